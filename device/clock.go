@@ -1,0 +1,45 @@
+package device
+
+import (
+	"context"
+	"runtime"
+	"time"
+)
+
+var epoch = time.Now()
+
+// Now is the host's monotonic clock in nanoseconds; device timelines are
+// kept on the same scale.
+func Now() int64 { return int64(time.Since(epoch)) }
+
+// parkMargin is how long before a deadline a waiter stops parking and starts
+// spinning: timers on Linux overshoot by up to about a millisecond.
+const parkMargin = 1500 * time.Microsecond
+
+// WaitUntil blocks until Now() >= t or ctx is done. Waits shorter than
+// parkMargin spin, yielding the processor on every turn; longer ones park on a
+// timer first and spin for the rest. It returns ctx.Err() if ctx ended first.
+func WaitUntil(ctx context.Context, t int64) error {
+	for i := 0; ; i++ {
+		now := Now()
+		if now >= t {
+			return nil
+		}
+		if rem := time.Duration(t - now); rem > 2*parkMargin {
+			timer := time.NewTimer(rem - parkMargin)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return ctx.Err()
+			case <-timer.C:
+			}
+			continue
+		}
+		if i&63 == 63 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		runtime.Gosched()
+	}
+}

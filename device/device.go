@@ -1,0 +1,226 @@
+// Package device is pipert's view of an accelerator: Device, Stream, Event and
+// Buffer, and Sim, a simulated device whose time is modeled, not burned.
+//
+// # Time model
+//
+// Host work is real; device work is modeled. Each Stream keeps a timeline
+// anchored to the wall clock (Now). A kernel launched at host time t starts at
+// max(t + LaunchLatency, the stream's busy-until) and ends after its modeled
+// duration: KernelFixed plus the roofline of its Cost on the Profile. Copies
+// cost latency + size / bandwidth. The device spends no host CPU on that
+// time; a host that waits for it (Synchronize, events, device-to-host copies)
+// blocks until the wall clock passes the modeled end, spinning with
+// runtime.Gosched for short waits and parking for long ones — never with a
+// sub-millisecond time.Sleep, which sleeps about 1 ms on Linux.
+//
+// # Data
+//
+// A Buffer may be materialized: backed by host memory holding its real
+// contents. Kernels compute on real data when their inputs are materialized.
+// The computation of a launched kernel runs on the launching goroutine at
+// launch time, in stream order, so the contents of a buffer are those of the
+// last kernel launched before any later one on the same stream; the modeled
+// completion time still governs when a host may observe results.
+//
+// Dependency rule: device imports device/alloc and the standard library only.
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Errors of the device layer.
+var (
+	ErrOutOfMemory = errors.New("device: out of memory")
+	ErrNotBacked   = errors.New("device: buffer has no host backing")
+	ErrBadCopy     = errors.New("device: copy size mismatch")
+	ErrClosed      = errors.New("device: stream closed")
+)
+
+// Cost is a kernel's work, the input of the roofline model.
+type Cost struct {
+	FLOPs float64 // floating-point (or integer) operations
+	Bytes float64 // bytes read and written in device memory
+}
+
+// Func is the real computation of a launched kernel. The device calls Run
+// once, at launch, on the launching goroutine. A Func that computes nothing
+// (virtual data) may be nil.
+type Func interface {
+	Run() error
+}
+
+// Buffer is a block of device memory. It is a value, like a device pointer in
+// CUDA, so that allocation does not allocate on the host heap. Data is the
+// block's contents when the buffer is materialized and nil otherwise. The zero
+// Buffer is "no buffer".
+type Buffer struct {
+	Addr uint64
+	Size int64
+	Data []byte
+}
+
+// IsZero reports whether b is the zero Buffer.
+func (b Buffer) IsZero() bool { return b.Addr == 0 }
+
+// Materialized reports whether b has host-visible contents.
+func (b Buffer) Materialized() bool { return b.Data != nil }
+
+// Device is an accelerator (or the host CPU seen as one). Its methods are safe
+// for concurrent use.
+type Device interface {
+	// Name identifies the device in errors and traces.
+	Name() string
+	// Profile returns the cost model of the device.
+	Profile() Profile
+	// Alloc reserves size bytes of device memory; materialize gives the
+	// buffer host-visible contents (zeroed). Errors wrap ErrOutOfMemory.
+	Alloc(size int64, materialize bool) (Buffer, error)
+	// Free releases b. Freeing is stream-ordered: work already launched that
+	// uses b is unaffected.
+	Free(b Buffer) error
+	// NewStream creates an in-order queue of device work.
+	NewStream() Stream
+	// NewEvent creates an unrecorded event.
+	NewEvent() Event
+	// Stats reports the device's accounting since the last ResetStats.
+	Stats() Stats
+	// ResetStats starts a new accounting period; peak memory restarts at the
+	// memory now in use.
+	ResetStats()
+}
+
+// Stream is an in-order queue of device work. Launch, the copies, Record and
+// WaitEvent are called by one goroutine at a time (the stream's owner);
+// Synchronize, BusyUntil and Query may be called from any goroutine.
+type Stream interface {
+	// Launch enqueues a kernel of the given cost and runs fn (if not nil)
+	// at once on the caller's goroutine. An error from fn is returned.
+	Launch(name string, cost Cost, fn Func) error
+	// CopyH2D enqueues a host-to-device copy; src is read at once.
+	CopyH2D(dst Buffer, src []byte) error
+	// CopyD2H copies src to dst after all earlier work on the stream and
+	// waits for the modeled copy to end, like a synchronous cudaMemcpy.
+	CopyD2H(ctx context.Context, dst []byte, src Buffer) error
+	// CopyD2D enqueues a device-to-device copy.
+	CopyD2D(dst, src Buffer) error
+	// Record marks e complete when all work enqueued so far is done.
+	Record(e Event)
+	// WaitEvent makes later work on this stream wait for e.
+	WaitEvent(e Event)
+	// Synchronize waits until all enqueued work is done, or ctx is done.
+	Synchronize(ctx context.Context) error
+	// BusyUntil is the modeled time (Now scale) at which enqueued work ends.
+	BusyUntil() int64
+	// Query reports whether all enqueued work is done.
+	Query() bool
+}
+
+// Event marks a point in a stream. An event never recorded is complete.
+type Event interface {
+	// Synchronize waits until the recorded work is done, or ctx is done.
+	Synchronize(ctx context.Context) error
+	// Query reports whether the recorded work is done.
+	Query() bool
+	// At is the modeled completion time of the recorded work (0 if never
+	// recorded).
+	At() int64
+}
+
+// Stats is a device's accounting for one period.
+type Stats struct {
+	Kernels    int64 // kernels launched
+	Copies     int64 // copies enqueued
+	BusyNs     int64 // modeled time the device had work (union over streams)
+	KernelNs   int64 // modeled kernel time, summed
+	MemInUse   int64 // bytes allocated now
+	MemPeak    int64 // high-water mark of MemInUse in the period
+	Allocs     int64 // Alloc calls in the period
+	Frees      int64 // Free calls in the period
+	FirstStart int64 // modeled start of the first work in the period (Now scale)
+	LastEnd    int64 // modeled end of the last work in the period
+}
+
+// Link models one kind of copy: latency plus size over bandwidth.
+type Link struct {
+	Latency   time.Duration
+	Bandwidth float64 // bytes per second
+}
+
+// Time returns the modeled duration of moving n bytes over l.
+func (l Link) Time(n int64) time.Duration {
+	d := l.Latency
+	if l.Bandwidth > 0 {
+		d += time.Duration(float64(n) / l.Bandwidth * 1e9)
+	}
+	return d
+}
+
+// Profile is the cost model of a simulated device. Every field is documented
+// with the source of its default in Default.
+type Profile struct {
+	Name          string
+	MemoryBytes   int64         // device memory capacity
+	LaunchLatency time.Duration // host launch call to earliest device start
+	KernelFixed   time.Duration // fixed device time of every kernel
+	PeakFLOPS     float64       // operations per second
+	MemBandwidth  float64       // device memory bytes per second
+	H2D, D2H, D2D Link
+}
+
+// KernelTime is the modeled duration of a kernel of cost c: KernelFixed plus
+// the roofline max(FLOPs / PeakFLOPS, Bytes / MemBandwidth).
+func (p *Profile) KernelTime(c Cost) time.Duration {
+	var t float64
+	if p.PeakFLOPS > 0 {
+		t = c.FLOPs / p.PeakFLOPS
+	}
+	if p.MemBandwidth > 0 {
+		t = max(t, c.Bytes/p.MemBandwidth)
+	}
+	return p.KernelFixed + time.Duration(t*1e9)
+}
+
+// Validate reports the first field that makes p unusable.
+func (p *Profile) Validate() error {
+	switch {
+	case p.MemoryBytes <= 0:
+		return fmt.Errorf("device: profile %q: MemoryBytes must be positive", p.Name)
+	case p.PeakFLOPS <= 0 || p.MemBandwidth <= 0:
+		return fmt.Errorf("device: profile %q: PeakFLOPS and MemBandwidth must be positive", p.Name)
+	case p.LaunchLatency < 0 || p.KernelFixed < 0:
+		return fmt.Errorf("device: profile %q: latencies must not be negative", p.Name)
+	case p.H2D.Bandwidth <= 0 || p.D2H.Bandwidth <= 0 || p.D2D.Bandwidth <= 0:
+		return fmt.Errorf("device: profile %q: copy bandwidths must be positive", p.Name)
+	}
+	return nil
+}
+
+// Default is the profile of the simulated SW-AI accelerator card used when
+// none is given.
+//
+//   - MemoryBytes 32 GiB: a typical accelerator card's device memory.
+//   - LaunchLatency 2.3 µs: the SDAA fast kernel launch (seed
+//     sdaa-swai-runtime, section 4.5: 2.3 µs against 883.6 µs traditional).
+//   - KernelFixed 1 µs: start and completion query of the core array.
+//   - PeakFLOPS 100 TFLOP/s, MemBandwidth 900 GB/s: "intelligent computing
+//     power comparable to the mainstream GPU" (the paper compares a V100:
+//     125 TFLOP/s tensor, 900 GB/s HBM2).
+//   - H2D/D2H 12 GB/s after 5 µs, D2D 400 GB/s after 3 µs: PCIe 3.0 x16 pinned
+//     transfers and on-card copies at the magnitudes of the paper's figure 12.
+func Default() Profile {
+	return Profile{
+		Name:          "swai",
+		MemoryBytes:   32 << 30,
+		LaunchLatency: 2300 * time.Nanosecond,
+		KernelFixed:   1 * time.Microsecond,
+		PeakFLOPS:     100e12,
+		MemBandwidth:  900e9,
+		H2D:           Link{Latency: 5 * time.Microsecond, Bandwidth: 12e9},
+		D2H:           Link{Latency: 5 * time.Microsecond, Bandwidth: 12e9},
+		D2D:           Link{Latency: 3 * time.Microsecond, Bandwidth: 400e9},
+	}
+}

@@ -1,0 +1,294 @@
+package device
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pipert/pipert/device/alloc"
+)
+
+// Observer receives every piece of modeled device work; tracing plugs in
+// here. Calls come from the goroutine that enqueued the work and must not
+// block.
+type Observer interface {
+	// OnWork reports work on stream (numbered from 0 in creation order) of
+	// kind "kernel", "h2d", "d2h" or "d2d", modeled from start to end (Now scale).
+	OnWork(stream int, kind, name string, start, end int64)
+}
+
+// SimOptions configure a simulated device. The zero value is valid: the
+// Default profile, the Reference allocator, no observer.
+type SimOptions struct {
+	Profile   Profile         // zero Name means Default()
+	Allocator alloc.Allocator // nil means alloc.NewReference(Profile.MemoryBytes)
+	Observer  Observer
+}
+
+// Sim is a simulated device (see the package doc for its time model).
+type Sim struct {
+	prof Profile
+	obs  Observer
+
+	mu            sync.Mutex // guards alloc, pool, mem accounting
+	alloc         alloc.Allocator
+	pool          [64][][]byte // free host backings by size class (power of two)
+	inUse         int64
+	peak          int64
+	nAlloc, nFree int64
+
+	nstreams atomic.Int32
+	kernels  atomic.Int64
+	copies   atomic.Int64
+	kernelNs atomic.Int64
+
+	busyMu     sync.Mutex // guards the busy union
+	busyNs     int64
+	lastEnd    int64
+	firstStart int64
+}
+
+// NewSim returns a simulated device.
+func NewSim(o SimOptions) (*Sim, error) {
+	if o.Profile.Name == "" {
+		o.Profile = Default()
+	}
+	if err := o.Profile.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Allocator == nil {
+		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
+	}
+	return &Sim{prof: o.Profile, obs: o.Observer, alloc: o.Allocator}, nil
+}
+
+// Name implements Device.
+func (d *Sim) Name() string { return d.prof.Name }
+
+// Profile implements Device.
+func (d *Sim) Profile() Profile { return d.prof }
+
+// Alloc implements Device.
+func (d *Sim) Alloc(size int64, materialize bool) (Buffer, error) {
+	if size <= 0 {
+		// Zero-size tensors still get a distinct address so that they can be
+		// freed like any other; one alignment unit is reserved.
+		size = 1
+	}
+	d.mu.Lock()
+	addr, err := d.alloc.Alloc(size)
+	if err != nil {
+		d.mu.Unlock()
+		return Buffer{}, fmt.Errorf("device %s: alloc %d bytes: %w: %w", d.prof.Name, size, ErrOutOfMemory, err)
+	}
+	d.inUse += size
+	d.peak = max(d.peak, d.inUse)
+	d.nAlloc++
+	var data []byte
+	if materialize {
+		data = d.backing(size)
+	}
+	d.mu.Unlock()
+	return Buffer{Addr: addr, Size: size, Data: data}, nil
+}
+
+// backing returns zeroed host memory for a materialized buffer, reusing
+// released backings of the same size class. Called with d.mu held.
+func (d *Sim) backing(size int64) []byte {
+	c := sizeClass(size)
+	if n := len(d.pool[c]); n > 0 {
+		b := d.pool[c][n-1]
+		d.pool[c] = d.pool[c][:n-1]
+		b = b[:size]
+		clear(b)
+		return b
+	}
+	return make([]byte, size, int64(1)<<c)
+}
+
+func sizeClass(size int64) int {
+	c := 0
+	for int64(1)<<c < size {
+		c++
+	}
+	return c
+}
+
+// Free implements Device.
+func (d *Sim) Free(b Buffer) error {
+	if b.IsZero() {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.alloc.Free(b.Addr); err != nil {
+		return fmt.Errorf("device %s: free %#x: %w", d.prof.Name, b.Addr, err)
+	}
+	d.inUse -= b.Size
+	d.nFree++
+	if b.Data != nil {
+		c := sizeClass(int64(cap(b.Data)))
+		if int64(1)<<c == int64(cap(b.Data)) {
+			d.pool[c] = append(d.pool[c], b.Data[:0])
+		}
+	}
+	return nil
+}
+
+// NewStream implements Device.
+func (d *Sim) NewStream() Stream {
+	return &simStream{dev: d, id: int(d.nstreams.Add(1) - 1)}
+}
+
+// NewEvent implements Device.
+func (d *Sim) NewEvent() Event { return &simEvent{} }
+
+// Stats implements Device.
+func (d *Sim) Stats() Stats {
+	d.mu.Lock()
+	st := Stats{MemInUse: d.inUse, MemPeak: d.peak, Allocs: d.nAlloc, Frees: d.nFree}
+	d.mu.Unlock()
+	d.busyMu.Lock()
+	st.BusyNs, st.FirstStart, st.LastEnd = d.busyNs, d.firstStart, d.lastEnd
+	d.busyMu.Unlock()
+	st.Kernels = d.kernels.Load()
+	st.Copies = d.copies.Load()
+	st.KernelNs = d.kernelNs.Load()
+	return st
+}
+
+// ResetStats implements Device.
+func (d *Sim) ResetStats() {
+	d.mu.Lock()
+	d.peak = d.inUse
+	d.nAlloc, d.nFree = 0, 0
+	d.mu.Unlock()
+	d.busyMu.Lock()
+	d.busyNs, d.lastEnd, d.firstStart = 0, 0, 0
+	d.busyMu.Unlock()
+	d.kernels.Store(0)
+	d.copies.Store(0)
+	d.kernelNs.Store(0)
+}
+
+// addBusy adds [start, end) to the device's busy time. The union is exact when
+// work is reported in order of start time (always true for one stream) and
+// never counts an instant twice.
+func (d *Sim) addBusy(start, end int64) {
+	d.busyMu.Lock()
+	if d.lastEnd == 0 && d.busyNs == 0 {
+		d.firstStart = start
+	}
+	if s := max(start, d.lastEnd); end > s {
+		d.busyNs += end - s
+	}
+	d.lastEnd = max(d.lastEnd, end)
+	d.busyMu.Unlock()
+}
+
+// simStream is an in-order timeline. busy is written only by the owner
+// goroutine (store-release) and read by anyone (load-acquire).
+type simStream struct {
+	dev  *Sim
+	id   int
+	busy atomic.Int64
+}
+
+// enqueue places work of duration dur (issued after latency) on the timeline
+// and returns its modeled start and end.
+func (s *simStream) enqueue(latency, dur time.Duration) (start, end int64) {
+	start = max(Now()+int64(latency), s.busy.Load())
+	end = start + int64(dur)
+	s.busy.Store(end)
+	s.dev.addBusy(start, end)
+	return start, end
+}
+
+func (s *simStream) Launch(name string, cost Cost, fn Func) error {
+	if fn != nil {
+		if err := fn.Run(); err != nil {
+			return err
+		}
+	}
+	p := &s.dev.prof
+	dur := p.KernelTime(cost)
+	start, end := s.enqueue(p.LaunchLatency, dur)
+	s.dev.kernels.Add(1)
+	s.dev.kernelNs.Add(int64(dur))
+	if o := s.dev.obs; o != nil {
+		o.OnWork(s.id, "kernel", name, start, end)
+	}
+	return nil
+}
+
+func (s *simStream) copyWork(kind string, l Link, n int64) int64 {
+	start, end := s.enqueue(0, l.Time(n))
+	s.dev.copies.Add(1)
+	if o := s.dev.obs; o != nil {
+		o.OnWork(s.id, kind, kind, start, end)
+	}
+	return end
+}
+
+func (s *simStream) CopyH2D(dst Buffer, src []byte) error {
+	if int64(len(src)) > dst.Size {
+		return fmt.Errorf("device %s: h2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, len(src), dst.Size, ErrBadCopy)
+	}
+	if dst.Data != nil {
+		copy(dst.Data, src)
+	}
+	s.copyWork("h2d", s.dev.prof.H2D, int64(len(src)))
+	return nil
+}
+
+func (s *simStream) CopyD2H(ctx context.Context, dst []byte, src Buffer) error {
+	if int64(len(dst)) > src.Size {
+		return fmt.Errorf("device %s: d2h of %d bytes from %d-byte buffer: %w", s.dev.prof.Name, len(dst), src.Size, ErrBadCopy)
+	}
+	if len(dst) > 0 && src.Data == nil {
+		return fmt.Errorf("device %s: d2h from %#x: %w", s.dev.prof.Name, src.Addr, ErrNotBacked)
+	}
+	copy(dst, src.Data)
+	end := s.copyWork("d2h", s.dev.prof.D2H, int64(len(dst)))
+	return WaitUntil(ctx, end)
+}
+
+func (s *simStream) CopyD2D(dst, src Buffer) error {
+	if src.Size > dst.Size {
+		return fmt.Errorf("device %s: d2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, src.Size, dst.Size, ErrBadCopy)
+	}
+	if dst.Data != nil && src.Data != nil {
+		copy(dst.Data, src.Data)
+	}
+	s.copyWork("d2d", s.dev.prof.D2D, src.Size)
+	return nil
+}
+
+func (s *simStream) Record(e Event) {
+	e.(*simEvent).at.Store(max(s.busy.Load(), 1))
+}
+
+func (s *simStream) WaitEvent(e Event) {
+	if t := e.At(); t > s.busy.Load() {
+		s.busy.Store(t)
+	}
+}
+
+func (s *simStream) Synchronize(ctx context.Context) error {
+	return WaitUntil(ctx, s.busy.Load())
+}
+
+func (s *simStream) BusyUntil() int64 { return s.busy.Load() }
+
+func (s *simStream) Query() bool { return Now() >= s.busy.Load() }
+
+// simEvent holds the modeled completion time of the recorded work; 0 means
+// never recorded. Written by the recording stream's owner (store-release),
+// read by anyone (load-acquire).
+type simEvent struct{ at atomic.Int64 }
+
+func (e *simEvent) Synchronize(ctx context.Context) error { return WaitUntil(ctx, e.at.Load()) }
+func (e *simEvent) Query() bool                           { return Now() >= e.at.Load() }
+func (e *simEvent) At() int64                             { return e.at.Load() }

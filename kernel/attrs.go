@@ -1,0 +1,130 @@
+package kernel
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Attrs are a node's static attributes (axis, perm, epsilon, ...). Values
+// are int64, float64, string, bool or []int64; the getters convert int and
+// float32 forms and report a missing or mistyped attribute as an error.
+type Attrs map[string]any
+
+// Int returns attribute name as int64, or def if it is absent.
+func (a Attrs) Int(name string, def int64) (int64, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	}
+	return 0, fmt.Errorf("attribute %q: want an integer, have %T", name, v)
+}
+
+// Float returns attribute name as float64, or def if it is absent.
+func (a Attrs) Float(name string, def float64) (float64, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case float32:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case int:
+		return float64(x), nil
+	}
+	return 0, fmt.Errorf("attribute %q: want a number, have %T", name, v)
+}
+
+// Ints returns attribute name as []int64, or def if it is absent.
+func (a Attrs) Ints(name string, def []int64) ([]int64, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	switch x := v.(type) {
+	case []int64:
+		return x, nil
+	case []int:
+		out := make([]int64, len(x))
+		for i, e := range x {
+			out[i] = int64(e)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("attribute %q: want a list of integers, have %T", name, v)
+}
+
+// String returns attribute name as a string, or def if it is absent.
+func (a Attrs) String(name string, def string) (string, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("attribute %q: want a string, have %T", name, v)
+}
+
+// Bool returns attribute name as a bool, or def if it is absent.
+func (a Attrs) Bool(name string, def bool) (bool, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	if b, ok := v.(bool); ok {
+		return b, nil
+	}
+	return false, fmt.Errorf("attribute %q: want a bool, have %T", name, v)
+}
+
+// DType returns attribute name as a DType (a DType value or its name).
+func (a Attrs) DType(name string, def DType) (DType, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	switch x := v.(type) {
+	case DType:
+		if x.Valid() {
+			return x, nil
+		}
+	case string:
+		return ParseDType(x)
+	}
+	return 0, fmt.Errorf("attribute %q: want a dtype, have %v", name, v)
+}
+
+// Check reports the first attribute whose name is not in known.
+func (a Attrs) Check(known ...string) error {
+	names := make([]string, 0, len(a))
+	for k := range a {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		found := false
+		for _, n := range known {
+			if n == k {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("unknown attribute %q (known: %s)", k, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package kernel
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/pipert/pipert/device"
+)
+
+// Deps declares where a kernel makes the pipeline wait.
+type Deps struct {
+	// Value lists the inputs whose values InferShape reads (Reshape's shape,
+	// ReduceSum's axes). The runtime copies them to Tensor.Host after their
+	// producer completed, and before InferShape runs.
+	Value []int
+	// Compute is set when output shapes are known only after the kernel ran
+	// (Unique, NonZero). InferShape then reports an upper bound, the runtime
+	// allocates for it, and after completion asks OutputShapes.
+	Compute bool
+	// ShapeOnly is set when the kernel reads only its inputs' shapes (Shape):
+	// its outputs are real even when its inputs are virtual.
+	ShapeOnly bool
+}
+
+// OutputsReal reports whether a kernel's outputs will have real contents:
+// when it reads only shapes, or when every input has contents. The runtime
+// materializes output buffers exactly then.
+func OutputsReal(k Kernel, in []*Tensor) bool {
+	if k.Deps().ShapeOnly {
+		return true
+	}
+	for _, t := range in {
+		if t.Data() == nil && t.NumElements() != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Tiling is what Resize computes: the tiling data handed to the device with
+// the kernel, and the size of the scratch workspace it needs.
+type Tiling struct {
+	Data      []byte
+	Workspace int64
+}
+
+// Kernel is one node's kernel: an op bound to its attributes. The runtime
+// calls its methods in the order InferShape, Resize, Launch for each run of
+// the node, each from one goroutine at a time (possibly different ones), with
+// happens-before edges between the calls; a Kernel needs no locking.
+type Kernel interface {
+	// Op is the op type name ("Add", "MatMul", ...).
+	Op() string
+	// Arity is the accepted number of inputs, minIn to maxIn (maxIn -1: no
+	// limit, as for Concat), and the number of outputs.
+	Arity() (minIn, maxIn, out int)
+	// Deps declares value and compute dependencies; constant per kernel.
+	Deps() Deps
+	// InferShape sets Shape and DType of every out[i] from the inputs. It must
+	// not read input contents except Host of the inputs in Deps().Value.
+	InferShape(in, out []*Tensor) error
+	// Resize computes tiling data and workspace size from the shapes.
+	Resize(in, out []*Tensor) (Tiling, error)
+	// Launch enqueues the kernel on s. a.Out buffers and a.Workspace are
+	// allocated; Launch must not block.
+	Launch(s device.Stream, a *Args) error
+	// Cost is the device work of one run on these shapes: the roofline input
+	// of the device model, and the hint schedulers place kernels by.
+	Cost(in, out []*Tensor) device.Cost
+}
+
+// ComputeDependent is implemented by kernels with Deps().Compute set.
+type ComputeDependent interface {
+	// OutputShapes returns the real output shapes after the kernel ran with
+	// args a. It may read the outputs' device contents.
+	OutputShapes(a *Args) ([]Shape, error)
+}
+
+// Args are the operands of one launch. The runtime owns an Args per node and
+// reuses it run after run, so a launch allocates nothing.
+type Args struct {
+	In, Out   []*Tensor
+	Workspace device.Buffer
+	Tiling    Tiling
+	// Node names the node in errors; Seed varies per run and per node, for
+	// kernels that model data-dependent results on virtual data.
+	Node string
+	Seed uint64
+
+	fn Computer
+}
+
+// Computer is the real computation of a kernel, run by the device at launch.
+type Computer interface {
+	Compute(a *Args) error
+}
+
+// Bind makes a's Run call c.Compute(a); kernels call it in Launch before
+// handing a to the stream as its device.Func.
+func (a *Args) Bind(c Computer) { a.fn = c }
+
+// Run implements device.Func.
+func (a *Args) Run() error {
+	if a.fn == nil {
+		return nil
+	}
+	return a.fn.Compute(a)
+}
+
+// Real reports whether every input has contents, so that the kernel computes
+// real results. Outputs of a kernel with a virtual input are virtual.
+func (a *Args) Real() bool {
+	for _, t := range a.In {
+		if t.Data() == nil && t.NumElements() != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Stage names a host stage of the kernel life cycle, for errors and traces.
+type Stage uint8
+
+// The host stages, in the order the runtime runs them.
+const (
+	StagePrepare Stage = iota + 1
+	StageInfer
+	StageResize
+	StageLaunch
+)
+
+var stageNames = [...]string{StagePrepare: "prepare", StageInfer: "infer", StageResize: "resize", StageLaunch: "launch"}
+
+func (s Stage) String() string {
+	if s < StagePrepare || s > StageLaunch {
+		return fmt.Sprintf("Stage(%d)", uint8(s))
+	}
+	return stageNames[s]
+}
+
+// Error is a kernel failure in a run, naming the node, op and stage.
+type Error struct {
+	Node  string
+	Op    string
+	Stage Stage
+	Err   error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("node %q (op %s) stage %s: %v", e.Node, e.Op, e.Stage, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Factory builds a kernel from a node's attributes, or reports invalid ones.
+type Factory func(attrs Attrs) (Kernel, error)
+
+// Registry maps op names to factories. A zero Registry is empty and ready to
+// use; it is safe for concurrent use.
+type Registry struct {
+	mu sync.RWMutex
+	m  map[string]Factory
+}
+
+// Register adds op. Registering an op twice is a programmer error and panics.
+func (r *Registry) Register(op string, f Factory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = make(map[string]Factory)
+	}
+	if _, dup := r.m[op]; dup {
+		panic("kernel: op " + op + " registered twice")
+	}
+	r.m[op] = f
+}
+
+// New builds a kernel for op with attrs.
+func (r *Registry) New(op string, attrs Attrs) (Kernel, error) {
+	r.mu.RLock()
+	f, ok := r.m[op]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown op %q", op)
+	}
+	k, err := f(attrs)
+	if err != nil {
+		return nil, fmt.Errorf("op %s: %w", op, err)
+	}
+	return k, nil
+}
+
+// Has reports whether op is registered.
+func (r *Registry) Has(op string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.m[op]
+	return ok
+}
+
+// Ops lists the registered op names in order.
+func (r *Registry) Ops() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.m))
+	for k := range r.m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,208 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/pipert/pipert/device"
+)
+
+// Tensor is a typed n-dimensional array. It lives on the host (Host holds its
+// contents), on the device (Buf), or both. A virtual tensor has a Shape and a
+// DType but no contents anywhere: benchmarks at real model sizes run on
+// virtual tensors, and kernels skip the computation for them.
+//
+// Contents are little-endian, row-major, dense: Host and Buf.Data hold
+// exactly Bytes() bytes. Float16 elements are IEEE 754 binary16 bit patterns.
+type Tensor struct {
+	Shape Shape
+	DType DType
+	// Host holds the contents on the host: graph inputs and outputs with real
+	// data, and the host copy of a value-dependency input during InferShape.
+	Host []byte
+	// Buf is the device memory holding the tensor during a run.
+	Buf device.Buffer
+}
+
+// New returns a zero-filled host tensor of the given dtype and shape.
+func New(dt DType, shape ...int64) *Tensor {
+	t := &Tensor{Shape: Shape(shape).Clone(), DType: dt}
+	t.Host = make([]byte, t.Bytes())
+	return t
+}
+
+// Virtual returns a tensor with a shape and dtype and no contents.
+func Virtual(dt DType, shape ...int64) *Tensor {
+	return &Tensor{Shape: Shape(shape).Clone(), DType: dt}
+}
+
+// FromFloat32 returns a float32 host tensor holding v with the given shape.
+func FromFloat32(v []float32, shape ...int64) *Tensor {
+	t := New(Float32, shape...)
+	copy(Float32s(t.Host), v)
+	return t
+}
+
+// FromInt64 returns an int64 host tensor holding v with the given shape.
+func FromInt64(v []int64, shape ...int64) *Tensor {
+	t := New(Int64, shape...)
+	copy(Int64s(t.Host), v)
+	return t
+}
+
+// FromInt32 returns an int32 host tensor holding v with the given shape.
+func FromInt32(v []int32, shape ...int64) *Tensor {
+	t := New(Int32, shape...)
+	copy(Int32s(t.Host), v)
+	return t
+}
+
+// NumElements is the number of elements.
+func (t *Tensor) NumElements() int64 { return t.Shape.NumElements() }
+
+// Bytes is the size of the contents in bytes.
+func (t *Tensor) Bytes() int64 { return t.Shape.NumElements() * int64(t.DType.Size()) }
+
+// IsVirtual reports whether t has no contents on the host or the device.
+func (t *Tensor) IsVirtual() bool { return t.Host == nil && t.Buf.Data == nil }
+
+// Data returns the contents the kernels compute on: the device copy when
+// there is one, else the host copy; nil for a virtual tensor.
+func (t *Tensor) Data() []byte {
+	if t.Buf.Data != nil {
+		return t.Buf.Data[:t.Bytes()]
+	}
+	return t.Host
+}
+
+// Meta returns a copy of t without contents or buffer.
+func (t *Tensor) Meta() *Tensor { return &Tensor{Shape: t.Shape.Clone(), DType: t.DType} }
+
+func (t *Tensor) String() string {
+	if t == nil {
+		return "<nil>"
+	}
+	kind := "virtual"
+	if !t.IsVirtual() {
+		kind = "real"
+	}
+	return fmt.Sprintf("%s%v(%s)", t.DType, t.Shape, kind)
+}
+
+// Float32s views b as float32 elements (len(b)/4 of them). b must be
+// suitably aligned, as every slice from make or a device backing is.
+func Float32s(b []byte) []float32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// Int32s views b as int32 elements.
+func Int32s(b []byte) []int32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// Int64s views b as int64 elements.
+func Int64s(b []byte) []int64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])), len(b)/8)
+}
+
+// Uint16s views b as uint16 elements (float16 bit patterns).
+func Uint16s(b []byte) []uint16 {
+	if len(b) < 2 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
+}
+
+// IntValues reads an integer tensor's contents (int32 or int64) as int64s,
+// the form shape and index operands take. It fails for other dtypes and for
+// virtual tensors.
+func (t *Tensor) IntValues() ([]int64, error) {
+	d := t.Data()
+	if d == nil && t.NumElements() != 0 {
+		return nil, fmt.Errorf("values of virtual tensor %v are not available", t)
+	}
+	switch t.DType {
+	case Int64:
+		return append([]int64(nil), Int64s(d)...), nil
+	case Int32:
+		v := Int32s(d)
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("tensor %v: want an integer tensor", t)
+}
+
+// Float16 converts between float32 and IEEE 754 binary16 bit patterns.
+
+// F32ToF16 rounds f to the nearest binary16 value (ties to even).
+func F32ToF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int32(b>>23) & 0xff
+	mant := b & 0x7fffff
+	switch {
+	case exp == 0xff: // Inf or NaN
+		if mant != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	case exp-127 > 15: // overflow
+		return sign | 0x7c00
+	case exp-127 >= -14: // normal
+		e := uint32(exp-127+15) << 10
+		m := mant >> 13
+		rest := mant & 0x1fff
+		h := e | m
+		if rest > 0x1000 || (rest == 0x1000 && m&1 == 1) {
+			h++ // may carry into the exponent, which is correct rounding
+		}
+		return sign | uint16(h)
+	case exp-127 >= -25: // subnormal half
+		mant |= 0x800000
+		shift := uint32(-14 - (exp - 127) + 13)
+		m := mant >> shift
+		rest := mant & (1<<shift - 1)
+		half := uint32(1) << (shift - 1)
+		if rest > half || (rest == half && m&1 == 1) {
+			m++
+		}
+		return sign | uint16(m)
+	}
+	return sign
+}
+
+// F16ToF32 widens a binary16 bit pattern to float32 exactly.
+func F16ToF32(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	case exp == 0:
+		if mant == 0 {
+			return math.Float32frombits(sign)
+		}
+		// Subnormal: normalise.
+		e := uint32(127 - 15 + 1)
+		for mant&0x400 == 0 {
+			mant <<= 1
+			e--
+		}
+		return math.Float32frombits(sign | e<<23 | (mant&0x3ff)<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+}
