@@ -19,18 +19,32 @@ type Observer interface {
 	OnWork(stream int, kind, name string, start, end int64)
 }
 
+// Launcher models the command path from a host launch call to the device:
+// command buffers, doorbells, dispatchers. Sim calls Issue for every kernel
+// launch, from the launching goroutine; implementations must be safe for
+// concurrent use when several streams launch at once.
+type Launcher interface {
+	// Issue is told the host time of a launch call and returns when the host
+	// call may return (hostReady, e.g. after waiting for a free command
+	// slot) and the earliest time the kernel can start on the device.
+	Issue(now int64) (hostReady, earliestStart int64)
+}
+
 // SimOptions configure a simulated device. The zero value is valid: the
-// Default profile, the Reference allocator, no observer.
+// Default profile, the Reference allocator, no observer, and a launch path
+// of fixed Profile.LaunchLatency.
 type SimOptions struct {
 	Profile   Profile         // zero Name means Default()
 	Allocator alloc.Allocator // nil means alloc.NewReference(Profile.MemoryBytes)
 	Observer  Observer
+	Launcher  Launcher // nil means start = launch time + Profile.LaunchLatency
 }
 
 // Sim is a simulated device (see the package doc for its time model).
 type Sim struct {
 	prof Profile
 	obs  Observer
+	lch  Launcher
 
 	mu            sync.Mutex // guards alloc, pool, mem accounting
 	alloc         alloc.Allocator
@@ -61,7 +75,7 @@ func NewSim(o SimOptions) (*Sim, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	return &Sim{prof: o.Profile, obs: o.Observer, alloc: o.Allocator}, nil
+	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, alloc: o.Allocator}, nil
 }
 
 // Name implements Device.
@@ -196,10 +210,10 @@ type simStream struct {
 	busy atomic.Int64
 }
 
-// enqueue places work of duration dur (issued after latency) on the timeline
-// and returns its modeled start and end.
-func (s *simStream) enqueue(latency, dur time.Duration) (start, end int64) {
-	start = max(Now()+int64(latency), s.busy.Load())
+// enqueue places work of duration dur that may start at earliest on the
+// timeline and returns its modeled start and end.
+func (s *simStream) enqueue(earliest int64, dur time.Duration) (start, end int64) {
+	start = max(earliest, s.busy.Load())
 	end = start + int64(dur)
 	s.busy.Store(end)
 	s.dev.addBusy(start, end)
@@ -214,7 +228,18 @@ func (s *simStream) Launch(name string, cost Cost, fn Func) error {
 	}
 	p := &s.dev.prof
 	dur := p.KernelTime(cost)
-	start, end := s.enqueue(p.LaunchLatency, dur)
+	now := Now()
+	earliest := now + int64(p.LaunchLatency)
+	if l := s.dev.lch; l != nil {
+		var ready int64
+		ready, earliest = l.Issue(now)
+		if ready > now {
+			if err := WaitUntil(context.Background(), ready); err != nil {
+				return err
+			}
+		}
+	}
+	start, end := s.enqueue(earliest, dur)
 	s.dev.kernels.Add(1)
 	s.dev.kernelNs.Add(int64(dur))
 	if o := s.dev.obs; o != nil {
@@ -224,7 +249,7 @@ func (s *simStream) Launch(name string, cost Cost, fn Func) error {
 }
 
 func (s *simStream) copyWork(kind string, l Link, n int64) int64 {
-	start, end := s.enqueue(0, l.Time(n))
+	start, end := s.enqueue(Now(), l.Time(n))
 	s.dev.copies.Add(1)
 	if o := s.dev.obs; o != nil {
 		o.OnWork(s.id, kind, kind, start, end)
