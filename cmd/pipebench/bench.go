@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/scenarios"
+)
+
+// report is the JSON document pipebench writes.
+type report struct {
+	Machine machine  `json:"machine"`
+	Results []result `json:"results"`
+}
+
+type machine struct {
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	NumCPU     int    `json:"num_cpu"`
+	Go         string `json:"go"`
+}
+
+// result is one scenario in one variant: medians over the repetitions.
+type result struct {
+	Scenario     string    `json:"scenario"`
+	Mode         string    `json:"mode"`
+	Policy       string    `json:"policy"`
+	Kernels      int       `json:"kernels"`
+	Reps         int       `json:"reps"`
+	MakespanNs   int64     `json:"makespan_ns"`
+	DeviceBusyNs int64     `json:"device_busy_ns"`
+	DeviceUtil   float64   `json:"device_util"`
+	StageBusyNs  stageBusy `json:"stage_busy_ns"`
+	BoundNs      int64     `json:"bound_ns"`
+	Efficiency   float64   `json:"efficiency"`
+	SpeedupVsKBK float64   `json:"speedup_vs_kbk"`
+	PeakBytes    int64     `json:"peak_device_bytes"`
+	// OverheadNs is the time per kernel the run took beyond the bound of
+	// the modeled work alone (synthetic host costs and device time): what
+	// the runtime itself adds.
+	OverheadNs float64 `json:"overhead_ns_per_kernel"`
+	WaitNs     int64   `json:"barrier_wait_ns"`
+}
+
+// variant is one way to run a scenario.
+type variant struct {
+	mode   pipert.Mode
+	policy pipert.Policy
+}
+
+func (v variant) String() string {
+	if v.mode == pipert.KBK {
+		return v.mode.String()
+	}
+	return v.mode.String() + "/" + v.policy.String()
+}
+
+// variants lists the runs of a scenario: kbk first, then each queued mode
+// with each policy (per-tensor only, unless the scenario has barriers or
+// policies were chosen explicitly).
+func variants(cfg *config, sc scenarios.Scenario) []variant {
+	out := []variant{{mode: pipert.KBK}}
+	policies := cfg.policies
+	if policies == nil {
+		policies = []pipert.Policy{pipert.PerTensor}
+		if sc.Barriers {
+			policies = []pipert.Policy{pipert.Drain, pipert.PerTensor}
+		}
+	}
+	for _, m := range cfg.modes {
+		if m == pipert.KBK {
+			continue
+		}
+		for _, p := range policies {
+			out = append(out, variant{m, p})
+		}
+	}
+	return out
+}
+
+type stageBusy struct {
+	Prepare int64 `json:"prepare"`
+	Infer   int64 `json:"infer"`
+	Resize  int64 `json:"resize"`
+	Launch  int64 `json:"launch"`
+}
+
+// bound is the makespan no schedule can beat on this machine: the device's
+// busy time, the busiest single stage's host work, and the total host work
+// spread over every processor.
+func bound(st pipert.Stats, procs int) time.Duration {
+	host := st.HostBusy() / time.Duration(procs)
+	return max(st.DeviceBusy, st.Prepare, st.Infer, st.Resize, st.Launch, host)
+}
+
+// bench runs every scenario in every mode, repetitions interleaved.
+func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Writer) (*report, error) {
+	procs := runtime.GOMAXPROCS(0)
+	rep := &report{Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}}
+	for _, sc := range cfg.scenarios {
+		fmt.Fprintf(progress, "pipebench: %s: %d variants × %d reps\n", sc.Name, len(variants(cfg, sc)), cfg.reps)
+		w, err := sc.Build(scenarios.Config{Real: cfg.real, Quick: cfg.quick, Seed: cfg.seed})
+		if err != nil {
+			return nil, err
+		}
+		costs := sc.Costs
+		if cfg.costs != nil {
+			costs = *cfg.costs
+		}
+		vs := variants(cfg, sc)
+		exes := make([]*pipert.Executable, len(vs))
+		for i, v := range vs {
+			opts := device.SimOptions{}
+			if sc.Profile != nil {
+				opts.Profile = *sc.Profile
+			}
+			dev, err := device.NewSim(opts)
+			if err != nil {
+				return nil, err
+			}
+			exes[i], err = pipert.Compile(w.Graph, pipert.WithMode(v.mode), pipert.WithPolicy(v.policy),
+				pipert.WithCosts(costs), pipert.WithDevice(dev), pipert.WithSeed(cfg.seed))
+			if err != nil {
+				return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, v, err)
+			}
+			defer exes[i].Close()
+		}
+		samples := make([][]pipert.Stats, len(vs))
+		// One warm-up run per mode, then interleaved measured repetitions.
+		for r := -1; r < cfg.reps; r++ {
+			for i, e := range exes {
+				res, err := e.Run(ctx, w.Inputs)
+				if err != nil {
+					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, vs[i], err)
+				}
+				log.Debug().Str("scenario", sc.Name).Stringer("variant", vs[i]).Int("rep", r).
+					Dur("makespan", res.Stats.Makespan).Dur("device_busy", res.Stats.DeviceBusy).Msg("run")
+				if r >= 0 {
+					samples[i] = append(samples[i], res.Stats)
+				}
+			}
+		}
+		var kbkMakespan int64
+		for i, v := range vs {
+			res := summarize(sc.Name, v, samples[i], procs, costs)
+			if v.mode == pipert.KBK {
+				kbkMakespan = res.MakespanNs
+			}
+			if kbkMakespan > 0 {
+				res.SpeedupVsKBK = float64(kbkMakespan) / float64(res.MakespanNs)
+			}
+			rep.Results = append(rep.Results, res)
+		}
+	}
+	return rep, nil
+}
+
+// summarize takes the median of every statistic over the repetitions.
+func summarize(scenario string, v variant, runs []pipert.Stats, procs int, costs pipert.Costs) result {
+	med := func(f func(pipert.Stats) time.Duration) int64 {
+		v := make([]int64, len(runs))
+		for i, s := range runs {
+			v[i] = int64(f(s))
+		}
+		slices.Sort(v)
+		if n := len(v); n%2 == 1 {
+			return v[n/2]
+		} else {
+			return (v[n/2-1] + v[n/2]) / 2
+		}
+	}
+	r := result{
+		Scenario: scenario, Mode: v.mode.String(), Kernels: runs[0].Kernels, Reps: len(runs),
+		MakespanNs:   med(func(s pipert.Stats) time.Duration { return s.Makespan }),
+		DeviceBusyNs: med(func(s pipert.Stats) time.Duration { return s.DeviceBusy }),
+		StageBusyNs: stageBusy{
+			Prepare: med(func(s pipert.Stats) time.Duration { return s.Prepare }),
+			Infer:   med(func(s pipert.Stats) time.Duration { return s.Infer }),
+			Resize:  med(func(s pipert.Stats) time.Duration { return s.Resize }),
+			Launch:  med(func(s pipert.Stats) time.Duration { return s.Launch }),
+		},
+		BoundNs:   med(func(s pipert.Stats) time.Duration { return bound(s, procs) }),
+		PeakBytes: med(func(s pipert.Stats) time.Duration { return time.Duration(s.PeakDeviceBytes) }),
+		WaitNs:    med(func(s pipert.Stats) time.Duration { return s.Wait }),
+	}
+	if v.mode != pipert.KBK {
+		r.Policy = v.policy.String()
+	}
+	if lost := r.MakespanNs - int64(modeledBound(time.Duration(r.DeviceBusyNs), costs, r.Kernels, procs)); lost > 0 {
+		r.OverheadNs = float64(lost) / float64(max(r.Kernels, 1))
+	}
+	if r.MakespanNs > 0 {
+		r.DeviceUtil = float64(r.DeviceBusyNs) / float64(r.MakespanNs)
+		r.Efficiency = float64(r.BoundNs) / float64(r.MakespanNs)
+	}
+	return r
+}
+
+// modeledBound is the bound of the modeled work alone: the device's busy time
+// and the synthetic host costs, without anything the runtime adds.
+func modeledBound(device time.Duration, c pipert.Costs, kernels, procs int) time.Duration {
+	n := time.Duration(kernels)
+	return max(device, c.Prepare*n, c.Infer*n, c.Resize*n, c.Launch*n, c.Total()*n/time.Duration(procs))
+}
+
+func writeTable(w io.Writer, rep *report) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "scenario\tmode\tpolicy\tkernels\tmakespan\tper kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
+	for _, r := range rep.Results {
+		policy := r.Policy
+		if policy == "" {
+			policy = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%v\t%v\t%.2f\t%v\t%.2f\t%.2f\t%v\t%.1f\t\n",
+			r.Scenario, r.Mode, policy, r.Kernels,
+			time.Duration(r.MakespanNs).Round(time.Microsecond),
+			(time.Duration(r.MakespanNs) / time.Duration(max(r.Kernels, 1))).Round(10*time.Nanosecond),
+			r.DeviceUtil, time.Duration(r.BoundNs).Round(time.Microsecond), r.Efficiency, r.SpeedupVsKBK,
+			time.Duration(r.OverheadNs).Round(10*time.Nanosecond), float64(r.PeakBytes)/(1<<20))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
+		rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
+}
+
+func repsOf(rep *report) int {
+	if len(rep.Results) == 0 {
+		return 0
+	}
+	return rep.Results[0].Reps
+}
+
+func writeJSON(path string, rep *report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/scenarios"
+)
+
+// config is the parsed command line.
+type config struct {
+	scenarios []scenarios.Scenario
+	modes     []pipert.Mode
+	reps      int
+	quick     bool
+	jsonPath  string
+	verbose   bool
+	seed      uint64
+	policies  []pipert.Policy // nil: per-tensor, and drain too where a scenario has barriers
+	costs     *pipert.Costs   // nil: each scenario's own
+	real      bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		scen     = fs.String("scenario", "", "comma-separated scenarios to run (default all: "+strings.Join(scenarios.Names(), ", ")+")")
+		modes    = fs.String("mode", "", "comma-separated modes to run (default all: "+modeList()+"); kbk always runs as the reference")
+		policies = fs.String("policy", "", "comma-separated barrier policies of the queued modes: drain, per-tensor (default per-tensor, and both on scenarios with barriers)")
+		reps     = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes (default 5, or 3 with -quick)")
+		quick    = fs.Bool("quick", false, "CI-sized run: smaller scenarios and fewer repetitions (under 20 s on 2 cores)")
+		jsonPath = fs.String("json", "", "also write the results as JSON to this file")
+		verbose  = fs.Bool("v", false, "log progress and per-repetition details to stderr")
+		seed     = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
+		real     = fs.Bool("real", false, "run the scenarios' small real-data variants instead of the benchmark sizes")
+		prepare  = fs.Duration("prepare", -1, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
+		infer    = fs.Duration("infer", -1, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
+		resize   = fs.Duration("resize", -1, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
+		launch   = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: pipebench [flags]\n\n")
+		fmt.Fprintf(stderr, "Runs pipert's host-bound scenarios in each execution mode and prints, per scenario and\n")
+		fmt.Fprintf(stderr, "mode, the median makespan, device utilisation, the bound no schedule can beat\n")
+		fmt.Fprintf(stderr, "(max of device busy time, the busiest stage's host work, total host work / GOMAXPROCS),\n")
+		fmt.Fprintf(stderr, "the efficiency bound/makespan and the speedup over kbk.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real}
+	if c.reps == 0 {
+		c.reps = 5
+		if c.quick {
+			c.reps = 3
+		}
+	}
+	if c.reps < 1 {
+		return nil, fmt.Errorf("%w: -reps must be at least 1", errUsage)
+	}
+	names := splitList(*scen)
+	if len(names) == 0 {
+		names = scenarios.Names()
+	}
+	for _, n := range names {
+		s, err := scenarios.Get(n)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		c.scenarios = append(c.scenarios, s)
+	}
+	ms := splitList(*modes)
+	if len(ms) == 0 {
+		c.modes = pipert.Modes()
+	} else {
+		c.modes = []pipert.Mode{pipert.KBK}
+		for _, n := range ms {
+			m, err := pipert.ParseMode(n)
+			if err != nil {
+				return nil, fmt.Errorf("%w: unknown mode %q (have %s)", errUsage, n, modeList())
+			}
+			if m != pipert.KBK {
+				c.modes = append(c.modes, m)
+			}
+		}
+	}
+	for _, n := range splitList(*policies) {
+		p, err := pipert.ParsePolicy(n)
+		if err != nil {
+			return nil, fmt.Errorf("%w: unknown policy %q (have drain, per-tensor)", errUsage, n)
+		}
+		c.policies = append(c.policies, p)
+	}
+	costFlags := []*time.Duration{prepare, infer, resize, launch}
+	set := false
+	for _, d := range costFlags {
+		if *d >= 0 {
+			set = true
+		}
+	}
+	if set {
+		cs := scenarios.DefaultCosts()
+		for i, dst := range []*time.Duration{&cs.Prepare, &cs.Infer, &cs.Resize, &cs.Launch} {
+			if *costFlags[i] >= 0 {
+				*dst = *costFlags[i]
+			}
+		}
+		c.costs = &cs
+	}
+	return c, nil
+}
+
+func modeList() string {
+	var n []string
+	for _, m := range pipert.Modes() {
+		n = append(n, m.String())
+	}
+	return strings.Join(n, ", ")
+}

@@ -1,0 +1,83 @@
+// Command pipebench runs pipert's built-in host-bound scenarios in each
+// execution mode and reports makespan, device utilisation, the physical bound
+// and the efficiency against it, and speedups over kernel-by-kernel.
+//
+// Usage:
+//
+//	pipebench [flags]
+//
+// Repetitions are interleaved across modes (A B C A B C …) and medians are
+// reported, so that every ratio in one run compares like with like on a
+// noisy machine. See -h for the flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// errUsage marks errors that are the caller's: exit code 2.
+var errUsage = errors.New("usage")
+
+// run is main without the process: it parses args, runs, and returns the
+// exit code (0 ok, 1 failure, 2 usage).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "pipebench: %v\n", err)
+		if errors.Is(err, errUsage) {
+			fmt.Fprintln(stderr, "run 'pipebench -h' for usage")
+			return 2
+		}
+		return 1
+	}
+	level := zerolog.WarnLevel
+	if cfg.verbose {
+		level = zerolog.DebugLevel
+	}
+	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true, TimeFormat: time.TimeOnly}).Level(level).With().Timestamp().Logger()
+	rep, err := bench(ctx, cfg, log, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipebench: %v\n", err)
+		return 1
+	}
+	writeTable(stdout, rep)
+	if cfg.jsonPath != "" {
+		if err := writeJSON(cfg.jsonPath, rep); err != nil {
+			fmt.Fprintf(stderr, "pipebench: %v\n", err)
+			return 1
+		}
+		log.Info().Str("file", cfg.jsonPath).Msg("wrote JSON results")
+	}
+	return 0
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package device_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pipert/pipert/device"
+)
+
+// recorder is an Observer that keeps every piece of work.
+type recorder struct {
+	mu   sync.Mutex
+	work []work
+}
+
+type work struct {
+	stream     int
+	kind, name string
+	start, end int64
+}
+
+func (r *recorder) OnWork(stream int, kind, name string, start, end int64) {
+	r.mu.Lock()
+	r.work = append(r.work, work{stream, kind, name, start, end})
+	r.mu.Unlock()
+}
+
+func newSim(t *testing.T, p device.Profile, obs device.Observer) *device.Sim {
+	t.Helper()
+	d, err := device.NewSim(device.SimOptions{Profile: p, Observer: obs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func slowProfile() device.Profile {
+	p := device.Default()
+	p.Name = "slow"
+	p.KernelFixed = 200 * time.Microsecond
+	return p
+}
+
+func TestKernelNeverCompletesBeforeModeledEnd(t *testing.T) {
+	rec := &recorder{}
+	d := newSim(t, slowProfile(), rec)
+	s := d.NewStream()
+	before := device.Now()
+	for i := 0; i < 5; i++ {
+		if err := s.Launch("k", device.Cost{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	after := device.Now()
+	last := rec.work[len(rec.work)-1]
+	if after < last.end {
+		t.Fatalf("Synchronize returned at %d, before the last kernel's modeled end %d", after, last.end)
+	}
+	if min := before + 5*int64(200*time.Microsecond); last.end < min {
+		t.Fatalf("5 kernels of 200µs ended %dns after start, want at least 1ms", last.end-before)
+	}
+	if !s.Query() {
+		t.Fatal("Query false after Synchronize")
+	}
+}
+
+func TestStreamRunsInOrder(t *testing.T) {
+	rec := &recorder{}
+	d := newSim(t, slowProfile(), rec)
+	s := d.NewStream()
+	for i := 0; i < 10; i++ {
+		if err := s.Launch("k", device.Cost{FLOPs: float64(i) * 1e9}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i < len(rec.work); i++ {
+		if rec.work[i].start < rec.work[i-1].end {
+			t.Fatalf("kernel %d starts at %d before kernel %d ends at %d", i, rec.work[i].start, i-1, rec.work[i-1].end)
+		}
+	}
+}
+
+func TestEventOrdersTwoStreams(t *testing.T) {
+	rec := &recorder{}
+	p := slowProfile()
+	p.KernelFixed = 50 * time.Millisecond // far above any scheduling hiccup
+	d := newSim(t, p, rec)
+	a, b := d.NewStream(), d.NewStream()
+	for i := 0; i < 3; i++ {
+		a.Launch("a", device.Cost{}, nil)
+	}
+	e := d.NewEvent()
+	a.Record(e)
+	b.WaitEvent(e)
+	b.Launch("b", device.Cost{}, nil)
+	var aEnd, bStart int64
+	for _, w := range rec.work {
+		if w.name == "a" {
+			aEnd = max(aEnd, w.end)
+		} else {
+			bStart = w.start
+		}
+	}
+	if bStart < aEnd {
+		t.Fatalf("stream b's kernel starts at %d, before the event's work ends at %d", bStart, aEnd)
+	}
+	if e.At() != aEnd {
+		t.Fatalf("event at %d, want %d", e.At(), aEnd)
+	}
+	// A stream without the wait is not held back.
+	c := d.NewStream()
+	c.Launch("c", device.Cost{}, nil)
+	if got := rec.work[len(rec.work)-1]; got.start >= aEnd {
+		t.Fatalf("independent stream c starts at %d, after stream a's work (%d)", got.start, aEnd)
+	}
+	if err := e.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if device.Now() < aEnd {
+		t.Fatal("event Synchronize returned before the recorded work ended")
+	}
+}
+
+func TestUnrecordedEventIsComplete(t *testing.T) {
+	d := newSim(t, device.Default(), nil)
+	e := d.NewEvent()
+	if !e.Query() || e.At() != 0 {
+		t.Fatal("a never-recorded event must be complete")
+	}
+	if err := e.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRooflineAndCopyCosts(t *testing.T) {
+	p := device.Default()
+	compute := p.KernelTime(device.Cost{FLOPs: 1e12})
+	if want := p.KernelFixed + 10*time.Millisecond; compute != want {
+		t.Fatalf("1 TFLOP kernel: %v, want %v", compute, want)
+	}
+	mem := p.KernelTime(device.Cost{FLOPs: 1, Bytes: 9e9})
+	if want := p.KernelFixed + 10*time.Millisecond; mem != want {
+		t.Fatalf("9 GB kernel: %v, want %v", mem, want)
+	}
+	if got, want := p.H2D.Time(12e6), p.H2D.Latency+time.Millisecond; got != want {
+		t.Fatalf("12 MB H2D: %v, want %v", got, want)
+	}
+}
+
+func TestOutOfMemoryIsAnError(t *testing.T) {
+	p := device.Default()
+	p.MemoryBytes = 1 << 20
+	d := newSim(t, p, nil)
+	b, err := d.Alloc(512<<10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Alloc(768<<10, false); !errors.Is(err, device.ErrOutOfMemory) {
+		t.Fatalf("alloc beyond capacity: %v, want ErrOutOfMemory", err)
+	}
+	if err := d.Free(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Free(b); err == nil {
+		t.Fatal("double free succeeded")
+	}
+	if _, err := d.Alloc(768<<10, false); err != nil {
+		t.Fatalf("alloc after free: %v", err)
+	}
+}
+
+func TestCopiesMoveRealData(t *testing.T) {
+	d := newSim(t, device.Default(), nil)
+	s := d.NewStream()
+	src := []byte("pipert moves bytes")
+	a, _ := d.Alloc(int64(len(src)), true)
+	b, _ := d.Alloc(int64(len(src)), true)
+	if err := s.CopyH2D(a, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CopyD2D(b, a); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, len(src))
+	if err := s.CopyD2H(context.Background(), dst, b); err != nil {
+		t.Fatal(err)
+	}
+	if string(dst) != string(src) {
+		t.Fatalf("round trip gave %q", dst)
+	}
+	if err := s.CopyH2D(a, make([]byte, 100)); !errors.Is(err, device.ErrBadCopy) {
+		t.Fatalf("oversized copy: %v", err)
+	}
+	v, _ := d.Alloc(8, false)
+	if err := s.CopyD2H(context.Background(), make([]byte, 8), v); !errors.Is(err, device.ErrNotBacked) {
+		t.Fatalf("d2h from virtual buffer: %v", err)
+	}
+	st := d.Stats()
+	if st.MemInUse != int64(2*len(src)+8) || st.MemPeak < st.MemInUse {
+		t.Fatalf("memory accounting %+v", st)
+	}
+}
+
+func TestWaitUntilHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := device.WaitUntil(ctx, device.Now()+int64(time.Hour)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WaitUntil on a cancelled context: %v", err)
+	}
+}
+
+func TestProfileValidation(t *testing.T) {
+	p := device.Default()
+	p.MemBandwidth = 0
+	if _, err := device.NewSim(device.SimOptions{Profile: p}); err == nil {
+		t.Fatal("profile without bandwidth accepted")
+	}
+}
+
+// fixedLauncher delays every kernel start by a fixed amount.
+type fixedLauncher struct{ delay int64 }
+
+func (l fixedLauncher) Issue(now int64) (int64, int64) { return now, now + l.delay }
+
+func TestLauncherSetsEarliestStart(t *testing.T) {
+	rec := &recorder{}
+	d, err := device.NewSim(device.SimOptions{Observer: rec, Launcher: fixedLauncher{int64(time.Second)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := device.Now()
+	d.NewStream().Launch("k", device.Cost{}, nil)
+	if rec.work[0].start < before+int64(time.Second) {
+		t.Fatal("launcher's earliest start ignored")
+	}
+}

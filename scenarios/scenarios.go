@@ -1,0 +1,152 @@
+// Package scenarios holds pipert's built-in host-bound workloads: graphs
+// with synthetic per-stage host costs that model a framework's overhead.
+//
+//   - smallops: a long ladder of small element-wise and small matmul kernels.
+//   - decode: small-batch transformer decode at a realistic model size.
+//   - dynshape: Shape→Gather→Concat→Reshape value-dependency chains and a
+//     Unique (compute dependency) feeding a later branch, with independent
+//     work in between.
+//
+// Each scenario builds at benchmark size on virtual tensors (shapes only,
+// except the small integer tensors that feed value dependencies) or at a
+// small size on real data, where every mode must give bit-identical outputs.
+//
+// Dependency rule: scenarios imports the facade (pipert), subgraph and kernel.
+package scenarios
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// Config selects a scenario's size and data.
+type Config struct {
+	// Real builds the small real-data variant; otherwise the benchmark size
+	// on virtual tensors.
+	Real bool
+	// Quick shrinks the benchmark size for CI-sized runs; it keeps the
+	// scenario's character (and smallops' 2 000 kernels per step).
+	Quick bool
+	// Seed drives the random contents of real-data variants.
+	Seed uint64
+}
+
+// Workload is a built scenario: a graph and the inputs of one step.
+type Workload struct {
+	Graph  *subgraph.Graph
+	Inputs map[string]*kernel.Tensor
+}
+
+// Scenario is a named workload generator.
+type Scenario struct {
+	Name        string
+	Description string
+	// Costs are the synthetic host costs per stage the scenario models.
+	Costs pipert.Costs
+	// Profile, when set, replaces the default device profile.
+	Profile *device.Profile
+	// Barriers is set when the graph has value or compute dependencies, so
+	// that barrier policies are worth comparing on it.
+	Barriers bool
+	Build    func(Config) (*Workload, error)
+}
+
+// DefaultCosts are the synthetic host costs per kernel: prepare 2 µs,
+// InferShape 5 µs, Resize 6 µs, Launch 8 µs — the tens of microseconds of
+// framework overhead per kernel that make small kernels host-bound.
+func DefaultCosts() pipert.Costs {
+	return pipert.Costs{
+		Prepare: 2 * time.Microsecond,
+		Infer:   5 * time.Microsecond,
+		Resize:  6 * time.Microsecond,
+		Launch:  8 * time.Microsecond,
+	}
+}
+
+var registry = map[string]Scenario{}
+
+func register(s Scenario) { registry[s.Name] = s }
+
+// All returns the built-in scenarios sorted by name.
+func All() []Scenario {
+	out := make([]Scenario, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names lists the built-in scenario names, sorted.
+func Names() []string {
+	var n []string
+	for _, s := range All() {
+		n = append(n, s.Name)
+	}
+	return n
+}
+
+// Get returns the scenario called name.
+func Get(name string) (Scenario, error) {
+	s, ok := registry[name]
+	if !ok {
+		return Scenario{}, fmt.Errorf("scenarios: unknown scenario %q (have %s)", name, strings.Join(Names(), ", "))
+	}
+	return s, nil
+}
+
+// data makes tensors for a scenario: real random contents in real mode,
+// virtual tensors otherwise.
+type data struct {
+	real bool
+	rng  *rand.Rand
+}
+
+func newData(c Config) *data {
+	return &data{real: c.Real, rng: rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15))}
+}
+
+// float returns a float tensor of uniform values in [-scale, scale).
+func (d *data) float(dt kernel.DType, scale float32, shape ...int64) *kernel.Tensor {
+	if !d.real {
+		return kernel.Virtual(dt, shape...)
+	}
+	t := kernel.New(dt, shape...)
+	switch dt {
+	case kernel.Float32:
+		for i, v := range kernel.Float32s(t.Host) {
+			_ = v
+			kernel.Float32s(t.Host)[i] = (d.rng.Float32()*2 - 1) * scale
+		}
+	case kernel.Float16:
+		for i := range kernel.Uint16s(t.Host) {
+			kernel.Uint16s(t.Host)[i] = kernel.F32ToF16((d.rng.Float32()*2 - 1) * scale)
+		}
+	default:
+		panic("scenarios: float tensor of " + dt.String())
+	}
+	return t
+}
+
+// ints returns an int64 tensor of values in [0, n).
+func (d *data) ints(n int64, shape ...int64) *kernel.Tensor {
+	if !d.real {
+		return kernel.Virtual(kernel.Int64, shape...)
+	}
+	t := kernel.New(kernel.Int64, shape...)
+	for i := range kernel.Int64s(t.Host) {
+		kernel.Int64s(t.Host)[i] = d.rng.Int64N(n)
+	}
+	return t
+}
+
+// shapeConst returns a real int64 1-D tensor: shape operands are always real.
+func shapeConst(v ...int64) *kernel.Tensor { return kernel.FromInt64(v, int64(len(v))) }

@@ -1,0 +1,85 @@
+package subgraph
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// Builder assembles a Graph. Node and tensor names are generated when not
+// given: node "<op>_<n>" with outputs "<node>:<i>". A Builder does not check
+// anything; Build validates the whole graph at once.
+type Builder struct {
+	g      Graph
+	counts map[string]int
+}
+
+// NewBuilder starts a graph called name.
+func NewBuilder(name string) *Builder {
+	return &Builder{g: Graph{Name: name}, counts: make(map[string]int)}
+}
+
+// Input declares a graph input and returns its name.
+func (b *Builder) Input(name string, dt kernel.DType, shape ...int64) string {
+	b.g.Inputs = append(b.g.Inputs, Value{Name: name, DType: dt, Shape: kernel.Shape(shape).Clone()})
+	return name
+}
+
+// Const adds a constant tensor and returns its name.
+func (b *Builder) Const(name string, t *kernel.Tensor) string {
+	b.g.Consts = append(b.g.Consts, Const{Name: name, Tensor: t})
+	return name
+}
+
+// Op adds a one-output node applying op to inputs and returns the output.
+func (b *Builder) Op(op string, inputs ...string) string {
+	return b.OpAttrs(op, nil, inputs...)
+}
+
+// OpAttrs is Op with attributes.
+func (b *Builder) OpAttrs(op string, attrs kernel.Attrs, inputs ...string) string {
+	return b.Node(&Node{Op: op, Attrs: attrs, Inputs: inputs}, 1)[0]
+}
+
+// Node adds n. Empty Name and Outputs are generated (nOut outputs). It
+// returns the node's output names.
+func (b *Builder) Node(n *Node, nOut int) []string {
+	if n.Name == "" {
+		base := strings.ToLower(n.Op)
+		n.Name = fmt.Sprintf("%s_%d", base, b.counts[base])
+		b.counts[base]++
+	}
+	if len(n.Outputs) == 0 {
+		for i := 0; i < nOut; i++ {
+			n.Outputs = append(n.Outputs, fmt.Sprintf("%s:%d", n.Name, i))
+		}
+	}
+	n.Inputs = append([]string(nil), n.Inputs...)
+	b.g.Nodes = append(b.g.Nodes, n)
+	return n.Outputs
+}
+
+// Last returns the most recently added node, to set its placement or
+// attributes; nil if there is none.
+func (b *Builder) Last() *Node {
+	if len(b.g.Nodes) == 0 {
+		return nil
+	}
+	return b.g.Nodes[len(b.g.Nodes)-1]
+}
+
+// Output marks tensors as graph outputs.
+func (b *Builder) Output(names ...string) { b.g.Outputs = append(b.g.Outputs, names...) }
+
+// Graph returns the graph built so far, unvalidated.
+func (b *Builder) Graph() *Graph { g := b.g; return &g }
+
+// Build validates the graph against reg and returns it.
+func (b *Builder) Build(reg *kernel.Registry) (*Graph, error) {
+	g := b.Graph()
+	if _, err := Validate(g, reg); err != nil {
+		return nil, err
+	}
+	return g, nil
+}

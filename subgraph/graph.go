@@ -1,0 +1,111 @@
+// Package subgraph is pipert's graph IR: nodes that apply ops to named tensor
+// edges, graph inputs and outputs, constants, a placement label per node, a
+// builder, validation that names the node at fault, and a deterministic
+// execution order.
+//
+// A Graph is plain data: build it with a Builder or literally, then Validate
+// it against a kernel.Registry. Validation never panics on a bad graph; it
+// returns an *Error naming the node and the cause.
+//
+// Dependency rule: subgraph imports kernel only.
+package subgraph
+
+import (
+	"fmt"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// Placement is a node's placement label. The zero value, Unplaced, leaves
+// the choice to the placement policy.
+type Placement uint8
+
+// Placement labels.
+const (
+	Unplaced Placement = iota
+	OnDevice
+	OnCPU
+)
+
+func (p Placement) String() string {
+	switch p {
+	case Unplaced:
+		return "unplaced"
+	case OnDevice:
+		return "device"
+	case OnCPU:
+		return "cpu"
+	}
+	return fmt.Sprintf("Placement(%d)", uint8(p))
+}
+
+// Value declares a graph input: its name, element type and shape. Dimensions
+// may be kernel.Dynamic; a run resolves them from the real inputs.
+type Value struct {
+	Name  string
+	DType kernel.DType
+	Shape kernel.Shape
+}
+
+// Const is a named constant tensor with real contents (weights, shape
+// operands, indices). Virtual constants stand for weights at real model
+// sizes in benchmarks.
+type Const struct {
+	Name   string
+	Tensor *kernel.Tensor
+}
+
+// Node applies an op to input tensors and names its output tensors.
+type Node struct {
+	Name      string
+	Op        string
+	Attrs     kernel.Attrs
+	Inputs    []string
+	Outputs   []string
+	Placement Placement
+	// Branches holds the subgraphs of a control-flow node (the then and else
+	// branches of an If). No built-in op uses them yet.
+	Branches map[string]*Graph
+}
+
+// Graph is a dataflow graph of kernels.
+type Graph struct {
+	Name    string
+	Inputs  []Value
+	Consts  []Const
+	Nodes   []*Node
+	Outputs []string
+}
+
+// Error is a validation failure. Node is empty for graph-level problems.
+type Error struct {
+	Graph string
+	Node  string
+	Op    string
+	Err   error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Node == "":
+		return fmt.Sprintf("subgraph: graph %q: %v", e.Graph, e.Err)
+	case e.Op == "":
+		return fmt.Sprintf("subgraph: graph %q: node %q: %v", e.Graph, e.Node, e.Err)
+	}
+	return fmt.Sprintf("subgraph: graph %q: node %q (%s): %v", e.Graph, e.Node, e.Op, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Causes of validation errors, for errors.Is.
+var (
+	ErrCycle      = fmt.Errorf("cycle")
+	ErrDangling   = fmt.Errorf("dangling tensor")
+	ErrDuplicate  = fmt.Errorf("duplicate name")
+	ErrUnknownOp  = fmt.Errorf("unknown op")
+	ErrArity      = fmt.Errorf("wrong number of operands")
+	ErrInferShape = fmt.Errorf("shape inference failed")
+	ErrBadInput   = fmt.Errorf("bad graph input")
+	ErrBadConst   = fmt.Errorf("bad constant")
+	ErrBadOutput  = fmt.Errorf("bad graph output")
+)

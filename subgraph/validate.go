@@ -1,0 +1,287 @@
+package subgraph
+
+import (
+	"container/heap"
+	"fmt"
+	"strings"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// Checked is a validated graph: its kernels, a deterministic execution order,
+// who produces each tensor, and the shapes known before any run.
+type Checked struct {
+	Graph *Graph
+	// Order lists node indices in execution order: a topological order that
+	// keeps the nodes' insertion order wherever dependencies allow.
+	Order []int
+	// Kernels holds each node's kernel, by node index.
+	Kernels []kernel.Kernel
+	// Producer maps a tensor to the index of the node producing it; graph
+	// inputs and constants map to -1.
+	Producer map[string]int
+	// Meta holds the statically inferred dtype and shape of each tensor. A
+	// tensor downstream of a dynamic input dimension, a non-constant value
+	// dependency or a compute-dependent op is absent.
+	Meta map[string]*kernel.Tensor
+}
+
+// Validate checks g against the ops in reg: names are unique, every tensor
+// is produced exactly once and consumed only where it exists, ops exist and
+// get the right number of operands, the graph is acyclic, and shapes and
+// dtypes infer where they are statically known. The first problem found is
+// returned as an *Error naming the node; Validate never panics on bad input.
+func Validate(g *Graph, reg *kernel.Registry) (*Checked, error) {
+	if g == nil {
+		return nil, &Error{Err: fmt.Errorf("nil graph")}
+	}
+	fail := func(node, op string, cause error, format string, args ...any) (*Checked, error) {
+		return nil, &Error{Graph: g.Name, Node: node, Op: op, Err: fmt.Errorf("%w: "+format, append([]any{cause}, args...)...)}
+	}
+	c := &Checked{Graph: g, Producer: make(map[string]int), Meta: make(map[string]*kernel.Tensor)}
+	for _, in := range g.Inputs {
+		switch {
+		case in.Name == "":
+			return fail("", "", ErrBadInput, "input with empty name")
+		case !in.DType.Valid():
+			return fail("", "", ErrBadInput, "input %q: invalid dtype %v", in.Name, in.DType)
+		}
+		for _, d := range in.Shape {
+			if d < kernel.Dynamic {
+				return fail("", "", ErrBadInput, "input %q: negative dimension in %v", in.Name, in.Shape)
+			}
+		}
+		if _, dup := c.Producer[in.Name]; dup {
+			return fail("", "", ErrDuplicate, "input %q declared twice", in.Name)
+		}
+		c.Producer[in.Name] = -1
+		if in.Shape.Known() {
+			c.Meta[in.Name] = &kernel.Tensor{DType: in.DType, Shape: in.Shape.Clone()}
+		}
+	}
+	for _, k := range g.Consts {
+		switch {
+		case k.Name == "":
+			return fail("", "", ErrBadConst, "constant with empty name")
+		case k.Tensor == nil || !k.Tensor.DType.Valid() || !k.Tensor.Shape.Known():
+			return fail("", "", ErrBadConst, "constant %q: missing tensor, dtype or shape", k.Name)
+		case k.Tensor.Host != nil && int64(len(k.Tensor.Host)) != k.Tensor.Bytes():
+			return fail("", "", ErrBadConst, "constant %q: %d bytes of data for %v", k.Name, len(k.Tensor.Host), k.Tensor)
+		}
+		if _, dup := c.Producer[k.Name]; dup {
+			return fail("", "", ErrDuplicate, "constant %q: tensor name already used", k.Name)
+		}
+		c.Producer[k.Name] = -1
+		c.Meta[k.Name] = k.Tensor
+	}
+	names := make(map[string]bool, len(g.Nodes))
+	c.Kernels = make([]kernel.Kernel, len(g.Nodes))
+	for i, n := range g.Nodes {
+		if n == nil {
+			return fail(fmt.Sprintf("#%d", i), "", ErrBadInput, "nil node")
+		}
+		if n.Name == "" {
+			return fail(fmt.Sprintf("#%d", i), n.Op, ErrBadInput, "node with empty name")
+		}
+		if names[n.Name] {
+			return fail(n.Name, n.Op, ErrDuplicate, "node name used twice")
+		}
+		names[n.Name] = true
+		if reg == nil || !reg.Has(n.Op) {
+			return fail(n.Name, n.Op, ErrUnknownOp, "%q is not registered", n.Op)
+		}
+		k, err := reg.New(n.Op, n.Attrs)
+		if err != nil {
+			return fail(n.Name, n.Op, ErrBadInput, "%v", err)
+		}
+		c.Kernels[i] = k
+		minIn, maxIn, nOut := k.Arity()
+		if len(n.Inputs) < minIn || (maxIn >= 0 && len(n.Inputs) > maxIn) {
+			want := fmt.Sprintf("%d to %d", minIn, maxIn)
+			switch {
+			case maxIn < 0:
+				want = fmt.Sprintf("at least %d", minIn)
+			case minIn == maxIn:
+				want = fmt.Sprint(minIn)
+			}
+			return fail(n.Name, n.Op, ErrArity, "%d inputs, want %s", len(n.Inputs), want)
+		}
+		if len(n.Outputs) != nOut {
+			return fail(n.Name, n.Op, ErrArity, "%d outputs, want %d", len(n.Outputs), nOut)
+		}
+		for _, o := range n.Outputs {
+			if o == "" {
+				return fail(n.Name, n.Op, ErrBadInput, "empty output name")
+			}
+			if p, dup := c.Producer[o]; dup {
+				by := "a graph input or constant"
+				if p >= 0 {
+					by = fmt.Sprintf("node %q", g.Nodes[p].Name)
+				}
+				return fail(n.Name, n.Op, ErrDuplicate, "output %q is also produced by %s", o, by)
+			}
+			c.Producer[o] = i
+		}
+	}
+	for _, n := range g.Nodes {
+		for _, in := range n.Inputs {
+			if _, ok := c.Producer[in]; !ok {
+				return fail(n.Name, n.Op, ErrDangling, "input %q is produced by no node, input or constant", in)
+			}
+		}
+	}
+	order, err := c.order()
+	if err != nil {
+		return nil, err
+	}
+	c.Order = order
+	if len(g.Outputs) == 0 {
+		return fail("", "", ErrBadOutput, "graph has no outputs")
+	}
+	seen := make(map[string]bool)
+	for _, o := range g.Outputs {
+		if _, ok := c.Producer[o]; !ok {
+			return fail("", "", ErrBadOutput, "output %q is produced by no node, input or constant", o)
+		}
+		if seen[o] {
+			return fail("", "", ErrDuplicate, "output %q listed twice", o)
+		}
+		seen[o] = true
+	}
+	if err := c.infer(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// order is Kahn's algorithm taking the lowest-index ready node first.
+func (c *Checked) order() ([]int, error) {
+	g := c.Graph
+	indeg := make([]int, len(g.Nodes))
+	users := make([][]int, len(g.Nodes))
+	for i, n := range g.Nodes {
+		for _, in := range n.Inputs {
+			if p := c.Producer[in]; p >= 0 {
+				indeg[i]++
+				users[p] = append(users[p], i)
+			}
+		}
+	}
+	ready := &intHeap{}
+	for i, d := range indeg {
+		if d == 0 {
+			heap.Push(ready, i)
+		}
+	}
+	order := make([]int, 0, len(g.Nodes))
+	for ready.Len() > 0 {
+		i := heap.Pop(ready).(int)
+		order = append(order, i)
+		for _, u := range users[i] {
+			if indeg[u]--; indeg[u] == 0 {
+				heap.Push(ready, u)
+			}
+		}
+	}
+	if len(order) == len(g.Nodes) {
+		return order, nil
+	}
+	// Walk producers from the first stuck node until a node repeats.
+	start := -1
+	for i, d := range indeg {
+		if d > 0 {
+			start = i
+			break
+		}
+	}
+	pos := map[int]int{}
+	var path []int
+	for i := start; ; {
+		if at, ok := pos[i]; ok {
+			path = path[at:]
+			break
+		}
+		pos[i] = len(path)
+		path = append(path, i)
+		for _, in := range g.Nodes[i].Inputs {
+			if p := c.Producer[in]; p >= 0 && indeg[p] > 0 {
+				i = p
+				break
+			}
+		}
+	}
+	names := make([]string, 0, len(path)+1)
+	for j := len(path) - 1; j >= 0; j-- {
+		names = append(names, g.Nodes[path[j]].Name)
+	}
+	names = append(names, names[0])
+	n := g.Nodes[path[len(path)-1]]
+	return nil, &Error{Graph: g.Name, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: %s", ErrCycle, strings.Join(names, " -> "))}
+}
+
+// infer propagates static shapes in execution order.
+func (c *Checked) infer() error {
+	g := c.Graph
+	for _, i := range c.Order {
+		n, k := g.Nodes[i], c.Kernels[i]
+		in := make([]*kernel.Tensor, len(n.Inputs))
+		known := true
+		for j, name := range n.Inputs {
+			m, ok := c.Meta[name]
+			if !ok {
+				known = false
+				break
+			}
+			in[j] = m
+		}
+		deps := k.Deps()
+		if known {
+			for _, j := range deps.Value {
+				if j < len(in) && in[j].Host == nil {
+					known = false // value computed at run time
+				}
+			}
+		}
+		if !known {
+			continue
+		}
+		out := make([]*kernel.Tensor, len(n.Outputs))
+		for j := range out {
+			out[j] = &kernel.Tensor{}
+		}
+		if err := safeInfer(k, in, out); err != nil {
+			return &Error{Graph: g.Name, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: %v", ErrInferShape, err)}
+		}
+		if deps.Compute {
+			continue // only an upper bound is known
+		}
+		for j, name := range n.Outputs {
+			c.Meta[name] = out[j]
+		}
+	}
+	return nil
+}
+
+// safeInfer runs InferShape, turning a kernel's panic into an error so that
+// a bad graph can never crash validation.
+func safeInfer(k kernel.Kernel, in, out []*kernel.Tensor) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("InferShape panicked: %v", r)
+		}
+	}()
+	return k.InferShape(in, out)
+}
+
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

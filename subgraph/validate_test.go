@@ -1,0 +1,206 @@
+package subgraph_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/subgraph"
+)
+
+func reg() *kernel.Registry { return ops.Registry() }
+
+// chain builds x -> Add(x, x) -> ReLU -> out.
+func chain() *subgraph.Builder {
+	b := subgraph.NewBuilder("g")
+	x := b.Input("x", kernel.Float32, 2, 3)
+	y := b.Op("Add", x, x)
+	b.Output(b.Op("ReLU", y))
+	return b
+}
+
+func TestValidGraph(t *testing.T) {
+	c, err := subgraph.Validate(chain().Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Order) != 2 || c.Order[0] != 0 || c.Order[1] != 1 {
+		t.Fatalf("order %v", c.Order)
+	}
+	if m := c.Meta["relu_0:0"]; m == nil || !m.Shape.Equal(kernel.Shape{2, 3}) || m.DType != kernel.Float32 {
+		t.Fatalf("inferred output %v", m)
+	}
+}
+
+func TestOrderIsDeterministicAndTopological(t *testing.T) {
+	// Nodes inserted out of dependency order: b's input comes from c.
+	g := &subgraph.Graph{
+		Name:   "g",
+		Inputs: []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{4}}},
+		Nodes: []*subgraph.Node{
+			{Name: "a", Op: "ReLU", Inputs: []string{"x"}, Outputs: []string{"ta"}},
+			{Name: "b", Op: "Add", Inputs: []string{"ta", "tc"}, Outputs: []string{"tb"}},
+			{Name: "c", Op: "ReLU", Inputs: []string{"x"}, Outputs: []string{"tc"}},
+			{Name: "d", Op: "ReLU", Inputs: []string{"x"}, Outputs: []string{"td"}},
+		},
+		Outputs: []string{"tb", "td"},
+	}
+	for i := 0; i < 20; i++ {
+		c, err := subgraph.Validate(g, reg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Order; len(got) != 4 || got[0] != 0 || got[1] != 2 || got[2] != 1 || got[3] != 3 {
+			t.Fatalf("order %v, want [0 2 1 3]", got)
+		}
+	}
+}
+
+func TestValidationErrorsNameTheNode(t *testing.T) {
+	x := subgraph.Value{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{2, 3}}
+	i := subgraph.Value{Name: "i", DType: kernel.Int64, Shape: kernel.Shape{2, 3}}
+	node := func(name, op string, in []string, out ...string) *subgraph.Node {
+		return &subgraph.Node{Name: name, Op: op, Inputs: in, Outputs: out}
+	}
+	cases := []struct {
+		name  string
+		g     *subgraph.Graph
+		cause error
+		node  string
+		text  string
+	}{
+		{"cycle", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "Add", []string{"x", "tb"}, "ta"),
+			node("b", "ReLU", []string{"ta"}, "tb"),
+		}, Outputs: []string{"tb"}}, subgraph.ErrCycle, "", "a -> b"},
+		{"dangling input", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "Add", []string{"x", "nowhere"}, "ta"),
+		}, Outputs: []string{"ta"}}, subgraph.ErrDangling, "a", "nowhere"},
+		{"duplicate tensor", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "ReLU", []string{"x"}, "t"),
+			node("b", "ReLU", []string{"x"}, "t"),
+		}, Outputs: []string{"t"}}, subgraph.ErrDuplicate, "b", `"t"`},
+		{"output shadows input", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "ReLU", []string{"x"}, "x"),
+		}, Outputs: []string{"x"}}, subgraph.ErrDuplicate, "a", "graph input"},
+		{"duplicate node", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "ReLU", []string{"x"}, "t1"),
+			node("a", "ReLU", []string{"x"}, "t2"),
+		}, Outputs: []string{"t1"}}, subgraph.ErrDuplicate, "a", "node name"},
+		{"unknown op", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "Frobnicate", []string{"x"}, "t"),
+		}, Outputs: []string{"t"}}, subgraph.ErrUnknownOp, "a", "Frobnicate"},
+		{"too few inputs", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "Add", []string{"x"}, "t"),
+		}, Outputs: []string{"t"}}, subgraph.ErrArity, "a", "1 inputs"},
+		{"too many outputs", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "ReLU", []string{"x"}, "t", "u"),
+		}, Outputs: []string{"t"}}, subgraph.ErrArity, "a", "2 outputs"},
+		{"dtype mismatch", &subgraph.Graph{Inputs: []subgraph.Value{x, i}, Nodes: []*subgraph.Node{
+			node("a", "ReLU", []string{"x"}, "t"),
+			node("b", "Add", []string{"t", "i"}, "u"),
+		}, Outputs: []string{"u"}}, subgraph.ErrInferShape, "b", ""},
+		{"rank mismatch", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "MatMul", []string{"x", "x"}, "t"),
+		}, Outputs: []string{"t"}}, subgraph.ErrInferShape, "a", ""},
+		{"bad attribute", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			{Name: "a", Op: "Softmax", Attrs: kernel.Attrs{"axis": "last"}, Inputs: []string{"x"}, Outputs: []string{"t"}},
+		}, Outputs: []string{"t"}}, subgraph.ErrBadInput, "a", "axis"},
+		{"no outputs", &subgraph.Graph{Inputs: []subgraph.Value{x}}, subgraph.ErrBadOutput, "", "no outputs"},
+		{"unknown output", &subgraph.Graph{Inputs: []subgraph.Value{x}, Outputs: []string{"y"}}, subgraph.ErrBadOutput, "", `"y"`},
+		{"bad input dtype", &subgraph.Graph{Inputs: []subgraph.Value{{Name: "x", Shape: kernel.Shape{1}}}, Outputs: []string{"x"}}, subgraph.ErrBadInput, "", "dtype"},
+		{"duplicate input", &subgraph.Graph{Inputs: []subgraph.Value{x, x}, Outputs: []string{"x"}}, subgraph.ErrDuplicate, "", `"x"`},
+		{"const without data size", &subgraph.Graph{Consts: []subgraph.Const{{Name: "k", Tensor: &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{4}, Host: make([]byte, 3)}}}, Outputs: []string{"k"}}, subgraph.ErrBadConst, "", "3 bytes"},
+		{"nil node", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{nil}, Outputs: []string{"x"}}, subgraph.ErrBadInput, "#0", "nil node"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.g.Name = "g"
+			_, err := subgraph.Validate(tc.g, reg())
+			if err == nil {
+				t.Fatal("invalid graph accepted")
+			}
+			var ve *subgraph.Error
+			if !errors.As(err, &ve) {
+				t.Fatalf("error %v is not a *subgraph.Error", err)
+			}
+			if !errors.Is(err, tc.cause) {
+				t.Fatalf("error %v, want cause %v", err, tc.cause)
+			}
+			if tc.node != "" && ve.Node != tc.node {
+				t.Fatalf("error names node %q, want %q: %v", ve.Node, tc.node, err)
+			}
+			if !strings.Contains(err.Error(), tc.text) {
+				t.Fatalf("error %q does not mention %q", err, tc.text)
+			}
+		})
+	}
+}
+
+func TestValidateNilGraphAndRegistry(t *testing.T) {
+	if _, err := subgraph.Validate(nil, reg()); err == nil {
+		t.Fatal("nil graph accepted")
+	}
+	if _, err := subgraph.Validate(chain().Graph(), nil); !errors.Is(err, subgraph.ErrUnknownOp) {
+		t.Fatalf("nil registry: %v", err)
+	}
+}
+
+func TestDynamicInputsSkipStaticInference(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	x := b.Input("x", kernel.Float32, kernel.Dynamic, 3)
+	b.Output(b.Op("ReLU", x))
+	c, err := subgraph.Validate(b.Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Meta["relu_0:0"]; ok {
+		t.Fatal("shape inferred through a dynamic dimension")
+	}
+}
+
+func TestValueDependencyOnConstantInfers(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	x := b.Input("x", kernel.Float32, 2, 3)
+	s := b.Const("s", kernel.FromInt64([]int64{3, 2}, 2))
+	b.Output(b.Op("Reshape", x, s))
+	c, err := subgraph.Validate(b.Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := c.Meta["reshape_0:0"]; m == nil || !m.Shape.Equal(kernel.Shape{3, 2}) {
+		t.Fatalf("reshape by constant inferred %v", m)
+	}
+	bad := subgraph.NewBuilder("g")
+	x = bad.Input("x", kernel.Float32, 2, 3)
+	s = bad.Const("s", kernel.FromInt64([]int64{4, 2}, 2))
+	bad.Output(bad.Op("Reshape", x, s))
+	if _, err := bad.Build(reg()); !errors.Is(err, subgraph.ErrInferShape) {
+		t.Fatalf("reshape of 6 elements to [4 2]: %v", err)
+	}
+}
+
+// FuzzValidate checks that no graph, however malformed, makes Validate panic.
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5})
+	f.Add([]byte{9, 9, 9, 1, 0, 200, 3})
+	opsList := []string{"Add", "ReLU", "MatMul", "Reshape", "Concat", "Unique", "Shape", "Gather", "Nope"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &subgraph.Graph{Name: "fuzz", Inputs: []subgraph.Value{{Name: "t0", DType: kernel.Float32, Shape: kernel.Shape{2, 2}}}}
+		tensors := 1
+		for i := 0; i+2 < len(data) && i < 60; i += 3 {
+			op := opsList[int(data[i])%len(opsList)]
+			nin := int(data[i+1]) % 3
+			var in []string
+			for j := 0; j < nin; j++ {
+				in = append(in, "t"+string(rune('0'+int(data[i+2]+byte(j))%(tensors+1))))
+			}
+			g.Nodes = append(g.Nodes, &subgraph.Node{Name: "n" + string(rune('a'+i%26)), Op: op, Inputs: in, Outputs: []string{"t" + string(rune('0'+tensors%40))}})
+			tensors++
+		}
+		g.Outputs = []string{"t1"}
+		subgraph.Validate(g, reg()) // must not panic
+	})
+}
