@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"-nope"},
+		{"-scenario", "nosuch"},
+		{"-mode", "warp"},
+		{"-policy", "lazy"},
+		{"-reps", "-1"},
+		{"stray"},
+		{"-prepare", "fast"},
+	} {
+		code, _, stderr := runArgs(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr)
+		}
+		if !strings.Contains(stderr, "pipebench") {
+			t.Errorf("%v: no usage message: %q", args, stderr)
+		}
+	}
+}
+
+func TestHelpDocumentsEveryFlag(t *testing.T) {
+	code, _, stderr := runArgs(t, "-h")
+	if code != 0 {
+		t.Fatalf("-h exit %d", code)
+	}
+	for _, f := range []string{"-scenario", "-mode", "-policy", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch"} {
+		if !strings.Contains(stderr, f) {
+			t.Errorf("-h does not document %s", f)
+		}
+	}
+}
+
+func TestJSONSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.json")
+	code, stdout, stderr := runArgs(t, "-real", "-reps", "1", "-json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "speedup vs kbk") {
+		t.Fatalf("no table on stdout: %q", stdout)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Machine map[string]any   `json:"machine"`
+		Results []map[string]any `json:"results"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"gomaxprocs", "num_cpu", "go"} {
+		if _, ok := doc.Machine[k]; !ok {
+			t.Errorf("machine lacks %q", k)
+		}
+	}
+	scen := map[string]bool{}
+	for _, r := range doc.Results {
+		scen[r["scenario"].(string)] = true
+		for _, k := range []string{"scenario", "mode", "policy", "kernels", "reps", "makespan_ns", "device_busy_ns", "device_util",
+			"stage_busy_ns", "bound_ns", "efficiency", "speedup_vs_kbk", "peak_device_bytes", "overhead_ns_per_kernel"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("result %v lacks %q", r["scenario"], k)
+			}
+		}
+		sb := r["stage_busy_ns"].(map[string]any)
+		for _, k := range []string{"prepare", "infer", "resize", "launch"} {
+			if _, ok := sb[k]; !ok {
+				t.Errorf("stage_busy_ns lacks %q", k)
+			}
+		}
+		if r["mode"] == "kbk" && r["speedup_vs_kbk"].(float64) != 1 {
+			t.Errorf("kbk speedup %v", r["speedup_vs_kbk"])
+		}
+		if e := r["efficiency"].(float64); e <= 0 {
+			t.Errorf("%v %v: efficiency %v", r["scenario"], r["mode"], e)
+		}
+	}
+	for _, s := range []string{"smallops", "decode", "dynshape"} {
+		if !scen[s] {
+			t.Errorf("no results for %s", s)
+		}
+	}
+}

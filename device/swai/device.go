@@ -1,0 +1,309 @@
+package swai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/alloc"
+)
+
+// ErrClosed is returned by the calls of a closed Device.
+var ErrClosed = errors.New("swai: device closed")
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	cal        *Calibration
+	obs        device.Observer
+	noHostCost bool
+}
+
+// WithCalibration makes the device use c instead of measuring the host
+// (Calibrate) at start-up: for reproducible models and fast tests.
+func WithCalibration(c Calibration) Option { return func(o *options) { o.cal = &c } }
+
+// WithObserver passes o to the simulated device (see device.Observer).
+func WithObserver(obs device.Observer) Option { return func(o *options) { o.obs = obs } }
+
+// WithoutHostCost makes calls return as soon as their real work is done:
+// launches do not spend O_cpu + O_cmd-tran (they still wait for a full
+// command buffer), and Malloc, MallocHost and the Memcpy calls do not wait
+// for their modeled duration. The modeled durations, returned and used on
+// the device timeline, are unchanged. Use it when the caller already
+// accounts for the runtime's host cost.
+func WithoutHostCost() Option { return func(o *options) { o.noHostCost = true } }
+
+// Device is the simulated SW-AI card (or, with the GPU profile, its CUDA-like
+// comparison). It is a device.Device: the embedded *device.Sim provides
+// streams, events and the kernel timeline, with kernel launches going
+// through the card's command queue (Ring). On top it offers the SDAA
+// runtime's calls with their modeled costs: Malloc, MallocHost, MemcpyH2D,
+// MemcpyD2H and MemcpyD2D.
+//
+// Host cost: unless WithoutHostCost, every call returns when the modeled
+// call would (the caller's goroutine waits with device.WaitUntil), so host
+// code pays the runtime's costs in real time, as it would on the card.
+// Alloc, the device.Device allocation, runs the same allocator but is not
+// charged sdaaMalloc's latency.
+//
+// The Memcpy calls are synchronous, like sdaaMemcpy, and not ordered with
+// the streams: synchronize the streams first when they share buffers.
+//
+// The methods are safe for concurrent use; pageable copies run one at a
+// time. Allocate through Device, not through the embedded Sim, whose
+// allocator Device instruments. Close stops the copy threads.
+type Device struct {
+	*device.Sim
+	prof     Profile
+	cal      Calibration
+	ring     *Ring
+	d2d      D2DTable
+	threads  int
+	hostCost bool
+
+	heapMu sync.Mutex // held around every allocation: see meter
+	heap   *meter
+
+	copies *copier
+	closed atomic.Bool
+}
+
+// New returns a card of profile p: it validates p, calibrates the host
+// (unless WithCalibration), builds the allocator, the command queue and the
+// D2D table, and starts the MTMC copy threads.
+func New(p Profile, opts ...Option) (*Device, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	p.D2D.Engines = slices.Clone(p.D2D.Engines)
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var cal Calibration
+	if o.cal != nil {
+		if err := o.cal.validate(); err != nil {
+			return nil, err
+		}
+		cal = *o.cal
+	} else {
+		cal = Calibrate()
+	}
+	a, err := newAllocator(p.Allocator, p.MemoryBytes, p.segmentEntries())
+	if err != nil {
+		return nil, err
+	}
+	heap := &meter{a: a, kind: CPEMemory}
+	ring := NewRing(p, p.Launch.Method)
+	ring.hostCost = !o.noHostCost
+	sim, err := device.NewSim(device.SimOptions{Profile: p.Device(), Allocator: heap, Observer: o.obs, Launcher: ring})
+	if err != nil {
+		return nil, fmt.Errorf("swai: profile %q: %w", p.Name, err)
+	}
+	threads := 0
+	if p.Transfer.MTMC {
+		threads = p.Threads(cal)
+	}
+	return &Device{
+		Sim:      sim,
+		prof:     p,
+		cal:      cal,
+		ring:     ring,
+		d2d:      NewD2DTable(p, cal),
+		threads:  threads,
+		hostCost: !o.noHostCost,
+		heap:     heap,
+		copies:   newCopier(p, threads),
+	}, nil
+}
+
+// Close stops the copy threads. Later calls of the SDAA API return
+// ErrClosed; closing twice is a no-op.
+func (d *Device) Close() error {
+	if d.closed.Swap(true) {
+		return nil
+	}
+	d.copies.close()
+	return nil
+}
+
+// Config returns the card's profile.
+func (d *Device) Config() Profile {
+	p := d.prof
+	p.D2D.Engines = slices.Clone(p.D2D.Engines)
+	return p
+}
+
+// Calibration returns what the card measured on the host at start-up.
+func (d *Device) Calibration() Calibration { return d.cal }
+
+// Threads is N_t, the number of MTMC copy threads (0 without MTMC).
+func (d *Device) Threads() int { return d.threads }
+
+// Queue is the command queue kernel launches go through.
+func (d *Device) Queue() *Ring { return d.ring }
+
+// D2D returns the card's engine table for device-to-device copies.
+func (d *Device) D2D() D2DTable { return d.d2d }
+
+// ChooseD2D returns the engine the adaptive algorithm uses for a copy of
+// size bytes and its modeled duration.
+func (d *Device) ChooseD2D(size int64) (Engine, time.Duration) { return d.d2d.Choose(size) }
+
+// Alloc implements device.Device: an allocation of CPE memory through the
+// card's allocator, without sdaaMalloc's modeled latency.
+func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	b, _, err := d.alloc(size, CPEMemory, materialize)
+	return b, err
+}
+
+// alloc allocates through the Sim with the meter set to kind and returns
+// the allocator's measured time.
+func (d *Device) alloc(size int64, kind Kind, materialize bool) (device.Buffer, time.Duration, error) {
+	d.heapMu.Lock()
+	defer d.heapMu.Unlock()
+	d.heap.kind = kind
+	b, err := d.Sim.Alloc(size, materialize)
+	el := d.heap.elapsed
+	d.heap.kind = CPEMemory
+	return b, el, err
+}
+
+// Malloc is sdaaMalloc: it allocates size bytes of device memory of kind
+// (materialized: with host-visible contents) with the card's allocator and
+// returns the block and the call's modeled duration, MallocTime with the
+// allocator's measured time. Free the block with Free.
+func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer, time.Duration, error) {
+	start := device.Now()
+	if d.closed.Load() {
+		return device.Buffer{}, 0, ErrClosed
+	}
+	if !validKind(kind) {
+		return device.Buffer{}, 0, fmt.Errorf("swai %s: malloc %d bytes: invalid memory kind %d", d.prof.Name, size, int(kind))
+	}
+	if size < 0 {
+		return device.Buffer{}, 0, fmt.Errorf("swai %s: malloc %d bytes: %w", d.prof.Name, size, alloc.ErrBadSize)
+	}
+	b, measured, err := d.alloc(size, kind, materialize)
+	if err != nil {
+		return device.Buffer{}, 0, err
+	}
+	t := d.prof.MallocTime(size, kind, measured)
+	return b, t, d.wait(context.Background(), start, t)
+}
+
+// MallocHost is sdaaMallocHost: it returns size bytes of pinned host memory
+// (for Pinned copies) and the call's modeled duration, MallocHostTime.
+// Nothing goes to the card. The memory is garbage collected like any slice.
+func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
+	start := device.Now()
+	if d.closed.Load() {
+		return nil, 0, ErrClosed
+	}
+	if size < 0 {
+		return nil, 0, fmt.Errorf("swai %s: malloc host %d bytes: %w", d.prof.Name, size, alloc.ErrBadSize)
+	}
+	b := make([]byte, size)
+	t := d.prof.MallocHostTime(size)
+	return b, t, d.wait(context.Background(), start, t)
+}
+
+// MemcpyH2D is sdaaMemcpy from host to device: it copies src into the start
+// of dst (really, when dst is materialized) by path and returns the modeled
+// duration. Pageable paths really copy src through the staging buffers.
+func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, path Path) (time.Duration, error) {
+	start := device.Now()
+	if d.closed.Load() {
+		return 0, ErrClosed
+	}
+	if int64(len(src)) > dst.Size {
+		return 0, fmt.Errorf("swai %s: h2d of %d bytes into %d-byte buffer: %w", d.prof.Name, len(src), dst.Size, device.ErrBadCopy)
+	}
+	var dev []byte
+	if dst.Data != nil {
+		dev = dst.Data[:len(src)]
+	}
+	t, err := d.transfer(path, true, src, dev)
+	if err != nil {
+		return 0, fmt.Errorf("swai %s: h2d of %d bytes: %w", d.prof.Name, len(src), err)
+	}
+	return t, d.wait(ctx, start, t)
+}
+
+// MemcpyD2H is sdaaMemcpy from device to host: it copies the start of src
+// into dst by path and returns the modeled duration. src must be
+// materialized unless dst is empty.
+func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, path Path) (time.Duration, error) {
+	start := device.Now()
+	if d.closed.Load() {
+		return 0, ErrClosed
+	}
+	if int64(len(dst)) > src.Size {
+		return 0, fmt.Errorf("swai %s: d2h of %d bytes from %d-byte buffer: %w", d.prof.Name, len(dst), src.Size, device.ErrBadCopy)
+	}
+	if len(dst) > 0 && src.Data == nil {
+		return 0, fmt.Errorf("swai %s: d2h from %#x: %w", d.prof.Name, src.Addr, device.ErrNotBacked)
+	}
+	t, err := d.transfer(path, false, dst, src.Data[:len(dst)])
+	if err != nil {
+		return 0, fmt.Errorf("swai %s: d2h of %d bytes: %w", d.prof.Name, len(dst), err)
+	}
+	return t, d.wait(ctx, start, t)
+}
+
+// MemcpyD2D is sdaaMemcpy within the card: it copies src into the start of
+// dst (really, when both are materialized) with the engine the adaptive
+// algorithm chooses, and returns that engine and the modeled duration.
+func (d *Device) MemcpyD2D(ctx context.Context, dst, src device.Buffer) (Engine, time.Duration, error) {
+	start := device.Now()
+	if d.closed.Load() {
+		return 0, 0, ErrClosed
+	}
+	if src.Size > dst.Size {
+		return 0, 0, fmt.Errorf("swai %s: d2d of %d bytes into %d-byte buffer: %w", d.prof.Name, src.Size, dst.Size, device.ErrBadCopy)
+	}
+	if dst.Data != nil && src.Data != nil {
+		copy(dst.Data, src.Data)
+	}
+	e, t := d.d2d.Choose(src.Size)
+	return e, t, d.wait(ctx, start, t)
+}
+
+// transfer moves bytes between host and dev (nil when the device buffer is
+// virtual) by path and returns the modeled duration.
+func (d *Device) transfer(path Path, h2d bool, host, dev []byte) (time.Duration, error) {
+	switch path {
+	case Pinned:
+		if dev != nil {
+			if h2d {
+				copy(dev, host)
+			} else {
+				copy(host, dev)
+			}
+		}
+		return d.prof.PinnedTime(int64(len(host))), nil
+	case Pageable:
+		return d.copies.pageable(d.prof.Transfer.MTMC, h2d, host, dev)
+	case PageableMTMC:
+		return d.copies.pageable(true, h2d, host, dev)
+	case PageableSingle:
+		return d.copies.pageable(false, h2d, host, dev)
+	}
+	return 0, fmt.Errorf("invalid copy path %d", int(path))
+}
+
+// wait blocks until the modeled call that began at start has ended, unless
+// the device does not charge host cost.
+func (d *Device) wait(ctx context.Context, start int64, t time.Duration) error {
+	if !d.hostCost {
+		return nil
+	}
+	return device.WaitUntil(ctx, start+int64(t))
+}

@@ -1,0 +1,153 @@
+package swai
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pipert/pipert/device"
+)
+
+var _ device.Device = (*Device)(nil)
+
+type work struct {
+	kind       string
+	start, end int64
+}
+
+// recorder is a device.Observer keeping every piece of work.
+type recorder struct {
+	mu   sync.Mutex
+	work []work
+}
+
+func (r *recorder) OnWork(_ int, kind, _ string, start, end int64) {
+	r.mu.Lock()
+	r.work = append(r.work, work{kind, start, end})
+	r.mu.Unlock()
+}
+
+func TestLaunchThroughTheCommandQueue(t *testing.T) {
+	ctx := context.Background()
+	p := Default()
+	var rec recorder
+	d, err := New(p, WithCalibration(testCal), WithObserver(&rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s := d.NewStream()
+	before := device.Now()
+	if err := s.Launch("empty", device.Cost{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	returned := device.Now()
+	if err := s.Synchronize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.work) != 1 {
+		t.Fatalf("work %+v", rec.work)
+	}
+	w := rec.work[0]
+	dp := p.Device()
+	// The kernel starts LaunchLatency after the call (the buffer was
+	// empty) and lasts KernelFixed; the call itself took O_cpu +
+	// O_cmd-tran.
+	if got := w.start - before; got < int64(dp.LaunchLatency) || got > returned-before+int64(dp.LaunchLatency) {
+		t.Errorf("kernel started %v after the call, want LaunchLatency %v", time.Duration(got), dp.LaunchLatency)
+	}
+	if w.end-w.start != int64(dp.KernelFixed) {
+		t.Errorf("empty kernel lasted %v, want %v", time.Duration(w.end-w.start), dp.KernelFixed)
+	}
+	if returned-before < int64(p.AsyncReturn()) {
+		t.Errorf("launch returned after %v, before O_cpu + O_cmd-tran %v", time.Duration(returned-before), p.AsyncReturn())
+	}
+}
+
+// Traditional launches keep the dispatcher busy for O_init each: with two
+// command slots the host waits, and kernels start O_init apart.
+func TestTraditionalLaunchBackPressure(t *testing.T) {
+	ctx := context.Background()
+	p := Default()
+	p.Launch.Method = TraditionalLaunch
+	p.Launch.Init = 300 * time.Microsecond
+	p.Queue.Slots = 2
+	var rec recorder
+	d, err := New(p, WithCalibration(testCal), WithObserver(&rec), WithoutHostCost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s := d.NewStream()
+	for range 5 {
+		if err := s.Launch("k", device.Cost{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Synchronize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d.Queue().Waits() == 0 {
+		t.Error("five traditional launches through two slots never waited")
+	}
+	for i := 1; i < len(rec.work); i++ {
+		if gap := rec.work[i].start - rec.work[i-1].start; gap < int64(p.Launch.Init) {
+			t.Errorf("kernel %d started %v after the previous one, less than O_init", i, time.Duration(gap))
+		}
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	p := Default()
+	p.Transfer.Channels = 0
+	if _, err := New(p, WithCalibration(testCal)); err == nil {
+		t.Error("invalid profile accepted")
+	}
+	if _, err := New(Default(), WithCalibration(Calibration{})); err == nil {
+		t.Error("zero calibration accepted")
+	}
+}
+
+func TestNewCalibrates(t *testing.T) {
+	d, err := New(Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if c := d.Calibration(); !(c.HostCopyBandwidth > 0) {
+		t.Errorf("calibration %+v", c)
+	}
+	if d.Threads() < 1 {
+		t.Errorf("%d MTMC threads", d.Threads())
+	}
+	if e, _ := d.ChooseD2D(1 << 30); e != CPE {
+		t.Errorf("1 GiB copies use %v", e)
+	}
+}
+
+func TestMemcpyD2D(t *testing.T) {
+	ctx := context.Background()
+	d := newTestDevice(t, Default())
+	src, _ := d.Alloc(1<<20, true)
+	dst, _ := d.Alloc(1<<20, true)
+	for i := range src.Data {
+		src.Data[i] = byte(i * 7)
+	}
+	e, dur, err := d.MemcpyD2D(ctx, dst, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantE, wantD := d.ChooseD2D(1 << 20)
+	if e != wantE || dur != wantD {
+		t.Errorf("MemcpyD2D = %v %v, ChooseD2D says %v %v", e, dur, wantE, wantD)
+	}
+	for i := range dst.Data {
+		if dst.Data[i] != byte(i*7) {
+			t.Fatalf("byte %d not copied", i)
+		}
+	}
+	if d.Config().Name != "swai" || len(d.D2D().Engines()) != 4 {
+		t.Errorf("config %+v", d.Config())
+	}
+}

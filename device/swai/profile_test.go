@@ -1,0 +1,173 @@
+package swai
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestProfilesValid(t *testing.T) {
+	for _, p := range []Profile{Default(), GPU()} {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+		}
+		dp := p.Device()
+		if err := dp.Validate(); err != nil {
+			t.Errorf("%s: derived device profile: %v", p.Name, err)
+		}
+		if dp.LaunchLatency+dp.KernelFixed != p.KLL(p.Launch.Method, 0) {
+			t.Errorf("%s: LaunchLatency %v + KernelFixed %v != KLL %v", p.Name, dp.LaunchLatency, dp.KernelFixed, p.KLL(p.Launch.Method, 0))
+		}
+	}
+}
+
+func TestDeviceProfileDerivation(t *testing.T) {
+	p := Default()
+	dp := p.Device()
+	want := p.Launch.CPU + p.Launch.CmdTransfer + p.Launch.Command + p.Launch.Start
+	if dp.LaunchLatency != want {
+		t.Errorf("LaunchLatency = %v, want %v", dp.LaunchLatency, want)
+	}
+	if dp.KernelFixed != p.Launch.Query {
+		t.Errorf("KernelFixed = %v, want %v", dp.KernelFixed, p.Launch.Query)
+	}
+	if dp.H2D.Bandwidth != p.Transfer.Bandwidth || dp.D2D.Bandwidth != p.D2D.CPEBandwidth {
+		t.Errorf("links = %+v %+v", dp.H2D, dp.D2D)
+	}
+	if dp.D2D.Latency != p.D2D.Host+p.D2D.CPEStart {
+		t.Errorf("D2D latency = %v", dp.D2D.Latency)
+	}
+	p.Launch.Method = TraditionalLaunch
+	dp = p.Device()
+	if got := dp.LaunchLatency + dp.KernelFixed; got != p.KLL(TraditionalLaunch, 0) {
+		t.Errorf("traditional: %v, want %v", got, p.KLL(TraditionalLaunch, 0))
+	}
+}
+
+func TestProfileJSONRoundTrip(t *testing.T) {
+	for _, p := range []Profile{Default(), GPU()} {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseProfile(b)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", p.Name, err, b)
+		}
+		if !reflect.DeepEqual(got, p) {
+			t.Errorf("%s: round trip changed the profile:\n got %+v\nwant %+v", p.Name, got, p)
+		}
+	}
+	b, _ := json.Marshal(Default())
+	for _, s := range []string{`"method":"fast"`, `"engines":["mpe","cpe","dma","iommu"]`, `"cpu_ns":800`} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("JSON lacks %s: %s", s, b)
+		}
+	}
+}
+
+func TestLoadProfile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+
+	p, err := LoadProfile(write("partial.json", `{"name": "slow", "launch": {"cpu_ns": 5000, "method": "traditional"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Name = "slow"
+	want.Launch.CPU = 5 * time.Microsecond
+	want.Launch.Method = TraditionalLaunch
+	if !reflect.DeepEqual(p, want) {
+		t.Errorf("partial profile = %+v, want the default with two fields changed", p)
+	}
+
+	gpu, _ := json.Marshal(GPU())
+	if p, err := LoadProfile(write("gpu.json", string(gpu))); err != nil || !reflect.DeepEqual(p, GPU()) {
+		t.Errorf("gpu file: %v, %+v", err, p)
+	}
+
+	cases := []struct {
+		name, content string
+		wantErr       []string
+	}{
+		{"unknown", `{"name": "x", "lanch": {}}`, []string{`unknown field "lanch"`}},
+		{"unknown nested", `{"transfer": {"chanels": 4}}`, []string{`unknown field "chanels"`}},
+		{"negative", `{"launch": {"cpu_ns": -1}, "transfer": {"bandwidth": -3}, "malloc": {"page_bytes": -4096}}`,
+			[]string{"launch.cpu_ns: must not be negative, got -1", "transfer.bandwidth: must be positive", "malloc.page_bytes: must not be negative"}},
+		{"zero channels", `{"transfer": {"channels": 0}}`, []string{"transfer.channels: must be positive"}},
+		{"channel faster than all", `{"transfer": {"channel_bandwidth": 20e9}}`, []string{"must not exceed transfer.bandwidth"}},
+		{"levels", `{"queue": {"levels": 3}}`, []string{"queue.levels: must be 1 or 2"}},
+		{"ring slots", `{"queue": {"levels": 2, "ring_slots": 0}}`, []string{"queue.ring_slots: must be positive"}},
+		{"method", `{"launch": {"method": "quick"}}`, []string{`unknown launch method "quick"`}},
+		{"engine", `{"d2d": {"engines": ["mpe", "gpu"]}}`, []string{`unknown engine "gpu"`}},
+		{"engine twice", `{"d2d": {"engines": ["cpe", "cpe"]}}`, []string{"engine cpe listed twice"}},
+		{"mpe only", `{"d2d": {"engines": ["mpe"]}}`, []string{"other than mpe"}},
+		{"no engines", `{"d2d": {"engines": []}}`, []string{"at least one engine"}},
+		{"allocator", `{"allocator": "buddy"}`, []string{`unknown allocator "buddy"`}},
+		{"segment entries", `{"segment_entries": 0}`, []string{"segment_entries: must be positive"}},
+		{"name", `{"name": ""}`, []string{"name: must not be empty"}},
+		{"cores", `{"launch": {"cores": 0}}`, []string{"launch.cores: must be positive"}},
+		{"staging", `{"transfer": {"min_chunk_bytes": 4194304}}`, []string{"must not exceed transfer.staging_bytes"}},
+		{"equation 5", `{"transfer": {"host_mem_bandwidth": 10e9}}`, []string{"equation 5"}},
+		{"present engine bandwidth", `{"d2d": {"cpe_bandwidth": 0}}`, []string{"d2d.cpe_bandwidth: must be positive"}},
+		{"trailing", `{"name": "x"} {}`, []string{"trailing data"}},
+		{"not json", `name = x`, []string{"parse"}},
+		{"fractional ns", `{"launch": {"cpu_ns": 1.5}}`, []string{"cpu_ns"}},
+	}
+	for _, c := range cases {
+		path := write(strings.ReplaceAll(c.name, " ", "_")+".json", c.content)
+		_, err := LoadProfile(path)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "swai: ") || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %q lacks the package prefix or the path", c.name, err)
+		}
+		for _, w := range c.wantErr {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not mention %q", c.name, err, w)
+			}
+		}
+	}
+
+	if _, err := LoadProfile(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	p := Default()
+	p.MemoryBytes = 0
+	p.Launch.Query = -1
+	p.Transfer.StagingBuffers = 0
+	err := p.Validate()
+	for _, w := range []string{"memory_bytes", "launch.query_ns", "transfer.staging_buffers"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v does not mention %s", err, w)
+		}
+	}
+}
+
+func TestGPUWithoutDMAEnginesValid(t *testing.T) {
+	// Bandwidths of engines a profile lacks may be zero.
+	p := GPU()
+	if p.D2D.DMARead != 0 || p.D2D.MPECopyScale != 0 {
+		t.Fatal("the GPU profile was expected to leave absent engines at zero")
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,40 @@
+package pipert_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// A graph with a value dependency (Reshape by a shape computed on the device)
+// run in the three-stage pipeline: the result is the same as kernel by kernel.
+func Example() {
+	b := subgraph.NewBuilder("demo")
+	x := b.Input("x", kernel.Float32, 2, 3)
+	y := b.Op("ReLU", b.Op("Add", x, b.Const("one", kernel.FromFloat32([]float32{1}, 1))))
+	shape := b.OpAttrs("Gather", kernel.Attrs{"axis": int64(0)}, b.Op("Shape", y), b.Const("perm", kernel.FromInt64([]int64{1, 0}, 2)))
+	b.Output(b.Op("Reshape", y, shape))
+
+	exe, err := pipert.Compile(b.Graph(), pipert.WithMode(pipert.Pipeline))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer exe.Close()
+	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{
+		"x": kernel.FromFloat32([]float32{-3, -2, -1, 0, 1, 2}, 2, 3),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out := res.Outputs["reshape_0:0"]
+	fmt.Println(out.Shape, kernel.Float32s(out.Host))
+	fmt.Println(res.Stats.Mode, res.Stats.Kernels, "kernels")
+	// Output:
+	// [3,2] [0 0 0 1 2 3]
+	// pipeline 5 kernels
+}

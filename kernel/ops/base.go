@@ -1,0 +1,206 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// impl is what one op supplies; opKernel adapts it to kernel.Kernel. The
+// adapter has checked the operand counts, that no operand is nil and that
+// input shapes are known before infer and resize run, and that every operand
+// has contents of at least its size before compute runs, so an impl indexes
+// its operands freely. Errors need no op prefix: the adapter adds it.
+type impl interface {
+	infer(in, out []*kernel.Tensor) error
+	resize(in, out []*kernel.Tensor) (kernel.Tiling, error)
+	cost(in, out []*kernel.Tensor) device.Cost
+	// compute runs only on real data (or, for a ShapeOnly op, always).
+	compute(a *kernel.Args) error
+}
+
+// dynImpl is the impl of a compute-dependent op.
+type dynImpl interface {
+	impl
+	outputShapes(a *kernel.Args) ([]kernel.Shape, error)
+}
+
+// sig is the static description of an op: its name, arity and dependencies.
+type sig struct {
+	op                 string
+	minIn, maxIn, nOut int
+	deps               kernel.Deps
+}
+
+// opKernel is the shared adapter: every built-in op is an opKernel (or a
+// dynKernel) around its impl, so the ops share Launch, Arity, Deps, operand
+// checks and error wrapping. A kernel value serves one node; its methods are
+// called by one goroutine at a time, as kernel.Kernel requires.
+type opKernel struct {
+	sig
+	impl impl
+}
+
+// dynKernel adds kernel.ComputeDependent to opKernel.
+type dynKernel struct {
+	opKernel
+	dyn dynImpl
+}
+
+func newKernel(s sig, i impl) kernel.Kernel {
+	if d, ok := i.(dynImpl); ok && s.deps.Compute {
+		return &dynKernel{opKernel: opKernel{sig: s, impl: i}, dyn: d}
+	}
+	return &opKernel{sig: s, impl: i}
+}
+
+// Op implements kernel.Kernel.
+func (k *opKernel) Op() string { return k.op }
+
+// Arity implements kernel.Kernel.
+func (k *opKernel) Arity() (minIn, maxIn, out int) { return k.minIn, k.maxIn, k.nOut }
+
+// Deps implements kernel.Kernel.
+func (k *opKernel) Deps() kernel.Deps { return k.deps }
+
+// InferShape implements kernel.Kernel.
+func (k *opKernel) InferShape(in, out []*kernel.Tensor) error {
+	if err := k.checkOperands(in, out); err != nil {
+		return k.wrap(err)
+	}
+	return k.wrap(k.impl.infer(in, out))
+}
+
+// Resize implements kernel.Kernel.
+func (k *opKernel) Resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+	if err := k.checkOperands(in, out); err != nil {
+		return kernel.Tiling{}, k.wrap(err)
+	}
+	for i, t := range out {
+		if !t.Shape.Known() || !t.DType.Valid() {
+			return kernel.Tiling{}, k.wrap(fmt.Errorf("output %d is %v: shape not inferred", i, t))
+		}
+	}
+	tl, err := k.impl.resize(in, out)
+	return tl, k.wrap(err)
+}
+
+// Cost implements kernel.Kernel. It is zero for operands of the wrong count.
+func (k *opKernel) Cost(in, out []*kernel.Tensor) device.Cost {
+	if !k.arityOK(len(in), len(out)) {
+		return device.Cost{}
+	}
+	return k.impl.cost(in, out)
+}
+
+// Launch implements kernel.Kernel: the computation runs as the device
+// function of the launch.
+func (k *opKernel) Launch(s device.Stream, a *kernel.Args) error {
+	a.Bind(k)
+	return s.Launch(k.op, k.Cost(a.In, a.Out), a)
+}
+
+// Compute implements kernel.Computer. It computes nothing when an input is
+// virtual, unless the op reads only shapes.
+func (k *opKernel) Compute(a *kernel.Args) error {
+	if !k.arityOK(len(a.In), len(a.Out)) {
+		return k.wrap(fmt.Errorf("launched with %d inputs and %d outputs", len(a.In), len(a.Out)))
+	}
+	if !k.deps.ShapeOnly && !a.Real() {
+		return nil
+	}
+	if err := k.checkContents(a); err != nil {
+		return k.wrap(err)
+	}
+	return k.wrap(k.impl.compute(a))
+}
+
+// OutputShapes implements kernel.ComputeDependent.
+func (k *dynKernel) OutputShapes(a *kernel.Args) ([]kernel.Shape, error) {
+	if !k.arityOK(len(a.In), len(a.Out)) {
+		return nil, k.wrap(fmt.Errorf("called with %d inputs and %d outputs", len(a.In), len(a.Out)))
+	}
+	s, err := k.dyn.outputShapes(a)
+	return s, k.wrap(err)
+}
+
+func (k *opKernel) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("ops: %s: %w", k.op, err)
+}
+
+func (k *opKernel) arityOK(nIn, nOut int) bool {
+	return nIn >= k.minIn && (k.maxIn < 0 || nIn <= k.maxIn) && nOut == k.nOut
+}
+
+func (k *opKernel) checkOperands(in, out []*kernel.Tensor) error {
+	if !k.arityOK(len(in), len(out)) {
+		want := fmt.Sprintf("%d to %d", k.minIn, k.maxIn)
+		switch {
+		case k.maxIn < 0:
+			want = fmt.Sprintf("at least %d", k.minIn)
+		case k.minIn == k.maxIn:
+			want = fmt.Sprint(k.minIn)
+		}
+		return fmt.Errorf("have %d inputs and %d outputs, want %s inputs and %d outputs", len(in), len(out), want, k.nOut)
+	}
+	for i, t := range in {
+		if t == nil {
+			return fmt.Errorf("input %d is nil", i)
+		}
+		if !t.Shape.Known() {
+			return fmt.Errorf("input %d has unresolved shape %v", i, t.Shape)
+		}
+		if !t.DType.Valid() {
+			return fmt.Errorf("input %d has invalid dtype %v", i, t.DType)
+		}
+	}
+	for i, t := range out {
+		if t == nil {
+			return fmt.Errorf("output %d is nil", i)
+		}
+	}
+	return nil
+}
+
+// checkContents makes sure that every operand the computation touches holds
+// at least Bytes() bytes, so that typed views never index out of range.
+func (k *opKernel) checkContents(a *kernel.Args) error {
+	if !k.deps.ShapeOnly {
+		for i, t := range a.In {
+			if err := checkSize(t); err != nil {
+				return fmt.Errorf("input %d: %w", i, err)
+			}
+		}
+	}
+	for i, t := range a.Out {
+		if err := checkSize(t); err != nil {
+			return fmt.Errorf("output %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func checkSize(t *kernel.Tensor) error {
+	if t == nil {
+		return fmt.Errorf("nil tensor")
+	}
+	n := t.Bytes()
+	if n <= 0 {
+		return nil
+	}
+	have := int64(len(t.Host))
+	if t.Buf.Data != nil {
+		have = int64(cap(t.Buf.Data))
+	}
+	if have == 0 {
+		return fmt.Errorf("%v has no contents", t)
+	}
+	if have < n {
+		return fmt.Errorf("%v has %d bytes of contents, want %d", t, have, n)
+	}
+	return nil
+}

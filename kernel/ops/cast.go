@@ -1,0 +1,146 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// Cast converts elements to the dtype of attribute "to" (a kernel.DType or
+// its name), between every pair of float32, float16, int32, int64 and bool.
+//
+//   - float to float rounds to nearest even.
+//   - float to integer truncates toward zero and saturates at the bounds of
+//     the target type; NaN becomes 0.
+//   - integer to integer wraps (two's complement), as a Go conversion.
+//   - integer to float rounds to nearest even; int to float16 rounds through
+//     float32.
+//   - to bool: nonzero (NaN included) is true; from bool: false 0, true 1.
+//     A bool element is a byte; any nonzero byte reads as true.
+//
+// Tiling (words):
+//
+//	0..4  split over the elements; 4 buffers of the wider element type
+//
+// Workspace: none. Cost: one operation per element; bytes of input and
+// output.
+type cast struct{ to kernel.DType }
+
+func newCast(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("to"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if _, ok := attrs["to"]; !ok {
+		return nil, errors.New("ops: attribute \"to\" is required")
+	}
+	to, err := attrs.DType("to", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	return newKernel(sig{op: "Cast", minIn: 1, maxIn: 1, nOut: 1}, &cast{to: to}), nil
+}
+
+func (k *cast) infer(in, out []*kernel.Tensor) error {
+	setShape(out[0], in[0].Shape, k.to)
+	return nil
+}
+
+func (k *cast) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+	if !in[0].Shape.Equal(out[0].Shape) {
+		return kernel.Tiling{}, fmt.Errorf("output shape %v differs from input shape %v", out[0].Shape, in[0].Shape)
+	}
+	e := newEncoder(splitWords)
+	splitElems(out[0].NumElements(), max(in[0].DType.Size(), k.to.Size()), 4).put(&e)
+	return e.tiling(0), nil
+}
+
+func (k *cast) cost(in, out []*kernel.Tensor) device.Cost {
+	return device.Cost{FLOPs: float64(out[0].NumElements()), Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+}
+
+func (k *cast) compute(a *kernel.Args) error {
+	x, o := a.In[0], a.Out[0]
+	n := o.NumElements()
+	if o.DType != k.to || x.NumElements() != n {
+		return errors.New("operands differ from the inferred ones")
+	}
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, n); err != nil {
+		return err
+	}
+	xb, ob := x.Data(), o.Data()
+	for i := range n {
+		switch x.DType {
+		case kernel.Float32:
+			storeFloat(ob, k.to, i, kernel.Float32s(xb)[i])
+		case kernel.Float16:
+			storeFloat(ob, k.to, i, kernel.F16ToF32(kernel.Uint16s(xb)[i]))
+		case kernel.Int32:
+			storeInt(ob, k.to, i, int64(kernel.Int32s(xb)[i]))
+		case kernel.Int64:
+			storeInt(ob, k.to, i, kernel.Int64s(xb)[i])
+		case kernel.Bool:
+			var v int64
+			if xb[i] != 0 {
+				v = 1
+			}
+			storeInt(ob, k.to, i, v)
+		}
+	}
+	return nil
+}
+
+func storeFloat(b []byte, dt kernel.DType, i int64, v float32) {
+	switch dt {
+	case kernel.Float32:
+		kernel.Float32s(b)[i] = v
+	case kernel.Float16:
+		kernel.Uint16s(b)[i] = kernel.F32ToF16(v)
+	case kernel.Int32:
+		kernel.Int32s(b)[i] = int32(saturate(v, math.MinInt32, math.MaxInt32))
+	case kernel.Int64:
+		kernel.Int64s(b)[i] = saturate(v, math.MinInt64, math.MaxInt64)
+	case kernel.Bool:
+		b[i] = 0
+		if v != 0 {
+			b[i] = 1
+		}
+	}
+}
+
+// saturate truncates v toward zero and clamps it to [lo, hi]; NaN gives 0.
+func saturate(v float32, lo, hi int64) int64 {
+	f := float64(v)
+	switch {
+	case f != f:
+		return 0
+	case f <= float64(lo):
+		return lo
+	case f >= float64(hi):
+		// float64(hi) may round up past hi (int64): every such f is out of
+		// range too.
+		return hi
+	}
+	return int64(f)
+}
+
+func storeInt(b []byte, dt kernel.DType, i int64, v int64) {
+	switch dt {
+	case kernel.Float32:
+		kernel.Float32s(b)[i] = float32(v)
+	case kernel.Float16:
+		kernel.Uint16s(b)[i] = kernel.F32ToF16(float32(v))
+	case kernel.Int32:
+		kernel.Int32s(b)[i] = int32(v)
+	case kernel.Int64:
+		kernel.Int64s(b)[i] = v
+	case kernel.Bool:
+		b[i] = 0
+		if v != 0 {
+			b[i] = 1
+		}
+	}
+}

@@ -1,0 +1,232 @@
+package ops
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+func TestRegistryHoldsEveryOp(t *testing.T) {
+	want := []string{"Add", "BatchMatMul", "Cast", "Concat", "Div", "GELU", "Gather", "LayerNorm", "LogSoftmax",
+		"MatMul", "Mul", "NonZero", "ReLU", "ReduceSum", "Reshape", "Shape", "Slice", "Softmax", "Sub", "Transpose", "Unique"}
+	if got := Registry().Ops(); !slices.Equal(got, want) {
+		t.Fatalf("Ops() = %v\nwant %v", got, want)
+	}
+	if Registry() != Registry() {
+		t.Fatal("Registry() returns different registries")
+	}
+	var r kernel.Registry
+	Register(&r)
+	if !slices.Equal(r.Ops(), want) {
+		t.Fatalf("Register added %v", r.Ops())
+	}
+	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0}}
+	for _, op := range want {
+		k, err := Registry().New(op, required[op])
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		if k.Op() != op {
+			t.Fatalf("%s: Op() = %q", op, k.Op())
+		}
+		d := k.Deps()
+		_, isCD := k.(kernel.ComputeDependent)
+		wantCompute := op == "Unique" || op == "NonZero"
+		if d.Compute != wantCompute || isCD != wantCompute {
+			t.Fatalf("%s: Deps().Compute %v, ComputeDependent %v", op, d.Compute, isCD)
+		}
+		if d.ShapeOnly != (op == "Shape") {
+			t.Fatalf("%s: Deps().ShapeOnly %v", op, d.ShapeOnly)
+		}
+		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}}[op]
+		if !slices.Equal(d.Value, wantValue) {
+			t.Fatalf("%s: Deps().Value %v, want %v", op, d.Value, wantValue)
+		}
+		if _, err := Registry().New(op, kernel.Attrs{"bogus": 1}); err == nil || !strings.Contains(err.Error(), "bogus") {
+			t.Fatalf("%s: unknown attribute: %v", op, err)
+		}
+	}
+}
+
+func TestAdapterRejectsBadOperands(t *testing.T) {
+	k, _ := Registry().New("Add", nil)
+	x := f32(shp(2), 1, 2)
+	for _, c := range []struct {
+		in, out []*kernel.Tensor
+		frag    string
+	}{
+		{[]*kernel.Tensor{x}, []*kernel.Tensor{{}}, "want 2 inputs"},
+		{[]*kernel.Tensor{x, x}, nil, "0 outputs"},
+		{[]*kernel.Tensor{x, nil}, []*kernel.Tensor{{}}, "input 1 is nil"},
+		{[]*kernel.Tensor{x, x}, []*kernel.Tensor{nil}, "output 0 is nil"},
+		{[]*kernel.Tensor{x, {Shape: kernel.Shape{kernel.Dynamic}, DType: kernel.Float32}}, []*kernel.Tensor{{}}, "unresolved shape"},
+		{[]*kernel.Tensor{x, {Shape: kernel.Shape{2}}}, []*kernel.Tensor{{}}, "invalid dtype"},
+	} {
+		err := k.InferShape(c.in, c.out)
+		if err == nil || !strings.Contains(err.Error(), c.frag) || !strings.HasPrefix(err.Error(), "ops: Add: ") {
+			t.Fatalf("InferShape: %v, want an error with %q", err, c.frag)
+		}
+	}
+	if _, err := k.Resize([]*kernel.Tensor{x, x}, []*kernel.Tensor{{}}); err == nil || !strings.Contains(err.Error(), "not inferred") {
+		t.Fatalf("Resize before InferShape: %v", err)
+	}
+	if c := k.Cost([]*kernel.Tensor{x}, nil); c.FLOPs != 0 || c.Bytes != 0 {
+		t.Fatalf("Cost with bad arity: %+v", c)
+	}
+}
+
+func TestComputeChecksBuffers(t *testing.T) {
+	k, _ := Registry().New("Add", nil)
+	a, err := prepare(k, 0, f32(shp(4), 1, 2, 3, 4), f32(shp(4), 1, 2, 3, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := a.Out[0]
+	full := out.Buf
+	out.Buf.Data = full.Data[:4:4]
+	if err := launch(k, a); err == nil || !strings.Contains(err.Error(), "want 16") {
+		t.Fatalf("short output buffer: %v", err)
+	}
+	out.Buf = kernel.Tensor{}.Buf
+	if err := launch(k, a); err == nil || !strings.Contains(err.Error(), "no contents") {
+		t.Fatalf("unmaterialized output: %v", err)
+	}
+	out.Buf = full
+	a.In[1] = &kernel.Tensor{Shape: kernel.Shape{4}, DType: kernel.Float32, Host: make([]byte, 8)}
+	if err := launch(k, a); err == nil || !strings.Contains(err.Error(), "input 1") {
+		t.Fatalf("short input: %v", err)
+	}
+	a.In[1] = i64(shp(4))
+	if err := launch(k, a); err == nil {
+		t.Fatal("input dtype changed after Resize: no error")
+	}
+}
+
+// robustCases are valid launches of every op, used to check that broken
+// tiling data is an error or harmless, never a panic.
+func robustCases() []struct {
+	op    string
+	attrs kernel.Attrs
+	in    []*kernel.Tensor
+} {
+	x := f32(shp(2, 3, 4))
+	return []struct {
+		op    string
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
+	}{
+		{"Add", nil, []*kernel.Tensor{x, f32(shp(3, 1))}},
+		{"Div", nil, []*kernel.Tensor{tensor(kernel.Int32, shp(2), 1, 2), tensor(kernel.Int32, shp(2, 1), 1, 2)}},
+		{"ReLU", nil, []*kernel.Tensor{x}},
+		{"GELU", nil, []*kernel.Tensor{x}},
+		{"Cast", kernel.Attrs{"to": "int64"}, []*kernel.Tensor{x}},
+		{"MatMul", kernel.Attrs{"transB": true}, []*kernel.Tensor{f32(shp(3, 4)), f32(shp(5, 4))}},
+		{"BatchMatMul", nil, []*kernel.Tensor{f32(shp(2, 1, 3, 4)), f32(shp(3, 4, 2))}},
+		{"Softmax", kernel.Attrs{"axis": 1}, []*kernel.Tensor{x}},
+		{"LayerNorm", nil, []*kernel.Tensor{x, f32(shp(4)), f32(shp(4))}},
+		{"ReduceSum", kernel.Attrs{"axes": []int64{0, 2}}, []*kernel.Tensor{x}},
+		{"Transpose", nil, []*kernel.Tensor{x}},
+		{"Concat", kernel.Attrs{"axis": 1}, []*kernel.Tensor{x, x}},
+		{"Slice", kernel.Attrs{"starts": []int64{-1, 1}, "ends": []int64{0, 4}, "steps": []int64{-1, 2}, "axes": []int64{1, 2}}, []*kernel.Tensor{x}},
+		{"Gather", kernel.Attrs{"axis": 1}, []*kernel.Tensor{x, i64(shp(2), 2, -1)}},
+		{"Shape", nil, []*kernel.Tensor{x}},
+		{"Reshape", nil, []*kernel.Tensor{x, kernel.FromInt64([]int64{4, -1}, 2)}},
+		{"Unique", nil, []*kernel.Tensor{x}},
+		{"NonZero", nil, []*kernel.Tensor{x}},
+	}
+}
+
+func TestBrokenTilingNeverPanics(t *testing.T) {
+	for _, c := range robustCases() {
+		k, err := Registry().New(c.op, c.attrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := prepare(k, 0, c.in...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.op, err)
+		}
+		good := a.Tiling.Data
+		run := func(what string, data []byte) error {
+			t.Helper()
+			a.Tiling.Data = data
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("%s with %s tiling: panic %v", c.op, what, p)
+				}
+			}()
+			return k.Launch(testDev.NewStream(), a)
+		}
+		if err := run("good", good); err != nil {
+			t.Fatalf("%s: %v", c.op, err)
+		}
+		for cut := 0; cut < len(good); cut += 4 {
+			if err := run(fmt.Sprintf("%d-byte", cut), good[:cut]); err == nil {
+				t.Fatalf("%s: tiling cut to %d of %d bytes: no error", c.op, cut, len(good))
+			}
+		}
+		for w := 0; w < len(good)/8; w++ {
+			for _, v := range []int64{-1, 0, 1, 2, 5, 1 << 40, math.MinInt64} {
+				bad := slices.Clone(good)
+				binary.LittleEndian.PutUint64(bad[8*w:], uint64(v))
+				_ = run(fmt.Sprintf("word %d = %d", w, v), bad)
+			}
+		}
+	}
+}
+
+func TestComputeIsDeterministic(t *testing.T) {
+	for _, c := range robustCases() {
+		var first []byte
+		for range 3 {
+			out, err := runOp(c.op, c.attrs, c.in...)
+			if err != nil {
+				t.Fatalf("%s: %v", c.op, err)
+			}
+			got := slices.Clone(out[0].Data())
+			if first == nil {
+				first = got
+			} else if !slices.Equal(first, got) {
+				t.Fatalf("%s: results differ between runs", c.op)
+			}
+		}
+	}
+}
+
+func TestResizeReturnsFreshTiling(t *testing.T) {
+	k, _ := Registry().New("Add", nil)
+	in, out := []*kernel.Tensor{f32(shp(3, 1)), f32(shp(4))}, []*kernel.Tensor{{}}
+	if err := k.InferShape(in, out); err != nil {
+		t.Fatal(err)
+	}
+	t1, _ := k.Resize(in, out)
+	saved := slices.Clone(t1.Data)
+	clear(t1.Data)
+	t2, _ := k.Resize(in, out)
+	if !slices.Equal(t2.Data, saved) {
+		t.Fatal("Resize reuses the tiling it returned before")
+	}
+}
+
+func TestInferShapeReusesOutputShape(t *testing.T) {
+	k, _ := Registry().New("Add", nil)
+	in, out := []*kernel.Tensor{kernel.Virtual(kernel.Float32, 8, 1), kernel.Virtual(kernel.Float32, 16)}, []*kernel.Tensor{{}}
+	if err := k.InferShape(in, out); err != nil {
+		t.Fatal(err)
+	}
+	first := &out[0].Shape[0]
+	in[0].Shape[0] = 9
+	n := testing.AllocsPerRun(20, func() {
+		if err := k.InferShape(in, out); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n != 0 || &out[0].Shape[0] != first || !out[0].Shape.Equal(kernel.Shape{9, 16}) {
+		t.Fatalf("InferShape: %v allocations, shape %v", n, out[0].Shape)
+	}
+}

@@ -1,0 +1,310 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// MatMul multiplies rank-2 matrices, [M,K]×[K,N] → [M,N]. BatchMatMul takes
+// inputs of rank ≥ 2, at least one of rank ≥ 3: the last two dimensions are
+// the matrices, the leading ones batch dimensions with numpy broadcasting.
+// Both take float32 or float16 of the same dtype and the optional bool
+// attributes transA and transB, which read A as [K,M] and B as [N,K].
+//
+// Each output element is the sum over k ascending of the float32-rounded
+// products A[i,k]·B[k,j], accumulated in float32 (float16 operands widen)
+// and rounded once to the output type.
+//
+// Tiling (words):
+//
+//	0   batch: the number of matrix products
+//	1   M   2 N   3 K   4 transA   5 transB
+//	6   tileM  7 tileN  8 tileK: the block sizes; a double-buffered A block
+//	    (tileM·tileK) and B block (tileK·tileN) plus a float32 accumulator
+//	    block (tileM·tileN) fit the 256 KiB local memory
+//	9   tilesM  10 tilesN  11 tilesK
+//	12  cores  13 tilesPerCore: output blocks (batch·tilesM·tilesN) over
+//	    the cores
+//	14  R: rank of the batch loop after coalescing
+//	15… batchDims[R], strideA[R], strideB[R]: element offsets between the
+//	    matrices of A and B along each batch dimension (0 where broadcast)
+//
+// Workspace: none. Cost: 2·batch·M·N·K operations; bytes of inputs and
+// output.
+type matmul struct {
+	name           string
+	batched        bool
+	transA, transB bool
+}
+
+const matmulWords = 15
+
+func newMatMul(batched bool) kernel.Factory {
+	name := "MatMul"
+	if batched {
+		name = "BatchMatMul"
+	}
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		if err := attrs.Check("transA", "transB"); err != nil {
+			return nil, wrapAttr(err)
+		}
+		ta, err := flagAttr(attrs, "transA", false)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		tb, err := flagAttr(attrs, "transB", false)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		return newKernel(sig{op: name, minIn: 2, maxIn: 2, nOut: 1},
+			&matmul{name: name, batched: batched, transA: ta, transB: tb}), nil
+	}
+}
+
+// dims returns M, K (of A) or K, N (of B), honoring transposition.
+func matDims(s kernel.Shape, trans bool) (rows, cols int64) {
+	r, c := s[len(s)-2], s[len(s)-1]
+	if trans {
+		return c, r
+	}
+	return r, c
+}
+
+func (k *matmul) infer(in, out []*kernel.Tensor) error {
+	a, b, o := in[0], in[1], out[0]
+	if err := checkFloat(a, "A"); err != nil {
+		return err
+	}
+	if err := checkSameDType(b, "B", a, "A"); err != nil {
+		return err
+	}
+	ra, rb := a.Shape.Rank(), b.Shape.Rank()
+	if !k.batched {
+		if ra != 2 {
+			return fmt.Errorf("input A has rank %d, want 2 (BatchMatMul takes batches)", ra)
+		}
+		if rb != 2 {
+			return fmt.Errorf("input B has rank %d, want 2 (BatchMatMul takes batches)", rb)
+		}
+	} else {
+		if ra < 2 {
+			return fmt.Errorf("input A has rank %d, want at least 2", ra)
+		}
+		if rb < 2 {
+			return fmt.Errorf("input B has rank %d, want at least 2", rb)
+		}
+		if max(ra, rb) < 3 {
+			return errors.New("inputs A and B have rank 2: want a batch dimension on one of them (MatMul takes matrices)")
+		}
+	}
+	m, ka := matDims(a.Shape, k.transA)
+	kb, n := matDims(b.Shape, k.transB)
+	if ka != kb {
+		return fmt.Errorf("inner dimensions differ: A %v gives K=%d, B %v gives K=%d", a.Shape, ka, b.Shape, kb)
+	}
+	r := max(ra, rb)
+	s := shapeOf(o, r)
+	if err := broadcastDims(s[:r-2], a.Shape[:ra-2], b.Shape[:rb-2]); err != nil {
+		return fmt.Errorf("batch dimensions: %w", err)
+	}
+	s[r-2], s[r-1] = m, n
+	o.Shape, o.DType = s, a.DType
+	return nil
+}
+
+// matTiles picks block sizes: up to 128×128 output blocks and 512-deep K
+// blocks, multiples of 16, halved (K first) until the double-buffered input
+// blocks and the float32 accumulator fit local memory.
+func matTiles(m, n, kk int64, elemBytes int) (tm, tn, tk int64) {
+	tm = min(roundUp(max(m, 1), 16), 128)
+	tn = min(roundUp(max(n, 1), 16), 128)
+	tk = min(roundUp(max(kk, 1), 16), 512)
+	es := int64(elemBytes)
+	for 2*(tm*tk+tk*tn)*es+4*tm*tn > localMem {
+		switch {
+		case tk >= max(tm, tn) && tk > 16:
+			tk /= 2
+		case tm >= tn && tm > 16:
+			tm /= 2
+		case tn > 16:
+			tn /= 2
+		default:
+			return tm, tn, tk
+		}
+	}
+	return tm, tn, tk
+}
+
+func (k *matmul) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+	a, b, o := in[0], in[1], out[0]
+	ra, rb, r := a.Shape.Rank(), b.Shape.Rank(), o.Shape.Rank()
+	if ra < 2 || rb < 2 || r != max(ra, rb) {
+		return kernel.Tiling{}, fmt.Errorf("output %v does not match inputs %v and %v", o.Shape, a.Shape, b.Shape)
+	}
+	m, kk := matDims(a.Shape, k.transA)
+	_, n := matDims(b.Shape, k.transB)
+	br := r - 2
+	var buf [24]int64
+	s := scratch(buf[:], 3*br)
+	dims, sa, sb := s[:br], s[br:2*br], s[2*br:]
+	copy(dims, o.Shape[:br])
+	if err := bcastStrides(sa, a.Shape[:ra-2], o.Shape[:br], m*kk); err != nil {
+		return kernel.Tiling{}, err
+	}
+	if err := bcastStrides(sb, b.Shape[:rb-2], o.Shape[:br], kk*n); err != nil {
+		return kernel.Tiling{}, err
+	}
+	batch := o.Shape[:br].NumElements()
+	nb := coalesce(dims, sa, sb)
+	tm, tn, tk := matTiles(m, n, kk, o.DType.Size())
+	tilesM, tilesN, tilesK := ceilDiv(m, tm), ceilDiv(n, tn), ceilDiv(kk, tk)
+	blocks := batch * tilesM * tilesN
+	cores := min(blocks, numCores)
+	perCore := int64(0)
+	if cores > 0 {
+		perCore = ceilDiv(blocks, cores)
+	}
+	e := newEncoder(matmulWords + 3*nb)
+	for _, v := range [...]int64{batch, m, n, kk} {
+		e.put(v)
+	}
+	e.putBool(k.transA)
+	e.putBool(k.transB)
+	for _, v := range [...]int64{tm, tn, tk, tilesM, tilesN, tilesK, cores, perCore, int64(nb)} {
+		e.put(v)
+	}
+	e.puts(dims[:nb])
+	e.puts(sa[:nb])
+	e.puts(sb[:nb])
+	return e.tiling(0), nil
+}
+
+func (k *matmul) cost(in, out []*kernel.Tensor) device.Cost {
+	a, o := in[0], out[0]
+	var kk int64
+	if a.Shape.Rank() >= 2 {
+		_, kk = matDims(a.Shape, k.transA)
+	}
+	return device.Cost{
+		FLOPs: 2 * float64(o.NumElements()) * float64(kk),
+		Bytes: float64(in[0].Bytes() + in[1].Bytes() + o.Bytes()),
+	}
+}
+
+func (k *matmul) compute(a *kernel.Args) error {
+	x, y, o := a.In[0], a.In[1], a.Out[0]
+	if x.DType != o.DType || y.DType != o.DType || x.Shape.Rank() < 2 || y.Shape.Rank() < 2 || o.Shape.Rank() < 2 {
+		return errors.New("operands differ from the inferred ones")
+	}
+	d := decoder{b: a.Tiling.Data}
+	batch, m, n, kk := d.word(), d.word(), d.word(), d.word()
+	e := mmExec{transA: d.word() != 0, transB: d.word() != 0}
+	for range 8 {
+		d.word()
+	}
+	nb := d.word()
+	e.dims, e.sa, e.sb = d.words(nb), d.words(nb), d.words(nb)
+	if err := d.err(); err != nil {
+		return err
+	}
+	xm, xk := matDims(x.Shape, e.transA)
+	yk, yn := matDims(y.Shape, e.transB)
+	if e.transA != k.transA || e.transB != k.transB || xm != m || xk != kk || yk != kk || yn != n ||
+		o.Shape[o.Shape.Rank()-2] != m || o.Shape[o.Shape.Rank()-1] != n || batch*m*n != o.NumElements() {
+		return fmt.Errorf("tiling is for %d products of [%d,%d]×[%d,%d], operands are %v and %v", batch, m, kk, kk, n, x.Shape, y.Shape)
+	}
+	if o.NumElements() == 0 {
+		return nil
+	}
+	pa, err := checkWalk(e.dims, e.sa, 0, m*kk, x.NumElements())
+	if err != nil {
+		return err
+	}
+	pb, err := checkWalk(e.dims, e.sb, 0, kk*n, y.NumElements())
+	if err != nil {
+		return err
+	}
+	if pa != batch || pb != batch {
+		return errTiling
+	}
+	e.m, e.n, e.k, e.rank = m, n, kk, int(nb)
+	e.xb, e.yb, e.ob, e.dt = x.Data(), y.Data(), o.Data(), o.DType
+	e.walk(0, 0, 0)
+	return nil
+}
+
+// mmExec walks the batch loop of a matmul, one matrix product per point.
+type mmExec struct {
+	transA, transB bool
+	m, n, k        int64
+	rank           int
+	dims, sa, sb   words
+	dt             kernel.DType
+	xb, yb, ob     []byte
+	next           int64 // offset of the next output matrix
+}
+
+func (e *mmExec) walk(d int, oa, ob int64) {
+	if d == e.rank {
+		e.product(oa, ob)
+		return
+	}
+	n, sa, sb := e.dims.at(d), e.sa.at(d), e.sb.at(d)
+	for range n {
+		e.walk(d+1, oa, ob)
+		oa += sa
+		ob += sb
+	}
+}
+
+func (e *mmExec) product(oa, ob int64) {
+	// Element strides: A[i,k] at oa + i·am + k·ak, B[k,j] at ob + k·bk + j·bn.
+	am, ak := e.k, int64(1)
+	if e.transA {
+		am, ak = 1, e.m
+	}
+	bk, bn := e.n, int64(1)
+	if e.transB {
+		bk, bn = 1, e.k
+	}
+	size := e.m * e.n
+	o := e.next
+	e.next += size
+	switch e.dt {
+	case kernel.Float32:
+		mmFloat32(kernel.Float32s(e.ob)[o:o+size], kernel.Float32s(e.xb)[oa:], kernel.Float32s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	case kernel.Float16:
+		mmFloat16(kernel.Uint16s(e.ob)[o:o+size], kernel.Uint16s(e.xb)[oa:], kernel.Uint16s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	}
+}
+
+// mmFloat32 accumulates each output row over k ascending; per element this
+// is the same sequence of float32 additions as a scalar dot product.
+func mmFloat32(o, a, b []float32, m, n, kk, am, ak, bk, bn int64) {
+	for i := range m {
+		row := o[i*n : (i+1)*n]
+		clear(row)
+		for p := range kk {
+			av := a[i*am+p*ak]
+			off := p * bk
+			for j := range row {
+				row[j] += float32(av * b[off+int64(j)*bn])
+			}
+		}
+	}
+}
+
+func mmFloat16(o, a, b []uint16, m, n, kk, am, ak, bk, bn int64) {
+	for i := range m {
+		for j := range n {
+			var acc float32
+			for p := range kk {
+				acc += float32(kernel.F16ToF32(a[i*am+p*ak]) * kernel.F16ToF32(b[p*bk+j*bn]))
+			}
+			o[i*n+j] = kernel.F32ToF16(acc)
+		}
+	}
+}

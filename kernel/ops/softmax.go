@@ -1,0 +1,148 @@
+package ops
+
+import (
+	"errors"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// Softmax and LogSoftmax normalize float32 or float16 input along attribute
+// axis (default -1; the input must have rank ≥ 1). A row is the set of
+// elements along the axis at one position of the other dimensions. Both
+// subtract the row maximum m first: Softmax is exp(x-m)/Σexp(x-m), LogSoftmax
+// (x-m) - log Σexp(x-m). Sums run in float32 in ascending order; exp and log
+// evaluate in float64 and round to float32.
+//
+// Tiling (words):
+//
+//	0   outer: product of the dimensions before the axis
+//	1   axisLen  2 inner: product of the dimensions after the axis; element
+//	    j of row (o, i) is at (o·axisLen + j)·inner + i
+//	3.. rows block: rows (outer·inner), rowLen (axisLen), rowsPerCore,
+//	    cores, chunk (row elements per local-memory pass; 4 buffers)
+//
+// Workspace: 8 bytes per row, the row maximum and sum (float32 each).
+// Cost: softmaxFLOPs per element; bytes of input and output.
+type softmax struct {
+	log  bool
+	axis int64
+}
+
+const (
+	softmaxFLOPs = 5 // max, subtract, exp, sum, scale
+	softmaxWords = 3 + rowsWords
+)
+
+func newSoftmax(log bool) kernel.Factory {
+	name := "Softmax"
+	if log {
+		name = "LogSoftmax"
+	}
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		if err := attrs.Check("axis"); err != nil {
+			return nil, wrapAttr(err)
+		}
+		axis, err := attrs.Int("axis", -1)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		return newKernel(sig{op: name, minIn: 1, maxIn: 1, nOut: 1}, &softmax{log: log, axis: axis}), nil
+	}
+}
+
+// around splits s at axis into outer, axis length and inner.
+func around(s kernel.Shape, axis int) (outer, n, inner int64) {
+	return s[:axis].NumElements(), s[axis], s[axis+1:].NumElements()
+}
+
+func (k *softmax) infer(in, out []*kernel.Tensor) error {
+	x := in[0]
+	if err := checkFloat(x, "X"); err != nil {
+		return err
+	}
+	if _, err := kernel.NormAxis(k.axis, x.Shape.Rank()); err != nil {
+		return err
+	}
+	setShape(out[0], x.Shape, x.DType)
+	return nil
+}
+
+func (k *softmax) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+	x := in[0]
+	axis, err := kernel.NormAxis(k.axis, x.Shape.Rank())
+	if err != nil {
+		return kernel.Tiling{}, err
+	}
+	outer, n, inner := around(x.Shape, axis)
+	e := newEncoder(softmaxWords)
+	e.put(outer)
+	e.put(n)
+	e.put(inner)
+	splitRows(outer*inner, n, x.DType.Size(), 4).put(&e)
+	return e.tiling(8 * outer * inner), nil
+}
+
+func (k *softmax) cost(in, out []*kernel.Tensor) device.Cost {
+	return device.Cost{
+		FLOPs: softmaxFLOPs * float64(in[0].NumElements()),
+		Bytes: float64(in[0].Bytes() + out[0].Bytes()),
+	}
+}
+
+func (k *softmax) compute(a *kernel.Args) error {
+	x, o := a.In[0], a.Out[0]
+	if x.DType != o.DType || !x.Shape.Equal(o.Shape) {
+		return errors.New("operands differ from the inferred ones")
+	}
+	d := decoder{b: a.Tiling.Data}
+	outer, n, inner := d.word(), d.word(), d.word()
+	if err := d.err(); err != nil {
+		return err
+	}
+	if outer < 0 || n < 0 || inner < 0 || outer*n*inner != x.NumElements() {
+		return errTiling
+	}
+	if err := readRows(&d, outer*inner, n); err != nil {
+		return err
+	}
+	xb, ob := x.Data(), o.Data()
+	switch x.DType {
+	case kernel.Float32:
+		softmaxRows(k.log, f32vec(kernel.Float32s(xb)), f32vec(kernel.Float32s(ob)), outer, n, inner)
+	case kernel.Float16:
+		softmaxRows(k.log, f16vec(kernel.Uint16s(xb)), f16vec(kernel.Uint16s(ob)), outer, n, inner)
+	}
+	return nil
+}
+
+func softmaxRows[V vec](log bool, x, o V, outer, n, inner int64) {
+	for p := range outer {
+		for i := range inner {
+			base := p*n*inner + i
+			m := float32(math.Inf(-1))
+			for j := range n {
+				if v := x.at(base + j*inner); v > m {
+					m = v
+				}
+			}
+			var sum float32
+			for j := range n {
+				sum += float32(math.Exp(float64(x.at(base+j*inner) - m)))
+			}
+			if log {
+				ls := float32(math.Log(float64(sum)))
+				for j := range n {
+					at := base + j*inner
+					o.set(at, (x.at(at)-m)-ls)
+				}
+				continue
+			}
+			for j := range n {
+				at := base + j*inner
+				o.set(at, float32(math.Exp(float64(x.at(at)-m)))/sum)
+			}
+		}
+	}
+}

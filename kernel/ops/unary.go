@@ -1,0 +1,181 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// ReLU and GELU: elementwise activations, same shape and dtype out as in.
+//
+// ReLU takes float32, float16, int32 and int64 and computes max(x, 0) (a NaN
+// stays NaN). GELU takes float32 and float16; attribute approximate selects
+// the formula: "tanh" (the default) computes
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), "none" the exact
+// 0.5·x·(1 + erf(x/√2)). GELU evaluates in float64 and rounds once to the
+// element type.
+//
+// Tiling (words):
+//
+//	0..4  split over the elements; 4 buffers (input and output,
+//	      double-buffered)
+//
+// Workspace: none. Cost: ReLU one operation per element; GELU geluTanhFLOPs
+// or geluErfFLOPs per element (counting tanh and erf as a short polynomial);
+// bytes of input and output.
+
+type unaryOp uint8
+
+const (
+	opReLU unaryOp = iota + 1
+	opGELUTanh
+	opGELUErf
+)
+
+const (
+	geluTanhFLOPs = 16 // 8 multiply-adds and an 8-operation tanh
+	geluErfFLOPs  = 14 // 4 multiply-adds and a 10-operation erf
+)
+
+type unary struct{ op unaryOp }
+
+func newReLU(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check(); err != nil {
+		return nil, wrapAttr(err)
+	}
+	return newKernel(sig{op: "ReLU", minIn: 1, maxIn: 1, nOut: 1}, &unary{op: opReLU}), nil
+}
+
+func newGELU(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("approximate"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	approx, err := attrs.String("approximate", "tanh")
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	u := &unary{}
+	switch approx {
+	case "tanh":
+		u.op = opGELUTanh
+	case "none":
+		u.op = opGELUErf
+	default:
+		return nil, fmt.Errorf("ops: attribute \"approximate\" is %q, want \"tanh\" or \"none\"", approx)
+	}
+	return newKernel(sig{op: "GELU", minIn: 1, maxIn: 1, nOut: 1}, u), nil
+}
+
+func (k *unary) infer(in, out []*kernel.Tensor) error {
+	x := in[0]
+	var err error
+	if k.op == opReLU {
+		err = checkNumeric(x, "X")
+	} else {
+		err = checkFloat(x, "X")
+	}
+	if err != nil {
+		return err
+	}
+	setShape(out[0], x.Shape, x.DType)
+	return nil
+}
+
+func (k *unary) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+	if !in[0].Shape.Equal(out[0].Shape) {
+		return kernel.Tiling{}, fmt.Errorf("output shape %v differs from input shape %v", out[0].Shape, in[0].Shape)
+	}
+	e := newEncoder(splitWords)
+	splitElems(out[0].NumElements(), out[0].DType.Size(), 4).put(&e)
+	return e.tiling(0), nil
+}
+
+func (k *unary) cost(in, out []*kernel.Tensor) device.Cost {
+	n := float64(out[0].NumElements())
+	f := n
+	switch k.op {
+	case opGELUTanh:
+		f = geluTanhFLOPs * n
+	case opGELUErf:
+		f = geluErfFLOPs * n
+	}
+	return device.Cost{FLOPs: f, Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+}
+
+func (k *unary) compute(a *kernel.Args) error {
+	x, o := a.In[0], a.Out[0]
+	n := o.NumElements()
+	if x.DType != o.DType || x.NumElements() != n {
+		return errors.New("operands differ from the inferred ones")
+	}
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, n); err != nil {
+		return err
+	}
+	xb, ob := x.Data(), o.Data()
+	switch o.DType {
+	case kernel.Float32:
+		unaryFloat(k.op, f32vec(kernel.Float32s(ob)[:n]), f32vec(kernel.Float32s(xb)[:n]))
+	case kernel.Float16:
+		unaryFloat(k.op, f16vec(kernel.Uint16s(ob)[:n]), f16vec(kernel.Uint16s(xb)[:n]))
+	case kernel.Int32:
+		reluInt(kernel.Int32s(ob)[:n], kernel.Int32s(xb)[:n])
+	case kernel.Int64:
+		reluInt(kernel.Int64s(ob)[:n], kernel.Int64s(xb)[:n])
+	}
+	return nil
+}
+
+func unaryFloat[V vec](op unaryOp, o, x V) {
+	n := int64(x.len())
+	switch op {
+	case opReLU:
+		for i := range n {
+			v := x.at(i)
+			if v < 0 {
+				v = 0
+			}
+			o.set(i, v)
+		}
+	case opGELUTanh:
+		const c = 0.7978845608028654 // √(2/π)
+		for i := range n {
+			v := float64(x.at(i))
+			o.set(i, float32(0.5*v*(1+math.Tanh(c*(v+0.044715*v*v*v)))))
+		}
+	case opGELUErf:
+		for i := range n {
+			v := float64(x.at(i))
+			o.set(i, float32(0.5*v*(1+math.Erf(v/math.Sqrt2))))
+		}
+	}
+}
+
+func reluInt[T int32 | int64](o, x []T) {
+	for i, v := range x {
+		o[i] = max(v, 0)
+	}
+}
+
+// vec is a float operand seen as float32 values: float16 elements widen on
+// load and round to nearest even on store.
+type vec interface {
+	len() int
+	at(i int64) float32
+	set(i int64, v float32)
+}
+
+type f32vec []float32
+
+func (v f32vec) len() int               { return len(v) }
+func (v f32vec) at(i int64) float32     { return v[i] }
+func (v f32vec) set(i int64, x float32) { v[i] = x }
+
+type f16vec []uint16
+
+func (v f16vec) len() int               { return len(v) }
+func (v f16vec) at(i int64) float32     { return kernel.F16ToF32(v[i]) }
+func (v f16vec) set(i int64, x float32) { v[i] = kernel.F32ToF16(x) }

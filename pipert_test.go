@@ -1,0 +1,76 @@
+package pipert_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func graph() *subgraph.Graph {
+	b := subgraph.NewBuilder("g")
+	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 2)))
+	return b.Graph()
+}
+
+func TestRunNamesBadInputs(t *testing.T) {
+	exe, err := pipert.Compile(graph())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	ctx := context.Background()
+	if _, err := exe.Run(ctx, nil); err == nil || !strings.Contains(err.Error(), `missing input "x"`) {
+		t.Fatalf("missing input: %v", err)
+	}
+	x := kernel.FromFloat32([]float32{1, -1}, 2)
+	if _, err := exe.Run(ctx, map[string]*kernel.Tensor{"x": x, "y": x}); err == nil || !strings.Contains(err.Error(), `unknown input "y"`) {
+		t.Fatalf("unknown input: %v", err)
+	}
+	res, err := exe.Run(ctx, map[string]*kernel.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kernel.Float32s(res.Outputs["relu_0:0"].Host); got[0] != 1 || got[1] != 0 {
+		t.Fatalf("relu gave %v", got)
+	}
+	if res.Stats.Kernels != 1 || res.Stats.Makespan <= 0 || res.Stats.DeviceBusy <= 0 {
+		t.Fatalf("stats %+v", res.Stats)
+	}
+}
+
+func TestVirtualRunGivesVirtualOutputs(t *testing.T) {
+	exe, err := pipert.Compile(graph(), pipert.WithMode(pipert.Async))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": kernel.Virtual(kernel.Float32, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := res.Outputs["relu_0:0"]; !out.IsVirtual() || !out.Shape.Equal(kernel.Shape{2}) {
+		t.Fatalf("virtual run output %v", out)
+	}
+}
+
+func TestCompileRejectsBadGraphsAndOptions(t *testing.T) {
+	b := subgraph.NewBuilder("bad")
+	b.Output(b.Op("Nope", b.Input("x", kernel.Float32, 2)))
+	if _, err := pipert.Compile(b.Graph()); err == nil || !strings.Contains(err.Error(), `"nope_0"`) {
+		t.Fatalf("unknown op: %v", err)
+	}
+	if _, err := pipert.Compile(graph(), pipert.WithMode(42)); err == nil {
+		t.Fatal("invalid mode accepted")
+	}
+	if _, err := pipert.ParseMode("warp"); err == nil {
+		t.Fatal("unknown mode name parsed")
+	}
+}

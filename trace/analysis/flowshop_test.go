@@ -1,0 +1,135 @@
+package analysis
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func TestPredictByHand(t *testing.T) {
+	two := []Kernel{
+		{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 5},
+		{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 5},
+	}
+	cases := []struct {
+		name string
+		ks   []Kernel
+		mode Mode
+		mc   Machine
+		want Prediction
+	}{
+		// One worker: host ends at 10 and 20; device 11–16 and 21–26.
+		// Core bound: 20/2 + 1 + 5 = 16.
+		{"kbk", two, KBK, Machine{LaunchLatency: 1, Cores: 2},
+			Prediction{Makespan: 26, FlowShop: 26, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 20}},
+		// Worker A (6 a kernel) ends at 6, 12; B (4) at 10, 16; device
+		// 11–16, 17–22.
+		{"async", two, Async, Machine{LaunchLatency: 1, Cores: 2},
+			Prediction{Makespan: 22, FlowShop: 22, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 12}},
+		// Kernel 0 ends its stages at 1, 3, 6, 10; kernel 1 at 2, 5, 9, 14;
+		// device 11–16, 16–21.
+		{"pipeline", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2},
+			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
+		// No core count: no core bound.
+		{"pipeline, cores unset", two, Pipeline, Machine{LaunchLatency: 1},
+			Prediction{Makespan: 21, FlowShop: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
+		// A long device is the bottleneck: it starts when the first launch
+		// ends, at 10, and never idles: 10 + 5*10. Core bound: 50/2 + 0 + 10.
+		{"device-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{Cores: 2},
+			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, HostWork: 50, DeviceBusy: 50, Busiest: 20}},
+		// Ten kernels of 10 ns host work on four workers and two cores: the
+		// launch worker ends at 10 + 4*9 = 46, the device at 47; but the two
+		// cores need 100/2 = 50, + 0 + 1.
+		{"core-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 1}, 10), Pipeline, Machine{Cores: 2},
+			Prediction{Makespan: 51, FlowShop: 47, CoreBound: 51, HostWork: 100, DeviceBusy: 10, Busiest: 40}},
+		// A custom mode: prepare+infer on worker 7, resize+launch on 3.
+		// Worker 7: 3, 6; worker 3: 10, 17; device (latency 2): 12–17, 19–24.
+		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
+			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14}},
+		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
+	}
+	for _, c := range cases {
+		got, err := Predict(c.ks, c.mode, c.mc)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got != c.want {
+			t.Errorf("%s: Predict = %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func repeat(k Kernel, n int) []Kernel {
+	ks := make([]Kernel, n)
+	for i := range ks {
+		ks[i] = k
+	}
+	return ks
+}
+
+func TestPredictErrors(t *testing.T) {
+	ok := []Kernel{{Prepare: 1, Device: 1}}
+	for _, c := range []struct {
+		name string
+		ks   []Kernel
+		mode Mode
+		mc   Machine
+	}{
+		{"split worker", ok, Mode{Name: "x", Worker: [NumStages]int{0, 1, 0, 1}}, Machine{}},
+		{"negative worker", ok, Mode{Name: "x", Worker: [NumStages]int{0, -1, 1, 1}}, Machine{}},
+		{"negative cost", []Kernel{{Resize: -1}}, KBK, Machine{}},
+		{"negative device cost", []Kernel{{Device: -1}}, KBK, Machine{}},
+		{"negative latency", ok, KBK, Machine{LaunchLatency: -1}},
+		{"negative cores", ok, KBK, Machine{Cores: -2}},
+	} {
+		if _, err := Predict(c.ks, c.mode, c.mc); err == nil {
+			t.Errorf("%s: Predict succeeded", c.name)
+		}
+	}
+}
+
+// simulate is the reference: it plays the kernels stage by stage, each stage
+// starting when its worker is free and the kernel's previous stage is done.
+func simulate(ks []Kernel, m Mode, lat int64) int64 {
+	free := map[int]int64{}
+	var dev int64
+	for _, k := range ks {
+		var prev int64
+		for s, c := range k.host() {
+			w := m.Worker[s]
+			start := max(free[w], prev)
+			free[w] = start + c
+			prev = start + c
+		}
+		dev = max(dev, prev+lat) + k.Device
+	}
+	return dev
+}
+
+func TestPredictMatchesSimulation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	modes := []Mode{KBK, Async, Pipeline,
+		{Name: "a", Worker: [NumStages]int{0, 1, 1, 1}},
+		{Name: "b", Worker: [NumStages]int{5, 5, 2, 9}},
+	}
+	for trial := range 3000 {
+		ks := make([]Kernel, rng.IntN(30))
+		for i := range ks {
+			ks[i] = Kernel{rng.Int64N(20), rng.Int64N(20), rng.Int64N(20), rng.Int64N(20), rng.Int64N(60)}
+		}
+		m := modes[rng.IntN(len(modes))]
+		lat := rng.Int64N(10)
+		got, err := Predict(ks, m, Machine{LaunchLatency: lat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := simulate(ks, m, lat); got.FlowShop != want || got.Makespan != want {
+			t.Fatalf("trial %d, mode %s: Predict = %+v, simulation %d", trial, m.Name, got, want)
+		}
+		// Pipelining never loses to kernel-by-kernel in this model.
+		kbk, _ := Predict(ks, KBK, Machine{LaunchLatency: lat})
+		pipe, _ := Predict(ks, Pipeline, Machine{LaunchLatency: lat})
+		if pipe.FlowShop > kbk.FlowShop {
+			t.Fatalf("trial %d: pipeline %d slower than kbk %d", trial, pipe.FlowShop, kbk.FlowShop)
+		}
+	}
+}

@@ -1,0 +1,569 @@
+package trace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Format is an output format.
+type Format uint8
+
+// Output formats. The zero Format is invalid; in Options it means "the
+// default" (Perfetto for New, the file name's for Create).
+const (
+	// Perfetto is the native Perfetto protobuf trace (a stream of
+	// TracePackets), for files named *.pftrace, *.perfetto-trace or *.pb.
+	Perfetto Format = iota + 1
+	// JSON is the Chrome JSON trace-event format, for files named *.json.
+	JSON
+)
+
+func (f Format) String() string {
+	switch f {
+	case Perfetto:
+		return "perfetto"
+	case JSON:
+		return "json"
+	}
+	return fmt.Sprintf("Format(%d)", f)
+}
+
+// FormatOf returns the format a file name asks for: Perfetto for .pftrace,
+// .perfetto-trace and .pb, JSON for .json.
+func FormatOf(path string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".pftrace", ".perfetto-trace", ".pb":
+		return Perfetto, nil
+	case ".json":
+		return JSON, nil
+	}
+	return 0, fmt.Errorf("trace: %s: unknown trace file extension (want .pftrace, .perfetto-trace, .pb or .json)", path)
+}
+
+// Options configure a Recorder. The zero Options are valid: Perfetto output,
+// 64 KiB chunks, four spare chunks, blocking back-pressure, compression on.
+type Options struct {
+	// Format is the output format. Zero means Perfetto for New and the file
+	// name's format for Create.
+	Format Format
+	// ChunkBytes is the size of one event chunk. Zero means 64 KiB; the
+	// minimum is 1 KiB.
+	ChunkBytes int
+	// SpareChunks is how many chunks may be on their way to the writer
+	// beyond the one each track is filling. Zero means 4. Memory is bounded
+	// by (tracks + SpareChunks) * ChunkBytes.
+	SpareChunks int
+	// NoBlock makes a track that finds every chunk in use drop its events
+	// (counted in Stats.Dropped) instead of waiting for the writer. Dropped
+	// events can leave slices open or flows dangling; Validate reports them.
+	NoBlock bool
+	// NoCompression writes Perfetto packets as they are. By default they are
+	// written in zlib-compressed batches (TracePacket.compressed_packets),
+	// which the Perfetto UI and trace processor read natively.
+	NoCompression bool
+}
+
+const (
+	defaultChunkBytes  = 64 << 10
+	minChunkBytes      = 1 << 10
+	defaultSpareChunks = 4
+)
+
+// withDefaults fills in the defaults and rejects invalid options.
+func (o Options) withDefaults() (Options, error) {
+	if o.Format == 0 {
+		o.Format = Perfetto
+	}
+	if o.Format != Perfetto && o.Format != JSON {
+		return o, fmt.Errorf("trace: invalid format %v", o.Format)
+	}
+	if o.ChunkBytes == 0 {
+		o.ChunkBytes = defaultChunkBytes
+	}
+	if o.ChunkBytes < minChunkBytes {
+		return o, fmt.Errorf("trace: chunk size %d below the minimum %d", o.ChunkBytes, minChunkBytes)
+	}
+	if o.SpareChunks == 0 {
+		o.SpareChunks = defaultSpareChunks
+	}
+	if o.SpareChunks < 0 {
+		return o, fmt.Errorf("trace: negative spare chunk count %d", o.SpareChunks)
+	}
+	return o, nil
+}
+
+// Name is an interned event name: an index into the Recorder's name table.
+// The zero Name is "no name".
+type Name uint32
+
+// Group is a group of tracks, shown as one process in Perfetto and in the
+// Chrome JSON format. Host and Device always exist; Recorder.Group adds more.
+type Group uint32
+
+// The predefined groups.
+const (
+	Host   Group = 1 // host goroutines and host-side counters
+	Device Group = 2 // device streams and device counters
+)
+
+// Stats are a Recorder's running totals.
+type Stats struct {
+	Events  uint64 // event records handed to the writer
+	Chunks  uint64 // chunks encoded
+	Bytes   uint64 // bytes written to the output
+	Dropped uint64 // events dropped for want of a free chunk (Options.NoBlock)
+	Orphans uint64 // flow events dropped because no slice preceded them
+}
+
+// Recorder records events from many goroutines and streams them to one output.
+//
+// Each goroutine writes through its own Track: a single-writer buffer of
+// fixed-size records that goes to the writer goroutine when full. The writer
+// encodes chunks in the order it receives them and returns them to a bounded
+// pool; a track that finds the pool empty waits (or drops, with NoBlock).
+//
+// A nil *Recorder is valid and records nothing; so is a disabled one. Its
+// methods are safe for concurrent use, except Close, which must come after
+// every Track's writer has stopped.
+type Recorder struct {
+	enabled atomic.Bool
+	opts    Options
+	x       *exchange
+	enc     encoder
+	out     *bufio.Writer
+	count   *countingWriter
+	file    *os.File // closed by Close when Create opened it
+
+	mu       sync.Mutex
+	names    []string // by Name; names[0] is the empty name
+	nameIDs  map[string]Name
+	groups   []string // by Group; groups[0] is unused
+	tracks   []*Track
+	closed   bool
+	closeErr error
+
+	done    chan struct{} // closed when the writer goroutine exits
+	werr    error         // the writer goroutine's first error; read after done
+	events  atomic.Uint64
+	chunks  atomic.Uint64
+	dropped atomic.Uint64
+	orphans atomic.Uint64
+}
+
+// New returns an enabled Recorder that streams to w in opts.Format. It starts
+// the writer goroutine, which Close stops; Close flushes but does not close w.
+func New(w io.Writer, opts Options) (*Recorder, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	r := &Recorder{
+		opts:    opts,
+		x:       newExchange(opts.ChunkBytes/recordSize, opts.SpareChunks),
+		count:   &countingWriter{w: w},
+		names:   []string{""},
+		nameIDs: map[string]Name{},
+		groups:  []string{"", "host", "device"},
+		done:    make(chan struct{}),
+	}
+	r.out = bufio.NewWriterSize(r.count, 256<<10)
+	switch opts.Format {
+	case Perfetto:
+		r.enc = newPerfettoEncoder(r, r.out, !opts.NoCompression)
+	case JSON:
+		r.enc = newJSONEncoder(r, r.out)
+	}
+	if err := r.enc.start(); err != nil {
+		return nil, fmt.Errorf("trace: write header: %w", err)
+	}
+	r.enabled.Store(true)
+	go r.run()
+	return r, nil
+}
+
+// Create creates the file at path and returns a Recorder streaming to it. If
+// opts.Format is zero the format is chosen from the file name (see FormatOf).
+// Close flushes and closes the file.
+func Create(path string, opts Options) (*Recorder, error) {
+	if opts.Format == 0 {
+		f, err := FormatOf(path)
+		if err != nil {
+			return nil, err
+		}
+		opts.Format = f
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	r, err := New(f, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.file = f
+	return r, nil
+}
+
+// Enabled reports whether r records events. It is the cheap check to make
+// before computing anything only a trace needs.
+func (r *Recorder) Enabled() bool { return r != nil && r.enabled.Load() }
+
+// SetEnabled turns recording on or off. Switch between runs, not while a
+// slice is open: a slice whose end is not recorded stays open in the trace.
+// It has no effect on a nil or closed Recorder.
+func (r *Recorder) SetEnabled(on bool) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if !r.closed {
+		r.enabled.Store(on)
+	}
+	r.mu.Unlock()
+}
+
+// Intern returns the Name of s, adding s to the name table the first time.
+// Intern names once, up front (an op type, a stage), and record events with
+// the Name: each name is written to a Perfetto trace once. It returns 0 on a
+// nil Recorder.
+func (r *Recorder) Intern(s string) Name {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id, ok := r.nameIDs[s]; ok {
+		return id
+	}
+	id := Name(len(r.names))
+	r.names = append(r.names, s)
+	r.nameIDs[s] = id
+	return id
+}
+
+// Group registers a new group of tracks (a process in the viewer) and returns
+// it. It returns 0 on a nil Recorder.
+func (r *Recorder) Group(name string) Group {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.groups = append(r.groups, name)
+	return Group(len(r.groups) - 1)
+}
+
+// Track registers a track named name of the given kind in group g and returns
+// the handle its writer records through. Tracks may be registered at any
+// time before Close. It returns nil on a nil Recorder; a nil *Track records
+// nothing. It panics if kind or g is invalid.
+func (r *Recorder) Track(name string, kind TrackKind, g Group) *Track {
+	if r == nil {
+		return nil
+	}
+	if kind != SliceTrack && kind != CounterTrack {
+		panic(fmt.Sprintf("trace: Track %q: invalid kind %v", name, kind))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if g == 0 || int(g) >= len(r.groups) {
+		panic(fmt.Sprintf("trace: Track %q: unknown group %d", name, g))
+	}
+	t := &Track{r: r, id: len(r.tracks), name: name, kind: kind, group: g}
+	r.tracks = append(r.tracks, t)
+	r.x.grow(1)
+	return t
+}
+
+// Stats returns the running totals. Events and Chunks count what the writer
+// has encoded so far.
+func (r *Recorder) Stats() Stats {
+	if r == nil {
+		return Stats{}
+	}
+	return Stats{
+		Events:  r.events.Load(),
+		Chunks:  r.chunks.Load(),
+		Bytes:   r.count.n.Load(),
+		Dropped: r.dropped.Load(),
+		Orphans: r.orphans.Load(),
+	}
+}
+
+// Close stops recording, hands every track's last chunk to the writer, waits
+// for it to drain, writes the format's trailer, flushes, and closes the file
+// if Create opened it. It returns the first error met while writing. Every
+// Track's writer must have stopped before Close; later calls on its tracks
+// are no-ops. Close is idempotent.
+func (r *Recorder) Close() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return r.closeErr
+	}
+	r.closed = true
+	r.enabled.Store(false)
+	tracks := r.tracks
+	r.mu.Unlock()
+
+	for _, t := range tracks {
+		if c := t.cur; c != nil {
+			t.cur = nil
+			if c.n > 0 {
+				r.x.put(c)
+			} else {
+				r.x.release(c)
+			}
+		}
+	}
+	r.x.close()
+	<-r.done
+
+	err := r.werr
+	if err == nil {
+		if err = r.enc.finish(); err != nil {
+			err = fmt.Errorf("trace: write trailer: %w", err)
+		}
+	}
+	if ferr := r.out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("trace: flush: %w", ferr)
+	}
+	if r.file != nil {
+		if cerr := r.file.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("trace: %w", cerr)
+		}
+	}
+	r.mu.Lock()
+	r.closeErr = err
+	r.mu.Unlock()
+	return err
+}
+
+// run is the writer goroutine: it encodes handed-over chunks in order and
+// returns them to the pool. After an error it keeps draining without
+// encoding, so that tracks never wait on a dead writer.
+func (r *Recorder) run() {
+	defer close(r.done)
+	for {
+		batch := r.x.take()
+		if batch == nil {
+			return
+		}
+		for _, c := range batch {
+			if r.werr == nil {
+				if err := r.enc.chunk(c); err != nil {
+					r.werr = fmt.Errorf("trace: write: %w", err)
+				}
+			}
+			r.events.Add(uint64(c.n))
+			r.chunks.Add(1)
+			r.x.release(c)
+		}
+	}
+}
+
+// trackMeta is what an encoder needs to know of a track.
+type trackMeta struct {
+	name  string
+	kind  TrackKind
+	group Group
+}
+
+// numTracks returns how many tracks are registered.
+func (r *Recorder) numTracks() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.tracks)
+}
+
+// trackMeta returns the description of track i.
+func (r *Recorder) trackMeta(i int) trackMeta {
+	r.mu.Lock()
+	t := r.tracks[i]
+	r.mu.Unlock()
+	return trackMeta{name: t.name, kind: t.kind, group: t.group}
+}
+
+// groupName returns the name of group g.
+func (r *Recorder) groupName(g Group) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.groups[g]
+}
+
+// nameOf returns the string of an interned name, and false for a Name the
+// table does not hold.
+func (r *Recorder) nameOf(n Name) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if int(n) >= len(r.names) {
+		return "", false
+	}
+	return r.names[n], true
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n atomic.Uint64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(uint64(n))
+	return n, err
+}
+
+// encoder turns chunks of records into one output format. Its methods are
+// called by one goroutine at a time: start by New, chunk by the writer
+// goroutine, finish by Close after the writer has exited.
+type encoder interface {
+	start() error
+	chunk(c *chunk) error
+	finish() error
+}
+
+// errUnknownName is reported when an event names an id Intern never gave.
+var errUnknownName = errors.New("trace: event names an unknown Name")
+
+// Track is one track's recording handle: a timeline of slices, instants and
+// flows, or a counter. It has a single writer: one goroutine (or a group of
+// goroutines serialised by a lock of their own, as a device stream's
+// launches are) records to it at a time, with timestamps that do not go
+// backwards. All methods of a nil *Track are no-ops.
+//
+// Timestamps are int64 nanoseconds on the caller's monotonic clock; they may
+// lie in the future (a device's modeled start and end). A Slice must be
+// recorded in start order: a parent slice before the slices nested in it.
+// To record nested work as it happens, use Begin and End.
+type Track struct {
+	r     *Recorder
+	id    int
+	name  string
+	kind  TrackKind
+	group Group
+	cur   *chunk // owned by the writer of this track
+}
+
+// Enabled reports whether events recorded on t are kept.
+func (t *Track) Enabled() bool { return t != nil && t.r.enabled.Load() }
+
+// Begin opens a slice named name at ts. Pair it with End.
+func (t *Track) Begin(ts int64, name Name) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvBegin, name, ts, 0)
+	}
+}
+
+// End closes the innermost open slice of t at ts.
+func (t *Track) End(ts int64) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvEnd, 0, ts, 0)
+	}
+}
+
+// Slice records a complete slice named name from ts to ts+dur.
+func (t *Track) Slice(ts, dur int64, name Name) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvSlice, name, ts, uint64(dur))
+	}
+}
+
+// Instant records a point event named name at ts.
+func (t *Track) Instant(ts int64, name Name) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvInstant, name, ts, 0)
+	}
+}
+
+// Counter records the integer value v of counter track t at ts.
+func (t *Track) Counter(ts int64, v int64) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvCounter, 0, ts, uint64(v))
+	}
+}
+
+// CounterFloat records the floating-point value v of counter track t at ts.
+func (t *Track) CounterFloat(ts int64, v float64) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvCounterFloat, 0, ts, floatBits(v))
+	}
+}
+
+// FlowBegin starts flow id at the slice just recorded on t by Begin or Slice.
+// Flow ids are global to the trace: the slices of one kernel on the stage
+// and device tracks share one.
+func (t *Track) FlowBegin(id uint64) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvFlowBegin, 0, 0, id)
+	}
+}
+
+// FlowStep marks the slice just recorded on t as a step of flow id.
+func (t *Track) FlowStep(id uint64) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvFlowStep, 0, 0, id)
+	}
+}
+
+// FlowEnd terminates flow id at the slice just recorded on t.
+func (t *Track) FlowEnd(id uint64) {
+	if t != nil && t.r.enabled.Load() {
+		t.put(EvFlowEnd, 0, 0, id)
+	}
+}
+
+// Flush hands t's partly filled chunk to the writer now rather than when it
+// fills. Call it from t's writer, for instance at the end of a run.
+func (t *Track) Flush() {
+	if t == nil || !t.r.enabled.Load() || t.cur == nil || t.cur.n == 0 {
+		return
+	}
+	t.r.x.put(t.cur)
+	t.cur = nil
+}
+
+// put appends one record to t's chunk, taking a new chunk when it is full.
+// It panics if the kind does not belong on t's kind of track.
+func (t *Track) put(kind EventKind, name Name, ts int64, arg uint64) {
+	if specs[kind].Track != t.kind {
+		panic(fmt.Sprintf("trace: %v event on %v track %q", kind, t.kind, t.name))
+	}
+	c := t.cur
+	if c == nil || c.n == len(c.recs) {
+		if c = t.refill(); c == nil {
+			t.r.dropped.Add(1)
+			return
+		}
+	}
+	c.recs[c.n] = record{kind: kind, name: name, ts: ts, arg: arg}
+	c.n++
+}
+
+// refill hands the current chunk (if any) to the writer and takes an empty
+// one, waiting for the writer unless the Recorder drops on back-pressure. It
+// returns nil when no chunk could be had.
+func (t *Track) refill() *chunk {
+	x := t.r.x
+	if c := t.cur; c != nil {
+		t.cur = nil
+		x.put(c)
+	}
+	c := x.get(!t.r.opts.NoBlock)
+	if c != nil {
+		c.track = t.id
+		t.cur = c
+	}
+	return c
+}

@@ -1,0 +1,545 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// both runs f once per output format.
+func both(t *testing.T, f func(t *testing.T, opts Options)) {
+	t.Helper()
+	for _, o := range []Options{{Format: Perfetto}, {Format: Perfetto, NoCompression: true}, {Format: JSON}} {
+		name := o.Format.String()
+		if o.NoCompression {
+			name += "-raw"
+		}
+		t.Run(name, func(t *testing.T) { f(t, o) })
+	}
+}
+
+// roundTrip records with rec into a fresh Recorder and parses the output.
+func roundTrip(t *testing.T, opts Options, rec func(r *Recorder)) *Parsed {
+	t.Helper()
+	var buf bytes.Buffer
+	r, err := New(&buf, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec(r)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(buf.Bytes())
+	if err != nil {
+		t.Fatalf("parse %v output: %v", opts.Format, err)
+	}
+	if p.Format != opts.Format {
+		t.Fatalf("parsed format %v, wrote %v", p.Format, opts.Format)
+	}
+	return p
+}
+
+func TestWorkloadRoundTrip(t *testing.T) {
+	const kernels = 3000
+	both(t, func(t *testing.T, opts Options) {
+		// Small chunks, so that many hand-overs happen.
+		opts.ChunkBytes = 4 << 10
+		p := roundTrip(t, opts, func(r *Recorder) {
+			w := newWorkload(r, 7)
+			for range kernels {
+				w.kernel()
+			}
+		})
+		if err := Validate(p); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]TrackInfo{
+			"runner":             {"runner", SliceTrack, "host"},
+			"infer":              {"infer", SliceTrack, "host"},
+			"resize":             {"resize", SliceTrack, "host"},
+			"launch":             {"launch", SliceTrack, "host"},
+			"stream 0":           {"stream 0", SliceTrack, "device"},
+			"launch queue depth": {"launch queue depth", CounterTrack, "host"},
+			"device memory":      {"device memory", CounterTrack, "device"},
+			"device utilisation": {"device utilisation", CounterTrack, "device"},
+		}
+		if len(p.Tracks) != len(want) {
+			t.Fatalf("tracks = %+v, want %d", p.Tracks, len(want))
+		}
+		for _, tr := range p.Tracks {
+			if want[tr.Name] != tr {
+				t.Errorf("track %+v, want %+v", tr, want[tr.Name])
+			}
+		}
+		perTrack := map[string]int{}
+		for _, s := range p.Slices() {
+			perTrack[p.Tracks[s.Track].Name]++
+			if s.Depth != 0 {
+				t.Fatalf("slice %+v nested; the workload has none", s)
+			}
+		}
+		for _, n := range []string{"runner", "infer", "resize", "launch", "stream 0"} {
+			if perTrack[n] != kernels {
+				t.Errorf("track %q has %d slices, want %d", n, perTrack[n], kernels)
+			}
+		}
+		var begins, steps, ends, ints, floats int
+		for _, ev := range p.Events {
+			switch ev.Kind {
+			case EvFlowBegin:
+				begins++
+			case EvFlowStep:
+				steps++
+			case EvFlowEnd:
+				ends++
+			case EvCounter:
+				ints++
+			case EvCounterFloat:
+				floats++
+			}
+		}
+		if begins != kernels || steps != 3*kernels || ends != kernels {
+			t.Errorf("flows: %d begins, %d steps, %d ends; want %d, %d, %d", begins, steps, ends, kernels, 3*kernels, kernels)
+		}
+		if ints != 2*kernels || floats != kernels/utilisationEach {
+			t.Errorf("counters: %d int, %d float samples; want %d, %d", ints, floats, 2*kernels, kernels/utilisationEach)
+		}
+	})
+}
+
+// TestConcurrentPipeline traces a pipeline whose stages are real goroutines
+// handing kernels on through channels, each writing its own track, with a
+// pool of two chunks beyond one per track so that tracks wait for the writer.
+func TestConcurrentPipeline(t *testing.T) {
+	const kernels = 2000
+	both(t, func(t *testing.T, opts Options) {
+		opts.ChunkBytes = 1 << 10
+		opts.SpareChunks = 1
+		p := roundTrip(t, opts, func(r *Recorder) {
+			names := []string{"prepare", "infer", "resize", "launch"}
+			var tracks [5]*Track
+			var ids [5]Name
+			for i, n := range names {
+				tracks[i] = r.Track(n, SliceTrack, Host)
+				ids[i] = r.Intern(n)
+			}
+			tracks[4] = r.Track("stream", SliceTrack, Device)
+			ids[4] = r.Intern("kernel")
+			depth := r.Track("depth", CounterTrack, Host)
+
+			type token struct {
+				id   uint64
+				done int64 // when the previous stage finished
+			}
+			chans := make([]chan token, 6)
+			for i := range chans {
+				chans[i] = make(chan token, 16)
+			}
+			var wg sync.WaitGroup
+			for s := range 5 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var free int64
+					for tok := range chans[s] {
+						start := max(free, tok.done)
+						tracks[s].Slice(start, 100, ids[s])
+						switch s {
+						case 0:
+							tracks[s].FlowBegin(tok.id)
+						case 4:
+							tracks[s].FlowEnd(tok.id)
+						default:
+							tracks[s].FlowStep(tok.id)
+						}
+						if s == 3 {
+							depth.Counter(start, int64(len(chans[s])))
+						}
+						free = start + 100
+						chans[s+1] <- token{tok.id, free}
+					}
+					close(chans[s+1])
+				}()
+			}
+			go func() {
+				for i := range kernels {
+					chans[0] <- token{uint64(i + 1), 0}
+				}
+				close(chans[0])
+			}()
+			for range chans[5] {
+			}
+			wg.Wait()
+		})
+		if err := Validate(p); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(p.Slices()); n != 5*kernels {
+			t.Fatalf("%d slices, want %d", n, 5*kernels)
+		}
+	})
+}
+
+// genSlice is one slice of a random nesting forest, with how to record it.
+type genSlice struct {
+	name       string
+	start, end int64
+	complete   bool // recorded with Slice, else with Begin and End
+}
+
+// genForest returns random properly nested slices on [lo, hi), in start
+// order (parents first), at most depth levels deep.
+func genForest(rng interface{ IntN(int) int }, lo, hi int64, depth int) []genSlice {
+	var out []genSlice
+	for t := lo; t < hi && depth > 0; {
+		start := t + int64(rng.IntN(3)) // ties with the previous end happen
+		if start >= hi {
+			break
+		}
+		end := start + int64(rng.IntN(int(min(hi-start, 40))+1))
+		s := genSlice{name: string(rune('a' + rng.IntN(4))), start: start, end: end, complete: rng.IntN(2) == 0}
+		out = append(out, s)
+		if rng.IntN(3) > 0 {
+			out = append(out, genForest(rng, start, end, depth-1)...)
+		}
+		t = end
+	}
+	return out
+}
+
+// recordForest records a forest on t in start order: complete slices as
+// Slice, the others as Begin now and End when the time comes.
+func recordForest(t *Track, names map[string]Name, forest []genSlice) {
+	var open []genSlice // Begin/End slices not yet ended, innermost last
+	closeUpTo := func(ts int64) {
+		for len(open) > 0 && open[len(open)-1].end <= ts {
+			t.End(open[len(open)-1].end)
+			open = open[:len(open)-1]
+		}
+	}
+	for _, s := range forest {
+		closeUpTo(s.start)
+		if s.complete {
+			t.Slice(s.start, s.end-s.start, names[s.name])
+		} else {
+			// Zero-length Begin/End slices must end before anything nested
+			// or following starts at the same time: End at once.
+			t.Begin(s.start, names[s.name])
+			open = append(open, s)
+			if s.end == s.start {
+				closeUpTo(s.start)
+			}
+		}
+	}
+	closeUpTo(math.MaxInt64)
+}
+
+// TestNestingMatchesReference records random nestings of complete and
+// Begin/End slices and checks that the slices read back from each format are
+// exactly those recorded.
+func TestNestingMatchesReference(t *testing.T) {
+	both(t, func(t *testing.T, opts Options) {
+		opts.ChunkBytes = 1 << 10
+		for seed := range uint64(40) {
+			rng := newRand(seed)
+			forests := make([][]genSlice, 3)
+			for i := range forests {
+				forests[i] = genForest(rng, 0, 2000, 4)
+			}
+			p := roundTrip(t, opts, func(r *Recorder) {
+				names := map[string]Name{}
+				for _, n := range []string{"a", "b", "c", "d"} {
+					names[n] = r.Intern(n)
+				}
+				for i, f := range forests {
+					recordForest(r.Track(string(rune('A'+i)), SliceTrack, Host), names, f)
+				}
+			})
+			if err := Validate(p); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			got := map[[4]int64]int{} // track, start, end, name → count
+			for _, s := range p.Slices() {
+				got[[4]int64{int64(s.Track), s.Start, s.End, int64(s.Name[0])}]++
+			}
+			want := map[[4]int64]int{}
+			for i, f := range forests {
+				for _, s := range f {
+					want[[4]int64{int64(i), s.start, s.end, int64(s.name[0])}]++
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("seed %d: %d distinct slices read, %d recorded", seed, len(got), len(want))
+			}
+			for k, n := range want {
+				if got[k] != n {
+					t.Fatalf("seed %d: slice %v read %d times, recorded %d", seed, k, got[k], n)
+				}
+			}
+		}
+	})
+}
+
+func TestNilAndDisabled(t *testing.T) {
+	var r *Recorder
+	if r.Enabled() || r.Intern("x") != 0 || r.Group("g") != 0 || r.Track("t", SliceTrack, Host) != nil {
+		t.Fatal("nil Recorder is not inert")
+	}
+	r.SetEnabled(true)
+	if r.Enabled() || r.Close() != nil || r.Stats() != (Stats{}) {
+		t.Fatal("nil Recorder is not inert")
+	}
+	var tr *Track
+	tr.Begin(1, 0)
+	tr.End(2)
+	tr.Slice(1, 1, 0)
+	tr.Instant(1, 0)
+	tr.FlowBegin(1)
+	tr.FlowStep(1)
+	tr.FlowEnd(1)
+	tr.Flush()
+	if tr.Enabled() {
+		t.Fatal("nil Track enabled")
+	}
+
+	both(t, func(t *testing.T, opts Options) {
+		p := roundTrip(t, opts, func(r *Recorder) {
+			s := r.Track("s", SliceTrack, Host)
+			c := r.Track("c", CounterTrack, Host)
+			n := r.Intern("n")
+			r.SetEnabled(false)
+			if s.Enabled() || r.Enabled() {
+				t.Fatal("disabled recorder reports enabled")
+			}
+			s.Slice(1, 1, n)
+			c.Counter(1, 1)
+			r.SetEnabled(true)
+			s.Slice(5, 1, n)
+		})
+		// The Chrome JSON format has no way to declare a counter track
+		// without a sample.
+		if want := map[Format]int{Perfetto: 2, JSON: 1}[opts.Format]; len(p.Tracks) != want {
+			t.Fatalf("tracks %+v, want %d", p.Tracks, want)
+		}
+		ss := p.Slices()
+		if len(ss) != 1 || ss[0].Start != 5 {
+			t.Fatalf("slices %+v, want only the one recorded while enabled", ss)
+		}
+	})
+}
+
+func TestAllocs(t *testing.T) {
+	var nilTrack *Track
+	off, err := New(io.Discard, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	offTrack := off.Track("off", SliceTrack, Host)
+	off.SetEnabled(false)
+
+	r, err := New(io.Discard, Options{ChunkBytes: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Track("s", SliceTrack, Host)
+	c := r.Track("c", CounterTrack, Device)
+	n := r.Intern("kernel")
+	ts := int64(0)
+	kernel := func(tr *Track, ctr *Track) {
+		ts += 10
+		tr.Begin(ts, n)
+		tr.FlowBegin(uint64(ts))
+		tr.End(ts + 2)
+		tr.Slice(ts+3, 4, n)
+		tr.FlowStep(uint64(ts))
+		tr.FlowEnd(uint64(ts))
+		tr.Instant(ts+8, n)
+		ctr.Counter(ts, ts)
+		ctr.CounterFloat(ts, 0.5)
+	}
+	for range 10000 { // warm up: the pool and the writer's buffers reach their size
+		kernel(s, c)
+	}
+	if a := testing.AllocsPerRun(1000, func() { kernel(nilTrack, nilTrack) }); a != 0 {
+		t.Errorf("nil tracks: %v allocs per kernel", a)
+	}
+	if a := testing.AllocsPerRun(1000, func() { kernel(offTrack, offTrack) }); a != 0 {
+		t.Errorf("disabled recorder: %v allocs per kernel", a)
+	}
+	// Enabled: 1000 runs fill about 100 chunks of 1 KiB, so hand-overs and
+	// the writer's encoding are inside the measurement.
+	if a := testing.AllocsPerRun(1000, func() { kernel(s, c) }); a != 0 {
+		t.Errorf("enabled: %v allocs per kernel", a)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := off.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNoBlockDrops(t *testing.T) {
+	pr, pw := io.Pipe()
+	r, err := New(pw, Options{ChunkBytes: 1 << 10, SpareChunks: 1, NoBlock: true, Format: JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Track("s", SliceTrack, Host)
+	n := r.Intern("n")
+	// Nobody reads the pipe, so once the writer's 256 KiB buffer is full it
+	// blocks, and the two chunks (the track's and one spare) run out.
+	for i := range 100_000 {
+		s.Slice(int64(i), 1, n)
+	}
+	if st := r.Stats(); st.Dropped == 0 {
+		t.Fatalf("stats %+v: no drops with a stuck writer", st)
+	}
+	done := make(chan error)
+	go func() {
+		err := r.Close()
+		pw.Close()
+		done <- err
+	}()
+	if _, err := io.Copy(io.Discard, pr); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWriteErrorIsSticky(t *testing.T) {
+	boom := errors.New("disk full")
+	r, err := New(failWriter{boom}, Options{ChunkBytes: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Track("s", SliceTrack, Host)
+	n := r.Intern("n")
+	for i := range 200_000 { // far more than the bufio buffer holds
+		s.Slice(int64(i), 1, n)
+	}
+	if err := r.Close(); !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "trace: ") {
+		t.Fatalf("Close = %v, want a trace error wrapping %v", err, boom)
+	}
+}
+
+type failWriter struct{ err error }
+
+func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+
+func TestOrphanFlows(t *testing.T) {
+	both(t, func(t *testing.T, opts Options) {
+		var r *Recorder
+		p := roundTrip(t, opts, func(rr *Recorder) {
+			r = rr
+			s := r.Track("s", SliceTrack, Host)
+			s.FlowBegin(1) // nothing recorded before it
+			s.Instant(5, r.Intern("i"))
+			s.FlowEnd(1) // after an instant, not a slice
+		})
+		if got := r.Stats().Orphans; got != 2 {
+			t.Errorf("Orphans = %d, want 2", got)
+		}
+		if err := Validate(p); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestOptions(t *testing.T) {
+	for _, o := range []Options{{Format: 9}, {ChunkBytes: 100}, {SpareChunks: -1}} {
+		if _, err := New(io.Discard, o); err == nil {
+			t.Errorf("New(%+v) succeeded", o)
+		}
+	}
+	for _, c := range []struct {
+		path string
+		want Format
+	}{{"a.pftrace", Perfetto}, {"a.perfetto-trace", Perfetto}, {"x/a.PB", Perfetto}, {"a.json", JSON}} {
+		if f, err := FormatOf(c.path); err != nil || f != c.want {
+			t.Errorf("FormatOf(%q) = %v, %v; want %v", c.path, f, err, c.want)
+		}
+	}
+	if _, err := FormatOf("a.txt"); err == nil {
+		t.Error("FormatOf(a.txt) succeeded")
+	}
+	if _, err := Create(filepath.Join(t.TempDir(), "a.txt"), Options{}); err == nil {
+		t.Error("Create(a.txt) succeeded")
+	}
+}
+
+func TestPanicsOnMisuse(t *testing.T) {
+	r, err := New(io.Discard, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", name)
+			}
+		}()
+		f()
+	}
+	mustPanic("Track with kind 0", func() { r.Track("x", 0, Host) })
+	mustPanic("Track in an unknown group", func() { r.Track("x", SliceTrack, 99) })
+	c := r.Track("c", CounterTrack, Host)
+	mustPanic("Slice on a counter track", func() { c.Slice(1, 1, 0) })
+	s := r.Track("s", SliceTrack, Host)
+	mustPanic("Counter on a slice track", func() { s.Counter(1, 1) })
+}
+
+func TestCreateAndReadFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"t.pftrace", "t.perfetto-trace", "t.pb", "t.json"} {
+		path := filepath.Join(dir, name)
+		r, err := Create(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := r.Group("cpu subgraphs")
+		a := r.Track("actor 1", SliceTrack, g)
+		a.Slice(10, 5, r.Intern("Unique"))
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		p, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := FormatOf(path)
+		if p.Format != want {
+			t.Errorf("%s: read as %v", name, p.Format)
+		}
+		if len(p.Tracks) != 1 || p.Tracks[0] != (TrackInfo{"actor 1", SliceTrack, "cpu subgraphs"}) {
+			t.Errorf("%s: tracks %+v", name, p.Tracks)
+		}
+		ss := p.Slices()
+		if len(ss) != 1 || ss[0] != (Slice{Track: 0, Name: "Unique", Start: 10, End: 15}) {
+			t.Errorf("%s: slices %+v", name, ss)
+		}
+	}
+	if _, err := ReadFile(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadFile(missing) = %v", err)
+	}
+}
