@@ -60,6 +60,7 @@ type SuperKernelActor struct {
 	live    []bool          // by slot: holds device memory
 	staging [][]byte        // by slot: host copies of value-dependency inputs
 	ws      []device.Buffer // by node position: workspace of the launch in flight
+	tr      *tracer         // nil when not tracing
 	// resolved marks compute-dependent nodes whose real output shapes are
 	// set in this run; written only by the goroutine that runs barriers.
 	resolved []bool
@@ -79,6 +80,7 @@ func New(c *subgraph.Checked, dev device.Device, opt Options) (*SuperKernelActor
 	a := &SuperKernelActor{
 		p: p, dev: dev, opt: opt, stream: dev.NewStream(), copyStream: dev.NewStream(),
 		resolved: make([]bool, len(p.nodes)),
+		tr:       newTracer(opt.Trace, opt.name(c.Graph.Name), opt.Mode, p),
 		tensors:  make([]kernel.Tensor, len(p.slots)),
 		args:     make([]kernel.Args, len(p.nodes)),
 		events:   make([]device.Event, len(p.nodes)),
@@ -237,8 +239,17 @@ func (a *SuperKernelActor) upload(inputs []*kernel.Tensor) error {
 		t.Shape = t.Shape[:0]
 	}
 	clear(a.resolved)
+	var flow uint64
+	if a.tr.on() {
+		n := uint64(len(a.args))
+		flow = flowSeq.Add(n) - n
+	}
 	for pos := range a.args {
 		a.args[pos].Seed = a.opt.Seed ^ (a.runSeed * 0x9e3779b97f4a7c15) ^ uint64(pos)*0xbf58476d1ce4e5b9
+		a.args[pos].Flow = 0
+		if a.tr.on() {
+			a.args[pos].Flow = flow + uint64(pos) + 1
+		}
 	}
 	for i, s := range a.p.inputs {
 		in := inputs[i]
@@ -435,41 +446,37 @@ func (a *SuperKernelActor) resolve(pos int) error {
 
 // runKBK runs every stage of every node on the calling goroutine.
 func (a *SuperKernelActor) runKBK(ctx context.Context, st *Stats) error {
-	var last time.Time
-	mark := func(d *time.Duration) {
-		now := time.Now()
-		*d += now.Sub(last)
-		last = now
-	}
 	for pos := range a.p.nodes {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		nd := &a.p.nodes[pos]
-		last = time.Now()
+		t := device.Now()
 		a.prepare(pos)
-		mark(&st.Stage[kernel.StagePrepare])
-		for _, j := range nd.valueDeps {
-			if j < len(nd.in) {
-				// A synchronous copy on the stream waits for the producer.
-				if err := a.stageValue(ctx, a.stream, pos, j); err != nil {
-					return err
+		t = a.account(&st.Stage[kernel.StagePrepare], kernel.StagePrepare, pos, t)
+		if len(nd.valueDeps) > 0 {
+			for _, j := range nd.valueDeps {
+				if j < len(nd.in) {
+					// A synchronous copy on the stream waits for the producer.
+					if err := a.stageValue(ctx, a.stream, pos, j); err != nil {
+						return err
+					}
 				}
 			}
+			t = a.waited(&st.Wait, kernel.StageInfer, t)
 		}
-		mark(&st.Wait)
 		if err := a.infer(pos); err != nil {
 			return err
 		}
-		mark(&st.Stage[kernel.StageInfer])
+		t = a.account(&st.Stage[kernel.StageInfer], kernel.StageInfer, pos, t)
 		if err := a.resize(pos); err != nil {
 			return err
 		}
-		mark(&st.Stage[kernel.StageResize])
+		t = a.account(&st.Stage[kernel.StageResize], kernel.StageResize, pos, t)
 		if err := a.launch(pos); err != nil {
 			return err
 		}
-		mark(&st.Stage[kernel.StageLaunch])
+		t = a.account(&st.Stage[kernel.StageLaunch], kernel.StageLaunch, pos, t)
 		if nd.compute {
 			if err := a.stream.Synchronize(ctx); err != nil {
 				return err
@@ -477,7 +484,7 @@ func (a *SuperKernelActor) runKBK(ctx context.Context, st *Stats) error {
 			if err := a.resolve(pos); err != nil {
 				return err
 			}
-			mark(&st.Wait)
+			a.waited(&st.Wait, kernel.StageLaunch, t)
 		}
 	}
 	return nil

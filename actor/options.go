@@ -3,7 +3,16 @@ package actor
 import (
 	"fmt"
 	"time"
+
+	"github.com/pipert/pipert/trace"
 )
+
+func (o *Options) name(graph string) string {
+	if o.Name != "" {
+		return o.Name
+	}
+	return graph
+}
 
 // Mode selects how the host stages of consecutive kernels are scheduled.
 type Mode uint8
@@ -99,6 +108,12 @@ type Options struct {
 	// QueueCapacity is the capacity of each stage queue (0: 1024). Deep
 	// queues let the host run ahead; shallow ones stall the stages.
 	QueueCapacity int
+	// Trace, when not nil, records every stage of every kernel on host
+	// tracks named after Name (default: the graph's name), with one flow per
+	// kernel. Give the device a devtrace observer on the same recorder so the
+	// flows end on the device slices.
+	Trace *trace.Recorder
+	Name  string
 	// Seed varies the data-dependent results kernels model on virtual data
 	// (the output size of Unique); runs with equal seeds are identical.
 	Seed uint64

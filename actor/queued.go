@@ -145,23 +145,22 @@ func (q *queued) feed() error {
 			return err
 		}
 		nd := &a.p.nodes[pos]
-		t0 := time.Now()
+		t := device.Now()
 		a.prepare(pos)
-		q.busy[kernel.StagePrepare] += time.Since(t0)
+		a.account(&q.busy[kernel.StagePrepare], kernel.StagePrepare, pos, t)
 		if a.opt.Mode == Async {
 			if err := q.fail(q.barrier(pos)); err != nil {
 				return err
 			}
-			t1 := time.Now()
+			t := device.Now()
 			if err := a.infer(pos); err != nil {
 				return q.fail(err)
 			}
-			t2 := time.Now()
-			q.busy[kernel.StageInfer] += t2.Sub(t1)
+			t = a.account(&q.busy[kernel.StageInfer], kernel.StageInfer, pos, t)
 			if err := a.resize(pos); err != nil {
 				return q.fail(err)
 			}
-			q.busy[kernel.StageResize] += time.Since(t2)
+			a.account(&q.busy[kernel.StageResize], kernel.StageResize, pos, t)
 			if err := q.lq.Push(int32(pos)); err != nil {
 				return err
 			}
@@ -170,7 +169,7 @@ func (q *queued) feed() error {
 		}
 		if nd.compute && a.opt.Policy == Drain {
 			// The faithful baseline: drain everything, then resolve.
-			t := time.Now()
+			t := device.Now()
 			if err := q.drainAll(); err != nil {
 				return err
 			}
@@ -180,7 +179,7 @@ func (q *queued) feed() error {
 			if err := q.fail(a.resolve(pos)); err != nil {
 				return err
 			}
-			q.wait += time.Since(t)
+			a.waited(&q.wait, kernel.StagePrepare, t)
 		}
 	}
 	return nil
@@ -210,7 +209,7 @@ func (q *queued) drainBelow() error {
 func (q *queued) barrier(pos int) error {
 	a := q.a
 	nd := &a.p.nodes[pos]
-	t := time.Now()
+	t := device.Now()
 	waited := false
 	for _, s := range nd.in {
 		pr := a.p.slots[s].producer
@@ -249,7 +248,7 @@ func (q *queued) barrier(pos int) error {
 		}
 	}
 	if waited {
-		q.wait += time.Since(t)
+		a.waited(&q.wait, kernel.StageInfer, t)
 	}
 	return nil
 }
@@ -259,12 +258,13 @@ func (q *queued) inferTask(pos32 int32) error {
 		return err
 	}
 	pos := int(pos32)
+	q.a.depth(kernel.StageInfer, q.pipe.Len(queues.Infer))
 	if err := q.fail(q.barrier(pos)); err != nil {
 		return err
 	}
-	t := time.Now()
+	t := device.Now()
 	err := q.a.infer(pos)
-	q.busy[kernel.StageInfer] += time.Since(t)
+	q.a.account(&q.busy[kernel.StageInfer], kernel.StageInfer, pos, t)
 	return q.fail(err)
 }
 
@@ -272,9 +272,10 @@ func (q *queued) resizeTask(pos32 int32) error {
 	if err := q.stop(); err != nil {
 		return err
 	}
-	t := time.Now()
+	q.a.depth(kernel.StageResize, q.pipe.Len(queues.Resize))
+	t := device.Now()
 	err := q.a.resize(int(pos32))
-	q.busy[kernel.StageResize] += time.Since(t)
+	q.a.account(&q.busy[kernel.StageResize], kernel.StageResize, int(pos32), t)
 	return q.fail(err)
 }
 
@@ -282,9 +283,14 @@ func (q *queued) launchTask(pos32 int32) error {
 	if err := q.stop(); err != nil {
 		return err
 	}
-	t := time.Now()
+	if q.pipe != nil {
+		q.a.depth(kernel.StageLaunch, q.pipe.Len(queues.Launch))
+	} else {
+		q.a.depth(kernel.StageLaunch, q.lq.Len())
+	}
+	t := device.Now()
 	err := q.a.launch(int(pos32))
-	q.busy[kernel.StageLaunch] += time.Since(t)
+	q.a.account(&q.busy[kernel.StageLaunch], kernel.StageLaunch, int(pos32), t)
 	if err != nil {
 		return q.fail(err)
 	}

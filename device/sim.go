@@ -10,13 +10,23 @@ import (
 	"github.com/pipert/pipert/device/alloc"
 )
 
+// Work is one piece of modeled device work, as an Observer sees it.
+type Work struct {
+	Stream int    // the stream, numbered from 0 in creation order
+	Kind   string // "kernel", "h2d", "d2h" or "d2d"
+	Name   string // the kernel's name; the kind for copies
+	// Start and End are the modeled interval, on the Now scale.
+	Start, End int64
+	// Fn is the kernel's Func as given to Launch (nil for copies), so that
+	// an observer can recover what launched it (a trace flow id, say).
+	Fn Func
+}
+
 // Observer receives every piece of modeled device work; tracing plugs in
-// here. Calls come from the goroutine that enqueued the work and must not
-// block.
+// here. Calls come from the goroutine that enqueued the work, in the
+// stream's order, and must not block.
 type Observer interface {
-	// OnWork reports work on stream (numbered from 0 in creation order) of
-	// kind "kernel", "h2d", "d2h" or "d2d", modeled from start to end (Now scale).
-	OnWork(stream int, kind, name string, start, end int64)
+	OnWork(w Work)
 }
 
 // Launcher models the command path from a host launch call to the device:
@@ -243,7 +253,7 @@ func (s *simStream) Launch(name string, cost Cost, fn Func) error {
 	s.dev.kernels.Add(1)
 	s.dev.kernelNs.Add(int64(dur))
 	if o := s.dev.obs; o != nil {
-		o.OnWork(s.id, "kernel", name, start, end)
+		o.OnWork(Work{Stream: s.id, Kind: "kernel", Name: name, Start: start, End: end, Fn: fn})
 	}
 	return nil
 }
@@ -252,7 +262,7 @@ func (s *simStream) copyWork(kind string, l Link, n int64) int64 {
 	start, end := s.enqueue(Now(), l.Time(n))
 	s.dev.copies.Add(1)
 	if o := s.dev.obs; o != nil {
-		o.OnWork(s.id, kind, kind, start, end)
+		o.OnWork(Work{Stream: s.id, Kind: kind, Name: kind, Start: start, End: end})
 	}
 	return end
 }

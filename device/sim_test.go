@@ -22,9 +22,9 @@ type work struct {
 	start, end int64
 }
 
-func (r *recorder) OnWork(stream int, kind, name string, start, end int64) {
+func (r *recorder) OnWork(w device.Work) {
 	r.mu.Lock()
-	r.work = append(r.work, work{stream, kind, name, start, end})
+	r.work = append(r.work, work{w.Stream, w.Kind, w.Name, w.Start, w.End})
 	r.mu.Unlock()
 }
 

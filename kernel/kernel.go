@@ -87,6 +87,8 @@ type Args struct {
 	// kernels that model data-dependent results on virtual data.
 	Node string
 	Seed uint64
+	// Flow is the kernel's trace flow id in this run (0: not traced).
+	Flow uint64
 
 	fn Computer
 }
@@ -99,6 +101,10 @@ type Computer interface {
 // Bind makes a's Run call c.Compute(a); kernels call it in Launch before
 // handing a to the stream as its device.Func.
 func (a *Args) Bind(c Computer) { a.fn = c }
+
+// FlowID returns a.Flow; tracers of device work use it to join a kernel's
+// device slice to its host stages.
+func (a *Args) FlowID() uint64 { return a.Flow }
 
 // Run implements device.Func.
 func (a *Args) Run() error {

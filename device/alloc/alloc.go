@@ -1,16 +1,10 @@
-// Package alloc holds the device memory allocators behind device.Device: an
-// Allocator interface over a simulated device address space, and Reference,
-// a trivially correct allocator that every faster one is checked against.
-//
-// An Allocator hands out address ranges, not host memory: the simulated device
-// backs real-data buffers separately. Addresses are never 0, so the zero
-// address can mean "no buffer". Implementations are not safe for concurrent
-// use; the device serialises calls.
 package alloc
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Errors returned by allocators, wrapped with the request's details.
@@ -37,12 +31,13 @@ type Allocator interface {
 // (InUse, Peak) and what the allocator holds for them (Reserved: including
 // rounding and cached segments).
 type Stats struct {
-	Capacity int64 // size of the address space
-	InUse    int64 // bytes requested by live allocations
-	Peak     int64 // high-water mark of InUse
-	Reserved int64 // bytes the allocator holds for live blocks and caches
-	Allocs   int64 // successful Alloc calls
-	Frees    int64 // successful Free calls
+	Capacity     int64 // size of the address space
+	InUse        int64 // bytes requested by live allocations
+	Peak         int64 // high-water mark of InUse
+	Reserved     int64 // bytes the allocator holds for live blocks and caches
+	PeakReserved int64 // high-water mark of Reserved
+	Allocs       int64 // successful Alloc calls
+	Frees        int64 // successful Free calls
 	// Fragmentation is 1 - largest free block / total free bytes (0 when
 	// nothing is free); a measure of how scattered free space is.
 	Fragmentation float64
@@ -53,7 +48,8 @@ const Base uint64 = 1 << 20
 
 // Reference is a first-fit allocator over a sorted list of free ranges. It is
 // slow (linear in the number of free ranges) and obviously correct; it exists
-// to check the fast allocators against. Sizes round up to Align.
+// to check the fast allocators against. Sizes round up to Align, so only a
+// capacity that is a multiple of Align can be allocated in one block.
 type Reference struct {
 	capacity int64
 	free     []span           // sorted by addr, never adjacent (always coalesced)
@@ -89,6 +85,9 @@ func (r *Reference) Alloc(size int64) (uint64, error) {
 	if size <= 0 {
 		return 0, fmt.Errorf("%w: %d", ErrBadSize, size)
 	}
+	if size > r.capacity {
+		return 0, fmt.Errorf("%w: %d bytes requested, capacity %d", ErrOutOfMemory, size, r.capacity)
+	}
 	rs := (size + Align - 1) / Align * Align
 	for i, s := range r.free {
 		if s.size < rs {
@@ -106,9 +105,10 @@ func (r *Reference) Alloc(size int64) (uint64, error) {
 		r.stats.InUse += size
 		r.stats.Reserved += rs
 		r.stats.Peak = max(r.stats.Peak, r.stats.InUse)
+		r.stats.PeakReserved = max(r.stats.PeakReserved, r.stats.Reserved)
 		return addr, nil
 	}
-	return 0, fmt.Errorf("%w: %d bytes requested, %d in use of %d", ErrOutOfMemory, size, r.stats.Reserved, r.capacity)
+	return 0, fmt.Errorf("%w: %d bytes requested, %d of %d reserved", ErrOutOfMemory, size, r.stats.Reserved, r.capacity)
 }
 
 // Free implements Allocator.
@@ -126,13 +126,8 @@ func (r *Reference) Free(addr uint64) error {
 	r.stats.Reserved -= rs
 	r.stats.Frees++
 	// Insert and coalesce with neighbours.
-	i := 0
-	for i < len(r.free) && r.free[i].addr < addr {
-		i++
-	}
-	r.free = append(r.free, span{})
-	copy(r.free[i+1:], r.free[i:])
-	r.free[i] = span{addr, rs}
+	i := r.search(addr)
+	r.free = slices.Insert(r.free, i, span{addr, rs})
 	if i+1 < len(r.free) && r.free[i].addr+uint64(r.free[i].size) == r.free[i+1].addr {
 		r.free[i].size += r.free[i+1].size
 		r.free = append(r.free[:i+1], r.free[i+2:]...)
@@ -150,12 +145,14 @@ func (r *Reference) Free(addr uint64) error {
 // range that was never a block start is reported as a double free too,
 // which is the conservative answer.
 func (r *Reference) isFree(addr uint64) bool {
-	for _, s := range r.free {
-		if addr >= s.addr && addr < s.addr+uint64(s.size) {
-			return true
-		}
-	}
-	return false
+	i := r.search(addr + 1) // the first range starting after addr
+	return i > 0 && addr < r.free[i-1].addr+uint64(r.free[i-1].size)
+}
+
+// search returns the index of the first free range starting at or after addr.
+func (r *Reference) search(addr uint64) int {
+	i, _ := slices.BinarySearchFunc(r.free, addr, func(s span, a uint64) int { return cmp.Compare(s.addr, a) })
+	return i
 }
 
 // Stats implements Allocator.

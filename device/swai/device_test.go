@@ -22,9 +22,9 @@ type recorder struct {
 	work []work
 }
 
-func (r *recorder) OnWork(_ int, kind, _ string, start, end int64) {
+func (r *recorder) OnWork(w device.Work) {
 	r.mu.Lock()
-	r.work = append(r.work, work{kind, start, end})
+	r.work = append(r.work, work{w.Kind, w.Start, w.End})
 	r.mu.Unlock()
 }
 

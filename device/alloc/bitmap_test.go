@@ -1,0 +1,88 @@
+package alloc
+
+import (
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// TestBitmapAgainstBools checks every bitmap operation against a []bool
+// over random operations, for sizes that give one, two and three levels.
+func TestBitmapAgainstBools(t *testing.T) {
+	for _, n := range []int{1, 63, 64, 65, 511, 512, 513, 4096, 40_000, 300_000} {
+		r := rand.New(rand.NewPCG(uint64(n), 3))
+		b := newBitmap(n)
+		ref := make([]bool, n)
+		for _, lv := range b.levels {
+			if uintptr(unsafe.Pointer(&lv[0]))%cacheLine != 0 {
+				t.Fatalf("n=%d: level not cache-line aligned", n)
+			}
+		}
+		ops := 3000
+		for op := range ops {
+			i := r.IntN(n)
+			j := min(n, i+1+r.IntN(min(n, 1+r.IntN(3)*700)))
+			// Keep the set sparse most of the time so searches travel.
+			switch x := r.IntN(10); {
+			case x < 2:
+				b.set(i)
+				ref[i] = true
+			case x < 5:
+				b.clear(i)
+				ref[i] = false
+			case x < 6:
+				b.setRange(i, j)
+				for k := i; k < j; k++ {
+					ref[k] = true
+				}
+			default:
+				b.clearRange(i, j)
+				for k := i; k < j; k++ {
+					ref[k] = false
+				}
+			}
+			q := r.IntN(n+2) - 1
+			if got, want := b.next(q), refNext(ref, q); got != want {
+				t.Fatalf("n=%d op %d: next(%d) = %d, want %d", n, op, q, got, want)
+			}
+			if got, want := b.prev(q), refPrev(ref, q); got != want {
+				t.Fatalf("n=%d op %d: prev(%d) = %d, want %d", n, op, q, got, want)
+			}
+			if q >= 0 && q < n && b.get(q) != ref[q] {
+				t.Fatalf("n=%d op %d: get(%d) = %v", n, op, q, b.get(q))
+			}
+			if op%500 == 0 {
+				if err := checkBitmap(&b); err != nil {
+					t.Fatalf("n=%d op %d: %v", n, op, err)
+				}
+				c := 0
+				for _, v := range ref {
+					if v {
+						c++
+					}
+				}
+				if b.count() != c {
+					t.Fatalf("n=%d op %d: count %d, want %d", n, op, b.count(), c)
+				}
+			}
+		}
+	}
+}
+
+func refNext(ref []bool, i int) int {
+	for i = max(i, 0); i < len(ref); i++ {
+		if ref[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+func refPrev(ref []bool, i int) int {
+	for i = min(i, len(ref)-1); i >= 0; i-- {
+		if ref[i] {
+			return i
+		}
+	}
+	return -1
+}

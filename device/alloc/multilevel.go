@@ -1,0 +1,583 @@
+package alloc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// Kind is the kind of device memory a block lives in. The SW-AI card's
+// management core (MPE) addresses memory through pages; its compute cores
+// (CPE) address it through a small table of segments, one entry per block.
+type Kind uint8
+
+// Memory kinds.
+const (
+	MPE Kind = 1 + iota // management-core memory: paged
+	CPE                 // compute-core memory: segmented
+)
+
+func (k Kind) String() string {
+	switch k {
+	case MPE:
+		return "MPE"
+	case CPE:
+		return "CPE"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// ErrBadKind is returned for a Kind other than MPE or CPE.
+var ErrBadKind = errors.New("alloc: unknown memory kind")
+
+// MultilevelOptions configure a Multilevel allocator. Zero fields take the
+// defaults below.
+type MultilevelOptions struct {
+	// PageSize is the level-1 granule: large blocks are whole pages and an
+	// MPE slab is one page. A power of two in [4 KiB, 1 GiB]; default 64 KiB.
+	PageSize int64
+	// SegmentSize is the CPE unit: a CPE slab is one segment. A power of
+	// two, at least PageSize, at most 1 GiB; default 1 MiB.
+	SegmentSize int64
+	// SegmentEntries is the number of entries in the CPE segment table,
+	// hence the most CPE blocks live at once; default 4096.
+	SegmentEntries int
+}
+
+// MultilevelOption sets a field of MultilevelOptions.
+type MultilevelOption func(*MultilevelOptions)
+
+// WithPageSize sets MultilevelOptions.PageSize.
+func WithPageSize(n int64) MultilevelOption { return func(o *MultilevelOptions) { o.PageSize = n } }
+
+// WithSegmentSize sets MultilevelOptions.SegmentSize.
+func WithSegmentSize(n int64) MultilevelOption {
+	return func(o *MultilevelOptions) { o.SegmentSize = n }
+}
+
+// WithSegmentEntries sets MultilevelOptions.SegmentEntries.
+func WithSegmentEntries(n int) MultilevelOption {
+	return func(o *MultilevelOptions) { o.SegmentEntries = n }
+}
+
+// Defaults for MultilevelOptions.
+const (
+	DefaultPageSize       = 64 << 10
+	DefaultSegmentSize    = 1 << 20
+	DefaultSegmentEntries = 4096
+)
+
+func (o *MultilevelOptions) validate(capacity int64) error {
+	if o.PageSize == 0 {
+		o.PageSize = DefaultPageSize
+	}
+	if o.SegmentSize == 0 {
+		o.SegmentSize = max(DefaultSegmentSize, o.PageSize)
+	}
+	if o.SegmentEntries == 0 {
+		o.SegmentEntries = DefaultSegmentEntries
+	}
+	pow2 := func(n int64) bool { return n > 0 && n&(n-1) == 0 }
+	switch {
+	case !pow2(o.PageSize) || o.PageSize < 4<<10 || o.PageSize > 1<<30:
+		return fmt.Errorf("alloc: multilevel: page size %d is not a power of two in [4 KiB, 1 GiB]", o.PageSize)
+	case !pow2(o.SegmentSize) || o.SegmentSize < o.PageSize || o.SegmentSize > 1<<30:
+		return fmt.Errorf("alloc: multilevel: segment size %d is not a power of two in [page size %d, 1 GiB]", o.SegmentSize, o.PageSize)
+	case o.SegmentEntries < 0 || o.SegmentEntries > math.MaxInt32:
+		return fmt.Errorf("alloc: multilevel: %d segment-table entries", o.SegmentEntries)
+	case capacity <= 0 || capacity%o.PageSize != 0:
+		return fmt.Errorf("alloc: multilevel: capacity %d is not a positive multiple of the page size %d", capacity, o.PageSize)
+	case capacity/o.PageSize > math.MaxInt32:
+		return fmt.Errorf("alloc: multilevel: capacity %d is more than 2^31 pages of %d bytes", capacity, o.PageSize)
+	}
+	return nil
+}
+
+// Multilevel is the segment/page multi-level allocator of the SW-AI runtime
+// (SDAA, algorithm 2): a page bitmap for large requests and size-class free
+// lists carved from pages for small ones, for two kinds of memory that share
+// one address space.
+//
+// # Dispatch
+//
+// A request of size bytes and kind k goes to level 2 if size < unit(k)/2 and
+// to level 1 otherwise, where unit(MPE) is the page and unit(CPE) the
+// segment (the paper's MPE_PAGE_SIZE/2 and CPE_SEG_SIZE/2). Every successful
+// CPE allocation then writes one entry of the segment table (base, size),
+// and its free clears it: the table has a fixed number of entries, and a CPE
+// request finding it full fails with ErrOutOfMemory.
+//
+// # Level 1: pages
+//
+// used has one bit per page, set while the page is allocated (see bitmap
+// for the cache-line layout and the word-at-a-time search, occupancy for
+// how a block's whole 512-page lines are marked by one bit each). A block
+// takes a run of whole pages, wasting less than a page. Free pages form
+// maximal runs,
+// which are indexed by class ⌊log2 length⌋: runs[c] is a bitmap with the
+// start page of every free run of class c, and runMask has bit c set iff
+// class c is non-empty. A free run's length is kept in meta at its start.
+//
+// Search for n pages (the first-fit / next-fit hybrid). Let f = ⌊log2 n⌋.
+//
+//  1. Class f holds runs of length [2^f, 2^(f+1)), some of which may be
+//     shorter than n. It is probed next-fit: from a roving per-class cursor,
+//     examining up to probeLimit runs (wrapping once), keeping the shortest
+//     that fits, stopping early at an exact fit; the cursor then stays
+//     there. Next fit because the runs rejected as too short are the ones a
+//     first-fit scan would re-walk on every request of this class.
+//  2. Otherwise the lowest non-empty class above f (TrailingZeros of
+//     runMask) holds only runs that fit. It is probed first-fit: from the
+//     lowest address, up to probeLimit runs, shortest wins (ties to the
+//     lower address). First fit because nothing there can be rejected, and
+//     filling low addresses first keeps the top of the space one long run
+//     for huge requests.
+//
+// The chosen run is the shortest of those examined, so it is the smallest
+// sufficient run whenever the classes probed hold at most probeLimit runs;
+// when found in class f it is also less than twice the request. The block
+// takes the front of the run; the rest stays a free run. Every step is a
+// constant number of bitmap searches, so the cost does not depend on how
+// many blocks are live, and marking a block costs its two edge lines plus
+// one bit per line between them, so it barely grows with the size.
+//
+// Rejected: a linear first-fit scan of the page bitmap (cost grows with
+// the address space and the fragmentation), and exact best fit (needs all
+// runs of a class ordered by length; the bound above is kept at O(1)).
+//
+// Free clears the block's bits and merges with the free runs on either
+// side: the right one starts at the first page after the block, the left
+// one ends just before it and starts after the previous used page (one
+// backward LeadingZeros search).
+//
+// # Level 2: slabs
+//
+// A slab is one unit (a page for MPE, a segment for CPE) cut into objects
+// of one size class (256 B steps up to 1 KiB, then four classes per power
+// of two, ≤ 25% rounding waste). Each object has a one-word header, hdr:
+// while free it is the index of the next free object (the free list lives
+// in the freed memory, as in the paper), while live it holds the request
+// size and the segment-table entry. A live bitmap per slab tells a double
+// free from a live object. Objects never handed out are taken by a bump
+// index, so a new slab costs O(1) plus clearing its live bitmap.
+//
+// Slabs with a free object form a doubly linked partial list per (kind,
+// class). A slab that empties returns its pages to level 1, where they
+// merge with their free neighbours — unless it is the only slab on its
+// partial list: that one is kept as a spare, so alloc/free of one small
+// block does not create and destroy a slab every time. Spares are released
+// when level 1 runs out of pages, before the allocation fails.
+//
+// # Metadata
+//
+// meta holds one pageMeta per page: for the first page of a block its
+// length and slack, for every page of a slab the slab's index, for the first
+// page of a free run the run's length; zero elsewhere. The used bit decides
+// which reading applies. Free checks an address against all of this, so a
+// foreign or interior address or a double free is an error, never damage.
+//
+// The steady state allocates nothing on the Go heap: all structures are
+// sized at construction except the slab descriptors, which are recycled.
+// The bookkeeping costs 12 bytes per page plus one bit per page and run
+// class: about 7.5 MiB for 32 GiB of 64 KiB pages.
+type Multilevel struct {
+	capacity  int64
+	pageSize  int64
+	pageShift uint
+	pages     int
+
+	// Level 1.
+	used     occupancy
+	runs     []bitmap // by class ⌊log2 length⌋: start pages of free runs
+	runCount []int
+	runMask  uint64
+	cursor   []int // next-fit cursor per class
+	meta     []pageMeta
+	nfree    int // free pages
+
+	// Level 2, indexed by Kind (index 0 unused).
+	small     [3]int64   // requests below this go to slabs
+	unitPages [3]int     // pages per slab
+	partial   [3][]int32 // per class: head of the list of slabs with a free object
+	spare     [3][]int32 // per class: the empty slab kept, or -1
+	classOf   []uint8    // by (size-1)>>8
+	classSize []uint32
+	slabs     []slab
+	freeSlabs [3][]int32 // recycled slab descriptors
+
+	seg   segTable
+	stats Stats
+}
+
+// pageMeta is the per-page metadata; see Multilevel.
+type pageMeta struct {
+	n     int32  // block start: pages; slab page: -(slab+1); free-run start: run length
+	slack uint32 // block start: pages*PageSize - requested size
+	seg   int32  // block start: segment-table entry + 1, 0 for MPE
+}
+
+// probeLimit bounds the runs examined per class in one search.
+const probeLimit = 8
+
+// granule is the size-class step and the smallest object.
+const granule = 256
+
+// NewMultilevel returns a Multilevel allocator over capacity bytes, which
+// must be a multiple of the page size.
+func NewMultilevel(capacity int64, opts ...MultilevelOption) (*Multilevel, error) {
+	var o MultilevelOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(capacity); err != nil {
+		return nil, err
+	}
+	pages := int(capacity / o.PageSize)
+	nclass := bits.Len(uint(pages))
+	m := &Multilevel{
+		capacity:  capacity,
+		pageSize:  o.PageSize,
+		pageShift: uint(bits.TrailingZeros64(uint64(o.PageSize))),
+		pages:     pages,
+		used:      newOccupancy(pages),
+		runs:      make([]bitmap, nclass),
+		runCount:  make([]int, nclass),
+		cursor:    make([]int, nclass),
+		meta:      make([]pageMeta, pages),
+		nfree:     pages,
+		seg:       newSegTable(o.SegmentEntries),
+		stats:     Stats{Capacity: capacity},
+	}
+	for c := range m.runs {
+		m.runs[c] = newBitmap(pages)
+	}
+	m.addRun(0, pages)
+
+	m.small[MPE], m.unitPages[MPE] = o.PageSize/2, 1
+	m.small[CPE], m.unitPages[CPE] = o.SegmentSize/2, int(o.SegmentSize/o.PageSize)
+	maxSmall := max(m.small[MPE], m.small[CPE])
+	m.classSize = sizeClasses(maxSmall)
+	m.classOf = make([]uint8, maxSmall/granule)
+	c := 0
+	for i := range m.classOf {
+		for int64(m.classSize[c]) < int64(i+1)*granule {
+			c++
+		}
+		m.classOf[i] = uint8(c)
+	}
+	for _, k := range []Kind{MPE, CPE} {
+		m.partial[k] = make([]int32, len(m.classSize))
+		m.spare[k] = make([]int32, len(m.classSize))
+		for c := range m.classSize {
+			m.partial[k][c], m.spare[k][c] = -1, -1
+		}
+	}
+	return m, nil
+}
+
+// sizeClasses returns the object sizes up to limit (a power of two >= 1 KiB):
+// 256 B steps to 1 KiB, then four per power of two.
+func sizeClasses(limit int64) []uint32 {
+	var cs []uint32
+	for s := int64(granule); s <= 1024; s += granule {
+		cs = append(cs, uint32(s))
+	}
+	for base := int64(1024); base < limit; base *= 2 {
+		for j := int64(1); j <= 4; j++ {
+			cs = append(cs, uint32(base+base*j/4))
+		}
+	}
+	return cs
+}
+
+// PageSize returns the level-1 page size.
+func (m *Multilevel) PageSize() int64 { return m.pageSize }
+
+// Alloc implements Allocator; it allocates MPE memory.
+func (m *Multilevel) Alloc(size int64) (uint64, error) { return m.AllocKind(size, MPE) }
+
+// AllocKind reserves at least size bytes of the given kind. Errors wrap
+// ErrBadSize, ErrBadKind or ErrOutOfMemory (also when the segment table is
+// full); a failed call leaves every block as it was, though it may have
+// released cached empty slabs.
+func (m *Multilevel) AllocKind(size int64, kind Kind) (uint64, error) {
+	if size <= 0 {
+		return 0, fmt.Errorf("%w: %d", ErrBadSize, size)
+	}
+	if kind != MPE && kind != CPE {
+		return 0, fmt.Errorf("%w: %d", ErrBadKind, uint8(kind))
+	}
+	var seg int32 // entry + 1, 0 for MPE
+	if kind == CPE {
+		if len(m.seg.free) == 0 {
+			return 0, fmt.Errorf("%w: %d bytes of CPE memory: segment table full (%d entries)",
+				ErrOutOfMemory, size, len(m.seg.entries))
+		}
+		seg = m.seg.free[len(m.seg.free)-1] + 1
+	}
+	var addr uint64
+	ok := false
+	if size < m.small[kind] {
+		addr, ok = m.allocSmall(size, kind, seg)
+	} else if size <= m.capacity {
+		addr, ok = m.allocLarge(size, seg)
+	}
+	if !ok {
+		return 0, fmt.Errorf("%w: %d bytes of %v memory, %d of %d bytes reserved",
+			ErrOutOfMemory, size, kind, m.stats.Reserved, m.capacity)
+	}
+	if seg != 0 {
+		m.seg.put(addr, size)
+	}
+	m.stats.Allocs++
+	m.stats.InUse += size
+	m.stats.Peak = max(m.stats.Peak, m.stats.InUse)
+	return addr, nil
+}
+
+// Free implements Allocator.
+func (m *Multilevel) Free(addr uint64) error {
+	if addr < Base || addr-Base >= uint64(m.capacity) {
+		return fmt.Errorf("%w: %#x is outside [%#x, %#x)", ErrForeign, addr, Base, Base+uint64(m.capacity))
+	}
+	off := addr - Base
+	p := int(off >> m.pageShift)
+	if !m.used.get(p) {
+		return fmt.Errorf("%w: %#x is in a free page", ErrDoubleFree, addr)
+	}
+	md := m.meta[p]
+	var size int64
+	var seg int32
+	switch {
+	case md.n < 0:
+		var err error
+		if size, seg, err = m.freeSmall(int32(-md.n-1), addr); err != nil {
+			return err
+		}
+	case md.n > 0 && off&uint64(m.pageSize-1) == 0:
+		size, seg = int64(md.n)<<m.pageShift-int64(md.slack), md.seg
+		m.meta[p] = pageMeta{}
+		m.releasePages(p, int(md.n))
+	default:
+		return fmt.Errorf("%w: %#x is inside a block", ErrForeign, addr)
+	}
+	if seg != 0 {
+		m.seg.remove(seg - 1)
+	}
+	m.stats.Frees++
+	m.stats.InUse -= size
+	return nil
+}
+
+// Stats implements Allocator. Fragmentation is measured over level-1 pages:
+// free objects inside slabs count as reserved. It costs a scan of the runs
+// in the highest non-empty class.
+func (m *Multilevel) Stats() Stats {
+	st := m.stats
+	if m.nfree > 0 {
+		h := 63 - bits.LeadingZeros64(m.runMask)
+		largest := 0
+		for s := m.runs[h].next(0); s >= 0; s = m.runs[h].next(s + 1) {
+			largest = max(largest, int(m.meta[s].n))
+		}
+		st.Fragmentation = 1 - float64(largest)/float64(m.nfree)
+	}
+	return st
+}
+
+// SegmentTableStats describe the CPE segment table.
+type SegmentTableStats struct {
+	Entries int   // size of the table
+	Live    int   // entries describing live CPE blocks
+	Updates int64 // entries written (set or cleared) so far
+}
+
+// SegmentTable reports the CPE segment table's state.
+func (m *Multilevel) SegmentTable() SegmentTableStats {
+	return SegmentTableStats{
+		Entries: len(m.seg.entries),
+		Live:    len(m.seg.entries) - len(m.seg.free),
+		Updates: m.seg.updates,
+	}
+}
+
+func (m *Multilevel) addrOf(page int) uint64 { return Base + uint64(page)<<m.pageShift }
+
+// allocLarge serves a level-1 request.
+func (m *Multilevel) allocLarge(size int64, seg int32) (uint64, bool) {
+	n := int((size + m.pageSize - 1) >> m.pageShift)
+	p := m.takePages(n)
+	if p < 0 {
+		return 0, false
+	}
+	m.meta[p] = pageMeta{n: int32(n), slack: uint32(int64(n)<<m.pageShift - size), seg: seg}
+	return m.addrOf(p), true
+}
+
+// takePages allocates a run of n pages and returns its first page, or -1.
+// When no run is long enough it releases the spare slabs and tries again.
+func (m *Multilevel) takePages(n int) int {
+	if n > m.nfree {
+		if !m.releaseSpares() || n > m.nfree {
+			return -1
+		}
+	}
+	s := m.findRun(n)
+	if s < 0 {
+		if !m.releaseSpares() {
+			return -1
+		}
+		if s = m.findRun(n); s < 0 {
+			return -1
+		}
+	}
+	l := int(m.meta[s].n)
+	m.shrinkRun(s, l, n)
+	m.used.setRange(s, s+n)
+	m.nfree -= n
+	m.stats.Reserved += int64(n) << m.pageShift
+	m.stats.PeakReserved = max(m.stats.PeakReserved, m.stats.Reserved)
+	return s
+}
+
+// releasePages returns pages [p, p+n) to level 1, merging with the free runs
+// on either side. meta of the block's pages must already be zero.
+func (m *Multilevel) releasePages(p, n int) {
+	m.used.clearRange(p, p+n)
+	m.nfree += n
+	m.stats.Reserved -= int64(n) << m.pageShift
+	switch left, right := p > 0 && !m.used.get(p-1), p+n < m.pages && !m.used.get(p+n); {
+	case left && right:
+		ls := m.used.prev(p-1) + 1
+		rl := int(m.meta[p+n].n)
+		m.removeRun(p+n, rl)
+		m.meta[p+n].n = 0
+		m.growRun(ls, ls, p-ls, p+n+rl-ls)
+	case left:
+		ls := m.used.prev(p-1) + 1
+		m.growRun(ls, ls, p-ls, p+n-ls)
+	case right:
+		rl := int(m.meta[p+n].n)
+		m.meta[p+n].n = 0
+		m.growRun(p+n, p, rl, n+rl)
+	default:
+		m.addRun(p, n)
+	}
+}
+
+// findRun returns the start of a free run of at least n pages chosen by the
+// hybrid search described at Multilevel, or -1 if there is none.
+func (m *Multilevel) findRun(n int) int {
+	f := bits.Len(uint(n)) - 1
+	if m.runCount[f] > 0 {
+		best, stop := m.probe(f, m.cursor[f], n)
+		if best >= 0 {
+			m.cursor[f] = best
+			return best
+		}
+		m.cursor[f] = stop
+	}
+	above := m.runMask &^ (uint64(2)<<f - 1)
+	if above == 0 {
+		return -1
+	}
+	best, _ := m.probe(bits.TrailingZeros64(above), 0, n)
+	return best
+}
+
+// probe examines up to probeLimit runs of class c in address order from
+// page from, wrapping around once, and returns the shortest of at least n
+// pages (or -1) and the page after the last run examined.
+func (m *Multilevel) probe(c, from, n int) (best, stop int) {
+	b := &m.runs[c]
+	best, bestLen := -1, 0
+	s := from
+	for range min(probeLimit, m.runCount[c]) {
+		if s = b.next(s); s < 0 {
+			s = b.next(0)
+		}
+		if l := int(m.meta[s].n); l >= n && (best < 0 || l < bestLen) {
+			best, bestLen = s, l
+			if l == n {
+				break
+			}
+		}
+		s++
+	}
+	return best, s
+}
+
+func (m *Multilevel) addRun(s, l int) {
+	c := bits.Len(uint(l)) - 1
+	m.runs[c].set(s)
+	m.runCount[c]++
+	m.runMask |= 1 << c
+	m.meta[s].n = int32(l)
+}
+
+// shrinkRun takes the first n pages off the free run of l pages at s.
+func (m *Multilevel) shrinkRun(s, l, n int) {
+	if l == n {
+		m.removeRun(s, l)
+		return
+	}
+	m.growRun(s, s+n, l, l-n)
+}
+
+// growRun replaces the free run of l pages at s by one of nl pages at ns.
+func (m *Multilevel) growRun(s, ns, l, nl int) {
+	c, nc := bits.Len(uint(l))-1, bits.Len(uint(nl))-1
+	if c != nc {
+		m.removeRun(s, l)
+		m.addRun(ns, nl)
+		return
+	}
+	if s != ns {
+		m.runs[c].move(s, ns)
+	}
+	m.meta[ns].n = int32(nl)
+}
+
+func (m *Multilevel) removeRun(s, l int) {
+	c := bits.Len(uint(l)) - 1
+	m.runs[c].clear(s)
+	if m.runCount[c]--; m.runCount[c] == 0 {
+		m.runMask &^= 1 << c
+	}
+}
+
+// segTable is the CPE segment table: a fixed array of (base, size) entries
+// and a stack of the unused ones.
+type segTable struct {
+	entries []segEntry
+	free    []int32
+	updates int64
+}
+
+type segEntry struct {
+	base uint64
+	size int64
+}
+
+func newSegTable(n int) segTable {
+	t := segTable{entries: make([]segEntry, n), free: make([]int32, n)}
+	for i := range t.free {
+		t.free[i] = int32(n - 1 - i) // entry 0 on top
+	}
+	return t
+}
+
+// put fills the entry on top of the free stack.
+func (t *segTable) put(base uint64, size int64) {
+	i := t.free[len(t.free)-1]
+	t.free = t.free[:len(t.free)-1]
+	t.entries[i] = segEntry{base, size}
+	t.updates++
+}
+
+func (t *segTable) remove(i int32) {
+	t.entries[i] = segEntry{}
+	t.free = append(t.free, i)
+	t.updates++
+}

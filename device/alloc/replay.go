@@ -1,0 +1,174 @@
+package alloc
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+)
+
+// Op is one step of an allocation trace. An alloc op allocates Size bytes
+// and names the block ID; a free op frees the block named ID. An ID may be
+// reused once its block is freed.
+type Op struct {
+	Alloc bool
+	Size  int64 // bytes, for alloc ops
+	ID    int   // >= 0; IDs should be dense, Replay keeps a table indexed by them
+}
+
+// ReplayStats describe one replay of a trace.
+type ReplayStats struct {
+	Ops, Allocs, Frees int
+	// Elapsed is the host time spent in Alloc and Free. It is measured per
+	// chunk of replayChunk ops; the Stats sampling between chunks is not
+	// counted.
+	Elapsed time.Duration
+	NsPerOp float64 // Elapsed / Ops
+	// PeakInUse and PeakReserved are the allocator's high-water marks.
+	PeakInUse, PeakReserved int64
+	// Fragmentation is the mean of Stats().Fragmentation sampled after
+	// every chunk; MaxFragmentation the largest sample.
+	Fragmentation, MaxFragmentation float64
+	Final                           Stats // Stats after the last op
+}
+
+// replayChunk is the number of ops timed together by Replay.
+const replayChunk = 256
+
+// ErrTrace is returned by Replay for a malformed trace.
+var ErrTrace = errors.New("alloc: malformed trace")
+
+// Replay runs trace through a and measures it. It stops at the first error:
+// a malformed op (wrapping ErrTrace) or an allocator error, reported with the
+// op's index; the stats then cover the ops before it.
+func Replay(a Allocator, trace []Op) (ReplayStats, error) {
+	maxID := -1
+	for i, op := range trace {
+		if op.ID < 0 {
+			return ReplayStats{}, fmt.Errorf("%w: op %d has ID %d", ErrTrace, i, op.ID)
+		}
+		maxID = max(maxID, op.ID)
+	}
+	addrs := make([]uint64, maxID+1) // 0: not live
+	var rs ReplayStats
+	fragSum, samples := 0.0, 0
+	finish := func() {
+		rs.Final = a.Stats()
+		rs.PeakInUse, rs.PeakReserved = rs.Final.Peak, rs.Final.PeakReserved
+		if rs.Ops > 0 {
+			rs.NsPerOp = float64(rs.Elapsed.Nanoseconds()) / float64(rs.Ops)
+		}
+		if samples > 0 {
+			rs.Fragmentation = fragSum / float64(samples)
+		}
+	}
+	for start := 0; start < len(trace); start += replayChunk {
+		chunk := trace[start:min(start+replayChunk, len(trace))]
+		var err error
+		done := 0
+		t0 := time.Now()
+		for _, op := range chunk {
+			if op.Alloc {
+				if addrs[op.ID] != 0 {
+					err = fmt.Errorf("%w: ID %d allocated while live", ErrTrace, op.ID)
+					break
+				}
+				var addr uint64
+				if addr, err = a.Alloc(op.Size); err != nil {
+					err = fmt.Errorf("alloc %d bytes as ID %d: %w", op.Size, op.ID, err)
+					break
+				}
+				addrs[op.ID] = addr
+				rs.Allocs++
+			} else {
+				addr := addrs[op.ID]
+				if addr == 0 {
+					err = fmt.Errorf("%w: ID %d freed while not live", ErrTrace, op.ID)
+					break
+				}
+				if err = a.Free(addr); err != nil {
+					err = fmt.Errorf("free ID %d: %w", op.ID, err)
+					break
+				}
+				addrs[op.ID] = 0
+				rs.Frees++
+			}
+			done++
+		}
+		rs.Elapsed += time.Since(t0)
+		rs.Ops += done
+		if err != nil {
+			finish()
+			return rs, fmt.Errorf("alloc: replay op %d: %w", start+done, err)
+		}
+		f := a.Stats().Fragmentation
+		fragSum += f
+		samples++
+		rs.MaxFragmentation = max(rs.MaxFragmentation, f)
+	}
+	finish()
+	return rs, nil
+}
+
+// measureBatch is the least host time one Measure sample lasts, so that the
+// clock's own cost (tens of ns) stays below a few percent.
+const measureBatch = 5 * time.Microsecond
+
+// measureWarmup is how long Measure runs pairs before it samples.
+const measureWarmup = 2 * time.Millisecond
+
+// Measure returns the median host time of one Alloc(size)+Free pair on a
+// over n samples (n < 1 counts as 1). Each sample times a batch of pairs —
+// as many as make the batch last measureBatch — and divides by its length.
+// Before sampling, Measure runs a garbage collection, so that a cycle set
+// off by earlier work (building a large allocator, say) does not compete
+// with the samples, and then runs pairs for measureWarmup: the first pairs
+// on a fresh allocator touch cold memory and would both read slow and
+// make the batch too short.
+// a is left holding what it held before, though caches may have filled.
+func Measure(a Allocator, size int64, n int) (time.Duration, error) {
+	n = max(n, 1)
+	runtime.GC()
+	for t0 := time.Now(); time.Since(t0) < measureWarmup; {
+		if _, err := timePairs(a, size, 64); err != nil {
+			return 0, fmt.Errorf("alloc: measure %d-byte pairs: %w", size, err)
+		}
+	}
+	batch := 1
+	for batch < 1<<20 {
+		d, err := timePairs(a, size, batch)
+		if err != nil {
+			return 0, fmt.Errorf("alloc: measure %d-byte pairs: %w", size, err)
+		}
+		if d >= measureBatch {
+			break
+		}
+		batch *= 2
+	}
+	samples := make([]time.Duration, n)
+	for i := range samples {
+		d, err := timePairs(a, size, batch)
+		if err != nil {
+			return 0, fmt.Errorf("alloc: measure %d-byte pairs: %w", size, err)
+		}
+		samples[i] = d / time.Duration(batch)
+	}
+	slices.Sort(samples)
+	return samples[n/2], nil
+}
+
+// timePairs times k Alloc(size)+Free pairs.
+func timePairs(a Allocator, size int64, k int) (time.Duration, error) {
+	t0 := time.Now()
+	for range k {
+		addr, err := a.Alloc(size)
+		if err != nil {
+			return 0, err
+		}
+		if err := a.Free(addr); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(t0), nil
+}

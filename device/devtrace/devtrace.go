@@ -1,0 +1,78 @@
+// Package devtrace records a device's modeled work into a trace: each stream
+// becomes a slice track of the trace's device process, and every kernel
+// whose Func carries a flow id ends that kernel's flow on its device slice.
+//
+// Dependency rule: devtrace imports device and trace only.
+package devtrace
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/trace"
+)
+
+// Flowed is implemented by the Funcs of kernels that take part in a trace
+// flow (kernel.Args does): FlowID returns the flow id, 0 for none.
+type Flowed interface {
+	FlowID() uint64
+}
+
+// maxStreams bounds the streams of one observed device; work on streams
+// beyond it is not traced.
+const maxStreams = 64
+
+// Observer is a device.Observer writing to a trace.Recorder. Each stream's
+// work is recorded by the stream's owner goroutine, so every track keeps
+// the recorder's one-writer rule.
+type Observer struct {
+	rec    *trace.Recorder
+	prefix string
+	mu     sync.Mutex // serialises track creation
+	tracks [maxStreams]atomic.Pointer[stream]
+}
+
+// stream is one stream's track and name cache, used only by the stream's
+// owner goroutine.
+type stream struct {
+	t     *trace.Track
+	names map[string]trace.Name
+}
+
+// New returns an observer recording to rec, naming tracks "<prefix> stream N".
+// A nil or disabled rec records nothing.
+func New(rec *trace.Recorder, prefix string) *Observer {
+	return &Observer{rec: rec, prefix: prefix}
+}
+
+// OnWork implements device.Observer.
+func (o *Observer) OnWork(w device.Work) {
+	if !o.rec.Enabled() || w.Stream < 0 || w.Stream >= maxStreams {
+		return
+	}
+	st := o.tracks[w.Stream].Load()
+	if st == nil {
+		o.mu.Lock()
+		if st = o.tracks[w.Stream].Load(); st == nil {
+			st = &stream{
+				t:     o.rec.Track(fmt.Sprintf("%s stream %d", o.prefix, w.Stream), trace.SliceTrack, trace.Device),
+				names: make(map[string]trace.Name),
+			}
+			o.tracks[w.Stream].Store(st)
+		}
+		o.mu.Unlock()
+	}
+	n, ok := st.names[w.Name]
+	if !ok {
+		n = o.rec.Intern(w.Name)
+		st.names[w.Name] = n
+	}
+	st.t.Slice(w.Start, w.End-w.Start, n)
+	if f, ok := w.Fn.(Flowed); ok {
+		if id := f.FlowID(); id != 0 {
+			st.t.FlowEnd(id)
+		}
+	}
+}
