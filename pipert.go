@@ -24,6 +24,7 @@ import (
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
+	"github.com/pipert/pipert/trace"
 )
 
 // Mode selects how host stages are scheduled; see package actor.
@@ -61,6 +62,8 @@ type config struct {
 	dev    device.Device
 	reg    *kernel.Registry
 	seed   uint64
+	rec    *trace.Recorder
+	name   string
 }
 
 // Option configures Compile.
@@ -85,6 +88,13 @@ func WithDevice(d device.Device) Option { return func(c *config) { c.dev = d } }
 
 // WithRegistry resolves ops in reg (default: the built-in ops).
 func WithRegistry(r *kernel.Registry) Option { return func(c *config) { c.reg = r } }
+
+// WithTrace records every run's host stages on tracks named after name
+// (default: the graph's name). Give the device a devtrace observer on the
+// same recorder to see the device side and complete each kernel's flow.
+func WithTrace(rec *trace.Recorder, name string) Option {
+	return func(c *config) { c.rec, c.name = rec, name }
+}
 
 // WithSeed seeds the data-dependent results modeled on virtual data.
 func WithSeed(s uint64) Option { return func(c *config) { c.seed = s } }
@@ -120,7 +130,7 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipert: compile: %w", err)
 	}
-	act, err := actor.New(checked, c.dev, actor.Options{Mode: c.mode, Policy: c.policy, QueueCapacity: c.qcap, Costs: c.costs, Seed: c.seed})
+	act, err := actor.New(checked, c.dev, actor.Options{Mode: c.mode, Policy: c.policy, QueueCapacity: c.qcap, Costs: c.costs, Seed: c.seed, Trace: c.rec, Name: c.name})
 	if err != nil {
 		return nil, fmt.Errorf("pipert: compile: %w", err)
 	}

@@ -172,6 +172,7 @@ func (a *SuperKernelActor) Run(ctx context.Context, inputs []*kernel.Tensor) ([]
 	a.dev.ResetStats()
 	st := Stats{Mode: a.opt.Mode, Kernels: len(a.p.nodes)}
 	start := time.Now()
+	a.runBegin()
 	err := a.upload(inputs)
 	if err == nil {
 		if a.opt.Mode == KBK {
@@ -188,6 +189,7 @@ func (a *SuperKernelActor) Run(ctx context.Context, inputs []*kernel.Tensor) ([]
 		err = a.stream.Synchronize(ctx)
 	}
 	st.Makespan = time.Since(start)
+	a.runEnd()
 	if ferr := a.release(); err == nil {
 		err = ferr
 	}

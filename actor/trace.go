@@ -23,13 +23,14 @@ type tracer struct {
 	mem     *trace.Track                         // device memory in use
 	names   [kernel.StageLaunch + 1][]trace.Name // by stage, by node position
 	barrier trace.Name
+	run     trace.Name
 }
 
 func newTracer(rec *trace.Recorder, name string, mode Mode, p *plan) *tracer {
 	if rec == nil {
 		return nil
 	}
-	t := &tracer{rec: rec, barrier: rec.Intern("barrier")}
+	t := &tracer{rec: rec, barrier: rec.Intern("barrier"), run: rec.Intern("run")}
 	runner := rec.Track(name+" runner", trace.SliceTrack, trace.Host)
 	for s := kernel.StagePrepare; s <= kernel.StageLaunch; s++ {
 		t.track[s] = runner
@@ -59,6 +60,22 @@ func newTracer(rec *trace.Recorder, name string, mode Mode, p *plan) *tracer {
 }
 
 func (t *tracer) on() bool { return t != nil && t.rec.Enabled() }
+
+// Trace layout, which analyses of a trace rely on. For an actor named N:
+//
+//   - track "N runner" holds a "run" slice around each Run, enclosing the
+//     stages the runner executes (all of them in KBK; prepare, InferShape
+//     and Resize in Async; prepare in Pipeline);
+//   - tracks "N infer", "N resize", "N launch" hold the stages of the
+//     queued modes' workers (Async has only "N launch");
+//   - a stage slice is named after the op ("MatMul"), followed by the
+//     stage ("MatMul infer") on a track that holds several stages, and the
+//     prepare slice always names its stage; "barrier" slices are time
+//     blocked on value and compute dependencies;
+//   - each kernel's flow begins on its prepare slice, steps through its
+//     other stages and ends on its device slice (track "N stream 0" when
+//     the device is observed by devtrace with prefix N);
+//   - counters "N <stage> queue depth" and "N device memory".
 
 // stage records stage s of node pos from t0 to t1, joined to the kernel's
 // flow.
@@ -95,6 +112,19 @@ func (a *SuperKernelActor) waited(wait *time.Duration, s kernel.Stage, t0 int64)
 		a.tr.track[s].Slice(t0, t1-t0, a.tr.barrier)
 	}
 	return t1
+}
+
+// runBegin and runEnd bracket a run on the runner track.
+func (a *SuperKernelActor) runBegin() {
+	if a.tr.on() {
+		a.tr.track[kernel.StagePrepare].Begin(device.Now(), a.tr.run)
+	}
+}
+
+func (a *SuperKernelActor) runEnd() {
+	if a.tr.on() {
+		a.tr.track[kernel.StagePrepare].End(device.Now())
+	}
 }
 
 // depth records the length of stage s's queue, from the stage's worker.

@@ -15,12 +15,15 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/devtrace"
 	"github.com/pipert/pipert/scenarios"
+	"github.com/pipert/pipert/trace"
 )
 
 // report is the JSON document pipebench writes.
 type report struct {
 	Machine machine  `json:"machine"`
+	Device  string   `json:"device"`
 	Results []result `json:"results"`
 }
 
@@ -50,6 +53,8 @@ type result struct {
 	// the runtime itself adds.
 	OverheadNs float64 `json:"overhead_ns_per_kernel"`
 	WaitNs     int64   `json:"barrier_wait_ns"`
+	// TraceOverhead is traced makespan / untraced makespan - 1, with -trace.
+	TraceOverhead *float64 `json:"trace_overhead,omitempty"`
 }
 
 // variant is one way to run a scenario.
@@ -103,12 +108,25 @@ func bound(st pipert.Stats, procs int) time.Duration {
 	return max(st.DeviceBusy, st.Prepare, st.Infer, st.Resize, st.Launch, host)
 }
 
-// bench runs every scenario in every mode, repetitions interleaved.
+// bench runs every scenario in every variant, repetitions interleaved. With
+// a trace, every variant also runs untraced, interleaved with the traced
+// runs, and the results come from the untraced twins; the traced medians
+// give the tracing overhead.
 func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Writer) (*report, error) {
 	procs := runtime.GOMAXPROCS(0)
-	rep := &report{Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}}
+	rep := &report{Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}, Device: cfg.devices.name}
+	defer cfg.devices.close()
+	var rec *trace.Recorder
+	if cfg.tracePath != "" {
+		var err error
+		if rec, err = trace.Create(cfg.tracePath, trace.Options{}); err != nil {
+			return nil, err
+		}
+		defer rec.Close()
+	}
 	for _, sc := range cfg.scenarios {
-		fmt.Fprintf(progress, "pipebench: %s: %d variants × %d reps\n", sc.Name, len(variants(cfg, sc)), cfg.reps)
+		vs := variants(cfg, sc)
+		fmt.Fprintf(progress, "pipebench: %s: %d variants × %d reps\n", sc.Name, len(vs), cfg.reps)
 		w, err := sc.Build(scenarios.Config{Real: cfg.real, Quick: cfg.quick, Seed: cfg.seed})
 		if err != nil {
 			return nil, err
@@ -117,50 +135,74 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 		if cfg.costs != nil {
 			costs = *cfg.costs
 		}
-		vs := variants(cfg, sc)
-		exes := make([]*pipert.Executable, len(vs))
-		for i, v := range vs {
-			opts := device.SimOptions{}
-			if sc.Profile != nil {
-				opts.Profile = *sc.Profile
-			}
-			dev, err := device.NewSim(opts)
-			if err != nil {
-				return nil, err
-			}
-			exes[i], err = pipert.Compile(w.Graph, pipert.WithMode(v.mode), pipert.WithPolicy(v.policy),
-				pipert.WithCosts(costs), pipert.WithDevice(dev), pipert.WithSeed(cfg.seed))
-			if err != nil {
-				return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, v, err)
-			}
-			defer exes[i].Close()
+		type runner struct {
+			v      variant
+			traced bool
+			exe    *pipert.Executable
+			stats  []pipert.Stats
 		}
-		samples := make([][]pipert.Stats, len(vs))
-		// One warm-up run per mode, then interleaved measured repetitions.
-		for r := -1; r < cfg.reps; r++ {
-			for i, e := range exes {
-				res, err := e.Run(ctx, w.Inputs)
-				if err != nil {
-					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, vs[i], err)
+		var runners []*runner
+		for _, v := range vs {
+			for _, traced := range []bool{false, true} {
+				if traced && rec == nil {
+					continue
 				}
-				log.Debug().Str("scenario", sc.Name).Stringer("variant", vs[i]).Int("rep", r).
+				r := &runner{v: v, traced: traced}
+				opts := []pipert.Option{pipert.WithMode(v.mode), pipert.WithPolicy(v.policy),
+					pipert.WithCosts(costs), pipert.WithSeed(cfg.seed)}
+				var obs device.Observer
+				if traced {
+					name := sc.Name + " " + v.String()
+					obs = devtrace.New(rec, name)
+					opts = append(opts, pipert.WithTrace(rec, name))
+				}
+				dev, err := cfg.devices.make(sc.Profile, obs)
+				if err != nil {
+					return nil, err
+				}
+				if r.exe, err = pipert.Compile(w.Graph, append(opts, pipert.WithDevice(dev))...); err != nil {
+					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, v, err)
+				}
+				defer r.exe.Close()
+				runners = append(runners, r)
+			}
+		}
+		// One warm-up run each, then interleaved measured repetitions.
+		for rp := -1; rp < cfg.reps; rp++ {
+			for _, r := range runners {
+				res, err := r.exe.Run(ctx, w.Inputs)
+				if err != nil {
+					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, r.v, err)
+				}
+				log.Debug().Str("scenario", sc.Name).Stringer("variant", r.v).Bool("traced", r.traced).Int("rep", rp).
 					Dur("makespan", res.Stats.Makespan).Dur("device_busy", res.Stats.DeviceBusy).Msg("run")
-				if r >= 0 {
-					samples[i] = append(samples[i], res.Stats)
+				if rp >= 0 {
+					r.stats = append(r.stats, res.Stats)
 				}
 			}
 		}
 		var kbkMakespan int64
-		for i, v := range vs {
-			res := summarize(sc.Name, v, samples[i], procs, costs)
-			if v.mode == pipert.KBK {
+		for i, r := range runners {
+			if r.traced {
+				continue
+			}
+			res := summarize(sc.Name, r.v, r.stats, procs, costs)
+			if r.v.mode == pipert.KBK {
 				kbkMakespan = res.MakespanNs
 			}
 			if kbkMakespan > 0 {
 				res.SpeedupVsKBK = float64(kbkMakespan) / float64(res.MakespanNs)
 			}
+			if rec != nil {
+				traced := summarize(sc.Name, r.v, runners[i+1].stats, procs, costs)
+				o := float64(traced.MakespanNs)/float64(res.MakespanNs) - 1
+				res.TraceOverhead = &o
+			}
 			rep.Results = append(rep.Results, res)
 		}
+	}
+	if err := rec.Close(); err != nil {
+		return nil, fmt.Errorf("trace %s: %w", cfg.tracePath, err)
 	}
 	return rep, nil
 }
@@ -229,8 +271,20 @@ func writeTable(w io.Writer, rep *report) {
 			time.Duration(r.OverheadNs).Round(10*time.Nanosecond), float64(r.PeakBytes)/(1<<20))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
-		rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
+	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
+		rep.Device, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
+	for _, r := range rep.Results {
+		if r.TraceOverhead != nil {
+			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan (traced vs untraced twin)\n", r.Scenario, variantName(r), 100**r.TraceOverhead)
+		}
+	}
+}
+
+func variantName(r result) string {
+	if r.Policy == "" {
+		return r.Mode
+	}
+	return r.Mode + "/" + r.Policy
 }
 
 func repsOf(rep *report) int {

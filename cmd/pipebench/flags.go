@@ -9,6 +9,7 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/scenarios"
+	"github.com/pipert/pipert/trace"
 )
 
 // config is the parsed command line.
@@ -23,28 +24,32 @@ type config struct {
 	policies  []pipert.Policy // nil: per-tensor, and drain too where a scenario has barriers
 	costs     *pipert.Costs   // nil: each scenario's own
 	real      bool
+	devices   *deviceFactory
+	tracePath string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		scen     = fs.String("scenario", "", "comma-separated scenarios to run (default all: "+strings.Join(scenarios.Names(), ", ")+")")
-		modes    = fs.String("mode", "", "comma-separated modes to run (default all: "+modeList()+"); kbk always runs as the reference")
-		policies = fs.String("policy", "", "comma-separated barrier policies of the queued modes: drain, per-tensor (default per-tensor, and both on scenarios with barriers)")
-		reps     = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes (default 5, or 3 with -quick)")
-		quick    = fs.Bool("quick", false, "CI-sized run: smaller scenarios and fewer repetitions (under 20 s on 2 cores)")
-		jsonPath = fs.String("json", "", "also write the results as JSON to this file")
-		verbose  = fs.Bool("v", false, "log progress and per-repetition details to stderr")
-		seed     = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
-		real     = fs.Bool("real", false, "run the scenarios' small real-data variants instead of the benchmark sizes")
-		prepare  = fs.Duration("prepare", -1, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
-		infer    = fs.Duration("infer", -1, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
-		resize   = fs.Duration("resize", -1, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
-		launch   = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
+		scen      = fs.String("scenario", "", "comma-separated scenarios to run (default all: "+strings.Join(scenarios.Names(), ", ")+")")
+		modes     = fs.String("mode", "", "comma-separated modes to run (default all: "+modeList()+"); kbk always runs as the reference")
+		policies  = fs.String("policy", "", "comma-separated barrier policies of the queued modes: drain, per-tensor (default per-tensor, and both on scenarios with barriers)")
+		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes (default 5, or 3 with -quick)")
+		quick     = fs.Bool("quick", false, "CI-sized run: smaller scenarios and fewer repetitions (under 20 s on 2 cores)")
+		jsonPath  = fs.String("json", "", "also write the results as JSON to this file")
+		dev       = fs.String("device", "swai", "simulated device: swai (the SW-AI card), gpu (CUDA-like costs), or a JSON profile file")
+		tracePath = fs.String("trace", "", "write a trace of every run to this file (.pftrace/.perfetto-trace/.pb: Perfetto protobuf; .json: Chrome JSON) and print an analysis; untraced twins measure the tracing overhead")
+		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
+		seed      = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
+		real      = fs.Bool("real", false, "run the scenarios' small real-data variants instead of the benchmark sizes")
+		prepare   = fs.Duration("prepare", -1, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
+		infer     = fs.Duration("infer", -1, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
+		resize    = fs.Duration("resize", -1, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
+		launch    = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: pipebench [flags]\n\n")
+		fmt.Fprintf(stderr, "Usage: pipebench [flags]\n       pipebench device [flags]   reproduce the SW-AI runtime paper's figures\n       pipebench analyze TRACE    analyse a trace written with -trace\n\n")
 		fmt.Fprintf(stderr, "Runs pipert's host-bound scenarios in each execution mode and prints, per scenario and\n")
 		fmt.Fprintf(stderr, "mode, the median makespan, device utilisation, the bound no schedule can beat\n")
 		fmt.Fprintf(stderr, "(max of device busy time, the busiest stage's host work, total host work / GOMAXPROCS),\n")
@@ -60,7 +65,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real}
+	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
+	var err error
+	if c.devices, err = newDeviceFactory(*dev); err != nil {
+		return nil, err
+	}
+	if c.tracePath != "" {
+		if _, err := trace.FormatOf(c.tracePath); err != nil {
+			return nil, fmt.Errorf("%w: -trace: %v", errUsage, err)
+		}
+	}
 	if c.reps == 0 {
 		c.reps = 5
 		if c.quick {

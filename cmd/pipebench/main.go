@@ -19,10 +19,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/pipert/pipert/trace"
 )
 
 func main() {
@@ -38,6 +41,14 @@ var errUsage = errors.New("usage")
 // run is main without the process: it parses args, runs, and returns the
 // exit code (0 ok, 1 failure, 2 usage).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "analyze":
+			return runAnalyze(args[1:], stdout, stderr, runtime.GOMAXPROCS(0))
+		case "device":
+			return runDevice(ctx, args[1:], stdout, stderr)
+		}
+	}
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -61,6 +72,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	writeTable(stdout, rep)
+	if cfg.tracePath != "" {
+		p, err := trace.ReadFile(cfg.tracePath)
+		if err == nil {
+			err = trace.Validate(p)
+		}
+		var sums []actorSummary
+		if err == nil {
+			sums, err = analyzeTrace(p, runtime.GOMAXPROCS(0))
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "pipebench: trace %s: %v\n", cfg.tracePath, err)
+			return 1
+		}
+		writeAnalysis(stdout, sums)
+		fmt.Fprintf(stdout, "trace written to %s: open it at https://ui.perfetto.dev\n", cfg.tracePath)
+	}
 	if cfg.jsonPath != "" {
 		if err := writeJSON(cfg.jsonPath, rep); err != nil {
 			fmt.Fprintf(stderr, "pipebench: %v\n", err)

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pipert/pipert/trace"
+	"github.com/pipert/pipert/trace/analysis"
+)
+
+// An actorTrace is what a trace holds of one actor (see actor's trace
+// layout): its host tracks, its device stream, its runs and kernels.
+type actorTrace struct {
+	name    string
+	mode    analysis.Mode
+	runs    []runTrace
+	stream  int // device track
+	host    []int
+	kernels map[uint64]*kernelTrace
+}
+
+type runTrace struct {
+	start, end int64
+	kernels    []*kernelTrace // in flow order
+}
+
+type kernelTrace struct {
+	flow     uint64
+	cost     analysis.Kernel
+	prepare  int64 // start of the prepare slice
+	launched int64 // end of the launch slice
+	devStart int64
+	hasDev   bool
+}
+
+// actorSummary is the analysis of one actor over its runs.
+type actorSummary struct {
+	name       string
+	mode       string
+	runs       int
+	kernels    int // per run
+	measured   int64
+	predicted  map[string]int64
+	deviceUtil float64
+	bubbles    int
+	idle       int64
+	idleBy     map[string]int64
+	path       analysis.Path
+	latency    int64
+	unmatched  int
+}
+
+var stageOf = map[string]analysis.Stage{
+	"prepare": analysis.Prepare, "infer": analysis.Infer, "resize": analysis.Resize, "launch": analysis.Launch,
+}
+
+// analyzeTrace splits a parsed trace into actors by track name and explains
+// each: device utilisation, bubbles and their bottleneck stage, the
+// critical path by stage, and the flow-shop prediction of every mode next
+// to the measured makespan (medians over runs).
+func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {
+	actors := map[string]*actorTrace{}
+	get := func(name string) *actorTrace {
+		a := actors[name]
+		if a == nil {
+			a = &actorTrace{name: name, mode: analysis.KBK, stream: -1, kernels: map[uint64]*kernelTrace{}}
+			actors[name] = a
+		}
+		return a
+	}
+	role := make([]string, len(p.Tracks))
+	owner := make([]*actorTrace, len(p.Tracks))
+	for i, t := range p.Tracks {
+		if t.Kind != trace.SliceTrack {
+			continue
+		}
+		name, last, ok := cut(t.Name)
+		switch {
+		case !ok:
+			continue
+		case last == "runner" || last == "infer" || last == "resize" || last == "launch":
+			a := get(name)
+			role[i], owner[i] = last, a
+			a.host = append(a.host, i)
+			switch {
+			case last == "infer":
+				a.mode = analysis.Pipeline
+			case last == "launch" && a.mode.Name != "pipeline":
+				a.mode = analysis.Async
+			}
+		case strings.HasPrefix(last, "0") && strings.HasSuffix(name, " stream"):
+			a := get(strings.TrimSuffix(name, " stream"))
+			if a.stream < 0 {
+				role[i], owner[i], a.stream = "device", a, i
+			}
+		}
+	}
+	// Flow ids attach to the slice event just before them on the track.
+	type key struct {
+		track int
+		ts    int64
+		name  string
+	}
+	flowOf := map[key]uint64{}
+	last := make([]key, len(p.Tracks))
+	for _, e := range p.Events {
+		switch e.Kind {
+		case trace.EvSlice, trace.EvBegin:
+			last[e.Track] = key{e.Track, e.TS, e.Name}
+		case trace.EvFlowBegin, trace.EvFlowStep, trace.EvFlowEnd:
+			flowOf[last[e.Track]] = e.Flow
+		}
+	}
+	for _, s := range p.Slices() {
+		a := owner[s.Track]
+		if a == nil {
+			continue
+		}
+		if role[s.Track] == "runner" && s.Name == "run" {
+			a.runs = append(a.runs, runTrace{start: s.Start, end: s.End})
+			continue
+		}
+		flow, ok := flowOf[key{s.Track, s.Start, s.Name}]
+		if !ok || flow == 0 {
+			continue // barriers, or slices without a kernel
+		}
+		k := a.kernels[flow]
+		if k == nil {
+			k = &kernelTrace{flow: flow}
+			a.kernels[flow] = k
+		}
+		if role[s.Track] == "device" {
+			k.cost.Device, k.devStart, k.hasDev = s.Dur(), s.Start, true
+			continue
+		}
+		st, ok := stageOf[role[s.Track]]
+		if i := strings.LastIndexByte(s.Name, ' '); i >= 0 {
+			if x, found := stageOf[s.Name[i+1:]]; found {
+				st, ok = x, true
+			}
+		}
+		if !ok {
+			continue
+		}
+		switch st {
+		case analysis.Prepare:
+			k.cost.Prepare += s.Dur()
+			k.prepare = s.Start
+		case analysis.Infer:
+			k.cost.Infer += s.Dur()
+		case analysis.Resize:
+			k.cost.Resize += s.Dur()
+		case analysis.Launch:
+			k.cost.Launch += s.Dur()
+			k.launched = s.End
+		}
+	}
+	var out []actorSummary
+	names := make([]string, 0, len(actors))
+	for n := range actors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		a := actors[n]
+		if len(a.runs) == 0 {
+			continue
+		}
+		sm, err := summarizeActor(p, a, cores)
+		if err != nil {
+			return nil, fmt.Errorf("actor %q: %w", a.name, err)
+		}
+		out = append(out, sm)
+	}
+	return out, nil
+}
+
+// cut splits "a b c" into "a b" and "c".
+func cut(s string) (string, string, bool) {
+	i := strings.LastIndexByte(s, ' ')
+	if i < 0 {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+func summarizeActor(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, error) {
+	sm := actorSummary{name: a.name, mode: a.mode.Name, runs: len(a.runs), predicted: map[string]int64{}, idleBy: map[string]int64{}}
+	ks := make([]*kernelTrace, 0, len(a.kernels))
+	var lat []int64
+	for _, k := range a.kernels {
+		ks = append(ks, k)
+		if k.hasDev {
+			lat = append(lat, k.devStart-k.launched)
+		} else {
+			sm.unmatched++
+		}
+	}
+	slices.SortFunc(ks, func(x, y *kernelTrace) int { return int(x.flow - y.flow) })
+	for _, k := range ks {
+		for i := range a.runs {
+			if r := &a.runs[i]; k.prepare >= r.start && k.prepare <= r.end {
+				r.kernels = append(r.kernels, k)
+				break
+			}
+		}
+	}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		sm.latency = max(lat[len(lat)/2], 0)
+	}
+	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores}
+	// Device and host busy intervals, for utilisation and bubbles.
+	busy := map[int][]analysis.Interval{}
+	for _, s := range p.Slices() {
+		if (s.Track == a.stream || slices.Contains(a.host, s.Track)) && s.Name != "run" && s.Name != "barrier" {
+			busy[s.Track] = append(busy[s.Track], analysis.Interval{Start: s.Start, End: s.End})
+		}
+	}
+	var measured []int64
+	pred := map[string][]int64{}
+	var devBusy, span int64
+	for _, r := range a.runs {
+		if len(r.kernels) == 0 {
+			continue
+		}
+		measured = append(measured, r.end-r.start)
+		cost := make([]analysis.Kernel, len(r.kernels))
+		for i, k := range r.kernels {
+			cost[i] = k.cost
+		}
+		sm.kernels = len(cost)
+		for _, m := range []analysis.Mode{analysis.KBK, analysis.Async, analysis.Pipeline} {
+			pr, err := analysis.Predict(cost, m, mc)
+			if err != nil {
+				return sm, err
+			}
+			pred[m.Name] = append(pred[m.Name], pr.Makespan)
+		}
+		cp, err := analysis.CriticalPath(cost, a.mode, mc)
+		if err != nil {
+			return sm, err
+		}
+		for i := range cp.Stage {
+			sm.path.Stage[i] += cp.Stage[i]
+		}
+		sm.path.Device += cp.Device
+		sm.path.Latency += cp.Latency
+		in := func(ivs []analysis.Interval) []analysis.Interval {
+			var o []analysis.Interval
+			for _, iv := range ivs {
+				if iv.Start >= r.start && iv.Start < r.end {
+					o = append(o, iv)
+				}
+			}
+			return o
+		}
+		dev := in(busy[a.stream])
+		var stages []analysis.Busy
+		for _, h := range a.host {
+			stages = append(stages, analysis.Busy{Name: p.Tracks[h].Name, Intervals: in(busy[h])})
+		}
+		for _, iv := range dev {
+			devBusy += iv.Len()
+		}
+		span += r.end - r.start
+		for _, b := range analysis.Bubbles(dev, stages) {
+			sm.bubbles++
+			sm.idle += b.Len()
+			who := b.Bottleneck
+			if who == "" {
+				who = "(no host stage busy)"
+			} else {
+				_, who, _ = cut(who)
+			}
+			sm.idleBy[who] += b.Len()
+		}
+	}
+	sm.measured = median(measured)
+	if n := int64(len(measured)); n > 0 {
+		sm.idle /= n
+		for k := range sm.idleBy {
+			sm.idleBy[k] /= n
+		}
+		sm.bubbles /= int(n)
+	}
+	for m, v := range pred {
+		sm.predicted[m] = median(v)
+	}
+	if span > 0 {
+		sm.deviceUtil = float64(devBusy) / float64(span)
+	}
+	return sm, nil
+}
+
+func median(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func writeAnalysis(w io.Writer, sums []actorSummary) {
+	fmt.Fprintf(w, "\ntrace analysis (medians over runs; predictions by the flow-shop model of trace/analysis)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "actor\tmode\truns\tkernels\tmeasured\tpredicted kbk\tasync\tpipeline\tpred/meas\tdevice util\tbubbles/run\tidle/run\t\n")
+	for _, s := range sums {
+		own := s.predicted[s.mode]
+		ratio := 0.0
+		if s.measured > 0 {
+			ratio = float64(own) / float64(s.measured)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%v\t%v\t%v\t%.2f\t%.2f\t%d\t%v\t\n", s.name, s.mode, s.runs, s.kernels,
+			us(s.measured), us(s.predicted["kbk"]), us(s.predicted["async"]), us(s.predicted["pipeline"]), ratio,
+			s.deviceUtil, s.bubbles, us(s.idle))
+	}
+	tw.Flush()
+	for _, s := range sums {
+		total := s.path.Total()
+		if total == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s: critical path", s.name)
+		for i, st := range []string{"prepare", "infer", "resize", "launch"} {
+			fmt.Fprintf(w, " %s %.0f%%", st, 100*float64(s.path.Stage[i])/float64(total))
+		}
+		fmt.Fprintf(w, " device %.0f%% latency %.0f%%", 100*float64(s.path.Device)/float64(total), 100*float64(s.path.Latency)/float64(total))
+		if s.idle > 0 {
+			fmt.Fprintf(w, "; device idle %v a run, waiting on", us(s.idle))
+			keys := make([]string, 0, len(s.idleBy))
+			for k := range s.idleBy {
+				keys = append(keys, k)
+			}
+			sort.Slice(keys, func(i, j int) bool { return s.idleBy[keys[i]] > s.idleBy[keys[j]] })
+			for _, k := range keys {
+				fmt.Fprintf(w, " %s %.0f%%", k, 100*float64(s.idleBy[k])/float64(s.idle))
+			}
+		}
+		if s.unmatched > 0 {
+			fmt.Fprintf(w, " (%d kernels without a device slice)", s.unmatched)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func us(ns int64) time.Duration { return time.Duration(ns).Round(time.Microsecond) }
+
+// runAnalyze is "pipebench analyze TRACE".
+func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(stderr, "pipebench: usage: pipebench analyze TRACE (a .pftrace or .json file written with -trace)\n")
+		return 2
+	}
+	p, err := trace.ReadFile(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "pipebench: analyze: %v\n", err)
+		return 1
+	}
+	if err := trace.Validate(p); err != nil {
+		fmt.Fprintf(stderr, "pipebench: analyze: warning: %v\n", err)
+	}
+	sums, err := analyzeTrace(p, cores)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipebench: analyze: %v\n", err)
+		return 1
+	}
+	if len(sums) == 0 {
+		fmt.Fprintf(stderr, "pipebench: analyze: %s holds no runs of pipert actors\n", args[0])
+		return 1
+	}
+	writeAnalysis(stdout, sums)
+	return 0
+}

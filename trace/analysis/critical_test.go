@@ -1,0 +1,54 @@
+package analysis
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func TestCriticalPathHandComputed(t *testing.T) {
+	// Two kernels in the pipeline, infer dominates: the path runs through
+	// kernel 0's prepare, both infers, kernel 1's resize and launch, the
+	// latency and kernel 1's device time.
+	ks := []Kernel{
+		{Prepare: 1, Infer: 10, Resize: 2, Launch: 3, Device: 4},
+		{Prepare: 1, Infer: 10, Resize: 2, Launch: 3, Device: 4},
+	}
+	p, err := CriticalPath(ks, Pipeline, Machine{LaunchLatency: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Path{Stage: [NumStages]int64{1, 20, 2, 3}, Device: 4, Latency: 5}
+	if p != want {
+		t.Fatalf("path %+v, want %+v", p, want)
+	}
+	// Device-bound: the path is the device chain after the first launch.
+	ks = []Kernel{{Prepare: 1, Launch: 1, Device: 100}, {Prepare: 1, Launch: 1, Device: 100}}
+	p, _ = CriticalPath(ks, KBK, Machine{})
+	if want := (Path{Stage: [NumStages]int64{1, 0, 0, 1}, Device: 200}); p != want {
+		t.Fatalf("device-bound path %+v, want %+v", p, want)
+	}
+}
+
+func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 500; trial++ {
+		ks := make([]Kernel, 1+rng.IntN(30))
+		for i := range ks {
+			ks[i] = Kernel{rng.Int64N(20), rng.Int64N(20), rng.Int64N(20), rng.Int64N(20), rng.Int64N(60)}
+		}
+		mc := Machine{LaunchLatency: rng.Int64N(10)}
+		for _, m := range []Mode{KBK, Async, Pipeline} {
+			pr, err := Predict(ks, m, mc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := CriticalPath(ks, m, mc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Total() != pr.FlowShop {
+				t.Fatalf("trial %d %s: path %d (%+v), flow shop %d", trial, m.Name, p.Total(), p, pr.FlowShop)
+			}
+		}
+	}
+}
