@@ -212,6 +212,23 @@ func (d *Sim) addBusy(start, end int64) {
 	d.busyMu.Unlock()
 }
 
+// hostWorkLimit is the longest launch-path delay hostWork spends as CPU
+// work; longer ones (a full command ring) are waits.
+const hostWorkLimit = 50 * time.Microsecond
+
+// hostWork holds the launching goroutine until t. A short delay is the
+// host's own work in the launch call (building and writing the command), so
+// it is spent on the CPU without yielding, as the real call would; a long
+// one is a wait for the device and yields like WaitUntil.
+func hostWork(t int64) {
+	if time.Duration(t-Now()) > hostWorkLimit {
+		WaitUntil(context.Background(), t)
+		return
+	}
+	for Now() < t {
+	}
+}
+
 // simStream is an in-order timeline. busy is written only by the owner
 // goroutine (store-release) and read by anyone (load-acquire).
 type simStream struct {
@@ -244,9 +261,7 @@ func (s *simStream) Launch(name string, cost Cost, fn Func) error {
 		var ready int64
 		ready, earliest = l.Issue(now)
 		if ready > now {
-			if err := WaitUntil(context.Background(), ready); err != nil {
-				return err
-			}
+			hostWork(ready)
 		}
 	}
 	start, end := s.enqueue(earliest, dur)

@@ -8,9 +8,91 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/alloc"
 	"github.com/pipert/pipert/device/swai"
+	"github.com/pipert/pipert/scenarios"
 )
+
+// decodeTraceRows records the allocation trace of the decode scenario (its
+// constants and three steps, in KBK) and replays it on the multilevel and
+// caching allocators, interleaved, reporting the median ns per operation.
+// Rows: figure "decode-trace", size_bytes = peak reserved bytes.
+func decodeTraceRows(ctx context.Context, quick bool) ([]swai.Row, string, error) {
+	sc, err := scenarios.Get("decode")
+	if err != nil {
+		return nil, "", err
+	}
+	w, err := sc.Build(scenarios.Config{Quick: quick, Seed: 1})
+	if err != nil {
+		return nil, "", err
+	}
+	prof := swai.Default()
+	rec := alloc.NewRecording(alloc.NewReference(prof.MemoryBytes))
+	dev, err := device.NewSim(device.SimOptions{Profile: prof.Device(), Allocator: rec})
+	if err != nil {
+		return nil, "", err
+	}
+	exe, err := pipert.Compile(w.Graph, pipert.WithDevice(dev))
+	if err != nil {
+		return nil, "", err
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := exe.Run(ctx, w.Inputs); err != nil {
+			exe.Close()
+			return nil, "", err
+		}
+	}
+	if err := exe.Close(); err != nil {
+		return nil, "", err
+	}
+	tr := rec.Trace()
+	reps := 9
+	if quick {
+		reps = 5
+	}
+	makers := []struct {
+		name string
+		make func() (alloc.Allocator, error)
+	}{
+		{"multilevel", func() (alloc.Allocator, error) { return alloc.NewMultilevel(prof.MemoryBytes) }},
+		{"caching", func() (alloc.Allocator, error) { return alloc.NewCaching(prof.MemoryBytes), nil }},
+	}
+	ns := make([][]float64, len(makers))
+	frag := make([]float64, len(makers))
+	peak := make([]int64, len(makers))
+	for r := 0; r < reps; r++ {
+		for i, m := range makers {
+			a, err := m.make()
+			if err != nil {
+				return nil, "", err
+			}
+			// Twice on the same allocator: the second pass is the steady
+			// state of repeated decode steps.
+			if _, err := alloc.Replay(a, tr); err != nil {
+				return nil, "", fmt.Errorf("%s: %w", m.name, err)
+			}
+			st, err := alloc.Replay(a, tr)
+			if err != nil {
+				return nil, "", fmt.Errorf("%s: %w", m.name, err)
+			}
+			ns[i] = append(ns[i], st.NsPerOp)
+			frag[i], peak[i] = st.Fragmentation, st.PeakReserved
+		}
+	}
+	var rows []swai.Row
+	summary := fmt.Sprintf("decode allocation trace: %d ops;", len(tr))
+	for i, m := range makers {
+		slices.Sort(ns[i])
+		rows = append(rows, swai.Row{Figure: "decode-trace", Variant: m.name, SizeBytes: peak[i], LatencyNs: ns[i][len(ns[i])/2]})
+		summary += fmt.Sprintf(" %s %.1f ns/op, peak reserved %d MiB, mean fragmentation %.3f;", m.name, rows[i].LatencyNs, peak[i]>>20, frag[i])
+	}
+	summary += fmt.Sprintf(" caching/multilevel time %.2fx (median of %d interleaved steady-state replays)", rows[1].LatencyNs/rows[0].LatencyNs, reps)
+	return rows, summary, nil
+}
 
 // runDevice is "pipebench device": the SW-AI runtime paper's figures.
 func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -58,7 +140,14 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "pipebench device: %v\n", err)
 		return 1
 	}
+	trows, summary, err := decodeTraceRows(ctx, *quick)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipebench device: decode allocation trace: %v\n", err)
+		return 1
+	}
+	rows = append(rows, trows...)
 	swai.WriteTable(stdout, rows)
+	fmt.Fprintln(stdout, summary)
 	if *jsonPath != "" {
 		b, err := json.MarshalIndent(struct {
 			Rows []swai.Row `json:"rows"`

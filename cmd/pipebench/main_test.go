@@ -102,3 +102,84 @@ func TestJSONSchema(t *testing.T) {
 		}
 	}
 }
+
+func TestTraceAndAnalyze(t *testing.T) {
+	for _, ext := range []string{".pftrace", ".json"} {
+		path := filepath.Join(t.TempDir(), "run"+ext)
+		code, stdout, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "dynshape", "-trace", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", ext, code, stderr)
+		}
+		for _, want := range []string{"trace analysis", "critical path", "tracing overhead", "dynshape pipeline/per-tensor"} {
+			if !strings.Contains(stdout, want) {
+				t.Fatalf("%s: output lacks %q:\n%s", ext, want, stdout)
+			}
+		}
+		code, stdout, stderr = runArgs(t, "analyze", path)
+		if code != 0 || !strings.Contains(stdout, "dynshape kbk") {
+			t.Fatalf("analyze %s: exit %d: %s%s", ext, code, stdout, stderr)
+		}
+	}
+	if code, _, _ := runArgs(t, "analyze"); code != 2 {
+		t.Fatalf("analyze without a file: exit %d", code)
+	}
+	if code, _, _ := runArgs(t, "analyze", filepath.Join(t.TempDir(), "missing.json")); code != 1 {
+		t.Fatalf("analyze of a missing file: exit %d", code)
+	}
+	if code, _, _ := runArgs(t, "-trace", "out.txt"); code != 2 {
+		t.Fatalf("-trace with an unknown extension: exit %d", code)
+	}
+}
+
+func TestDeviceFigures(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "device.json")
+	code, stdout, stderr := runArgs(t, "device", "-quick", "-max-size", "16384", "-json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "launch") {
+		t.Fatalf("no launch figure in %q", stdout)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	figs := map[string]bool{}
+	for _, r := range doc.Rows {
+		figs[r["figure"].(string)] = true
+		for _, k := range []string{"figure", "variant", "size_bytes", "sync", "latency_ns", "bandwidth_gbps"} {
+			if _, ok := r[k]; !ok {
+				t.Fatalf("row %v lacks %q", r, k)
+			}
+		}
+	}
+	for _, f := range []string{"allocator", "malloc", "launch", "h2d", "d2h", "d2d"} {
+		if !figs[f] {
+			t.Errorf("no %s figure", f)
+		}
+	}
+	if code, _, _ := runArgs(t, "device", "-nope"); code != 2 {
+		t.Fatalf("bad device flag: exit %d", code)
+	}
+}
+
+func TestDeviceSelection(t *testing.T) {
+	code, stdout, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "smallops", "-device", "gpu")
+	if code != 0 || !strings.Contains(stdout, "device gpu") {
+		t.Fatalf("-device gpu: exit %d: %s%s", code, stdout, stderr)
+	}
+	if code, _, _ := runArgs(t, "-device", "tpu"); code != 2 {
+		t.Fatalf("-device tpu: exit %d", code)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"nonsense": 1}`), 0o644)
+	if code, _, _ := runArgs(t, "-device", bad); code != 2 {
+		t.Fatalf("-device with a bad profile: exit %d", code)
+	}
+}

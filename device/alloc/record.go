@@ -1,0 +1,55 @@
+package alloc
+
+// Recording wraps an Allocator and records every successful Alloc and Free
+// as an allocation trace for Replay, with dense IDs reused after free. It
+// is how a real workload's allocation pattern is captured: run the workload
+// on a device whose allocator is a Recording, then replay Trace on the
+// allocators to compare. Like the allocators, it is not safe for concurrent
+// use.
+type Recording struct {
+	a    Allocator
+	ops  []Op
+	live map[uint64]int // addr -> ID
+	free []int          // IDs available for reuse
+	next int
+}
+
+// NewRecording records the calls made to a.
+func NewRecording(a Allocator) *Recording {
+	return &Recording{a: a, live: make(map[uint64]int)}
+}
+
+// Alloc implements Allocator.
+func (r *Recording) Alloc(size int64) (uint64, error) {
+	addr, err := r.a.Alloc(size)
+	if err != nil {
+		return 0, err
+	}
+	id := r.next
+	if n := len(r.free); n > 0 {
+		id, r.free = r.free[n-1], r.free[:n-1]
+	} else {
+		r.next++
+	}
+	r.live[addr] = id
+	r.ops = append(r.ops, Op{Alloc: true, Size: size, ID: id})
+	return addr, nil
+}
+
+// Free implements Allocator.
+func (r *Recording) Free(addr uint64) error {
+	if err := r.a.Free(addr); err != nil {
+		return err
+	}
+	id := r.live[addr]
+	delete(r.live, addr)
+	r.free = append(r.free, id)
+	r.ops = append(r.ops, Op{ID: id})
+	return nil
+}
+
+// Stats implements Allocator.
+func (r *Recording) Stats() Stats { return r.a.Stats() }
+
+// Trace returns the operations recorded so far.
+func (r *Recording) Trace() []Op { return r.ops }

@@ -1,0 +1,86 @@
+package pipert_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pipert/pipert"
+
+// allowed lists, for each package, the pipert packages its non-test files
+// may import: the dependency graph of docs/ARCHITECTURE.md. A package not
+// listed may import nothing of pipert but what its own rule below allows.
+var allowed = map[string][]string{
+	"trace":           {},
+	"trace/analysis":  {"trace"},
+	"queues":          {},
+	"sync/flag":       {},
+	"internal/spin":   {},
+	"device/alloc":    {},
+	"device":          {"device/alloc"},
+	"device/devtrace": {"device", "trace"},
+	"device/swai":     {"device", "device/alloc"},
+	"device/host":     {"device", "device/alloc"},
+	"kernel":          {"device"},
+	"kernel/ops":      {"kernel", "device"},
+	"subgraph":        {"kernel"},
+	"actor":           {"subgraph", "kernel", "device", "queues", "sync/flag", "internal/spin", "trace"},
+	"heterog":         {"actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/flag", "internal/spin", "trace"},
+	"":                {"actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "trace"},
+	"scenarios":       {"", "subgraph", "kernel", "device"},
+}
+
+// TestForbiddenImports keeps the package graph layered: lower packages never
+// import higher ones.
+func TestForbiddenImports(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if dir == "." {
+			dir = ""
+		}
+		if strings.HasPrefix(dir, "cmd/") {
+			return nil // commands may import anything
+		}
+		ok, known := allowed[dir]
+		if !known {
+			t.Errorf("package %q has no import rule in imports_test.go", dir)
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if p != module && !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			rel := strings.TrimPrefix(strings.TrimPrefix(p, module), "/")
+			found := false
+			for _, a := range ok {
+				if a == rel {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s imports %s, which package %q may not import", path, p, dir)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
