@@ -1,0 +1,79 @@
+package devtrace_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/devtrace"
+	"github.com/pipert/pipert/trace"
+)
+
+type flowed uint64
+
+func (f flowed) Run() error     { return nil }
+func (f flowed) FlowID() uint64 { return uint64(f) }
+
+func TestObserverRecordsStreamsAndEndsFlows(t *testing.T) {
+	var buf bytes.Buffer
+	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := rec.Track("runner", trace.SliceTrack, trace.Host)
+	d, _ := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "dev")})
+	s0, s1 := d.NewStream(), d.NewStream()
+	for i := uint64(1); i <= 3; i++ {
+		host.Slice(device.Now(), 10, rec.Intern("launch"))
+		host.FlowBegin(i)
+		if err := s0.Launch("k", device.Cost{}, flowed(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s1.CopyH2D(device.Buffer{Addr: 1, Size: 8}, make([]byte, 8))
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := trace.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.Validate(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"dev stream 0", "dev stream 1"} {
+		if _, ok := p.TrackIndex(name); !ok {
+			t.Fatalf("no track %q", name)
+		}
+	}
+	ends := 0
+	for _, e := range p.Events {
+		if e.Kind == trace.EvFlowEnd {
+			ends++
+		}
+	}
+	if ends != 3 {
+		t.Fatalf("%d flows end on the device, want 3", ends)
+	}
+}
+
+func TestObserverAllocatesNothingPerEvent(t *testing.T) {
+	var buf bytes.Buffer
+	rec, _ := trace.New(&buf, trace.Options{})
+	o := devtrace.New(rec, "dev")
+	w := device.Work{Kind: "kernel", Name: "MatMul", Fn: flowed(0)}
+	ts := int64(1)
+	o.OnWork(w) // creates the track
+	if n := testing.AllocsPerRun(1000, func() {
+		w.Start, w.End = ts, ts+5
+		ts += 10
+		o.OnWork(w)
+	}); n != 0 {
+		t.Fatalf("%v allocations per event", n)
+	}
+	rec.Close()
+	var off *devtrace.Observer = devtrace.New(nil, "x")
+	if n := testing.AllocsPerRun(100, func() { off.OnWork(w) }); n != 0 {
+		t.Fatalf("disabled observer: %v allocations", n)
+	}
+}
