@@ -1,0 +1,69 @@
+package queues
+
+import "fmt"
+
+const (
+	// DefaultCapacity is the ring capacity used when New is given 0.
+	DefaultCapacity = 1024
+	// DefaultSpin is the number of yielding checks a waiter makes before it
+	// parks, used when Options.Spin is 0.
+	DefaultSpin = 100
+	// MaxCapacity is the largest ring capacity New accepts.
+	MaxCapacity = 1 << 30
+)
+
+// Options tune a Queue or a Pipeline. The zero Options selects every default.
+type Options struct {
+	// Spin is how many failed checks a waiting goroutine (the worker, a
+	// producer facing a full ring, a caller of Wait) makes, yielding the
+	// processor between them, before it parks. Zero selects DefaultSpin; a
+	// negative value parks after the first failed check, which is only useful
+	// to exercise the parking paths.
+	Spin int
+}
+
+// Option sets a field of Options.
+type Option func(*Options)
+
+// WithSpin sets Options.Spin.
+func WithSpin(n int) Option { return func(o *Options) { o.Spin = n } }
+
+// config is Options with the defaults filled in; the only place they are.
+type config struct {
+	spin int
+}
+
+func buildConfig(opts []Option) config {
+	var o Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c := config{spin: o.Spin}
+	switch {
+	case o.Spin == 0:
+		c.spin = DefaultSpin
+	case o.Spin < 0:
+		c.spin = 0
+	}
+	return c
+}
+
+// ringSize returns capacity rounded up to a power of two of at least 2,
+// DefaultCapacity for 0. A negative or oversized capacity is programmer
+// misuse.
+//
+// A ring of one slot is impossible with sequence numbers: a slot's "ready at
+// p" value p+1 would equal its "free for p+1" value p+size.
+func ringSize(capacity int) uint64 {
+	switch {
+	case capacity == 0:
+		return DefaultCapacity
+	case capacity < 0 || capacity > MaxCapacity:
+		panic(fmt.Sprintf("queues: capacity %d outside [0, %d]", capacity, MaxCapacity))
+	}
+	n := uint64(2)
+	for n < uint64(capacity) {
+		n <<= 1
+	}
+	return n
+}

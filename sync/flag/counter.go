@@ -1,0 +1,54 @@
+package flag
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Counter is a monotonically increasing uint64 with acquire/release
+// semantics: a goroutine that observes a value (Load, WaitAtLeast) sees every
+// write made before the Advance or Store that produced it. The zero Counter
+// is 0 and ready to use. A Counter must not be copied after first use.
+//
+// All methods are safe for concurrent use.
+type Counter struct {
+	v       atomic.Uint64
+	waiters waitList
+}
+
+// Load returns the current value. load-acquire: pairs with Advance and
+// Store.
+func (c *Counter) Load() uint64 { return c.v.Load() }
+
+// Advance adds n to the counter, wakes the waiters it satisfies and returns
+// the new value.
+func (c *Counter) Advance(n uint64) uint64 {
+	v := c.v.Add(n) // read-modify-write, release: publishes prior writes
+	c.waiters.wake(v)
+	return v
+}
+
+// Store raises the counter to v. The counter never decreases: a v at or
+// below the current value leaves it unchanged, so concurrent Stores keep
+// the largest.
+func (c *Counter) Store(v uint64) {
+	for {
+		cur := c.v.Load()
+		if v <= cur {
+			return
+		}
+		if c.v.CompareAndSwap(cur, v) { // release: publishes prior writes
+			c.waiters.wake(v)
+			return
+		}
+	}
+}
+
+// WaitAtLeast returns nil once the counter is at least v, or ctx.Err() if
+// ctx ends first. A satisfied wait returns at once and allocates nothing.
+func (c *Counter) WaitAtLeast(ctx context.Context, v uint64) error {
+	if v == 0 {
+		return nil
+	}
+	return c.waiters.wait(ctx, &c.v, v)
+}
