@@ -76,7 +76,8 @@ func WithMode(m Mode) Option { return func(c *config) { c.mode = m } }
 // PerTensor).
 func WithPolicy(p Policy) Option { return func(c *config) { c.policy = p } }
 
-// WithQueueCapacity sets the capacity of each stage queue (default 1024).
+// WithQueueCapacity sets the capacity of each stage queue (default
+// actor.DefaultQueueCapacity, 8; see there why it is small).
 func WithQueueCapacity(n int) Option { return func(c *config) { c.qcap = n } }
 
 // WithCosts adds synthetic host costs per stage (default none).

@@ -61,6 +61,7 @@ type SuperKernelActor struct {
 	staging [][]byte        // by slot: host copies of value-dependency inputs
 	ws      []device.Buffer // by node position: workspace of the launch in flight
 	tr      *tracer         // nil when not tracing
+	q       *queued         // the queued modes' workers, kept across runs
 	// resolved marks compute-dependent nodes whose real output shapes are
 	// set in this run; written only by the goroutine that runs barriers.
 	resolved []bool
@@ -142,6 +143,10 @@ func (a *SuperKernelActor) Close() error {
 		return nil
 	}
 	a.closed = true
+	if a.q != nil {
+		a.q.close()
+		a.q = nil
+	}
 	var errs []error
 	for _, s := range a.p.consts {
 		if a.live[s] {

@@ -55,15 +55,22 @@ import (
 // after the launch) would stall every later launch behind the device; the
 // consumer resolves instead, when it first needs the shape.
 type queued struct {
-	a      *SuperKernelActor
+	a    *SuperKernelActor
+	copy device.Stream
+	pipe *queues.Pipeline[int32] // Pipeline mode
+	lq   *queues.Queue[int32]    // Async mode
+	r    *queuedRun              // the current run; set by the runner before its first push
+}
+
+// queuedRun is the state of one run. The workers persist across runs (they
+// park between them); each run gets a fresh queuedRun, so that nothing a late
+// cancellation callback of an earlier run does can reach a later one.
+type queuedRun struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	err    uatomic.Error // first error of any goroutine: sticky
 	halt   atomic.Bool   // set on the first error or when the caller's ctx ends
 	base   uint64        // a.launched at the start of the run
-	copy   device.Stream
-	pipe   *queues.Pipeline[int32]
-	lq     *queues.Queue[int32]
 	// busy is each stage's host work, written only by the goroutine that
 	// runs the stage, read after the queues drained.
 	busy [kernel.StageLaunch + 1]time.Duration
@@ -77,51 +84,59 @@ var errStopped = errors.New("actor: run stopped")
 // fail records err if it is the run's first error and cancels the run's
 // waits. It returns err.
 func (q *queued) fail(err error) error {
-	if err != nil && !errors.Is(err, errStopped) && q.err.CompareAndSwap(nil, err) {
-		q.halt.Store(true)
-		q.cancel()
+	if err != nil && !errors.Is(err, errStopped) && q.r.err.CompareAndSwap(nil, err) {
+		q.r.halt.Store(true)
+		q.r.cancel()
 	}
 	return err
 }
 
 // stop is the cheap check every task makes first.
 func (q *queued) stop() error {
-	if q.halt.Load() {
+	if q.r.halt.Load() {
 		return errStopped
 	}
 	return nil
 }
 
-// runQueued runs the nodes in the Async or Pipeline mode.
+// runQueued runs the nodes in the Async or Pipeline mode. The queues and
+// their workers are made on the first run and kept; a run that failed or was
+// cancelled leaves them poisoned (their error is sticky), so they are closed
+// and the next run makes new ones.
 func (a *SuperKernelActor) runQueued(ctx context.Context, st *Stats) error {
-	q := &queued{a: a, base: a.launched.Load(), copy: a.copyStream}
-	q.ctx, q.cancel = context.WithCancel(ctx)
-	defer q.cancel()
-	stopWatch := context.AfterFunc(ctx, func() { q.halt.Store(true) })
+	if a.q == nil {
+		a.q = newQueued(a)
+	}
+	q := a.q
+	r := &queuedRun{base: a.launched.Load()}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	defer r.cancel()
+	stopWatch := context.AfterFunc(ctx, func() { r.halt.Store(true) })
 	defer stopWatch()
-	capacity := a.opt.QueueCapacity
-	switch a.opt.Mode {
-	case Async:
-		q.lq = queues.New("launch", capacity, q.launchTask)
-	case Pipeline:
-		q.pipe = queues.NewPipeline([3]string{"infer", "resize", "launch"},
-			[3]func(int32) error{q.inferTask, q.resizeTask, q.launchTask}, capacity)
-	}
+	q.r = r
 	q.fail(q.feed())
+	var qerr error
 	if q.pipe != nil {
-		q.pipe.Close()
+		qerr = q.pipe.Wait()
 	} else {
-		q.lq.Close()
+		qerr = q.lq.Wait()
 	}
-	err := q.err.Load()
+	if qerr != nil {
+		q.close()
+		a.q = nil
+	}
+	err := r.err.Load()
 	if cerr := ctx.Err(); cerr != nil {
 		err = cerr
+	}
+	if err == nil && qerr != nil {
+		err = qerr // cannot happen: every stage error goes through fail
 	}
 	if err == nil {
 		// Graph outputs of compute-dependent nodes nobody consumed.
 		for pos := range a.p.nodes {
 			if a.p.nodes[pos].compute && !a.resolved[pos] {
-				if err = a.awaitLaunch(ctx, q.base, pos, q.copy); err != nil {
+				if err = a.awaitLaunch(ctx, r.base, pos, q.copy); err != nil {
 					break
 				}
 				if err = a.resolve(pos); err != nil {
@@ -130,11 +145,33 @@ func (a *SuperKernelActor) runQueued(ctx context.Context, st *Stats) error {
 			}
 		}
 	}
-	for s := range q.busy {
-		st.Stage[s] += q.busy[s]
+	for s := range r.busy {
+		st.Stage[s] += r.busy[s]
 	}
-	st.Wait += q.wait
+	st.Wait += r.wait
 	return err
+}
+
+func newQueued(a *SuperKernelActor) *queued {
+	q := &queued{a: a, copy: a.copyStream}
+	capacity := a.opt.QueueCapacity
+	switch a.opt.Mode {
+	case Async:
+		q.lq = queues.New("launch", capacity, q.launchTask)
+	case Pipeline:
+		q.pipe = queues.NewPipeline([3]string{"infer", "resize", "launch"},
+			[3]func(int32) error{q.inferTask, q.resizeTask, q.launchTask}, capacity)
+	}
+	return q
+}
+
+// close stops the workers.
+func (q *queued) close() {
+	if q.pipe != nil {
+		q.pipe.Close()
+	} else {
+		q.lq.Close()
+	}
 }
 
 // feed is the runner: it prepares each node and pushes it.
@@ -147,7 +184,7 @@ func (q *queued) feed() error {
 		nd := &a.p.nodes[pos]
 		t := device.Now()
 		a.prepare(pos)
-		a.account(&q.busy[kernel.StagePrepare], kernel.StagePrepare, pos, t)
+		a.account(&q.r.busy[kernel.StagePrepare], kernel.StagePrepare, pos, t)
 		if a.opt.Mode == Async {
 			if err := q.fail(q.barrier(pos)); err != nil {
 				return err
@@ -156,11 +193,11 @@ func (q *queued) feed() error {
 			if err := a.infer(pos); err != nil {
 				return q.fail(err)
 			}
-			t = a.account(&q.busy[kernel.StageInfer], kernel.StageInfer, pos, t)
+			t = a.account(&q.r.busy[kernel.StageInfer], kernel.StageInfer, pos, t)
 			if err := a.resize(pos); err != nil {
 				return q.fail(err)
 			}
-			a.account(&q.busy[kernel.StageResize], kernel.StageResize, pos, t)
+			a.account(&q.r.busy[kernel.StageResize], kernel.StageResize, pos, t)
 			if err := q.lq.Push(int32(pos)); err != nil {
 				return err
 			}
@@ -173,13 +210,13 @@ func (q *queued) feed() error {
 			if err := q.drainAll(); err != nil {
 				return err
 			}
-			if err := a.stream.Synchronize(q.ctx); err != nil {
+			if err := a.stream.Synchronize(q.r.ctx); err != nil {
 				return q.fail(err)
 			}
 			if err := q.fail(a.resolve(pos)); err != nil {
 				return err
 			}
-			a.waited(&q.wait, kernel.StagePrepare, t)
+			a.waited(&q.r.wait, kernel.StagePrepare, t)
 		}
 	}
 	return nil
@@ -217,7 +254,7 @@ func (q *queued) barrier(pos int) error {
 			continue
 		}
 		waited = true
-		if err := a.awaitLaunch(q.ctx, q.base, pr, q.copy); err != nil {
+		if err := a.awaitLaunch(q.r.ctx, q.r.base, pr, q.copy); err != nil {
 			return err
 		}
 		if err := a.resolve(pr); err != nil {
@@ -234,21 +271,21 @@ func (q *queued) barrier(pos int) error {
 			if err := q.drainBelow(); err != nil {
 				return err
 			}
-			if err := a.stream.Synchronize(q.ctx); err != nil {
+			if err := a.stream.Synchronize(q.r.ctx); err != nil {
 				return err
 			}
 		} else if pr >= 0 {
-			if err := a.launched.WaitAtLeast(q.ctx, q.base+uint64(pr)+1); err != nil {
+			if err := a.launched.WaitAtLeast(q.r.ctx, q.r.base+uint64(pr)+1); err != nil {
 				return err
 			}
 			q.copy.WaitEvent(a.events[pr])
 		}
-		if err := a.stageValue(q.ctx, q.copy, pos, j); err != nil {
+		if err := a.stageValue(q.r.ctx, q.copy, pos, j); err != nil {
 			return err
 		}
 	}
 	if waited {
-		a.waited(&q.wait, kernel.StageInfer, t)
+		a.waited(&q.r.wait, kernel.StageInfer, t)
 	}
 	return nil
 }
@@ -264,7 +301,7 @@ func (q *queued) inferTask(pos32 int32) error {
 	}
 	t := device.Now()
 	err := q.a.infer(pos)
-	q.a.account(&q.busy[kernel.StageInfer], kernel.StageInfer, pos, t)
+	q.a.account(&q.r.busy[kernel.StageInfer], kernel.StageInfer, pos, t)
 	return q.fail(err)
 }
 
@@ -275,7 +312,7 @@ func (q *queued) resizeTask(pos32 int32) error {
 	q.a.depth(kernel.StageResize, q.pipe.Len(queues.Resize))
 	t := device.Now()
 	err := q.a.resize(int(pos32))
-	q.a.account(&q.busy[kernel.StageResize], kernel.StageResize, int(pos32), t)
+	q.a.account(&q.r.busy[kernel.StageResize], kernel.StageResize, int(pos32), t)
 	return q.fail(err)
 }
 
@@ -290,7 +327,7 @@ func (q *queued) launchTask(pos32 int32) error {
 	}
 	t := device.Now()
 	err := q.a.launch(int(pos32))
-	q.a.account(&q.busy[kernel.StageLaunch], kernel.StageLaunch, int(pos32), t)
+	q.a.account(&q.r.busy[kernel.StageLaunch], kernel.StageLaunch, int(pos32), t)
 	if err != nil {
 		return q.fail(err)
 	}

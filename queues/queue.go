@@ -256,10 +256,22 @@ func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, err error) {
 // The load of sleeping must be ordered after the caller's store (seq or
 // closed): a store-load pair, which needs sequential consistency, not just
 // acquire/release. Go's atomics are sequentially consistent.
+//
+// After waking a parked worker the producer yields its processor. The Go
+// scheduler puts a goroutine readied by a channel send in the sender's P's
+// runnext slot, which idle Ps do not steal from while the sender keeps
+// running; a producer that then spins on its own work (a runner burning its
+// prepare cost) would keep the worker off every core until it blocked, and
+// the stages would run one after the other on one core. Yielding runs the
+// worker on this P at once and sends the producer to the global run queue,
+// where an idle P picks it up: both proceed in parallel. Wake-ups are rare
+// while tasks flow (the worker only parks when its queue stays empty), so
+// the yield costs little.
 func (q *Queue[T]) wakeWorker() {
 	if q.sleeping.Load() != 0 && q.sleeping.CompareAndSwap(1, 0) {
 		select {
 		case q.wake <- struct{}{}:
+			runtime.Gosched()
 		default: // a token is already there; the worker will see our task
 		}
 	}

@@ -149,7 +149,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				}
 				r := &runner{v: v, traced: traced}
 				opts := []pipert.Option{pipert.WithMode(v.mode), pipert.WithPolicy(v.policy),
-					pipert.WithCosts(costs), pipert.WithSeed(cfg.seed)}
+					pipert.WithCosts(costs), pipert.WithSeed(cfg.seed), pipert.WithQueueCapacity(cfg.qcap)}
 				var obs device.Observer
 				if traced {
 					name := sc.Name + " " + v.String()

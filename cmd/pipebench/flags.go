@@ -25,6 +25,7 @@ type config struct {
 	costs     *pipert.Costs   // nil: each scenario's own
 	real      bool
 	devices   *deviceFactory
+	qcap      int
 	tracePath string
 }
 
@@ -40,6 +41,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		jsonPath  = fs.String("json", "", "also write the results as JSON to this file")
 		dev       = fs.String("device", "swai", "simulated device: swai (the SW-AI card), gpu (CUDA-like costs), or a JSON profile file")
 		tracePath = fs.String("trace", "", "write a trace of every run to this file (.pftrace/.perfetto-trace/.pb: Perfetto protobuf; .json: Chrome JSON) and print an analysis; untraced twins measure the tracing overhead")
+		qcap      = fs.Int("queue-capacity", 0, "capacity of each stage queue of the queued modes (default 8)")
 		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
 		seed      = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
 		real      = fs.Bool("real", false, "run the scenarios' small real-data variants instead of the benchmark sizes")
@@ -66,6 +68,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
+	c.qcap = *qcap
+	if c.qcap < 0 {
+		return nil, fmt.Errorf("%w: -queue-capacity must not be negative", errUsage)
+	}
 	var err error
 	if c.devices, err = newDeviceFactory(*dev); err != nil {
 		return nil, err
