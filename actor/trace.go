@@ -24,7 +24,14 @@ type tracer struct {
 	names   [kernel.StageLaunch + 1][]trace.Name // by stage, by node position
 	barrier trace.Name
 	run     trace.Name
+	// last sample of each counter, by its writer: counters are sampled at
+	// most every counterEvery so that they do not cost more than the slices.
+	lastDepth [kernel.StageLaunch + 1]int64
+	lastMem   int64
 }
+
+// counterEvery is the shortest interval between two samples of a counter.
+const counterEvery = 25_000 // ns
 
 func newTracer(rec *trace.Recorder, name string, mode Mode, p *plan) *tracer {
 	if rec == nil {
@@ -75,7 +82,8 @@ func (t *tracer) on() bool { return t != nil && t.rec.Enabled() }
 //   - each kernel's flow begins on its prepare slice, steps through its
 //     other stages and ends on its device slice (track "N stream 0" when
 //     the device is observed by devtrace with prefix N);
-//   - counters "N <stage> queue depth" and "N device memory".
+//   - counters "N <stage> queue depth" and "N device memory", sampled at
+//     most every 25 µs.
 
 // stage records stage s of node pos from t0 to t1, joined to the kernel's
 // flow.
@@ -96,7 +104,8 @@ func (a *SuperKernelActor) account(busy *time.Duration, s kernel.Stage, pos int,
 	*busy += time.Duration(t1 - t0)
 	if a.tr.on() {
 		a.tr.stage(s, pos, a.args[pos].Flow, t0, t1)
-		if s == kernel.StageLaunch {
+		if s == kernel.StageLaunch && t1-a.tr.lastMem >= counterEvery {
+			a.tr.lastMem = t1
 			a.tr.mem.Counter(t1, a.dev.Stats().MemInUse)
 		}
 	}
@@ -130,6 +139,9 @@ func (a *SuperKernelActor) runEnd() {
 // depth records the length of stage s's queue, from the stage's worker.
 func (a *SuperKernelActor) depth(s kernel.Stage, n int) {
 	if a.tr.on() && a.tr.depth[s] != nil {
-		a.tr.depth[s].Counter(device.Now(), int64(n))
+		if now := device.Now(); now-a.tr.lastDepth[s] >= counterEvery {
+			a.tr.lastDepth[s] = now
+			a.tr.depth[s].Counter(now, int64(n))
+		}
 	}
 }

@@ -4,7 +4,8 @@
 // back into one model and checks the invariants a well-formed trace keeps.
 //
 // Dependency rule: trace is a leaf. It imports nothing of pipert; only the
-// standard library and google.golang.org/protobuf/encoding/protowire.
+// standard library, google.golang.org/protobuf/encoding/protowire, and
+// github.com/klauspost/compress/zlib (a faster writer of the zlib format).
 // Analyses of traces live in trace/analysis.
 //
 // # Recording
@@ -40,7 +41,7 @@
 //
 // # Design
 //
-// Each Track fills a chunk (64 KiB by default) of fixed-size 24-byte event
+// Each Track fills a chunk (1 MiB by default) of fixed-size 24-byte event
 // records, with no lock and no allocation. A full chunk goes to the writer
 // goroutine, which encodes it to the output and returns it to a pool. The
 // pool holds at most one chunk per track plus Options.SpareChunks, so memory

@@ -3,7 +3,8 @@ package trace
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
+
+	"github.com/klauspost/compress/zlib"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -95,9 +96,14 @@ func groupUUID(g Group) uint64   { return groupUUIDBase + uint64(g) }
 const batchBytes = 256 << 10
 
 // compressionLevel trades the writer's CPU for size. Measured on the
-// synthetic kernel workload of the tests (12 events a kernel), the writer
-// spends about 2.2 µs a kernel for 66 bytes at level 1, 7 µs for 58 bytes at
-// the default level 6, and 0.7 µs for 271 bytes without compression.
+// synthetic kernel workload of the tests (12 events a kernel) with the
+// standard library's zlib, the writer spent about 2.2 µs a kernel for 66
+// bytes at level 1, 7 µs for 58 bytes at the default level 6, and 0.7 µs for
+// 271 bytes without compression. klauspost/compress's zlib writes the same
+// format about 1.75 times faster at level 1 with a slightly better ratio
+// (measured on a pipebench trace: 327 against 186 MB/s, ratio 0.249 against
+// 0.254): on two cores the writer shares the CPU with the traced pipeline,
+// so its speed is the tracing overhead.
 const compressionLevel = zlib.BestSpeed
 
 // pbEncoder writes the Perfetto protobuf format: a Trace message streamed

@@ -26,6 +26,7 @@ type config struct {
 	real      bool
 	devices   *deviceFactory
 	qcap      int
+	cpuprof   string
 	tracePath string
 }
 
@@ -36,12 +37,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		scen      = fs.String("scenario", "", "comma-separated scenarios to run (default all: "+strings.Join(scenarios.Names(), ", ")+")")
 		modes     = fs.String("mode", "", "comma-separated modes to run (default all: "+modeList()+"); kbk always runs as the reference")
 		policies  = fs.String("policy", "", "comma-separated barrier policies of the queued modes: drain, per-tensor (default per-tensor, and both on scenarios with barriers)")
-		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes (default 5, or 3 with -quick)")
+		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes (default 9, or 5 with -quick)")
 		quick     = fs.Bool("quick", false, "CI-sized run: smaller scenarios and fewer repetitions (under 20 s on 2 cores)")
 		jsonPath  = fs.String("json", "", "also write the results as JSON to this file")
 		dev       = fs.String("device", "swai", "simulated device: swai (the SW-AI card), gpu (CUDA-like costs), or a JSON profile file")
 		tracePath = fs.String("trace", "", "write a trace of every run to this file (.pftrace/.perfetto-trace/.pb: Perfetto protobuf; .json: Chrome JSON) and print an analysis; untraced twins measure the tracing overhead")
 		qcap      = fs.Int("queue-capacity", 0, "capacity of each stage queue of the queued modes (default 8)")
+		cpuprof   = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
 		seed      = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
 		real      = fs.Bool("real", false, "run the scenarios' small real-data variants instead of the benchmark sizes")
@@ -68,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
-	c.qcap = *qcap
+	c.qcap, c.cpuprof = *qcap, *cpuprof
 	if c.qcap < 0 {
 		return nil, fmt.Errorf("%w: -queue-capacity must not be negative", errUsage)
 	}
@@ -82,9 +84,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	if c.reps == 0 {
-		c.reps = 5
+		c.reps = 9
 		if c.quick {
-			c.reps = 3
+			c.reps = 5
 		}
 	}
 	if c.reps < 1 {

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -66,6 +67,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		level = zerolog.DebugLevel
 	}
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true, TimeFormat: time.TimeOnly}).Level(level).With().Timestamp().Logger()
+	if cfg.cpuprof != "" {
+		f, err := os.Create(cfg.cpuprof)
+		if err != nil {
+			fmt.Fprintf(stderr, "pipebench: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "pipebench: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	rep, err := bench(ctx, cfg, log, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: %v\n", err)
