@@ -1,6 +1,7 @@
 package queues
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -60,4 +61,7 @@ func (w *waitList) wake(v uint64) {
 	w.want.Store(0)
 	w.cond.Broadcast()
 	w.mu.Unlock()
+	// Let the woken run now rather than from this P's runnext slot, which
+	// idle Ps do not steal while we keep running (see Queue.wakeWorker).
+	runtime.Gosched()
 }

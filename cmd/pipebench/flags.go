@@ -27,6 +27,7 @@ type config struct {
 	devices   *deviceFactory
 	qcap      int
 	cpuprof   string
+	analyze   bool
 	tracePath string
 }
 
@@ -43,6 +44,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		dev       = fs.String("device", "swai", "simulated device: swai (the SW-AI card), gpu (CUDA-like costs), or a JSON profile file")
 		tracePath = fs.String("trace", "", "write a trace of every run to this file (.pftrace/.perfetto-trace/.pb: Perfetto protobuf; .json: Chrome JSON) and print an analysis; untraced twins measure the tracing overhead")
 		qcap      = fs.Int("queue-capacity", 0, "capacity of each stage queue of the queued modes (default 8)")
+		analyze   = fs.Bool("analyze", true, "with -trace, read the trace back, validate it and print its analysis (holds the whole trace in memory: about 4 KB per traced kernel)")
 		cpuprof   = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
 		seed      = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
@@ -70,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
-	c.qcap, c.cpuprof = *qcap, *cpuprof
+	c.qcap, c.cpuprof, c.analyze = *qcap, *cpuprof, *analyze
 	if c.qcap < 0 {
 		return nil, fmt.Errorf("%w: -queue-capacity must not be negative", errUsage)
 	}

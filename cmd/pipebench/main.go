@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	writeTable(stdout, rep)
-	if cfg.tracePath != "" {
+	if cfg.tracePath != "" && cfg.analyze {
 		p, err := trace.ReadFile(cfg.tracePath)
 		if err == nil {
 			err = trace.Validate(p)
@@ -100,6 +100,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		writeAnalysis(stdout, sums)
+	}
+	if cfg.tracePath != "" {
 		fmt.Fprintf(stdout, "trace written to %s: open it at https://ui.perfetto.dev\n", cfg.tracePath)
 	}
 	if cfg.jsonPath != "" {

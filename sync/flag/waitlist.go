@@ -102,9 +102,17 @@ func (w *waitList) wake(now uint64) {
 	}
 	w.mu.Lock()
 	w.want.Store(0)
-	if w.ch != nil {
+	woke := w.ch != nil
+	if woke {
 		close(w.ch)
 		w.ch = nil
 	}
 	w.mu.Unlock()
+	if woke {
+		// The Go scheduler puts a goroutine readied by the close in this P's
+		// runnext slot, which idle Ps do not steal while the waker keeps
+		// running: yield so that the woken one runs now and the waker moves
+		// to the global run queue, where an idle P can pick it up.
+		runtime.Gosched()
+	}
 }
