@@ -29,10 +29,12 @@
 //
 //	HostWork / Cores + launch latency + device[n-1].
 //
-// Both numbers are lower bounds of any run of the mode on that machine;
-// Predict returns their maximum. It is close when one bound clearly
-// dominates, and optimistic when both bind: workers competing for cores then
-// also delay one another, which the model does not capture, nor does it
-// charge the hand-offs between workers or the CPU of workers that spin
-// while they wait.
+// Both numbers are lower bounds of any run of the mode on that machine. When
+// the mode has more workers than cores, the workers also slow one another
+// down: a third figure, the shared flow shop, runs the recurrence with every
+// host cost stretched by HostWork / (Cores × Busiest) — the slowdown of
+// workers sharing the cores in proportion to their work, which keeps the
+// device chain behind the stretched launches. Predict returns the largest of
+// the three. It does not charge the hand-offs between workers or the CPU of
+// workers that spin while they wait, so it stays optimistic.
 package analysis

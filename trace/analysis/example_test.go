@@ -25,7 +25,7 @@ func ExamplePredict() {
 	// Output:
 	// kbk      makespan 1005 µs (flow shop 1005, core bound 505)
 	// async    makespan  609 µs (flow shop  609, core bound 505)
-	// pipeline makespan  505 µs (flow shop  411, core bound 505)
+	// pipeline makespan  512 µs (flow shop  411, core bound 505)
 }
 
 func ExampleBubbles() {

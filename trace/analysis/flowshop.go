@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 )
 
 // Stage is a host stage of a kernel.
@@ -103,7 +104,7 @@ type Machine struct {
 
 // Prediction is Predict's answer, in ns.
 type Prediction struct {
-	// Makespan is the prediction: max(FlowShop, CoreBound).
+	// Makespan is the prediction: max(FlowShop, Shared, CoreBound).
 	Makespan int64
 	// FlowShop is the makespan of the flow-shop recurrence, each worker on
 	// a core of its own.
@@ -111,6 +112,12 @@ type Prediction struct {
 	// CoreBound is HostWork / Cores (rounded up) + LaunchLatency + the last
 	// kernel's device time; zero when Machine.Cores is zero.
 	CoreBound int64
+	// Shared is the flow shop with the workers sharing the cores: when the
+	// mode has more workers than Machine.Cores and the host work does not
+	// fit the cores while the busiest worker runs, every host cost is
+	// stretched by HostWork / (Cores × Busiest), the slowdown of workers
+	// that share the cores in proportion to their work. Zero otherwise.
+	Shared int64
 	// HostWork is the total host work, DeviceBusy the total device time.
 	HostWork, DeviceBusy int64
 	// Busiest is the total work of the busiest worker.
@@ -129,38 +136,56 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	if mc.LaunchLatency < 0 || mc.Cores < 0 {
 		return pr, fmt.Errorf("analysis: invalid machine %+v", mc)
 	}
-	done := make([]int64, nm) // C[i-1][w], then C[i][w]
-	work := make([]int64, nm)
-	var dev int64 // D[i-1]
 	for i, k := range ks {
-		var p [NumStages]int64
 		for s, c := range k.host() {
 			if c < 0 {
 				return pr, fmt.Errorf("analysis: kernel %d: negative %v cost %d", i, Stage(s+1), c)
 			}
-			p[mach[s]] += c
 			pr.HostWork += c
 		}
 		if k.Device < 0 {
 			return pr, fmt.Errorf("analysis: kernel %d: negative device cost %d", i, k.Device)
 		}
-		var prev int64 // C[i][w-1]
-		for w := range nm {
-			done[w] = max(done[w], prev) + p[w]
-			work[w] += p[w]
-			prev = done[w]
-		}
-		dev = max(dev, prev+mc.LaunchLatency) + k.Device
 		pr.DeviceBusy += k.Device
 	}
-	pr.FlowShop = dev
+	work := make([]int64, nm)
+	for _, k := range ks {
+		for s, c := range k.host() {
+			work[mach[s]] += c
+		}
+	}
 	for _, w := range work {
 		pr.Busiest = max(pr.Busiest, w)
 	}
+	pr.FlowShop = int64(math.Round(flowShop(ks, mach, nm, mc.LaunchLatency, 1)))
 	if mc.Cores > 0 && len(ks) > 0 {
 		cores := int64(mc.Cores)
 		pr.CoreBound = (pr.HostWork+cores-1)/cores + mc.LaunchLatency + ks[len(ks)-1].Device
+		if nm > mc.Cores && pr.Busiest > 0 {
+			if s := float64(pr.HostWork) / (float64(cores) * float64(pr.Busiest)); s > 1 {
+				pr.Shared = int64(math.Round(flowShop(ks, mach, nm, mc.LaunchLatency, s)))
+			}
+		}
 	}
-	pr.Makespan = max(pr.FlowShop, pr.CoreBound)
+	pr.Makespan = max(pr.FlowShop, pr.Shared, pr.CoreBound)
 	return pr, nil
+}
+
+// flowShop runs the recurrence with every host cost multiplied by scale.
+func flowShop(ks []Kernel, mach [NumStages]int, nm int, lat int64, scale float64) float64 {
+	done := make([]float64, nm) // C[i-1][w], then C[i][w]
+	var dev float64             // D[i-1]
+	for _, k := range ks {
+		var p [NumStages]float64
+		for s, c := range k.host() {
+			p[mach[s]] += float64(c) * scale
+		}
+		var prev float64 // C[i][w-1]
+		for w := range nm {
+			done[w] = max(done[w], prev) + p[w]
+			prev = done[w]
+		}
+		dev = max(dev, prev+float64(lat)) + float64(k.Device)
+	}
+	return dev
 }

@@ -27,24 +27,31 @@ func TestPredictByHand(t *testing.T) {
 			Prediction{Makespan: 22, FlowShop: 22, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 12}},
 		// Kernel 0 ends its stages at 1, 3, 6, 10; kernel 1 at 2, 5, 9, 14;
 		// device 11–16, 16–21.
+		// Four workers on two cores: stretched by 20 / (2*8) = 1.25, kernel 0
+		// ends its stages at 1.25, 3.75, 7.5, 12.5, kernel 1 at 2.5, 6.25,
+		// 11.25, 17.5; device 13.5–18.5, 18.5–23.5.
 		{"pipeline", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2},
-			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
+			Prediction{Makespan: 24, FlowShop: 21, CoreBound: 16, Shared: 24, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
 		// No core count: no core bound.
 		{"pipeline, cores unset", two, Pipeline, Machine{LaunchLatency: 1},
 			Prediction{Makespan: 21, FlowShop: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
 		// A long device is the bottleneck: it starts when the first launch
 		// ends, at 10, and never idles: 10 + 5*10. Core bound: 50/2 + 0 + 10.
+		// Shared (x1.25): the first launch ends at 12.5, then 12.5 + 50.
 		{"device-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, HostWork: 50, DeviceBusy: 50, Busiest: 20}},
+			Prediction{Makespan: 63, FlowShop: 60, CoreBound: 35, Shared: 63, HostWork: 50, DeviceBusy: 50, Busiest: 20}},
 		// Ten kernels of 10 ns host work on four workers and two cores: the
-		// launch worker ends at 10 + 4*9 = 46, the device at 47; but the two
-		// cores need 100/2 = 50, + 0 + 1.
+		// launch worker ends at 10 + 4*9 = 46, the device at 47; the two
+		// cores need 100/2 = 50, + 0 + 1; shared (x1.25), the launch worker
+		// ends at 12.5 + 9*5 = 57.5 and the device at 58.5.
 		{"core-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 1}, 10), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 51, FlowShop: 47, CoreBound: 51, HostWork: 100, DeviceBusy: 10, Busiest: 40}},
+			Prediction{Makespan: 59, FlowShop: 47, CoreBound: 51, Shared: 59, HostWork: 100, DeviceBusy: 10, Busiest: 40}},
 		// A custom mode: prepare+infer on worker 7, resize+launch on 3.
 		// Worker 7: 3, 6; worker 3: 10, 17; device (latency 2): 12–17, 19–24.
+		// Shared on one core (x20/14): worker 7 ends at 30/7, 60/7; worker 3
+		// at 100/7, 170/7; device 114/7–149/7, 184/7–219/7 = 31.3.
 		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
-			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14}},
+			Prediction{Makespan: 31, FlowShop: 24, CoreBound: 27, Shared: 31, HostWork: 20, DeviceBusy: 10, Busiest: 14}},
 		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
 	}
 	for _, c := range cases {
