@@ -56,7 +56,10 @@ type Scenario struct {
 	// Barriers is set when the graph has value or compute dependencies, so
 	// that barrier policies are worth comparing on it.
 	Barriers bool
-	Build    func(Config) (*Workload, error)
+	// Hetero is set when the graph places nodes on the CPU, so that the
+	// heterogeneous mode is worth running on it.
+	Hetero bool
+	Build  func(Config) (*Workload, error)
 }
 
 // DefaultCosts are the synthetic host costs per kernel: prepare 2 µs,

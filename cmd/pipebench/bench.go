@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,10 @@ import (
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
+	"github.com/pipert/pipert/heterog"
+	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/scenarios"
+	"github.com/pipert/pipert/subgraph"
 	"github.com/pipert/pipert/trace"
 )
 
@@ -53,21 +57,35 @@ type result struct {
 	// the runtime itself adds.
 	OverheadNs float64 `json:"overhead_ns_per_kernel"`
 	WaitNs     int64   `json:"barrier_wait_ns"`
+	// Subgraphs is the number of actors (1 but in hetero mode); CPUBusyNs
+	// the time of kernels run on the host CPU device.
+	Subgraphs int   `json:"subgraphs"`
+	CPUBusyNs int64 `json:"cpu_busy_ns"`
 	// TraceOverhead is traced makespan / untraced makespan - 1, with -trace.
 	TraceOverhead *float64 `json:"trace_overhead,omitempty"`
 }
 
-// variant is one way to run a scenario.
+// variant is one way to run a scenario: an actor mode and barrier policy,
+// or (hetero) the graph partitioned by placement into concurrent actors
+// whose device parts run in pipeline mode with the policy.
 type variant struct {
 	mode   pipert.Mode
 	policy pipert.Policy
+	hetero bool
+}
+
+func (v variant) modeName() string {
+	if v.hetero {
+		return "hetero"
+	}
+	return v.mode.String()
 }
 
 func (v variant) String() string {
-	if v.mode == pipert.KBK {
+	if v.mode == pipert.KBK && !v.hetero {
 		return v.mode.String()
 	}
-	return v.mode.String() + "/" + v.policy.String()
+	return v.modeName() + "/" + v.policy.String()
 }
 
 // variants lists the runs of a scenario: kbk first, then each queued mode
@@ -87,11 +105,75 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 			continue
 		}
 		for _, p := range policies {
-			out = append(out, variant{m, p})
+			out = append(out, variant{mode: m, policy: p})
+		}
+	}
+	if cfg.hetero == heteroOn || cfg.hetero == heteroAuto && sc.Hetero {
+		for _, p := range policies {
+			out = append(out, variant{mode: pipert.Pipeline, policy: p, hetero: true})
 		}
 	}
 	return out
 }
+
+// sample is one run's statistics, whichever executor ran it.
+type sample struct {
+	pipert.Stats
+	bound     time.Duration // the run's own bound (see bound)
+	subgraphs int
+	cpuBusy   time.Duration
+}
+
+// executor runs a compiled scenario: a pipert.Executable or a
+// heterog.Executable.
+type executor interface {
+	run(ctx context.Context, in map[string]*kernel.Tensor) (sample, error)
+	close() error
+}
+
+type actorExec struct {
+	e     *pipert.Executable
+	procs int
+}
+
+func (a actorExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sample, error) {
+	res, err := a.e.Run(ctx, in)
+	if err != nil {
+		return sample{}, err
+	}
+	return sample{Stats: res.Stats, bound: bound(res.Stats, a.procs), subgraphs: 1}, nil
+}
+
+func (a actorExec) close() error { return a.e.Close() }
+
+type heteroExec struct {
+	e     *heterog.Executable
+	m     *heterog.Manager
+	procs int
+}
+
+func (h heteroExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sample, error) {
+	res, err := h.e.Run(ctx, in)
+	if err != nil {
+		return sample{}, err
+	}
+	st := &res.Stats
+	return sample{
+		Stats: pipert.Stats{
+			Mode: pipert.Pipeline, Kernels: st.Kernels, Makespan: st.Makespan, Wait: st.Wait,
+			Prepare: st.Stage[kernel.StagePrepare], Infer: st.Stage[kernel.StageInfer],
+			Resize: st.Stage[kernel.StageResize], Launch: st.Stage[kernel.StageLaunch],
+			DeviceBusy: st.DeviceBusy, PeakDeviceBytes: st.PeakDeviceBytes,
+		},
+		// The stages of several actors are not one serial resource: the
+		// bound takes the busiest single goroutine instead.
+		bound:     st.Bound(h.procs),
+		subgraphs: st.Parts,
+		cpuBusy:   st.CPUBusy,
+	}, nil
+}
+
+func (h heteroExec) close() error { return errors.Join(h.e.Close(), h.m.Release()) }
 
 type stageBusy struct {
 	Prepare int64 `json:"prepare"`
@@ -138,8 +220,8 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 		type runner struct {
 			v      variant
 			traced bool
-			exe    *pipert.Executable
-			stats  []pipert.Stats
+			exe    executor
+			stats  []sample
 		}
 		var runners []*runner
 		for _, v := range vs {
@@ -148,36 +230,36 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 					continue
 				}
 				r := &runner{v: v, traced: traced}
-				opts := []pipert.Option{pipert.WithMode(v.mode), pipert.WithPolicy(v.policy),
-					pipert.WithCosts(costs), pipert.WithSeed(cfg.seed), pipert.WithQueueCapacity(cfg.qcap)}
-				var obs device.Observer
+				name := sc.Name + " " + v.String()
+				var (
+					obs device.Observer
+					rc  *trace.Recorder
+				)
 				if traced {
-					name := sc.Name + " " + v.String()
-					obs = devtrace.New(rec, name)
-					opts = append(opts, pipert.WithTrace(rec, name))
+					obs, rc = devtrace.New(rec, name), rec
 				}
 				dev, err := cfg.devices.make(sc.Profile, obs)
 				if err != nil {
 					return nil, err
 				}
-				if r.exe, err = pipert.Compile(w.Graph, append(opts, pipert.WithDevice(dev))...); err != nil {
+				if r.exe, err = compileVariant(w.Graph, v, dev, costs, cfg, rc, name, procs); err != nil {
 					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, v, err)
 				}
-				defer r.exe.Close()
+				defer r.exe.close()
 				runners = append(runners, r)
 			}
 		}
 		// One warm-up run each, then interleaved measured repetitions.
 		for rp := -1; rp < cfg.reps; rp++ {
 			for _, r := range runners {
-				res, err := r.exe.Run(ctx, w.Inputs)
+				res, err := r.exe.run(ctx, w.Inputs)
 				if err != nil {
 					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, r.v, err)
 				}
 				log.Debug().Str("scenario", sc.Name).Stringer("variant", r.v).Bool("traced", r.traced).Int("rep", rp).
-					Dur("makespan", res.Stats.Makespan).Dur("device_busy", res.Stats.DeviceBusy).Msg("run")
+					Dur("makespan", res.Makespan).Dur("device_busy", res.DeviceBusy).Msg("run")
 				if rp >= 0 {
-					r.stats = append(r.stats, res.Stats)
+					r.stats = append(r.stats, res)
 				}
 			}
 		}
@@ -187,7 +269,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				continue
 			}
 			res := summarize(sc.Name, r.v, r.stats, procs, costs)
-			if r.v.mode == pipert.KBK {
+			if r.v.mode == pipert.KBK && !r.v.hetero {
 				kbkMakespan = res.MakespanNs
 			}
 			if kbkMakespan > 0 {
@@ -208,8 +290,8 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 }
 
 // summarize takes the median of every statistic over the repetitions.
-func summarize(scenario string, v variant, runs []pipert.Stats, procs int, costs pipert.Costs) result {
-	med := func(f func(pipert.Stats) time.Duration) int64 {
+func summarize(scenario string, v variant, runs []sample, procs int, costs pipert.Costs) result {
+	med := func(f func(sample) time.Duration) int64 {
 		v := make([]int64, len(runs))
 		for i, s := range runs {
 			v[i] = int64(f(s))
@@ -222,20 +304,22 @@ func summarize(scenario string, v variant, runs []pipert.Stats, procs int, costs
 		}
 	}
 	r := result{
-		Scenario: scenario, Mode: v.mode.String(), Kernels: runs[0].Kernels, Reps: len(runs),
-		MakespanNs:   med(func(s pipert.Stats) time.Duration { return s.Makespan }),
-		DeviceBusyNs: med(func(s pipert.Stats) time.Duration { return s.DeviceBusy }),
+		Scenario: scenario, Mode: v.modeName(), Kernels: runs[0].Kernels, Reps: len(runs),
+		Subgraphs:    runs[0].subgraphs,
+		MakespanNs:   med(func(s sample) time.Duration { return s.Makespan }),
+		DeviceBusyNs: med(func(s sample) time.Duration { return s.DeviceBusy }),
 		StageBusyNs: stageBusy{
-			Prepare: med(func(s pipert.Stats) time.Duration { return s.Prepare }),
-			Infer:   med(func(s pipert.Stats) time.Duration { return s.Infer }),
-			Resize:  med(func(s pipert.Stats) time.Duration { return s.Resize }),
-			Launch:  med(func(s pipert.Stats) time.Duration { return s.Launch }),
+			Prepare: med(func(s sample) time.Duration { return s.Prepare }),
+			Infer:   med(func(s sample) time.Duration { return s.Infer }),
+			Resize:  med(func(s sample) time.Duration { return s.Resize }),
+			Launch:  med(func(s sample) time.Duration { return s.Launch }),
 		},
-		BoundNs:   med(func(s pipert.Stats) time.Duration { return bound(s, procs) }),
-		PeakBytes: med(func(s pipert.Stats) time.Duration { return time.Duration(s.PeakDeviceBytes) }),
-		WaitNs:    med(func(s pipert.Stats) time.Duration { return s.Wait }),
+		BoundNs:   med(func(s sample) time.Duration { return s.bound }),
+		CPUBusyNs: med(func(s sample) time.Duration { return s.cpuBusy }),
+		PeakBytes: med(func(s sample) time.Duration { return time.Duration(s.PeakDeviceBytes) }),
+		WaitNs:    med(func(s sample) time.Duration { return s.Wait }),
 	}
-	if v.mode != pipert.KBK {
+	if v.mode != pipert.KBK || v.hetero {
 		r.Policy = v.policy.String()
 	}
 	if lost := r.MakespanNs - int64(modeledBound(time.Duration(r.DeviceBusyNs), costs, r.Kernels, procs)); lost > 0 {
@@ -274,6 +358,17 @@ func writeTable(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
 		rep.Device, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
 	for _, r := range rep.Results {
+		if r.Mode != "hetero" {
+			continue
+		}
+		for _, p := range rep.Results {
+			if p.Scenario == r.Scenario && p.Mode == "pipeline" && p.Policy == r.Policy {
+				fmt.Fprintf(w, "hetero vs pipeline on one actor, %s %s: %.2fx (%d subgraphs, CPU kernels %v a run)\n",
+					r.Scenario, r.Policy, float64(p.MakespanNs)/float64(r.MakespanNs), r.Subgraphs, time.Duration(r.CPUBusyNs).Round(time.Microsecond))
+			}
+		}
+	}
+	for _, r := range rep.Results {
 		if r.TraceOverhead != nil {
 			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan (traced vs untraced twin)\n", r.Scenario, variantName(r), 100**r.TraceOverhead)
 		}
@@ -303,4 +398,31 @@ func writeJSON(path string, rep *report) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// compileVariant builds the executor of one variant on dev.
+func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs pipert.Costs, cfg *config, rec *trace.Recorder, name string, procs int) (executor, error) {
+	if !v.hetero {
+		opts := []pipert.Option{pipert.WithMode(v.mode), pipert.WithPolicy(v.policy), pipert.WithCosts(costs),
+			pipert.WithSeed(cfg.seed), pipert.WithQueueCapacity(cfg.qcap), pipert.WithDevice(dev)}
+		if rec != nil {
+			opts = append(opts, pipert.WithTrace(rec, name))
+		}
+		e, err := pipert.Compile(g, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return actorExec{e, procs}, nil
+	}
+	m, err := heterog.NewManager(nil, dev)
+	if err != nil {
+		return nil, err
+	}
+	e, err := heterog.Compile(g, heterog.Options{Mode: v.mode, Barrier: v.policy, QueueCapacity: cfg.qcap,
+		Costs: costs, Manager: m, Seed: cfg.seed, Trace: rec, Name: name})
+	if err != nil {
+		m.Release()
+		return nil, err
+	}
+	return heteroExec{e, m, procs}, nil
 }

@@ -28,6 +28,7 @@ type config struct {
 	qcap      int
 	cpuprof   string
 	analyze   bool
+	hetero    heteroSetting
 	tracePath string
 }
 
@@ -110,7 +111,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		c.modes = pipert.Modes()
 	} else {
 		c.modes = []pipert.Mode{pipert.KBK}
+		c.hetero = heteroOff
 		for _, n := range ms {
+			if n == "hetero" {
+				c.hetero = heteroOn
+				continue
+			}
 			m, err := pipert.ParseMode(n)
 			if err != nil {
 				return nil, fmt.Errorf("%w: unknown mode %q (have %s)", errUsage, n, modeList())
@@ -151,5 +157,15 @@ func modeList() string {
 	for _, m := range pipert.Modes() {
 		n = append(n, m.String())
 	}
-	return strings.Join(n, ", ")
+	return strings.Join(append(n, "hetero (on scenarios with CPU-placed nodes)"), ", ")
 }
+
+// heteroSetting says whether the hetero mode runs: on scenarios that place
+// nodes on the CPU (auto, the default), on every scenario, or on none.
+type heteroSetting uint8
+
+const (
+	heteroAuto heteroSetting = iota
+	heteroOn
+	heteroOff
+)

@@ -1,0 +1,385 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/alloc"
+)
+
+// Default is the profile of the host CPU. Only kernels on virtual data use
+// its roofline (they burn the time it gives); real kernels take the time
+// they take.
+//
+//   - MemoryBytes 64 GiB: host memory, for accounting.
+//   - LaunchLatency 0: a host kernel starts when it is called.
+//   - KernelFixed 300 ns: call, operand checks and tiling decode of a
+//     built-in op on a few elements.
+//   - PeakFLOPS 2 GFLOP/s: scalar Go loops, one core (Add on 16 K float32
+//     elements takes about 6 µs, 2.7 GFLOP/s; Softmax about a third of that).
+//   - MemBandwidth 8 GB/s: one core streaming through memory.
+//   - H2D, D2H, D2D: memcpy at 8 GB/s, no latency.
+func Default() device.Profile {
+	mem := device.Link{Bandwidth: 8e9}
+	return device.Profile{
+		Name:         "cpu",
+		MemoryBytes:  64 << 30,
+		KernelFixed:  300 * time.Nanosecond,
+		PeakFLOPS:    2e9,
+		MemBandwidth: 8e9,
+		H2D:          mem,
+		D2H:          mem,
+		D2D:          mem,
+	}
+}
+
+// Options configure a host Device. The zero value is valid: the Default
+// profile, the Reference allocator over its memory, no observer.
+type Options struct {
+	Profile   device.Profile  // zero Name means Default()
+	Allocator alloc.Allocator // nil means alloc.NewReference(Profile.MemoryBytes)
+	Observer  device.Observer // sees every kernel and copy with its real interval
+}
+
+// Device is the host CPU as a device.Device. Its methods are safe for
+// concurrent use; several streams may run kernels at once on different
+// goroutines (and cores).
+type Device struct {
+	prof device.Profile
+	obs  device.Observer
+
+	mu            sync.Mutex // guards alloc, pool and the memory accounting
+	alloc         alloc.Allocator
+	pool          [64][][]byte // free backings by size class (power of two)
+	inUse, peak   int64
+	nAlloc, nFree int64
+
+	nstreams atomic.Int32
+	kernels  atomic.Int64
+	copies   atomic.Int64
+	kernelNs atomic.Int64
+
+	busyMu     sync.Mutex // guards the busy union
+	busyNs     int64
+	lastEnd    int64
+	firstStart int64
+}
+
+// New returns a host device.
+func New(o Options) (*Device, error) {
+	if o.Profile.Name == "" {
+		o.Profile = Default()
+	}
+	if err := o.Profile.Validate(); err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	if o.Allocator == nil {
+		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
+	}
+	return &Device{prof: o.Profile, obs: o.Observer, alloc: o.Allocator}, nil
+}
+
+// Name implements device.Device.
+func (d *Device) Name() string { return d.prof.Name }
+
+// Profile implements device.Device.
+func (d *Device) Profile() device.Profile { return d.prof }
+
+// Alloc implements device.Device: an address from the allocator and, when
+// materialize is set, zeroed Go memory.
+func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	if size <= 0 {
+		size = 1 // a distinct address, freed like any other
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	addr, err := d.alloc.Alloc(size)
+	if err != nil {
+		return device.Buffer{}, fmt.Errorf("host %s: alloc %d bytes: %w: %w", d.prof.Name, size, device.ErrOutOfMemory, err)
+	}
+	d.inUse += size
+	d.peak = max(d.peak, d.inUse)
+	d.nAlloc++
+	var data []byte
+	if materialize {
+		data = d.backing(size)
+	}
+	return device.Buffer{Addr: addr, Size: size, Data: data}, nil
+}
+
+// backing returns zeroed memory of size bytes, reusing a released backing of
+// the same size class. Called with d.mu held.
+func (d *Device) backing(size int64) []byte {
+	c := sizeClass(size)
+	if n := len(d.pool[c]); n > 0 {
+		b := d.pool[c][n-1][:size]
+		d.pool[c] = d.pool[c][:n-1]
+		clear(b)
+		return b
+	}
+	return make([]byte, size, int64(1)<<c)
+}
+
+func sizeClass(size int64) int {
+	c := 0
+	for int64(1)<<c < size {
+		c++
+	}
+	return c
+}
+
+// Free implements device.Device. Host work is synchronous, so the memory is
+// free for reuse at once.
+func (d *Device) Free(b device.Buffer) error {
+	if b.IsZero() {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.alloc.Free(b.Addr); err != nil {
+		return fmt.Errorf("host %s: free %#x: %w", d.prof.Name, b.Addr, err)
+	}
+	d.inUse -= b.Size
+	d.nFree++
+	if b.Data != nil {
+		if c := sizeClass(int64(cap(b.Data))); int64(1)<<c == int64(cap(b.Data)) {
+			d.pool[c] = append(d.pool[c], b.Data[:0])
+		}
+	}
+	return nil
+}
+
+// NewStream implements device.Device.
+func (d *Device) NewStream() device.Stream {
+	return &stream{dev: d, id: int(d.nstreams.Add(1) - 1)}
+}
+
+// NewEvent implements device.Device. Host events may be recorded on any host
+// device's stream and waited for by any stream on the device.Now clock.
+func (d *Device) NewEvent() device.Event { return &event{} }
+
+// Stats implements device.Device. KernelNs is the CPU time of the kernels,
+// summed over streams; BusyNs is the union of their intervals.
+func (d *Device) Stats() device.Stats {
+	d.mu.Lock()
+	st := device.Stats{MemInUse: d.inUse, MemPeak: d.peak, Allocs: d.nAlloc, Frees: d.nFree}
+	d.mu.Unlock()
+	d.busyMu.Lock()
+	st.BusyNs, st.FirstStart, st.LastEnd = d.busyNs, d.firstStart, d.lastEnd
+	d.busyMu.Unlock()
+	st.Kernels = d.kernels.Load()
+	st.Copies = d.copies.Load()
+	st.KernelNs = d.kernelNs.Load()
+	return st
+}
+
+// ResetStats implements device.Device.
+func (d *Device) ResetStats() {
+	d.mu.Lock()
+	d.peak = d.inUse
+	d.nAlloc, d.nFree = 0, 0
+	d.mu.Unlock()
+	d.busyMu.Lock()
+	d.busyNs, d.lastEnd, d.firstStart = 0, 0, 0
+	d.busyMu.Unlock()
+	d.kernels.Store(0)
+	d.copies.Store(0)
+	d.kernelNs.Store(0)
+}
+
+// addBusy adds [start, end) to the busy union. Intervals of one stream come
+// in order; concurrent streams may overlap, and an interval reported after a
+// later-starting one is counted only beyond the latest end seen, so the
+// union never counts an instant twice and may undercount.
+func (d *Device) addBusy(start, end int64) {
+	d.busyMu.Lock()
+	if d.lastEnd == 0 && d.busyNs == 0 {
+		d.firstStart = start
+	}
+	if s := max(start, d.lastEnd); end > s {
+		d.busyNs += end - s
+	}
+	d.lastEnd = max(d.lastEnd, end)
+	d.busyMu.Unlock()
+}
+
+// realer is implemented by kernel launch arguments: Real reports whether
+// the kernel computes on real contents.
+type realer interface{ Real() bool }
+
+// isVirtual reports whether fn has nothing real to compute.
+func isVirtual(fn device.Func) bool {
+	if fn == nil {
+		return true
+	}
+	r, ok := fn.(realer)
+	return ok && !r.Real()
+}
+
+// burnUntil busy-waits until device.Now() >= t without yielding, as the
+// computation it stands for would.
+func burnUntil(t int64) {
+	for device.Now() < t {
+	}
+}
+
+// stream is a synchronous in-order queue: its owner runs every piece of work
+// on the calling goroutine. busy (the end of the last work) and after (the
+// latest event time later work must wait for) are written by the owner
+// (store-release) and read by anyone (load-acquire).
+type stream struct {
+	dev   *Device
+	id    int
+	busy  atomic.Int64
+	after atomic.Int64
+}
+
+// begin waits for the events the stream was told to wait for and returns
+// the start time of the next work.
+func (s *stream) begin() (int64, error) {
+	if t := s.after.Load(); t > device.Now() {
+		if err := device.WaitUntil(context.Background(), t); err != nil {
+			return 0, err
+		}
+	}
+	return device.Now(), nil
+}
+
+// Launch implements device.Stream: fn runs now, on the caller's goroutine,
+// and its real duration is the kernel's interval. A virtual kernel burns the
+// profile's time for cost instead. Launch yields the processor before it
+// returns, so that goroutines computing on the host share the processors
+// kernel by kernel.
+func (s *stream) Launch(name string, cost device.Cost, fn device.Func) error {
+	t0, err := s.begin()
+	if err != nil {
+		return err
+	}
+	if fn != nil {
+		if err := fn.Run(); err != nil {
+			return err
+		}
+	}
+	if isVirtual(fn) {
+		burnUntil(t0 + int64(s.dev.prof.KernelTime(cost)))
+	}
+	t1 := device.Now()
+	s.busy.Store(t1)
+	s.dev.addBusy(t0, t1)
+	s.dev.kernels.Add(1)
+	s.dev.kernelNs.Add(t1 - t0)
+	if o := s.dev.obs; o != nil {
+		o.OnWork(device.Work{Stream: s.id, Kind: "kernel", Name: name, Start: t0, End: t1, Fn: fn})
+	}
+	// Yield the processor, as the end of an OS time slice would: Go does
+	// not preempt a computing goroutine for 10 ms, so without this a few
+	// long CPU actors hold every processor while other actors' goroutines,
+	// ready to run, wait.
+	runtime.Gosched()
+	return nil
+}
+
+// copied accounts a copy that ran from t0 until now.
+func (s *stream) copied(kind string, t0 int64) {
+	t1 := device.Now()
+	s.busy.Store(t1)
+	s.dev.addBusy(t0, t1)
+	s.dev.copies.Add(1)
+	if o := s.dev.obs; o != nil {
+		o.OnWork(device.Work{Stream: s.id, Kind: kind, Name: kind, Start: t0, End: t1})
+	}
+}
+
+// CopyH2D implements device.Stream: a memcpy into dst's backing, if any.
+func (s *stream) CopyH2D(dst device.Buffer, src []byte) error {
+	if int64(len(src)) > dst.Size {
+		return fmt.Errorf("host %s: h2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, len(src), dst.Size, device.ErrBadCopy)
+	}
+	t0, err := s.begin()
+	if err != nil {
+		return err
+	}
+	copy(dst.Data, src)
+	s.copied("h2d", t0)
+	return nil
+}
+
+// CopyD2H implements device.Stream: a memcpy out of src's backing.
+func (s *stream) CopyD2H(ctx context.Context, dst []byte, src device.Buffer) error {
+	if int64(len(dst)) > src.Size {
+		return fmt.Errorf("host %s: d2h of %d bytes from %d-byte buffer: %w", s.dev.prof.Name, len(dst), src.Size, device.ErrBadCopy)
+	}
+	if len(dst) > 0 && src.Data == nil {
+		return fmt.Errorf("host %s: d2h from %#x: %w", s.dev.prof.Name, src.Addr, device.ErrNotBacked)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t0, err := s.begin()
+	if err != nil {
+		return err
+	}
+	copy(dst, src.Data)
+	s.copied("d2h", t0)
+	return nil
+}
+
+// CopyD2D implements device.Stream.
+func (s *stream) CopyD2D(dst, src device.Buffer) error {
+	if src.Size > dst.Size {
+		return fmt.Errorf("host %s: d2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, src.Size, dst.Size, device.ErrBadCopy)
+	}
+	t0, err := s.begin()
+	if err != nil {
+		return err
+	}
+	copy(dst.Data, src.Data)
+	s.copied("d2d", t0)
+	return nil
+}
+
+// Record implements device.Stream: e completes when the work enqueued so far
+// is done, which for a host stream is when the last work finished (or the
+// event it waits for fires). e must come from a host device's NewEvent;
+// anything else is a programmer error and panics.
+func (s *stream) Record(e device.Event) {
+	ev, ok := e.(*event)
+	if !ok {
+		panic(fmt.Sprintf("host: Record of a %T, not a host event", e))
+	}
+	ev.at.Store(max(s.BusyUntil(), 1))
+}
+
+// WaitEvent implements device.Stream: later work starts no earlier than the
+// event's time. Any device's event will do: times share the device.Now
+// clock.
+func (s *stream) WaitEvent(e device.Event) {
+	if t := e.At(); t > s.after.Load() {
+		s.after.Store(t)
+	}
+}
+
+// Synchronize implements device.Stream.
+func (s *stream) Synchronize(ctx context.Context) error {
+	return device.WaitUntil(ctx, s.BusyUntil())
+}
+
+// BusyUntil implements device.Stream.
+func (s *stream) BusyUntil() int64 { return max(s.busy.Load(), s.after.Load()) }
+
+// Query implements device.Stream.
+func (s *stream) Query() bool { return device.Now() >= s.BusyUntil() }
+
+// event holds the time at which the recorded work finished; 0 means never
+// recorded. Written by the recording stream's owner (store-release), read
+// by anyone (load-acquire).
+type event struct{ at atomic.Int64 }
+
+func (e *event) Synchronize(ctx context.Context) error { return device.WaitUntil(ctx, e.at.Load()) }
+func (e *event) Query() bool                           { return device.Now() >= e.at.Load() }
+func (e *event) At() int64                             { return e.at.Load() }

@@ -1,0 +1,379 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/host"
+)
+
+// recorder is an Observer that keeps every piece of work.
+type recorder struct {
+	mu   sync.Mutex
+	work []device.Work
+}
+
+func (r *recorder) OnWork(w device.Work) {
+	r.mu.Lock()
+	r.work = append(r.work, w)
+	r.mu.Unlock()
+}
+
+func (r *recorder) all() []device.Work {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]device.Work(nil), r.work...)
+}
+
+func newHost(t *testing.T, o host.Options) *host.Device {
+	t.Helper()
+	d, err := host.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// probe is a Func that notes when it ran and whether its data is real.
+type probe struct {
+	real       bool
+	start, end int64
+	work       func()
+	err        error
+}
+
+func (p *probe) Run() error {
+	p.start = device.Now()
+	if p.work != nil {
+		p.work()
+	}
+	p.end = device.Now()
+	return p.err
+}
+
+func (p *probe) Real() bool { return p.real }
+
+func TestLaunchRunsNowAndTimesTheRealWork(t *testing.T) {
+	rec := &recorder{}
+	d := newHost(t, host.Options{Observer: rec})
+	s := d.NewStream()
+	var sum float64
+	p := &probe{real: true, work: func() {
+		for i := range 200000 {
+			sum += float64(i)
+		}
+	}}
+	if err := s.Launch("Sum", device.Cost{FLOPs: 1e12}, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.end == 0 {
+		t.Fatal("Launch returned before the kernel ran")
+	}
+	w := rec.all()
+	if len(w) != 1 || w[0].Kind != "kernel" || w[0].Name != "Sum" || w[0].Fn != p {
+		t.Fatalf("observed %+v", w)
+	}
+	if w[0].Start > p.start || w[0].End < p.end {
+		t.Fatalf("interval [%d, %d] does not contain the work [%d, %d]", w[0].Start, w[0].End, p.start, p.end)
+	}
+	if got := s.BusyUntil(); got != w[0].End {
+		t.Fatalf("BusyUntil %d, want the kernel's end %d", got, w[0].End)
+	}
+	if !s.Query() {
+		t.Fatal("synchronous stream not idle after Launch")
+	}
+	st := d.Stats()
+	if st.Kernels != 1 || st.KernelNs != w[0].End-w[0].Start || st.BusyNs != st.KernelNs {
+		t.Fatalf("stats %+v, work %+v", st, w[0])
+	}
+	// A real kernel is not charged its modeled cost: 1e12 FLOPs would be
+	// 500 s on the default profile.
+	if st.KernelNs > int64(10*time.Second) {
+		t.Fatalf("real kernel charged %v", time.Duration(st.KernelNs))
+	}
+}
+
+func TestVirtualKernelBurnsTheProfileTime(t *testing.T) {
+	p := host.Default()
+	p.KernelFixed = 300 * time.Microsecond
+	rec := &recorder{}
+	d := newHost(t, host.Options{Profile: p, Observer: rec})
+	s := d.NewStream()
+	cost := device.Cost{FLOPs: 2e5} // 100 µs at 2 GFLOP/s
+	want := p.KernelTime(cost)
+	for _, fn := range []device.Func{nil, &probe{real: false}} {
+		if err := s.Launch("Virtual", cost, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, w := range rec.all() {
+		if got := time.Duration(w.End - w.Start); got < want {
+			t.Fatalf("virtual kernel took %v, want at least the modeled %v", got, want)
+		}
+	}
+}
+
+func TestLaunchErrorIsReturnedAndNotCounted(t *testing.T) {
+	d := newHost(t, host.Options{})
+	boom := errors.New("boom")
+	if err := d.NewStream().Launch("Bad", device.Cost{}, &probe{real: true, err: boom}); !errors.Is(err, boom) {
+		t.Fatalf("Launch: %v", err)
+	}
+	if st := d.Stats(); st.Kernels != 0 {
+		t.Fatalf("failed kernel counted: %+v", st)
+	}
+}
+
+func TestEventsRecordTheEndOfTheWork(t *testing.T) {
+	d := newHost(t, host.Options{})
+	s := d.NewStream()
+	e := d.NewEvent()
+	if !e.Query() || e.At() != 0 {
+		t.Fatal("unrecorded event is not complete")
+	}
+	p := &probe{real: true}
+	if err := s.Launch("K", device.Cost{}, p); err != nil {
+		t.Fatal(err)
+	}
+	s.Record(e)
+	if e.At() < p.end || e.At() != s.BusyUntil() {
+		t.Fatalf("event at %d, kernel ended at %d, stream busy until %d", e.At(), p.end, s.BusyUntil())
+	}
+	if err := e.Synchronize(context.Background()); err != nil || !e.Query() {
+		t.Fatalf("event not complete after its work: %v", err)
+	}
+}
+
+func TestHostStreamWaitsForASimulatedEvent(t *testing.T) {
+	prof := device.Default()
+	prof.KernelFixed = 2 * time.Millisecond
+	sim, err := device.NewSim(device.SimOptions{Profile: prof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := sim.NewStream()
+	if err := ss.Launch("Slow", device.Cost{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	se := sim.NewEvent()
+	ss.Record(se)
+
+	d := newHost(t, host.Options{})
+	hs := d.NewStream()
+	hs.WaitEvent(se)
+	if hs.BusyUntil() < se.At() {
+		t.Fatalf("host stream busy until %d before the event at %d", hs.BusyUntil(), se.At())
+	}
+	p := &probe{real: true}
+	if err := hs.Launch("After", device.Cost{}, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.start < se.At() {
+		t.Fatalf("host kernel started at %d, before the device event at %d", p.start, se.At())
+	}
+	// And the other way round: a simulated stream waits for a host event.
+	he := d.NewEvent()
+	hs.Record(he)
+	ss2 := sim.NewStream()
+	ss2.WaitEvent(he)
+	if ss2.BusyUntil() < he.At() {
+		t.Fatalf("sim stream busy until %d, host event at %d", ss2.BusyUntil(), he.At())
+	}
+}
+
+func TestRecordPanicsOnAForeignEvent(t *testing.T) {
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newHost(t, host.Options{})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Record of a simulated event did not panic")
+		}
+	}()
+	d.NewStream().Record(sim.NewEvent())
+}
+
+func TestMemoryAccounting(t *testing.T) {
+	d := newHost(t, host.Options{})
+	a, err := d.Alloc(1000, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Alloc(24, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := d.Alloc(0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Data) != 1000 || b.Data != nil || a.Addr == b.Addr || z.IsZero() {
+		t.Fatalf("buffers %v %v %v", a.Addr, b.Addr, z.Addr)
+	}
+	if st := d.Stats(); st.MemInUse != 1025 || st.MemPeak != 1025 || st.Allocs != 3 {
+		t.Fatalf("stats %+v", st)
+	}
+	for i := range a.Data {
+		a.Data[i] = 0xff
+	}
+	for _, x := range []device.Buffer{a, b, z} {
+		if err := d.Free(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Free(a); err == nil {
+		t.Fatal("double free accepted")
+	}
+	if err := d.Free(device.Buffer{}); err != nil {
+		t.Fatalf("free of the zero buffer: %v", err)
+	}
+	d.ResetStats()
+	if st := d.Stats(); st.MemInUse != 0 || st.MemPeak != 0 || st.Allocs != 0 || st.Frees != 0 {
+		t.Fatalf("stats after reset %+v", st)
+	}
+	// A reused backing comes back zeroed.
+	c, err := d.Alloc(1000, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(c.Data, make([]byte, 1000)) {
+		t.Fatal("reused backing not zeroed")
+	}
+	small := host.Default()
+	small.MemoryBytes = 4096
+	tiny := newHost(t, host.Options{Profile: small})
+	if _, err := tiny.Alloc(8192, false); !errors.Is(err, device.ErrOutOfMemory) {
+		t.Fatalf("oversized alloc: %v", err)
+	}
+}
+
+func TestCopies(t *testing.T) {
+	d := newHost(t, host.Options{})
+	s := d.NewStream()
+	buf, err := d.Alloc(8, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	if err := s.CopyH2D(buf, src); err != nil {
+		t.Fatal(err)
+	}
+	other, err := d.Alloc(8, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CopyD2D(other, buf); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 8)
+	if err := s.CopyD2H(context.Background(), dst, other); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, src) {
+		t.Fatalf("round trip gave %v", dst)
+	}
+	if st := d.Stats(); st.Copies != 3 {
+		t.Fatalf("%d copies counted, want 3", st.Copies)
+	}
+	if err := s.CopyH2D(buf, make([]byte, 9)); !errors.Is(err, device.ErrBadCopy) {
+		t.Fatalf("oversized h2d: %v", err)
+	}
+	virt, err := d.Alloc(8, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CopyD2H(context.Background(), dst, virt); !errors.Is(err, device.ErrNotBacked) {
+		t.Fatalf("d2h from a virtual buffer: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.CopyD2H(ctx, dst, buf); !errors.Is(err, context.Canceled) {
+		t.Fatalf("d2h with a cancelled context: %v", err)
+	}
+}
+
+func TestConcurrentStreams(t *testing.T) {
+	d := newHost(t, host.Options{})
+	const streams, kernels = 4, 50
+	var wg sync.WaitGroup
+	for range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := d.NewStream()
+			for range kernels {
+				b, err := d.Alloc(64, true)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := s.Launch("K", device.Cost{}, &probe{real: true}); err != nil {
+					t.Error(err)
+				}
+				if err := d.Free(b); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st := d.Stats()
+	if st.Kernels != streams*kernels || st.MemInUse != 0 || st.BusyNs > st.KernelNs {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestMappedMarksItsLiveBuffers(t *testing.T) {
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := host.Map(sim)
+	b, err := m.Alloc(64, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := sim.Alloc(64, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.NewStream()
+	mp, ok := s.(host.Mapper)
+	if !ok {
+		t.Fatal("stream of a mapped device is not a Mapper")
+	}
+	if !m.HostMapped(b) || !mp.HostMapped(b) {
+		t.Fatal("live buffer not host-mapped")
+	}
+	if m.HostMapped(foreign) || m.HostMapped(device.Buffer{}) {
+		t.Fatal("buffer of another allocation path reported host-mapped")
+	}
+	// The wrapped device's streams and events still work together.
+	e := m.NewEvent()
+	if err := s.Launch("K", device.Cost{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Record(e)
+	if err := e.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Free(b); err != nil {
+		t.Fatal(err)
+	}
+	if m.HostMapped(b) {
+		t.Fatal("freed buffer still host-mapped")
+	}
+	if err := m.Free(b); err == nil {
+		t.Fatal("double free accepted")
+	}
+	if _, ok := device.Device(m).(host.Mapper); !ok {
+		t.Fatal("Mapped is not a Mapper")
+	}
+}

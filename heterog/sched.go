@@ -1,0 +1,211 @@
+package heterog
+
+import (
+	"context"
+	"fmt"
+)
+
+// scheduler runs a DAG of tasks, numbered in a topological order, on worker
+// groups: each task as soon as every task it depends on has finished and
+// its group has a free worker, lowest number first.
+//
+// # Protocol
+//
+// The goroutine calling run is the only one that decides: it queues the
+// tasks with no predecessors, then receives finished tasks from done,
+// queues each successor whose last predecessor that was, and hands queued
+// tasks to their groups while they have free workers. A worker runs its
+// task, stores the task's error in errs[i] and sends i on done; the channel
+// hand-off orders the worker's writes (the task's outputs, errs[i]) before
+// the decider's reads, and the pool's hand-off orders the decider's writes
+// (and the predecessors' outputs it saw) before the next task's reads.
+//
+// # Invariants
+//
+//  1. A task is started at most once per run, and only after every
+//     predecessor finished without error.
+//  2. At most limit tasks of a group run at once, and a queued task starts
+//     before any higher-numbered task of its group: the earliest work (in
+//     the graph's order, which is the order the critical joins need) goes
+//     first when workers are scarce.
+//  3. done has room for every task, so a worker never blocks on it; the
+//     decider hands a group no more tasks than it has free workers, so it
+//     never blocks on a pool this run fills. A running task waits for
+//     nothing that is not running: no deadlock.
+//  4. The first error cancels the run's context (the other tasks see it and
+//     stop early); no task starts after it, and run returns only when every
+//     started task has finished, so no work outlives a run.
+//
+// # Rejected designs
+//
+// Workers that submit their own successors deadlock a full pool: every
+// worker blocks in Invoke waiting for a worker. Handing every ready task to
+// the pool at once lets the Go scheduler pick among them: it favours the
+// most recently woken goroutine and preempts a computing one only after
+// 10 ms, so one chain of CPU parts runs ahead while the part a device join
+// waits for sits ready and starved. Draining all tasks of a level before
+// the next (a barrier per level) makes every edge wait for the slowest task
+// of the level.
+type scheduler struct {
+	succ  [][]int
+	indeg []int
+	group []int        // by task: index into groups
+	acts  []activation // by task: what the pool is handed
+	task  func(ctx context.Context, i int) error
+
+	groups []groupSlot
+
+	// Per run; see the protocol.
+	ctx     context.Context
+	pending []int
+	errs    []error
+	done    chan int
+	ran     int // tasks run to completion or failure in the last run
+}
+
+// groupSlot is a worker group as one scheduler uses it.
+type groupSlot struct {
+	g       *Group
+	limit   int     // tasks of this scheduler running at once, at most
+	running int     // decider only
+	ready   intHeap // decider only: queued task numbers
+}
+
+// activation is one task handed to a worker group. A nil activation is
+// never submitted.
+type activation struct {
+	s *scheduler
+	i int
+}
+
+// runActivation is the function of every worker group.
+func runActivation(a *activation) { a.s.exec(a.i) }
+
+// newScheduler returns a scheduler of the tasks with successors succ; task
+// i runs on groups[group[i]].g, at most groups[..].limit at a time.
+func newScheduler(succ [][]int, group []int, groups []groupSlot, task func(ctx context.Context, i int) error) *scheduler {
+	n := len(succ)
+	s := &scheduler{
+		succ: succ, indeg: make([]int, n), group: group, acts: make([]activation, n), task: task, groups: groups,
+		pending: make([]int, n), errs: make([]error, n), done: make(chan int, n),
+	}
+	for i := range succ {
+		s.acts[i] = activation{s: s, i: i}
+		for _, j := range succ[i] {
+			s.indeg[j]++
+		}
+	}
+	return s
+}
+
+func (s *scheduler) exec(i int) {
+	s.errs[i] = s.task(s.ctx, i)
+	s.done <- i
+}
+
+// run runs every task once. It returns the task that failed first (-1 if
+// none) and its error. Runs must not overlap.
+func (s *scheduler) run(ctx context.Context) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	copy(s.pending, s.indeg)
+	clear(s.errs)
+	s.ran = 0
+	var first error
+	failed := -1
+	fail := func(err error, i int) {
+		if first == nil {
+			first, failed = err, i
+			cancel()
+		}
+	}
+	inflight := 0
+	dispatch := func(gi int) {
+		gs := &s.groups[gi]
+		for first == nil && gs.running < gs.limit && len(gs.ready) > 0 {
+			i := gs.ready.pop()
+			if err := gs.g.pool.Invoke(&s.acts[i]); err != nil {
+				fail(fmt.Errorf("heterog: start on the worker group of %s: %w", gs.g.dev.Name(), err), i)
+				return
+			}
+			gs.running++
+			inflight++
+		}
+	}
+	for i, d := range s.indeg {
+		if d == 0 {
+			s.groups[s.group[i]].ready.push(i)
+		}
+	}
+	for gi := range s.groups {
+		dispatch(gi)
+	}
+	for inflight > 0 {
+		i := <-s.done
+		inflight--
+		s.ran++
+		s.groups[s.group[i]].running--
+		if err := s.errs[i]; err != nil {
+			fail(err, i)
+			continue
+		}
+		if first != nil {
+			continue
+		}
+		for _, j := range s.succ[i] {
+			if s.pending[j]--; s.pending[j] == 0 {
+				s.groups[s.group[j]].ready.push(j)
+				if gj := s.group[j]; gj != s.group[i] {
+					dispatch(gj)
+				}
+			}
+		}
+		dispatch(s.group[i])
+	}
+	for gi := range s.groups {
+		s.groups[gi].ready = s.groups[gi].ready[:0]
+		s.groups[gi].running = 0
+	}
+	return failed, first
+}
+
+// intHeap is a min-heap of task numbers; it allocates only to grow.
+type intHeap []int
+
+func (h *intHeap) push(x int) {
+	*h = append(*h, x)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] <= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *intHeap) pop() int {
+	a := *h
+	x := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < n && a[l] < a[m] {
+			m = l
+		}
+		if r < n && a[r] < a[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return x
+}

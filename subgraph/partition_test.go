@@ -1,0 +1,530 @@
+package subgraph_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// randomGraph builds a random valid graph of n nodes over three kinds of
+// tensor — static [3,4] float32 (a), dynamic rank-1 float32 from Unique (d),
+// and [1] float32 (s) — with random placements that switch with
+// probability flip from one node to the next.
+func randomGraph(rng *rand.Rand, n int, flip float64) *subgraph.Graph {
+	b := subgraph.NewBuilder(fmt.Sprintf("random%d", n))
+	pool := map[byte][]string{
+		'a': {b.Input("x", kernel.Float32, 3, 4), b.Input("y", kernel.Float32, 3, 4)},
+		's': {b.Const("one", kernel.FromFloat32([]float32{1}, 1))},
+	}
+	w := b.Const("w", kernel.FromFloat32(make([]float32, 16), 4, 4))
+	pick := func(kind byte) string {
+		p := pool[kind]
+		// Favour recent tensors, so that chains form.
+		i := len(p) - 1 - min(int(rng.ExpFloat64()*3), len(p)-1)
+		return p[i]
+	}
+	place := subgraph.OnDevice
+	for range n {
+		if rng.Float64() < flip {
+			place = subgraph.OnDevice + subgraph.OnCPU - place
+		}
+		var out string
+		var kind byte = 'a'
+		switch r := rng.IntN(10); {
+		case r == 0:
+			out = b.Op("Add", pick('a'), pick('a'))
+		case r == 1:
+			out = b.Op("Mul", pick('a'), pick('a'))
+		case r == 2:
+			out = b.Op("Add", pick('a'), pick('s'))
+		case r == 3:
+			out = b.Op("ReLU", pick('a'))
+		case r == 4:
+			out = b.Op("MatMul", pick('a'), w)
+		case r == 5:
+			out, kind = b.Op("Unique", pick('a')), 'd'
+		case r == 6 && len(pool['d']) > 0:
+			out, kind = b.Op("ReLU", pick('d')), 'd'
+		case r == 7 && len(pool['d']) > 0:
+			out, kind = b.OpAttrs("ReduceSum", kernel.Attrs{"axes": []int64{0}, "keepdims": true}, pick('d')), 's'
+		case r == 8:
+			out, kind = b.Op("Mul", pick('s'), pick('s')), 's'
+		default:
+			out = b.Op("GELU", pick('a'))
+		}
+		b.Last().Placement = place
+		pool[kind] = append(pool[kind], out)
+	}
+	// Outputs: the last tensor of each kind and a few random ones, and
+	// sometimes a graph input.
+	outs := map[string]bool{}
+	for _, k := range []byte{'a', 'd', 's'} {
+		if p := pool[k]; len(p) > 0 {
+			outs[p[len(p)-1]] = true
+		}
+	}
+	for range 3 {
+		outs[pick('a')] = true
+	}
+	if rng.IntN(4) == 0 {
+		outs["x"] = true
+	}
+	names := make([]string, 0, len(outs))
+	for o := range outs {
+		names = append(names, o)
+	}
+	slices.Sort(names)
+	b.Output(names...)
+	return b.Graph()
+}
+
+func labels(c *subgraph.Checked) func(int) subgraph.Placement {
+	return func(i int) subgraph.Placement { return c.Graph.Nodes[i].Placement }
+}
+
+func onCPU(p subgraph.Placement) bool { return p == subgraph.OnCPU }
+
+func TestPartitionProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := range 300 {
+		n := 1 + rng.IntN(60)
+		flip := []float64{0, 0.1, 0.3, 0.7}[iter%4]
+		g := randomGraph(rng, n, flip)
+		c, err := subgraph.Validate(g, reg())
+		if err != nil {
+			t.Fatalf("graph %d: %v", iter, err)
+		}
+		var chains func(subgraph.Placement) bool
+		if iter%3 == 0 {
+			chains = onCPU
+		}
+		p, err := subgraph.Partition(c, labels(c), chains)
+		if err != nil {
+			t.Fatalf("graph %d: %v", iter, err)
+		}
+		if err := checkPartition(c, p, chains); err != nil {
+			t.Fatalf("graph %d (%d nodes, flip %v, chains %v): %v", iter, n, flip, chains != nil, err)
+		}
+		again, err := subgraph.Partition(c, labels(c), chains)
+		if err != nil || !reflect.DeepEqual(p, again) {
+			t.Fatalf("graph %d: partition is not deterministic (%v)", iter, err)
+		}
+	}
+}
+
+// checkPartition checks every invariant of a Partitioning against the
+// graph, with simple reference computations.
+func checkPartition(c *subgraph.Checked, p *subgraph.Partitioning, chains func(subgraph.Placement) bool) error {
+	g := c.Graph
+	n := len(g.Nodes)
+	// 1. Every node in exactly one part, Of consistent, one placement each.
+	count := make([]int, n)
+	for k, part := range p.Parts {
+		if len(part.Nodes) == 0 {
+			return fmt.Errorf("part %d is empty", k)
+		}
+		for _, i := range part.Nodes {
+			count[i]++
+			if p.Of[i] != k {
+				return fmt.Errorf("node %d in part %d, Of says %d", i, k, p.Of[i])
+			}
+			if g.Nodes[i].Placement != part.Placement {
+				return fmt.Errorf("node %s (%v) in part %d of placement %v", g.Nodes[i].Name, g.Nodes[i].Placement, k, part.Placement)
+			}
+		}
+		if len(part.Graph.Nodes) != len(part.Nodes) {
+			return fmt.Errorf("part %d: %d graph nodes for %d node indices", k, len(part.Graph.Nodes), len(part.Nodes))
+		}
+		for j, i := range part.Nodes {
+			if part.Graph.Nodes[j].Name != g.Nodes[i].Name {
+				return fmt.Errorf("part %d: node %d is %s, want %s", k, j, part.Graph.Nodes[j].Name, g.Nodes[i].Name)
+			}
+		}
+	}
+	for i, k := range count {
+		if k != 1 {
+			return fmt.Errorf("node %s is in %d parts", g.Nodes[i].Name, k)
+		}
+	}
+	// 2. Parts are in topological order: every cut edge goes forward.
+	for v, nd := range g.Nodes {
+		for _, in := range nd.Inputs {
+			if u := c.Producer[in]; u >= 0 && p.Of[u] > p.Of[v] {
+				return fmt.Errorf("edge %s -> %s goes from part %d back to part %d", g.Nodes[u].Name, nd.Name, p.Of[u], p.Of[v])
+			}
+		}
+	}
+	// 3. Every edge is kept.
+	edges := map[subgraph.Edge]bool{}
+	for _, e := range p.Edges {
+		edges[e] = true
+	}
+	for k, part := range p.Parts {
+		sg := part.Graph
+		if len(part.Sources) != len(sg.Inputs) {
+			return fmt.Errorf("part %d: %d sources for %d inputs", k, len(part.Sources), len(sg.Inputs))
+		}
+		declared := map[string]int{}
+		for j, v := range sg.Inputs {
+			declared[v.Name] = part.Sources[j]
+		}
+		consts := map[string]bool{}
+		for _, kc := range sg.Consts {
+			consts[kc.Name] = true
+		}
+		for _, i := range part.Nodes {
+			for _, in := range g.Nodes[i].Inputs {
+				u := c.Producer[in]
+				switch {
+				case u >= 0 && p.Of[u] == k:
+				case u >= 0:
+					from, ok := declared[in]
+					if !ok || from != p.Of[u] {
+						return fmt.Errorf("part %d: input %s from part %d not declared (declared from %d, %v)", k, in, p.Of[u], from, ok)
+					}
+					if !edges[subgraph.Edge{Tensor: in, From: from, To: k}] {
+						return fmt.Errorf("part %d: no edge for %s from part %d", k, in, from)
+					}
+					if !slices.Contains(p.Parts[from].Graph.Outputs, in) {
+						return fmt.Errorf("part %d does not output %s, which part %d reads", from, in, k)
+					}
+				case consts[in]:
+				default:
+					if from, ok := declared[in]; !ok || from != -1 {
+						return fmt.Errorf("part %d: graph input %s not declared", k, in)
+					}
+				}
+			}
+		}
+	}
+	for _, e := range p.Edges {
+		if e.From == e.To || !slices.Contains(p.Parts[e.From].Graph.Outputs, e.Tensor) {
+			return fmt.Errorf("edge %+v is not a cut", e)
+		}
+	}
+	// 4. Graph outputs kept.
+	for _, o := range g.Outputs {
+		if u := c.Producer[o]; u >= 0 && !slices.Contains(p.Parts[p.Of[u]].Graph.Outputs, o) {
+			return fmt.Errorf("graph output %s is not an output of part %d", o, p.Of[u])
+		}
+	}
+	// 5. Each part validates.
+	for k, part := range p.Parts {
+		if _, err := subgraph.Validate(part.Graph, reg()); err != nil {
+			return fmt.Errorf("part %d does not validate: %v", k, err)
+		}
+	}
+	// 6. The grouping: nodes share a part only with equal placement and
+	// foreign ancestor and descendant sets; adjacent nodes with equal ones
+	// share a part. 7. Parts are convex.
+	anc := closure(c, false)
+	desc := closure(c, true)
+	foreign := func(set []bool, pl subgraph.Placement) string {
+		b := make([]byte, n)
+		for i, in := range set {
+			if in && g.Nodes[i].Placement != pl {
+				b[i] = 1
+			}
+		}
+		return string(b)
+	}
+	key := make([]string, n)
+	for v, nd := range g.Nodes {
+		key[v] = fmt.Sprint(nd.Placement) + foreign(anc[v], nd.Placement) + foreign(desc[v], nd.Placement)
+	}
+	// sameKey counts the distinct producers (or consumers) of v with v's key.
+	sameKey := func(v int, consumers bool) int {
+		seen := map[int]bool{}
+		for w, nw := range g.Nodes {
+			for _, in := range nw.Inputs {
+				u := c.Producer[in]
+				a, b := u, w // a produces for b
+				if u < 0 || (!consumers && b != v) || (consumers && a != v) {
+					continue
+				}
+				other := a
+				if consumers {
+					other = b
+				}
+				if key[other] == key[v] {
+					seen[other] = true
+				}
+			}
+		}
+		return len(seen)
+	}
+	for v, nd := range g.Nodes {
+		for _, in := range nd.Inputs {
+			u := c.Producer[in]
+			if u < 0 {
+				continue
+			}
+			want := key[u] == key[v]
+			if want && chains != nil && chains(nd.Placement) {
+				want = sameKey(u, true) == 1 && sameKey(v, false) == 1
+			}
+			if want != (p.Of[u] == p.Of[v]) {
+				return fmt.Errorf("adjacent %s and %s: same key %v, same part %v", g.Nodes[u].Name, nd.Name, key[u] == key[v], p.Of[u] == p.Of[v])
+			}
+		}
+	}
+	for _, part := range p.Parts {
+		for _, i := range part.Nodes {
+			if key[i] != key[part.Nodes[0]] {
+				return fmt.Errorf("part holds %s and %s of different keys", g.Nodes[i].Name, g.Nodes[part.Nodes[0]].Name)
+			}
+			for j := range n {
+				// j strictly between two members of the part must be in it.
+				if desc[i][j] && p.Of[j] != p.Of[i] {
+					for _, m := range part.Nodes {
+						if anc[m][j] {
+							return fmt.Errorf("path from %s through %s back into its part", g.Nodes[i].Name, g.Nodes[j].Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// closure returns, for each node, the set of its strict ancestors (or
+// descendants), by repeated relaxation: slow and obviously right.
+func closure(c *subgraph.Checked, down bool) [][]bool {
+	g := c.Graph
+	n := len(g.Nodes)
+	r := make([][]bool, n)
+	for i := range r {
+		r[i] = make([]bool, n)
+	}
+	for changed := true; changed; {
+		changed = false
+		for v, nd := range g.Nodes {
+			for _, in := range nd.Inputs {
+				u := c.Producer[in]
+				if u < 0 {
+					continue
+				}
+				from, to := u, v // v's ancestors include u's
+				if down {
+					from, to = v, u
+				}
+				if !r[to][from] {
+					r[to][from], changed = true, true
+				}
+				for j := range n {
+					if r[from][j] && !r[to][j] {
+						r[to][j], changed = true, true
+					}
+				}
+			}
+		}
+	}
+	return r
+}
+
+func TestPartitionCutsWhereTheOtherSideJoins(t *testing.T) {
+	// A CPU chain c0..c3 and a device chain d0..d3; c1 feeds d2, and the
+	// CPU post-processing p reads d3. The CPU chain splits after c1 (its
+	// foreign descendants change), the device chain before d2 (its foreign
+	// ancestors change), so d0..d1 need not wait for the CPU at all.
+	b := subgraph.NewBuilder("join")
+	x := b.Input("x", kernel.Float32, 4)
+	y := b.Input("y", kernel.Float32, 4)
+	cpu := func(out string) string { b.Last().Placement = subgraph.OnCPU; return out }
+	dev := func(out string) string { b.Last().Placement = subgraph.OnDevice; return out }
+	c0 := cpu(b.Op("ReLU", x))
+	c1 := cpu(b.Op("ReLU", c0))
+	c2 := cpu(b.Op("ReLU", c1))
+	c3 := cpu(b.Op("ReLU", c2))
+	d0 := dev(b.Op("GELU", y))
+	d1 := dev(b.Op("GELU", d0))
+	d2 := dev(b.Op("Add", d1, c1))
+	d3 := dev(b.Op("GELU", d2))
+	p := cpu(b.Op("Add", d3, c3))
+	b.Output(p)
+	c, err := subgraph.Validate(b.Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := subgraph.Partition(c, labels(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pt := range part.Parts {
+		var names []string
+		for _, n := range pt.Graph.Nodes {
+			names = append(names, n.Name)
+		}
+		got = append(got, fmt.Sprintf("%v%v", pt.Placement, names))
+	}
+	want := []string{"cpu[relu_0 relu_1]", "cpu[relu_2 relu_3]", "device[gelu_0 gelu_1]", "device[add_0 gelu_2]", "cpu[add_1]"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("parts %v, want %v", got, want)
+	}
+	if err := checkPartition(c, part, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = []string{c2, d2}
+}
+
+func TestPartitionOfOnePlacementIsTheGraph(t *testing.T) {
+	g := chain().Graph()
+	c, err := subgraph.Validate(g, reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := subgraph.Partition(c, func(int) subgraph.Placement { return subgraph.OnDevice }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Parts) != 1 || len(p.Edges) != 0 || len(p.Parts[0].Nodes) != len(g.Nodes) {
+		t.Fatalf("partition %+v", p)
+	}
+	if pg := p.Parts[0].Graph; !reflect.DeepEqual(pg.Outputs, g.Outputs) || len(pg.Inputs) != 1 {
+		t.Fatalf("part graph %+v", pg)
+	}
+}
+
+func TestPartitionDeclaresDynamicCrossTensors(t *testing.T) {
+	// Unique's output has no static shape; crossing to the CPU it is
+	// declared as float32 of rank 1 with a dynamic dimension.
+	b := subgraph.NewBuilder("dyn")
+	x := b.Input("x", kernel.Float32, 3, 4)
+	u := b.Op("Unique", x)
+	b.Last().Placement = subgraph.OnDevice
+	r := b.Op("ReLU", u)
+	b.Last().Placement = subgraph.OnCPU
+	b.Output(r)
+	c, err := subgraph.Validate(b.Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := subgraph.Partition(c, labels(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := p.Parts[1].Graph.Inputs
+	if len(in) != 1 || in[0].Name != u || in[0].DType != kernel.Float32 || !in[0].Shape.Equal(kernel.Shape{kernel.Dynamic}) {
+		t.Fatalf("cross input declared as %+v", in)
+	}
+	if p.Parts[1].Sources[0] != 0 || len(p.Edges) != 1 || p.Edges[0] != (subgraph.Edge{Tensor: u, From: 0, To: 1}) {
+		t.Fatalf("sources %v, edges %v", p.Parts[1].Sources, p.Edges)
+	}
+}
+
+func TestPartitionRefusesTensorsOfUnknownRank(t *testing.T) {
+	// Reshape by a computed shape: its output's rank is known only at run
+	// time, so it cannot be declared as the input of another part.
+	b := subgraph.NewBuilder("rank")
+	x := b.Input("x", kernel.Float32, 2, 3)
+	s := b.Op("Shape", x)
+	r := b.Op("Reshape", x, s)
+	b.Last().Placement = subgraph.OnDevice
+	b.Output(b.Op("ReLU", r))
+	b.Last().Placement = subgraph.OnCPU
+	c, err := subgraph.Validate(b.Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = subgraph.Partition(c, labels(c), nil)
+	var se *subgraph.Error
+	if !errors.Is(err, subgraph.ErrPartition) || !errors.As(err, &se) || se.Node != "relu_0" {
+		t.Fatalf("Partition: %v", err)
+	}
+	if _, err := subgraph.Partition(nil, nil, nil); !errors.Is(err, subgraph.ErrPartition) {
+		t.Fatalf("Partition(nil): %v", err)
+	}
+}
+
+func TestPartitionKeepsDeadNodesRunning(t *testing.T) {
+	// A CPU node whose output nobody reads still gets a part, which outputs
+	// that tensor so that the part validates.
+	b := subgraph.NewBuilder("dead")
+	x := b.Input("x", kernel.Float32, 4)
+	b.Op("ReLU", x)
+	b.Last().Placement = subgraph.OnCPU
+	b.Output(b.Op("GELU", x))
+	c, err := subgraph.Validate(b.Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := subgraph.Partition(c, labels(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPartition(c, p, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Parts) != 2 || !reflect.DeepEqual(p.Parts[0].Graph.Outputs, []string{"relu_0:0"}) {
+		t.Fatalf("parts %+v", p.Parts)
+	}
+}
+
+func BenchmarkPartition(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	g := randomGraph(rng, 2000, 0.05)
+	c, err := subgraph.Validate(g, reg())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := subgraph.Partition(c, labels(c), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestPartitionChainsSplitParallelCPUBranches(t *testing.T) {
+	// Two independent CPU chains meet at a CPU Add that feeds the device.
+	// Both chains have the same foreign descendants, so without chains they
+	// share one part (and would run one after the other); chained, each
+	// chain and the join are parts of their own.
+	b := subgraph.NewBuilder("fanin")
+	x := b.Input("x", kernel.Float32, 4)
+	cpu := func(out string) string { b.Last().Placement = subgraph.OnCPU; return out }
+	a := cpu(b.Op("ReLU", cpu(b.Op("ReLU", x))))
+	c2 := cpu(b.Op("GELU", cpu(b.Op("GELU", x))))
+	j := cpu(b.Op("Add", a, c2))
+	b.Output(b.Op("Mul", j, j))
+	c, err := subgraph.Validate(b.Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(p *subgraph.Partitioning) []string {
+		var out []string
+		for _, pt := range p.Parts {
+			var ns []string
+			for _, n := range pt.Graph.Nodes {
+				ns = append(ns, n.Name)
+			}
+			out = append(out, fmt.Sprint(ns))
+		}
+		return out
+	}
+	whole, err := subgraph.Partition(c, labels(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(whole), []string{"[relu_0 relu_1 gelu_0 gelu_1 add_0]", "[mul_0]"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("unchained parts %v, want %v", got, want)
+	}
+	chained, err := subgraph.Partition(c, labels(c), onCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(chained), []string{"[relu_0 relu_1]", "[gelu_0 gelu_1]", "[add_0]", "[mul_0]"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("chained parts %v, want %v", got, want)
+	}
+	if err := checkPartition(c, chained, onCPU); err != nil {
+		t.Fatal(err)
+	}
+}
