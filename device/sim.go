@@ -3,7 +3,6 @@ package device
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,22 +55,10 @@ type Sim struct {
 	obs  Observer
 	lch  Launcher
 
-	mu            sync.Mutex // guards alloc, pool, mem accounting
-	alloc         alloc.Allocator
-	pool          [64][][]byte // free host backings by size class (power of two)
-	inUse         int64
-	peak          int64
-	nAlloc, nFree int64
+	mem *Memory
+	act Activity
 
 	nstreams atomic.Int32
-	kernels  atomic.Int64
-	copies   atomic.Int64
-	kernelNs atomic.Int64
-
-	busyMu     sync.Mutex // guards the busy union
-	busyNs     int64
-	lastEnd    int64
-	firstStart int64
 }
 
 // NewSim returns a simulated device.
@@ -85,7 +72,7 @@ func NewSim(o SimOptions) (*Sim, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, alloc: o.Allocator}, nil
+	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, mem: NewMemory("device "+o.Profile.Name, o.Allocator)}, nil
 }
 
 // Name implements Device.
@@ -96,70 +83,12 @@ func (d *Sim) Profile() Profile { return d.prof }
 
 // Alloc implements Device.
 func (d *Sim) Alloc(size int64, materialize bool) (Buffer, error) {
-	if size <= 0 {
-		// Zero-size tensors still get a distinct address so that they can be
-		// freed like any other; one alignment unit is reserved.
-		size = 1
-	}
-	d.mu.Lock()
-	addr, err := d.alloc.Alloc(size)
-	if err != nil {
-		d.mu.Unlock()
-		return Buffer{}, fmt.Errorf("device %s: alloc %d bytes: %w: %w", d.prof.Name, size, ErrOutOfMemory, err)
-	}
-	d.inUse += size
-	d.peak = max(d.peak, d.inUse)
-	d.nAlloc++
-	var data []byte
-	if materialize {
-		data = d.backing(size)
-	}
-	d.mu.Unlock()
-	return Buffer{Addr: addr, Size: size, Data: data}, nil
+	return d.mem.Alloc(size, materialize)
 }
 
-// backing returns zeroed host memory for a materialized buffer, reusing
-// released backings of the same size class. Called with d.mu held.
-func (d *Sim) backing(size int64) []byte {
-	c := sizeClass(size)
-	if n := len(d.pool[c]); n > 0 {
-		b := d.pool[c][n-1]
-		d.pool[c] = d.pool[c][:n-1]
-		b = b[:size]
-		clear(b)
-		return b
-	}
-	return make([]byte, size, int64(1)<<c)
-}
-
-func sizeClass(size int64) int {
-	c := 0
-	for int64(1)<<c < size {
-		c++
-	}
-	return c
-}
-
-// Free implements Device.
-func (d *Sim) Free(b Buffer) error {
-	if b.IsZero() {
-		return nil
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.alloc.Free(b.Addr); err != nil {
-		return fmt.Errorf("device %s: free %#x: %w", d.prof.Name, b.Addr, err)
-	}
-	d.inUse -= b.Size
-	d.nFree++
-	if b.Data != nil {
-		c := sizeClass(int64(cap(b.Data)))
-		if int64(1)<<c == int64(cap(b.Data)) {
-			d.pool[c] = append(d.pool[c], b.Data[:0])
-		}
-	}
-	return nil
-}
+// Free implements Device. Freeing is stream-ordered: work already launched
+// keeps the contents it computed on.
+func (d *Sim) Free(b Buffer) error { return d.mem.Free(b) }
 
 // NewStream implements Device.
 func (d *Sim) NewStream() Stream {
@@ -170,47 +99,10 @@ func (d *Sim) NewStream() Stream {
 func (d *Sim) NewEvent() Event { return &simEvent{} }
 
 // Stats implements Device.
-func (d *Sim) Stats() Stats {
-	d.mu.Lock()
-	st := Stats{MemInUse: d.inUse, MemPeak: d.peak, Allocs: d.nAlloc, Frees: d.nFree}
-	d.mu.Unlock()
-	d.busyMu.Lock()
-	st.BusyNs, st.FirstStart, st.LastEnd = d.busyNs, d.firstStart, d.lastEnd
-	d.busyMu.Unlock()
-	st.Kernels = d.kernels.Load()
-	st.Copies = d.copies.Load()
-	st.KernelNs = d.kernelNs.Load()
-	return st
-}
+func (d *Sim) Stats() Stats { return Combine(d.mem, &d.act) }
 
 // ResetStats implements Device.
-func (d *Sim) ResetStats() {
-	d.mu.Lock()
-	d.peak = d.inUse
-	d.nAlloc, d.nFree = 0, 0
-	d.mu.Unlock()
-	d.busyMu.Lock()
-	d.busyNs, d.lastEnd, d.firstStart = 0, 0, 0
-	d.busyMu.Unlock()
-	d.kernels.Store(0)
-	d.copies.Store(0)
-	d.kernelNs.Store(0)
-}
-
-// addBusy adds [start, end) to the device's busy time. The union is exact when
-// work is reported in order of start time (always true for one stream) and
-// never counts an instant twice.
-func (d *Sim) addBusy(start, end int64) {
-	d.busyMu.Lock()
-	if d.lastEnd == 0 && d.busyNs == 0 {
-		d.firstStart = start
-	}
-	if s := max(start, d.lastEnd); end > s {
-		d.busyNs += end - s
-	}
-	d.lastEnd = max(d.lastEnd, end)
-	d.busyMu.Unlock()
-}
+func (d *Sim) ResetStats() { Reset(d.mem, &d.act) }
 
 // hostWorkLimit is the longest launch-path delay hostWork spends as CPU
 // work; longer ones (a full command ring) are waits.
@@ -243,7 +135,6 @@ func (s *simStream) enqueue(earliest int64, dur time.Duration) (start, end int64
 	start = max(earliest, s.busy.Load())
 	end = start + int64(dur)
 	s.busy.Store(end)
-	s.dev.addBusy(start, end)
 	return start, end
 }
 
@@ -265,8 +156,7 @@ func (s *simStream) Launch(name string, cost Cost, fn Func) error {
 		}
 	}
 	start, end := s.enqueue(earliest, dur)
-	s.dev.kernels.Add(1)
-	s.dev.kernelNs.Add(int64(dur))
+	s.dev.act.Kernel(start, end)
 	if o := s.dev.obs; o != nil {
 		o.OnWork(Work{Stream: s.id, Kind: "kernel", Name: name, Start: start, End: end, Fn: fn})
 	}
@@ -275,7 +165,7 @@ func (s *simStream) Launch(name string, cost Cost, fn Func) error {
 
 func (s *simStream) copyWork(kind string, l Link, n int64) int64 {
 	start, end := s.enqueue(Now(), l.Time(n))
-	s.dev.copies.Add(1)
+	s.dev.act.Copy(start, end)
 	if o := s.dev.obs; o != nil {
 		o.OnWork(Work{Stream: s.id, Kind: kind, Name: kind, Start: start, End: end})
 	}

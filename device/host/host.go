@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,21 +52,10 @@ type Device struct {
 	prof device.Profile
 	obs  device.Observer
 
-	mu            sync.Mutex // guards alloc, pool and the memory accounting
-	alloc         alloc.Allocator
-	pool          [64][][]byte // free backings by size class (power of two)
-	inUse, peak   int64
-	nAlloc, nFree int64
+	mem *device.Memory
+	act device.Activity
 
 	nstreams atomic.Int32
-	kernels  atomic.Int64
-	copies   atomic.Int64
-	kernelNs atomic.Int64
-
-	busyMu     sync.Mutex // guards the busy union
-	busyNs     int64
-	lastEnd    int64
-	firstStart int64
 }
 
 // New returns a host device.
@@ -81,7 +69,7 @@ func New(o Options) (*Device, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	return &Device{prof: o.Profile, obs: o.Observer, alloc: o.Allocator}, nil
+	return &Device{prof: o.Profile, obs: o.Observer, mem: device.NewMemory("host "+o.Profile.Name, o.Allocator)}, nil
 }
 
 // Name implements device.Device.
@@ -93,66 +81,12 @@ func (d *Device) Profile() device.Profile { return d.prof }
 // Alloc implements device.Device: an address from the allocator and, when
 // materialize is set, zeroed Go memory.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
-	if size <= 0 {
-		size = 1 // a distinct address, freed like any other
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	addr, err := d.alloc.Alloc(size)
-	if err != nil {
-		return device.Buffer{}, fmt.Errorf("host %s: alloc %d bytes: %w: %w", d.prof.Name, size, device.ErrOutOfMemory, err)
-	}
-	d.inUse += size
-	d.peak = max(d.peak, d.inUse)
-	d.nAlloc++
-	var data []byte
-	if materialize {
-		data = d.backing(size)
-	}
-	return device.Buffer{Addr: addr, Size: size, Data: data}, nil
-}
-
-// backing returns zeroed memory of size bytes, reusing a released backing of
-// the same size class. Called with d.mu held.
-func (d *Device) backing(size int64) []byte {
-	c := sizeClass(size)
-	if n := len(d.pool[c]); n > 0 {
-		b := d.pool[c][n-1][:size]
-		d.pool[c] = d.pool[c][:n-1]
-		clear(b)
-		return b
-	}
-	return make([]byte, size, int64(1)<<c)
-}
-
-func sizeClass(size int64) int {
-	c := 0
-	for int64(1)<<c < size {
-		c++
-	}
-	return c
+	return d.mem.Alloc(size, materialize)
 }
 
 // Free implements device.Device. Host work is synchronous, so the memory is
 // free for reuse at once.
-func (d *Device) Free(b device.Buffer) error {
-	if b.IsZero() {
-		return nil
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.alloc.Free(b.Addr); err != nil {
-		return fmt.Errorf("host %s: free %#x: %w", d.prof.Name, b.Addr, err)
-	}
-	d.inUse -= b.Size
-	d.nFree++
-	if b.Data != nil {
-		if c := sizeClass(int64(cap(b.Data))); int64(1)<<c == int64(cap(b.Data)) {
-			d.pool[c] = append(d.pool[c], b.Data[:0])
-		}
-	}
-	return nil
-}
+func (d *Device) Free(b device.Buffer) error { return d.mem.Free(b) }
 
 // NewStream implements device.Device.
 func (d *Device) NewStream() device.Stream {
@@ -165,48 +99,10 @@ func (d *Device) NewEvent() device.Event { return &event{} }
 
 // Stats implements device.Device. KernelNs is the CPU time of the kernels,
 // summed over streams; BusyNs is the union of their intervals.
-func (d *Device) Stats() device.Stats {
-	d.mu.Lock()
-	st := device.Stats{MemInUse: d.inUse, MemPeak: d.peak, Allocs: d.nAlloc, Frees: d.nFree}
-	d.mu.Unlock()
-	d.busyMu.Lock()
-	st.BusyNs, st.FirstStart, st.LastEnd = d.busyNs, d.firstStart, d.lastEnd
-	d.busyMu.Unlock()
-	st.Kernels = d.kernels.Load()
-	st.Copies = d.copies.Load()
-	st.KernelNs = d.kernelNs.Load()
-	return st
-}
+func (d *Device) Stats() device.Stats { return device.Combine(d.mem, &d.act) }
 
 // ResetStats implements device.Device.
-func (d *Device) ResetStats() {
-	d.mu.Lock()
-	d.peak = d.inUse
-	d.nAlloc, d.nFree = 0, 0
-	d.mu.Unlock()
-	d.busyMu.Lock()
-	d.busyNs, d.lastEnd, d.firstStart = 0, 0, 0
-	d.busyMu.Unlock()
-	d.kernels.Store(0)
-	d.copies.Store(0)
-	d.kernelNs.Store(0)
-}
-
-// addBusy adds [start, end) to the busy union. Intervals of one stream come
-// in order; concurrent streams may overlap, and an interval reported after a
-// later-starting one is counted only beyond the latest end seen, so the
-// union never counts an instant twice and may undercount.
-func (d *Device) addBusy(start, end int64) {
-	d.busyMu.Lock()
-	if d.lastEnd == 0 && d.busyNs == 0 {
-		d.firstStart = start
-	}
-	if s := max(start, d.lastEnd); end > s {
-		d.busyNs += end - s
-	}
-	d.lastEnd = max(d.lastEnd, end)
-	d.busyMu.Unlock()
-}
+func (d *Device) ResetStats() { device.Reset(d.mem, &d.act) }
 
 // realer is implemented by kernel launch arguments: Real reports whether
 // the kernel computes on real contents.
@@ -270,9 +166,7 @@ func (s *stream) Launch(name string, cost device.Cost, fn device.Func) error {
 	}
 	t1 := device.Now()
 	s.busy.Store(t1)
-	s.dev.addBusy(t0, t1)
-	s.dev.kernels.Add(1)
-	s.dev.kernelNs.Add(t1 - t0)
+	s.dev.act.Kernel(t0, t1)
 	if o := s.dev.obs; o != nil {
 		o.OnWork(device.Work{Stream: s.id, Kind: "kernel", Name: name, Start: t0, End: t1, Fn: fn})
 	}
@@ -288,8 +182,7 @@ func (s *stream) Launch(name string, cost device.Cost, fn device.Func) error {
 func (s *stream) copied(kind string, t0 int64) {
 	t1 := device.Now()
 	s.busy.Store(t1)
-	s.dev.addBusy(t0, t1)
-	s.dev.copies.Add(1)
+	s.dev.act.Copy(t0, t1)
 	if o := s.dev.obs; o != nil {
 		o.OnWork(device.Work{Stream: s.id, Kind: kind, Name: kind, Start: t0, End: t1})
 	}
