@@ -159,43 +159,17 @@ func (e *binExec) leaf(ox, oy, n, sx, sy int64) error {
 	e.next += n
 	switch e.dt {
 	case kernel.Float32:
-		binFloat32(e.op, kernel.Float32s(e.ob)[o:o+n], kernel.Float32s(e.xb)[ox:], kernel.Float32s(e.yb)[oy:], sx, sy)
+		return binLoop(e.op, kernel.Float32s(e.ob)[o:o+n], kernel.Float32s(e.xb)[ox:], kernel.Float32s(e.yb)[oy:], sx, sy)
 	case kernel.Float16:
 		binFloat16(e.op, kernel.Uint16s(e.ob)[o:o+n], kernel.Uint16s(e.xb)[ox:], kernel.Uint16s(e.yb)[oy:], sx, sy)
 	case kernel.Int32:
-		return binInt(e.op, kernel.Int32s(e.ob)[o:o+n], kernel.Int32s(e.xb)[ox:], kernel.Int32s(e.yb)[oy:], sx, sy)
+		return binLoop(e.op, kernel.Int32s(e.ob)[o:o+n], kernel.Int32s(e.xb)[ox:], kernel.Int32s(e.yb)[oy:], sx, sy)
 	case kernel.Int64:
-		return binInt(e.op, kernel.Int64s(e.ob)[o:o+n], kernel.Int64s(e.xb)[ox:], kernel.Int64s(e.yb)[oy:], sx, sy)
+		return binLoop(e.op, kernel.Int64s(e.ob)[o:o+n], kernel.Int64s(e.xb)[ox:], kernel.Int64s(e.yb)[oy:], sx, sy)
 	default:
 		return errors.New("unsupported dtype " + e.dt.String())
 	}
 	return nil
-}
-
-func binFloat32(op binOp, o, x, y []float32, sx, sy int64) {
-	var i, j int64
-	switch op {
-	case opAdd:
-		for k := range o {
-			o[k] = x[i] + y[j]
-			i, j = i+sx, j+sy
-		}
-	case opSub:
-		for k := range o {
-			o[k] = x[i] - y[j]
-			i, j = i+sx, j+sy
-		}
-	case opMul:
-		for k := range o {
-			o[k] = x[i] * y[j]
-			i, j = i+sx, j+sy
-		}
-	case opDiv:
-		for k := range o {
-			o[k] = x[i] / y[j]
-			i, j = i+sx, j+sy
-		}
-	}
 }
 
 func binFloat16(op binOp, o, x, y []uint16, sx, sy int64) {
@@ -218,7 +192,11 @@ func binFloat16(op binOp, o, x, y []uint16, sx, sy int64) {
 	}
 }
 
-func binInt[T int32 | int64](op binOp, o, x, y []T, sx, sy int64) error {
+// binLoop applies op element by element, walking x and y with strides sx
+// and sy (0 for a broadcast operand). The switch is outside the loops so
+// that each loop is a plain vector-friendly body. Integer division by zero
+// is an error; float division by zero follows IEEE 754.
+func binLoop[T float32 | int32 | int64](op binOp, o, x, y []T, sx, sy int64) error {
 	var i, j int64
 	switch op {
 	case opAdd:
@@ -237,8 +215,9 @@ func binInt[T int32 | int64](op binOp, o, x, y []T, sx, sy int64) error {
 			i, j = i+sx, j+sy
 		}
 	case opDiv:
+		_, float := any(o).([]float32)
 		for k := range o {
-			if y[j] == 0 {
+			if !float && y[j] == 0 {
 				return errDivZero
 			}
 			o[k] = x[i] / y[j]
