@@ -12,8 +12,9 @@ const (
 	cacheLine = 64
 )
 
-// ones is a source of all-ones words; setBits copies from it so that long
-// ranges are filled by the runtime's vectorised memmove.
+// ones is a source of all-ones words; setBits copies from it so that ranges
+// longer than a line are filled by the runtime's vectorised memmove (a
+// shorter one is cheaper to fill in place than to call for).
 var ones = func() (o [512]uint64) {
 	for i := range o {
 		o[i] = ^uint64(0)
@@ -82,12 +83,24 @@ func (b *bitmap) set(i int) {
 
 // clear clears bit i.
 func (b *bitmap) clear(i int) {
-	for _, lv := range b.levels {
+	top := len(b.levels) - 1
+	for k, lv := range b.levels {
 		w := i >> 6
-		lv[w] &^= 1 << (i & 63)
-		if lv[w] != 0 || !lineEmpty(lv, i>>lineShift) {
-			return
+		x := lv[w] &^ (1 << (i & 63))
+		lv[w] = x
+		if x != 0 || k == top || !lineEmpty(lv, i>>lineShift) {
+			return // the line is still non-empty, or nothing summarises it
 		}
+		i >>= lineShift
+	}
+}
+
+// clearOnly clears bit i, which must be the only set bit: each level then
+// holds one set bit, in the word on i's path, so clearing needs no
+// emptiness test.
+func (b *bitmap) clearOnly(i int) {
+	for _, lv := range b.levels {
+		lv[i>>6] = 0
 		i >>= lineShift
 	}
 }
@@ -269,8 +282,14 @@ func setBits(w []uint64, lo, hi int) bool {
 		return old&(lm&hm) != lm&hm
 	}
 	w[lw] |= lm
-	for mid := w[lw+1 : hw]; len(mid) > 0; {
-		mid = mid[copy(mid, ones[:]):]
+	if mid := w[lw+1 : hw]; len(mid) <= lineWords {
+		for i := range mid {
+			mid[i] = ^uint64(0)
+		}
+	} else {
+		for len(mid) > 0 {
+			mid = mid[copy(mid, ones[:]):]
+		}
 	}
 	w[hw] |= hm
 	return true
@@ -285,32 +304,49 @@ func clearBits(w []uint64, lo, hi int) {
 		return
 	}
 	w[lw] &^= lm
-	clear(w[lw+1 : hw])
+	if mid := w[lw+1 : hw]; len(mid) <= lineWords {
+		for i := range mid {
+			mid[i] = 0
+		}
+	} else {
+		clear(mid)
+	}
 	w[hw] &^= hm
 }
 
 // occupancy is the level-1 page bitmap of Multilevel: bit p is set iff page
-// p is allocated. A line of pages lying wholly inside one allocated range is
-// recorded by one bit in full instead of 512 bits in part, so marking a
-// range costs O(its edges + its lines / 64) words rather than O(its pages /
-// 64): allocating 1 GiB of 64 KiB pages touches 32 bits, not 256 words.
+// p is allocated. It has no summary levels: Multilevel only asks whether a
+// page is allocated and marks and clears whole blocks, never searches it
+// (a free run is found through its class bitmap, its neighbours through
+// their boundary pages). A line of pages lying wholly inside one allocated
+// range is recorded by one bit in full instead of 512 bits in part, so
+// marking a range costs O(its edges + its lines / 64) words rather than
+// O(its pages / 64): allocating 1 GiB of 64 KiB pages touches 32 bits of
+// one word, not 256 words.
 //
 // Invariants: a page is allocated iff its bit in part or its line's bit in
-// full is set; a line whose full bit is set has all its part bits clear.
-// Ranges are cleared exactly as they were set (the same lo and hi), which
-// is what keeps the second invariant without clearing part under full
-// lines.
+// full is set; a line whose full bit is set has all its part bits clear;
+// bits at and beyond the page count (in part) and line count (in full) are
+// clear. Ranges are cleared exactly as they were set (the same lo and hi),
+// which is what keeps the second invariant without clearing part under
+// full lines.
 type occupancy struct {
-	part bitmap // pages, except those in full lines
-	full bitmap // lines
+	n    int      // pages
+	part []uint64 // pages, except those in full lines
+	full []uint64 // lines
 }
 
 func newOccupancy(n int) occupancy {
-	return occupancy{part: newBitmap(n), full: newBitmap((n + 1<<lineShift - 1) >> lineShift)}
+	lines := (n + 1<<lineShift - 1) >> lineShift
+	return occupancy{
+		n:    n,
+		part: alignedWords(lines * lineWords),
+		full: make([]uint64, (lines+63)>>6),
+	}
 }
 
 func (o *occupancy) get(p int) bool {
-	return o.full.get(p>>lineShift) || o.part.get(p)
+	return (o.full[p>>(lineShift+6)]>>((p>>lineShift)&63)|o.part[p>>6]>>(p&63))&1 != 0
 }
 
 // fullLines returns the lines wholly inside [lo, hi) as [fl, fh).
@@ -322,15 +358,15 @@ func fullLines(lo, hi int) (fl, fh int) {
 func (o *occupancy) setRange(lo, hi int) {
 	fl, fh := fullLines(lo, hi)
 	if fl >= fh {
-		o.part.setRange(lo, hi)
+		setBits(o.part, lo, hi)
 		return
 	}
-	o.full.setRange(fl, fh)
+	setBits(o.full, fl, fh)
 	if lo < fl<<lineShift {
-		o.part.setRange(lo, fl<<lineShift)
+		setBits(o.part, lo, fl<<lineShift)
 	}
 	if fh<<lineShift < hi {
-		o.part.setRange(fh<<lineShift, hi)
+		setBits(o.part, fh<<lineShift, hi)
 	}
 }
 
@@ -339,32 +375,26 @@ func (o *occupancy) setRange(lo, hi int) {
 func (o *occupancy) clearRange(lo, hi int) {
 	fl, fh := fullLines(lo, hi)
 	if fl >= fh {
-		o.part.clearRange(lo, hi)
+		clearBits(o.part, lo, hi)
 		return
 	}
-	o.full.clearRange(fl, fh)
+	clearBits(o.full, fl, fh)
 	if lo < fl<<lineShift {
-		o.part.clearRange(lo, fl<<lineShift)
+		clearBits(o.part, lo, fl<<lineShift)
 	}
 	if fh<<lineShift < hi {
-		o.part.clearRange(fh<<lineShift, hi)
+		clearBits(o.part, fh<<lineShift, hi)
 	}
-}
-
-// prev returns the largest allocated page <= i, or -1.
-func (o *occupancy) prev(i int) int {
-	l := o.full.prev(i >> lineShift)
-	if l == i>>lineShift {
-		return i
-	}
-	p := o.part.prev(i)
-	if l >= 0 {
-		p = max(p, l<<lineShift+1<<lineShift-1)
-	}
-	return p
 }
 
 // count returns the number of allocated pages.
 func (o *occupancy) count() int {
-	return o.part.count() + o.full.count()<<lineShift
+	n := 0
+	for _, w := range o.part {
+		n += bits.OnesCount64(w)
+	}
+	for _, w := range o.full {
+		n += bits.OnesCount64(w) << lineShift
+	}
+	return n
 }

@@ -86,3 +86,24 @@ func refPrev(ref []bool, i int) int {
 	}
 	return -1
 }
+
+// TestBitmapClearOnly checks that clearing the only set bit leaves an empty
+// bitmap with consistent summaries, for bits on every level's line edges.
+func TestBitmapClearOnly(t *testing.T) {
+	for _, n := range []int{1, 64, 513, 300_000} {
+		b := newBitmap(n)
+		for _, i := range []int{0, n / 3, n / 2, n - 1, 511 % n, 512 % n} {
+			b.set(i)
+			if got := b.next(0); got != i {
+				t.Fatalf("n=%d: next(0) = %d after set(%d)", n, got, i)
+			}
+			b.clearOnly(i)
+			if err := checkBitmap(&b); err != nil {
+				t.Fatalf("n=%d: clearOnly(%d): %v", n, i, err)
+			}
+			if c := b.count(); c != 0 || b.next(0) != -1 {
+				t.Fatalf("n=%d: clearOnly(%d) left %d bits", n, i, c)
+			}
+		}
+	}
+}

@@ -37,14 +37,20 @@ func checkBitmap(b *bitmap) error {
 
 // checkOccupancy verifies the invariants of o.
 func checkOccupancy(o *occupancy) error {
-	if err := checkBitmap(&o.part); err != nil {
-		return fmt.Errorf("part: %w", err)
+	lines := (o.n + 1<<lineShift - 1) >> lineShift
+	if len(o.part) != lines*lineWords || len(o.full) != (lines+63)>>6 {
+		return fmt.Errorf("%d pages: %d part words, %d full words", o.n, len(o.part), len(o.full))
 	}
-	if err := checkBitmap(&o.full); err != nil {
-		return fmt.Errorf("full: %w", err)
+	for i := o.n; i < len(o.part)*64; i++ {
+		if o.part[i>>6]&(1<<(i&63)) != 0 {
+			return fmt.Errorf("part bit %d beyond %d pages is set", i, o.n)
+		}
 	}
-	for l := o.full.next(0); l >= 0; l = o.full.next(l + 1) {
-		if (l+1)<<lineShift > o.part.n || !lineEmpty(o.part.levels[0], l) {
+	for l := 0; l < len(o.full)*64; l++ {
+		if o.full[l>>6]&(1<<(l&63)) == 0 {
+			continue
+		}
+		if (l+1)<<lineShift > o.n || !lineEmpty(o.part, l) {
 			return fmt.Errorf("full line %d has part bits or is past the end", l)
 		}
 	}
@@ -69,6 +75,9 @@ func (m *Multilevel) check() error {
 			}
 			if int(md.n) != e-p || md.slack != 0 || md.seg != 0 {
 				return fmt.Errorf("free run [%d,%d): start meta %+v", p, e, md)
+			}
+			if int(m.runStart[e-1]) != p {
+				return fmt.Errorf("free run [%d,%d): runStart at its last page is %d", p, e, m.runStart[e-1])
 			}
 			for q := p + 1; q < e; q++ {
 				if m.meta[q] != (pageMeta{}) {
@@ -131,8 +140,8 @@ func (m *Multilevel) check() error {
 			return fmt.Errorf("used page %d is neither a block start nor a slab page", p)
 		}
 	}
-	if nfree != m.nfree {
-		return fmt.Errorf("free pages %d, counter %d", nfree, m.nfree)
+	if nfree != m.nfree || m.used.count() != m.pages-nfree {
+		return fmt.Errorf("free pages %d, counter %d, %d pages marked allocated", nfree, m.nfree, m.used.count())
 	}
 	if r := int64(m.pages-nfree) << m.pageShift; r != m.stats.Reserved {
 		return fmt.Errorf("reserved %d, counter %d", r, m.stats.Reserved)
@@ -143,6 +152,9 @@ func (m *Multilevel) check() error {
 	for c := range m.runs {
 		if err := checkBitmap(&m.runs[c]); err != nil {
 			return fmt.Errorf("class %d: %w", c, err)
+		}
+		if lo := m.lowest[c]; lo >= 0 && int(lo) != m.runs[c].next(0) {
+			return fmt.Errorf("class %d: lowest run cached at %d, is at %d", c, lo, m.runs[c].next(0))
 		}
 		if counts[c] != m.runCount[c] || m.runs[c].count() != counts[c] ||
 			(m.runMask&(1<<c) != 0) != (counts[c] > 0) {

@@ -110,14 +110,15 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //
 // # Level 1: pages
 //
-// used has one bit per page, set while the page is allocated (see bitmap
-// for the cache-line layout and the word-at-a-time search, occupancy for
-// how a block's whole 512-page lines are marked by one bit each). A block
-// takes a run of whole pages, wasting less than a page. Free pages form
-// maximal runs,
-// which are indexed by class ⌊log2 length⌋: runs[c] is a bitmap with the
-// start page of every free run of class c, and runMask has bit c set iff
-// class c is non-empty. A free run's length is kept in meta at its start.
+// used has one bit per page, set while the page is allocated; it is only
+// read and marked, never searched (see occupancy for how a block's whole
+// 512-page lines are marked by one bit each). A block takes a run of whole
+// pages, wasting less than a page. Free pages form maximal runs, which are
+// indexed by class ⌊log2 length⌋: runs[c] is a bitmap (see bitmap for the
+// cache-line layout and the word-at-a-time search) with the start page of
+// every free run of class c, and runMask has bit c set iff class c is
+// non-empty. A free run's length is kept in meta at its start, and its
+// start in runStart at its last page.
 //
 // Search for n pages (the first-fit / next-fit hybrid). Let f = ⌊log2 n⌋.
 //
@@ -132,7 +133,11 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //     lowest address, up to probeLimit runs, shortest wins (ties to the
 //     lower address). First fit because nothing there can be rejected, and
 //     filling low addresses first keeps the top of the space one long run
-//     for huge requests.
+//     for huge requests. lowest[c] caches the class's lowest run, so the
+//     common case, one run in the class, involves no search: a run's start
+//     only moves over pages where no other run starts (its own front, or a
+//     block freed next to it), so the cache stays right until that run
+//     leaves the class.
 //
 // The chosen run is the shortest of those examined, so it is the smallest
 // sufficient run whenever the classes probed hold at most probeLimit runs;
@@ -148,8 +153,10 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //
 // Free clears the block's bits and merges with the free runs on either
 // side: the right one starts at the first page after the block, the left
-// one ends just before it and starts after the previous used page (one
-// backward LeadingZeros search).
+// one ends just before it, where runStart gives its start. Neither needs a
+// search. A class that loses its last run is cleared without emptiness
+// tests (bitmap.clearOnly), which keeps the pair cheap on a fresh
+// allocator, whose single run leaves its class on every allocation.
 //
 // # Level 2: slabs
 //
@@ -179,8 +186,8 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //
 // The steady state allocates nothing on the Go heap: all structures are
 // sized at construction except the slab descriptors, which are recycled.
-// The bookkeeping costs 12 bytes per page plus one bit per page and run
-// class: about 7.5 MiB for 32 GiB of 64 KiB pages.
+// The bookkeeping costs 16 bytes per page plus one bit per page and run
+// class: about 9.5 MiB for 32 GiB of 64 KiB pages.
 type Multilevel struct {
 	capacity  int64
 	pageSize  int64
@@ -192,9 +199,11 @@ type Multilevel struct {
 	runs     []bitmap // by class ⌊log2 length⌋: start pages of free runs
 	runCount []int
 	runMask  uint64
-	cursor   []int // next-fit cursor per class
+	cursor   []int   // next-fit cursor per class
+	lowest   []int32 // per class: the lowest run start, or -1 if not known
 	meta     []pageMeta
-	nfree    int // free pages
+	runStart []int32 // at the last page of each free run: its first page
+	nfree    int     // free pages
 
 	// Level 2, indexed by Kind (index 0 unused).
 	small     [3]int64   // requests below this go to slabs
@@ -244,13 +253,16 @@ func NewMultilevel(capacity int64, opts ...MultilevelOption) (*Multilevel, error
 		runs:      make([]bitmap, nclass),
 		runCount:  make([]int, nclass),
 		cursor:    make([]int, nclass),
+		lowest:    make([]int32, nclass),
 		meta:      make([]pageMeta, pages),
+		runStart:  make([]int32, pages),
 		nfree:     pages,
 		seg:       newSegTable(o.SegmentEntries),
 		stats:     Stats{Capacity: capacity},
 	}
 	for c := range m.runs {
 		m.runs[c] = newBitmap(pages)
+		m.lowest[c] = -1
 	}
 	m.addRun(0, pages)
 
@@ -449,13 +461,13 @@ func (m *Multilevel) releasePages(p, n int) {
 	m.stats.Reserved -= int64(n) << m.pageShift
 	switch left, right := p > 0 && !m.used.get(p-1), p+n < m.pages && !m.used.get(p+n); {
 	case left && right:
-		ls := m.used.prev(p-1) + 1
+		ls := int(m.runStart[p-1])
 		rl := int(m.meta[p+n].n)
 		m.removeRun(p+n, rl)
 		m.meta[p+n].n = 0
 		m.growRun(ls, ls, p-ls, p+n+rl-ls)
 	case left:
-		ls := m.used.prev(p-1) + 1
+		ls := int(m.runStart[p-1])
 		m.growRun(ls, ls, p-ls, p+n-ls)
 	case right:
 		rl := int(m.meta[p+n].n)
@@ -471,7 +483,12 @@ func (m *Multilevel) releasePages(p, n int) {
 func (m *Multilevel) findRun(n int) int {
 	f := bits.Len(uint(n)) - 1
 	if m.runCount[f] > 0 {
-		best, stop := m.probe(f, m.cursor[f], n)
+		b := &m.runs[f]
+		s := b.next(m.cursor[f])
+		if s < 0 {
+			s = b.next(0)
+		}
+		best, stop := m.probe(f, s, n)
 		if best >= 0 {
 			m.cursor[f] = best
 			return best
@@ -482,25 +499,32 @@ func (m *Multilevel) findRun(n int) int {
 	if above == 0 {
 		return -1
 	}
-	best, _ := m.probe(bits.TrailingZeros64(above), 0, n)
+	c := bits.TrailingZeros64(above)
+	s := int(m.lowest[c])
+	if s < 0 {
+		s = m.runs[c].next(0)
+		m.lowest[c] = int32(s)
+	}
+	best, _ := m.probe(c, s, n)
 	return best
 }
 
-// probe examines up to probeLimit runs of class c in address order from
-// page from, wrapping around once, and returns the shortest of at least n
-// pages (or -1) and the page after the last run examined.
-func (m *Multilevel) probe(c, from, n int) (best, stop int) {
+// probe examines up to probeLimit runs of class c in address order from the
+// run starting at page s, wrapping around once, and returns the shortest of
+// at least n pages (or -1) and the page after the last run examined.
+func (m *Multilevel) probe(c, s, n int) (best, stop int) {
 	b := &m.runs[c]
 	best, bestLen := -1, 0
-	s := from
-	for range min(probeLimit, m.runCount[c]) {
-		if s = b.next(s); s < 0 {
-			s = b.next(0)
+	for k := range min(probeLimit, m.runCount[c]) {
+		if k > 0 {
+			if s = b.next(s); s < 0 {
+				s = b.next(0)
+			}
 		}
 		if l := int(m.meta[s].n); l >= n && (best < 0 || l < bestLen) {
 			best, bestLen = s, l
 			if l == n {
-				break
+				return best, s + 1
 			}
 		}
 		s++
@@ -511,9 +535,13 @@ func (m *Multilevel) probe(c, from, n int) (best, stop int) {
 func (m *Multilevel) addRun(s, l int) {
 	c := bits.Len(uint(l)) - 1
 	m.runs[c].set(s)
+	if lo := m.lowest[c]; m.runCount[c] == 0 || lo >= 0 && int32(s) < lo {
+		m.lowest[c] = int32(s)
+	}
 	m.runCount[c]++
 	m.runMask |= 1 << c
 	m.meta[s].n = int32(l)
+	m.runStart[s+l-1] = int32(s)
 }
 
 // shrinkRun takes the first n pages off the free run of l pages at s.
@@ -534,17 +562,29 @@ func (m *Multilevel) growRun(s, ns, l, nl int) {
 		return
 	}
 	if s != ns {
+		// A run's start moves only over pages that were its own or a
+		// freed block's, where no other run of any class starts: the
+		// lowest run of the class stays the lowest.
 		m.runs[c].move(s, ns)
+		if m.lowest[c] == int32(s) {
+			m.lowest[c] = int32(ns)
+		}
 	}
 	m.meta[ns].n = int32(nl)
+	m.runStart[ns+nl-1] = int32(ns)
 }
 
 func (m *Multilevel) removeRun(s, l int) {
 	c := bits.Len(uint(l)) - 1
-	m.runs[c].clear(s)
-	if m.runCount[c]--; m.runCount[c] == 0 {
-		m.runMask &^= 1 << c
+	if m.lowest[c] == int32(s) {
+		m.lowest[c] = -1
 	}
+	if m.runCount[c]--; m.runCount[c] > 0 {
+		m.runs[c].clear(s)
+		return
+	}
+	m.runs[c].clearOnly(s)
+	m.runMask &^= 1 << c
 }
 
 // segTable is the CPE segment table: a fixed array of (base, size) entries
