@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // Errors returned by queues, wrapped with the queue's name.
@@ -102,6 +103,7 @@ type Queue[T any] struct {
 	size      uint64
 	mask      uint64
 	spin      int
+	spinTime  time.Duration
 	errc      *errCell      // shared by the stages of a Pipeline
 	closedErr error         // ErrClosed wrapped with the name, built once
 	wake      chan struct{} // capacity 1: the token that unparks the worker
@@ -154,6 +156,7 @@ func newQueue[T any](name string, capacity int, handler func(T) error, cfg confi
 		size:      size,
 		mask:      size - 1,
 		spin:      cfg.spin,
+		spinTime:  cfg.spinFor,
 		errc:      errc,
 		closedErr: fmt.Errorf("queues: %s: %w", name, ErrClosed),
 		wake:      make(chan struct{}, 1),
@@ -334,13 +337,21 @@ func (q *Queue[T]) handle(ticket uint64, v T) {
 func (q *Queue[T]) awaitTask(s *slot[T], head uint64) bool {
 	ready := func() bool { return s.seq.Load() == head+1 }
 	for {
-		for range q.spin {
+		var start time.Time
+		for i := 0; ; i++ {
 			runtime.Gosched()
 			if ready() {
 				return true
 			}
 			if q.drained(head) {
 				return false
+			}
+			if i+1 >= q.spin {
+				if i+1 == q.spin {
+					start = time.Now()
+				} else if i&15 == 0 && time.Since(start) >= q.spinTime {
+					break
+				}
 			}
 		}
 		q.sleeping.Store(1)
