@@ -21,6 +21,8 @@ type tracer struct {
 	track   [kernel.StageLaunch + 1]*trace.Track // by stage
 	depth   [kernel.StageLaunch + 1]*trace.Track // queue depth counters, by stage
 	mem     *trace.Track                         // device memory in use
+	util    *trace.Track                         // device utilisation so far in the run
+	start   int64                                // when the current run began
 	names   [kernel.StageLaunch + 1][]trace.Name // by stage, by node position
 	barrier trace.Name
 	run     trace.Name
@@ -53,6 +55,7 @@ func newTracer(rec *trace.Recorder, name string, mode Mode, p *plan) *tracer {
 		}
 	}
 	t.mem = rec.Track(name+" device memory", trace.CounterTrack, trace.Device)
+	t.util = rec.Track(name+" device utilisation", trace.CounterTrack, trace.Device)
 	for s := kernel.StagePrepare; s <= kernel.StageLaunch; s++ {
 		t.names[s] = make([]trace.Name, len(p.nodes))
 		for pos := range p.nodes {
@@ -82,8 +85,9 @@ func (t *tracer) on() bool { return t != nil && t.rec.Enabled() }
 //   - each kernel's flow begins on its prepare slice, steps through its
 //     other stages and ends on its device slice (track "N stream 0" when
 //     the device is observed by devtrace with prefix N);
-//   - counters "N <stage> queue depth" and "N device memory", sampled at
-//     most every 25 µs.
+//   - counters "N <stage> queue depth", "N device memory" and "N device
+//     utilisation" (device busy time / time since the run began), sampled
+//     at most every 25 µs.
 
 // stage records stage s of node pos from t0 to t1, joined to the kernel's
 // flow.
@@ -106,7 +110,11 @@ func (a *SuperKernelActor) account(busy *time.Duration, s kernel.Stage, pos int,
 		a.tr.stage(s, pos, a.args[pos].Flow, t0, t1)
 		if s == kernel.StageLaunch && t1-a.tr.lastMem >= counterEvery {
 			a.tr.lastMem = t1
-			a.tr.mem.Counter(t1, a.dev.Stats().MemInUse)
+			ds := a.dev.Stats()
+			a.tr.mem.Counter(t1, ds.MemInUse)
+			if t1 > a.tr.start {
+				a.tr.util.CounterFloat(t1, float64(ds.BusyNs)/float64(t1-a.tr.start))
+			}
 		}
 	}
 	return t1
@@ -126,7 +134,8 @@ func (a *SuperKernelActor) waited(wait *time.Duration, s kernel.Stage, t0 int64)
 // runBegin and runEnd bracket a run on the runner track.
 func (a *SuperKernelActor) runBegin() {
 	if a.tr.on() {
-		a.tr.track[kernel.StagePrepare].Begin(device.Now(), a.tr.run)
+		a.tr.start = device.Now()
+		a.tr.track[kernel.StagePrepare].Begin(a.tr.start, a.tr.run)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
+	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/scenarios"
@@ -414,7 +415,14 @@ func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs piper
 		}
 		return actorExec{e, procs}, nil
 	}
-	m, err := heterog.NewManager(nil, dev)
+	var cpu *host.Device // nil: the manager opens an untraced one
+	if rec != nil {
+		var err error
+		if cpu, err = host.New(host.Options{Observer: devtrace.New(rec, name+" cpu")}); err != nil {
+			return nil, err
+		}
+	}
+	m, err := heterog.NewManager(cpu, dev)
 	if err != nil {
 		return nil, err
 	}
