@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipert/pipert/actor"
@@ -125,12 +126,13 @@ func (o *Options) fill() error {
 // Executable is a graph compiled for the CPU and the accelerator of a
 // Manager. Runs are serialised; Close ends it.
 type Executable struct {
-	opt    Options
-	g      *subgraph.Graph
-	place  []subgraph.Placement
-	cpu    *host.Device
-	accel  device.Device
-	consts map[string]*kernel.Tensor
+	flowBase uint64 // trace flow id base of the current run's edges
+	opt      Options
+	g        *subgraph.Graph
+	place    []subgraph.Placement
+	cpu      *host.Device
+	accel    device.Device
+	consts   map[string]*kernel.Tensor
 	// outAt locates each graph output: output out of part part, or a graph
 	// input or constant passed through (part -1).
 	outAt []source
@@ -160,7 +162,19 @@ type partRun struct {
 	ins     []*kernel.Tensor // by actor input, reused run after run
 	// leaving lists the output positions other parts read.
 	leaving []int
+	// track records the part's activations when tracing, with a flow per
+	// cross-part edge from the producer's activation to the consumer's;
+	// edgesIn and edgesOut index Partitioning.Edges.
+	track             *trace.Track
+	name              trace.Name
+	edgesIn, edgesOut []int
 }
+
+// edgeFlows hands out the trace flow ids of cross-part edges, one per edge
+// and run; the high bit keeps them apart from the actors' kernel flows.
+var edgeFlows atomic.Uint64
+
+const edgeFlowBit = 1 << 62
 
 // source is where an actor input comes from: a graph input (part -1) or
 // output out of part part.
@@ -328,6 +342,21 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 		}
 	}
 	e.sched = newScheduler(succ, group, slots, e.runPart)
+	if rec := e.opt.Trace; rec != nil {
+		prefix := "part"
+		if e.opt.Name != "" {
+			prefix = e.opt.Name + " part"
+		}
+		for k := range e.parts {
+			pr := &e.parts[k]
+			pr.track = rec.Track(fmt.Sprintf("%s %d", prefix, k), trace.SliceTrack, trace.Host)
+			pr.name = rec.Intern(fmt.Sprintf("part %d (%v)", k, part.Parts[k].Placement))
+		}
+		for ei, ed := range part.Edges {
+			e.parts[ed.From].edgesOut = append(e.parts[ed.From].edgesOut, ei)
+			e.parts[ed.To].edgesIn = append(e.parts[ed.To].edgesIn, ei)
+		}
+	}
 	return nil
 }
 
@@ -337,6 +366,7 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 // part's actor.
 func (e *Executable) runPart(ctx context.Context, k int) error {
 	pr := &e.parts[k]
+	t0 := device.Now()
 	prof := e.accel.Profile()
 	var xfer time.Duration
 	for j, s := range pr.src {
@@ -369,6 +399,15 @@ func (e *Executable) runPart(ctx context.Context, k int) error {
 		return err
 	}
 	e.outs[k], e.stats[k], e.xfer[k] = outs, st, xfer+back
+	if pr.track.Enabled() {
+		pr.track.Slice(t0, device.Now()-t0, pr.name)
+		for _, ei := range pr.edgesIn {
+			pr.track.FlowEnd(e.flowBase + uint64(ei) + 1)
+		}
+		for _, ei := range pr.edgesOut {
+			pr.track.FlowBegin(e.flowBase + uint64(ei) + 1)
+		}
+	}
 	return nil
 }
 
@@ -565,6 +604,10 @@ func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Te
 func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kernel.Tensor, st *Stats) error {
 	e.inputs = inputs
 	clear(e.xfer)
+	if e.part != nil && e.opt.Trace.Enabled() {
+		n := uint64(len(e.part.Edges))
+		e.flowBase = (edgeFlows.Add(n) - n) | edgeFlowBit
+	}
 	failed, err := e.sched.run(ctx)
 	st.Parts, st.CrossEdges, st.Activations = len(e.parts), len(e.part.Edges), e.sched.ran
 	for k := range e.parts {

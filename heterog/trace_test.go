@@ -14,7 +14,8 @@ import (
 // TestTracedRunValidates traces a concurrent run with both devices
 // observed: every actor's stages land on its own tracks, and every kernel's
 // flow runs from its prepare slice to its slice on the device that ran it,
-// the host included.
+// the host included, and every cross-part edge is a flow between the two
+// parts' activations.
 func TestTracedRunValidates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.pftrace")
 	rec, err := trace.Create(path, trace.Options{})
@@ -59,13 +60,23 @@ func TestTracedRunValidates(t *testing.T) {
 			flows[ev.Flow]++
 		}
 	}
-	complete := 0
-	for _, n := range flows {
-		if n == 2 {
-			complete++
+	kernels, edges := 0, 0
+	for id, n := range flows {
+		if n != 2 {
+			continue
+		}
+		if id&(1<<62) != 0 {
+			edges++
+		} else {
+			kernels++
 		}
 	}
-	if want := runs * len(g.Nodes); complete != want {
-		t.Fatalf("%d complete kernel flows, want %d", complete, want)
+	if want := runs * len(g.Nodes); kernels != want {
+		t.Fatalf("%d complete kernel flows, want %d", kernels, want)
+	}
+	// Every cross-part edge of every run is a flow from the producing
+	// part's activation to the consuming part's.
+	if want := runs * len(e.Partitioning().Edges); edges != want || want == 0 {
+		t.Fatalf("%d complete edge flows, want %d", edges, want)
 	}
 }
