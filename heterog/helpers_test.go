@@ -10,46 +10,15 @@ import (
 
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
-	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/heterog"
+	"github.com/pipert/pipert/heterog/heterogtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
 )
 
-// newManager returns a manager of a new host device and a new simulated
-// accelerator (host-mapped if asked), released when the test ends.
-func newManager(tb testing.TB, mapped bool) *heterog.Manager {
-	tb.Helper()
-	cpu, err := host.New(host.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sim, err := device.NewSim(device.SimOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var accel device.Device = sim
-	if mapped {
-		accel = host.Map(sim)
-	}
-	m, err := heterog.NewManager(cpu, accel)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := m.Release(); err != nil {
-			tb.Error(err)
-		}
-		if st := sim.Stats(); st.MemInUse != 0 {
-			tb.Errorf("%d bytes of accelerator memory leaked", st.MemInUse)
-		}
-		if st := cpu.Stats(); st.MemInUse != 0 {
-			tb.Errorf("%d bytes of host memory leaked", st.MemInUse)
-		}
-	})
-	return m
-}
+// newManager is heterogtest.Manager.
+func newManager(tb testing.TB, mapped bool) *heterog.Manager { return heterogtest.Manager(tb, mapped) }
 
 // reference runs g kernel by kernel on one actor on a fresh simulated
 // device: the outputs every schedule and placement must reproduce bit for

@@ -7,8 +7,8 @@ import (
 
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
-	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/heterog"
+	"github.com/pipert/pipert/heterog/heterogtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/scenarios"
@@ -26,34 +26,6 @@ func heteroWorkload(t *testing.T, c scenarios.Config) (scenarios.Scenario, *scen
 		t.Fatal(err)
 	}
 	return sc, w
-}
-
-// heteroManager returns a manager of fresh devices (the accelerator
-// host-mapped if asked) whose worker groups are released at the end.
-func heteroManager(t *testing.T, mapped bool) *heterog.Manager {
-	t.Helper()
-	cpu, err := host.New(host.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := device.NewSim(device.SimOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var accel device.Device = sim
-	if mapped {
-		accel = host.Map(sim)
-	}
-	m, err := heterog.NewManager(cpu, accel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := m.Release(); err != nil {
-			t.Error(err)
-		}
-	})
-	return m
 }
 
 // kbk runs w kernel by kernel on one actor: the reference.
@@ -118,7 +90,7 @@ func TestHeteroEveryPolicyMatchesKBK(t *testing.T) {
 	for name, p := range policies {
 		for _, s := range []heterog.Schedule{heterog.Concurrent, heterog.Serial} {
 			for _, virtual := range []bool{false, true} {
-				o := heterog.Options{Schedule: s, Policy: p, Costs: sc.Costs, Manager: heteroManager(t, virtual), Seed: 3}
+				o := heterog.Options{Schedule: s, Policy: p, Costs: sc.Costs, Manager: heterogtest.Manager(t, virtual), Seed: 3}
 				if virtual {
 					o.Virtual = []string{"Unique"}
 					if c, ok := p.(heterog.Capability); ok {
