@@ -217,11 +217,16 @@ func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 
 // MemcpyH2D is sdaaMemcpy from host to device: it copies src into the start
 // of dst (really, when dst is materialized) by path and returns the modeled
-// duration. Pageable paths really copy src through the staging buffers.
+// duration. Pageable paths really copy src through the staging buffers. Like
+// every copy call, it returns ctx's error at once, copying nothing, when ctx
+// is already done.
 func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, path Path) (time.Duration, error) {
 	start := device.Now()
 	if d.closed.Load() {
 		return 0, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	if int64(len(src)) > dst.Size {
 		return 0, fmt.Errorf("swai %s: h2d of %d bytes into %d-byte buffer: %w", d.prof.Name, len(src), dst.Size, device.ErrBadCopy)
@@ -245,6 +250,9 @@ func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, p
 	if d.closed.Load() {
 		return 0, ErrClosed
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	if int64(len(dst)) > src.Size {
 		return 0, fmt.Errorf("swai %s: d2h of %d bytes from %d-byte buffer: %w", d.prof.Name, len(dst), src.Size, device.ErrBadCopy)
 	}
@@ -265,6 +273,9 @@ func (d *Device) MemcpyD2D(ctx context.Context, dst, src device.Buffer) (Engine,
 	start := device.Now()
 	if d.closed.Load() {
 		return 0, 0, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, 0, err
 	}
 	if src.Size > dst.Size {
 		return 0, 0, fmt.Errorf("swai %s: d2d of %d bytes into %d-byte buffer: %w", d.prof.Name, src.Size, dst.Size, device.ErrBadCopy)
