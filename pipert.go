@@ -15,12 +15,14 @@ package pipert
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
@@ -64,6 +66,7 @@ type config struct {
 	seed   uint64
 	rec    *trace.Recorder
 	name   string
+	hetero heterog.Policy // non-nil: run partitioned by placement
 }
 
 // Option configures Compile.
@@ -97,6 +100,22 @@ func WithTrace(rec *trace.Recorder, name string) Option {
 	return func(c *config) { c.rec, c.name = rec, name }
 }
 
+// WithHeterogeneous runs the graph partitioned by placement: policy places
+// every node on the host CPU or the device (nil: the nodes' labels, see
+// heterog.Labels), the graph is cut into single-placement subgraphs, and
+// one actor per subgraph runs as soon as its inputs are ready, concurrently
+// with the others — CPU subgraphs compute on the host, device subgraphs
+// run in the configured mode (Pipeline unless WithMode says otherwise; KBK
+// is not a heterogeneous mode). See package heterog.
+func WithHeterogeneous(policy heterog.Policy) Option {
+	return func(c *config) {
+		if policy == nil {
+			policy = heterog.Labels()
+		}
+		c.hetero = policy
+	}
+}
+
 // WithSeed seeds the data-dependent results modeled on virtual data.
 func WithSeed(s uint64) Option { return func(c *config) { c.seed = s } }
 
@@ -105,7 +124,9 @@ func WithSeed(s uint64) Option { return func(c *config) { c.seed = s } }
 type Executable struct {
 	g      *subgraph.Graph
 	dev    device.Device
-	act    *actor.SuperKernelActor
+	act    *actor.SuperKernelActor // one actor, or
+	het    *heterog.Executable     // concurrent actors by placement
+	mgr    *heterog.Manager
 	policy Policy
 	once   sync.Once
 }
@@ -127,6 +148,13 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 		}
 		c.dev = d
 	}
+	policy := c.policy
+	if policy == 0 {
+		policy = PerTensor
+	}
+	if c.hetero != nil {
+		return compileHetero(g, c, policy)
+	}
 	checked, err := subgraph.Validate(g, c.reg)
 	if err != nil {
 		return nil, fmt.Errorf("pipert: compile: %w", err)
@@ -135,11 +163,25 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipert: compile: %w", err)
 	}
-	policy := c.policy
-	if policy == 0 {
-		policy = PerTensor
-	}
 	return &Executable{g: g, dev: c.dev, act: act, policy: policy}, nil
+}
+
+func compileHetero(g *subgraph.Graph, c config, policy Policy) (*Executable, error) {
+	mode := c.mode
+	if mode == KBK {
+		mode = Pipeline
+	}
+	m, err := heterog.NewManager(nil, c.dev)
+	if err != nil {
+		return nil, fmt.Errorf("pipert: compile: %w", err)
+	}
+	h, err := heterog.Compile(g, heterog.Options{Policy: c.hetero, Mode: mode, Barrier: policy, QueueCapacity: c.qcap,
+		Costs: c.costs, Registry: c.reg, Manager: m, Seed: c.seed, Trace: c.rec, Name: c.name})
+	if err != nil {
+		m.Release()
+		return nil, fmt.Errorf("pipert: compile: %w", err)
+	}
+	return &Executable{g: g, dev: c.dev, het: h, mgr: m, policy: policy}, nil
 }
 
 // Device is the device the executable runs on.
@@ -168,6 +210,10 @@ type Stats struct {
 	DeviceBusy time.Duration
 	// PeakDeviceBytes is the high-water mark of device memory.
 	PeakDeviceBytes int64
+	// Subgraphs is the number of actors that ran (1 unless heterogeneous);
+	// CPUBusy the time of kernels computed on the host CPU device.
+	Subgraphs int
+	CPUBusy   time.Duration
 }
 
 // HostBusy is the host work of all stages.
@@ -199,6 +245,9 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 			}
 		}
 	}
+	if e.het != nil {
+		return e.runHetero(ctx, inputs)
+	}
 	outs, st, err := e.act.Run(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("pipert: run: %w", err)
@@ -211,9 +260,23 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 		Mode: st.Mode, Policy: e.policy, Kernels: st.Kernels, Makespan: st.Makespan, Wait: st.Wait,
 		Prepare: st.Stage[kernel.StagePrepare], Infer: st.Stage[kernel.StageInfer],
 		Resize: st.Stage[kernel.StageResize], Launch: st.Stage[kernel.StageLaunch],
-		DeviceBusy: st.DeviceBusy, PeakDeviceBytes: st.PeakDeviceBytes,
+		DeviceBusy: st.DeviceBusy, PeakDeviceBytes: st.PeakDeviceBytes, Subgraphs: 1,
 	}
 	return r, nil
+}
+
+func (e *Executable) runHetero(ctx context.Context, inputs map[string]*kernel.Tensor) (*Result, error) {
+	res, err := e.het.Run(ctx, inputs)
+	if err != nil {
+		return nil, fmt.Errorf("pipert: run: %w", err)
+	}
+	st := &res.Stats
+	return &Result{Outputs: res.Outputs, Stats: Stats{
+		Mode: Pipeline, Policy: e.policy, Kernels: st.Kernels, Makespan: st.Makespan, Wait: st.Wait,
+		Prepare: st.Stage[kernel.StagePrepare], Infer: st.Stage[kernel.StageInfer],
+		Resize: st.Stage[kernel.StageResize], Launch: st.Stage[kernel.StageLaunch],
+		DeviceBusy: st.DeviceBusy, PeakDeviceBytes: st.PeakDeviceBytes, Subgraphs: st.Parts, CPUBusy: st.CPUBusy,
+	}}, nil
 }
 
 func (e *Executable) hasInput(name string) bool {
@@ -228,7 +291,13 @@ func (e *Executable) hasInput(name string) bool {
 // Close releases the device memory the executable holds.
 func (e *Executable) Close() error {
 	var err error
-	e.once.Do(func() { err = e.act.Close() })
+	e.once.Do(func() {
+		if e.het != nil {
+			err = errors.Join(e.het.Close(), e.mgr.Release())
+			return
+		}
+		err = e.act.Close()
+	})
 	return err
 }
 

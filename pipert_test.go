@@ -2,6 +2,8 @@ package pipert_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -12,7 +14,19 @@ import (
 	"github.com/pipert/pipert/subgraph"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks that no test leaves a goroutine behind, ignoring those
+// the ants package starts for its default pool when it is initialised.
+func TestMain(m *testing.M) {
+	ignore := goleak.IgnoreCurrent()
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(ignore); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 func graph() *subgraph.Graph {
 	b := subgraph.NewBuilder("g")
@@ -72,5 +86,45 @@ func TestCompileRejectsBadGraphsAndOptions(t *testing.T) {
 	}
 	if _, err := pipert.ParseMode("warp"); err == nil {
 		t.Fatal("unknown mode name parsed")
+	}
+}
+
+func TestHeterogeneousRunMatchesKBK(t *testing.T) {
+	b := subgraph.NewBuilder("mixed")
+	x := b.Input("x", kernel.Float32, 4, 4)
+	ids := b.Input("ids", kernel.Int64, 6)
+	h := b.Op("ReLU", b.Op("MatMul", x, b.Const("w", kernel.FromFloat32([]float32{
+		1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 1, 1}, 4, 4))))
+	u := b.Op("Unique", ids)
+	b.Last().Placement = subgraph.OnCPU
+	s := b.OpAttrs("ReduceSum", kernel.Attrs{"keepdims": false}, b.OpAttrs("Cast", kernel.Attrs{"to": "float32"}, u))
+	b.Last().Placement = subgraph.OnCPU
+	b.Output(b.Op("Add", h, s))
+	in := map[string]*kernel.Tensor{
+		"x":   kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -12, 13, -14, 15, -16}, 4, 4),
+		"ids": kernel.FromInt64([]int64{3, 1, 3, 2, 1, 7}, 6),
+	}
+	run := func(opts ...pipert.Option) *pipert.Result {
+		exe, err := pipert.Compile(b.Graph(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer exe.Close()
+		res, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	want := run()
+	got := run(pipert.WithHeterogeneous(nil))
+	if got.Stats.Subgraphs < 2 || got.Stats.CPUBusy <= 0 {
+		t.Fatalf("heterogeneous run stats %+v", got.Stats)
+	}
+	for name, w := range want.Outputs {
+		g := got.Outputs[name]
+		if g == nil || !g.Shape.Equal(w.Shape) || string(g.Host) != string(w.Host) {
+			t.Fatalf("output %s: %v, want %v", name, g, w)
+		}
 	}
 }
