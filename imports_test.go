@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"queues":              {},
 	"sync/flag":           {},
 	"internal/spin":       {},
+	"internal/leaktest":   {},
 	"device/alloc":        {},
 	"device":              {"device/alloc"},
 	"device/devtrace":     {"device", "trace"},
@@ -31,7 +32,7 @@ var allowed = map[string][]string{
 	"subgraph":            {"kernel"},
 	"actor":               {"subgraph", "kernel", "device", "queues", "sync/flag", "internal/spin", "trace"},
 	"heterog":             {"actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/flag", "internal/spin", "trace"},
-	"heterog/heterogtest": {"heterog", "device", "device/host"},
+	"heterog/heterogtest": {"heterog", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/host"},
 	"":                    {"actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "trace"},
 	"scenarios":           {"", "subgraph", "kernel", "device"},
 }

@@ -2,31 +2,17 @@ package pipert_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/internal/leaktest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/subgraph"
 )
 
-// TestMain checks that no test leaves a goroutine behind, ignoring those
-// the ants package starts for its default pool when it is initialised.
-func TestMain(m *testing.M) {
-	ignore := goleak.IgnoreCurrent()
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(ignore); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+// The test binary links ants through heterog; see leaktest.
+func TestMain(m *testing.M) { leaktest.Main(m) }
 
 func graph() *subgraph.Graph {
 	b := subgraph.NewBuilder("g")

@@ -2,55 +2,23 @@ package heterog_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"github.com/pipert/pipert/actor"
-	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/heterog/heterogtest"
 	"github.com/pipert/pipert/kernel"
-	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
 )
 
 // newManager is heterogtest.Manager.
 func newManager(tb testing.TB, mapped bool) *heterog.Manager { return heterogtest.Manager(tb, mapped) }
 
-// reference runs g kernel by kernel on one actor on a fresh simulated
-// device: the outputs every schedule and placement must reproduce bit for
-// bit.
+// reference is heterogtest.Reference.
 func reference(tb testing.TB, g *subgraph.Graph, in map[string]*kernel.Tensor) map[string]*kernel.Tensor {
-	tb.Helper()
-	c, err := subgraph.Validate(g, ops.Registry())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	dev, err := device.NewSim(device.SimOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a, err := actor.New(c, dev, actor.Options{Mode: actor.KBK})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer a.Close()
-	ordered := make([]*kernel.Tensor, len(g.Inputs))
-	for i, v := range g.Inputs {
-		ordered[i] = in[v.Name]
-	}
-	outs, _, err := a.Run(context.Background(), ordered)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m := make(map[string]*kernel.Tensor, len(outs))
-	for i, name := range g.Outputs {
-		m[name] = outs[i]
-	}
-	return m
+	return heterogtest.Reference(tb, g, in)
 }
 
 // sameOutputs reports the first difference between two output sets.

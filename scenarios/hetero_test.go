@@ -5,8 +5,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pipert/pipert/actor"
-	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/heterog/heterogtest"
 	"github.com/pipert/pipert/kernel"
@@ -28,36 +26,15 @@ func heteroWorkload(t *testing.T, c scenarios.Config) (scenarios.Scenario, *scen
 	return sc, w
 }
 
-// kbk runs w kernel by kernel on one actor: the reference.
+// kbk runs w kernel by kernel on one actor: the reference. The real-data
+// scenario must give real outputs.
 func kbk(t *testing.T, w *scenarios.Workload) map[string]*kernel.Tensor {
 	t.Helper()
-	c, err := subgraph.Validate(w.Graph, ops.Registry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := device.NewSim(device.SimOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := actor.New(c, dev, actor.Options{Mode: actor.KBK})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	in := make([]*kernel.Tensor, len(w.Graph.Inputs))
-	for i, v := range w.Graph.Inputs {
-		in[i] = w.Inputs[v.Name]
-	}
-	outs, _, err := a.Run(context.Background(), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]*kernel.Tensor{}
-	for i, name := range w.Graph.Outputs {
-		if outs[i].Host == nil {
+	m := heterogtest.Reference(t, w.Graph, w.Inputs)
+	for name, o := range m {
+		if o.Host == nil {
 			t.Fatalf("reference output %q is virtual", name)
 		}
-		m[name] = outs[i]
 	}
 	return m
 }
