@@ -103,28 +103,18 @@ func parsePerfetto(data []byte) (*Parsed, error) {
 
 // trace parses a Trace message: a sequence of packet fields.
 func (r *pbReader) trace(b []byte, depth int) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return fmt.Errorf("perfetto: trace: %w", protowire.ParseError(n))
+	var perr error // a packet's own error, already described
+	err := eachField(b, func(num protowire.Number, _ uint64, pkt []byte) error {
+		if num == fTracePacket && pkt != nil {
+			perr = r.packet(pkt, depth)
 		}
-		b = b[n:]
-		if num == fTracePacket && typ == protowire.BytesType {
-			pkt, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return fmt.Errorf("perfetto: packet: %w", protowire.ParseError(n))
-			}
-			b = b[n:]
-			if err := r.packet(pkt, depth); err != nil {
-				return err
-			}
-			continue
-		}
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return fmt.Errorf("perfetto: trace field %d: %w", num, protowire.ParseError(n))
-		}
-		b = b[n:]
+		return perr
+	})
+	switch {
+	case perr != nil:
+		return perr
+	case err != nil:
+		return fmt.Errorf("perfetto: trace: %w", err)
 	}
 	return nil
 }
@@ -137,26 +127,7 @@ func (r *pbReader) packet(b []byte, depth int) error {
 		compressed            []byte
 		hasEvent, hasDesc     bool
 	)
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return fmt.Errorf("perfetto: packet: %w", protowire.ParseError(n))
-		}
-		b = b[n:]
-		var v uint64
-		var bs []byte
-		switch typ {
-		case protowire.VarintType:
-			v, n = protowire.ConsumeVarint(b)
-		case protowire.BytesType:
-			bs, n = protowire.ConsumeBytes(b)
-		default:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		}
-		if n < 0 {
-			return fmt.Errorf("perfetto: packet field %d: %w", num, protowire.ParseError(n))
-		}
-		b = b[n:]
+	err := eachField(b, func(num protowire.Number, v uint64, bs []byte) error {
 		switch num {
 		case fPacketTimestamp:
 			ts = v
@@ -173,6 +144,10 @@ func (r *pbReader) packet(b []byte, depth int) error {
 		case fPacketCompressed:
 			compressed = bs
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("perfetto: packet: %w", err)
 	}
 	sq := uint32(seq)
 	if flags&seqIncrementalStateCleared != 0 {
