@@ -31,13 +31,19 @@ func TestBitmapAgainstBools(t *testing.T) {
 				b.clear(i)
 				ref[i] = false
 			case x < 6:
-				b.setRange(i, j)
 				for k := i; k < j; k++ {
+					b.set(k)
 					ref[k] = true
 				}
+			case x < 7:
+				// move: from a set bit to a clear one.
+				if from, to := refNext(ref, i), refNext(invert(ref), j-1); from >= 0 && to >= 0 {
+					b.move(from, to)
+					ref[from], ref[to] = false, true
+				}
 			default:
-				b.clearRange(i, j)
 				for k := i; k < j; k++ {
+					b.clear(k)
 					ref[k] = false
 				}
 			}
@@ -76,6 +82,14 @@ func refNext(ref []bool, i int) int {
 		}
 	}
 	return -1
+}
+
+func invert(ref []bool) []bool {
+	out := make([]bool, len(ref))
+	for i, v := range ref {
+		out[i] = !v
+	}
+	return out
 }
 
 func refPrev(ref []bool, i int) int {

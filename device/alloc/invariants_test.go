@@ -35,57 +35,77 @@ func checkBitmap(b *bitmap) error {
 	return nil
 }
 
-// checkOccupancy verifies the invariants of o.
-func checkOccupancy(o *occupancy) error {
-	lines := (o.n + 1<<lineShift - 1) >> lineShift
-	if len(o.part) != lines*lineWords || len(o.full) != (lines+63)>>6 {
-		return fmt.Errorf("%d pages: %d part words, %d full words", o.n, len(o.part), len(o.full))
-	}
-	for i := o.n; i < len(o.part)*64; i++ {
-		if o.part[i>>6]&(1<<(i&63)) != 0 {
-			return fmt.Errorf("part bit %d beyond %d pages is set", i, o.n)
+// allocatedPages returns, by page, whether the page belongs to an
+// allocated unit, read off meta and the edges as check verifies them.
+func (m *Multilevel) allocatedPages() []bool {
+	used := make([]bool, m.pages)
+	for p := 0; p < m.pages; {
+		md := m.meta[p]
+		n := 1
+		switch {
+		case md.n < 0:
+			n = m.unitPages[m.slabs[-md.n-1].kind]
+		case md.n > 0:
+			n = int(md.n)
 		}
-	}
-	for l := 0; l < len(o.full)*64; l++ {
-		if o.full[l>>6]&(1<<(l&63)) == 0 {
-			continue
+		for q := p; q < min(p+n, m.pages); q++ {
+			used[q] = md.n < 0 || m.edge(p)
 		}
-		if (l+1)<<lineShift > o.n || !lineEmpty(o.part, l) {
-			return fmt.Errorf("full line %d has part bits or is past the end", l)
-		}
+		p += n
 	}
-	return nil
+	return used
 }
 
 // check verifies every invariant of m stated at Multilevel and slab.
 func (m *Multilevel) check() error {
-	if err := checkOccupancy(&m.used); err != nil {
-		return fmt.Errorf("used: %w", err)
+	if len(m.edges) != (m.pages+63)/64 {
+		return fmt.Errorf("%d pages: %d edge words", m.pages, len(m.edges))
 	}
+	for i := m.pages; i < len(m.edges)*64; i++ {
+		if m.edges[i>>6]&(1<<(i&63)) != 0 {
+			return fmt.Errorf("edge bit %d beyond %d pages is set", i, m.pages)
+		}
+	}
+	// checkUnit checks that the allocated unit [p, p+n) has edge bits at its
+	// first and last page only and meta equal to inner on its other pages.
+	checkUnit := func(p, n int, inner pageMeta) error {
+		if p+n > m.pages || !m.edge(p) || !m.edge(p+n-1) {
+			return fmt.Errorf("unit [%d,%d): past the end or edges not set", p, p+n)
+		}
+		for q := p + 1; q < p+n; q++ {
+			if q < p+n-1 && m.edge(q) || m.meta[q] != inner {
+				return fmt.Errorf("unit [%d,%d): page %d edge=%v meta %+v", p, p+n, q, m.edge(q), m.meta[q])
+			}
+		}
+		return nil
+	}
+	edges := 0
 	counts := make([]int, len(m.runs))
 	nfree, inUse := 0, int64(0)
 	segLive := 0
 	slabSeen := map[int32]bool{}
+	prevFree := false
 	for p := 0; p < m.pages; {
 		md := m.meta[p]
-		if !m.used.get(p) {
-			e := p
-			for e < m.pages && !m.used.get(e) {
-				e++
+		if md.n >= 0 && !m.edge(p) {
+			if prevFree {
+				return fmt.Errorf("free run at page %d follows another", p)
 			}
-			if int(md.n) != e-p || md.slack != 0 || md.seg != 0 {
-				return fmt.Errorf("free run [%d,%d): start meta %+v", p, e, md)
+			prevFree = true
+			e := p + int(md.n)
+			if md.n <= 0 || e > m.pages || md.slack != 0 || md.seg != 0 {
+				return fmt.Errorf("free run at page %d: start meta %+v", p, md)
 			}
 			if int(m.runStart[e-1]) != p {
 				return fmt.Errorf("free run [%d,%d): runStart at its last page is %d", p, e, m.runStart[e-1])
 			}
-			for q := p + 1; q < e; q++ {
-				if m.meta[q] != (pageMeta{}) {
-					return fmt.Errorf("free run [%d,%d): page %d meta %+v", p, e, q, m.meta[q])
+			for q := p; q < e; q++ {
+				if m.edge(q) || q > p && m.meta[q] != (pageMeta{}) {
+					return fmt.Errorf("free run [%d,%d): page %d edge=%v meta %+v", p, e, q, m.edge(q), m.meta[q])
 				}
 			}
-			c := bits.Len(uint(e-p)) - 1
-			if !m.runs[c].get(p) {
+			c := m.class(e - p)
+			if !m.runs[c].get(e - 1) {
 				return fmt.Errorf("free run [%d,%d) missing from class %d", p, e, c)
 			}
 			counts[c]++
@@ -93,17 +113,17 @@ func (m *Multilevel) check() error {
 			p = e
 			continue
 		}
+		prevFree = false
 		switch {
 		case md.n > 0:
 			n := int(md.n)
 			if p+n > m.pages || int64(md.slack) >= m.pageSize {
 				return fmt.Errorf("block at page %d: meta %+v", p, md)
 			}
-			for q := p + 1; q < p+n; q++ {
-				if !m.used.get(q) || m.meta[q] != (pageMeta{}) {
-					return fmt.Errorf("block at page %d: page %d used=%v meta %+v", p, q, m.used.get(q), m.meta[q])
-				}
+			if err := checkUnit(p, n, pageMeta{}); err != nil {
+				return fmt.Errorf("block: %w", err)
 			}
+			edges += min(n, 2)
 			size := int64(n)<<m.pageShift - int64(md.slack)
 			inUse += size
 			if md.seg != 0 {
@@ -124,11 +144,10 @@ func (m *Multilevel) check() error {
 			if int(s.page) != p {
 				return fmt.Errorf("slab %d starts at page %d, found at %d", si, s.page, p)
 			}
-			for q := p; q < p+unit; q++ {
-				if !m.used.get(q) || m.meta[q] != (pageMeta{n: md.n}) {
-					return fmt.Errorf("slab %d: page %d used=%v meta %+v", si, q, m.used.get(q), m.meta[q])
-				}
+			if err := checkUnit(p, unit, pageMeta{n: md.n}); err != nil {
+				return fmt.Errorf("slab %d: %w", si, err)
 			}
+			edges += min(unit, 2)
 			n, sl, err := m.checkSlab(si)
 			if err != nil {
 				return err
@@ -140,8 +159,12 @@ func (m *Multilevel) check() error {
 			return fmt.Errorf("used page %d is neither a block start nor a slab page", p)
 		}
 	}
-	if nfree != m.nfree || m.used.count() != m.pages-nfree {
-		return fmt.Errorf("free pages %d, counter %d, %d pages marked allocated", nfree, m.nfree, m.used.count())
+	marked := 0
+	for _, w := range m.edges {
+		marked += bits.OnesCount64(w)
+	}
+	if nfree != m.nfree || marked != edges {
+		return fmt.Errorf("free pages %d, counter %d; %d edge bits set, units have %d", nfree, m.nfree, marked, edges)
 	}
 	if r := int64(m.pages-nfree) << m.pageShift; r != m.stats.Reserved {
 		return fmt.Errorf("reserved %d, counter %d", r, m.stats.Reserved)

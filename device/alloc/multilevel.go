@@ -110,20 +110,36 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //
 // # Level 1: pages
 //
-// used has one bit per page, set while the page is allocated; it is only
-// read and marked, never searched (see occupancy for how a block's whole
-// 512-page lines are marked by one bit each). A block takes a run of whole
-// pages, wasting less than a page. Free pages form maximal runs, which are
-// indexed by class ⌊log2 length⌋: runs[c] is a bitmap (see bitmap for the
-// cache-line layout and the word-at-a-time search) with the start page of
-// every free run of class c, and runMask has bit c set iff class c is
-// non-empty. A free run's length is kept in meta at its start, and its
-// start in runStart at its last page.
+// Allocated units of pages (blocks and slabs) are marked by their edges:
+// bit p of edges is set iff page p is the first or the last page of one.
+// Marking a unit therefore costs two bits whatever its length, and the
+// pages on either side of a unit tell at once whether they are free: the
+// page before it is free iff its bit is clear, for it is the last page of
+// either a unit or a free run, and likewise the page after it. A block
+// takes a run of whole pages, wasting less than a page.
 //
-// Search for n pages (the first-fit / next-fit hybrid). Let f = ⌊log2 n⌋.
+// Free pages form maximal runs, indexed by class: the class of a run of l
+// pages is ⌊log2 l⌋, except that every run of at least 2^top pages, where
+// 2^top is the largest power of two not above half the pages, is in the
+// top class. runs[c] is a bitmap (see bitmap for the cache-line layout and
+// the word-at-a-time search) with the last page of every free run of class
+// c, and runMask has bit c set iff class c is non-empty. A free run's
+// length is kept in meta at its first page, and its first page in runStart
+// at its last.
 //
-//  1. Class f holds runs of length [2^f, 2^(f+1)), some of which may be
-//     shorter than n. It is probed next-fit: from a roving per-class cursor,
+// Two choices keep the pair of a large block cheap. Runs are indexed by
+// their last page, so a run whose front is taken by a block, or grows back
+// when that block is freed, stays where it is in its class bitmap: only a
+// change of class moves it. And the top class is wide, so the single run
+// of a fresh or nearly empty allocator keeps its class across allocations
+// of up to half the space, instead of leaving it on every
+// allocation and coming back on every free. The top class holds fewer than
+// four runs, so it is always searched whole.
+//
+// Search for n pages (the first-fit / next-fit hybrid). Let f = class(n).
+//
+//  1. Class f holds runs of length [2^f, 2^(f+1)) (the top class: at least
+//     2^f), some of which may be shorter than n. It is probed next-fit: from a roving per-class cursor,
 //     examining up to probeLimit runs (wrapping once), keeping the shortest
 //     that fits, stopping early at an exact fit; the cursor then stays
 //     there. Next fit because the runs rejected as too short are the ones a
@@ -141,22 +157,22 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //
 // The chosen run is the shortest of those examined, so it is the smallest
 // sufficient run whenever the classes probed hold at most probeLimit runs;
-// when found in class f it is also less than twice the request. The block
-// takes the front of the run; the rest stays a free run. Every step is a
-// constant number of bitmap searches, so the cost does not depend on how
-// many blocks are live, and marking a block costs its two edge lines plus
-// one bit per line between them, so it barely grows with the size.
+// when found in class f below the top it is also less than twice the
+// request. The block takes the front of the run; the rest stays a free
+// run. Every step is a constant number of bitmap searches, so the cost
+// does not depend on how many blocks are live, and marking a block costs
+// two bits, so it does not depend on its size either.
 //
 // Rejected: a linear first-fit scan of the page bitmap (cost grows with
 // the address space and the fragmentation), and exact best fit (needs all
 // runs of a class ordered by length; the bound above is kept at O(1)).
 //
-// Free clears the block's bits and merges with the free runs on either
+// Free clears the block's edges and merges with the free runs on either
 // side: the right one starts at the first page after the block, the left
 // one ends just before it, where runStart gives its start. Neither needs a
-// search. A class that loses its last run is cleared without emptiness
-// tests (bitmap.clearOnly), which keeps the pair cheap on a fresh
-// allocator, whose single run leaves its class on every allocation.
+// search. When both exist the right run absorbs the block and the left
+// run, keeping its place in the class bitmaps. A class that loses its last
+// run is cleared without emptiness tests (bitmap.clearOnly).
 //
 // # Level 2: slabs
 //
@@ -180,14 +196,17 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //
 // meta holds one pageMeta per page: for the first page of a block its
 // length and slack, for every page of a slab the slab's index, for the first
-// page of a free run the run's length; zero elsewhere. The used bit decides
-// which reading applies. Free checks an address against all of this, so a
-// foreign or interior address or a double free is an error, never damage.
+// page of a free run the run's length; zero elsewhere. A positive n is a
+// block's iff the page's edge bit is set. Free checks an address against
+// all of this, so a foreign or interior address or a double free is an
+// error, never damage. Telling an address inside a free run from one
+// inside a block takes a search of every non-empty class, on the error
+// path only.
 //
 // The steady state allocates nothing on the Go heap: all structures are
 // sized at construction except the slab descriptors, which are recycled.
-// The bookkeeping costs 16 bytes per page plus one bit per page and run
-// class: about 9.5 MiB for 32 GiB of 64 KiB pages.
+// The bookkeeping costs 16 bytes per page plus one bit per page for the
+// edges and for every run class: about 9.5 MiB for 32 GiB of 64 KiB pages.
 type Multilevel struct {
 	capacity  int64
 	pageSize  int64
@@ -195,12 +214,13 @@ type Multilevel struct {
 	pages     int
 
 	// Level 1.
-	used     occupancy
-	runs     []bitmap // by class ⌊log2 length⌋: start pages of free runs
+	edges    []uint64 // bit p set iff page p is the first or last page of an allocated unit
+	runs     []bitmap // by class (see class): last pages of free runs
 	runCount []int
 	runMask  uint64
+	top      int     // the top class
 	cursor   []int   // next-fit cursor per class
-	lowest   []int32 // per class: the lowest run start, or -1 if not known
+	lowest   []int32 // per class: the lowest run's last page, or -1 if not known
 	meta     []pageMeta
 	runStart []int32 // at the last page of each free run: its first page
 	nfree    int     // free pages
@@ -249,8 +269,9 @@ func NewMultilevel(capacity int64, opts ...MultilevelOption) (*Multilevel, error
 		pageSize:  o.PageSize,
 		pageShift: uint(bits.TrailingZeros64(uint64(o.PageSize))),
 		pages:     pages,
-		used:      newOccupancy(pages),
+		edges:     make([]uint64, (pages+63)/64),
 		runs:      make([]bitmap, nclass),
+		top:       max(nclass-2, 0),
 		runCount:  make([]int, nclass),
 		cursor:    make([]int, nclass),
 		lowest:    make([]int32, nclass),
@@ -355,9 +376,6 @@ func (m *Multilevel) Free(addr uint64) error {
 	}
 	off := addr - Base
 	p := int(off >> m.pageShift)
-	if !m.used.get(p) {
-		return fmt.Errorf("%w: %#x is in a free page", ErrDoubleFree, addr)
-	}
 	md := m.meta[p]
 	var size int64
 	var seg int32
@@ -367,10 +385,12 @@ func (m *Multilevel) Free(addr uint64) error {
 		if size, seg, err = m.freeSmall(int32(-md.n-1), addr); err != nil {
 			return err
 		}
-	case md.n > 0 && off&uint64(m.pageSize-1) == 0:
+	case md.n > 0 && m.edge(p) && off&uint64(m.pageSize-1) == 0:
 		size, seg = int64(md.n)<<m.pageShift-int64(md.slack), md.seg
 		m.meta[p] = pageMeta{}
 		m.releasePages(p, int(md.n))
+	case m.inFreeRun(p):
+		return fmt.Errorf("%w: %#x is in a free page", ErrDoubleFree, addr)
 	default:
 		return fmt.Errorf("%w: %#x is inside a block", ErrForeign, addr)
 	}
@@ -390,8 +410,8 @@ func (m *Multilevel) Stats() Stats {
 	if m.nfree > 0 {
 		h := 63 - bits.LeadingZeros64(m.runMask)
 		largest := 0
-		for s := m.runs[h].next(0); s >= 0; s = m.runs[h].next(s + 1) {
-			largest = max(largest, int(m.meta[s].n))
+		for e := m.runs[h].next(0); e >= 0; e = m.runs[h].next(e + 1) {
+			largest = max(largest, e+1-int(m.runStart[e]))
 		}
 		st.Fragmentation = 1 - float64(largest)/float64(m.nfree)
 	}
@@ -446,7 +466,7 @@ func (m *Multilevel) takePages(n int) int {
 	}
 	l := int(m.meta[s].n)
 	m.shrinkRun(s, l, n)
-	m.used.setRange(s, s+n)
+	m.markUnit(s, n)
 	m.nfree -= n
 	m.stats.Reserved += int64(n) << m.pageShift
 	m.stats.PeakReserved = max(m.stats.PeakReserved, m.stats.Reserved)
@@ -456,16 +476,16 @@ func (m *Multilevel) takePages(n int) int {
 // releasePages returns pages [p, p+n) to level 1, merging with the free runs
 // on either side. meta of the block's pages must already be zero.
 func (m *Multilevel) releasePages(p, n int) {
-	m.used.clearRange(p, p+n)
+	m.unmarkUnit(p, n)
 	m.nfree += n
 	m.stats.Reserved -= int64(n) << m.pageShift
-	switch left, right := p > 0 && !m.used.get(p-1), p+n < m.pages && !m.used.get(p+n); {
-	case left && right:
+	switch left, right := p > 0 && !m.edge(p-1), p+n < m.pages && !m.edge(p+n); {
+	case left && right: // the right run absorbs the block and the left run
 		ls := int(m.runStart[p-1])
 		rl := int(m.meta[p+n].n)
-		m.removeRun(p+n, rl)
+		m.removeRun(ls, p-ls)
 		m.meta[p+n].n = 0
-		m.growRun(ls, ls, p-ls, p+n+rl-ls)
+		m.growRun(p+n, ls, rl, p+n+rl-ls)
 	case left:
 		ls := int(m.runStart[p-1])
 		m.growRun(ls, ls, p-ls, p+n-ls)
@@ -478,20 +498,55 @@ func (m *Multilevel) releasePages(p, n int) {
 	}
 }
 
+// edge reports whether page p is the first or last page of an allocated
+// unit.
+func (m *Multilevel) edge(p int) bool { return m.edges[p>>6]&(1<<(p&63)) != 0 }
+
+// markUnit marks pages [p, p+n) as an allocated unit.
+func (m *Multilevel) markUnit(p, n int) {
+	m.edges[p>>6] |= 1 << (p & 63)
+	e := p + n - 1
+	m.edges[e>>6] |= 1 << (e & 63)
+}
+
+// unmarkUnit clears the marks of the allocated unit [p, p+n).
+func (m *Multilevel) unmarkUnit(p, n int) {
+	m.edges[p>>6] &^= 1 << (p & 63)
+	e := p + n - 1
+	m.edges[e>>6] &^= 1 << (e & 63)
+}
+
+// inFreeRun reports whether page p lies in a free run. The run holding p,
+// if any, has the nearest run end at or after p, since runs are disjoint;
+// finding it searches every non-empty class, so only error paths ask.
+func (m *Multilevel) inFreeRun(p int) bool {
+	nearest := -1
+	for mask := m.runMask; mask != 0; mask &= mask - 1 {
+		if e := m.runs[bits.TrailingZeros64(mask)].next(p); e >= 0 && (nearest < 0 || e < nearest) {
+			nearest = e
+		}
+	}
+	return nearest >= 0 && int(m.runStart[nearest]) <= p
+}
+
+// class returns the class of a free run of l pages: ⌊log2 l⌋, except that
+// every run of at least 2^top pages is in the top class.
+func (m *Multilevel) class(l int) int { return min(bits.Len(uint(l))-1, m.top) }
+
 // findRun returns the start of a free run of at least n pages chosen by the
 // hybrid search described at Multilevel, or -1 if there is none.
 func (m *Multilevel) findRun(n int) int {
-	f := bits.Len(uint(n)) - 1
+	f := m.class(n)
 	if m.runCount[f] > 0 {
 		b := &m.runs[f]
-		s := b.next(m.cursor[f])
-		if s < 0 {
-			s = b.next(0)
+		e := b.next(m.cursor[f])
+		if e < 0 {
+			e = b.next(0)
 		}
-		best, stop := m.probe(f, s, n)
+		best, stop := m.probe(f, e, n)
 		if best >= 0 {
 			m.cursor[f] = best
-			return best
+			return int(m.runStart[best])
 		}
 		m.cursor[f] = stop
 	}
@@ -500,48 +555,51 @@ func (m *Multilevel) findRun(n int) int {
 		return -1
 	}
 	c := bits.TrailingZeros64(above)
-	s := int(m.lowest[c])
-	if s < 0 {
-		s = m.runs[c].next(0)
-		m.lowest[c] = int32(s)
+	e := int(m.lowest[c])
+	if e < 0 {
+		e = m.runs[c].next(0)
+		m.lowest[c] = int32(e)
 	}
-	best, _ := m.probe(c, s, n)
-	return best
+	if best, _ := m.probe(c, e, n); best >= 0 {
+		return int(m.runStart[best])
+	}
+	return -1
 }
 
 // probe examines up to probeLimit runs of class c in address order from the
-// run starting at page s, wrapping around once, and returns the shortest of
-// at least n pages (or -1) and the page after the last run examined.
-func (m *Multilevel) probe(c, s, n int) (best, stop int) {
+// run ending at page e, wrapping around once, and returns the last page of
+// the shortest run of at least n pages (or -1) and the page after the last
+// run examined.
+func (m *Multilevel) probe(c, e, n int) (best, stop int) {
 	b := &m.runs[c]
 	best, bestLen := -1, 0
 	for k := range min(probeLimit, m.runCount[c]) {
 		if k > 0 {
-			if s = b.next(s); s < 0 {
-				s = b.next(0)
+			if e = b.next(e); e < 0 {
+				e = b.next(0)
 			}
 		}
-		if l := int(m.meta[s].n); l >= n && (best < 0 || l < bestLen) {
-			best, bestLen = s, l
+		if l := e + 1 - int(m.runStart[e]); l >= n && (best < 0 || l < bestLen) {
+			best, bestLen = e, l
 			if l == n {
-				return best, s + 1
+				return best, e + 1
 			}
 		}
-		s++
+		e++
 	}
-	return best, s
+	return best, e
 }
 
 func (m *Multilevel) addRun(s, l int) {
-	c := bits.Len(uint(l)) - 1
-	m.runs[c].set(s)
-	if lo := m.lowest[c]; m.runCount[c] == 0 || lo >= 0 && int32(s) < lo {
-		m.lowest[c] = int32(s)
+	c, e := m.class(l), s+l-1
+	m.runs[c].set(e)
+	if lo := m.lowest[c]; m.runCount[c] == 0 || lo >= 0 && int32(e) < lo {
+		m.lowest[c] = int32(e)
 	}
 	m.runCount[c]++
 	m.runMask |= 1 << c
 	m.meta[s].n = int32(l)
-	m.runStart[s+l-1] = int32(s)
+	m.runStart[e] = int32(s)
 }
 
 // shrinkRun takes the first n pages off the free run of l pages at s.
@@ -554,36 +612,41 @@ func (m *Multilevel) shrinkRun(s, l, n int) {
 }
 
 // growRun replaces the free run of l pages at s by one of nl pages at ns.
+// The class bitmaps index runs by their last page, so a run that loses or
+// gains pages at its front (a block taken, a block freed just before it)
+// stays where it is in them.
 func (m *Multilevel) growRun(s, ns, l, nl int) {
-	c, nc := bits.Len(uint(l))-1, bits.Len(uint(nl))-1
+	c, nc := m.class(l), m.class(nl)
 	if c != nc {
 		m.removeRun(s, l)
 		m.addRun(ns, nl)
 		return
 	}
-	if s != ns {
-		// A run's start moves only over pages that were its own or a
-		// freed block's, where no other run of any class starts: the
-		// lowest run of the class stays the lowest.
-		m.runs[c].move(s, ns)
-		if m.lowest[c] == int32(s) {
-			m.lowest[c] = int32(ns)
+	if e, ne := s+l-1, ns+nl-1; e != ne {
+		// A run's end moves only over pages that were its own or a freed
+		// block's, where no other run of any class ends: the lowest run of
+		// the class stays the lowest.
+		m.runs[c].move(e, ne)
+		if m.lowest[c] == int32(e) {
+			m.lowest[c] = int32(ne)
 		}
+		m.runStart[ne] = int32(ns)
+	} else if s != ns {
+		m.runStart[e] = int32(ns)
 	}
 	m.meta[ns].n = int32(nl)
-	m.runStart[ns+nl-1] = int32(ns)
 }
 
 func (m *Multilevel) removeRun(s, l int) {
-	c := bits.Len(uint(l)) - 1
-	if m.lowest[c] == int32(s) {
+	c, e := m.class(l), s+l-1
+	if m.lowest[c] == int32(e) {
 		m.lowest[c] = -1
 	}
 	if m.runCount[c]--; m.runCount[c] > 0 {
-		m.runs[c].clear(s)
+		m.runs[c].clear(e)
 		return
 	}
-	m.runs[c].clearOnly(s)
+	m.runs[c].clearOnly(e)
 	m.runMask &^= 1 << c
 }
 

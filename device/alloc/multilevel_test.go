@@ -137,6 +137,9 @@ func TestMultilevelErrors(t *testing.T) {
 		{"double free small", func() error { return m.Free(freedSmall) }, ErrDoubleFree},
 		{"inside large", func() error { return m.Free(large + 64<<10) }, ErrForeign},
 		{"inside large page", func() error { return m.Free(large + 8) }, ErrForeign},
+		{"last page of large", func() error { return m.Free(large + 3*64<<10) }, ErrForeign},
+		{"inside a free run", func() error { return m.Free(freed + 2*64<<10) }, ErrDoubleFree},
+		{"inside a CPE slab", func() error { return m.Free(cpe + 7*64<<10) }, ErrForeign},
 		{"inside small", func() error { return m.Free(small + 1) }, ErrForeign},
 		{"never handed out", func() error { return m.Free(small + 10*256) }, ErrForeign},
 		{"below base", func() error { return m.Free(Base - 1) }, ErrForeign},
@@ -239,14 +242,15 @@ func TestMultilevelSmallestRun(t *testing.T) {
 			n = 1 + r.IntN(pages/2)
 		}
 		// Brute force over the free runs.
+		used := m.allocatedPages()
 		best, bestLen := -1, 0
 		for p := 0; p < pages; {
-			if m.used.get(p) {
+			if used[p] {
 				p++
 				continue
 			}
 			e := p
-			for e < pages && !m.used.get(e) {
+			for e < pages && !used[e] {
 				e++
 			}
 			if e-p >= n && (best < 0 || e-p < bestLen) {
@@ -254,7 +258,7 @@ func TestMultilevelSmallestRun(t *testing.T) {
 			}
 			p = e
 		}
-		f := bits.Len(uint(n)) - 1
+		f := m.class(n)
 		above := m.runMask &^ (uint64(2)<<f - 1)
 		bounded := m.runCount[f] <= probeLimit &&
 			(above == 0 || m.runCount[bits.TrailingZeros64(above)] <= probeLimit)
@@ -270,12 +274,13 @@ func TestMultilevelSmallestRun(t *testing.T) {
 		}
 		live = append(live, addr)
 		p := int((addr - Base) / page)
+		used = m.allocatedPages()
 		// The run the block came from starts at p (blocks take a run's front).
-		if !(p == 0 || m.used.get(p-1)) {
+		if !(p == 0 || used[p-1]) {
 			t.Fatalf("op %d: block at page %d is not at the front of a run", op, p)
 		}
 		got := n
-		for q := p + n; q < pages && !m.used.get(q); q++ {
+		for q := p + n; q < pages && !used[q]; q++ {
 			got++
 		}
 		if bounded {
@@ -284,7 +289,7 @@ func TestMultilevelSmallestRun(t *testing.T) {
 				t.Fatalf("op %d: %d pages from a run of %d, shortest sufficient run is %d", op, n, got, bestLen)
 			}
 		}
-		if got >= 2*n && bits.Len(uint(got))-1 == f {
+		if f < m.top && got >= 2*n && m.class(got) == f {
 			t.Fatalf("op %d: run of %d for %d pages from the request's own class", op, got, n)
 		}
 		if op%1000 == 0 {
