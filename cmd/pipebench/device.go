@@ -154,6 +154,9 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	rows = append(rows, trows...)
 	swai.WriteTable(stdout, rows)
+	if f := swai.AllocatorFlatness(rows); f != "" {
+		fmt.Fprintln(stdout, f)
+	}
 	fmt.Fprintln(stdout, summary)
 	if *jsonPath != "" {
 		b, err := json.MarshalIndent(struct {

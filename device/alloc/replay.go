@@ -119,43 +119,78 @@ const measureBatch = 5 * time.Microsecond
 const measureWarmup = 2 * time.Millisecond
 
 // Measure returns the median host time of one Alloc(size)+Free pair on a
-// over n samples (n < 1 counts as 1). Each sample times a batch of pairs —
-// as many as make the batch last measureBatch — and divides by its length.
-// Before sampling, Measure runs a garbage collection, so that a cycle set
-// off by earlier work (building a large allocator, say) does not compete
-// with the samples, and then runs pairs for measureWarmup: the first pairs
-// on a fresh allocator touch cold memory and would both read slow and
-// make the batch too short.
-// a is left holding what it held before, though caches may have filled.
+// over n samples (n < 1 counts as 1); it is MeasureAll of one point.
 func Measure(a Allocator, size int64, n int) (time.Duration, error) {
+	d, err := MeasureAll([]Point{{a, size}}, n)
+	if err != nil {
+		return 0, err
+	}
+	return d[0], nil
+}
+
+// A Point is an allocator and the request size whose Alloc+Free pairs
+// MeasureAll times.
+type Point struct {
+	A    Allocator
+	Size int64
+}
+
+// MeasureAll returns, for every point, the median host time of one
+// Alloc(Size)+Free pair on A over n samples (n < 1 counts as 1). Each
+// sample times a batch of pairs — as many as make the batch last
+// measureBatch — and divides by its length. The samples are interleaved:
+// each of n rounds takes one sample of every point in turn, so that a slow
+// spell of a shared machine falls on all points alike and their ratios
+// hold. Points should have allocators of their own.
+//
+// Before sampling, MeasureAll runs a garbage collection, so that a cycle
+// set off by earlier work (building a large allocator, say) does not
+// compete with the samples, and then runs pairs of every point for
+// measureWarmup: the first pairs on a fresh allocator touch cold memory and
+// would both read slow and make the batch too short. Each allocator is
+// left holding what it held before, though caches may have filled.
+func MeasureAll(points []Point, n int) ([]time.Duration, error) {
 	n = max(n, 1)
+	wrap := func(p Point, err error) error {
+		return fmt.Errorf("alloc: measure %d-byte pairs: %w", p.Size, err)
+	}
 	runtime.GC()
-	for t0 := time.Now(); time.Since(t0) < measureWarmup; {
-		if _, err := timePairs(a, size, 64); err != nil {
-			return 0, fmt.Errorf("alloc: measure %d-byte pairs: %w", size, err)
+	batch := make([]int, len(points))
+	for i, p := range points {
+		for t0 := time.Now(); time.Since(t0) < measureWarmup; {
+			if _, err := timePairs(p.A, p.Size, 64); err != nil {
+				return nil, wrap(p, err)
+			}
+		}
+		for batch[i] = 1; batch[i] < 1<<20; batch[i] *= 2 {
+			d, err := timePairs(p.A, p.Size, batch[i])
+			if err != nil {
+				return nil, wrap(p, err)
+			}
+			if d >= measureBatch {
+				break
+			}
 		}
 	}
-	batch := 1
-	for batch < 1<<20 {
-		d, err := timePairs(a, size, batch)
-		if err != nil {
-			return 0, fmt.Errorf("alloc: measure %d-byte pairs: %w", size, err)
-		}
-		if d >= measureBatch {
-			break
-		}
-		batch *= 2
-	}
-	samples := make([]time.Duration, n)
+	samples := make([][]time.Duration, len(points))
 	for i := range samples {
-		d, err := timePairs(a, size, batch)
-		if err != nil {
-			return 0, fmt.Errorf("alloc: measure %d-byte pairs: %w", size, err)
-		}
-		samples[i] = d / time.Duration(batch)
+		samples[i] = make([]time.Duration, n)
 	}
-	slices.Sort(samples)
-	return samples[n/2], nil
+	for r := range n {
+		for i, p := range points {
+			d, err := timePairs(p.A, p.Size, batch[i])
+			if err != nil {
+				return nil, wrap(p, err)
+			}
+			samples[i][r] = d / time.Duration(batch[i])
+		}
+	}
+	medians := make([]time.Duration, len(points))
+	for i, s := range samples {
+		slices.Sort(s)
+		medians[i] = s[n/2]
+	}
+	return medians, nil
 }
 
 // timePairs times k Alloc(size)+Free pairs.

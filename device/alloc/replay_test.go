@@ -3,6 +3,7 @@ package alloc
 import (
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -280,5 +281,34 @@ func BenchmarkDecodeTrace(b *testing.B) {
 			b.ReportMetric(ca/float64(n), "ns/allocop-caching")
 			b.ReportMetric(ca/ml, "caching/multilevel")
 		})
+	}
+}
+
+// TestMeasureAll checks that every point is sampled n times on its own
+// allocator, which ends as it began, and that a failing point names its
+// size.
+func TestMeasureAll(t *testing.T) {
+	als := allocators(t, 1<<30)
+	points := make([]Point, len(als))
+	before := make([]Stats, len(als))
+	for i, al := range als {
+		points[i] = Point{al.a, int64(1000 << (4 * i))}
+		before[i] = al.a.Stats()
+	}
+	const n = 7
+	ds, err := MeasureAll(points, n)
+	if err != nil || len(ds) != len(points) {
+		t.Fatalf("MeasureAll = %v, %v", ds, err)
+	}
+	for i, al := range als {
+		after := al.a.Stats()
+		if ds[i] <= 0 || after.InUse != before[i].InUse || after.Allocs-before[i].Allocs < n ||
+			after.Allocs-before[i].Allocs != after.Frees-before[i].Frees {
+			t.Errorf("%s: %v per pair, stats %+v -> %+v", al.name, ds[i], before[i], after)
+		}
+	}
+	points = append(points, Point{als[0].a, 2 << 30})
+	if _, err := MeasureAll(points, n); !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "2147483648-byte") {
+		t.Errorf("MeasureAll with a point over the capacity: %v", err)
 	}
 }

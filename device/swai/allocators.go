@@ -2,7 +2,7 @@ package swai
 
 // This file is the one place where swai names device/alloc's allocators.
 // Everything else in the package goes through Kind, kindAllocator,
-// newAllocator and measurePair.
+// newAllocator and measurePairs.
 
 import (
 	"fmt"
@@ -66,12 +66,17 @@ type anyKind struct{ alloc.Allocator }
 
 func (a anyKind) AllocKind(size int64, _ Kind) (uint64, error) { return a.Alloc(size) }
 
-// measurePair is the real median time of one Alloc(size) followed by its
-// Free, over n samples.
-func measurePair(a alloc.Allocator, size int64, n int) (time.Duration, error) {
-	d, err := alloc.Measure(a, size, n)
+// measurePairs is, for every i, the real median time of one
+// Alloc(sizes[i]) on as[i] followed by its Free, over n samples taken in
+// interleaved rounds (alloc.MeasureAll).
+func measurePairs(as []kindAllocator, sizes []int64, n int) ([]time.Duration, error) {
+	points := make([]alloc.Point, len(as))
+	for i, a := range as {
+		points[i] = alloc.Point{A: a, Size: sizes[i]}
+	}
+	d, err := alloc.MeasureAll(points, n)
 	if err != nil {
-		return 0, fmt.Errorf("swai: %w", err)
+		return nil, fmt.Errorf("swai: %w", err)
 	}
 	return d, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -189,8 +190,16 @@ func (f *figures) close() {
 	}
 }
 
-// allocator: figure 8, the allocators alone, real time.
+// allocator: figure 8, the allocators alone, real time. Every (variant,
+// size) point gets an allocator of its own and all are sampled in
+// interleaved rounds, so the figure's ratios (across sizes: the flatness;
+// across variants) come from one stretch of the machine's time.
 func (f *figures) allocator(ctx context.Context) error {
+	var (
+		variants []string
+		as       []kindAllocator
+		sizes    []int64
+	)
 	for _, variant := range []string{AllocMultilevel, AllocCaching, AllocReference} {
 		for _, size := range f.sizes {
 			if err := ctx.Err(); err != nil {
@@ -200,12 +209,15 @@ func (f *figures) allocator(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			d, err := measurePair(a, size, f.o.AllocRepeat)
-			if err != nil {
-				return err
-			}
-			f.add(FigAllocator, variant, size, true, d)
+			variants, as, sizes = append(variants, variant), append(as, a), append(sizes, size)
 		}
+	}
+	ds, err := measurePairs(as, sizes, f.o.AllocRepeat)
+	if err != nil {
+		return err
+	}
+	for i, d := range ds {
+		f.add(FigAllocator, variants[i], sizes[i], true, d)
 	}
 	return nil
 }
@@ -397,6 +409,48 @@ func WriteTable(w io.Writer, rows []Row) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Figure, r.Variant, formatSize(r.SizeBytes), sync, formatNs(r.LatencyNs), bw)
 	}
 	return tw.Flush()
+}
+
+// AllocatorFlatness summarises the allocator figure: for every variant, its
+// slowest size's time per pair over its fastest's (the paper's flatness; 1
+// is perfectly flat). The points were sampled in interleaved rounds, so the
+// ratio comes from one stretch of the machine's time. It returns "" when
+// the rows hold no allocator figure.
+func AllocatorFlatness(rows []Row) string {
+	type span struct{ lo, hi Row }
+	var variants []string
+	spans := map[string]*span{}
+	for _, r := range rows {
+		if r.Figure != FigAllocator || r.LatencyNs <= 0 {
+			continue
+		}
+		s := spans[r.Variant]
+		if s == nil {
+			s = &span{r, r}
+			spans[r.Variant] = s
+			variants = append(variants, r.Variant)
+		}
+		if r.LatencyNs < s.lo.LatencyNs {
+			s.lo = r
+		}
+		if r.LatencyNs > s.hi.LatencyNs {
+			s.hi = r
+		}
+	}
+	if len(variants) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("allocator flatness (slowest size / fastest size, ns per pair):")
+	for i, v := range variants {
+		s := spans[v]
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %s %.2fx (%s %.0f ns / %s %.0f ns)", v, s.hi.LatencyNs/s.lo.LatencyNs,
+			formatSize(s.hi.SizeBytes), s.hi.LatencyNs, formatSize(s.lo.SizeBytes), s.lo.LatencyNs)
+	}
+	return b.String()
 }
 
 func formatSize(n int64) string {

@@ -155,3 +155,22 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestAllocatorFlatness(t *testing.T) {
+	rows := []Row{
+		{Figure: FigAllocator, Variant: "multilevel", SizeBytes: 1 << 10, LatencyNs: 20},
+		{Figure: FigLaunch, Variant: "fast", LatencyNs: 2300},
+		{Figure: FigAllocator, Variant: "multilevel", SizeBytes: 1 << 30, LatencyNs: 30},
+		{Figure: FigAllocator, Variant: "multilevel", SizeBytes: 4 << 20, LatencyNs: 25},
+		{Figure: FigAllocator, Variant: "caching", SizeBytes: 1 << 10, LatencyNs: 40},
+		{Figure: FigAllocator, Variant: "caching", SizeBytes: 64 << 20, LatencyNs: 10},
+	}
+	want := "allocator flatness (slowest size / fastest size, ns per pair): " +
+		"multilevel 1.50x (1G 30 ns / 1K 20 ns); caching 4.00x (1K 40 ns / 64M 10 ns)"
+	if got := AllocatorFlatness(rows); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := AllocatorFlatness(rows[1:2]); got != "" {
+		t.Errorf("no allocator rows: %q", got)
+	}
+}

@@ -95,15 +95,15 @@ func TestDeviceMalloc(t *testing.T) {
 	}
 }
 
-func TestMeasurePair(t *testing.T) {
+func TestMeasurePairs(t *testing.T) {
 	a, err := newAllocator(AllocReference, 1<<20, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, err := measurePair(a, 4096, 10); err != nil || d <= 0 {
-		t.Errorf("measurePair = %v, %v", d, err)
+	if d, err := measurePairs([]kindAllocator{a}, []int64{4096}, 10); err != nil || len(d) != 1 || d[0] <= 0 {
+		t.Errorf("measurePairs = %v, %v", d, err)
 	}
-	if _, err := measurePair(a, 2<<20, 10); !errors.Is(err, alloc.ErrOutOfMemory) {
+	if _, err := measurePairs([]kindAllocator{a}, []int64{2 << 20}, 10); !errors.Is(err, alloc.ErrOutOfMemory) {
 		t.Errorf("oversized measure: %v", err)
 	}
 	if st := a.Stats(); st.Allocs < 10 || st.Allocs != st.Frees || st.InUse != 0 {
