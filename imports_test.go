@@ -22,6 +22,7 @@ var allowed = map[string][]string{
 	"sync/flag":           {},
 	"internal/spin":       {},
 	"internal/leaktest":   {},
+	"internal/graphtest":  {"subgraph", "kernel"},
 	"device/alloc":        {},
 	"device":              {"device/alloc"},
 	"device/devtrace":     {"device", "trace"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/scenarios"
@@ -145,76 +146,6 @@ func TestPeakMemoryOfQueuedModesStaysNearKBK(t *testing.T) {
 	}
 }
 
-// randomGraph builds a random DAG over [r, c] float32 tensors mixing
-// element-wise ops, matmuls, value dependencies (Reshape by a computed shape)
-// and compute dependencies (Unique, NonZero), with real random inputs.
-func randomGraph(rng *rand.Rand, id int) (*subgraph.Graph, []*kernel.Tensor) {
-	r, c := int64(1+rng.IntN(4)), int64(1+rng.IntN(5))
-	b := subgraph.NewBuilder(fmt.Sprintf("random%d", id))
-	var inputs []*kernel.Tensor
-	pool := []string{}
-	for i := 0; i < 1+rng.IntN(3); i++ {
-		pool = append(pool, b.Input(fmt.Sprintf("x%d", i), kernel.Float32, r, c))
-		v := make([]float32, r*c)
-		for j := range v {
-			v[j] = float32(rng.IntN(9)-4) / 2 // small exact values: Unique finds duplicates
-		}
-		inputs = append(inputs, kernel.FromFloat32(v, r, c))
-	}
-	w := b.Const("w", kernel.FromFloat32(randFloats(rng, int(c*c)), c, c))
-	row := b.Const("row", kernel.FromFloat32(randFloats(rng, int(c)), 1, c))
-	pick := func() string { return pool[rng.IntN(len(pool))] }
-	for n := 3 + rng.IntN(25); n > 0; n-- {
-		var out string
-		switch k := rng.IntN(11); k {
-		case 0:
-			out = b.Op("Add", pick(), pick())
-		case 1:
-			out = b.Op("Mul", pick(), row)
-		case 2:
-			out = b.Op("Sub", pick(), pick())
-		case 3:
-			out = b.Op("ReLU", pick())
-		case 4:
-			out = b.Op("MatMul", pick(), w)
-		case 5, 6: // value dependency: reshape to [c, r] by a computed shape, and back
-			x := pick()
-			s := b.Op("Shape", x)
-			perm := b.OpAttrs("Gather", kernel.Attrs{"axis": int64(0)}, s, b.Const(fmt.Sprintf("perm%d", n), kernel.FromInt64([]int64{1, 0}, 2)))
-			t := b.Op("Reshape", x, perm)
-			if k == 6 {
-				t = b.Op("ReLU", t)
-			}
-			out = b.Op("Reshape", t, s)
-		case 7: // compute dependency: Unique, reduced to a scalar, broadcast back
-			u := b.Op("Unique", b.Op("Reshape", pick(), b.Const(fmt.Sprintf("flat%d", n), kernel.FromInt64([]int64{-1}, 1))))
-			out = b.Op("Add", pick(), b.OpAttrs("ReduceSum", kernel.Attrs{"keepdims": false}, u))
-		case 8: // compute dependency: NonZero count
-			nz := b.Op("NonZero", b.Op("ReLU", pick()))
-			f := b.OpAttrs("Cast", kernel.Attrs{"to": "float32"}, nz)
-			out = b.Op("Mul", pick(), b.OpAttrs("ReduceSum", kernel.Attrs{"keepdims": false}, f))
-		case 9:
-			out = b.OpAttrs("Softmax", kernel.Attrs{"axis": int64(-1)}, pick())
-		case 10:
-			out = b.Op("GELU", pick())
-		}
-		pool = append(pool, out)
-	}
-	b.Output(pool[len(pool)-1])
-	if len(pool) > 2 {
-		b.Output(pool[len(pool)-2])
-	}
-	return b.Graph(), inputs
-}
-
-func randFloats(rng *rand.Rand, n int) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = rng.Float32()*2 - 1
-	}
-	return v
-}
-
 func TestRandomGraphsEveryModeMatchesKBK(t *testing.T) {
 	rng := rand.New(rand.NewPCG(42, 1))
 	n := 200
@@ -222,7 +153,8 @@ func TestRandomGraphsEveryModeMatchesKBK(t *testing.T) {
 		n = 40
 	}
 	for i := 0; i < n; i++ {
-		g, in := randomGraph(rng, i)
+		g, byName := graphtest.Random(rng, graphtest.Options{Nodes: 3 + rng.IntN(25), Rows: 1 + rng.Int64N(4), Cols: 1 + rng.Int64N(5), ValueDeps: true})
+		in := graphtest.Inputs(g, byName)
 		ref, _, err := run(t, g, in, variants[0], ops.Registry())
 		if err != nil {
 			t.Fatalf("graph %d: kbk: %v", i, err)

@@ -8,81 +8,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/subgraph"
 )
-
-// randomGraph builds a random valid graph of n nodes over three kinds of
-// tensor — static [3,4] float32 (a), dynamic rank-1 float32 from Unique (d),
-// and [1] float32 (s) — with random placements that switch with
-// probability flip from one node to the next.
-func randomGraph(rng *rand.Rand, n int, flip float64) *subgraph.Graph {
-	b := subgraph.NewBuilder(fmt.Sprintf("random%d", n))
-	pool := map[byte][]string{
-		'a': {b.Input("x", kernel.Float32, 3, 4), b.Input("y", kernel.Float32, 3, 4)},
-		's': {b.Const("one", kernel.FromFloat32([]float32{1}, 1))},
-	}
-	w := b.Const("w", kernel.FromFloat32(make([]float32, 16), 4, 4))
-	pick := func(kind byte) string {
-		p := pool[kind]
-		// Favour recent tensors, so that chains form.
-		i := len(p) - 1 - min(int(rng.ExpFloat64()*3), len(p)-1)
-		return p[i]
-	}
-	place := subgraph.OnDevice
-	for range n {
-		if rng.Float64() < flip {
-			place = subgraph.OnDevice + subgraph.OnCPU - place
-		}
-		var out string
-		var kind byte = 'a'
-		switch r := rng.IntN(10); {
-		case r == 0:
-			out = b.Op("Add", pick('a'), pick('a'))
-		case r == 1:
-			out = b.Op("Mul", pick('a'), pick('a'))
-		case r == 2:
-			out = b.Op("Add", pick('a'), pick('s'))
-		case r == 3:
-			out = b.Op("ReLU", pick('a'))
-		case r == 4:
-			out = b.Op("MatMul", pick('a'), w)
-		case r == 5:
-			out, kind = b.Op("Unique", pick('a')), 'd'
-		case r == 6 && len(pool['d']) > 0:
-			out, kind = b.Op("ReLU", pick('d')), 'd'
-		case r == 7 && len(pool['d']) > 0:
-			out, kind = b.OpAttrs("ReduceSum", kernel.Attrs{"axes": []int64{0}, "keepdims": true}, pick('d')), 's'
-		case r == 8:
-			out, kind = b.Op("Mul", pick('s'), pick('s')), 's'
-		default:
-			out = b.Op("GELU", pick('a'))
-		}
-		b.Last().Placement = place
-		pool[kind] = append(pool[kind], out)
-	}
-	// Outputs: the last tensor of each kind and a few random ones, and
-	// sometimes a graph input.
-	outs := map[string]bool{}
-	for _, k := range []byte{'a', 'd', 's'} {
-		if p := pool[k]; len(p) > 0 {
-			outs[p[len(p)-1]] = true
-		}
-	}
-	for range 3 {
-		outs[pick('a')] = true
-	}
-	if rng.IntN(4) == 0 {
-		outs["x"] = true
-	}
-	names := make([]string, 0, len(outs))
-	for o := range outs {
-		names = append(names, o)
-	}
-	slices.Sort(names)
-	b.Output(names...)
-	return b.Graph()
-}
 
 func labels(c *subgraph.Checked) func(int) subgraph.Placement {
 	return func(i int) subgraph.Placement { return c.Graph.Nodes[i].Placement }
@@ -95,7 +24,7 @@ func TestPartitionProperties(t *testing.T) {
 	for iter := range 300 {
 		n := 1 + rng.IntN(60)
 		flip := []float64{0, 0.1, 0.3, 0.7}[iter%4]
-		g := randomGraph(rng, n, flip)
+		g, _ := graphtest.Random(rng, graphtest.Options{Nodes: n, Flip: flip})
 		c, err := subgraph.Validate(g, reg())
 		if err != nil {
 			t.Fatalf("graph %d: %v", iter, err)
@@ -470,7 +399,7 @@ func TestPartitionKeepsDeadNodesRunning(t *testing.T) {
 
 func BenchmarkPartition(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	g := randomGraph(rng, 2000, 0.05)
+	g, _ := graphtest.Random(rng, graphtest.Options{Nodes: 2000, Flip: 0.05})
 	c, err := subgraph.Validate(g, reg())
 	if err != nil {
 		b.Fatal(err)
