@@ -52,7 +52,7 @@ func TestRandomGraphsMatchKBK(t *testing.T) {
 		heterog.Capability{Ops: []string{"Add", "Sub", "MatMul", "GELU"}, Fallback: heterog.Fixed(subgraph.OnDevice)}}
 	modes := []actor.Mode{actor.Pipeline, actor.Async, actor.KBK}
 	for iter := range 40 {
-		g, in := graphtest.Random(rng, graphtest.Options{Nodes: 1 + rng.IntN(30), Flip: 0.5})
+		g, in := graphtest.Random(rng, graphtest.Options{Nodes: 1 + rng.IntN(30), Flip: 0.5, ValueDeps: iter%2 == 1})
 		want := reference(t, g, in)
 		for _, s := range []heterog.Schedule{heterog.Concurrent, heterog.Serial} {
 			o := heterog.Options{Schedule: s, Policy: policies[iter%len(policies)], Mode: modes[iter%len(modes)], Manager: mgr}

@@ -108,8 +108,11 @@ type Edge struct {
 // wanted for a device that runs a part one kernel at a time (the CPU);
 // chains may be nil. The result is deterministic. A tensor cut between
 // parts must have a dtype and rank known before run time (its dimensions
-// may be dynamic): Partition fails with ErrPartition when one does not,
-// which happens only downstream of a value dependency on a computed tensor.
+// may be dynamic). Shape computations on shapes and constants are folded
+// to learn them (Reshape by Gather(Shape(x), perm) has a known rank);
+// Partition fails with ErrPartition when a rank stays unknown, which
+// happens only downstream of a value dependency whose value is not known
+// before run time: a graph input, or a value computed from contents.
 func Partition(c *Checked, place func(node int) Placement, chains func(Placement) bool) (*Partitioning, error) {
 	if c == nil || c.Graph == nil || place == nil {
 		return nil, &Error{Err: fmt.Errorf("%w: nil graph or placement function", ErrPartition)}
@@ -423,9 +426,16 @@ func crossValue(c *Checked, bound map[string]*kernel.Tensor, t string) (Value, e
 // bounds infers a dtype and a shape of the right rank for the tensors that
 // have no static shape: shape inference runs on upper bounds (a
 // compute-dependent kernel's bound is its output) and on known shapes where
-// a dynamic input dimension is taken as 1. A node that needs a value it
-// does not have, or whose InferShape fails on these stand-ins, leaves its
-// outputs unknown.
+// a dynamic input dimension is taken as 1. Values come from constants and
+// from folding (see fold), so a Reshape by a shape computed from shapes
+// gets its rank. A node that needs a value it does not have, or whose
+// InferShape fails on these stand-ins, leaves its outputs unknown.
+//
+// Only the ranks and dtypes of the result are used, and they are right
+// even where a stand-in dimension is not: a built-in op's output rank
+// depends on its inputs' ranks and on the lengths of its value inputs,
+// never on the values themselves, and a folded shape vector has the real
+// length whatever its entries.
 func (c *Checked) bounds() map[string]*kernel.Tensor {
 	g := c.Graph
 	b := make(map[string]*kernel.Tensor, len(c.Meta))
@@ -445,9 +455,6 @@ func (c *Checked) bounds() map[string]*kernel.Tensor {
 	}
 	for _, i := range c.Order {
 		n, k := g.Nodes[i], c.Kernels[i]
-		if _, ok := c.Meta[firstOutput(n)]; ok {
-			continue
-		}
 		in := make([]*kernel.Tensor, len(n.Inputs))
 		known := true
 		for j, name := range n.Inputs {
@@ -456,6 +463,15 @@ func (c *Checked) bounds() map[string]*kernel.Tensor {
 			}
 		}
 		if !known {
+			continue
+		}
+		if out := fold(k, n, in); out != nil {
+			for j, name := range n.Outputs {
+				b[name] = out[j]
+			}
+			continue
+		}
+		if _, ok := c.Meta[firstOutput(n)]; ok {
 			continue
 		}
 		for _, j := range k.Deps().Value {
@@ -478,6 +494,55 @@ func (c *Checked) bounds() map[string]*kernel.Tensor {
 		}
 	}
 	return b
+}
+
+// foldLimit is the most elements a folded output may have: folding is for
+// shape arithmetic, never for dense data.
+const foldLimit = 64
+
+// fold computes node n's outputs on the host from what bounds knows before
+// run time, and returns them with contents, or nil: a kernel that reads
+// only shapes (Shape) from its inputs' shapes, any other kernel when every
+// input has contents (a constant or a folded value). Compute-dependent
+// kernels, kernels that need a workspace and outputs of more than
+// foldLimit elements do not fold. The values are real where the input
+// shapes are static, stand-ins where they are stand-ins.
+func fold(k kernel.Kernel, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) {
+	comp, ok := k.(kernel.Computer)
+	if !ok || k.Deps().Compute {
+		return nil
+	}
+	for _, t := range in {
+		if !k.Deps().ShapeOnly && t.Host == nil && t.NumElements() != 0 {
+			return nil
+		}
+	}
+	out = make([]*kernel.Tensor, len(n.Outputs))
+	for j := range out {
+		out[j] = &kernel.Tensor{}
+	}
+	if safeInfer(k, in, out) != nil {
+		return nil
+	}
+	for _, t := range out {
+		if !t.Shape.Known() || t.NumElements() > foldLimit {
+			return nil
+		}
+		t.Host = make([]byte, t.Bytes())
+	}
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	tl, err := k.Resize(in, out)
+	if err != nil || tl.Workspace > 0 {
+		return nil
+	}
+	if comp.Compute(&kernel.Args{In: in, Out: out, Tiling: tl, Node: n.Name}) != nil {
+		return nil
+	}
+	return out
 }
 
 func firstOutput(n *Node) string {

@@ -24,7 +24,7 @@ func TestPartitionProperties(t *testing.T) {
 	for iter := range 300 {
 		n := 1 + rng.IntN(60)
 		flip := []float64{0, 0.1, 0.3, 0.7}[iter%4]
-		g, _ := graphtest.Random(rng, graphtest.Options{Nodes: n, Flip: flip})
+		g, _ := graphtest.Random(rng, graphtest.Options{Nodes: n, Flip: flip, ValueDeps: iter%2 == 1})
 		c, err := subgraph.Validate(g, reg())
 		if err != nil {
 			t.Fatalf("graph %d: %v", iter, err)
@@ -349,12 +349,44 @@ func TestPartitionDeclaresDynamicCrossTensors(t *testing.T) {
 	}
 }
 
+func TestPartitionFoldsComputedShapes(t *testing.T) {
+	// Reshape by a shape computed from shapes: folding Shape and Gather
+	// gives its output's rank, so it can cross parts, declared with dynamic
+	// dimensions. With a dynamic input dimension the folded shape is a
+	// stand-in, and the rank is still right.
+	for _, shape := range []kernel.Shape{{2, 3}, {kernel.Dynamic, 3}} {
+		b := subgraph.NewBuilder("fold")
+		x := b.Input("x", kernel.Float32, shape...)
+		s := b.Op("Shape", x)
+		perm := b.OpAttrs("Gather", kernel.Attrs{"axis": int64(0)}, s, b.Const("perm", kernel.FromInt64([]int64{1, 0}, 2)))
+		r := b.Op("Reshape", x, perm)
+		for _, n := range b.Graph().Nodes {
+			n.Placement = subgraph.OnDevice
+		}
+		b.Output(b.Op("ReLU", r))
+		b.Last().Placement = subgraph.OnCPU
+		c, err := subgraph.Validate(b.Graph(), reg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := subgraph.Partition(c, labels(c), nil)
+		if err != nil {
+			t.Fatalf("x %v: %v", shape, err)
+		}
+		in := p.Parts[1].Graph.Inputs
+		if len(in) != 1 || in[0].Name != r || in[0].DType != kernel.Float32 || !in[0].Shape.Equal(kernel.Shape{kernel.Dynamic, kernel.Dynamic}) {
+			t.Fatalf("x %v: cross input declared as %+v", shape, in)
+		}
+	}
+}
+
 func TestPartitionRefusesTensorsOfUnknownRank(t *testing.T) {
-	// Reshape by a computed shape: its output's rank is known only at run
-	// time, so it cannot be declared as the input of another part.
+	// Reshape by a shape the caller passes in: its output's rank is known
+	// only at run time, so it cannot be declared as the input of another
+	// part.
 	b := subgraph.NewBuilder("rank")
 	x := b.Input("x", kernel.Float32, 2, 3)
-	s := b.Op("Shape", x)
+	s := b.Input("s", kernel.Int64, kernel.Dynamic)
 	r := b.Op("Reshape", x, s)
 	b.Last().Placement = subgraph.OnDevice
 	b.Output(b.Op("ReLU", r))
@@ -399,7 +431,7 @@ func TestPartitionKeepsDeadNodesRunning(t *testing.T) {
 
 func BenchmarkPartition(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	g, _ := graphtest.Random(rng, graphtest.Options{Nodes: 2000, Flip: 0.05})
+	g, _ := graphtest.Random(rng, graphtest.Options{Nodes: 2000, Flip: 0.05, ValueDeps: true})
 	c, err := subgraph.Validate(g, reg())
 	if err != nil {
 		b.Fatal(err)

@@ -32,8 +32,8 @@ type Options struct {
 	// step independently, small values give long runs of one placement.
 	Flip float64
 	// ValueDeps adds steps that reshape a tensor by a shape computed from
-	// it (Shape, Gather, Reshape). Their outputs have no rank before run
-	// time, so subgraph.Partition may refuse to cut the graph at them.
+	// it (Shape, Gather, Reshape): value dependencies, whose outputs have
+	// no static shape.
 	ValueDeps bool
 }
 
