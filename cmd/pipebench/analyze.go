@@ -19,9 +19,12 @@ type actorTrace struct {
 	name    string
 	mode    analysis.Mode
 	runs    []runTrace
-	stream  int // device track
+	stream  int // device track, or -1 (see analyzeTrace)
 	host    []int
 	kernels map[uint64]*kernelTrace
+	// devSlices are the device slices of the actor's kernels, found by
+	// flow on tracks of a device it does not own (stream < 0).
+	devSlices []analysis.Interval
 }
 
 type runTrace struct {
@@ -54,6 +57,7 @@ type actorSummary struct {
 	path       analysis.Path
 	latency    int64
 	unmatched  int
+	shared     bool // no device of its own: see analyzeTrace
 }
 
 var stageOf = map[string]analysis.Stage{
@@ -64,6 +68,12 @@ var stageOf = map[string]analysis.Stage{
 // each: device utilisation, bubbles and their bottleneck stage, the
 // critical path by stage, and the flow-shop prediction of every mode next
 // to the measured makespan (medians over runs).
+//
+// An actor's device track is "<actor> stream 0". Actors that share a
+// device, as the parts of a heterogeneous run share the accelerator and the
+// host CPU device, have no such track: their kernels' device slices are
+// found by flow id on any device stream track, and their device busy time
+// is that of their own kernels.
 func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {
 	actors := map[string]*actorTrace{}
 	get := func(name string) *actorTrace {
@@ -76,11 +86,15 @@ func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {
 	}
 	role := make([]string, len(p.Tracks))
 	owner := make([]*actorTrace, len(p.Tracks))
+	devTrack := make([]bool, len(p.Tracks)) // any "<prefix> stream N" track
 	for i, t := range p.Tracks {
 		if t.Kind != trace.SliceTrack {
 			continue
 		}
 		name, last, ok := cut(t.Name)
+		if ok && strings.HasSuffix(name, " stream") && last != "" && strings.Trim(last, "0123456789") == "" {
+			devTrack[i] = true
+		}
 		switch {
 		case !ok:
 			continue
@@ -117,7 +131,15 @@ func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {
 			flowOf[last[e.Track]] = e.Flow
 		}
 	}
+	devFlow := map[uint64]trace.Slice{} // kernel flow -> its slice on a device stream track
 	for _, s := range p.Slices() {
+		if devTrack[s.Track] {
+			if flow := flowOf[key{s.Track, s.Start, s.Name}]; flow != 0 {
+				if _, seen := devFlow[flow]; !seen {
+					devFlow[flow] = s
+				}
+			}
+		}
 		a := owner[s.Track]
 		if a == nil {
 			continue
@@ -161,6 +183,17 @@ func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {
 			k.launched = s.End
 		}
 	}
+	for _, a := range actors {
+		if a.stream >= 0 {
+			continue
+		}
+		for _, k := range a.kernels {
+			if s, ok := devFlow[k.flow]; ok {
+				k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.Dur(), s.Start, s.End, true
+				a.devSlices = append(a.devSlices, analysis.Interval{Start: s.Start, End: s.End})
+			}
+		}
+	}
 	var out []actorSummary
 	names := make([]string, 0, len(actors))
 	for n := range actors {
@@ -191,15 +224,21 @@ func cut(s string) (string, string, bool) {
 }
 
 func summarizeActor(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, error) {
-	sm := actorSummary{name: a.name, mode: a.mode.Name, runs: len(a.runs), predicted: map[string]int64{}, idleBy: map[string]int64{}}
+	sm := actorSummary{name: a.name, mode: a.mode.Name, runs: len(a.runs), predicted: map[string]int64{}, idleBy: map[string]int64{},
+		shared: a.stream < 0 && len(a.devSlices) > 0}
 	ks := make([]*kernelTrace, 0, len(a.kernels))
 	var lat []int64
 	for _, k := range a.kernels {
 		ks = append(ks, k)
-		if k.hasDev {
-			lat = append(lat, k.devStart-k.launched)
-		} else {
+		switch {
+		case !k.hasDev:
 			sm.unmatched++
+		case k.devEnd <= k.launched:
+			// A synchronous device (the host CPU) ran the kernel inside
+			// the launch call: the launch stage already holds its time.
+			k.cost.Device = 0
+		default:
+			lat = append(lat, k.devStart-k.launched)
 		}
 	}
 	slices.SortFunc(ks, func(x, y *kernelTrace) int { return int(x.flow - y.flow) })
@@ -268,6 +307,9 @@ func summarizeActor(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, er
 			return o
 		}
 		dev := in(busy[a.stream])
+		if a.stream < 0 {
+			dev = in(a.devSlices)
+		}
 		var stages []analysis.Busy
 		for _, h := range a.host {
 			stages = append(stages, analysis.Busy{Name: p.Tracks[h].Name, Intervals: in(busy[h])})
@@ -317,17 +359,27 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 	fmt.Fprintf(w, "\ntrace analysis (medians over runs; predictions: the flow-shop model of trace/analysis over the measured\nper-kernel stage costs, plus the run's measured upload and download time)\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "actor\tmode\truns\tkernels\tmeasured\tpredicted kbk\tasync\tpipeline\tpred/meas\tdevice util\tbubbles/run\tidle/run\t\n")
+	shared := false
 	for _, s := range sums {
 		own := s.predicted[s.mode]
 		ratio := 0.0
 		if s.measured > 0 {
 			ratio = float64(own) / float64(s.measured)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%v\t%v\t%v\t%.2f\t%.2f\t%d\t%v\t\n", s.name, s.mode, s.runs, s.kernels,
+		name := s.name
+		if s.shared {
+			name, shared = name+" *", true
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%v\t%v\t%v\t%.2f\t%.2f\t%d\t%v\t\n", name, s.mode, s.runs, s.kernels,
 			us(s.measured), us(s.predicted["kbk"]), us(s.predicted["async"]), us(s.predicted["pipeline"]), ratio,
 			s.deviceUtil, s.bubbles, us(s.idle))
 	}
 	tw.Flush()
+	if shared {
+		fmt.Fprintf(w, "* shares its devices and the host cores with the other actors of its run (a part of a heterogeneous run):\n"+
+			"  device util counts its own kernels; the predictions assume the cores are its own, so they fall short\n"+
+			"  when the parts compete for the cores\n")
+	}
 	for _, s := range sums {
 		total := s.path.Total()
 		if total == 0 {

@@ -131,6 +131,25 @@ func TestTraceAndAnalyze(t *testing.T) {
 	}
 }
 
+// TestAnalyzeHeterogeneous checks that the parts of a heterogeneous run,
+// which share the accelerator and the host CPU device, find their kernels'
+// device slices by flow and are marked as sharing.
+func TestAnalyzeHeterogeneous(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hetero.pftrace")
+	code, stdout, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "hetero", "-mode", "hetero", "-trace", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{".cpu *", ".device *", "* shares its devices"} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "without a device slice") {
+		t.Fatalf("kernels without a device slice:\n%s", stdout)
+	}
+}
+
 func TestDeviceFigures(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "device.json")
 	code, stdout, stderr := runArgs(t, "device", "-quick", "-max-size", "16384", "-json", path)
