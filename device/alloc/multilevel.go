@@ -95,7 +95,7 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 }
 
 // Multilevel is the segment/page multi-level allocator of the SW-AI runtime
-// (SDAA, algorithm 2): a page bitmap for large requests and size-class free
+// (SDAA, algorithm 2): page bitmaps for large requests and size-class free
 // lists carved from pages for small ones, for two kinds of memory that share
 // one address space.
 //
@@ -132,17 +132,17 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 // when that block is freed, stays where it is in its class bitmap: only a
 // change of class moves it. And the top class is wide, so the single run
 // of a fresh or nearly empty allocator keeps its class across allocations
-// of up to half the space, instead of leaving it on every
-// allocation and coming back on every free. The top class holds fewer than
-// four runs, so it is always searched whole.
+// of up to half the space, instead of leaving it on every allocation and
+// coming back on every free. The top class holds fewer than four runs, so
+// it is always searched whole.
 //
 // Search for n pages (the first-fit / next-fit hybrid). Let f = class(n).
 //
-//  1. Class f holds runs of length [2^f, 2^(f+1)) (the top class: at least
-//     2^f), some of which may be shorter than n. It is probed next-fit: from a roving per-class cursor,
-//     examining up to probeLimit runs (wrapping once), keeping the shortest
-//     that fits, stopping early at an exact fit; the cursor then stays
-//     there. Next fit because the runs rejected as too short are the ones a
+//  1. Class f holds runs of length [2^f, 2^(f+1)) (the top class: at
+//     least 2^f), some of which may be shorter than n. It is probed
+//     next-fit: from a roving per-class cursor, examining up to probeLimit
+//     runs (wrapping once), keeping the shortest that fits, stopping early
+//     at an exact fit; the cursor then stays there. Next fit because the runs rejected as too short are the ones a
 //     first-fit scan would re-walk on every request of this class.
 //  2. Otherwise the lowest non-empty class above f (TrailingZeros of
 //     runMask) holds only runs that fit. It is probed first-fit: from the
@@ -150,10 +150,10 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //     lower address). First fit because nothing there can be rejected, and
 //     filling low addresses first keeps the top of the space one long run
 //     for huge requests. lowest[c] caches the class's lowest run, so the
-//     common case, one run in the class, involves no search: a run's start
-//     only moves over pages where no other run starts (its own front, or a
-//     block freed next to it), so the cache stays right until that run
-//     leaves the class.
+//     common case, one run in the class, involves no search: a run's last
+//     page only moves over pages where no other run ends (a block freed
+//     just after it), so the cache stays right until that run leaves the
+//     class.
 //
 // The chosen run is the shortest of those examined, so it is the smallest
 // sufficient run whenever the classes probed hold at most probeLimit runs;
@@ -163,9 +163,10 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 // does not depend on how many blocks are live, and marking a block costs
 // two bits, so it does not depend on its size either.
 //
-// Rejected: a linear first-fit scan of the page bitmap (cost grows with
-// the address space and the fragmentation), and exact best fit (needs all
-// runs of a class ordered by length; the bound above is kept at O(1)).
+// Rejected: a linear first-fit scan of a bitmap of allocated pages (cost
+// grows with the address space and the fragmentation), and exact best fit
+// (needs all runs of a class ordered by length; the bound above is kept at
+// O(1)).
 //
 // Free clears the block's edges and merges with the free runs on either
 // side: the right one starts at the first page after the block, the left
