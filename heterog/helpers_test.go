@@ -44,18 +44,3 @@ func sameOutputs(want, got map[string]*kernel.Tensor) error {
 	}
 	return nil
 }
-
-// alternating is a chain of n ReLUs whose placement alternates between the
-// CPU and the device, so that every node is a part of its own.
-func alternating(n int) *subgraph.Graph {
-	b := subgraph.NewBuilder("alternating")
-	x := b.Input("x", kernel.Float32, 4)
-	for i := range n {
-		x = b.Op("ReLU", x)
-		if i%2 == 0 {
-			b.Last().Placement = subgraph.OnCPU
-		}
-	}
-	b.Output(x)
-	return b.Graph()
-}

@@ -18,7 +18,7 @@ var errBoom = errors.New("boom")
 // task identifies a pushed value: producer p's i-th push.
 type task struct {
 	p, i int
-	pad  [2]uint64 // make T larger than a word, as real tasks are
+	_    [2]uint64 // make T larger than a word, as real tasks are
 }
 
 // recorder is a handler that appends every task it runs; only the worker

@@ -17,7 +17,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	if got := Registry().Ops(); !slices.Equal(got, want) {
 		t.Fatalf("Ops() = %v\nwant %v", got, want)
 	}
-	if Registry() != Registry() {
+	if r1, r2 := Registry(), Registry(); r1 != r2 {
 		t.Fatal("Registry() returns different registries")
 	}
 	var r kernel.Registry
