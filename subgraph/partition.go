@@ -109,7 +109,8 @@ type Edge struct {
 // chains may be nil. The result is deterministic. A tensor cut between
 // parts must have a dtype and rank known before run time (its dimensions
 // may be dynamic). Shape computations on shapes and constants are folded
-// to learn them (Reshape by Gather(Shape(x), perm) has a known rank);
+// to learn them, by running small kernels' Compute (kernel.Computer) on the
+// host (Reshape by Gather(Shape(x), perm) then has a known rank);
 // Partition fails with ErrPartition when a rank stays unknown, which
 // happens only downstream of a value dependency whose value is not known
 // before run time: a graph input, or a value computed from contents.
