@@ -145,7 +145,7 @@ func TestMultilevelErrors(t *testing.T) {
 		{"below base", func() error { return m.Free(Base - 1) }, ErrForeign},
 		{"zero", func() error { return m.Free(0) }, ErrForeign},
 		{"past the end", func() error { return m.Free(Base + 16<<20) }, ErrForeign},
-		{"free page", func() error { return m.Free(Base + 15<<20) }, ErrDoubleFree},
+		{"free page", func() error { return m.Free(Base + 8<<20) }, ErrDoubleFree},
 	} {
 		if err := tc.call(); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
@@ -384,4 +384,36 @@ func ExampleMultilevel() {
 	// true 1
 	// in use 5243880, reserved 5184 KiB
 	// true
+}
+
+// TestMultilevelSlabsAtTheBack checks that slabs take the back of a free
+// run and blocks its front, so that small objects do not split the space
+// that large blocks leave when freed.
+func TestMultilevelSlabsAtTheBack(t *testing.T) {
+	const page = 64 << 10
+	m := newMultilevel(t, 16<<20)
+	a := mustAlloc(t, m, 3*page, MPE)
+	s := mustAlloc(t, m, 100, MPE)
+	c := mustAlloc(t, m, 5000, CPE)
+	b := mustAlloc(t, m, 2*page, MPE)
+	if a != Base || b != Base+3*page {
+		t.Errorf("blocks at %#x and %#x, want the front of the space", a, b)
+	}
+	if s != Base+16<<20-page {
+		t.Errorf("MPE object at %#x, want the last page %#x", s, Base+16<<20-page)
+	}
+	if c != Base+15<<20-page || c >= s {
+		t.Errorf("CPE object at %#x, want the segment below the MPE slab, %#x", c, Base+15<<20-page)
+	}
+	for _, x := range []uint64{a, b} {
+		if err := m.Free(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f := m.Stats().Fragmentation; f != 0 {
+		t.Errorf("fragmentation %v with the blocks freed, want 0: the slabs split the free space", f)
+	}
+	if err := m.check(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -89,7 +89,7 @@ func (m *Multilevel) freeSmall(si int32, addr uint64) (size int64, seg int32, er
 // puts it on the partial list and returns its index, or -1.
 func (m *Multilevel) newSlab(kind Kind, c int) int32 {
 	unit := m.unitPages[kind]
-	p := m.takePages(unit)
+	p := m.takePages(unit, true)
 	if p < 0 {
 		return -1
 	}
