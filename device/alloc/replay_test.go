@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -311,4 +312,25 @@ func TestMeasureAll(t *testing.T) {
 	if _, err := MeasureAll(points, n); !errors.Is(err, ErrOutOfMemory) || !strings.Contains(err.Error(), "2147483648-byte") {
 		t.Errorf("MeasureAll with a point over the capacity: %v", err)
 	}
+}
+
+// MeasureAll samples several allocators in interleaved rounds, so that the
+// ratio of their times holds on a shared machine: here the multilevel
+// allocator's 1 GiB pair against its 1 KiB pair (its flatness).
+func ExampleMeasureAll() {
+	var points []Point
+	for _, size := range []int64{1 << 10, 1 << 30} {
+		m, err := NewMultilevel(4 << 30)
+		if err != nil {
+			panic(err)
+		}
+		points = append(points, Point{A: m, Size: size})
+	}
+	d, err := MeasureAll(points, 20)
+	if err != nil {
+		panic(err)
+	}
+	flatness := float64(d[1]) / float64(d[0])
+	fmt.Println(len(d), flatness > 0)
+	// Output: 2 true
 }
