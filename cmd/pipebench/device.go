@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
@@ -108,6 +109,7 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		profile  = fs.String("profile", "", "JSON profile file of the SW-AI card (default: the built-in profile)")
 		maxSize  = fs.Int64("max-size", 0, "skip transfer sizes above this many bytes (0: all sizes up to 1 GB, which really copies 1 GB)")
 		quick    = fs.Bool("quick", false, "sizes up to 64 MB and fewer repetitions")
+		figures  = fs.String("figures", "", "comma-separated figures to run, of "+strings.Join(deviceFigures(), ",")+" (default: all)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: pipebench device [flags]\n\nReproduces the SDAA runtime paper's figures on the simulated SW-AI card and the GPU\n")
@@ -126,6 +128,24 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	opts := swai.FigureOptions{MaxSize: *maxSize}
+	traceRows := true
+	if *figures != "" {
+		traceRows = false
+		for _, f := range strings.Split(*figures, ",") {
+			switch f = strings.TrimSpace(f); {
+			case f == decodeTraceFigure:
+				traceRows = true
+			case slices.Contains(swai.FigureNames(), f):
+				opts.Figures = append(opts.Figures, f)
+			default:
+				fmt.Fprintf(stderr, "pipebench device: unknown figure %q (want some of %s)\n", f, strings.Join(deviceFigures(), ","))
+				return 2
+			}
+		}
+		if opts.Figures == nil {
+			opts.Figures = []string{} // only the decode trace
+		}
+	}
 	if *quick {
 		opts.Repeat, opts.AllocRepeat = 2, 30
 		if opts.MaxSize == 0 {
@@ -142,22 +162,31 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// The allocation trace replays first: the figures' large copies leave
 	// the caches cold for the short replays.
-	trows, summary, err := decodeTraceRows(ctx, *quick)
-	if err != nil {
-		fmt.Fprintf(stderr, "pipebench device: decode allocation trace: %v\n", err)
-		return 1
+	var trows []swai.Row
+	var summary string
+	if traceRows {
+		var err error
+		if trows, summary, err = decodeTraceRows(ctx, *quick); err != nil {
+			fmt.Fprintf(stderr, "pipebench device: decode allocation trace: %v\n", err)
+			return 1
+		}
 	}
-	rows, err := swai.Figures(ctx, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "pipebench device: %v\n", err)
-		return 1
+	var rows []swai.Row
+	if opts.Figures == nil || len(opts.Figures) > 0 {
+		var err error
+		if rows, err = swai.Figures(ctx, opts); err != nil {
+			fmt.Fprintf(stderr, "pipebench device: %v\n", err)
+			return 1
+		}
 	}
 	rows = append(rows, trows...)
 	swai.WriteTable(stdout, rows)
 	if f := swai.AllocatorFlatness(rows); f != "" {
 		fmt.Fprintln(stdout, f)
 	}
-	fmt.Fprintln(stdout, summary)
+	if summary != "" {
+		fmt.Fprintln(stdout, summary)
+	}
 	if *jsonPath != "" {
 		b, err := json.MarshalIndent(struct {
 			Rows []swai.Row `json:"rows"`
@@ -172,3 +201,10 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	return 0
 }
+
+// decodeTraceFigure names the decode allocation trace rows in -figures.
+const decodeTraceFigure = "decode-trace"
+
+// deviceFigures lists what -figures accepts: the paper's figures and the
+// decode allocation trace.
+func deviceFigures() []string { return append(swai.FigureNames(), decodeTraceFigure) }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -185,6 +186,50 @@ func TestDeviceFigures(t *testing.T) {
 	}
 	if code, _, _ := runArgs(t, "device", "-nope"); code != 2 {
 		t.Fatalf("bad device flag: exit %d", code)
+	}
+	if code, _, stderr := runArgs(t, "device", "-figures", "launch,bogus"); code != 2 || !strings.Contains(stderr, `"bogus"`) {
+		t.Fatalf("unknown figure: exit %d: %s", code, stderr)
+	}
+}
+
+// TestDeviceFigureSelection checks that -figures runs exactly the figures
+// named, the decode allocation trace among them.
+func TestDeviceFigureSelection(t *testing.T) {
+	for _, tc := range []struct {
+		figures string
+		want    []string
+	}{
+		{"launch", []string{"launch"}},
+		{"d2d, allocator", []string{"allocator", "d2d"}},
+		{"decode-trace", []string{"decode-trace"}},
+	} {
+		path := filepath.Join(t.TempDir(), "device.json")
+		code, _, stderr := runArgs(t, "device", "-quick", "-max-size", "16384", "-figures", tc.figures, "-json", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.figures, code, stderr)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Rows []struct {
+				Figure string `json:"figure"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range doc.Rows {
+			if !slices.Contains(got, r.Figure) {
+				got = append(got, r.Figure)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("-figures %q ran %v, want %v", tc.figures, got, tc.want)
+		}
 	}
 }
 
