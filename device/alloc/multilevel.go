@@ -569,6 +569,9 @@ func (m *Multilevel) findRun(n int) int {
 	}
 	c := bits.TrailingZeros64(above)
 	e := int(m.lowest[c])
+	if e >= 0 && m.runCount[c] == 1 {
+		return int(m.runStart[e]) // the class's one run, long enough as every run above f is
+	}
 	if e < 0 {
 		e = m.runs[c].next(0)
 		m.lowest[c] = int32(e)
