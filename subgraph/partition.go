@@ -483,11 +483,8 @@ func (c *Checked) bounds() map[string]*kernel.Tensor {
 		if !known {
 			continue
 		}
-		out := make([]*kernel.Tensor, len(n.Outputs))
-		for j := range out {
-			out[j] = &kernel.Tensor{}
-		}
-		if safeInfer(k, in, out) != nil {
+		out, err := inferOutputs(k, in, len(n.Outputs))
+		if err != nil {
 			continue
 		}
 		for j, name := range n.Outputs {
@@ -510,19 +507,17 @@ const foldLimit = 64
 // shapes are static, stand-ins where they are stand-ins.
 func fold(k kernel.Kernel, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) {
 	comp, ok := k.(kernel.Computer)
-	if !ok || k.Deps().Compute {
+	deps := k.Deps()
+	if !ok || deps.Compute {
 		return nil
 	}
 	for _, t := range in {
-		if !k.Deps().ShapeOnly && t.Host == nil && t.NumElements() != 0 {
+		if !deps.ShapeOnly && t.Host == nil && t.NumElements() != 0 {
 			return nil
 		}
 	}
-	out = make([]*kernel.Tensor, len(n.Outputs))
-	for j := range out {
-		out[j] = &kernel.Tensor{}
-	}
-	if safeInfer(k, in, out) != nil {
+	out, err := inferOutputs(k, in, len(n.Outputs))
+	if err != nil {
 		return nil
 	}
 	for _, t := range out {

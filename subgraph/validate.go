@@ -245,11 +245,8 @@ func (c *Checked) infer() error {
 		if !known {
 			continue
 		}
-		out := make([]*kernel.Tensor, len(n.Outputs))
-		for j := range out {
-			out[j] = &kernel.Tensor{}
-		}
-		if err := safeInfer(k, in, out); err != nil {
+		out, err := inferOutputs(k, in, len(n.Outputs))
+		if err != nil {
 			return &Error{Graph: g.Name, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: %v", ErrInferShape, err)}
 		}
 		if deps.Compute {
@@ -260,6 +257,16 @@ func (c *Checked) infer() error {
 		}
 	}
 	return nil
+}
+
+// inferOutputs runs k's InferShape (see safeInfer) on in into nOut fresh
+// output tensors and returns them.
+func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Tensor, error) {
+	out := make([]*kernel.Tensor, nOut)
+	for j := range out {
+		out[j] = &kernel.Tensor{}
+	}
+	return out, safeInfer(k, in, out)
 }
 
 // safeInfer runs InferShape, turning a kernel's panic into an error so that

@@ -128,7 +128,7 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	opts := swai.FigureOptions{MaxSize: *maxSize}
-	traceRows := true
+	traceRows, paperRows := true, true
 	if *figures != "" {
 		traceRows = false
 		for _, f := range strings.Split(*figures, ",") {
@@ -142,9 +142,7 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				return 2
 			}
 		}
-		if opts.Figures == nil {
-			opts.Figures = []string{} // only the decode trace
-		}
+		paperRows = len(opts.Figures) > 0
 	}
 	if *quick {
 		opts.Repeat, opts.AllocRepeat = 2, 30
@@ -172,7 +170,7 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	var rows []swai.Row
-	if opts.Figures == nil || len(opts.Figures) > 0 {
+	if paperRows {
 		var err error
 		if rows, err = swai.Figures(ctx, opts); err != nil {
 			fmt.Fprintf(stderr, "pipebench device: %v\n", err)

@@ -647,11 +647,9 @@ func (m *Multilevel) growRun(s, ns, l, nl int) {
 		if m.lowest[c] == int32(e) {
 			m.lowest[c] = int32(ne)
 		}
-		m.runStart[ne] = int32(ns)
-	} else if s != ns {
-		m.runStart[e] = int32(ns)
 	}
 	m.meta[ns].n = int32(nl)
+	m.runStart[ns+nl-1] = int32(ns)
 }
 
 func (m *Multilevel) removeRun(s, l int) {
