@@ -56,6 +56,7 @@ type SuperKernelActor struct {
 	closed  bool
 	tensors []kernel.Tensor // by slot
 	args    []kernel.Args   // by node position
+	fns     []computeFunc   // by node position: the device Func of its launch
 	events  []device.Event  // by node position, for watched nodes
 	live    []bool          // by slot: holds device memory
 	staging [][]byte        // by slot: host copies of value-dependency inputs
@@ -84,6 +85,7 @@ func New(c *subgraph.Checked, dev device.Device, opt Options) (*SuperKernelActor
 		tr:       newTracer(opt.Trace, opt.name(c.Graph.Name), opt.Mode, p),
 		tensors:  make([]kernel.Tensor, len(p.slots)),
 		args:     make([]kernel.Args, len(p.nodes)),
+		fns:      make([]computeFunc, len(p.nodes)),
 		events:   make([]device.Event, len(p.nodes)),
 		live:     make([]bool, len(p.slots)),
 		staging:  make([][]byte, len(p.slots)),
@@ -104,6 +106,7 @@ func New(c *subgraph.Checked, dev device.Device, opt Options) (*SuperKernelActor
 		if nd.watched {
 			a.events[pos] = dev.NewEvent()
 		}
+		a.fns[pos] = computeFunc{k: nd.k, a: ar}
 	}
 	for i, s := range p.consts {
 		k := c.Graph.Consts[i].Tensor
@@ -341,14 +344,12 @@ func (a *SuperKernelActor) infer(pos int) error {
 func (a *SuperKernelActor) resize(pos int) error {
 	nd := &a.p.nodes[pos]
 	ar := &a.args[pos]
-	til, err := nd.k.Resize(ar.In, ar.Out)
-	if err != nil {
+	if err := nd.k.Resize(ar.In, ar.Out, &ar.Tiling); err != nil {
 		return a.stageErr(pos, kernel.StageResize, err)
 	}
-	if til.Workspace < 0 {
-		return a.stageErr(pos, kernel.StageResize, fmt.Errorf("negative workspace %d", til.Workspace))
+	if ar.Tiling.Workspace < 0 {
+		return a.stageErr(pos, kernel.StageResize, fmt.Errorf("negative workspace %d", ar.Tiling.Workspace))
 	}
-	ar.Tiling = til
 	spin.For(a.opt.Costs.Resize)
 	return nil
 }
@@ -380,7 +381,15 @@ func (a *SuperKernelActor) launch(pos int) error {
 		ar.Workspace = buf
 		a.ws[pos] = buf
 	}
-	if err := nd.k.Launch(a.stream, ar); err != nil {
+	fn := &a.fns[pos]
+	fn.real = real
+	var err error
+	if l, ok := nd.k.(Launcher); ok {
+		err = l.LaunchOn(a.stream, ar, fn)
+	} else {
+		err = a.stream.Launch(nd.op, nd.k.Cost(ar.In, ar.Out), fn)
+	}
+	if err != nil {
 		return a.stageErr(pos, kernel.StageLaunch, err)
 	}
 	if nd.watched {
@@ -495,4 +504,30 @@ func (a *SuperKernelActor) runKBK(ctx context.Context, st *Stats) error {
 		}
 	}
 	return nil
+}
+
+// computeFunc is the device Func of a node's launch: the kernel's real
+// computation, when its outputs are real.
+type computeFunc struct {
+	k    kernel.Kernel
+	a    *kernel.Args
+	real bool
+}
+
+// Run implements device.Func.
+func (f *computeFunc) Run() error {
+	if !f.real {
+		return nil
+	}
+	return f.k.Compute(f.a)
+}
+
+// FlowID returns the kernel's trace flow id, for device tracers.
+func (f *computeFunc) FlowID() uint64 { return f.a.Flow }
+
+// Launcher is implemented by kernels that launch themselves somewhere other
+// than on the actor's stream (heterog's nodes computed on the host): LaunchOn
+// gets the actor's stream and the Func computing the node.
+type Launcher interface {
+	LaunchOn(s device.Stream, a *kernel.Args, fn device.Func) error
 }

@@ -187,18 +187,18 @@ func (f *faulty) InferShape(in, out []*kernel.Tensor) error {
 	return f.Kernel.InferShape(in, out)
 }
 
-func (f *faulty) Resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (f *faulty) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 	if f.stage == kernel.StageResize {
-		return kernel.Tiling{}, errInjected
+		return errInjected
 	}
-	return f.Kernel.Resize(in, out)
+	return f.Kernel.Resize(in, out, t)
 }
 
-func (f *faulty) Launch(s device.Stream, a *kernel.Args) error {
+func (f *faulty) Compute(a *kernel.Args) error {
 	if f.stage == kernel.StageLaunch {
 		return errInjected
 	}
-	return f.Kernel.Launch(s, a)
+	return f.Kernel.Compute(a)
 }
 
 // faultRegistry is the built-in ops plus "Faulty", a ReLU failing in the

@@ -36,19 +36,19 @@ func (k *nodeKernel) InferShape(in, out []*kernel.Tensor) error {
 }
 
 // Resize implements kernel.Kernel.
-func (k *nodeKernel) Resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
-	t, err := k.Kernel.Resize(in, out)
+func (k *nodeKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	err := k.Kernel.Resize(in, out, t)
 	spin.For(k.resize)
-	return t, err
+	return err
 }
 
-// Launch implements kernel.Kernel.
-func (k *nodeKernel) Launch(s device.Stream, a *kernel.Args) error {
+// LaunchOn implements actor.Launcher.
+func (k *nodeKernel) LaunchOn(s device.Stream, a *kernel.Args, fn device.Func) error {
 	var err error
 	if k.cpu == nil {
-		err = k.Kernel.Launch(s, a)
+		err = s.Launch(k.Op(), k.Cost(a.In, a.Out), fn)
 	} else {
-		err = k.cpu.launch(k.Kernel, s, a)
+		err = k.cpu.launch(k.Kernel, s, a, fn)
 	}
 	spin.For(k.launch)
 	return err
@@ -90,7 +90,7 @@ type onHost struct {
 	d2h, h2d             device.Link
 }
 
-func (h *onHost) launch(k kernel.Kernel, s device.Stream, a *kernel.Args) error {
+func (h *onHost) launch(k kernel.Kernel, s device.Stream, a *kernel.Args, fn device.Func) error {
 	ctx := context.Background()
 	if h.virtual {
 		if err := checkMapped(s, a); err != nil {
@@ -99,7 +99,7 @@ func (h *onHost) launch(k kernel.Kernel, s device.Stream, a *kernel.Args) error 
 		if err := s.Synchronize(ctx); err != nil {
 			return err
 		}
-		return k.Launch(h.stream, a)
+		return h.stream.Launch(k.Op(), k.Cost(a.In, a.Out), fn)
 	}
 	var copyTime time.Duration
 	wait := false
@@ -119,7 +119,7 @@ func (h *onHost) launch(k kernel.Kernel, s device.Stream, a *kernel.Args) error 
 	if err := pause(ctx, copyTime); err != nil {
 		return err
 	}
-	if err := k.Launch(h.stream, a); err != nil {
+	if err := h.stream.Launch(k.Op(), k.Cost(a.In, a.Out), fn); err != nil {
 		return err
 	}
 	copyTime = 0

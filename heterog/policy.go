@@ -233,10 +233,6 @@ func operandKey(n *subgraph.Node, in []*kernel.Tensor) string {
 // returns its best time over three runs. It reports false if the kernel
 // fails on the stand-ins.
 func cpuTime(k kernel.Kernel, in []*kernel.Tensor) (time.Duration, bool) {
-	comp, ok := k.(kernel.Computer)
-	if !ok {
-		return 0, false
-	}
 	args := &kernel.Args{In: make([]*kernel.Tensor, len(in))}
 	for i, m := range in {
 		t := &kernel.Tensor{Shape: m.Shape.Clone(), DType: m.DType, Host: m.Host}
@@ -263,8 +259,8 @@ func cpuTime(k kernel.Kernel, in []*kernel.Tensor) (time.Duration, bool) {
 	if err := k.InferShape(args.In, args.Out); err != nil {
 		return 0, false
 	}
-	til, err := k.Resize(args.In, args.Out)
-	if err != nil {
+	var til kernel.Tiling
+	if err := k.Resize(args.In, args.Out, &til); err != nil {
 		return 0, false
 	}
 	for _, t := range args.Out {
@@ -274,11 +270,10 @@ func cpuTime(k kernel.Kernel, in []*kernel.Tensor) (time.Duration, bool) {
 	if til.Workspace > 0 {
 		args.Workspace = device.Buffer{Addr: 1, Size: til.Workspace, Data: make([]byte, til.Workspace)}
 	}
-	args.Bind(comp)
 	best := time.Duration(1<<63 - 1)
 	for range 3 {
 		start := time.Now()
-		if err := args.Run(); err != nil {
+		if err := k.Compute(args); err != nil {
 			return 0, false
 		}
 		best = min(best, time.Since(start))

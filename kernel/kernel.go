@@ -39,16 +39,23 @@ func OutputsReal(k Kernel, in []*Tensor) bool {
 }
 
 // Tiling is what Resize computes: the tiling data handed to the device with
-// the kernel, and the size of the scratch workspace it needs.
+// the kernel, and the size of the scratch workspace it needs. The runtime
+// keeps one Tiling per node and hands it back to Resize run after run, so
+// that Resize can write Data[:0] without allocating.
 type Tiling struct {
 	Data      []byte
 	Workspace int64
 }
 
 // Kernel is one node's kernel: an op bound to its attributes. The runtime
-// calls its methods in the order InferShape, Resize, Launch for each run of
-// the node, each from one goroutine at a time (possibly different ones), with
-// happens-before edges between the calls; a Kernel needs no locking.
+// calls InferShape, Resize and then Compute (when the data is real) for each
+// run of the node, each from one goroutine at a time (possibly different
+// ones), with happens-before edges between the calls; a Kernel needs no
+// locking.
+//
+// A Kernel never touches the device: the runtime allocates its outputs and
+// workspace, launches the modeled work described by Cost on the device, and
+// calls Compute for the real results. The device knows nothing of kernels.
 type Kernel interface {
 	// Op is the op type name ("Add", "MatMul", ...).
 	Op() string
@@ -60,14 +67,17 @@ type Kernel interface {
 	// InferShape sets Shape and DType of every out[i] from the inputs. It must
 	// not read input contents except Host of the inputs in Deps().Value.
 	InferShape(in, out []*Tensor) error
-	// Resize computes tiling data and workspace size from the shapes.
-	Resize(in, out []*Tensor) (Tiling, error)
-	// Launch enqueues the kernel on s. a.Out buffers and a.Workspace are
-	// allocated; Launch must not block.
-	Launch(s device.Stream, a *Args) error
+	// Resize computes tiling data and workspace size from the shapes into t.
+	// t holds the node's tiling of its previous run: Resize overwrites it,
+	// reusing t.Data's memory.
+	Resize(in, out []*Tensor, t *Tiling) error
 	// Cost is the device work of one run on these shapes: the roofline input
 	// of the device model, and the hint schedulers place kernels by.
 	Cost(in, out []*Tensor) device.Cost
+	// Compute computes the outputs from the inputs' contents. The runtime
+	// calls it only when the outputs are real (OutputsReal), after a.Out
+	// and a.Workspace were allocated, in stream order.
+	Compute(a *Args) error
 }
 
 // ComputeDependent is implemented by kernels with Deps().Compute set.
@@ -89,29 +99,6 @@ type Args struct {
 	Seed uint64
 	// Flow is the kernel's trace flow id in this run (0: not traced).
 	Flow uint64
-
-	fn Computer
-}
-
-// Computer is the real computation of a kernel, run by the device at launch.
-type Computer interface {
-	Compute(a *Args) error
-}
-
-// Bind makes a's Run call c.Compute(a); kernels call it in Launch before
-// handing a to the stream as its device.Func.
-func (a *Args) Bind(c Computer) { a.fn = c }
-
-// FlowID returns a.Flow; tracers of device work use it to join a kernel's
-// device slice to its host stages.
-func (a *Args) FlowID() uint64 { return a.Flow }
-
-// Run implements device.Func.
-func (a *Args) Run() error {
-	if a.fn == nil {
-		return nil
-	}
-	return a.fn.Compute(a)
 }
 
 // Real reports whether every input has contents, so that the kernel computes

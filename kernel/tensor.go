@@ -115,6 +115,29 @@ func Int64s(b []byte) []int64 {
 	return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])), len(b)/8)
 }
 
+// Float64s views b as float64 elements.
+func Float64s(b []byte) []float64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), len(b)/8)
+}
+
+// Int8s views b as int8 elements.
+func Int8s(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
+}
+
+// FromFloat64 returns a float64 host tensor holding v with the given shape.
+func FromFloat64(v []float64, shape ...int64) *Tensor {
+	t := New(Float64, shape...)
+	copy(Float64s(t.Host), v)
+	return t
+}
+
 // Uint16s views b as uint16 elements (float16 bit patterns).
 func Uint16s(b []byte) []uint16 {
 	if len(b) < 2 {
@@ -123,7 +146,7 @@ func Uint16s(b []byte) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
 }
 
-// IntValues reads an integer tensor's contents (int32 or int64) as int64s,
+// IntValues reads an integer tensor's contents (any integer dtype) as int64s,
 // the form shape and index operands take. It fails for other dtypes and for
 // virtual tensors.
 func (t *Tensor) IntValues() ([]int64, error) {
@@ -138,6 +161,19 @@ func (t *Tensor) IntValues() ([]int64, error) {
 		v := Int32s(d)
 		out := make([]int64, len(v))
 		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
+	case Int8:
+		v := Int8s(d)
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
+	case Uint8:
+		out := make([]int64, len(d))
+		for i, x := range d {
 			out[i] = int64(x)
 		}
 		return out, nil

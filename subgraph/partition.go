@@ -109,7 +109,7 @@ type Edge struct {
 // chains may be nil. The result is deterministic. A tensor cut between
 // parts must have a dtype and rank known before run time (its dimensions
 // may be dynamic). Shape computations on shapes and constants are folded
-// to learn them, by running small kernels' Compute (kernel.Computer) on the
+// to learn them, by running small kernels' Compute on the
 // host (Reshape by Gather(Shape(x), perm) then has a known rank);
 // Partition fails with ErrPartition when a rank stays unknown, which
 // happens only downstream of a value dependency whose value is not known
@@ -506,9 +506,8 @@ const foldLimit = 64
 // foldLimit elements do not fold. The values are real where the input
 // shapes are static, stand-ins where they are stand-ins.
 func fold(k kernel.Kernel, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) {
-	comp, ok := k.(kernel.Computer)
 	deps := k.Deps()
-	if !ok || deps.Compute {
+	if deps.Compute {
 		return nil
 	}
 	for _, t := range in {
@@ -531,11 +530,11 @@ func fold(k kernel.Kernel, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) 
 			out = nil
 		}
 	}()
-	tl, err := k.Resize(in, out)
-	if err != nil || tl.Workspace > 0 {
+	var tl kernel.Tiling
+	if err := k.Resize(in, out, &tl); err != nil || tl.Workspace > 0 {
 		return nil
 	}
-	if comp.Compute(&kernel.Args{In: in, Out: out, Tiling: tl, Node: n.Name}) != nil {
+	if k.Compute(&kernel.Args{In: in, Out: out, Tiling: tl, Node: n.Name}) != nil {
 		return nil
 	}
 	return out

@@ -62,7 +62,7 @@ func (k *arith) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *arith) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *arith) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	a, b, o := in[0], in[1], out[0]
 	r := len(o.Shape)
 	var buf [24]int64
@@ -70,19 +70,19 @@ func (k *arith) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
 	dims, sa, sb := s[:r], s[r:2*r], s[2*r:]
 	copy(dims, o.Shape)
 	if err := bcastStrides(sa, a.Shape, o.Shape, 1); err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	if err := bcastStrides(sb, b.Shape, o.Shape, 1); err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	n := coalesce(dims, sa, sb)
-	e := newEncoder(splitWords + 1 + 3*n)
-	splitElems(o.NumElements(), o.DType.Size(), 6).put(&e)
+	e.grow(splitWords + 1 + 3*n)
+	splitElems(o.NumElements(), o.DType.Size(), 6).put(e)
 	e.put(int64(n))
 	e.puts(dims[:n])
 	e.puts(sa[:n])
 	e.puts(sb[:n])
-	return e.tiling(0), nil
+	return 0, nil
 }
 
 func (k *arith) cost(in, out []*kernel.Tensor) device.Cost {

@@ -14,7 +14,9 @@ import (
 // its operands freely. Errors need no op prefix: the adapter adds it.
 type impl interface {
 	infer(in, out []*kernel.Tensor) error
-	resize(in, out []*kernel.Tensor) (kernel.Tiling, error)
+	// resize appends the tiling words to e (empty on entry) and returns the
+	// workspace size in bytes.
+	resize(in, out []*kernel.Tensor, e *encoder) (int64, error)
 	cost(in, out []*kernel.Tensor) device.Cost
 	// compute runs only on real data (or, for a ShapeOnly op, always).
 	compute(a *kernel.Args) error
@@ -40,6 +42,10 @@ type sig struct {
 type opKernel struct {
 	sig
 	impl impl
+	// enc is Resize's encoder, a field so that handing it to the impl (an
+	// interface call) does not move it to the heap; it holds the caller's
+	// tiling buffer only during Resize.
+	enc encoder
 }
 
 // dynKernel adds kernel.ComputeDependent to opKernel.
@@ -72,18 +78,29 @@ func (k *opKernel) InferShape(in, out []*kernel.Tensor) error {
 	return k.wrap(k.impl.infer(in, out))
 }
 
-// Resize implements kernel.Kernel.
-func (k *opKernel) Resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+// Resize implements kernel.Kernel. The tiling words are written over
+// t.Data's memory, so a steady-state Resize allocates nothing.
+func (k *opKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 	if err := k.checkOperands(in, out); err != nil {
-		return kernel.Tiling{}, k.wrap(err)
+		return k.wrap(err)
 	}
-	for i, t := range out {
-		if !t.Shape.Known() || !t.DType.Valid() {
-			return kernel.Tiling{}, k.wrap(fmt.Errorf("output %d is %v: shape not inferred", i, t))
+	for i, o := range out {
+		if !o.Shape.Known() || !o.DType.Valid() {
+			return k.wrap(fmt.Errorf("output %d is %v: shape not inferred", i, o))
 		}
 	}
-	tl, err := k.impl.resize(in, out)
-	return tl, k.wrap(err)
+	k.enc.b = t.Data[:0]
+	ws, err := k.impl.resize(in, out, &k.enc)
+	data := k.enc.b
+	k.enc.b = nil
+	if err != nil {
+		return k.wrap(err)
+	}
+	if ws < 0 {
+		return k.wrap(fmt.Errorf("negative workspace %d", ws))
+	}
+	t.Data, t.Workspace = data, ws
+	return nil
 }
 
 // Cost implements kernel.Kernel. It is zero for operands of the wrong count.
@@ -94,14 +111,7 @@ func (k *opKernel) Cost(in, out []*kernel.Tensor) device.Cost {
 	return k.impl.cost(in, out)
 }
 
-// Launch implements kernel.Kernel: the computation runs as the device
-// function of the launch.
-func (k *opKernel) Launch(s device.Stream, a *kernel.Args) error {
-	a.Bind(k)
-	return s.Launch(k.op, k.Cost(a.In, a.Out), a)
-}
-
-// Compute implements kernel.Computer. It computes nothing when an input is
+// Compute implements kernel.Kernel. It computes nothing when an input is
 // virtual, unless the op reads only shapes.
 func (k *opKernel) Compute(a *kernel.Args) error {
 	if !k.arityOK(len(a.In), len(a.Out)) {

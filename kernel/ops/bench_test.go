@@ -29,18 +29,15 @@ func BenchmarkHostStages(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s := testDev.NewStream()
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := k.InferShape(a.In, a.Out); err != nil {
 					b.Fatal(err)
 				}
-				tl, err := k.Resize(a.In, a.Out)
-				if err != nil {
+				if err := k.Resize(a.In, a.Out, &a.Tiling); err != nil {
 					b.Fatal(err)
 				}
-				a.Tiling = tl
-				if err := k.Launch(s, a); err != nil {
+				if err := k.Compute(a); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -67,10 +64,9 @@ func BenchmarkCompute(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c := k.(kernel.Computer)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := c.Compute(a); err != nil {
+				if err := k.Compute(a); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -48,13 +48,13 @@ func (k *cast) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *cast) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *cast) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	if !in[0].Shape.Equal(out[0].Shape) {
-		return kernel.Tiling{}, fmt.Errorf("output shape %v differs from input shape %v", out[0].Shape, in[0].Shape)
+		return 0, fmt.Errorf("output shape %v differs from input shape %v", out[0].Shape, in[0].Shape)
 	}
-	e := newEncoder(splitWords)
-	splitElems(out[0].NumElements(), max(in[0].DType.Size(), k.to.Size()), 4).put(&e)
-	return e.tiling(0), nil
+	e.grow(splitWords)
+	splitElems(out[0].NumElements(), max(in[0].DType.Size(), k.to.Size()), 4).put(e)
+	return 0, nil
 }
 
 func (k *cast) cost(in, out []*kernel.Tensor) device.Cost {

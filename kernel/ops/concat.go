@@ -66,29 +66,29 @@ func (k *concat) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *concat) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *concat) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	o := out[0]
 	axis, err := kernel.NormAxis(k.axis, o.Shape.Rank())
 	if err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	outer, inner := o.Shape[:axis].NumElements(), o.Shape[axis+1:].NumElements()
-	e := newEncoder(splitWords + 2 + len(in))
-	splitElems(o.NumElements(), o.DType.Size(), 4).put(&e)
+	e.grow(splitWords + 2 + len(in))
+	splitElems(o.NumElements(), o.DType.Size(), 4).put(e)
 	e.put(outer)
 	e.put(int64(len(in)))
 	var sum int64
 	for _, t := range in {
 		if t.Shape.Rank() != o.Shape.Rank() {
-			return kernel.Tiling{}, fmt.Errorf("input %v does not match output %v", t.Shape, o.Shape)
+			return 0, fmt.Errorf("input %v does not match output %v", t.Shape, o.Shape)
 		}
 		e.put(t.Shape[axis] * inner)
 		sum += t.Shape[axis]
 	}
 	if sum != o.Shape[axis] {
-		return kernel.Tiling{}, fmt.Errorf("inputs sum to %d along axis %d, output has %d", sum, axis, o.Shape[axis])
+		return 0, fmt.Errorf("inputs sum to %d along axis %d, output has %d", sum, axis, o.Shape[axis])
 	}
-	return e.tiling(0), nil
+	return 0, nil
 }
 
 func (k *concat) cost(in, out []*kernel.Tensor) device.Cost {

@@ -56,7 +56,7 @@ func TestUniqueOutputShapes(t *testing.T) {
 	if _, err := cd.OutputShapes(a); err == nil {
 		t.Fatal("OutputShapes before the launch: no error")
 	}
-	if err := k.Launch(testDev.NewStream(), a); err != nil {
+	if err := k.Compute(a); err != nil {
 		t.Fatal(err)
 	}
 	s, err := cd.OutputShapes(a)
@@ -70,7 +70,7 @@ func TestUniqueOutputShapes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := k.Launch(testDev.NewStream(), a); err != nil {
+		if err := k.Compute(a); err != nil {
 			t.Fatal(err)
 		}
 		s1, err1 := cd.OutputShapes(a)
@@ -159,7 +159,7 @@ func TestNonZeroOutputShapes(t *testing.T) {
 	seen := map[int64]bool{}
 	for seed := range uint64(300) {
 		a.Seed = seed
-		if err := k.Launch(testDev.NewStream(), a); err != nil {
+		if err := k.Compute(a); err != nil {
 			t.Fatal(err)
 		}
 		s, err := cd.OutputShapes(a)

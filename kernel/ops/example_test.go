@@ -10,7 +10,7 @@ import (
 
 // ExampleRegistry builds an Add from the built-in registry and takes it
 // through the kernel life cycle on a simulated device: infer the output
-// shape, compute the tiling, allocate the output, launch.
+// shape, compute the tiling, allocate the output, compute.
 func ExampleRegistry() {
 	dev, err := device.NewSim(device.SimOptions{})
 	if err != nil {
@@ -27,15 +27,15 @@ func ExampleRegistry() {
 	if err := k.InferShape(in, out); err != nil {
 		panic(err)
 	}
-	tiling, err := k.Resize(in, out)
-	if err != nil {
+	var tiling kernel.Tiling
+	if err := k.Resize(in, out, &tiling); err != nil {
 		panic(err)
 	}
 	if out[0].Buf, err = dev.Alloc(out[0].Bytes(), kernel.OutputsReal(k, in)); err != nil {
 		panic(err)
 	}
 	args := &kernel.Args{In: in, Out: out, Tiling: tiling, Node: "add"}
-	if err := k.Launch(dev.NewStream(), args); err != nil {
+	if err := k.Compute(args); err != nil {
 		panic(err)
 	}
 	fmt.Println(out[0].Shape, kernel.Float32s(out[0].Data()))
@@ -53,9 +53,10 @@ func Example_shapeOnly() {
 	in := []*kernel.Tensor{kernel.Virtual(kernel.Float16, 8, 2048, 4096)}
 	out := []*kernel.Tensor{{}}
 	_ = k.InferShape(in, out)
-	tiling, _ := k.Resize(in, out)
+	var tiling kernel.Tiling
+	_ = k.Resize(in, out, &tiling)
 	out[0].Buf, _ = dev.Alloc(out[0].Bytes(), kernel.OutputsReal(k, in))
-	_ = k.Launch(dev.NewStream(), &kernel.Args{In: in, Out: out, Tiling: tiling})
+	_ = k.Compute(&kernel.Args{In: in, Out: out, Tiling: tiling})
 	fmt.Println(kernel.OutputsReal(k, in), kernel.Int64s(out[0].Data()))
 	// Output: true [8 2048 4096]
 }

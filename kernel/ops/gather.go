@@ -54,22 +54,22 @@ func (k *gather) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *gather) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *gather) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	x, idx, o := in[0], in[1], out[0]
 	axis, err := kernel.NormAxis(k.axis, x.Shape.Rank())
 	if err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	outer, n, inner := around(x.Shape, axis)
 	if outer*idx.NumElements()*inner != o.NumElements() {
-		return kernel.Tiling{}, fmt.Errorf("output %v does not match data %v and indices %v", o.Shape, x.Shape, idx.Shape)
+		return 0, fmt.Errorf("output %v does not match data %v and indices %v", o.Shape, x.Shape, idx.Shape)
 	}
-	e := newEncoder(splitWords + 4)
-	splitElems(o.NumElements(), o.DType.Size(), 4).put(&e)
+	e.grow(splitWords + 4)
+	splitElems(o.NumElements(), o.DType.Size(), 4).put(e)
 	for _, v := range [...]int64{outer, n, inner, idx.NumElements()} {
 		e.put(v)
 	}
-	return e.tiling(0), nil
+	return 0, nil
 }
 
 func (k *gather) cost(in, out []*kernel.Tensor) device.Cost {

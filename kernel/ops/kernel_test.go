@@ -72,7 +72,7 @@ func TestAdapterRejectsBadOperands(t *testing.T) {
 			t.Fatalf("InferShape: %v, want an error with %q", err, c.frag)
 		}
 	}
-	if _, err := k.Resize([]*kernel.Tensor{x, x}, []*kernel.Tensor{{}}); err == nil || !strings.Contains(err.Error(), "not inferred") {
+	if err := k.Resize([]*kernel.Tensor{x, x}, []*kernel.Tensor{{}}, new(kernel.Tiling)); err == nil || !strings.Contains(err.Error(), "not inferred") {
 		t.Fatalf("Resize before InferShape: %v", err)
 	}
 	if c := k.Cost([]*kernel.Tensor{x}, nil); c.FLOPs != 0 || c.Bytes != 0 {
@@ -160,7 +160,7 @@ func TestBrokenTilingNeverPanics(t *testing.T) {
 					t.Fatalf("%s with %s tiling: panic %v", c.op, what, p)
 				}
 			}()
-			return k.Launch(testDev.NewStream(), a)
+			return k.Compute(a)
 		}
 		if err := run("good", good); err != nil {
 			t.Fatalf("%s: %v", c.op, err)
@@ -198,18 +198,31 @@ func TestComputeIsDeterministic(t *testing.T) {
 	}
 }
 
-func TestResizeReturnsFreshTiling(t *testing.T) {
+// TestResizeOverwritesTiling checks that Resize rewrites the whole tiling it
+// is given, in place: stale words of a previous shape never survive.
+func TestResizeOverwritesTiling(t *testing.T) {
 	k, _ := Registry().New("Add", nil)
 	in, out := []*kernel.Tensor{f32(shp(3, 1)), f32(shp(4))}, []*kernel.Tensor{{}}
 	if err := k.InferShape(in, out); err != nil {
 		t.Fatal(err)
 	}
-	t1, _ := k.Resize(in, out)
-	saved := slices.Clone(t1.Data)
-	clear(t1.Data)
-	t2, _ := k.Resize(in, out)
-	if !slices.Equal(t2.Data, saved) {
-		t.Fatal("Resize reuses the tiling it returned before")
+	var fresh kernel.Tiling
+	if err := k.Resize(in, out, &fresh); err != nil {
+		t.Fatal(err)
+	}
+	reused := kernel.Tiling{Data: make([]byte, 4096), Workspace: 99}
+	for i := range reused.Data {
+		reused.Data[i] = 0xa5
+	}
+	backing := &reused.Data[:1][0]
+	if err := k.Resize(in, out, &reused); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(reused.Data, fresh.Data) || reused.Workspace != fresh.Workspace {
+		t.Fatalf("Resize into a used tiling gave %x (workspace %d), want %x (%d)", reused.Data, reused.Workspace, fresh.Data, fresh.Workspace)
+	}
+	if &reused.Data[:1][0] != backing {
+		t.Fatal("Resize did not reuse the tiling's memory")
 	}
 }
 

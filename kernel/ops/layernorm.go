@@ -78,18 +78,18 @@ func (k *layerNorm) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *layerNorm) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *layerNorm) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	x := in[0]
 	axis, err := kernel.NormAxis(k.axis, x.Shape.Rank())
 	if err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	n, rowLen := x.Shape[:axis].NumElements(), x.Shape[axis:].NumElements()
-	e := newEncoder(rowsWords + 2)
-	splitRows(n, rowLen, x.DType.Size(), 6).put(&e)
+	e.grow(rowsWords + 2)
+	splitRows(n, rowLen, x.DType.Size(), 6).put(e)
 	e.put(int64(math.Float64bits(k.eps)))
 	e.putBool(len(in) == 3)
-	return e.tiling(8 * n), nil
+	return 8 * n, nil
 }
 
 func (k *layerNorm) cost(in, out []*kernel.Tensor) device.Cost {

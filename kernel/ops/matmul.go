@@ -138,11 +138,11 @@ func matTiles(m, n, kk int64, elemBytes int) (tm, tn, tk int64) {
 	return tm, tn, tk
 }
 
-func (k *matmul) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *matmul) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	a, b, o := in[0], in[1], out[0]
 	ra, rb, r := a.Shape.Rank(), b.Shape.Rank(), o.Shape.Rank()
 	if ra < 2 || rb < 2 || r != max(ra, rb) {
-		return kernel.Tiling{}, fmt.Errorf("output %v does not match inputs %v and %v", o.Shape, a.Shape, b.Shape)
+		return 0, fmt.Errorf("output %v does not match inputs %v and %v", o.Shape, a.Shape, b.Shape)
 	}
 	m, kk := matDims(a.Shape, k.transA)
 	_, n := matDims(b.Shape, k.transB)
@@ -152,10 +152,10 @@ func (k *matmul) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
 	dims, sa, sb := s[:br], s[br:2*br], s[2*br:]
 	copy(dims, o.Shape[:br])
 	if err := bcastStrides(sa, a.Shape[:ra-2], o.Shape[:br], m*kk); err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	if err := bcastStrides(sb, b.Shape[:rb-2], o.Shape[:br], kk*n); err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	batch := o.Shape[:br].NumElements()
 	nb := coalesce(dims, sa, sb)
@@ -167,7 +167,7 @@ func (k *matmul) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
 	if cores > 0 {
 		perCore = ceilDiv(blocks, cores)
 	}
-	e := newEncoder(matmulWords + 3*nb)
+	e.grow(matmulWords + 3*nb)
 	for _, v := range [...]int64{batch, m, n, kk} {
 		e.put(v)
 	}
@@ -179,7 +179,7 @@ func (k *matmul) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
 	e.puts(dims[:nb])
 	e.puts(sa[:nb])
 	e.puts(sb[:nb])
-	return e.tiling(0), nil
+	return 0, nil
 }
 
 func (k *matmul) cost(in, out []*kernel.Tensor) device.Cost {

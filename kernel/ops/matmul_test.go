@@ -122,8 +122,8 @@ func TestMatMulTilingAndCost(t *testing.T) {
 		if err := k.InferShape(in, out); err != nil {
 			t.Fatal(err)
 		}
-		tl, err := k.Resize(in, out)
-		if err != nil {
+		var tl kernel.Tiling
+		if err := k.Resize(in, out, &tl); err != nil {
 			t.Fatal(err)
 		}
 		d := decoder{b: tl.Data}

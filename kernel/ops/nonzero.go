@@ -47,18 +47,18 @@ func (k *nonZero) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *nonZero) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *nonZero) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	x := in[0]
 	n, r := x.NumElements(), int64(max(x.Shape.Rank(), 1))
 	if !out[0].Shape.Equal(kernel.Shape{r, n}) {
-		return kernel.Tiling{}, errors.New("output " + out[0].Shape.String() + " is not the bound")
+		return 0, errors.New("output " + out[0].Shape.String() + " is not the bound")
 	}
 	cores := min(max(ceilDiv(n, tileAlign), 1), numCores)
-	e := newEncoder(4)
+	e.grow(4)
 	for _, v := range [...]int64{n, r, cores, ceilDiv(n, cores)} {
 		e.put(v)
 	}
-	return e.tiling(8 * cores), nil
+	return 8 * cores, nil
 }
 
 func (k *nonZero) cost(in, out []*kernel.Tensor) device.Cost {

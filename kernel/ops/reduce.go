@@ -138,11 +138,11 @@ func (k *reduceSum) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *reduceSum) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *reduceSum) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	x, o := in[0], out[0]
 	axes, err := k.reduceAxes(in)
 	if err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	r := x.Shape.Rank()
 	var buf [32]int64
@@ -161,7 +161,7 @@ func (k *reduceSum) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
 		stride *= x.Shape[d]
 	}
 	if outElems != o.NumElements() {
-		return kernel.Tiling{}, fmt.Errorf("output %v does not match input %v", o.Shape, x.Shape)
+		return 0, fmt.Errorf("output %v does not match input %v", o.Shape, x.Shape)
 	}
 	// The lists were built innermost first; coalesce wants outermost first.
 	reverse(kd)
@@ -184,7 +184,7 @@ func (k *reduceSum) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
 			ws = cores * outElems * acc
 		}
 	}
-	e := newEncoder(7 + 2*nk + 2*nr)
+	e.grow(7 + 2*nk + 2*nr)
 	for _, v := range [...]int64{outElems, redElems, cores, outsPer, redPer, int64(nk)} {
 		e.put(v)
 	}
@@ -193,7 +193,7 @@ func (k *reduceSum) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
 	e.put(int64(nr))
 	e.puts(rd[:nr])
 	e.puts(rs[:nr])
-	return e.tiling(ws), nil
+	return ws, nil
 }
 
 func reverse(s []int64) {

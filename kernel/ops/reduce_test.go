@@ -152,7 +152,8 @@ func TestReduceSumWorkspace(t *testing.T) {
 		if err := k.InferShape(in, out); err != nil {
 			t.Fatal(err)
 		}
-		tl, err := k.Resize(in, out)
+		var tl kernel.Tiling
+		err := k.Resize(in, out, &tl)
 		if err != nil {
 			t.Fatal(err)
 		}

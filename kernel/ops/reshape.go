@@ -99,13 +99,13 @@ func valuesString(l ints) string {
 	return fmt.Sprint([]int64(s))
 }
 
-func (k *reshape) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *reshape) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	if in[0].NumElements() != out[0].NumElements() || in[0].DType != out[0].DType {
-		return kernel.Tiling{}, fmt.Errorf("output %v does not hold data %v", out[0], in[0])
+		return 0, fmt.Errorf("output %v does not hold data %v", out[0], in[0])
 	}
-	e := newEncoder(splitWords)
-	splitElems(out[0].NumElements(), out[0].DType.Size(), 4).put(&e)
-	return e.tiling(0), nil
+	e.grow(splitWords)
+	splitElems(out[0].NumElements(), out[0].DType.Size(), 4).put(e)
+	return 0, nil
 }
 
 func (k *reshape) cost(in, out []*kernel.Tensor) device.Cost {

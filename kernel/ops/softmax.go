@@ -69,19 +69,19 @@ func (k *softmax) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *softmax) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *softmax) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	x := in[0]
 	axis, err := kernel.NormAxis(k.axis, x.Shape.Rank())
 	if err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	outer, n, inner := around(x.Shape, axis)
-	e := newEncoder(softmaxWords)
+	e.grow(softmaxWords)
 	e.put(outer)
 	e.put(n)
 	e.put(inner)
-	splitRows(outer*inner, n, x.DType.Size(), 4).put(&e)
-	return e.tiling(8 * outer * inner), nil
+	splitRows(outer*inner, n, x.DType.Size(), 4).put(e)
+	return 8 * outer * inner, nil
 }
 
 func (k *softmax) cost(in, out []*kernel.Tensor) device.Cost {

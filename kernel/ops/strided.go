@@ -24,15 +24,14 @@ import (
 
 const stridedWords = splitWords + 2
 
-func encodeStrided(total int64, elemBytes int, base int64, dims, strides []int64) kernel.Tiling {
+func encodeStrided(e *encoder, total int64, elemBytes int, base int64, dims, strides []int64) {
 	n := coalesce(dims, strides, nil)
-	e := newEncoder(stridedWords + 2*n)
-	splitElems(total, elemBytes, 4).put(&e)
+	e.grow(stridedWords + 2*n)
+	splitElems(total, elemBytes, 4).put(e)
 	e.put(int64(n))
 	e.put(base)
 	e.puts(dims[:n])
 	e.puts(strides[:n])
-	return e.tiling(0)
 }
 
 func computeStrided(a *kernel.Args) error {

@@ -18,10 +18,17 @@ const (
 
 var errTiling = errors.New("tiling data too short for the operands")
 
-// encoder appends little-endian 64-bit words to a tiling.
+// encoder appends little-endian 64-bit words to a tiling. Resize hands an op
+// an encoder over the node's tiling buffer from its previous run, emptied,
+// so a steady-state Resize writes its words without allocating.
 type encoder struct{ b []byte }
 
-func newEncoder(words int) encoder { return encoder{b: make([]byte, 0, 8*words)} }
+// grow makes room for n more words.
+func (e *encoder) grow(n int) {
+	if need := len(e.b) + 8*n; need > cap(e.b) {
+		e.b = append(make([]byte, 0, need), e.b...)
+	}
+}
 
 func (e *encoder) put(v int64) { e.b = binary.LittleEndian.AppendUint64(e.b, uint64(v)) }
 
@@ -37,10 +44,6 @@ func (e *encoder) puts(v []int64) {
 	for _, x := range v {
 		e.put(x)
 	}
-}
-
-func (e *encoder) tiling(workspace int64) kernel.Tiling {
-	return kernel.Tiling{Data: e.b, Workspace: workspace}
 }
 
 // decoder reads the words of a tiling. Reading past the end yields zeros and

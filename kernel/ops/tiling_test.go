@@ -45,8 +45,8 @@ func tilingWords(t *testing.T, op string, attrs kernel.Attrs, in ...*kernel.Tens
 	if err := k.InferShape(in, out); err != nil {
 		t.Fatal(err)
 	}
-	tl, err := k.Resize(in, out)
-	if err != nil {
+	var tl kernel.Tiling
+	if err := k.Resize(in, out, &tl); err != nil {
 		t.Fatal(err)
 	}
 	d := decoder{b: tl.Data}

@@ -65,11 +65,11 @@ func (k *transpose) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *transpose) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *transpose) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	x, o := in[0], out[0]
 	r := x.Shape.Rank()
 	if err := k.check(r); err != nil {
-		return kernel.Tiling{}, err
+		return 0, err
 	}
 	var buf [24]int64
 	s := scratch(buf[:], 3*r)
@@ -80,9 +80,10 @@ func (k *transpose) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
 		dims[i], st[i] = x.Shape[a], xs[a]
 	}
 	if !o.Shape.Equal(dims) {
-		return kernel.Tiling{}, fmt.Errorf("output shape %v is not the transpose %s", o.Shape, kernel.Shape(dims).String())
+		return 0, fmt.Errorf("output shape %v is not the transpose %s", o.Shape, kernel.Shape(dims).String())
 	}
-	return encodeStrided(o.NumElements(), o.DType.Size(), 0, dims, st), nil
+	encodeStrided(e, o.NumElements(), o.DType.Size(), 0, dims, st)
+	return 0, nil
 }
 
 func (k *transpose) cost(in, out []*kernel.Tensor) device.Cost {

@@ -84,13 +84,13 @@ func (k *unary) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *unary) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *unary) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	if !in[0].Shape.Equal(out[0].Shape) {
-		return kernel.Tiling{}, fmt.Errorf("output shape %v differs from input shape %v", out[0].Shape, in[0].Shape)
+		return 0, fmt.Errorf("output shape %v differs from input shape %v", out[0].Shape, in[0].Shape)
 	}
-	e := newEncoder(splitWords)
-	splitElems(out[0].NumElements(), out[0].DType.Size(), 4).put(&e)
-	return e.tiling(0), nil
+	e.grow(splitWords)
+	splitElems(out[0].NumElements(), out[0].DType.Size(), 4).put(e)
+	return 0, nil
 }
 
 func (k *unary) cost(in, out []*kernel.Tensor) device.Cost {

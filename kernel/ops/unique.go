@@ -53,17 +53,17 @@ func (k *unique) infer(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-func (k *unique) resize(in, out []*kernel.Tensor) (kernel.Tiling, error) {
+func (k *unique) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	n := in[0].NumElements()
 	if out[0].NumElements() != n {
-		return kernel.Tiling{}, fmt.Errorf("output %v is not the bound [%d]", out[0].Shape, n)
+		return 0, fmt.Errorf("output %v is not the bound [%d]", out[0].Shape, n)
 	}
 	cores := min(max(ceilDiv(n, tileAlign), 1), numCores)
-	e := newEncoder(3)
+	e.grow(3)
 	e.put(n)
 	e.put(cores)
 	e.put(ceilDiv(n, cores))
-	return e.tiling(n * int64(in[0].DType.Size())), nil
+	return n * int64(in[0].DType.Size()), nil
 }
 
 func (k *unique) cost(in, out []*kernel.Tensor) device.Cost {
