@@ -7,9 +7,21 @@ import (
 )
 
 // Attrs are a node's static attributes (axis, perm, epsilon, ...). Values
-// are int64, float64, string, bool or []int64; the getters convert int and
-// float32 forms and report a missing or mistyped attribute as an error.
+// are int64, float64, string, bool, []int64, []float64, []string or
+// *Tensor; the getters convert int and float32 forms and report a missing or
+// mistyped attribute as an error.
+//
+// Ops that implement an ONNX op take its attributes under their ONNX names
+// and values. Where an op's semantics changed between ONNX opsets, the
+// integer attribute "opset" (OpsetAttr) names the opset the node follows;
+// absent, the newest.
 type Attrs map[string]any
+
+// OpsetAttr is the attribute holding the ONNX opset a node follows.
+const OpsetAttr = "opset"
+
+// Opset returns the opset the node follows (OpsetAttr), or def when absent.
+func (a Attrs) Opset(def int64) (int64, error) { return a.Int(OpsetAttr, def) }
 
 // Int returns attribute name as int64, or def if it is absent.
 func (a Attrs) Int(name string, def int64) (int64, error) {
@@ -64,6 +76,49 @@ func (a Attrs) Ints(name string, def []int64) ([]int64, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("attribute %q: want a list of integers, have %T", name, v)
+}
+
+// Floats returns attribute name as []float64, or def if it is absent.
+func (a Attrs) Floats(name string, def []float64) ([]float64, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	switch x := v.(type) {
+	case []float64:
+		return x, nil
+	case []float32:
+		out := make([]float64, len(x))
+		for i, e := range x {
+			out[i] = float64(e)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("attribute %q: want a list of numbers, have %T", name, v)
+}
+
+// Strings returns attribute name as []string, or def if it is absent.
+func (a Attrs) Strings(name string, def []string) ([]string, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	if x, ok := v.([]string); ok {
+		return x, nil
+	}
+	return nil, fmt.Errorf("attribute %q: want a list of strings, have %T", name, v)
+}
+
+// Tensor returns attribute name as a tensor, or def if it is absent.
+func (a Attrs) Tensor(name string, def *Tensor) (*Tensor, error) {
+	v, ok := a[name]
+	if !ok {
+		return def, nil
+	}
+	if x, ok := v.(*Tensor); ok && x != nil {
+		return x, nil
+	}
+	return nil, fmt.Errorf("attribute %q: want a tensor, have %T", name, v)
 }
 
 // String returns attribute name as a string, or def if it is absent.
