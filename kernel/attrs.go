@@ -162,11 +162,14 @@ func (a Attrs) DType(name string, def DType) (DType, error) {
 	return 0, fmt.Errorf("attribute %q: want a dtype, have %v", name, v)
 }
 
-// Check reports the first attribute whose name is not in known.
+// Check reports the first attribute whose name is not in known. OpsetAttr
+// is always known.
 func (a Attrs) Check(known ...string) error {
 	names := make([]string, 0, len(a))
 	for k := range a {
-		names = append(names, k)
+		if k != OpsetAttr {
+			names = append(names, k)
+		}
 	}
 	sort.Strings(names)
 	for _, k := range names {
