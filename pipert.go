@@ -139,7 +139,7 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 		o(&c)
 	}
 	if c.reg == nil {
-		c.reg = ops.Registry()
+		c.reg = ops.Builtins()
 	}
 	if c.dev == nil {
 		d, err := device.NewSim(device.SimOptions{})

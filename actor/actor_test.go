@@ -101,7 +101,7 @@ func TestEveryModeMatchesKBKOnScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := ordered(w.Graph, w.Inputs)
-			ref, _, err := run(t, w.Graph, in, variants[0], ops.Registry())
+			ref, _, err := run(t, w.Graph, in, variants[0], ops.Builtins())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestEveryModeMatchesKBKOnScenarios(t *testing.T) {
 				}
 			}
 			for _, v := range variants[1:] {
-				got, _, err := run(t, w.Graph, in, v, ops.Registry())
+				got, _, err := run(t, w.Graph, in, v, ops.Builtins())
 				if err != nil {
 					t.Fatalf("%s: %v", name(v), err)
 				}
@@ -130,12 +130,12 @@ func TestPeakMemoryOfQueuedModesStaysNearKBK(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := ordered(w.Graph, w.Inputs)
-		_, ref, err := run(t, w.Graph, in, variants[0], ops.Registry())
+		_, ref, err := run(t, w.Graph, in, variants[0], ops.Builtins())
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, v := range variants[1:] {
-			_, st, err := run(t, w.Graph, in, v, ops.Registry())
+			_, st, err := run(t, w.Graph, in, v, ops.Builtins())
 			if err != nil {
 				t.Fatalf("%s %s: %v", sc.Name, name(v), err)
 			}
@@ -155,12 +155,12 @@ func TestRandomGraphsEveryModeMatchesKBK(t *testing.T) {
 	for i := 0; i < n; i++ {
 		g, byName := graphtest.Random(rng, graphtest.Options{Nodes: 3 + rng.IntN(25), Rows: 1 + rng.Int64N(4), Cols: 1 + rng.Int64N(5), ValueDeps: true})
 		in := graphtest.Inputs(g, byName)
-		ref, _, err := run(t, g, in, variants[0], ops.Registry())
+		ref, _, err := run(t, g, in, variants[0], ops.Builtins())
 		if err != nil {
 			t.Fatalf("graph %d: kbk: %v", i, err)
 		}
 		for _, v := range variants[1:] {
-			got, _, err := run(t, g, in, v, ops.Registry())
+			got, _, err := run(t, g, in, v, ops.Builtins())
 			if err != nil {
 				t.Fatalf("graph %d: %s: %v", i, name(v), err)
 			}
@@ -211,7 +211,7 @@ func faultRegistry() *kernel.Registry {
 		if err != nil {
 			return nil, err
 		}
-		k, err := ops.Registry().New("ReLU", nil)
+		k, err := ops.Builtins().New("ReLU", nil)
 		return &faulty{Kernel: k, stage: kernel.Stage(s)}, err
 	})
 	return r
@@ -282,7 +282,7 @@ func TestCancellationStopsPromptlyAndFreesMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := subgraph.Validate(w.Graph, ops.Registry())
+	c, err := subgraph.Validate(w.Graph, ops.Builtins())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestRunChecksInputs(t *testing.T) {
 	b := subgraph.NewBuilder("g")
 	x := b.Input("x", kernel.Float32, kernel.Dynamic, 2)
 	b.Output(b.Op("ReLU", x))
-	c, err := subgraph.Validate(b.Graph(), ops.Registry())
+	c, err := subgraph.Validate(b.Graph(), ops.Builtins())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestOptionsAreChecked(t *testing.T) {
 		b := subgraph.NewBuilder("g")
 		b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 2)))
 		return b.Graph()
-	}(), ops.Registry())
+	}(), ops.Builtins())
 	dev, _ := device.NewSim(device.SimOptions{})
 	for _, o := range []actor.Options{{Mode: 9}, {Policy: 7}, {QueueCapacity: -1}, {Costs: actor.Costs{Infer: -1}}} {
 		if _, err := actor.New(c, dev, o); err == nil {

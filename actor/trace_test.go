@@ -23,7 +23,7 @@ func TestTracedRunsValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := subgraph.Validate(w.Graph, ops.Registry())
+	c, err := subgraph.Validate(w.Graph, ops.Builtins())
 	if err != nil {
 		t.Fatal(err)
 	}

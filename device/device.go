@@ -1,28 +1,41 @@
-// Package device is pipert's view of an accelerator: Device, Stream, Event and
-// Buffer, and Sim, a simulated device whose time is modeled, not burned.
+// Package device is pipert's view of an accelerator: the small interface
+// every runtime and op depends on — Device (alloc/free, streams, events, a
+// statistics snapshot), Stream (launch, copies, events, synchronisation),
+// Event and Buffer — and Sim, a simulated device whose time is modeled, not
+// burned. Nothing here knows about kernels: a launch is a Kernel value (a
+// name, a cost, a trace flow id), never a callback.
 //
 // # Time model
 //
 // Host work is real; device work is modeled. Each Stream keeps a timeline
-// anchored to the wall clock (Now). A kernel launched at host time t starts at
-// max(t + LaunchLatency, the stream's busy-until) and ends after its modeled
-// duration: KernelFixed plus the roofline of its Cost on the Profile. Copies
-// cost latency + size / bandwidth. The device spends no host CPU on that
-// time; a host that waits for it (Synchronize, events, device-to-host copies)
-// blocks until the wall clock passes the modeled end, spinning with
-// runtime.Gosched for short waits and parking for long ones — never with a
-// sub-millisecond time.Sleep, which sleeps about 1 ms on Linux.
+// anchored to the host's monotonic clock (package internal/clock). A kernel
+// launched at host time t starts at max(t + launch latency, the stream's
+// busy-until) and ends after its modeled duration: KernelFixed plus the
+// roofline of its Cost on the Profile. Copies cost latency + size /
+// bandwidth. The device spends no host CPU on that time; a host that waits
+// for it (Synchronize, events, device-to-host copies) blocks until the clock
+// passes the modeled end, spinning with runtime.Gosched for short waits and
+// parking for long ones — never with a sub-millisecond time.Sleep, which
+// sleeps about 1 ms on Linux.
 //
 // # Data
 //
 // A Buffer may be materialized: backed by host memory holding its real
-// contents. Kernels compute on real data when their inputs are materialized.
-// The computation of a launched kernel runs on the launching goroutine at
-// launch time, in stream order, so the contents of a buffer are those of the
-// last kernel launched before any later one on the same stream; the modeled
-// completion time still governs when a host may observe results.
+// contents. The runtime computes a kernel's real results on the host (the
+// kernel's Compute) when it launches it, in stream order, so the contents of
+// a buffer are those of the last kernel launched before any later one on the
+// same stream; the modeled completion time still governs when a host may
+// observe results.
 //
-// Dependency rule: device imports device/alloc and the standard library only.
+// # Statistics
+//
+// Stats and Stream.Stats are snapshots of counters that only grow over the
+// device's life (memory in use aside). A runner measures a run by
+// subtracting two snapshots (Stats.Sub); nothing ever resets a device, so
+// several executables can share one.
+//
+// Dependency rule: device imports device/alloc, its internal packages and
+// internal/clock only.
 package device
 
 import (
@@ -46,12 +59,24 @@ type Cost struct {
 	Bytes float64 // bytes read and written in device memory
 }
 
-// Func is the real computation of a launched kernel. The device calls Run
-// once, at launch, on the launching goroutine. A Func that computes nothing
-// (virtual data) may be nil.
-type Func interface {
-	Run() error
+// Kernel is one kernel launch as a device sees it: what to call it, how much
+// work it is, and how to find it in a trace.
+type Kernel struct {
+	Name string
+	Cost Cost
+	// Flow is the kernel's trace flow id (0: not traced); device tracers end
+	// the kernel's flow on its device slice.
+	Flow uint64
+	// Computed is the host interval, on the clock of package
+	// internal/clock, in which the runtime computed the kernel's real
+	// results just before the launch (zero when it computed nothing). A
+	// device whose kernels run on the host CPU takes it as the kernel's
+	// interval; a simulated accelerator ignores it.
+	Computed Interval
 }
+
+// Interval is a span of time in nanoseconds on the host's monotonic clock.
+type Interval struct{ Start, End int64 }
 
 // Buffer is a block of device memory. It is a value, like a device pointer in
 // CUDA, so that allocation does not allocate on the host heap. Data is the
@@ -86,20 +111,16 @@ type Device interface {
 	NewStream() Stream
 	// NewEvent creates an unrecorded event.
 	NewEvent() Event
-	// Stats reports the device's accounting since the last ResetStats.
+	// Stats returns a snapshot of the device's accounting since it was made.
 	Stats() Stats
-	// ResetStats starts a new accounting period; peak memory restarts at the
-	// memory now in use.
-	ResetStats()
 }
 
 // Stream is an in-order queue of device work. Launch, the copies, Record and
 // WaitEvent are called by one goroutine at a time (the stream's owner);
-// Synchronize, BusyUntil and Query may be called from any goroutine.
+// Synchronize, Query and Stats may be called from any goroutine.
 type Stream interface {
-	// Launch enqueues a kernel of the given cost and runs fn (if not nil)
-	// at once on the caller's goroutine. An error from fn is returned.
-	Launch(name string, cost Cost, fn Func) error
+	// Launch enqueues the modeled work of kernel k.
+	Launch(k Kernel) error
 	// CopyH2D enqueues a host-to-device copy; src is read at once.
 	CopyH2D(dst Buffer, src []byte) error
 	// CopyD2H copies src to dst after all earlier work on the stream and
@@ -113,10 +134,10 @@ type Stream interface {
 	WaitEvent(e Event)
 	// Synchronize waits until all enqueued work is done, or ctx is done.
 	Synchronize(ctx context.Context) error
-	// BusyUntil is the modeled time (Now scale) at which enqueued work ends.
-	BusyUntil() int64
 	// Query reports whether all enqueued work is done.
 	Query() bool
+	// Stats returns a snapshot of the stream's accounting since it was made.
+	Stats() StreamStats
 }
 
 // Event marks a point in a stream. An event never recorded is complete.
@@ -125,23 +146,52 @@ type Event interface {
 	Synchronize(ctx context.Context) error
 	// Query reports whether the recorded work is done.
 	Query() bool
-	// At is the modeled completion time of the recorded work (0 if never
-	// recorded).
+	// At is the modeled completion time of the recorded work on the host's
+	// monotonic clock (0 if never recorded): a stream of another device
+	// waiting for the event reads it.
 	At() int64
 }
 
-// Stats is a device's accounting for one period.
+// Stats is a snapshot of a device's accounting. Every field but MemInUse
+// only grows over the device's life; Sub gives the figures of a period.
 type Stats struct {
-	Kernels    int64 // kernels launched
-	Copies     int64 // copies enqueued
-	BusyNs     int64 // modeled time the device had work (union over streams)
-	KernelNs   int64 // modeled kernel time, summed
-	MemInUse   int64 // bytes allocated now
-	MemPeak    int64 // high-water mark of MemInUse in the period
-	Allocs     int64 // Alloc calls in the period
-	Frees      int64 // Free calls in the period
-	FirstStart int64 // modeled start of the first work in the period (Now scale)
-	LastEnd    int64 // modeled end of the last work in the period
+	Kernels  int64 // kernels launched
+	Copies   int64 // copies enqueued
+	BusyNs   int64 // modeled time the device had work (union over streams)
+	KernelNs int64 // modeled kernel time, summed
+	MemInUse int64 // bytes allocated now
+	MemPeak  int64 // high-water mark of MemInUse since the device was made
+	Allocs   int64 // Alloc calls
+	Frees    int64 // Free calls
+	// LastEnd is the modeled end of the latest work enqueued (clock time).
+	LastEnd int64
+}
+
+// Sub returns the figures of the period from snapshot prev to s: counts
+// and times are differences; MemInUse, MemPeak and LastEnd are s's.
+func (s Stats) Sub(prev Stats) Stats {
+	return Stats{
+		Kernels: s.Kernels - prev.Kernels, Copies: s.Copies - prev.Copies,
+		BusyNs: s.BusyNs - prev.BusyNs, KernelNs: s.KernelNs - prev.KernelNs,
+		MemInUse: s.MemInUse, MemPeak: s.MemPeak,
+		Allocs: s.Allocs - prev.Allocs, Frees: s.Frees - prev.Frees,
+		LastEnd: s.LastEnd,
+	}
+}
+
+// StreamStats is a snapshot of one stream's accounting: its work is in
+// order, so BusyNs is the sum of the work's modeled durations.
+type StreamStats struct {
+	Kernels, Copies int64
+	BusyNs          int64
+	// LastEnd is the modeled end of the stream's last work (clock time).
+	LastEnd int64
+}
+
+// Sub returns the figures of the period from snapshot prev to s.
+func (s StreamStats) Sub(prev StreamStats) StreamStats {
+	return StreamStats{Kernels: s.Kernels - prev.Kernels, Copies: s.Copies - prev.Copies,
+		BusyNs: s.BusyNs - prev.BusyNs, LastEnd: s.LastEnd}
 }
 
 // Link models one kind of copy: latency plus size over bandwidth.

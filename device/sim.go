@@ -2,11 +2,14 @@ package device
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/pipert/pipert/device/alloc"
+	"github.com/pipert/pipert/device/internal/account"
+	"github.com/pipert/pipert/internal/clock"
 )
 
 // Work is one piece of modeled device work, as an Observer sees it.
@@ -14,11 +17,10 @@ type Work struct {
 	Stream int    // the stream, numbered from 0 in creation order
 	Kind   string // "kernel", "h2d", "d2h" or "d2d"
 	Name   string // the kernel's name; the kind for copies
-	// Start and End are the modeled interval, on the Now scale.
+	// Start and End are the modeled interval, on the host's monotonic clock.
 	Start, End int64
-	// Fn is the kernel's Func as given to Launch (nil for copies), so that
-	// an observer can recover what launched it (a trace flow id, say).
-	Fn Func
+	// Flow is the kernel's trace flow id (0 for copies and untraced kernels).
+	Flow uint64
 }
 
 // Observer receives every piece of modeled device work; tracing plugs in
@@ -55,8 +57,8 @@ type Sim struct {
 	obs  Observer
 	lch  Launcher
 
-	mem *Memory
-	act Activity
+	mem *account.Memory
+	act account.Activity
 
 	nstreams atomic.Int32
 }
@@ -72,7 +74,7 @@ func NewSim(o SimOptions) (*Sim, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, mem: NewMemory("device "+o.Profile.Name, o.Allocator)}, nil
+	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, mem: account.NewMemory(o.Allocator)}, nil
 }
 
 // Name implements Device.
@@ -83,12 +85,12 @@ func (d *Sim) Profile() Profile { return d.prof }
 
 // Alloc implements Device.
 func (d *Sim) Alloc(size int64, materialize bool) (Buffer, error) {
-	return d.mem.Alloc(size, materialize)
+	return allocIn(d.mem, "device "+d.prof.Name, size, materialize)
 }
 
 // Free implements Device. Freeing is stream-ordered: work already launched
 // keeps the contents it computed on.
-func (d *Sim) Free(b Buffer) error { return d.mem.Free(b) }
+func (d *Sim) Free(b Buffer) error { return freeIn(d.mem, "device "+d.prof.Name, b) }
 
 // NewStream implements Device.
 func (d *Sim) NewStream() Stream {
@@ -96,13 +98,41 @@ func (d *Sim) NewStream() Stream {
 }
 
 // NewEvent implements Device.
-func (d *Sim) NewEvent() Event { return &simEvent{} }
+func (d *Sim) NewEvent() Event { return new(ClockEvent) }
 
 // Stats implements Device.
-func (d *Sim) Stats() Stats { return Combine(d.mem, &d.act) }
+func (d *Sim) Stats() Stats { return snapshot(d.mem, &d.act) }
 
-// ResetStats implements Device.
-func (d *Sim) ResetStats() { Reset(d.mem, &d.act) }
+// allocIn allocates from m for a device named name (in errors).
+func allocIn(m *account.Memory, name string, size int64, materialize bool) (Buffer, error) {
+	addr, n, data, err := m.Alloc(size, materialize)
+	if err != nil {
+		if errors.Is(err, alloc.ErrOutOfMemory) {
+			return Buffer{}, fmt.Errorf("%s: alloc %d bytes: %w: %w", name, size, ErrOutOfMemory, err)
+		}
+		return Buffer{}, fmt.Errorf("%s: alloc %d bytes: %w", name, size, err)
+	}
+	return Buffer{Addr: addr, Size: n, Data: data}, nil
+}
+
+// freeIn frees b in m; the zero Buffer is a no-op.
+func freeIn(m *account.Memory, name string, b Buffer) error {
+	if b.IsZero() {
+		return nil
+	}
+	if err := m.Free(b.Addr, b.Size, b.Data); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+func snapshot(m *account.Memory, a *account.Activity) Stats {
+	var c account.Counts
+	m.Snapshot(&c)
+	a.Snapshot(&c)
+	return Stats{Kernels: c.Kernels, Copies: c.Copies, BusyNs: c.BusyNs, KernelNs: c.KernelNs,
+		MemInUse: c.MemInUse, MemPeak: c.MemPeak, Allocs: c.Allocs, Frees: c.Frees, LastEnd: c.LastEnd}
+}
 
 // hostWorkLimit is the longest launch-path delay hostWork spends as CPU
 // work; longer ones (a full command ring) are waits.
@@ -111,22 +141,25 @@ const hostWorkLimit = 50 * time.Microsecond
 // hostWork holds the launching goroutine until t. A short delay is the
 // host's own work in the launch call (building and writing the command), so
 // it is spent on the CPU without yielding, as the real call would; a long
-// one is a wait for the device and yields like WaitUntil.
+// one is a wait for the device and yields like clock.WaitUntil.
 func hostWork(t int64) {
-	if time.Duration(t-Now()) > hostWorkLimit {
-		WaitUntil(context.Background(), t)
+	if time.Duration(t-clock.Now()) > hostWorkLimit {
+		clock.WaitUntil(context.Background(), t)
 		return
 	}
-	for Now() < t {
+	for clock.Now() < t {
 	}
 }
 
-// simStream is an in-order timeline. busy is written only by the owner
-// goroutine (store-release) and read by anyone (load-acquire).
+// simStream is an in-order timeline. busy and the counters are written only
+// by the owner goroutine (store-release) and read by anyone (load-acquire).
 type simStream struct {
-	dev  *Sim
-	id   int
-	busy atomic.Int64
+	dev     *Sim
+	id      int
+	busy    atomic.Int64
+	kernels atomic.Int64
+	copies  atomic.Int64
+	busyNs  atomic.Int64
 }
 
 // enqueue places work of duration dur that may start at earliest on the
@@ -135,18 +168,14 @@ func (s *simStream) enqueue(earliest int64, dur time.Duration) (start, end int64
 	start = max(earliest, s.busy.Load())
 	end = start + int64(dur)
 	s.busy.Store(end)
+	s.busyNs.Add(end - start)
 	return start, end
 }
 
-func (s *simStream) Launch(name string, cost Cost, fn Func) error {
-	if fn != nil {
-		if err := fn.Run(); err != nil {
-			return err
-		}
-	}
+func (s *simStream) Launch(k Kernel) error {
 	p := &s.dev.prof
-	dur := p.KernelTime(cost)
-	now := Now()
+	dur := p.KernelTime(k.Cost)
+	now := clock.Now()
 	earliest := now + int64(p.LaunchLatency)
 	if l := s.dev.lch; l != nil {
 		var ready int64
@@ -156,15 +185,17 @@ func (s *simStream) Launch(name string, cost Cost, fn Func) error {
 		}
 	}
 	start, end := s.enqueue(earliest, dur)
+	s.kernels.Add(1)
 	s.dev.act.Kernel(start, end)
 	if o := s.dev.obs; o != nil {
-		o.OnWork(Work{Stream: s.id, Kind: "kernel", Name: name, Start: start, End: end, Fn: fn})
+		o.OnWork(Work{Stream: s.id, Kind: "kernel", Name: k.Name, Start: start, End: end, Flow: k.Flow})
 	}
 	return nil
 }
 
 func (s *simStream) copyWork(kind string, l Link, n int64) int64 {
-	start, end := s.enqueue(Now(), l.Time(n))
+	start, end := s.enqueue(clock.Now(), l.Time(n))
+	s.copies.Add(1)
 	s.dev.act.Copy(start, end)
 	if o := s.dev.obs; o != nil {
 		o.OnWork(Work{Stream: s.id, Kind: kind, Name: kind, Start: start, End: end})
@@ -190,9 +221,12 @@ func (s *simStream) CopyD2H(ctx context.Context, dst []byte, src Buffer) error {
 	if len(dst) > 0 && src.Data == nil {
 		return fmt.Errorf("device %s: d2h from %#x: %w", s.dev.prof.Name, src.Addr, ErrNotBacked)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	copy(dst, src.Data)
 	end := s.copyWork("d2h", s.dev.prof.D2H, int64(len(dst)))
-	return WaitUntil(ctx, end)
+	return clock.WaitUntil(ctx, end)
 }
 
 func (s *simStream) CopyD2D(dst, src Buffer) error {
@@ -206,9 +240,7 @@ func (s *simStream) CopyD2D(dst, src Buffer) error {
 	return nil
 }
 
-func (s *simStream) Record(e Event) {
-	e.(*simEvent).at.Store(max(s.busy.Load(), 1))
-}
+func (s *simStream) Record(e Event) { markEvent(e, s.busy.Load()) }
 
 func (s *simStream) WaitEvent(e Event) {
 	if t := e.At(); t > s.busy.Load() {
@@ -217,18 +249,46 @@ func (s *simStream) WaitEvent(e Event) {
 }
 
 func (s *simStream) Synchronize(ctx context.Context) error {
-	return WaitUntil(ctx, s.busy.Load())
+	return clock.WaitUntil(ctx, s.busy.Load())
 }
 
-func (s *simStream) BusyUntil() int64 { return s.busy.Load() }
+func (s *simStream) Query() bool { return clock.Now() >= s.busy.Load() }
 
-func (s *simStream) Query() bool { return Now() >= s.busy.Load() }
+func (s *simStream) Stats() StreamStats {
+	return StreamStats{Kernels: s.kernels.Load(), Copies: s.copies.Load(), BusyNs: s.busyNs.Load(), LastEnd: s.busy.Load()}
+}
 
-// simEvent holds the modeled completion time of the recorded work; 0 means
-// never recorded. Written by the recording stream's owner (store-release),
-// read by anyone (load-acquire).
-type simEvent struct{ at atomic.Int64 }
+// ClockEvent is an Event whose completion is a time on the host's monotonic
+// clock: the events of Sim and of the host CPU device, which may be recorded
+// by a stream of either and waited for by any stream. The zero value is an
+// event never recorded.
+type ClockEvent struct {
+	// at is the modeled completion time; 0 means never recorded. Written by
+	// the recording stream's owner (store-release), read by anyone
+	// (load-acquire).
+	at atomic.Int64
+}
 
-func (e *simEvent) Synchronize(ctx context.Context) error { return WaitUntil(ctx, e.at.Load()) }
-func (e *simEvent) Query() bool                           { return Now() >= e.at.Load() }
-func (e *simEvent) At() int64                             { return e.at.Load() }
+// Mark records the event as completing at clock time t (at least 1).
+func (e *ClockEvent) Mark(t int64) { e.at.Store(max(t, 1)) }
+
+// Synchronize implements Event.
+func (e *ClockEvent) Synchronize(ctx context.Context) error { return clock.WaitUntil(ctx, e.at.Load()) }
+
+// Query implements Event.
+func (e *ClockEvent) Query() bool { return clock.Now() >= e.at.Load() }
+
+// At implements Event.
+func (e *ClockEvent) At() int64 { return e.at.Load() }
+
+// marker is an event a stream can record: its completion is a clock time.
+type marker interface{ Mark(t int64) }
+
+// markEvent records e as completing at t. Events that are not clock events
+// (another implementation's) cannot be recorded by a simulated stream and
+// are left as they are.
+func markEvent(e Event, t int64) {
+	if m, ok := e.(marker); ok {
+		m.Mark(t)
+	}
+}

@@ -3,6 +3,7 @@ package device_test
 import (
 	"context"
 	"errors"
+	"github.com/pipert/pipert/internal/clock"
 	"sync"
 	"testing"
 	"time"
@@ -48,16 +49,16 @@ func TestKernelNeverCompletesBeforeModeledEnd(t *testing.T) {
 	rec := &recorder{}
 	d := newSim(t, slowProfile(), rec)
 	s := d.NewStream()
-	before := device.Now()
+	before := clock.Now()
 	for i := 0; i < 5; i++ {
-		if err := s.Launch("k", device.Cost{}, nil); err != nil {
+		if err := s.Launch(device.Kernel{Name: "k", Cost: device.Cost{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := s.Synchronize(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	after := device.Now()
+	after := clock.Now()
 	last := rec.work[len(rec.work)-1]
 	if after < last.end {
 		t.Fatalf("Synchronize returned at %d, before the last kernel's modeled end %d", after, last.end)
@@ -75,7 +76,7 @@ func TestStreamRunsInOrder(t *testing.T) {
 	d := newSim(t, slowProfile(), rec)
 	s := d.NewStream()
 	for i := 0; i < 10; i++ {
-		if err := s.Launch("k", device.Cost{FLOPs: float64(i) * 1e9}, nil); err != nil {
+		if err := s.Launch(device.Kernel{Name: "k", Cost: device.Cost{FLOPs: float64(i) * 1e9}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,12 +94,12 @@ func TestEventOrdersTwoStreams(t *testing.T) {
 	d := newSim(t, p, rec)
 	a, b := d.NewStream(), d.NewStream()
 	for i := 0; i < 3; i++ {
-		a.Launch("a", device.Cost{}, nil)
+		a.Launch(device.Kernel{Name: "a", Cost: device.Cost{}})
 	}
 	e := d.NewEvent()
 	a.Record(e)
 	b.WaitEvent(e)
-	b.Launch("b", device.Cost{}, nil)
+	b.Launch(device.Kernel{Name: "b", Cost: device.Cost{}})
 	var aEnd, bStart int64
 	for _, w := range rec.work {
 		if w.name == "a" {
@@ -115,14 +116,14 @@ func TestEventOrdersTwoStreams(t *testing.T) {
 	}
 	// A stream without the wait is not held back.
 	c := d.NewStream()
-	c.Launch("c", device.Cost{}, nil)
+	c.Launch(device.Kernel{Name: "c", Cost: device.Cost{}})
 	if got := rec.work[len(rec.work)-1]; got.start >= aEnd {
 		t.Fatalf("independent stream c starts at %d, after stream a's work (%d)", got.start, aEnd)
 	}
 	if err := e.Synchronize(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if device.Now() < aEnd {
+	if clock.Now() < aEnd {
 		t.Fatal("event Synchronize returned before the recorded work ended")
 	}
 }
@@ -210,7 +211,7 @@ func TestCopiesMoveRealData(t *testing.T) {
 func TestWaitUntilHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := device.WaitUntil(ctx, device.Now()+int64(time.Hour)); !errors.Is(err, context.Canceled) {
+	if err := clock.WaitUntil(ctx, clock.Now()+int64(time.Hour)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitUntil on a cancelled context: %v", err)
 	}
 }
@@ -234,8 +235,8 @@ func TestLauncherSetsEarliestStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := device.Now()
-	d.NewStream().Launch("k", device.Cost{}, nil)
+	before := clock.Now()
+	d.NewStream().Launch(device.Kernel{Name: "k", Cost: device.Cost{}})
 	if rec.work[0].start < before+int64(time.Second) {
 		t.Fatal("launcher's earliest start ignored")
 	}

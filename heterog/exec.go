@@ -67,7 +67,7 @@ type Options struct {
 	// computation). Under Serial, every kernel pays Costs.Prepare.
 	Costs    actor.Costs
 	CPUCosts *actor.Costs
-	Registry *kernel.Registry // nil means ops.Registry()
+	Registry *kernel.Registry // nil means ops.Builtins()
 	Manager  *Manager         // nil means Devices()
 	// Virtual names ops that are virtual operators: placed on the
 	// accelerator, they are computed by the CPU in place, over host-mapped
@@ -105,7 +105,7 @@ func (o *Options) fill() error {
 		}
 	}
 	if o.Registry == nil {
-		o.Registry = ops.Registry()
+		o.Registry = ops.Builtins()
 	}
 	if o.Manager == nil {
 		o.Manager = Devices()

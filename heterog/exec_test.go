@@ -376,7 +376,7 @@ func TestPolicies(t *testing.T) {
 	b.Output(b.Op("Unique", small))                                     // 2: no static output
 	b.Output(b.OpAttrs("Softmax", kernel.Attrs{"axis": int64(0)}, big)) // 3: 256 K elements
 	b.Last().Placement = subgraph.OnCPU
-	c, err := subgraph.Validate(b.Graph(), ops.Registry())
+	c, err := subgraph.Validate(b.Graph(), ops.Builtins())
 	if err != nil {
 		t.Fatal(err)
 	}

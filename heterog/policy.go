@@ -298,7 +298,7 @@ func MeasureThreshold(t Target) (int64, error) {
 	if v, ok := thresholds.Load(key); ok {
 		return v.(int64), nil
 	}
-	k, err := ops.Registry().New("Add", nil)
+	k, err := ops.Builtins().New("Add", nil)
 	if err != nil {
 		return 0, fmt.Errorf("heterog: measure threshold: %w", err)
 	}

@@ -1,9 +1,8 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
-	"sort"
-	"sync"
 
 	"github.com/pipert/pipert/device"
 )
@@ -149,57 +148,17 @@ func (e *Error) Unwrap() error { return e.Err }
 // Factory builds a kernel from a node's attributes, or reports invalid ones.
 type Factory func(attrs Attrs) (Kernel, error)
 
-// Registry maps op names to factories. A zero Registry is empty and ready to
-// use; it is safe for concurrent use.
-type Registry struct {
-	mu sync.RWMutex
-	m  map[string]Factory
-}
+// ErrUnknownOp is the cause of a Resolver's failure on an op it does not
+// know.
+var ErrUnknownOp = errors.New("unknown op")
 
-// Register adds op. Registering an op twice is a programmer error and panics.
-func (r *Registry) Register(op string, f Factory) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.m == nil {
-		r.m = make(map[string]Factory)
-	}
-	if _, dup := r.m[op]; dup {
-		panic("kernel: op " + op + " registered twice")
-	}
-	r.m[op] = f
-}
-
-// New builds a kernel for op with attrs.
-func (r *Registry) New(op string, attrs Attrs) (Kernel, error) {
-	r.mu.RLock()
-	f, ok := r.m[op]
-	r.mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("unknown op %q", op)
-	}
-	k, err := f(attrs)
-	if err != nil {
-		return nil, fmt.Errorf("op %s: %w", op, err)
-	}
-	return k, nil
-}
-
-// Has reports whether op is registered.
-func (r *Registry) Has(op string) bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	_, ok := r.m[op]
-	return ok
-}
-
-// Ops lists the registered op names in order.
-func (r *Registry) Ops() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.m))
-	for k := range r.m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+// Resolver builds the kernels of a graph's nodes from their op names:
+// what validation and compilation need of an op registry. Package
+// kernel/ops holds pipert's registry and its built-in ops.
+type Resolver interface {
+	// New builds a kernel for op with attrs. An op it does not know is an
+	// error wrapping ErrUnknownOp.
+	New(op string, attrs Attrs) (Kernel, error)
+	// Has reports whether op is known.
+	Has(op string) bool
 }

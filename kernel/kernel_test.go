@@ -162,34 +162,6 @@ func TestAttrs(t *testing.T) {
 	}
 }
 
-type nopKernel struct{ kernel.Kernel }
-
-func TestRegistry(t *testing.T) {
-	var r kernel.Registry
-	bad := errors.New("bad attrs")
-	r.Register("Nop", func(a kernel.Attrs) (kernel.Kernel, error) {
-		if _, ok := a["fail"]; ok {
-			return nil, bad
-		}
-		return nopKernel{}, nil
-	})
-	if !r.Has("Nop") || r.Has("Other") || len(r.Ops()) != 1 {
-		t.Fatal("registry contents")
-	}
-	if _, err := r.New("Other", nil); err == nil {
-		t.Fatal("unknown op built")
-	}
-	if _, err := r.New("Nop", kernel.Attrs{"fail": 1}); !errors.Is(err, bad) || !strings.Contains(err.Error(), "Nop") {
-		t.Fatalf("factory error %v", err)
-	}
-	defer func() {
-		if recover() == nil {
-			t.Fatal("registering an op twice did not panic")
-		}
-	}()
-	r.Register("Nop", nil)
-}
-
 func TestTensorViewsAndValues(t *testing.T) {
 	x := kernel.FromInt64([]int64{3, -1, 4}, 3)
 	v, err := x.IntValues()

@@ -46,7 +46,7 @@ func kbk(t *testing.T, w *scenarios.Workload) map[string]*kernel.Tensor {
 func TestHeteroEveryPolicyMatchesKBK(t *testing.T) {
 	sc, w := heteroWorkload(t, scenarios.Config{Real: true, Seed: 3})
 	want := kbk(t, w)
-	all := ops.Registry().Ops()
+	all := ops.Builtins().Ops()
 	var noDynamic []string
 	for _, op := range all {
 		if op != "Unique" && op != "NonZero" {
@@ -102,7 +102,7 @@ func TestHeteroEveryPolicyMatchesKBK(t *testing.T) {
 // chains and device segments.
 func TestHeteroShape(t *testing.T) {
 	_, w := heteroWorkload(t, scenarios.Config{Quick: true, Seed: 1})
-	c, err := subgraph.Validate(w.Graph, ops.Registry())
+	c, err := subgraph.Validate(w.Graph, ops.Builtins())
 	if err != nil {
 		t.Fatal(err)
 	}

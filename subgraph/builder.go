@@ -76,7 +76,7 @@ func (b *Builder) Output(names ...string) { b.g.Outputs = append(b.g.Outputs, na
 func (b *Builder) Graph() *Graph { g := b.g; return &g }
 
 // Build validates the graph against reg and returns it.
-func (b *Builder) Build(reg *kernel.Registry) (*Graph, error) {
+func (b *Builder) Build(reg kernel.Resolver) (*Graph, error) {
 	g := b.Graph()
 	if _, err := Validate(g, reg); err != nil {
 		return nil, err

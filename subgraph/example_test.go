@@ -14,7 +14,7 @@ func ExampleBuilder() {
 	w := b.Const("w", kernel.New(kernel.Float32, 8, 2))
 	h := b.Op("MatMul", x, w)
 	b.Output(b.Op("ReLU", h))
-	c, err := subgraph.Validate(b.Graph(), ops.Registry())
+	c, err := subgraph.Validate(b.Graph(), ops.Builtins())
 	if err != nil {
 		fmt.Println(err)
 		return

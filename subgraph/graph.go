@@ -4,7 +4,7 @@
 // execution order.
 //
 // A Graph is plain data: build it with a Builder or literally, then Validate
-// it against a kernel.Registry. Validation never panics on a bad graph; it
+// it against a kernel.Resolver (package kernel/ops has the registry of built-in ops). Validation never panics on a bad graph; it
 // returns an *Error naming the node and the cause.
 //
 // Dependency rule: subgraph imports kernel only.

@@ -31,7 +31,7 @@ type Checked struct {
 // get the right number of operands, the graph is acyclic, and shapes and
 // dtypes infer where they are statically known. The first problem found is
 // returned as an *Error naming the node; Validate never panics on bad input.
-func Validate(g *Graph, reg *kernel.Registry) (*Checked, error) {
+func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 	if g == nil {
 		return nil, &Error{Err: fmt.Errorf("nil graph")}
 	}
@@ -90,7 +90,7 @@ func Validate(g *Graph, reg *kernel.Registry) (*Checked, error) {
 		if reg == nil || !reg.Has(n.Op) {
 			return fail(n.Name, n.Op, ErrUnknownOp, "%q is not registered", n.Op)
 		}
-		k, err := reg.New(n.Op, n.Attrs)
+		k, err := newKernel(reg, n)
 		if err != nil {
 			return fail(n.Name, n.Op, ErrBadInput, "%v", err)
 		}
@@ -152,6 +152,21 @@ func Validate(g *Graph, reg *kernel.Registry) (*Checked, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// newKernel builds n's kernel with reg, turning a panic of the resolver or
+// the op's factory, and a missing kernel, into errors.
+func newKernel(reg kernel.Resolver, n *Node) (k kernel.Kernel, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			k, err = nil, fmt.Errorf("building the kernel panicked: %v", p)
+		}
+	}()
+	k, err = reg.New(n.Op, n.Attrs)
+	if err == nil && k == nil {
+		err = fmt.Errorf("the op's factory returned no kernel")
+	}
+	return k, err
 }
 
 // order is Kahn's algorithm taking the lowest-index ready node first.

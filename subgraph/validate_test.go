@@ -10,7 +10,7 @@ import (
 	"github.com/pipert/pipert/subgraph"
 )
 
-func reg() *kernel.Registry { return ops.Registry() }
+func reg() kernel.Resolver { return ops.Builtins() }
 
 // chain builds x -> Add(x, x) -> ReLU -> out.
 func chain() *subgraph.Builder {

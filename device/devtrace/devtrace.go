@@ -1,6 +1,6 @@
 // Package devtrace records a device's modeled work into a trace: each stream
 // becomes a slice track of the trace's device process, and every kernel
-// whose Func carries a flow id ends that kernel's flow on its device slice.
+// launched with a flow id ends that kernel's flow on its device slice.
 //
 // Dependency rule: devtrace imports device and trace only.
 package devtrace
@@ -13,12 +13,6 @@ import (
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/trace"
 )
-
-// Flowed is implemented by the Funcs of kernels that take part in a trace
-// flow (kernel.Args does): FlowID returns the flow id, 0 for none.
-type Flowed interface {
-	FlowID() uint64
-}
 
 // maxStreams bounds the streams of one observed device; work on streams
 // beyond it is not traced.
@@ -70,9 +64,7 @@ func (o *Observer) OnWork(w device.Work) {
 		st.names[w.Name] = n
 	}
 	st.t.Slice(w.Start, w.End-w.Start, n)
-	if f, ok := w.Fn.(Flowed); ok {
-		if id := f.FlowID(); id != 0 {
-			st.t.FlowEnd(id)
-		}
+	if w.Flow != 0 {
+		st.t.FlowEnd(w.Flow)
 	}
 }

@@ -2,17 +2,13 @@ package devtrace_test
 
 import (
 	"bytes"
+	"github.com/pipert/pipert/internal/clock"
 	"testing"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
 	"github.com/pipert/pipert/trace"
 )
-
-type flowed uint64
-
-func (f flowed) Run() error     { return nil }
-func (f flowed) FlowID() uint64 { return uint64(f) }
 
 func TestObserverRecordsStreamsAndEndsFlows(t *testing.T) {
 	var buf bytes.Buffer
@@ -24,9 +20,9 @@ func TestObserverRecordsStreamsAndEndsFlows(t *testing.T) {
 	d, _ := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "dev")})
 	s0, s1 := d.NewStream(), d.NewStream()
 	for i := uint64(1); i <= 3; i++ {
-		host.Slice(device.Now(), 10, rec.Intern("launch"))
+		host.Slice(clock.Now(), 10, rec.Intern("launch"))
 		host.FlowBegin(i)
-		if err := s0.Launch("k", device.Cost{}, flowed(i)); err != nil {
+		if err := s0.Launch(device.Kernel{Name: "k", Flow: i}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +57,7 @@ func TestObserverAllocatesNothingPerEvent(t *testing.T) {
 	var buf bytes.Buffer
 	rec, _ := trace.New(&buf, trace.Options{})
 	o := devtrace.New(rec, "dev")
-	w := device.Work{Kind: "kernel", Name: "MatMul", Fn: flowed(0)}
+	w := device.Work{Kind: "kernel", Name: "MatMul"}
 	ts := int64(1)
 	o.OnWork(w) // creates the track
 	if n := testing.AllocsPerRun(1000, func() {

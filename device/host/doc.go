@@ -1,32 +1,29 @@
 // Package host is the host CPU seen as a device.Device, so that a CPU
 // subgraph runs through the same actor machinery as a device subgraph.
 //
-// Unlike device.Sim, nothing here is modeled on real data: a kernel launched
-// on a host Stream computes at once on the calling goroutine, and the time it
-// took — real CPU time, measured on the device.Now clock — is the kernel's
-// interval on the stream's timeline, its busy time in Stats and what an
-// Observer sees. Memory is Go memory with accounting: an alloc.Allocator
-// hands out addresses (peak and in-use bytes, double frees) and materialized
-// buffers get zeroed backings from a size-class pool.
+// Unlike device.Sim, nothing here is modeled on real data: the runtime
+// computes a kernel's results on the host right before it launches it on a
+// host Stream, and the interval that took (device.Kernel.Computed: real CPU
+// time on the host's monotonic clock) is the kernel's interval on the
+// stream's timeline, its busy time in Stats and what an Observer sees.
+// Memory is Go memory with accounting: an alloc.Allocator hands out
+// addresses (peak and in-use bytes, double frees) and materialized buffers
+// get zeroed backings from a size-class pool.
 //
-// Virtual data has nothing to compute, so a kernel whose device.Func reports
-// Real() == false (kernel.Args does) or that has no Func burns, on the
-// calling goroutine, the time the device's Profile gives for its cost: a
-// benchmark on shape-only tensors still pays the CPU time the work would
-// take. The Default profile holds magnitudes measured for the built-in ops
-// on a 2-core x86 host.
+// Virtual data has nothing to compute, so a kernel launched with no
+// computed interval burns, on the calling goroutine, the time the device's
+// Profile gives for its cost: a benchmark on shape-only tensors still pays
+// the CPU time the work would take. The Default profile holds magnitudes
+// measured for the built-in ops on a 2-core x86 host.
 //
 // # Streams and events
 //
 // A host stream is synchronous: Launch and the copies return when the work
-// is done, so BusyUntil is the end of the last work unless the stream was
-// told to wait for an event (WaitEvent), in which case the next work starts
-// no earlier than the event's time. Launch yields the processor after each
-// kernel, as the end of an OS time slice would, so that goroutines running
-// CPU kernels share the processors kernel by kernel with the rest of the
-// runtime instead of holding them for Go's 10 ms preemption period. Events record the time at which the
-// recorded work finished, on the device.Now scale, so a simulated device's
-// stream can wait for a host event and a host stream for a simulated one.
+// is done; a stream told to wait for an event (WaitEvent) starts its next
+// copy or burn no earlier than the event's time. Events are clock events
+// (device.ClockEvent): they record the time at which the recorded work
+// finished, so a simulated device's stream can wait for a host event and a
+// host stream for a simulated one.
 //
 // # Host-mapped memory
 //
@@ -37,6 +34,6 @@
 // launched on one learns that it may run on the host over device memory —
 // the virtual operators of package heterog.
 //
-// Dependency rule: host imports device, device/alloc and the standard
-// library only.
+// Dependency rule: host imports device, device/alloc, device/internal/account,
+// internal/clock and the standard library only.
 package host

@@ -2,13 +2,15 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"time"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/alloc"
+	"github.com/pipert/pipert/device/internal/account"
+	"github.com/pipert/pipert/internal/clock"
 )
 
 // Default is the profile of the host CPU. Only kernels on virtual data use
@@ -52,8 +54,8 @@ type Device struct {
 	prof device.Profile
 	obs  device.Observer
 
-	mem *device.Memory
-	act device.Activity
+	mem *account.Memory
+	act account.Activity
 
 	nstreams atomic.Int32
 }
@@ -69,7 +71,7 @@ func New(o Options) (*Device, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	return &Device{prof: o.Profile, obs: o.Observer, mem: device.NewMemory("host "+o.Profile.Name, o.Allocator)}, nil
+	return &Device{prof: o.Profile, obs: o.Observer, mem: account.NewMemory(o.Allocator)}, nil
 }
 
 // Name implements device.Device.
@@ -81,107 +83,111 @@ func (d *Device) Profile() device.Profile { return d.prof }
 // Alloc implements device.Device: an address from the allocator and, when
 // materialize is set, zeroed Go memory.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
-	return d.mem.Alloc(size, materialize)
+	addr, n, data, err := d.mem.Alloc(size, materialize)
+	if err != nil {
+		if errors.Is(err, alloc.ErrOutOfMemory) {
+			return device.Buffer{}, fmt.Errorf("host %s: alloc %d bytes: %w: %w", d.prof.Name, size, device.ErrOutOfMemory, err)
+		}
+		return device.Buffer{}, fmt.Errorf("host %s: alloc %d bytes: %w", d.prof.Name, size, err)
+	}
+	return device.Buffer{Addr: addr, Size: n, Data: data}, nil
 }
 
 // Free implements device.Device. Host work is synchronous, so the memory is
 // free for reuse at once.
-func (d *Device) Free(b device.Buffer) error { return d.mem.Free(b) }
+func (d *Device) Free(b device.Buffer) error {
+	if b.IsZero() {
+		return nil
+	}
+	if err := d.mem.Free(b.Addr, b.Size, b.Data); err != nil {
+		return fmt.Errorf("host %s: %w", d.prof.Name, err)
+	}
+	return nil
+}
 
 // NewStream implements device.Device.
 func (d *Device) NewStream() device.Stream {
 	return &stream{dev: d, id: int(d.nstreams.Add(1) - 1)}
 }
 
-// NewEvent implements device.Device. Host events may be recorded on any host
-// device's stream and waited for by any stream on the device.Now clock.
-func (d *Device) NewEvent() device.Event { return &event{} }
+// NewEvent implements device.Device. Host events are clock events: they may
+// be recorded on any host or simulated device's stream and waited for by
+// any stream.
+func (d *Device) NewEvent() device.Event { return new(device.ClockEvent) }
 
 // Stats implements device.Device. KernelNs is the CPU time of the kernels,
 // summed over streams; BusyNs is the union of their intervals.
-func (d *Device) Stats() device.Stats { return device.Combine(d.mem, &d.act) }
-
-// ResetStats implements device.Device.
-func (d *Device) ResetStats() { device.Reset(d.mem, &d.act) }
-
-// realer is implemented by kernel launch arguments: Real reports whether
-// the kernel computes on real contents.
-type realer interface{ Real() bool }
-
-// isVirtual reports whether fn has nothing real to compute.
-func isVirtual(fn device.Func) bool {
-	if fn == nil {
-		return true
-	}
-	r, ok := fn.(realer)
-	return ok && !r.Real()
+func (d *Device) Stats() device.Stats {
+	var c account.Counts
+	d.mem.Snapshot(&c)
+	d.act.Snapshot(&c)
+	return device.Stats{Kernels: c.Kernels, Copies: c.Copies, BusyNs: c.BusyNs, KernelNs: c.KernelNs,
+		MemInUse: c.MemInUse, MemPeak: c.MemPeak, Allocs: c.Allocs, Frees: c.Frees, LastEnd: c.LastEnd}
 }
 
-// burnUntil busy-waits until device.Now() >= t without yielding, as the
+// burnUntil busy-waits until the clock reaches t without yielding, as the
 // computation it stands for would.
 func burnUntil(t int64) {
-	for device.Now() < t {
+	for clock.Now() < t {
 	}
 }
 
-// stream is a synchronous in-order queue: its owner runs every piece of work
-// on the calling goroutine. busy (the end of the last work) and after (the
-// latest event time later work must wait for) are written by the owner
-// (store-release) and read by anyone (load-acquire).
+// stream is a synchronous in-order queue: its owner does every piece of work
+// on the calling goroutine. busy (the end of the last work), after (the
+// latest event time later work must wait for) and the counters are written
+// by the owner (store-release) and read by anyone (load-acquire).
 type stream struct {
-	dev   *Device
-	id    int
-	busy  atomic.Int64
-	after atomic.Int64
+	dev     *Device
+	id      int
+	busy    atomic.Int64
+	after   atomic.Int64
+	kernels atomic.Int64
+	copies  atomic.Int64
+	busyNs  atomic.Int64
 }
 
 // begin waits for the events the stream was told to wait for and returns
 // the start time of the next work.
 func (s *stream) begin() (int64, error) {
-	if t := s.after.Load(); t > device.Now() {
-		if err := device.WaitUntil(context.Background(), t); err != nil {
+	if t := s.after.Load(); t > clock.Now() {
+		if err := clock.WaitUntil(context.Background(), t); err != nil {
 			return 0, err
 		}
 	}
-	return device.Now(), nil
+	return clock.Now(), nil
 }
 
-// Launch implements device.Stream: fn runs now, on the caller's goroutine,
-// and its real duration is the kernel's interval. A virtual kernel burns the
-// profile's time for cost instead. Launch yields the processor before it
-// returns, so that goroutines computing on the host share the processors
-// kernel by kernel.
-func (s *stream) Launch(name string, cost device.Cost, fn device.Func) error {
-	t0, err := s.begin()
-	if err != nil {
-		return err
-	}
-	if fn != nil {
-		if err := fn.Run(); err != nil {
+// Launch implements device.Stream. A kernel the runtime computed for real
+// (k.Computed set) ran on the host in that interval: it is the kernel's
+// interval on the timeline. A kernel with nothing real to compute (virtual
+// data) burns, on the calling goroutine, the profile's time for its cost,
+// as the CPU would spend it, after any event the stream waits for.
+func (s *stream) Launch(k device.Kernel) error {
+	t0, t1 := k.Computed.Start, k.Computed.End
+	if t1 <= 0 {
+		var err error
+		if t0, err = s.begin(); err != nil {
 			return err
 		}
+		burnUntil(t0 + int64(s.dev.prof.KernelTime(k.Cost)))
+		t1 = clock.Now()
 	}
-	if isVirtual(fn) {
-		burnUntil(t0 + int64(s.dev.prof.KernelTime(cost)))
-	}
-	t1 := device.Now()
-	s.busy.Store(t1)
+	s.busy.Store(max(s.busy.Load(), t1))
+	s.busyNs.Add(t1 - t0)
+	s.kernels.Add(1)
 	s.dev.act.Kernel(t0, t1)
 	if o := s.dev.obs; o != nil {
-		o.OnWork(device.Work{Stream: s.id, Kind: "kernel", Name: name, Start: t0, End: t1, Fn: fn})
+		o.OnWork(device.Work{Stream: s.id, Kind: "kernel", Name: k.Name, Start: t0, End: t1, Flow: k.Flow})
 	}
-	// Yield the processor, as the end of an OS time slice would: Go does
-	// not preempt a computing goroutine for 10 ms, so without this a few
-	// long CPU actors hold every processor while other actors' goroutines,
-	// ready to run, wait.
-	runtime.Gosched()
 	return nil
 }
 
 // copied accounts a copy that ran from t0 until now.
 func (s *stream) copied(kind string, t0 int64) {
-	t1 := device.Now()
+	t1 := clock.Now()
 	s.busy.Store(t1)
+	s.busyNs.Add(t1 - t0)
+	s.copies.Add(1)
 	s.dev.act.Copy(t0, t1)
 	if o := s.dev.obs; o != nil {
 		o.OnWork(device.Work{Stream: s.id, Kind: kind, Name: kind, Start: t0, End: t1})
@@ -238,19 +244,17 @@ func (s *stream) CopyD2D(dst, src device.Buffer) error {
 
 // Record implements device.Stream: e completes when the work enqueued so far
 // is done, which for a host stream is when the last work finished (or the
-// event it waits for fires). e must come from a host device's NewEvent;
-// anything else is a programmer error and panics.
+// event it waits for fires). Only clock events (device.ClockEvent, what
+// host and simulated devices make) can be recorded; others are left as
+// they are.
 func (s *stream) Record(e device.Event) {
-	ev, ok := e.(*event)
-	if !ok {
-		panic(fmt.Sprintf("host: Record of a %T, not a host event", e))
+	if m, ok := e.(interface{ Mark(int64) }); ok {
+		m.Mark(s.busyUntil())
 	}
-	ev.at.Store(max(s.BusyUntil(), 1))
 }
 
 // WaitEvent implements device.Stream: later work starts no earlier than the
-// event's time. Any device's event will do: times share the device.Now
-// clock.
+// event's time. Any device's event will do: times share the host's clock.
 func (s *stream) WaitEvent(e device.Event) {
 	if t := e.At(); t > s.after.Load() {
 		s.after.Store(t)
@@ -259,20 +263,15 @@ func (s *stream) WaitEvent(e device.Event) {
 
 // Synchronize implements device.Stream.
 func (s *stream) Synchronize(ctx context.Context) error {
-	return device.WaitUntil(ctx, s.BusyUntil())
+	return clock.WaitUntil(ctx, s.busyUntil())
 }
 
-// BusyUntil implements device.Stream.
-func (s *stream) BusyUntil() int64 { return max(s.busy.Load(), s.after.Load()) }
+func (s *stream) busyUntil() int64 { return max(s.busy.Load(), s.after.Load()) }
 
 // Query implements device.Stream.
-func (s *stream) Query() bool { return device.Now() >= s.BusyUntil() }
+func (s *stream) Query() bool { return clock.Now() >= s.busyUntil() }
 
-// event holds the time at which the recorded work finished; 0 means never
-// recorded. Written by the recording stream's owner (store-release), read
-// by anyone (load-acquire).
-type event struct{ at atomic.Int64 }
-
-func (e *event) Synchronize(ctx context.Context) error { return device.WaitUntil(ctx, e.at.Load()) }
-func (e *event) Query() bool                           { return device.Now() >= e.at.Load() }
-func (e *event) At() int64                             { return e.at.Load() }
+// Stats implements device.Stream.
+func (s *stream) Stats() device.StreamStats {
+	return device.StreamStats{Kernels: s.kernels.Load(), Copies: s.copies.Load(), BusyNs: s.busyNs.Load(), LastEnd: s.busy.Load()}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/pipert/pipert/internal/clock"
 	"sync"
 	"testing"
 	"time"
@@ -39,50 +40,38 @@ func newHost(t *testing.T, o host.Options) *host.Device {
 	return d
 }
 
-// probe is a Func that notes when it ran and whether its data is real.
-type probe struct {
-	real       bool
-	start, end int64
-	work       func()
-	err        error
-}
-
-func (p *probe) Run() error {
-	p.start = device.Now()
-	if p.work != nil {
-		p.work()
+// compute runs work on this goroutine and returns the kernel the runtime
+// would launch for it: computed in the interval the work took.
+func compute(name string, cost device.Cost, work func()) device.Kernel {
+	t0 := clock.Now()
+	if work != nil {
+		work()
 	}
-	p.end = device.Now()
-	return p.err
+	return device.Kernel{Name: name, Cost: cost, Flow: 7, Computed: device.Interval{Start: t0, End: clock.Now()}}
 }
 
-func (p *probe) Real() bool { return p.real }
-
-func TestLaunchRunsNowAndTimesTheRealWork(t *testing.T) {
+func TestComputedKernelTakesItsRealInterval(t *testing.T) {
 	rec := &recorder{}
 	d := newHost(t, host.Options{Observer: rec})
 	s := d.NewStream()
 	var sum float64
-	p := &probe{real: true, work: func() {
+	k := compute("Sum", device.Cost{FLOPs: 1e12}, func() {
 		for i := range 200000 {
 			sum += float64(i)
 		}
-	}}
-	if err := s.Launch("Sum", device.Cost{FLOPs: 1e12}, p); err != nil {
+	})
+	if err := s.Launch(k); err != nil {
 		t.Fatal(err)
 	}
-	if p.end == 0 {
-		t.Fatal("Launch returned before the kernel ran")
-	}
 	w := rec.all()
-	if len(w) != 1 || w[0].Kind != "kernel" || w[0].Name != "Sum" || w[0].Fn != p {
+	if len(w) != 1 || w[0].Kind != "kernel" || w[0].Name != "Sum" || w[0].Flow != 7 {
 		t.Fatalf("observed %+v", w)
 	}
-	if w[0].Start > p.start || w[0].End < p.end {
-		t.Fatalf("interval [%d, %d] does not contain the work [%d, %d]", w[0].Start, w[0].End, p.start, p.end)
+	if w[0].Start != k.Computed.Start || w[0].End != k.Computed.End {
+		t.Fatalf("interval [%d, %d], computed [%d, %d]", w[0].Start, w[0].End, k.Computed.Start, k.Computed.End)
 	}
-	if got := s.BusyUntil(); got != w[0].End {
-		t.Fatalf("BusyUntil %d, want the kernel's end %d", got, w[0].End)
+	if ss := s.Stats(); ss.LastEnd != w[0].End || ss.Kernels != 1 || ss.BusyNs != w[0].End-w[0].Start {
+		t.Fatalf("stream stats %+v, want the kernel's end %d", ss, w[0].End)
 	}
 	if !s.Query() {
 		t.Fatal("synchronous stream not idle after Launch")
@@ -91,8 +80,8 @@ func TestLaunchRunsNowAndTimesTheRealWork(t *testing.T) {
 	if st.Kernels != 1 || st.KernelNs != w[0].End-w[0].Start || st.BusyNs != st.KernelNs {
 		t.Fatalf("stats %+v, work %+v", st, w[0])
 	}
-	// A real kernel is not charged its modeled cost: 1e12 FLOPs would be
-	// 500 s on the default profile.
+	// A computed kernel is not charged its modeled cost: 1e12 FLOPs would
+	// be 500 s on the default profile.
 	if st.KernelNs > int64(10*time.Second) {
 		t.Fatalf("real kernel charged %v", time.Duration(st.KernelNs))
 	}
@@ -106,8 +95,8 @@ func TestVirtualKernelBurnsTheProfileTime(t *testing.T) {
 	s := d.NewStream()
 	cost := device.Cost{FLOPs: 2e5} // 100 µs at 2 GFLOP/s
 	want := p.KernelTime(cost)
-	for _, fn := range []device.Func{nil, &probe{real: false}} {
-		if err := s.Launch("Virtual", cost, fn); err != nil {
+	for range 2 {
+		if err := s.Launch(device.Kernel{Name: "Virtual", Cost: cost}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -118,17 +107,6 @@ func TestVirtualKernelBurnsTheProfileTime(t *testing.T) {
 	}
 }
 
-func TestLaunchErrorIsReturnedAndNotCounted(t *testing.T) {
-	d := newHost(t, host.Options{})
-	boom := errors.New("boom")
-	if err := d.NewStream().Launch("Bad", device.Cost{}, &probe{real: true, err: boom}); !errors.Is(err, boom) {
-		t.Fatalf("Launch: %v", err)
-	}
-	if st := d.Stats(); st.Kernels != 0 {
-		t.Fatalf("failed kernel counted: %+v", st)
-	}
-}
-
 func TestEventsRecordTheEndOfTheWork(t *testing.T) {
 	d := newHost(t, host.Options{})
 	s := d.NewStream()
@@ -136,13 +114,13 @@ func TestEventsRecordTheEndOfTheWork(t *testing.T) {
 	if !e.Query() || e.At() != 0 {
 		t.Fatal("unrecorded event is not complete")
 	}
-	p := &probe{real: true}
-	if err := s.Launch("K", device.Cost{}, p); err != nil {
+	k := compute("K", device.Cost{}, nil)
+	if err := s.Launch(k); err != nil {
 		t.Fatal(err)
 	}
 	s.Record(e)
-	if e.At() < p.end || e.At() != s.BusyUntil() {
-		t.Fatalf("event at %d, kernel ended at %d, stream busy until %d", e.At(), p.end, s.BusyUntil())
+	if e.At() != k.Computed.End || e.At() != s.Stats().LastEnd {
+		t.Fatalf("event at %d, kernel ended at %d, stream stats %+v", e.At(), k.Computed.End, s.Stats())
 	}
 	if err := e.Synchronize(context.Background()); err != nil || !e.Query() {
 		t.Fatalf("event not complete after its work: %v", err)
@@ -157,7 +135,7 @@ func TestHostStreamWaitsForASimulatedEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ss := sim.NewStream()
-	if err := ss.Launch("Slow", device.Cost{}, nil); err != nil {
+	if err := ss.Launch(device.Kernel{Name: "Slow", Cost: device.Cost{}}); err != nil {
 		t.Fatal(err)
 	}
 	se := sim.NewEvent()
@@ -166,38 +144,43 @@ func TestHostStreamWaitsForASimulatedEvent(t *testing.T) {
 	d := newHost(t, host.Options{})
 	hs := d.NewStream()
 	hs.WaitEvent(se)
-	if hs.BusyUntil() < se.At() {
-		t.Fatalf("host stream busy until %d before the event at %d", hs.BusyUntil(), se.At())
+	if hs.Query() {
+		t.Fatal("host stream idle before the simulated event it waits for")
 	}
-	p := &probe{real: true}
-	if err := hs.Launch("After", device.Cost{}, p); err != nil {
+	if err := hs.Launch(device.Kernel{Name: "After"}); err != nil { // virtual: starts after the event
 		t.Fatal(err)
 	}
-	if p.start < se.At() {
-		t.Fatalf("host kernel started at %d, before the device event at %d", p.start, se.At())
+	if last := hs.Stats().LastEnd; last < se.At() {
+		t.Fatalf("host kernel ended at %d, before the device event at %d", last, se.At())
 	}
 	// And the other way round: a simulated stream waits for a host event.
 	he := d.NewEvent()
 	hs.Record(he)
 	ss2 := sim.NewStream()
 	ss2.WaitEvent(he)
-	if ss2.BusyUntil() < he.At() {
-		t.Fatalf("sim stream busy until %d, host event at %d", ss2.BusyUntil(), he.At())
+	if err := ss2.Launch(device.Kernel{Name: "Later"}); err != nil {
+		t.Fatal(err)
+	}
+	if ss2.Stats().LastEnd <= he.At() {
+		t.Fatalf("sim kernel ended at %d, host event at %d", ss2.Stats().LastEnd, he.At())
 	}
 }
 
-func TestRecordPanicsOnAForeignEvent(t *testing.T) {
+func TestStreamsRecordEachOthersEvents(t *testing.T) {
 	sim, err := device.NewSim(device.SimOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := newHost(t, host.Options{})
-	defer func() {
-		if recover() == nil {
-			t.Fatal("Record of a simulated event did not panic")
-		}
-	}()
-	d.NewStream().Record(sim.NewEvent())
+	hs := d.NewStream()
+	if err := hs.Launch(compute("K", device.Cost{}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	e := sim.NewEvent()
+	hs.Record(e)
+	if e.At() == 0 || e.At() != hs.Stats().LastEnd {
+		t.Fatalf("host stream recorded a simulated event at %d, stream ended at %d", e.At(), hs.Stats().LastEnd)
+	}
 }
 
 func TestMemoryAccounting(t *testing.T) {
@@ -234,9 +217,8 @@ func TestMemoryAccounting(t *testing.T) {
 	if err := d.Free(device.Buffer{}); err != nil {
 		t.Fatalf("free of the zero buffer: %v", err)
 	}
-	d.ResetStats()
-	if st := d.Stats(); st.MemInUse != 0 || st.MemPeak != 0 || st.Allocs != 0 || st.Frees != 0 {
-		t.Fatalf("stats after reset %+v", st)
+	if st := d.Stats(); st.MemInUse != 0 || st.MemPeak != 1025 || st.Allocs != 3 || st.Frees != 3 {
+		t.Fatalf("stats after the frees %+v", st)
 	}
 	// A reused backing comes back zeroed.
 	c, err := d.Alloc(1000, true)
@@ -314,7 +296,7 @@ func TestConcurrentStreams(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if err := s.Launch("K", device.Cost{}, &probe{real: true}); err != nil {
+				if err := s.Launch(compute("K", device.Cost{}, nil)); err != nil {
 					t.Error(err)
 				}
 				if err := d.Free(b); err != nil {
@@ -357,7 +339,7 @@ func TestMappedMarksItsLiveBuffers(t *testing.T) {
 	}
 	// The wrapped device's streams and events still work together.
 	e := m.NewEvent()
-	if err := s.Launch("K", device.Cost{}, nil); err != nil {
+	if err := s.Launch(device.Kernel{Name: "K", Cost: device.Cost{}}); err != nil {
 		t.Fatal(err)
 	}
 	s.Record(e)

@@ -51,7 +51,7 @@ func BenchmarkLaunch(b *testing.B) {
 				defer d.Close()
 				s := d.NewStream()
 				for b.Loop() {
-					if err := s.Launch("empty", device.Cost{}, nil); err != nil {
+					if err := s.Launch(device.Kernel{Name: "empty", Cost: device.Cost{}}); err != nil {
 						b.Fatal(err)
 					}
 					if sync {

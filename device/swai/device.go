@@ -11,6 +11,7 @@ import (
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/alloc"
+	"github.com/pipert/pipert/internal/clock"
 )
 
 // ErrClosed is returned by the calls of a closed Device.
@@ -181,7 +182,7 @@ func (d *Device) alloc(size int64, kind Kind, materialize bool) (device.Buffer, 
 // returns the block and the call's modeled duration, MallocTime with the
 // allocator's measured time. Free the block with Free.
 func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer, time.Duration, error) {
-	start := device.Now()
+	start := clock.Now()
 	if d.closed.Load() {
 		return device.Buffer{}, 0, ErrClosed
 	}
@@ -203,7 +204,7 @@ func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer,
 // (for Pinned copies) and the call's modeled duration, MallocHostTime.
 // Nothing goes to the card. The memory is garbage collected like any slice.
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
-	start := device.Now()
+	start := clock.Now()
 	if d.closed.Load() {
 		return nil, 0, ErrClosed
 	}
@@ -221,7 +222,7 @@ func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 // every copy call, it returns ctx's error at once, copying nothing, when ctx
 // is already done.
 func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, path Path) (time.Duration, error) {
-	start := device.Now()
+	start := clock.Now()
 	if d.closed.Load() {
 		return 0, ErrClosed
 	}
@@ -246,7 +247,7 @@ func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, p
 // into dst by path and returns the modeled duration. src must be
 // materialized unless dst is empty.
 func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, path Path) (time.Duration, error) {
-	start := device.Now()
+	start := clock.Now()
 	if d.closed.Load() {
 		return 0, ErrClosed
 	}
@@ -270,7 +271,7 @@ func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, p
 // dst (really, when both are materialized) with the engine the adaptive
 // algorithm chooses, and returns that engine and the modeled duration.
 func (d *Device) MemcpyD2D(ctx context.Context, dst, src device.Buffer) (Engine, time.Duration, error) {
-	start := device.Now()
+	start := clock.Now()
 	if d.closed.Load() {
 		return 0, 0, ErrClosed
 	}
@@ -316,5 +317,5 @@ func (d *Device) wait(ctx context.Context, start int64, t time.Duration) error {
 	if !d.hostCost {
 		return nil
 	}
-	return device.WaitUntil(ctx, start+int64(t))
+	return clock.WaitUntil(ctx, start+int64(t))
 }

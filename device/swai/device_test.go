@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/clock"
 )
 
 var _ device.Device = (*Device)(nil)
@@ -38,11 +39,11 @@ func TestLaunchThroughTheCommandQueue(t *testing.T) {
 	}
 	defer d.Close()
 	s := d.NewStream()
-	before := device.Now()
-	if err := s.Launch("empty", device.Cost{}, nil); err != nil {
+	before := clock.Now()
+	if err := s.Launch(device.Kernel{Name: "empty", Cost: device.Cost{}}); err != nil {
 		t.Fatal(err)
 	}
-	returned := device.Now()
+	returned := clock.Now()
 	if err := s.Synchronize(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestTraditionalLaunchBackPressure(t *testing.T) {
 	defer d.Close()
 	s := d.NewStream()
 	for range 5 {
-		if err := s.Launch("k", device.Cost{}, nil); err != nil {
+		if err := s.Launch(device.Kernel{Name: "k", Cost: device.Cost{}}); err != nil {
 			t.Fatal(err)
 		}
 	}

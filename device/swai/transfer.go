@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/clock"
 )
 
 // Path is how a host-device copy moves its bytes.
@@ -188,13 +188,13 @@ func (p *pass) run(first int, staging [][]byte) {
 		if !p.h2d && p.dev != nil {
 			copy(st, p.dev[off:off+l]) // the DMA's effect
 		}
-		s := device.Now()
+		s := clock.Now()
 		if p.h2d {
 			copy(st, p.host[off:off+l])
 		} else {
 			copy(p.host[off:off+l], st)
 		}
-		e := device.Now()
+		e := clock.Now()
 		p.end[k], p.dur[k] = e-p.t0, e-s
 		if p.h2d && p.dev != nil {
 			copy(p.dev[off:off+l], st) // the DMA's effect
@@ -227,13 +227,13 @@ func (c *copier) pageable(mtmc, h2d bool, host, dev []byte) (time.Duration, erro
 		// The single path, and MTMC copies of one chunk: the calling
 		// goroutine copies.
 		p.stride = 1
-		p.t0 = device.Now()
+		p.t0 = clock.Now()
 		p.run(0, c.single)
 	} else {
 		nbuf = len(c.workers[0].staging)
 		p.stride = min(len(c.workers), n)
 		p.done.Add(p.stride)
-		p.t0 = device.Now()
+		p.t0 = clock.Now()
 		for i := range p.stride {
 			c.workers[i].work <- p
 		}

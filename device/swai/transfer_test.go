@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/clock"
 )
 
 // smallCopies is a card whose pageable copies use many small chunks and
@@ -224,12 +225,12 @@ func TestCopiesWaitForTheModel(t *testing.T) {
 	}
 	defer d.Close()
 	buf, _ := d.Alloc(1<<20, false)
-	start := device.Now()
+	start := clock.Now()
 	dur, err := d.MemcpyH2D(ctx, buf, make([]byte, 1<<20), Pinned)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el := device.Now() - start; el < int64(dur) {
+	if el := clock.Now() - start; el < int64(dur) {
 		t.Errorf("returned after %v, before the modeled %v", time.Duration(el), dur)
 	}
 	ctx, cancel := context.WithCancel(ctx)

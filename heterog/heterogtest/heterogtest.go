@@ -58,7 +58,7 @@ func Manager(tb testing.TB, mapped bool) *heterog.Manager {
 // reproduce bit for bit.
 func Reference(tb testing.TB, g *subgraph.Graph, in map[string]*kernel.Tensor) map[string]*kernel.Tensor {
 	tb.Helper()
-	c, err := subgraph.Validate(g, ops.Registry())
+	c, err := subgraph.Validate(g, ops.Builtins())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // inputs match the graph's declared inputs, that the same source gives the
 // same graph, and that the options hold.
 func TestRandomGraphsAreValid(t *testing.T) {
-	reg := ops.Registry()
+	reg := ops.Builtins()
 	ops := map[bool]map[string]bool{false: {}, true: {}}
 	onCPU := 0
 	for seed := range uint64(200) {

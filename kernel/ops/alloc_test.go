@@ -30,7 +30,7 @@ func TestComputeAllocatesNothing(t *testing.T) {
 		{"Transpose", nil, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(4, 5, 6))}},
 		{"Slice", kernel.Attrs{"starts": []int64{1}, "ends": []int64{-1}}, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(4, 5))}},
 	} {
-		k, err := Registry().New(c.op, c.attrs)
+		k, err := Builtins().New(c.op, c.attrs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestComputeAllocatesNothing(t *testing.T) {
 // neither allocates.
 func TestHostStagesAllocateNothing(t *testing.T) {
 	for _, c := range robustCases() {
-		k, err := Registry().New(c.op, c.attrs)
+		k, err := Builtins().New(c.op, c.attrs)
 		if err != nil {
 			t.Fatal(err)
 		}

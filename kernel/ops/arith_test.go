@@ -183,7 +183,7 @@ func TestArithErrors(t *testing.T) {
 }
 
 func TestArithVirtualComputesNothing(t *testing.T) {
-	k, err := Registry().New("Add", nil)
+	k, err := Builtins().New("Add", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func BenchmarkHostStages(b *testing.B) {
 		{"Reshape", "Reshape", nil, []*kernel.Tensor{kernel.Virtual(kernel.Float16, 8, 2048, 4096), kernel.FromInt64([]int64{8, 2048, 32, 128}, 4)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			k, err := Registry().New(c.op, c.attrs)
+			k, err := Builtins().New(c.op, c.attrs)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -59,7 +59,7 @@ func BenchmarkCompute(b *testing.B) {
 		{"MatMul", "MatMul", []*kernel.Tensor{x, w}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			k, _ := Registry().New(c.op, nil)
+			k, _ := Builtins().New(c.op, nil)
 			a, err := prepare(k, 0, c.in...)
 			if err != nil {
 				b.Fatal(err)

@@ -185,11 +185,11 @@ func TestSliceDefaultsAndInputs(t *testing.T) {
 		shp(1, 4), []float64{0, 1, 2, 3})
 	checkValues(t, "huge negative step", mustRun(t, "Slice", kernel.Attrs{"starts": []int64{2}, "ends": []int64{-9}, "steps": []int64{math.MinInt64}}, x),
 		shp(1, 4), []float64{8, 9, 10, 11})
-	k, _ := Registry().New("Slice", nil)
+	k, _ := Builtins().New("Slice", nil)
 	if mn, mx, _ := k.Arity(); mn != 3 || mx != 5 || !slices.Equal(k.Deps().Value, []int{1, 2, 3, 4}) {
 		t.Fatalf("input-mode Slice: arity %d..%d deps %+v", mn, mx, k.Deps())
 	}
-	k, _ = Registry().New("Slice", kernel.Attrs{"starts": []int64{0}, "ends": []int64{1}})
+	k, _ = Builtins().New("Slice", kernel.Attrs{"starts": []int64{0}, "ends": []int64{1}})
 	if mn, mx, _ := k.Arity(); mn != 1 || mx != 1 || k.Deps().Value != nil {
 		t.Fatalf("attribute-mode Slice: arity %d..%d deps %+v", mn, mx, k.Deps())
 	}

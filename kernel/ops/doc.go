@@ -8,10 +8,14 @@
 //
 // # Using it
 //
-// Registry returns a process-wide registry holding every built-in op; Register
-// adds them to a registry of one's own (next to custom ops):
+// Builtins returns the process-wide, read-only registry of every built-in op
+// (a kernel.Resolver); NewRegistry returns a registry holding them to which
+// ops of one's own can be added:
 //
-//	k, err := ops.Registry().New("Softmax", kernel.Attrs{"axis": int64(-1)})
+//	k, err := ops.Builtins().New("Softmax", kernel.Attrs{"axis": int64(-1)})
+//
+//	r := ops.NewRegistry()
+//	err := r.Register("MyOp", newMyOp)
 //
 // # Ops
 //

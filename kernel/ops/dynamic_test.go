@@ -38,7 +38,7 @@ func TestUniqueReal(t *testing.T) {
 // TestUniqueOutputShapes checks the upper bound from InferShape, and
 // OutputShapes for real data and for the seeded model on virtual data.
 func TestUniqueOutputShapes(t *testing.T) {
-	k, err := Registry().New("Unique", nil)
+	k, err := Builtins().New("Unique", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestNonZeroReal(t *testing.T) {
 }
 
 func TestNonZeroOutputShapes(t *testing.T) {
-	k, err := Registry().New("NonZero", nil)
+	k, err := Builtins().New("NonZero", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

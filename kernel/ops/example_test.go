@@ -8,15 +8,15 @@ import (
 	"github.com/pipert/pipert/kernel/ops"
 )
 
-// ExampleRegistry builds an Add from the built-in registry and takes it
+// ExampleBuiltins builds an Add from the built-in registry and takes it
 // through the kernel life cycle on a simulated device: infer the output
 // shape, compute the tiling, allocate the output, compute.
-func ExampleRegistry() {
+func ExampleBuiltins() {
 	dev, err := device.NewSim(device.SimOptions{})
 	if err != nil {
 		panic(err)
 	}
-	k, err := ops.Registry().New("Add", nil)
+	k, err := ops.Builtins().New("Add", nil)
 	if err != nil {
 		panic(err)
 	}
@@ -49,7 +49,7 @@ func ExampleRegistry() {
 // input, which is how value dependencies start in benchmarks at model size.
 func Example_shapeOnly() {
 	dev, _ := device.NewSim(device.SimOptions{})
-	k, _ := ops.Registry().New("Shape", nil)
+	k, _ := ops.Builtins().New("Shape", nil)
 	in := []*kernel.Tensor{kernel.Virtual(kernel.Float16, 8, 2048, 4096)}
 	out := []*kernel.Tensor{{}}
 	_ = k.InferShape(in, out)

@@ -71,7 +71,7 @@ func launch(k kernel.Kernel, a *kernel.Args) error {
 // runOp builds op from the built-in registry and runs it through the whole
 // life cycle.
 func runOp(op string, attrs kernel.Attrs, in ...*kernel.Tensor) ([]*kernel.Tensor, error) {
-	k, err := Registry().New(op, attrs)
+	k, err := Builtins().New(op, attrs)
 	if err != nil {
 		return nil, err
 	}

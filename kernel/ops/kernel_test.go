@@ -2,6 +2,7 @@ package ops
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -14,20 +15,19 @@ import (
 func TestRegistryHoldsEveryOp(t *testing.T) {
 	want := []string{"Add", "BatchMatMul", "Cast", "Concat", "Div", "GELU", "Gather", "LayerNorm", "LogSoftmax",
 		"MatMul", "Mul", "NonZero", "ReLU", "ReduceSum", "Reshape", "Shape", "Slice", "Softmax", "Sub", "Transpose", "Unique"}
-	if got := Registry().Ops(); !slices.Equal(got, want) {
+	if got := Builtins().Ops(); !slices.Equal(got, want) {
 		t.Fatalf("Ops() = %v\nwant %v", got, want)
 	}
-	if r1, r2 := Registry(), Registry(); r1 != r2 {
-		t.Fatal("Registry() returns different registries")
+	if r1, r2 := Builtins(), Builtins(); r1 != r2 {
+		t.Fatal("Builtins() returns different registries")
 	}
-	var r kernel.Registry
-	Register(&r)
+	r := NewRegistry()
 	if !slices.Equal(r.Ops(), want) {
-		t.Fatalf("Register added %v", r.Ops())
+		t.Fatalf("NewRegistry holds %v", r.Ops())
 	}
 	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0}}
 	for _, op := range want {
-		k, err := Registry().New(op, required[op])
+		k, err := Builtins().New(op, required[op])
 		if err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}
@@ -47,14 +47,14 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		if !slices.Equal(d.Value, wantValue) {
 			t.Fatalf("%s: Deps().Value %v, want %v", op, d.Value, wantValue)
 		}
-		if _, err := Registry().New(op, kernel.Attrs{"bogus": 1}); err == nil || !strings.Contains(err.Error(), "bogus") {
+		if _, err := Builtins().New(op, kernel.Attrs{"bogus": 1}); err == nil || !strings.Contains(err.Error(), "bogus") {
 			t.Fatalf("%s: unknown attribute: %v", op, err)
 		}
 	}
 }
 
 func TestAdapterRejectsBadOperands(t *testing.T) {
-	k, _ := Registry().New("Add", nil)
+	k, _ := Builtins().New("Add", nil)
 	x := f32(shp(2), 1, 2)
 	for _, c := range []struct {
 		in, out []*kernel.Tensor
@@ -81,7 +81,7 @@ func TestAdapterRejectsBadOperands(t *testing.T) {
 }
 
 func TestComputeChecksBuffers(t *testing.T) {
-	k, _ := Registry().New("Add", nil)
+	k, _ := Builtins().New("Add", nil)
 	a, err := prepare(k, 0, f32(shp(4), 1, 2, 3, 4), f32(shp(4), 1, 2, 3, 4))
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func robustCases() []struct {
 
 func TestBrokenTilingNeverPanics(t *testing.T) {
 	for _, c := range robustCases() {
-		k, err := Registry().New(c.op, c.attrs)
+		k, err := Builtins().New(c.op, c.attrs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestComputeIsDeterministic(t *testing.T) {
 // TestResizeOverwritesTiling checks that Resize rewrites the whole tiling it
 // is given, in place: stale words of a previous shape never survive.
 func TestResizeOverwritesTiling(t *testing.T) {
-	k, _ := Registry().New("Add", nil)
+	k, _ := Builtins().New("Add", nil)
 	in, out := []*kernel.Tensor{f32(shp(3, 1)), f32(shp(4))}, []*kernel.Tensor{{}}
 	if err := k.InferShape(in, out); err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestResizeOverwritesTiling(t *testing.T) {
 }
 
 func TestInferShapeReusesOutputShape(t *testing.T) {
-	k, _ := Registry().New("Add", nil)
+	k, _ := Builtins().New("Add", nil)
 	in, out := []*kernel.Tensor{kernel.Virtual(kernel.Float32, 8, 1), kernel.Virtual(kernel.Float32, 16)}, []*kernel.Tensor{{}}
 	if err := k.InferShape(in, out); err != nil {
 		t.Fatal(err)
@@ -241,5 +241,50 @@ func TestInferShapeReusesOutputShape(t *testing.T) {
 	})
 	if n != 0 || &out[0].Shape[0] != first || !out[0].Shape.Equal(kernel.Shape{9, 16}) {
 		t.Fatalf("InferShape: %v allocations, shape %v", n, out[0].Shape)
+	}
+}
+
+type nopKernel struct{ kernel.Kernel }
+
+func TestRegistry(t *testing.T) {
+	var r Registry
+	bad := errors.New("bad attrs")
+	if err := r.Register("Nop", func(a kernel.Attrs) (kernel.Kernel, error) {
+		if _, ok := a["fail"]; ok {
+			return nil, bad
+		}
+		if _, ok := a["panic"]; ok {
+			panic("factory bug")
+		}
+		if _, ok := a["nil"]; ok {
+			return nil, nil
+		}
+		return nopKernel{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Has("Nop") || r.Has("Other") || len(r.Ops()) != 1 {
+		t.Fatal("registry contents")
+	}
+	if _, err := r.New("Other", nil); !errors.Is(err, kernel.ErrUnknownOp) {
+		t.Fatalf("unknown op: %v", err)
+	}
+	if _, err := r.New("Nop", kernel.Attrs{"fail": 1}); !errors.Is(err, bad) || !strings.Contains(err.Error(), "Nop") {
+		t.Fatalf("factory error %v", err)
+	}
+	if _, err := r.New("Nop", kernel.Attrs{"panic": 1}); err == nil || !strings.Contains(err.Error(), "factory bug") {
+		t.Fatalf("panicking factory: %v", err)
+	}
+	if k, err := r.New("Nop", kernel.Attrs{"nil": 1}); err == nil || k != nil {
+		t.Fatalf("factory returning (nil, nil): %v, %v", k, err)
+	}
+	if err := r.Register("Nop", func(kernel.Attrs) (kernel.Kernel, error) { return nopKernel{}, nil }); !errors.Is(err, ErrDuplicateOp) {
+		t.Fatalf("registering an op twice: %v", err)
+	}
+	if err := r.Register("Nil", nil); err == nil {
+		t.Fatal("registering a nil factory accepted")
+	}
+	if err := Builtins().Register("Mine", func(kernel.Attrs) (kernel.Kernel, error) { return nopKernel{}, nil }); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("registering into Builtins: %v", err)
 	}
 }

@@ -113,7 +113,7 @@ func TestMatMulTilingAndCost(t *testing.T) {
 		m, n, k int64
 		dt      kernel.DType
 	}{{1, 1, 1, kernel.Float32}, {4096, 4096, 4096, kernel.Float32}, {7, 5000, 3, kernel.Float16}, {512, 64, 100000, kernel.Float16}} {
-		k, err := Registry().New("MatMul", nil)
+		k, err := Builtins().New("MatMul", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,7 +67,7 @@ func TestSoftmaxErrorsAndWorkspace(t *testing.T) {
 	wantErr(t, "Softmax", nil, []*kernel.Tensor{f32(nil, 1)}, "out of range for rank 0")
 	wantErr(t, "LogSoftmax", nil, []*kernel.Tensor{i64(shp(2), 1, 2)}, "input X", "int64")
 	wantErr(t, "Softmax", kernel.Attrs{"axis": "last"}, nil, "axis")
-	k, _ := Registry().New("Softmax", kernel.Attrs{"axis": 1})
+	k, _ := Builtins().New("Softmax", kernel.Attrs{"axis": 1})
 	in, out := []*kernel.Tensor{kernel.Virtual(kernel.Float16, 4, 1000, 6)}, []*kernel.Tensor{{}}
 	if err := k.InferShape(in, out); err != nil {
 		t.Fatal(err)

@@ -111,14 +111,14 @@ func TestReduceSumSpecialCases(t *testing.T) {
 }
 
 func TestReduceSumDeclaresValueDependency(t *testing.T) {
-	k, _ := Registry().New("ReduceSum", nil)
+	k, _ := Builtins().New("ReduceSum", nil)
 	if !slices.Equal(k.Deps().Value, []int{1}) {
 		t.Fatalf("Deps %+v, want Value [1]", k.Deps())
 	}
 	if mn, mx, _ := k.Arity(); mn != 1 || mx != 2 {
 		t.Fatalf("arity %d..%d", mn, mx)
 	}
-	k, _ = Registry().New("ReduceSum", kernel.Attrs{"axes": []int64{0}})
+	k, _ = Builtins().New("ReduceSum", kernel.Attrs{"axes": []int64{0}})
 	if k.Deps().Value != nil {
 		t.Fatalf("with axes attribute: Deps %+v, want none", k.Deps())
 	}
@@ -147,7 +147,7 @@ func TestReduceSumWorkspace(t *testing.T) {
 		{shp(4, 100000), []int64{1}, kernel.Int64, numCores * 4 * 8},
 		{shp(1, 10), []int64{1}, kernel.Float32, 0}, // one core suffices
 	} {
-		k, _ := Registry().New("ReduceSum", kernel.Attrs{"axes": c.axes})
+		k, _ := Builtins().New("ReduceSum", kernel.Attrs{"axes": c.axes})
 		in, out := []*kernel.Tensor{kernel.Virtual(c.dt, c.shape...)}, []*kernel.Tensor{{}}
 		if err := k.InferShape(in, out); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,9 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/pipert/pipert/kernel"
@@ -35,23 +37,107 @@ var builtins = [...]struct {
 	{"NonZero", newNonZero},
 }
 
-// Register adds every built-in op to r. Like kernel.Registry.Register, it
-// panics if one of them is already registered.
-func Register(r *kernel.Registry) {
-	for _, b := range builtins {
-		r.Register(b.op, b.f)
-	}
+// Registry maps op names to kernel factories: it implements
+// kernel.Resolver. The zero Registry is empty and ready to use; it is safe
+// for concurrent use. Builtins is the registry of pipert's own ops;
+// NewRegistry makes one to extend with ops of your own.
+type Registry struct {
+	mu       sync.RWMutex
+	m        map[string]kernel.Factory
+	readOnly bool
 }
 
-var registry = sync.OnceValue(func() *kernel.Registry {
-	r := new(kernel.Registry)
-	Register(r)
+// ErrDuplicateOp is the cause of Register's failure on an op already
+// registered; ErrReadOnly of its failure on Builtins.
+var (
+	ErrDuplicateOp = errors.New("ops: op registered twice")
+	ErrReadOnly    = errors.New("ops: the built-in registry is read-only (use NewRegistry)")
+)
+
+// NewRegistry returns a registry holding every built-in op, to which more
+// ops can be added.
+func NewRegistry() *Registry {
+	r := &Registry{m: make(map[string]kernel.Factory, len(builtins))}
+	for _, b := range builtins {
+		r.m[b.op] = b.f
+	}
+	return r
+}
+
+// Builtins returns the process-wide registry of the built-in ops. It is
+// read-only: Register fails with ErrReadOnly.
+func Builtins() *Registry { return builtinRegistry() }
+
+var builtinRegistry = sync.OnceValue(func() *Registry {
+	r := NewRegistry()
+	r.readOnly = true
 	return r
 })
 
-// Registry returns the process-wide registry of the built-in ops, built on
-// first use. Registering more ops in it is allowed.
-func Registry() *kernel.Registry { return registry() }
+// Register adds op built by f. It fails if op is already registered, f is
+// nil, or r is Builtins.
+func (r *Registry) Register(op string, f kernel.Factory) error {
+	if op == "" || f == nil {
+		return fmt.Errorf("ops: register %q: empty op name or nil factory", op)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.readOnly {
+		return fmt.Errorf("register %q: %w", op, ErrReadOnly)
+	}
+	if r.m == nil {
+		r.m = make(map[string]kernel.Factory)
+	}
+	if _, dup := r.m[op]; dup {
+		return fmt.Errorf("register %q: %w", op, ErrDuplicateOp)
+	}
+	r.m[op] = f
+	return nil
+}
+
+// New implements kernel.Resolver. A factory's panic, or a factory that
+// returns neither a kernel nor an error, is an error naming the op.
+func (r *Registry) New(op string, attrs kernel.Attrs) (k kernel.Kernel, err error) {
+	r.mu.RLock()
+	f, ok := r.m[op]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("op %q: %w", op, kernel.ErrUnknownOp)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			k, err = nil, fmt.Errorf("op %s: factory panicked: %v", op, p)
+		}
+	}()
+	k, err = f(attrs)
+	if err != nil {
+		return nil, fmt.Errorf("op %s: %w", op, err)
+	}
+	if k == nil {
+		return nil, fmt.Errorf("op %s: factory returned no kernel", op)
+	}
+	return k, nil
+}
+
+// Has implements kernel.Resolver.
+func (r *Registry) Has(op string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.m[op]
+	return ok
+}
+
+// Ops lists the registered op names in order.
+func (r *Registry) Ops() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.m))
+	for k := range r.m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // wrapAttr prefixes an attribute error from a factory.
 func wrapAttr(err error) error { return fmt.Errorf("ops: %w", err) }

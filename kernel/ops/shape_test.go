@@ -14,7 +14,7 @@ func TestShape(t *testing.T) {
 	checkValues(t, "start end", mustRun(t, "Shape", kernel.Attrs{"start": -3, "end": -1}, v), shp(2), []float64{8, 9})
 	checkValues(t, "clamped", mustRun(t, "Shape", kernel.Attrs{"start": -100, "end": 100}, v), shp(4), []float64{7, 8, 9, 10})
 	checkValues(t, "empty range", mustRun(t, "Shape", kernel.Attrs{"start": 3, "end": 1}, v), shp(0), nil)
-	k, _ := Registry().New("Shape", nil)
+	k, _ := Builtins().New("Shape", nil)
 	if d := k.Deps(); !d.ShapeOnly || d.Compute || d.Value != nil {
 		t.Fatalf("Shape deps %+v", d)
 	}
@@ -48,7 +48,7 @@ func TestReshape(t *testing.T) {
 	// The shape input may live only on the device.
 	checkValues(t, "device shape", mustRun(t, "Reshape", nil, data, onDevice(t, kernel.FromInt64([]int64{1, 4}, 2))), shp(1, 4), []float64{1, 2, 3, 4})
 
-	k, _ := Registry().New("Reshape", nil)
+	k, _ := Builtins().New("Reshape", nil)
 	if d := k.Deps(); len(d.Value) != 1 || d.Value[0] != 1 || d.Compute || d.ShapeOnly {
 		t.Fatalf("Reshape deps %+v", d)
 	}

@@ -37,7 +37,7 @@ func TestSplitElemsFitsTheCoreArray(t *testing.T) {
 
 func tilingWords(t *testing.T, op string, attrs kernel.Attrs, in ...*kernel.Tensor) ([]int64, int64) {
 	t.Helper()
-	k, err := Registry().New(op, attrs)
+	k, err := Builtins().New(op, attrs)
 	if err != nil {
 		t.Fatal(err)
 	}

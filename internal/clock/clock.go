@@ -1,4 +1,11 @@
-package device
+// Package clock is pipert's monotonic clock: the host time that stage
+// intervals are measured on and that simulated device timelines are kept on,
+// and the one way pipert waits for a point on it.
+//
+// Waiting never sleeps for less than a millisecond: on Linux time.Sleep(d)
+// for any d below 1 ms sleeps about 1 ms. Short waits yield-spin; long ones
+// park on a timer and spin for the rest.
+package clock
 
 import (
 	"context"
@@ -8,8 +15,8 @@ import (
 
 var epoch = time.Now()
 
-// Now is the host's monotonic clock in nanoseconds; device timelines are
-// kept on the same scale.
+// Now is the monotonic clock in nanoseconds since the process started
+// (more exactly, since this package was initialised).
 func Now() int64 { return int64(time.Since(epoch)) }
 
 // parkMargin is how long before a deadline a waiter stops parking and starts

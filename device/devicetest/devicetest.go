@@ -1,0 +1,447 @@
+// Package devicetest checks that an implementation of device.Device behaves
+// as package device documents: the conformance suite every device of
+// pipert passes (the simulator, the SW-AI and gpu profiles, the host CPU,
+// host-mapped memory, and wrappers around any of them), in the manner of
+// testing/fstest.TestFS.
+//
+//	func TestConformance(t *testing.T) {
+//		devicetest.Run(t, func(t *testing.T) device.Device {
+//			d, err := mydevice.New()
+//			if err != nil {
+//				t.Fatal(err)
+//			}
+//			return d
+//		})
+//	}
+//
+// Each check runs as a subtest on a device of its own. Checks that need
+// the device to model time (a kernel still running after Launch returned)
+// skip themselves on devices whose work is synchronous, such as the host
+// CPU.
+package devicetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pipert/pipert/device"
+)
+
+// Run runs every conformance check, each on a new device from open.
+func Run(t *testing.T, open func(t *testing.T) device.Device) {
+	t.Helper()
+	checks := []struct {
+		name string
+		f    func(t *testing.T, d device.Device)
+	}{
+		{"Identity", checkIdentity},
+		{"Alloc", checkAlloc},
+		{"OutOfMemory", checkOutOfMemory},
+		{"Free", checkFree},
+		{"Copies", checkCopies},
+		{"CopyErrors", checkCopyErrors},
+		{"StreamOrder", checkStreamOrder},
+		{"Events", checkEvents},
+		{"WaitEvent", checkWaitEvent},
+		{"SynchronizeCancel", checkSynchronizeCancel},
+		{"StatsSnapshots", checkStatsSnapshots},
+		{"Concurrent", checkConcurrent},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			d := open(t)
+			if d == nil {
+				t.Fatal("open returned a nil device")
+			}
+			c.f(t, d)
+		})
+	}
+}
+
+func checkIdentity(t *testing.T, d device.Device) {
+	if d.Name() == "" {
+		t.Error("Name is empty")
+	}
+	p := d.Profile()
+	if err := p.Validate(); err != nil {
+		t.Errorf("Profile does not validate: %v", err)
+	}
+}
+
+func mustAlloc(t *testing.T, d device.Device, size int64, materialize bool) device.Buffer {
+	t.Helper()
+	b, err := d.Alloc(size, materialize)
+	if err != nil {
+		t.Fatalf("Alloc(%d, %v): %v", size, materialize, err)
+	}
+	return b
+}
+
+func checkAlloc(t *testing.T, d device.Device) {
+	before := d.Stats()
+	sizes := []int64{1, 7, 64, 4096, 1 << 20}
+	seen := map[uint64]bool{}
+	var bufs []device.Buffer
+	var total int64
+	for _, n := range sizes {
+		for _, mat := range []bool{false, true} {
+			b := mustAlloc(t, d, n, mat)
+			switch {
+			case b.IsZero():
+				t.Fatalf("Alloc(%d) gave the zero buffer", n)
+			case seen[b.Addr]:
+				t.Fatalf("Alloc(%d) gave address %#x twice", n, b.Addr)
+			case b.Size < n:
+				t.Fatalf("Alloc(%d) gave a %d-byte buffer", n, b.Size)
+			case mat && int64(len(b.Data)) < n:
+				t.Fatalf("materialized Alloc(%d) has %d bytes of contents", n, len(b.Data))
+			case mat && !bytes.Equal(b.Data[:n], make([]byte, n)):
+				t.Fatalf("materialized Alloc(%d) is not zeroed", n)
+			case !mat && b.Data != nil:
+				t.Fatalf("virtual Alloc(%d) has contents", n)
+			case mat != b.Materialized():
+				t.Fatalf("Alloc(%d, %v): Materialized() = %v", n, mat, b.Materialized())
+			}
+			seen[b.Addr] = true
+			bufs = append(bufs, b)
+			total += b.Size
+		}
+	}
+	z := mustAlloc(t, d, 0, false)
+	if z.IsZero() || seen[z.Addr] {
+		t.Fatalf("Alloc(0) gave %+v: a zero-size tensor needs an address of its own", z)
+	}
+	bufs = append(bufs, z)
+	total += z.Size
+	st := d.Stats()
+	if got := st.MemInUse - before.MemInUse; got < total {
+		t.Errorf("MemInUse grew by %d after allocating %d bytes", got, total)
+	}
+	if got := st.Allocs - before.Allocs; got != int64(len(bufs)) {
+		t.Errorf("Allocs grew by %d after %d allocations", got, len(bufs))
+	}
+	if st.MemPeak < st.MemInUse {
+		t.Errorf("MemPeak %d below MemInUse %d", st.MemPeak, st.MemInUse)
+	}
+	// Reused memory comes back zeroed.
+	for _, b := range bufs {
+		if b.Data != nil {
+			for i := range b.Data {
+				b.Data[i] = 0xa5
+			}
+		}
+		if err := d.Free(b); err != nil {
+			t.Fatalf("Free(%#x): %v", b.Addr, err)
+		}
+	}
+	for _, n := range sizes {
+		b := mustAlloc(t, d, n, true)
+		if !bytes.Equal(b.Data[:n], make([]byte, n)) {
+			t.Fatalf("reallocated Alloc(%d) is not zeroed", n)
+		}
+		if err := d.Free(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := d.Stats(); after.MemInUse != before.MemInUse {
+		t.Errorf("MemInUse %d after freeing everything, %d before", after.MemInUse, before.MemInUse)
+	}
+}
+
+func checkOutOfMemory(t *testing.T, d device.Device) {
+	before := d.Stats()
+	huge := d.Profile().MemoryBytes + 1
+	if _, err := d.Alloc(huge, false); !errors.Is(err, device.ErrOutOfMemory) {
+		t.Fatalf("Alloc of %d bytes on a %d-byte device: %v, want ErrOutOfMemory", huge, huge-1, err)
+	}
+	if after := d.Stats(); after.MemInUse != before.MemInUse {
+		t.Errorf("a failed Alloc changed MemInUse from %d to %d", before.MemInUse, after.MemInUse)
+	}
+	// The device still works.
+	b := mustAlloc(t, d, 64, true)
+	if err := d.Free(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkFree(t *testing.T, d device.Device) {
+	if err := d.Free(device.Buffer{}); err != nil {
+		t.Errorf("Free of the zero buffer: %v", err)
+	}
+	b := mustAlloc(t, d, 128, true)
+	if err := d.Free(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Free(b); err == nil {
+		t.Error("double Free accepted")
+	}
+	if err := d.Free(device.Buffer{Addr: 0xdead0000, Size: 8}); err == nil {
+		t.Error("Free of an address never allocated accepted")
+	}
+}
+
+func checkCopies(t *testing.T, d device.Device) {
+	s := d.NewStream()
+	const n = 1000
+	src := make([]byte, n)
+	for i := range src {
+		src[i] = byte(i*7 + 3)
+	}
+	a := mustAlloc(t, d, n, true)
+	b := mustAlloc(t, d, n, true)
+	defer d.Free(a)
+	defer d.Free(b)
+	if err := s.CopyH2D(a, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CopyD2D(b, a); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, n)
+	if err := s.CopyD2H(context.Background(), dst, b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, src) {
+		t.Fatal("H2D, D2D, D2H round trip changed the bytes")
+	}
+	if err := s.Synchronize(context.Background()); err != nil || !s.Query() {
+		t.Fatalf("Synchronize: %v, Query %v", err, s.Query())
+	}
+	if ss := s.Stats(); ss.Copies != 3 {
+		t.Errorf("stream counted %d copies, want 3", ss.Copies)
+	}
+	// Copies into virtual buffers are modeled and do not fail.
+	v := mustAlloc(t, d, n, false)
+	defer d.Free(v)
+	if err := s.CopyH2D(v, src); err != nil {
+		t.Errorf("H2D into a virtual buffer: %v", err)
+	}
+}
+
+func checkCopyErrors(t *testing.T, d device.Device) {
+	s := d.NewStream()
+	a := mustAlloc(t, d, 8, true)
+	v := mustAlloc(t, d, 8, false)
+	defer d.Free(a)
+	defer d.Free(v)
+	if err := s.CopyH2D(a, make([]byte, a.Size+1)); !errors.Is(err, device.ErrBadCopy) {
+		t.Errorf("oversized H2D: %v, want ErrBadCopy", err)
+	}
+	if err := s.CopyD2H(context.Background(), make([]byte, a.Size+1), a); !errors.Is(err, device.ErrBadCopy) {
+		t.Errorf("oversized D2H: %v, want ErrBadCopy", err)
+	}
+	big := mustAlloc(t, d, a.Size*4, true)
+	defer d.Free(big)
+	if err := s.CopyD2D(a, big); !errors.Is(err, device.ErrBadCopy) {
+		t.Errorf("oversized D2D: %v, want ErrBadCopy", err)
+	}
+	if err := s.CopyD2H(context.Background(), make([]byte, 8), v); !errors.Is(err, device.ErrNotBacked) {
+		t.Errorf("D2H from a virtual buffer: %v, want ErrNotBacked", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.CopyD2H(ctx, make([]byte, 8), a); !errors.Is(err, context.Canceled) {
+		t.Errorf("D2H with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// kernelCost is the cost of a kernel the device models as taking about d.
+func kernelCost(p device.Profile, d time.Duration) device.Cost {
+	return device.Cost{FLOPs: d.Seconds() * p.PeakFLOPS}
+}
+
+func checkStreamOrder(t *testing.T, d device.Device) {
+	s := d.NewStream()
+	before, sb := d.Stats(), s.Stats()
+	last := sb.LastEnd
+	cost := kernelCost(d.Profile(), 20*time.Microsecond)
+	for i := range 20 {
+		if err := s.Launch(device.Kernel{Name: "k", Cost: cost, Flow: uint64(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+		st := s.Stats()
+		if st.LastEnd < last {
+			t.Fatalf("kernel %d ends at %d, before the previous one at %d", i, st.LastEnd, last)
+		}
+		last = st.LastEnd
+	}
+	if err := s.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Query() {
+		t.Fatal("Query false after Synchronize")
+	}
+	st := s.Stats().Sub(sb)
+	if st.Kernels != 20 {
+		t.Errorf("stream counted %d kernels, want 20", st.Kernels)
+	}
+	if st.BusyNs <= 0 {
+		t.Errorf("stream busy %d ns after 20 kernels", st.BusyNs)
+	}
+	ds := d.Stats().Sub(before)
+	if ds.Kernels != 20 {
+		t.Errorf("device counted %d kernels, want 20", ds.Kernels)
+	}
+	if ds.BusyNs < st.BusyNs {
+		t.Errorf("device busy %d ns, less than its one stream's %d", ds.BusyNs, st.BusyNs)
+	}
+}
+
+func checkEvents(t *testing.T, d device.Device) {
+	e := d.NewEvent()
+	if !e.Query() {
+		t.Error("an event never recorded is not complete")
+	}
+	if err := e.Synchronize(context.Background()); err != nil {
+		t.Errorf("Synchronize of an event never recorded: %v", err)
+	}
+	s := d.NewStream()
+	if err := s.Launch(device.Kernel{Name: "k", Cost: kernelCost(d.Profile(), 2*time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Record(e)
+	if e.At() < s.Stats().LastEnd {
+		t.Errorf("event recorded at %d, before the work it follows ends at %d", e.At(), s.Stats().LastEnd)
+	}
+	if err := e.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !e.Query() || !s.Query() {
+		t.Error("event or stream not complete after the event's Synchronize")
+	}
+}
+
+func checkWaitEvent(t *testing.T, d device.Device) {
+	a, b := d.NewStream(), d.NewStream()
+	if err := a.Launch(device.Kernel{Name: "first", Cost: kernelCost(d.Profile(), 3*time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	e := d.NewEvent()
+	a.Record(e)
+	b.WaitEvent(e)
+	if err := b.Launch(device.Kernel{Name: "second"}); err != nil {
+		t.Fatal(err)
+	}
+	if end := b.Stats().LastEnd; end < e.At() {
+		t.Errorf("kernel after WaitEvent ends at %d, before the event at %d", end, e.At())
+	}
+	if err := b.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !e.Query() {
+		t.Error("stream that waited for an event finished before it")
+	}
+}
+
+func checkSynchronizeCancel(t *testing.T, d device.Device) {
+	s := d.NewStream()
+	t0 := time.Now()
+	if err := s.Launch(device.Kernel{Name: "long", Cost: kernelCost(d.Profile(), 50*time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Query() || time.Since(t0) > 25*time.Millisecond {
+		t.Skip("the device's work is synchronous: Launch returned after the kernel")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Synchronize(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Synchronize with a cancelled context while work runs: %v, want context.Canceled", err)
+	}
+	e := d.NewEvent()
+	s.Record(e)
+	if err := e.Synchronize(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("event Synchronize with a cancelled context: %v, want context.Canceled", err)
+	}
+	if err := s.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkStatsSnapshots(t *testing.T, d device.Device) {
+	s := d.NewStream()
+	prev := d.Stats()
+	for i := range 10 {
+		b := mustAlloc(t, d, 256, i%2 == 0)
+		if err := s.CopyH2D(b, make([]byte, 256)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Launch(device.Kernel{Name: "k"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Free(b); err != nil {
+			t.Fatal(err)
+		}
+		st := d.Stats()
+		for _, c := range []struct {
+			name      string
+			now, then int64
+		}{
+			{"Kernels", st.Kernels, prev.Kernels}, {"Copies", st.Copies, prev.Copies},
+			{"BusyNs", st.BusyNs, prev.BusyNs}, {"KernelNs", st.KernelNs, prev.KernelNs},
+			{"Allocs", st.Allocs, prev.Allocs}, {"Frees", st.Frees, prev.Frees},
+			{"MemPeak", st.MemPeak, prev.MemPeak},
+		} {
+			if c.now < c.then {
+				t.Fatalf("Stats.%s went down from %d to %d", c.name, c.then, c.now)
+			}
+		}
+		delta := st.Sub(prev)
+		if delta.Kernels != 1 || delta.Copies != 1 || delta.Allocs != 1 || delta.Frees != 1 {
+			t.Fatalf("one round's delta %+v, want one kernel, copy, alloc and free", delta)
+		}
+		prev = st
+	}
+}
+
+func checkConcurrent(t *testing.T, d device.Device) {
+	before := d.Stats()
+	const workers, rounds = 4, 25
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := d.NewStream()
+			e := d.NewEvent()
+			src := []byte{byte(w), 1, 2, 3, 4, 5, 6, 7}
+			for range rounds {
+				b, err := d.Alloc(8, true)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := s.CopyH2D(b, src); err != nil {
+					t.Error(err)
+				}
+				if err := s.Launch(device.Kernel{Name: "k"}); err != nil {
+					t.Error(err)
+				}
+				s.Record(e)
+				dst := make([]byte, 8)
+				if err := s.CopyD2H(context.Background(), dst, b); err != nil {
+					t.Error(err)
+				} else if !bytes.Equal(dst, src) {
+					t.Errorf("worker %d read %v back, wrote %v", w, dst, src)
+				}
+				if err := d.Free(b); err != nil {
+					t.Error(err)
+				}
+			}
+			if err := s.Synchronize(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	st := d.Stats().Sub(before)
+	if st.Kernels != workers*rounds || st.Allocs != workers*rounds || st.Frees != workers*rounds {
+		t.Errorf("after %d concurrent rounds: %+v", workers*rounds, st)
+	}
+	if st.MemInUse != before.MemInUse {
+		t.Errorf("MemInUse %d after every buffer was freed, %d before", st.MemInUse, before.MemInUse)
+	}
+}

@@ -1,0 +1,163 @@
+// Package account is the bookkeeping every device implementation of pipert
+// shares: the memory of a device (an allocator over its address space, host
+// backings for materialized buffers, bytes in use and their high-water mark)
+// and its activity (kernel and copy counts, and the union of busy intervals
+// over its streams). Counters are cumulative over the device's life; callers
+// take snapshots and subtract them, nothing is ever reset.
+//
+// It imports no pipert package but device/alloc, so that package device and
+// the devices beside it can all use it.
+package account
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pipert/pipert/device/alloc"
+)
+
+// Memory is the memory of a device: an allocator over its address space,
+// host backings for materialized buffers (reused by size class), and the
+// accounting of bytes in use. It is safe for concurrent use.
+type Memory struct {
+	mu            sync.Mutex // guards everything below
+	alloc         alloc.Allocator
+	pool          [64][][]byte // free backings by size class (power of two)
+	inUse, peak   int64
+	nAlloc, nFree int64
+}
+
+// NewMemory manages the address space of a.
+func NewMemory(a alloc.Allocator) *Memory { return &Memory{alloc: a} }
+
+// Alloc reserves size bytes (at least one, so that a zero-size tensor still
+// has an address of its own) and returns the address, the size reserved and,
+// when materialize is set, zeroed host memory of that size. An error is the
+// allocator's (wrapping alloc.ErrOutOfMemory when the space is exhausted).
+func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int64, data []byte, err error) {
+	if size <= 0 {
+		size = 1
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	addr, err = m.alloc.Alloc(size)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	m.inUse += size
+	m.peak = max(m.peak, m.inUse)
+	m.nAlloc++
+	if materialize {
+		data = m.backing(size)
+	}
+	return addr, size, data, nil
+}
+
+// backing returns zeroed host memory for a materialized buffer, reusing
+// released backings of the same size class. Called with m.mu held.
+func (m *Memory) backing(size int64) []byte {
+	c := sizeClass(size)
+	if n := len(m.pool[c]); n > 0 {
+		b := m.pool[c][n-1][:size]
+		m.pool[c] = m.pool[c][:n-1]
+		clear(b)
+		return b
+	}
+	return make([]byte, size, int64(1)<<c)
+}
+
+func sizeClass(size int64) int {
+	c := 0
+	for int64(1)<<c < size {
+		c++
+	}
+	return c
+}
+
+// Free releases the block at addr of the given reserved size; data, its
+// backing if any, is kept for reuse.
+func (m *Memory) Free(addr uint64, size int64, data []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.alloc.Free(addr); err != nil {
+		return fmt.Errorf("free %#x: %w", addr, err)
+	}
+	m.inUse -= size
+	m.nFree++
+	if data != nil {
+		if c := sizeClass(int64(cap(data))); int64(1)<<c == int64(cap(data)) {
+			m.pool[c] = append(m.pool[c], data[:0])
+		}
+	}
+	return nil
+}
+
+// Counts are a snapshot of a device's cumulative accounting.
+type Counts struct {
+	Kernels, Copies     int64
+	BusyNs, KernelNs    int64
+	MemInUse, MemPeak   int64
+	Allocs, Frees       int64
+	FirstStart, LastEnd int64
+}
+
+// Snapshot reads the memory counters into c.
+func (m *Memory) Snapshot(c *Counts) {
+	m.mu.Lock()
+	c.MemInUse, c.MemPeak, c.Allocs, c.Frees = m.inUse, m.peak, m.nAlloc, m.nFree
+	m.mu.Unlock()
+}
+
+// Activity is the work accounting of a device: kernel and copy counts and
+// the union of busy intervals over its streams. It is safe for concurrent
+// use; the zero value is ready.
+type Activity struct {
+	kernels  atomic.Int64
+	copies   atomic.Int64
+	kernelNs atomic.Int64
+
+	mu         sync.Mutex // guards the busy union
+	busyNs     int64
+	lastEnd    int64
+	firstStart int64
+}
+
+// Kernel accounts a kernel busy from start to end.
+func (a *Activity) Kernel(start, end int64) {
+	a.kernels.Add(1)
+	a.kernelNs.Add(end - start)
+	a.busy(start, end)
+}
+
+// Copy accounts a copy busy from start to end.
+func (a *Activity) Copy(start, end int64) {
+	a.copies.Add(1)
+	a.busy(start, end)
+}
+
+// busy adds [start, end) to the busy union. The union is exact when work is
+// reported in order of start time (always true for one stream); an interval
+// reported after a later-starting one counts only beyond the latest end
+// seen, so no instant is counted twice.
+func (a *Activity) busy(start, end int64) {
+	a.mu.Lock()
+	if a.lastEnd == 0 && a.busyNs == 0 {
+		a.firstStart = start
+	}
+	if s := max(start, a.lastEnd); end > s {
+		a.busyNs += end - s
+	}
+	a.lastEnd = max(a.lastEnd, end)
+	a.mu.Unlock()
+}
+
+// Snapshot reads the activity counters into c.
+func (a *Activity) Snapshot(c *Counts) {
+	a.mu.Lock()
+	c.BusyNs, c.FirstStart, c.LastEnd = a.busyNs, a.firstStart, a.lastEnd
+	a.mu.Unlock()
+	c.Kernels = a.kernels.Load()
+	c.Copies = a.copies.Load()
+	c.KernelNs = a.kernelNs.Load()
+}
