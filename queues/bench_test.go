@@ -11,7 +11,7 @@ import (
 // BenchmarkQueueHop is the cost per task of one producer feeding one worker
 // that does nothing: ns/op is ns per task.
 func BenchmarkQueueHop(b *testing.B) {
-	q := New("hop", 0, func(int) error { return nil })
+	q := mustNew(b, "hop", 0, func(int) error { return nil })
 	defer q.Close()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -47,7 +47,7 @@ func BenchmarkChanHop(b *testing.B) {
 // no work: ns/op is ns per task (all three hops).
 func BenchmarkPipelineHop(b *testing.B) {
 	nop := func(int) error { return nil }
-	p := NewPipeline([3]string{}, [3]func(int) error{nop, nop, nop}, 0)
+	p := mustPipeline(b, []string{}, []func(int) error{nop, nop, nop}, 0)
 	defer p.Close()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -66,7 +66,7 @@ func BenchmarkPipelineHop(b *testing.B) {
 // idle stages, the price a barrier pays for one task.
 func BenchmarkPipelineLatency(b *testing.B) {
 	nop := func(int) error { return nil }
-	p := NewPipeline([3]string{}, [3]func(int) error{nop, nop, nop}, 0)
+	p := mustPipeline(b, []string{}, []func(int) error{nop, nop, nop}, 0)
 	defer p.Close()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -106,7 +106,7 @@ func BenchmarkPipelineWork(b *testing.B) {
 					var sink uint64 // written only by the stage's worker
 					return func(int) error { sink = burn(sink, iters); return nil }
 				}
-				p := NewPipeline([3]string{}, [3]func(int) error{stage(), stage(), stage()}, capacity)
+				p := mustPipeline(b, []string{}, []func(int) error{stage(), stage(), stage()}, capacity)
 				defer p.Close()
 				b.ResetTimer()
 				cpu0, cpuOK := processCPU()

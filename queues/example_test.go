@@ -8,10 +8,14 @@ import (
 
 func ExampleQueue() {
 	var total int
-	q := queues.New("sum", 0, func(v int) error {
+	q, err := queues.New("sum", 0, func(v int) error {
 		total += v // only the worker runs handlers: no lock needed
 		return nil
 	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for v := 1; v <= 100; v++ {
 		if err := q.Push(v); err != nil {
 			fmt.Println(err)
@@ -26,10 +30,14 @@ func ExampleQueue() {
 }
 
 func ExampleQueue_WaitTicket() {
-	q := queues.New("launch", 8, func(name string) error {
+	q, err := queues.New("launch", 8, func(name string) error {
 		fmt.Println("launched", name)
 		return nil
 	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer q.Close()
 	_, _ = q.PushT("matmul")
 	t, _ := q.PushT("reshape")
@@ -46,11 +54,15 @@ func ExamplePipeline() {
 		name  string
 		shape int
 	}
-	p := queues.NewPipeline([3]string{}, [3]func(*kernel) error{
+	p, err := queues.NewPipeline([]string{"infer", "resize", "launch"}, []func(*kernel) error{
 		func(k *kernel) error { k.shape = len(k.name); return nil }, // infer
 		func(k *kernel) error { k.shape *= 2; return nil },          // resize
 		func(k *kernel) error { fmt.Println(k.name, k.shape); return nil },
 	}, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for _, name := range []string{"add", "softmax"} {
 		if err := p.Push(&kernel{name: name}); err != nil {
 			fmt.Println(err)

@@ -6,7 +6,7 @@ import (
 )
 
 const (
-	// DefaultCapacity is the ring capacity used when New is given 0.
+	// DefaultCapacity is the capacity used when New is given 0.
 	DefaultCapacity = 1024
 	// DefaultSpin is the number of yielding checks a waiter makes before it
 	// parks, used when Options.Spin is 0.
@@ -20,7 +20,7 @@ const (
 	// async 0.99x / pipeline 0.99x of kbk with no time floor and
 	// occasional flips at 50 µs, 1.50–1.57x / 1.58–1.61x at 200 µs.
 	DefaultSpinFor = 200 * time.Microsecond
-	// MaxCapacity is the largest ring capacity New accepts.
+	// MaxCapacity is the largest capacity New accepts.
 	MaxCapacity = 1 << 30
 )
 
@@ -74,19 +74,20 @@ func buildConfig(opts []Option) config {
 	return c
 }
 
-// ringSize returns capacity rounded up to a power of two of at least 2,
-// DefaultCapacity for 0. A negative or oversized capacity is programmer
-// misuse.
+// checkCapacity reports a capacity outside [0, MaxCapacity].
+func checkCapacity(capacity int) error {
+	if capacity < 0 || capacity > MaxCapacity {
+		return fmt.Errorf("%w: %d outside [0, %d]", ErrCapacity, capacity, MaxCapacity)
+	}
+	return nil
+}
+
+// ringSize returns a checked positive capacity rounded up to a power of two
+// of at least 2.
 //
 // A ring of one slot is impossible with sequence numbers: a slot's "ready at
 // p" value p+1 would equal its "free for p+1" value p+size.
 func ringSize(capacity int) uint64 {
-	switch {
-	case capacity == 0:
-		return DefaultCapacity
-	case capacity < 0 || capacity > MaxCapacity:
-		panic(fmt.Sprintf("queues: capacity %d outside [0, %d]", capacity, MaxCapacity))
-	}
 	n := uint64(2)
 	for n < uint64(capacity) {
 		n <<= 1

@@ -2,41 +2,39 @@ package queues
 
 import "fmt"
 
-// Stage names a stage of a Pipeline. The zero Stage is invalid.
+// Stage names a stage of a Pipeline by its position, 1 for the first. The
+// zero Stage is invalid. Infer, Resize and Launch name the stages of the
+// classic three-stage pipeline.
 type Stage int
 
-// The stages of a Pipeline, in the order a task passes them.
+// The stages of a three-stage pipeline, in the order a task passes them.
 const (
 	Infer  Stage = iota + 1 // shape inference
 	Resize                  // tiling and workspace sizing
 	Launch                  // allocation and launch on the device
-
-	numStages = 3
 )
 
-var stageNames = [numStages]string{"infer", "resize", "launch"}
+var stageNames = [...]string{"infer", "resize", "launch"}
 
 // String returns the stage's default queue name.
 func (s Stage) String() string {
-	if s.valid() {
+	if s >= 1 && int(s) <= len(stageNames) {
 		return stageNames[s-1]
 	}
-	return fmt.Sprintf("Stage(%d)", int(s))
+	return fmt.Sprintf("stage %d", int(s))
 }
 
-func (s Stage) valid() bool { return s >= Infer && s <= Launch }
-
-// Pipeline chains three queues, Infer → Resize → Launch, each served by its
-// own worker, so that while one task is being launched the next is being
-// resized and the one after it inferred.
+// Pipeline chains n queues (three for Infer → Resize → Launch), each served
+// by its own worker, so that while one task is being launched the next is
+// being resized and the one after it inferred.
 //
 // # Stages
 //
-//  1. Push (the caller) appends a task to the Infer queue.
-//  2. The Infer worker runs the Infer handler; if it returns nil, the worker
-//     pushes the same task value into the Resize queue (a blocking push).
-//  3. The Resize worker does the same into the Launch queue.
-//  4. The Launch worker runs the Launch handler, the end of the task.
+//  1. Push (the caller) appends a task to the first queue.
+//  2. The first worker runs its handler; if it returns nil, the worker
+//     pushes the same task value into the second queue (a blocking push).
+//  3. Each later worker does the same into the queue after it.
+//  4. The last worker runs its handler, the end of the task.
 //
 // A stage counts a task handled only after its successor was pushed, so once
 // a stage's Wait returns the successors of everything before it are in the
@@ -53,11 +51,11 @@ func (s Stage) valid() bool { return s >= Infer && s <= Launch }
 //     the first error all later tasks fail or are discarded in every stage,
 //     so a ticket never refers to a different task.
 //  3. No deadlock from back-pressure: a worker blocks on a full downstream
-//     queue only while the worker below it makes progress, and the Launch
+//     queue only while the worker below it makes progress, and the last
 //     worker never pushes anywhere; by induction from the last stage every
 //     blocked push completes (unless a handler itself blocks). There is no
 //     cycle: no stage pushes upstream.
-//  4. Errors are sticky across stages: the three queues share one error
+//  4. Errors are sticky across stages: the queues share one error
 //     cell, so the first error of any stage makes Push return it and every
 //     stage discard its remaining tasks without running their handlers —
 //     including tasks older than the failed one that had not yet passed a
@@ -77,33 +75,51 @@ func (s Stage) valid() bool { return s >= Infer && s <= Launch }
 // must not call Close or wait for their own task. Pipelines are made by
 // NewPipeline; the zero Pipeline is not usable.
 type Pipeline[T any] struct {
-	stages [numStages]*Queue[T]
+	stages []*Queue[T]
 	errc   errCell
 }
 
-// NewPipeline returns a running pipeline whose stage s is served by
-// handlers[s-1] through a queue of the given capacity named names[s-1] (the
-// stage's String if empty). A nil handler panics, as for New.
-func NewPipeline[T any](names [3]string, handlers [3]func(T) error, capacity int, opts ...Option) *Pipeline[T] {
+// NewPipeline returns a running pipeline of len(handlers) stages: stage s is
+// served by handlers[s-1] through a queue of the given capacity named
+// names[s-1] (the stage's String if names is short or the name empty). No
+// stage, a nil handler or a capacity outside [0, MaxCapacity] is an error.
+func NewPipeline[T any](names []string, handlers []func(T) error, capacity int, opts ...Option) (*Pipeline[T], error) {
+	if len(handlers) == 0 {
+		return nil, fmt.Errorf("queues: NewPipeline: no stages")
+	}
+	if err := checkCapacity(capacity); err != nil {
+		return nil, err
+	}
 	cfg := buildConfig(opts)
-	p := new(Pipeline[T])
+	n := len(handlers)
+	p := &Pipeline[T]{stages: make([]*Queue[T], n)}
+	for i := range handlers {
+		if handlers[i] == nil {
+			return nil, fmt.Errorf("queues: NewPipeline: nil handler for %v", Stage(i+1))
+		}
+	}
 	// Build from the last stage so each handler can capture its successor.
-	for i := numStages - 1; i >= 0; i-- {
-		name := names[i]
+	for i := n - 1; i >= 0; i-- {
+		name := ""
+		if i < len(names) {
+			name = names[i]
+		}
 		if name == "" {
-			name = stageNames[i]
+			name = Stage(i + 1).String()
 		}
 		run := handlers[i]
-		if run == nil {
-			panic("queues: NewPipeline: nil handler for " + name)
-		}
-		if i < numStages-1 {
+		if i < n-1 {
 			run = forward(run, p.stages[i+1])
 		}
 		p.stages[i] = newQueue(name, capacity, run, cfg, &p.errc)
 	}
-	return p
+	return p, nil
 }
+
+// Stages is the number of stages.
+func (p *Pipeline[T]) Stages() int { return len(p.stages) }
+
+func (p *Pipeline[T]) valid(s Stage) bool { return s >= 1 && int(s) <= len(p.stages) }
 
 // forward runs h and, if it succeeds, pushes the task into the next stage.
 func forward[T any](h func(T) error, next *Queue[T]) func(T) error {
@@ -115,7 +131,7 @@ func forward[T any](h func(T) error, next *Queue[T]) func(T) error {
 	}
 }
 
-// Push appends v to the Infer stage, blocking while its queue is full. It
+// Push appends v to the first stage, blocking while its queue is full. It
 // returns the first error of any stage, or an ErrClosed error after Close.
 func (p *Pipeline[T]) Push(v T) error { return p.stages[0].Push(v) }
 
@@ -124,11 +140,11 @@ func (p *Pipeline[T]) Push(v T) error { return p.stages[0].Push(v) }
 func (p *Pipeline[T]) PushT(v T) (uint64, error) { return p.stages[0].PushT(v) }
 
 // TryPush is Push that never blocks; it reports false with a nil error when
-// the Infer queue is full.
+// the first queue is full.
 func (p *Pipeline[T]) TryPush(v T) (bool, error) { return p.stages[0].TryPush(v) }
 
-// Wait blocks until every task pushed before the call has passed all three
-// stages (or been discarded after an error) and returns the first error.
+// Wait blocks until every task pushed before the call has passed every
+// stage (or been discarded after an error) and returns the first error.
 func (p *Pipeline[T]) Wait() error {
 	for _, q := range p.stages {
 		q.waitHandled(q.tail.Load() &^ closedBit)
@@ -139,7 +155,7 @@ func (p *Pipeline[T]) Wait() error {
 // WaitStage blocks until every task pushed before the call has passed stage
 // s and the stages before it, and returns the first error of any stage.
 func (p *Pipeline[T]) WaitStage(s Stage) error {
-	if !s.valid() {
+	if !p.valid(s) {
 		return fmt.Errorf("queues: pipeline: wait for stage: invalid %v", s)
 	}
 	for _, q := range p.stages[:s] {
@@ -153,7 +169,7 @@ func (p *Pipeline[T]) WaitStage(s Stage) error {
 // first error if the task failed or was discarded on the way; it never waits
 // for a stage the task will not reach.
 func (p *Pipeline[T]) WaitTicket(s Stage, t uint64) error {
-	if !s.valid() {
+	if !p.valid(s) {
 		return fmt.Errorf("queues: pipeline: wait for ticket %d: invalid %v", t, s)
 	}
 	for _, q := range p.stages[:s] {
@@ -172,15 +188,15 @@ func (p *Pipeline[T]) Err() error { return p.errc.load() }
 // Len returns the approximate number of tasks queued or running in stage s,
 // 0 for an invalid stage.
 func (p *Pipeline[T]) Len(s Stage) int {
-	if !s.valid() {
+	if !p.valid(s) {
 		return 0
 	}
 	return p.stages[s-1].Len()
 }
 
-// Stats returns the counters of the three stages, Infer first.
-func (p *Pipeline[T]) Stats() [3]Stats {
-	var out [numStages]Stats
+// Stats returns the counters of the stages, the first first.
+func (p *Pipeline[T]) Stats() []Stats {
+	out := make([]Stats, len(p.stages))
 	for i, q := range p.stages {
 		out[i] = q.Stats()
 	}

@@ -22,8 +22,8 @@ func newStageLog(t *testing.T, n int) *stageLog {
 	return &stageLog{t: t, reached: make([]atomic.Int32, n+1)}
 }
 
-func (l *stageLog) handlers() [3]func(int) error {
-	var hs [3]func(int) error
+func (l *stageLog) handlers() []func(int) error {
+	hs := make([]func(int) error, 3)
 	for s := range hs {
 		hs[s] = func(v int) error {
 			if got := l.reached[v].Load(); got != int32(s) {
@@ -51,7 +51,7 @@ func seq(from, to int) []int {
 func TestPipelineOrder(t *testing.T) {
 	const n = 20_000
 	l := newStageLog(t, n)
-	p := NewPipeline([3]string{}, l.handlers(), 16)
+	p := mustPipeline(t, []string{}, l.handlers(), 16)
 	for v := 1; v <= n; v++ {
 		tk, err := p.PushT(v)
 		if err != nil {
@@ -95,11 +95,11 @@ func TestPipelineOrder(t *testing.T) {
 func TestPipelineManyProducers(t *testing.T) {
 	const producers, n = 4, 5000
 	var ran [3][]task
-	var hs [3]func(task) error
+	hs := make([]func(task) error, 3)
 	for s := range hs {
 		hs[s] = func(v task) error { ran[s] = append(ran[s], v); return nil }
 	}
-	p := NewPipeline([3]string{"a", "b", "c"}, hs, 8, WithSpin(4))
+	p := mustPipeline(t, []string{"a", "b", "c"}, hs, 8, WithSpin(4))
 	res := make([]pushResult, producers)
 	var wg sync.WaitGroup
 	for i := range producers {
@@ -130,7 +130,7 @@ func TestPipelineErrorInMiddleStage(t *testing.T) {
 	const n, bad = 3000, 1234
 	l := newStageLog(t, n)
 	l.failAt[1] = bad
-	p := NewPipeline([3]string{}, l.handlers(), 32)
+	p := mustPipeline(t, []string{}, l.handlers(), 32)
 	var tickets []uint64
 	var pushErr error
 	for v := 1; v <= n; v++ {
@@ -182,7 +182,7 @@ func TestPipelineErrorInMiddleStage(t *testing.T) {
 }
 
 func TestPipelineInvalidStage(t *testing.T) {
-	p := NewPipeline([3]string{}, [3]func(int) error{
+	p := mustPipeline(t, []string{}, []func(int) error{
 		func(int) error { return nil }, func(int) error { return nil }, func(int) error { return nil },
 	}, 0)
 	defer p.Close()
@@ -201,7 +201,7 @@ func TestPipelineInvalidStage(t *testing.T) {
 	if p.Err() != nil {
 		t.Errorf("Err = %v", p.Err())
 	}
-	if Stage(0).String() != "Stage(0)" || Launch.String() != "launch" {
+	if Stage(0).String() != "stage 0" || Launch.String() != "launch" {
 		t.Errorf("String: %v, %v", Stage(0), Launch)
 	}
 }
@@ -209,7 +209,7 @@ func TestPipelineInvalidStage(t *testing.T) {
 func TestPipelineCloseDrains(t *testing.T) {
 	const n = 5000
 	l := newStageLog(t, n)
-	p := NewPipeline([3]string{}, l.handlers(), 4, WithSpin(-1))
+	p := mustPipeline(t, []string{}, l.handlers(), 4, WithSpin(-1))
 	for v := 1; v <= n; v++ {
 		if ok, err := p.TryPush(v); err != nil {
 			t.Fatal(err)
@@ -238,7 +238,7 @@ func TestPipelineCloseDrains(t *testing.T) {
 func TestPipelineAllocatesNothing(t *testing.T) {
 	var sum atomic.Int64
 	h := func(v int) error { sum.Add(int64(v)); return nil }
-	p := NewPipeline([3]string{}, [3]func(int) error{h, h, h}, 64)
+	p := mustPipeline(t, []string{}, []func(int) error{h, h, h}, 64)
 	defer p.Close()
 	if n := testing.AllocsPerRun(500, func() {
 		for v := range 10 {
@@ -280,7 +280,7 @@ func TestPipelineDrainBelowFromInfer(t *testing.T) {
 	}
 	nop := func(int) error { return nil }
 	launch := func(int) error { launched.Add(1); return nil }
-	p = NewPipeline([3]string{}, [3]func(int) error{infer, nop, launch}, 8)
+	p = mustPipeline(t, []string{}, []func(int) error{infer, nop, launch}, 8)
 	close(ready)
 	for v := 1; v <= n; v++ {
 		if err := p.Push(v); err != nil {

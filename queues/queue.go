@@ -14,6 +14,11 @@ var (
 	ErrClosed = errors.New("queues: closed")
 	// ErrTicket is returned by WaitTicket for a ticket no push has returned.
 	ErrTicket = errors.New("queues: ticket not issued")
+	// ErrCapacity is returned by New and NewPipeline for a capacity outside
+	// [0, MaxCapacity].
+	ErrCapacity = errors.New("queues: capacity out of range")
+	// ErrPanic is the cause of a task error when the handler panicked.
+	ErrPanic = errors.New("queues: handler panicked")
 )
 
 // closedBit is set in Queue.tail by Close. A producer's claim is a CAS from a
@@ -60,8 +65,11 @@ type slot[T any] struct {
 //
 //  1. handled <= head <= tail: the worker takes positions in order, each
 //     exactly once, and only positions a producer claimed.
-//  2. tail − head <= size: a producer claims p only after the worker freed
-//     slot p mod size, i.e. took position p−size off the ring.
+//  2. tail − handled <= limit <= size: a producer claims p only when fewer
+//     than limit tasks are claimed and not yet handled (the capacity asked
+//     for, honoured exactly although the ring's size is a power of two),
+//     and only after the worker freed slot p mod size, i.e. took position
+//     p−size off the ring.
 //  3. After Close, tail never grows; the worker exits exactly when head
 //     reaches it, so every claimed task is handled.
 //  4. After the first task error (queue-wide, or pipeline-wide for a
@@ -102,6 +110,7 @@ type Queue[T any] struct {
 	slots     []slot[T]
 	size      uint64
 	mask      uint64
+	limit     uint64 // the capacity: tasks claimed and not yet handled, at most
 	spin      int
 	spinTime  time.Duration
 	errc      *errCell      // shared by the stages of a Pipeline
@@ -136,17 +145,25 @@ type Queue[T any] struct {
 	callerWait   atomic.Uint64 // parks of callers of Wait and WaitTicket
 }
 
-// New returns a queue named name (used in errors) with a ring of capacity
-// slots, rounded up to a power of two of at least 2 (DefaultCapacity if 0),
-// and starts its worker, which calls handler for each task. A nil handler or
-// a capacity outside [0, MaxCapacity] is programmer misuse and panics.
-func New[T any](name string, capacity int, handler func(T) error, opts ...Option) *Queue[T] {
-	return newQueue(name, capacity, handler, buildConfig(opts), new(errCell))
+// New returns a queue named name (used in errors) holding at most capacity
+// tasks claimed and not yet handled (DefaultCapacity if 0; the ring itself
+// is the next power of two, at least 2), and starts its worker, which calls
+// handler for each task. A nil handler, or a capacity outside
+// [0, MaxCapacity], is an error.
+func New[T any](name string, capacity int, handler func(T) error, opts ...Option) (*Queue[T], error) {
+	if handler == nil {
+		return nil, fmt.Errorf("queues: New: nil handler for %s", name)
+	}
+	if err := checkCapacity(capacity); err != nil {
+		return nil, err
+	}
+	return newQueue(name, capacity, handler, buildConfig(opts), new(errCell)), nil
 }
 
+// newQueue makes a queue of a checked capacity and a non-nil handler.
 func newQueue[T any](name string, capacity int, handler func(T) error, cfg config, errc *errCell) *Queue[T] {
-	if handler == nil {
-		panic("queues: New: nil handler for " + name)
+	if capacity == 0 {
+		capacity = DefaultCapacity
 	}
 	size := ringSize(capacity)
 	q := &Queue[T]{
@@ -155,6 +172,7 @@ func newQueue[T any](name string, capacity int, handler func(T) error, cfg confi
 		slots:     make([]slot[T], size),
 		size:      size,
 		mask:      size - 1,
+		limit:     uint64(capacity),
 		spin:      cfg.spin,
 		spinTime:  cfg.spinFor,
 		errc:      errc,
@@ -196,14 +214,15 @@ func (q *Queue[T]) PushT(v T) (ticket uint64, err error) {
 			runtime.Gosched()
 			continue
 		}
-		// The ring was full at position fullAt. Park until the worker has
-		// finished all but max(1, size/2) of the tasks before it, so that a
-		// producer is woken once per half ring, not once per task. The target
-		// is at most fullAt: those positions are claimed and will be handled,
-		// including after Close, so the wait ends (unless a handler blocks).
+		// The queue was full at position fullAt. Park until the worker has
+		// finished all but max(1, limit/2) of the tasks before it, so that a
+		// producer is woken once per half queue, not once per task. The
+		// target is at most fullAt: those positions are claimed and will be
+		// handled, including after Close, so the wait ends (unless a handler
+		// blocks).
 		spins = 0
 		q.producerWait.Add(1)
-		q.done.wait(&q.handled, fullAt-q.size+max(1, q.size/2))
+		q.done.wait(&q.handled, fullAt-q.limit+max(1, q.limit/2))
 	}
 }
 
@@ -226,6 +245,11 @@ func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, err error) {
 	for {
 		if pos&closedBit != 0 {
 			return 0, 0, q.closedErr
+		}
+		// load-acquire: pairs with the worker's store-release of handled.
+		// A stale value only makes the queue look fuller than it is.
+		if pos-q.handled.Load() >= q.limit {
+			return 0, pos, nil // limit tasks in flight: full
 		}
 		s := &q.slots[pos&q.mask]
 		// load-acquire: pairs with the worker's store-release of seq = pos,
@@ -310,7 +334,7 @@ func (q *Queue[T]) handle(ticket uint64, v T) {
 	if q.bad.Load() == 0 { // only the worker writes bad
 		if q.errc.load() != nil {
 			q.bad.Store(ticket) // another stage failed: discard from here on
-		} else if err := q.handler(v); err != nil {
+		} else if err := q.call(v); err != nil {
 			q.errc.set(fmt.Errorf("queues: %s: task %d: %w", q.name, ticket, err))
 			q.bad.Store(ticket)
 		}
@@ -319,6 +343,18 @@ func (q *Queue[T]) handle(ticket uint64, v T) {
 	// waiter does after its load-acquire of handled >= ticket.
 	q.handled.Store(ticket)
 	q.done.wake(ticket)
+}
+
+// call runs the handler, turning a panic into an error wrapping ErrPanic so
+// that the worker goes on and waiters learn of it. Executed only by the
+// worker.
+func (q *Queue[T]) call(v T) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrPanic, p)
+		}
+	}()
+	return q.handler(v)
 }
 
 // awaitTask waits until the task at position head is published (true) or the

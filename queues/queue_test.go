@@ -124,7 +124,7 @@ func TestFIFOExactlyOnce(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("p%d_n%d_cap%d", c.producers, c.n, c.capacity), func(t *testing.T) {
 			var r recorder
-			q := New("fifo", c.capacity, r.handle, c.opts...)
+			q := mustNew(t, "fifo", c.capacity, r.handle, c.opts...)
 			res := produce(q, c.producers, c.n)
 			if err := q.Close(); err != nil {
 				t.Fatal(err)
@@ -159,7 +159,7 @@ func TestAgainstReference(t *testing.T) {
 		}
 		r.slow = rng.IntN(4) == 0
 		name := fmt.Sprintf("case%d", c)
-		q := New(name, capacity, r.handle, WithSpin(spin))
+		q := mustNew(t, name, capacity, r.handle, WithSpin(spin))
 		res := produce(q, producers, n)
 		waitErr := q.Wait()
 		order := byTicket(t, res)
@@ -245,33 +245,33 @@ func (g *gate) handle(v int) error {
 
 func TestTryPushFull(t *testing.T) {
 	g := newGate()
-	q := New("full", 3, g.handle) // rounded up to 4
+	q := mustNew(t, "full", 3, g.handle) // a ring of 4, at most 3 in flight
 	if err := q.Push(1); err != nil {
 		t.Fatal(err)
 	}
-	<-g.started // the worker took task 1 off the ring: 4 free slots
-	for v := 2; v <= 5; v++ {
+	<-g.started // the worker runs task 1: it is still in flight
+	for v := 2; v <= 3; v++ {
 		if ok, err := q.TryPush(v); !ok || err != nil {
 			t.Fatalf("TryPush(%d) = %v, %v; want accepted", v, ok, err)
 		}
 	}
-	if ok, err := q.TryPush(6); ok || err != nil {
-		t.Fatalf("TryPush on a full ring = %v, %v; want false, nil", ok, err)
+	if ok, err := q.TryPush(4); ok || err != nil {
+		t.Fatalf("TryPush with 3 tasks in flight = %v, %v; want false, nil", ok, err)
 	}
-	if n := q.Len(); n != 5 {
-		t.Fatalf("Len = %d, want 5", n)
+	if n := q.Len(); n != 3 {
+		t.Fatalf("Len = %d, want 3", n)
 	}
 	close(g.release)
 	if err := q.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := q.TryPush(6); !ok || err != nil {
+	if ok, err := q.TryPush(4); !ok || err != nil {
 		t.Fatalf("TryPush after draining = %v, %v", ok, err)
 	}
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []int{1, 2, 3, 4, 5, 6}; fmt.Sprint(g.ran) != fmt.Sprint(want) {
+	if want := []int{1, 2, 3, 4}; fmt.Sprint(g.ran) != fmt.Sprint(want) {
 		t.Fatalf("ran %v, want %v", g.ran, want)
 	}
 	if ok, err := q.TryPush(7); ok || !errors.Is(err, ErrClosed) {
@@ -287,7 +287,7 @@ func TestTryPushFull(t *testing.T) {
 func TestWaitCoversEarlierPushes(t *testing.T) {
 	const producers, rounds, per = 4, 200, 20
 	done := make([]atomic.Bool, producers*rounds*per)
-	q := New("wait", 8, func(i int) error {
+	q := mustNew(t, "wait", 8, func(i int) error {
 		done[i].Store(true)
 		return nil
 	})
@@ -322,7 +322,7 @@ func TestWaitCoversEarlierPushes(t *testing.T) {
 func TestWaitTicket(t *testing.T) {
 	const n = 20_000
 	done := make([]atomic.Bool, n+1)
-	q := New("ticket", 16, func(i int) error {
+	q := mustNew(t, "ticket", 16, func(i int) error {
 		done[i].Store(true)
 		for range i % 7 {
 			runtime.Gosched()
@@ -369,7 +369,7 @@ func TestWaitTicket(t *testing.T) {
 
 func TestStickyError(t *testing.T) {
 	var ran []int
-	q := New("sticky", 4, func(v int) error {
+	q := mustNew(t, "sticky", 4, func(v int) error {
 		ran = append(ran, v)
 		if v == 5 || v == 7 {
 			return fmt.Errorf("task value %d: %w", v, errBoom)
@@ -415,7 +415,7 @@ func TestStickyError(t *testing.T) {
 
 func TestCloseDrainsAndLeavesNoGoroutine(t *testing.T) {
 	var ran []int
-	q := New("close", 64, func(v int) error { ran = append(ran, v); return nil })
+	q := mustNew(t, "close", 64, func(v int) error { ran = append(ran, v); return nil })
 	for v := range 1000 {
 		if err := q.Push(v); err != nil {
 			t.Fatal(err)
@@ -449,12 +449,12 @@ func TestCloseDrainsAndLeavesNoGoroutine(t *testing.T) {
 // the queue, and checks the producer returns ErrClosed once the ring drains.
 func TestCloseReleasesBlockedProducer(t *testing.T) {
 	g := newGate()
-	q := New("blocked", 1, g.handle, WithSpin(-1)) // rounded up to 2
+	q := mustNew(t, "blocked", 3, g.handle, WithSpin(-1)) // task 1 running, 2 and 3 queued
 	if err := q.Push(1); err != nil {
 		t.Fatal(err)
 	}
 	<-g.started
-	for v := 2; v <= 3; v++ { // fill both slots
+	for v := 2; v <= 3; v++ { // fill the queue
 		if err := q.Push(v); err != nil {
 			t.Fatal(err)
 		}
@@ -490,7 +490,7 @@ func TestParkStress(t *testing.T) {
 	for _, spin := range []int{-1, 1, 0} {
 		t.Run(fmt.Sprintf("spin%d", spin), func(t *testing.T) {
 			r := recorder{slow: true}
-			q := New("park", 2, r.handle, WithSpin(spin))
+			q := mustNew(t, "park", 2, r.handle, WithSpin(spin))
 			const producers, n = 3, 1500
 			res := make([]pushResult, producers)
 			var wg sync.WaitGroup
@@ -533,7 +533,7 @@ func TestPushAllocatesNothing(t *testing.T) {
 		ptr *int
 	}
 	var x int
-	q := New("allocs", 64, func(v big) error { *v.ptr += int(v.a[0]); return nil })
+	q := mustNew(t, "allocs", 64, func(v big) error { *v.ptr += int(v.a[0]); return nil })
 	defer q.Close()
 	v := big{ptr: &x}
 	v.a[0] = 1
@@ -566,21 +566,97 @@ func TestPushAllocatesNothing(t *testing.T) {
 }
 
 func TestInvalidArguments(t *testing.T) {
-	mustPanic := func(name string, f func()) {
-		t.Helper()
-		defer func() {
-			if recover() == nil {
-				t.Errorf("%s did not panic", name)
-			}
-		}()
-		f()
+	if _, err := New[int]("x", 1, nil); err == nil {
+		t.Error("nil handler accepted")
 	}
-	mustPanic("nil handler", func() { New[int]("x", 1, nil) })
-	mustPanic("negative capacity", func() { New("x", -1, func(int) error { return nil }) })
-	mustPanic("huge capacity", func() { New("x", MaxCapacity+1, func(int) error { return nil }) })
-	for _, c := range []struct{ in, want int }{{0, DefaultCapacity}, {1, 2}, {2, 2}, {3, 4}, {4, 4}, {1000, 1024}} {
+	for _, c := range []int{-1, MaxCapacity + 1} {
+		if _, err := New("x", c, func(int) error { return nil }); !errors.Is(err, ErrCapacity) {
+			t.Errorf("capacity %d: %v, want ErrCapacity", c, err)
+		}
+		if _, err := NewPipeline(nil, []func(int) error{func(int) error { return nil }}, c); !errors.Is(err, ErrCapacity) {
+			t.Errorf("pipeline capacity %d: %v, want ErrCapacity", c, err)
+		}
+	}
+	if _, err := NewPipeline[int](nil, nil, 1); err == nil {
+		t.Error("pipeline of no stages accepted")
+	}
+	if _, err := NewPipeline(nil, []func(int) error{func(int) error { return nil }, nil}, 1); err == nil {
+		t.Error("pipeline with a nil handler accepted")
+	}
+	for _, c := range []struct{ in, want int }{{1, 2}, {2, 2}, {3, 4}, {4, 4}, {1000, 1024}} {
 		if got := ringSize(c.in); got != uint64(c.want) {
 			t.Errorf("ringSize(%d) = %d, want %d", c.in, got, c.want)
 		}
 	}
+}
+
+// TestCapacityIsExact holds the worker on its first task and fills the
+// queue with TryPush: exactly capacity tasks are in flight at most, for
+// every capacity, whatever the ring's power-of-two size.
+func TestCapacityIsExact(t *testing.T) {
+	for capacity := 1; capacity <= 9; capacity++ {
+		g := newGate()
+		q := mustNew(t, "exact", capacity, g.handle)
+		accepted := 0
+		if err := q.Push(0); err != nil {
+			t.Fatal(err)
+		}
+		accepted++
+		<-g.started
+		for v := 1; v < 20; v++ {
+			ok, err := q.TryPush(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			accepted++
+		}
+		if accepted != capacity {
+			t.Errorf("capacity %d: %d tasks accepted in flight", capacity, accepted)
+		}
+		close(g.release)
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHandlerPanicIsATaskError checks that a panicking handler does not
+// kill the worker: the panic becomes the queue's sticky error.
+func TestHandlerPanicIsATaskError(t *testing.T) {
+	q := mustNew(t, "panic", 4, func(v int) error {
+		if v == 2 {
+			panic("handler bug")
+		}
+		return nil
+	})
+	for v := range 4 {
+		q.Push(v)
+	}
+	if err := q.Wait(); !errors.Is(err, ErrPanic) || !strings.Contains(err.Error(), "handler bug") {
+		t.Fatalf("Wait after a panicking handler: %v", err)
+	}
+	if err := q.Close(); !errors.Is(err, ErrPanic) {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+func mustNew[T any](tb testing.TB, name string, capacity int, h func(T) error, opts ...Option) *Queue[T] {
+	tb.Helper()
+	q, err := New(name, capacity, h, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return q
+}
+
+func mustPipeline[T any](tb testing.TB, names []string, hs []func(T) error, capacity int, opts ...Option) *Pipeline[T] {
+	tb.Helper()
+	p, err := NewPipeline(names, hs, capacity, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }

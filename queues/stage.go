@@ -8,7 +8,7 @@ package queues
 // The returned queue is for waiting and counters: a task pushed into it
 // directly would skip the stages above and break the ticket invariant.
 func (p *Pipeline[T]) Queue(s Stage) *Queue[T] {
-	if !s.valid() {
+	if !p.valid(s) {
 		return nil
 	}
 	return p.stages[s-1]
