@@ -11,7 +11,7 @@ import (
 	"github.com/pipert/pipert/internal/spin"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/subgraph"
-	"github.com/pipert/pipert/sync/flag"
+	"github.com/pipert/pipert/sync/ready"
 )
 
 // Stats describe one run.

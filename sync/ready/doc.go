@@ -1,4 +1,4 @@
-// Package flag provides acquire/release synchronization cells for pipert's
+// Package ready provides acquire/release readiness cells for pipert's
 // barriers: Flag, a one-shot (resettable) event, and Counter, a monotonically
 // increasing sequence such as "kernels launched so far" that a per-tensor
 // barrier waits on ("until the producer's launch task has run").
@@ -10,14 +10,11 @@
 // that a short wait costs a few hundred nanoseconds and a long one no CPU.
 // Checking an already-satisfied condition allocates nothing.
 //
-// The package name shadows the standard library's flag package, which pipert
-// code that needs both imports as stdflag.
-//
-// Dependency rule: flag imports only the standard library.
+// Dependency rule: ready imports only the standard library.
 //
 // # Example
 //
-//	var launched flag.Counter // kernels launched so far; the zero value is 0
+//	var launched ready.Counter // kernels launched so far; the zero value is 0
 //
 //	// Launch stage, after launching kernel n (1-based):
 //	launched.Advance(1)
@@ -26,4 +23,4 @@
 //	if err := launched.WaitAtLeast(ctx, k); err != nil {
 //		return err // ctx ended first
 //	}
-package flag
+package ready

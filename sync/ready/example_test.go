@@ -1,20 +1,20 @@
-package flag_test
+package ready_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/pipert/pipert/sync/flag"
+	"github.com/pipert/pipert/sync/ready"
 )
 
 func ExampleFlag() {
-	var ready flag.Flag
+	var done ready.Flag
 	var shape []int
 	go func() {
 		shape = []int{2, 3} // written before Set ...
-		ready.Set()
+		done.Set()
 	}()
-	if err := ready.Wait(context.Background()); err != nil {
+	if err := done.Wait(context.Background()); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -23,7 +23,7 @@ func ExampleFlag() {
 }
 
 func ExampleCounter() {
-	var launched flag.Counter // kernels launched so far
+	var launched ready.Counter // kernels launched so far
 	outputs := make([]string, 3)
 	go func() {
 		for k := range outputs {
