@@ -10,6 +10,7 @@ import (
 	"github.com/pipert/pipert/device/alloc"
 	"github.com/pipert/pipert/device/internal/account"
 	"github.com/pipert/pipert/internal/clock"
+	"github.com/pipert/pipert/internal/spin"
 )
 
 // Work is one piece of modeled device work, as an Observer sees it.
@@ -138,16 +139,19 @@ func snapshot(m *account.Memory, a *account.Activity) Stats {
 // work; longer ones (a full command ring) are waits.
 const hostWorkLimit = 50 * time.Microsecond
 
-// hostWork holds the launching goroutine until t. A short delay is the
-// host's own work in the launch call (building and writing the command), so
-// it is spent on the CPU without yielding, as the real call would; a long
-// one is a wait for the device and yields like clock.WaitUntil.
+// hostWork holds the launching goroutine until about t. A short delay is
+// the host's own work in the launch call (building and writing the
+// command), so it is spent as calibrated CPU work without yielding, as the
+// real call would; a long one is a wait for the device (a full command
+// ring) and yields like clock.WaitUntil.
 func hostWork(t int64) {
-	if time.Duration(t-clock.Now()) > hostWorkLimit {
+	d := time.Duration(t - clock.Now())
+	switch {
+	case d <= 0:
+	case d <= hostWorkLimit:
+		spin.For(d)
+	default:
 		clock.WaitUntil(context.Background(), t)
-		return
-	}
-	for clock.Now() < t {
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pipert/pipert/device/alloc"
 	"github.com/pipert/pipert/device/internal/account"
 	"github.com/pipert/pipert/internal/clock"
+	"github.com/pipert/pipert/internal/spin"
 )
 
 // Default is the profile of the host CPU. Only kernels on virtual data use
@@ -125,13 +126,6 @@ func (d *Device) Stats() device.Stats {
 		MemInUse: c.MemInUse, MemPeak: c.MemPeak, Allocs: c.Allocs, Frees: c.Frees, LastEnd: c.LastEnd}
 }
 
-// burnUntil busy-waits until the clock reaches t without yielding, as the
-// computation it stands for would.
-func burnUntil(t int64) {
-	for clock.Now() < t {
-	}
-}
-
 // stream is a synchronous in-order queue: its owner does every piece of work
 // on the calling goroutine. busy (the end of the last work), after (the
 // latest event time later work must wait for) and the counters are written
@@ -169,7 +163,7 @@ func (s *stream) Launch(k device.Kernel) error {
 		if t0, err = s.begin(); err != nil {
 			return err
 		}
-		burnUntil(t0 + int64(s.dev.prof.KernelTime(k.Cost)))
+		spin.For(s.dev.prof.KernelTime(k.Cost)) // calibrated CPU work, as the computation would be
 		t1 = clock.Now()
 	}
 	s.busy.Store(max(s.busy.Load(), t1))

@@ -5,12 +5,18 @@ import (
 	"time"
 )
 
-func TestForReturnsAfterDuration(t *testing.T) {
-	start := time.Now()
-	For(200 * time.Microsecond)
-	if got := time.Since(start); got < 200*time.Microsecond {
-		t.Fatalf("For(200µs) returned after %v", got)
+func TestIterationsScaleWithDuration(t *testing.T) {
+	if r := Rate(); !(r > 0) {
+		t.Fatalf("calibrated rate %v", r)
+	}
+	a, b := Iterations(time.Microsecond), Iterations(100*time.Microsecond)
+	if a <= 0 || b < 99*a || b > 101*a+1 {
+		t.Fatalf("Iterations(1µs) = %d, Iterations(100µs) = %d", a, b)
+	}
+	if Iterations(0) != 0 || Iterations(-time.Second) != 0 {
+		t.Fatal("non-positive durations burn")
 	}
 	For(0)
 	For(-time.Second)
+	For(10 * time.Microsecond)
 }

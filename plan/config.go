@@ -1,0 +1,260 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/host"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/subgraph"
+	"github.com/pipert/pipert/trace"
+)
+
+// Queue capacities: the default and the largest accepted.
+const (
+	// DefaultQueueCapacity is the stage queues' default capacity. It is
+	// small on purpose. The stage goroutines outnumber the cores (four on
+	// two), and every stage's work is CPU work: a deep queue lets the
+	// upstream stages run far ahead of the slowest one and take CPU from
+	// it, so the slowest stage, which sets the pace, loses its core a third
+	// of the time and finishes alone. A queue of 8 makes a stage that runs
+	// ahead park on the full queue, and the bottleneck keeps a core
+	// (pipebench -queue-capacity measures the effect: on smallops with 2
+	// cores, efficiency rose from about 0.82 at 1024 to about 0.92 at 8).
+	DefaultQueueCapacity = 8
+	// MaxQueueCapacity is the largest queue capacity accepted.
+	MaxQueueCapacity = 1 << 20
+)
+
+// ErrConfig is the cause of every error Check returns: a setting out of its
+// range, or settings that contradict each other.
+var ErrConfig = errors.New("invalid configuration")
+
+// Config is every setting of an execution, declared here and nowhere else.
+// The zero Config is valid: KBK on a new simulated SW-AI device, per-tensor
+// barriers, queues of DefaultQueueCapacity, no synthetic host cost, the
+// built-in ops. Check fills in the defaults and validates; the runtime
+// takes only a checked Config.
+type Config struct {
+	// Mode is the execution mode of the host stages (zero: KBK, or Pipeline
+	// for the device parts of a heterogeneous run).
+	Mode Mode
+	// Barrier is the barrier policy of value and compute dependencies
+	// (zero: PerTensor).
+	Barrier BarrierPolicy
+	// QueueCapacity is the capacity of each stage queue, honoured exactly,
+	// in [1, MaxQueueCapacity] (zero: DefaultQueueCapacity).
+	QueueCapacity int
+	// Costs are the synthetic host costs of every kernel, per stage: a
+	// framework's own per-kernel work, burned as calibrated CPU work.
+	Costs Costs
+	// HostCost, when set, gives each node its own synthetic host costs and
+	// overrides Costs. Nil means Costs for kernels on the accelerator and
+	// Costs' Prepare and Infer for kernels on the host CPU (they need no
+	// tiling, and their launch is their computation).
+	HostCost HostCost
+	// Device is the accelerator (nil: a new simulated SW-AI device).
+	Device device.Device
+	// Registry resolves ops (nil: ops.Builtins()).
+	Registry kernel.Resolver
+	// Trace, when set, records every run's host stages on tracks named
+	// after TraceName (default: the graph's name). Give the device a
+	// devtrace observer on the same recorder to see the device side.
+	Trace     *trace.Recorder
+	TraceName string
+	// Seed varies the data-dependent results kernels model on virtual data
+	// (the output size of Unique); runs with equal seeds are identical.
+	Seed uint64
+
+	// Placement, when set, runs the graph heterogeneously: it places every
+	// node on the host CPU or the accelerator, the graph is cut into
+	// single-placement parts, and an actor per part runs concurrently with
+	// the others (package heterog).
+	Placement Placer
+	// Schedule is how a heterogeneous run proceeds (zero: Concurrent).
+	Schedule Schedule
+	// Virtual names ops that are virtual operators in a heterogeneous run:
+	// placed on the accelerator, they are computed by the CPU in place over
+	// host-mapped device memory.
+	Virtual []string
+
+	checked bool
+}
+
+// Check returns c with its defaults filled in, or an error wrapping
+// ErrConfig naming the first setting out of range.
+func (c Config) Check() (Config, error) {
+	if c.checked {
+		return c, nil
+	}
+	bad := func(format string, args ...any) (Config, error) {
+		return Config{}, fmt.Errorf("pipert: %w: "+format, append([]any{ErrConfig}, args...)...)
+	}
+	if c.Mode == 0 {
+		c.Mode = KBK
+		if c.Placement != nil {
+			c.Mode = Pipeline
+		}
+	}
+	if !c.Mode.Valid() {
+		return bad("Mode %d is not a mode (have kbk, async, pipeline)", uint8(c.Mode))
+	}
+	if c.Barrier == 0 {
+		c.Barrier = PerTensor
+	}
+	if !c.Barrier.Valid() {
+		return bad("Barrier %d is not a barrier policy (have drain, per-tensor)", uint8(c.Barrier))
+	}
+	if c.QueueCapacity == 0 {
+		c.QueueCapacity = DefaultQueueCapacity
+	}
+	if c.QueueCapacity < 1 || c.QueueCapacity > MaxQueueCapacity {
+		return bad("QueueCapacity %d outside [1, %d]", c.QueueCapacity, MaxQueueCapacity)
+	}
+	if err := c.Costs.check("Costs"); err != nil {
+		return bad("%v", err)
+	}
+	if c.Registry == nil {
+		c.Registry = ops.Builtins()
+	}
+	if c.Schedule == 0 {
+		c.Schedule = Concurrent
+	}
+	if c.Schedule != Concurrent && c.Schedule != Serial {
+		return bad("Schedule %d is not a schedule (have concurrent, serial)", uint8(c.Schedule))
+	}
+	if c.Placement == nil && len(c.Virtual) > 0 {
+		return bad("Virtual operators %v need a heterogeneous run (Placement)", c.Virtual)
+	}
+	for _, op := range c.Virtual {
+		if !c.Registry.Has(op) {
+			return bad("Virtual operator %q is not a registered op", op)
+		}
+	}
+	if c.Device == nil {
+		d, err := device.NewSim(device.SimOptions{})
+		if err != nil {
+			return Config{}, fmt.Errorf("pipert: default device: %w", err)
+		}
+		c.Device = d
+	}
+	c.checked = true
+	return c, nil
+}
+
+// Checked reports whether c came from Check.
+func (c *Config) Checked() bool { return c.checked }
+
+// CostOf returns the synthetic host costs of a node: HostCost's, or the
+// default that HostCost documents. The result of a HostCost is checked: a
+// negative cost is an error naming the node.
+func (c *Config) CostOf(n Node) (Costs, error) {
+	if c.HostCost == nil {
+		if n.OnCPU {
+			return Costs{Prepare: c.Costs.Prepare, Infer: c.Costs.Infer}, nil
+		}
+		return c.Costs, nil
+	}
+	cs := c.HostCost(n)
+	if err := cs.check(fmt.Sprintf("HostCost of node %q", n.Name)); err != nil {
+		return Costs{}, fmt.Errorf("pipert: %w: %v", ErrConfig, err)
+	}
+	return cs, nil
+}
+
+// Plan returns the stage plan of c's mode and barrier policy.
+func (c *Config) Plan() Plan {
+	p, _ := PlanOf(c.Mode, c.Barrier) // both checked
+	return p
+}
+
+// Costs are synthetic host costs of one kernel, per stage: a calibrated
+// amount of CPU work standing in for a framework's own work.
+type Costs struct {
+	Prepare, Infer, Resize, Launch time.Duration
+}
+
+// Total is the host work of one kernel.
+func (c Costs) Total() time.Duration { return c.Prepare + c.Infer + c.Resize + c.Launch }
+
+// Of returns the cost of stage s.
+func (c Costs) Of(s kernel.Stage) time.Duration {
+	switch s {
+	case kernel.StagePrepare:
+		return c.Prepare
+	case kernel.StageInfer:
+		return c.Infer
+	case kernel.StageResize:
+		return c.Resize
+	case kernel.StageLaunch:
+		return c.Launch
+	}
+	return 0
+}
+
+func (c Costs) check(what string) error {
+	for s := kernel.StagePrepare; s <= kernel.StageLaunch; s++ {
+		if d := c.Of(s); d < 0 {
+			return fmt.Errorf("%s: %v cost %v is negative", what, s, d)
+		}
+	}
+	return nil
+}
+
+// Node is what a HostCost hook knows of a node when it prices it.
+type Node struct {
+	Name, Op string
+	// OnCPU is set for a node a heterogeneous run computes on the host CPU.
+	OnCPU bool
+}
+
+// HostCost gives a node its synthetic host costs. It is called once per
+// node when a graph is compiled, never during a run.
+type HostCost func(n Node) Costs
+
+// Placer places the nodes of a validated graph on the host CPU or the
+// accelerator (package heterog has the policies).
+type Placer interface {
+	// Place returns, by node index, subgraph.OnCPU or subgraph.OnDevice for
+	// every node of c.
+	Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error)
+}
+
+// Target is what a Placer places nodes for: the two devices and the
+// synthetic host costs of a node on either.
+type Target struct {
+	CPU         *host.Device
+	Accelerator device.Device
+	// Cost prices a node as placed (Node.OnCPU says where); never nil.
+	Cost func(n Node) Costs
+}
+
+// Schedule selects how a heterogeneous run proceeds. The zero value is
+// invalid; Config's default is Concurrent.
+type Schedule uint8
+
+// Schedules.
+const (
+	// Concurrent cuts the graph into CPU and device parts, one actor each,
+	// and runs every part as soon as its inputs allow, on the worker groups
+	// of their devices.
+	Concurrent Schedule = iota + 1
+	// Serial runs the whole graph on one actor on the accelerator, the CPU
+	// nodes computed for real on the host inside its Launch stage, in
+	// execution order: a runtime with the CPU/device split but a single
+	// launch thread, the baseline Concurrent is measured against.
+	Serial
+)
+
+func (s Schedule) String() string {
+	switch s {
+	case Concurrent:
+		return "concurrent"
+	case Serial:
+		return "serial"
+	}
+	return fmt.Sprintf("Schedule(%d)", uint8(s))
+}

@@ -1,0 +1,164 @@
+package plan
+
+import (
+	"container/heap"
+	"time"
+)
+
+// Stats describe one run. Every mode reports the same shape; a
+// heterogeneous run adds a row per part.
+//
+// The bound is what no schedule can beat: the device's work, the busiest
+// goroutine's host work, and all host work spread over the processors. It
+// is computed from the same intervals the trace shows, and cannot exceed
+// the makespan: each term counts only time inside the run, a goroutine's
+// intervals never overlap each other, and host work is counted at most
+// Procs goroutines at a time (a goroutine descheduled inside an interval
+// does not count twice). Synthetic host costs are burned as calibrated CPU
+// work, not wall time, so a goroutine preempted inside one still does its
+// whole work.
+type Stats struct {
+	// Mode and Barrier are the run's stage plan; for a heterogeneous run,
+	// the device parts' mode (its CPU parts run kernel by kernel).
+	Mode          Mode
+	Barrier       BarrierPolicy
+	Heterogeneous bool
+	Schedule      Schedule // heterogeneous runs only
+	Kernels       int
+	// Makespan is from the start of Run to the outputs on the host.
+	Makespan time.Duration
+	// Prepare, Infer, Resize and Launch are the host busy time of each
+	// stage, summed over kernels (a CPU kernel's launch is its computation).
+	Prepare, Infer, Resize, Launch time.Duration
+	// Wait is the host time blocked on value and compute barriers.
+	Wait time.Duration
+	// Busiest is the host work of the busiest goroutine.
+	Busiest time.Duration
+	// HostWork is the host work of every goroutine of the run, counted at
+	// most Procs at a time; Procs is GOMAXPROCS during the run.
+	HostWork time.Duration
+	Procs    int
+	// DeviceBusy is the accelerator's modeled busy time during the run (a
+	// device shared with other executables counts their work too).
+	// DeviceWork is the modeled work of the run's busiest device stream.
+	DeviceBusy, DeviceWork time.Duration
+	// CPUBusy is the time of the kernels computed on the host CPU device;
+	// Transfer the modeled transfers of virtual tensors between parts
+	// waited for (heterogeneous runs).
+	CPUBusy, Transfer time.Duration
+	// PeakDeviceBytes is the high-water mark of the run's own accelerator
+	// memory, constants included.
+	PeakDeviceBytes int64
+	// Parts has a row per part of a heterogeneous run, by part index.
+	Parts []PartStats
+}
+
+// PartStats describe one part of a heterogeneous run.
+type PartStats struct {
+	Part  int
+	OnCPU bool
+	Mode  Mode
+	// Kernels is the part's kernel count; Start and End its activation,
+	// from the start of the run.
+	Kernels    int
+	Start, End time.Duration
+	// Stage busy time, barrier wait and busiest goroutine, as in Stats.
+	Prepare, Infer, Resize, Launch time.Duration
+	Wait, Busiest                  time.Duration
+}
+
+// HostBusy is the host work of all stages, summed over goroutines.
+func (s *Stats) HostBusy() time.Duration { return s.Prepare + s.Infer + s.Resize + s.Launch }
+
+// Bound is the makespan no schedule can beat: max(DeviceWork, Busiest,
+// HostWork / Procs). It never exceeds Makespan.
+func (s *Stats) Bound() time.Duration {
+	return max(s.DeviceWork, s.Busiest, s.HostWork/time.Duration(max(s.Procs, 1)))
+}
+
+// Efficiency is Bound / Makespan, in [0, 1].
+func (s *Stats) Efficiency() float64 {
+	if s.Makespan <= 0 {
+		return 0
+	}
+	return float64(s.Bound()) / float64(s.Makespan)
+}
+
+// DeviceUtil is DeviceBusy / Makespan.
+func (s *Stats) DeviceUtil() float64 {
+	if s.Makespan <= 0 {
+		return 0
+	}
+	return float64(s.DeviceBusy) / float64(s.Makespan)
+}
+
+// Span is an interval of host work of one goroutine, in nanoseconds on the
+// host's monotonic clock.
+type Span struct{ Start, End int64 }
+
+// HostWork returns the host work of goroutines whose work intervals are
+// lists (one list per goroutine, each sorted and non-overlapping), counting
+// at any instant at most procs goroutines at work: ∫ min(active(t), procs)
+// dt. It is at most procs times the time the intervals cover.
+func HostWork(procs int, lists ...[]Span) time.Duration {
+	procs = max(procs, 1)
+	h := make(spanHeap, 0, 2*len(lists))
+	for i, l := range lists {
+		if len(l) > 0 {
+			h = append(h, cursor{list: i, t: l[0].Start, start: true})
+		}
+	}
+	heap.Init(&h)
+	var total, last int64
+	active := 0
+	for len(h) > 0 {
+		c := h[0]
+		if active > 0 {
+			total += int64(min(active, procs)) * (c.t - last)
+		}
+		last = c.t
+		l := lists[c.list]
+		if c.start {
+			active++
+			h[0] = cursor{list: c.list, i: c.i, t: l[c.i].End}
+		} else {
+			active--
+			if c.i+1 < len(l) {
+				h[0] = cursor{list: c.list, i: c.i + 1, t: l[c.i+1].Start, start: true}
+			} else {
+				heap.Pop(&h)
+				continue
+			}
+		}
+		heap.Fix(&h, 0)
+	}
+	return time.Duration(total)
+}
+
+// cursor is the next event of one goroutine's span list: the start or the
+// end of span i.
+type cursor struct {
+	list, i int
+	t       int64
+	start   bool
+}
+
+// spanHeap orders cursors by time, ends before starts at equal times (a
+// span ending when the next begins leaves no overlap).
+type spanHeap []cursor
+
+func (h spanHeap) Len() int { return len(h) }
+func (h spanHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return !h[i].start && h[j].start
+}
+func (h spanHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *spanHeap) Push(x any)   { *h = append(*h, x.(cursor)) }
+func (h *spanHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
