@@ -288,3 +288,15 @@ func TestRegistry(t *testing.T) {
 		t.Fatalf("registering into Builtins: %v", err)
 	}
 }
+
+func TestBuiltinNamesAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, g := range builtinGroups {
+		for _, b := range g {
+			if seen[b.op] {
+				t.Errorf("op %q listed twice", b.op)
+			}
+			seen[b.op] = true
+		}
+	}
+}

@@ -9,11 +9,19 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// builtins lists every op of the package with its factory.
-var builtins = [...]struct {
+// builtin is one op of the package with its factory.
+type builtin struct {
 	op string
 	f  kernel.Factory
-}{
+}
+
+// builtinGroups lists every op of the package, one list per family; each
+// family's list lives beside its ops. An op name appears once across all
+// lists (TestBuiltinNamesAreUnique).
+var builtinGroups = [...][]builtin{coreOps, elemOps, spatialOps, seqOps}
+
+// coreOps are the ops pipert's own scenarios are built from.
+var coreOps = []builtin{
 	{"Add", newBinary(opAdd, "Add")},
 	{"Sub", newBinary(opSub, "Sub")},
 	{"Mul", newBinary(opMul, "Mul")},
@@ -57,9 +65,11 @@ var (
 // NewRegistry returns a registry holding every built-in op, to which more
 // ops can be added.
 func NewRegistry() *Registry {
-	r := &Registry{m: make(map[string]kernel.Factory, len(builtins))}
-	for _, b := range builtins {
-		r.m[b.op] = b.f
+	r := &Registry{m: make(map[string]kernel.Factory)}
+	for _, g := range builtinGroups {
+		for _, b := range g {
+			r.m[b.op] = b.f
+		}
 	}
 	return r
 }

@@ -1,0 +1,4 @@
+package ops
+
+// elemOps are the element-wise, comparison, casting and data-movement ops of ONNX.
+var elemOps = []builtin{}

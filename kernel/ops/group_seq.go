@@ -1,0 +1,4 @@
+package ops
+
+// seqOps are the recurrent, reduction, TopK and softmax ops of ONNX.
+var seqOps = []builtin{}
