@@ -18,174 +18,173 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
-	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 	"github.com/pipert/pipert/trace"
 )
 
-// Mode selects how host stages are scheduled; see package actor.
-type Mode = actor.Mode
+// Config is every setting of an executable, declared, defaulted and
+// validated in one place (package plan); the options below fill it.
+type Config = plan.Config
+
+// Mode selects how host stages are scheduled; see plan.Mode.
+type Mode = plan.Mode
 
 // Execution modes.
 const (
-	KBK      = actor.KBK
-	Async    = actor.Async
-	Pipeline = actor.Pipeline
+	KBK      = plan.KBK
+	Async    = plan.Async
+	Pipeline = plan.Pipeline
 )
 
-// Policy selects how the queued modes wait at value and compute
-// dependencies; see package actor.
-type Policy = actor.Policy
+// BarrierPolicy selects how a kernel waits at value and compute
+// dependencies; see plan.BarrierPolicy.
+type BarrierPolicy = plan.BarrierPolicy
 
 // Barrier policies.
 const (
-	Drain     = actor.Drain
-	PerTensor = actor.PerTensor
+	Drain     = plan.Drain
+	PerTensor = plan.PerTensor
 )
 
-// ParsePolicy returns the policy called s ("drain", "per-tensor").
-func ParsePolicy(s string) (Policy, error) { return actor.ParsePolicy(s) }
+// ParseBarrierPolicy returns the policy called s ("drain", "per-tensor").
+func ParseBarrierPolicy(s string) (BarrierPolicy, error) { return plan.ParseBarrierPolicy(s) }
 
-// Costs are synthetic host costs per stage; see actor.Costs.
-type Costs = actor.Costs
+// Costs are synthetic host costs per stage; see plan.Costs.
+type Costs = plan.Costs
 
-// config is what Options set; defaults are filled in Compile.
-type config struct {
-	mode   Mode
-	policy Policy
-	qcap   int
-	costs  Costs
-	dev    device.Device
-	reg    *kernel.Registry
-	seed   uint64
-	rec    *trace.Recorder
-	name   string
-	hetero heterog.Policy // non-nil: run partitioned by placement
-}
+// Stats are the statistics of one run, the same shape in every mode; see
+// plan.Stats.
+type Stats = plan.Stats
 
-// Option configures Compile.
-type Option func(*config)
+// Errors every layer's failures are matched against with errors.Is.
+var (
+	// ErrClosed: the executable was closed.
+	ErrClosed = errors.New("pipert: executable closed")
+	// ErrConfig: a setting out of its range.
+	ErrConfig = plan.ErrConfig
+	// ErrUnknownOp: a node names an op the registry lacks.
+	ErrUnknownOp = kernel.ErrUnknownOp
+	// ErrOutOfMemory: the device ran out of memory.
+	ErrOutOfMemory = device.ErrOutOfMemory
+)
+
+// Option sets a field of the Config Compile uses.
+type Option func(*Config)
+
+// WithConfig starts from c; later options override its fields.
+func WithConfig(c Config) Option { return func(d *Config) { *d = c } }
 
 // WithMode selects the execution mode (default KBK).
-func WithMode(m Mode) Option { return func(c *config) { c.mode = m } }
+func WithMode(m Mode) Option { return func(c *Config) { c.Mode = m } }
 
-// WithPolicy selects the barrier policy of the queued modes (default
-// PerTensor).
-func WithPolicy(p Policy) Option { return func(c *config) { c.policy = p } }
+// WithBarrier selects the barrier policy (default PerTensor).
+func WithBarrier(p BarrierPolicy) Option { return func(c *Config) { c.Barrier = p } }
 
-// WithQueueCapacity sets the capacity of each stage queue (default
-// actor.DefaultQueueCapacity, 8; see there why it is small).
-func WithQueueCapacity(n int) Option { return func(c *config) { c.qcap = n } }
+// WithQueueCapacity sets the capacity of each stage queue, in [1, 1<<20]
+// (default plan.DefaultQueueCapacity, 8; see there why it is small).
+func WithQueueCapacity(n int) Option { return func(c *Config) { c.QueueCapacity = n } }
 
 // WithCosts adds synthetic host costs per stage (default none).
-func WithCosts(cs Costs) Option { return func(c *config) { c.costs = cs } }
+func WithCosts(cs Costs) Option { return func(c *Config) { c.Costs = cs } }
+
+// WithHostCost prices each node's host stages with f, overriding WithCosts.
+func WithHostCost(f plan.HostCost) Option { return func(c *Config) { c.HostCost = f } }
 
 // WithDevice runs on dev (default: a new simulated device with the default
 // SW-AI profile).
-func WithDevice(d device.Device) Option { return func(c *config) { c.dev = d } }
+func WithDevice(d device.Device) Option { return func(c *Config) { c.Device = d } }
 
-// WithRegistry resolves ops in reg (default: the built-in ops).
-func WithRegistry(r *kernel.Registry) Option { return func(c *config) { c.reg = r } }
+// WithRegistry resolves ops in r (default: ops.Builtins()).
+func WithRegistry(r kernel.Resolver) Option { return func(c *Config) { c.Registry = r } }
 
 // WithTrace records every run's host stages on tracks named after name
 // (default: the graph's name). Give the device a devtrace observer on the
 // same recorder to see the device side and complete each kernel's flow.
 func WithTrace(rec *trace.Recorder, name string) Option {
-	return func(c *config) { c.rec, c.name = rec, name }
+	return func(c *Config) { c.Trace, c.TraceName = rec, name }
 }
 
-// WithHeterogeneous runs the graph partitioned by placement: policy places
+// WithHeterogeneous runs the graph partitioned by placement: p places
 // every node on the host CPU or the device (nil: the nodes' labels, see
 // heterog.Labels), the graph is cut into single-placement subgraphs, and
 // one actor per subgraph runs as soon as its inputs are ready, concurrently
 // with the others — CPU subgraphs compute on the host, device subgraphs
-// run in the configured mode (Pipeline unless WithMode says otherwise; KBK
-// is not a heterogeneous mode). See package heterog.
-func WithHeterogeneous(policy heterog.Policy) Option {
-	return func(c *config) {
-		if policy == nil {
-			policy = heterog.Labels()
+// run in the configured mode (Pipeline unless WithMode says otherwise).
+// See package heterog.
+func WithHeterogeneous(p plan.Placer) Option {
+	return func(c *Config) {
+		if p == nil {
+			p = heterog.Labels()
 		}
-		c.hetero = policy
+		c.Placement = p
 	}
 }
 
 // WithSeed seeds the data-dependent results modeled on virtual data.
-func WithSeed(s uint64) Option { return func(c *config) { c.seed = s } }
+func WithSeed(s uint64) Option { return func(c *Config) { c.Seed = s } }
 
 // Executable is a compiled graph bound to a device. Its methods are safe for
 // concurrent use; runs are serialised.
 type Executable struct {
-	g      *subgraph.Graph
-	dev    device.Device
-	act    *actor.SuperKernelActor // one actor, or
-	het    *heterog.Executable     // concurrent actors by placement
-	mgr    *heterog.Manager
-	policy Policy
-	once   sync.Once
+	g    *subgraph.Graph
+	cfg  Config
+	act  *actor.SuperKernelActor // one actor, or
+	het  *heterog.Executable     // concurrent actors by placement
+	mgr  *heterog.Manager
+	mu   sync.RWMutex
+	done bool
+	once sync.Once
 }
 
 // Compile validates g and prepares it to run: kernels are built, the
-// execution order fixed, constants uploaded to the device.
+// execution order fixed, constants uploaded to the device. Every setting
+// is checked first: an out-of-range one is an error wrapping ErrConfig.
 func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
-	c := config{mode: KBK}
+	var c Config
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.reg == nil {
-		c.reg = ops.Builtins()
+	if g == nil {
+		return nil, errors.New("pipert: compile: nil graph")
 	}
-	if c.dev == nil {
-		d, err := device.NewSim(device.SimOptions{})
+	c, err := c.Check()
+	if err != nil {
+		return nil, err
+	}
+	if c.Placement != nil {
+		m, err := heterog.NewManager(nil, c.Device)
 		if err != nil {
-			return nil, fmt.Errorf("pipert: %w", err)
+			return nil, fmt.Errorf("pipert: compile: %w", err)
 		}
-		c.dev = d
+		h, err := heterog.Compile(g, c, m)
+		if err != nil {
+			m.Release()
+			return nil, fmt.Errorf("pipert: compile: %w", err)
+		}
+		return &Executable{g: g, cfg: c, het: h, mgr: m}, nil
 	}
-	policy := c.policy
-	if policy == 0 {
-		policy = PerTensor
-	}
-	if c.hetero != nil {
-		return compileHetero(g, c, policy)
-	}
-	checked, err := subgraph.Validate(g, c.reg)
+	checked, err := subgraph.Validate(g, c.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("pipert: compile: %w", err)
 	}
-	act, err := actor.New(checked, c.dev, actor.Options{Mode: c.mode, Policy: c.policy, QueueCapacity: c.qcap, Costs: c.costs, Seed: c.seed, Trace: c.rec, Name: c.name})
+	act, err := actor.New(checked, c, actor.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("pipert: compile: %w", err)
 	}
-	return &Executable{g: g, dev: c.dev, act: act, policy: policy}, nil
+	return &Executable{g: g, cfg: c, act: act}, nil
 }
 
-func compileHetero(g *subgraph.Graph, c config, policy Policy) (*Executable, error) {
-	mode := c.mode
-	if mode == KBK {
-		mode = Pipeline
-	}
-	m, err := heterog.NewManager(nil, c.dev)
-	if err != nil {
-		return nil, fmt.Errorf("pipert: compile: %w", err)
-	}
-	h, err := heterog.Compile(g, heterog.Options{Policy: c.hetero, Mode: mode, Barrier: policy, QueueCapacity: c.qcap,
-		Costs: c.costs, Registry: c.reg, Manager: m, Seed: c.seed, Trace: c.rec, Name: c.name})
-	if err != nil {
-		m.Release()
-		return nil, fmt.Errorf("pipert: compile: %w", err)
-	}
-	return &Executable{g: g, dev: c.dev, het: h, mgr: m, policy: policy}, nil
-}
+// Config is the checked configuration the executable runs with.
+func (e *Executable) Config() Config { return e.cfg }
 
 // Device is the device the executable runs on.
-func (e *Executable) Device() device.Device { return e.dev }
+func (e *Executable) Device() device.Device { return e.cfg.Device }
 
 // Result is the outcome of one run.
 type Result struct {
@@ -195,41 +194,20 @@ type Result struct {
 	Stats   Stats
 }
 
-// Stats are the statistics of one run.
-type Stats struct {
-	Mode     Mode
-	Policy   Policy
-	Kernels  int
-	Makespan time.Duration
-	// Wait is the host time blocked on value and compute barriers.
-	Wait time.Duration
-	// Prepare, Infer, Resize and Launch are the host busy time of each
-	// stage, summed over kernels.
-	Prepare, Infer, Resize, Launch time.Duration
-	// DeviceBusy is the modeled time the device had work.
-	DeviceBusy time.Duration
-	// PeakDeviceBytes is the high-water mark of device memory.
-	PeakDeviceBytes int64
-	// Subgraphs is the number of actors that ran (1 unless heterogeneous);
-	// CPUBusy the time of kernels computed on the host CPU device.
-	Subgraphs int
-	CPUBusy   time.Duration
-}
-
-// HostBusy is the host work of all stages.
-func (s Stats) HostBusy() time.Duration { return s.Prepare + s.Infer + s.Resize + s.Launch }
-
-// DeviceUtil is DeviceBusy / Makespan.
-func (s Stats) DeviceUtil() float64 {
-	if s.Makespan <= 0 {
-		return 0
-	}
-	return float64(s.DeviceBusy) / float64(s.Makespan)
-}
-
 // Run executes the graph once. Every declared graph input must be given, by
 // name; a tensor with Host data runs on real data, a virtual one on shapes.
+// A failing kernel (an error or a panic) is an error naming node, op and
+// stage; the executable stays usable.
 func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) (*Result, error) {
+	e.mu.RLock()
+	done := e.done
+	e.mu.RUnlock()
+	if done {
+		return nil, ErrClosed
+	}
+	if ctx == nil {
+		return nil, errors.New("pipert: run: nil context")
+	}
 	in := make([]*kernel.Tensor, len(e.g.Inputs))
 	for i, v := range e.g.Inputs {
 		t, ok := inputs[v.Name]
@@ -246,37 +224,30 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 		}
 	}
 	if e.het != nil {
-		return e.runHetero(ctx, inputs)
+		res, err := e.het.Run(ctx, inputs)
+		if err != nil {
+			return nil, e.runErr(err)
+		}
+		return &Result{Outputs: res.Outputs, Stats: res.Stats}, nil
 	}
 	outs, st, err := e.act.Run(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("pipert: run: %w", err)
+		return nil, e.runErr(err)
 	}
-	r := &Result{Outputs: make(map[string]*kernel.Tensor, len(outs))}
+	r := &Result{Outputs: make(map[string]*kernel.Tensor, len(outs)), Stats: st}
 	for i, name := range e.g.Outputs {
 		r.Outputs[name] = outs[i]
-	}
-	r.Stats = Stats{
-		Mode: st.Mode, Policy: e.policy, Kernels: st.Kernels, Makespan: st.Makespan, Wait: st.Wait,
-		Prepare: st.Stage[kernel.StagePrepare], Infer: st.Stage[kernel.StageInfer],
-		Resize: st.Stage[kernel.StageResize], Launch: st.Stage[kernel.StageLaunch],
-		DeviceBusy: st.DeviceBusy, PeakDeviceBytes: st.PeakDeviceBytes, Subgraphs: 1,
 	}
 	return r, nil
 }
 
-func (e *Executable) runHetero(ctx context.Context, inputs map[string]*kernel.Tensor) (*Result, error) {
-	res, err := e.het.Run(ctx, inputs)
-	if err != nil {
-		return nil, fmt.Errorf("pipert: run: %w", err)
+// runErr wraps a run's failure; a lower layer's "closed" also matches
+// ErrClosed.
+func (e *Executable) runErr(err error) error {
+	if errors.Is(err, actor.ErrClosed) || errors.Is(err, heterog.ErrClosed) {
+		return fmt.Errorf("pipert: run: %w (%w)", ErrClosed, err)
 	}
-	st := &res.Stats
-	return &Result{Outputs: res.Outputs, Stats: Stats{
-		Mode: Pipeline, Policy: e.policy, Kernels: st.Kernels, Makespan: st.Makespan, Wait: st.Wait,
-		Prepare: st.Stage[kernel.StagePrepare], Infer: st.Stage[kernel.StageInfer],
-		Resize: st.Stage[kernel.StageResize], Launch: st.Stage[kernel.StageLaunch],
-		DeviceBusy: st.DeviceBusy, PeakDeviceBytes: st.PeakDeviceBytes, Subgraphs: st.Parts, CPUBusy: st.CPUBusy,
-	}}, nil
+	return fmt.Errorf("pipert: run: %w", err)
 }
 
 func (e *Executable) hasInput(name string) bool {
@@ -288,10 +259,14 @@ func (e *Executable) hasInput(name string) bool {
 	return false
 }
 
-// Close releases the device memory the executable holds.
+// Close releases the device memory the executable holds. Runs after Close
+// fail with ErrClosed; closing twice is a no-op.
 func (e *Executable) Close() error {
 	var err error
 	e.once.Do(func() {
+		e.mu.Lock()
+		e.done = true
+		e.mu.Unlock()
 		if e.het != nil {
 			err = errors.Join(e.het.Close(), e.mgr.Release())
 			return
@@ -302,7 +277,7 @@ func (e *Executable) Close() error {
 }
 
 // Modes lists the execution modes, KBK first.
-func Modes() []Mode { return actor.Modes() }
+func Modes() []Mode { return plan.Modes() }
 
-// ParseMode returns the mode called s ("kbk", ...).
-func ParseMode(s string) (Mode, error) { return actor.ParseMode(s) }
+// ParseMode returns the mode called s ("kbk", "async", "pipeline").
+func ParseMode(s string) (Mode, error) { return plan.ParseMode(s) }

@@ -104,7 +104,7 @@ func TestHeterogeneousRunMatchesKBK(t *testing.T) {
 	}
 	want := run()
 	got := run(pipert.WithHeterogeneous(nil))
-	if got.Stats.Subgraphs < 2 || got.Stats.CPUBusy <= 0 {
+	if len(got.Stats.Parts) < 2 || !got.Stats.Heterogeneous || got.Stats.CPUBusy <= 0 {
 		t.Fatalf("heterogeneous run stats %+v", got.Stats)
 	}
 	for name, w := range want.Outputs {

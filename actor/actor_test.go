@@ -12,27 +12,30 @@ import (
 
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/clock"
 	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/subgraph"
 )
 
 // variants are every mode and policy, KBK first.
-var variants = []actor.Options{
-	{Mode: actor.KBK},
-	{Mode: actor.Async, Policy: actor.Drain},
-	{Mode: actor.Async, Policy: actor.PerTensor},
-	{Mode: actor.Pipeline, Policy: actor.Drain},
-	{Mode: actor.Pipeline, Policy: actor.PerTensor},
-	{Mode: actor.Pipeline, Policy: actor.PerTensor, QueueCapacity: 2}, // constant back-pressure
+var variants = []plan.Config{
+	{Mode: plan.KBK},
+	{Mode: plan.KBK, Barrier: plan.Drain},
+	{Mode: plan.Async, Barrier: plan.Drain},
+	{Mode: plan.Async, Barrier: plan.PerTensor},
+	{Mode: plan.Pipeline, Barrier: plan.Drain},
+	{Mode: plan.Pipeline, Barrier: plan.PerTensor},
+	{Mode: plan.Pipeline, Barrier: plan.PerTensor, QueueCapacity: 1}, // constant back-pressure
 }
 
-func name(o actor.Options) string {
+func name(o plan.Config) string {
 	s := o.Mode.String()
-	if o.Mode != actor.KBK {
-		s += "/" + o.Policy.String()
+	if o.Barrier != 0 {
+		s += "/" + o.Barrier.String()
 	}
 	if o.QueueCapacity > 0 {
 		s += fmt.Sprintf("/cap%d", o.QueueCapacity)
@@ -41,7 +44,7 @@ func name(o actor.Options) string {
 }
 
 // run compiles g for a fresh simulated device and runs it once.
-func run(t *testing.T, g *subgraph.Graph, inputs []*kernel.Tensor, opt actor.Options, reg *kernel.Registry) ([]*kernel.Tensor, actor.Stats, error) {
+func run(t *testing.T, g *subgraph.Graph, inputs []*kernel.Tensor, opt plan.Config, reg kernel.Resolver) ([]*kernel.Tensor, plan.Stats, error) {
 	t.Helper()
 	c, err := subgraph.Validate(g, reg)
 	if err != nil {
@@ -51,7 +54,8 @@ func run(t *testing.T, g *subgraph.Graph, inputs []*kernel.Tensor, opt actor.Opt
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := actor.New(c, dev, opt)
+	opt.Device = dev
+	a, err := actor.New(c, opt, actor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,9 +207,8 @@ func (f *faulty) Compute(a *kernel.Args) error {
 
 // faultRegistry is the built-in ops plus "Faulty", a ReLU failing in the
 // stage named by attribute "stage".
-func faultRegistry() *kernel.Registry {
-	r := &kernel.Registry{}
-	ops.Register(r)
+func faultRegistry() *ops.Registry {
+	r := ops.NewRegistry()
 	r.Register("Faulty", func(a kernel.Attrs) (kernel.Kernel, error) {
 		s, err := a.Int("stage", 0)
 		if err != nil {
@@ -252,7 +255,8 @@ func TestKernelErrorsNameNodeOpAndStage(t *testing.T) {
 				}
 			}
 			dev, _ := device.NewSim(device.SimOptions{})
-			a, err := actor.New(c, dev, v)
+			v.Device = dev
+			a, err := actor.New(c, v, actor.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,9 +291,10 @@ func TestCancellationStopsPromptlyAndFreesMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range variants {
-		v.Costs = actor.Costs{Launch: 200 * time.Microsecond} // a run of about 0.4 s
+		v.Costs = plan.Costs{Launch: 200 * time.Microsecond} // a run of about 0.4 s
 		dev, _ := device.NewSim(device.SimOptions{})
-		a, err := actor.New(c, dev, v)
+		v.Device = dev
+		a, err := actor.New(c, v, actor.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +307,7 @@ func TestCancellationStopsPromptlyAndFreesMemory(t *testing.T) {
 		}()
 		// Let the run get going, then cancel.
 		for dev.Stats().Kernels < 20 {
-			if err := device.WaitUntil(context.Background(), device.Now()+int64(100*time.Microsecond)); err != nil {
+			if err := clock.WaitUntil(context.Background(), clock.Now()+int64(100*time.Microsecond)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -334,7 +339,7 @@ func TestRunChecksInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev, _ := device.NewSim(device.SimOptions{})
-	a, _ := actor.New(c, dev, actor.Options{})
+	a, _ := actor.New(c, plan.Config{Device: dev}, actor.Options{})
 	defer a.Close()
 	bad := [][]*kernel.Tensor{
 		nil,
@@ -369,9 +374,10 @@ func TestOptionsAreChecked(t *testing.T) {
 		return b.Graph()
 	}(), ops.Builtins())
 	dev, _ := device.NewSim(device.SimOptions{})
-	for _, o := range []actor.Options{{Mode: 9}, {Policy: 7}, {QueueCapacity: -1}, {Costs: actor.Costs{Infer: -1}}} {
-		if _, err := actor.New(c, dev, o); err == nil {
-			t.Errorf("options %+v accepted", o)
+	for _, o := range []plan.Config{{Mode: 9}, {Barrier: 7}, {QueueCapacity: -1}, {QueueCapacity: plan.MaxQueueCapacity + 1}, {Costs: plan.Costs{Infer: -1}}} {
+		o.Device = dev
+		if _, err := actor.New(c, o, actor.Options{}); !errors.Is(err, plan.ErrConfig) {
+			t.Errorf("options %+v: error %v, want plan.ErrConfig", o, err)
 		}
 	}
 }

@@ -2,15 +2,17 @@ package actor
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
 
-// plan is a validated graph lowered for execution: tensors become slot
+// program is a validated graph lowered for execution: tensors become slot
 // indices, nodes are in execution order, and each node knows which slots die
-// with it.
-type plan struct {
+// with it. It is immutable after newProgram.
+type program struct {
 	g       *subgraph.Graph
 	nodes   []node
 	slots   []slotInfo
@@ -31,7 +33,8 @@ type slotInfo struct {
 type node struct {
 	name, op string
 	k        kernel.Kernel
-	in, out  []int // slots
+	costs    plan.Costs // synthetic host costs per stage
+	in, out  []int      // slots
 	// free lists the slots whose last use is this node (inputs and outputs
 	// nobody reads), freed right after its launch.
 	free      []int
@@ -43,9 +46,10 @@ type node struct {
 	watched bool
 }
 
-func newPlan(c *subgraph.Checked) (*plan, error) {
+// newProgram lowers c; costs prices each node (by node index).
+func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error)) (*program, error) {
 	g := c.Graph
-	p := &plan{g: g}
+	p := &program{g: g}
 	slotOf := make(map[string]int)
 	add := func(name string, producer int) int {
 		slotOf[name] = len(p.slots)
@@ -66,7 +70,11 @@ func newPlan(c *subgraph.Checked) (*plan, error) {
 	for pos, i := range c.Order {
 		n := g.Nodes[i]
 		k := c.Kernels[i]
-		nd := node{name: n.Name, op: n.Op, k: k}
+		cs, err := costs(i)
+		if err != nil {
+			return nil, err
+		}
+		nd := node{name: n.Name, op: n.Op, k: k, costs: cs}
 		for _, in := range n.Inputs {
 			s := slotOf[in]
 			nd.in = append(nd.in, s)
@@ -78,7 +86,12 @@ func newPlan(c *subgraph.Checked) (*plan, error) {
 			lastUse[s] = pos
 		}
 		deps := k.Deps()
-		nd.valueDeps = deps.Value
+		for _, j := range deps.Value {
+			if j < 0 || j >= len(n.Inputs) {
+				continue // an optional input the node does not have
+			}
+			nd.valueDeps = append(nd.valueDeps, j)
+		}
 		nd.compute = deps.Compute
 		if nd.compute {
 			cd, ok := k.(kernel.ComputeDependent)
@@ -98,10 +111,8 @@ func newPlan(c *subgraph.Checked) (*plan, error) {
 	for pos := range p.nodes {
 		nd := &p.nodes[pos]
 		for _, j := range nd.valueDeps {
-			if j < len(nd.in) {
-				if pr := p.slots[nd.in[j]].producer; pr >= 0 {
-					p.nodes[pr].watched = true
-				}
+			if pr := p.slots[nd.in[j]].producer; pr >= 0 {
+				p.nodes[pr].watched = true
 			}
 		}
 	}
@@ -113,15 +124,7 @@ func newPlan(c *subgraph.Checked) (*plan, error) {
 		p.nodes[pos].free = append(p.nodes[pos].free, s)
 	}
 	for pos := range p.nodes {
-		sortInts(p.nodes[pos].free)
+		slices.Sort(p.nodes[pos].free)
 	}
 	return p, nil
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }

@@ -36,9 +36,10 @@ func TestTracedRunsValidate(t *testing.T) {
 		kernels := 0
 		var acts []*actor.SuperKernelActor
 		for _, v := range variants {
-			v.Trace, v.Name = rec, name(v)
+			v.Trace, v.TraceName = rec, name(v)
 			dev, _ := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, name(v))})
-			a, err := actor.New(c, dev, v)
+			v.Device = dev
+			a, err := actor.New(c, v, actor.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

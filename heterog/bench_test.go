@@ -5,10 +5,11 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
-	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/subgraph"
 )
@@ -18,10 +19,10 @@ import (
 type variantRun struct {
 	name  string
 	exe   *heterog.Executable
-	stats []heterog.Stats
+	stats []plan.Stats
 }
 
-func (v *variantRun) median(f func(*heterog.Stats) float64) float64 {
+func (v *variantRun) median(f func(*plan.Stats) float64) float64 {
 	xs := make([]float64, len(v.stats))
 	for i := range v.stats {
 		xs[i] = f(&v.stats[i])
@@ -48,7 +49,7 @@ func BenchmarkHetero(b *testing.B) {
 	procs := runtime.GOMAXPROCS(0)
 	var runs []*variantRun
 	for _, s := range []heterog.Schedule{heterog.Serial, heterog.Concurrent} {
-		exe, err := heterog.Compile(w.Graph, heterog.Options{Schedule: s, Mode: actor.Pipeline, Costs: sc.Costs, Manager: mgr, Seed: 1})
+		exe, err := compileWith(w.Graph, opts{Schedule: s, Mode: plan.Pipeline, Costs: sc.Costs, Manager: mgr, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,8 +60,8 @@ func BenchmarkHetero(b *testing.B) {
 	// host costs, which is how an actor mode alone runs this graph. The CPU
 	// part's data is real, so the simulated device computes it at launch on
 	// the launch goroutine: the CPU kernels' work stays on that goroutine.
-	dev, err := heterog.Compile(w.Graph, heterog.Options{Schedule: heterog.Serial, Policy: heterog.Fixed(subgraph.OnDevice),
-		Mode: actor.Pipeline, Costs: sc.Costs, Manager: mgr, Seed: 1})
+	dev, err := compileWith(w.Graph, opts{Schedule: heterog.Serial, Policy: heterog.Fixed(subgraph.OnDevice),
+		Mode: plan.Pipeline, Costs: sc.Costs, Manager: mgr, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,33 +87,33 @@ func BenchmarkHetero(b *testing.B) {
 	}
 	b.StopTimer()
 	serial, conc := runs[0], runs[1]
-	ms := func(s *heterog.Stats) float64 { return float64(s.Makespan) / 1e6 }
-	eff := func(s *heterog.Stats) float64 { return s.Efficiency(procs) }
+	ms := func(s *plan.Stats) float64 { return float64(s.Makespan) / 1e6 }
+	eff := func(s *plan.Stats) float64 { return s.Efficiency() }
 	b.ReportMetric(runs[2].median(ms), "one-actor-ms")
 	b.ReportMetric(serial.median(ms), "serial-ms")
 	b.ReportMetric(conc.median(ms), "concurrent-ms")
 	b.ReportMetric(serial.median(ms)/conc.median(ms), "speedup")
 	b.ReportMetric(serial.median(eff), "serial-eff")
 	b.ReportMetric(conc.median(eff), "concurrent-eff")
-	b.ReportMetric(conc.median(func(s *heterog.Stats) float64 { return float64(s.Bound(procs)) / 1e6 }), "concurrent-bound-ms")
-	b.ReportMetric(serial.median(func(s *heterog.Stats) float64 { return float64(s.Bound(procs)) / 1e6 }), "serial-bound-ms")
+	b.ReportMetric(conc.median(func(s *plan.Stats) float64 { return float64(s.Bound()) / 1e6 }), "concurrent-bound-ms")
+	b.ReportMetric(serial.median(func(s *plan.Stats) float64 { return float64(s.Bound()) / 1e6 }), "serial-bound-ms")
 	b.ReportMetric(0, "ns/op")
 	// The same work runs in both schedules (equal costs per kernel), so the
 	// serial schedule's host work — its CPU kernels run one at a time, not
 	// sharing a processor — also measures the concurrent one's, without the
 	// inflation that time-slicing adds to wall-clock busy times.
-	work := serial.median(func(s *heterog.Stats) float64 { return float64(s.HostBusy()) })
-	refBound := conc.median(func(s *heterog.Stats) float64 {
+	work := serial.median(func(s *plan.Stats) float64 { return float64(s.HostBusy()) })
+	refBound := conc.median(func(s *plan.Stats) float64 {
 		return max(float64(s.DeviceBusy), float64(s.Busiest), work/float64(procs))
 	})
 	b.ReportMetric(refBound/1e6/conc.median(ms), "concurrent-eff-serialwork")
 	if testing.Verbose() {
 		for _, v := range runs {
 			sorted := slices.Clone(v.stats)
-			slices.SortFunc(sorted, func(a, b heterog.Stats) int { return int(a.Makespan - b.Makespan) })
+			slices.SortFunc(sorted, func(a, b plan.Stats) int { return int(a.Makespan - b.Makespan) })
 			s := sorted[len(sorted)/2]
 			b.Logf("%s: makespan %v bound %v host %v busiest %v device %v cpu %v transfer %v parts %d (%d cpu) edges %d kernels %d stages %v",
-				v.name, s.Makespan, s.Bound(procs), s.HostBusy(), s.Busiest, s.DeviceBusy, s.CPUBusy, s.Transfer, s.Parts, s.CPUParts, s.CrossEdges, s.Kernels, s.Stage[1:])
+				v.name, s.Makespan, s.Bound(), s.HostBusy(), s.Busiest, s.DeviceBusy, s.CPUBusy, s.Transfer, len(s.Parts), cpuParts(&s), s.CrossEdges, s.Kernels, []time.Duration{s.Prepare, s.Infer, s.Resize, s.Launch})
 		}
 	}
 }
@@ -131,7 +132,7 @@ func BenchmarkActivation(b *testing.B) {
 		bld.Last().Placement = subgraph.OnCPU
 	}
 	mgr := newManager(b, false)
-	exe, err := heterog.Compile(bld.Graph(), heterog.Options{Manager: mgr})
+	exe, err := compileWith(bld.Graph(), opts{Manager: mgr})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,8 +143,8 @@ func BenchmarkActivation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r.Stats.Parts != parts {
-			b.Fatalf("%d parts", r.Stats.Parts)
+		if len(r.Stats.Parts) != parts {
+			b.Fatalf("%d parts", len(r.Stats.Parts))
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed())/float64(b.N*parts), "ns/part")

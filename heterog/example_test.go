@@ -6,6 +6,7 @@ import (
 
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -29,7 +30,7 @@ func ExampleCompile() {
 		return
 	}
 	defer m.Release()
-	e, err := heterog.Compile(b.Graph(), heterog.Options{Manager: m})
+	e, err := heterog.Compile(b.Graph(), plan.Config{}, m)
 	if err != nil {
 		fmt.Println(err)
 		return

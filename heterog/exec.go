@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -13,121 +14,29 @@ import (
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/host"
+	"github.com/pipert/pipert/internal/clock"
 	"github.com/pipert/pipert/kernel"
-	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 	"github.com/pipert/pipert/trace"
 )
 
 // Schedule selects how an Executable runs the placed graph.
-type Schedule uint8
+type Schedule = plan.Schedule
 
 // Schedules.
 const (
-	// Concurrent partitions the graph into CPU and device parts, one actor
-	// each, and runs every part as soon as the parts it reads from are done,
-	// on the worker groups of their devices.
-	Concurrent Schedule = iota + 1
-	// Serial runs the whole graph on one actor on the accelerator, the CPU
-	// nodes computed for real on the host inside its Launch stage, in
-	// execution order with the device kernels' launches: a runtime with the
-	// CPU/device split but a single launch thread. It is the baseline
-	// Concurrent is measured against.
-	Serial
+	Concurrent = plan.Concurrent
+	Serial     = plan.Serial
 )
-
-func (s Schedule) String() string {
-	switch s {
-	case Concurrent:
-		return "concurrent"
-	case Serial:
-		return "serial"
-	}
-	return fmt.Sprintf("Schedule(%d)", uint8(s))
-}
-
-// Options configure Compile. The zero value is valid: concurrent parts
-// placed by their labels, device parts in the Pipeline mode with per-tensor
-// barriers, no synthetic host cost, the built-in ops, the process-wide
-// devices.
-type Options struct {
-	Schedule Schedule // zero means Concurrent
-	Policy   Policy   // zero means Labels()
-	// Mode and Barrier are the actor mode and barrier policy of device
-	// parts (zero: actor.Pipeline and actor.PerTensor), and of the one
-	// actor of the Serial schedule. CPU parts run kernel by kernel: their
-	// launch is the computation itself.
-	Mode          actor.Mode
-	Barrier       actor.Policy
-	QueueCapacity int // of the device actors' stage queues (0: actor's default)
-	// Costs are the synthetic host costs of a kernel placed on the
-	// accelerator. CPUCosts are those of a kernel placed on the CPU; nil
-	// means Costs' Prepare and Infer (a CPU kernel is prepared and inferred
-	// like any other, needs no tiling for the device, and its launch is its
-	// computation). Under Serial, every kernel pays Costs.Prepare.
-	Costs    actor.Costs
-	CPUCosts *actor.Costs
-	Registry *kernel.Registry // nil means ops.Builtins()
-	Manager  *Manager         // nil means Devices()
-	// Virtual names ops that are virtual operators: placed on the
-	// accelerator, they are computed by the CPU in place, over host-mapped
-	// device memory. The accelerator must be host-mapped (host.Map).
-	Virtual []string
-	// Seed varies the results modeled on virtual data; Trace and Name
-	// record every actor's stages (see actor.Options).
-	Seed  uint64
-	Trace *trace.Recorder
-	Name  string
-}
-
-func (o *Options) fill() error {
-	if o.Schedule == 0 {
-		o.Schedule = Concurrent
-	}
-	if o.Schedule != Concurrent && o.Schedule != Serial {
-		return fmt.Errorf("heterog: invalid schedule %d", o.Schedule)
-	}
-	if o.Policy == nil {
-		o.Policy = Labels()
-	}
-	if o.Mode == 0 {
-		o.Mode = actor.Pipeline
-	}
-	if o.Barrier == 0 {
-		o.Barrier = actor.PerTensor
-	}
-	if o.CPUCosts == nil {
-		o.CPUCosts = &actor.Costs{Prepare: o.Costs.Prepare, Infer: o.Costs.Infer}
-	}
-	for _, c := range []actor.Costs{o.Costs, *o.CPUCosts} {
-		if c.Prepare < 0 || c.Infer < 0 || c.Resize < 0 || c.Launch < 0 {
-			return fmt.Errorf("heterog: negative synthetic host cost %+v", c)
-		}
-	}
-	if o.Registry == nil {
-		o.Registry = ops.Builtins()
-	}
-	if o.Manager == nil {
-		o.Manager = Devices()
-	}
-	for _, op := range o.Virtual {
-		if !o.Registry.Has(op) {
-			return fmt.Errorf("heterog: virtual operator %q is not a registered op", op)
-		}
-	}
-	if len(o.Virtual) > 0 {
-		if _, ok := o.Manager.Accelerator().(host.Mapper); !ok {
-			return fmt.Errorf("heterog: virtual operators on %s: %w", o.Manager.Accelerator().Name(), ErrNotHostMapped)
-		}
-	}
-	return nil
-}
 
 // Executable is a graph compiled for the CPU and the accelerator of a
 // Manager. Runs are serialised; Close ends it.
 type Executable struct {
 	flowBase uint64 // trace flow id base of the current run's edges
-	opt      Options
+	cfg      plan.Config
+	mgr      *Manager
+	mem      actor.Memory // the accelerator memory of every actor
 	g        *subgraph.Graph
 	place    []subgraph.Placement
 	cpu      *host.Device
@@ -150,8 +59,10 @@ type Executable struct {
 	// the tasks after it (see scheduler).
 	inputs map[string]*kernel.Tensor
 	outs   [][]*kernel.Tensor // by part
-	stats  []actor.Stats      // by part
+	stats  []plan.Stats       // by part
+	span   []plan.Span        // by part: its activation
 	xfer   []time.Duration    // by part: modeled transfers waited for
+	start  int64              // the current run's start
 }
 
 // partRun is a part compiled to an actor.
@@ -183,28 +94,49 @@ type source struct {
 	part, out int
 }
 
-// shared is a device that several actors use at once. An actor restarts its
-// device's accounting when its run starts; through shared it does not, and
-// the executable accounts for the whole run instead.
-type shared struct{ device.Device }
-
-func (shared) ResetStats() {}
-
-// Compile validates g, places its nodes with the policy and builds the
-// actors that run it; constants are uploaded now.
-func Compile(g *subgraph.Graph, opt Options) (*Executable, error) {
-	if err := opt.fill(); err != nil {
+// Compile validates g, places its nodes with cfg.Placement (nil: Labels)
+// and builds the actors that run it on the devices of m (nil: Devices(), or
+// a new manager of cfg.Device when that is set); constants are uploaded
+// now. The device parts run in cfg's mode and barrier policy (Mode zero:
+// Pipeline); CPU parts run kernel by kernel.
+func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error) {
+	if cfg.Placement == nil {
+		cfg.Placement = Labels()
+	}
+	if m == nil {
+		if cfg.Device != nil {
+			var err error
+			if m, err = NewManager(nil, cfg.Device); err != nil {
+				return nil, err
+			}
+		} else {
+			m = Devices()
+		}
+	}
+	if cfg.Device == nil {
+		cfg.Device = m.Accelerator()
+	}
+	if cfg.Device != m.Accelerator() {
+		return nil, fmt.Errorf("heterog: compile: %w: Device %s is not the manager's accelerator %s", plan.ErrConfig, cfg.Device.Name(), m.Accelerator().Name())
+	}
+	cfg, err := cfg.Check()
+	if err != nil {
 		return nil, err
 	}
-	c, err := subgraph.Validate(g, opt.Registry)
+	if len(cfg.Virtual) > 0 {
+		if _, ok := m.Accelerator().(host.Mapper); !ok {
+			return nil, fmt.Errorf("heterog: virtual operators on %s: %w", m.Accelerator().Name(), ErrNotHostMapped)
+		}
+	}
+	c, err := subgraph.Validate(g, cfg.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("heterog: compile: %w", err)
 	}
-	e := &Executable{opt: opt, g: g, cpu: opt.Manager.CPU(), accel: opt.Manager.Accelerator(), consts: make(map[string]*kernel.Tensor)}
+	e := &Executable{cfg: cfg, mgr: m, g: g, cpu: m.CPU(), accel: m.Accelerator(), consts: make(map[string]*kernel.Tensor)}
 	for _, k := range g.Consts {
 		e.consts[k.Name] = k.Tensor
 	}
-	e.place, err = opt.Policy.Place(c, Target{CPU: e.cpu, Accelerator: e.accel, Costs: opt.Costs, CPUCosts: *opt.CPUCosts})
+	e.place, err = e.placeNodes(c)
 	if err != nil {
 		return nil, fmt.Errorf("heterog: compile: %w", err)
 	}
@@ -216,7 +148,7 @@ func Compile(g *subgraph.Graph, opt Options) (*Executable, error) {
 			return nil, fmt.Errorf("heterog: compile: policy placed node %q on %v", g.Nodes[i].Name, p)
 		}
 	}
-	if opt.Schedule == Serial {
+	if cfg.Schedule == Serial {
 		err = e.compileSerial(c)
 	} else {
 		err = e.compileConcurrent(c)
@@ -228,23 +160,47 @@ func Compile(g *subgraph.Graph, opt Options) (*Executable, error) {
 	return e, nil
 }
 
+// placeNodes runs the placement policy under recover: it is user code.
+func (e *Executable) placeNodes(c *subgraph.Checked) (pl []subgraph.Placement, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pl, err = nil, fmt.Errorf("placement policy panicked: %v\n\n%s", p, debug.Stack())
+		}
+	}()
+	return e.cfg.Placement.Place(c, Target{CPU: e.cpu, Accelerator: e.accel, Cost: func(n plan.Node) plan.Costs {
+		cs, err := e.cfg.CostOf(n)
+		if err != nil {
+			return plan.Costs{}
+		}
+		return cs
+	}})
+}
+
+// costs returns the pricing of c's nodes as placed by place(i).
+func (e *Executable) costs(c *subgraph.Checked, onCPU func(i int) bool) func(i int) (plan.Costs, error) {
+	return func(i int) (plan.Costs, error) {
+		n := c.Graph.Nodes[i]
+		return e.cfg.CostOf(plan.Node{Name: n.Name, Op: n.Op, OnCPU: onCPU(i)})
+	}
+}
+
 // wrap returns a node's kernel in a nodeKernel, made a virtual operator
 // when the node is one: an op named in Options.Virtual placed on the
 // device.
 func (e *Executable) wrap(k kernel.Kernel, op string, p subgraph.Placement) *nodeKernel {
 	nk := &nodeKernel{Kernel: k}
-	if p == subgraph.OnDevice && slices.Contains(e.opt.Virtual, op) {
+	if p == subgraph.OnDevice && slices.Contains(e.cfg.Virtual, op) {
 		nk.cpu = &onHost{stream: e.cpu.NewStream(), virtual: true}
 	}
 	return nk
 }
 
-func (e *Executable) actorOptions(mode actor.Mode, costs actor.Costs, name string) actor.Options {
-	if e.opt.Name != "" {
-		name = e.opt.Name + " " + name
+// traceName is the trace name of an actor of the executable.
+func (e *Executable) traceName(name string) string {
+	if e.cfg.TraceName != "" {
+		return e.cfg.TraceName + " " + name
 	}
-	return actor.Options{Mode: mode, Policy: e.opt.Barrier, QueueCapacity: e.opt.QueueCapacity, Costs: costs,
-		Seed: e.opt.Seed, Trace: e.opt.Trace, Name: name}
+	return name
 }
 
 func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
@@ -257,7 +213,8 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 	n := len(part.Parts)
 	e.parts = make([]partRun, n)
 	e.outs = make([][]*kernel.Tensor, n)
-	e.stats = make([]actor.Stats, n)
+	e.stats = make([]plan.Stats, n)
+	e.span = make([]plan.Span, n)
 	e.xfer = make([]time.Duration, n)
 	succ := make([][]int, n)
 	group := make([]int, n)
@@ -275,14 +232,14 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 	cpuSlot, accelSlot := -1, -1
 	if nCPU > 0 {
 		size := min(nCPU, runtime.GOMAXPROCS(0))
-		g, err := e.opt.Manager.Group(e.cpu, size)
+		g, err := e.mgr.Group(e.cpu, size)
 		if err != nil {
 			return err
 		}
 		cpuSlot, slots = len(slots), append(slots, groupSlot{g: g, limit: size})
 	}
 	if nAccel > 0 {
-		g, err := e.opt.Manager.Group(e.accel, nAccel)
+		g, err := e.mgr.Group(e.accel, nAccel)
 		if err != nil {
 			return err
 		}
@@ -298,27 +255,28 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 		}
 	}
 	for k, pt := range part.Parts {
-		pc, err := subgraph.Validate(pt.Graph, e.opt.Registry)
+		pc, err := subgraph.Validate(pt.Graph, e.cfg.Registry)
 		if err != nil {
 			return fmt.Errorf("heterog: compile: part %d: %w", k, err)
 		}
 		pr := &e.parts[k]
-		var dev device.Device
-		var ao actor.Options
-		if pt.Placement == subgraph.OnCPU {
-			dev, group[k] = shared{e.cpu}, cpuSlot
-			ao = e.actorOptions(actor.KBK, *e.opt.CPUCosts, pt.Graph.Name)
+		onCPU := pt.Placement == subgraph.OnCPU
+		ao := actor.Options{Name: e.traceName(pt.Graph.Name), Costs: e.costs(pc, func(int) bool { return onCPU })}
+		if onCPU {
+			ao.Device, ao.Memory, group[k] = e.cpu, new(actor.Memory), cpuSlot
+			// CPU parts compute in their launch: kernel by kernel, yielding
+			// after each so that device actors' stages keep running.
+			ao.Plan = plan.Plan{Mode: plan.KBK, Barrier: e.cfg.Barrier, YieldAfterLaunch: true}
 		} else {
 			pr.onAccel = true
-			dev, group[k] = shared{e.accel}, accelSlot
-			ao = e.actorOptions(e.opt.Mode, e.opt.Costs, pt.Graph.Name)
+			ao.Device, ao.Memory, group[k] = e.accel, &e.mem, accelSlot
 			for i, nd := range pt.Graph.Nodes {
 				if nk := e.wrap(pc.Kernels[i], nd.Op, pt.Placement); nk.cpu != nil {
 					pc.Kernels[i] = nk
 				}
 			}
 		}
-		if pr.act, err = actor.New(pc, dev, ao); err != nil {
+		if pr.act, err = actor.New(pc, e.cfg, ao); err != nil {
 			return fmt.Errorf("heterog: compile: part %d: %w", k, err)
 		}
 		pr.src = make([]source, len(pt.Graph.Inputs))
@@ -342,11 +300,8 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 		}
 	}
 	e.sched = newScheduler(succ, group, slots, e.runPart)
-	if rec := e.opt.Trace; rec != nil {
-		prefix := "part"
-		if e.opt.Name != "" {
-			prefix = e.opt.Name + " part"
-		}
+	if rec := e.cfg.Trace; rec != nil {
+		prefix := e.traceName("part")
 		for k := range e.parts {
 			pr := &e.parts[k]
 			pr.track = rec.Track(fmt.Sprintf("%s %d", prefix, k), trace.SliceTrack, trace.Host)
@@ -366,7 +321,7 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 // part's actor.
 func (e *Executable) runPart(ctx context.Context, k int) error {
 	pr := &e.parts[k]
-	t0 := device.Now()
+	t0 := clock.Now()
 	prof := e.accel.Profile()
 	var xfer time.Duration
 	for j, s := range pr.src {
@@ -398,9 +353,10 @@ func (e *Executable) runPart(ctx context.Context, k int) error {
 	if err := pause(ctx, back); err != nil {
 		return err
 	}
-	e.outs[k], e.stats[k], e.xfer[k] = outs, st, xfer+back
+	t1 := clock.Now()
+	e.outs[k], e.stats[k], e.xfer[k], e.span[k] = outs, st, xfer+back, plan.Span{Start: t0, End: t1}
 	if pr.track.Enabled() {
-		pr.track.Slice(t0, device.Now()-t0, pr.name)
+		pr.track.Slice(t0, t1-t0, pr.name)
 		for _, ei := range pr.edgesIn {
 			pr.track.FlowEnd(e.flowBase + uint64(ei) + 1)
 		}
@@ -426,9 +382,7 @@ func (e *Executable) compileSerial(c *subgraph.Checked) error {
 	for i, nd := range g.Nodes {
 		p := e.place[i]
 		nk := e.wrap(c.Kernels[i], nd.Op, p)
-		costs := e.opt.Costs
 		if p == subgraph.OnCPU {
-			costs = *e.opt.CPUCosts
 			h := &onHost{stream: e.cpu.NewStream(), copies: !mapped, d2h: prof.D2H, h2d: prof.H2D,
 				fromDevice: make([]bool, len(nd.Inputs)), toDevice: make([]bool, len(nd.Outputs))}
 			for j, in := range nd.Inputs {
@@ -441,7 +395,6 @@ func (e *Executable) compileSerial(c *subgraph.Checked) error {
 			}
 			nk.cpu = h
 		}
-		nk.infer, nk.resize, nk.launch = costs.Infer, costs.Resize, costs.Launch
 		c.Kernels[i] = nk
 	}
 	e.outs = make([][]*kernel.Tensor, 1)
@@ -450,7 +403,8 @@ func (e *Executable) compileSerial(c *subgraph.Checked) error {
 		e.outAt[i] = source{name: name, part: 0, out: i}
 	}
 	var err error
-	e.single, err = actor.New(c, shared{e.accel}, e.actorOptions(e.opt.Mode, actor.Costs{Prepare: e.opt.Costs.Prepare}, g.Name))
+	e.single, err = actor.New(c, e.cfg, actor.Options{Memory: &e.mem, Device: e.accel, Name: e.traceName(g.Name),
+		Costs: e.costs(c, func(i int) bool { return e.place[i] == subgraph.OnCPU })})
 	if err != nil {
 		return fmt.Errorf("heterog: compile: %w", err)
 	}
@@ -468,73 +422,12 @@ type Result struct {
 	// Outputs maps each graph output to a host tensor: real when the run
 	// computed on real data, virtual otherwise.
 	Outputs map[string]*kernel.Tensor
-	Stats   Stats
+	// Stats has Heterogeneous set, Mode the device parts' mode, and a row
+	// per part (one row for the Serial schedule).
+	Stats plan.Stats
 }
 
-// Stats describe one run. The devices' accounting restarts when a run
-// starts: the device figures of runs of several executables on the same
-// devices at once are mixed.
-type Stats struct {
-	Schedule Schedule
-	Makespan time.Duration
-	Kernels  int
-	// Parts is the number of actors, CPUParts those on the CPU, CrossEdges
-	// the tensors handed between parts, Activations the parts run.
-	Parts, CPUParts, CrossEdges, Activations int
-	// Stage is the host busy time of each stage summed over the actors,
-	// indexed by kernel.Stage; a CPU kernel's launch is its computation.
-	Stage [kernel.StageLaunch + 1]time.Duration
-	// Busiest is the host work of the busiest goroutine of any actor: the
-	// largest stage of a Pipeline actor, the launch stage or the rest of an
-	// Async one, the whole of a KBK one. No schedule beats it.
-	Busiest time.Duration
-	// Wait is host time blocked on value and compute barriers; Transfer the
-	// modeled transfers of virtual tensors between parts waited for.
-	Wait, Transfer time.Duration
-	// DeviceBusy is the accelerator's modeled busy time; CPUBusy the time
-	// of the kernels run on the host (their real computation).
-	DeviceBusy, CPUBusy time.Duration
-	// PeakDeviceBytes is the accelerator's memory high-water mark.
-	PeakDeviceBytes int64
-}
-
-// HostBusy is the host work of all stages of all actors.
-func (s *Stats) HostBusy() time.Duration {
-	var t time.Duration
-	for _, d := range s.Stage {
-		t += d
-	}
-	return t
-}
-
-// Bound is the makespan no schedule can beat with procs processors: the
-// accelerator's busy time, the busiest goroutine's work, and the total host
-// work (CPU kernels included) spread over every processor.
-func (s *Stats) Bound(procs int) time.Duration {
-	return max(s.DeviceBusy, s.Busiest, s.HostBusy()/time.Duration(max(procs, 1)))
-}
-
-// Efficiency is Bound(procs) / Makespan.
-func (s *Stats) Efficiency(procs int) float64 {
-	if s.Makespan <= 0 {
-		return 0
-	}
-	return float64(s.Bound(procs)) / float64(s.Makespan)
-}
-
-// busiest is the work of an actor's busiest goroutine.
-func busiest(st *actor.Stats) time.Duration {
-	p, i, r, l := st.Stage[kernel.StagePrepare], st.Stage[kernel.StageInfer], st.Stage[kernel.StageResize], st.Stage[kernel.StageLaunch]
-	switch st.Mode {
-	case actor.Pipeline:
-		return max(p, i, r, l)
-	case actor.Async:
-		return max(p+i+r, l)
-	}
-	return p + i + r + l
-}
-
-// ErrClosed is returned by Run after Close.
+// ErrClosed is the cause of Run's failure after Close.
 var ErrClosed = errors.New("heterog: executable closed")
 
 // Run executes the graph once. Every declared graph input must be given, by
@@ -559,21 +452,21 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 			}
 		}
 	}
-	e.accel.ResetStats()
-	e.cpu.ResetStats()
-	st := Stats{Schedule: e.opt.Schedule}
-	start := time.Now()
+	ds0, hs0 := e.accel.Stats(), e.cpu.Stats()
+	e.mem.ResetPeak()
+	st := plan.Stats{Mode: e.cfg.Mode, Barrier: e.cfg.Barrier, Heterogeneous: true, Schedule: e.cfg.Schedule, Procs: runtime.GOMAXPROCS(0)}
+	e.start = clock.Now()
 	var err error
 	if e.single != nil {
 		err = e.runSerial(ctx, inputs, &st)
 	} else {
 		err = e.runConcurrent(ctx, inputs, &st)
 	}
-	st.Makespan = time.Since(start)
-	ds, hs := e.accel.Stats(), e.cpu.Stats()
-	st.DeviceBusy = time.Duration(ds.BusyNs)
+	st.Makespan = time.Duration(clock.Now() - e.start)
+	ds, hs := e.accel.Stats().Sub(ds0), e.cpu.Stats().Sub(hs0)
+	st.DeviceBusy, st.DeviceWork = time.Duration(ds.BusyNs), time.Duration(ds.BusyNs)
 	st.CPUBusy = time.Duration(hs.KernelNs)
-	st.PeakDeviceBytes = ds.MemPeak
+	st.PeakDeviceBytes = e.mem.Peak()
 	if err != nil {
 		return nil, err
 	}
@@ -586,7 +479,7 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 	return r, nil
 }
 
-func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Tensor, st *Stats) error {
+func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Tensor, st *plan.Stats) error {
 	in := make([]*kernel.Tensor, len(e.g.Inputs))
 	for i, v := range e.g.Inputs {
 		in[i] = inputs[v.Name]
@@ -596,37 +489,60 @@ func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Te
 		return fmt.Errorf("heterog: run: %w", err)
 	}
 	e.outs[0] = outs
-	st.Parts, st.Activations, st.Kernels = 1, 1, as.Kernels
-	st.Stage, st.Wait, st.Busiest = as.Stage, as.Wait, busiest(&as)
+	st.Activations, st.Kernels = 1, as.Kernels
+	st.Prepare, st.Infer, st.Resize, st.Launch = as.Prepare, as.Infer, as.Resize, as.Launch
+	st.Wait, st.Busiest, st.HostWork = as.Wait, as.Busiest, as.HostWork
+	st.Parts = []plan.PartStats{{Mode: as.Mode, Kernels: as.Kernels, End: as.Makespan,
+		Prepare: as.Prepare, Infer: as.Infer, Resize: as.Resize, Launch: as.Launch, Wait: as.Wait, Busiest: as.Busiest}}
 	return nil
 }
 
-func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kernel.Tensor, st *Stats) error {
+func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kernel.Tensor, st *plan.Stats) error {
+	if err := e.sched.collect(ctx); err != nil {
+		return fmt.Errorf("heterog: run: %w", err)
+	}
 	e.inputs = inputs
 	clear(e.xfer)
-	if e.part != nil && e.opt.Trace.Enabled() {
+	clear(e.span)
+	if e.part != nil && e.cfg.Trace.Enabled() {
 		n := uint64(len(e.part.Edges))
 		e.flowBase = (edgeFlows.Add(n) - n) | edgeFlowBit
 	}
 	failed, err := e.sched.run(ctx)
-	st.Parts, st.CrossEdges, st.Activations = len(e.parts), len(e.part.Edges), e.sched.ran
+	if e.sched.orphans > 0 {
+		// Parts ignoring the cancellation still run and own their state.
+		return fmt.Errorf("heterog: run: %w", err)
+	}
+	st.CrossEdges, st.Activations = len(e.part.Edges), e.sched.ran
+	st.Parts = make([]plan.PartStats, len(e.parts))
+	var lists [][]plan.Span
 	for k := range e.parts {
-		if !e.parts[k].onAccel {
-			st.CPUParts++
-		}
+		pr := &e.parts[k]
 		as := &e.stats[k]
-		st.Kernels += e.parts[k].act.Kernels()
-		for s := range as.Stage {
-			st.Stage[s] += as.Stage[s]
-		}
+		st.Kernels += pr.act.Kernels()
+		st.Prepare += as.Prepare
+		st.Infer += as.Infer
+		st.Resize += as.Resize
+		st.Launch += as.Launch
 		st.Wait += as.Wait
 		st.Transfer += e.xfer[k]
-		st.Busiest = max(st.Busiest, busiest(as))
+		st.Busiest = max(st.Busiest, as.Busiest)
+		ps := &st.Parts[k]
+		*ps = plan.PartStats{Part: k, OnCPU: !pr.onAccel, Mode: pr.act.Mode(), Kernels: pr.act.Kernels(),
+			Prepare: as.Prepare, Infer: as.Infer, Resize: as.Resize, Launch: as.Launch, Wait: as.Wait, Busiest: as.Busiest}
+		if sp := e.span[k]; sp.End > 0 {
+			ps.Start, ps.End = time.Duration(sp.Start-e.start), time.Duration(sp.End-e.start)
+			lists = append(lists, pr.act.Spans()...)
+		}
 	}
+	st.HostWork = plan.HostWork(st.Procs, lists...)
 	clear(e.stats)
 	if err != nil {
 		clear(e.outs)
 		e.inputs = nil
+		if failed < 0 {
+			return fmt.Errorf("heterog: run: %w", err)
+		}
 		pt := e.part.Parts[failed]
 		return fmt.Errorf("heterog: run: part %d %q (%v): %w", failed, pt.Graph.Name, pt.Placement, err)
 	}
@@ -659,6 +575,19 @@ func (e *Executable) Close() error {
 		return nil
 	}
 	e.closed = true
+	if e.sched != nil && e.sched.orphans > 0 {
+		// Parts of a cancelled run ignore the cancellation: close their
+		// actors when they return, without making the caller wait.
+		go func() {
+			e.sched.collect(context.Background())
+			e.closeActors()
+		}()
+		return nil
+	}
+	return e.closeActors()
+}
+
+func (e *Executable) closeActors() error {
 	var errs []error
 	if e.single != nil {
 		errs = append(errs, e.single.Close())

@@ -8,20 +8,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
 
 // compile compiles g, closing the executable when the test ends.
-func compile(tb testing.TB, g *subgraph.Graph, o heterog.Options) *heterog.Executable {
+func compile(tb testing.TB, g *subgraph.Graph, o opts) *heterog.Executable {
 	tb.Helper()
-	e, err := heterog.Compile(g, o)
+	e, err := compileWith(g, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -50,12 +50,12 @@ func TestRandomGraphsMatchKBK(t *testing.T) {
 	mgr := newManager(t, false)
 	policies := []heterog.Policy{heterog.Labels(), heterog.Fixed(subgraph.OnCPU), heterog.Fixed(subgraph.OnDevice),
 		heterog.Capability{Ops: []string{"Add", "Sub", "MatMul", "GELU"}, Fallback: heterog.Fixed(subgraph.OnDevice)}}
-	modes := []actor.Mode{actor.Pipeline, actor.Async, actor.KBK}
+	modes := []plan.Mode{plan.Pipeline, plan.Async, plan.KBK}
 	for iter := range 40 {
 		g, in := graphtest.Random(rng, graphtest.Options{Nodes: 1 + rng.IntN(30), Flip: 0.5, ValueDeps: iter%2 == 1})
 		want := reference(t, g, in)
 		for _, s := range []heterog.Schedule{heterog.Concurrent, heterog.Serial} {
-			o := heterog.Options{Schedule: s, Policy: policies[iter%len(policies)], Mode: modes[iter%len(modes)], Manager: mgr}
+			o := opts{Schedule: s, Policy: policies[iter%len(policies)], Mode: modes[iter%len(modes)], Manager: mgr}
 			e := compile(t, g, o)
 			for rep := range 2 {
 				r := run(t, e, in)
@@ -95,26 +95,36 @@ func joined() (*subgraph.Graph, map[string]*kernel.Tensor) {
 func TestConcurrentStats(t *testing.T) {
 	g, in := joined()
 	mgr := newManager(t, false)
-	e := compile(t, g, heterog.Options{Manager: mgr, Costs: actor.Costs{Infer: 1000, Launch: 2000}})
+	e := compile(t, g, opts{Manager: mgr, Costs: plan.Costs{Infer: 1000, Launch: 2000}})
 	r := run(t, e, in)
 	if err := sameOutputs(reference(t, g, in), r.Outputs); err != nil {
 		t.Fatal(err)
 	}
 	st := r.Stats
 	p := e.Partitioning()
-	if st.Schedule != heterog.Concurrent || st.Parts != len(p.Parts) || st.Activations != st.Parts || st.CrossEdges != len(p.Edges) {
+	if !st.Heterogeneous || st.Schedule != heterog.Concurrent || len(st.Parts) != len(p.Parts) || st.Activations != len(st.Parts) || st.CrossEdges != len(p.Edges) {
 		t.Fatalf("stats %+v for %d parts, %d edges", st, len(p.Parts), len(p.Edges))
 	}
-	if st.CPUParts == 0 || st.CPUParts == st.Parts || st.Kernels != len(g.Nodes) {
+	if n := cpuParts(&st); n == 0 || n == len(st.Parts) || st.Kernels != len(g.Nodes) {
 		t.Fatalf("stats %+v", st)
+	}
+	kernels := 0
+	for k, ps := range st.Parts {
+		kernels += ps.Kernels
+		if ps.Part != k || ps.End < ps.Start || ps.End > st.Makespan || ps.OnCPU == (ps.Mode != plan.KBK) {
+			t.Fatalf("part row %d: %+v", k, ps)
+		}
+	}
+	if kernels != st.Kernels {
+		t.Fatalf("part rows hold %d kernels, run %d", kernels, st.Kernels)
 	}
 	if st.CPUBusy <= 0 || st.DeviceBusy <= 0 || st.PeakDeviceBytes <= 0 {
 		t.Fatalf("no CPU or device work accounted: %+v", st)
 	}
-	if st.Stage[kernel.StageLaunch] < st.CPUBusy {
-		t.Fatalf("launch stages %v do not include the CPU kernels' %v", st.Stage[kernel.StageLaunch], st.CPUBusy)
+	if st.Launch < st.CPUBusy {
+		t.Fatalf("launch stages %v do not include the CPU kernels' %v", st.Launch, st.CPUBusy)
 	}
-	if b := st.Bound(2); b < st.Busiest || b < st.DeviceBusy || b < st.HostBusy()/2 || st.Efficiency(2) <= 0 {
+	if b := st.Bound(); b < st.Busiest || b < st.DeviceWork || b < st.HostWork/time.Duration(st.Procs) || st.Efficiency() <= 0 || b > st.Makespan {
 		t.Fatalf("bound %v for %+v", b, st)
 	}
 	if pl := e.Placement(); pl[0] != subgraph.OnCPU || pl[2] != subgraph.OnDevice {
@@ -125,7 +135,7 @@ func TestConcurrentStats(t *testing.T) {
 func TestWorkerGroupsAreCreatedOnce(t *testing.T) {
 	g, in := joined()
 	mgr := newManager(t, false)
-	e := compile(t, g, heterog.Options{Manager: mgr})
+	e := compile(t, g, opts{Manager: mgr})
 	run(t, e, in)
 	created := mgr.GroupsCreated()
 	if created == 0 || created > 2 {
@@ -134,7 +144,7 @@ func TestWorkerGroupsAreCreatedOnce(t *testing.T) {
 	for range 5 {
 		run(t, e, in)
 	}
-	again := compile(t, g, heterog.Options{Manager: mgr})
+	again := compile(t, g, opts{Manager: mgr})
 	for range 3 {
 		run(t, again, in)
 	}
@@ -159,7 +169,7 @@ func TestDevicesIsOneManager(t *testing.T) {
 		t.Fatal("Devices is not a singleton with both devices")
 	}
 	g, in := joined()
-	e := compile(t, g, heterog.Options{})
+	e := compile(t, g, opts{})
 	run(t, e, in)
 }
 
@@ -187,7 +197,7 @@ func failing(bad bool) (*subgraph.Graph, map[string]*kernel.Tensor) {
 func TestFirstErrorNamesThePartAndNode(t *testing.T) {
 	mgr := newManager(t, false)
 	g, bad := failing(true)
-	e := compile(t, g, heterog.Options{Manager: mgr, Costs: actor.Costs{Launch: 20000}})
+	e := compile(t, g, opts{Manager: mgr, Costs: plan.Costs{Launch: 20000}})
 	_, err := e.Run(context.Background(), bad)
 	var ke *kernel.Error
 	if err == nil || !errors.As(err, &ke) || ke.Node != "bad_gather" {
@@ -205,7 +215,7 @@ func TestFirstErrorNamesThePartAndNode(t *testing.T) {
 
 func TestRunChecksItsInputsAndContext(t *testing.T) {
 	g, in := joined()
-	e := compile(t, g, heterog.Options{Manager: newManager(t, false)})
+	e := compile(t, g, opts{Manager: newManager(t, false)})
 	if _, err := e.Run(context.Background(), map[string]*kernel.Tensor{"x": in["x"]}); err == nil || !strings.Contains(err.Error(), `"y"`) {
 		t.Fatalf("missing input: %v", err)
 	}
@@ -237,21 +247,21 @@ func TestRunChecksItsInputsAndContext(t *testing.T) {
 func TestCompileRejectsBadOptions(t *testing.T) {
 	g, _ := joined()
 	mgr := newManager(t, false)
-	for name, o := range map[string]heterog.Options{
+	for name, o := range map[string]opts{
 		"schedule":      {Manager: mgr, Schedule: 9},
-		"negative cost": {Manager: mgr, Costs: actor.Costs{Infer: -1}},
+		"negative cost": {Manager: mgr, Costs: plan.Costs{Infer: -1}},
 		"unknown op":    {Manager: mgr, Virtual: []string{"Nope"}},
 		"not mapped":    {Manager: mgr, Virtual: []string{"Unique"}},
 		"bad policy":    {Manager: mgr, Policy: heterog.Fixed(subgraph.Unplaced)},
 	} {
-		if _, err := heterog.Compile(g, o); err == nil {
+		if _, err := compileWith(g, o); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	if _, err := heterog.Compile(&subgraph.Graph{Name: "empty"}, heterog.Options{Manager: mgr}); err == nil {
+	if _, err := compileWith(&subgraph.Graph{Name: "empty"}, opts{Manager: mgr}); err == nil {
 		t.Error("invalid graph accepted")
 	}
-	if _, err := heterog.Compile(g, heterog.Options{Manager: mgr, Virtual: []string{"Unique"}}); !errors.Is(err, heterog.ErrNotHostMapped) {
+	if _, err := compileWith(g, opts{Manager: mgr, Virtual: []string{"Unique"}}); !errors.Is(err, heterog.ErrNotHostMapped) {
 		t.Errorf("virtual operators on unmapped memory: %v", err)
 	}
 }
@@ -260,9 +270,9 @@ func TestGraphWithoutNodes(t *testing.T) {
 	g := &subgraph.Graph{Name: "empty", Inputs: []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{2}}},
 		Outputs: []string{"x"}}
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2}, 2)}
-	e := compile(t, g, heterog.Options{Manager: newManager(t, false)})
+	e := compile(t, g, opts{Manager: newManager(t, false)})
 	r := run(t, e, in)
-	if err := sameOutputs(in, r.Outputs); err != nil || r.Stats.Parts != 0 {
+	if err := sameOutputs(in, r.Outputs); err != nil || len(r.Stats.Parts) != 0 {
 		t.Fatalf("%v, %+v", err, r.Stats)
 	}
 	if &r.Outputs["x"].Host[0] == &in["x"].Host[0] {
@@ -277,7 +287,7 @@ func TestGraphOutputsThatAreInputs(t *testing.T) {
 	b.Output(b.Op("Add", x, k), x, k)
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2}, 2)}
 	for _, s := range []heterog.Schedule{heterog.Concurrent, heterog.Serial} {
-		e := compile(t, b.Graph(), heterog.Options{Schedule: s, Manager: newManager(t, false)})
+		e := compile(t, b.Graph(), opts{Schedule: s, Manager: newManager(t, false)})
 		r := run(t, e, in)
 		if err := sameOutputs(reference(t, b.Graph(), in), r.Outputs); err != nil {
 			t.Fatalf("%v: %v", s, err)
@@ -299,18 +309,19 @@ func TestVirtualOperator(t *testing.T) {
 	want := reference(t, g, in)
 	for _, schedule := range []heterog.Schedule{heterog.Concurrent, heterog.Serial} {
 		mapped := newManager(t, true)
-		plain := compile(t, g, heterog.Options{Schedule: schedule, Manager: mapped, Policy: heterog.Fixed(subgraph.OnDevice)})
-		virt := compile(t, g, heterog.Options{Schedule: schedule, Manager: mapped, Policy: heterog.Fixed(subgraph.OnDevice), Virtual: []string{"Unique"}})
+		plain := compile(t, g, opts{Schedule: schedule, Manager: mapped, Policy: heterog.Fixed(subgraph.OnDevice)})
+		virt := compile(t, g, opts{Schedule: schedule, Manager: mapped, Policy: heterog.Fixed(subgraph.OnDevice), Virtual: []string{"Unique"}})
+		c0 := mapped.Accelerator().Stats().Copies
 		rp := run(t, plain, in)
-		copiesPlain := mapped.Accelerator().Stats().Copies
+		c1 := mapped.Accelerator().Stats().Copies
 		rv := run(t, virt, in)
-		copiesVirt := mapped.Accelerator().Stats().Copies
+		copiesPlain, copiesVirt := c1-c0, mapped.Accelerator().Stats().Copies-c1
 		for _, r := range []*heterog.Result{rp, rv} {
 			if err := sameOutputs(want, r.Outputs); err != nil {
 				t.Fatalf("%v: %v", schedule, err)
 			}
 		}
-		if rv.Stats.Parts != 1 || rv.Stats.CPUParts != 0 {
+		if len(rv.Stats.Parts) != 1 || cpuParts(&rv.Stats) != 0 {
 			t.Fatalf("%v: virtual operator cut the graph: %+v", schedule, rv.Stats)
 		}
 		if rp.Stats.CPUBusy != 0 || rv.Stats.CPUBusy <= 0 {
@@ -351,16 +362,16 @@ func TestSerialChargesCopiesBetweenCPUAndDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer mgr.Release()
-		e := compile(t, g, heterog.Options{Schedule: heterog.Serial, Manager: mgr})
+		e := compile(t, g, opts{Schedule: heterog.Serial, Manager: mgr})
 		r := run(t, e, in)
 		if err := sameOutputs(want, r.Outputs); err != nil {
 			t.Fatal(err)
 		}
-		if r.Stats.Parts != 1 || r.Stats.CPUBusy <= 0 || mgr.CPU().Stats().Kernels != 4 {
+		if len(r.Stats.Parts) != 1 || r.Stats.CPUBusy <= 0 || mgr.CPU().Stats().Kernels != 4 {
 			t.Fatalf("mapped %v: stats %+v, %d host kernels", mapped, r.Stats, mgr.CPU().Stats().Kernels)
 		}
-		if !mapped && r.Stats.Stage[kernel.StageLaunch] < 4*time.Millisecond {
-			t.Fatalf("launch stage %v does not include two modeled copies of 2 ms", r.Stats.Stage[kernel.StageLaunch])
+		if !mapped && r.Stats.Launch < 4*time.Millisecond {
+			t.Fatalf("launch stage %v does not include two modeled copies of 2 ms", r.Stats.Launch)
 		}
 	}
 }
@@ -381,9 +392,13 @@ func TestPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	mgr := newManager(t, false)
-	costs := actor.Costs{Prepare: 2000, Infer: 5000, Resize: 6000, Launch: 8000}
-	tg := heterog.Target{CPU: mgr.CPU(), Accelerator: mgr.Accelerator(), Costs: costs,
-		CPUCosts: actor.Costs{Prepare: 2000, Infer: 5000}}
+	costs := plan.Costs{Prepare: 2000, Infer: 5000, Resize: 6000, Launch: 8000}
+	tg := heterog.Target{CPU: mgr.CPU(), Accelerator: mgr.Accelerator(), Cost: func(n plan.Node) plan.Costs {
+		if n.OnCPU {
+			return plan.Costs{Prepare: 2000, Infer: 5000}
+		}
+		return costs
+	}}
 	cpu, dev := subgraph.OnCPU, subgraph.OnDevice
 	for _, tc := range []struct {
 		p    heterog.Policy

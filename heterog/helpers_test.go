@@ -9,7 +9,9 @@ import (
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/heterog/heterogtest"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
+	"github.com/pipert/pipert/trace"
 )
 
 // newManager is heterogtest.Manager.
@@ -43,4 +45,52 @@ func sameOutputs(want, got map[string]*kernel.Tensor) error {
 		}
 	}
 	return nil
+}
+
+// opts are the settings the tests vary, turned into a plan.Config.
+type opts struct {
+	Schedule heterog.Schedule
+	Policy   heterog.Policy
+	Mode     plan.Mode
+	Barrier  plan.BarrierPolicy
+	Costs    plan.Costs
+	CPUCosts *plan.Costs
+	Manager  *heterog.Manager
+	Virtual  []string
+	Seed     uint64
+	Trace    *trace.Recorder
+	Name     string
+}
+
+func (o opts) config() plan.Config {
+	c := plan.Config{Mode: o.Mode, Barrier: o.Barrier, Costs: o.Costs, Placement: o.Policy, Schedule: o.Schedule,
+		Virtual: o.Virtual, Seed: o.Seed, Trace: o.Trace, TraceName: o.Name}
+	if c.Mode == 0 {
+		c.Mode = plan.Pipeline
+	}
+	if o.CPUCosts != nil {
+		dev, cpu := o.Costs, *o.CPUCosts
+		c.HostCost = func(n plan.Node) plan.Costs {
+			if n.OnCPU {
+				return cpu
+			}
+			return dev
+		}
+	}
+	return c
+}
+
+func compileWith(g *subgraph.Graph, o opts) (*heterog.Executable, error) {
+	return heterog.Compile(g, o.config(), o.Manager)
+}
+
+// cpuParts counts the CPU parts of a run.
+func cpuParts(s *plan.Stats) int {
+	n := 0
+	for _, p := range s.Parts {
+		if p.OnCPU {
+			n++
+		}
+	}
+	return n
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/host"
-	"github.com/pipert/pipert/internal/spin"
+	"github.com/pipert/pipert/internal/clock"
 	"github.com/pipert/pipert/kernel"
 )
 
@@ -16,42 +16,40 @@ import (
 // the host cannot address in place.
 var ErrNotHostMapped = errors.New("device memory is not host-mapped")
 
-// nodeKernel is a node's kernel as an executable runs it: the op's kernel
-// plus the synthetic host cost of each stage for the node's placement, and,
-// for a node that a device actor computes on the host (a virtual operator,
-// or a CPU node of the serial schedule), a Launch that does so. It
-// implements kernel.ComputeDependent whatever the op; the actor asks only
-// when the op's Deps say so.
+// nodeKernel is a node's kernel as a device actor runs it when the node is
+// computed on the host (a virtual operator, or a CPU node of the serial
+// schedule): the op's kernel with a Launch that does so. It implements
+// kernel.ComputeDependent whatever the op; the actor asks only when the
+// op's Deps say so.
 type nodeKernel struct {
 	kernel.Kernel
-	infer, resize, launch time.Duration
-	cpu                   *onHost // nil: launched on the device stream
-}
-
-// InferShape implements kernel.Kernel.
-func (k *nodeKernel) InferShape(in, out []*kernel.Tensor) error {
-	err := k.Kernel.InferShape(in, out)
-	spin.For(k.infer)
-	return err
-}
-
-// Resize implements kernel.Kernel.
-func (k *nodeKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
-	err := k.Kernel.Resize(in, out, t)
-	spin.For(k.resize)
-	return err
+	cpu *onHost // nil: launched on the device stream
 }
 
 // LaunchOn implements actor.Launcher.
-func (k *nodeKernel) LaunchOn(s device.Stream, a *kernel.Args, fn device.Func) error {
-	var err error
+func (k *nodeKernel) LaunchOn(s device.Stream, a *kernel.Args, real bool) error {
 	if k.cpu == nil {
-		err = s.Launch(k.Op(), k.Cost(a.In, a.Out), fn)
-	} else {
-		err = k.cpu.launch(k.Kernel, s, a, fn)
+		dk, err := computed(k.Kernel, a, real)
+		if err != nil {
+			return err
+		}
+		return s.Launch(dk)
 	}
-	spin.For(k.launch)
-	return err
+	return k.cpu.launch(k.Kernel, s, a, real)
+}
+
+// computed computes k's results when the data is real and returns its
+// launch, with the host interval of the computation.
+func computed(k kernel.Kernel, a *kernel.Args, real bool) (device.Kernel, error) {
+	dk := device.Kernel{Name: k.Op(), Cost: k.Cost(a.In, a.Out), Flow: a.Flow}
+	if real {
+		t0 := clock.Now()
+		if err := k.Compute(a); err != nil {
+			return dk, err
+		}
+		dk.Computed = device.Interval{Start: t0, End: clock.Now()}
+	}
+	return dk, nil
 }
 
 // OutputShapes implements kernel.ComputeDependent.
@@ -90,7 +88,7 @@ type onHost struct {
 	d2h, h2d             device.Link
 }
 
-func (h *onHost) launch(k kernel.Kernel, s device.Stream, a *kernel.Args, fn device.Func) error {
+func (h *onHost) launch(k kernel.Kernel, s device.Stream, a *kernel.Args, real bool) error {
 	ctx := context.Background()
 	if h.virtual {
 		if err := checkMapped(s, a); err != nil {
@@ -99,7 +97,11 @@ func (h *onHost) launch(k kernel.Kernel, s device.Stream, a *kernel.Args, fn dev
 		if err := s.Synchronize(ctx); err != nil {
 			return err
 		}
-		return h.stream.Launch(k.Op(), k.Cost(a.In, a.Out), fn)
+		dk, err := computed(k, a, real)
+		if err != nil {
+			return err
+		}
+		return h.stream.Launch(dk)
 	}
 	var copyTime time.Duration
 	wait := false
@@ -119,7 +121,11 @@ func (h *onHost) launch(k kernel.Kernel, s device.Stream, a *kernel.Args, fn dev
 	if err := pause(ctx, copyTime); err != nil {
 		return err
 	}
-	if err := h.stream.Launch(k.Op(), k.Cost(a.In, a.Out), fn); err != nil {
+	dk, err := computed(k, a, real)
+	if err != nil {
+		return err
+	}
+	if err := h.stream.Launch(dk); err != nil {
 		return err
 	}
 	copyTime = 0
@@ -159,5 +165,5 @@ func pause(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	return device.WaitUntil(ctx, device.Now()+int64(d))
+	return clock.WaitUntil(ctx, clock.Now()+int64(d))
 }

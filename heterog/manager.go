@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/panjf2000/ants/v2"
@@ -83,7 +84,7 @@ func (m *Manager) Group(dev device.Device, size int) (*Group, error) {
 	if g, ok := m.groups[k]; ok {
 		return g, nil
 	}
-	pool, err := ants.NewPoolWithFuncGeneric(size, runActivation, ants.WithDisablePurge(true))
+	pool, err := ants.NewPoolWithFuncGeneric(size, runActivation, ants.WithDisablePurge(true), ants.WithPanicHandler(backstop))
 	if err != nil {
 		return nil, fmt.Errorf("heterog: worker group of %d for %s: %w", size, dev.Name(), err)
 	}
@@ -133,3 +134,12 @@ func (g *Group) Device() device.Device { return g.dev }
 
 // Size is the number of workers.
 func (g *Group) Size() int { return g.size }
+
+// backstop is the worker groups' panic handler. Every task recovers its
+// own panics and reports them as the part's error (scheduler.exec); a
+// group is shared by every executable and its handler sees no task, so it
+// can only keep the worker alive and count what should never happen.
+func backstop(any) { backstopPanics.Add(1) }
+
+// backstopPanics counts panics that reached a worker group's handler.
+var backstopPanics atomic.Int64

@@ -7,28 +7,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
-	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
 
 // Target is what a policy places nodes for: the two devices and the
-// synthetic host cost a kernel pays on each.
-type Target struct {
-	CPU         *host.Device
-	Accelerator device.Device
-	// Costs are a device kernel's host costs; CPUCosts a CPU kernel's.
-	Costs, CPUCosts actor.Costs
-}
+// synthetic host costs a kernel pays on each.
+type Target = plan.Target
 
-// Policy decides where each node of a validated graph runs.
-type Policy interface {
-	// Place returns, by node index, subgraph.OnCPU or subgraph.OnDevice for
-	// every node of c.
-	Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error)
+// Policy decides where each node of a validated graph runs: a plan.Placer.
+type Policy = plan.Placer
+
+// costsOn prices node n of c as placed on the CPU or the accelerator.
+func costsOn(t Target, n *subgraph.Node, onCPU bool) plan.Costs {
+	if t.Cost == nil {
+		return plan.Costs{}
+	}
+	return t.Cost(plan.Node{Name: n.Name, Op: n.Op, OnCPU: onCPU})
 }
 
 // Labels places nodes as their labels say: OnCPU on the CPU, OnDevice and
@@ -170,7 +168,7 @@ func (p Cost) Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error)
 		}
 		k := c.Kernels[i]
 		cost := k.Cost(in, outs)
-		dev := prof.KernelTime(cost) + prof.LaunchLatency + t.Costs.Total()
+		dev := prof.KernelTime(cost) + prof.LaunchLatency + costsOn(t, n, false).Total()
 		if hprof.KernelTime(cost) > 10*dev {
 			out[i] = subgraph.OnDevice
 			continue
@@ -188,7 +186,7 @@ func (p Cost) Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error)
 			continue
 		}
 		out[i] = subgraph.OnDevice
-		if cpu+t.CPUCosts.Total() < dev {
+		if cpu+costsOn(t, n, true).Total() < dev {
 			out[i] = subgraph.OnCPU
 		}
 	}
@@ -294,7 +292,9 @@ func MeasureThreshold(t Target) (int64, error) {
 	if t.CPU == nil || t.Accelerator == nil {
 		return 0, fmt.Errorf("heterog: measure threshold: target without devices")
 	}
-	key := thresholdKey{t.Accelerator.Profile(), t.Costs, t.CPUCosts}
+	add := &subgraph.Node{Name: "threshold", Op: "Add"}
+	devCosts, cpuCosts := costsOn(t, add, false), costsOn(t, add, true)
+	key := thresholdKey{t.Accelerator.Profile(), devCosts, cpuCosts}
 	if v, ok := thresholds.Load(key); ok {
 		return v.(int64), nil
 	}
@@ -310,8 +310,8 @@ func MeasureThreshold(t Target) (int64, error) {
 		if !ok {
 			return 0, fmt.Errorf("heterog: measure threshold: Add of %d elements failed on the host", n)
 		}
-		dev := prof.KernelTime(k.Cost([]*kernel.Tensor{x, x}, []*kernel.Tensor{x})) + prof.LaunchLatency + t.Costs.Total()
-		if dev <= cpu+t.CPUCosts.Total() {
+		dev := prof.KernelTime(k.Cost([]*kernel.Tensor{x, x}, []*kernel.Tensor{x})) + prof.LaunchLatency + devCosts.Total()
+		if dev <= cpu+cpuCosts.Total() {
 			break
 		}
 	}
@@ -321,7 +321,7 @@ func MeasureThreshold(t Target) (int64, error) {
 
 type thresholdKey struct {
 	prof            device.Profile
-	costs, cpuCosts actor.Costs
+	costs, cpuCosts plan.Costs
 }
 
 var thresholds sync.Map // thresholdKey -> int64

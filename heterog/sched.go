@@ -3,6 +3,7 @@ package heterog
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 )
 
 // scheduler runs a DAG of tasks, numbered in a topological order, on worker
@@ -61,6 +62,9 @@ type scheduler struct {
 	errs    []error
 	done    chan int
 	ran     int // tasks run to completion or failure in the last run
+	parent  context.Context
+	// orphans are tasks a run whose caller gave up left running.
+	orphans int
 }
 
 // groupSlot is a worker group as one scheduler uses it.
@@ -98,14 +102,22 @@ func newScheduler(succ [][]int, group []int, groups []groupSlot, task func(ctx c
 	return s
 }
 
+// exec runs task i on a worker and always reports it done: a panic of the
+// task (user code: a kernel, a factory) becomes its error.
 func (s *scheduler) exec(i int) {
+	defer func() { s.done <- i }()
+	defer func() {
+		if p := recover(); p != nil {
+			s.errs[i] = fmt.Errorf("heterog: part %d panicked: %v\n\n%s", i, p, debug.Stack())
+		}
+	}()
 	s.errs[i] = s.task(s.ctx, i)
-	s.done <- i
 }
 
 // run runs every task once. It returns the task that failed first (-1 if
 // none) and its error. Runs must not overlap.
 func (s *scheduler) run(ctx context.Context) (int, error) {
+	s.parent = ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
@@ -142,7 +154,21 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 		dispatch(gi)
 	}
 	for inflight > 0 {
-		i := <-s.done
+		var i int
+		select {
+		case i = <-s.done:
+		case <-ctx.Done():
+			// The caller gave up (or a task failed): stop waiting for tasks
+			// that ignore the context; the next run collects them first.
+			if first == nil {
+				fail(ctx.Err(), -1)
+			}
+			if s.abandon(inflight) {
+				inflight = 0
+				continue
+			}
+			i = <-s.done
+		}
 		inflight--
 		s.ran++
 		s.groups[s.group[i]].running--
@@ -168,6 +194,31 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 		s.groups[gi].running = 0
 	}
 	return failed, first
+}
+
+// abandon reports whether the decider should stop waiting for n running
+// tasks: only when the caller's context itself is done (a task error
+// cancels only the run's context, and the other tasks then finish soon).
+func (s *scheduler) abandon(n int) bool {
+	if s.parent.Err() == nil {
+		return false
+	}
+	s.orphans = n
+	return true
+}
+
+// collect waits for the tasks a cancelled run left running, so that no two
+// runs' tasks overlap.
+func (s *scheduler) collect(ctx context.Context) error {
+	for s.orphans > 0 {
+		select {
+		case <-s.done:
+			s.orphans--
+		case <-ctx.Done():
+			return fmt.Errorf("heterog: %d parts of a cancelled run still running: %w", s.orphans, ctx.Err())
+		}
+	}
+	return nil
 }
 
 // intHeap is a min-heap of task numbers; it allocates only to grow.

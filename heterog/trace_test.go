@@ -36,7 +36,7 @@ func TestTracedRunValidates(t *testing.T) {
 	}
 	defer mgr.Release()
 	g, in := joined()
-	e := compile(t, g, heterog.Options{Manager: mgr, Trace: rec, Name: "joined"})
+	e := compile(t, g, opts{Manager: mgr, Trace: rec, Name: "joined"})
 	const runs = 2
 	for range runs {
 		run(t, e, in)

@@ -49,6 +49,9 @@ type Stats struct {
 	// PeakDeviceBytes is the high-water mark of the run's own accelerator
 	// memory, constants included.
 	PeakDeviceBytes int64
+	// CrossEdges is the number of tensors handed between the parts of a
+	// heterogeneous run, Activations the parts run.
+	CrossEdges, Activations int
 	// Parts has a row per part of a heterogeneous run, by part index.
 	Parts []PartStats
 }

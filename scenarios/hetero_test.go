@@ -9,6 +9,7 @@ import (
 	"github.com/pipert/pipert/heterog/heterogtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/subgraph"
 )
@@ -67,15 +68,15 @@ func TestHeteroEveryPolicyMatchesKBK(t *testing.T) {
 	for name, p := range policies {
 		for _, s := range []heterog.Schedule{heterog.Concurrent, heterog.Serial} {
 			for _, virtual := range []bool{false, true} {
-				o := heterog.Options{Schedule: s, Policy: p, Costs: sc.Costs, Manager: heterogtest.Manager(t, virtual), Seed: 3}
+				o := plan.Config{Mode: plan.Pipeline, Schedule: s, Placement: p, Costs: sc.Costs, Seed: 3}
 				if virtual {
 					o.Virtual = []string{"Unique"}
 					if c, ok := p.(heterog.Capability); ok {
 						c.Ops = all
-						o.Policy = c
+						o.Placement = c
 					}
 				}
-				e, err := heterog.Compile(w.Graph, o)
+				e, err := heterog.Compile(w.Graph, o, heterogtest.Manager(t, virtual))
 				if err != nil {
 					t.Fatalf("%s, %v: %v", name, s, err)
 				}

@@ -27,9 +27,11 @@ import (
 
 // report is the JSON document pipebench writes.
 type report struct {
-	Machine machine  `json:"machine"`
-	Device  string   `json:"device"`
-	Results []result `json:"results"`
+	// SchemaVersion is 1; later versions only add fields.
+	SchemaVersion int      `json:"schema_version"`
+	Machine       machine  `json:"machine"`
+	Device        string   `json:"device"`
+	Results       []result `json:"results"`
 }
 
 type machine struct {
@@ -40,9 +42,13 @@ type machine struct {
 
 // result is one scenario in one variant: medians over the repetitions.
 type result struct {
-	Scenario     string    `json:"scenario"`
+	Scenario string `json:"scenario"`
+	// Mode is kbk, async, pipeline or hetero; a hetero row's DeviceMode is
+	// its device parts' mode and Schedule concurrent or serial.
 	Mode         string    `json:"mode"`
-	Policy       string    `json:"policy"`
+	DeviceMode   string    `json:"device_mode,omitempty"`
+	Schedule     string    `json:"schedule,omitempty"`
+	Barrier      string    `json:"barrier"`
 	Kernels      int       `json:"kernels"`
 	Reps         int       `json:"reps"`
 	MakespanNs   int64     `json:"makespan_ns"`
@@ -54,14 +60,18 @@ type result struct {
 	SpeedupVsKBK float64   `json:"speedup_vs_kbk"`
 	PeakBytes    int64     `json:"peak_device_bytes"`
 	// OverheadNs is the time per kernel the run took beyond the bound of
-	// the modeled work alone (synthetic host costs and device time): what
-	// the runtime itself adds.
+	// the modeled work alone (device time and synthetic host costs, spread
+	// as the mode's goroutines allow): what the runtime itself adds.
 	OverheadNs float64 `json:"overhead_ns_per_kernel"`
 	WaitNs     int64   `json:"barrier_wait_ns"`
 	// Subgraphs is the number of actors (1 but in hetero mode); CPUBusyNs
 	// the time of kernels run on the host CPU device.
 	Subgraphs int   `json:"subgraphs"`
 	CPUBusyNs int64 `json:"cpu_busy_ns"`
+	// HostWorkNs is the run's host work, counted at most GOMAXPROCS
+	// goroutines at a time; BusiestNs the busiest goroutine's.
+	HostWorkNs int64 `json:"host_work_ns"`
+	BusiestNs  int64 `json:"busiest_ns"`
 	// TraceOverhead is traced makespan / untraced makespan - 1, with -trace.
 	TraceOverhead *float64 `json:"trace_overhead,omitempty"`
 }
@@ -71,8 +81,9 @@ type result struct {
 // whose device parts run in pipeline mode with the policy.
 type variant struct {
 	mode   pipert.Mode
-	policy pipert.Policy
+	policy pipert.BarrierPolicy
 	hetero bool
+	serial bool // hetero: the heterog.Serial schedule
 }
 
 func (v variant) modeName() string {
@@ -86,7 +97,11 @@ func (v variant) String() string {
 	if v.mode == pipert.KBK && !v.hetero {
 		return v.mode.String()
 	}
-	return v.modeName() + "/" + v.policy.String()
+	s := v.modeName() + "/" + v.policy.String()
+	if v.serial {
+		s += "/serial"
+	}
+	return s
 }
 
 // variants lists the runs of a scenario: kbk first, then each queued mode
@@ -96,9 +111,9 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 	out := []variant{{mode: pipert.KBK}}
 	policies := cfg.policies
 	if policies == nil {
-		policies = []pipert.Policy{pipert.PerTensor}
+		policies = []pipert.BarrierPolicy{pipert.PerTensor}
 		if sc.Barriers {
-			policies = []pipert.Policy{pipert.Drain, pipert.PerTensor}
+			policies = []pipert.BarrierPolicy{pipert.Drain, pipert.PerTensor}
 		}
 	}
 	for _, m := range cfg.modes {
@@ -113,17 +128,13 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 		for _, p := range policies {
 			out = append(out, variant{mode: pipert.Pipeline, policy: p, hetero: true})
 		}
+		out = append(out, variant{mode: pipert.Pipeline, policy: pipert.PerTensor, hetero: true, serial: true})
 	}
 	return out
 }
 
 // sample is one run's statistics, whichever executor ran it.
-type sample struct {
-	pipert.Stats
-	bound     time.Duration // the run's own bound (see bound)
-	subgraphs int
-	cpuBusy   time.Duration
-}
+type sample struct{ pipert.Stats }
 
 // executor runs a compiled scenario: a pipert.Executable or a
 // heterog.Executable.
@@ -132,25 +143,21 @@ type executor interface {
 	close() error
 }
 
-type actorExec struct {
-	e     *pipert.Executable
-	procs int
-}
+type actorExec struct{ e *pipert.Executable }
 
 func (a actorExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sample, error) {
 	res, err := a.e.Run(ctx, in)
 	if err != nil {
 		return sample{}, err
 	}
-	return sample{Stats: res.Stats, bound: bound(res.Stats, a.procs), subgraphs: 1}, nil
+	return sample{res.Stats}, nil
 }
 
 func (a actorExec) close() error { return a.e.Close() }
 
 type heteroExec struct {
-	e     *heterog.Executable
-	m     *heterog.Manager
-	procs int
+	e *heterog.Executable
+	m *heterog.Manager
 }
 
 func (h heteroExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sample, error) {
@@ -158,20 +165,7 @@ func (h heteroExec) run(ctx context.Context, in map[string]*kernel.Tensor) (samp
 	if err != nil {
 		return sample{}, err
 	}
-	st := &res.Stats
-	return sample{
-		Stats: pipert.Stats{
-			Mode: pipert.Pipeline, Kernels: st.Kernels, Makespan: st.Makespan, Wait: st.Wait,
-			Prepare: st.Stage[kernel.StagePrepare], Infer: st.Stage[kernel.StageInfer],
-			Resize: st.Stage[kernel.StageResize], Launch: st.Stage[kernel.StageLaunch],
-			DeviceBusy: st.DeviceBusy, PeakDeviceBytes: st.PeakDeviceBytes,
-		},
-		// The stages of several actors are not one serial resource: the
-		// bound takes the busiest single goroutine instead.
-		bound:     st.Bound(h.procs),
-		subgraphs: st.Parts,
-		cpuBusy:   st.CPUBusy,
-	}, nil
+	return sample{res.Stats}, nil
 }
 
 func (h heteroExec) close() error { return errors.Join(h.e.Close(), h.m.Release()) }
@@ -183,21 +177,13 @@ type stageBusy struct {
 	Launch  int64 `json:"launch"`
 }
 
-// bound is the makespan no schedule can beat on this machine: the device's
-// busy time, the busiest single stage's host work, and the total host work
-// spread over every processor.
-func bound(st pipert.Stats, procs int) time.Duration {
-	host := st.HostBusy() / time.Duration(procs)
-	return max(st.DeviceBusy, st.Prepare, st.Infer, st.Resize, st.Launch, host)
-}
-
 // bench runs every scenario in every variant, repetitions interleaved. With
 // a trace, every variant also runs untraced, interleaved with the traced
 // runs, and the results come from the untraced twins; the traced medians
 // give the tracing overhead.
 func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Writer) (*report, error) {
 	procs := runtime.GOMAXPROCS(0)
-	rep := &report{Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}, Device: cfg.devices.name}
+	rep := &report{SchemaVersion: 1, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}, Device: cfg.devices.name}
 	defer cfg.devices.close()
 	var rec *trace.Recorder
 	if cfg.tracePath != "" {
@@ -243,7 +229,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				if err != nil {
 					return nil, err
 				}
-				if r.exe, err = compileVariant(w.Graph, v, dev, costs, cfg, rc, name, procs); err != nil {
+				if r.exe, err = compileVariant(w.Graph, v, dev, costs, cfg, rc, name); err != nil {
 					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, v, err)
 				}
 				defer r.exe.close()
@@ -306,7 +292,7 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 	}
 	r := result{
 		Scenario: scenario, Mode: v.modeName(), Kernels: runs[0].Kernels, Reps: len(runs),
-		Subgraphs:    runs[0].subgraphs,
+		Subgraphs:    max(len(runs[0].Parts), 1),
 		MakespanNs:   med(func(s sample) time.Duration { return s.Makespan }),
 		DeviceBusyNs: med(func(s sample) time.Duration { return s.DeviceBusy }),
 		StageBusyNs: stageBusy{
@@ -315,22 +301,45 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 			Resize:  med(func(s sample) time.Duration { return s.Resize }),
 			Launch:  med(func(s sample) time.Duration { return s.Launch }),
 		},
-		BoundNs:   med(func(s sample) time.Duration { return s.bound }),
-		CPUBusyNs: med(func(s sample) time.Duration { return s.cpuBusy }),
-		PeakBytes: med(func(s sample) time.Duration { return time.Duration(s.PeakDeviceBytes) }),
-		WaitNs:    med(func(s sample) time.Duration { return s.Wait }),
+		BoundNs:    med(func(s sample) time.Duration { return s.Bound() }),
+		CPUBusyNs:  med(func(s sample) time.Duration { return s.CPUBusy }),
+		HostWorkNs: med(func(s sample) time.Duration { return s.HostWork }),
+		BusiestNs:  med(func(s sample) time.Duration { return s.Busiest }),
+		PeakBytes:  med(func(s sample) time.Duration { return time.Duration(s.PeakDeviceBytes) }),
+		WaitNs:     med(func(s sample) time.Duration { return s.Wait }),
 	}
 	if v.mode != pipert.KBK || v.hetero {
-		r.Policy = v.policy.String()
+		r.Barrier = v.policy.String()
+	}
+	if v.hetero {
+		r.DeviceMode, r.Schedule = v.mode.String(), "concurrent"
+		if v.serial {
+			r.Schedule = "serial"
+		}
 	}
 	if lost := r.MakespanNs - int64(modeledBound(time.Duration(r.DeviceBusyNs), costs, r.Kernels, procs)); lost > 0 {
 		r.OverheadNs = float64(lost) / float64(max(r.Kernels, 1))
 	}
 	if r.MakespanNs > 0 {
 		r.DeviceUtil = float64(r.DeviceBusyNs) / float64(r.MakespanNs)
-		r.Efficiency = float64(r.BoundNs) / float64(r.MakespanNs)
+		// The median of each run's own efficiency: a ratio of medians
+		// could pair one run's bound with another's makespan.
+		r.Efficiency = medFloat(runs, func(s sample) float64 { return s.Efficiency() })
 	}
 	return r
+}
+
+func medFloat(runs []sample, f func(sample) float64) float64 {
+	v := make([]float64, len(runs))
+	for i, s := range runs {
+		v[i] = f(s)
+	}
+	slices.Sort(v)
+	if n := len(v); n%2 == 1 {
+		return v[n/2]
+	} else {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
 }
 
 // modeledBound is the bound of the modeled work alone: the device's busy time
@@ -342,14 +351,18 @@ func modeledBound(device time.Duration, c pipert.Costs, kernels, procs int) time
 
 func writeTable(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "scenario\tmode\tpolicy\tkernels\tmakespan\tper kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
+	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tkernels\tmakespan\tper kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
 	for _, r := range rep.Results {
-		policy := r.Policy
+		policy := r.Barrier
 		if policy == "" {
 			policy = "-"
 		}
+		mode := r.Mode
+		if r.Schedule == "serial" {
+			mode += " (serial)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%v\t%v\t%.2f\t%v\t%.2f\t%.2f\t%v\t%.1f\t\n",
-			r.Scenario, r.Mode, policy, r.Kernels,
+			r.Scenario, mode, policy, r.Kernels,
 			time.Duration(r.MakespanNs).Round(time.Microsecond),
 			(time.Duration(r.MakespanNs) / time.Duration(max(r.Kernels, 1))).Round(10*time.Nanosecond),
 			r.DeviceUtil, time.Duration(r.BoundNs).Round(time.Microsecond), r.Efficiency, r.SpeedupVsKBK,
@@ -358,14 +371,22 @@ func writeTable(w io.Writer, rep *report) {
 	tw.Flush()
 	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
 		rep.Device, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
+	fmt.Fprintf(w, "bound = max(device work, busiest goroutine, host work / GOMAXPROCS); overhead/kernel = (makespan - bound of the modeled work alone) / kernels\n")
 	for _, r := range rep.Results {
-		if r.Mode != "hetero" {
+		if r.Mode != "hetero" || r.Schedule != "concurrent" {
 			continue
 		}
 		for _, p := range rep.Results {
-			if p.Scenario == r.Scenario && p.Mode == "pipeline" && p.Policy == r.Policy {
+			if p.Scenario != r.Scenario {
+				continue
+			}
+			if p.Mode == "pipeline" && p.Barrier == r.Barrier {
 				fmt.Fprintf(w, "hetero vs pipeline on one actor, %s %s: %.2fx (%d subgraphs, CPU kernels %v a run)\n",
-					r.Scenario, r.Policy, float64(p.MakespanNs)/float64(r.MakespanNs), r.Subgraphs, time.Duration(r.CPUBusyNs).Round(time.Microsecond))
+					r.Scenario, r.Barrier, float64(p.MakespanNs)/float64(r.MakespanNs), r.Subgraphs, time.Duration(r.CPUBusyNs).Round(time.Microsecond))
+			}
+			if p.Mode == "hetero" && p.Schedule == "serial" {
+				fmt.Fprintf(w, "hetero vs heterog.Serial (same parts, one launch thread), %s %s: %.2fx\n",
+					r.Scenario, r.Barrier, float64(p.MakespanNs)/float64(r.MakespanNs))
 			}
 		}
 	}
@@ -377,10 +398,10 @@ func writeTable(w io.Writer, rep *report) {
 }
 
 func variantName(r result) string {
-	if r.Policy == "" {
+	if r.Barrier == "" {
 		return r.Mode
 	}
-	return r.Mode + "/" + r.Policy
+	return r.Mode + "/" + r.Barrier
 }
 
 func repsOf(rep *report) int {
@@ -402,18 +423,15 @@ func writeJSON(path string, rep *report) error {
 }
 
 // compileVariant builds the executor of one variant on dev.
-func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs pipert.Costs, cfg *config, rec *trace.Recorder, name string, procs int) (executor, error) {
+func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs pipert.Costs, cfg *config, rec *trace.Recorder, name string) (executor, error) {
+	c := pipert.Config{Mode: v.mode, Barrier: v.policy, Costs: costs, Seed: cfg.seed, QueueCapacity: cfg.qcap,
+		Device: dev, Trace: rec, TraceName: name}
 	if !v.hetero {
-		opts := []pipert.Option{pipert.WithMode(v.mode), pipert.WithPolicy(v.policy), pipert.WithCosts(costs),
-			pipert.WithSeed(cfg.seed), pipert.WithQueueCapacity(cfg.qcap), pipert.WithDevice(dev)}
-		if rec != nil {
-			opts = append(opts, pipert.WithTrace(rec, name))
-		}
-		e, err := pipert.Compile(g, opts...)
+		e, err := pipert.Compile(g, pipert.WithConfig(c))
 		if err != nil {
 			return nil, err
 		}
-		return actorExec{e, procs}, nil
+		return actorExec{e}, nil
 	}
 	var cpu *host.Device // nil: the manager opens an untraced one
 	if rec != nil {
@@ -426,11 +444,14 @@ func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs piper
 	if err != nil {
 		return nil, err
 	}
-	e, err := heterog.Compile(g, heterog.Options{Mode: v.mode, Barrier: v.policy, QueueCapacity: cfg.qcap,
-		Costs: costs, Manager: m, Seed: cfg.seed, Trace: rec, Name: name})
+	c.Placement = heterog.Labels()
+	if v.serial {
+		c.Schedule = heterog.Serial
+	}
+	e, err := heterog.Compile(g, c, m)
 	if err != nil {
 		m.Release()
 		return nil, err
 	}
-	return heteroExec{e, m, procs}, nil
+	return heteroExec{e, m}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/trace"
 )
@@ -21,8 +22,8 @@ type config struct {
 	jsonPath  string
 	verbose   bool
 	seed      uint64
-	policies  []pipert.Policy // nil: per-tensor, and drain too where a scenario has barriers
-	costs     *pipert.Costs   // nil: each scenario's own
+	policies  []pipert.BarrierPolicy // nil: per-tensor, and drain too where a scenario has barriers
+	costs     *pipert.Costs          // nil: each scenario's own
 	real      bool
 	devices   *deviceFactory
 	qcap      int
@@ -30,7 +31,14 @@ type config struct {
 	analyze   bool
 	hetero    heteroSetting
 	tracePath string
+	// check makes the run fail when a row's efficiency exceeds 1 by more
+	// than checkSlack: the bound would then not be a bound.
+	check bool
 }
+
+// checkSlack is how far above 1.0 -check lets an efficiency go: clock
+// reads at interval boundaries, nothing more.
+const checkSlack = 0.005
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
@@ -38,7 +46,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var (
 		scen      = fs.String("scenario", "", "comma-separated scenarios to run (default all: "+strings.Join(scenarios.Names(), ", ")+")")
 		modes     = fs.String("mode", "", "comma-separated modes to run (default all: "+modeList()+"); kbk always runs as the reference")
-		policies  = fs.String("policy", "", "comma-separated barrier policies of the queued modes: drain, per-tensor (default per-tensor, and both on scenarios with barriers)")
+		policies  = fs.String("barrier", "", "comma-separated barrier policies of the queued modes: drain, per-tensor (default per-tensor, and both on scenarios with barriers)")
+		check     = fs.Bool("check", false, "exit with status 1 if any row's efficiency exceeds 1.0 by more than 0.5% (the bound must be a bound)")
 		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes (default 9, or 5 with -quick)")
 		quick     = fs.Bool("quick", false, "CI-sized run: smaller scenarios and fewer repetitions (under 20 s on 2 cores)")
 		jsonPath  = fs.String("json", "", "also write the results as JSON to this file")
@@ -73,9 +82,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
-	c.qcap, c.cpuprof, c.analyze = *qcap, *cpuprof, *analyze
-	if c.qcap < 0 {
-		return nil, fmt.Errorf("%w: -queue-capacity must not be negative", errUsage)
+	c.qcap, c.cpuprof, c.analyze, c.check = *qcap, *cpuprof, *analyze, *check
+	if c.qcap != 0 && (c.qcap < 1 || c.qcap > plan.MaxQueueCapacity) {
+		return nil, fmt.Errorf("%w: -queue-capacity %d outside [1, %d]", errUsage, c.qcap, plan.MaxQueueCapacity)
 	}
 	var err error
 	if c.devices, err = newDeviceFactory(*dev); err != nil {
@@ -127,9 +136,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	for _, n := range splitList(*policies) {
-		p, err := pipert.ParsePolicy(n)
+		p, err := pipert.ParseBarrierPolicy(n)
 		if err != nil {
-			return nil, fmt.Errorf("%w: unknown policy %q (have drain, per-tensor)", errUsage, n)
+			return nil, fmt.Errorf("%w: unknown barrier policy %q (have drain, per-tensor)", errUsage, n)
 		}
 		c.policies = append(c.policies, p)
 	}

@@ -111,6 +111,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		log.Info().Str("file", cfg.jsonPath).Msg("wrote JSON results")
 	}
+	if cfg.check {
+		bad := 0
+		for _, r := range rep.Results {
+			if r.Efficiency > 1+checkSlack {
+				bad++
+				fmt.Fprintf(stderr, "pipebench: -check: %s %s efficiency %.4f exceeds 1 by more than %.1f%%: the bound is not a bound\n",
+					r.Scenario, variantName(r), r.Efficiency, 100*checkSlack)
+			}
+		}
+		if bad > 0 {
+			return 1
+		}
+		fmt.Fprintf(stdout, "check: every row's efficiency is at most %.3f\n", 1+checkSlack)
+	}
 	return 0
 }
 

@@ -23,7 +23,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-nope"},
 		{"-scenario", "nosuch"},
 		{"-mode", "warp"},
-		{"-policy", "lazy"},
+		{"-barrier", "lazy"},
 		{"-reps", "-1"},
 		{"stray"},
 		{"-prepare", "fast"},
@@ -43,7 +43,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("-h exit %d", code)
 	}
-	for _, f := range []string{"-scenario", "-mode", "-policy", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch"} {
+	for _, f := range []string{"-scenario", "-mode", "-barrier", "-check", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("-h does not document %s", f)
 		}
@@ -64,11 +64,15 @@ func TestJSONSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Machine map[string]any   `json:"machine"`
-		Results []map[string]any `json:"results"`
+		SchemaVersion int              `json:"schema_version"`
+		Machine       map[string]any   `json:"machine"`
+		Results       []map[string]any `json:"results"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
+	}
+	if doc.SchemaVersion != 1 {
+		t.Errorf("schema_version %d, want 1", doc.SchemaVersion)
 	}
 	for _, k := range []string{"gomaxprocs", "num_cpu", "go"} {
 		if _, ok := doc.Machine[k]; !ok {
@@ -78,7 +82,7 @@ func TestJSONSchema(t *testing.T) {
 	scen := map[string]bool{}
 	for _, r := range doc.Results {
 		scen[r["scenario"].(string)] = true
-		for _, k := range []string{"scenario", "mode", "policy", "kernels", "reps", "makespan_ns", "device_busy_ns", "device_util",
+		for _, k := range []string{"scenario", "mode", "barrier", "kernels", "reps", "makespan_ns", "device_busy_ns", "device_util",
 			"stage_busy_ns", "bound_ns", "efficiency", "speedup_vs_kbk", "peak_device_bytes", "overhead_ns_per_kernel"} {
 			if _, ok := r[k]; !ok {
 				t.Errorf("result %v lacks %q", r["scenario"], k)
@@ -89,6 +93,15 @@ func TestJSONSchema(t *testing.T) {
 			if _, ok := sb[k]; !ok {
 				t.Errorf("stage_busy_ns lacks %q", k)
 			}
+		}
+		switch m := r["mode"]; m {
+		case "kbk", "async", "pipeline":
+		case "hetero":
+			if r["device_mode"] != "pipeline" || (r["schedule"] != "concurrent" && r["schedule"] != "serial") {
+				t.Errorf("hetero row with device_mode %v, schedule %v", r["device_mode"], r["schedule"])
+			}
+		default:
+			t.Errorf("mode %q", m)
 		}
 		if r["mode"] == "kbk" && r["speedup_vs_kbk"].(float64) != 1 {
 			t.Errorf("kbk speedup %v", r["speedup_vs_kbk"])

@@ -14,6 +14,7 @@ import (
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -66,7 +67,7 @@ func Reference(tb testing.TB, g *subgraph.Graph, in map[string]*kernel.Tensor) m
 	if err != nil {
 		tb.Fatal(err)
 	}
-	a, err := actor.New(c, dev, actor.Options{Mode: actor.KBK})
+	a, err := actor.New(c, plan.Config{Mode: plan.KBK, Device: dev}, actor.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

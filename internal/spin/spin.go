@@ -15,6 +15,7 @@ package spin
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,8 +57,9 @@ func calibrate() float64 {
 	return float64(calibrationLoop) / float64(max(best, 1))
 }
 
-// sink keeps the loop's result alive so the compiler cannot drop the loop.
-var sink uint64
+// sink keeps the loop's result alive so the compiler cannot drop the loop;
+// it is atomic because goroutines burn concurrently.
+var sink atomic.Uint64
 
 // burn runs n iterations of a dependent integer chain (a linear
 // congruential step), which takes the same time per iteration whatever the
@@ -67,5 +69,5 @@ func burn(n int64) {
 	for range n {
 		x = x*6364136223846793005 + 1442695040888963407
 	}
-	sink += x
+	sink.Store(x)
 }

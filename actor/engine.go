@@ -1,0 +1,422 @@
+package actor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	uatomic "go.uber.org/atomic"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/clock"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/queues"
+	"github.com/pipert/pipert/sync/ready"
+)
+
+// maxWorkers bounds the goroutines of a stage plan: one per stage.
+const maxWorkers = int(kernel.StageLaunch)
+
+// engine is the goroutine shell around a KernelRunner: it runs each
+// kernel's steps on the goroutines the stage plan names, performs the waits
+// the runner's Needs report, and accounts the host work.
+//
+// # Protocol
+//
+// Tasks are node positions (int32 values: the rings allocate nothing per
+// task). Goroutine 0, the caller of Run, runs its steps of each node in
+// execution order and pushes the node to the pipeline of the other
+// goroutines (worker w ≥ 1 serves stage w of a queues.Pipeline). Each
+// goroutine runs, for every node, the steps the plan gives it, in stage
+// order. The barrier of a node (its Needs) is waited for by the goroutine
+// running its InferShape, just before it; under the Drain policy
+// goroutine 0 also drains every queue and the stream after pushing a
+// compute-dependent node, then resolves its shapes.
+//
+// # Invariants
+//
+//  1. Every step kind runs in execution order on one goroutine (FIFO
+//     queues, one worker each), as the KernelRunner's protocol requires.
+//  2. After launched reaches base+p+1, node p's outputs are allocated, its
+//     results computed and its event (if watched) recorded: the launching
+//     goroutine advances the counter after all of it.
+//  3. Handlers never return an error to the queues: the first error of a
+//     run is kept in the run's sticky error, halts the run (later tasks
+//     are skipped) and cancels its waits, so the queues stay usable for the
+//     next run. A panic outside kernel code (a bug of the engine) poisons
+//     the queues; the engine is then rebuilt.
+//  4. Measured intervals contain no wait and no yield: a goroutine's
+//     interval closes before it blocks on a barrier or a full queue and
+//     before it yields, and the clock is read once per stage boundary.
+//
+// # Rejected designs
+//
+// Resolving compute-dependent shapes on the launching goroutine (sync right
+// after the launch) would stall every later launch behind the device; the
+// consumer resolves instead, when it first needs the shape.
+type engine struct {
+	a       *SuperKernelActor
+	r       *KernelRunner
+	plan    plan.Plan
+	workers int
+	steps   [maxWorkers][]kernel.Stage // by goroutine, in stage order
+	inferW  int                        // the goroutine running InferShape
+	launchW int
+	pipe    *queues.Pipeline[int32] // goroutines 1…; nil when there are none
+	copy    device.Stream           // value copies of the barriers, owned by inferW
+	// launched counts launches over the actor's life.
+	launched ready.Counter
+	cur      *runState // the current run; set before its first push
+
+	// Owned by their goroutine, kept across runs so a run allocates nothing
+	// per kernel: the host work intervals and the barrier scratch.
+	spans   [maxWorkers][]plan.Span
+	needs   []Need
+	labeled [maxWorkers]atomic.Bool
+	labels  [maxWorkers]context.Context
+}
+
+// runState is the state of one run. Each run gets a fresh one, so nothing
+// a late cancellation of an earlier run does reaches a later one.
+type runState struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	err    uatomic.Error // first error of any goroutine: sticky
+	halt   atomic.Bool   // set on the first error or when the caller's ctx ends
+	base   uint64        // launched at the start of the run
+	// busy is each stage's host work, written by the goroutine running the
+	// stage; wait each goroutine's time blocked on barriers. Both are read
+	// after the queues drained.
+	busy [kernel.StageLaunch + 1]time.Duration
+	wait [maxWorkers]time.Duration
+}
+
+func newEngine(a *SuperKernelActor) (*engine, error) {
+	e := &engine{a: a, r: a.r, plan: a.plan, workers: a.plan.Workers(), copy: a.dev.NewStream()}
+	for s := kernel.StagePrepare; s <= kernel.StageLaunch; s++ {
+		w := int(e.plan.Worker[s])
+		e.steps[w] = append(e.steps[w], s)
+	}
+	e.inferW, e.launchW = int(e.plan.Worker[kernel.StageInfer]), int(e.plan.Worker[kernel.StageLaunch])
+	for w := 0; w < e.workers; w++ {
+		names := make([]string, len(e.steps[w]))
+		for i, s := range e.steps[w] {
+			names[i] = s.String()
+		}
+		e.labels[w] = pprof.WithLabels(a.labels, pprof.Labels("pipert.stage", strings.Join(names, "+")))
+	}
+	if e.workers > 1 {
+		names := make([]string, e.workers-1)
+		hs := make([]func(int32) error, e.workers-1)
+		for w := 1; w < e.workers; w++ {
+			names[w-1] = strings.Join(stageNames(e.steps[w]), "+")
+			hs[w-1] = e.handler(w)
+		}
+		p, err := queues.NewPipeline(names, hs, a.cfg.QueueCapacity)
+		if err != nil {
+			return nil, fmt.Errorf("actor: %w", err)
+		}
+		e.pipe = p
+	}
+	return e, nil
+}
+
+func stageNames(ss []kernel.Stage) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.String()
+	}
+	return out
+}
+
+// close stops the workers.
+func (e *engine) close() {
+	if e.pipe != nil {
+		e.pipe.Close()
+	}
+}
+
+// errStopped is a step's error once the run has failed or was cancelled; it
+// is never the error a run returns.
+var errStopped = errors.New("actor: run stopped")
+
+// fail records err if it is the run's first error and cancels the run's
+// waits.
+func (rs *runState) fail(err error) {
+	if err != nil && !errors.Is(err, errStopped) && rs.err.CompareAndSwap(nil, err) {
+		rs.halt.Store(true)
+		rs.cancel()
+	}
+}
+
+// handler returns the task handler of goroutine w ≥ 1.
+func (e *engine) handler(w int) func(int32) error {
+	return func(pos int32) error {
+		if !e.labeled[w].Load() {
+			pprof.SetGoroutineLabels(e.labels[w])
+			e.labeled[w].Store(true)
+		}
+		rs := e.cur
+		if rs.halt.Load() {
+			return nil
+		}
+		e.a.tr.depth(w, e.pipe.Len(queues.Stage(w)))
+		rs.fail(e.run1(w, int(pos), rs))
+		return nil
+	}
+}
+
+// run1 runs goroutine w's steps of node pos.
+func (e *engine) run1(w, pos int, rs *runState) error {
+	r, tr := e.r, e.a.tr
+	t := clock.Now()
+	open := t // start of the current work interval
+	for _, s := range e.steps[w] {
+		var err error
+		switch s {
+		case kernel.StagePrepare:
+			r.Prepare(pos)
+		case kernel.StageInfer:
+			e.needs = r.Needs(pos, e.needs[:0])
+			if len(e.needs) > 0 {
+				e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
+				err = e.barrier(pos, rs)
+				t1 := clock.Now()
+				rs.wait[w] += time.Duration(t1 - t)
+				tr.barrierSlice(w, t, t1)
+				t, open = t1, t1
+				if err != nil {
+					return err
+				}
+			}
+			err = r.Infer(pos)
+		case kernel.StageResize:
+			err = r.Resize(pos)
+		case kernel.StageLaunch:
+			err = r.Launch(pos)
+		}
+		t1 := clock.Now()
+		rs.busy[s] += time.Duration(t1 - t)
+		tr.stage(s, pos, r.args[pos].Flow, t, t1)
+		if s == kernel.StageLaunch {
+			tr.memory(e.a.dev, t1)
+		}
+		t = t1
+		if err != nil {
+			e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
+			return err
+		}
+	}
+	e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
+	if w == e.launchW {
+		e.launched.Advance(1)
+		if e.plan.YieldAfterLaunch {
+			runtime.Gosched()
+		}
+	}
+	return nil
+}
+
+// barrier waits for what node pos's InferShape needs (e.needs) and makes
+// it available: compute-dependent producers resolved, value-dependency
+// inputs staged to the host.
+func (e *engine) barrier(pos int, rs *runState) error {
+	r := e.r
+	for _, n := range e.needs {
+		if n.Input < 0 {
+			if r.Resolved(n.Producer) {
+				continue
+			}
+			if err := e.awaitLaunch(rs, n.Producer); err != nil {
+				return err
+			}
+			if err := r.Resolve(n.Producer); err != nil {
+				return err
+			}
+			continue
+		}
+		if e.plan.Barrier == plan.Drain {
+			if err := e.drainBelow(e.inferW); err != nil {
+				return err
+			}
+			if err := r.stream.Synchronize(rs.ctx); err != nil {
+				return err
+			}
+		} else if n.Producer >= 0 {
+			if err := e.launched.WaitAtLeast(rs.ctx, rs.base+uint64(n.Producer)+1); err != nil {
+				return err
+			}
+			e.copy.WaitEvent(r.Event(n.Producer))
+		}
+		if err := r.Stage(rs.ctx, pos, n.Input, e.copy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drainBelow waits until the queues of the goroutines after w are empty.
+func (e *engine) drainBelow(w int) error {
+	for v := w + 1; v < e.workers; v++ {
+		if err := e.pipe.Queue(queues.Stage(v)).Wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// awaitLaunch waits until node pos of the current run has been launched and
+// has completed on the device.
+func (e *engine) awaitLaunch(rs *runState, pos int) error {
+	if err := e.launched.WaitAtLeast(rs.ctx, rs.base+uint64(pos)+1); err != nil {
+		return err
+	}
+	return e.r.Event(pos).Synchronize(rs.ctx)
+}
+
+// flowSeq hands out trace flow ids: each run of each actor takes one id per
+// kernel, so ids never repeat within a process.
+var flowSeq atomic.Uint64
+
+// run executes one run from goroutine 0 and fills st's host figures.
+func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, st *plan.Stats) ([]*kernel.Tensor, error) {
+	r := e.r
+	rs := &runState{base: e.launched.Load()}
+	rs.ctx, rs.cancel = context.WithCancel(ctx)
+	defer rs.cancel()
+	stopWatch := context.AfterFunc(ctx, func() { rs.halt.Store(true) })
+	defer stopWatch()
+	e.cur = rs
+	for w := range e.spans {
+		e.spans[w] = e.spans[w][:0]
+	}
+	var flow uint64
+	if e.a.tr.on() {
+		n := uint64(len(r.args))
+		flow = flowSeq.Add(n) - n + 1
+	}
+	err := r.Begin(inputs, flow)
+	if err != nil {
+		rs.fail(err)
+	} else {
+		e.feed(rs)
+	}
+	var qerr error
+	if e.pipe != nil {
+		qerr = e.pipe.Wait()
+	}
+	err = rs.err.Load()
+	if cerr := ctx.Err(); cerr != nil {
+		if err == nil {
+			err = cerr
+		} else if !errors.Is(err, cerr) {
+			err = fmt.Errorf("%w (run cancelled: %w)", err, cerr)
+		}
+	}
+	if err == nil && qerr != nil {
+		err = qerr
+	}
+	if err == nil {
+		// Graph outputs of compute-dependent nodes nobody consumed.
+		for pos := range e.a.prog.nodes {
+			if r.Compute(pos) && !r.Resolved(pos) {
+				if err = e.awaitLaunch(rs, pos); err != nil {
+					break
+				}
+				if err = r.Resolve(pos); err != nil {
+					break
+				}
+			}
+		}
+	}
+	var outs []*kernel.Tensor
+	if err == nil {
+		outs, err = r.Outputs(ctx)
+	}
+	if err == nil {
+		err = r.stream.Synchronize(ctx)
+	}
+	if ferr := r.End(); err == nil {
+		err = ferr
+	}
+	if qerr != nil {
+		// A panic outside kernel code poisoned the queues: start afresh.
+		e.close()
+		e.a.eng = nil
+	}
+	e.account(rs, st)
+	return outs, err
+}
+
+// feed is goroutine 0: it runs its steps of each node and pushes the node
+// on.
+func (e *engine) feed(rs *runState) {
+	r := e.r
+	for pos := range e.a.prog.nodes {
+		if rs.halt.Load() {
+			return
+		}
+		if len(e.steps[0]) > 0 {
+			if err := e.run1(0, pos, rs); err != nil {
+				rs.fail(err)
+				return
+			}
+		}
+		if e.pipe != nil {
+			if err := e.pipe.Push(int32(pos)); err != nil {
+				rs.fail(err)
+				return
+			}
+		}
+		if r.Compute(pos) && e.plan.Barrier == plan.Drain {
+			// The faithful baseline: drain everything, then resolve.
+			t := clock.Now()
+			err := e.drainBelow(0)
+			if err == nil {
+				err = r.stream.Synchronize(rs.ctx)
+			}
+			if err == nil {
+				err = r.Resolve(pos)
+			}
+			t1 := clock.Now()
+			rs.wait[0] += time.Duration(t1 - t)
+			e.a.tr.barrierSlice(0, t, t1)
+			if err != nil {
+				rs.fail(err)
+				return
+			}
+		}
+	}
+}
+
+// account fills st's host figures from the run's intervals.
+func (e *engine) account(rs *runState, st *plan.Stats) {
+	st.Prepare, st.Infer = rs.busy[kernel.StagePrepare], rs.busy[kernel.StageInfer]
+	st.Resize, st.Launch = rs.busy[kernel.StageResize], rs.busy[kernel.StageLaunch]
+	lists := e.spans[:e.workers]
+	for w := 0; w < e.workers; w++ {
+		st.Wait += rs.wait[w]
+		var b int64
+		for _, s := range lists[w] {
+			b += s.End - s.Start
+		}
+		st.Busiest = max(st.Busiest, time.Duration(b))
+	}
+	st.HostWork = plan.HostWork(st.Procs, lists...)
+}
+
+// spans returns each goroutine's host work intervals of the last run, for
+// an executable that combines several actors' work (package heterog). The
+// slices are the engine's: read them before the next run.
+func (a *SuperKernelActor) Spans() [][]plan.Span {
+	if a.eng == nil {
+		return nil
+	}
+	return a.eng.spans[:a.eng.workers]
+}

@@ -1,0 +1,50 @@
+package actor
+
+import (
+	"sync/atomic"
+
+	"github.com/pipert/pipert/device"
+)
+
+// Memory accounts the device memory of one executable, however many actors
+// it has: bytes in use and their high-water mark. Actors allocate and free
+// through it; a heterogeneous executable gives every actor on one device
+// the same Memory, so that its peak is the executable's. It is safe for
+// concurrent use; the zero value is ready.
+type Memory struct {
+	inUse, peak atomic.Int64
+}
+
+// alloc allocates on dev and accounts the bytes.
+func (m *Memory) alloc(dev device.Device, size int64, materialize bool) (device.Buffer, error) {
+	b, err := dev.Alloc(size, materialize)
+	if err != nil {
+		return b, err
+	}
+	n := m.inUse.Add(b.Size)
+	for p := m.peak.Load(); n > p && !m.peak.CompareAndSwap(p, n); p = m.peak.Load() {
+	}
+	return b, nil
+}
+
+// free frees b on dev and accounts it.
+func (m *Memory) free(dev device.Device, b device.Buffer) error {
+	if b.IsZero() {
+		return nil
+	}
+	if err := dev.Free(b); err != nil {
+		return err
+	}
+	m.inUse.Add(-b.Size)
+	return nil
+}
+
+// InUse is the bytes allocated now.
+func (m *Memory) InUse() int64 { return m.inUse.Load() }
+
+// Peak is the high-water mark of InUse since the last ResetPeak.
+func (m *Memory) Peak() int64 { return m.peak.Load() }
+
+// ResetPeak restarts the high-water mark at the bytes in use now; a run
+// calls it when it starts.
+func (m *Memory) ResetPeak() { m.peak.Store(m.inUse.Load()) }

@@ -1,0 +1,513 @@
+package actor
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"runtime/debug"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/clock"
+	"github.com/pipert/pipert/internal/spin"
+	"github.com/pipert/pipert/kernel"
+)
+
+// KernelRunner is the per-kernel core of an actor, the KernelRunner of
+// MindSpore's runtime: for each kernel of a lowered graph it prepares the
+// inputs, runs InferShape and Resize, and launches it (allocation, the real
+// computation, the modeled launch, the frees), and it says what a kernel
+// must wait for before its InferShape. It starts no goroutines and never
+// decides to wait: the engine (the goroutine shell around it) decides which
+// goroutine runs each step, as the stage plan says, and performs the waits
+// that Needs names before it calls Resolve and Stage. Tests drive it step
+// by step.
+//
+// # Protocol
+//
+// A run is Begin, then for each kernel pos in execution order Prepare,
+// (Needs, and for each need Resolve or Stage), Infer, Resize, Launch, then
+// End. The steps of one kernel run in that order, each on one goroutine
+// at a time with a happens-before edge to the next (the same goroutine, or
+// a queue hand-off); different kernels' steps may run concurrently on
+// different goroutines, as long as every kind of step runs in execution
+// order (each is owned by one goroutine of the plan):
+//
+//   - Prepare and Begin/End: goroutine 0 (the caller of Run).
+//   - Infer, Resolve and Stage: the goroutine of the plan's Infer stage,
+//     which owns the copy stream.
+//   - Launch: the goroutine of the plan's Launch stage, the only one that
+//     allocates and frees during the run, in execution order (so peak
+//     memory is KBK's), and the owner of the kernel stream.
+//
+// # Invariants
+//
+//  1. A step fails rather than panics: every call into kernel code is
+//     recovered, and a panic becomes a *kernel.Error naming node, op,
+//     stage, the panic value and its stack.
+//  2. A kernel's outputs are valid before its Launch: InferShape must leave
+//     every output with a valid dtype and non-negative dimensions whose
+//     byte count fits in an int64, and must not replace the output tensors.
+//  3. Everything a run allocated is freed by End, whatever failed: End
+//     releases every live non-constant buffer and the workspace in flight.
+type KernelRunner struct {
+	prog *program
+	dev  device.Device
+	mem  *Memory
+	// stream carries kernels, uploads and downloads in execution order.
+	stream device.Stream
+
+	tensors []kernel.Tensor  // by slot
+	args    []kernel.Args    // by node position
+	ptrs    []*kernel.Tensor // backing of args' In and Out
+	events  []device.Event   // by node position, for watched nodes
+	live    []bool           // by slot: holds device memory
+	staging [][]byte         // by slot: host copies of value-dependency inputs
+	ws      []device.Buffer  // by node position: workspace of the launch in flight
+	// resolved marks compute-dependent nodes whose real output shapes are
+	// set in this run; written by the goroutine running the Infer stage
+	// (or goroutine 0 while the others are drained).
+	resolved []bool
+	runSeed  uint64
+	seed     uint64
+}
+
+// Need is one thing a kernel's InferShape waits for.
+type Need struct {
+	// Producer is the node position whose completion is needed.
+	Producer int
+	// Input is the consuming kernel's input position whose value must be
+	// staged to the host (Stage), or -1 when the producer is
+	// compute-dependent and its real output shapes must be read (Resolve).
+	Input int
+}
+
+// newRunner makes the per-node and per-slot state of prog on dev, with one
+// stream for kernels.
+func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *KernelRunner {
+	r := &KernelRunner{
+		prog: prog, dev: dev, mem: mem, stream: dev.NewStream(), seed: seed,
+		tensors:  make([]kernel.Tensor, len(prog.slots)),
+		args:     make([]kernel.Args, len(prog.nodes)),
+		events:   make([]device.Event, len(prog.nodes)),
+		live:     make([]bool, len(prog.slots)),
+		staging:  make([][]byte, len(prog.slots)),
+		ws:       make([]device.Buffer, len(prog.nodes)),
+		resolved: make([]bool, len(prog.nodes)),
+	}
+	n := 0
+	for pos := range prog.nodes {
+		n += len(prog.nodes[pos].in) + len(prog.nodes[pos].out)
+	}
+	r.ptrs = make([]*kernel.Tensor, n)
+	n = 0
+	for pos := range prog.nodes {
+		nd := &prog.nodes[pos]
+		ar := &r.args[pos]
+		ar.Node = nd.name
+		ar.In = r.ptrs[n : n+len(nd.in) : n+len(nd.in)]
+		n += len(nd.in)
+		for i, s := range nd.in {
+			ar.In[i] = &r.tensors[s]
+		}
+		ar.Out = r.ptrs[n : n+len(nd.out) : n+len(nd.out)]
+		n += len(nd.out)
+		for i, s := range nd.out {
+			ar.Out[i] = &r.tensors[s]
+		}
+		if nd.watched {
+			r.events[pos] = dev.NewEvent()
+		}
+	}
+	return r
+}
+
+// uploadConsts copies the graph's constants to the device; they stay there
+// until releaseConsts.
+func (r *KernelRunner) uploadConsts(consts []*kernel.Tensor) error {
+	for i, s := range r.prog.consts {
+		k := consts[i]
+		t := &r.tensors[s]
+		t.Shape, t.DType, t.Host = k.Shape.Clone(), k.DType, k.Host
+		buf, err := r.mem.alloc(r.dev, t.Bytes(), k.Host != nil)
+		if err != nil {
+			return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)
+		}
+		t.Buf = buf
+		r.live[s] = true
+		if k.Host != nil {
+			if err := r.stream.CopyH2D(buf, k.Host); err != nil {
+				return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)
+			}
+		}
+	}
+	return r.stream.Synchronize(context.Background())
+}
+
+// releaseConsts frees the constants.
+func (r *KernelRunner) releaseConsts() error {
+	var first error
+	for _, s := range r.prog.consts {
+		if r.live[s] {
+			r.live[s] = false
+			if err := r.mem.free(r.dev, r.tensors[s].Buf); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// Begin starts a run: it resets the per-run state and uploads the inputs
+// (in the order of the graph's declared inputs, already checked). flow is
+// the trace flow id of the first kernel (0: not traced).
+func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
+	for s := range r.tensors {
+		if r.prog.slots[s].isConst {
+			continue
+		}
+		t := &r.tensors[s]
+		t.Host, t.Buf, t.DType = nil, device.Buffer{}, 0
+		t.Shape = t.Shape[:0]
+	}
+	clear(r.resolved)
+	r.runSeed++
+	for pos := range r.args {
+		a := &r.args[pos]
+		a.Seed = r.seed ^ (r.runSeed * 0x9e3779b97f4a7c15) ^ uint64(pos)*0xbf58476d1ce4e5b9
+		a.Flow = 0
+		if flow != 0 {
+			a.Flow = flow + uint64(pos)
+		}
+		a.Workspace = device.Buffer{}
+	}
+	for i, s := range r.prog.inputs {
+		in := inputs[i]
+		t := &r.tensors[s]
+		t.Shape = append(t.Shape, in.Shape...)
+		t.DType, t.Host = in.DType, in.Host
+		buf, err := r.mem.alloc(r.dev, t.Bytes(), in.Host != nil)
+		if err != nil {
+			return fmt.Errorf("actor: upload input %q: %w", r.prog.slots[s].name, err)
+		}
+		t.Buf = buf
+		r.live[s] = true
+		if in.Host != nil {
+			if err := r.stream.CopyH2D(buf, in.Host); err != nil {
+				return fmt.Errorf("actor: upload input %q: %w", r.prog.slots[s].name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Outputs copies the graph outputs to new host tensors, after every kernel
+// launched.
+func (r *KernelRunner) Outputs(ctx context.Context) ([]*kernel.Tensor, error) {
+	outs := make([]*kernel.Tensor, len(r.prog.outputs))
+	for i, s := range r.prog.outputs {
+		t := &r.tensors[s]
+		o := &kernel.Tensor{Shape: t.Shape.Clone(), DType: t.DType}
+		if t.Buf.Data != nil {
+			o.Host = make([]byte, o.Bytes())
+			if err := r.stream.CopyD2H(ctx, o.Host, t.Buf); err != nil {
+				return nil, fmt.Errorf("actor: download output %q: %w", r.prog.slots[s].name, err)
+			}
+		} else if t.Host != nil && t.Buf.IsZero() {
+			o.Host = append([]byte(nil), t.Host[:o.Bytes()]...)
+		}
+		outs[i] = o
+	}
+	return outs, nil
+}
+
+// End frees every non-constant buffer still held after a run (outputs,
+// unused inputs, and everything when the run failed) and the workspace of
+// a launch that failed half way. It is safe to call whatever state a
+// failed run left.
+func (r *KernelRunner) End() error {
+	var first error
+	note := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	for s := range r.live {
+		if r.live[s] && !r.prog.slots[s].isConst {
+			r.live[s] = false
+			note(r.mem.free(r.dev, r.tensors[s].Buf))
+		}
+	}
+	for pos, b := range r.ws {
+		if !b.IsZero() {
+			r.ws[pos] = device.Buffer{}
+			note(r.mem.free(r.dev, b))
+		}
+	}
+	return first
+}
+
+// stageErr wraps a kernel failure with its node, op and stage.
+func (r *KernelRunner) stageErr(pos int, st kernel.Stage, err error) error {
+	nd := &r.prog.nodes[pos]
+	return fmt.Errorf("actor: %w", &kernel.Error{Node: nd.name, Op: nd.op, Stage: st, Err: err})
+}
+
+// recovered turns a panic of kernel code in stage st of node pos into an
+// error; use as `defer r.recovered(pos, st, &err)`.
+func (r *KernelRunner) recovered(pos int, st kernel.Stage, err *error) {
+	if p := recover(); p != nil {
+		*err = r.stageErr(pos, st, &PanicError{Value: p, Stack: debug.Stack()})
+	}
+}
+
+// PanicError is the cause of a step's failure when kernel code panicked:
+// the panic value and the stack of the goroutine that recovered it.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.Value, e.Stack) }
+
+// Prepare gathers node pos's inputs. Inputs are bound when the graph is
+// lowered, so the step is the node's synthetic prepare cost.
+func (r *KernelRunner) Prepare(pos int) {
+	spin.For(r.prog.nodes[pos].costs.Prepare)
+}
+
+// Needs appends to out what node pos's InferShape waits for: compute-
+// dependent producers of its inputs not yet resolved, and value-dependency
+// inputs with no host copy yet. An empty result means InferShape may run.
+func (r *KernelRunner) Needs(pos int, out []Need) []Need {
+	nd := &r.prog.nodes[pos]
+	for _, s := range nd.in {
+		if pr := r.prog.slots[s].producer; pr >= 0 && r.prog.nodes[pr].compute && !r.resolved[pr] && !hasNeed(out, pr, -1) {
+			out = append(out, Need{Producer: pr, Input: -1})
+		}
+	}
+	for _, j := range nd.valueDeps {
+		if r.args[pos].In[j].Host != nil {
+			continue // a constant, a host input, or staged by an earlier reader
+		}
+		out = append(out, Need{Producer: r.prog.slots[nd.in[j]].producer, Input: j})
+	}
+	return out
+}
+
+func hasNeed(ns []Need, p, j int) bool {
+	for _, n := range ns {
+		if n.Producer == p && n.Input == j {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolve sets the real output shapes of compute-dependent node pos, after
+// it completed on the device (the caller has waited for that).
+func (r *KernelRunner) Resolve(pos int) (err error) {
+	defer r.recovered(pos, kernel.StageLaunch, &err)
+	if r.resolved[pos] {
+		return nil
+	}
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	shapes, err := nd.cd.OutputShapes(ar)
+	if err != nil {
+		return r.stageErr(pos, kernel.StageLaunch, err)
+	}
+	if len(shapes) != len(ar.Out) {
+		return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("OutputShapes returned %d shapes for %d outputs", len(shapes), len(ar.Out)))
+	}
+	for i, sh := range shapes {
+		t := ar.Out[i]
+		n, ok := elements(sh)
+		if !ok {
+			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("OutputShapes: output %d shape %v has a negative or overflowing dimension", i, sh))
+		}
+		if n > 0 && n*int64(t.DType.Size()) > t.Buf.Size {
+			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("real output shape %v exceeds the %d bytes allocated", sh, t.Buf.Size))
+		}
+		t.Shape = append(t.Shape[:0], sh...)
+	}
+	r.resolved[pos] = true
+	return nil
+}
+
+// Stage copies value-dependency input j of node pos to the host over
+// stream s, after its producer completed (the caller has waited for that
+// or made s wait for it).
+func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) error {
+	ar := &r.args[pos]
+	t := ar.In[j]
+	if t.Host != nil {
+		return nil
+	}
+	if t.Buf.Data == nil {
+		return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("value dependency input %d (%v) has no real contents", j, t))
+	}
+	slot := r.prog.nodes[pos].in[j]
+	n := t.Bytes()
+	if int64(cap(r.staging[slot])) < n {
+		r.staging[slot] = make([]byte, n)
+	}
+	h := r.staging[slot][:n]
+	if err := s.CopyD2H(ctx, h, t.Buf); err != nil {
+		return r.stageErr(pos, kernel.StageInfer, err)
+	}
+	t.Host = h
+	return nil
+}
+
+// Infer runs node pos's InferShape and checks what it inferred.
+func (r *KernelRunner) Infer(pos int) (err error) {
+	defer r.recovered(pos, kernel.StageInfer, &err)
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	if err := nd.k.InferShape(ar.In, ar.Out); err != nil {
+		return r.stageErr(pos, kernel.StageInfer, err)
+	}
+	for i, s := range nd.out {
+		t := ar.Out[i]
+		if t != &r.tensors[s] {
+			ar.Out[i] = &r.tensors[s]
+			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("InferShape replaced output tensor %d", i))
+		}
+		if !t.DType.Valid() {
+			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("output %d has invalid dtype %v", i, t.DType))
+		}
+		if _, ok := bytesOf(t.Shape, t.DType); !ok {
+			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("output %d shape %v has a negative dimension or more bytes than an int64 counts", i, t.Shape))
+		}
+	}
+	spin.For(nd.costs.Infer)
+	return nil
+}
+
+// Resize runs node pos's Resize into the node's tiling.
+func (r *KernelRunner) Resize(pos int) (err error) {
+	defer r.recovered(pos, kernel.StageResize, &err)
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	if err := nd.k.Resize(ar.In, ar.Out, &ar.Tiling); err != nil {
+		return r.stageErr(pos, kernel.StageResize, err)
+	}
+	if ar.Tiling.Workspace < 0 {
+		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("negative workspace %d", ar.Tiling.Workspace))
+	}
+	spin.For(nd.costs.Resize)
+	return nil
+}
+
+// Launch allocates node pos's outputs and workspace, computes the real
+// results when the data is real, launches the kernel's modeled work on the
+// stream, records the node's event if someone waits on it, and frees what
+// dies here.
+func (r *KernelRunner) Launch(pos int) (err error) {
+	defer r.recovered(pos, kernel.StageLaunch, &err)
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	real := kernel.OutputsReal(nd.k, ar.In)
+	for i, s := range nd.out {
+		t := ar.Out[i]
+		buf, err := r.mem.alloc(r.dev, t.Bytes(), real)
+		if err != nil {
+			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("output %d: %w", i, err))
+		}
+		t.Buf = buf
+		r.live[s] = true
+	}
+	if n := ar.Tiling.Workspace; n > 0 {
+		buf, err := r.mem.alloc(r.dev, n, real)
+		if err != nil {
+			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("workspace: %w", err))
+		}
+		ar.Workspace = buf
+		r.ws[pos] = buf
+	}
+	if l, ok := nd.k.(Launcher); ok {
+		if err := l.LaunchOn(r.stream, ar, real); err != nil {
+			return r.stageErr(pos, kernel.StageLaunch, err)
+		}
+	} else {
+		k := device.Kernel{Name: nd.op, Cost: nd.k.Cost(ar.In, ar.Out), Flow: ar.Flow}
+		if real {
+			t0 := clock.Now()
+			if err := nd.k.Compute(ar); err != nil {
+				return r.stageErr(pos, kernel.StageLaunch, err)
+			}
+			k.Computed = device.Interval{Start: t0, End: clock.Now()}
+		}
+		if err := r.stream.Launch(k); err != nil {
+			return r.stageErr(pos, kernel.StageLaunch, err)
+		}
+	}
+	if nd.watched {
+		r.stream.Record(r.events[pos])
+	}
+	if b := r.ws[pos]; !b.IsZero() {
+		r.ws[pos] = device.Buffer{}
+		ar.Workspace = device.Buffer{}
+		if err := r.mem.free(r.dev, b); err != nil {
+			return r.stageErr(pos, kernel.StageLaunch, err)
+		}
+	}
+	for _, s := range nd.free {
+		if r.live[s] {
+			r.live[s] = false
+			if err := r.mem.free(r.dev, r.tensors[s].Buf); err != nil {
+				return r.stageErr(pos, kernel.StageLaunch, err)
+			}
+		}
+	}
+	spin.For(nd.costs.Launch)
+	return nil
+}
+
+// Event is node pos's completion event (nil unless someone waits on it).
+func (r *KernelRunner) Event(pos int) device.Event { return r.events[pos] }
+
+// Compute reports whether node pos is compute-dependent, and Resolved
+// whether its real output shapes are set in this run.
+func (r *KernelRunner) Compute(pos int) bool  { return r.prog.nodes[pos].compute }
+func (r *KernelRunner) Resolved(pos int) bool { return r.resolved[pos] }
+
+// elements is the element count of shape sh, false if a dimension is
+// negative or the count overflows an int64.
+func elements(sh kernel.Shape) (int64, bool) {
+	n := uint64(1)
+	for _, d := range sh {
+		if d < 0 {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > 1<<63-1 {
+			return 0, false
+		}
+		n = lo
+	}
+	return int64(n), true
+}
+
+// bytesOf is the byte count of a tensor of shape sh and dtype dt, false if
+// it is not a valid count.
+func bytesOf(sh kernel.Shape, dt kernel.DType) (int64, bool) {
+	n, ok := elements(sh)
+	if !ok {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(n), uint64(dt.Size()))
+	if hi != 0 || lo > 1<<63-1 {
+		return 0, false
+	}
+	return int64(lo), true
+}
+
+// Launcher is implemented by kernels that a device actor runs somewhere
+// other than on its stream (package heterog's nodes computed on the host
+// CPU): LaunchOn replaces the computation and launch of the kernel. It gets
+// the actor's stream, the kernel's arguments with outputs and workspace
+// allocated, and whether the data is real (Compute must run).
+type Launcher interface {
+	LaunchOn(s device.Stream, a *kernel.Args, real bool) error
+}
