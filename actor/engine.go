@@ -73,6 +73,7 @@ type engine struct {
 	// launched counts launches over the actor's life.
 	launched ready.Counter
 	cur      *runState // the current run; set before its first push
+	rs       runState  // reused run after run: nothing outlives a run
 
 	// Owned by their goroutine, kept across runs so a run allocates nothing
 	// per kernel: the host work intervals and the barrier scratch.
@@ -82,13 +83,15 @@ type engine struct {
 	labels  [maxWorkers]context.Context
 }
 
-// runState is the state of one run. Each run gets a fresh one, so nothing
-// a late cancellation of an earlier run does reaches a later one.
+// runState is the state of one run. It is reset when a run begins: no
+// callback or goroutine of an earlier run touches it after that run
+// returned (the run waits for its queues to drain, and the caller's
+// context is polled, never watched).
 type runState struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	err    uatomic.Error // first error of any goroutine: sticky
-	halt   atomic.Bool   // set on the first error or when the caller's ctx ends
+	halt   atomic.Bool   // set on the first error
 	base   uint64        // launched at the start of the run
 	// busy is each stage's host work, written by the goroutine running the
 	// stage; wait each goroutine's time blocked on barriers. Both are read
@@ -155,6 +158,11 @@ func (rs *runState) fail(err error) {
 	}
 }
 
+// stopped reports whether the run failed or its context ended.
+func (rs *runState) stopped() bool { return rs.halt.Load() || rs.ctx.Err() != nil }
+
+func noCancel() {}
+
 // handler returns the task handler of goroutine w ≥ 1.
 func (e *engine) handler(w int) func(int32) error {
 	return func(pos int32) error {
@@ -163,7 +171,7 @@ func (e *engine) handler(w int) func(int32) error {
 			e.labeled[w].Store(true)
 		}
 		rs := e.cur
-		if rs.halt.Load() {
+		if rs.stopped() {
 			return nil
 		}
 		e.a.tr.depth(w, e.pipe.Len(queues.Stage(w)))
@@ -287,11 +295,20 @@ var flowSeq atomic.Uint64
 // run executes one run from goroutine 0 and fills st's host figures.
 func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, st *plan.Stats) ([]*kernel.Tensor, error) {
 	r := e.r
-	rs := &runState{base: e.launched.Load()}
-	rs.ctx, rs.cancel = context.WithCancel(ctx)
+	rs := &e.rs
+	if rs.err.Load() != nil {
+		rs.err.Store(nil)
+	}
+	rs.halt.Store(false)
+	rs.busy, rs.wait = [kernel.StageLaunch + 1]time.Duration{}, [maxWorkers]time.Duration{}
+	rs.base = e.launched.Load()
+	if e.workers > 1 {
+		// A failure cancels the other goroutines' waits.
+		rs.ctx, rs.cancel = context.WithCancel(ctx)
+	} else {
+		rs.ctx, rs.cancel = ctx, noCancel
+	}
 	defer rs.cancel()
-	stopWatch := context.AfterFunc(ctx, func() { rs.halt.Store(true) })
-	defer stopWatch()
 	e.cur = rs
 	for w := range e.spans {
 		e.spans[w] = e.spans[w][:0]
@@ -359,7 +376,7 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 func (e *engine) feed(rs *runState) {
 	r := e.r
 	for pos := range e.a.prog.nodes {
-		if rs.halt.Load() {
+		if rs.stopped() {
 			return
 		}
 		if len(e.steps[0]) > 0 {

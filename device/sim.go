@@ -57,6 +57,7 @@ type Sim struct {
 	prof Profile
 	obs  Observer
 	lch  Launcher
+	who  string // "device <profile name>", in errors
 
 	mem *account.Memory
 	act account.Activity
@@ -75,7 +76,7 @@ func NewSim(o SimOptions) (*Sim, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, mem: account.NewMemory(o.Allocator)}, nil
+	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, who: "device " + o.Profile.Name, mem: account.NewMemory(o.Allocator)}, nil
 }
 
 // Name implements Device.
@@ -86,12 +87,12 @@ func (d *Sim) Profile() Profile { return d.prof }
 
 // Alloc implements Device.
 func (d *Sim) Alloc(size int64, materialize bool) (Buffer, error) {
-	return allocIn(d.mem, "device "+d.prof.Name, size, materialize)
+	return allocIn(d.mem, d.who, size, materialize)
 }
 
 // Free implements Device. Freeing is stream-ordered: work already launched
 // keeps the contents it computed on.
-func (d *Sim) Free(b Buffer) error { return freeIn(d.mem, "device "+d.prof.Name, b) }
+func (d *Sim) Free(b Buffer) error { return freeIn(d.mem, d.who, b) }
 
 // NewStream implements Device.
 func (d *Sim) NewStream() Stream {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 )
 
 // scheduler runs a DAG of tasks, numbered in a topological order, on worker
@@ -153,21 +154,24 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 	for gi := range s.groups {
 		dispatch(gi)
 	}
+	// When the caller gives up, running tasks get a grace period to return
+	// their own errors (they name the node) before the decider stops
+	// waiting for tasks that ignore the context.
+	parentDone := s.parent.Done()
+	var grace <-chan time.Time
 	for inflight > 0 {
 		var i int
 		select {
 		case i = <-s.done:
-		case <-ctx.Done():
-			// The caller gave up (or a task failed): stop waiting for tasks
-			// that ignore the context; the next run collects them first.
-			if first == nil {
-				fail(ctx.Err(), -1)
-			}
-			if s.abandon(inflight) {
-				inflight = 0
-				continue
-			}
-			i = <-s.done
+		case <-parentDone:
+			parentDone = nil
+			grace = time.After(abandonGrace)
+			continue
+		case <-grace:
+			fail(s.parent.Err(), -1)
+			s.orphans = inflight
+			inflight = 0
+			continue
 		}
 		inflight--
 		s.ran++
@@ -196,16 +200,9 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 	return failed, first
 }
 
-// abandon reports whether the decider should stop waiting for n running
-// tasks: only when the caller's context itself is done (a task error
-// cancels only the run's context, and the other tasks then finish soon).
-func (s *scheduler) abandon(n int) bool {
-	if s.parent.Err() == nil {
-		return false
-	}
-	s.orphans = n
-	return true
-}
+// abandonGrace is how long a run whose caller gave up waits for its
+// running tasks before it returns without them.
+const abandonGrace = 100 * time.Millisecond
 
 // collect waits for the tasks a cancelled run left running, so that no two
 // runs' tasks overlap.

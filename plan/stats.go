@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"container/heap"
 	"time"
 )
 
@@ -105,17 +104,26 @@ type Span struct{ Start, End int64 }
 // dt. It is at most procs times the time the intervals cover.
 func HostWork(procs int, lists ...[]Span) time.Duration {
 	procs = max(procs, 1)
-	h := make(spanHeap, 0, 2*len(lists))
+	// A sweep over the span boundaries, the next one found by a linear
+	// scan of the goroutines' cursors: there are a handful of goroutines,
+	// and the scan allocates nothing for up to len(buf) of them.
+	var buf [16]cursor
+	cs := buf[:0]
 	for i, l := range lists {
 		if len(l) > 0 {
-			h = append(h, cursor{list: i, t: l[0].Start, start: true})
+			cs = append(cs, cursor{list: i, t: l[0].Start, start: true})
 		}
 	}
-	heap.Init(&h)
 	var total, last int64
 	active := 0
-	for len(h) > 0 {
-		c := h[0]
+	for len(cs) > 0 {
+		m := 0
+		for j := 1; j < len(cs); j++ {
+			if cs[j].before(cs[m]) {
+				m = j
+			}
+		}
+		c := cs[m]
 		if active > 0 {
 			total += int64(min(active, procs)) * (c.t - last)
 		}
@@ -123,17 +131,16 @@ func HostWork(procs int, lists ...[]Span) time.Duration {
 		l := lists[c.list]
 		if c.start {
 			active++
-			h[0] = cursor{list: c.list, i: c.i, t: l[c.i].End}
+			cs[m] = cursor{list: c.list, i: c.i, t: l[c.i].End}
 		} else {
 			active--
 			if c.i+1 < len(l) {
-				h[0] = cursor{list: c.list, i: c.i + 1, t: l[c.i+1].Start, start: true}
+				cs[m] = cursor{list: c.list, i: c.i + 1, t: l[c.i+1].Start, start: true}
 			} else {
-				heap.Pop(&h)
-				continue
+				cs[m] = cs[len(cs)-1]
+				cs = cs[:len(cs)-1]
 			}
 		}
-		heap.Fix(&h, 0)
 	}
 	return time.Duration(total)
 }
@@ -146,22 +153,11 @@ type cursor struct {
 	start   bool
 }
 
-// spanHeap orders cursors by time, ends before starts at equal times (a
-// span ending when the next begins leaves no overlap).
-type spanHeap []cursor
-
-func (h spanHeap) Len() int { return len(h) }
-func (h spanHeap) Less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
+// before orders cursors by time, ends before starts at equal times (a span
+// ending when the next begins leaves no overlap).
+func (c cursor) before(d cursor) bool {
+	if c.t != d.t {
+		return c.t < d.t
 	}
-	return !h[i].start && h[j].start
-}
-func (h spanHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *spanHeap) Push(x any)   { *h = append(*h, x.(cursor)) }
-func (h *spanHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return !c.start && d.start
 }

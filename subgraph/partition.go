@@ -515,6 +515,11 @@ func fold(k kernel.Kernel, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) 
 			return nil
 		}
 	}
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
 	out, err := inferOutputs(k, in, len(n.Outputs))
 	if err != nil {
 		return nil
@@ -525,11 +530,6 @@ func fold(k kernel.Kernel, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) 
 		}
 		t.Host = make([]byte, t.Bytes())
 	}
-	defer func() {
-		if recover() != nil {
-			out = nil
-		}
-	}()
 	var tl kernel.Tiling
 	if err := k.Resize(in, out, &tl); err != nil || tl.Workspace > 0 {
 		return nil

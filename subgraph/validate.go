@@ -3,6 +3,7 @@ package subgraph
 import (
 	"container/heap"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/pipert/pipert/kernel"
@@ -281,7 +282,29 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 	for j := range out {
 		out[j] = &kernel.Tensor{}
 	}
-	return out, safeInfer(k, in, out)
+	if err := safeInfer(k, in, out); err != nil {
+		return nil, err
+	}
+	for j, t := range out {
+		if t == nil {
+			return nil, fmt.Errorf("InferShape left output %d nil", j)
+		}
+		n := uint64(1)
+		for _, d := range t.Shape {
+			if d == kernel.Dynamic {
+				continue
+			}
+			if d < 0 {
+				return nil, fmt.Errorf("InferShape gave output %d the negative dimension %d", j, d)
+			}
+			hi, lo := bits.Mul64(n, uint64(d))
+			if hi != 0 || lo > 1<<62 {
+				return nil, fmt.Errorf("InferShape gave output %d the shape %v, whose element count overflows", j, t.Shape)
+			}
+			n = lo
+		}
+	}
+	return out, nil
 }
 
 // safeInfer runs InferShape, turning a kernel's panic into an error so that

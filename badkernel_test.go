@@ -1,0 +1,289 @@
+package pipert_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// fault is what a bad kernel does once, on its nth call of the stage it
+// misbehaves in; every other call behaves like ReLU.
+type fault struct {
+	name  string
+	stage kernel.Stage
+	nth   int64
+	do    func(in, out []*kernel.Tensor) error // in InferShape (nil: panic in stage)
+}
+
+// badKernel is ReLU with a fault.
+type badKernel struct {
+	kernel.Kernel
+	f     *fault
+	armed *atomic.Bool
+	calls *atomic.Int64
+}
+
+// fire reports whether this call of stage s misbehaves. Calls before the
+// fault is armed (those of compilation) do not count.
+func (k *badKernel) fire(s kernel.Stage) bool {
+	return k.armed.Load() && k.f.stage == s && k.calls.Add(1) == k.f.nth
+}
+
+func (k *badKernel) InferShape(in, out []*kernel.Tensor) error {
+	if k.fire(kernel.StageInfer) {
+		if k.f.do == nil {
+			panic("bad kernel: " + k.f.name)
+		}
+		return k.f.do(in, out)
+	}
+	return k.Kernel.InferShape(in, out)
+}
+
+func (k *badKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	if k.fire(kernel.StageResize) {
+		panic("bad kernel: " + k.f.name)
+	}
+	return k.Kernel.Resize(in, out, t)
+}
+
+func (k *badKernel) Compute(a *kernel.Args) error {
+	if k.fire(kernel.StageLaunch) {
+		panic("bad kernel: " + k.f.name)
+	}
+	return k.Kernel.Compute(a)
+}
+
+var errThousandth = errors.New("the thousandth call fails")
+
+// blockCtx is the context a blocking kernel waits on: the test's run.
+var blockCtx atomic.Pointer[context.Context]
+
+func faults() []*fault {
+	return []*fault{
+		{name: "panic in InferShape", stage: kernel.StageInfer, nth: 1},
+		{name: "panic in Resize", stage: kernel.StageResize, nth: 1},
+		{name: "panic in Compute", stage: kernel.StageLaunch, nth: 1},
+		{name: "negative dimension", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+			out[0].DType, out[0].Shape = kernel.Float32, kernel.Shape{-3, 4}
+			return nil
+		}},
+		{name: "overflowing element count", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+			out[0].DType, out[0].Shape = kernel.Float32, kernel.Shape{1 << 40, 1 << 40}
+			return nil
+		}},
+		{name: "nil output", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+			out[0] = nil
+			return nil
+		}},
+		{name: "blocks until cancelled", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+			ctx := *blockCtx.Load()
+			<-ctx.Done()
+			return ctx.Err()
+		}},
+		{name: "error on the 1000th call", stage: kernel.StageInfer, nth: 1000, do: func(in, out []*kernel.Tensor) error {
+			return errThousandth
+		}},
+	}
+}
+
+func badRegistry(t *testing.T, f *fault, armed *atomic.Bool) *ops.Registry {
+	r := ops.NewRegistry()
+	calls := new(atomic.Int64)
+	if err := r.Register("Bad", func(a kernel.Attrs) (kernel.Kernel, error) {
+		k, err := ops.Builtins().New("ReLU", nil)
+		return &badKernel{Kernel: k, f: f, armed: armed, calls: calls}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// badGraph is x → 3 × ReLU → Bad (placed on the CPU) → 3 × Add. The input
+// is dynamic so that compilation infers no shape.
+func badGraph() *subgraph.Graph {
+	b := subgraph.NewBuilder("bad")
+	h := b.Input("x", kernel.Float32, kernel.Dynamic, 4)
+	for range 3 {
+		h = b.Op("ReLU", h)
+	}
+	b.Node(&subgraph.Node{Name: "bad", Op: "Bad", Inputs: []string{h}, Placement: subgraph.OnCPU}, 1)
+	h = b.Last().Outputs[0]
+	for range 3 {
+		h = b.Op("Add", h, h)
+	}
+	b.Output(h)
+	return b.Graph()
+}
+
+type modeCase struct {
+	name string
+	opts []pipert.Option
+}
+
+func everyMode() []modeCase {
+	return []modeCase{
+		{"kbk", []pipert.Option{pipert.WithMode(pipert.KBK)}},
+		{"async/drain", []pipert.Option{pipert.WithMode(pipert.Async), pipert.WithBarrier(pipert.Drain)}},
+		{"async/per-tensor", []pipert.Option{pipert.WithMode(pipert.Async)}},
+		{"pipeline/drain", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithBarrier(pipert.Drain)}},
+		{"pipeline/per-tensor", []pipert.Option{pipert.WithMode(pipert.Pipeline)}},
+		{"hetero", []pipert.Option{pipert.WithHeterogeneous(nil)}},
+	}
+}
+
+// TestBadKernelsBecomeErrors: in every mode, a kernel that panics,
+// returns a bad shape or nil, blocks until cancelled or fails on its
+// 1000th call makes Run fail with an error naming node, op and stage; the
+// executable then runs correctly, and closing it leaks no device memory
+// (TestMain checks goroutines).
+func TestBadKernelsBecomeErrors(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 2, 4)}
+	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
+	for _, m := range everyMode() {
+		for _, f := range faults() {
+			t.Run(m.name+"/"+f.name, func(t *testing.T) {
+				dev, err := device.NewSim(device.SimOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				armed := new(atomic.Bool)
+				opts := append([]pipert.Option{pipert.WithDevice(dev), pipert.WithRegistry(badRegistry(t, f, armed))}, m.opts...)
+				exe, err := pipert.Compile(badGraph(), opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				armed.Store(true)
+				var runErr error
+				for i := int64(0); i < f.nth && runErr == nil; i++ {
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					if f.name == "blocks until cancelled" {
+						cancel()
+						ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+					}
+					blockCtx.Store(&ctx)
+					_, runErr = exe.Run(ctx, in)
+					cancel()
+				}
+				if runErr == nil {
+					t.Fatalf("no run failed")
+				}
+				checkNamed(t, runErr, f)
+				res, err := exe.Run(context.Background(), in)
+				if err != nil {
+					t.Fatalf("run after the failure: %v", err)
+				}
+				if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("run after the failure gave %v, want %v", got, want)
+				}
+				if err := exe.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if n := dev.Stats().MemInUse; n != 0 {
+					t.Fatalf("%d device bytes leaked", n)
+				}
+				if _, err := exe.Run(context.Background(), in); !errors.Is(err, pipert.ErrClosed) {
+					t.Fatalf("run after Close: %v, want ErrClosed", err)
+				}
+			})
+		}
+	}
+}
+
+func checkNamed(t *testing.T, err error, f *fault) {
+	t.Helper()
+	if f.name == "blocks until cancelled" {
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("error %v does not say the run was cancelled", err)
+		}
+	}
+	var ke *kernel.Error
+	if !errors.As(err, &ke) {
+		t.Fatalf("error %v is not a *kernel.Error", err)
+	}
+	if ke.Node != "bad" || ke.Op != "Bad" || ke.Stage != f.stage {
+		t.Fatalf("error names node %q op %q stage %v, want bad Bad %v: %v", ke.Node, ke.Op, ke.Stage, f.stage, err)
+	}
+	if f.do == nil && !strings.Contains(err.Error(), "bad kernel: "+f.name) {
+		t.Fatalf("error %v does not carry the panic value", err)
+	}
+	if f.nth == 1000 && !errors.Is(err, errThousandth) {
+		t.Fatalf("error %v does not wrap the kernel's", err)
+	}
+}
+
+// TestFactoryFailuresAreErrors: a factory that panics or returns no kernel
+// fails Compile with an error naming the op.
+func TestFactoryFailuresAreErrors(t *testing.T) {
+	for name, f := range map[string]kernel.Factory{
+		"panics":   func(kernel.Attrs) (kernel.Kernel, error) { panic("factory") },
+		"nil, nil": func(kernel.Attrs) (kernel.Kernel, error) { return nil, nil },
+		"an error": func(kernel.Attrs) (kernel.Kernel, error) { return nil, errors.New("no") },
+	} {
+		r := ops.NewRegistry()
+		if err := r.Register("Bad", f); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range everyMode() {
+			_, err := pipert.Compile(badGraph(), append([]pipert.Option{pipert.WithRegistry(r)}, m.opts...)...)
+			if err == nil || !strings.Contains(err.Error(), "Bad") {
+				t.Errorf("factory that %s, %s: error %v", name, m.name, err)
+			}
+		}
+	}
+}
+
+// TestAllocationsPerKernel: in steady state a run allocates nothing per
+// kernel in any mode, on static-shape graphs: the allocations of a
+// 1 000-kernel run equal those of a 100-kernel run.
+func TestAllocationsPerKernel(t *testing.T) {
+	chain := func(n int) *subgraph.Graph {
+		b := subgraph.NewBuilder(fmt.Sprintf("chain%d", n))
+		h := b.Input("x", kernel.Float32, 4, 4)
+		for range n {
+			h = b.Op("Add", h, h)
+		}
+		b.Output(h)
+		return b.Graph()
+	}
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32(make([]float32, 16), 4, 4)}
+	for _, m := range everyMode()[:5] {
+		var per [2]float64
+		for i, n := range []int{100, 1000} {
+			exe, err := pipert.Compile(chain(n), m.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			for range 3 {
+				if _, err := exe.Run(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			per[i] = testing.AllocsPerRun(20, func() {
+				if _, err := exe.Run(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+			})
+			exe.Close()
+		}
+		if per[1] > per[0] {
+			t.Errorf("%s: %.0f allocations a run at 100 kernels, %.0f at 1000: the per-kernel term is not 0", m.name, per[0], per[1])
+		}
+		// The fixed term: the inputs, outputs and result of a run (7),
+		// and in the queued modes the run's cancellable context (2).
+		if limit := map[bool]float64{true: 7, false: 9}[m.name == "kbk"]; per[0] > limit {
+			t.Errorf("%s: %.0f allocations a run, want at most %.0f", m.name, per[0], limit)
+		}
+		t.Logf("%s: %.0f allocations a run (100 kernels), %.0f (1000 kernels)", m.name, per[0], per[1])
+	}
+}
