@@ -1,28 +1,49 @@
-// Package actor runs kernel graphs: a KernelRunner takes each kernel through
-// its host stages (prepare, InferShape, Resize, Launch) and a SuperKernelActor
-// runs one graph's nodes in execution order on a device stream.
+// Package actor runs kernel graphs on one device stream.
+//
+// A KernelRunner is the per-kernel core, MindSpore's KernelRunner: for each
+// kernel of a lowered graph, in execution order, it prepares the inputs,
+// reports what InferShape must wait for (value and compute dependencies),
+// stages values to the host, runs InferShape and Resize, and launches
+// (allocation, the real computation, the modeled launch, the frees). It
+// starts no goroutines and never waits: the engine, its goroutine shell,
+// runs its steps on the goroutines a plan.Plan names and performs the
+// waits. A SuperKernelActor owns one runner and its engine and serialises
+// runs.
 //
 // # Modes
 //
-//   - KBK (kernel by kernel): every stage of every kernel runs on the calling
-//     goroutine. The device still overlaps the host (launches are
-//     asynchronous), but the host issues one kernel at a time. KBK is the
-//     reference every other mode is checked against, bit for bit.
+// The mode is data (plan.PlanOf): KBK runs every step on the calling
+// goroutine, the reference every other mode must match bit for bit; Async
+// hands Launch to a goroutine of its own; Pipeline gives InferShape, Resize
+// and Launch a goroutine each, chained by queues.Pipeline.
 //
 // # Dependencies
 //
 // A value dependency (Reshape's shape input) makes InferShape wait for the
-// producing kernel to complete on the device and copies the tensor to the
-// host. A compute dependency (Unique) makes the runner wait for the kernel to
-// complete and read its real output shapes before the next kernel is issued.
+// producing kernel: under plan.PerTensor for its launch and completion
+// event only, under plan.Drain for the queues after InferShape and the
+// stream to drain; then the tensor is copied to the host. A compute
+// dependency (Unique) is resolved by the first consumer under PerTensor,
+// and right after the producer is issued, by draining everything, under
+// Drain.
+//
+// # Failures
+//
+// Every call into a kernel runs under recover; a panic, an error, or an
+// answer that cannot be right (a negative or overflowing shape, a replaced
+// output) fails the run with a *kernel.Error naming node, op and stage.
+// The first failure halts the run and cancels its waits; every buffer the
+// run allocated is freed, and the next run starts clean.
 //
 // # Memory
 //
 // Output and workspace memory is allocated right before a kernel's launch and
 // every tensor is freed right after the launch of its last user (stream
 // ordered: later work on the same stream sees the reuse in order). Graph
-// inputs are uploaded at the start of a run; constants once, at compile time.
+// inputs are uploaded at the start of a run; constants once, when the actor
+// is made.
 //
-// Dependency rule: actor imports subgraph, kernel, device and internal
-// packages; it knows nothing of the facade or the scenarios.
+// Dependency rule: actor imports plan, subgraph, kernel, device, queues,
+// sync/ready, trace and internal packages; it knows nothing of the facade,
+// heterog or the scenarios.
 package actor

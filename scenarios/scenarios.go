@@ -6,12 +6,17 @@
 //   - dynshape: Shape→Gather→Concat→Reshape value-dependency chains and a
 //     Unique (compute dependency) feeding a later branch, with independent
 //     work in between.
+//   - zerocost: smallops' graph with no synthetic host cost and near-zero
+//     device time: what the runtime itself costs per kernel.
+//   - hetero: device chains joined by CPU-placed chains that compute for
+//     real on the host, for heterogeneous runs.
 //
 // Each scenario builds at benchmark size on virtual tensors (shapes only,
 // except the small integer tensors that feed value dependencies) or at a
 // small size on real data, where every mode must give bit-identical outputs.
 //
-// Dependency rule: scenarios imports the facade (pipert), subgraph and kernel.
+// Dependency rule: scenarios imports the facade (pipert), plan, subgraph,
+// kernel and device.
 package scenarios
 
 import (
