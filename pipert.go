@@ -148,7 +148,9 @@ type Executable struct {
 func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	var c Config
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	if g == nil {
 		return nil, errors.New("pipert: compile: nil graph")

@@ -102,7 +102,7 @@ var (
 	ErrCycle      = fmt.Errorf("cycle")
 	ErrDangling   = fmt.Errorf("dangling tensor")
 	ErrDuplicate  = fmt.Errorf("duplicate name")
-	ErrUnknownOp  = fmt.Errorf("unknown op")
+	ErrUnknownOp  = kernel.ErrUnknownOp // the same sentinel as the resolver's
 	ErrArity      = fmt.Errorf("wrong number of operands")
 	ErrInferShape = fmt.Errorf("shape inference failed")
 	ErrBadInput   = fmt.Errorf("bad graph input")

@@ -1,0 +1,102 @@
+package pipert_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/subgraph"
+)
+
+func reluGraph() *subgraph.Graph {
+	b := subgraph.NewBuilder("relu")
+	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, kernel.Dynamic, 2)))
+	return b.Graph()
+}
+
+// TestMisuseIsAnError: every misuse of the facade is an error, in every
+// mode, and never a panic or a hang.
+func TestMisuseIsAnError(t *testing.T) {
+	if _, err := pipert.Compile(nil); err == nil {
+		t.Error("nil graph compiled")
+	}
+	if _, err := pipert.Compile(&subgraph.Graph{Name: "dangling", Nodes: []*subgraph.Node{{Name: "n", Op: "ReLU", Inputs: []string{"nowhere"}, Outputs: []string{"y"}}}, Outputs: []string{"y"}}); err == nil {
+		t.Error("graph reading an undefined tensor compiled")
+	}
+	if _, err := pipert.Compile(&subgraph.Graph{Name: "unknown", Inputs: []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{2}}},
+		Nodes: []*subgraph.Node{{Name: "n", Op: "NoSuchOp", Inputs: []string{"x"}, Outputs: []string{"y"}}}, Outputs: []string{"y"}}); !errors.Is(err, pipert.ErrUnknownOp) {
+		t.Errorf("unknown op: %v, want ErrUnknownOp", err)
+	}
+	for name, o := range map[string]pipert.Option{
+		"mode 9":           pipert.WithMode(9),
+		"barrier 7":        pipert.WithBarrier(7),
+		"capacity 0 - 1":   pipert.WithQueueCapacity(-1),
+		"capacity 1<<20+1": pipert.WithQueueCapacity(plan.MaxQueueCapacity + 1),
+		"negative cost":    pipert.WithCosts(pipert.Costs{Launch: -1}),
+	} {
+		if _, err := pipert.Compile(reluGraph(), o); !errors.Is(err, pipert.ErrConfig) {
+			t.Errorf("%s: %v, want ErrConfig", name, err)
+		}
+	}
+	good := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 2, 2)}
+	for _, m := range everyMode() {
+		exe, err := pipert.Compile(reluGraph(), append([]pipert.Option{nil, pipert.WithQueueCapacity(1)}, m.opts...)...)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		bad := map[string]map[string]*kernel.Tensor{
+			"nil map":       nil,
+			"nil tensor":    {"x": nil},
+			"unknown input": {"x": good["x"], "y": good["x"]},
+			"wrong dtype":   {"x": kernel.New(kernel.Int64, 2, 2)},
+			"wrong rank":    {"x": kernel.New(kernel.Float32, 4)},
+			"wrong dim":     {"x": kernel.New(kernel.Float32, 2, 3)},
+			"short data":    {"x": {DType: kernel.Float32, Shape: kernel.Shape{2, 2}, Host: make([]byte, 3)}},
+			"negative dim":  {"x": {DType: kernel.Float32, Shape: kernel.Shape{-2, 2}}},
+		}
+		for what, in := range bad {
+			if _, err := exe.Run(context.Background(), in); err == nil {
+				t.Errorf("%s: %s accepted", m.name, what)
+			}
+		}
+		//lint:ignore SA1012 a nil context is the misuse under test
+		if _, err := exe.Run(nil, good); err == nil { //nolint:staticcheck
+			t.Errorf("%s: nil context accepted", m.name)
+		}
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := exe.Run(cancelled, good); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: run on a cancelled context: %v", m.name, err)
+		}
+		// Concurrent runs are serialised and all correct.
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := exe.Run(context.Background(), good)
+				if err != nil {
+					t.Errorf("%s: concurrent run: %v", m.name, err)
+					return
+				}
+				if got := kernel.Float32s(res.Outputs["relu_0:0"].Host); got[0] != 0 || got[1] != 2 || got[3] != 4 {
+					t.Errorf("%s: concurrent run gave %v", m.name, got)
+				}
+			}()
+		}
+		wg.Wait()
+		if err := exe.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := exe.Close(); err != nil {
+			t.Errorf("%s: second Close: %v", m.name, err)
+		}
+		if _, err := exe.Run(context.Background(), good); !errors.Is(err, pipert.ErrClosed) {
+			t.Errorf("%s: run after Close: %v", m.name, err)
+		}
+	}
+}
