@@ -115,6 +115,17 @@ func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {
 			}
 		}
 	}
+	// The stage plan an actor records on its runner track ("plan
+	// pipeline/per-tensor 0123") says its mode; traces written before the
+	// plan was recorded keep the mode guessed from the track names.
+	for _, e := range p.Events {
+		if e.Kind != trace.EvInstant || role[e.Track] != "runner" || !strings.HasPrefix(e.Name, "plan ") {
+			continue
+		}
+		if m, ok := planMode(strings.TrimPrefix(e.Name, "plan ")); ok {
+			owner[e.Track].mode = m
+		}
+	}
 	// Flow ids attach to the slice event just before them on the track.
 	type key struct {
 		track int
@@ -215,6 +226,24 @@ func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {
 }
 
 // cut splits "a b c" into "a b" and "c".
+// planMode parses a plan.Plan's String ("pipeline/per-tensor 0123": the
+// mode, the barrier policy, the goroutine of each stage).
+func planMode(s string) (analysis.Mode, bool) {
+	modeBarrier, workers, ok := strings.Cut(s, " ")
+	mode, _, _ := strings.Cut(modeBarrier, "/")
+	if !ok || mode == "" || len(workers) != analysis.NumStages {
+		return analysis.Mode{}, false
+	}
+	m := analysis.Mode{Name: mode}
+	for i, c := range workers {
+		if c < '0' || c > '9' {
+			return analysis.Mode{}, false
+		}
+		m.Worker[i] = int(c - '0')
+	}
+	return m, true
+}
+
 func cut(s string) (string, string, bool) {
 	i := strings.LastIndexByte(s, ' ')
 	if i < 0 {

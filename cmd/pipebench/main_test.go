@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/pipert/pipert/plan"
 	"os"
 	"path/filepath"
 	"slices"
@@ -258,5 +259,30 @@ func TestDeviceSelection(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"nonsense": 1}`), 0o644)
 	if code, _, _ := runArgs(t, "-device", bad); code != 2 {
 		t.Fatalf("-device with a bad profile: exit %d", code)
+	}
+}
+
+func TestPlanModeReadsEveryPlan(t *testing.T) {
+	for _, m := range plan.Modes() {
+		for _, b := range []plan.BarrierPolicy{plan.Drain, plan.PerTensor} {
+			p, err := plan.PlanOf(m, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := planMode(p.String())
+			if !ok || got.Name != m.String() {
+				t.Fatalf("%q read as %+v, %v", p.String(), got, ok)
+			}
+			for s := range got.Worker {
+				if got.Worker[s] != int(p.Worker[s+1]) {
+					t.Fatalf("%q: stage %d on worker %d, plan says %d", p.String(), s, got.Worker[s], p.Worker[s+1])
+				}
+			}
+		}
+	}
+	for _, bad := range []string{"", "pipeline", "pipeline/drain 01", "kbk/drain 00x0"} {
+		if _, ok := planMode(bad); ok {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }
