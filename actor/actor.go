@@ -147,13 +147,46 @@ var ErrClosed = errors.New("actor: closed")
 // where the computation was). Whatever fails, every buffer the run
 // allocated is freed and the next run starts clean.
 func (a *SuperKernelActor) Run(ctx context.Context, inputs []*kernel.Tensor) ([]*kernel.Tensor, plan.Stats, error) {
+	return a.RunFeed(ctx, inputs, nil)
+}
+
+// Feed connects a run to the other parts of a heterogeneous run: inputs it
+// awaits one by one and outputs it hands on one by one, instead of all at
+// the start and the end.
+type Feed struct {
+	// Await returns graph input i, which Run was given as nil, once it is
+	// available (it may block, and must return when ctx ends). It is
+	// called on the calling goroutine, in execution order, before the
+	// first node reading the input is prepared.
+	Await func(ctx context.Context, input int) (*kernel.Tensor, error)
+	// Outputs lists graph outputs (by position) to publish; Publish gets
+	// each as a new host tensor (virtual when the computation was) as soon
+	// as its producer completed on the device, from one goroutine of the
+	// run, or at the end of the run when it could not be earlier. A failed
+	// run may leave some unpublished.
+	Outputs []int
+	Publish func(output int, t *kernel.Tensor)
+}
+
+// RunFeed is Run with a Feed (nil: Run).
+func (a *SuperKernelActor) RunFeed(ctx context.Context, inputs []*kernel.Tensor, f *Feed) ([]*kernel.Tensor, plan.Stats, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
 		return nil, plan.Stats{}, ErrClosed
 	}
-	if err := a.checkInputs(inputs); err != nil {
+	if err := a.checkInputs(inputs, f != nil); err != nil {
 		return nil, plan.Stats{}, err
+	}
+	if f != nil {
+		if f.Await == nil || f.Publish == nil {
+			return nil, plan.Stats{}, errors.New("actor: a Feed needs Await and Publish")
+		}
+		for _, o := range f.Outputs {
+			if o < 0 || o >= len(a.prog.outputs) {
+				return nil, plan.Stats{}, fmt.Errorf("actor: Feed output %d of %d", o, len(a.prog.outputs))
+			}
+		}
 	}
 	if a.eng == nil {
 		e, err := newEngine(a)
@@ -162,6 +195,7 @@ func (a *SuperKernelActor) Run(ctx context.Context, inputs []*kernel.Tensor) ([]
 		}
 		a.eng = e
 	}
+	a.eng.setFeed(f)
 	st := plan.Stats{Mode: a.plan.Mode, Barrier: a.plan.Barrier, Kernels: len(a.prog.nodes), Procs: runtime.GOMAXPROCS(0)}
 	dev0, str0 := a.dev.Stats(), a.r.stream.Stats()
 	cp0 := a.eng.copy.Stats()
@@ -184,13 +218,16 @@ func (a *SuperKernelActor) Run(ctx context.Context, inputs []*kernel.Tensor) ([]
 	return outs, st, nil
 }
 
-func (a *SuperKernelActor) checkInputs(inputs []*kernel.Tensor) error {
+func (a *SuperKernelActor) checkInputs(inputs []*kernel.Tensor, fed bool) error {
 	decl := a.prog.g.Inputs
 	if len(inputs) != len(decl) {
 		return fmt.Errorf("actor: graph %q takes %d inputs, got %d", a.prog.g.Name, len(decl), len(inputs))
 	}
 	for i, t := range inputs {
 		d := decl[i]
+		if t == nil && fed {
+			continue // awaited
+		}
 		switch {
 		case t == nil:
 			return fmt.Errorf("actor: input %q is nil", d.Name)

@@ -79,6 +79,13 @@ type engine struct {
 	// per kernel: the host work intervals and the barrier scratch.
 	spans   [maxWorkers][]plan.Span
 	needs   []Need
+
+	// A fed run (Feed): its feed, the outputs each node publishes, and
+	// the channel of launched nodes to the publishing goroutine.
+	feed    *Feed
+	pubOuts [][]int
+	pubCh   chan int
+	pubS    device.Stream
 	labeled [maxWorkers]atomic.Bool
 	labels  [maxWorkers]context.Context
 }
@@ -223,6 +230,9 @@ func (e *engine) run1(w, pos int, rs *runState) error {
 	}
 	e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
 	if w == e.launchW {
+		if e.pubCh != nil && len(e.pubOuts[pos]) > 0 {
+			e.pubCh <- pos // never blocks: room for every publishing node
+		}
 		e.launched.Advance(1)
 		if e.plan.YieldAfterLaunch {
 			runtime.Gosched()
@@ -318,15 +328,26 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 		n := uint64(len(r.args))
 		flow = flowSeq.Add(n) - n + 1
 	}
+	var published []*kernel.Tensor
+	var pubDone chan struct{}
+	if e.feed != nil {
+		published = make([]*kernel.Tensor, len(e.a.prog.outputs))
+		pubDone = e.startPublisher(rs, published)
+	}
 	err := r.Begin(inputs, flow)
 	if err != nil {
 		rs.fail(err)
 	} else {
-		e.feed(rs)
+		e.feedNodes(rs)
 	}
 	var qerr error
 	if e.pipe != nil {
 		qerr = e.pipe.Wait()
+	}
+	if pubDone != nil {
+		close(e.pubCh)
+		<-pubDone
+		e.pubCh = nil
 	}
 	err = rs.err.Load()
 	if cerr := ctx.Err(); cerr != nil {
@@ -354,10 +375,19 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 	}
 	var outs []*kernel.Tensor
 	if err == nil {
-		outs, err = r.Outputs(ctx)
+		outs, err = r.Outputs(ctx, published)
 	}
 	if err == nil {
 		err = r.stream.Synchronize(ctx)
+	}
+	if err == nil && e.feed != nil {
+		// What could not be published early: outputs of compute-dependent
+		// nodes, and inputs or constants passed through.
+		for _, o := range e.feed.Outputs {
+			if published[o] == nil {
+				e.feed.Publish(o, outs[o])
+			}
+		}
 	}
 	if ferr := r.End(); err == nil {
 		err = ferr
@@ -371,13 +401,24 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 	return outs, err
 }
 
-// feed is goroutine 0: it runs its steps of each node and pushes the node
-// on.
-func (e *engine) feed(rs *runState) {
+// feedNodes is goroutine 0: it runs its steps of each node and pushes the
+// node on.
+func (e *engine) feedNodes(rs *runState) {
 	r := e.r
 	for pos := range e.a.prog.nodes {
 		if rs.stopped() {
 			return
+		}
+		if e.feed != nil {
+			t := clock.Now()
+			err := r.Acquire(rs.ctx, pos, e.feed.Await)
+			t1 := clock.Now()
+			rs.wait[0] += time.Duration(t1 - t)
+			e.a.tr.barrierSlice(0, t, t1)
+			if err != nil {
+				rs.fail(err)
+				return
+			}
 		}
 		if len(e.steps[0]) > 0 {
 			if err := e.run1(0, pos, rs); err != nil {
@@ -408,6 +449,69 @@ func (e *engine) feed(rs *runState) {
 				rs.fail(err)
 				return
 			}
+		}
+	}
+}
+
+// startPublisher starts the goroutine that publishes, in launch order,
+// each fed output as soon as its producer completed; it ends when pubCh is
+// closed, and closes the returned channel.
+func (e *engine) startPublisher(rs *runState, published []*kernel.Tensor) chan struct{} {
+	n := 0
+	for _, outs := range e.pubOuts {
+		if len(outs) > 0 {
+			n++
+		}
+	}
+	e.pubCh = make(chan int, n)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for pos := range e.pubCh {
+			if rs.stopped() {
+				continue
+			}
+			if err := e.r.Event(pos).Synchronize(rs.ctx); err != nil {
+				rs.fail(err)
+				continue
+			}
+			for _, o := range e.pubOuts[pos] {
+				t, err := e.r.published(rs.ctx, o, e.pubS)
+				if err != nil {
+					rs.fail(err)
+					break
+				}
+				published[o] = t
+				e.feed.Publish(o, t)
+			}
+		}
+	}()
+	return done
+}
+
+// setFeed prepares the engine and runner for runs fed by f (nil: plain
+// runs).
+func (e *engine) setFeed(f *Feed) {
+	e.feed = f
+	if f == nil {
+		return
+	}
+	r := e.r
+	r.feedable()
+	if e.pubS == nil {
+		e.pubS = e.a.dev.NewStream()
+	}
+	e.pubOuts = make([][]int, len(e.a.prog.nodes))
+	clear(r.publish)
+	for _, o := range f.Outputs {
+		pr := e.a.prog.slots[e.a.prog.outputs[o]].producer
+		if pr < 0 || r.Compute(pr) {
+			continue // published at the end of the run
+		}
+		e.pubOuts[pr] = append(e.pubOuts[pr], o)
+		r.publish[pr] = true
+		if r.events[pr] == nil {
+			r.events[pr] = e.a.dev.NewEvent()
 		}
 	}
 }

@@ -27,6 +27,7 @@ type slotInfo struct {
 	isOutput bool // a graph output: never freed by the run
 	isConst  bool
 	isInput  bool
+	input    int // position among the graph inputs, when isInput
 }
 
 // node is one kernel in execution order.
@@ -58,7 +59,7 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error)) (*pr
 	}
 	for _, in := range g.Inputs {
 		s := add(in.Name, -1)
-		p.slots[s].isInput = true
+		p.slots[s].isInput, p.slots[s].input = true, len(p.inputs)
 		p.inputs = append(p.inputs, s)
 	}
 	for _, k := range g.Consts {

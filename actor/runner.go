@@ -69,6 +69,17 @@ type KernelRunner struct {
 	resolved []bool
 	runSeed  uint64
 	seed     uint64
+
+	// A run fed by other parts (see Feed): pending marks input slots not
+	// uploaded yet, written by goroutine 0 only; uploaded holds, by node
+	// position, the event of the upload a launch must wait for, set by
+	// goroutine 0 before it hands the node on.
+	pending  []bool
+	uploaded []device.Event
+	upload   device.Stream // owned by goroutine 0
+	upEvents []device.Event
+	nUp      int
+	publish  []bool // by node position: its launch is published (Feed)
 }
 
 // Need is one thing a kernel's InferShape waits for.
@@ -180,8 +191,14 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 		}
 		a.Workspace = device.Buffer{}
 	}
+	clear(r.uploaded)
+	r.nUp = 0
 	for i, s := range r.prog.inputs {
 		in := inputs[i]
+		if in == nil {
+			r.pending[s] = true // awaited: see Acquire
+			continue
+		}
 		t := &r.tensors[s]
 		t.Shape = append(t.Shape, in.Shape...)
 		t.DType, t.Host = in.DType, in.Host
@@ -200,11 +217,87 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 	return nil
 }
 
+// feedable makes the state a fed run needs.
+func (r *KernelRunner) feedable() {
+	if r.pending != nil {
+		return
+	}
+	r.pending = make([]bool, len(r.prog.slots))
+	r.uploaded = make([]device.Event, len(r.prog.nodes))
+	r.publish = make([]bool, len(r.prog.nodes))
+	r.upload = r.dev.NewStream()
+}
+
+// Acquire uploads the graph inputs node pos reads that Begin left pending,
+// getting each from await (which may block until another part produced
+// it). It runs on goroutine 0, before Prepare(pos); the node's launch then
+// waits for the upload on the device.
+func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx context.Context, input int) (*kernel.Tensor, error)) error {
+	nd := &r.prog.nodes[pos]
+	for _, s := range nd.in {
+		if !r.pending[s] {
+			continue
+		}
+		info := r.prog.slots[s]
+		in, err := await(ctx, info.input)
+		if err != nil {
+			return fmt.Errorf("actor: input %q: %w", info.name, err)
+		}
+		if err := r.checkInput(info.input, in); err != nil {
+			return err
+		}
+		t := &r.tensors[s]
+		t.Shape = append(t.Shape[:0], in.Shape...)
+		t.DType, t.Host = in.DType, in.Host
+		buf, err := r.mem.alloc(r.dev, t.Bytes(), in.Host != nil)
+		if err != nil {
+			return fmt.Errorf("actor: upload input %q: %w", info.name, err)
+		}
+		t.Buf = buf
+		r.live[s] = true
+		r.pending[s] = false
+		if in.Host != nil {
+			if err := r.upload.CopyH2D(buf, in.Host); err != nil {
+				return fmt.Errorf("actor: upload input %q: %w", info.name, err)
+			}
+		}
+		if r.nUp == len(r.upEvents) {
+			r.upEvents = append(r.upEvents, r.dev.NewEvent())
+		}
+		ev := r.upEvents[r.nUp]
+		r.nUp++
+		r.upload.Record(ev)
+		r.uploaded[pos] = ev
+	}
+	return nil
+}
+
+// checkInput reports an awaited input that is not what graph input i
+// declares.
+func (r *KernelRunner) checkInput(i int, t *kernel.Tensor) error {
+	d := r.prog.g.Inputs[i]
+	switch {
+	case t == nil:
+		return fmt.Errorf("actor: input %q is nil", d.Name)
+	case t.DType != d.DType || len(t.Shape) != len(d.Shape):
+		return fmt.Errorf("actor: input %q: %v %v, declared %v %v", d.Name, t.DType, t.Shape, d.DType, d.Shape)
+	}
+	n, ok := bytesOf(t.Shape, t.DType)
+	if !ok || (t.Host != nil && int64(len(t.Host)) != n) {
+		return fmt.Errorf("actor: input %q: shape %v and %d bytes of data do not match", d.Name, t.Shape, len(t.Host))
+	}
+	return nil
+}
+
 // Outputs copies the graph outputs to new host tensors, after every kernel
-// launched.
-func (r *KernelRunner) Outputs(ctx context.Context) ([]*kernel.Tensor, error) {
+// launched; an output have holds already is taken from there.
+func (r *KernelRunner) Outputs(ctx context.Context, have []*kernel.Tensor) ([]*kernel.Tensor, error) {
 	outs := make([]*kernel.Tensor, len(r.prog.outputs))
 	for i, s := range r.prog.outputs {
+		if have != nil && have[i] != nil {
+			outs[i] = have[i] // published already: the same contents
+			continue
+		}
 		t := &r.tensors[s]
 		o := &kernel.Tensor{Shape: t.Shape.Clone(), DType: t.DType}
 		if t.Buf.Data != nil {
@@ -231,6 +324,7 @@ func (r *KernelRunner) End() error {
 			first = err
 		}
 	}
+	clear(r.pending)
 	for s := range r.live {
 		if r.live[s] && !r.prog.slots[s].isConst {
 			r.live[s] = false
@@ -408,6 +502,11 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
 	real := kernel.OutputsReal(nd.k, ar.In)
+	if r.uploaded != nil {
+		if ev := r.uploaded[pos]; ev != nil {
+			r.stream.WaitEvent(ev)
+		}
+	}
 	for i, s := range nd.out {
 		t := ar.Out[i]
 		buf, err := r.mem.alloc(r.dev, t.Bytes(), real)
@@ -442,7 +541,7 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
 	}
-	if nd.watched {
+	if nd.watched || r.publish != nil && r.publish[pos] {
 		r.stream.Record(r.events[pos])
 	}
 	if b := r.ws[pos]; !b.IsZero() {
@@ -462,6 +561,21 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 	}
 	spin.For(nd.costs.Launch)
 	return nil
+}
+
+// published copies graph output out, produced by node pos, to a new host
+// tensor (virtual when the computation was), after the node completed.
+// It runs on the publishing goroutine, with its own stream s.
+func (r *KernelRunner) published(ctx context.Context, out int, s device.Stream) (*kernel.Tensor, error) {
+	t := &r.tensors[r.prog.outputs[out]]
+	o := &kernel.Tensor{Shape: t.Shape.Clone(), DType: t.DType}
+	if t.Buf.Data != nil {
+		o.Host = make([]byte, o.Bytes())
+		if err := s.CopyD2H(ctx, o.Host, t.Buf); err != nil {
+			return nil, fmt.Errorf("actor: publish output %q: %w", r.prog.slots[r.prog.outputs[out]].name, err)
+		}
+	}
+	return o, nil
 }
 
 // Event is node pos's completion event (nil unless someone waits on it).

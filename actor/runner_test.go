@@ -98,7 +98,7 @@ func TestRunnerStepByStep(t *testing.T) {
 			}
 		}
 	}
-	outs, err := r.Outputs(ctx)
+	outs, err := r.Outputs(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

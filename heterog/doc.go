@@ -21,7 +21,7 @@
 //
 // # Virtual operators
 //
-// An op named in Options.Virtual is registered for the accelerator but
+// An op named in plan.Config.Virtual is registered for the accelerator but
 // computed by the CPU: placed on the device, it stays in its device part
 // (no cut, no actor hand-off) and its launch computes on the host, in place,
 // over host-mapped device memory (host.Map) with no copy — MTTorch's
@@ -36,18 +36,25 @@
 //
 // # Running
 //
-// Cross-part edges synchronise per edge: a part starts when the last part
-// it reads from finished, never when everything drained. CPU parts compute
-// on the host's processors, so at most GOMAXPROCS of them run at once; when
-// more are ready, the earliest in the graph's order goes first (the order
-// the joins into device parts need), and the host device yields the
-// processor after every kernel so that device actors' stages keep running
-// beside them. A part's outputs
-// reach its consumers as host tensors; real tensors are copied by the
-// actors (device-to-host and host-to-device, with the accelerator's modeled
+// Cross-part edges synchronise per tensor under the per-tensor barrier
+// policy: a part starts when the parts it reads from have started, awaits
+// each tensor it reads when its first reader is prepared
+// (actor.Feed.Await), and hands each tensor other parts read over as soon
+// as its producing kernel completed (actor.Feed.Publish), not when the
+// whole part finished. Under the drain policy a part starts when the last
+// part it reads from finished, and gets its outputs then: the baseline.
+// CPU parts compute on the host's processors, at most two per processor at
+// once (a running part also waits for inputs and transfers); when more are
+// ready, the earliest in the graph's order goes first (the order the joins
+// into device parts need), and CPU actors yield the processor after every
+// kernel so that device actors' stages keep running beside them. Tensors
+// cross as host tensors; real tensors are copied by the actors
+// (device-to-host and host-to-device, with the accelerator's modeled
 // costs), and for virtual tensors the same modeled transfer time is waited
-// for. The first error cancels the run and is returned naming the part and,
-// inside, the node.
+// for. Every part runs under recover; the first error cancels the run and
+// is returned naming the part and, inside, the node, and a run whose
+// caller's context ends returns within 100 ms even if a part ignores the
+// cancellation.
 //
 // The Serial schedule runs the same placed graph on one actor, the CPU nodes
 // computed on the host inside its Launch stage: the single-launch-thread
@@ -55,11 +62,12 @@
 //
 // # Host costs
 //
-// Options.Costs are the synthetic host costs of a kernel placed on the
-// accelerator; a kernel placed on the CPU pays Options.CPUCosts (by default
-// the prepare and InferShape costs: its launch is its real computation).
-// Both schedules charge every node the same costs, so that they differ only
-// in how the work is scheduled.
+// plan.Config.Costs are the synthetic host costs of a kernel placed on the
+// accelerator; a kernel placed on the CPU pays, unless Config.HostCost
+// says otherwise (plan.Node.OnCPU tells it where the node is), the prepare
+// and InferShape costs: its launch is its real computation. Both schedules
+// charge every node the same costs, so that they differ only in how the
+// work is scheduled.
 //
 // Dependency rule: heterog imports actor, subgraph, kernel, kernel/ops,
 // device, device/host and internal packages; the facade and the scenarios

@@ -2,9 +2,12 @@ package heterog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/pipert/pipert/kernel"
 )
 
 // scheduler runs a DAG of tasks, numbered in a topological order, on worker
@@ -66,6 +69,9 @@ type scheduler struct {
 	parent  context.Context
 	// orphans are tasks a run whose caller gave up left running.
 	orphans int
+	// early releases a task's successors when it starts rather than when
+	// it finishes: the per-tensor hand-over between parts.
+	early bool
 }
 
 // groupSlot is a worker group as one scheduler uses it.
@@ -127,23 +133,54 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 	s.ran = 0
 	var first error
 	failed := -1
+	// The first error is kept, except that a part's own failure replaces
+	// an error that only reports the run's cancellation: a part waiting on
+	// a failing part may return first, but the failure names the node.
 	fail := func(err error, i int) {
 		if first == nil {
 			first, failed = err, i
 			cancel()
+		} else if cancelled(first) && !cancelled(err) {
+			first, failed = err, i
 		}
 	}
 	inflight := 0
-	dispatch := func(gi int) {
+	// release queues the successors of task i whose last predecessor
+	// that was: when i finished, or, in early mode, when i started (a
+	// successor then awaits i's outputs tensor by tensor).
+	release := func(i int) {
+		for _, j := range s.succ[i] {
+			if s.pending[j]--; s.pending[j] == 0 {
+				s.groups[s.group[j]].ready.push(j)
+			}
+		}
+	}
+	dispatch := func(gi int) bool {
 		gs := &s.groups[gi]
+		started := false
 		for first == nil && gs.running < gs.limit && len(gs.ready) > 0 {
 			i := gs.ready.pop()
 			if err := gs.g.pool.Invoke(&s.acts[i]); err != nil {
 				fail(fmt.Errorf("heterog: start on the worker group of %s: %w", gs.g.dev.Name(), err), i)
-				return
+				return started
 			}
 			gs.running++
 			inflight++
+			started = true
+			if s.early {
+				release(i)
+			}
+		}
+		return started
+	}
+	dispatchAll := func() {
+		for more := true; more; {
+			more = false
+			for gi := range s.groups {
+				if dispatch(gi) && s.early {
+					more = true
+				}
+			}
 		}
 	}
 	for i, d := range s.indeg {
@@ -151,9 +188,7 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 			s.groups[s.group[i]].ready.push(i)
 		}
 	}
-	for gi := range s.groups {
-		dispatch(gi)
-	}
+	dispatchAll()
 	// When the caller gives up, running tasks get a grace period to return
 	// their own errors (they name the node) before the decider stops
 	// waiting for tasks that ignore the context.
@@ -183,21 +218,22 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 		if first != nil {
 			continue
 		}
-		for _, j := range s.succ[i] {
-			if s.pending[j]--; s.pending[j] == 0 {
-				s.groups[s.group[j]].ready.push(j)
-				if gj := s.group[j]; gj != s.group[i] {
-					dispatch(gj)
-				}
-			}
+		if !s.early {
+			release(i)
 		}
-		dispatch(s.group[i])
+		dispatchAll()
 	}
 	for gi := range s.groups {
 		s.groups[gi].ready = s.groups[gi].ready[:0]
 		s.groups[gi].running = 0
 	}
 	return failed, first
+}
+
+// cancelled reports whether err only says that a context ended.
+func cancelled(err error) bool {
+	var ke *kernel.Error
+	return (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) && !errors.As(err, &ke)
 }
 
 // abandonGrace is how long a run whose caller gave up waits for its
