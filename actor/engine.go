@@ -77,8 +77,8 @@ type engine struct {
 
 	// Owned by their goroutine, kept across runs so a run allocates nothing
 	// per kernel: the host work intervals and the barrier scratch.
-	spans   [maxWorkers][]plan.Span
-	needs   []Need
+	spans [maxWorkers][]plan.Span
+	needs []Need
 
 	// A fed run (Feed): its feed, the outputs each node publishes, and
 	// the channel of launched nodes to the publishing goroutine.
