@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"kernel":                  {"device"},
 	"kernel/ops":              {"kernel", "device"},
 	"subgraph":                {"kernel"},
+	"control":                 {"subgraph", "kernel", "device"},
 	"plan":                    {"subgraph", "kernel", "kernel/ops", "device", "device/host", "trace"},
 	"actor":                   {"plan", "subgraph", "kernel", "device", "queues", "sync/ready", "internal/clock", "internal/spin", "trace"},
 	"heterog":                 {"plan", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/ready", "internal/clock", "internal/spin", "trace"},

@@ -1,0 +1,225 @@
+// Package control holds pipert's control-flow kernels: If, whose branches
+// are subgraphs.
+//
+// An If node reads a boolean condition and the outer tensors its branches
+// use (its captures), and runs one branch, chosen at run time, as a nested
+// subgraph. Every input is a value dependency: the runtime's value barrier
+// stages the condition and the captures to the host before the node's
+// InferShape, which picks the branch and, on real data, runs it there
+// kernel by kernel (shape inference, tiling and computation of every
+// branch node, nested Ifs included); Compute then hands the branch's
+// outputs over. On virtual data (benchmark sizes) the branch's output
+// shapes come from its static shape inference, and the condition must
+// still be real. The node's modeled device work is the chosen branch's.
+//
+// Dependency rule: control imports subgraph, kernel and device.
+package control
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// Attribute names of an If node: its two branches, *subgraph.Graph values.
+// Each branch declares as its Inputs every capture of the node (the node's
+// inputs after the condition), in the node's order; their dtypes and shapes
+// are taken from the tensors at run time.
+const (
+	ThenBranch = "then_branch"
+	ElseBranch = "else_branch"
+)
+
+// ErrBranch is the cause of an If's failure that comes from its branches:
+// the branches disagree in output count, a branch fails, or a branch's
+// output shape cannot be known on virtual data.
+var ErrBranch = errors.New("control: If branch")
+
+// Resolver resolves "If" itself and every other op through Base; the
+// branches' nodes are resolved through the Resolver too, so Ifs nest.
+type Resolver struct {
+	Base kernel.Resolver
+}
+
+// New implements kernel.Resolver.
+func (r Resolver) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
+	if op != "If" {
+		return r.Base.New(op, attrs)
+	}
+	return NewIf(attrs, r)
+}
+
+// Has implements kernel.Resolver.
+func (r Resolver) Has(op string) bool { return op == "If" || r.Base.Has(op) }
+
+// If is the kernel of an If node. Like every kernel it serves one node,
+// called by one goroutine at a time.
+type If struct {
+	branch [2]*subgraph.Graph // then, else
+	res    kernel.Resolver
+	nIn    int // captures the node passes, after the condition
+	nOut   int
+	// The last run's choice and, on real data, the chosen branch's
+	// outputs, computed in InferShape and handed over by Compute.
+	taken int
+	outs  []*kernel.Tensor
+	cost  device.Cost
+}
+
+// NewIf makes an If kernel from its attributes; res resolves the
+// branches' ops.
+func NewIf(attrs kernel.Attrs, res kernel.Resolver) (*If, error) {
+	k := &If{res: res}
+	for i, name := range []string{ThenBranch, ElseBranch} {
+		g, ok := attrs[name].(*subgraph.Graph)
+		if !ok || g == nil {
+			return nil, fmt.Errorf("%w: attribute %q is %T, want a *subgraph.Graph", ErrBranch, name, attrs[name])
+		}
+		k.branch[i] = g
+	}
+	if a, b := len(k.branch[0].Outputs), len(k.branch[1].Outputs); a != b {
+		return nil, fmt.Errorf("%w: then branch %q has %d outputs, else branch %q has %d", ErrBranch, k.branch[0].Name, a, k.branch[1].Name, b)
+	}
+	k.nOut = len(k.branch[0].Outputs)
+	if k.nOut == 0 {
+		return nil, fmt.Errorf("%w: branches have no outputs", ErrBranch)
+	}
+	if a, b := len(k.branch[0].Inputs), len(k.branch[1].Inputs); a != b {
+		return nil, fmt.Errorf("%w: then branch %q declares %d captures, else branch %q %d", ErrBranch, k.branch[0].Name, a, k.branch[1].Name, b)
+	}
+	k.nIn = len(k.branch[0].Inputs)
+	return k, nil
+}
+
+// Op implements kernel.Kernel.
+func (k *If) Op() string { return "If" }
+
+// Arity implements kernel.Kernel: the condition, the captures, and the
+// branches' outputs.
+func (k *If) Arity() (minIn, maxIn, nOut int) { return 1, 1 + k.nIn, k.nOut }
+
+// Deps implements kernel.Kernel: every input is read by InferShape.
+func (k *If) Deps() kernel.Deps {
+	v := make([]int, 1+k.nIn)
+	for i := range v {
+		v[i] = i
+	}
+	return kernel.Deps{Value: v}
+}
+
+// InferShape implements kernel.Kernel: it reads the condition, picks the
+// branch and runs it (real data) or infers its shapes (virtual data).
+func (k *If) InferShape(in, out []*kernel.Tensor) error {
+	cond := in[0]
+	if cond.Host == nil {
+		return fmt.Errorf("If: the condition %v has no value (a runtime If needs real data)", cond)
+	}
+	if cond.NumElements() != 1 {
+		return fmt.Errorf("If: the condition has shape %v, want a single element", cond.Shape)
+	}
+	var c bool
+	switch cond.DType {
+	case kernel.Bool, kernel.Uint8, kernel.Int8:
+		c = cond.Host[0] != 0
+	default:
+		return fmt.Errorf("If: the condition has dtype %v, want bool", cond.DType)
+	}
+	k.taken = 1
+	if c {
+		k.taken = 0
+	}
+	g := k.branch[k.taken]
+	bound, err := k.bind(g, in[1:])
+	if err != nil {
+		return err
+	}
+	real := true
+	for _, t := range bound {
+		if t.Host == nil && t.NumElements() != 0 {
+			real = false
+		}
+	}
+	k.outs, k.cost = nil, device.Cost{}
+	if real {
+		outs, cost, err := Eval(g, bound, k.res)
+		if err != nil {
+			return fmt.Errorf("%w %q: %w", ErrBranch, g.Name, err)
+		}
+		k.outs, k.cost = outs, cost
+	} else {
+		outs, err := shapesOf(g, bound, k.res)
+		if err != nil {
+			return fmt.Errorf("%w %q: %w", ErrBranch, g.Name, err)
+		}
+		k.outs = outs
+	}
+	for i, o := range k.outs {
+		out[i].DType, out[i].Shape = o.DType, append(out[i].Shape[:0], o.Shape...)
+	}
+	return nil
+}
+
+// bind checks that g declares one input per capture of the node.
+func (k *If) bind(g *subgraph.Graph, caps []*kernel.Tensor) ([]*kernel.Tensor, error) {
+	if len(g.Inputs) != len(caps) {
+		return nil, fmt.Errorf("%w %q: declares %d inputs, the node passes %d captures", ErrBranch, g.Name, len(g.Inputs), len(caps))
+	}
+	return caps, nil
+}
+
+// Resize implements kernel.Kernel: an If has no tiling of its own.
+func (k *If) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	t.Data, t.Workspace = t.Data[:0], 0
+	return nil
+}
+
+// Cost implements kernel.Kernel: the chosen branch's work.
+func (k *If) Cost(in, out []*kernel.Tensor) device.Cost { return k.cost }
+
+// Compute implements kernel.Kernel: it hands over the outputs InferShape
+// computed.
+func (k *If) Compute(a *kernel.Args) error {
+	if len(k.outs) != len(a.Out) {
+		return fmt.Errorf("If: %d branch outputs for %d node outputs", len(k.outs), len(a.Out))
+	}
+	for i, o := range k.outs {
+		dst := a.Out[i].Data()
+		if o.Host == nil || len(dst) != len(o.Host) {
+			return fmt.Errorf("If: branch output %d (%v) does not fit node output %v", i, o, a.Out[i])
+		}
+		copy(dst, o.Host)
+	}
+	return nil
+}
+
+// shapesOf infers g's output dtypes and shapes for inputs bound (virtual
+// data): the branch's static shape inference.
+func shapesOf(g *subgraph.Graph, bound []*kernel.Tensor, res kernel.Resolver) ([]*kernel.Tensor, error) {
+	c, err := subgraph.Validate(concrete(g, bound), res)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]*kernel.Tensor, len(g.Outputs))
+	for i, name := range g.Outputs {
+		m, ok := c.Meta[name]
+		if !ok {
+			return nil, fmt.Errorf("output %q has no static shape on virtual data", name)
+		}
+		outs[i] = &kernel.Tensor{DType: m.DType, Shape: m.Shape.Clone()}
+	}
+	return outs, nil
+}
+
+// concrete is g with its inputs declared as the tensors bound to them.
+func concrete(g *subgraph.Graph, bound []*kernel.Tensor) *subgraph.Graph {
+	c := *g
+	c.Inputs = slices.Clone(g.Inputs)
+	for i, t := range bound {
+		c.Inputs[i].DType, c.Inputs[i].Shape = t.DType, t.Shape.Clone()
+	}
+	return &c
+}

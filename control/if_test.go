@@ -1,0 +1,162 @@
+package control_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/control"
+	"github.com/pipert/pipert/internal/leaktest"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/subgraph"
+)
+
+func TestMain(m *testing.M) { leaktest.Main(m) }
+
+// branch is a graph of one capture x applying op (twice x for Add), named
+// name, with output out.
+func branch(name, op string) *subgraph.Graph {
+	b := subgraph.NewBuilder(name)
+	x := b.Input(name+"/x", kernel.Float32, kernel.Dynamic, kernel.Dynamic)
+	if op == "Add" {
+		b.Output(b.Op("Add", x, x))
+	} else {
+		b.Output(b.Op(op, x))
+	}
+	return b.Graph()
+}
+
+// ifGraph is y = If(c, x): ReLU(x) then, x+x else, then y+y outside;
+// nested puts a second If (on c2) inside the then branch.
+func ifGraph(nested bool) *subgraph.Graph {
+	b := subgraph.NewBuilder("if")
+	c := b.Input("c", kernel.Bool)
+	c2 := b.Input("c2", kernel.Bool)
+	x := b.Input("x", kernel.Float32, 2, 3)
+	then := branch("then", "ReLU")
+	if nested {
+		tb := subgraph.NewBuilder("then")
+		tx := tb.Input("then/x", kernel.Float32, kernel.Dynamic, kernel.Dynamic)
+		tc := tb.Input("then/c2", kernel.Bool)
+		inner := &subgraph.Node{Name: "inner", Op: "If", Inputs: []string{tc, tx, tc},
+			Attrs: kernel.Attrs{control.ThenBranch: branch2("in_then", "ReLU"), control.ElseBranch: branch2("in_else", "Add")}}
+		tb.Node(inner, 1)
+		tb.Output(tb.Last().Outputs[0])
+		then = tb.Graph()
+	}
+	els := branch("else", "Add")
+	ins := []string{c, x}
+	if nested {
+		els = withUnused(els)
+		ins = []string{c, x, c2}
+	}
+	b.Node(&subgraph.Node{Name: "if", Op: "If", Inputs: ins, Attrs: kernel.Attrs{control.ThenBranch: then, control.ElseBranch: els}}, 1)
+	y := b.Last().Outputs[0]
+	b.Output(b.Op("Add", y, y))
+	return b.Graph()
+}
+
+// branch2 is branch with a second, unused, bool capture.
+func branch2(name, op string) *subgraph.Graph { return withUnused(branch(name, op)) }
+
+func withUnused(g *subgraph.Graph) *subgraph.Graph {
+	g.Inputs = append(g.Inputs, subgraph.Value{Name: g.Name + "/unused", DType: kernel.Bool})
+	return g
+}
+
+func TestIfTakesTheBranchTheConditionSays(t *testing.T) {
+	x := []float32{-1, 2, -3, 4, -5, 6}
+	relu := []float32{0, 4, 0, 8, 0, 12}       // 2 ReLU(x)
+	twice := []float32{-4, 8, -12, 16, -20, 24} // 2 (x+x)
+	res := control.Resolver{Base: ops.Builtins()}
+	for _, nested := range []bool{false, true} {
+		for _, m := range []pipert.Mode{pipert.KBK, pipert.Async, pipert.Pipeline} {
+			for _, b := range []pipert.BarrierPolicy{pipert.Drain, pipert.PerTensor} {
+				exe, err := pipert.Compile(ifGraph(nested), pipert.WithRegistry(res), pipert.WithMode(m), pipert.WithBarrier(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tc := range []struct {
+					c, c2 bool
+					want  []float32
+				}{{true, true, relu}, {false, true, twice}, {true, false, relu}, {false, false, twice}} {
+					want := tc.want
+					if nested && tc.c && !tc.c2 {
+						want = twice // the inner else: x+x
+					}
+					in := map[string]*kernel.Tensor{"c": boolT(tc.c), "c2": boolT(tc.c2), "x": kernel.FromFloat32(x, 2, 3)}
+					r, err := exe.Run(context.Background(), in)
+					if err != nil {
+						t.Fatalf("nested %v %v/%v c=%v c2=%v: %v", nested, m, b, tc.c, tc.c2, err)
+					}
+					var got []float32
+					for _, o := range r.Outputs {
+						got = kernel.Float32s(o.Host)
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("nested %v %v/%v c=%v c2=%v: %v, want %v", nested, m, b, tc.c, tc.c2, got, want)
+					}
+				}
+				exe.Close()
+			}
+		}
+	}
+}
+
+func boolT(v bool) *kernel.Tensor {
+	t := kernel.New(kernel.Bool)
+	if v {
+		t.Host[0] = 1
+	}
+	return t
+}
+
+func TestIfOnVirtualDataInfersShapes(t *testing.T) {
+	exe, err := pipert.Compile(ifGraph(false), pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}), pipert.WithMode(pipert.Pipeline))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	r, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"c": boolT(true), "c2": boolT(true), "x": kernel.Virtual(kernel.Float32, 2, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range r.Outputs {
+		if o.Host != nil || !o.Shape.Equal(kernel.Shape{2, 3}) {
+			t.Fatalf("output %v", o)
+		}
+	}
+}
+
+func TestIfMisuse(t *testing.T) {
+	res := control.Resolver{Base: ops.Builtins()}
+	for name, attrs := range map[string]kernel.Attrs{
+		"no branches":    {},
+		"not a graph":    {control.ThenBranch: "x", control.ElseBranch: branch("e", "ReLU")},
+		"output counts":  {control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: &subgraph.Graph{Name: "e", Inputs: branch("e", "ReLU").Inputs}},
+		"capture counts": {control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: branch2("e", "ReLU")},
+	} {
+		if _, err := res.New("If", attrs); !errors.Is(err, control.ErrBranch) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A condition that is not a bool scalar fails the run, naming the node.
+	b := subgraph.NewBuilder("bad")
+	c := b.Input("c", kernel.Float32, 2)
+	x := b.Input("x", kernel.Float32, 2, 3)
+	b.Node(&subgraph.Node{Name: "if", Op: "If", Inputs: []string{c, x}, Attrs: kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: branch("e", "Add")}}, 1)
+	b.Output(b.Last().Outputs[0])
+	exe, err := pipert.Compile(b.Graph(), pipert.WithRegistry(res))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	_, err = exe.Run(context.Background(), map[string]*kernel.Tensor{"c": kernel.FromFloat32([]float32{1, 0}, 2), "x": kernel.FromFloat32(make([]float32, 6), 2, 3)})
+	var ke *kernel.Error
+	if !errors.As(err, &ke) || ke.Node != "if" {
+		t.Fatalf("error %v does not name the If node", err)
+	}
+}
