@@ -38,3 +38,26 @@ func Example() {
 	// [3,2] [0 0 0 1 2 3]
 	// pipeline 5 kernels
 }
+
+// ExampleLoadONNX imports an ONNX model (y = Relu(x), opset 13) and runs
+// it in the pipeline mode.
+func ExampleLoadONNX() {
+	g, err := pipert.LoadONNX("testdata/relu.onnx")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	exe, err := pipert.Compile(g, pipert.WithMode(pipert.Pipeline))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer exe.Close()
+	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3}, 3)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(kernel.Float32s(res.Outputs["y"].Host))
+	// Output: [0 2 0]
+}

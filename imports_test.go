@@ -35,11 +35,12 @@ var allowed = map[string][]string{
 	"kernel/ops":              {"kernel", "device"},
 	"subgraph":                {"kernel"},
 	"control":                 {"subgraph", "kernel", "device"},
-	"plan":                    {"subgraph", "kernel", "kernel/ops", "device", "device/host", "trace"},
+	"onnx":                    {"control", "subgraph", "kernel", "kernel/ops"},
+	"plan":                    {"control", "subgraph", "kernel", "kernel/ops", "device", "device/host", "trace"},
 	"actor":                   {"plan", "subgraph", "kernel", "device", "queues", "sync/ready", "internal/clock", "internal/spin", "trace"},
 	"heterog":                 {"plan", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/ready", "internal/clock", "internal/spin", "trace"},
 	"heterog/heterogtest":     {"plan", "heterog", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/host"},
-	"":                        {"plan", "actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "trace"},
+	"":                        {"onnx", "control", "plan", "actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "trace"},
 	"scenarios":               {"", "plan", "subgraph", "kernel", "device"},
 }
 

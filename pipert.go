@@ -23,6 +23,7 @@ import (
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/onnx"
 	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 	"github.com/pipert/pipert/trace"
@@ -276,6 +277,48 @@ func (e *Executable) Close() error {
 		err = e.act.Close()
 	})
 	return err
+}
+
+// ImportOption sets a field of the onnx.Options LoadONNX uses.
+type ImportOption func(*onnx.Options)
+
+// WithInputShape fixes the dimensions of graph input name at import, so
+// that the shape computations that follow from it fold.
+func WithInputShape(name string, dims ...int64) ImportOption {
+	return func(o *onnx.Options) {
+		if o.Shapes == nil {
+			o.Shapes = map[string][]int64{}
+		}
+		o.Shapes[name] = dims
+	}
+}
+
+// WithInputValue fixes graph input name to the value t at import (a sample
+// rate, say): it becomes a constant, and what follows from it folds.
+func WithInputValue(name string, t *kernel.Tensor) ImportOption {
+	return func(o *onnx.Options) {
+		if o.Values == nil {
+			o.Values = map[string]*kernel.Tensor{}
+		}
+		o.Values[name] = t
+	}
+}
+
+// LoadONNX reads the ONNX model in file path and imports it as a graph to
+// Compile (see package onnx for what is folded at import and what is
+// refused). Errors name the node, op and opset at fault.
+func LoadONNX(path string, opts ...ImportOption) (*subgraph.Graph, error) {
+	var o onnx.Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	g, err := onnx.ImportFile(path, o)
+	if err != nil {
+		return nil, fmt.Errorf("pipert: %w", err)
+	}
+	return g, nil
 }
 
 // Modes lists the execution modes, KBK first.

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
@@ -50,60 +51,102 @@ func Eval(g *subgraph.Graph, inputs []*kernel.Tensor, res kernel.Resolver) ([]*k
 	return outs, cost, nil
 }
 
-// step runs node n's kernel k on the host.
-func step(n *subgraph.Node, k kernel.Kernel, vals map[string]*kernel.Tensor, cost *device.Cost) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = &kernel.Error{Node: n.Name, Op: n.Op, Stage: kernel.StageLaunch, Err: fmt.Errorf("panic: %v", p)}
-		}
-	}()
+// step runs node n's kernel k on the host and records its outputs.
+func step(n *subgraph.Node, k kernel.Kernel, vals map[string]*kernel.Tensor, cost *device.Cost) error {
 	in := make([]*kernel.Tensor, len(n.Inputs))
 	for j, name := range n.Inputs {
 		in[j] = vals[name]
 	}
-	out := make([]*kernel.Tensor, len(n.Outputs))
+	out, c, err := Run1(k, n.Name, in, len(n.Outputs))
+	if err != nil {
+		return err
+	}
+	cost.FLOPs += c.FLOPs
+	cost.Bytes += c.Bytes
+	for j, name := range n.Outputs {
+		vals[name] = out[j]
+	}
+	return nil
+}
+
+// Run1 runs kernel k of node name on real host inputs: InferShape,
+// Resize, Compute (and OutputShapes for a compute-dependent kernel), under
+// recover. It returns nOut new host tensors and the kernel's cost; a
+// failure is a *kernel.Error naming the node, op and stage.
+func Run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int) (out []*kernel.Tensor, cost device.Cost, err error) {
+	op := k.Op()
+	stage := kernel.StageInfer
+	fail := func(e error) error { return &kernel.Error{Node: name, Op: op, Stage: stage, Err: e} }
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fail(fmt.Errorf("panic: %v", p))
+		}
+	}()
+	out = make([]*kernel.Tensor, nOut)
 	for j := range out {
 		out[j] = &kernel.Tensor{}
 	}
 	if err := k.InferShape(in, out); err != nil {
-		return &kernel.Error{Node: n.Name, Op: n.Op, Stage: kernel.StageInfer, Err: err}
-	}
-	var a kernel.Args
-	if err := k.Resize(in, out, &a.Tiling); err != nil {
-		return &kernel.Error{Node: n.Name, Op: n.Op, Stage: kernel.StageResize, Err: err}
+		return nil, cost, fail(err)
 	}
 	for j, t := range out {
 		if t == nil || !t.DType.Valid() || !t.Shape.Known() {
-			return &kernel.Error{Node: n.Name, Op: n.Op, Stage: kernel.StageInfer, Err: fmt.Errorf("output %d is not a valid tensor: %v", j, t)}
+			return nil, cost, fail(fmt.Errorf("output %d is not a valid tensor: %v", j, t))
 		}
+		if _, ok := bytesOf(t.Shape, t.DType); !ok {
+			return nil, cost, fail(fmt.Errorf("output %d shape %v has too many elements", j, t.Shape))
+		}
+	}
+	stage = kernel.StageResize
+	var a kernel.Args
+	if err := k.Resize(in, out, &a.Tiling); err != nil {
+		return nil, cost, fail(err)
+	}
+	if a.Tiling.Workspace < 0 || a.Tiling.Workspace > 1<<34 {
+		return nil, cost, fail(fmt.Errorf("workspace of %d bytes", a.Tiling.Workspace))
+	}
+	stage = kernel.StageLaunch
+	for _, t := range out {
 		t.Host = make([]byte, t.Bytes())
 	}
 	if ws := a.Tiling.Workspace; ws > 0 {
 		a.Workspace = device.Buffer{Addr: 1, Size: ws, Data: make([]byte, ws)}
 	}
-	a.In, a.Out, a.Node = in, out, n.Name
-	c := k.Cost(in, out)
-	cost.FLOPs += c.FLOPs
-	cost.Bytes += c.Bytes
+	a.In, a.Out, a.Node = in, out, name
+	cost = k.Cost(in, out)
 	if err := k.Compute(&a); err != nil {
-		return &kernel.Error{Node: n.Name, Op: n.Op, Stage: kernel.StageLaunch, Err: err}
+		return nil, cost, fail(err)
 	}
 	if k.Deps().Compute {
 		cd, ok := k.(kernel.ComputeDependent)
 		if !ok {
-			return &kernel.Error{Node: n.Name, Op: n.Op, Stage: kernel.StageLaunch, Err: fmt.Errorf("compute-dependent kernel without OutputShapes")}
+			return nil, cost, fail(fmt.Errorf("compute-dependent kernel without OutputShapes"))
 		}
 		shapes, err := cd.OutputShapes(&a)
 		if err != nil {
-			return &kernel.Error{Node: n.Name, Op: n.Op, Stage: kernel.StageLaunch, Err: err}
+			return nil, cost, fail(err)
 		}
 		for j, sh := range shapes {
 			out[j].Shape = sh.Clone()
 			out[j].Host = out[j].Host[:out[j].Bytes()]
 		}
 	}
-	for j, name := range n.Outputs {
-		vals[name] = out[j]
+	return out, cost, nil
+}
+
+// bytesOf is the byte count of a tensor of shape sh and dtype dt, false if
+// a dimension is negative or the count overflows.
+func bytesOf(sh kernel.Shape, dt kernel.DType) (int64, bool) {
+	n := uint64(dt.Size())
+	for _, d := range sh {
+		if d < 0 {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > 1<<62 {
+			return 0, false
+		}
+		n = lo
 	}
-	return nil
+	return int64(n), true
 }

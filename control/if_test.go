@@ -69,7 +69,7 @@ func withUnused(g *subgraph.Graph) *subgraph.Graph {
 
 func TestIfTakesTheBranchTheConditionSays(t *testing.T) {
 	x := []float32{-1, 2, -3, 4, -5, 6}
-	relu := []float32{0, 4, 0, 8, 0, 12}       // 2 ReLU(x)
+	relu := []float32{0, 4, 0, 8, 0, 12}        // 2 ReLU(x)
 	twice := []float32{-4, 8, -12, 16, -20, 24} // 2 (x+x)
 	res := control.Resolver{Base: ops.Builtins()}
 	for _, nested := range []bool{false, true} {

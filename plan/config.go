@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pipert/pipert/control"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/kernel"
@@ -58,7 +59,7 @@ type Config struct {
 	HostCost HostCost
 	// Device is the accelerator (nil: a new simulated SW-AI device).
 	Device device.Device
-	// Registry resolves ops (nil: ops.Builtins()).
+	// Registry resolves ops (nil: ops.Builtins() and control's If).
 	Registry kernel.Resolver
 	// Trace, when set, records every run's host stages on tracks named
 	// after TraceName (default: the graph's name). Give the device a
@@ -118,7 +119,7 @@ func (c Config) Check() (Config, error) {
 		return bad("%v", err)
 	}
 	if c.Registry == nil {
-		c.Registry = ops.Builtins()
+		c.Registry = control.Resolver{Base: ops.Builtins()}
 	}
 	if c.Schedule == 0 {
 		c.Schedule = Concurrent

@@ -222,7 +222,11 @@ func (q *Queue[T]) PushT(v T) (ticket uint64, err error) {
 		// blocks).
 		spins = 0
 		q.producerWait.Add(1)
-		q.done.wait(&q.handled, fullAt-q.limit+max(1, q.limit/2))
+		target := uint64(1)
+		if free := max(1, q.limit/2); fullAt+free > q.limit {
+			target = fullAt + free - q.limit
+		}
+		q.done.wait(&q.handled, target)
 	}
 }
 
@@ -247,8 +251,16 @@ func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, err error) {
 			return 0, 0, q.closedErr
 		}
 		// load-acquire: pairs with the worker's store-release of handled.
-		// A stale value only makes the queue look fuller than it is.
-		if pos-q.handled.Load() >= q.limit {
+		// A stale handled only makes the queue look fuller than it is; a
+		// stale pos (other producers claimed past it, and the worker
+		// handled them) is below handled: reload it, or pos-handled wraps
+		// around and the queue looks full for ever.
+		h := q.handled.Load()
+		if pos < h {
+			pos = q.tail.Load()
+			continue
+		}
+		if pos-h >= q.limit {
 			return 0, pos, nil // limit tasks in flight: full
 		}
 		s := &q.slots[pos&q.mask]

@@ -10,7 +10,8 @@ import (
 )
 
 // Cast converts elements to the dtype of attribute "to" (a kernel.DType or
-// its name), between every pair of float32, float16, int32, int64 and bool.
+// its name), between every pair of pipert's dtypes: float32, float16,
+// float64, int32, int64, int8, uint8 and bool.
 //
 //   - float to float rounds to nearest even.
 //   - float to integer truncates toward zero and saturates at the bounds of
@@ -44,6 +45,9 @@ func newCast(attrs kernel.Attrs) (kernel.Kernel, error) {
 }
 
 func (k *cast) infer(in, out []*kernel.Tensor) error {
+	if !k.to.Valid() || !in[0].DType.Valid() {
+		return fmt.Errorf("cannot cast %v to %v", in[0].DType, k.to)
+	}
 	setShape(out[0], in[0].Shape, k.to)
 	return nil
 }
@@ -75,34 +79,51 @@ func (k *cast) compute(a *kernel.Args) error {
 	for i := range n {
 		switch x.DType {
 		case kernel.Float32:
-			storeFloat(ob, k.to, i, kernel.Float32s(xb)[i])
+			storeFloat(ob, k.to, i, float64(kernel.Float32s(xb)[i]))
 		case kernel.Float16:
-			storeFloat(ob, k.to, i, kernel.F16ToF32(kernel.Uint16s(xb)[i]))
+			storeFloat(ob, k.to, i, float64(kernel.F16ToF32(kernel.Uint16s(xb)[i])))
+		case kernel.Float64:
+			storeFloat(ob, k.to, i, kernel.Float64s(xb)[i])
 		case kernel.Int32:
 			storeInt(ob, k.to, i, int64(kernel.Int32s(xb)[i]))
 		case kernel.Int64:
 			storeInt(ob, k.to, i, kernel.Int64s(xb)[i])
+		case kernel.Int8:
+			storeInt(ob, k.to, i, int64(kernel.Int8s(xb)[i]))
+		case kernel.Uint8:
+			storeInt(ob, k.to, i, int64(xb[i]))
 		case kernel.Bool:
 			var v int64
 			if xb[i] != 0 {
 				v = 1
 			}
 			storeInt(ob, k.to, i, v)
+		default:
+			return fmt.Errorf("cannot cast from %v", x.DType)
 		}
 	}
 	return nil
 }
 
-func storeFloat(b []byte, dt kernel.DType, i int64, v float32) {
+// storeFloat stores float value v as element i of dtype dt. To float32 it
+// rounds to nearest even; to float16 through float32; to integers it
+// truncates toward zero and saturates (NaN gives 0).
+func storeFloat(b []byte, dt kernel.DType, i int64, v float64) {
 	switch dt {
 	case kernel.Float32:
-		kernel.Float32s(b)[i] = v
+		kernel.Float32s(b)[i] = float32(v)
 	case kernel.Float16:
-		kernel.Uint16s(b)[i] = kernel.F32ToF16(v)
+		kernel.Uint16s(b)[i] = kernel.F32ToF16(float32(v))
+	case kernel.Float64:
+		kernel.Float64s(b)[i] = v
 	case kernel.Int32:
 		kernel.Int32s(b)[i] = int32(saturate(v, math.MinInt32, math.MaxInt32))
 	case kernel.Int64:
 		kernel.Int64s(b)[i] = saturate(v, math.MinInt64, math.MaxInt64)
+	case kernel.Int8:
+		kernel.Int8s(b)[i] = int8(saturate(v, math.MinInt8, math.MaxInt8))
+	case kernel.Uint8:
+		b[i] = uint8(saturate(v, 0, math.MaxUint8))
 	case kernel.Bool:
 		b[i] = 0
 		if v != 0 {
@@ -112,8 +133,7 @@ func storeFloat(b []byte, dt kernel.DType, i int64, v float32) {
 }
 
 // saturate truncates v toward zero and clamps it to [lo, hi]; NaN gives 0.
-func saturate(v float32, lo, hi int64) int64 {
-	f := float64(v)
+func saturate(f float64, lo, hi int64) int64 {
 	switch {
 	case f != f:
 		return 0
@@ -127,16 +147,25 @@ func saturate(v float32, lo, hi int64) int64 {
 	return int64(f)
 }
 
+// storeInt stores integer value v as element i of dtype dt: to floats it
+// rounds to nearest even, to narrower integers it wraps (two's
+// complement), to bool it tests nonzero.
 func storeInt(b []byte, dt kernel.DType, i int64, v int64) {
 	switch dt {
 	case kernel.Float32:
 		kernel.Float32s(b)[i] = float32(v)
 	case kernel.Float16:
 		kernel.Uint16s(b)[i] = kernel.F32ToF16(float32(v))
+	case kernel.Float64:
+		kernel.Float64s(b)[i] = float64(v)
 	case kernel.Int32:
 		kernel.Int32s(b)[i] = int32(v)
 	case kernel.Int64:
 		kernel.Int64s(b)[i] = v
+	case kernel.Int8:
+		kernel.Int8s(b)[i] = int8(v)
+	case kernel.Uint8:
+		b[i] = uint8(v)
 	case kernel.Bool:
 		b[i] = 0
 		if v != 0 {

@@ -37,7 +37,11 @@ func newSlice(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("starts", "ends", "axes", "steps"); err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &slice{fromAttrs: len(attrs) > 0}
+	_, hasStarts := attrs["starts"]
+	_, hasEnds := attrs["ends"]
+	_, hasAxes := attrs["axes"]
+	_, hasSteps := attrs["steps"]
+	k := &slice{fromAttrs: hasStarts || hasEnds || hasAxes || hasSteps}
 	if !k.fromAttrs {
 		s := sig{op: "Slice", minIn: 3, maxIn: 5, nOut: 1, deps: kernel.Deps{Value: []int{1, 2, 3, 4}}}
 		return newKernel(s, k), nil

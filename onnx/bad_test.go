@@ -1,0 +1,100 @@
+package onnx
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func vi(name string, dt DataType, dims ...int64) *ValueInfo {
+	v := &ValueInfo{Name: name, DataType: dt, HasShape: true}
+	for _, d := range dims {
+		v.Dims = append(v.Dims, Dim{Value: d, Known: true})
+	}
+	return v
+}
+
+func model(nodes []*Node, inputs, outputs []*ValueInfo) *Model {
+	return &Model{IRVersion: 8, Opsets: map[string]int64{"": 13}, Graph: &Graph{Name: "bad", Nodes: nodes, Inputs: inputs, Outputs: outputs}}
+}
+
+// TestBadGraphsAreClearErrors: each kind of bad graph is an error that
+// names the node at fault.
+func TestBadGraphsAreClearErrors(t *testing.T) {
+	x := vi("x", Float, 2, 3)
+	branch := func(outs ...string) *Graph {
+		g := &Graph{Name: "b"}
+		for _, o := range outs {
+			g.Nodes = append(g.Nodes, &Node{OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{o}})
+			g.Outputs = append(g.Outputs, &ValueInfo{Name: o})
+		}
+		return g
+	}
+	for _, tc := range []struct {
+		name, node string
+		m          *Model
+		cause      error
+	}{
+		{"cycle", "a", model([]*Node{
+			{Name: "a", OpType: "Relu", Inputs: []string{"b_out"}, Outputs: []string{"a_out"}},
+			{Name: "b", OpType: "Relu", Inputs: []string{"a_out"}, Outputs: []string{"b_out"}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "b_out"}}), ErrImport},
+		{"missing input", "r", model([]*Node{{Name: "r", OpType: "Relu", Inputs: []string{"nowhere"}, Outputs: []string{"y"}}},
+			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrImport},
+		{"unsupported op", "h", model([]*Node{{Name: "h", OpType: "Hardmax", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrUnsupported},
+		{"foreign domain", "c", model([]*Node{{Name: "c", OpType: "Relu", Domain: "com.microsoft", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrUnsupported},
+		{"dtype the op does not take", "add", model([]*Node{{Name: "add", OpType: "Add", Inputs: []string{"p", "p"}, Outputs: []string{"y"}}},
+			[]*ValueInfo{vi("p", Bool, 2)}, []*ValueInfo{{Name: "y"}}), nil},
+		{"shapes that do not broadcast", "add", model([]*Node{{Name: "add", OpType: "Add", Inputs: []string{"x", "q"}, Outputs: []string{"y"}}},
+			[]*ValueInfo{x, vi("q", Float, 4)}, []*ValueInfo{{Name: "y"}}), nil},
+		{"branches disagree", "if", model([]*Node{{Name: "if", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"y"},
+			Attrs: []*Attribute{{Name: "then_branch", Type: AttrGraph, G: branch("t1")}, {Name: "else_branch", Type: AttrGraph, G: branch("e1", "e2")}}}},
+			[]*ValueInfo{x, vi("c", Bool)}, []*ValueInfo{{Name: "y"}}), ErrImport},
+		{"defined twice", "r2", model([]*Node{
+			{Name: "r1", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}},
+			{Name: "r2", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrImport},
+		{"unsupported opset", "s", &Model{Opsets: map[string]int64{"": 11}, Graph: &Graph{Nodes: []*Node{{Name: "s", OpType: "Softmax", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+			Inputs: []*ValueInfo{x}, Outputs: []*ValueInfo{{Name: "y"}}}}, ErrUnsupported},
+	} {
+		_, err := Import(tc.m, Options{})
+		if err == nil {
+			t.Errorf("%s: imported", tc.name)
+			continue
+		}
+		if tc.cause != nil && !errors.Is(err, tc.cause) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.cause)
+		}
+		if !strings.Contains(err.Error(), `"`+tc.node+`"`) {
+			t.Errorf("%s: error %v does not name node %q", tc.name, err, tc.node)
+		}
+	}
+}
+
+// TestRuntimeIfImports: an If whose condition is a graph input stays a
+// runtime If whose branches capture the outer tensors they read; one whose
+// condition folds is inlined.
+func TestRuntimeIfImports(t *testing.T) {
+	x := vi("x", Float, 2, 3)
+	branch := func(op string) *Graph {
+		return &Graph{Name: op, Nodes: []*Node{{OpType: op, Inputs: []string{"x"}, Outputs: []string{"o"}}}, Outputs: []*ValueInfo{{Name: "o"}}}
+	}
+	ifNode := &Node{Name: "if", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"y"},
+		Attrs: []*Attribute{{Name: "then_branch", Type: AttrGraph, G: branch("Relu")}, {Name: "else_branch", Type: AttrGraph, G: branch("Relu")}}}
+	g, err := Import(model([]*Node{ifNode}, []*ValueInfo{x, vi("c", Bool)}, []*ValueInfo{{Name: "y"}}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 1 || g.Nodes[0].Op != "If" || len(g.Nodes[0].Inputs) != 2 || g.Nodes[0].Inputs[1] != "x" {
+		t.Fatalf("runtime If imported as %+v", g.Nodes)
+	}
+	folded := model([]*Node{{Name: "k", OpType: "Constant", Outputs: []string{"c"},
+		Attrs: []*Attribute{{Name: "value", Type: AttrTensor, T: &Tensor{DataType: Bool, Raw: []byte{1}}}}}, ifNode}, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}})
+	g, err = Import(folded, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 1 || g.Nodes[0].Op != "ReLU" {
+		t.Fatalf("folded If imported as %+v", g.Nodes)
+	}
+}

@@ -1,0 +1,218 @@
+package onnx_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/control"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/onnx"
+)
+
+// nodeTests is where Debian's libonnx-testdata (onnx 1.12) keeps the ONNX
+// backend node tests.
+const nodeTests = "/usr/share/libonnx-testdata/data/node"
+
+// TestBackendNodeTests runs every ONNX backend node test whose ops the
+// importer takes, in KBK, and compares with the suite's expected outputs
+// (rtol 1e-3, atol 1e-7; exact for integers and booleans). Tests that use
+// an op outside the table are counted, not run. testdata/expected_failures.txt
+// lists the tests known to fail, each with its reason; an unexpected pass
+// fails the test too, so the list stays true.
+func TestBackendNodeTests(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(nodeTests, "test_*"))
+	if len(dirs) == 0 {
+		t.Skipf("no ONNX backend node tests in %s (install libonnx-testdata)", nodeTests)
+	}
+	expected := readExpected(t)
+	var pass, fail, unsupported int
+	var failures []string
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !supported(m) {
+			unsupported++
+			continue
+		}
+		err = runNodeTest(dir, m)
+		_, known := expected[name]
+		switch {
+		case err == nil && known:
+			t.Errorf("%s passes but is listed in expected_failures.txt", name)
+			pass++
+		case err == nil:
+			pass++
+		case known:
+			fail++
+		default:
+			fail++
+			failures = append(failures, fmt.Sprintf("%s: %v", name, err))
+		}
+	}
+	sort.Strings(failures)
+	for _, f := range failures {
+		t.Errorf("unexpected failure: %s", f)
+	}
+	t.Logf("%d node tests with supported ops: %d pass, %d fail (%d listed); %d use ops outside the table",
+		pass+fail, pass, fail, len(expected), unsupported)
+}
+
+func readExpected(t *testing.T) map[string]string {
+	f, err := os.Open(filepath.Join("testdata", "expected_failures.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, reason, _ := strings.Cut(line, " ")
+		if strings.TrimSpace(reason) == "" {
+			t.Fatalf("expected_failures.txt: %s has no reason", name)
+		}
+		out[name] = reason
+	}
+	return out
+}
+
+// supported reports whether every op of m (its subgraphs too) is in the
+// importer's table at m's opset.
+func supported(m *onnx.Model) bool {
+	have := map[string]onnx.OpInfo{}
+	for _, info := range onnx.Ops() {
+		have[info.ONNX] = info
+	}
+	opset := m.Opsets[""]
+	var walk func(g *onnx.Graph) bool
+	walk = func(g *onnx.Graph) bool {
+		for _, n := range g.Nodes {
+			info, ok := have[n.OpType]
+			if !ok || (n.Domain != "" && n.Domain != "ai.onnx") || opset < info.MinOpset || opset > info.MaxOpset {
+				return false
+			}
+			for _, a := range n.Attrs {
+				if a.G != nil && !walk(a.G) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(m.Graph)
+}
+
+func runNodeTest(dir string, m *onnx.Model) error {
+	g, err := onnx.Import(m, onnx.Options{})
+	if err != nil {
+		return err
+	}
+	data := filepath.Join(dir, "test_data_set_0")
+	in := map[string]*kernel.Tensor{}
+	for i, v := range m.Graph.Inputs {
+		t, err := readTensor(filepath.Join(data, fmt.Sprintf("input_%d.pb", i)))
+		if err != nil {
+			return err
+		}
+		in[v.Name] = t
+	}
+	// Graph inputs the import folded away (none in node tests) or kept.
+	run := map[string]*kernel.Tensor{}
+	for _, v := range g.Inputs {
+		run[v.Name] = in[v.Name]
+	}
+	exe, err := pipert.Compile(g, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))
+	if err != nil {
+		return err
+	}
+	defer exe.Close()
+	res, err := exe.Run(context.Background(), run)
+	if err != nil {
+		return err
+	}
+	for i, o := range m.Graph.Outputs {
+		want, err := readTensor(filepath.Join(data, fmt.Sprintf("output_%d.pb", i)))
+		if err != nil {
+			return err
+		}
+		got := res.Outputs[g.Outputs[i]]
+		if err := same(got, want); err != nil {
+			return fmt.Errorf("output %q: %w", o.Name, err)
+		}
+	}
+	return nil
+}
+
+func readTensor(path string) (*kernel.Tensor, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := onnx.ParseTensor(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t.Kernel()
+}
+
+// same compares with the backend tests' tolerance.
+func same(got, want *kernel.Tensor) error {
+	if got == nil {
+		return errors.New("missing")
+	}
+	if got.DType != want.DType || !got.Shape.Equal(want.Shape) {
+		return fmt.Errorf("got %v %v, want %v %v", got.DType, got.Shape, want.DType, want.Shape)
+	}
+	if got.Host == nil {
+		return errors.New("no contents")
+	}
+	if !want.DType.IsFloat() {
+		if string(got.Host) != string(want.Host) {
+			return errors.New("contents differ")
+		}
+		return nil
+	}
+	g, w := floats(got), floats(want)
+	for i := range w {
+		if math.IsNaN(w[i]) != math.IsNaN(g[i]) || !math.IsNaN(w[i]) && math.Abs(g[i]-w[i]) > 1e-7+1e-3*math.Abs(w[i]) {
+			return fmt.Errorf("element %d: %g, want %g", i, g[i], w[i])
+		}
+	}
+	return nil
+}
+
+func floats(t *kernel.Tensor) []float64 {
+	out := make([]float64, t.NumElements())
+	switch t.DType {
+	case kernel.Float32:
+		for i, v := range kernel.Float32s(t.Host) {
+			out[i] = float64(v)
+		}
+	case kernel.Float64:
+		for i, v := range kernel.Float64s(t.Host) {
+			out[i] = v
+		}
+	case kernel.Float16:
+		for i, v := range kernel.Uint16s(t.Host) {
+			out[i] = float64(kernel.F16ToF32(v))
+		}
+	}
+	return out
+}

@@ -1,0 +1,31 @@
+// Package onnx reads ONNX models and imports them as pipert graphs.
+//
+// The reader (Parse, Read, ReadFile) decodes ModelProto, GraphProto,
+// NodeProto, AttributeProto (every attribute type), TensorProto (raw and
+// typed data) and ValueInfoProto with google.golang.org/protobuf/encoding/
+// protowire, without generated code. Tensor data alias the bytes read;
+// lengths are checked against the input, so malformed or truncated input
+// is an error wrapping ErrFormat, never a panic or an unbounded
+// allocation (FuzzParse). External data is refused.
+//
+// The importer (Import, ImportFile, ImportReader) maps ONNX ops onto
+// pipert ops through the table Ops lists, with the opsets each mapping
+// covers; it folds Constant nodes and initializers into graph constants,
+// Identity into a second name, every node whose inputs are known at
+// import into a constant (Shape of a statically shaped tensor, arithmetic
+// on shape constants), and an If whose condition folds into the nodes of
+// the branch it takes. Input dimensions and values can be fixed at import
+// (Options.Shapes, Options.Values) so that more folds. A runtime If stays
+// an If node of package control, its branches subgraphs. An op, opset,
+// attribute or dtype pipert does not implement is an error wrapping
+// ErrUnsupported that names the node, op and opset; an invalid graph (a
+// tensor used but never defined, defined twice, an If whose branches
+// disagree) wraps ErrImport. The import never yields a silently different
+// graph.
+//
+// The ONNX backend node tests of Debian's libonnx-testdata run in
+// TestBackendNodeTests; testdata/expected_failures.txt lists, with
+// reasons, those pipert fails. docs/ONNX_OPS.md is generated from Ops.
+//
+// Dependency rule: onnx imports control, subgraph, kernel and kernel/ops.
+package onnx

@@ -1,0 +1,678 @@
+package onnx
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/pipert/pipert/control"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// Options tune an import. The zero Options import the graph as it is, its
+// ops resolved by control.Resolver{Base: ops.Builtins()}.
+type Options struct {
+	// Resolver builds the kernels (nil: the built-in ops and If).
+	Resolver kernel.Resolver
+	// Shapes fixes graph inputs' dimensions (by input name), so that more
+	// of the graph folds at import: a dimension the model leaves free
+	// becomes the value given; one it fixes must agree.
+	Shapes map[string][]int64
+	// Values fixes graph inputs to values (a scalar sample rate, say): they
+	// become constants and everything computed from them alone folds.
+	Values map[string]*kernel.Tensor
+	// NoFold keeps every node, folding nothing but Constant and Identity.
+	NoFold bool
+}
+
+// ErrImport is the cause of an import's failure on a graph that is not
+// valid ONNX: a cycle, a missing input, a name defined twice, an If whose
+// branches disagree.
+var ErrImport = errors.New("onnx: invalid graph")
+
+// ImportFile reads and imports the model in file path.
+func ImportFile(path string, opt Options) (*subgraph.Graph, error) {
+	m, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	g, err := Import(m, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// ImportReader reads and imports a model.
+func ImportReader(r io.Reader, opt Options) (*subgraph.Graph, error) {
+	m, err := Read(r)
+	if err != nil {
+		return nil, err
+	}
+	return Import(m, opt)
+}
+
+// Import turns m into a pipert graph. ONNX ops map onto pipert ops through
+// the table that Ops lists; Constant nodes and initializers become graph
+// constants; a node whose inputs are all known at import (constants, and
+// shapes of statically shaped tensors for ops that read only shapes) is
+// computed now and becomes a constant; an If whose condition folds is
+// replaced by the nodes of the branch it takes. Anything pipert does not
+// implement is an error wrapping ErrUnsupported that names the node, op and
+// opset: the import never produces a silently different graph.
+func Import(m *Model, opt Options) (*subgraph.Graph, error) {
+	if m == nil || m.Graph == nil {
+		return nil, fmt.Errorf("%w: no graph", ErrImport)
+	}
+	opset, ok := m.Opsets[""]
+	if !ok {
+		opset = 1
+	}
+	if opset < 7 || opset > 17 {
+		return nil, fmt.Errorf("%w: default-domain opset %d (have 7 to 17)", ErrUnsupported, opset)
+	}
+	res := opt.Resolver
+	if res == nil {
+		res = control.Resolver{Base: ops.Builtins()}
+	}
+	im := &importer{opset: opset, res: res, fold: !opt.NoFold,
+		g: &subgraph.Graph{Name: m.Graph.Name}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
+	if im.g.Name == "" {
+		im.g.Name = "model"
+	}
+	if err := im.inputs(m.Graph, opt); err != nil {
+		return nil, err
+	}
+	if err := im.body(m.Graph, nil); err != nil {
+		return nil, err
+	}
+	for _, o := range m.Graph.Outputs {
+		name, err := im.resolve(o.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: graph output %q: %v", ErrImport, o.Name, err)
+		}
+		im.g.Outputs = append(im.g.Outputs, name)
+	}
+	if _, err := subgraph.Validate(im.g, res); err != nil {
+		return nil, fmt.Errorf("onnx: the imported graph: %w", err)
+	}
+	return im.g, nil
+}
+
+// importer builds one pipert graph: the model's, or a runtime If branch's
+// (parent set).
+type importer struct {
+	opset  int64
+	res    kernel.Resolver
+	fold   bool
+	g      *subgraph.Graph
+	parent *importer
+	// known holds what the import knows of each tensor of g: dtype and
+	// shape (Shape nil: not even the rank), and Host when the value is a
+	// constant.
+	known map[string]*kernel.Tensor
+	// scopes rename the tensors of inlined If branches, innermost last.
+	scopes []map[string]string
+	// alias maps an Identity's output to its input.
+	alias map[string]string
+	used  map[string]bool // tensor names taken in g
+	nodes map[string]bool // node names taken in g
+	// captures are the outer tensors a branch reads, in first-use order,
+	// and outer their names in the parent.
+	captures, outer []string
+	gen             int
+}
+
+func (im *importer) unique(base string, taken map[string]bool) string {
+	name := base
+	for taken[name] {
+		im.gen++
+		name = base + "_" + strconv.Itoa(im.gen)
+	}
+	taken[name] = true
+	return name
+}
+
+// inputs declares the graph inputs: those not also initializers, with
+// their shapes fixed or values given by opt.
+func (im *importer) inputs(gp *Graph, opt Options) error {
+	inits := map[string]bool{}
+	for _, t := range gp.Initializers {
+		inits[t.Name] = true
+	}
+	declared := map[string]bool{}
+	for _, vi := range gp.Inputs {
+		declared[vi.Name] = true
+	}
+	for name := range opt.Shapes {
+		if !declared[name] {
+			return fmt.Errorf("%w: Options.Shapes names %q, not a graph input", ErrImport, name)
+		}
+	}
+	for name := range opt.Values {
+		if !declared[name] {
+			return fmt.Errorf("%w: Options.Values names %q, not a graph input", ErrImport, name)
+		}
+	}
+	for _, t := range gp.Initializers {
+		k, err := t.Kernel()
+		if err != nil {
+			return fmt.Errorf("initializer %q: %w", t.Name, err)
+		}
+		if err := im.defineConst(t.Name, k); err != nil {
+			return err
+		}
+	}
+	for _, vi := range gp.Inputs {
+		if inits[vi.Name] {
+			continue // an initializer also listed as an input: its default value
+		}
+		if vi.NotTensor {
+			return fmt.Errorf("%w: graph input %q is not a tensor", ErrUnsupported, vi.Name)
+		}
+		dt, ok := vi.DataType.DType()
+		if !ok {
+			return fmt.Errorf("%w: graph input %q has dtype %v", ErrUnsupported, vi.Name, vi.DataType)
+		}
+		if v, ok := opt.Values[vi.Name]; ok {
+			if v == nil || v.Host == nil || v.DType != dt {
+				return fmt.Errorf("%w: Options.Values[%q] must be a real %v tensor", ErrImport, vi.Name, dt)
+			}
+			if err := im.defineConst(vi.Name, v); err != nil {
+				return err
+			}
+			continue
+		}
+		shape := make(kernel.Shape, len(vi.Dims))
+		for i, d := range vi.Dims {
+			shape[i] = kernel.Dynamic
+			if d.Known {
+				shape[i] = d.Value
+			}
+		}
+		if fixed, ok := opt.Shapes[vi.Name]; ok {
+			if vi.HasShape && len(fixed) != len(shape) {
+				return fmt.Errorf("%w: Options.Shapes[%q] = %v, the model declares rank %d", ErrImport, vi.Name, fixed, len(shape))
+			}
+			for i, d := range fixed {
+				if d < 0 {
+					return fmt.Errorf("%w: Options.Shapes[%q] = %v has a negative dimension", ErrImport, vi.Name, fixed)
+				}
+				if i < len(shape) && shape[i] != kernel.Dynamic && shape[i] != d {
+					return fmt.Errorf("%w: Options.Shapes[%q] = %v, the model fixes dimension %d to %d", ErrImport, vi.Name, fixed, i, shape[i])
+				}
+			}
+			shape = kernel.Shape(slices.Clone(fixed))
+		} else if !vi.HasShape {
+			return fmt.Errorf("%w: graph input %q has no shape: give its dimensions (Options.Shapes)", ErrImport, vi.Name)
+		}
+		im.used[vi.Name] = true
+		im.g.Inputs = append(im.g.Inputs, subgraph.Value{Name: vi.Name, DType: dt, Shape: shape})
+		im.known[vi.Name] = &kernel.Tensor{DType: dt, Shape: shape}
+	}
+	return nil
+}
+
+func (im *importer) defineConst(name string, t *kernel.Tensor) error {
+	if im.used[name] {
+		return fmt.Errorf("%w: tensor %q defined twice", ErrImport, name)
+	}
+	im.used[name] = true
+	im.g.Consts = append(im.g.Consts, subgraph.Const{Name: name, Tensor: t})
+	im.known[name] = t
+	return nil
+}
+
+// define names an output of a node being imported: renamed inside an
+// inlined branch, checked for uniqueness otherwise.
+func (im *importer) define(name string) (string, error) {
+	if n := len(im.scopes); n > 0 {
+		local := im.unique(name, im.used)
+		im.scopes[n-1][name] = local
+		return local, nil
+	}
+	if im.used[name] {
+		return "", fmt.Errorf("%w: tensor %q defined twice", ErrImport, name)
+	}
+	im.used[name] = true
+	return name, nil
+}
+
+// resolve returns the graph tensor an ONNX name refers to here.
+func (im *importer) resolve(name string) (string, error) {
+	for i := len(im.scopes) - 1; i >= 0; i-- {
+		if r, ok := im.scopes[i][name]; ok {
+			return im.dealias(r), nil
+		}
+	}
+	if im.used[name] {
+		return im.dealias(name), nil
+	}
+	if im.parent != nil {
+		outer, err := im.parent.resolve(name)
+		if err != nil {
+			return "", err
+		}
+		// A capture: a branch input named as the outer tensor.
+		im.used[name] = true
+		im.captures = append(im.captures, name)
+		im.outer = append(im.outer, outer)
+		m := im.parent.known[outer]
+		v := subgraph.Value{Name: name, DType: kernel.Float32}
+		if m != nil {
+			v.DType, v.Shape = m.DType, m.Shape.Clone()
+		}
+		im.g.Inputs = append(im.g.Inputs, v)
+		return name, nil
+	}
+	return "", fmt.Errorf("%w: tensor %q is used but never defined", ErrImport, name)
+}
+
+func (im *importer) dealias(name string) string {
+	for i := 0; i < 1000; i++ {
+		a, ok := im.alias[name]
+		if !ok {
+			return name
+		}
+		name = a
+	}
+	return name
+}
+
+// body imports the nodes of gp in order; rename is the scope of an inlined
+// branch (nil: gp is the graph itself).
+func (im *importer) body(gp *Graph, rename map[string]string) error {
+	if rename != nil {
+		im.scopes = append(im.scopes, rename)
+		defer func() { im.scopes = im.scopes[:len(im.scopes)-1] }()
+		for _, t := range gp.Initializers {
+			k, err := t.Kernel()
+			if err != nil {
+				return fmt.Errorf("initializer %q: %w", t.Name, err)
+			}
+			local, err := im.define(t.Name)
+			if err != nil {
+				return err
+			}
+			im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: k})
+			im.known[local] = k
+		}
+	}
+	for i, n := range gp.Nodes {
+		if err := im.node(n); err != nil {
+			name := n.Name
+			if name == "" {
+				name = fmt.Sprintf("#%d", i)
+			}
+			return fmt.Errorf("onnx: node %q (%s, opset %d): %w", name, n.OpType, im.opset, err)
+		}
+	}
+	return nil
+}
+
+// node imports one ONNX node.
+func (im *importer) node(n *Node) error {
+	info, err := lookup(n.Domain, n.OpType, im.opset)
+	if err != nil {
+		return err
+	}
+	switch n.OpType {
+	case "Constant":
+		return im.constant(n)
+	case "Identity":
+		return im.identity(n)
+	case "If":
+		return im.ifNode(n)
+	}
+	// Inputs: trailing omitted ones dropped, others passed as a
+	// zero-element tensor.
+	last := len(n.Inputs) - 1
+	for last >= 0 && n.Inputs[last] == "" {
+		last--
+	}
+	inputs := make([]string, 0, last+1)
+	for _, name := range n.Inputs[:last+1] {
+		if name == "" {
+			empty := im.unique(nodeBase(n)+"/absent", im.used)
+			t := &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{0}, Host: []byte{}}
+			im.g.Consts = append(im.g.Consts, subgraph.Const{Name: empty, Tensor: t})
+			im.known[empty] = t
+			inputs = append(inputs, empty)
+			continue
+		}
+		r, err := im.resolve(name)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, r)
+	}
+	attrs, err := im.attrs(n)
+	if err != nil {
+		return err
+	}
+	k, err := im.res.New(info.Pipert, attrs)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	_, _, nOut := k.Arity()
+	if len(n.Outputs) > nOut {
+		return fmt.Errorf("%w: %d outputs, pipert's %s has %d", ErrUnsupported, len(n.Outputs), info.Pipert, nOut)
+	}
+	// Fold what is known now.
+	in := make([]*kernel.Tensor, len(inputs))
+	known, values := true, true
+	for j, name := range inputs {
+		in[j] = im.known[name]
+		if in[j] == nil || in[j].Shape == nil || !in[j].Shape.Known() {
+			known = false
+		} else if in[j].Host == nil && in[j].NumElements() != 0 {
+			values = false
+		}
+	}
+	deps := k.Deps()
+	if im.fold && known && (values || deps.ShapeOnly) && !deps.Compute && im.parent == nil {
+		outs, _, err := control.Run1(k, nodeBase(n), in, nOut)
+		if err == nil && foldable(outs) {
+			for j, o := range n.Outputs {
+				if o == "" {
+					continue
+				}
+				local, err := im.define(o)
+				if err != nil {
+					return err
+				}
+				im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: outs[j]})
+				im.known[local] = outs[j]
+			}
+			return nil
+		}
+		if err != nil && values {
+			return err // the node fails on any input it can get
+		}
+	}
+	outputs := make([]string, nOut)
+	for j := range outputs {
+		name := ""
+		if j < len(n.Outputs) {
+			name = n.Outputs[j]
+		}
+		if name == "" {
+			outputs[j] = im.unique(nodeBase(n)+"/unused"+strconv.Itoa(j), im.used)
+			continue
+		}
+		if outputs[j], err = im.define(name); err != nil {
+			return err
+		}
+	}
+	node := &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: info.Pipert, Attrs: attrs, Inputs: inputs, Outputs: outputs}
+	im.g.Nodes = append(im.g.Nodes, node)
+	// What the outputs look like, when shapes and needed values are known.
+	if known {
+		for _, j := range deps.Value {
+			if j < len(in) && in[j].Host == nil {
+				known = false
+			}
+		}
+	}
+	if known && !deps.Compute {
+		outs := make([]*kernel.Tensor, nOut)
+		for j := range outs {
+			outs[j] = &kernel.Tensor{}
+		}
+		if err := safeInfer(k, in, outs); err != nil {
+			return err
+		}
+		for j, name := range outputs {
+			im.known[name] = &kernel.Tensor{DType: outs[j].DType, Shape: outs[j].Shape}
+		}
+	}
+	return nil
+}
+
+// foldLimit is the most elements a folded tensor may have.
+const foldLimit = 1 << 22
+
+func foldable(outs []*kernel.Tensor) bool {
+	for _, t := range outs {
+		if t.NumElements() > foldLimit {
+			return false
+		}
+	}
+	return true
+}
+
+func safeInfer(k kernel.Kernel, in, out []*kernel.Tensor) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("InferShape panicked: %v", p)
+		}
+	}()
+	return k.InferShape(in, out)
+}
+
+func nodeBase(n *Node) string {
+	if n.Name != "" {
+		return n.Name
+	}
+	if len(n.Outputs) > 0 && n.Outputs[0] != "" {
+		return n.OpType + ":" + n.Outputs[0]
+	}
+	return n.OpType
+}
+
+// attrs converts n's attributes, under their ONNX names, plus the opset.
+func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
+	a := kernel.Attrs{kernel.OpsetAttr: im.opset}
+	for _, at := range n.Attrs {
+		if at.RefAttrName != "" {
+			return nil, fmt.Errorf("%w: attribute %q refers to a function attribute", ErrUnsupported, at.Name)
+		}
+		switch at.Type {
+		case AttrFloat:
+			a[at.Name] = at.F
+		case AttrInt:
+			a[at.Name] = at.I
+		case AttrString:
+			a[at.Name] = string(at.S)
+		case AttrFloats:
+			a[at.Name] = at.Floats
+		case AttrInts:
+			a[at.Name] = at.Ints
+		case AttrStrings:
+			s := make([]string, len(at.Strings))
+			for i, b := range at.Strings {
+				s[i] = string(b)
+			}
+			a[at.Name] = s
+		case AttrTensor:
+			t, err := at.T.Kernel()
+			if err != nil {
+				return nil, fmt.Errorf("attribute %q: %w", at.Name, err)
+			}
+			a[at.Name] = t
+		default:
+			return nil, fmt.Errorf("%w: attribute %q of type %v", ErrUnsupported, at.Name, at.Type)
+		}
+	}
+	if n.OpType == "Cast" {
+		to, ok := a["to"].(int64)
+		if !ok {
+			return nil, fmt.Errorf("%w: Cast without an integer attribute \"to\"", ErrImport)
+		}
+		dt, ok := DataType(to).DType()
+		if !ok {
+			return nil, fmt.Errorf("%w: Cast to %v", ErrUnsupported, DataType(to))
+		}
+		a["to"] = dt
+	}
+	return a, nil
+}
+
+// constant imports a Constant node as a graph constant.
+func (im *importer) constant(n *Node) error {
+	if len(n.Outputs) != 1 || len(n.Attrs) != 1 {
+		return fmt.Errorf("%w: a Constant needs one output and exactly one attribute", ErrImport)
+	}
+	at := n.Attrs[0]
+	var t *kernel.Tensor
+	switch at.Name {
+	case "value":
+		k, err := at.T.Kernel()
+		if err != nil {
+			return err
+		}
+		t = k
+	case "value_float":
+		t = kernel.FromFloat32([]float32{at.F})
+	case "value_floats":
+		t = kernel.FromFloat32(slices.Clone(at.Floats), int64(len(at.Floats)))
+	case "value_int":
+		t = kernel.New(kernel.Int64)
+		kernel.Int64s(t.Host)[0] = at.I
+	case "value_ints":
+		t = kernel.New(kernel.Int64, int64(len(at.Ints)))
+		copy(kernel.Int64s(t.Host), at.Ints)
+	default:
+		return fmt.Errorf("%w: Constant attribute %q", ErrUnsupported, at.Name)
+	}
+	if at.Name == "value" && at.T == nil {
+		return fmt.Errorf("%w: Constant value is not a tensor", ErrImport)
+	}
+	local, err := im.define(n.Outputs[0])
+	if err != nil {
+		return err
+	}
+	im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
+	im.known[local] = t
+	return nil
+}
+
+// identity makes an Identity's output another name of its input.
+func (im *importer) identity(n *Node) error {
+	if len(n.Inputs) != 1 || len(n.Outputs) != 1 {
+		return fmt.Errorf("%w: an Identity has one input and one output", ErrImport)
+	}
+	in, err := im.resolve(n.Inputs[0])
+	if err != nil {
+		return err
+	}
+	local, err := im.define(n.Outputs[0])
+	if err != nil {
+		return err
+	}
+	if im.alias == nil {
+		im.alias = map[string]string{}
+	}
+	im.alias[local] = in
+	im.known[local] = im.known[in]
+	return nil
+}
+
+// ifNode inlines an If whose condition folds, or imports it as a runtime
+// If with its branches as subgraphs.
+func (im *importer) ifNode(n *Node) error {
+	thenG, elseG := n.Attr("then_branch"), n.Attr("else_branch")
+	if thenG == nil || thenG.G == nil || elseG == nil || elseG.G == nil {
+		return fmt.Errorf("%w: an If needs then_branch and else_branch graphs", ErrImport)
+	}
+	if a, b := len(thenG.G.Outputs), len(elseG.G.Outputs); a != b || a != len(n.Outputs) {
+		return fmt.Errorf("%w: If branches have %d and %d outputs, the node %d", ErrImport, a, b, len(n.Outputs))
+	}
+	if len(n.Inputs) != 1 {
+		return fmt.Errorf("%w: an If has one input", ErrImport)
+	}
+	cond, err := im.resolve(n.Inputs[0])
+	if err != nil {
+		return err
+	}
+	if c := im.known[cond]; c != nil && c.Host != nil && len(c.Host) > 0 && im.fold {
+		taken := elseG.G
+		if c.Host[0] != 0 {
+			taken = thenG.G
+		}
+		rename := map[string]string{}
+		if err := im.body(taken, rename); err != nil {
+			return fmt.Errorf("inlined branch %q: %w", taken.Name, err)
+		}
+		im.scopes = append(im.scopes, rename)
+		srcs := make([]string, len(taken.Outputs))
+		for i, o := range taken.Outputs {
+			if srcs[i], err = im.resolve(o.Name); err != nil {
+				im.scopes = im.scopes[:len(im.scopes)-1]
+				return err
+			}
+		}
+		im.scopes = im.scopes[:len(im.scopes)-1]
+		for i, o := range n.Outputs {
+			local, err := im.define(o)
+			if err != nil {
+				return err
+			}
+			if im.alias == nil {
+				im.alias = map[string]string{}
+			}
+			im.alias[local] = srcs[i]
+			im.known[local] = im.known[srcs[i]]
+		}
+		return nil
+	}
+	// A runtime If: each branch becomes a subgraph whose inputs are the
+	// outer tensors it reads; the node passes the union of both.
+	branches := [2]*importer{}
+	for i, at := range []*Attribute{thenG, elseG} {
+		sub := &importer{opset: im.opset, res: im.res, fold: im.fold, parent: im,
+			g: &subgraph.Graph{Name: nodeBase(n) + "/" + at.Name}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
+		if err := sub.body(at.G, nil); err != nil {
+			return fmt.Errorf("branch %s: %w", at.Name, err)
+		}
+		for _, o := range at.G.Outputs {
+			name, err := sub.resolve(o.Name)
+			if err != nil {
+				return fmt.Errorf("branch %s: output %q: %w", at.Name, o.Name, err)
+			}
+			sub.g.Outputs = append(sub.g.Outputs, name)
+		}
+		branches[i] = sub
+	}
+	// Both branches declare every capture, in one order.
+	var caps, outer []string
+	for _, b := range branches {
+		for j, c := range b.outer {
+			if !slices.Contains(outer, c) {
+				outer = append(outer, c)
+				caps = append(caps, b.captures[j])
+			}
+		}
+	}
+	for _, b := range branches {
+		byOuter := map[string]subgraph.Value{}
+		for j, c := range b.outer {
+			byOuter[c] = b.g.Inputs[j]
+		}
+		b.g.Inputs = b.g.Inputs[:0]
+		for j, c := range outer {
+			v, ok := byOuter[c]
+			if !ok {
+				v = subgraph.Value{Name: im.unique(caps[j]+"/unread", b.used), DType: kernel.Float32}
+				if m := im.known[c]; m != nil {
+					v.DType, v.Shape = m.DType, m.Shape.Clone()
+				}
+			}
+			b.g.Inputs = append(b.g.Inputs, v)
+		}
+	}
+	outputs := make([]string, len(n.Outputs))
+	for i, o := range n.Outputs {
+		if outputs[i], err = im.define(o); err != nil {
+			return err
+		}
+	}
+	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "If",
+		Inputs: append([]string{cond}, outer...), Outputs: outputs,
+		Attrs: kernel.Attrs{control.ThenBranch: branches[0].g, control.ElseBranch: branches[1].g}})
+	return nil
+}

@@ -1,0 +1,44 @@
+package onnx_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert/onnx"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/ONNX_OPS.md from the importer's table")
+
+// TestOpsDocIsCurrent keeps docs/ONNX_OPS.md equal to what the importer's
+// table says (go test ./onnx -run OpsDoc -update rewrites it).
+func TestOpsDocIsCurrent(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# ONNX ops pipert imports\n\n")
+	b.WriteString("Generated from the importer's table (`onnx.Ops`) by `go test ./onnx -run OpsDoc -update`; a test keeps it current.\n")
+	b.WriteString("An op outside this table, or at an opset outside its range, fails the import with an error naming the node, op and opset.\n\n")
+	b.WriteString("| ONNX op | pipert op | opsets | note |\n|---|---|---|---|\n")
+	for _, info := range onnx.Ops() {
+		p := info.Pipert
+		if p == "" {
+			p = "—"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d–%d | %s |\n", info.ONNX, p, info.MinOpset, info.MaxOpset, info.Note)
+	}
+	path := filepath.Join("..", "docs", "ONNX_OPS.md")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(have) != b.String() {
+		t.Fatalf("%s is stale: run go test ./onnx -run OpsDoc -update", path)
+	}
+}

@@ -1,0 +1,588 @@
+package onnx
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// maxDepth bounds the nesting of subgraphs (If branches within branches):
+// deeper is refused rather than recursed into.
+const maxDepth = 64
+
+// Parse reads an ONNX model from b. Tensors' raw data alias b, which must
+// not change while the model is in use. Malformed input is an error
+// wrapping ErrFormat that says what was being read; Parse never panics and
+// never allocates more than a small multiple of len(b).
+func Parse(b []byte) (*Model, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("%w: empty input", ErrFormat)
+	}
+	m, err := parseModel(b)
+	if err != nil {
+		return nil, err
+	}
+	if m.Graph == nil {
+		return nil, fmt.Errorf("%w: the model has no graph", ErrFormat)
+	}
+	return m, nil
+}
+
+// Read reads a whole model from r (see Parse).
+func Read(r io.Reader) (*Model, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("onnx: read: %w", err)
+	}
+	return Parse(b)
+}
+
+// ReadFile reads the model in file path (see Parse).
+func ReadFile(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("onnx: %w", err)
+	}
+	m, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func parseModel(b []byte) (*Model, error) {
+	d := &decoder{b: b, what: "ModelProto"}
+	m := &Model{Opsets: map[string]int64{}}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil || done {
+			return m, err
+		}
+		switch num {
+		case 1:
+			v, err := d.varint(typ)
+			if err != nil {
+				return nil, err
+			}
+			m.IRVersion = int64(v)
+		case 2:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			m.Producer = string(v)
+		case 7:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			if m.Graph, err = parseGraph(v, 0); err != nil {
+				return nil, err
+			}
+		case 8:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			domain, version, err := parseOpset(v)
+			if err != nil {
+				return nil, err
+			}
+			if domain == "ai.onnx" {
+				domain = ""
+			}
+			m.Opsets[domain] = version
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func parseOpset(b []byte) (string, int64, error) {
+	d := &decoder{b: b, what: "OperatorSetIdProto"}
+	var domain string
+	var version int64
+	for {
+		num, typ, done, err := d.next()
+		if err != nil || done {
+			return domain, version, err
+		}
+		switch num {
+		case 1:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return "", 0, err
+			}
+			domain = string(v)
+		case 2:
+			v, err := d.varint(typ)
+			if err != nil {
+				return "", 0, err
+			}
+			version = int64(v)
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return "", 0, err
+			}
+		}
+	}
+}
+
+func parseGraph(b []byte, depth int) (*Graph, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("%w: subgraphs nested deeper than %d", ErrFormat, maxDepth)
+	}
+	d := &decoder{b: b, what: "GraphProto"}
+	g := &Graph{}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return g, nil
+		}
+		if num != 1 && num != 2 && num != 5 && num != 11 && num != 12 && num != 13 {
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := d.bytes(typ)
+		if err != nil {
+			return nil, err
+		}
+		switch num {
+		case 1:
+			n, err := parseNode(v, depth)
+			if err != nil {
+				return nil, fmt.Errorf("graph %q node %d: %w", g.Name, len(g.Nodes), err)
+			}
+			g.Nodes = append(g.Nodes, n)
+		case 2:
+			g.Name = string(v)
+		case 5:
+			t, err := parseTensor(v)
+			if err != nil {
+				return nil, fmt.Errorf("graph %q initializer %d: %w", g.Name, len(g.Initializers), err)
+			}
+			g.Initializers = append(g.Initializers, t)
+		case 11, 12, 13:
+			vi, err := parseValueInfo(v)
+			if err != nil {
+				return nil, fmt.Errorf("graph %q: %w", g.Name, err)
+			}
+			switch num {
+			case 11:
+				g.Inputs = append(g.Inputs, vi)
+			case 12:
+				g.Outputs = append(g.Outputs, vi)
+			default:
+				g.ValueInfo = append(g.ValueInfo, vi)
+			}
+		}
+	}
+}
+
+func parseNode(b []byte, depth int) (*Node, error) {
+	d := &decoder{b: b, what: "NodeProto"}
+	n := &Node{}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return n, nil
+		}
+		if num < 1 || num > 7 || num == 6 {
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := d.bytes(typ)
+		if err != nil {
+			return nil, err
+		}
+		switch num {
+		case 1:
+			n.Inputs = append(n.Inputs, string(v))
+		case 2:
+			n.Outputs = append(n.Outputs, string(v))
+		case 3:
+			n.Name = string(v)
+		case 4:
+			n.OpType = string(v)
+		case 5:
+			a, err := parseAttr(v, depth)
+			if err != nil {
+				return nil, fmt.Errorf("node %q (%s): %w", n.Name, n.OpType, err)
+			}
+			n.Attrs = append(n.Attrs, a)
+		case 7:
+			n.Domain = string(v)
+		}
+	}
+}
+
+func parseAttr(b []byte, depth int) (*Attribute, error) {
+	d := &decoder{b: b, what: "AttributeProto"}
+	a := &Attribute{}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			break
+		}
+		switch num {
+		case 1, 4, 5, 6, 9, 10, 11, 21:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			switch num {
+			case 1:
+				a.Name = string(v)
+			case 4:
+				a.S = v
+			case 5:
+				if a.T, err = parseTensor(v); err != nil {
+					return nil, fmt.Errorf("attribute %q: %w", a.Name, err)
+				}
+			case 6:
+				if a.G, err = parseGraph(v, depth+1); err != nil {
+					return nil, fmt.Errorf("attribute %q: %w", a.Name, err)
+				}
+			case 9:
+				a.Strings = append(a.Strings, v)
+			case 10:
+				t, err := parseTensor(v)
+				if err != nil {
+					return nil, fmt.Errorf("attribute %q: %w", a.Name, err)
+				}
+				a.Tensors = append(a.Tensors, t)
+			case 11:
+				g, err := parseGraph(v, depth+1)
+				if err != nil {
+					return nil, fmt.Errorf("attribute %q: %w", a.Name, err)
+				}
+				a.Graphs = append(a.Graphs, g)
+			case 21:
+				a.RefAttrName = string(v)
+			}
+		case 2:
+			v, err := d.fixed32(typ)
+			if err != nil {
+				return nil, err
+			}
+			a.F = math.Float32frombits(v)
+		case 3:
+			v, err := d.varint(typ)
+			if err != nil {
+				return nil, err
+			}
+			a.I = int64(v)
+		case 7:
+			if a.Floats, err = d.floats(typ, a.Floats); err != nil {
+				return nil, err
+			}
+		case 8:
+			if a.Ints, err = d.varints(typ, a.Ints); err != nil {
+				return nil, err
+			}
+		case 20:
+			v, err := d.varint(typ)
+			if err != nil {
+				return nil, err
+			}
+			a.Type = AttrType(int32(v))
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if a.Type == AttrUndefined {
+		a.Type = guessType(a)
+	}
+	return a, nil
+}
+
+// guessType is the attribute type of IR versions before 0.0.2, which did
+// not record it: the field that holds a value.
+func guessType(a *Attribute) AttrType {
+	switch {
+	case a.G != nil:
+		return AttrGraph
+	case a.T != nil:
+		return AttrTensor
+	case a.S != nil:
+		return AttrString
+	case len(a.Floats) > 0:
+		return AttrFloats
+	case len(a.Ints) > 0:
+		return AttrInts
+	case len(a.Strings) > 0:
+		return AttrStrings
+	case len(a.Tensors) > 0:
+		return AttrTensors
+	case len(a.Graphs) > 0:
+		return AttrGraphs
+	case a.F != 0:
+		return AttrFloat
+	}
+	return AttrInt
+}
+
+func parseTensor(b []byte) (*Tensor, error) {
+	d := &decoder{b: b, what: "TensorProto"}
+	t := &Tensor{}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return t, nil
+		}
+		switch num {
+		case 1:
+			if t.Dims, err = d.varints(typ, t.Dims); err != nil {
+				return nil, err
+			}
+		case 2:
+			v, err := d.varint(typ)
+			if err != nil {
+				return nil, err
+			}
+			t.DataType = DataType(int32(v))
+		case 3:
+			t.Segment = true
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+		case 4:
+			if t.Floats, err = d.floats(typ, t.Floats); err != nil {
+				return nil, err
+			}
+		case 5:
+			var v []int64
+			if v, err = d.varints(typ, nil); err != nil {
+				return nil, err
+			}
+			for _, x := range v {
+				t.Int32s = append(t.Int32s, int32(x))
+			}
+		case 6:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			t.Strings = append(t.Strings, v)
+		case 7:
+			if t.Int64s, err = d.varints(typ, t.Int64s); err != nil {
+				return nil, err
+			}
+		case 8:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			t.Name = string(v)
+		case 9:
+			if t.Raw, err = d.bytes(typ); err != nil {
+				return nil, err
+			}
+			if t.Raw == nil {
+				t.Raw = []byte{}
+			}
+		case 10:
+			if t.Doubles, err = d.doubles(typ, t.Doubles); err != nil {
+				return nil, err
+			}
+		case 11:
+			var v []int64
+			if v, err = d.varints(typ, nil); err != nil {
+				return nil, err
+			}
+			for _, x := range v {
+				t.Uint64s = append(t.Uint64s, uint64(x))
+			}
+		case 13:
+			t.External = true
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+		case 14:
+			v, err := d.varint(typ)
+			if err != nil {
+				return nil, err
+			}
+			if v == 1 {
+				t.External = true
+			}
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func parseValueInfo(b []byte) (*ValueInfo, error) {
+	d := &decoder{b: b, what: "ValueInfoProto"}
+	vi := &ValueInfo{}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return vi, nil
+		}
+		switch num {
+		case 1:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			vi.Name = string(v)
+		case 2:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			if err := parseType(v, vi); err != nil {
+				return nil, fmt.Errorf("value %q: %w", vi.Name, err)
+			}
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func parseType(b []byte, vi *ValueInfo) error {
+	d := &decoder{b: b, what: "TypeProto"}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil || done {
+			return err
+		}
+		switch num {
+		case 1:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return err
+			}
+			if err := parseTensorType(v, vi); err != nil {
+				return err
+			}
+		case 4, 5, 8, 9:
+			vi.NotTensor = true
+			if err := d.skip(num, typ); err != nil {
+				return err
+			}
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func parseTensorType(b []byte, vi *ValueInfo) error {
+	d := &decoder{b: b, what: "TypeProto.Tensor"}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil || done {
+			return err
+		}
+		switch num {
+		case 1:
+			v, err := d.varint(typ)
+			if err != nil {
+				return err
+			}
+			vi.DataType = DataType(int32(v))
+		case 2:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return err
+			}
+			vi.HasShape = true
+			if err := parseShape(v, vi); err != nil {
+				return err
+			}
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func parseShape(b []byte, vi *ValueInfo) error {
+	d := &decoder{b: b, what: "TensorShapeProto"}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil || done {
+			return err
+		}
+		if num != 1 {
+			if err := d.skip(num, typ); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := d.bytes(typ)
+		if err != nil {
+			return err
+		}
+		dim, err := parseDim(v)
+		if err != nil {
+			return err
+		}
+		vi.Dims = append(vi.Dims, dim)
+	}
+}
+
+func parseDim(b []byte) (Dim, error) {
+	d := &decoder{b: b, what: "TensorShapeProto.Dimension"}
+	var dim Dim
+	for {
+		num, typ, done, err := d.next()
+		if err != nil || done {
+			return dim, err
+		}
+		switch num {
+		case 1:
+			v, err := d.varint(typ)
+			if err != nil {
+				return dim, err
+			}
+			dim.Value, dim.Known = int64(v), true
+		case 2:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return dim, err
+			}
+			dim.Param = string(v)
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return dim, err
+			}
+		}
+	}
+}
+
+// ParseTensor reads a serialized TensorProto (the input_N.pb and
+// output_N.pb files of the ONNX backend tests).
+func ParseTensor(b []byte) (*Tensor, error) { return parseTensor(b) }

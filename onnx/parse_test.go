@@ -1,0 +1,121 @@
+package onnx
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// countOps counts the nodes of g and its subgraphs by op type.
+func countOps(g *Graph, into map[string]int) int {
+	n := 0
+	for _, nd := range g.Nodes {
+		into[nd.OpType]++
+		n++
+		for _, a := range nd.Attrs {
+			if a.G != nil {
+				n += countOps(a.G, into)
+			}
+			for _, sg := range a.Graphs {
+				n += countOps(sg, into)
+			}
+		}
+	}
+	return n
+}
+
+// TestReadRealModels checks the reader against what the models' README
+// says of them (counted with the onnx Python package).
+func TestReadRealModels(t *testing.T) {
+	for _, tc := range []struct {
+		file       string
+		opset, ir  int64
+		top, nodes int
+		ops        map[string]int
+	}{
+		{"ppocrv4-det.onnx", 11, 8, 672, 672, map[string]int{"Constant": 342, "Add": 89, "Mul": 86, "Conv": 62, "Clip": 24, "Div": 24,
+			"Relu": 12, "GlobalAveragePool": 10, "HardSigmoid": 10, "Resize": 6, "BatchNormalization": 3, "ConvTranspose": 2, "Concat": 1, "Sigmoid": 1}},
+		{"silero-vad-v5.onnx", 16, 8, 5, 689, map[string]int{"Constant": 341, "Slice": 60, "Unsqueeze": 46, "Identity": 34, "Concat": 26,
+			"If": 25, "Squeeze": 22, "Cast": 20, "Gather": 20, "Shape": 20, "Equal": 17, "Conv": 12, "Relu": 10, "ConstantOfShape": 4,
+			"LSTM": 4, "Not": 4, "Pow": 4, "Reshape": 4, "Size": 4, "Add": 2, "Pad": 2, "ReduceMean": 2, "Sigmoid": 2, "Sqrt": 2, "Transpose": 2}},
+	} {
+		m, err := ReadFile(filepath.Join("testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Opsets[""] != tc.opset || m.IRVersion != tc.ir {
+			t.Errorf("%s: opset %d ir %d", tc.file, m.Opsets[""], m.IRVersion)
+		}
+		if len(m.Graph.Nodes) != tc.top {
+			t.Errorf("%s: %d top-level nodes, want %d", tc.file, len(m.Graph.Nodes), tc.top)
+		}
+		ops := map[string]int{}
+		if n := countOps(m.Graph, ops); n != tc.nodes {
+			t.Errorf("%s: %d nodes, want %d", tc.file, n, tc.nodes)
+		}
+		for op, n := range tc.ops {
+			if ops[op] != n {
+				t.Errorf("%s: %d %s nodes, want %d", tc.file, ops[op], op, n)
+			}
+		}
+		if len(ops) != len(tc.ops) {
+			t.Errorf("%s: ops %v", tc.file, ops)
+		}
+	}
+}
+
+func TestMalformedInputIsAnError(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "silero-vad-v5.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, 7, 100, 1000, len(b) / 2, len(b) - 1} {
+		if _, err := Parse(b[:n]); err == nil {
+			t.Errorf("model truncated to %d bytes parsed", n)
+		}
+	}
+	for name, in := range map[string][]byte{
+		"wrong magic":   []byte("PK\x03\x04 this is a zip file, not a model"),
+		"text":          []byte("ir_version: 8\ngraph {}\n"),
+		"huge length":   {0x3a, 0xff, 0xff, 0xff, 0xff, 0x0f},
+		"bad wire type": {0x3f},
+	} {
+		if _, err := Parse(in); err == nil {
+			t.Errorf("%s parsed", name)
+		}
+	}
+	if _, err := Read(bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzParse: malformed or truncated input gives an error, never a panic
+// (the fuzzer's memory limit catches unbounded allocation). The seeds are
+// the two real models, truncations of them and small node-test models.
+func FuzzParse(f *testing.F) {
+	for _, file := range []string{"silero-vad-v5.onnx", "ppocrv4-det.onnx"} {
+		b, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:len(b)/3])
+	}
+	if dirs, err := filepath.Glob("/usr/share/libonnx-testdata/data/node/test_*/model.onnx"); err == nil {
+		for i, p := range dirs {
+			if i%40 != 0 {
+				continue
+			}
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Parse(b)
+		if err == nil && m.Graph == nil {
+			t.Fatal("a model without a graph parsed")
+		}
+	})
+}

@@ -1,0 +1,76 @@
+package onnx
+
+import (
+	"fmt"
+	"sort"
+)
+
+// OpInfo is how one ONNX op maps onto pipert: the pipert op it becomes
+// and the opsets of the default domain whose form of the op pipert
+// implements in full. Outside that range an import fails with
+// ErrUnsupported naming node, op and opset.
+type OpInfo struct {
+	ONNX, Pipert       string
+	MinOpset, MaxOpset int64
+	// Note says how the import treats the op, when it is not a plain
+	// mapping.
+	Note string
+}
+
+// table lists every ONNX op the importer takes. The opset ranges are those
+// whose semantics the pipert op follows (checked against the ONNX backend
+// node tests where they exist); other opsets are refused, never guessed.
+var table = map[string]OpInfo{
+	"Add":       {Pipert: "Add", MinOpset: 7, MaxOpset: 17},
+	"Sub":       {Pipert: "Sub", MinOpset: 7, MaxOpset: 17},
+	"Mul":       {Pipert: "Mul", MinOpset: 7, MaxOpset: 17},
+	"Div":       {Pipert: "Div", MinOpset: 7, MaxOpset: 17},
+	"MatMul":    {Pipert: "MatMul", MinOpset: 7, MaxOpset: 17},
+	"Relu":      {Pipert: "ReLU", MinOpset: 7, MaxOpset: 17},
+	"ReduceSum": {Pipert: "ReduceSum", MinOpset: 7, MaxOpset: 12, Note: "opset 13 moves axes to an input: refused"},
+	"NonZero":   {Pipert: "NonZero", MinOpset: 9, MaxOpset: 17},
+	"Softmax":   {Pipert: "Softmax", MinOpset: 13, MaxOpset: 17, Note: "opsets before 13 flatten to 2-D and are refused"},
+	"Transpose": {Pipert: "Transpose", MinOpset: 7, MaxOpset: 17},
+	"Concat":    {Pipert: "Concat", MinOpset: 7, MaxOpset: 17},
+	"Slice":     {Pipert: "Slice", MinOpset: 7, MaxOpset: 17},
+	"Gather":    {Pipert: "Gather", MinOpset: 7, MaxOpset: 17},
+	"Cast":      {Pipert: "Cast", MinOpset: 7, MaxOpset: 17, Note: "the `to` enum becomes a pipert dtype"},
+	"Shape":     {Pipert: "Shape", MinOpset: 7, MaxOpset: 17},
+	"Reshape":   {Pipert: "Reshape", MinOpset: 7, MaxOpset: 17},
+	"Constant":  {MinOpset: 7, MaxOpset: 17, Note: "folded into a graph constant"},
+	"Identity":  {MinOpset: 7, MaxOpset: 17, Note: "folded: its output names its input"},
+	"If":        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
+}
+
+func init() {
+	for name, info := range table {
+		info.ONNX = name
+		table[name] = info
+	}
+}
+
+// Ops lists the ONNX ops the importer takes, by name.
+func Ops() []OpInfo {
+	out := make([]OpInfo, 0, len(table))
+	for _, info := range table {
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ONNX < out[j].ONNX })
+	return out
+}
+
+// lookup returns the mapping of op at opset, or an error naming what is
+// missing.
+func lookup(domain, op string, opset int64) (OpInfo, error) {
+	if domain != "" && domain != "ai.onnx" {
+		return OpInfo{}, fmt.Errorf("%w: op %s of domain %q", ErrUnsupported, op, domain)
+	}
+	info, ok := table[op]
+	if !ok {
+		return OpInfo{}, fmt.Errorf("%w: op %s (opset %d) is not implemented", ErrUnsupported, op, opset)
+	}
+	if opset < info.MinOpset || opset > info.MaxOpset {
+		return OpInfo{}, fmt.Errorf("%w: op %s at opset %d (implemented for opsets %d to %d)", ErrUnsupported, op, opset, info.MinOpset, info.MaxOpset)
+	}
+	return info, nil
+}

@@ -1,0 +1,142 @@
+package onnx
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// ErrUnsupported is the cause of an import's failure on something valid in
+// ONNX that pipert does not take: an op, an opset, an attribute, a dtype,
+// external data.
+var ErrUnsupported = errors.New("onnx: unsupported")
+
+// DType maps an ONNX data type onto pipert's, or reports false.
+func (d DataType) DType() (kernel.DType, bool) {
+	switch d {
+	case Float:
+		return kernel.Float32, true
+	case Float16:
+		return kernel.Float16, true
+	case Double:
+		return kernel.Float64, true
+	case Int32:
+		return kernel.Int32, true
+	case Int64:
+		return kernel.Int64, true
+	case Int8:
+		return kernel.Int8, true
+	case Uint8:
+		return kernel.Uint8, true
+	case Bool:
+		return kernel.Bool, true
+	}
+	return 0, false
+}
+
+// Kernel converts t to a pipert tensor with real contents. Raw data is
+// aliased when it is aligned for its element type, copied otherwise.
+func (t *Tensor) Kernel() (*kernel.Tensor, error) {
+	what := fmt.Sprintf("tensor %q", t.Name)
+	if t.External {
+		return nil, fmt.Errorf("%w: %s keeps its data in an external file", ErrUnsupported, what)
+	}
+	if t.Segment {
+		return nil, fmt.Errorf("%w: %s is segmented", ErrUnsupported, what)
+	}
+	dt, ok := t.DataType.DType()
+	if !ok {
+		return nil, fmt.Errorf("%w: %s has dtype %v", ErrUnsupported, what, t.DataType)
+	}
+	n := uint64(1)
+	for _, d := range t.Dims {
+		if d < 0 {
+			return nil, fmt.Errorf("%w: %s has the negative dimension %d", ErrFormat, what, d)
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > 1<<40 {
+			return nil, fmt.Errorf("%w: %s has dims %v: too many elements", ErrFormat, what, t.Dims)
+		}
+		n = lo
+	}
+	size := uint64(dt.Size())
+	out := &kernel.Tensor{DType: dt, Shape: kernel.Shape(append([]int64{}, t.Dims...))}
+	if t.Raw != nil {
+		if uint64(len(t.Raw)) != n*size {
+			return nil, fmt.Errorf("%w: %s: %d bytes of raw data for %d %v elements", ErrFormat, what, len(t.Raw), n, dt)
+		}
+		out.Host = t.Raw
+		if len(t.Raw) > 0 && uintptr(unsafe.Pointer(&t.Raw[0]))%uintptr(size) != 0 {
+			out.Host = append(make([]byte, 0, len(t.Raw)), t.Raw...) // aligned copy
+		}
+		return out, nil
+	}
+	if n > uint64(len(t.Floats)+len(t.Int32s)+len(t.Int64s)+len(t.Doubles)+len(t.Uint64s)) {
+		if n == 0 {
+			out.Host = []byte{}
+			return out, nil
+		}
+		return nil, fmt.Errorf("%w: %s: %d elements, fewer values stored", ErrFormat, what, n)
+	}
+	b := make([]byte, n*size)
+	out.Host = b
+	count := func(have int) error {
+		if uint64(have) != n {
+			return fmt.Errorf("%w: %s: %d values for %d elements", ErrFormat, what, have, n)
+		}
+		return nil
+	}
+	switch dt {
+	case kernel.Float32:
+		if err := count(len(t.Floats)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Floats {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+		}
+	case kernel.Float64:
+		if err := count(len(t.Doubles)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Doubles {
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+		}
+	case kernel.Int64:
+		if err := count(len(t.Int64s)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Int64s {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+		}
+	case kernel.Int32:
+		if err := count(len(t.Int32s)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Int32s {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+		}
+	case kernel.Float16:
+		if err := count(len(t.Int32s)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Int32s {
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+		}
+	case kernel.Int8, kernel.Uint8, kernel.Bool:
+		if err := count(len(t.Int32s)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Int32s {
+			b[i] = byte(v)
+			if dt == kernel.Bool && v != 0 {
+				b[i] = 1
+			}
+		}
+	}
+	return out, nil
+}
