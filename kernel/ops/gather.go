@@ -42,7 +42,7 @@ func (k *gather) infer(in, out []*kernel.Tensor) error {
 	if err != nil {
 		return fmt.Errorf("input data: %w", err)
 	}
-	if !idx.DType.IsInt() {
+	if !isIndex(idx.DType) {
 		return fmt.Errorf("input indices has dtype %v, want int32 or int64", idx.DType)
 	}
 	r := x.Shape.Rank() - 1 + idx.Shape.Rank()
@@ -86,7 +86,7 @@ func (k *gather) compute(a *kernel.Args) error {
 	if err := d.err(); err != nil {
 		return err
 	}
-	if x.DType != o.DType || !idx.DType.IsInt() || outer < 0 || n < 0 || inner < 0 ||
+	if x.DType != o.DType || !isIndex(idx.DType) || outer < 0 || n < 0 || inner < 0 ||
 		outer*n*inner != x.NumElements() || ni != idx.NumElements() || outer*ni*inner != o.NumElements() {
 		return fmt.Errorf("tiling does not match operands %v, %v and %v", x, idx, o)
 	}

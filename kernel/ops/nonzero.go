@@ -116,8 +116,10 @@ func nonzeroAt(b []byte, dt kernel.DType, i int64) bool {
 		return kernel.Int32s(b)[i] != 0
 	case kernel.Int64:
 		return kernel.Int64s(b)[i] != 0
+	case kernel.Float64:
+		return kernel.Float64s(b)[i] != 0
 	}
-	return b[i] != 0
+	return b[i] != 0 // the one-byte dtypes
 }
 
 func (k *nonZero) outputShapes(a *kernel.Args) ([]kernel.Shape, error) {

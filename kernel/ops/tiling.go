@@ -352,7 +352,7 @@ func checkNumeric(t *kernel.Tensor, name string) error {
 }
 
 func checkFloat(t *kernel.Tensor, name string) error {
-	if t.DType.IsFloat() {
+	if t.DType == kernel.Float32 || t.DType == kernel.Float16 {
 		return nil
 	}
 	return fmt.Errorf("input %s has dtype %v, want float32 or float16", name, t.DType)
@@ -390,7 +390,7 @@ func (l ints) at(i int) int64 {
 // Host, where the runtime puts value-dependency inputs, else from the device
 // contents. The input must have rank at most maxRank.
 func valueInts(t *kernel.Tensor, name string, maxRank int) (ints, error) {
-	if !t.DType.IsInt() {
+	if !isIndex(t.DType) {
 		return ints{}, fmt.Errorf("input %s has dtype %v, want int64 or int32", name, t.DType)
 	}
 	if t.Shape.Rank() > maxRank {
@@ -421,3 +421,6 @@ func mix(x uint64) uint64 {
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
 }
+
+// isIndex reports whether dt is an index dtype: int32 or int64.
+func isIndex(dt kernel.DType) bool { return dt == kernel.Int32 || dt == kernel.Int64 }
