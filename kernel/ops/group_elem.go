@@ -1,4 +1,4 @@
 package ops
 
 // elemOps are the element-wise, comparison, casting and data-movement ops of ONNX.
-var elemOps = []builtin{}
+var elemOps = mathBuiltins()

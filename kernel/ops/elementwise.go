@@ -1,0 +1,185 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// The element-wise math ops of ONNX, same shape and dtype out as in:
+//
+//	Sigmoid     1/(1+e^-x)                        float
+//	Tanh, Exp, Log, Sqrt, Erf, Reciprocal, Floor, Ceil  float
+//	HardSigmoid max(0, min(1, alpha·x+beta))      float; alpha 0.2, beta 0.5
+//	HardSwish   x·max(0, min(1, x/6+1/2))         float
+//	Softplus    ln(1+e^x)                         float
+//	Neg         -x                                float, int32, int64, int8
+//	Abs         |x|                               float, int32, int64, int8, uint8
+//
+// "float" is float32, float16 and float64. Each element is evaluated in
+// float64 and rounded once to its dtype (float16 through float32), so the
+// results do not depend on the architecture. Integer Neg and Abs wrap as
+// two's complement (|-128| is -128 in int8), as ONNX leaves overflow to
+// the element type. Opsets 6 to 17 share these forms.
+//
+// Tiling (words):
+//
+//	0..4  split over the elements; 2 buffers (input and output)
+//
+// Workspace: none. Cost: flopsPer (by op) operations per element; bytes of
+// input and output.
+type mathOp struct {
+	name        string
+	f           func(x float64) float64
+	ints        bool // Neg, Abs: integers too
+	uint8       bool // Abs: uint8 too
+	flops       float64
+	alpha, beta float64
+}
+
+func (m *mathOp) float(x float64) float64 {
+	if m.name == "HardSigmoid" {
+		return math.Max(0, math.Min(1, m.alpha*x+m.beta))
+	}
+	return m.f(x)
+}
+
+var mathOps = []mathOp{
+	{name: "Sigmoid", flops: 4, f: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
+	{name: "Tanh", flops: 8, f: math.Tanh},
+	{name: "Exp", flops: 4, f: math.Exp},
+	{name: "Log", flops: 4, f: math.Log},
+	{name: "Sqrt", flops: 1, f: math.Sqrt},
+	{name: "Erf", flops: 10, f: math.Erf},
+	{name: "Reciprocal", flops: 1, f: func(x float64) float64 { return 1 / x }},
+	{name: "Floor", flops: 1, f: math.Floor},
+	{name: "Ceil", flops: 1, f: math.Ceil},
+	{name: "HardSigmoid", flops: 4},
+	{name: "HardSwish", flops: 5, f: func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) }},
+	{name: "Softplus", flops: 5, f: func(x float64) float64 {
+		if x > 30 {
+			return x // e^x dominates: ln(1+e^x) = x to float64 precision
+		}
+		return math.Log1p(math.Exp(x))
+	}},
+	{name: "Neg", flops: 1, ints: true, f: func(x float64) float64 { return -x }},
+	{name: "Abs", flops: 1, ints: true, uint8: true, f: math.Abs},
+}
+
+// mathBuiltins lists the ops of mathOps with their factories.
+func mathBuiltins() []builtin {
+	out := make([]builtin, len(mathOps))
+	for i, m := range mathOps {
+		out[i] = builtin{m.name, func(attrs kernel.Attrs) (kernel.Kernel, error) { return newMath(m, attrs) }}
+	}
+	return out
+}
+
+func newMath(m mathOp, attrs kernel.Attrs) (kernel.Kernel, error) {
+	known := []string{}
+	if m.name == "HardSigmoid" {
+		known = []string{"alpha", "beta"}
+	}
+	if err := attrs.Check(known...); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := m
+	if m.name == "HardSigmoid" {
+		var err error
+		if k.alpha, err = attrs.Float("alpha", 0.2); err != nil {
+			return nil, wrapAttr(err)
+		}
+		if k.beta, err = attrs.Float("beta", 0.5); err != nil {
+			return nil, wrapAttr(err)
+		}
+		// ONNX gives alpha and beta as float32 attributes.
+		k.alpha, k.beta = float64(float32(k.alpha)), float64(float32(k.beta))
+	}
+	return newKernel(sig{op: m.name, minIn: 1, maxIn: 1, nOut: 1}, &k), nil
+}
+
+func (k *mathOp) takes(dt kernel.DType) bool {
+	switch dt {
+	case kernel.Float32, kernel.Float16, kernel.Float64:
+		return true
+	case kernel.Int32, kernel.Int64, kernel.Int8:
+		return k.ints
+	case kernel.Uint8:
+		return k.uint8
+	}
+	return false
+}
+
+func (k *mathOp) infer(in, out []*kernel.Tensor) error {
+	x := in[0]
+	if !k.takes(x.DType) {
+		return fmt.Errorf("input X has dtype %v, which %s does not take", x.DType, k.name)
+	}
+	setShape(out[0], x.Shape, x.DType)
+	return nil
+}
+
+func (k *mathOp) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	if !in[0].Shape.Equal(out[0].Shape) || in[0].DType != out[0].DType {
+		return 0, fmt.Errorf("output %v differs from input %v", out[0], in[0])
+	}
+	e.grow(splitWords)
+	splitElems(out[0].NumElements(), out[0].DType.Size(), 2).put(e)
+	return 0, nil
+}
+
+func (k *mathOp) cost(in, out []*kernel.Tensor) device.Cost {
+	n := float64(out[0].NumElements())
+	return device.Cost{FLOPs: k.flops * n, Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+}
+
+func (k *mathOp) compute(a *kernel.Args) error {
+	x, o := a.In[0], a.Out[0]
+	n := o.NumElements()
+	if x.DType != o.DType || x.NumElements() != n || !k.takes(x.DType) {
+		return errors.New("operands differ from the inferred ones")
+	}
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, n); err != nil {
+		return err
+	}
+	xb, ob := x.Data(), o.Data()
+	switch x.DType {
+	case kernel.Float32:
+		xs, os := kernel.Float32s(xb)[:n], kernel.Float32s(ob)[:n]
+		for i, v := range xs {
+			os[i] = float32(k.float(float64(v)))
+		}
+	case kernel.Float16:
+		xs, os := kernel.Uint16s(xb)[:n], kernel.Uint16s(ob)[:n]
+		for i, v := range xs {
+			os[i] = kernel.F32ToF16(float32(k.float(float64(kernel.F16ToF32(v)))))
+		}
+	case kernel.Float64:
+		xs, os := kernel.Float64s(xb)[:n], kernel.Float64s(ob)[:n]
+		for i, v := range xs {
+			os[i] = k.float(v)
+		}
+	case kernel.Int32:
+		mathInt(k.name, kernel.Int32s(ob)[:n], kernel.Int32s(xb)[:n])
+	case kernel.Int64:
+		mathInt(k.name, kernel.Int64s(ob)[:n], kernel.Int64s(xb)[:n])
+	case kernel.Int8:
+		mathInt(k.name, kernel.Int8s(ob)[:n], kernel.Int8s(xb)[:n])
+	case kernel.Uint8:
+		copy(ob[:n], xb[:n]) // Abs of unsigned
+	}
+	return nil
+}
+
+func mathInt[T int8 | int32 | int64](op string, o, x []T) {
+	for i, v := range x {
+		if op == "Neg" || v < 0 {
+			v = -v
+		}
+		o[i] = v
+	}
+}
