@@ -13,19 +13,21 @@ import (
 func TestMathOpsAgainstTheirDefinitions(t *testing.T) {
 	xs := []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1, -2.5, 3, 40, -40, math.Inf(1), math.Inf(-1), math.NaN(), 1e-310}
 	ref := map[string]func(float64) float64{
-		"Sigmoid":     func(x float64) float64 { return 1 / (1 + math.Exp(-x)) },
-		"Tanh":        math.Tanh,
-		"Exp":         math.Exp,
-		"Log":         math.Log,
-		"Sqrt":        math.Sqrt,
-		"Erf":         math.Erf,
-		"Reciprocal":  func(x float64) float64 { return 1 / x },
-		"Floor":       math.Floor,
-		"Ceil":        math.Ceil,
-		"HardSigmoid": func(x float64) float64 { return math.Max(0, math.Min(1, float64(float32(0.25))*x+float64(float32(0.1)))) },
-		"HardSwish":   func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) },
-		"Neg":         func(x float64) float64 { return -x },
-		"Abs":         math.Abs,
+		"Sigmoid":    func(x float64) float64 { return 1 / (1 + math.Exp(-x)) },
+		"Tanh":       math.Tanh,
+		"Exp":        math.Exp,
+		"Log":        math.Log,
+		"Sqrt":       math.Sqrt,
+		"Erf":        math.Erf,
+		"Reciprocal": func(x float64) float64 { return 1 / x },
+		"Floor":      math.Floor,
+		"Ceil":       math.Ceil,
+		"HardSigmoid": func(x float64) float64 {
+			return math.Max(0, math.Min(1, float64(float32(0.25))*x+float64(float32(0.1))))
+		},
+		"HardSwish": func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) },
+		"Neg":       func(x float64) float64 { return -x },
+		"Abs":       math.Abs,
 	}
 	for op, f := range ref {
 		attrs := kernel.Attrs(nil)
