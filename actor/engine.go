@@ -410,12 +410,7 @@ func (e *engine) feedNodes(rs *runState) {
 			return
 		}
 		if e.feed != nil {
-			t := clock.Now()
-			err := r.Acquire(rs.ctx, pos, e.feed.Await)
-			t1 := clock.Now()
-			rs.wait[0] += time.Duration(t1 - t)
-			e.a.tr.barrierSlice(0, t, t1)
-			if err != nil {
+			if err := e.waited0(rs, func() error { return r.Acquire(rs.ctx, pos, e.feed.Await) }); err != nil {
 				rs.fail(err)
 				return
 			}
@@ -434,23 +429,31 @@ func (e *engine) feedNodes(rs *runState) {
 		}
 		if r.Compute(pos) && e.plan.Barrier == plan.Drain {
 			// The faithful baseline: drain everything, then resolve.
-			t := clock.Now()
-			err := e.drainBelow(0)
-			if err == nil {
-				err = r.stream.Synchronize(rs.ctx)
-			}
-			if err == nil {
-				err = r.Resolve(pos)
-			}
-			t1 := clock.Now()
-			rs.wait[0] += time.Duration(t1 - t)
-			e.a.tr.barrierSlice(0, t, t1)
+			err := e.waited0(rs, func() error {
+				if err := e.drainBelow(0); err != nil {
+					return err
+				}
+				if err := r.stream.Synchronize(rs.ctx); err != nil {
+					return err
+				}
+				return r.Resolve(pos)
+			})
 			if err != nil {
 				rs.fail(err)
 				return
 			}
 		}
 	}
+}
+
+// waited0 runs wait on goroutine 0, accounting its time as barrier wait.
+func (e *engine) waited0(rs *runState, wait func() error) error {
+	t := clock.Now()
+	err := wait()
+	t1 := clock.Now()
+	rs.wait[0] += time.Duration(t1 - t)
+	e.a.tr.barrierSlice(0, t, t1)
+	return err
 }
 
 // startPublisher starts the goroutine that publishes, in launch order,

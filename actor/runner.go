@@ -136,22 +136,29 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 // until releaseConsts.
 func (r *KernelRunner) uploadConsts(consts []*kernel.Tensor) error {
 	for i, s := range r.prog.consts {
-		k := consts[i]
-		t := &r.tensors[s]
-		t.Shape, t.DType, t.Host = k.Shape.Clone(), k.DType, k.Host
-		buf, err := r.mem.alloc(r.dev, t.Bytes(), k.Host != nil)
-		if err != nil {
+		if err := r.place(s, consts[i], r.stream); err != nil {
 			return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)
-		}
-		t.Buf = buf
-		r.live[s] = true
-		if k.Host != nil {
-			if err := r.stream.CopyH2D(buf, k.Host); err != nil {
-				return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)
-			}
 		}
 	}
 	return r.stream.Synchronize(context.Background())
+}
+
+// place gives slot s the dtype, shape and contents of src: device memory,
+// and a copy on stream st when src is real.
+func (r *KernelRunner) place(s int, src *kernel.Tensor, st device.Stream) error {
+	t := &r.tensors[s]
+	t.Shape = append(t.Shape[:0], src.Shape...)
+	t.DType, t.Host = src.DType, src.Host
+	buf, err := r.mem.alloc(r.dev, t.Bytes(), src.Host != nil)
+	if err != nil {
+		return err
+	}
+	t.Buf = buf
+	r.live[s] = true
+	if src.Host != nil {
+		return st.CopyH2D(buf, src.Host)
+	}
+	return nil
 }
 
 // releaseConsts frees the constants.
@@ -199,19 +206,8 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 			r.pending[s] = true // awaited: see Acquire
 			continue
 		}
-		t := &r.tensors[s]
-		t.Shape = append(t.Shape, in.Shape...)
-		t.DType, t.Host = in.DType, in.Host
-		buf, err := r.mem.alloc(r.dev, t.Bytes(), in.Host != nil)
-		if err != nil {
+		if err := r.place(s, in, r.stream); err != nil {
 			return fmt.Errorf("actor: upload input %q: %w", r.prog.slots[s].name, err)
-		}
-		t.Buf = buf
-		r.live[s] = true
-		if in.Host != nil {
-			if err := r.stream.CopyH2D(buf, in.Host); err != nil {
-				return fmt.Errorf("actor: upload input %q: %w", r.prog.slots[s].name, err)
-			}
 		}
 	}
 	return nil
@@ -246,21 +242,10 @@ func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx cont
 		if err := r.checkInput(info.input, in); err != nil {
 			return err
 		}
-		t := &r.tensors[s]
-		t.Shape = append(t.Shape[:0], in.Shape...)
-		t.DType, t.Host = in.DType, in.Host
-		buf, err := r.mem.alloc(r.dev, t.Bytes(), in.Host != nil)
-		if err != nil {
+		if err := r.place(s, in, r.upload); err != nil {
 			return fmt.Errorf("actor: upload input %q: %w", info.name, err)
 		}
-		t.Buf = buf
-		r.live[s] = true
 		r.pending[s] = false
-		if in.Host != nil {
-			if err := r.upload.CopyH2D(buf, in.Host); err != nil {
-				return fmt.Errorf("actor: upload input %q: %w", info.name, err)
-			}
-		}
 		if r.nUp == len(r.upEvents) {
 			r.upEvents = append(r.upEvents, r.dev.NewEvent())
 		}
