@@ -13,8 +13,9 @@ import (
 )
 
 func TestRegistryHoldsEveryOp(t *testing.T) {
-	want := []string{"Add", "BatchMatMul", "Cast", "Concat", "Div", "GELU", "Gather", "LayerNorm", "LogSoftmax",
-		"MatMul", "Mul", "NonZero", "ReLU", "ReduceSum", "Reshape", "Shape", "Slice", "Softmax", "Sub", "Transpose", "Unique"}
+	want := []string{"Abs", "Add", "BatchMatMul", "Cast", "Ceil", "Concat", "Div", "Erf", "Exp", "Floor", "GELU", "Gather",
+		"HardSigmoid", "HardSwish", "LayerNorm", "Log", "LogSoftmax", "MatMul", "Mul", "Neg", "NonZero", "ReLU", "Reciprocal",
+		"ReduceSum", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax", "Softplus", "Sqrt", "Sub", "Tanh", "Transpose", "Unique"}
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
 		t.Fatalf("Ops() = %v\nwant %v", got, want)
 	}
