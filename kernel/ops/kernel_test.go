@@ -13,9 +13,9 @@ import (
 )
 
 func TestRegistryHoldsEveryOp(t *testing.T) {
-	want := []string{"Abs", "Add", "BatchMatMul", "Cast", "Ceil", "Concat", "Div", "Erf", "Exp", "Floor", "GELU", "Gather",
+	want := []string{"Abs", "Add", "BatchMatMul", "Cast", "Ceil", "Concat", "Div", "Erf", "Exp", "Flatten", "Floor", "GELU", "Gather",
 		"HardSigmoid", "HardSwish", "LayerNorm", "Log", "LogSoftmax", "MatMul", "Mul", "Neg", "NonZero", "ReLU", "Reciprocal",
-		"ReduceSum", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax", "Softplus", "Sqrt", "Sub", "Tanh", "Transpose", "Unique"}
+		"ReduceSum", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax", "Softplus", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Unique", "Unsqueeze"}
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
 		t.Fatalf("Ops() = %v\nwant %v", got, want)
 	}
@@ -44,7 +44,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		if d.ShapeOnly != (op == "Shape") {
 			t.Fatalf("%s: Deps().ShapeOnly %v", op, d.ShapeOnly)
 		}
-		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}}[op]
+		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1}}[op]
 		if !slices.Equal(d.Value, wantValue) {
 			t.Fatalf("%s: Deps().Value %v, want %v", op, d.Value, wantValue)
 		}
