@@ -1,7 +1,12 @@
 package ops
 
 // elemOps are the element-wise, comparison, casting and data-movement ops of ONNX.
-var elemOps = append(mathBuiltins(),
+var elemOps = append(append(mathBuiltins(), logicBuiltins()...),
+	builtin{"Clip", newClip},
+	builtin{"Expand", newExpand},
+	builtin{"ConstantOfShape", newConstantOfShape},
+	builtin{"Size", newSize},
+	builtin{"Pad", newPad},
 	builtin{"Flatten", newFlatten},
 	builtin{"Squeeze", newAxesView("Squeeze")},
 	builtin{"Unsqueeze", newAxesView("Unsqueeze")},

@@ -1,0 +1,423 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// The broadcasting element-wise ops of ONNX beyond the four arithmetic
+// ones, with numpy broadcasting of all inputs to the output:
+//
+//	Equal, Less, Greater,       A, B of one numeric or bool dtype → bool
+//	LessOrEqual, GreaterOrEqual
+//	And, Or, Xor                A, B bool → bool
+//	Not                         X bool → bool (no broadcasting)
+//	Where                       condition bool, X, Y of one dtype → X's dtype
+//	Pow                         X float (opset 7) or float/int32/int64
+//	                            (from 12), Y numeric → X's dtype
+//	Max, Min, Sum, Mean         1 or more inputs of one dtype (Max/Min
+//	                            numeric, Sum/Mean float) → that dtype
+//
+// Comparisons of floats follow IEEE 754 (NaN compares unequal); of integers
+// they are exact in int64. Pow evaluates in float64 and rounds once to X's
+// dtype (an integer result is truncated toward zero, as onnxruntime casts
+// std::pow's result).
+//
+// Tiling (words):
+//
+//	0..4  split over the output elements; 2 buffers per operand
+//
+// Workspace: none. Cost: one operation per output element (Pow: 8); bytes
+// of every operand.
+type logic struct {
+	op     string
+	minIn  int
+	walk   bcast
+	shapes []kernel.Shape
+}
+
+var logicOps = []string{"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not", "Where", "Pow", "Max", "Min", "Sum", "Mean"}
+
+func logicBuiltins() []builtin {
+	out := make([]builtin, len(logicOps))
+	for i, op := range logicOps {
+		out[i] = builtin{op, func(attrs kernel.Attrs) (kernel.Kernel, error) {
+			if _, err := attrs.Opset(17); err != nil {
+				return nil, wrapAttr(err)
+			}
+			if err := attrs.Check(); err != nil {
+				return nil, wrapAttr(err)
+			}
+			s := sig{op: op, minIn: 2, maxIn: 2, nOut: 1}
+			switch op {
+			case "Not":
+				s.minIn, s.maxIn = 1, 1
+			case "Where":
+				s.minIn, s.maxIn = 3, 3
+			case "Max", "Min", "Sum", "Mean":
+				s.minIn, s.maxIn = 1, -1
+			}
+			return newKernel(s, &logic{op: op}), nil
+		}}
+	}
+	return out
+}
+
+func (k *logic) infer(in, out []*kernel.Tensor) error {
+	data := in
+	var want []kernel.DType
+	dt := in[0].DType
+	switch k.op {
+	case "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual":
+		want = onnxAll
+		if k.op != "Equal" {
+			want = onnxNumeric
+		}
+	case "And", "Or", "Xor", "Not":
+		want = []kernel.DType{kernel.Bool}
+	case "Where":
+		if in[0].DType != kernel.Bool {
+			return fmt.Errorf("input condition has dtype %v, want bool", in[0].DType)
+		}
+		data, want, dt = in[1:], onnxAll, in[1].DType
+	case "Pow":
+		if err := dtypeIn(in[0], "X", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64); err != nil {
+			return err
+		}
+		if err := dtypeIn(in[1], "Y", onnxNumeric...); err != nil {
+			return err
+		}
+		data = nil
+	case "Max", "Min":
+		want = onnxNumeric
+	case "Sum", "Mean":
+		want = onnxFloats
+	}
+	for i, t := range data {
+		if err := dtypeIn(t, fmt.Sprint(i), want...); err != nil {
+			return err
+		}
+		if err := checkSameDType(t, fmt.Sprint(i), data[0], "0"); err != nil {
+			return err
+		}
+	}
+	k.shapes = k.shapes[:0]
+	for _, t := range in {
+		k.shapes = append(k.shapes, t.Shape)
+	}
+	s, err := broadcastAll(k.shapes...)
+	if err != nil {
+		return err
+	}
+	switch k.op {
+	case "Where", "Pow", "Max", "Min", "Sum", "Mean":
+	default:
+		dt = kernel.Bool
+	}
+	setShape(out[0], s, dt)
+	return nil
+}
+
+func (k *logic) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	e.grow(splitWords)
+	splitElems(out[0].NumElements(), out[0].DType.Size(), 2*(len(in)+1)).put(e)
+	return 0, nil
+}
+
+func (k *logic) cost(in, out []*kernel.Tensor) device.Cost {
+	b := out[0].Bytes()
+	for _, t := range in {
+		b += t.Bytes()
+	}
+	f := float64(out[0].NumElements())
+	if k.op == "Pow" {
+		f *= 8
+	}
+	return device.Cost{FLOPs: f, Bytes: float64(b)}
+}
+
+func (k *logic) compute(a *kernel.Args) error {
+	o := a.Out[0]
+	n := o.NumElements()
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, n); err != nil {
+		return err
+	}
+	k.shapes = k.shapes[:0]
+	for _, t := range a.In {
+		k.shapes = append(k.shapes, t.Shape)
+	}
+	if err := k.walk.set(o.Shape, k.shapes...); err != nil {
+		return err
+	}
+	if k.op == "Not" {
+		x, ob := a.In[0].Data(), o.Data()
+		for i := range n {
+			ob[i] = 1 - x[i]&1
+		}
+		return nil
+	}
+	ob := o.Data()
+	x, y := a.In[0], a.In[len(a.In)-1]
+	xb, yb := x.Data(), y.Data()
+	w := &k.walk
+	switch k.op {
+	case "Where":
+		xt := a.In[1]
+		size := int64(xt.DType.Size())
+		xd := xt.Data()
+		for i := range n {
+			if xb[w.off[0]] != 0 {
+				copyElem(ob, i, xd, w.off[1], size)
+			} else {
+				copyElem(ob, i, yb, w.off[2], size)
+			}
+			w.next()
+		}
+	case "Pow":
+		for i := range n {
+			storeF(o.DType, ob, i, math.Pow(loadF(x.DType, xb, w.off[0]), loadF(y.DType, yb, w.off[1])))
+			w.next()
+		}
+	case "Max", "Min", "Sum", "Mean":
+		k.fold(a, w, n)
+	case "And", "Or", "Xor":
+		for i := range n {
+			p, q := xb[w.off[0]] != 0, yb[w.off[1]] != 0
+			var r bool
+			switch k.op {
+			case "And":
+				r = p && q
+			case "Or":
+				r = p || q
+			default:
+				r = p != q
+			}
+			ob[i] = b2u(r)
+			w.next()
+		}
+	default:
+		if x.DType.IsFloat() {
+			for i := range n {
+				ob[i] = b2u(compare(k.op, loadF(x.DType, xb, w.off[0]), loadF(y.DType, yb, w.off[1])))
+				w.next()
+			}
+			return nil
+		}
+		for i := range n {
+			ob[i] = b2u(compare(k.op, loadI(x.DType, xb, w.off[0]), loadI(y.DType, yb, w.off[1])))
+			w.next()
+		}
+	}
+	return nil
+}
+
+// fold computes the variadic Max, Min, Sum and Mean.
+func (k *logic) fold(a *kernel.Args, w *bcast, n int64) {
+	o := a.Out[0]
+	ob := o.Data()
+	dt := o.DType
+	if dt.IsFloat() {
+		for i := range n {
+			acc := loadF(dt, a.In[0].Data(), w.off[0])
+			for j := 1; j < len(a.In); j++ {
+				v := loadF(dt, a.In[j].Data(), w.off[j])
+				switch k.op {
+				case "Max":
+					if v > acc || math.IsNaN(v) {
+						acc = v
+					}
+				case "Min":
+					if v < acc || math.IsNaN(v) {
+						acc = v
+					}
+				default:
+					acc += v
+				}
+			}
+			if k.op == "Mean" {
+				acc /= float64(len(a.In))
+			}
+			storeF(dt, ob, i, acc)
+			w.next()
+		}
+		return
+	}
+	for i := range n {
+		acc := loadI(dt, a.In[0].Data(), w.off[0])
+		for j := 1; j < len(a.In); j++ {
+			v := loadI(dt, a.In[j].Data(), w.off[j])
+			if k.op == "Max" && v > acc || k.op == "Min" && v < acc {
+				acc = v
+			}
+		}
+		storeI(dt, ob, i, acc)
+		w.next()
+	}
+}
+
+func compare[T float64 | int64](op string, x, y T) bool {
+	switch op {
+	case "Equal":
+		return x == y
+	case "Less":
+		return x < y
+	case "Greater":
+		return x > y
+	case "LessOrEqual":
+		return x <= y
+	}
+	return x >= y
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Clip limits X to [min, max]: attributes "min" and "max" (float) before
+// opset 11, optional scalar inputs of X's dtype from 11 (float types; from
+// 12 integers too). An absent bound is the dtype's lowest or highest value;
+// when min > max every element becomes max. NaN stays NaN.
+//
+// Tiling (words):
+//
+//	0..4  split over the elements; 2 buffers
+//
+// Workspace: none. Cost: two operations per element; bytes of input and
+// output.
+type clip struct {
+	attrs    bool
+	min, max float64
+}
+
+func newClip(attrs kernel.Attrs) (kernel.Kernel, error) {
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &clip{attrs: opset < 11, min: math.Inf(-1), max: math.Inf(1)}
+	if !k.attrs {
+		if err := attrs.Check(); err != nil {
+			return nil, wrapAttr(fmt.Errorf("%w (from opset 11 min and max are inputs)", err))
+		}
+		return newKernel(sig{op: "Clip", minIn: 1, maxIn: 3, nOut: 1}, k), nil
+	}
+	if err := attrs.Check("min", "max"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if k.min, err = attrs.Float("min", -math.MaxFloat32); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if k.max, err = attrs.Float("max", math.MaxFloat32); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k.min, k.max = float64(float32(k.min)), float64(float32(k.max))
+	return newKernel(sig{op: "Clip", minIn: 1, maxIn: 1, nOut: 1}, k), nil
+}
+
+func (k *clip) infer(in, out []*kernel.Tensor) error {
+	x := in[0]
+	types := onnxFloats
+	if !k.attrs {
+		types = onnxNumeric
+	}
+	if err := dtypeIn(x, "input", types...); err != nil {
+		return err
+	}
+	for i, name := range [...]string{"", "min", "max"} {
+		if i == 0 || i >= len(in) || in[i].NumElements() == 0 && in[i].Shape.Rank() > 0 {
+			continue
+		}
+		if in[i].NumElements() != 1 {
+			return fmt.Errorf("input %s has shape %v, want a scalar", name, in[i].Shape)
+		}
+		if err := checkSameDType(in[i], name, x, "input"); err != nil {
+			return err
+		}
+	}
+	setShape(out[0], x.Shape, x.DType)
+	return nil
+}
+
+func (k *clip) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	e.grow(splitWords)
+	splitElems(out[0].NumElements(), out[0].DType.Size(), 2).put(e)
+	return 0, nil
+}
+
+func (k *clip) cost(in, out []*kernel.Tensor) device.Cost {
+	return device.Cost{FLOPs: 2 * float64(out[0].NumElements()), Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+}
+
+// bound returns input i's value when present.
+func bound(in []*kernel.Tensor, i int) (*kernel.Tensor, bool) {
+	if i >= len(in) || in[i].NumElements() != 1 {
+		return nil, false
+	}
+	return in[i], true
+}
+
+func (k *clip) compute(a *kernel.Args) error {
+	x, o := a.In[0], a.Out[0]
+	n := o.NumElements()
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, n); err != nil {
+		return err
+	}
+	if x.DType != o.DType || x.NumElements() != n {
+		return errors.New("operands differ from the inferred ones")
+	}
+	xb, ob := x.Data(), o.Data()
+	if x.DType.IsInt() {
+		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+		if t, ok := bound(a.In, 1); ok {
+			lo = loadI(t.DType, t.Data(), 0)
+		}
+		if t, ok := bound(a.In, 2); ok {
+			hi = loadI(t.DType, t.Data(), 0)
+		}
+		for i := range n {
+			storeI(x.DType, ob, i, min(max(loadI(x.DType, xb, i), lo), hi))
+		}
+		return nil
+	}
+	lo, hi := k.min, k.max
+	if t, ok := bound(a.In, 1); ok {
+		lo = loadF(t.DType, t.Data(), 0)
+	}
+	if t, ok := bound(a.In, 2); ok {
+		hi = loadF(t.DType, t.Data(), 0)
+	}
+	if x.DType == kernel.Float32 {
+		l, h := float32(lo), float32(hi)
+		xs, os := kernel.Float32s(xb)[:n], kernel.Float32s(ob)[:n]
+		for i, v := range xs {
+			if v < l {
+				v = l
+			}
+			if v > h {
+				v = h
+			}
+			os[i] = v
+		}
+		return nil
+	}
+	for i := range n {
+		v := loadF(x.DType, xb, i)
+		if v < lo {
+			v = lo
+		}
+		if v > hi {
+			v = hi
+		}
+		storeF(x.DType, ob, i, v)
+	}
+	return nil
+}
