@@ -13,9 +13,18 @@ import (
 )
 
 func TestRegistryHoldsEveryOp(t *testing.T) {
-	want := []string{"Abs", "Add", "BatchMatMul", "Cast", "Ceil", "Concat", "Div", "Erf", "Exp", "Flatten", "Floor", "GELU", "Gather",
-		"HardSigmoid", "HardSwish", "LayerNorm", "Log", "LogSoftmax", "MatMul", "Mul", "Neg", "NonZero", "ReLU", "Reciprocal",
-		"ReduceSum", "Reshape", "Shape", "Sigmoid", "Slice", "Softmax", "Softplus", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Unique", "Unsqueeze"}
+	want := []string{
+		// core
+		"Add", "BatchMatMul", "Cast", "Concat", "Div", "GELU", "Gather", "LayerNorm", "LogSoftmax", "MatMul", "Mul",
+		"NonZero", "ReLU", "ReduceSum", "Reshape", "Shape", "Slice", "Softmax", "Sub", "Transpose", "Unique",
+		// element-wise
+		"Abs", "Ceil", "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish", "Log", "Neg", "Reciprocal", "Sigmoid",
+		"Softplus", "Sqrt", "Tanh",
+		"And", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Max", "Mean", "Min", "Not", "Or", "Pow",
+		"Sum", "Where", "Xor",
+		"Clip", "ConstantOfShape", "Expand", "Flatten", "Pad", "Size", "Squeeze", "Unsqueeze",
+	}
+	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
 		t.Fatalf("Ops() = %v\nwant %v", got, want)
 	}
@@ -41,10 +50,11 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		if d.Compute != wantCompute || isCD != wantCompute {
 			t.Fatalf("%s: Deps().Compute %v, ComputeDependent %v", op, d.Compute, isCD)
 		}
-		if d.ShapeOnly != (op == "Shape") {
+		if d.ShapeOnly != (op == "Shape" || op == "Size") {
 			t.Fatalf("%s: Deps().ShapeOnly %v", op, d.ShapeOnly)
 		}
-		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1}}[op]
+		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
+			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}}[op]
 		if !slices.Equal(d.Value, wantValue) {
 			t.Fatalf("%s: Deps().Value %v, want %v", op, d.Value, wantValue)
 		}

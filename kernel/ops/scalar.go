@@ -167,7 +167,7 @@ func dtypeIn(t *kernel.Tensor, name string, ok ...kernel.DType) error {
 
 // The dtype sets the ONNX ops take.
 var (
-	onnxFloats   = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64}
+	onnxFloats  = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64}
 	onnxNumeric = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8}
 	onnxAll     = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Bool}
 )
