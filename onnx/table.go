@@ -74,6 +74,8 @@ var table = map[string]OpInfo{
 	"ConstantOfShape": {Pipert: "ConstantOfShape", MinOpset: 9, MaxOpset: 17},
 	"Size":            {Pipert: "Size", MinOpset: 7, MaxOpset: 17},
 	"Pad":             {Pipert: "Pad", MinOpset: 7, MaxOpset: 17, Note: "pads and value as attributes before 11, as inputs from 11; constant, reflect and edge"},
+	"Conv":            {Pipert: "Conv", MinOpset: 7, MaxOpset: 17, Note: "float32; 1 to 3 spatial dimensions"},
+	"ConvTranspose":   {Pipert: "ConvTranspose", MinOpset: 7, MaxOpset: 17, Note: "float32; 1 to 3 spatial dimensions"},
 	"Constant":        {MinOpset: 7, MaxOpset: 17, Note: "folded into a graph constant"},
 	"Identity":        {MinOpset: 7, MaxOpset: 17, Note: "folded: its output names its input"},
 	"If":              {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},

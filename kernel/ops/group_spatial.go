@@ -1,4 +1,7 @@
 package ops
 
 // spatialOps are the convolution, pooling, normalisation, resizing, padding and GEMM ops of ONNX.
-var spatialOps = []builtin{}
+var spatialOps = []builtin{
+	{"Conv", newConv(false)},
+	{"ConvTranspose", newConv(true)},
+}
