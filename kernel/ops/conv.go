@@ -34,8 +34,8 @@ import (
 //
 // Tiling (words):
 //
-//	0..21  geometry: N, C, M, group; then in, k, out, stride, dil and
-//	       padB, three words each (depth, height, width)
+//	0..24  geometry: N, C, M, group; then in, k, out, stride, dil, padB
+//	       and padE, three words each (depth, height, width)
 //
 // Workspace: the column matrix, C/group·∏k·∏O float32 (Conv; none for a
 // direct 1×1) or M/group·∏k·∏D float32 (ConvTranspose). Cost:

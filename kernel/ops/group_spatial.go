@@ -4,4 +4,9 @@ package ops
 var spatialOps = []builtin{
 	{"Conv", newConv(false)},
 	{"ConvTranspose", newConv(true)},
+	{"AveragePool", newPool("AveragePool")},
+	{"MaxPool", newPool("MaxPool")},
+	{"GlobalAveragePool", newPool("GlobalAveragePool")},
+	{"GlobalMaxPool", newPool("GlobalMaxPool")},
+	{"BatchNormalization", newBatchNorm},
 }

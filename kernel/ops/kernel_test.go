@@ -24,7 +24,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Sum", "Where", "Xor",
 		"Clip", "ConstantOfShape",
 		// spatial
-		"Conv", "ConvTranspose",
+		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool",
 		"Expand", "Flatten", "Pad", "Size", "Squeeze", "Unsqueeze",
 	}
 	slices.Sort(want)

@@ -160,25 +160,25 @@ func (g *geom) spatialShape(ch int64) kernel.Shape {
 }
 
 // put writes the geometry words: n, c, m, group, then in, k, out, stride,
-// dil, padB (3 words each).
+// dil, padB, padE (3 words each).
 func (g *geom) put(e *encoder) {
-	e.grow(4 + 18)
+	e.grow(geomWords)
 	e.put(g.n)
 	e.put(g.c)
 	e.put(g.m)
 	e.put(g.group)
-	for _, d := range [...]dims3{g.in, g.k, g.out, g.stride, g.dil, g.padB} {
+	for _, d := range [...]dims3{g.in, g.k, g.out, g.stride, g.dil, g.padB, g.padE} {
 		e.puts(d[:])
 	}
 }
 
-const geomWords = 4 + 18
+const geomWords = 4 + 21
 
 // readGeom reads the geometry words back.
 func readGeom(d *decoder) (geom, error) {
 	var g geom
 	g.n, g.c, g.m, g.group = d.word(), d.word(), d.word(), d.word()
-	for _, p := range [...]*dims3{&g.in, &g.k, &g.out, &g.stride, &g.dil, &g.padB} {
+	for _, p := range [...]*dims3{&g.in, &g.k, &g.out, &g.stride, &g.dil, &g.padB, &g.padE} {
 		for i := range p {
 			p[i] = d.word()
 		}

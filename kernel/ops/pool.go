@@ -1,0 +1,412 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// The pooling ops of ONNX over 1 to 3 spatial dimensions of X [N,C,D…]:
+//
+//   - GlobalAveragePool, GlobalMaxPool: the mean or maximum over all of
+//     D…, giving [N,C,1…].
+//   - AveragePool (kernel_shape, strides, pads, auto_pad, ceil_mode from
+//     opset 10, count_include_pad): windows as Conv's; a window is clipped
+//     to the padded input, and its divisor counts the padding it covers
+//     only with count_include_pad.
+//   - MaxPool (the same, dilations from opset 10, storage_order): the
+//     maximum over the window's elements inside the input, and optional
+//     output Indices (int64): the flat index of each maximum in X, row-major
+//     (storage_order 0) or with the two last spatial axes column-major (1).
+//
+// float32, float16 and float64 (MaxPool also int8 and uint8); means are
+// accumulated in float64 and rounded once. ceil_mode adds the partial
+// window at the end, as the ONNX reference does.
+//
+// Tiling (words):
+//
+//	0..24  geometry (see Conv), kernel 1… and out 1… for the global pools
+//	25     count_include_pad
+//
+// Workspace: none. Cost: one operation per window element per output;
+// bytes of X and Y.
+type pool struct {
+	op      string
+	global  bool
+	max     bool
+	w       window
+	include bool
+	order   int64
+}
+
+func newPool(op string) kernel.Factory {
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		opset, err := attrs.Opset(17)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		k := &pool{op: op, global: op == "GlobalAveragePool" || op == "GlobalMaxPool", max: op == "MaxPool" || op == "GlobalMaxPool"}
+		s := sig{op: op, minIn: 1, maxIn: 1, nOut: 1}
+		if k.global {
+			if err := attrs.Check(); err != nil {
+				return nil, wrapAttr(err)
+			}
+			return newKernel(s, k), nil
+		}
+		known := []string{"auto_pad", "kernel_shape", "pads", "strides"}
+		if opset >= 10 {
+			known = append(known, "ceil_mode")
+		}
+		if op == "MaxPool" {
+			known = append(known, "storage_order")
+			if opset >= 10 {
+				known = append(known, "dilations")
+			}
+			s.nOut = 2
+		} else {
+			known = append(known, "count_include_pad")
+		}
+		if err := attrs.Check(known...); err != nil {
+			return nil, wrapAttr(err)
+		}
+		if k.w, err = parseWindow(op, attrs); err != nil {
+			return nil, fmt.Errorf("ops: %s: %w", op, err)
+		}
+		if k.w.kernel == nil {
+			return nil, fmt.Errorf("ops: %s: attribute kernel_shape is required", op)
+		}
+		inc, err := attrs.Int("count_include_pad", 0)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		k.include = inc != 0
+		if k.order, err = attrs.Int("storage_order", 0); err != nil {
+			return nil, wrapAttr(err)
+		}
+		if k.order != 0 && k.order != 1 {
+			return nil, fmt.Errorf("ops: %s: storage_order %d (want 0 or 1)", op, k.order)
+		}
+		return newKernel(s, k), nil
+	}
+}
+
+func (k *pool) geometry(x *kernel.Tensor) (geom, error) {
+	types := onnxFloats
+	if k.op == "MaxPool" {
+		types = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int8, kernel.Uint8}
+	}
+	if err := dtypeIn(x, "X", types...); err != nil {
+		return geom{}, err
+	}
+	if k.global {
+		if x.Shape.Rank() < 3 || x.Shape.Rank() > 5 {
+			return geom{}, fmt.Errorf("input X has shape %v: want rank 3 to 5", x.Shape)
+		}
+		w := window{autoPad: "NOTSET", kernel: x.Shape[2:]}
+		g, err := w.spatial(x.Shape, nil)
+		if err != nil {
+			return g, err
+		}
+		return g, w.forward(&g)
+	}
+	g, err := k.w.spatial(x.Shape, nil)
+	if err != nil {
+		return g, err
+	}
+	return g, k.w.forward(&g)
+}
+
+func (k *pool) infer(in, out []*kernel.Tensor) error {
+	g, err := k.geometry(in[0])
+	if err != nil {
+		return err
+	}
+	s := g.spatialShape(g.c)
+	setShape(out[0], s, in[0].DType)
+	if len(out) > 1 {
+		setShape(out[1], s, kernel.Int64)
+	}
+	return nil
+}
+
+func (k *pool) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	g, err := k.geometry(in[0])
+	if err != nil {
+		return 0, err
+	}
+	if !out[0].Shape.Equal(g.spatialShape(g.c)) {
+		return 0, fmt.Errorf("output %v differs from the inferred %v", out[0].Shape, g.spatialShape(g.c))
+	}
+	g.put(e)
+	e.putBool(k.include)
+	return 0, nil
+}
+
+func (k *pool) cost(in, out []*kernel.Tensor) device.Cost {
+	g, err := k.geometry(in[0])
+	if err != nil {
+		return device.Cost{}
+	}
+	return device.Cost{FLOPs: float64(out[0].NumElements() * g.k.prod()), Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+}
+
+func (k *pool) compute(a *kernel.Args) error {
+	d := decoder{b: a.Tiling.Data}
+	g, err := readGeom(&d)
+	if err != nil {
+		return err
+	}
+	include := d.word() != 0
+	if err := d.err(); err != nil {
+		return err
+	}
+	x, y := a.In[0], a.Out[0]
+	if g.n*g.c*g.in.prod() != x.NumElements() || g.n*g.c*g.out.prod() != y.NumElements() {
+		return errTiling
+	}
+	var idx []int64
+	if len(a.Out) > 1 {
+		idx = kernel.Int64s(a.Out[1].Data())
+	}
+	xb, yb := x.Data(), y.Data()
+	ip, op := g.in.prod(), g.out.prod()
+	var lo, hi, cnt dims3 // per axis: first and past-the-last tap inside the input
+	for nc := range g.n * g.c {
+		base := nc * ip
+		o := nc * op
+		for od := range g.out[0] {
+			for oh := range g.out[1] {
+				for ow := range g.out[2] {
+					pos := dims3{od, oh, ow}
+					size := int64(1)
+					for i := range 3 {
+						start := pos[i]*g.stride[i] - g.padB[i]
+						if k.max {
+							// Taps start+j·dil inside [0, in).
+							lo[i] = 0
+							if start < 0 {
+								lo[i] = ceilDiv(-start, g.dil[i])
+							}
+							hi[i] = min(g.k[i], ceilDiv(g.in[i]-start, g.dil[i]))
+							cnt[i] = start
+							continue
+						}
+						end := min(start+g.k[i], g.in[i]+g.padE[i])
+						size *= end - start
+						lo[i], hi[i] = max(start, 0), min(end, g.in[i])
+					}
+					if k.max {
+						best, at := math.Inf(-1), int64(-1)
+						for jd := lo[0]; jd < hi[0]; jd++ {
+							id := cnt[0] + jd*g.dil[0]
+							for jh := lo[1]; jh < hi[1]; jh++ {
+								ih := cnt[1] + jh*g.dil[1]
+								for jw := lo[2]; jw < hi[2]; jw++ {
+									iw := cnt[2] + jw*g.dil[2]
+									off := (id*g.in[1]+ih)*g.in[2] + iw
+									if v := loadF(x.DType, xb, base+off); v > best || at < 0 {
+										best, at = v, off
+									}
+								}
+							}
+						}
+						if at < 0 {
+							best = 0 // a window wholly in the padding
+						}
+						storeF(y.DType, yb, o, best)
+						if idx != nil {
+							if k.order == 1 && at >= 0 {
+								// Column-major over the last two spatial axes.
+								w, h := at%g.in[2], at/g.in[2]%g.in[1]
+								at = at - h*g.in[2] - w + w*g.in[1] + h
+							}
+							idx[o] = base + at
+						}
+					} else {
+						var sum float64
+						n := int64(0)
+						for id := lo[0]; id < hi[0]; id++ {
+							for ih := lo[1]; ih < hi[1]; ih++ {
+								row := base + (id*g.in[1]+ih)*g.in[2]
+								for iw := lo[2]; iw < hi[2]; iw++ {
+									sum += loadF(x.DType, xb, row+iw)
+									n++
+								}
+							}
+						}
+						if include {
+							n = size
+						}
+						storeF(y.DType, yb, o, sum/float64(n))
+					}
+					o++
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// BatchNormalization in inference mode: Y = (X − mean) / √(var + ε) ·
+// scale + B per channel (axis 1) of X [N,C,…], for float32, float16 and
+// float64. Opset 7's spatial=0 takes per-element statistics of shape
+// [C,D…]; from opset 14 training_mode must be 0 (training is refused).
+// Each channel's factor and offset are computed in float64, and each
+// element as x·factor + offset rounded once.
+//
+// Tiling (words):
+//
+//	0..4  rows: N·C rows (N rows of C·∏D for spatial=0) of ∏D elements
+//
+// Workspace: none. Cost: two operations per element; bytes of X, Y and
+// the four statistics.
+type batchNorm struct {
+	eps     float64
+	spatial bool
+	fac     []float64
+	off     []float64
+}
+
+func newBatchNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	known := []string{"epsilon", "momentum"}
+	if opset < 9 {
+		known = append(known, "spatial")
+	}
+	if opset >= 14 {
+		known = append(known, "training_mode")
+	}
+	if err := attrs.Check(known...); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &batchNorm{}
+	if k.eps, err = attrs.Float("epsilon", 1e-5); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k.eps = float64(float32(k.eps))
+	sp, err := attrs.Int("spatial", 1)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	k.spatial = sp != 0
+	tm, err := attrs.Int("training_mode", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if tm != 0 {
+		return nil, fmt.Errorf("ops: BatchNormalization: training_mode %d: only inference is implemented", tm)
+	}
+	return newKernel(sig{op: "BatchNormalization", minIn: 5, maxIn: 5, nOut: 1}, k), nil
+}
+
+// stats is the shape the statistics have for x.
+func (k *batchNorm) stats(x kernel.Shape) kernel.Shape {
+	if k.spatial {
+		return kernel.Shape{x[1]}
+	}
+	return x[1:]
+}
+
+func (k *batchNorm) infer(in, out []*kernel.Tensor) error {
+	x := in[0]
+	if err := dtypeIn(x, "X", onnxFloats...); err != nil {
+		return err
+	}
+	if x.Shape.Rank() < 2 {
+		return fmt.Errorf("input X has shape %v: want rank 2 or more", x.Shape)
+	}
+	want := k.stats(x.Shape)
+	for i, name := range [...]string{"", "scale", "B", "mean", "var"} {
+		if i == 0 {
+			continue
+		}
+		t := in[i]
+		if !t.DType.IsFloat() {
+			return fmt.Errorf("input %s has dtype %v, want a float type", name, t.DType)
+		}
+		if t.NumElements() != want.NumElements() || t.Shape.Rank() > want.Rank() {
+			return fmt.Errorf("input %s has shape %v, want %v", name, t.Shape, want)
+		}
+	}
+	setShape(out[0], x.Shape, x.DType)
+	return nil
+}
+
+// geometryBN returns rows, channels and the row length.
+func (k *batchNorm) geometry(x kernel.Shape) (rows, ch, inner int64) {
+	if k.spatial {
+		inner = 1
+		for _, d := range x[2:] {
+			inner *= d
+		}
+		return x[0] * x[1], x[1], inner
+	}
+	return x[0], x[1:].NumElements(), 1
+}
+
+func (k *batchNorm) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	rows, _, inner := k.geometry(in[0].Shape)
+	if !k.spatial {
+		inner = in[0].Shape[1:].NumElements()
+	}
+	e.grow(rowsWords)
+	splitRows(rows, inner, in[0].DType.Size(), 4).put(e)
+	return 0, nil
+}
+
+func (k *batchNorm) cost(in, out []*kernel.Tensor) device.Cost {
+	b := in[0].Bytes() + out[0].Bytes()
+	for _, t := range in[1:] {
+		b += t.Bytes()
+	}
+	return device.Cost{FLOPs: 2 * float64(out[0].NumElements()), Bytes: float64(b)}
+}
+
+func (k *batchNorm) compute(a *kernel.Args) error {
+	x, y := a.In[0], a.Out[0]
+	rows, ch, inner := k.geometry(x.Shape)
+	rowLen := inner
+	if !k.spatial {
+		rowLen = ch
+	}
+	d := decoder{b: a.Tiling.Data}
+	if err := readRows(&d, rows, rowLen); err != nil {
+		return err
+	}
+	if int64(cap(k.fac)) < ch {
+		k.fac, k.off = make([]float64, ch), make([]float64, ch)
+	}
+	fac, off := k.fac[:ch], k.off[:ch]
+	sc, b, mean, vr := a.In[1], a.In[2], a.In[3], a.In[4]
+	for c := range ch {
+		f := loadF(sc.DType, sc.Data(), c) / math.Sqrt(loadF(vr.DType, vr.Data(), c)+k.eps)
+		fac[c] = f
+		off[c] = loadF(b.DType, b.Data(), c) - loadF(mean.DType, mean.Data(), c)*f
+	}
+	xb, yb := x.Data(), y.Data()
+	n := x.NumElements()
+	if x.DType == kernel.Float32 && k.spatial {
+		xs, ys := kernel.Float32s(xb)[:n], kernel.Float32s(yb)[:n]
+		for r := range rows {
+			f, o := float32(fac[r%ch]), float32(off[r%ch])
+			src, dst := xs[r*inner:(r+1)*inner], ys[r*inner:(r+1)*inner]
+			for i, v := range src {
+				dst[i] = v*f + o
+			}
+		}
+		return nil
+	}
+	for i := range n {
+		c := i % ch
+		if k.spatial {
+			c = i / inner % ch
+		}
+		storeF(x.DType, yb, i, loadF(x.DType, xb, i)*fac[c]+off[c])
+	}
+	return nil
+}
