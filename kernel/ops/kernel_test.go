@@ -38,7 +38,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	if !slices.Equal(r.Ops(), want) {
 		t.Fatalf("NewRegistry holds %v", r.Ops())
 	}
-	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0}}
+	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0},
+		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}}
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])
 		if err != nil {
