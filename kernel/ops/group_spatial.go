@@ -9,4 +9,6 @@ var spatialOps = []builtin{
 	{"GlobalAveragePool", newPool("GlobalAveragePool")},
 	{"GlobalMaxPool", newPool("GlobalMaxPool")},
 	{"BatchNormalization", newBatchNorm},
+	{"Resize", newResize("Resize")},
+	{"Upsample", newResize("Upsample")},
 }

@@ -24,7 +24,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Sum", "Where", "Xor",
 		"Clip", "ConstantOfShape",
 		// spatial
-		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool",
+		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "Resize", "Upsample",
 		"Expand", "Flatten", "Pad", "Size", "Squeeze", "Unsqueeze",
 	}
 	slices.Sort(want)
@@ -40,6 +40,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	}
 	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0},
 		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}}
+	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])
 		if err != nil {
