@@ -59,7 +59,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 			t.Fatalf("%s: Deps().ShapeOnly %v", op, d.ShapeOnly)
 		}
 		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
-			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}}[op]
+			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}}[op]
 		if !slices.Equal(d.Value, wantValue) {
 			t.Fatalf("%s: Deps().Value %v, want %v", op, d.Value, wantValue)
 		}

@@ -1,0 +1,251 @@
+package onnx
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// Golden is a file of reference cases for a model: inputs and the outputs
+// a reference runtime computed from them. The JSON form is
+//
+//	{"model": …, "runtime": …, "cases": [{"name": …,
+//	  "inputs": {NAME: {"dtype": "float32", "shape": [1, 3], "data": [...]}},
+//	  "outputs": {...}}]}
+//
+// with data flat and row-major; dtypes float32, float64, int64, int32, int8,
+// uint8 and bool (data 0/1 or true/false).
+type Golden struct {
+	Model, Runtime string
+	Cases          []Case
+}
+
+// Case is one golden case.
+type Case struct {
+	Name            string
+	Inputs, Outputs map[string]*kernel.Tensor
+}
+
+// InputShapes returns the case's input shapes, for Options.Shapes.
+func (c *Case) InputShapes() map[string][]int64 {
+	m := make(map[string][]int64, len(c.Inputs))
+	for name, t := range c.Inputs {
+		m[name] = t.Shape.Clone()
+	}
+	return m
+}
+
+type goldenJSON struct {
+	Model   string `json:"model"`
+	Runtime string `json:"runtime"`
+	Cases   []struct {
+		Name    string                      `json:"name"`
+		Inputs  map[string]goldenTensorJSON `json:"inputs"`
+		Outputs map[string]goldenTensorJSON `json:"outputs"`
+	} `json:"cases"`
+}
+
+type goldenTensorJSON struct {
+	DType string          `json:"dtype"`
+	Shape []int64         `json:"shape"`
+	Data  json.RawMessage `json:"data"`
+}
+
+// ReadGolden reads a golden file.
+func ReadGolden(path string) (*Golden, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	g, err := DecodeGolden(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// DecodeGolden reads a golden file's JSON from r.
+func DecodeGolden(r io.Reader) (*Golden, error) {
+	var j goldenJSON
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&j); err != nil {
+		return nil, fmt.Errorf("onnx: golden: %w", err)
+	}
+	g := &Golden{Model: j.Model, Runtime: j.Runtime}
+	for i, c := range j.Cases {
+		gc := Case{Name: c.Name, Inputs: map[string]*kernel.Tensor{}, Outputs: map[string]*kernel.Tensor{}}
+		if gc.Name == "" {
+			gc.Name = fmt.Sprintf("case%d", i)
+		}
+		for _, side := range []struct {
+			src map[string]goldenTensorJSON
+			dst map[string]*kernel.Tensor
+		}{{c.Inputs, gc.Inputs}, {c.Outputs, gc.Outputs}} {
+			for name, tj := range side.src {
+				t, err := tj.tensor()
+				if err != nil {
+					return nil, fmt.Errorf("onnx: golden: case %q, tensor %q: %w", gc.Name, name, err)
+				}
+				side.dst[name] = t
+			}
+		}
+		if len(gc.Outputs) == 0 {
+			return nil, fmt.Errorf("onnx: golden: case %q has no outputs", gc.Name)
+		}
+		g.Cases = append(g.Cases, gc)
+	}
+	if len(g.Cases) == 0 {
+		return nil, fmt.Errorf("onnx: golden: no cases")
+	}
+	return g, nil
+}
+
+func (tj goldenTensorJSON) tensor() (*kernel.Tensor, error) {
+	dt, err := kernel.ParseDType(tj.DType)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range tj.Shape {
+		if d < 0 {
+			return nil, fmt.Errorf("negative dimension in shape %v", tj.Shape)
+		}
+	}
+	shape := kernel.Shape(tj.Shape)
+	if shape == nil {
+		shape = kernel.Shape{}
+	}
+	n := shape.NumElements()
+	if n > 1<<28 {
+		return nil, fmt.Errorf("shape %v is too large", tj.Shape)
+	}
+	t := kernel.New(dt, shape...)
+	var raw []json.RawMessage
+	if err := json.Unmarshal(tj.Data, &raw); err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	if int64(len(raw)) != n {
+		return nil, fmt.Errorf("data has %d values, shape %v holds %d", len(raw), tj.Shape, n)
+	}
+	for i, r := range raw {
+		if dt == kernel.Bool {
+			var b bool
+			if json.Unmarshal(r, &b) == nil {
+				if b {
+					t.Host[i] = 1
+				}
+				continue
+			}
+		}
+		var v json.Number
+		if err := json.Unmarshal(r, &v); err != nil {
+			return nil, fmt.Errorf("data[%d]: %w", i, err)
+		}
+		switch dt {
+		case kernel.Int64, kernel.Int32, kernel.Int8, kernel.Uint8, kernel.Bool:
+			x, err := v.Int64()
+			if err != nil {
+				return nil, fmt.Errorf("data[%d]: %w", i, err)
+			}
+			switch dt {
+			case kernel.Int64:
+				kernel.Int64s(t.Host)[i] = x
+			case kernel.Int32:
+				kernel.Int32s(t.Host)[i] = int32(x)
+			default:
+				t.Host[i] = byte(x)
+			}
+		default:
+			x, err := v.Float64()
+			if err != nil {
+				return nil, fmt.Errorf("data[%d]: %w", i, err)
+			}
+			switch dt {
+			case kernel.Float32:
+				kernel.Float32s(t.Host)[i] = float32(x)
+			case kernel.Float64:
+				kernel.Float64s(t.Host)[i] = x
+			case kernel.Float16:
+				kernel.Uint16s(t.Host)[i] = kernel.F32ToF16(float32(x))
+			}
+		}
+	}
+	return t, nil
+}
+
+// Mismatch is where an output differs most from its reference.
+type Mismatch struct {
+	Output    string
+	Index     int64
+	Got, Want float64
+	// MaxAbs is the largest absolute difference over every output.
+	MaxAbs float64
+}
+
+// Compare compares outputs with a case's reference outputs: floats to an
+// absolute tolerance tol, other dtypes exactly. It returns the largest
+// absolute error and, when it exceeds tol (or an output is missing, or
+// differs in dtype or shape), an error naming the worst element.
+func (c *Case) Compare(got map[string]*kernel.Tensor, tol float64) (float64, error) {
+	names := make([]string, 0, len(c.Outputs))
+	for name := range c.Outputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	worst := Mismatch{Index: -1}
+	for _, name := range names {
+		want := c.Outputs[name]
+		g := got[name]
+		if g == nil || g.Host == nil {
+			return math.Inf(1), fmt.Errorf("case %s: output %q is missing", c.Name, name)
+		}
+		if g.DType != want.DType || !g.Shape.Equal(want.Shape) {
+			return math.Inf(1), fmt.Errorf("case %s: output %q is %v %v, want %v %v", c.Name, name, g.DType, g.Shape, want.DType, want.Shape)
+		}
+		n := want.NumElements()
+		for i := range n {
+			a, b := elemF(g, i), elemF(want, i)
+			d := math.Abs(a - b)
+			if math.IsNaN(a) != math.IsNaN(b) {
+				d = math.Inf(1)
+			} else if math.IsNaN(a) {
+				d = 0
+			}
+			if !want.DType.IsFloat() && a != b {
+				d = math.Inf(1)
+			}
+			if d > worst.MaxAbs || worst.Index < 0 {
+				worst = Mismatch{Output: name, Index: i, Got: a, Want: b, MaxAbs: max(d, worst.MaxAbs)}
+			}
+		}
+	}
+	if worst.MaxAbs > tol {
+		return worst.MaxAbs, fmt.Errorf("case %s: output %q element %d is %g, want %g (max abs error %g > %g)",
+			c.Name, worst.Output, worst.Index, worst.Got, worst.Want, worst.MaxAbs, tol)
+	}
+	return worst.MaxAbs, nil
+}
+
+func elemF(t *kernel.Tensor, i int64) float64 {
+	b := t.Host
+	switch t.DType {
+	case kernel.Float32:
+		return float64(kernel.Float32s(b)[i])
+	case kernel.Float64:
+		return kernel.Float64s(b)[i]
+	case kernel.Float16:
+		return float64(kernel.F16ToF32(kernel.Uint16s(b)[i]))
+	case kernel.Int64:
+		return float64(kernel.Int64s(b)[i])
+	case kernel.Int32:
+		return float64(kernel.Int32s(b)[i])
+	case kernel.Int8:
+		return float64(int8(b[i]))
+	}
+	return float64(b[i])
+}
