@@ -83,6 +83,7 @@ var table = map[string]OpInfo{
 	"BatchNormalization": {Pipert: "BatchNormalization", MinOpset: 7, MaxOpset: 17, Note: "inference mode; training_mode is refused"},
 	"Resize":             {Pipert: "Resize", MinOpset: 10, MaxOpset: 17, Note: "nearest, linear and cubic over any axes; every coordinate_transformation_mode"},
 	"Upsample":           {Pipert: "Upsample", MinOpset: 7, MaxOpset: 9, Note: "scales as attribute at 7, as input at 9"},
+	"LSTM":               {Pipert: "LSTM", MinOpset: 7, MaxOpset: 17, Note: "float32; every direction, layout, activation, clip, peepholes and sequence_lens"},
 	"Constant":           {MinOpset: 7, MaxOpset: 17, Note: "folded into a graph constant"},
 	"Identity":           {MinOpset: 7, MaxOpset: 17, Note: "folded: its output names its input"},
 	"If":                 {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},

@@ -1,4 +1,6 @@
 package ops
 
 // seqOps are the recurrent, reduction, TopK and softmax ops of ONNX.
-var seqOps = []builtin{}
+var seqOps = []builtin{
+	{"LSTM", newLSTM},
+}

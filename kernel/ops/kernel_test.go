@@ -25,6 +25,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Clip", "ConstantOfShape",
 		// spatial
 		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "Resize", "Upsample",
+		// sequence
+		"LSTM",
 		"Expand", "Flatten", "Pad", "Size", "Squeeze", "Unsqueeze",
 	}
 	slices.Sort(want)
@@ -39,7 +41,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		t.Fatalf("NewRegistry holds %v", r.Ops())
 	}
 	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0},
-		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}}
+		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}, "LSTM": {"hidden_size": 1}}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])

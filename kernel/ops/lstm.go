@@ -1,0 +1,412 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// LSTM is ONNX's long short-term memory layer (opsets 7 to 17) on
+// float32, with every attribute: direction (forward, reverse,
+// bidirectional), hidden_size, layout (from opset 14: 0 is [seq, batch,
+// …], 1 is [batch, seq, …]), input_forget, clip, activations with
+// activation_alpha and activation_beta.
+//
+// Inputs X [seq,batch,in], W [dirs,4h,in], R [dirs,4h,h] and the optional
+// B [dirs,8h], sequence_lens [batch] (int32 or int64), initial_h and
+// initial_c [dirs,batch,h], P [dirs,3h]; gates in the order i, o, f, c.
+// Outputs Y [seq,dirs,batch,h], Y_h and Y_c [dirs,batch,h] (layout 1
+// puts batch first in every one of them). Per step, with f, g, h the
+// direction's three activations (Sigmoid, Tanh, Tanh by default):
+//
+//	i = f(X·Wiᵀ + H·Riᵀ + Pi⊙C + Wbi + Rbi)
+//	f = f(X·Wfᵀ + H·Rfᵀ + Pf⊙C + Wbf + Rbf)   (1 − i with input_forget)
+//	c̃ = g(X·Wcᵀ + H·Rcᵀ + Wbc + Rbc)
+//	C = f⊙C + i⊙c̃
+//	o = f(X·Woᵀ + H·Roᵀ + Po⊙C + Wbo + Rbo)
+//	H = o⊙h(C)
+//
+// clip limits every gate's input to [−clip, clip]. A batch entry stops
+// after its sequence length: its Y rows beyond are zero and Y_h, Y_c hold
+// its last state; the reverse direction starts at its last valid step.
+// Products accumulate in float32; activations evaluate in float64 and
+// round once.
+//
+// Tiling (words):
+//
+//	0 seq  1 batch  2 input  3 hidden  4 directions
+//
+// Workspace: none (the kernel's state buffers). Cost: 8·seq·batch·h·(in+h)
+// operations per direction, plus the activations; bytes of every operand.
+type lstm struct {
+	hidden      int64
+	dirs        int
+	reverse     bool // direction "reverse"
+	layout      int64
+	inputForget bool
+	clip        float64
+	act         [2][3]activation
+	gates, h, c []float32
+}
+
+// activation is one of ONNX's RNN activation functions with its alpha and
+// beta.
+type activation struct {
+	name        string
+	alpha, beta float64
+}
+
+// activationDefaults gives, per activation, whether it takes alpha and
+// beta and their defaults.
+var activationDefaults = map[string]struct {
+	alpha, beta       bool
+	defAlpha, defBeta float64
+}{
+	"sigmoid": {}, "tanh": {}, "relu": {}, "softsign": {}, "softplus": {},
+	"affine":          {alpha: true, beta: true, defAlpha: 1, defBeta: 0},
+	"leakyrelu":       {alpha: true, defAlpha: 0.01},
+	"thresholdedrelu": {alpha: true, defAlpha: 1},
+	"scaledtanh":      {alpha: true, beta: true, defAlpha: 1, defBeta: 1},
+	"hardsigmoid":     {alpha: true, beta: true, defAlpha: 0.2, defBeta: 0.5},
+	"elu":             {alpha: true, defAlpha: 1},
+}
+
+func (a activation) apply(x float64) float64 {
+	switch a.name {
+	case "sigmoid":
+		return 1 / (1 + math.Exp(-x))
+	case "tanh":
+		return math.Tanh(x)
+	case "relu":
+		return math.Max(x, 0)
+	case "softsign":
+		return x / (1 + math.Abs(x))
+	case "softplus":
+		return math.Log1p(math.Exp(x))
+	case "affine":
+		return a.alpha*x + a.beta
+	case "leakyrelu":
+		if x < 0 {
+			return a.alpha * x
+		}
+		return x
+	case "thresholdedrelu":
+		if x > a.alpha {
+			return x
+		}
+		return 0
+	case "scaledtanh":
+		return a.alpha * math.Tanh(a.beta*x)
+	case "hardsigmoid":
+		return math.Max(0, math.Min(1, a.alpha*x+a.beta))
+	case "elu":
+		if x < 0 {
+			return a.alpha * (math.Exp(x) - 1)
+		}
+		return x
+	}
+	return x
+}
+
+func newLSTM(attrs kernel.Attrs) (kernel.Kernel, error) {
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	known := []string{"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "input_forget"}
+	if opset >= 14 {
+		known = append(known, "layout")
+	}
+	if err := attrs.Check(known...); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &lstm{dirs: 1}
+	if k.hidden, err = attrs.Int("hidden_size", 0); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if k.hidden <= 0 {
+		return nil, fmt.Errorf("ops: LSTM: attribute hidden_size is required and must be positive, have %d", k.hidden)
+	}
+	dir, err := attrs.String("direction", "forward")
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	switch dir {
+	case "forward":
+	case "reverse":
+		k.reverse = true
+	case "bidirectional":
+		k.dirs = 2
+	default:
+		return nil, fmt.Errorf("ops: LSTM: direction %q (want forward, reverse or bidirectional)", dir)
+	}
+	if k.layout, err = attrs.Int("layout", 0); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if k.layout != 0 && k.layout != 1 {
+		return nil, fmt.Errorf("ops: LSTM: layout %d (want 0 or 1)", k.layout)
+	}
+	f, err := attrs.Int("input_forget", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	k.inputForget = f != 0
+	if k.clip, err = attrs.Float("clip", math.Inf(1)); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if !(k.clip > 0) {
+		return nil, fmt.Errorf("ops: LSTM: clip %g must be positive", k.clip)
+	}
+	k.clip = float64(float32(k.clip))
+	names, err := attrs.Strings("activations", nil)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if names == nil {
+		names = []string{"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"}[:3*k.dirs]
+	}
+	if len(names) != 3*k.dirs {
+		return nil, fmt.Errorf("ops: LSTM: activations %v: want %d (f, g, h per direction)", names, 3*k.dirs)
+	}
+	alphas, err := attrs.Floats("activation_alpha", nil)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	betas, err := attrs.Floats("activation_beta", nil)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	ai, bi := 0, 0
+	for i, name := range names {
+		d, ok := activationDefaults[strings.ToLower(name)]
+		if !ok {
+			return nil, fmt.Errorf("ops: LSTM: activation %q is not an ONNX RNN activation", name)
+		}
+		a := activation{name: strings.ToLower(name), alpha: d.defAlpha, beta: d.defBeta}
+		if d.alpha && ai < len(alphas) {
+			a.alpha = float64(float32(alphas[ai]))
+			ai++
+		}
+		if d.beta && bi < len(betas) {
+			a.beta = float64(float32(betas[bi]))
+			bi++
+		}
+		k.act[i/3][i%3] = a
+	}
+	return newKernel(sig{op: "LSTM", minIn: 3, maxIn: 8, nOut: 3}, k), nil
+}
+
+// dims returns seq, batch and input size of x.
+func (k *lstm) dims(x kernel.Shape) (seq, batch, in int64) {
+	if k.layout == 1 {
+		return x[1], x[0], x[2]
+	}
+	return x[0], x[1], x[2]
+}
+
+func (k *lstm) infer(in, out []*kernel.Tensor) error {
+	x := in[0]
+	if x.DType != kernel.Float32 {
+		return fmt.Errorf("input X has dtype %v, want float32", x.DType)
+	}
+	if x.Shape.Rank() != 3 {
+		return fmt.Errorf("input X has shape %v, want rank 3", x.Shape)
+	}
+	seq, batch, inSize := k.dims(x.Shape)
+	h, dirs := k.hidden, int64(k.dirs)
+	state := kernel.Shape{dirs, batch, h}
+	if k.layout == 1 {
+		state = kernel.Shape{batch, dirs, h}
+	}
+	want := []struct {
+		name  string
+		shape kernel.Shape
+	}{{"X", nil}, {"W", kernel.Shape{dirs, 4 * h, inSize}}, {"R", kernel.Shape{dirs, 4 * h, h}}, {"B", kernel.Shape{dirs, 8 * h}},
+		{"sequence_lens", kernel.Shape{batch}}, {"initial_h", state}, {"initial_c", state}, {"P", kernel.Shape{dirs, 3 * h}}}
+	for i := 1; i < len(in); i++ {
+		t := in[i]
+		if i > 2 && t.NumElements() == 0 {
+			continue // absent
+		}
+		if !t.Shape.Equal(want[i].shape) {
+			return fmt.Errorf("input %s has shape %v, want %v", want[i].name, t.Shape, want[i].shape)
+		}
+		if i == 4 {
+			if !isIndex(t.DType) {
+				return fmt.Errorf("input sequence_lens has dtype %v, want int32 or int64", t.DType)
+			}
+		} else if err := checkSameDType(t, want[i].name, x, "X"); err != nil {
+			return err
+		}
+	}
+	y := kernel.Shape{seq, dirs, batch, h}
+	if k.layout == 1 {
+		y = kernel.Shape{batch, seq, dirs, h}
+	}
+	setShape(out[0], y, kernel.Float32)
+	setShape(out[1], state, kernel.Float32)
+	setShape(out[2], state, kernel.Float32)
+	return nil
+}
+
+func (k *lstm) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	seq, batch, inSize := k.dims(in[0].Shape)
+	e.grow(5)
+	e.puts([]int64{seq, batch, inSize, k.hidden, int64(k.dirs)})
+	return 0, nil
+}
+
+func (k *lstm) cost(in, out []*kernel.Tensor) device.Cost {
+	if in[0].Shape.Rank() != 3 {
+		return device.Cost{}
+	}
+	seq, batch, inSize := k.dims(in[0].Shape)
+	f := float64(k.dirs) * float64(seq*batch) * (8*float64(k.hidden)*float64(inSize+k.hidden) + 30*float64(k.hidden))
+	var b int64
+	for _, t := range in {
+		b += t.Bytes()
+	}
+	for _, t := range out {
+		b += t.Bytes()
+	}
+	return device.Cost{FLOPs: f, Bytes: float64(b)}
+}
+
+func (k *lstm) clipped(x float32) float64 {
+	v := float64(x)
+	return math.Max(-k.clip, math.Min(k.clip, v))
+}
+
+func (k *lstm) compute(a *kernel.Args) error {
+	d := decoder{b: a.Tiling.Data}
+	w := d.words(5)
+	if err := d.err(); err != nil {
+		return err
+	}
+	x := a.In[0]
+	seq, batch, inSize := k.dims(x.Shape)
+	H := k.hidden
+	if w.at(0) != seq || w.at(1) != batch || w.at(2) != inSize || w.at(3) != H || w.at(4) != int64(k.dirs) {
+		return errTiling
+	}
+	opt := func(i int) []float32 {
+		if t := optional(a.In, i); t != nil {
+			return kernel.Float32s(t.Data())
+		}
+		return nil
+	}
+	xs, W, R := kernel.Float32s(x.Data()), kernel.Float32s(a.In[1].Data()), kernel.Float32s(a.In[2].Data())
+	B, h0, c0, P := opt(3), opt(5), opt(6), opt(7)
+	lens := optional(a.In, 4)
+	Y, Yh, Yc := kernel.Float32s(a.Out[0].Data()), kernel.Float32s(a.Out[1].Data()), kernel.Float32s(a.Out[2].Data())
+	clear(Y)
+	if int64(cap(k.gates)) < 4*H || int64(cap(k.h)) < batch*H {
+		k.gates = make([]float32, 4*H)
+		k.h, k.c = make([]float32, batch*H), make([]float32, batch*H)
+	}
+	gates := k.gates[:4*H]
+	dirs := int64(k.dirs)
+	// Offsets of element (t, dir, b) of Y and (dir, b) of the states.
+	yAt := func(t, dir, b int64) int64 {
+		if k.layout == 1 {
+			return ((b*seq+t)*dirs + dir) * H
+		}
+		return ((t*dirs+dir)*batch + b) * H
+	}
+	stAt := func(dir, b int64) int64 {
+		if k.layout == 1 {
+			return (b*dirs + dir) * H
+		}
+		return (dir*batch + b) * H
+	}
+	xAt := func(t, b int64) int64 {
+		if k.layout == 1 {
+			return (b*seq + t) * inSize
+		}
+		return (t*batch + b) * inSize
+	}
+	for dir := range dirs {
+		reverse := k.reverse || dir == 1
+		act := k.act[dir]
+		Wd, Rd := W[dir*4*H*inSize:(dir+1)*4*H*inSize], R[dir*4*H*H:(dir+1)*4*H*H]
+		var Bd, Pd []float32
+		if B != nil {
+			Bd = B[dir*8*H : (dir+1)*8*H]
+		}
+		if P != nil {
+			Pd = P[dir*3*H : (dir+1)*3*H]
+		}
+		for b := range batch {
+			n := seq
+			if lens != nil {
+				n = loadI(lens.DType, lens.Data(), b)
+				if n < 0 || n > seq {
+					return fmt.Errorf("sequence_lens[%d] is %d, want 0 to %d", b, n, seq)
+				}
+			}
+			hs, cs := k.h[b*H:(b+1)*H], k.c[b*H:(b+1)*H]
+			if h0 != nil {
+				copy(hs, h0[stAt(dir, b):][:H])
+			} else {
+				clear(hs)
+			}
+			if c0 != nil {
+				copy(cs, c0[stAt(dir, b):][:H])
+			} else {
+				clear(cs)
+			}
+			for s := range n {
+				t := s
+				if reverse {
+					t = n - 1 - s
+				}
+				xt := xs[xAt(t, b):][:inSize]
+				for g := range 4 * H {
+					var acc float32
+					wr := Wd[g*inSize:][:inSize]
+					for j, v := range xt {
+						acc += v * wr[j]
+					}
+					rr := Rd[g*H:][:H]
+					for j, v := range hs {
+						acc += v * rr[j]
+					}
+					if Bd != nil {
+						acc += Bd[g] + Bd[4*H+g]
+					}
+					gates[g] = acc
+				}
+				for j := range H {
+					cPrev := float64(cs[j])
+					gi, gOut, gf, gc := gates[j], gates[H+j], gates[2*H+j], gates[3*H+j]
+					if Pd != nil {
+						gi += Pd[j] * cs[j]
+						gf += Pd[2*H+j] * cs[j]
+					}
+					i := float32(act[0].apply(k.clipped(gi)))
+					var f float32
+					if k.inputForget {
+						f = 1 - i
+					} else {
+						f = float32(act[0].apply(k.clipped(gf)))
+					}
+					ct := float32(act[1].apply(k.clipped(gc)))
+					c := f*float32(cPrev) + i*ct
+					if Pd != nil {
+						gOut += Pd[H+j] * c
+					}
+					o := float32(act[0].apply(k.clipped(gOut)))
+					cs[j] = c
+					hs[j] = o * float32(act[2].apply(float64(c)))
+				}
+				copy(Y[yAt(t, dir, b):][:H], hs)
+			}
+			copy(Yh[stAt(dir, b):][:H], hs)
+			copy(Yc[stAt(dir, b):][:H], cs)
+		}
+	}
+	return nil
+}
