@@ -1,6 +1,6 @@
 package ops
 
 // seqOps are the recurrent, reduction, TopK and softmax ops of ONNX.
-var seqOps = []builtin{
-	{"LSTM", newLSTM},
-}
+var seqOps = append(reductionBuiltins(),
+	builtin{"LSTM", newLSTM},
+)

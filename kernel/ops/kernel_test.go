@@ -26,7 +26,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// spatial
 		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "Resize", "Upsample",
 		// sequence
-		"LSTM",
+		"LSTM", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
+		"ReduceProd", "ReduceSumSquare",
 		"Expand", "Flatten", "Pad", "Size", "Squeeze", "Unsqueeze",
 	}
 	slices.Sort(want)

@@ -1,0 +1,221 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// The ONNX reductions beside ReduceSum, over the axes of attribute "axes"
+// (every axis when absent; negative counting from the end; opsets 1 to
+// 17), keepdims as ReduceSum:
+//
+//	ReduceMean       Σx / n                       float, int32, int64
+//	ReduceMax        max x (−Inf when empty)       float, int32, int64, int8, uint8
+//	ReduceMin        min x (+Inf when empty)       float, int32, int64, int8, uint8
+//	ReduceProd       Πx                            float, int32, int64
+//	ReduceSumSquare  Σx²                           float, int32, int64
+//	ReduceL1         Σ|x|                          float, int32, int64
+//	ReduceL2         √Σx²                          float, int32, int64
+//	ReduceLogSum     ln Σx                         float
+//	ReduceLogSumExp  ln Σeˣ (shifted by the max)   float
+//
+// Each output accumulates its inputs in ascending input order in float64
+// and is rounded once to the output dtype (integers truncate toward zero,
+// as onnxruntime's integer mean does). A NaN input makes Max and Min NaN.
+//
+// Tiling (words):
+//
+//	0..4  split over the input elements; 2 buffers
+//
+// Workspace: none (the kernel's accumulators). Cost: one operation per
+// input element (two for the squares, exponentials and absolute values);
+// bytes of input and output.
+type reduction struct {
+	op   string
+	axes reduceSum // axes, keepdims and shape inference
+	walk bcast
+	acc  []float64
+	aux  []float64 // ReduceLogSumExp: the maxima
+	keep kernel.Shape
+}
+
+var reductionOps = []string{"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}
+
+func reductionBuiltins() []builtin {
+	out := make([]builtin, len(reductionOps))
+	for i, op := range reductionOps {
+		out[i] = builtin{op, func(attrs kernel.Attrs) (kernel.Kernel, error) {
+			opset, err := attrs.Opset(17)
+			if err != nil {
+				return nil, wrapAttr(err)
+			}
+			if opset > 17 {
+				return nil, fmt.Errorf("ops: %s: opset %d takes the axes as an input: not implemented", op, opset)
+			}
+			if err := attrs.Check("axes", "keepdims"); err != nil {
+				return nil, wrapAttr(err)
+			}
+			k := &reduction{op: op}
+			k.axes.hasAxes = true
+			if k.axes.axes, err = attrs.Ints("axes", nil); err != nil {
+				return nil, wrapAttr(err)
+			}
+			if k.axes.keep, err = flagAttr(attrs, "keepdims", true); err != nil {
+				return nil, wrapAttr(err)
+			}
+			return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: 1}, k), nil
+		}}
+	}
+	return out
+}
+
+func (k *reduction) infer(in, out []*kernel.Tensor) error {
+	types := []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64}
+	switch k.op {
+	case "ReduceMax", "ReduceMin":
+		types = append(types, kernel.Int8, kernel.Uint8)
+	case "ReduceLogSum", "ReduceLogSumExp":
+		types = onnxFloats
+	}
+	if err := dtypeIn(in[0], "data", types...); err != nil {
+		return err
+	}
+	if _, err := k.axes.reduceAxes(in); err != nil {
+		return err
+	}
+	x := *in[0]
+	x.DType = kernel.Float32 // the shape rule of ReduceSum, whatever the dtype
+	if err := k.axes.infer([]*kernel.Tensor{&x}, out); err != nil {
+		return err
+	}
+	out[0].DType = in[0].DType
+	return nil
+}
+
+func (k *reduction) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	e.grow(splitWords)
+	splitElems(in[0].NumElements(), in[0].DType.Size(), 2).put(e)
+	return 0, nil
+}
+
+func (k *reduction) cost(in, out []*kernel.Tensor) device.Cost {
+	f := float64(in[0].NumElements())
+	switch k.op {
+	case "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSumExp":
+		f *= 2
+	}
+	return device.Cost{FLOPs: f, Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+}
+
+func (k *reduction) compute(a *kernel.Args) error {
+	x, o := a.In[0], a.Out[0]
+	n := x.NumElements()
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, n); err != nil {
+		return err
+	}
+	axes, err := k.axes.reduceAxes(a.In)
+	if err != nil {
+		return err
+	}
+	r := x.Shape.Rank()
+	k.keep = append(k.keep[:0], x.Shape...)
+	count := int64(1)
+	for i := range r {
+		if k.axes.reduced(axes, i, r) {
+			count *= k.keep[i]
+			k.keep[i] = 1
+		}
+	}
+	m := k.keep.NumElements()
+	if m != o.NumElements() {
+		return fmt.Errorf("output %v does not hold the %d reduced elements", o.Shape, m)
+	}
+	if err := k.walk.set(x.Shape, k.keep); err != nil {
+		return err
+	}
+	if int64(cap(k.acc)) < m {
+		k.acc, k.aux = make([]float64, m), make([]float64, m)
+	}
+	acc, mx := k.acc[:m], k.aux[:m]
+	init := 0.0
+	switch k.op {
+	case "ReduceMax", "ReduceLogSumExp":
+		init = math.Inf(-1)
+	case "ReduceMin":
+		init = math.Inf(1)
+	case "ReduceProd":
+		init = 1
+	}
+	for i := range acc {
+		acc[i] = init
+	}
+	xb := x.Data()
+	if k.op == "ReduceLogSumExp" {
+		// First the maxima, then Σ e^(x−max).
+		copy(mx, acc)
+		for i := range n {
+			j := k.walk.off[0]
+			if v := loadF(x.DType, xb, i); v > mx[j] {
+				mx[j] = v
+			}
+			k.walk.next()
+		}
+		clear(acc)
+		if err := k.walk.set(x.Shape, k.keep); err != nil {
+			return err
+		}
+	}
+	for i := range n {
+		j := k.walk.off[0]
+		v := loadF(x.DType, xb, i)
+		switch k.op {
+		case "ReduceMean", "ReduceLogSum":
+			acc[j] += v
+		case "ReduceMax":
+			if v > acc[j] || math.IsNaN(v) {
+				acc[j] = v
+			}
+		case "ReduceMin":
+			if v < acc[j] || math.IsNaN(v) {
+				acc[j] = v
+			}
+		case "ReduceProd":
+			acc[j] *= v
+		case "ReduceSumSquare", "ReduceL2":
+			acc[j] += v * v
+		case "ReduceL1":
+			acc[j] += math.Abs(v)
+		case "ReduceLogSumExp":
+			if !math.IsInf(mx[j], 0) {
+				acc[j] += math.Exp(v - mx[j])
+			}
+		}
+		k.walk.next()
+	}
+	ob := o.Data()
+	for j, v := range acc {
+		switch k.op {
+		case "ReduceMean":
+			v /= float64(count)
+		case "ReduceL2":
+			v = math.Sqrt(v)
+		case "ReduceLogSum":
+			v = math.Log(v)
+		case "ReduceLogSumExp":
+			if math.IsInf(mx[j], 0) {
+				v = mx[j]
+			} else {
+				v = math.Log(v) + mx[j]
+			}
+		}
+		if o.DType.IsInt() && (math.IsInf(v, 0) || math.IsNaN(v)) {
+			v = 0 // an empty integer reduction
+		}
+		storeF(o.DType, ob, int64(j), v)
+	}
+	return nil
+}
