@@ -3,7 +3,10 @@ package pipert_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert"
@@ -11,6 +14,7 @@ import (
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/onnx"
 	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/subgraph"
 )
 
 // modelSetting is one execution setting a golden case runs in.
@@ -34,56 +38,115 @@ func modelSettings() []modelSetting {
 	return out
 }
 
+// modelCase is a real model with its golden file and how it is imported.
+type modelCase struct {
+	file string
+	tol  float64
+	// fold lists the inputs fixed to their values at import (the rest
+	// are fixed in shape only); runtimeIf leaves every input to run time,
+	// so that data-dependent Ifs stay in the graph.
+	fold      []string
+	runtimeIf bool
+	// state names an input fed, in a stream of cases, from the previous
+	// case's output of the same name plus "N".
+	state string
+}
+
+var realModels = []modelCase{
+	{file: "ppocrv4-det", tol: 1e-4},
+	{file: "silero-vad-v5", tol: 1e-5, fold: []string{"sr"}, state: "state"},
+	{file: "silero-vad-v5", tol: 1e-5, runtimeIf: true, state: "state"},
+}
+
 // TestModelGoldens runs every golden case of the real models in every
 // setting: KBK matches onnxruntime within the model's tolerance, and every
-// other setting is bit-identical to KBK. Streaming cases (VAD) feed the
-// state output of one call back as the next call's state input.
+// other setting is bit-identical to KBK. Streaming cases (VAD "stream…")
+// feed the state output of one call back as the next call's state input.
 func TestModelGoldens(t *testing.T) {
-	for _, m := range []struct {
-		file string
-		tol  float64
-		opt  func(c *onnx.Case) []pipert.ImportOption
-	}{
-		{"ppocrv4-det", 1e-4, nil},
-	} {
-		g, err := onnx.ReadGolden(filepath.Join("onnx", "testdata", m.file+".golden.json"))
-		if err != nil {
+	for _, m := range realModels {
+		name := m.file
+		if m.runtimeIf {
+			name += "/runtime-if"
+		}
+		t.Run(name, func(t *testing.T) { testModel(t, m) })
+	}
+}
+
+func testModel(t *testing.T, m modelCase) {
+	g, err := onnx.ReadGolden(filepath.Join("onnx", "testdata", m.file+".golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("onnx", "testdata", m.file+".onnx")
+	var runtimeGraph *subgraph.Graph
+	if m.runtimeIf {
+		if runtimeGraph, err = pipert.LoadONNX(path); err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range g.Cases {
+		ifs := 0
+		for _, n := range runtimeGraph.Nodes {
+			if n.Op == "If" {
+				ifs++
+			}
+		}
+		if ifs == 0 {
+			t.Fatal("no runtime If left: the test would not exercise it")
+		}
+	}
+	// The previous streaming case's outputs, per setting.
+	prevBySetting := map[string]map[string]*kernel.Tensor{}
+	for _, c := range g.Cases {
+		streaming := m.state != "" && strings.HasPrefix(c.Name, "stream")
+		gr := runtimeGraph
+		inputs := map[string]*kernel.Tensor{}
+		if gr == nil {
 			var imp []pipert.ImportOption
-			for name, s := range c.InputShapes() {
-				imp = append(imp, pipert.WithInputShape(name, s...))
-			}
-			gr, err := pipert.LoadONNX(filepath.Join("onnx", "testdata", m.file+".onnx"), imp...)
-			if err != nil {
-				t.Fatalf("%s/%s: %v", m.file, c.Name, err)
-			}
-			var ref map[string]*kernel.Tensor
-			for _, s := range modelSettings() {
-				exe, err := pipert.Compile(gr, s.opts...)
-				if err != nil {
-					t.Fatalf("%s/%s %s: %v", m.file, c.Name, s.name, err)
-				}
-				res, err := exe.Run(context.Background(), c.Inputs)
-				exe.Close()
-				if err != nil {
-					t.Fatalf("%s/%s %s: %v", m.file, c.Name, s.name, err)
-				}
-				if ref == nil {
-					ref = res.Outputs
-					maxAbs, err := c.Compare(res.Outputs, m.tol)
-					if err != nil {
-						t.Fatalf("%s %s: %v", m.file, s.name, err)
-					}
-					t.Logf("%s/%s: max abs error %.3g against %s", m.file, c.Name, maxAbs, g.Runtime)
+			for name, tns := range c.Inputs {
+				if slices.Contains(m.fold, name) {
+					imp = append(imp, pipert.WithInputValue(name, tns))
 					continue
 				}
-				for name, want := range ref {
-					got := res.Outputs[name]
-					if got == nil || string(got.Host) != string(want.Host) || !got.Shape.Equal(want.Shape) {
-						t.Errorf("%s/%s %s: output %q differs from KBK's", m.file, c.Name, s.name, name)
-					}
+				imp = append(imp, pipert.WithInputShape(name, tns.Shape...))
+				inputs[name] = tns
+			}
+			if gr, err = pipert.LoadONNX(path, imp...); err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+		} else {
+			maps.Copy(inputs, c.Inputs)
+		}
+		var ref map[string]*kernel.Tensor
+		for _, s := range modelSettings() {
+			run := maps.Clone(inputs)
+			if streaming && prevBySetting[s.name] != nil {
+				// Our own previous state, not the reference's.
+				run[m.state] = prevBySetting[s.name][m.state+"N"]
+			}
+			exe, err := pipert.Compile(gr, s.opts...)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.Name, s.name, err)
+			}
+			res, err := exe.Run(context.Background(), run)
+			exe.Close()
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.Name, s.name, err)
+			}
+			if streaming {
+				prevBySetting[s.name] = res.Outputs
+			}
+			if ref == nil {
+				ref = res.Outputs
+				maxAbs, err := c.Compare(res.Outputs, m.tol)
+				if err != nil {
+					t.Fatalf("%s: %v", s.name, err)
+				}
+				t.Logf("%s: max abs error %.3g against %s", c.Name, maxAbs, g.Runtime)
+				continue
+			}
+			for name, want := range ref {
+				got := res.Outputs[name]
+				if got == nil || string(got.Host) != string(want.Host) || !got.Shape.Equal(want.Shape) {
+					t.Errorf("%s %s: output %q differs from KBK's", c.Name, s.name, name)
 				}
 			}
 		}

@@ -90,17 +90,83 @@ func Import(m *Model, opt Options) (*subgraph.Graph, error) {
 	if err := im.body(m.Graph, nil); err != nil {
 		return nil, err
 	}
-	for _, o := range m.Graph.Outputs {
-		name, err := im.resolve(o.Name)
-		if err != nil {
-			return nil, fmt.Errorf("%w: graph output %q: %v", ErrImport, o.Name, err)
-		}
-		im.g.Outputs = append(im.g.Outputs, name)
+	if err := im.outputs(m.Graph); err != nil {
+		return nil, err
 	}
 	if _, err := subgraph.Validate(im.g, res); err != nil {
 		return nil, fmt.Errorf("onnx: the imported graph: %w", err)
 	}
 	return im.g, nil
+}
+
+// outputs declares the graph outputs under the model's names. Folding and
+// Identity make an output another name of some tensor: that tensor is
+// renamed to the output's name, or, when it is a graph input, a constant
+// or another output, copied by an Identity node.
+func (im *importer) outputs(gp *Graph) error {
+	exists := map[string]bool{} // names of real tensors: inputs, constants, node outputs
+	fixed := map[string]bool{}  // not renamable
+	for _, v := range im.g.Inputs {
+		exists[v.Name], fixed[v.Name] = true, true
+	}
+	for _, c := range im.g.Consts {
+		exists[c.Name], fixed[c.Name] = true, true
+	}
+	for _, n := range im.g.Nodes {
+		for _, o := range n.Outputs {
+			exists[o] = true
+		}
+	}
+	for _, o := range gp.Outputs {
+		name, err := im.resolve(o.Name)
+		if err != nil {
+			return fmt.Errorf("%w: graph output %q: %v", ErrImport, o.Name, err)
+		}
+		switch {
+		case name == o.Name:
+		case exists[o.Name]:
+			return fmt.Errorf("%w: graph output %q names another tensor than its value", ErrImport, o.Name)
+		case !fixed[name]:
+			im.rename(name, o.Name)
+			exists[o.Name], fixed[o.Name] = true, true
+			name = o.Name
+		default:
+			attrs := kernel.Attrs{}
+			if _, err := im.res.New("Identity", attrs); err != nil {
+				return fmt.Errorf("%w: graph output %q: %v", ErrUnsupported, o.Name, err)
+			}
+			im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique("Identity:"+o.Name, im.nodes), Op: "Identity",
+				Attrs: attrs, Inputs: []string{name}, Outputs: []string{o.Name}})
+			exists[o.Name], fixed[o.Name] = true, true
+			name = o.Name
+		}
+		if slices.Contains(im.g.Outputs, name) {
+			return fmt.Errorf("%w: graph output %q is listed twice", ErrImport, o.Name)
+		}
+		im.g.Outputs = append(im.g.Outputs, name)
+	}
+	return nil
+}
+
+// rename renames tensor from, a node output, to to throughout the graph.
+func (im *importer) rename(from, to string) {
+	for _, n := range im.g.Nodes {
+		for i, s := range n.Inputs {
+			if s == from {
+				n.Inputs[i] = to
+			}
+		}
+		for i, s := range n.Outputs {
+			if s == from {
+				n.Outputs[i] = to
+			}
+		}
+	}
+	for i, s := range im.g.Outputs {
+		if s == from {
+			im.g.Outputs[i] = to
+		}
+	}
 }
 
 // importer builds one pipert graph: the model's, or a runtime If branch's
@@ -222,6 +288,12 @@ func (im *importer) defineConst(name string, t *kernel.Tensor) error {
 		return fmt.Errorf("%w: tensor %q defined twice", ErrImport, name)
 	}
 	im.used[name] = true
+	if t.Shape == nil {
+		// A scalar made as kernel.New(dt): its shape is empty, not unknown.
+		c := *t
+		c.Shape = kernel.Shape{}
+		t = &c
+	}
 	im.g.Consts = append(im.g.Consts, subgraph.Const{Name: name, Tensor: t})
 	im.known[name] = t
 	return nil

@@ -28,7 +28,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// sequence
 		"LSTM", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
 		"ReduceProd", "ReduceSumSquare",
-		"Expand", "Flatten", "Pad", "Size", "Squeeze", "Unsqueeze",
+		"Expand", "Flatten", "Identity", "Pad", "Size", "Squeeze", "Unsqueeze",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {

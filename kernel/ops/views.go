@@ -9,9 +9,10 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// Flatten, Squeeze and Unsqueeze: the ONNX ops that change only a
-// tensor's shape (any dtype); the device kernel copies the contents.
+// Identity, Flatten, Squeeze and Unsqueeze: the ONNX ops that change only
+// a tensor's shape (any dtype); the device kernel copies the contents.
 //
+//   - Identity keeps the shape.
 //   - Flatten (axis, default 1, in [-r, r]) gives [d0·…·d(axis-1),
 //     d(axis)·…·d(r-1)].
 //   - Squeeze removes the axes listed (negative counting from the end;
@@ -47,6 +48,13 @@ func newFlatten(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	return newKernel(sig{op: "Flatten", minIn: 1, maxIn: 1, nOut: 1}, &view{op: "Flatten", axis: axis}), nil
+}
+
+func newIdentity(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check(); err != nil {
+		return nil, wrapAttr(err)
+	}
+	return newKernel(sig{op: "Identity", minIn: 1, maxIn: 1, nOut: 1}, &view{op: "Identity"}), nil
 }
 
 func newAxesView(op string) kernel.Factory {
@@ -120,6 +128,8 @@ func (k *view) infer(in, out []*kernel.Tensor) error {
 	r := x.Shape.Rank()
 	var s kernel.Shape
 	switch k.op {
+	case "Identity":
+		s = x.Shape.Clone()
 	case "Flatten":
 		a := k.axis
 		if a < 0 {
