@@ -9,7 +9,9 @@ import (
 )
 
 // Softmax and LogSoftmax normalize float32 or float16 input along attribute
-// axis (default -1; the input must have rank ≥ 1). A row is the set of
+// axis (default -1; the input must have rank ≥ 1). Before ONNX opset 13
+// (attribute "opset") the input is flattened to 2-D at axis (default 1):
+// a row is every element of the dimensions from axis on. A row is the set of
 // elements along the axis at one position of the other dimensions. Both
 // subtract the row maximum m first: Softmax is exp(x-m)/Σexp(x-m), LogSoftmax
 // (x-m) - log Σexp(x-m). Sums run in float32 in ascending order; exp and log
@@ -26,8 +28,9 @@ import (
 // Workspace: 8 bytes per row, the row maximum and sum (float32 each).
 // Cost: softmaxFLOPs per element; bytes of input and output.
 type softmax struct {
-	log  bool
-	axis int64
+	log     bool
+	axis    int64
+	flatten bool // before opset 13
 }
 
 const (
@@ -44,11 +47,19 @@ func newSoftmax(log bool) kernel.Factory {
 		if err := attrs.Check("axis"); err != nil {
 			return nil, wrapAttr(err)
 		}
-		axis, err := attrs.Int("axis", -1)
+		opset, err := attrs.Opset(17)
 		if err != nil {
 			return nil, wrapAttr(err)
 		}
-		return newKernel(sig{op: name, minIn: 1, maxIn: 1, nOut: 1}, &softmax{log: log, axis: axis}), nil
+		k := &softmax{log: log, flatten: opset < 13}
+		def := int64(-1)
+		if k.flatten {
+			def = 1
+		}
+		if k.axis, err = attrs.Int("axis", def); err != nil {
+			return nil, wrapAttr(err)
+		}
+		return newKernel(sig{op: name, minIn: 1, maxIn: 1, nOut: 1}, k), nil
 	}
 }
 
@@ -76,6 +87,9 @@ func (k *softmax) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 		return 0, err
 	}
 	outer, n, inner := around(x.Shape, axis)
+	if k.flatten {
+		n, inner = n*inner, 1
+	}
 	e.grow(softmaxWords)
 	e.put(outer)
 	e.put(n)
