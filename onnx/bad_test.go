@@ -54,7 +54,7 @@ func TestBadGraphsAreClearErrors(t *testing.T) {
 		{"defined twice", "r2", model([]*Node{
 			{Name: "r1", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}},
 			{Name: "r2", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrImport},
-		{"unsupported opset", "s", &Model{Opsets: map[string]int64{"": 11}, Graph: &Graph{Nodes: []*Node{{Name: "s", OpType: "Softmax", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+		{"unsupported opset", "s", &Model{Opsets: map[string]int64{"": 11}, Graph: &Graph{Nodes: []*Node{{Name: "s", OpType: "HardSwish", Inputs: []string{"x"}, Outputs: []string{"y"}}},
 			Inputs: []*ValueInfo{x}, Outputs: []*ValueInfo{{Name: "y"}}}}, ErrUnsupported},
 	} {
 		_, err := Import(tc.m, Options{})

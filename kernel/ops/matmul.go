@@ -8,9 +8,12 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// MatMul multiplies rank-2 matrices, [M,K]×[K,N] → [M,N]. BatchMatMul takes
-// inputs of rank ≥ 2, at least one of rank ≥ 3: the last two dimensions are
-// the matrices, the leading ones batch dimensions with numpy broadcasting.
+// MatMul multiplies as ONNX's MatMul (numpy's matmul): operands of rank 2
+// are matrices, [M,K]×[K,N] → [M,N]; with more dimensions the last two are
+// the matrices and the leading ones batch dimensions with numpy
+// broadcasting; a 1-D A is a row [1,K] and a 1-D B a column [K,1], whose
+// unit dimension the output drops. BatchMatMul takes inputs of rank ≥ 2, at
+// least one of rank ≥ 3, as MatMul does.
 // Both take float32 or float16 of the same dtype and the optional bool
 // attributes transA and transB, which read A as [K,M] and B as [N,K].
 //
@@ -83,11 +86,31 @@ func (k *matmul) infer(in, out []*kernel.Tensor) error {
 	}
 	ra, rb := a.Shape.Rank(), b.Shape.Rank()
 	if !k.batched {
-		if ra != 2 {
-			return fmt.Errorf("input A has rank %d, want 2 (BatchMatMul takes batches)", ra)
+		if ra < 1 || rb < 1 {
+			return fmt.Errorf("inputs A %v and B %v: MatMul takes operands of rank 1 or more", a.Shape, b.Shape)
 		}
-		if rb != 2 {
-			return fmt.Errorf("input B has rank %d, want 2 (BatchMatMul takes batches)", rb)
+		if (ra == 1 || rb == 1) && (k.transA || k.transB) {
+			return errors.New("transA and transB take matrices, not 1-D operands")
+		}
+		if ra == 1 || rb == 1 {
+			pa, pb, _ := promote(a, b, nil)
+			var po kernel.Tensor
+			if err := k.infer([]*kernel.Tensor{pa, pb}, []*kernel.Tensor{&po}); err != nil {
+				return err
+			}
+			s := po.Shape.Clone()
+			if rb == 1 { // drop N
+				s = s[:len(s)-1]
+			}
+			if ra == 1 { // drop M
+				i := len(s) - 2
+				if rb == 1 {
+					i = len(s) - 1
+				}
+				s = append(s[:i], s[i+1:]...)
+			}
+			setShape(o, s, po.DType)
+			return nil
 		}
 	} else {
 		if ra < 2 {
@@ -138,8 +161,37 @@ func matTiles(m, n, kk int64, elemBytes int) (tm, tn, tk int64) {
 	return tm, tn, tk
 }
 
+// promote returns the matrix forms of 1-D operands (a row A, a column B)
+// and, given o, the output with the unit dimensions they drop restored.
+func promote(a, b, o *kernel.Tensor) (pa, pb, po *kernel.Tensor) {
+	pa, pb, po = a, b, o
+	if a.Shape.Rank() == 1 {
+		c := *a
+		c.Shape = kernel.Shape{1, a.Shape[0]}
+		pa = &c
+	}
+	if b.Shape.Rank() == 1 {
+		c := *b
+		c.Shape = kernel.Shape{b.Shape[0], 1}
+		pb = &c
+	}
+	if o != nil && (pa != a || pb != b) {
+		c := *o
+		s := append(kernel.Shape{}, o.Shape...)
+		if pb != b {
+			s = append(s, 1)
+		}
+		if pa != a && len(s) > 0 {
+			s = append(s[:len(s)-1], 1, s[len(s)-1])
+		}
+		c.Shape = s
+		po = &c
+	}
+	return pa, pb, po
+}
+
 func (k *matmul) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
-	a, b, o := in[0], in[1], out[0]
+	a, b, o := promote(in[0], in[1], out[0])
 	ra, rb, r := a.Shape.Rank(), b.Shape.Rank(), o.Shape.Rank()
 	if ra < 2 || rb < 2 || r != max(ra, rb) {
 		return 0, fmt.Errorf("output %v does not match inputs %v and %v", o.Shape, a.Shape, b.Shape)
@@ -183,7 +235,7 @@ func (k *matmul) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 }
 
 func (k *matmul) cost(in, out []*kernel.Tensor) device.Cost {
-	a, o := in[0], out[0]
+	a, _, o := promote(in[0], in[1], out[0])
 	var kk int64
 	if a.Shape.Rank() >= 2 {
 		_, kk = matDims(a.Shape, k.transA)
@@ -195,7 +247,7 @@ func (k *matmul) cost(in, out []*kernel.Tensor) device.Cost {
 }
 
 func (k *matmul) compute(a *kernel.Args) error {
-	x, y, o := a.In[0], a.In[1], a.Out[0]
+	x, y, o := promote(a.In[0], a.In[1], a.Out[0])
 	if x.DType != o.DType || y.DType != o.DType || x.Shape.Rank() < 2 || y.Shape.Rank() < 2 || o.Shape.Rank() < 2 {
 		return errors.New("operands differ from the inferred ones")
 	}
