@@ -94,6 +94,8 @@ var table = map[string]OpInfo{
 	"ReduceL2":           {Pipert: "ReduceL2", MinOpset: 7, MaxOpset: 17},
 	"ReduceLogSum":       {Pipert: "ReduceLogSum", MinOpset: 7, MaxOpset: 17},
 	"ReduceLogSumExp":    {Pipert: "ReduceLogSumExp", MinOpset: 7, MaxOpset: 17},
+	"Gemm":               {Pipert: "Gemm", MinOpset: 7, MaxOpset: 17, Note: "float32; C optional from 11"},
+	"TopK":               {Pipert: "TopK", MinOpset: 7, MaxOpset: 17, Note: "k as attribute before 10, K as input from 10; largest and sorted from 11"},
 	"Constant":           {MinOpset: 7, MaxOpset: 17, Note: "folded into a graph constant"},
 	"Identity":           {MinOpset: 7, MaxOpset: 17, Note: "folded: its output names its input"},
 	"If":                 {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},

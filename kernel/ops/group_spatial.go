@@ -11,4 +11,5 @@ var spatialOps = []builtin{
 	{"BatchNormalization", newBatchNorm},
 	{"Resize", newResize("Resize")},
 	{"Upsample", newResize("Upsample")},
+	{"Gemm", newGemm},
 }

@@ -24,10 +24,10 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Sum", "Where", "Xor",
 		"Clip", "ConstantOfShape",
 		// spatial
-		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "Resize", "Upsample",
+		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "Resize", "Upsample", "Gemm",
 		// sequence
 		"LSTM", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
-		"ReduceProd", "ReduceSumSquare",
+		"ReduceProd", "ReduceSumSquare", "TopK",
 		"Expand", "Flatten", "Identity", "Pad", "Size", "Squeeze", "Unsqueeze",
 	}
 	slices.Sort(want)
@@ -62,7 +62,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 			t.Fatalf("%s: Deps().ShapeOnly %v", op, d.ShapeOnly)
 		}
 		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
-			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}}[op]
+			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}, "TopK": {1}}[op]
 		if !slices.Equal(d.Value, wantValue) {
 			t.Fatalf("%s: Deps().Value %v, want %v", op, d.Value, wantValue)
 		}
