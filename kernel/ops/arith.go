@@ -8,7 +8,7 @@ import (
 )
 
 // Add, Sub, Mul and Div: elementwise binary ops with numpy broadcasting on
-// float32, float16, int32 and int64. Both inputs have the same dtype. Integer
+// float32, float16, float64, int32, int64, int8 and uint8 (integers wrap). Both inputs have the same dtype. Integer
 // Div truncates toward zero, and an integer division by zero fails the
 // launch; float division follows IEEE 754 (±Inf, NaN).
 //
@@ -48,7 +48,7 @@ func newBinary(op binOp, name string) kernel.Factory {
 
 func (k *arith) infer(in, out []*kernel.Tensor) error {
 	a, b, o := in[0], in[1], out[0]
-	if err := checkNumeric(a, "A"); err != nil {
+	if err := dtypeIn(a, "A", onnxNumeric...); err != nil {
 		return err
 	}
 	if err := checkSameDType(b, "B", a, "A"); err != nil {
@@ -166,6 +166,12 @@ func (e *binExec) leaf(ox, oy, n, sx, sy int64) error {
 		return binLoop(e.op, kernel.Int32s(e.ob)[o:o+n], kernel.Int32s(e.xb)[ox:], kernel.Int32s(e.yb)[oy:], sx, sy)
 	case kernel.Int64:
 		return binLoop(e.op, kernel.Int64s(e.ob)[o:o+n], kernel.Int64s(e.xb)[ox:], kernel.Int64s(e.yb)[oy:], sx, sy)
+	case kernel.Float64:
+		return binLoop(e.op, kernel.Float64s(e.ob)[o:o+n], kernel.Float64s(e.xb)[ox:], kernel.Float64s(e.yb)[oy:], sx, sy)
+	case kernel.Int8:
+		return binLoop(e.op, kernel.Int8s(e.ob)[o:o+n], kernel.Int8s(e.xb)[ox:], kernel.Int8s(e.yb)[oy:], sx, sy)
+	case kernel.Uint8:
+		return binLoop(e.op, e.ob[o:o+n], e.xb[ox:], e.yb[oy:], sx, sy)
 	default:
 		return errors.New("unsupported dtype " + e.dt.String())
 	}
@@ -196,7 +202,7 @@ func binFloat16(op binOp, o, x, y []uint16, sx, sy int64) {
 // and sy (0 for a broadcast operand). The switch is outside the loops so
 // that each loop is a plain vector-friendly body. Integer division by zero
 // is an error; float division by zero follows IEEE 754.
-func binLoop[T float32 | int32 | int64](op binOp, o, x, y []T, sx, sy int64) error {
+func binLoop[T float32 | float64 | int32 | int64 | int8 | uint8](op binOp, o, x, y []T, sx, sy int64) error {
 	var i, j int64
 	switch op {
 	case opAdd:
@@ -215,7 +221,9 @@ func binLoop[T float32 | int32 | int64](op binOp, o, x, y []T, sx, sy int64) err
 			i, j = i+sx, j+sy
 		}
 	case opDiv:
-		_, float := any(o).([]float32)
+		_, f32 := any(o).([]float32)
+		_, f64 := any(o).([]float64)
+		float := f32 || f64
 		for k := range o {
 			if !float && y[j] == 0 {
 				return errDivZero
