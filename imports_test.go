@@ -41,7 +41,8 @@ var allowed = map[string][]string{
 	"heterog":                 {"plan", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/ready", "internal/clock", "internal/spin", "trace"},
 	"heterog/heterogtest":     {"plan", "heterog", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/host"},
 	"":                        {"onnx", "control", "plan", "actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "trace"},
-	"scenarios":               {"", "plan", "subgraph", "kernel", "device"},
+	"scenarios":               {"", "plan", "subgraph", "kernel", "device", "onnx", "models"},
+	"models":                  {},
 }
 
 // TestForbiddenImports keeps the package graph layered: lower packages never

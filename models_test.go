@@ -73,11 +73,11 @@ func TestModelGoldens(t *testing.T) {
 }
 
 func testModel(t *testing.T, m modelCase) {
-	g, err := onnx.ReadGolden(filepath.Join("onnx", "testdata", m.file+".golden.json"))
+	g, err := onnx.ReadGolden(filepath.Join("models", m.file+".golden.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("onnx", "testdata", m.file+".onnx")
+	path := filepath.Join("models", m.file+".onnx")
 	var runtimeGraph *subgraph.Graph
 	if m.runtimeIf {
 		if runtimeGraph, err = pipert.LoadONNX(path); err != nil {

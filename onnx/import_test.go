@@ -21,7 +21,7 @@ func TestImportRealModels(t *testing.T) {
 		{"ppocrv4-det.onnx", Options{Shapes: map[string][]int64{"x": {1, 3, 96, 96}}}},
 		{"silero-vad-v5.onnx", Options{Shapes: map[string][]int64{"input": {1, 512}, "state": {2, 1, 128}}, Values: map[string]*kernel.Tensor{"sr": sr}}},
 	} {
-		g, err := ImportFile(filepath.Join("testdata", tc.file), tc.opt)
+		g, err := ImportFile(filepath.Join("..", "models", tc.file), tc.opt)
 		if err != nil {
 			if errors.Is(err, ErrUnsupported) {
 				t.Logf("%s: not yet: %v", tc.file, err)

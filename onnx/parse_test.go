@@ -40,7 +40,7 @@ func TestReadRealModels(t *testing.T) {
 			"If": 25, "Squeeze": 22, "Cast": 20, "Gather": 20, "Shape": 20, "Equal": 17, "Conv": 12, "Relu": 10, "ConstantOfShape": 4,
 			"LSTM": 4, "Not": 4, "Pow": 4, "Reshape": 4, "Size": 4, "Add": 2, "Pad": 2, "ReduceMean": 2, "Sigmoid": 2, "Sqrt": 2, "Transpose": 2}},
 	} {
-		m, err := ReadFile(filepath.Join("testdata", tc.file))
+		m, err := ReadFile(filepath.Join("..", "models", tc.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestReadRealModels(t *testing.T) {
 }
 
 func TestMalformedInputIsAnError(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "silero-vad-v5.onnx"))
+	b, err := os.ReadFile(filepath.Join("..", "models", "silero-vad-v5.onnx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestMalformedInputIsAnError(t *testing.T) {
 // the two real models, truncations of them and small node-test models.
 func FuzzParse(f *testing.F) {
 	for _, file := range []string{"silero-vad-v5.onnx", "ppocrv4-det.onnx"} {
-		b, err := os.ReadFile(filepath.Join("testdata", file))
+		b, err := os.ReadFile(filepath.Join("..", "models", file))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -42,12 +42,19 @@ type Config struct {
 	Quick bool
 	// Seed drives the random contents of real-data variants.
 	Seed uint64
+	// Size, when positive, is the image side of the ocr scenario (a
+	// multiple of 32); other scenarios ignore it.
+	Size int64
 }
 
 // Workload is a built scenario: a graph and the inputs of one step.
 type Workload struct {
 	Graph  *subgraph.Graph
 	Inputs map[string]*kernel.Tensor
+	// Feedback maps an input to the output that feeds it in the next
+	// step, for streaming models (VAD's state): a runner replaces the
+	// input by that output of the previous step.
+	Feedback map[string]string
 }
 
 // Scenario is a named workload generator.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -139,18 +140,18 @@ type sample struct{ pipert.Stats }
 // executor runs a compiled scenario: a pipert.Executable or a
 // heterog.Executable.
 type executor interface {
-	run(ctx context.Context, in map[string]*kernel.Tensor) (sample, error)
+	run(ctx context.Context, in map[string]*kernel.Tensor) (sample, map[string]*kernel.Tensor, error)
 	close() error
 }
 
 type actorExec struct{ e *pipert.Executable }
 
-func (a actorExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sample, error) {
+func (a actorExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sample, map[string]*kernel.Tensor, error) {
 	res, err := a.e.Run(ctx, in)
 	if err != nil {
-		return sample{}, err
+		return sample{}, nil, err
 	}
-	return sample{res.Stats}, nil
+	return sample{res.Stats}, res.Outputs, nil
 }
 
 func (a actorExec) close() error { return a.e.Close() }
@@ -160,12 +161,12 @@ type heteroExec struct {
 	m *heterog.Manager
 }
 
-func (h heteroExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sample, error) {
+func (h heteroExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sample, map[string]*kernel.Tensor, error) {
 	res, err := h.e.Run(ctx, in)
 	if err != nil {
-		return sample{}, err
+		return sample{}, nil, err
 	}
-	return sample{res.Stats}, nil
+	return sample{res.Stats}, res.Outputs, nil
 }
 
 func (h heteroExec) close() error { return errors.Join(h.e.Close(), h.m.Release()) }
@@ -196,9 +197,12 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 	for _, sc := range cfg.scenarios {
 		vs := variants(cfg, sc)
 		fmt.Fprintf(progress, "pipebench: %s: %d variants × %d reps\n", sc.Name, len(vs), cfg.reps)
-		w, err := sc.Build(scenarios.Config{Real: cfg.real, Quick: cfg.quick, Seed: cfg.seed})
+		w, err := sc.Build(scenarios.Config{Real: cfg.real, Quick: cfg.quick, Seed: cfg.seed, Size: cfg.size})
 		if err != nil {
 			return nil, err
+		}
+		if ifs := countOp(w.Graph, "If"); ifs > 0 || sc.Name == "vad" {
+			fmt.Fprintf(progress, "pipebench: %s: %d runtime If nodes remain after folding\n", sc.Name, ifs)
 		}
 		costs := sc.Costs
 		if cfg.costs != nil {
@@ -209,6 +213,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 			traced bool
 			exe    executor
 			stats  []sample
+			in     map[string]*kernel.Tensor // this step's inputs
 		}
 		var runners []*runner
 		for _, v := range vs {
@@ -216,7 +221,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				if traced && rec == nil {
 					continue
 				}
-				r := &runner{v: v, traced: traced}
+				r := &runner{v: v, traced: traced, in: maps.Clone(w.Inputs)}
 				name := sc.Name + " " + v.String()
 				var (
 					obs device.Observer
@@ -239,9 +244,15 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 		// One warm-up run each, then interleaved measured repetitions.
 		for rp := -1; rp < cfg.reps; rp++ {
 			for _, r := range runners {
-				res, err := r.exe.run(ctx, w.Inputs)
+				res, outs, err := r.exe.run(ctx, r.in)
 				if err != nil {
 					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, r.v, err)
+				}
+				for input, output := range w.Feedback {
+					// Streaming: this step's output is the next step's input.
+					if o := outs[output]; o != nil {
+						r.in[input] = o
+					}
 				}
 				log.Debug().Str("scenario", sc.Name).Stringer("variant", r.v).Bool("traced", r.traced).Int("rep", rp).
 					Dur("makespan", res.Makespan).Dur("device_busy", res.DeviceBusy).Msg("run")
@@ -274,6 +285,17 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 		return nil, fmt.Errorf("trace %s: %w", cfg.tracePath, err)
 	}
 	return rep, nil
+}
+
+// countOp counts the nodes of g running op.
+func countOp(g *subgraph.Graph, op string) int {
+	n := 0
+	for _, nd := range g.Nodes {
+		if nd.Op == op {
+			n++
+		}
+	}
+	return n
 }
 
 // summarize takes the median of every statistic over the repetitions.

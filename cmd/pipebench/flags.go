@@ -31,6 +31,7 @@ type config struct {
 	analyze   bool
 	hetero    heteroSetting
 	tracePath string
+	size      int64
 	// check makes the run fail when a row's efficiency exceeds 1 by more
 	// than checkSlack: the bound would then not be a bound.
 	check bool
@@ -59,6 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
 		seed      = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
 		real      = fs.Bool("real", false, "run the scenarios' small real-data variants instead of the benchmark sizes")
+		size      = fs.Int64("size", 0, "image side of the ocr scenario, a multiple of 32 (default 640, or 96 with -quick or -real)")
 		prepare   = fs.Duration("prepare", -1, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
 		infer     = fs.Duration("infer", -1, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
 		resize    = fs.Duration("resize", -1, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
@@ -82,7 +84,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
-	c.qcap, c.cpuprof, c.analyze, c.check = *qcap, *cpuprof, *analyze, *check
+	c.qcap, c.cpuprof, c.analyze, c.check, c.size = *qcap, *cpuprof, *analyze, *check, *size
+	if c.size < 0 || c.size%32 != 0 {
+		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32", errUsage, c.size)
+	}
 	if c.qcap != 0 && (c.qcap < 1 || c.qcap > plan.MaxQueueCapacity) {
 		return nil, fmt.Errorf("%w: -queue-capacity %d outside [1, %d]", errUsage, c.qcap, plan.MaxQueueCapacity)
 	}
