@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/onnx"
 	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/trace"
@@ -32,6 +33,8 @@ type config struct {
 	hetero    heteroSetting
 	tracePath string
 	size      int64
+	// model is set by -model: the run is on that ONNX file.
+	model *modelFlags
 	// check makes the run fail when a row's efficiency exceeds 1 by more
 	// than checkSlack: the bound would then not be a bound.
 	check bool
@@ -60,6 +63,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
 		seed      = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
 		real      = fs.Bool("real", false, "run the scenarios' small real-data variants instead of the benchmark sizes")
+		model     = fs.String("model", "", "run this ONNX model file instead of the built-in scenarios")
+		inputs    = fs.String("input", "", "with -model: comma-separated input shapes to fix at import, name=D1xD2x… (e.g. x=1x3x96x96)")
+		consts    = fs.String("const", "", "with -model: comma-separated scalar inputs to fix to a value at import, name=value (e.g. sr=16000)")
+		goldenF   = fs.String("golden", "", "with -model: check every case of this golden JSON file (inputs and reference outputs) in every selected mode; exit 1 on a mismatch")
+		tol       = fs.Float64("tol", 1e-4, "with -golden: the largest absolute error accepted")
 		size      = fs.Int64("size", 0, "image side of the ocr scenario, a multiple of 32 (default 640, or 96 with -quick or -real)")
 		prepare   = fs.Duration("prepare", -1, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
 		infer     = fs.Duration("infer", -1, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
@@ -110,7 +118,41 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: -reps must be at least 1", errUsage)
 	}
 	names := splitList(*scen)
-	if len(names) == 0 {
+	if *model == "" && (*inputs != "" || *consts != "" || *goldenF != "") {
+		return nil, fmt.Errorf("%w: -input, -const and -golden go with -model", errUsage)
+	}
+	if *model != "" {
+		if len(names) > 0 {
+			return nil, fmt.Errorf("%w: -model and -scenario are exclusive", errUsage)
+		}
+		if *goldenF != "" && (*inputs != "" || *consts != "") {
+			return nil, fmt.Errorf("%w: -golden takes every input from its cases: -input and -const go without it", errUsage)
+		}
+		if !(*tol >= 0) {
+			return nil, fmt.Errorf("%w: -tol %g must not be negative", errUsage, *tol)
+		}
+		mf := &modelFlags{path: *model, golden: *goldenF, tol: *tol}
+		m, err := onnx.ReadFile(*model)
+		if err != nil {
+			return nil, err
+		}
+		if mf.shapes, err = parseInputs(*inputs); err != nil {
+			return nil, err
+		}
+		if mf.values, err = parseConsts(*consts, m); err != nil {
+			return nil, err
+		}
+		if mf.golden != "" {
+			g, err := onnx.ReadGolden(mf.golden)
+			if err != nil {
+				return nil, err
+			}
+			// The table runs the first case's shapes.
+			mf.shapes = g.Cases[0].InputShapes()
+		}
+		c.model = mf
+		c.scenarios = []scenarios.Scenario{modelScenario(mf)}
+	} else if len(names) == 0 {
 		names = scenarios.Names()
 	}
 	for _, n := range names {

@@ -80,9 +80,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	goldenOK := true
+	if cfg.model != nil && cfg.model.golden != "" {
+		if goldenOK, err = checkGolden(ctx, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "pipebench: %v\n", err)
+			return 1
+		}
+	}
 	rep, err := bench(ctx, cfg, log, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: %v\n", err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
 		return 1
 	}
 	writeTable(stdout, rep)
@@ -124,6 +134,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintf(stdout, "check: every row's efficiency is at most %.3f\n", 1+checkSlack)
+	}
+	if !goldenOK {
+		fmt.Fprintf(stderr, "pipebench: the model does not match %s (lines marked MISMATCH above)\n", cfg.model.golden)
+		return 1
 	}
 	return 0
 }

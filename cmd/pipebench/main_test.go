@@ -28,6 +28,13 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-reps", "-1"},
 		{"stray"},
 		{"-prepare", "fast"},
+		{"-size", "100"},
+		{"-input", "x=1x3"},
+		{"-model", "../../models/ppocrv4-det.onnx", "-scenario", "ocr"},
+		{"-model", "../../models/ppocrv4-det.onnx", "-golden", "../../models/ppocrv4-det.golden.json", "-input", "x=1x3x96x96"},
+		{"-model", "../../models/ppocrv4-det.onnx", "-input", "x=1x3xbig"},
+		{"-model", "../../models/silero-vad-v5.onnx", "-const", "nosuch=1"},
+		{"-model", "../../models/ppocrv4-det.onnx", "-mode", "kbk"}, // x has dynamic dimensions
 	} {
 		code, _, stderr := runArgs(t, args...)
 		if code != 2 {
@@ -39,12 +46,31 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
+// TestModelGolden checks -model with -golden: every case matches in every
+// mode, a line per case and mode, and a tolerance too tight for the
+// reference's rounding is a mismatch with exit status 1.
+func TestModelGolden(t *testing.T) {
+	args := []string{"-model", "../../models/silero-vad-v5.onnx", "-golden", "../../models/silero-vad-v5.golden.json", "-reps", "1", "-mode", "kbk,pipeline"}
+	code, stdout, stderr := runArgs(t, append(args, "-tol", "1e-5")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(stdout, "golden "); n != 6*3 {
+		t.Errorf("%d golden lines, want 6 cases × 3 settings:\n%s", n, stdout)
+	}
+	code, stdout, _ = runArgs(t, append(args, "-tol", "1e-9")...)
+	if code != 1 || !strings.Contains(stdout, "MISMATCH") || !strings.Contains(stdout, "want") {
+		t.Errorf("-tol 1e-9: exit %d, want 1 with the worst element named:\n%s", code, stdout)
+	}
+}
+
 func TestHelpDocumentsEveryFlag(t *testing.T) {
 	code, _, stderr := runArgs(t, "-h")
 	if code != 0 {
 		t.Fatalf("-h exit %d", code)
 	}
-	for _, f := range []string{"-scenario", "-mode", "-barrier", "-check", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch"} {
+	for _, f := range []string{"-scenario", "-mode", "-barrier", "-check", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch",
+		"-model", "-input", "-const", "-golden", "-tol", "-size"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("-h does not document %s", f)
 		}

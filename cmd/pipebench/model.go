@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/heterog"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/onnx"
+	"github.com/pipert/pipert/scenarios"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// modelFlags are the flags of a run on an ONNX file (-model).
+type modelFlags struct {
+	path   string
+	shapes map[string][]int64        // -input name=1x3x96x96
+	values map[string]*kernel.Tensor // -const name=value
+	golden string
+	tol    float64
+}
+
+// parseInputs parses "-input a=1x3x96x96,b=2x128".
+func parseInputs(s string) (map[string][]int64, error) {
+	out := map[string][]int64{}
+	for _, item := range splitList(s) {
+		name, dims, ok := strings.Cut(item, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%w: -input %q: want name=D1xD2x…", errUsage, item)
+		}
+		var shape []int64
+		if dims != "" && dims != "scalar" {
+			for _, d := range strings.Split(dims, "x") {
+				v, err := strconv.ParseInt(d, 10, 64)
+				if err != nil || v < 0 {
+					return nil, fmt.Errorf("%w: -input %q: dimension %q is not a non-negative integer", errUsage, item, d)
+				}
+				shape = append(shape, v)
+			}
+		}
+		out[name] = shape
+	}
+	return out, nil
+}
+
+// parseConsts parses "-const sr=16000" into scalars of each input's dtype
+// in model m.
+func parseConsts(s string, m *onnx.Model) (map[string]*kernel.Tensor, error) {
+	out := map[string]*kernel.Tensor{}
+	for _, item := range splitList(s) {
+		name, val, ok := strings.Cut(item, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%w: -const %q: want name=value", errUsage, item)
+		}
+		var dt kernel.DType
+		for _, vi := range m.Graph.Inputs {
+			if vi.Name == name {
+				d, ok := vi.DataType.DType()
+				if !ok {
+					return nil, fmt.Errorf("%w: -const %s: the input has dtype %v", errUsage, name, vi.DataType)
+				}
+				dt = d
+			}
+		}
+		if dt == 0 {
+			return nil, fmt.Errorf("%w: -const %s: the model has no such input", errUsage, name)
+		}
+		t := kernel.New(dt)
+		t.Shape = kernel.Shape{}
+		switch {
+		case dt.IsFloat():
+			v, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: -const %q: %v", errUsage, item, err)
+			}
+			storeScalar(t, v, 0)
+		default:
+			v, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: -const %q: %v", errUsage, item, err)
+			}
+			storeScalar(t, 0, v)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+func storeScalar(t *kernel.Tensor, f float64, i int64) {
+	switch t.DType {
+	case kernel.Float32:
+		kernel.Float32s(t.Host)[0] = float32(f)
+	case kernel.Float64:
+		kernel.Float64s(t.Host)[0] = f
+	case kernel.Float16:
+		kernel.Uint16s(t.Host)[0] = kernel.F32ToF16(float32(f))
+	case kernel.Int64:
+		kernel.Int64s(t.Host)[0] = i
+	case kernel.Int32:
+		kernel.Int32s(t.Host)[0] = int32(i)
+	default:
+		t.Host[0] = byte(i)
+	}
+}
+
+// modelScenario makes a scenario of the model file: imported with the
+// fixed shapes and values, run on virtual inputs (random real ones with
+// -real).
+func modelScenario(mf *modelFlags) scenarios.Scenario {
+	name := strings.TrimSuffix(filepath.Base(mf.path), filepath.Ext(mf.path))
+	return scenarios.Scenario{
+		Name:        name,
+		Description: "the ONNX model " + mf.path,
+		Costs:       scenarios.DefaultCosts(),
+		Barriers:    true,
+		Build: func(c scenarios.Config) (*scenarios.Workload, error) {
+			g, err := onnx.ImportFile(mf.path, onnx.Options{Shapes: mf.shapes, Values: mf.values})
+			if err != nil {
+				return nil, err
+			}
+			if mf.golden != "" {
+				// The first case's inputs, real, with the shapes imported.
+				gold, err := onnx.ReadGolden(mf.golden)
+				if err != nil {
+					return nil, err
+				}
+				return &scenarios.Workload{Graph: g, Inputs: gold.Cases[0].Inputs}, nil
+			}
+			if ifs := countOp(g, "If"); ifs > 0 && !c.Real {
+				return nil, fmt.Errorf("%w: the graph keeps %d runtime If nodes, whose conditions need real data: fix their inputs with -const or -input, or run with -real", errUsage, ifs)
+			}
+			in, err := modelInputs(g, c)
+			if err != nil {
+				return nil, err
+			}
+			return &scenarios.Workload{Graph: g, Inputs: in}, nil
+		},
+	}
+}
+
+// modelInputs makes inputs of g's declared shapes: virtual, or with -real
+// standard normal floats and zero integers.
+func modelInputs(g *subgraph.Graph, c scenarios.Config) (map[string]*kernel.Tensor, error) {
+	in := map[string]*kernel.Tensor{}
+	r := rand.New(rand.NewPCG(c.Seed, 7))
+	for _, v := range g.Inputs {
+		if !v.Shape.Known() {
+			return nil, fmt.Errorf("%w: input %q has shape %v: fix its dimensions with -input %s=D1xD2x…", errUsage, v.Name, v.Shape, v.Name)
+		}
+		if !c.Real {
+			in[v.Name] = kernel.Virtual(v.DType, v.Shape...)
+			continue
+		}
+		t := kernel.New(v.DType, v.Shape...)
+		t.Shape = v.Shape.Clone()
+		if v.DType == kernel.Float32 {
+			for i := range kernel.Float32s(t.Host) {
+				kernel.Float32s(t.Host)[i] = float32(r.NormFloat64())
+			}
+		}
+		in[v.Name] = t
+	}
+	return in, nil
+}
+
+// checkGolden runs every case of the golden file in KBK and the selected
+// modes (each case imported with its own shapes, once per distinct shape
+// set) and prints a line per case and mode with the max abs error. It
+// reports whether every one matched.
+func checkGolden(ctx context.Context, cfg *config, stdout io.Writer) (bool, error) {
+	mf := cfg.model
+	gold, err := onnx.ReadGolden(mf.golden)
+	if err != nil {
+		return false, err
+	}
+	graphs := map[string]*subgraph.Graph{}
+	ok := true
+	for _, c := range gold.Cases {
+		shapes := c.InputShapes()
+		names := slices.Sorted(maps.Keys(shapes))
+		key := fmt.Sprint(names, shapes)
+		g := graphs[key]
+		if g == nil {
+			if g, err = onnx.ImportFile(mf.path, onnx.Options{Shapes: shapes}); err != nil {
+				return false, fmt.Errorf("case %s: %w", c.Name, err)
+			}
+			graphs[key] = g
+		}
+		for _, s := range goldenSettings(cfg) {
+			dev, err := cfg.devices.make(nil, nil)
+			if err != nil {
+				return false, err
+			}
+			exe, err := pipert.Compile(g, append(s.opts, pipert.WithDevice(dev))...)
+			if err != nil {
+				return false, fmt.Errorf("case %s, %s: %w", c.Name, s.name, err)
+			}
+			res, err := exe.Run(ctx, c.Inputs)
+			exe.Close()
+			if err != nil {
+				return false, fmt.Errorf("case %s, %s: %w", c.Name, s.name, err)
+			}
+			maxAbs, err := c.Compare(res.Outputs, mf.tol)
+			status := "ok"
+			if err != nil {
+				ok, status = false, "MISMATCH: "+err.Error()
+			}
+			fmt.Fprintf(stdout, "golden %-24s %-24s max abs error %-10.3g %s\n", c.Name, s.name, maxAbs, status)
+		}
+	}
+	return ok, nil
+}
+
+type goldenSetting struct {
+	name string
+	opts []pipert.Option
+}
+
+// goldenSettings lists KBK and each selected queued mode in each barrier
+// policy, and heterogeneous placement by size when selected.
+func goldenSettings(cfg *config) []goldenSetting {
+	out := []goldenSetting{{name: "kbk", opts: []pipert.Option{pipert.WithMode(pipert.KBK)}}}
+	policies := cfg.policies
+	if policies == nil {
+		policies = []pipert.BarrierPolicy{pipert.Drain, pipert.PerTensor}
+	}
+	for _, m := range cfg.modes {
+		if m == pipert.KBK {
+			continue
+		}
+		for _, p := range policies {
+			out = append(out, goldenSetting{name: fmt.Sprintf("%v/%v", m, p), opts: []pipert.Option{pipert.WithMode(m), pipert.WithBarrier(p)}})
+		}
+	}
+	if cfg.hetero != heteroOff {
+		out = append(out, goldenSetting{name: "hetero/size4096", opts: []pipert.Option{pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}})
+	}
+	return out
+}
