@@ -31,7 +31,19 @@ func Parse(b []byte) (*Model, error) {
 
 // Read reads a whole model from r (see Parse).
 func Read(r io.Reader) (*Model, error) {
-	b, err := io.ReadAll(r)
+	var b []byte
+	var err error
+	if l, ok := r.(interface{ Len() int }); ok {
+		// A bytes.Reader or Buffer: one exact allocation, no regrowth.
+		b = make([]byte, l.Len())
+		if _, err = io.ReadFull(r, b); err == nil {
+			var extra []byte
+			extra, err = io.ReadAll(r)
+			b = append(b, extra...)
+		}
+	} else {
+		b, err = io.ReadAll(r)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("onnx: read: %w", err)
 	}
