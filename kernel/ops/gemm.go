@@ -260,7 +260,7 @@ func (k *topK) geometry(in []*kernel.Tensor) (outer, n, inner, kk int64, err err
 	}
 	outer, n, inner = around(x.Shape, axis)
 	if kk < 0 || kk > n {
-		return 0, 0, 0, 0, fmt.Errorf("K is %d, axis %d of X %v has %d elements", kk, axis, x.Shape, n)
+		return 0, 0, 0, 0, fmt.Errorf("k is %d, axis %d of X %v has %d elements", kk, axis, x.Shape, n)
 	}
 	return outer, n, inner, kk, nil
 }

@@ -35,7 +35,6 @@ import (
 // of every operand.
 type logic struct {
 	op     string
-	minIn  int
 	walk   bcast
 	shapes []kernel.Shape
 }
