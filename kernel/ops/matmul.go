@@ -93,7 +93,7 @@ func (k *matmul) infer(in, out []*kernel.Tensor) error {
 			return errors.New("transA and transB take matrices, not 1-D operands")
 		}
 		if ra == 1 || rb == 1 {
-			pa, pb, _ := promote(a, b, nil)
+			pa, pb, _ := promote(a, b, nil, false)
 			var po kernel.Tensor
 			if err := k.infer([]*kernel.Tensor{pa, pb}, []*kernel.Tensor{&po}); err != nil {
 				return err
@@ -163,20 +163,24 @@ func matTiles(m, n, kk int64, elemBytes int) (tm, tn, tk int64) {
 
 // promote returns the matrix forms of 1-D operands (a row A, a column B)
 // and, given o, the output with the unit dimensions they drop restored.
-func promote(a, b, o *kernel.Tensor) (pa, pb, po *kernel.Tensor) {
+// The forms carry the contents only with data set: InferShape and Resize
+// must not read a buffer the launch goroutine may be setting.
+func promote(a, b, o *kernel.Tensor, data bool) (pa, pb, po *kernel.Tensor) {
 	pa, pb, po = a, b, o
+	view := func(t *kernel.Tensor, s kernel.Shape) *kernel.Tensor {
+		c := &kernel.Tensor{Shape: s, DType: t.DType}
+		if data {
+			c.Host, c.Buf = t.Host, t.Buf
+		}
+		return c
+	}
 	if a.Shape.Rank() == 1 {
-		c := *a
-		c.Shape = kernel.Shape{1, a.Shape[0]}
-		pa = &c
+		pa = view(a, kernel.Shape{1, a.Shape[0]})
 	}
 	if b.Shape.Rank() == 1 {
-		c := *b
-		c.Shape = kernel.Shape{b.Shape[0], 1}
-		pb = &c
+		pb = view(b, kernel.Shape{b.Shape[0], 1})
 	}
 	if o != nil && (pa != a || pb != b) {
-		c := *o
 		s := append(kernel.Shape{}, o.Shape...)
 		if pb != b {
 			s = append(s, 1)
@@ -184,14 +188,13 @@ func promote(a, b, o *kernel.Tensor) (pa, pb, po *kernel.Tensor) {
 		if pa != a && len(s) > 0 {
 			s = append(s[:len(s)-1], 1, s[len(s)-1])
 		}
-		c.Shape = s
-		po = &c
+		po = view(o, s)
 	}
 	return pa, pb, po
 }
 
 func (k *matmul) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
-	a, b, o := promote(in[0], in[1], out[0])
+	a, b, o := promote(in[0], in[1], out[0], false)
 	ra, rb, r := a.Shape.Rank(), b.Shape.Rank(), o.Shape.Rank()
 	if ra < 2 || rb < 2 || r != max(ra, rb) {
 		return 0, fmt.Errorf("output %v does not match inputs %v and %v", o.Shape, a.Shape, b.Shape)
@@ -235,7 +238,7 @@ func (k *matmul) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 }
 
 func (k *matmul) cost(in, out []*kernel.Tensor) device.Cost {
-	a, _, o := promote(in[0], in[1], out[0])
+	a, _, o := promote(in[0], in[1], out[0], false)
 	var kk int64
 	if a.Shape.Rank() >= 2 {
 		_, kk = matDims(a.Shape, k.transA)
@@ -247,7 +250,7 @@ func (k *matmul) cost(in, out []*kernel.Tensor) device.Cost {
 }
 
 func (k *matmul) compute(a *kernel.Args) error {
-	x, y, o := promote(a.In[0], a.In[1], a.Out[0])
+	x, y, o := promote(a.In[0], a.In[1], a.Out[0], true)
 	if x.DType != o.DType || y.DType != o.DType || x.Shape.Rank() < 2 || y.Shape.Rank() < 2 || o.Shape.Rank() < 2 {
 		return errors.New("operands differ from the inferred ones")
 	}

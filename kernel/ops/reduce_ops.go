@@ -86,8 +86,9 @@ func (k *reduction) infer(in, out []*kernel.Tensor) error {
 	if _, err := k.axes.reduceAxes(in); err != nil {
 		return err
 	}
-	x := *in[0]
-	x.DType = kernel.Float32 // the shape rule of ReduceSum, whatever the dtype
+	// The shape rule of ReduceSum, whatever the dtype. Only the shape is
+	// copied: another goroutine may be setting the input's buffer.
+	x := kernel.Tensor{Shape: in[0].Shape, DType: kernel.Float32}
 	if err := k.axes.infer([]*kernel.Tensor{&x}, out); err != nil {
 		return err
 	}
