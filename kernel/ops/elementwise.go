@@ -18,6 +18,18 @@ import (
 //	Softplus    ln(1+e^x)                         float
 //	Neg         -x                                float, int32, int64, int8
 //	Abs         |x|                               float, int32, int64, int8, uint8
+//	Sign        -1, 0 or 1 (±0 and NaN kept)      float and every integer
+//	LeakyRelu   x, or alpha·x below 0             float; alpha 0.01
+//	Elu         x, or alpha·(e^x−1) below 0       float; alpha 1
+//	Celu        max(0,x)+min(0,alpha·(e^(x/alpha)−1))  float; alpha 1
+//	Selu        gamma·x, or gamma·alpha·(e^x−1) at or below 0  float;
+//	            alpha 1.6732632, gamma 1.0507010
+//	ThresholdedRelu  x above alpha, else 0        float; alpha 1
+//	Shrink      x+bias below −lambd, x−bias above lambd, else 0  float;
+//	            bias 0, lambd 0.5
+//	Softsign    x/(1+|x|)                         float
+//	Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh  float
+//	Round       to nearest, ties to even          float
 //
 // "float" is float32, float16 and float64. Each element is evaluated in
 // float64 and rounded once to its dtype (float16 through float32), so the
@@ -32,17 +44,27 @@ import (
 // Workspace: none. Cost: flopsPer (by op) operations per element; bytes of
 // input and output.
 type mathOp struct {
-	name        string
-	f           func(x float64) float64
-	ints        bool // Neg, Abs: integers too
-	uint8       bool // Abs: uint8 too
-	flops       float64
+	name  string
+	f     func(x float64) float64
+	ints  bool // Neg, Abs, Sign: integers too
+	uint8 bool // Abs, Sign: uint8 too
+	flops float64
+	// Ops with parameters: their attribute names and defaults, and the
+	// function of x and the two parameters.
+	params      [2]param
+	fp          func(x, alpha, beta float64) float64
 	alpha, beta float64
 }
 
+// param is a float attribute of a math op with its default.
+type param struct {
+	name string
+	def  float64
+}
+
 func (m *mathOp) float(x float64) float64 {
-	if m.name == "HardSigmoid" {
-		return math.Max(0, math.Min(1, m.alpha*x+m.beta))
+	if m.fp != nil {
+		return m.fp(x, m.alpha, m.beta)
 	}
 	return m.f(x)
 }
@@ -57,7 +79,67 @@ var mathOps = []mathOp{
 	{name: "Reciprocal", flops: 1, f: func(x float64) float64 { return 1 / x }},
 	{name: "Floor", flops: 1, f: math.Floor},
 	{name: "Ceil", flops: 1, f: math.Ceil},
-	{name: "HardSigmoid", flops: 4},
+	{name: "HardSigmoid", flops: 4, params: [2]param{{"alpha", 0.2}, {"beta", 0.5}},
+		fp: func(x, a, b float64) float64 { return math.Max(0, math.Min(1, a*x+b)) }},
+	{name: "LeakyRelu", flops: 2, params: [2]param{{"alpha", 0.01}}, fp: func(x, a, _ float64) float64 {
+		if x < 0 {
+			return a * x
+		}
+		return x
+	}},
+	{name: "Elu", flops: 4, params: [2]param{{"alpha", 1}}, fp: func(x, a, _ float64) float64 {
+		if x < 0 {
+			return a * (math.Exp(x) - 1)
+		}
+		return x
+	}},
+	{name: "Celu", flops: 4, params: [2]param{{"alpha", 1}}, fp: func(x, a, _ float64) float64 {
+		return math.Max(0, x) + math.Min(0, a*(math.Exp(x/a)-1))
+	}},
+	{name: "Selu", flops: 4, params: [2]param{{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
+		fp: func(x, a, g float64) float64 {
+			if x <= 0 {
+				return g * a * (math.Exp(x) - 1)
+			}
+			return g * x
+		}},
+	{name: "ThresholdedRelu", flops: 1, params: [2]param{{"alpha", 1}}, fp: func(x, a, _ float64) float64 {
+		if x > a {
+			return x
+		}
+		return 0
+	}},
+	{name: "Shrink", flops: 2, params: [2]param{{"bias", 0}, {"lambd", 0.5}}, fp: func(x, b, l float64) float64 {
+		switch {
+		case x < -l:
+			return x + b
+		case x > l:
+			return x - b
+		}
+		return 0
+	}},
+	{name: "Softsign", flops: 3, f: func(x float64) float64 { return x / (1 + math.Abs(x)) }},
+	{name: "Sin", flops: 8, f: math.Sin},
+	{name: "Cos", flops: 8, f: math.Cos},
+	{name: "Tan", flops: 8, f: math.Tan},
+	{name: "Asin", flops: 8, f: math.Asin},
+	{name: "Acos", flops: 8, f: math.Acos},
+	{name: "Atan", flops: 8, f: math.Atan},
+	{name: "Sinh", flops: 8, f: math.Sinh},
+	{name: "Cosh", flops: 8, f: math.Cosh},
+	{name: "Asinh", flops: 8, f: math.Asinh},
+	{name: "Acosh", flops: 8, f: math.Acosh},
+	{name: "Atanh", flops: 8, f: math.Atanh},
+	{name: "Round", flops: 1, f: math.RoundToEven},
+	{name: "Sign", flops: 1, ints: true, uint8: true, f: func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return x // ±0 and NaN
+	}},
 	{name: "HardSwish", flops: 5, f: func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) }},
 	{name: "Softplus", flops: 5, f: func(x float64) float64 {
 		if x > 30 {
@@ -79,24 +161,37 @@ func mathBuiltins() []builtin {
 }
 
 func newMath(m mathOp, attrs kernel.Attrs) (kernel.Kernel, error) {
-	known := []string{}
-	if m.name == "HardSigmoid" {
-		known = []string{"alpha", "beta"}
+	var known []string
+	for _, p := range m.params {
+		if p.name != "" {
+			known = append(known, p.name)
+		}
+	}
+	if _, err := attrs.Opset(17); err != nil {
+		return nil, wrapAttr(err)
 	}
 	if err := attrs.Check(known...); err != nil {
 		return nil, wrapAttr(err)
 	}
 	k := m
-	if m.name == "HardSigmoid" {
-		var err error
-		if k.alpha, err = attrs.Float("alpha", 0.2); err != nil {
+	for i, p := range m.params {
+		if p.name == "" {
+			continue
+		}
+		v, err := attrs.Float(p.name, p.def)
+		if err != nil {
 			return nil, wrapAttr(err)
 		}
-		if k.beta, err = attrs.Float("beta", 0.5); err != nil {
-			return nil, wrapAttr(err)
+		// ONNX gives the parameters as float32 attributes.
+		v = float64(float32(v))
+		if i == 0 {
+			k.alpha = v
+		} else {
+			k.beta = v
 		}
-		// ONNX gives alpha and beta as float32 attributes.
-		k.alpha, k.beta = float64(float32(k.alpha)), float64(float32(k.beta))
+	}
+	if m.name == "Celu" && k.alpha == 0 {
+		return nil, fmt.Errorf("ops: Celu: alpha must not be 0")
 	}
 	return newKernel(sig{op: m.name, minIn: 1, maxIn: 1, nOut: 1}, &k), nil
 }
@@ -171,15 +266,33 @@ func (k *mathOp) compute(a *kernel.Args) error {
 		mathInt(k.name, kernel.Int8s(ob)[:n], kernel.Int8s(xb)[:n])
 	case kernel.Uint8:
 		copy(ob[:n], xb[:n]) // Abs of unsigned
+		if k.name == "Sign" {
+			for i, v := range ob[:n] {
+				ob[i] = min(v, 1)
+			}
+		}
 	}
 	return nil
 }
 
 func mathInt[T int8 | int32 | int64](op string, o, x []T) {
 	for i, v := range x {
-		if op == "Neg" || v < 0 {
+		switch {
+		case op == "Sign":
+			v = T(cmpSign(v))
+		case op == "Neg" || v < 0:
 			v = -v
 		}
 		o[i] = v
 	}
+}
+
+func cmpSign[T int8 | int32 | int64](v T) int8 {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
 }

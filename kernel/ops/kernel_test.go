@@ -19,7 +19,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"NonZero", "ReLU", "ReduceSum", "Reshape", "Shape", "Slice", "Softmax", "Sub", "Transpose", "Unique",
 		// element-wise
 		"Abs", "Ceil", "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish", "Log", "Neg", "Reciprocal", "Sigmoid",
-		"Softplus", "Sqrt", "Tanh",
+		"Softplus", "Sqrt", "Tanh", "Sign", "LeakyRelu", "Elu", "Celu", "Selu", "ThresholdedRelu", "Shrink", "Softsign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Round",
 		"And", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Max", "Mean", "Min", "Not", "Or", "Pow",
 		"Sum", "Where", "Xor",
 		"Clip", "ConstantOfShape",
