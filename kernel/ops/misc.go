@@ -1,0 +1,843 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// simple is the impl of the ONNX ops whose device kernel is one pass over
+// the output: a split over the output elements is their whole tiling, and
+// compute re-derives the geometry from the operands' shapes.
+//
+// Tiling (words):
+//
+//	0..4  split over the elements of output 0; 4 buffers
+//
+// Workspace: none. Cost: flops operations per output element; bytes of
+// every operand.
+type simple struct {
+	inferF   func(in, out []*kernel.Tensor) error
+	computeF func(a *kernel.Args) error
+	flops    float64
+}
+
+func (k *simple) infer(in, out []*kernel.Tensor) error { return k.inferF(in, out) }
+
+func (k *simple) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	e.grow(splitWords)
+	splitElems(out[0].NumElements(), out[0].DType.Size(), 4).put(e)
+	return 0, nil
+}
+
+func (k *simple) cost(in, out []*kernel.Tensor) device.Cost {
+	var b int64
+	for _, t := range in {
+		b += t.Bytes()
+	}
+	for _, t := range out {
+		b += t.Bytes()
+	}
+	return device.Cost{FLOPs: k.flops * float64(out[0].NumElements()), Bytes: float64(b)}
+}
+
+func (k *simple) compute(a *kernel.Args) error {
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, a.Out[0].NumElements()); err != nil {
+		return err
+	}
+	return k.computeF(a)
+}
+
+// miscBuiltins lists the ops of this file:
+//
+//   - Dropout (inference): output = data; the optional mask is all true.
+//     training_mode true is an error unless ratio is 0.
+//   - IsNaN; IsInf (detect_negative, detect_positive, default 1): bool.
+//   - PRelu(X, slope): x, or slope·x below 0; slope broadcasts to X.
+//   - Mod(A, B) (fmod 0: the result takes the divisor's sign, integers
+//     only; fmod 1: C's fmod, the dividend's sign); integer division by
+//     zero is an error.
+//   - Tile(input, repeats): repeats (int64, a value dependency) per axis.
+//   - Range(start, limit, delta): scalars of one numeric dtype (value
+//     dependencies); ⌈(limit−start)/delta⌉ elements (0 if negative).
+//   - ArgMax, ArgMin (axis, keepdims, select_last_index from 12): int64
+//     index of the first (or last) extreme along axis.
+//   - CumSum(x, axis) (exclusive, reverse): axis a value dependency.
+//   - GatherElements(data, indices) (axis): out[i…] = data[… indices[i…] …].
+//   - DepthToSpace (blocksize, mode DCR or CRD) and SpaceToDepth
+//     (blocksize) on [N,C,H,W].
+//   - InstanceNormalization(x, scale, B) (epsilon): per (n, c) over the
+//     spatial elements.
+//   - LayerNormalization(X, Scale[, B]) (axis −1, epsilon 1e-5,
+//     stash_type): normalised over the axes from axis on; outputs Y, Mean
+//     and InvStdDev (the two last of the normalised shape with 1s).
+//
+// Floating-point statistics and sums accumulate in float64 and round once.
+func miscBuiltins() []builtin {
+	return []builtin{
+		{"Dropout", newDropout},
+		{"IsNaN", newIsNaNInf("IsNaN")},
+		{"IsInf", newIsNaNInf("IsInf")},
+		{"PRelu", newPRelu},
+		{"Mod", newMod},
+		{"Tile", newTile},
+		{"Range", newRange},
+		{"ArgMax", newArg("ArgMax")},
+		{"ArgMin", newArg("ArgMin")},
+		{"CumSum", newCumSum},
+		{"GatherElements", newGatherElements},
+		{"DepthToSpace", newDepthSpace("DepthToSpace")},
+		{"SpaceToDepth", newDepthSpace("SpaceToDepth")},
+		{"InstanceNormalization", newInstanceNorm},
+		{"LayerNormalization", newLayerNormalization},
+	}
+}
+
+func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("ratio", "seed", "is_test"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &simple{}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if len(in) > 2 && in[2].NumElements() > 0 {
+			if in[2].DType != kernel.Bool || in[2].Host == nil {
+				return fmt.Errorf("input training_mode must be a bool value")
+			}
+			ratio := 0.5
+			if in[1].NumElements() == 1 && in[1].Host != nil {
+				ratio = loadF(in[1].DType, in[1].Host, 0)
+			}
+			if in[2].Host[0] != 0 && ratio != 0 {
+				return fmt.Errorf("training_mode true with ratio %g: random dropping is not implemented (inference, or ratio 0, is)", ratio)
+			}
+		}
+		setShape(out[0], in[0].Shape, in[0].DType)
+		setShape(out[1], in[0].Shape, kernel.Bool)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		copy(a.Out[0].Data(), a.In[0].Data()[:a.In[0].Bytes()])
+		m := a.Out[1].Data()
+		for i := range m {
+			m[i] = 1
+		}
+		return nil
+	}
+	return newKernel(sig{op: "Dropout", minIn: 1, maxIn: 3, nOut: 2, deps: kernel.Deps{Value: []int{1, 2}}}, k), nil
+}
+
+func newIsNaNInf(op string) kernel.Factory {
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		known := []string{}
+		if op == "IsInf" {
+			known = []string{"detect_negative", "detect_positive"}
+		}
+		if err := attrs.Check(known...); err != nil {
+			return nil, wrapAttr(err)
+		}
+		neg, err := attrs.Int("detect_negative", 1)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		pos, err := attrs.Int("detect_positive", 1)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		k := &simple{flops: 1}
+		k.inferF = func(in, out []*kernel.Tensor) error {
+			if err := dtypeIn(in[0], "X", onnxFloats...); err != nil {
+				return err
+			}
+			setShape(out[0], in[0].Shape, kernel.Bool)
+			return nil
+		}
+		k.computeF = func(a *kernel.Args) error {
+			x, ob := a.In[0], a.Out[0].Data()
+			xb := x.Data()
+			for i := range ob {
+				v := loadF(x.DType, xb, int64(i))
+				var r bool
+				if op == "IsNaN" {
+					r = math.IsNaN(v)
+				} else {
+					r = neg != 0 && math.IsInf(v, -1) || pos != 0 && math.IsInf(v, 1)
+				}
+				ob[i] = b2u(r)
+			}
+			return nil
+		}
+		return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: 1}, k), nil
+	}
+}
+
+func newPRelu(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check(); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &simple{flops: 2}
+	var w bcast
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "X", onnxNumeric...); err != nil {
+			return err
+		}
+		if err := checkSameDType(in[1], "slope", in[0], "X"); err != nil {
+			return err
+		}
+		if err := bcastStrides(make([]int64, in[0].Shape.Rank()), in[1].Shape, in[0].Shape, 1); err != nil {
+			return fmt.Errorf("slope: %w", err)
+		}
+		setShape(out[0], in[0].Shape, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, s, o := a.In[0], a.In[1], a.Out[0]
+		if err := w.set(o.Shape, s.Shape); err != nil {
+			return err
+		}
+		xb, sb, ob := x.Data(), s.Data(), o.Data()
+		for i := range o.NumElements() {
+			v := loadF(x.DType, xb, i)
+			if v < 0 {
+				v *= loadF(s.DType, sb, w.off[0])
+			}
+			storeF(o.DType, ob, i, v)
+			w.next()
+		}
+		return nil
+	}
+	return newKernel(sig{op: "PRelu", minIn: 2, maxIn: 2, nOut: 1}, k), nil
+}
+
+func newMod(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("fmod"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	fm, err := attrs.Int("fmod", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &simple{flops: 2}
+	var w bcast
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "A", onnxNumeric...); err != nil {
+			return err
+		}
+		if err := checkSameDType(in[1], "B", in[0], "A"); err != nil {
+			return err
+		}
+		if fm == 0 && in[0].DType.IsFloat() {
+			return fmt.Errorf("fmod 0 takes integers; floats need fmod 1")
+		}
+		s, err := broadcastAll(in[0].Shape, in[1].Shape)
+		if err != nil {
+			return err
+		}
+		setShape(out[0], s, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, y, o := a.In[0], a.In[1], a.Out[0]
+		if err := w.set(o.Shape, x.Shape, y.Shape); err != nil {
+			return err
+		}
+		xb, yb, ob := x.Data(), y.Data(), o.Data()
+		for i := range o.NumElements() {
+			if o.DType.IsFloat() {
+				storeF(o.DType, ob, i, math.Mod(loadF(x.DType, xb, w.off[0]), loadF(y.DType, yb, w.off[1])))
+			} else {
+				p, q := loadI(x.DType, xb, w.off[0]), loadI(y.DType, yb, w.off[1])
+				if q == 0 {
+					return errDivZero
+				}
+				r := p % q
+				if fm == 0 && r != 0 && (r < 0) != (q < 0) {
+					r += q
+				}
+				storeI(o.DType, ob, i, r)
+			}
+			w.next()
+		}
+		return nil
+	}
+	return newKernel(sig{op: "Mod", minIn: 2, maxIn: 2, nOut: 1}, k), nil
+}
+
+func newTile(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check(); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &simple{}
+	var idx []int64
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		rep, err := shapeValues(in[1], "repeats")
+		if err != nil {
+			return err
+		}
+		if len(rep) != in[0].Shape.Rank() {
+			return fmt.Errorf("repeats %v: want %d values for input %v", rep, in[0].Shape.Rank(), in[0].Shape)
+		}
+		s := make(kernel.Shape, len(rep))
+		for i, r := range rep {
+			if r < 0 {
+				return fmt.Errorf("repeats %v: negative", rep)
+			}
+			s[i] = in[0].Shape[i] * r
+		}
+		setShape(out[0], s, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, o := a.In[0], a.Out[0]
+		r := o.Shape.Rank()
+		idx = grownInts(idx, r)
+		clear(idx)
+		size := int64(o.DType.Size())
+		xb, ob := x.Data(), o.Data()
+		for i := range o.NumElements() {
+			off := int64(0)
+			for d := range r {
+				off = off*x.Shape[d] + idx[d]%x.Shape[d]
+			}
+			copyElem(ob, i, xb, off, size)
+			for d := r - 1; d >= 0; d-- {
+				idx[d]++
+				if idx[d] < o.Shape[d] {
+					break
+				}
+				idx[d] = 0
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "Tile", minIn: 2, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+}
+
+func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check(); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &simple{flops: 1}
+	scalar := func(t *kernel.Tensor, name string) (float64, int64, error) {
+		if t.NumElements() != 1 || t.Host == nil {
+			return 0, 0, fmt.Errorf("input %s must be a scalar value, have %v", name, t)
+		}
+		return loadF(t.DType, t.Host, 0), loadI(t.DType, t.Host, 0), nil
+	}
+	count := func(in []*kernel.Tensor) (int64, error) {
+		for i, name := range [...]string{"start", "limit", "delta"} {
+			if i > 0 {
+				if err := checkSameDType(in[i], name, in[0], "start"); err != nil {
+					return 0, err
+				}
+			}
+		}
+		if err := dtypeIn(in[0], "start", kernel.Float32, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Float16); err != nil {
+			return 0, err
+		}
+		sf, si, err := scalar(in[0], "start")
+		if err != nil {
+			return 0, err
+		}
+		lf, li, err := scalar(in[1], "limit")
+		if err != nil {
+			return 0, err
+		}
+		df, di, err := scalar(in[2], "delta")
+		if err != nil {
+			return 0, err
+		}
+		if in[0].DType.IsFloat() {
+			if df == 0 {
+				return 0, fmt.Errorf("delta is 0")
+			}
+			return max(int64(math.Ceil((lf-sf)/df)), 0), nil
+		}
+		if di == 0 {
+			return 0, fmt.Errorf("delta is 0")
+		}
+		n := (li - si) / di
+		if (li-si)%di != 0 && (li-si > 0) == (di > 0) {
+			n++
+		}
+		return max(n, 0), nil
+	}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		n, err := count(in)
+		if err != nil {
+			return err
+		}
+		if n > 1<<31 {
+			return fmt.Errorf("range of %d elements", n)
+		}
+		setShape(out[0], kernel.Shape{n}, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		o := a.Out[0]
+		st, dl := a.In[0], a.In[2]
+		ob := o.Data()
+		for i := range o.NumElements() {
+			if o.DType.IsFloat() {
+				storeF(o.DType, ob, i, loadF(st.DType, st.Host, 0)+float64(i)*loadF(dl.DType, dl.Host, 0))
+			} else {
+				storeI(o.DType, ob, i, loadI(st.DType, st.Host, 0)+i*loadI(dl.DType, dl.Host, 0))
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "Range", minIn: 3, maxIn: 3, nOut: 1, deps: kernel.Deps{Value: []int{0, 1, 2}}}, k), nil
+}
+
+func newArg(op string) kernel.Factory {
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		if err := attrs.Check("axis", "keepdims", "select_last_index"); err != nil {
+			return nil, wrapAttr(err)
+		}
+		axis, err := attrs.Int("axis", 0)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		keep, err := flagAttr(attrs, "keepdims", true)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		last, err := flagAttr(attrs, "select_last_index", false)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		k := &simple{flops: 1}
+		k.inferF = func(in, out []*kernel.Tensor) error {
+			x := in[0]
+			if err := dtypeIn(x, "data", onnxNumeric...); err != nil {
+				return err
+			}
+			a, err := kernel.NormAxis(axis, x.Shape.Rank())
+			if err != nil {
+				return err
+			}
+			if x.Shape[a] == 0 {
+				return fmt.Errorf("axis %d of data %v is empty", a, x.Shape)
+			}
+			s := x.Shape.Clone()
+			if keep {
+				s[a] = 1
+			} else {
+				s = append(s[:a], s[a+1:]...)
+			}
+			setShape(out[0], s, kernel.Int64)
+			return nil
+		}
+		k.computeF = func(a *kernel.Args) error {
+			x := a.In[0]
+			ax, err := kernel.NormAxis(axis, x.Shape.Rank())
+			if err != nil {
+				return err
+			}
+			outer, n, inner := around(x.Shape, ax)
+			xb, ob := x.Data(), kernel.Int64s(a.Out[0].Data())
+			for o := range outer {
+				for i := range inner {
+					best, at := loadF(x.DType, xb, o*n*inner+i), int64(0)
+					for j := int64(1); j < n; j++ {
+						v := loadF(x.DType, xb, (o*n+j)*inner+i)
+						better := v > best
+						if op == "ArgMin" {
+							better = v < best
+						}
+						if better || last && v == best {
+							best, at = v, j
+						}
+					}
+					ob[o*inner+i] = at
+				}
+			}
+			return nil
+		}
+		return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: 1}, k), nil
+	}
+}
+
+func newCumSum(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("exclusive", "reverse"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	excl, err := flagAttr(attrs, "exclusive", false)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	rev, err := flagAttr(attrs, "reverse", false)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	axisOf := func(in []*kernel.Tensor) (int, error) {
+		v, err := valueInts(in[1], "axis", 1)
+		if err != nil {
+			return 0, err
+		}
+		if v.n != 1 {
+			return 0, fmt.Errorf("input axis has %d values, want 1", v.n)
+		}
+		return kernel.NormAxis(v.at(0), in[0].Shape.Rank())
+	}
+	k := &simple{flops: 1}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "x", kernel.Float32, kernel.Float64, kernel.Float16, kernel.Int32, kernel.Int64); err != nil {
+			return err
+		}
+		if _, err := axisOf(in); err != nil {
+			return err
+		}
+		setShape(out[0], in[0].Shape, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, o := a.In[0], a.Out[0]
+		ax, err := axisOf(a.In)
+		if err != nil {
+			return err
+		}
+		outer, n, inner := around(x.Shape, ax)
+		xb, ob := x.Data(), o.Data()
+		for q := range outer {
+			for i := range inner {
+				var f float64
+				var s int64
+				for jj := range n {
+					j := jj
+					if rev {
+						j = n - 1 - jj
+					}
+					at := (q*n+j)*inner + i
+					if excl {
+						storeF(o.DType, ob, at, f)
+						if !o.DType.IsFloat() {
+							storeI(o.DType, ob, at, s)
+						}
+					}
+					f += loadF(x.DType, xb, at)
+					s += loadI(x.DType, xb, at)
+					if !excl {
+						storeF(o.DType, ob, at, f)
+						if !o.DType.IsFloat() {
+							storeI(o.DType, ob, at, s)
+						}
+					}
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "CumSum", minIn: 2, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+}
+
+func newGatherElements(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("axis"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	axis, err := attrs.Int("axis", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &simple{}
+	var idx []int64
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		x, ix := in[0], in[1]
+		if !isIndex(ix.DType) {
+			return fmt.Errorf("input indices has dtype %v, want int32 or int64", ix.DType)
+		}
+		if ix.Shape.Rank() != x.Shape.Rank() {
+			return fmt.Errorf("indices %v and data %v differ in rank", ix.Shape, x.Shape)
+		}
+		if _, err := kernel.NormAxis(axis, x.Shape.Rank()); err != nil {
+			return err
+		}
+		setShape(out[0], ix.Shape, x.DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, ix, o := a.In[0], a.In[1], a.Out[0]
+		ax, _ := kernel.NormAxis(axis, x.Shape.Rank())
+		r := x.Shape.Rank()
+		idx = grownInts(idx, r)
+		clear(idx)
+		size := int64(o.DType.Size())
+		xb, ib, ob := x.Data(), ix.Data(), o.Data()
+		for i := range o.NumElements() {
+			j := loadI(ix.DType, ib, i)
+			if j < 0 {
+				j += x.Shape[ax]
+			}
+			if j < 0 || j >= x.Shape[ax] {
+				return fmt.Errorf("index %d out of range for axis %d of data %v", loadI(ix.DType, ib, i), ax, x.Shape)
+			}
+			off := int64(0)
+			for d := range r {
+				c := idx[d]
+				if d == ax {
+					c = j
+				}
+				if c >= x.Shape[d] {
+					return fmt.Errorf("indices %v exceed data %v on axis %d", ix.Shape, x.Shape, d)
+				}
+				off = off*x.Shape[d] + c
+			}
+			copyElem(ob, i, xb, off, size)
+			for d := r - 1; d >= 0; d-- {
+				idx[d]++
+				if idx[d] < o.Shape[d] {
+					break
+				}
+				idx[d] = 0
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "GatherElements", minIn: 2, maxIn: 2, nOut: 1}, k), nil
+}
+
+func newDepthSpace(op string) kernel.Factory {
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		known := []string{"blocksize"}
+		if op == "DepthToSpace" {
+			known = append(known, "mode")
+		}
+		if err := attrs.Check(known...); err != nil {
+			return nil, wrapAttr(err)
+		}
+		b, err := attrs.Int("blocksize", 0)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		if b < 1 {
+			return nil, fmt.Errorf("ops: %s: attribute blocksize is required and must be positive", op)
+		}
+		mode, err := attrs.String("mode", "DCR")
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		if mode != "DCR" && mode != "CRD" {
+			return nil, fmt.Errorf("ops: %s: mode %q (want DCR or CRD)", op, mode)
+		}
+		k := &simple{}
+		k.inferF = func(in, out []*kernel.Tensor) error {
+			x := in[0]
+			if x.Shape.Rank() != 4 {
+				return fmt.Errorf("input %v: want [N,C,H,W]", x.Shape)
+			}
+			n, c, h, w := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
+			if op == "DepthToSpace" {
+				if c%(b*b) != 0 {
+					return fmt.Errorf("channels %d are not divisible by blocksize² %d", c, b*b)
+				}
+				setShape(out[0], kernel.Shape{n, c / (b * b), h * b, w * b}, x.DType)
+				return nil
+			}
+			if h%b != 0 || w%b != 0 {
+				return fmt.Errorf("height %d and width %d must be divisible by blocksize %d", h, w, b)
+			}
+			setShape(out[0], kernel.Shape{n, c * b * b, h / b, w / b}, x.DType)
+			return nil
+		}
+		k.computeF = func(a *kernel.Args) error {
+			x, o := a.In[0], a.Out[0]
+			size := int64(o.DType.Size())
+			xb, ob := x.Data(), o.Data()
+			// Walk the deep side's [N, C, H, W] and the block (i, j).
+			n, c, h, w := x.Shape[0], x.Shape[1]/(b*b), x.Shape[2], x.Shape[3]
+			if op == "SpaceToDepth" {
+				n, c, h, w = x.Shape[0], x.Shape[1], x.Shape[2]/b, x.Shape[3]/b
+			}
+			for ni := range n {
+				for ci := range c {
+					for i := range b {
+						for j := range b {
+							// The depth channel of (ci, i, j): block-major
+							// (DCR, SpaceToDepth) or channel-major (CRD).
+							dc := (i*b+j)*c + ci
+							if op == "DepthToSpace" && mode == "CRD" {
+								dc = ci*b*b + i*b + j
+							}
+							for hi := range h {
+								for wi := range w {
+									deep := ((ni*c*b*b+dc)*h+hi)*w + wi
+									wide := ((ni*c+ci)*h*b+hi*b+i)*w*b + wi*b + j
+									if op == "DepthToSpace" {
+										copyElem(ob, wide, xb, deep, size)
+									} else {
+										copyElem(ob, deep, xb, wide, size)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+			return nil
+		}
+		return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: 1}, k), nil
+	}
+}
+
+// normalize writes y = (x − mean)/√(var + eps)·scale + bias over groups of
+// n consecutive elements of x, with scale and bias read at at(g).
+func normalize(x *kernel.Tensor, y []byte, groups, n int64, eps float64, scale, bias *kernel.Tensor, at func(g int64) int64) {
+	xb := x.Data()
+	for g := range groups {
+		var s, ss float64
+		for i := range n {
+			s += loadF(x.DType, xb, g*n+i)
+		}
+		m := s / float64(n)
+		for i := range n {
+			d := loadF(x.DType, xb, g*n+i) - m
+			ss += d * d
+		}
+		is := 1 / math.Sqrt(ss/float64(n)+eps)
+		f := is * loadF(scale.DType, scale.Data(), at(g))
+		b := loadF(bias.DType, bias.Data(), at(g))
+		for i := range n {
+			storeF(x.DType, y, g*n+i, (loadF(x.DType, xb, g*n+i)-m)*f+b)
+		}
+	}
+}
+
+func newInstanceNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("epsilon"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	eps, err := attrs.Float("epsilon", 1e-5)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	eps = float64(float32(eps))
+	k := &simple{flops: 5}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		x := in[0]
+		if err := dtypeIn(x, "input", onnxFloats...); err != nil {
+			return err
+		}
+		if x.Shape.Rank() < 3 {
+			return fmt.Errorf("input %v: want [N,C,D…]", x.Shape)
+		}
+		for i, name := range [...]string{"scale", "B"} {
+			if t := in[1+i]; !t.Shape.Equal(kernel.Shape{x.Shape[1]}) || t.DType != x.DType {
+				return fmt.Errorf("input %s is %v, want %v[%d]", name, t, x.DType, x.Shape[1])
+			}
+		}
+		setShape(out[0], x.Shape, x.DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x := a.In[0]
+		c := x.Shape[1]
+		n := x.Shape[2:].NumElements()
+		normalize(x, a.Out[0].Data(), x.Shape[0]*c, n, eps, a.In[1], a.In[2], func(g int64) int64 { return g % c })
+		return nil
+	}
+	return newKernel(sig{op: "InstanceNormalization", minIn: 3, maxIn: 3, nOut: 1}, k), nil
+}
+
+func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("axis", "epsilon", "stash_type"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	axis, err := attrs.Int("axis", -1)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	eps, err := attrs.Float("epsilon", 1e-5)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	eps = float64(float32(eps))
+	k := &simple{flops: 5}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		x := in[0]
+		if err := dtypeIn(x, "X", onnxFloats...); err != nil {
+			return err
+		}
+		a, err := kernel.NormAxis(axis, x.Shape.Rank())
+		if err != nil {
+			return err
+		}
+		norm := x.Shape[a:]
+		for i, t := range in[1:] {
+			if t.NumElements() == 0 && i == 1 {
+				continue
+			}
+			if _, err := broadcastAll(norm, t.Shape); err != nil || t.Shape.Rank() > norm.Rank() {
+				return fmt.Errorf("input %s %v does not broadcast to the normalised shape %v", [...]string{"Scale", "B"}[i], t.Shape, norm)
+			}
+		}
+		setShape(out[0], x.Shape, x.DType)
+		stat := x.Shape.Clone()
+		for i := a; i < len(stat); i++ {
+			stat[i] = 1
+		}
+		setShape(out[1], stat, kernel.Float32)
+		setShape(out[2], stat, kernel.Float32)
+		return nil
+	}
+	var ws, wb bcast
+	var sIdx, bIdx []int64
+	k.computeF = func(a *kernel.Args) error {
+		x := a.In[0]
+		ax, _ := kernel.NormAxis(axis, x.Shape.Rank())
+		norm := x.Shape[ax:]
+		n := norm.NumElements()
+		groups := x.Shape[:ax].NumElements()
+		scale := a.In[1]
+		var bias *kernel.Tensor
+		if len(a.In) > 2 && a.In[2].NumElements() > 0 {
+			bias = a.In[2]
+		}
+		// Scale and B broadcast to the normalised shape; their offsets per
+		// element i of a group, walked once.
+		if err := ws.set(norm, scale.Shape); err != nil {
+			return err
+		}
+		sIdx = grownInts(sIdx, int(n))
+		for i := range sIdx {
+			sIdx[i] = ws.off[0]
+			ws.next()
+		}
+		if bias != nil {
+			if err := wb.set(norm, bias.Shape); err != nil {
+				return err
+			}
+			bIdx = grownInts(bIdx, int(n))
+			for i := range bIdx {
+				bIdx[i] = wb.off[0]
+				wb.next()
+			}
+		}
+		mb, ib := kernel.Float32s(a.Out[1].Data()), kernel.Float32s(a.Out[2].Data())
+		y := a.Out[0].Data()
+		xb := x.Data()
+		for g := range groups {
+			var s, ss float64
+			for i := range n {
+				s += loadF(x.DType, xb, g*n+i)
+			}
+			m := s / float64(n)
+			for i := range n {
+				d := loadF(x.DType, xb, g*n+i) - m
+				ss += d * d
+			}
+			is := 1 / math.Sqrt(ss/float64(n)+eps)
+			mb[g], ib[g] = float32(m), float32(is)
+			for i := range n {
+				v := (loadF(x.DType, xb, g*n+i) - m) * is * loadF(scale.DType, scale.Data(), sIdx[i])
+				if bias != nil {
+					v += loadF(bias.DType, bias.Data(), bIdx[i])
+				}
+				storeF(x.DType, y, g*n+i, v)
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "LayerNormalization", minIn: 2, maxIn: 3, nOut: 3}, k), nil
+}
