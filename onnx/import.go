@@ -570,6 +570,10 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 			return nil, fmt.Errorf("%w: attribute %q of type %v", ErrUnsupported, at.Name, at.Type)
 		}
 	}
+	if n.OpType == "Split" {
+		// Before opset 18 the output count is the node's.
+		a["num_outputs"] = int64(len(n.Outputs))
+	}
 	if n.OpType == "Cast" {
 		to, ok := a["to"].(int64)
 		if !ok {

@@ -93,6 +93,7 @@ func miscBuiltins() []builtin {
 		{"SpaceToDepth", newDepthSpace("SpaceToDepth")},
 		{"InstanceNormalization", newInstanceNorm},
 		{"LayerNormalization", newLayerNormalization},
+		{"Split", newSplit},
 	}
 }
 
@@ -840,4 +841,145 @@ func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil
 	}
 	return newKernel(sig{op: "LayerNormalization", minIn: 2, maxIn: 3, nOut: 3}, k), nil
+}
+
+// Split cuts input along axis (default 0) into num_outputs parts: of the
+// lengths in split (attribute before opset 13, optional int64 input — a
+// value dependency — from 13), or equal parts (the last smaller when the
+// axis does not divide). num_outputs is the node's output count; the
+// ONNX importer sets it from the node.
+//
+// Tiling (words):
+//
+//	0..4  split over the input elements; 4 buffers
+//
+// Workspace: none. Cost: no arithmetic; bytes of input and outputs, read
+// and written.
+type splitOp struct {
+	axis      int64
+	n         int
+	attrSplit []int64
+	fromInput bool
+}
+
+func newSplit(attrs kernel.Attrs) (kernel.Kernel, error) {
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &splitOp{fromInput: opset >= 13}
+	known := []string{"axis", "num_outputs"}
+	if !k.fromInput {
+		known = append(known, "split")
+	}
+	if err := attrs.Check(known...); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if k.axis, err = attrs.Int("axis", 0); err != nil {
+		return nil, wrapAttr(err)
+	}
+	n, err := attrs.Int("num_outputs", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if n < 1 || n > 1<<16 {
+		return nil, fmt.Errorf("ops: Split: num_outputs %d: want 1 or more (the node's output count)", n)
+	}
+	k.n = int(n)
+	if k.attrSplit, err = attrs.Ints("split", nil); err != nil {
+		return nil, wrapAttr(err)
+	}
+	s := sig{op: "Split", minIn: 1, maxIn: 1, nOut: k.n}
+	if k.fromInput {
+		s.maxIn, s.deps = 2, kernel.Deps{Value: []int{1}}
+	}
+	return newKernel(s, k), nil
+}
+
+// parts returns the axis and the part lengths for x.
+func (k *splitOp) parts(in []*kernel.Tensor) (int, []int64, error) {
+	x := in[0]
+	ax, err := kernel.NormAxis(k.axis, x.Shape.Rank())
+	if err != nil {
+		return 0, nil, err
+	}
+	d := x.Shape[ax]
+	lens := k.attrSplit
+	if k.fromInput && len(in) > 1 && in[1].NumElements() > 0 {
+		if lens, err = shapeValues(in[1], "split"); err != nil {
+			return 0, nil, err
+		}
+	}
+	if lens == nil {
+		each := ceilDiv(d, int64(k.n))
+		lens = make([]int64, k.n)
+		rest := d
+		for i := range lens {
+			lens[i] = min(each, rest)
+			rest -= lens[i]
+		}
+		return ax, lens, nil
+	}
+	if len(lens) != k.n {
+		return 0, nil, fmt.Errorf("split %v has %d parts, the node %d outputs", lens, len(lens), k.n)
+	}
+	var sum int64
+	for _, l := range lens {
+		if l < 0 {
+			return 0, nil, fmt.Errorf("split %v: negative length", lens)
+		}
+		sum += l
+	}
+	if sum != d {
+		return 0, nil, fmt.Errorf("split %v sums to %d, axis %d of input %v has %d", lens, sum, ax, x.Shape, d)
+	}
+	return ax, lens, nil
+}
+
+func (k *splitOp) infer(in, out []*kernel.Tensor) error {
+	ax, lens, err := k.parts(in)
+	if err != nil {
+		return err
+	}
+	for i, l := range lens {
+		s := in[0].Shape.Clone()
+		s[ax] = l
+		setShape(out[i], s, in[0].DType)
+	}
+	return nil
+}
+
+func (k *splitOp) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	e.grow(splitWords)
+	splitElems(in[0].NumElements(), in[0].DType.Size(), 4).put(e)
+	return 0, nil
+}
+
+func (k *splitOp) cost(in, out []*kernel.Tensor) device.Cost {
+	return device.Cost{Bytes: float64(2 * in[0].Bytes())}
+}
+
+func (k *splitOp) compute(a *kernel.Args) error {
+	x := a.In[0]
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, x.NumElements()); err != nil {
+		return err
+	}
+	ax, lens, err := k.parts(a.In)
+	if err != nil {
+		return err
+	}
+	outer, n, inner := around(x.Shape, ax)
+	size := int64(x.DType.Size())
+	xb := x.Data()
+	start := int64(0)
+	for i, l := range lens {
+		ob := a.Out[i].Data()
+		row := l * inner * size
+		for o := range outer {
+			copy(ob[o*row:(o+1)*row], xb[((o*n+start)*inner)*size:][:row])
+		}
+		start += l
+	}
+	return nil
 }
