@@ -132,6 +132,8 @@ var table = map[string]OpInfo{
 	"InstanceNormalization": {Pipert: "InstanceNormalization", MinOpset: 7, MaxOpset: 17},
 	"LayerNormalization":    {Pipert: "LayerNormalization", MinOpset: 17, MaxOpset: 17},
 	"Split":                 {Pipert: "Split", MinOpset: 7, MaxOpset: 17, Note: "split as attribute before 13, as input from 13"},
+	"GRU":                   {Pipert: "GRU", MinOpset: 7, MaxOpset: 17, Note: "float32; every direction, layout, activation, clip, linear_before_reset and sequence_lens"},
+	"RNN":                   {Pipert: "RNN", MinOpset: 7, MaxOpset: 17, Note: "float32; every direction, layout, activation, clip and sequence_lens"},
 	"Constant":              {MinOpset: 7, MaxOpset: 17, Note: "folded into a graph constant"},
 	"Identity":              {MinOpset: 7, MaxOpset: 17, Note: "folded: its output names its input"},
 	"If":                    {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},

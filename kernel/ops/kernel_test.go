@@ -27,7 +27,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// spatial
 		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "Resize", "Upsample", "Gemm",
 		// sequence
-		"LSTM", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
+		"LSTM", "GRU", "RNN", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
 		"ReduceProd", "ReduceSumSquare", "TopK",
 		"Expand", "Flatten", "Identity", "Pad", "Size", "Squeeze", "Unsqueeze",
 	}
@@ -43,7 +43,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		t.Fatalf("NewRegistry holds %v", r.Ops())
 	}
 	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0},
-		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}, "LSTM": {"hidden_size": 1},
+		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}, "LSTM": {"hidden_size": 1}, "GRU": {"hidden_size": 1}, "RNN": {"hidden_size": 1},
 		"DepthToSpace": {"blocksize": 2}, "Split": {"num_outputs": 2}, "SpaceToDepth": {"blocksize": 2}}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {

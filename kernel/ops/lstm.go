@@ -39,17 +39,30 @@ import (
 //
 //	0 seq  1 batch  2 input  3 hidden  4 directions
 //
-// Workspace: none (the kernel's state buffers). Cost: 8·seq·batch·h·(in+h)
-// operations per direction, plus the activations; bytes of every operand.
+// GRU and RNN share the kernel. GRU (gates z, r, h; activations f, g;
+// linear_before_reset) computes z = f(X·Wzᵀ + H·Rzᵀ + Wbz + Rbz), r
+// likewise, h̃ = g(X·Whᵀ + (r⊙H)·Rhᵀ + Rbh + Wbh) — or with
+// linear_before_reset g(X·Whᵀ + r⊙(H·Rhᵀ + Rbh) + Wbh) — and
+// H = (1−z)⊙h̃ + z⊙H; RNN (activation f, Tanh by default) computes
+// H = f(X·Wᵀ + H·Rᵀ + Wb + Rb). Both have outputs Y and Y_h, and no
+// initial_c or P.
+//
+// Workspace: none (the kernel's state buffers). Cost: 2·G·seq·batch·h·(in+h)
+// operations per direction (G gates), plus the activations; bytes of every
+// operand.
 type lstm struct {
-	hidden      int64
-	dirs        int
-	reverse     bool // direction "reverse"
-	layout      int64
-	inputForget bool
-	clip        float64
-	act         [2][3]activation
-	gates, h, c []float32
+	cell         string // LSTM, GRU or RNN
+	gates        int64  // gate rows per hidden unit: 4, 3 or 1
+	nact         int    // activations per direction: 3, 2 or 1
+	linearBefore bool   // GRU: linear_before_reset
+	hidden       int64
+	dirs         int
+	reverse      bool // direction "reverse"
+	layout       int64
+	inputForget  bool
+	clip         float64
+	act          [2][3]activation
+	buf, h, c    []float32
 }
 
 // activation is one of ONNX's RNN activation functions with its alpha and
@@ -111,24 +124,44 @@ func (a activation) apply(x float64) float64 {
 	return x
 }
 
-func newLSTM(attrs kernel.Attrs) (kernel.Kernel, error) {
+func newRecurrent(cell string) kernel.Factory {
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) { return newCell(cell, attrs) }
+}
+
+func newCell(cell string, attrs kernel.Attrs) (kernel.Kernel, error) {
 	opset, err := attrs.Opset(17)
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	known := []string{"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "input_forget"}
+	known := []string{"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size"}
+	k := &lstm{cell: cell, dirs: 1}
+	var defaults []string
+	switch cell {
+	case "LSTM":
+		known = append(known, "input_forget")
+		k.gates, k.nact, defaults = 4, 3, []string{"Sigmoid", "Tanh", "Tanh"}
+	case "GRU":
+		known = append(known, "linear_before_reset")
+		k.gates, k.nact, defaults = 3, 2, []string{"Sigmoid", "Tanh"}
+	default:
+		k.gates, k.nact, defaults = 1, 1, []string{"Tanh"}
+	}
 	if opset >= 14 {
 		known = append(known, "layout")
 	}
 	if err := attrs.Check(known...); err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &lstm{dirs: 1}
+	lbr, err := attrs.Int("linear_before_reset", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	k.linearBefore = lbr != 0
 	if k.hidden, err = attrs.Int("hidden_size", 0); err != nil {
 		return nil, wrapAttr(err)
 	}
 	if k.hidden <= 0 {
-		return nil, fmt.Errorf("ops: LSTM: attribute hidden_size is required and must be positive, have %d", k.hidden)
+		return nil, fmt.Errorf("ops: %s: attribute hidden_size is required and must be positive, have %d", cell, k.hidden)
 	}
 	dir, err := attrs.String("direction", "forward")
 	if err != nil {
@@ -141,13 +174,13 @@ func newLSTM(attrs kernel.Attrs) (kernel.Kernel, error) {
 	case "bidirectional":
 		k.dirs = 2
 	default:
-		return nil, fmt.Errorf("ops: LSTM: direction %q (want forward, reverse or bidirectional)", dir)
+		return nil, fmt.Errorf("ops: %s: direction %q (want forward, reverse or bidirectional)", cell, dir)
 	}
 	if k.layout, err = attrs.Int("layout", 0); err != nil {
 		return nil, wrapAttr(err)
 	}
 	if k.layout != 0 && k.layout != 1 {
-		return nil, fmt.Errorf("ops: LSTM: layout %d (want 0 or 1)", k.layout)
+		return nil, fmt.Errorf("ops: %s: layout %d (want 0 or 1)", cell, k.layout)
 	}
 	f, err := attrs.Int("input_forget", 0)
 	if err != nil {
@@ -158,7 +191,7 @@ func newLSTM(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	if !(k.clip > 0) {
-		return nil, fmt.Errorf("ops: LSTM: clip %g must be positive", k.clip)
+		return nil, fmt.Errorf("ops: %s: clip %g must be positive", cell, k.clip)
 	}
 	k.clip = float64(float32(k.clip))
 	names, err := attrs.Strings("activations", nil)
@@ -166,10 +199,12 @@ func newLSTM(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	if names == nil {
-		names = []string{"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"}[:3*k.dirs]
+		for range k.dirs {
+			names = append(names, defaults...)
+		}
 	}
-	if len(names) != 3*k.dirs {
-		return nil, fmt.Errorf("ops: LSTM: activations %v: want %d (f, g, h per direction)", names, 3*k.dirs)
+	if len(names) != k.nact*k.dirs {
+		return nil, fmt.Errorf("ops: %s: activations %v: want %d per direction", cell, names, k.nact)
 	}
 	alphas, err := attrs.Floats("activation_alpha", nil)
 	if err != nil {
@@ -183,7 +218,7 @@ func newLSTM(attrs kernel.Attrs) (kernel.Kernel, error) {
 	for i, name := range names {
 		d, ok := activationDefaults[strings.ToLower(name)]
 		if !ok {
-			return nil, fmt.Errorf("ops: LSTM: activation %q is not an ONNX RNN activation", name)
+			return nil, fmt.Errorf("ops: %s: activation %q is not an ONNX RNN activation", cell, name)
 		}
 		a := activation{name: strings.ToLower(name), alpha: d.defAlpha, beta: d.defBeta}
 		if d.alpha && ai < len(alphas) {
@@ -194,9 +229,12 @@ func newLSTM(attrs kernel.Attrs) (kernel.Kernel, error) {
 			a.beta = float64(float32(betas[bi]))
 			bi++
 		}
-		k.act[i/3][i%3] = a
+		k.act[i/k.nact][i%k.nact] = a
 	}
-	return newKernel(sig{op: "LSTM", minIn: 3, maxIn: 8, nOut: 3}, k), nil
+	if cell == "LSTM" {
+		return newKernel(sig{op: cell, minIn: 3, maxIn: 8, nOut: 3}, k), nil
+	}
+	return newKernel(sig{op: cell, minIn: 3, maxIn: 6, nOut: 2}, k), nil
 }
 
 // dims returns seq, batch and input size of x.
@@ -224,7 +262,7 @@ func (k *lstm) infer(in, out []*kernel.Tensor) error {
 	want := []struct {
 		name  string
 		shape kernel.Shape
-	}{{"X", nil}, {"W", kernel.Shape{dirs, 4 * h, inSize}}, {"R", kernel.Shape{dirs, 4 * h, h}}, {"B", kernel.Shape{dirs, 8 * h}},
+	}{{"X", nil}, {"W", kernel.Shape{dirs, k.gates * h, inSize}}, {"R", kernel.Shape{dirs, k.gates * h, h}}, {"B", kernel.Shape{dirs, 2 * k.gates * h}},
 		{"sequence_lens", kernel.Shape{batch}}, {"initial_h", state}, {"initial_c", state}, {"P", kernel.Shape{dirs, 3 * h}}}
 	for i := 1; i < len(in); i++ {
 		t := in[i]
@@ -246,9 +284,9 @@ func (k *lstm) infer(in, out []*kernel.Tensor) error {
 	if k.layout == 1 {
 		y = kernel.Shape{batch, seq, dirs, h}
 	}
-	setShape(out[0], y, kernel.Float32)
-	setShape(out[1], state, kernel.Float32)
-	setShape(out[2], state, kernel.Float32)
+	for i, s := range []kernel.Shape{y, state, state}[:len(out)] {
+		setShape(out[i], s, kernel.Float32)
+	}
 	return nil
 }
 
@@ -264,7 +302,7 @@ func (k *lstm) cost(in, out []*kernel.Tensor) device.Cost {
 		return device.Cost{}
 	}
 	seq, batch, inSize := k.dims(in[0].Shape)
-	f := float64(k.dirs) * float64(seq*batch) * (8*float64(k.hidden)*float64(inSize+k.hidden) + 30*float64(k.hidden))
+	f := float64(k.dirs) * float64(seq*batch) * (2*float64(k.gates*k.hidden)*float64(inSize+k.hidden) + 30*float64(k.hidden))
 	var b int64
 	for _, t := range in {
 		b += t.Bytes()
@@ -273,6 +311,72 @@ func (k *lstm) cost(in, out []*kernel.Tensor) device.Cost {
 		b += t.Bytes()
 	}
 	return device.Cost{FLOPs: f, Bytes: float64(b)}
+}
+
+// lstmStep updates the hidden and cell state from the gate
+// pre-activations (i, o, f, c).
+func (k *lstm) lstmStep(act [3]activation, gates, hs, cs, Pd []float32) {
+	H := k.hidden
+	for j := range H {
+		cPrev := cs[j]
+		gi, gOut, gf, gc := gates[j], gates[H+j], gates[2*H+j], gates[3*H+j]
+		if Pd != nil {
+			gi += Pd[j] * cPrev
+			gf += Pd[2*H+j] * cPrev
+		}
+		i := float32(act[0].apply(k.clipped(gi)))
+		var f float32
+		if k.inputForget {
+			f = 1 - i
+		} else {
+			f = float32(act[0].apply(k.clipped(gf)))
+		}
+		ct := float32(act[1].apply(k.clipped(gc)))
+		c := f*cPrev + i*ct
+		if Pd != nil {
+			gOut += Pd[H+j] * c
+		}
+		o := float32(act[0].apply(k.clipped(gOut)))
+		cs[j] = c
+		hs[j] = o * float32(act[2].apply(float64(c)))
+	}
+}
+
+// gruStep updates the hidden state from the gate pre-activations (z, r
+// complete; h without its recurrent term), rh being scratch of H.
+func (k *lstm) gruStep(act [3]activation, gates, hs, rh, Rd, Bd []float32) {
+	H := k.hidden
+	for j := range H {
+		rh[j] = float32(act[0].apply(k.clipped(gates[H+j]))) // the reset gate
+	}
+	// The hidden gate's recurrent term: (r⊙H)·Rhᵀ + Rbh, or with
+	// linear_before_reset r⊙(H·Rhᵀ + Rbh).
+	for j := range H {
+		row := Rd[(2*H+j)*H:][:H]
+		var acc float32
+		if k.linearBefore {
+			for q, v := range hs {
+				acc += v * row[q]
+			}
+			if Bd != nil {
+				acc += Bd[3*H+2*H+j]
+			}
+			acc *= rh[j]
+		} else {
+			for q, v := range hs {
+				acc += rh[q] * v * row[q]
+			}
+			if Bd != nil {
+				acc += Bd[3*H+2*H+j]
+			}
+		}
+		gates[2*H+j] += acc
+	}
+	for j := range H {
+		z := float32(act[0].apply(k.clipped(gates[j])))
+		h := float32(act[1].apply(k.clipped(gates[2*H+j])))
+		hs[j] = (1-z)*h + z*hs[j]
+	}
 }
 
 func (k *lstm) clipped(x float32) float64 {
@@ -301,13 +405,18 @@ func (k *lstm) compute(a *kernel.Args) error {
 	xs, W, R := kernel.Float32s(x.Data()), kernel.Float32s(a.In[1].Data()), kernel.Float32s(a.In[2].Data())
 	B, h0, c0, P := opt(3), opt(5), opt(6), opt(7)
 	lens := optional(a.In, 4)
-	Y, Yh, Yc := kernel.Float32s(a.Out[0].Data()), kernel.Float32s(a.Out[1].Data()), kernel.Float32s(a.Out[2].Data())
+	Y, Yh := kernel.Float32s(a.Out[0].Data()), kernel.Float32s(a.Out[1].Data())
+	var Yc []float32
+	if len(a.Out) > 2 {
+		Yc = kernel.Float32s(a.Out[2].Data())
+	}
 	clear(Y)
-	if int64(cap(k.gates)) < 4*H || int64(cap(k.h)) < batch*H {
-		k.gates = make([]float32, 4*H)
+	G := k.gates
+	if int64(cap(k.buf)) < G*H+H || int64(cap(k.h)) < batch*H {
+		k.buf = make([]float32, G*H+H)
 		k.h, k.c = make([]float32, batch*H), make([]float32, batch*H)
 	}
-	gates := k.gates[:4*H]
+	gates, rh := k.buf[:G*H], k.buf[G*H:G*H+H]
 	dirs := int64(k.dirs)
 	// Offsets of element (t, dir, b) of Y and (dir, b) of the states.
 	yAt := func(t, dir, b int64) int64 {
@@ -328,15 +437,22 @@ func (k *lstm) compute(a *kernel.Args) error {
 		}
 		return (t*batch + b) * inSize
 	}
+	dot := func(x, w []float32) float32 {
+		var acc float32
+		for j, v := range x {
+			acc += v * w[j]
+		}
+		return acc
+	}
 	for dir := range dirs {
 		reverse := k.reverse || dir == 1
 		act := k.act[dir]
-		Wd, Rd := W[dir*4*H*inSize:(dir+1)*4*H*inSize], R[dir*4*H*H:(dir+1)*4*H*H]
+		Wd, Rd := W[dir*G*H*inSize:(dir+1)*G*H*inSize], R[dir*G*H*H:(dir+1)*G*H*H]
 		var Bd, Pd []float32
 		if B != nil {
-			Bd = B[dir*8*H : (dir+1)*8*H]
+			Bd = B[dir*2*G*H : (dir+1)*2*G*H]
 		}
-		if P != nil {
+		if P != nil && k.cell == "LSTM" {
 			Pd = P[dir*3*H : (dir+1)*3*H]
 		}
 		for b := range batch {
@@ -353,7 +469,7 @@ func (k *lstm) compute(a *kernel.Args) error {
 			} else {
 				clear(hs)
 			}
-			if c0 != nil {
+			if c0 != nil && k.cell == "LSTM" {
 				copy(cs, c0[stAt(dir, b):][:H])
 			} else {
 				clear(cs)
@@ -364,48 +480,37 @@ func (k *lstm) compute(a *kernel.Args) error {
 					t = n - 1 - s
 				}
 				xt := xs[xAt(t, b):][:inSize]
-				for g := range 4 * H {
-					var acc float32
-					wr := Wd[g*inSize:][:inSize]
-					for j, v := range xt {
-						acc += v * wr[j]
-					}
-					rr := Rd[g*H:][:H]
-					for j, v := range hs {
-						acc += v * rr[j]
-					}
+				// X·Wᵀ + Wb for every gate row, and H·Rᵀ + Rb except
+				// GRU's hidden gate, which needs the reset gate first.
+				for g := range G * H {
+					acc := dot(xt, Wd[g*inSize:][:inSize])
 					if Bd != nil {
-						acc += Bd[g] + Bd[4*H+g]
+						acc += Bd[g]
+					}
+					if k.cell != "GRU" || g < 2*H {
+						acc += dot(hs, Rd[g*H:][:H])
+						if Bd != nil {
+							acc += Bd[G*H+g]
+						}
 					}
 					gates[g] = acc
 				}
-				for j := range H {
-					cPrev := float64(cs[j])
-					gi, gOut, gf, gc := gates[j], gates[H+j], gates[2*H+j], gates[3*H+j]
-					if Pd != nil {
-						gi += Pd[j] * cs[j]
-						gf += Pd[2*H+j] * cs[j]
+				switch k.cell {
+				case "LSTM":
+					k.lstmStep(act, gates, hs, cs, Pd)
+				case "GRU":
+					k.gruStep(act, gates, hs, rh, Rd, Bd)
+				default:
+					for j := range H {
+						hs[j] = float32(act[0].apply(k.clipped(gates[j])))
 					}
-					i := float32(act[0].apply(k.clipped(gi)))
-					var f float32
-					if k.inputForget {
-						f = 1 - i
-					} else {
-						f = float32(act[0].apply(k.clipped(gf)))
-					}
-					ct := float32(act[1].apply(k.clipped(gc)))
-					c := f*float32(cPrev) + i*ct
-					if Pd != nil {
-						gOut += Pd[H+j] * c
-					}
-					o := float32(act[0].apply(k.clipped(gOut)))
-					cs[j] = c
-					hs[j] = o * float32(act[2].apply(float64(c)))
 				}
 				copy(Y[yAt(t, dir, b):][:H], hs)
 			}
 			copy(Yh[stAt(dir, b):][:H], hs)
-			copy(Yc[stAt(dir, b):][:H], cs)
+			if Yc != nil {
+				copy(Yc[stAt(dir, b):][:H], cs)
+			}
 		}
 	}
 	return nil
