@@ -983,3 +983,354 @@ func (k *splitOp) compute(a *kernel.Args) error {
 	}
 	return nil
 }
+
+// moreBuiltins lists Trilu, ScatterND, ScatterElements (and its opset 9
+// name Scatter), OneHot and CastLike:
+//
+//   - Trilu(input[, k]) (upper, default 1): keeps the upper (lower)
+//     triangle of the last two axes from diagonal k (a value dependency,
+//     default 0) and zeroes the rest.
+//   - ScatterND(data, indices, updates) (reduction none, add, mul): a copy
+//     of data with the slices indices address replaced or combined.
+//   - ScatterElements(data, indices, updates) (axis, reduction): a copy of
+//     data with element j of axis replaced where indices say.
+//   - OneHot(indices, depth, values) (axis −1): values[1] where the index
+//     (negative counting from depth) matches, else values[0]; depth is a
+//     value dependency.
+//   - CastLike(input, target_type): Cast to target_type's dtype.
+func moreBuiltins() []builtin {
+	return []builtin{
+		{"Trilu", newTrilu},
+		{"ScatterND", newScatter("ScatterND")},
+		{"ScatterElements", newScatter("ScatterElements")},
+		{"Scatter", newScatter("Scatter")},
+		{"OneHot", newOneHot},
+		{"CastLike", newCastLike},
+	}
+}
+
+func newTrilu(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("upper"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	upper, err := flagAttr(attrs, "upper", true)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	diag := func(in []*kernel.Tensor) (int64, error) {
+		if len(in) < 2 || in[1].NumElements() == 0 {
+			return 0, nil
+		}
+		v, err := shapeValues(in[1], "k")
+		if err != nil {
+			return 0, err
+		}
+		if len(v) != 1 {
+			return 0, fmt.Errorf("input k has %d values, want 1", len(v))
+		}
+		return v[0], nil
+	}
+	k := &simple{}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if in[0].Shape.Rank() < 2 {
+			return fmt.Errorf("input %v: want rank 2 or more", in[0].Shape)
+		}
+		if _, err := diag(in); err != nil {
+			return err
+		}
+		setShape(out[0], in[0].Shape, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, o := a.In[0], a.Out[0]
+		d, err := diag(a.In)
+		if err != nil {
+			return err
+		}
+		r := x.Shape.Rank()
+		rows, cols := x.Shape[r-2], x.Shape[r-1]
+		size := int64(o.DType.Size())
+		xb, ob := x.Data(), o.Data()
+		clear(ob)
+		for i := range o.NumElements() {
+			c := i % cols
+			row := i / cols % rows
+			if upper && c-row >= d || !upper && c-row <= d {
+				copyElem(ob, i, xb, i, size)
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "Trilu", minIn: 1, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+}
+
+func newScatter(op string) kernel.Factory {
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		known := []string{"reduction"}
+		if op != "ScatterND" {
+			known = append(known, "axis")
+		}
+		if err := attrs.Check(known...); err != nil {
+			return nil, wrapAttr(err)
+		}
+		red, err := attrs.String("reduction", "none")
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		switch red {
+		case "none", "add", "mul", "max", "min":
+		default:
+			return nil, fmt.Errorf("ops: %s: reduction %q", op, red)
+		}
+		axis, err := attrs.Int("axis", 0)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		k := &simple{}
+		k.inferF = func(in, out []*kernel.Tensor) error {
+			x, ix, up := in[0], in[1], in[2]
+			if !isIndex(ix.DType) {
+				return fmt.Errorf("input indices has dtype %v, want int32 or int64", ix.DType)
+			}
+			if err := checkSameDType(up, "updates", x, "data"); err != nil {
+				return err
+			}
+			if op == "ScatterND" {
+				q := ix.Shape.Rank()
+				if q < 1 || ix.Shape[q-1] > int64(x.Shape.Rank()) {
+					return fmt.Errorf("indices %v do not address data %v", ix.Shape, x.Shape)
+				}
+				want := append(ix.Shape[:q-1].Clone(), x.Shape[ix.Shape[q-1]:]...)
+				if !up.Shape.Equal(want) {
+					return fmt.Errorf("updates %v, want %v", up.Shape, want)
+				}
+			} else {
+				if _, err := kernel.NormAxis(axis, x.Shape.Rank()); err != nil {
+					return err
+				}
+				if !up.Shape.Equal(ix.Shape) || ix.Shape.Rank() != x.Shape.Rank() {
+					return fmt.Errorf("indices %v and updates %v must match, with the rank of data %v", ix.Shape, up.Shape, x.Shape)
+				}
+			}
+			setShape(out[0], x.Shape, x.DType)
+			return nil
+		}
+		combine := func(dt kernel.DType, b []byte, at int64, v []byte, vi int64) {
+			if red == "none" {
+				copyElem(b, at, v, vi, int64(dt.Size()))
+				return
+			}
+			p, q := loadF(dt, b, at), loadF(dt, v, vi)
+			switch red {
+			case "add":
+				p += q
+			case "mul":
+				p *= q
+			case "max":
+				p = math.Max(p, q)
+			case "min":
+				p = math.Min(p, q)
+			}
+			storeF(dt, b, at, p)
+		}
+		var idx []int64
+		k.computeF = func(a *kernel.Args) error {
+			x, ix, up, o := a.In[0], a.In[1], a.In[2], a.Out[0]
+			ob, ib, ub := o.Data(), ix.Data(), up.Data()
+			copy(ob, x.Data()[:x.Bytes()])
+			r := x.Shape.Rank()
+			bound := func(j, d int64) (int64, error) {
+				if j < 0 {
+					j += d
+				}
+				if j < 0 || j >= d {
+					return 0, fmt.Errorf("index %d out of range [%d, %d)", j, -d, d)
+				}
+				return j, nil
+			}
+			if op == "ScatterND" {
+				q := ix.Shape.Rank()
+				kk := ix.Shape[q-1]
+				slice := x.Shape[kk:].NumElements()
+				for t := range ix.Shape[:q-1].NumElements() {
+					off := int64(0)
+					for d := range kk {
+						j, err := bound(loadI(ix.DType, ib, t*kk+d), x.Shape[d])
+						if err != nil {
+							return err
+						}
+						off = off*x.Shape[d] + j
+					}
+					for e := range slice {
+						combine(o.DType, ob, off*slice+e, ub, t*slice+e)
+					}
+				}
+				return nil
+			}
+			ax, _ := kernel.NormAxis(axis, r)
+			idx = grownInts(idx, r)
+			clear(idx)
+			for i := range ix.NumElements() {
+				j, err := bound(loadI(ix.DType, ib, i), x.Shape[ax])
+				if err != nil {
+					return err
+				}
+				off := int64(0)
+				for d := range r {
+					c := idx[d]
+					if d == ax {
+						c = j
+					}
+					if c >= x.Shape[d] {
+						return fmt.Errorf("indices %v exceed data %v on axis %d", ix.Shape, x.Shape, d)
+					}
+					off = off*x.Shape[d] + c
+				}
+				combine(o.DType, ob, off, ub, i)
+				for d := r - 1; d >= 0; d-- {
+					idx[d]++
+					if idx[d] < ix.Shape[d] {
+						break
+					}
+					idx[d] = 0
+				}
+			}
+			return nil
+		}
+		return newKernel(sig{op: op, minIn: 3, maxIn: 3, nOut: 1}, k), nil
+	}
+}
+
+func newOneHot(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("axis"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	axis, err := attrs.Int("axis", -1)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	depthOf := func(t *kernel.Tensor) (int64, error) {
+		if t.NumElements() != 1 || t.Host == nil {
+			return 0, fmt.Errorf("input depth must be one value, have %v", t)
+		}
+		d := int64(loadF(t.DType, t.Host, 0))
+		if d < 1 {
+			return 0, fmt.Errorf("depth %d must be positive", d)
+		}
+		return d, nil
+	}
+	k := &simple{}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		ix, vals := in[0], in[2]
+		if err := dtypeIn(ix, "indices", onnxNumeric...); err != nil {
+			return err
+		}
+		if vals.NumElements() != 2 {
+			return fmt.Errorf("input values has %d elements, want 2 (off, on)", vals.NumElements())
+		}
+		d, err := depthOf(in[1])
+		if err != nil {
+			return err
+		}
+		r := ix.Shape.Rank() + 1
+		a, err := kernel.NormAxis(axis, r)
+		if err != nil {
+			return err
+		}
+		s := append(append(ix.Shape[:a].Clone(), d), ix.Shape[a:]...)
+		setShape(out[0], s, vals.DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		ix, vals, o := a.In[0], a.In[2], a.Out[0]
+		d, err := depthOf(a.In[1])
+		if err != nil {
+			return err
+		}
+		ax, _ := kernel.NormAxis(axis, ix.Shape.Rank()+1)
+		outer, inner := ix.Shape[:ax].NumElements(), ix.Shape[ax:].NumElements()
+		size := int64(o.DType.Size())
+		ib, vb, ob := ix.Data(), vals.Data(), o.Data()
+		for p := range outer {
+			for j := range d {
+				for q := range inner {
+					v := int64(loadF(ix.DType, ib, p*inner+q))
+					if v < 0 {
+						v += d
+					}
+					sel := int64(0)
+					if v == j {
+						sel = 1
+					}
+					copyElem(ob, (p*d+j)*inner+q, vb, sel, size)
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "OneHot", minIn: 3, maxIn: 3, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+}
+
+// castLike runs a Cast to the dtype of input 1, built when that dtype is
+// first seen.
+type castLike struct {
+	casts map[kernel.DType]kernel.Kernel
+	til   kernel.Tiling
+}
+
+func newCastLike(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check(); err != nil {
+		return nil, wrapAttr(err)
+	}
+	return newKernel(sig{op: "CastLike", minIn: 2, maxIn: 2, nOut: 1}, &castLike{casts: map[kernel.DType]kernel.Kernel{}}), nil
+}
+
+func (k *castLike) cast(dt kernel.DType) (kernel.Kernel, error) {
+	if c := k.casts[dt]; c != nil {
+		return c, nil
+	}
+	c, err := newCast(kernel.Attrs{"to": dt})
+	if err != nil {
+		return nil, err
+	}
+	k.casts[dt] = c
+	return c, nil
+}
+
+func (k *castLike) infer(in, out []*kernel.Tensor) error {
+	c, err := k.cast(in[1].DType)
+	if err != nil {
+		return err
+	}
+	return c.InferShape(in[:1], out)
+}
+
+func (k *castLike) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	c, err := k.cast(in[1].DType)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.Resize(in[:1], out, &k.til); err != nil {
+		return 0, err
+	}
+	e.b = append(e.b, k.til.Data...)
+	return k.til.Workspace, nil
+}
+
+func (k *castLike) cost(in, out []*kernel.Tensor) device.Cost {
+	c, err := k.cast(in[1].DType)
+	if err != nil {
+		return device.Cost{}
+	}
+	return c.Cost(in[:1], out)
+}
+
+func (k *castLike) compute(a *kernel.Args) error {
+	c, err := k.cast(a.In[1].DType)
+	if err != nil {
+		return err
+	}
+	inner := *a
+	inner.In = a.In[:1]
+	return c.Compute(&inner)
+}
