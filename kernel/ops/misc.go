@@ -282,8 +282,8 @@ func newTile(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		s := make(kernel.Shape, len(rep))
 		for i, r := range rep {
-			if r < 0 {
-				return fmt.Errorf("repeats %v: negative", rep)
+			if r < 0 || r > 1<<40 || in[0].Shape[i] > 0 && r > (1<<40)/in[0].Shape[i] {
+				return fmt.Errorf("repeats %v: negative or too large for input %v", rep, in[0].Shape)
 			}
 			s[i] = in[0].Shape[i] * r
 		}
@@ -354,7 +354,11 @@ func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
 			if df == 0 {
 				return 0, fmt.Errorf("delta is 0")
 			}
-			return max(int64(math.Ceil((lf-sf)/df)), 0), nil
+			c := math.Ceil((lf - sf) / df)
+			if math.IsNaN(c) || c > 1<<31 {
+				return 0, fmt.Errorf("range from %g to %g by %g has too many elements", sf, lf, df)
+			}
+			return max(int64(c), 0), nil
 		}
 		if di == 0 {
 			return 0, fmt.Errorf("delta is 0")

@@ -213,7 +213,11 @@ func (k *resize) scalesSizes(in []*kernel.Tensor) (kernel.Shape, []float64, erro
 		if !(s > 0) || math.IsInf(s, 0) {
 			return nil, nil, fmt.Errorf("scales %v: each must be positive", scales)
 		}
-		out[i] = int64(math.Floor(float64(x.Shape[i]) * s))
+		o := math.Floor(float64(x.Shape[i]) * s)
+		if o > 1<<40 {
+			return nil, nil, fmt.Errorf("scales %v make dimension %d %g long", scales, i, o)
+		}
+		out[i] = int64(o)
 	}
 	return out, scales, nil
 }

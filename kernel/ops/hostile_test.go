@@ -1,0 +1,46 @@
+package ops
+
+import (
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// TestHostileShapes gives the ONNX ops operands and attributes that
+// overflow or make absurd sizes: each is an error, never a panic or a huge
+// allocation.
+func TestHostileShapes(t *testing.T) {
+	x := f32(shp(1, 1, 4, 4))
+	for _, c := range []struct {
+		op    string
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
+	}{
+		{"Resize", nil, []*kernel.Tensor{x, f32(shp(0)), f32(shp(4), 1, 1, 1e30, 1)}},
+		{"Resize", nil, []*kernel.Tensor{x, f32(shp(0)), f32(shp(4), 1, 1, -2, 1)}},
+		{"Resize", nil, []*kernel.Tensor{x, f32(shp(0)), f32(shp(4), 1, 1, 2, 2), i64(shp(4), 1, 1, 8, 8)}},
+		{"Tile", nil, []*kernel.Tensor{x, i64(shp(4), 1, 1, 1<<40, 1<<40)}},
+		{"Conv", kernel.Attrs{"strides": []int64{1 << 40, 1}}, []*kernel.Tensor{x, f32(shp(1, 1, 3, 3))}},
+		{"Conv", nil, []*kernel.Tensor{x, f32(shp(1, 1, 9, 9))}},
+		{"Conv", kernel.Attrs{"group": int64(3)}, []*kernel.Tensor{x, f32(shp(1, 1, 3, 3))}},
+		{"MaxPool", kernel.Attrs{"kernel_shape": []int64{9, 9}}, []*kernel.Tensor{x}},
+		{"Pad", kernel.Attrs{"mode": "reflect"}, []*kernel.Tensor{x, i64(shp(8), 0, 0, 4, 0, 0, 0, 0, 0)}},
+		{"Pad", nil, []*kernel.Tensor{x, i64(shp(8), 0, 0, -5, 0, 0, 0, 0, 0)}},
+		{"Range", nil, []*kernel.Tensor{f32(shp(), 0), f32(shp(), 1e30), f32(shp(), 1)}},
+		{"Range", nil, []*kernel.Tensor{i64(shp(), 0), i64(shp(), 10), i64(shp(), 0)}},
+		{"TopK", nil, []*kernel.Tensor{x, i64(shp(1), 5)}},
+		{"Split", kernel.Attrs{"num_outputs": int64(2)}, []*kernel.Tensor{x, i64(shp(2), 1, 1)}},
+		{"OneHot", nil, []*kernel.Tensor{i64(shp(2), 0, 1), f32(shp(), 0), f32(shp(2), 0, 1)}},
+		{"ConstantOfShape", nil, []*kernel.Tensor{i64(shp(2), -1, 4)}},
+		{"Expand", nil, []*kernel.Tensor{x, i64(shp(4), 1, 1, 3, 4)}},
+		{"LSTM", kernel.Attrs{"hidden_size": int64(2)}, []*kernel.Tensor{f32(shp(1, 1, 3)), f32(shp(1, 8, 2)), f32(shp(1, 8, 2))}},
+		{"Gemm", nil, []*kernel.Tensor{f32(shp(2, 3)), f32(shp(2, 3))}},
+		{"ScatterND", nil, []*kernel.Tensor{f32(shp(4)), i64(shp(1, 1), 9), f32(shp(1))}},
+		{"GatherElements", nil, []*kernel.Tensor{f32(shp(2, 2)), i64(shp(2, 2), 0, 5, 1, 0)}},
+		{"Mod", nil, []*kernel.Tensor{i64(shp(2), 1, 2), i64(shp(2), 0, 1)}},
+	} {
+		if _, err := runOp(c.op, c.attrs, c.in...); err == nil {
+			t.Errorf("%s %v on %v: no error", c.op, c.attrs, c.in)
+		}
+	}
+}
