@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 
@@ -446,7 +447,7 @@ func (im *importer) node(n *Node) error {
 		}
 	}
 	deps := k.Deps()
-	if im.fold && known && (values || deps.ShapeOnly) && !deps.Compute && im.parent == nil {
+	if im.fold && known && (values || deps.ShapeOnly) && !deps.Compute && im.parent == nil && cheap(k, in, nOut) {
 		outs, _, err := control.Run1(k, nodeBase(n), in, nOut)
 		if err == nil && foldable(outs) {
 			for j, o := range n.Outputs {
@@ -505,8 +506,36 @@ func (im *importer) node(n *Node) error {
 	return nil
 }
 
-// foldLimit is the most elements a folded tensor may have.
-const foldLimit = 1 << 22
+// foldLimit is the most elements a folded tensor may have, and foldFLOPs
+// the most work a node folded at import may take: a node beyond either
+// stays in the graph, so that a small file cannot make the import slow.
+const (
+	foldLimit = 1 << 22
+	foldFLOPs = 1e8
+)
+
+// cheap reports whether folding k on in stays within the fold limits. A
+// node whose shapes do not infer is left to Run1, which reports the error.
+func cheap(k kernel.Kernel, in []*kernel.Tensor, nOut int) bool {
+	outs := make([]*kernel.Tensor, nOut)
+	for j := range outs {
+		outs[j] = &kernel.Tensor{}
+	}
+	if safeInfer(k, in, outs) != nil {
+		return true
+	}
+	for _, o := range outs {
+		if !o.Shape.Known() || o.NumElements() > foldLimit {
+			return false
+		}
+	}
+	flops := math.Inf(1)
+	func() {
+		defer func() { _ = recover() }()
+		flops = k.Cost(in, outs).FLOPs
+	}()
+	return flops <= foldFLOPs
+}
 
 func foldable(outs []*kernel.Tensor) bool {
 	for _, t := range outs {

@@ -119,3 +119,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzImport: a model that parses imports or fails with an error, never a
+// panic; the seeds are the ONNX backend node-test models.
+func FuzzImport(f *testing.F) {
+	if dirs, err := filepath.Glob("/usr/share/libonnx-testdata/data/node/test_*/model.onnx"); err == nil {
+		for i, p := range dirs {
+			if i%7 != 0 {
+				continue
+			}
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Parse(b)
+		if err != nil {
+			return
+		}
+		_, _ = Import(m, Options{})
+	})
+}
