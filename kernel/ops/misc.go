@@ -686,21 +686,27 @@ func newDepthSpace(op string) kernel.Factory {
 	}
 }
 
+// moments returns the mean and 1/√(variance + eps) of the n elements of
+// xb from base, in float64, the variance from the centred values.
+func moments(dt kernel.DType, xb []byte, base, n int64, eps float64) (mean, inv float64) {
+	var s, ss float64
+	for i := range n {
+		s += loadF(dt, xb, base+i)
+	}
+	mean = s / float64(n)
+	for i := range n {
+		d := loadF(dt, xb, base+i) - mean
+		ss += d * d
+	}
+	return mean, 1 / math.Sqrt(ss/float64(n)+eps)
+}
+
 // normalize writes y = (x − mean)/√(var + eps)·scale + bias over groups of
 // n consecutive elements of x, with scale and bias read at at(g).
 func normalize(x *kernel.Tensor, y []byte, groups, n int64, eps float64, scale, bias *kernel.Tensor, at func(g int64) int64) {
 	xb := x.Data()
 	for g := range groups {
-		var s, ss float64
-		for i := range n {
-			s += loadF(x.DType, xb, g*n+i)
-		}
-		m := s / float64(n)
-		for i := range n {
-			d := loadF(x.DType, xb, g*n+i) - m
-			ss += d * d
-		}
-		is := 1 / math.Sqrt(ss/float64(n)+eps)
+		m, is := moments(x.DType, xb, g*n, n, eps)
 		f := is * loadF(scale.DType, scale.Data(), at(g))
 		b := loadF(bias.DType, bias.Data(), at(g))
 		for i := range n {
@@ -823,16 +829,7 @@ func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 		y := a.Out[0].Data()
 		xb := x.Data()
 		for g := range groups {
-			var s, ss float64
-			for i := range n {
-				s += loadF(x.DType, xb, g*n+i)
-			}
-			m := s / float64(n)
-			for i := range n {
-				d := loadF(x.DType, xb, g*n+i) - m
-				ss += d * d
-			}
-			is := 1 / math.Sqrt(ss/float64(n)+eps)
+			m, is := moments(x.DType, xb, g*n, n, eps)
 			mb[g], ib[g] = float32(m), float32(is)
 			for i := range n {
 				v := (loadF(x.DType, xb, g*n+i) - m) * is * loadF(scale.DType, scale.Data(), sIdx[i])
