@@ -8,7 +8,7 @@ import (
 )
 
 // Conv and ConvTranspose: ONNX convolution over 1 to 3 spatial dimensions
-// on float32, with every attribute of opsets 1 to 17 (auto_pad, dilations,
+// on float32 (float16 and float64 computed in float32 and rounded once), with every attribute of opsets 1 to 17 (auto_pad, dilations,
 // group, kernel_shape, pads, strides; ConvTranspose also output_padding and
 // output_shape).
 //
@@ -48,6 +48,7 @@ type conv struct {
 	outPad    []int64
 	outShape  []int64
 	scratch   []float32 // when the workspace has no contents (virtual device)
+	f32       f32s
 }
 
 func newConv(transpose bool) kernel.Factory {
@@ -90,8 +91,8 @@ func newConv(transpose bool) kernel.Factory {
 // geometry checks the operands and computes the geometry.
 func (k *conv) geometry(in []*kernel.Tensor) (geom, error) {
 	x, w := in[0], in[1]
-	if x.DType != kernel.Float32 {
-		return geom{}, fmt.Errorf("input X has dtype %v, want float32", x.DType)
+	if err := dtypeIn(x, "X", onnxFloats...); err != nil {
+		return geom{}, err
 	}
 	if err := checkSameDType(w, "W", x, "X"); err != nil {
 		return geom{}, err
@@ -189,7 +190,7 @@ func (k *conv) infer(in, out []*kernel.Tensor) error {
 	if err != nil {
 		return err
 	}
-	setShape(out[0], g.spatialShape(g.m), kernel.Float32)
+	setShape(out[0], g.spatialShape(g.m), in[0].DType)
 	return nil
 }
 
@@ -256,10 +257,11 @@ func (k *conv) compute(a *kernel.Args) error {
 		}
 		col = k.scratch[:need]
 	}
-	xs, ws, ys := kernel.Float32s(x.Data()), kernel.Float32s(w.Data()), kernel.Float32s(y.Data())
+	xs, ws, ys := k.f32.in(0, x), k.f32.in(1, w), k.f32.out(3, y)
+	defer flush(y, ys)
 	var bias []float32
 	if len(a.In) > 2 && a.In[2].NumElements() > 0 {
-		bias = kernel.Float32s(a.In[2].Data())[:g.m]
+		bias = k.f32.in(2, a.In[2])[:g.m]
 	}
 	cg, mg := g.c/g.group, g.m/g.group
 	kp, ip, op := g.k.prod(), g.in.prod(), g.out.prod()

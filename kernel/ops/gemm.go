@@ -10,7 +10,8 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// Gemm is ONNX's general matrix product (opsets 7 to 17) on float32:
+// Gemm is ONNX's general matrix product (opsets 7 to 17) on float32
+// (float16 and float64 computed in float32 and rounded once):
 // Y = alpha·A'·B' + beta·C, where A' is A [M,K] or, with transA, Aᵀ of
 // A [K,M]; B' likewise with transB; and C (optional from opset 11)
 // broadcasts to [M,N] (a scalar, [N], [M,1], [M,N], …). alpha and beta
@@ -29,6 +30,7 @@ type gemm struct {
 	alpha, beta    float32
 	walk           bcast
 	scratch        []float32
+	f32            f32s
 }
 
 func newGemm(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -79,8 +81,8 @@ func (k *gemm) dims(a, b kernel.Shape) (m, n, kk int64, err error) {
 
 func (k *gemm) infer(in, out []*kernel.Tensor) error {
 	a, b := in[0], in[1]
-	if a.DType != kernel.Float32 {
-		return fmt.Errorf("input A has dtype %v, want float32", a.DType)
+	if err := dtypeIn(a, "A", onnxFloats...); err != nil {
+		return err
 	}
 	if err := checkSameDType(b, "B", a, "A"); err != nil {
 		return err
@@ -141,8 +143,9 @@ func (k *gemm) compute(a *kernel.Args) error {
 	if w.at(0) != m || w.at(1) != n || w.at(2) != kk || (w.at(3) != 0) != k.transA || (w.at(4) != 0) != k.transB {
 		return errTiling
 	}
-	A, B := kernel.Float32s(a.In[0].Data()), kernel.Float32s(a.In[1].Data())
-	Y := kernel.Float32s(a.Out[0].Data())[:m*n]
+	A, B := k.f32.in(0, a.In[0]), k.f32.in(1, a.In[1])
+	Y := k.f32.out(3, a.Out[0])[:m*n]
+	defer flush(a.Out[0], Y)
 	if k.transB {
 		t := kernel.Float32s(a.Workspace.Data)
 		if int64(len(t)) < kk*n {
@@ -173,7 +176,7 @@ func (k *gemm) compute(a *kernel.Args) error {
 		if err := k.walk.set(kernel.Shape{m, n}, c.Shape); err != nil {
 			return err
 		}
-		C := kernel.Float32s(c.Data())
+		C := k.f32.in(2, c)
 		for i := range Y {
 			Y[i] += k.beta * C[k.walk.off[0]]
 			k.walk.next()

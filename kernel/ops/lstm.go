@@ -10,7 +10,7 @@ import (
 )
 
 // LSTM is ONNX's long short-term memory layer (opsets 7 to 17) on
-// float32, with every attribute: direction (forward, reverse,
+// float32 (float16 and float64 computed in float32 and rounded once), with every attribute: direction (forward, reverse,
 // bidirectional), hidden_size, layout (from opset 14: 0 is [seq, batch,
 // …], 1 is [batch, seq, …]), input_forget, clip, activations with
 // activation_alpha and activation_beta.
@@ -63,6 +63,7 @@ type lstm struct {
 	clip         float64
 	act          [2][3]activation
 	buf, h, c    []float32
+	f32          f32s
 }
 
 // activation is one of ONNX's RNN activation functions with its alpha and
@@ -247,8 +248,8 @@ func (k *lstm) dims(x kernel.Shape) (seq, batch, in int64) {
 
 func (k *lstm) infer(in, out []*kernel.Tensor) error {
 	x := in[0]
-	if x.DType != kernel.Float32 {
-		return fmt.Errorf("input X has dtype %v, want float32", x.DType)
+	if err := dtypeIn(x, "X", onnxFloats...); err != nil {
+		return err
 	}
 	if x.Shape.Rank() != 3 {
 		return fmt.Errorf("input X has shape %v, want rank 3", x.Shape)
@@ -285,7 +286,7 @@ func (k *lstm) infer(in, out []*kernel.Tensor) error {
 		y = kernel.Shape{batch, seq, dirs, h}
 	}
 	for i, s := range []kernel.Shape{y, state, state}[:len(out)] {
-		setShape(out[i], s, kernel.Float32)
+		setShape(out[i], s, x.DType)
 	}
 	return nil
 }
@@ -398,17 +399,20 @@ func (k *lstm) compute(a *kernel.Args) error {
 	}
 	opt := func(i int) []float32 {
 		if t := optional(a.In, i); t != nil {
-			return kernel.Float32s(t.Data())
+			return k.f32.in(i, t)
 		}
 		return nil
 	}
-	xs, W, R := kernel.Float32s(x.Data()), kernel.Float32s(a.In[1].Data()), kernel.Float32s(a.In[2].Data())
+	xs, W, R := k.f32.in(0, x), k.f32.in(1, a.In[1]), k.f32.in(2, a.In[2])
 	B, h0, c0, P := opt(3), opt(5), opt(6), opt(7)
 	lens := optional(a.In, 4)
-	Y, Yh := kernel.Float32s(a.Out[0].Data()), kernel.Float32s(a.Out[1].Data())
+	Y, Yh := k.f32.out(8, a.Out[0]), k.f32.out(9, a.Out[1])
+	defer flush(a.Out[0], Y)
+	defer flush(a.Out[1], Yh)
 	var Yc []float32
 	if len(a.Out) > 2 {
-		Yc = kernel.Float32s(a.Out[2].Data())
+		Yc = k.f32.out(10, a.Out[2])
+		defer flush(a.Out[2], Yc)
 	}
 	clear(Y)
 	G := k.gates

@@ -171,3 +171,54 @@ var (
 	onnxNumeric = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8}
 	onnxAll     = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Bool}
 )
+
+// f32s lends the float32-only kernels (Conv, Gemm, the recurrent cells)
+// float32 forms of float16 and float64 operands: a float32 operand is
+// viewed in place, another is converted into a buffer the kernel keeps run
+// after run. Such kernels compute in float32 and round once to the output
+// dtype.
+type f32s struct{ bufs [][]float32 }
+
+func (c *f32s) buf(i int, n int64) []float32 {
+	for len(c.bufs) <= i {
+		c.bufs = append(c.bufs, nil)
+	}
+	if int64(cap(c.bufs[i])) < n {
+		c.bufs[i] = make([]float32, n)
+	}
+	return c.bufs[i][:n]
+}
+
+// in returns t's contents as float32, using buffer i for a conversion.
+func (c *f32s) in(i int, t *kernel.Tensor) []float32 {
+	n := t.NumElements()
+	if t.DType == kernel.Float32 {
+		return kernel.Float32s(t.Data())[:n]
+	}
+	b := c.buf(i, n)
+	tb := t.Data()
+	for j := range b {
+		b[j] = float32(loadF(t.DType, tb, int64(j)))
+	}
+	return b
+}
+
+// out returns where to compute output t in float32 (buffer i unless t is
+// float32); flush then stores it into t.
+func (c *f32s) out(i int, t *kernel.Tensor) []float32 {
+	if t.DType == kernel.Float32 {
+		return kernel.Float32s(t.Data())[:t.NumElements()]
+	}
+	return c.buf(i, t.NumElements())
+}
+
+// flush stores v, the float32 form of output t, into t.
+func flush(t *kernel.Tensor, v []float32) {
+	if t.DType == kernel.Float32 {
+		return
+	}
+	tb := t.Data()
+	for j, x := range v {
+		storeF(t.DType, tb, int64(j), float64(x))
+	}
+}
