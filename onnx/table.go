@@ -140,6 +140,7 @@ var table = map[string]OpInfo{
 	"Scatter":               {Pipert: "Scatter", MinOpset: 9, MaxOpset: 10},
 	"OneHot":                {Pipert: "OneHot", MinOpset: 9, MaxOpset: 17},
 	"CastLike":              {Pipert: "CastLike", MinOpset: 15, MaxOpset: 17},
+	"Einsum":                {Pipert: "Einsum", MinOpset: 12, MaxOpset: 17},
 	"Constant":              {MinOpset: 7, MaxOpset: 17, Note: "folded into a graph constant"},
 	"Identity":              {MinOpset: 7, MaxOpset: 17, Note: "folded: its output names its input"},
 	"If":                    {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
@@ -1007,6 +1008,7 @@ func moreBuiltins() []builtin {
 		{"Scatter", newScatter("Scatter")},
 		{"OneHot", newOneHot},
 		{"CastLike", newCastLike},
+		{"Einsum", newEinsum},
 	}
 }
 
@@ -1334,4 +1336,251 @@ func (k *castLike) compute(a *kernel.Args) error {
 	inner := *a
 	inner.In = a.In[:1]
 	return c.Compute(&inner)
+}
+
+// Einsum (equation; opset 12) sums products of its operands over the
+// indices the equation's output omits: "ij,jk->ik" is a matrix product,
+// "ii->i" a diagonal, "...ij->...ji" a batched transpose. Without "->",
+// the output has the indices that appear once, in alphabetical order,
+// after the broadcast "..." dimensions. Repeated indices within an
+// operand select its diagonal; "..." dimensions broadcast numpy-style.
+// Numeric dtypes; floats accumulate in float64, integers in int64.
+type einsum struct {
+	eq   string
+	ins  [][]int // per operand, the label of each of its dimensions
+	outL []int   // the output's labels
+	nl   int     // labels in all
+}
+
+func newEinsum(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("equation"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	eq, err := attrs.String("equation", "")
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if eq == "" {
+		return nil, fmt.Errorf("ops: Einsum: attribute equation is required")
+	}
+	k := &einsum{eq: strings.ReplaceAll(eq, " ", "")}
+	s := &simple{flops: 2}
+	s.inferF = func(in, out []*kernel.Tensor) error {
+		dims, err := k.parse(in)
+		if err != nil {
+			return err
+		}
+		for i, t := range in[1:] {
+			if err := checkSameDType(t, fmt.Sprint(i+1), in[0], "0"); err != nil {
+				return err
+			}
+		}
+		if err := dtypeIn(in[0], "Inputs", onnxNumeric...); err != nil {
+			return err
+		}
+		shape := make(kernel.Shape, len(k.outL))
+		for i, l := range k.outL {
+			shape[i] = dims[l]
+		}
+		setShape(out[0], shape, in[0].DType)
+		return nil
+	}
+	s.computeF = func(a *kernel.Args) error { return k.run(a) }
+	return newKernel(sig{op: "Einsum", minIn: 1, maxIn: -1, nOut: 1}, s), nil
+}
+
+// parse maps the equation's labels onto the operands' dimensions and
+// returns each label's extent; "..." becomes labels of its own.
+func (k *einsum) parse(in []*kernel.Tensor) ([]int64, error) {
+	lhs, rhs, explicit := strings.Cut(k.eq, "->")
+	terms := strings.Split(lhs, ",")
+	if len(terms) != len(in) {
+		return nil, fmt.Errorf("equation %q has %d operands, the node %d inputs", k.eq, len(terms), len(in))
+	}
+	// Ellipsis rank: the largest any operand gives it.
+	ell := 0
+	for i, term := range terms {
+		letters := strings.Count(strings.ReplaceAll(term, "...", ""), "")
+		letters--
+		if strings.Contains(term, "...") {
+			ell = max(ell, in[i].Shape.Rank()-letters)
+		} else if letters != in[i].Shape.Rank() {
+			return nil, fmt.Errorf("equation term %q has %d indices, input %d has rank %d", term, letters, i, in[i].Shape.Rank())
+		}
+	}
+	if ell < 0 {
+		return nil, fmt.Errorf("equation %q names more dimensions than the inputs have", k.eq)
+	}
+	label := map[rune]int{}
+	k.nl = ell // labels 0..ell-1 are the ellipsis dimensions
+	lab := func(r rune) (int, error) {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return 0, fmt.Errorf("equation %q: %q is not an index letter", k.eq, r)
+		}
+		if l, ok := label[r]; ok {
+			return l, nil
+		}
+		label[r] = k.nl
+		k.nl++
+		return k.nl - 1, nil
+	}
+	count := map[int]int{}
+	k.ins = k.ins[:0]
+	for i, term := range terms {
+		var ls []int
+		pre, post, has := strings.Cut(term, "...")
+		for _, r := range pre {
+			l, err := lab(r)
+			if err != nil {
+				return nil, err
+			}
+			ls = append(ls, l)
+		}
+		if has {
+			r := in[i].Shape.Rank() - len([]rune(pre)) - len([]rune(post))
+			for e := ell - r; e < ell; e++ {
+				ls = append(ls, e)
+			}
+			for _, r := range post {
+				l, err := lab(r)
+				if err != nil {
+					return nil, err
+				}
+				ls = append(ls, l)
+			}
+		}
+		for _, l := range ls {
+			count[l]++
+		}
+		k.ins = append(k.ins, ls)
+	}
+	k.outL = k.outL[:0]
+	if explicit {
+		pre, post, has := strings.Cut(rhs, "...")
+		for _, r := range pre {
+			l, ok := label[r]
+			if !ok {
+				return nil, fmt.Errorf("equation %q: output index %q is in no input", k.eq, r)
+			}
+			k.outL = append(k.outL, l)
+		}
+		if has {
+			for e := range ell {
+				k.outL = append(k.outL, e)
+			}
+			for _, r := range post {
+				l, ok := label[r]
+				if !ok {
+					return nil, fmt.Errorf("equation %q: output index %q is in no input", k.eq, r)
+				}
+				k.outL = append(k.outL, l)
+			}
+		}
+	} else {
+		for e := range ell {
+			k.outL = append(k.outL, e)
+		}
+		for r := 'A'; r <= 'z'; r++ {
+			if l, ok := label[r]; ok && count[l] == 1 {
+				k.outL = append(k.outL, l)
+			}
+		}
+	}
+	dims := make([]int64, k.nl)
+	for i := range dims {
+		dims[i] = -1
+	}
+	for i, ls := range k.ins {
+		for j, l := range ls {
+			d := in[i].Shape[j]
+			switch {
+			case dims[l] < 0 || dims[l] == 1 && l < ell:
+				dims[l] = d
+			case d == dims[l] || d == 1 && l < ell:
+			default:
+				return nil, fmt.Errorf("equation %q: index %d is %d in one place and %d in another", k.eq, l, dims[l], d)
+			}
+		}
+	}
+	for i := range dims {
+		dims[i] = max(dims[i], 1)
+	}
+	return dims, nil
+}
+
+func (k *einsum) run(a *kernel.Args) error {
+	dims, err := k.parse(a.In)
+	if err != nil {
+		return err
+	}
+	o := a.Out[0]
+	float := o.DType.IsFloat()
+	accF := make([]float64, o.NumElements())
+	accI := make([]int64, o.NumElements())
+	// Strides of each operand and of the output per label (0 where the
+	// label is absent, or a broadcast unit dimension).
+	strides := make([][]int64, len(a.In)+1)
+	for i, ls := range append(append([][]int{}, k.ins...), k.outL) {
+		st := make([]int64, k.nl)
+		var shape kernel.Shape
+		if i < len(a.In) {
+			shape = a.In[i].Shape
+		} else {
+			shape = o.Shape
+		}
+		acc := int64(1)
+		for j := len(ls) - 1; j >= 0; j-- {
+			if shape[j] != 1 || dims[ls[j]] == 1 {
+				st[ls[j]] += acc
+			}
+			acc *= shape[j]
+		}
+		strides[i] = st
+	}
+	idx := make([]int64, k.nl)
+	total := int64(1)
+	for _, d := range dims {
+		total *= d
+	}
+	if total > 1<<32 {
+		return fmt.Errorf("equation %q sums over %d terms: too many", k.eq, total)
+	}
+	offs := make([]int64, len(strides))
+	for range total {
+		if float {
+			p := 1.0
+			for i, t := range a.In {
+				p *= loadF(t.DType, t.Data(), offs[i])
+			}
+			accF[offs[len(a.In)]] += p
+		} else {
+			p := int64(1)
+			for i, t := range a.In {
+				p *= loadI(t.DType, t.Data(), offs[i])
+			}
+			accI[offs[len(a.In)]] += p
+		}
+		for l := k.nl - 1; l >= 0; l-- {
+			idx[l]++
+			for i := range offs {
+				offs[i] += strides[i][l]
+			}
+			if idx[l] < dims[l] {
+				break
+			}
+			for i := range offs {
+				offs[i] -= strides[i][l] * dims[l]
+			}
+			idx[l] = 0
+		}
+	}
+	ob := o.Data()
+	for i := range o.NumElements() {
+		if float {
+			storeF(o.DType, ob, i, accF[i])
+		} else {
+			storeI(o.DType, ob, i, accI[i])
+		}
+	}
+	return nil
 }
