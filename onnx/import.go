@@ -599,6 +599,13 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 			return nil, fmt.Errorf("%w: attribute %q of type %v", ErrUnsupported, at.Name, at.Type)
 		}
 	}
+	if dt, ok := a["dtype"].(int64); ok && n.OpType == "EyeLike" {
+		d, ok := DataType(dt).DType()
+		if !ok {
+			return nil, fmt.Errorf("%w: EyeLike of dtype %v", ErrUnsupported, DataType(dt))
+		}
+		a["dtype"] = d
+	}
 	if n.OpType == "Split" {
 		// Before opset 18 the output count is the node's.
 		a["num_outputs"] = int64(len(n.Outputs))

@@ -1,7 +1,7 @@
 package ops
 
 // elemOps are the element-wise, comparison, casting and data-movement ops of ONNX.
-var elemOps = append(append(append(append(mathBuiltins(), logicBuiltins()...), miscBuiltins()...), moreBuiltins()...),
+var elemOps = append(append(append(append(append(mathBuiltins(), logicBuiltins()...), miscBuiltins()...), moreBuiltins()...), extraBuiltins()...),
 	builtin{"Clip", newClip},
 	builtin{"Expand", newExpand},
 	builtin{"ConstantOfShape", newConstantOfShape},

@@ -1,0 +1,580 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// extraBuiltins lists further ONNX ops, each a single pass (see simple):
+//
+//   - Hardmax (axis): 1 at the first maximum of each row, else 0; before
+//     opset 13 rows are the 2-D flattening at axis (default 1), from 13
+//     the elements along axis (default −1).
+//   - QuantizeLinear(x, y_scale[, y_zero_point]) (axis, from 13 for 1-D
+//     scales): saturate(round-half-even(x / scale) + zero_point) to the zero
+//     point's dtype (uint8 by default, or int8).
+//   - DequantizeLinear(x, x_scale[, x_zero_point]) (axis): (x − zero_point)
+//     · scale, float32; x int8, uint8 or int32.
+//   - GatherND(data, indices) (batch_dims from 12).
+//   - EyeLike(input) (dtype, k): a 2-D tensor with ones on diagonal k.
+//   - LRN(X) (alpha 1e-4, beta 0.75, bias 1, size): X / (bias +
+//     alpha/size · Σ x² over the size channels around)^beta.
+//   - MeanVarianceNormalization(X) (axes [0, 2, 3]): (X − mean) /
+//     √(variance + 1e-9) over the axes.
+//   - ReverseSequence(input, sequence_lens) (batch_axis 1, time_axis 0):
+//     each batch entry's first sequence_lens steps reversed.
+//   - Compress(input, condition) (axis): the slices (elements when axis is
+//     absent, of the flattened input) where condition is true; condition
+//     is a value dependency, so the output size is known before launch.
+func extraBuiltins() []builtin {
+	return []builtin{
+		{"Hardmax", newHardmax},
+		{"QuantizeLinear", newQuantize(true)},
+		{"DequantizeLinear", newQuantize(false)},
+		{"GatherND", newGatherND},
+		{"EyeLike", newEyeLike},
+		{"LRN", newLRN},
+		{"MeanVarianceNormalization", newMVN},
+		{"ReverseSequence", newReverseSequence},
+		{"Compress", newCompress},
+	}
+}
+
+func newHardmax(attrs kernel.Attrs) (kernel.Kernel, error) {
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if err := attrs.Check("axis"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	def := int64(-1)
+	if opset < 13 {
+		def = 1
+	}
+	axis, err := attrs.Int("axis", def)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	rows := func(s kernel.Shape) (outer, n, inner int64, err error) {
+		a, err := kernel.NormAxis(axis, s.Rank())
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		outer, n, inner = around(s, a)
+		if opset < 13 {
+			n, inner = n*inner, 1
+		}
+		return outer, n, inner, nil
+	}
+	k := &simple{flops: 1}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "input", onnxFloats...); err != nil {
+			return err
+		}
+		if _, _, _, err := rows(in[0].Shape); err != nil {
+			return err
+		}
+		setShape(out[0], in[0].Shape, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, o := a.In[0], a.Out[0]
+		outer, n, inner, err := rows(x.Shape)
+		if err != nil {
+			return err
+		}
+		xb, ob := x.Data(), o.Data()
+		clear(ob)
+		for p := range outer {
+			for q := range inner {
+				best, at := math.Inf(-1), int64(-1)
+				for j := range n {
+					if v := loadF(x.DType, xb, (p*n+j)*inner+q); v > best || at < 0 {
+						best, at = v, j
+					}
+				}
+				if at >= 0 {
+					storeF(o.DType, ob, (p*n+at)*inner+q, 1)
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "Hardmax", minIn: 1, maxIn: 1, nOut: 1}, k), nil
+}
+
+func newQuantize(quantize bool) kernel.Factory {
+	op := "DequantizeLinear"
+	if quantize {
+		op = "QuantizeLinear"
+	}
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		if err := attrs.Check("axis"); err != nil {
+			return nil, wrapAttr(err)
+		}
+		axis, err := attrs.Int("axis", 1)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		// at returns the scale index of element i of x.
+		at := func(x, scale *kernel.Tensor) (func(i int64) int64, error) {
+			if scale.NumElements() == 1 && scale.Shape.Rank() <= 1 {
+				return func(int64) int64 { return 0 }, nil
+			}
+			a, err := kernel.NormAxis(axis, x.Shape.Rank())
+			if err != nil {
+				return nil, err
+			}
+			if scale.Shape.Rank() != 1 || scale.Shape[0] != x.Shape[a] {
+				return nil, fmt.Errorf("scale %v: want a scalar or [%d] (axis %d of %v)", scale.Shape, x.Shape[a], a, x.Shape)
+			}
+			_, n, inner := around(x.Shape, a)
+			return func(i int64) int64 { return i / inner % n }, nil
+		}
+		k := &simple{flops: 3}
+		k.inferF = func(in, out []*kernel.Tensor) error {
+			x, scale := in[0], in[1]
+			zp := optional(in, 2)
+			if _, err := at(x, scale); err != nil {
+				return err
+			}
+			if zp != nil && !zp.Shape.Equal(scale.Shape) {
+				return fmt.Errorf("zero point %v and scale %v differ in shape", zp.Shape, scale.Shape)
+			}
+			if quantize {
+				if err := dtypeIn(x, "x", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32); err != nil {
+					return err
+				}
+				dt := kernel.Uint8
+				if zp != nil {
+					if err := dtypeIn(zp, "y_zero_point", kernel.Uint8, kernel.Int8); err != nil {
+						return err
+					}
+					dt = zp.DType
+				}
+				setShape(out[0], x.Shape, dt)
+				return nil
+			}
+			if err := dtypeIn(x, "x", kernel.Int8, kernel.Uint8, kernel.Int32); err != nil {
+				return err
+			}
+			if zp != nil {
+				if err := checkSameDType(zp, "x_zero_point", x, "x"); err != nil {
+					return err
+				}
+			}
+			setShape(out[0], x.Shape, scale.DType)
+			return nil
+		}
+		k.computeF = func(a *kernel.Args) error {
+			x, scale, o := a.In[0], a.In[1], a.Out[0]
+			zp := optional(a.In, 2)
+			idx, err := at(x, scale)
+			if err != nil {
+				return err
+			}
+			xb, sb, ob := x.Data(), scale.Data(), o.Data()
+			lo, hi := 0.0, 255.0
+			if o.DType == kernel.Int8 {
+				lo, hi = -128, 127
+			}
+			for i := range x.NumElements() {
+				j := idx(i)
+				s := loadF(scale.DType, sb, j)
+				var z float64
+				if zp != nil {
+					z = float64(loadI(zp.DType, zp.Data(), j))
+				}
+				if quantize {
+					v := loadF(x.DType, xb, i) / s
+					if x.DType != kernel.Float64 {
+						// The division rounds in float32, as the reference's.
+						v = float64(float32(loadF(x.DType, xb, i)) / float32(s))
+					}
+					q := math.RoundToEven(v) + z
+					storeI(o.DType, ob, i, int64(math.Max(lo, math.Min(hi, q))))
+				} else {
+					storeF(o.DType, ob, i, float64(float32((float64(loadI(x.DType, xb, i))-z)*s)))
+				}
+			}
+			return nil
+		}
+		return newKernel(sig{op: op, minIn: 2, maxIn: 3, nOut: 1}, k), nil
+	}
+}
+
+func newGatherND(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("batch_dims"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	b, err := attrs.Int("batch_dims", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	geom := func(x, ix kernel.Shape) (kernel.Shape, error) {
+		q, r := ix.Rank(), x.Rank()
+		if b < 0 || int(b) >= min(q, r) {
+			return nil, fmt.Errorf("batch_dims %d: want 0 to min(rank of indices, data) − 1", b)
+		}
+		last := ix[q-1]
+		if last < 1 || int(b)+int(last) > r {
+			return nil, fmt.Errorf("indices %v address more of data %v than it has", ix, x)
+		}
+		if !x[:b].Equal(ix[:b]) {
+			return nil, fmt.Errorf("batch dimensions of data %v and indices %v differ", x, ix)
+		}
+		return append(ix[:q-1].Clone(), x[int(b)+int(last):]...), nil
+	}
+	k := &simple{}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if !isIndex(in[1].DType) {
+			return fmt.Errorf("input indices has dtype %v, want int64", in[1].DType)
+		}
+		s, err := geom(in[0].Shape, in[1].Shape)
+		if err != nil {
+			return err
+		}
+		setShape(out[0], s, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, ix, o := a.In[0], a.In[1], a.Out[0]
+		q := ix.Shape.Rank()
+		last := ix.Shape[q-1]
+		batch := x.Shape[:b].NumElements()
+		perBatch := ix.Shape[b : q-1].NumElements()
+		slice := x.Shape[int(b)+int(last):].NumElements()
+		xBatch := x.Shape[b:].NumElements()
+		size := int64(o.DType.Size())
+		xb, ib, ob := x.Data(), ix.Data(), o.Data()
+		for bi := range batch {
+			for t := range perBatch {
+				tuple := (bi*perBatch + t) * last
+				off := int64(0)
+				for d := range last {
+					dim := x.Shape[int(b)+int(d)]
+					j := loadI(ix.DType, ib, tuple+d)
+					if j < 0 {
+						j += dim
+					}
+					if j < 0 || j >= dim {
+						return fmt.Errorf("index %d out of range for dimension %d of data %v", loadI(ix.DType, ib, tuple+d), int(b)+int(d), x.Shape)
+					}
+					off = off*dim + j
+				}
+				for e := range slice {
+					copyElem(ob, (bi*perBatch+t)*slice+e, xb, bi*xBatch+off*slice+e, size)
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "GatherND", minIn: 2, maxIn: 2, nOut: 1}, k), nil
+}
+
+func newEyeLike(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("dtype", "k"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	diag, err := attrs.Int("k", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	var dt kernel.DType
+	if _, ok := attrs["dtype"]; ok {
+		if dt, err = attrs.DType("dtype", 0); err != nil {
+			return nil, wrapAttr(err)
+		}
+	}
+	k := &simple{}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if in[0].Shape.Rank() != 2 {
+			return fmt.Errorf("input %v: want rank 2", in[0].Shape)
+		}
+		d := dt
+		if d == 0 {
+			d = in[0].DType
+		}
+		setShape(out[0], in[0].Shape, d)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		o := a.Out[0]
+		ob := o.Data()
+		clear(ob)
+		rows, cols := o.Shape[0], o.Shape[1]
+		for r := range rows {
+			if c := r + diag; c >= 0 && c < cols {
+				storeF(o.DType, ob, r*cols+c, 1)
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "EyeLike", minIn: 1, maxIn: 1, nOut: 1}, k), nil
+}
+
+func newLRN(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("alpha", "beta", "bias", "size"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	var p [3]float64
+	for i, a := range []struct {
+		name string
+		def  float64
+	}{{"alpha", 1e-4}, {"beta", 0.75}, {"bias", 1}} {
+		v, err := attrs.Float(a.name, a.def)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		p[i] = float64(float32(v))
+	}
+	size, err := attrs.Int("size", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if size < 1 {
+		return nil, fmt.Errorf("ops: LRN: attribute size is required and must be positive")
+	}
+	k := &simple{flops: float64(size + 4)}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "X", onnxFloats...); err != nil {
+			return err
+		}
+		if in[0].Shape.Rank() < 3 {
+			return fmt.Errorf("input %v: want [N,C,D…]", in[0].Shape)
+		}
+		setShape(out[0], in[0].Shape, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, o := a.In[0], a.Out[0]
+		n, c := x.Shape[0], x.Shape[1]
+		sp := x.Shape[2:].NumElements()
+		xb, ob := x.Data(), o.Data()
+		lo, hi := (size-1)/2, size-1-(size-1)/2
+		for ni := range n {
+			for ci := range c {
+				for s := range sp {
+					var sq float64
+					for cj := max(0, ci-lo); cj <= min(c-1, ci+hi); cj++ {
+						v := loadF(x.DType, xb, (ni*c+cj)*sp+s)
+						sq += v * v
+					}
+					i := (ni*c+ci)*sp + s
+					storeF(o.DType, ob, i, loadF(x.DType, xb, i)/math.Pow(p[2]+p[0]/float64(size)*sq, p[1]))
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "LRN", minIn: 1, maxIn: 1, nOut: 1}, k), nil
+}
+
+func newMVN(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("axes"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	axes, err := attrs.Ints("axes", []int64{0, 2, 3})
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	red := reduction{op: "ReduceMean"}
+	red.axes.hasAxes, red.axes.axes, red.axes.keep = true, axes, true
+	var mean, sq []float64
+	var w bcast
+	k := &simple{flops: 6}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "X", onnxFloats...); err != nil {
+			return err
+		}
+		if _, err := red.axes.reduceAxes(in); err != nil {
+			return err
+		}
+		setShape(out[0], in[0].Shape, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, o := a.In[0], a.Out[0]
+		ax, err := red.axes.reduceAxes(a.In)
+		if err != nil {
+			return err
+		}
+		r := x.Shape.Rank()
+		keep := x.Shape.Clone()
+		count := int64(1)
+		for i := range r {
+			if red.axes.reduced(ax, i, r) {
+				count *= keep[i]
+				keep[i] = 1
+			}
+		}
+		m := keep.NumElements()
+		if int64(cap(mean)) < m {
+			mean, sq = make([]float64, m), make([]float64, m)
+		}
+		mean, sq = mean[:m], sq[:m]
+		clear(mean)
+		clear(sq)
+		xb, ob := x.Data(), o.Data()
+		n := x.NumElements()
+		for pass := range 3 {
+			if err := w.set(x.Shape, keep); err != nil {
+				return err
+			}
+			for i := range n {
+				j := w.off[0]
+				v := loadF(x.DType, xb, i)
+				switch pass {
+				case 0:
+					mean[j] += v / float64(count)
+				case 1:
+					d := v - mean[j]
+					sq[j] += d * d / float64(count)
+				default:
+					storeF(o.DType, ob, i, (v-mean[j])/math.Sqrt(sq[j]+1e-9))
+				}
+				w.next()
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "MeanVarianceNormalization", minIn: 1, maxIn: 1, nOut: 1}, k), nil
+}
+
+func newReverseSequence(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("batch_axis", "time_axis"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	ba, err := attrs.Int("batch_axis", 1)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	ta, err := attrs.Int("time_axis", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if ba == ta || ba < 0 || ba > 1 || ta < 0 || ta > 1 {
+		return nil, fmt.Errorf("ops: ReverseSequence: batch_axis %d and time_axis %d must be 0 and 1", ba, ta)
+	}
+	k := &simple{}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		x, l := in[0], in[1]
+		if x.Shape.Rank() < 2 {
+			return fmt.Errorf("input %v: want rank 2 or more", x.Shape)
+		}
+		if !l.Shape.Equal(kernel.Shape{x.Shape[ba]}) || l.DType != kernel.Int64 {
+			return fmt.Errorf("sequence_lens is %v, want int64[%d]", l, x.Shape[ba])
+		}
+		setShape(out[0], x.Shape, x.DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, l, o := a.In[0], a.In[1], a.Out[0]
+		inner := x.Shape[2:].NumElements()
+		size := int64(o.DType.Size())
+		xb, ob := x.Data(), o.Data()
+		at := func(t, b int64) int64 {
+			if ta == 0 {
+				return (t*x.Shape[1] + b) * inner
+			}
+			return (b*x.Shape[1] + t) * inner
+		}
+		steps := x.Shape[ta]
+		for b := range x.Shape[ba] {
+			n := loadI(l.DType, l.Data(), b)
+			if n < 0 || n > steps {
+				return fmt.Errorf("sequence_lens[%d] is %d, want 0 to %d", b, n, steps)
+			}
+			for t := range steps {
+				src := t
+				if t < n {
+					src = n - 1 - t
+				}
+				for e := range inner {
+					copyElem(ob, at(t, b)+e, xb, at(src, b)+e, size)
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "ReverseSequence", minIn: 2, maxIn: 2, nOut: 1}, k), nil
+}
+
+func newCompress(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("axis"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	_, hasAxis := attrs["axis"]
+	axis, err := attrs.Int("axis", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	// geometry returns outer, the axis length, inner (flattened input when
+	// there is no axis) and the kept count.
+	geometry := func(x, cond *kernel.Tensor) (outer, n, inner, kept int64, err error) {
+		if cond.DType != kernel.Bool || cond.Shape.Rank() != 1 {
+			return 0, 0, 0, 0, fmt.Errorf("condition is %v, want a 1-D bool", cond)
+		}
+		if cond.Host == nil && cond.NumElements() > 0 {
+			return 0, 0, 0, 0, fmt.Errorf("values of condition are not available")
+		}
+		outer, n, inner = 1, x.NumElements(), 1
+		if hasAxis {
+			a, err := kernel.NormAxis(axis, x.Shape.Rank())
+			if err != nil {
+				return 0, 0, 0, 0, err
+			}
+			outer, n, inner = around(x.Shape, a)
+		}
+		if cond.NumElements() > n {
+			return 0, 0, 0, 0, fmt.Errorf("condition has %d elements, the axis %d", cond.NumElements(), n)
+		}
+		for _, c := range cond.Host[:cond.NumElements()] {
+			if c != 0 {
+				kept++
+			}
+		}
+		return outer, n, inner, kept, nil
+	}
+	k := &simple{}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		_, _, _, kept, err := geometry(in[0], in[1])
+		if err != nil {
+			return err
+		}
+		s := kernel.Shape{kept}
+		if hasAxis {
+			a, _ := kernel.NormAxis(axis, in[0].Shape.Rank())
+			s = in[0].Shape.Clone()
+			s[a] = kept
+		}
+		setShape(out[0], s, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, cond, o := a.In[0], a.In[1], a.Out[0]
+		outer, n, inner, kept, err := geometry(x, cond)
+		if err != nil {
+			return err
+		}
+		size := int64(o.DType.Size())
+		xb, ob, cb := x.Data(), o.Data(), cond.Host
+		for p := range outer {
+			j := int64(0)
+			for i := range min(n, cond.NumElements()) {
+				if cb[i] == 0 {
+					continue
+				}
+				for e := range inner {
+					copyElem(ob, (p*kept+j)*inner+e, xb, (p*n+i)*inner+e, size)
+				}
+				j++
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "Compress", minIn: 2, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+}
