@@ -14,7 +14,8 @@ import (
 // broadcasting; a 1-D A is a row [1,K] and a 1-D B a column [K,1], whose
 // unit dimension the output drops. BatchMatMul takes inputs of rank ≥ 2, at
 // least one of rank ≥ 3, as MatMul does.
-// Both take float32 or float16 of the same dtype and the optional bool
+// Both take float32, float16, float64, int32 or int64 (both inputs of one
+// dtype; integers wrap) and the optional bool
 // attributes transA and transB, which read A as [K,M] and B as [N,K].
 //
 // Each output element is the sum over k ascending of the float32-rounded
@@ -78,7 +79,7 @@ func matDims(s kernel.Shape, trans bool) (rows, cols int64) {
 
 func (k *matmul) infer(in, out []*kernel.Tensor) error {
 	a, b, o := in[0], in[1], out[0]
-	if err := checkFloat(a, "A"); err != nil {
+	if err := dtypeIn(a, "A", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64); err != nil {
 		return err
 	}
 	if err := checkSameDType(b, "B", a, "A"); err != nil {
@@ -333,6 +334,27 @@ func (e *mmExec) product(oa, ob int64) {
 		mmFloat32(kernel.Float32s(e.ob)[o:o+size], kernel.Float32s(e.xb)[oa:], kernel.Float32s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Float16:
 		mmFloat16(kernel.Uint16s(e.ob)[o:o+size], kernel.Uint16s(e.xb)[oa:], kernel.Uint16s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	case kernel.Float64:
+		mmRows(kernel.Float64s(e.ob)[o:o+size], kernel.Float64s(e.xb)[oa:], kernel.Float64s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	case kernel.Int32:
+		mmRows(kernel.Int32s(e.ob)[o:o+size], kernel.Int32s(e.xb)[oa:], kernel.Int32s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	case kernel.Int64:
+		mmRows(kernel.Int64s(e.ob)[o:o+size], kernel.Int64s(e.xb)[oa:], kernel.Int64s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	}
+}
+
+// mmRows is mmFloat32 for float64 and the integer dtypes (which wrap).
+func mmRows[T float64 | int32 | int64](o, a, b []T, m, n, kk, am, ak, bk, bn int64) {
+	for i := range m {
+		row := o[i*n : (i+1)*n]
+		clear(row)
+		for p := range kk {
+			av := a[i*am+p*ak]
+			off := p * bk
+			for j := range row {
+				row[j] += av * b[off+int64(j)*bn]
+			}
+		}
 	}
 }
 

@@ -102,7 +102,7 @@ func TestMatMulErrors(t *testing.T) {
 	wantErr(t, "MatMul", nil, []*kernel.Tensor{f32(shp()), f32(shp(3, 2))}, "rank 1 or more")
 	wantErr(t, "MatMul", nil, []*kernel.Tensor{f32(shp(2, 3)), f32(shp(2))}, "inner dimensions differ")
 	wantErr(t, "MatMul", kernel.Attrs{"transA": true}, []*kernel.Tensor{f32(shp(3)), f32(shp(3, 2))}, "1-D")
-	wantErr(t, "MatMul", nil, []*kernel.Tensor{i64(shp(2, 3)), i64(shp(3, 2))}, "input A", "int64")
+	wantErr(t, "MatMul", nil, []*kernel.Tensor{tensor(kernel.Bool, shp(2, 3)), tensor(kernel.Bool, shp(3, 2))}, "input A", "bool")
 	wantErr(t, "MatMul", nil, []*kernel.Tensor{f32(shp(2, 3)), tensor(kernel.Float16, shp(3, 2))}, "input B", "float16")
 	wantErr(t, "MatMul", kernel.Attrs{"transA": "yes"}, nil, "transA")
 	wantErr(t, "BatchMatMul", nil, []*kernel.Tensor{f32(shp(2, 3)), f32(shp(3, 2))}, "batch dimension")

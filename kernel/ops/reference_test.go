@@ -352,3 +352,26 @@ func TestFloat32OnlyKernelsTakeOtherFloats(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulOtherDTypes checks MatMul on float64, int32 and int64 with a
+// hand-worked product.
+func TestMatMulOtherDTypes(t *testing.T) {
+	for _, dt := range []kernel.DType{kernel.Float64, kernel.Int32, kernel.Int64} {
+		a := tensor(kernel.Float32, shp(2, 3), 1, 2, 3, 4, 5, 6)
+		b := tensor(kernel.Float32, shp(3, 2), 7, 8, 9, 10, 11, 12)
+		conv := func(x *kernel.Tensor) *kernel.Tensor {
+			y := kernel.New(dt, x.Shape...)
+			for i, v := range kernel.Float32s(x.Host) {
+				storeF(dt, y.Host, int64(i), float64(v))
+			}
+			return y
+		}
+		got := mustRun(t, "MatMul", nil, conv(a), conv(b))
+		want := []float64{58, 64, 139, 154}
+		for i, w := range want {
+			if v := loadF(dt, got.Host, int64(i)); v != w || got.DType != dt {
+				t.Fatalf("%v: element %d is %g (%v), want %g", dt, i, v, got.DType, w)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pipert/pipert/kernel"
 )
@@ -162,7 +163,9 @@ func dtypeIn(t *kernel.Tensor, name string, ok ...kernel.DType) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("input %s has dtype %v, want one of %v", name, t.DType, ok)
+	// A copy, so that ok does not escape: a caller's literal list stays on
+	// its stack and a successful check allocates nothing.
+	return fmt.Errorf("input %s has dtype %v, want one of %v", name, t.DType, slices.Clone(ok))
 }
 
 // The dtype sets the ONNX ops take.
