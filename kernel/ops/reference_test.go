@@ -369,7 +369,7 @@ func TestMatMulOtherDTypes(t *testing.T) {
 		got := mustRun(t, "MatMul", nil, conv(a), conv(b))
 		want := []float64{58, 64, 139, 154}
 		for i, w := range want {
-			if v := loadF(dt, got.Host, int64(i)); v != w || got.DType != dt {
+			if v := loadF(dt, got.Data(), int64(i)); v != w || got.DType != dt {
 				t.Fatalf("%v: element %d is %g (%v), want %g", dt, i, v, got.DType, w)
 			}
 		}
