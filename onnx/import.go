@@ -448,7 +448,12 @@ func (im *importer) node(n *Node) error {
 	}
 	deps := k.Deps()
 	if im.fold && known && (values || deps.ShapeOnly) && !deps.Compute && im.parent == nil && cheap(k, in, nOut) {
-		outs, _, err := control.Run1(k, nodeBase(n), in, nOut)
+		var outs []*kernel.Tensor
+		if values && reshapes[info.Pipert] {
+			outs, err = aliasFold(k, nodeBase(n), in)
+		} else {
+			outs, _, err = control.Run1(k, nodeBase(n), in, nOut)
+		}
 		if err == nil && foldable(outs) {
 			for j, o := range n.Outputs {
 				if o == "" {
@@ -504,6 +509,28 @@ func (im *importer) node(n *Node) error {
 		}
 	}
 	return nil
+}
+
+// reshapes are the pipert ops whose output holds the bytes of input 0
+// under another shape: folded, the output aliases the input's data.
+var reshapes = map[string]bool{"Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true, "Identity": true}
+
+// aliasFold folds a node of one of the reshapes: its output shape from
+// InferShape, its data input 0's, shared (graph constants are read-only).
+func aliasFold(k kernel.Kernel, name string, in []*kernel.Tensor) ([]*kernel.Tensor, error) {
+	out := []*kernel.Tensor{{}}
+	if err := safeInfer(k, in, out); err != nil {
+		return nil, &kernel.Error{Node: name, Op: k.Op(), Stage: kernel.StageInfer, Err: err}
+	}
+	o := out[0]
+	if o.DType != in[0].DType || o.NumElements() != in[0].NumElements() || int64(len(in[0].Host)) != o.Bytes() {
+		// Not a pure reshape after all: compute it.
+		outs, _, err := control.Run1(k, name, in, 1)
+		return outs, err
+	}
+	h := in[0].Host
+	o.Host = h[:len(h):len(h)]
+	return out, nil
 }
 
 // foldLimit is the most elements a folded tensor may have, and foldFLOPs

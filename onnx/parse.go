@@ -29,7 +29,10 @@ func Parse(b []byte) (*Model, error) {
 	return m, nil
 }
 
-// Read reads a whole model from r (see Parse).
+// Read reads a whole model from r (see Parse). The buffer it reads into is
+// its own, so it also moves each tensor's raw data, by a few bytes over
+// headers already decoded, to an address its element size divides:
+// Tensor.Kernel then aliases the data instead of copying it.
 func Read(r io.Reader) (*Model, error) {
 	var b []byte
 	var err error
@@ -47,7 +50,12 @@ func Read(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("onnx: read: %w", err)
 	}
-	return Parse(b)
+	m, err := Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	alignRaw(m, b)
+	return m, nil
 }
 
 // ReadFile reads the model in file path (see Parse).
@@ -60,6 +68,7 @@ func ReadFile(path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	alignRaw(m, b)
 	return m, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 )
 
 // countOps counts the nodes of g and its subgraphs by op type.
@@ -117,7 +118,95 @@ func FuzzParse(f *testing.F) {
 		if err == nil && m.Graph == nil {
 			t.Fatal("a model without a graph parsed")
 		}
+		if err != nil {
+			return
+		}
+		// Read moves raw data in its own buffer: the same bytes result.
+		m2, err := Read(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("Parse accepts, Read refuses: %v", err)
+		}
+		sameRaw(t, m, m2)
 	})
+}
+
+// tensorsOf lists every tensor of m, subgraphs included, in a fixed order.
+func tensorsOf(m *Model) []*Tensor {
+	var out []*Tensor
+	var graph func(g *Graph)
+	graph = func(g *Graph) {
+		if g == nil {
+			return
+		}
+		out = append(out, g.Initializers...)
+		for _, n := range g.Nodes {
+			for _, a := range n.Attrs {
+				if a.T != nil {
+					out = append(out, a.T)
+				}
+				out = append(out, a.Tensors...)
+				graph(a.G)
+				for _, sg := range a.Graphs {
+					graph(sg)
+				}
+			}
+		}
+	}
+	graph(m.Graph)
+	return out
+}
+
+// sameRaw checks that a and b, one model parsed twice, hold the same raw
+// tensor data and string attributes.
+func sameRaw(t *testing.T, a, b *Model) {
+	t.Helper()
+	ta, tb := tensorsOf(a), tensorsOf(b)
+	if len(ta) != len(tb) {
+		t.Fatalf("%d tensors, then %d", len(ta), len(tb))
+	}
+	for i := range ta {
+		if !bytes.Equal(ta[i].Raw, tb[i].Raw) || (ta[i].Raw == nil) != (tb[i].Raw == nil) {
+			t.Fatalf("tensor %d (%q): raw data differs after Read", i, ta[i].Name)
+		}
+		if cap(tb[i].Raw) != len(tb[i].Raw) {
+			t.Fatalf("tensor %d (%q): raw data has room past its end (cap %d, len %d)", i, ta[i].Name, cap(tb[i].Raw), len(tb[i].Raw))
+		}
+	}
+}
+
+// TestReadAligns: Read leaves every real model's tensor data where its
+// element size divides the address, so nothing is copied on import, and
+// the data is what Parse sees.
+func TestReadAligns(t *testing.T) {
+	for _, file := range []string{"silero-vad-v5.onnx", "ppocrv4-det.onnx"} {
+		b, err := os.ReadFile(filepath.Join("..", "models", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed, err := Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, err := Read(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameRaw(t, parsed, read)
+		unaligned := 0
+		for _, tn := range tensorsOf(parsed) {
+			if len(tn.Raw) > 0 && uintptr(unsafe.Pointer(&tn.Raw[0]))%uintptr(tn.DataType.elemSize()) != 0 {
+				unaligned++
+			}
+		}
+		if unaligned == 0 {
+			t.Fatalf("%s: no tensor unaligned in the file: the test shows nothing", file)
+		}
+		for _, tn := range tensorsOf(read) {
+			if len(tn.Raw) > 0 && uintptr(unsafe.Pointer(&tn.Raw[0]))%uintptr(tn.DataType.elemSize()) != 0 {
+				t.Errorf("%s: tensor %q (%v) unaligned after Read", file, tn.Name, tn.DataType)
+			}
+		}
+	}
 }
 
 // FuzzImport: a model that parses imports or fails with an error, never a
