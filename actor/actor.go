@@ -79,7 +79,11 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 			return cfg.CostOf(plan.Node{Name: n.Name, Op: n.Op})
 		}
 	}
-	prog, err := newProgram(c, costs)
+	var splice func(plan.Node) (plan.Costs, error)
+	if pl.Workers() > 1 {
+		splice = cfg.CostOf // queued: runtime Ifs go through the stage queues
+	}
+	prog, err := newProgram(c, costs, splice)
 	if err != nil {
 		return nil, err
 	}
@@ -99,11 +103,7 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 		labels: pprof.WithLabels(context.Background(), pprof.Labels("pipert.actor", name, "pipert.stage", "prepare", "pipert.mode", pl.Mode.String())),
 	}
 	a.tr = newTracer(cfg.Trace, name, pl, prog)
-	consts := make([]*kernel.Tensor, len(c.Graph.Consts))
-	for i := range c.Graph.Consts {
-		consts[i] = c.Graph.Consts[i].Tensor
-	}
-	if err := a.r.uploadConsts(consts); err != nil {
+	if err := a.r.uploadConsts(); err != nil {
 		a.Close()
 		return nil, err
 	}

@@ -17,6 +17,17 @@
 // hands Launch to a goroutine of its own; Pipeline gives InferShape, Resize
 // and Launch a goroutine each, chained by queues.Pipeline.
 //
+// # Control flow
+//
+// A runtime If (a Brancher) is spliced into the execution order of every
+// plan with more than one goroutine: its condition node, then both
+// branches' nodes, then a merge of the taken branch's outputs. The
+// condition's value barrier is an ordinary value dependency; the goroutine
+// running InferShape then skips the nodes of the branch not taken, so the
+// taken branch's kernels flow through the same stage queues as the rest of
+// the graph. KBK runs the If as one kernel that evaluates its branch on the
+// host, the reference the spliced plans are checked against.
+//
 // # Dependencies
 //
 // A value dependency (Reshape's shape input) makes InferShape wait for the

@@ -13,12 +13,15 @@ import (
 // indices, nodes are in execution order, and each node knows which slots die
 // with it. It is immutable after newProgram.
 type program struct {
-	g       *subgraph.Graph
-	nodes   []node
-	slots   []slotInfo
-	inputs  []int // slots of the graph inputs, in declaration order
-	consts  []int // slots of the constants
-	outputs []int // slots of the graph outputs, in declaration order
+	g      *subgraph.Graph
+	nodes  []node
+	slots  []slotInfo
+	inputs []int // slots of the graph inputs, in declaration order
+	consts []int // slots of the constants
+	// constVals are the constants' tensors, by position in consts: the
+	// graph's, then those of spliced branches.
+	constVals []*kernel.Tensor
+	outputs   []int // slots of the graph outputs, in declaration order
 }
 
 type slotInfo struct {
@@ -45,67 +48,32 @@ type node struct {
 	// watched is set when some later node waits on this node's completion
 	// (a value or compute dependency): its launch records an event.
 	watched bool
+	// guard is the branch choice the node of a spliced If runs under.
+	guard guard
 }
 
-// newProgram lowers c; costs prices each node (by node index).
-func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error)) (*program, error) {
+// newProgram lowers c; costs prices each node (by node index). With
+// splice set (plans of more than one goroutine), every Brancher kernel is
+// spliced (see Brancher) and splice prices the branches' nodes.
+func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), splice func(plan.Node) (plan.Costs, error)) (*program, error) {
 	g := c.Graph
-	p := &program{g: g}
-	slotOf := make(map[string]int)
-	add := func(name string, producer int) int {
-		slotOf[name] = len(p.slots)
-		p.slots = append(p.slots, slotInfo{name: name, producer: producer})
-		return len(p.slots) - 1
-	}
+	l := &lowering{p: &program{g: g}, lastUse: make(map[int]int), splice: splice}
+	p := l.p
+	scope := make(map[string]int)
 	for _, in := range g.Inputs {
-		s := add(in.Name, -1)
+		s := l.add(in.Name, -1)
 		p.slots[s].isInput, p.slots[s].input = true, len(p.inputs)
 		p.inputs = append(p.inputs, s)
+		scope[in.Name] = s
 	}
 	for _, k := range g.Consts {
-		s := add(k.Name, -1)
-		p.slots[s].isConst = true
-		p.consts = append(p.consts, s)
+		scope[k.Name] = l.addConst(k.Name, k.Tensor)
 	}
-	lastUse := make(map[int]int)
-	for pos, i := range c.Order {
-		n := g.Nodes[i]
-		k := c.Kernels[i]
-		cs, err := costs(i)
-		if err != nil {
-			return nil, err
-		}
-		nd := node{name: n.Name, op: n.Op, k: k, costs: cs}
-		for _, in := range n.Inputs {
-			s := slotOf[in]
-			nd.in = append(nd.in, s)
-			lastUse[s] = pos
-		}
-		for _, o := range n.Outputs {
-			s := add(o, pos)
-			nd.out = append(nd.out, s)
-			lastUse[s] = pos
-		}
-		deps := k.Deps()
-		for _, j := range deps.Value {
-			if j < 0 || j >= len(n.Inputs) {
-				continue // an optional input the node does not have
-			}
-			nd.valueDeps = append(nd.valueDeps, j)
-		}
-		nd.compute = deps.Compute
-		if nd.compute {
-			cd, ok := k.(kernel.ComputeDependent)
-			if !ok {
-				return nil, fmt.Errorf("actor: node %q (op %s): compute-dependent kernel does not implement kernel.ComputeDependent", n.Name, n.Op)
-			}
-			nd.cd = cd
-			nd.watched = true
-		}
-		p.nodes = append(p.nodes, nd)
+	if err := l.graph(c, scope, costs, unguarded, ""); err != nil {
+		return nil, err
 	}
 	for _, o := range g.Outputs {
-		s := slotOf[o]
+		s := scope[o]
 		p.slots[s].isOutput = true
 		p.outputs = append(p.outputs, s)
 	}
@@ -117,7 +85,7 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error)) (*pr
 			}
 		}
 	}
-	for s, pos := range lastUse {
+	for s, pos := range l.lastUse {
 		info := p.slots[s]
 		if info.isOutput || info.isConst {
 			continue
@@ -128,4 +96,132 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error)) (*pr
 		slices.Sort(p.nodes[pos].free)
 	}
 	return p, nil
+}
+
+// lowering is the state of newProgram.
+type lowering struct {
+	p       *program
+	lastUse map[int]int // slot → position of its last reader or its producer
+	splice  func(plan.Node) (plan.Costs, error)
+}
+
+func (l *lowering) add(name string, producer int) int {
+	l.p.slots = append(l.p.slots, slotInfo{name: name, producer: producer})
+	return len(l.p.slots) - 1
+}
+
+func (l *lowering) addConst(name string, t *kernel.Tensor) int {
+	s := l.add(name, -1)
+	l.p.slots[s].isConst = true
+	l.p.consts = append(l.p.consts, s)
+	l.p.constVals = append(l.p.constVals, t)
+	return s
+}
+
+// graph lowers c's nodes in execution order, naming tensors through scope
+// (which it extends with their outputs) and nodes with prefix; g guards
+// every node.
+func (l *lowering) graph(c *subgraph.Checked, scope map[string]int, costs func(i int) (plan.Costs, error), g guard, prefix string) error {
+	for _, i := range c.Order {
+		n, k := c.Graph.Nodes[i], c.Kernels[i]
+		cs, err := costs(i)
+		if err != nil {
+			return err
+		}
+		if b, ok := k.(Brancher); ok && l.splice != nil {
+			if err := l.branch(n, b, scope, cs, g, prefix); err != nil {
+				return err
+			}
+			continue
+		}
+		in := make([]int, len(n.Inputs))
+		for j, name := range n.Inputs {
+			in[j] = scope[name]
+		}
+		out := make([]int, len(n.Outputs))
+		for j, name := range n.Outputs {
+			out[j] = l.add(prefix+name, len(l.p.nodes))
+			scope[name] = out[j]
+		}
+		if err := l.node(prefix+n.Name, n.Op, k, cs, in, out, g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// branch splices If node n (kernel b) under guard g: its condition, both
+// branches and the merge (see Brancher).
+func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs plan.Costs, g guard, prefix string) error {
+	name := prefix + n.Name
+	then, els, res := b.Branches()
+	choice := l.add(name+"/choice", len(l.p.nodes))
+	if err := l.node(name, n.Op, &ifCond{b: b}, cs, []int{scope[n.Inputs[0]]}, []int{choice}, g); err != nil {
+		return err
+	}
+	caps := make([]int, len(n.Inputs)-1)
+	for j, in := range n.Inputs[1:] {
+		caps[j] = scope[in]
+	}
+	merge := []int{choice}
+	for bi, bg := range [2]*subgraph.Graph{then, els} {
+		c, err := checkBranch(n, bg, res)
+		if err != nil {
+			return err
+		}
+		sub := name + [2]string{"/then/", "/else/"}[bi]
+		inner := make(map[string]int, len(bg.Inputs)+len(bg.Consts)+len(bg.Nodes))
+		for j, in := range bg.Inputs {
+			inner[in.Name] = caps[j]
+		}
+		for _, k := range bg.Consts {
+			inner[k.Name] = l.addConst(sub+k.Name, k.Tensor)
+		}
+		costs := func(i int) (plan.Costs, error) {
+			bn := c.Graph.Nodes[i]
+			return l.splice(plan.Node{Name: sub + bn.Name, Op: bn.Op})
+		}
+		if err := l.graph(c, inner, costs, guard{tok: choice, want: byte(1 - bi)}, sub); err != nil {
+			return err
+		}
+		for _, o := range bg.Outputs {
+			merge = append(merge, inner[o])
+		}
+	}
+	out := make([]int, len(n.Outputs))
+	for j, o := range n.Outputs {
+		out[j] = l.add(prefix+o, len(l.p.nodes))
+		scope[o] = out[j]
+	}
+	return l.node(name+"/merge", "If.merge", &ifMerge{n: len(out)}, plan.Costs{}, merge, out, g)
+}
+
+// node appends a node reading slots in and producing slots out (added with
+// the node's position as producer).
+func (l *lowering) node(name, op string, k kernel.Kernel, cs plan.Costs, in, out []int, g guard) error {
+	pos := len(l.p.nodes)
+	nd := node{name: name, op: op, k: k, costs: cs, in: in, out: out, guard: g}
+	for _, s := range in {
+		l.lastUse[s] = pos
+	}
+	for _, s := range out {
+		l.lastUse[s] = pos
+	}
+	for _, j := range k.Deps().Value {
+		if j < 0 || j >= len(in) {
+			continue // an optional input the node does not have
+		}
+		nd.valueDeps = append(nd.valueDeps, j)
+	}
+	nd.compute = k.Deps().Compute
+	if nd.compute {
+		cd, ok := k.(kernel.ComputeDependent)
+		if !ok {
+			return fmt.Errorf("actor: node %q (op %s): compute-dependent kernel does not implement kernel.ComputeDependent", name, op)
+		}
+		nd.cd = cd
+		nd.watched = true
+	}
+	l.p.nodes = append(l.p.nodes, nd)
+	return nil
 }

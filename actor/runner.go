@@ -67,7 +67,10 @@ type KernelRunner struct {
 	// set in this run; written by the goroutine running the Infer stage
 	// (or goroutine 0 while the others are drained).
 	resolved []bool
-	runSeed  uint64
+	// skip marks the nodes of spliced branches not taken in this run, set
+	// by the goroutine running InferShape (see Brancher).
+	skip    []bool
+	runSeed uint64
 	seed     uint64
 
 	// A run fed by other parts (see Feed): pending marks input slots not
@@ -104,6 +107,7 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		staging:  make([][]byte, len(prog.slots)),
 		ws:       make([]device.Buffer, len(prog.nodes)),
 		resolved: make([]bool, len(prog.nodes)),
+		skip:     make([]bool, len(prog.nodes)),
 	}
 	n := 0
 	for pos := range prog.nodes {
@@ -134,9 +138,9 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 
 // uploadConsts copies the graph's constants to the device; they stay there
 // until releaseConsts.
-func (r *KernelRunner) uploadConsts(consts []*kernel.Tensor) error {
+func (r *KernelRunner) uploadConsts() error {
 	for i, s := range r.prog.consts {
-		if err := r.place(s, consts[i], r.stream); err != nil {
+		if err := r.place(s, r.prog.constVals[i], r.stream); err != nil {
 			return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)
 		}
 	}
@@ -188,6 +192,7 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 		t.Shape = t.Shape[:0]
 	}
 	clear(r.resolved)
+	clear(r.skip)
 	r.runSeed++
 	for pos := range r.args {
 		a := &r.args[pos]
@@ -349,15 +354,34 @@ type PanicError struct {
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.Value, e.Stack) }
 
 // Prepare gathers node pos's inputs. Inputs are bound when the graph is
-// lowered, so the step is the node's synthetic prepare cost.
+// lowered, so the step is the node's synthetic prepare cost. A node of a
+// spliced branch pays it in Infer, once it is known to run.
 func (r *KernelRunner) Prepare(pos int) {
-	spin.For(r.prog.nodes[pos].costs.Prepare)
+	if nd := &r.prog.nodes[pos]; nd.guard.tok < 0 {
+		spin.For(nd.costs.Prepare)
+	}
+}
+
+// taken reports whether node pos runs in this run: it is not in a spliced
+// branch, or its branch was chosen (a node in a branch of a skipped If
+// sees no choice). It is called by the goroutine running InferShape, after
+// the choice's node was inferred.
+func (r *KernelRunner) taken(pos int) bool {
+	g := r.prog.nodes[pos].guard
+	if g.tok < 0 {
+		return true
+	}
+	c := r.tensors[g.tok].Host
+	return len(c) == 1 && c[0] == g.want
 }
 
 // Needs appends to out what node pos's InferShape waits for: compute-
 // dependent producers of its inputs not yet resolved, and value-dependency
 // inputs with no host copy yet. An empty result means InferShape may run.
 func (r *KernelRunner) Needs(pos int, out []Need) []Need {
+	if !r.taken(pos) {
+		return out // skipped: Infer needs nothing
+	}
 	nd := &r.prog.nodes[pos]
 	for _, s := range nd.in {
 		if pr := r.prog.slots[s].producer; pr >= 0 && r.prog.nodes[pr].compute && !r.resolved[pr] && !hasNeed(out, pr, -1) {
@@ -441,11 +465,23 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 	return nil
 }
 
-// Infer runs node pos's InferShape and checks what it inferred.
+// Infer runs node pos's InferShape and checks what it inferred. A node of
+// a spliced branch not taken is marked skipped instead: its outputs are
+// empty, and Resize and Launch pass it by.
 func (r *KernelRunner) Infer(pos int) (err error) {
 	defer r.recovered(pos, kernel.StageInfer, &err)
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
+	if nd.guard.tok >= 0 {
+		if !r.taken(pos) {
+			r.skip[pos], r.resolved[pos] = true, true
+			for _, t := range ar.Out {
+				t.Shape = append(t.Shape[:0], 0)
+			}
+			return nil
+		}
+		spin.For(nd.costs.Prepare)
+	}
 	if err := nd.k.InferShape(ar.In, ar.Out); err != nil {
 		return r.stageErr(pos, kernel.StageInfer, err)
 	}
@@ -468,6 +504,9 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 
 // Resize runs node pos's Resize into the node's tiling.
 func (r *KernelRunner) Resize(pos int) (err error) {
+	if r.skip[pos] {
+		return nil
+	}
 	defer r.recovered(pos, kernel.StageResize, &err)
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
@@ -489,12 +528,18 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 	defer r.recovered(pos, kernel.StageLaunch, &err)
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
-	real := kernel.OutputsReal(nd.k, ar.In)
 	if r.uploaded != nil {
 		if ev := r.uploaded[pos]; ev != nil {
-			r.stream.WaitEvent(ev)
+			r.stream.WaitEvent(ev) // even when skipped: later readers rely on it
 		}
 	}
+	if r.skip[pos] {
+		if nd.watched || r.publish != nil && r.publish[pos] {
+			r.stream.Record(r.events[pos])
+		}
+		return r.freeDead(pos)
+	}
+	real := kernel.OutputsReal(nd.k, ar.In)
 	for i, s := range nd.out {
 		t := ar.Out[i]
 		buf, err := r.mem.alloc(r.dev, t.Bytes(), real)
@@ -539,7 +584,16 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
 	}
-	for _, s := range nd.free {
+	if err := r.freeDead(pos); err != nil {
+		return err
+	}
+	spin.For(nd.costs.Launch)
+	return nil
+}
+
+// freeDead frees the slots whose last use is node pos.
+func (r *KernelRunner) freeDead(pos int) error {
+	for _, s := range r.prog.nodes[pos].free {
 		if r.live[s] {
 			r.live[s] = false
 			if err := r.mem.free(r.dev, r.tensors[s].Buf); err != nil {
@@ -547,7 +601,6 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 			}
 		}
 	}
-	spin.For(nd.costs.Launch)
 	return nil
 }
 

@@ -29,7 +29,7 @@ func stepGraph(t *testing.T) (*program, *subgraph.Checked) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newProgram(c, func(int) (plan.Costs, error) { return plan.Costs{}, nil })
+	p, err := newProgram(c, func(int) (plan.Costs, error) { return plan.Costs{}, nil }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestRunnerStepByStep(t *testing.T) {
 	}
 	mem := new(Memory)
 	r := newRunner(p, dev, mem, 1)
-	if err := r.uploadConsts(nil); err != nil {
+	if err := r.uploadConsts(); err != nil {
 		t.Fatal(err)
 	}
 	in := kernel.FromFloat32([]float32{3, -1, 2, 3, -5, 2}, 3, 2)

@@ -2,15 +2,20 @@
 // are subgraphs.
 //
 // An If node reads a boolean condition and the outer tensors its branches
-// use (its captures), and runs one branch, chosen at run time, as a nested
-// subgraph. Every input is a value dependency: the runtime's value barrier
-// stages the condition and the captures to the host before the node's
-// InferShape, which picks the branch and, on real data, runs it there
-// kernel by kernel (shape inference, tiling and computation of every
+// use (its captures), and runs one branch, chosen at run time. Run as one
+// kernel (KBK), every input is a value dependency: the runtime's value
+// barrier stages the condition and the captures to the host before the
+// node's InferShape, which picks the branch and, on real data, runs it
+// there kernel by kernel (shape inference, tiling and computation of every
 // branch node, nested Ifs included); Compute then hands the branch's
 // outputs over. On virtual data (benchmark sizes) the branch's output
 // shapes come from its static shape inference, and the condition must
 // still be real. The node's modeled device work is the chosen branch's.
+//
+// The queued modes do not call the kernel that way: through Branches and
+// Choose (actor.Brancher) the actor splices both branches into its own
+// stage queues, waits only for the condition, and skips the branch not
+// taken; the host evaluation above is the reference they match bit for bit.
 //
 // Dependency rule: control imports subgraph, kernel and device.
 package control
@@ -98,9 +103,32 @@ func NewIf(attrs kernel.Attrs, res kernel.Resolver) (*If, error) {
 // Op implements kernel.Kernel.
 func (k *If) Op() string { return "If" }
 
-// Arity implements kernel.Kernel: the condition, the captures, and the
-// branches' outputs.
-func (k *If) Arity() (minIn, maxIn, nOut int) { return 1, 1 + k.nIn, k.nOut }
+// Arity implements kernel.Kernel: the condition, every capture the
+// branches declare, and the branches' outputs.
+func (k *If) Arity() (minIn, maxIn, nOut int) { return 1 + k.nIn, 1 + k.nIn, k.nOut }
+
+// Branches returns the then and else branches and the resolver of their
+// ops. The runtime's queued modes lower an If into its condition, both
+// branches' nodes and a merge of their outputs, in one execution order.
+func (k *If) Branches() (then, els *subgraph.Graph, res kernel.Resolver) {
+	return k.branch[0], k.branch[1], k.res
+}
+
+// Choose reads the condition's host value: true takes the then branch. The
+// condition is a single bool (or 8-bit integer) element.
+func (k *If) Choose(cond *kernel.Tensor) (bool, error) {
+	if cond.Host == nil {
+		return false, fmt.Errorf("If: the condition %v has no value (a runtime If needs real data)", cond)
+	}
+	if cond.NumElements() != 1 {
+		return false, fmt.Errorf("If: the condition has shape %v, want a single element", cond.Shape)
+	}
+	switch cond.DType {
+	case kernel.Bool, kernel.Uint8, kernel.Int8:
+		return cond.Host[0] != 0, nil
+	}
+	return false, fmt.Errorf("If: the condition has dtype %v, want bool", cond.DType)
+}
 
 // Deps implements kernel.Kernel: every input is read by InferShape.
 func (k *If) Deps() kernel.Deps {
@@ -114,29 +142,16 @@ func (k *If) Deps() kernel.Deps {
 // InferShape implements kernel.Kernel: it reads the condition, picks the
 // branch and runs it (real data) or infers its shapes (virtual data).
 func (k *If) InferShape(in, out []*kernel.Tensor) error {
-	cond := in[0]
-	if cond.Host == nil {
-		return fmt.Errorf("If: the condition %v has no value (a runtime If needs real data)", cond)
-	}
-	if cond.NumElements() != 1 {
-		return fmt.Errorf("If: the condition has shape %v, want a single element", cond.Shape)
-	}
-	var c bool
-	switch cond.DType {
-	case kernel.Bool, kernel.Uint8, kernel.Int8:
-		c = cond.Host[0] != 0
-	default:
-		return fmt.Errorf("If: the condition has dtype %v, want bool", cond.DType)
+	c, err := k.Choose(in[0])
+	if err != nil {
+		return err
 	}
 	k.taken = 1
 	if c {
 		k.taken = 0
 	}
 	g := k.branch[k.taken]
-	bound, err := k.bind(g, in[1:])
-	if err != nil {
-		return err
-	}
+	bound := in[1:] // Arity holds the count to the branches' declarations
 	real := true
 	for _, t := range bound {
 		if t.Host == nil && t.NumElements() != 0 {
@@ -161,14 +176,6 @@ func (k *If) InferShape(in, out []*kernel.Tensor) error {
 		out[i].DType, out[i].Shape = o.DType, append(out[i].Shape[:0], o.Shape...)
 	}
 	return nil
-}
-
-// bind checks that g declares one input per capture of the node.
-func (k *If) bind(g *subgraph.Graph, caps []*kernel.Tensor) ([]*kernel.Tensor, error) {
-	if len(g.Inputs) != len(caps) {
-		return nil, fmt.Errorf("%w %q: declares %d inputs, the node passes %d captures", ErrBranch, g.Name, len(g.Inputs), len(caps))
-	}
-	return caps, nil
 }
 
 // Resize implements kernel.Kernel: an If has no tiling of its own.
