@@ -71,7 +71,7 @@ type KernelRunner struct {
 	// by the goroutine running InferShape (see Brancher).
 	skip    []bool
 	runSeed uint64
-	seed     uint64
+	seed    uint64
 
 	// A run fed by other parts (see Feed): pending marks input slots not
 	// uploaded yet, written by goroutine 0 only; uploaded holds, by node
