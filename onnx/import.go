@@ -73,8 +73,9 @@ func Import(m *Model, opt Options) (*subgraph.Graph, error) {
 	if !ok {
 		opset = 1
 	}
-	if opset < 7 || opset > 17 {
-		return nil, fmt.Errorf("%w: default-domain opset %d (have 7 to 17)", ErrUnsupported, opset)
+	if opset < 1 || opset > 17 {
+		// Each op's range is checked too (table): most start at opset 7.
+		return nil, fmt.Errorf("%w: default-domain opset %d (have 1 to 17)", ErrUnsupported, opset)
 	}
 	res := opt.Resolver
 	if res == nil {
