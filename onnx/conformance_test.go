@@ -18,6 +18,7 @@ import (
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/onnx"
+	"github.com/pipert/pipert/subgraph"
 )
 
 // nodeTests is where Debian's libonnx-testdata (onnx 1.12) keeps the ONNX
@@ -26,7 +27,8 @@ const nodeTests = "/usr/share/libonnx-testdata/data/node"
 
 // TestBackendNodeTests runs every ONNX backend node test whose ops the
 // importer takes, in KBK, and compares with the suite's expected outputs
-// (rtol 1e-3, atol 1e-7; exact for integers and booleans). Tests that use
+// (rtol 1e-3, atol 1e-7; exact for integers and booleans); the same test
+// in Pipeline mode must be bit-identical to KBK. Tests that use
 // an op outside the table are counted, not run. testdata/expected_failures.txt
 // lists the tests known to fail, each with its reason; an unexpected pass
 // fails the test too, so the list stays true.
@@ -165,14 +167,19 @@ func runNodeTest(dir string, m *onnx.Model) error {
 	for _, v := range g.Inputs {
 		run[v.Name] = in[v.Name]
 	}
-	exe, err := pipert.Compile(g, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))
+	res, err := runIn(g, run, pipert.KBK)
 	if err != nil {
 		return err
 	}
-	defer exe.Close()
-	res, err := exe.Run(context.Background(), run)
+	// The pipelined run must be bit-identical to KBK's.
+	piped, err := runIn(g, run, pipert.Pipeline)
 	if err != nil {
-		return err
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	for name, want := range res.Outputs {
+		if got := piped.Outputs[name]; got == nil || !got.Shape.Equal(want.Shape) || string(got.Host) != string(want.Host) {
+			return fmt.Errorf("pipeline: output %q differs from KBK's", name)
+		}
 	}
 	for i, o := range m.Graph.Outputs {
 		want, err := readTensor(filepath.Join(data, fmt.Sprintf("output_%d.pb", i)))
@@ -185,6 +192,16 @@ func runNodeTest(dir string, m *onnx.Model) error {
 		}
 	}
 	return nil
+}
+
+// runIn compiles g in mode m and runs it once.
+func runIn(g *subgraph.Graph, in map[string]*kernel.Tensor, m pipert.Mode) (*pipert.Result, error) {
+	exe, err := pipert.Compile(g, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}), pipert.WithMode(m))
+	if err != nil {
+		return nil, err
+	}
+	defer exe.Close()
+	return exe.Run(context.Background(), in)
 }
 
 func readTensor(path string) (*kernel.Tensor, error) {

@@ -152,6 +152,7 @@ var table = map[string]OpInfo{
 	"Compress":                  {Pipert: "Compress", MinOpset: 9, MaxOpset: 17},
 	"Constant":                  {MinOpset: 1, MaxOpset: 17, Note: "folded into a graph constant"},
 	"Identity":                  {MinOpset: 1, MaxOpset: 17, Note: "folded: its output names its input"},
+	"NonMaxSuppression":         {Pipert: "NonMaxSuppression", MinOpset: 10, MaxOpset: 17},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 

@@ -30,6 +30,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"LSTM", "GRU", "RNN", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
 		"ReduceProd", "ReduceSumSquare", "TopK",
 		"Expand", "Flatten", "Identity", "Pad", "Size", "Squeeze", "Unsqueeze",
+		// vision
+		"NonMaxSuppression",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -56,7 +58,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		}
 		d := k.Deps()
 		_, isCD := k.(kernel.ComputeDependent)
-		wantCompute := op == "Unique" || op == "NonZero"
+		wantCompute := op == "Unique" || op == "NonZero" || op == "NonMaxSuppression"
 		if d.Compute != wantCompute || isCD != wantCompute {
 			t.Fatalf("%s: Deps().Compute %v, ComputeDependent %v", op, d.Compute, isCD)
 		}
@@ -65,7 +67,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		}
 		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
 			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}, "TopK": {1},
-			"Dropout": {1, 2}, "Tile": {1}, "Range": {0, 1, 2}, "CumSum": {1}, "Split": {1}, "Trilu": {1}, "OneHot": {1}, "Compress": {1}}[op]
+			"Dropout": {1, 2}, "Tile": {1}, "Range": {0, 1, 2}, "CumSum": {1}, "Split": {1}, "Trilu": {1}, "OneHot": {1}, "Compress": {1}, "NonMaxSuppression": {2, 3, 4}}[op]
 		if !slices.Equal(d.Value, wantValue) {
 			t.Fatalf("%s: Deps().Value %v, want %v", op, d.Value, wantValue)
 		}

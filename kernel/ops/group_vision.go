@@ -1,0 +1,258 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// visionOps are ONNX's detection post-processing ops.
+var visionOps = []builtin{
+	{"NonMaxSuppression", newNMS},
+}
+
+// NonMaxSuppression(boxes, scores[, max_output_boxes_per_class[,
+// iou_threshold[, score_threshold]]]) (center_point_box 0) selects, per
+// batch entry and class, boxes in descending score order (ties by lower
+// box index), skipping a box whose IoU with one already selected in the
+// class exceeds iou_threshold, and boxes scoring at most score_threshold,
+// until max_output_boxes_per_class are selected. boxes are [B, N, 4]
+// float32, as [y1, x1, y2, x2] (any two opposite corners), or as
+// [x_center, y_center, width, height] with center_point_box 1; scores are
+// [B, C, N]. Absent, max_output_boxes_per_class is 0 (nothing is
+// selected), iou_threshold 0, and no score threshold applies. The output
+// is int64 [selected, 3], rows (batch, class, box) in batch, class and
+// selection order.
+//
+// The three scalar inputs are value dependencies (the output bound
+// B·C·min(N, max) needs the first); the op is compute dependent, with
+// OutputShapes the real row count. On virtual data the model is
+// mix(Seed) mod (bound+1) rows.
+//
+// Tiling (words): 0 B  1 C  2 N  3 max per class. Workspace: none; the
+// kernel keeps its candidate list. Cost: C·N·log2 N for the sorts and
+// max·N IoUs per class; bytes of the inputs and the output bound.
+type nms struct {
+	center bool
+	// The last Compute's row count, and its scratch.
+	count int64
+	have  bool
+	cand  []int32
+	sel   []int32
+}
+
+func newNMS(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("center_point_box"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	c, err := attrs.Int("center_point_box", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if c != 0 && c != 1 {
+		return nil, fmt.Errorf("ops: NonMaxSuppression: center_point_box %d, want 0 or 1", c)
+	}
+	s := sig{op: "NonMaxSuppression", minIn: 2, maxIn: 5, nOut: 1, deps: kernel.Deps{Value: []int{2, 3, 4}, Compute: true}}
+	return newKernel(s, &nms{center: c == 1}), nil
+}
+
+// params checks the operands and returns B, C, N and the selection limits.
+func (k *nms) params(in []*kernel.Tensor) (b, c, n, maxOut int64, iou, score float64, hasScore bool, err error) {
+	boxes, scores := in[0], in[1]
+	if err = dtypeIn(boxes, "boxes", kernel.Float32); err != nil {
+		return
+	}
+	if err = dtypeIn(scores, "scores", kernel.Float32); err != nil {
+		return
+	}
+	if boxes.Shape.Rank() != 3 || boxes.Shape[2] != 4 {
+		err = fmt.Errorf("boxes %v: want [batches, boxes, 4]", boxes.Shape)
+		return
+	}
+	b, n = boxes.Shape[0], boxes.Shape[1]
+	if scores.Shape.Rank() != 3 || scores.Shape[0] != b || scores.Shape[2] != n {
+		err = fmt.Errorf("scores %v: want [%d, classes, %d] for boxes %v", scores.Shape, b, n, boxes.Shape)
+		return
+	}
+	c = scores.Shape[1]
+	if len(in) > 2 && in[2].NumElements() > 0 {
+		var l ints
+		if l, err = valueInts(in[2], "max_output_boxes_per_class", 1); err != nil {
+			return
+		}
+		if l.n != 1 {
+			err = fmt.Errorf("max_output_boxes_per_class has %d elements, want 1", l.n)
+			return
+		}
+		maxOut = max(l.at(0), 0)
+	}
+	if len(in) > 3 && in[3].NumElements() > 0 {
+		if iou, err = valueFloat(in[3], "iou_threshold"); err != nil {
+			return
+		}
+		if iou < 0 || iou > 1 {
+			err = fmt.Errorf("iou_threshold %g is outside [0, 1]", iou)
+			return
+		}
+	}
+	if len(in) > 4 && in[4].NumElements() > 0 {
+		if score, err = valueFloat(in[4], "score_threshold"); err != nil {
+			return
+		}
+		hasScore = true
+	}
+	return
+}
+
+// valueFloat reads the single value of float input t, named name in errors,
+// from Host (a value dependency) or the device contents.
+func valueFloat(t *kernel.Tensor, name string) (float64, error) {
+	if err := dtypeIn(t, name, onnxFloats...); err != nil {
+		return 0, err
+	}
+	if t.NumElements() != 1 || t.Shape.Rank() > 1 {
+		return 0, fmt.Errorf("input %s %v: want a single value", name, t.Shape)
+	}
+	b := t.Host
+	if b == nil {
+		b = t.Data()
+	}
+	if int64(len(b)) < t.Bytes() {
+		return 0, fmt.Errorf("values of input %s are not available: it is virtual", name)
+	}
+	return loadF(t.DType, b, 0), nil
+}
+
+func (k *nms) bound(b, c, n, maxOut int64) int64 { return b * c * min(n, maxOut) }
+
+func (k *nms) infer(in, out []*kernel.Tensor) error {
+	b, c, n, maxOut, _, _, _, err := k.params(in)
+	if err != nil {
+		return err
+	}
+	s := shapeOf(out[0], 2)
+	s[0], s[1] = k.bound(b, c, n, maxOut), 3
+	out[0].Shape, out[0].DType = s, kernel.Int64
+	return nil
+}
+
+func (k *nms) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	b, c, n, maxOut, _, _, _, err := k.params(in)
+	if err != nil {
+		return 0, err
+	}
+	if !out[0].Shape.Equal(kernel.Shape{k.bound(b, c, n, maxOut), 3}) {
+		return 0, errors.New("output " + out[0].Shape.String() + " is not the bound")
+	}
+	e.grow(4)
+	for _, v := range [...]int64{b, c, n, maxOut} {
+		e.put(v)
+	}
+	return 0, nil
+}
+
+func (k *nms) cost(in, out []*kernel.Tensor) device.Cost {
+	n := float64(in[0].Shape[1])
+	cls := float64(in[1].Shape[0] * in[1].Shape[1])
+	return device.Cost{FLOPs: cls * (n*math.Log2(n+1) + float64(out[0].Shape[0])*n), Bytes: float64(in[0].Bytes() + in[1].Bytes() + out[0].Bytes())}
+}
+
+// corners returns box i of boxes as (y1, x1, y2, x2) with y1 ≤ y2, x1 ≤ x2.
+func (k *nms) corners(boxes []float32, i int64) (y1, x1, y2, x2 float32) {
+	v := boxes[4*i : 4*i+4]
+	if k.center {
+		xc, yc, w, h := v[0], v[1], v[2], v[3]
+		return yc - h/2, xc - w/2, yc + h/2, xc + w/2
+	}
+	return min(v[0], v[2]), min(v[1], v[3]), max(v[0], v[2]), max(v[1], v[3])
+}
+
+// overlaps reports whether boxes i and j have an IoU above iou.
+func (k *nms) overlaps(boxes []float32, i, j int64, iou float32) bool {
+	ay1, ax1, ay2, ax2 := k.corners(boxes, i)
+	by1, bx1, by2, bx2 := k.corners(boxes, j)
+	ih, iw := min(ay2, by2)-max(ay1, by1), min(ax2, bx2)-max(ax1, bx1)
+	if ih <= 0 || iw <= 0 {
+		return false
+	}
+	inter := ih * iw
+	a, b := (ay2-ay1)*(ax2-ax1), (by2-by1)*(bx2-bx1)
+	union := a + b - inter
+	if a <= 0 || b <= 0 || union <= 0 {
+		return false
+	}
+	return inter/union > iou
+}
+
+func (k *nms) compute(a *kernel.Args) error {
+	k.have = false
+	b, c, n, maxOut, iou, score, hasScore, err := k.params(a.In)
+	if err != nil {
+		return err
+	}
+	d := decoder{b: a.Tiling.Data}
+	if tb, tc, tn, tm := d.word(), d.word(), d.word(), d.word(); d.bad || tb != b || tc != c || tn != n || tm != maxOut {
+		return errTiling
+	}
+	boxesAll := kernel.Float32s(a.In[0].Data())
+	scoresAll := kernel.Float32s(a.In[1].Data())
+	out := kernel.Int64s(a.Out[0].Data())
+	var rows int64
+	for bi := range b {
+		boxes := boxesAll[bi*n*4 : (bi+1)*n*4]
+		for ci := range c {
+			sc := scoresAll[(bi*c+ci)*n : (bi*c+ci+1)*n]
+			k.cand = k.cand[:0]
+			for i := range n {
+				if !hasScore || float64(sc[i]) > float64(float32(score)) {
+					k.cand = append(k.cand, int32(i))
+				}
+			}
+			slices.SortStableFunc(k.cand, func(x, y int32) int {
+				switch {
+				case sc[x] > sc[y]:
+					return -1
+				case sc[x] < sc[y]:
+					return 1
+				}
+				return 0
+			})
+			k.sel = k.sel[:0]
+			for _, i := range k.cand {
+				if int64(len(k.sel)) >= maxOut {
+					break
+				}
+				keep := true
+				for _, j := range k.sel {
+					if k.overlaps(boxes, int64(i), int64(j), float32(iou)) {
+						keep = false
+						break
+					}
+				}
+				if keep {
+					k.sel = append(k.sel, i)
+					out[3*rows], out[3*rows+1], out[3*rows+2] = bi, ci, int64(i)
+					rows++
+				}
+			}
+		}
+	}
+	k.count, k.have = rows, true
+	return nil
+}
+
+func (k *nms) outputShapes(a *kernel.Args) ([]kernel.Shape, error) {
+	bound := a.Out[0].Shape[0]
+	if !a.Real() {
+		return []kernel.Shape{{int64(mix(a.Seed) % uint64(bound+1)), 3}}, nil
+	}
+	if !k.have {
+		return nil, errors.New("output shapes asked before the kernel computed")
+	}
+	k.have = false
+	return []kernel.Shape{{k.count, 3}}, nil
+}

@@ -1,0 +1,110 @@
+package ops
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// naiveNMS is NonMaxSuppression as the ONNX specification words it: per
+// batch and class, repeatedly take the best remaining box (highest score,
+// then lowest index) scoring above the threshold, and drop every remaining
+// box overlapping it by more than iou.
+func naiveNMS(boxes, scores []float32, b, c, n int, maxOut int64, iou, score float32, hasScore, center bool) []int64 {
+	corners := func(bi, i int) [4]float32 {
+		v := boxes[(bi*n+i)*4 : (bi*n+i)*4+4]
+		if center {
+			return [4]float32{v[1] - v[3]/2, v[0] - v[2]/2, v[1] + v[3]/2, v[0] + v[2]/2}
+		}
+		return [4]float32{min(v[0], v[2]), min(v[1], v[3]), max(v[0], v[2]), max(v[1], v[3])}
+	}
+	over := func(p, q [4]float32) bool {
+		h := min(p[2], q[2]) - max(p[0], q[0])
+		w := min(p[3], q[3]) - max(p[1], q[1])
+		if h <= 0 || w <= 0 {
+			return false
+		}
+		ap, aq := (p[2]-p[0])*(p[3]-p[1]), (q[2]-q[0])*(q[3]-q[1])
+		if ap <= 0 || aq <= 0 || ap+aq-h*w <= 0 {
+			return false
+		}
+		return h*w/(ap+aq-h*w) > iou
+	}
+	var out []int64
+	for bi := range b {
+		for ci := range c {
+			sc := scores[(bi*c+ci)*n : (bi*c+ci+1)*n]
+			alive := make([]bool, n)
+			for i := range n {
+				alive[i] = !hasScore || sc[i] > score
+			}
+			for taken := int64(0); taken < maxOut; taken++ {
+				best := -1
+				for i := range n {
+					if alive[i] && (best < 0 || sc[i] > sc[best]) {
+						best = i
+					}
+				}
+				if best < 0 {
+					break
+				}
+				out = append(out, int64(bi), int64(ci), int64(best))
+				alive[best] = false
+				for i := range n {
+					if alive[i] && over(corners(bi, best), corners(bi, i)) {
+						alive[i] = false
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestNMSAgainstNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for it := range 400 {
+		b, c, n := 1+r.IntN(2), 1+r.IntN(3), r.IntN(14)
+		boxes := make([]float32, b*n*4)
+		for i := range boxes {
+			boxes[i] = float32(r.IntN(21)) / 4
+		}
+		scores := make([]float32, b*c*n)
+		for i := range scores {
+			scores[i] = float32(r.IntN(8)) / 8 // ties
+		}
+		maxOut := int64(r.IntN(n + 2))
+		iou := float32(r.IntN(10)) / 9.5
+		score := float32(r.IntN(8))/8 - float32(r.IntN(2))/100 // sometimes a tie: strictly above
+		hasScore := r.IntN(2) == 0
+		center := r.IntN(2) == 0
+		in := []*kernel.Tensor{kernel.FromFloat32(boxes, int64(b), int64(n), 4), kernel.FromFloat32(scores, int64(b), int64(c), int64(n)),
+			kernel.FromInt64([]int64{maxOut}, 1), kernel.FromFloat32([]float32{iou}, 1)}
+		if hasScore {
+			in = append(in, kernel.FromFloat32([]float32{score}))
+		}
+		attrs := kernel.Attrs{}
+		if center {
+			attrs["center_point_box"] = int64(1)
+		}
+		got := mustRun(t, "NonMaxSuppression", attrs, in...)
+		want := naiveNMS(boxes, scores, b, c, n, maxOut, iou, score, hasScore, center)
+		if !got.Shape.Equal(kernel.Shape{int64(len(want) / 3), 3}) || !slices.Equal(kernel.Int64s(got.Data())[:len(want)], want) {
+			t.Fatalf("case %d (b %d c %d n %d max %d iou %g score %g/%v center %v): got %v %v, want %v",
+				it, b, c, n, maxOut, iou, score, hasScore, center, got.Shape, kernel.Int64s(got.Data()), want)
+		}
+	}
+}
+
+func TestNMSRejectsBadOperands(t *testing.T) {
+	boxes := kernel.New(kernel.Float32, 1, 3, 4)
+	scores := kernel.New(kernel.Float32, 1, 2, 3)
+	wantErr(t, "NonMaxSuppression", kernel.Attrs{"center_point_box": int64(2)}, nil, "center_point_box")
+	wantErr(t, "NonMaxSuppression", nil, []*kernel.Tensor{kernel.New(kernel.Float32, 1, 3, 5), scores}, "boxes")
+	wantErr(t, "NonMaxSuppression", nil, []*kernel.Tensor{boxes, kernel.New(kernel.Float32, 1, 2, 4)}, "scores")
+	wantErr(t, "NonMaxSuppression", nil, []*kernel.Tensor{boxes, kernel.New(kernel.Int64, 1, 2, 3)}, "scores", "dtype")
+	wantErr(t, "NonMaxSuppression", nil, []*kernel.Tensor{boxes, scores, kernel.FromInt64([]int64{2}, 1), kernel.FromFloat32([]float32{1.5}, 1)}, "iou_threshold")
+	wantErr(t, "NonMaxSuppression", nil, []*kernel.Tensor{boxes, scores, kernel.FromInt64([]int64{2, 3}, 2)}, "max_output_boxes_per_class")
+}
