@@ -627,12 +627,14 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 			return nil, fmt.Errorf("%w: attribute %q of type %v", ErrUnsupported, at.Name, at.Type)
 		}
 	}
-	if dt, ok := a["dtype"].(int64); ok && n.OpType == "EyeLike" {
-		d, ok := DataType(dt).DType()
-		if !ok {
-			return nil, fmt.Errorf("%w: EyeLike of dtype %v", ErrUnsupported, DataType(dt))
+	if name := dtypeAttrs[n.OpType]; name != "" {
+		if dt, ok := a[name].(int64); ok {
+			d, ok := DataType(dt).DType()
+			if !ok {
+				return nil, fmt.Errorf("%w: %s of %s %v", ErrUnsupported, n.OpType, name, DataType(dt))
+			}
+			a[name] = d
 		}
-		a["dtype"] = d
 	}
 	if n.OpType == "Split" {
 		// Before opset 18 the output count is the node's.
@@ -650,6 +652,13 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 		a["to"] = dt
 	}
 	return a, nil
+}
+
+// dtypeAttrs names, by op, the attribute holding a TensorProto data type,
+// which the import maps to a pipert dtype.
+var dtypeAttrs = map[string]string{
+	"EyeLike": "dtype", "HannWindow": "output_datatype", "HammingWindow": "output_datatype",
+	"BlackmanWindow": "output_datatype", "MelWeightMatrix": "output_datatype",
 }
 
 // constant imports a Constant node as a graph constant.

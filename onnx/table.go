@@ -153,6 +153,13 @@ var table = map[string]OpInfo{
 	"Constant":                  {MinOpset: 1, MaxOpset: 17, Note: "folded into a graph constant"},
 	"Identity":                  {MinOpset: 1, MaxOpset: 17, Note: "folded: its output names its input"},
 	"NonMaxSuppression":         {Pipert: "NonMaxSuppression", MinOpset: 10, MaxOpset: 17},
+	"Det":                       {Pipert: "Det", MinOpset: 11, MaxOpset: 17},
+	"HannWindow":                {Pipert: "HannWindow", MinOpset: 17, MaxOpset: 17},
+	"HammingWindow":             {Pipert: "HammingWindow", MinOpset: 17, MaxOpset: 17},
+	"BlackmanWindow":            {Pipert: "BlackmanWindow", MinOpset: 17, MaxOpset: 17},
+	"MelWeightMatrix":           {Pipert: "MelWeightMatrix", MinOpset: 17, MaxOpset: 17},
+	"DFT":                       {Pipert: "DFT", MinOpset: 17, MaxOpset: 17},
+	"STFT":                      {Pipert: "STFT", MinOpset: 17, MaxOpset: 17},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 

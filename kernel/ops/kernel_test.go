@@ -32,6 +32,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Expand", "Flatten", "Identity", "Pad", "Size", "Squeeze", "Unsqueeze",
 		// vision
 		"NonMaxSuppression",
+		// signal
+		"Det", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", "DFT", "STFT",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -67,7 +69,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		}
 		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
 			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}, "TopK": {1},
-			"Dropout": {1, 2}, "Tile": {1}, "Range": {0, 1, 2}, "CumSum": {1}, "Split": {1}, "Trilu": {1}, "OneHot": {1}, "Compress": {1}, "NonMaxSuppression": {2, 3, 4}}[op]
+			"Dropout": {1, 2}, "Tile": {1}, "Range": {0, 1, 2}, "CumSum": {1}, "Split": {1}, "Trilu": {1}, "OneHot": {1}, "Compress": {1}, "NonMaxSuppression": {2, 3, 4},
+			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}}[op]
 		if !slices.Equal(d.Value, wantValue) {
 			t.Fatalf("%s: Deps().Value %v, want %v", op, d.Value, wantValue)
 		}

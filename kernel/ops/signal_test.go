@@ -1,0 +1,110 @@
+package ops
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// cofactorDet is the determinant by Laplace expansion along the first row.
+func cofactorDet(a [][]float64) float64 {
+	n := len(a)
+	if n == 0 {
+		return 1
+	}
+	var d float64
+	for c := range n {
+		minor := make([][]float64, 0, n-1)
+		for _, row := range a[1:] {
+			m := append(append([]float64(nil), row[:c]...), row[c+1:]...)
+			minor = append(minor, m)
+		}
+		sign := 1.0
+		if c%2 == 1 {
+			sign = -1
+		}
+		d += sign * a[0][c] * cofactorDet(minor)
+	}
+	return d
+}
+
+func TestDetAgainstCofactors(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for it := range 100 {
+		m, batch := 1+r.IntN(5), 1+r.IntN(3)
+		x := kernel.New(kernel.Float64, int64(batch), int64(m), int64(m))
+		v := kernel.Float64s(x.Host)
+		for i := range v {
+			v[i] = float64(r.IntN(7) - 3) // singular matrices too
+		}
+		got := mustRun(t, "Det", nil, x)
+		for b := range batch {
+			a := make([][]float64, m)
+			for i := range m {
+				a[i] = v[(b*m+i)*m : (b*m+i+1)*m]
+			}
+			want := cofactorDet(a)
+			if g := kernel.Float64s(got.Data())[b]; math.Abs(g-want) > 1e-9*(1+math.Abs(want)) {
+				t.Fatalf("case %d matrix %d: det %g, want %g", it, b, g, want)
+			}
+		}
+	}
+}
+
+// TestDFTAgainstDefinition checks DFT on complex and real signals, with
+// lengths that pad and truncate, against the sum of its definition, and
+// that the inverse undoes it.
+func TestDFTAgainstDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for it := range 60 {
+		m := int64(1 + r.IntN(9))
+		n := m + int64(r.IntN(5)) - 2
+		if n < 1 {
+			n = 1
+		}
+		comp := int64(1 + r.IntN(2))
+		x := kernel.New(kernel.Float64, 2, m, comp)
+		xv := kernel.Float64s(x.Host)
+		for i := range xv {
+			xv[i] = r.NormFloat64()
+		}
+		got := mustRun(t, "DFT", kernel.Attrs{"axis": int64(1)}, x, kernel.FromInt64([]int64{n}))
+		if !got.Shape.Equal(kernel.Shape{2, n, 2}) {
+			t.Fatalf("case %d: shape %v", it, got.Shape)
+		}
+		g := kernel.Float64s(got.Data())
+		for b := range int64(2) {
+			for k := range n {
+				var re, im float64
+				for j := range min(m, n) {
+					xr, xi := xv[(b*m+j)*comp], 0.0
+					if comp == 2 {
+						xi = xv[(b*m+j)*comp+1]
+					}
+					ang := -2 * math.Pi * float64(k) * float64(j) / float64(n)
+					re += xr*math.Cos(ang) - xi*math.Sin(ang)
+					im += xr*math.Sin(ang) + xi*math.Cos(ang)
+				}
+				if i := (b*n + k) * 2; math.Abs(g[i]-re) > 1e-9 || math.Abs(g[i+1]-im) > 1e-9 {
+					t.Fatalf("case %d bin %d: (%g, %g), want (%g, %g)", it, k, g[i], g[i+1], re, im)
+				}
+			}
+		}
+		back := mustRun(t, "DFT", kernel.Attrs{"inverse": int64(1)}, got)
+		if n == m {
+			for b := range int64(2) {
+				for j := range m {
+					i := (b*m + j) * 2
+					if math.Abs(kernel.Float64s(back.Data())[i]-xv[(b*m+j)*comp]) > 1e-9 {
+						t.Fatalf("case %d: the inverse does not undo the DFT", it)
+					}
+				}
+			}
+		}
+	}
+	wantErr(t, "DFT", kernel.Attrs{"inverse": int64(1), "onesided": int64(1)}, nil, "onesided")
+	wantErr(t, "DFT", nil, []*kernel.Tensor{kernel.New(kernel.Float32, 2, 3, 3)}, "1 or 2")
+	wantErr(t, "DFT", kernel.Attrs{"axis": int64(2)}, []*kernel.Tensor{kernel.New(kernel.Float32, 2, 3, 1)}, "axis")
+}
