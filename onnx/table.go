@@ -160,6 +160,11 @@ var table = map[string]OpInfo{
 	"MelWeightMatrix":           {Pipert: "MelWeightMatrix", MinOpset: 17, MaxOpset: 17},
 	"DFT":                       {Pipert: "DFT", MinOpset: 17, MaxOpset: 17},
 	"STFT":                      {Pipert: "STFT", MinOpset: 17, MaxOpset: 17},
+	"DynamicQuantizeLinear":     {Pipert: "DynamicQuantizeLinear", MinOpset: 11, MaxOpset: 17},
+	"MatMulInteger":             {Pipert: "MatMulInteger", MinOpset: 10, MaxOpset: 17},
+	"QLinearMatMul":             {Pipert: "QLinearMatMul", MinOpset: 10, MaxOpset: 17},
+	"ConvInteger":               {Pipert: "ConvInteger", MinOpset: 10, MaxOpset: 17, Note: "1 to 3 spatial dimensions"},
+	"QLinearConv":               {Pipert: "QLinearConv", MinOpset: 10, MaxOpset: 17, Note: "1 to 3 spatial dimensions; weight scales and zero points per tensor or per output channel"},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 

@@ -1,0 +1,425 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// quantOps are ONNX's integer (quantized) ops, each a single pass (see
+// simple) with exact integer accumulation:
+//
+//   - DynamicQuantizeLinear(x) → y, y_scale, y_zero_point: x (float32)
+//     quantized to uint8 over the range [min(0, min x), max(0, max x)]:
+//     scale = range/255, zero_point = saturate(round(−min/scale)), y =
+//     saturate(round(x/scale) + zero_point), rounding half to even.
+//   - MatMulInteger(A, B[, a_zero_point[, b_zero_point]]) → int32: the
+//     numpy matrix product of (A − a_zero_point) and (B − b_zero_point),
+//     A and B int8 or uint8; zero points per tensor, per row of A and per
+//     column of B.
+//   - QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
+//     y_scale, y_zero_point): the integer product requantized,
+//     saturate(round(acc · a_scale·b_scale/y_scale) + y_zero_point).
+//   - ConvInteger(x, w[, x_zero_point[, w_zero_point]]) → int32 and
+//     QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point,
+//     y_scale, y_zero_point[, B]): Conv's geometry and attributes over
+//     zero-point-shifted integers; weights' zero points and scales per
+//     tensor or per output channel; QLinearConv adds the int32 bias before
+//     requantizing.
+var quantOps = []builtin{
+	{"DynamicQuantizeLinear", newDynamicQuantize},
+	{"MatMulInteger", newMatMulInteger(false)},
+	{"QLinearMatMul", newMatMulInteger(true)},
+	{"ConvInteger", newConvInteger(false)},
+	{"QLinearConv", newConvInteger(true)},
+}
+
+var qTypes = []kernel.DType{kernel.Int8, kernel.Uint8}
+
+// requant rounds v half to even and clamps it to the range of dt, int8 or
+// uint8.
+func requant(dt kernel.DType, v float64) int64 {
+	if dt == kernel.Int8 {
+		return saturate(math.RoundToEven(v), math.MinInt8, math.MaxInt8)
+	}
+	return saturate(math.RoundToEven(v), 0, math.MaxUint8)
+}
+
+func newDynamicQuantize(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check(); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k := &simple{flops: 4}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "x", kernel.Float32); err != nil {
+			return err
+		}
+		setShape(out[0], in[0].Shape, kernel.Uint8)
+		setShape(out[1], nil, kernel.Float32)
+		setShape(out[2], nil, kernel.Uint8)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x := kernel.Float32s(a.In[0].Data())
+		lo, hi := float32(0), float32(0)
+		for _, v := range x {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		scale := (hi - lo) / 255
+		var zp int64
+		if scale != 0 {
+			zp = requant(kernel.Uint8, float64(-lo/scale))
+		}
+		y := a.Out[0].Data()
+		for i, v := range x {
+			q := zp
+			if scale != 0 {
+				q = saturate(math.RoundToEven(float64(v/scale))+float64(zp), 0, math.MaxUint8)
+			}
+			y[i] = byte(q)
+		}
+		kernel.Float32s(a.Out[1].Data())[0] = scale
+		a.Out[2].Data()[0] = byte(zp)
+		return nil
+	}
+	return newKernel(sig{op: "DynamicQuantizeLinear", minIn: 1, maxIn: 1, nOut: 3}, k), nil
+}
+
+// perAxis is a zero point or scale given per tensor (one element) or per
+// index along one axis (n elements).
+type perAxis struct {
+	t *kernel.Tensor
+	n int64
+}
+
+// newPerAxis checks t (nil or empty: absent) against n indices.
+func newPerAxis(t *kernel.Tensor, name string, n int64, dts ...kernel.DType) (perAxis, error) {
+	if t == nil || t.NumElements() == 0 && t.Shape.Rank() > 0 {
+		return perAxis{}, nil
+	}
+	if err := dtypeIn(t, name, dts...); err != nil {
+		return perAxis{}, err
+	}
+	switch m := t.NumElements(); {
+	case m == 1:
+		return perAxis{t: t, n: 1}, nil
+	case m == n:
+		return perAxis{t: t, n: n}, nil
+	}
+	return perAxis{}, fmt.Errorf("input %s %v: want one element or %d", name, t.Shape, n)
+}
+
+// at returns the value for index i (0 when absent).
+func (p perAxis) at(i int64) float64 {
+	if p.t == nil {
+		return 0
+	}
+	if p.n == 1 {
+		i = 0
+	}
+	return loadF(p.t.DType, p.t.Data(), i)
+}
+
+func input(in []*kernel.Tensor, i int) *kernel.Tensor {
+	if i < len(in) {
+		return in[i]
+	}
+	return nil
+}
+
+func newMatMulInteger(linear bool) kernel.Factory {
+	op, minIn, maxIn := "MatMulInteger", 2, 4
+	if linear {
+		op, minIn, maxIn = "QLinearMatMul", 8, 8
+	}
+	// The operand positions.
+	ia, ib, iaz, ibz := 0, 1, 2, 3
+	if linear {
+		ia, ib, iaz, ibz = 0, 3, 2, 5
+	}
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		if err := attrs.Check(); err != nil {
+			return nil, wrapAttr(err)
+		}
+		var mm matmul
+		// shapes checks the operands and returns the output shape and
+		// the product's M, K, N.
+		shapes := func(in []*kernel.Tensor) (kernel.Shape, int64, int64, int64, error) {
+			a, b := in[ia], in[ib]
+			if err := dtypeIn(a, "A", qTypes...); err != nil {
+				return nil, 0, 0, 0, err
+			}
+			if err := dtypeIn(b, "B", qTypes...); err != nil {
+				return nil, 0, 0, 0, err
+			}
+			var o kernel.Tensor
+			ma, mb := &kernel.Tensor{DType: kernel.Int32, Shape: a.Shape}, &kernel.Tensor{DType: kernel.Int32, Shape: b.Shape}
+			if err := mm.infer([]*kernel.Tensor{ma, mb}, []*kernel.Tensor{&o}); err != nil {
+				return nil, 0, 0, 0, err
+			}
+			m, kk, n := int64(1), a.Shape[a.Shape.Rank()-1], int64(1)
+			if a.Shape.Rank() > 1 {
+				m = a.Shape[a.Shape.Rank()-2]
+			}
+			if b.Shape.Rank() > 1 {
+				n = b.Shape[b.Shape.Rank()-1]
+			}
+			return o.Shape, m, kk, n, nil
+		}
+		k := &simple{flops: 2}
+		k.inferF = func(in, out []*kernel.Tensor) error {
+			s, m, _, n, err := shapes(in)
+			if err != nil {
+				return err
+			}
+			if _, err := newPerAxis(input(in, iaz), "a_zero_point", m, in[ia].DType); err != nil {
+				return err
+			}
+			if _, err := newPerAxis(input(in, ibz), "b_zero_point", n, in[ib].DType); err != nil {
+				return err
+			}
+			dt := kernel.Int32
+			if linear {
+				for _, c := range []struct {
+					i    int
+					name string
+					n    int64
+				}{{1, "a_scale", m}, {4, "b_scale", n}, {6, "y_scale", 1}} {
+					if _, err := newPerAxis(in[c.i], c.name, c.n, kernel.Float32); err != nil {
+						return err
+					}
+				}
+				if err := dtypeIn(in[7], "y_zero_point", qTypes...); err != nil {
+					return err
+				}
+				dt = in[7].DType
+			}
+			setShape(out[0], s, dt)
+			return nil
+		}
+		var acc []int64
+		k.computeF = func(a *kernel.Args) error {
+			A, B, o := a.In[ia], a.In[ib], a.Out[0]
+			_, m, kk, n, err := shapes(a.In)
+			if err != nil {
+				return err
+			}
+			az, _ := newPerAxis(input(a.In, iaz), "a_zero_point", m, A.DType)
+			bz, _ := newPerAxis(input(a.In, ibz), "b_zero_point", n, B.DType)
+			// Batch offsets: the output's batch dimensions broadcast
+			// over A's and B's.
+			batch := o.NumElements() / (m * n)
+			ra, rb := max(A.Shape.Rank(), 2), max(B.Shape.Rank(), 2)
+			ob := max(ra, rb) - 2
+			outBatch := make(kernel.Shape, ob)
+			abatch, bbatch := batchOf(A.Shape, ra, ob), batchOf(B.Shape, rb, ob)
+			for i := range ob {
+				outBatch[i] = max(abatch[i], bbatch[i])
+			}
+			if int64(cap(acc)) < m*n {
+				acc = make([]int64, m*n)
+			}
+			acc = acc[:m*n]
+			ab, bb, od := A.Data(), B.Data(), o.Data()
+			for p := range batch {
+				// Unravel p over outBatch into A's and B's batch indices.
+				var pa, pb int64
+				rem, sa, sb := p, int64(1), int64(1)
+				for d := ob - 1; d >= 0; d-- {
+					idx := rem % outBatch[d]
+					rem /= outBatch[d]
+					if abatch[d] != 1 {
+						pa += idx * sa
+					}
+					if bbatch[d] != 1 {
+						pb += idx * sb
+					}
+					sa *= abatch[d]
+					sb *= bbatch[d]
+				}
+				clear(acc)
+				for i := range m {
+					azp := int64(az.at(i))
+					for t := range kk {
+						av := loadI(A.DType, ab, (pa*m+i)*kk+t) - azp
+						if av == 0 {
+							continue
+						}
+						for j := range n {
+							acc[i*n+j] += av * (loadI(B.DType, bb, (pb*kk+t)*n+j) - int64(bz.at(j)))
+						}
+					}
+				}
+				for i := range m {
+					for j := range n {
+						v := acc[i*n+j]
+						idx := p*m*n + i*n + j
+						if !linear {
+							kernel.Int32s(od)[idx] = int32(v)
+							continue
+						}
+						as, bs := float32(loadF(kernel.Float32, a.In[1].Data(), min(i, a.In[1].NumElements()-1))), float32(loadF(kernel.Float32, a.In[4].Data(), min(j, a.In[4].NumElements()-1)))
+						ys := float32(loadF(kernel.Float32, a.In[6].Data(), 0))
+						yz := loadI(a.In[7].DType, a.In[7].Data(), 0)
+						storeI(o.DType, od, idx, requant(o.DType, float64(v)*float64(as*bs/ys)+float64(yz)))
+					}
+				}
+			}
+			return nil
+		}
+		return newKernel(sig{op: op, minIn: minIn, maxIn: maxIn, nOut: 1}, k), nil
+	}
+}
+
+// batchOf returns the batch dimensions of a matrix operand of shape s
+// (rank r after promoting a vector to a matrix), right-aligned to n
+// dimensions with leading ones.
+func batchOf(s kernel.Shape, r, n int) kernel.Shape {
+	out := make(kernel.Shape, n)
+	for i := range out {
+		out[i] = 1
+	}
+	if len(s) > 2 {
+		copy(out[n-(r-2):], s[:r-2])
+	}
+	return out
+}
+
+func newConvInteger(linear bool) kernel.Factory {
+	op, minIn, maxIn := "ConvInteger", 2, 4
+	if linear {
+		op, minIn, maxIn = "QLinearConv", 8, 9
+	}
+	ix, iw, ixz, iwz := 0, 1, 2, 3
+	if linear {
+		ix, iw, ixz, iwz = 0, 3, 2, 5
+	}
+	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
+		if err := attrs.Check("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"); err != nil {
+			return nil, wrapAttr(err)
+		}
+		win, err := parseWindow(op, attrs)
+		if err != nil {
+			return nil, fmt.Errorf("ops: %s: %w", op, err)
+		}
+		c := &conv{w: win}
+		if c.group, err = attrs.Int("group", 1); err != nil {
+			return nil, wrapAttr(err)
+		}
+		if c.group < 1 {
+			return nil, fmt.Errorf("ops: %s: group %d: want at least 1", op, c.group)
+		}
+		geometry := func(in []*kernel.Tensor) (geom, error) {
+			x, w := in[ix], in[iw]
+			if err := dtypeIn(x, "x", qTypes...); err != nil {
+				return geom{}, err
+			}
+			if err := dtypeIn(w, "w", qTypes...); err != nil {
+				return geom{}, err
+			}
+			// Conv's geometry, on float metadata of the same shapes.
+			fx, fw := &kernel.Tensor{DType: kernel.Float32, Shape: x.Shape}, &kernel.Tensor{DType: kernel.Float32, Shape: w.Shape}
+			g, err := c.geometry([]*kernel.Tensor{fx, fw})
+			if err != nil {
+				return g, err
+			}
+			if _, err := newPerAxis(input(in, ixz), "x_zero_point", 1, x.DType); err != nil {
+				return g, err
+			}
+			if _, err := newPerAxis(input(in, iwz), "w_zero_point", g.m, w.DType); err != nil {
+				return g, err
+			}
+			if linear {
+				for _, s := range []struct {
+					i    int
+					name string
+					n    int64
+				}{{1, "x_scale", 1}, {4, "w_scale", g.m}, {6, "y_scale", 1}} {
+					if _, err := newPerAxis(in[s.i], s.name, s.n, kernel.Float32); err != nil {
+						return g, err
+					}
+				}
+				if err := dtypeIn(in[7], "y_zero_point", qTypes...); err != nil {
+					return g, err
+				}
+				if b := input(in, 8); b != nil && b.NumElements() > 0 {
+					if err := dtypeIn(b, "B", kernel.Int32); err != nil {
+						return g, err
+					}
+					if !b.Shape.Equal(kernel.Shape{g.m}) {
+						return g, fmt.Errorf("bias B has shape %v, want [%d]", b.Shape, g.m)
+					}
+				}
+			}
+			return g, nil
+		}
+		k := &simple{flops: 2}
+		k.inferF = func(in, out []*kernel.Tensor) error {
+			g, err := geometry(in)
+			if err != nil {
+				return err
+			}
+			dt := kernel.Int32
+			if linear {
+				dt = in[7].DType
+			}
+			setShape(out[0], g.spatialShape(g.m), dt)
+			return nil
+		}
+		k.computeF = func(a *kernel.Args) error {
+			g, err := geometry(a.In)
+			if err != nil {
+				return err
+			}
+			x, w, o := a.In[ix], a.In[iw], a.Out[0]
+			xz, _ := newPerAxis(input(a.In, ixz), "x_zero_point", 1, x.DType)
+			wz, _ := newPerAxis(input(a.In, iwz), "w_zero_point", g.m, w.DType)
+			xb, wb, ob := x.Data(), w.Data(), o.Data()
+			cg, mg := g.c/g.group, g.m/g.group
+			in, kk, out := g.in, g.k, g.out
+			inSize, kSize, outSize := in[0]*in[1]*in[2], kk[0]*kk[1]*kk[2], out[0]*out[1]*out[2]
+			xzp := int64(xz.at(0))
+			for n := range g.n {
+				for m := range g.m {
+					grp := m / mg
+					wzp := int64(wz.at(m))
+					for op := range outSize {
+						od, oh, ow := op/(out[1]*out[2]), op/out[2]%out[1], op%out[2]
+						var acc int64
+						for ci := range cg {
+							ch := grp*cg + ci
+							for kp := range kSize {
+								kd, kh, kw := kp/(kk[1]*kk[2]), kp/kk[2]%kk[1], kp%kk[2]
+								id := od*g.stride[0] - g.padB[0] + kd*g.dil[0]
+								ih := oh*g.stride[1] - g.padB[1] + kh*g.dil[1]
+								iw := ow*g.stride[2] - g.padB[2] + kw*g.dil[2]
+								if id < 0 || id >= in[0] || ih < 0 || ih >= in[1] || iw < 0 || iw >= in[2] {
+									continue // padding: x − zero_point is 0 there
+								}
+								xv := loadI(x.DType, xb, (n*g.c+ch)*inSize+(id*in[1]+ih)*in[2]+iw) - xzp
+								wv := loadI(w.DType, wb, (m*cg+ci)*kSize+kp) - wzp
+								acc += xv * wv
+							}
+						}
+						idx := (n*g.m+m)*outSize + op
+						if !linear {
+							kernel.Int32s(ob)[idx] = int32(acc)
+							continue
+						}
+						if b := input(a.In, 8); b != nil && b.NumElements() > 0 {
+							acc += int64(kernel.Int32s(b.Data())[m])
+						}
+						xs := float32(loadF(kernel.Float32, a.In[1].Data(), 0))
+						ws := float32(loadF(kernel.Float32, a.In[4].Data(), min(m, a.In[4].NumElements()-1)))
+						ys := float32(loadF(kernel.Float32, a.In[6].Data(), 0))
+						yz := loadI(a.In[7].DType, a.In[7].Data(), 0)
+						storeI(o.DType, ob, idx, requant(o.DType, float64(acc)*float64(xs*ws/ys)+float64(yz)))
+					}
+				}
+			}
+			return nil
+		}
+		return newKernel(sig{op: op, minIn: minIn, maxIn: maxIn, nOut: 1}, k), nil
+	}
+}
