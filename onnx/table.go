@@ -165,6 +165,8 @@ var table = map[string]OpInfo{
 	"QLinearMatMul":             {Pipert: "QLinearMatMul", MinOpset: 10, MaxOpset: 17},
 	"ConvInteger":               {Pipert: "ConvInteger", MinOpset: 10, MaxOpset: 17, Note: "1 to 3 spatial dimensions"},
 	"QLinearConv":               {Pipert: "QLinearConv", MinOpset: 10, MaxOpset: 17, Note: "1 to 3 spatial dimensions; weight scales and zero points per tensor or per output channel"},
+	"NegativeLogLikelihoodLoss": {Pipert: "NegativeLogLikelihoodLoss", MinOpset: 12, MaxOpset: 17},
+	"SoftmaxCrossEntropyLoss":   {Pipert: "SoftmaxCrossEntropyLoss", MinOpset: 12, MaxOpset: 17, Note: "log_prob is the optional second output"},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 

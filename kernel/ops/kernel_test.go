@@ -36,6 +36,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Det", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", "DFT", "STFT",
 		// quantized
 		"DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv",
+		// losses
+		"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {

@@ -18,7 +18,7 @@ type builtin struct {
 // builtinGroups lists every op of the package, one list per family; each
 // family's list lives beside its ops. An op name appears once across all
 // lists (TestBuiltinNamesAreUnique).
-var builtinGroups = [...][]builtin{coreOps, elemOps, spatialOps, seqOps, visionOps, signalOps, quantOps}
+var builtinGroups = [...][]builtin{coreOps, elemOps, spatialOps, seqOps, visionOps, signalOps, quantOps, lossOps}
 
 // coreOps are the ops pipert's own scenarios are built from.
 var coreOps = []builtin{
