@@ -167,6 +167,7 @@ var table = map[string]OpInfo{
 	"QLinearConv":               {Pipert: "QLinearConv", MinOpset: 10, MaxOpset: 17, Note: "1 to 3 spatial dimensions; weight scales and zero points per tensor or per output channel"},
 	"NegativeLogLikelihoodLoss": {Pipert: "NegativeLogLikelihoodLoss", MinOpset: 12, MaxOpset: 17},
 	"SoftmaxCrossEntropyLoss":   {Pipert: "SoftmaxCrossEntropyLoss", MinOpset: 12, MaxOpset: 17, Note: "log_prob is the optional second output"},
+	"GridSample":                {Pipert: "GridSample", MinOpset: 16, MaxOpset: 17, Note: "4-D; every mode and padding_mode"},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 

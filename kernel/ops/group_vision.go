@@ -10,9 +10,10 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// visionOps are ONNX's detection post-processing ops.
+// visionOps are ONNX's detection post-processing and sampling ops.
 var visionOps = []builtin{
 	{"NonMaxSuppression", newNMS},
+	{"GridSample", newGridSample},
 }
 
 // NonMaxSuppression(boxes, scores[, max_output_boxes_per_class[,
@@ -255,4 +256,170 @@ func (k *nms) outputShapes(a *kernel.Args) ([]kernel.Shape, error) {
 	}
 	k.have = false
 	return []kernel.Shape{{k.count, 3}}, nil
+}
+
+// GridSample(X, grid) (mode "bilinear", padding_mode "zeros",
+// align_corners 0) samples X [N, C, H, W] at the points of grid
+// [N, Ho, Wo, 2] (x then y, normalized to [−1, 1]: the corner pixels'
+// centres with align_corners, else their outer edges) into Y [N, C, Ho,
+// Wo]. mode "nearest" rounds half to even, "bilinear" weighs the four
+// neighbours, "bicubic" the sixteen with Keys' cubic (a = −0.75). Outside
+// the image, padding_mode "zeros" reads zeros, "border" clamps the point
+// and the pixels to the edge, "reflection" reflects them about the edge
+// (the pixel centres with align_corners, else the outer edges). Computed
+// in float64 and rounded once.
+func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("mode", "padding_mode", "align_corners"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	mode, err := attrs.String("mode", "bilinear")
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	pad, err := attrs.String("padding_mode", "zeros")
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	align, err := flagAttr(attrs, "align_corners", false)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if mode != "bilinear" && mode != "nearest" && mode != "bicubic" {
+		return nil, fmt.Errorf("ops: GridSample: mode %q, want bilinear, nearest or bicubic", mode)
+	}
+	if pad != "zeros" && pad != "border" && pad != "reflection" {
+		return nil, fmt.Errorf("ops: GridSample: padding_mode %q, want zeros, border or reflection", pad)
+	}
+	k := &simple{flops: 16}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		x, g := in[0], in[1]
+		if err := dtypeIn(x, "X", onnxFloats...); err != nil {
+			return err
+		}
+		if err := dtypeIn(g, "grid", onnxFloats...); err != nil {
+			return err
+		}
+		if x.Shape.Rank() != 4 || g.Shape.Rank() != 4 || g.Shape[0] != x.Shape[0] || g.Shape[3] != 2 {
+			return fmt.Errorf("X %v and grid %v: want [N, C, H, W] and [N, Ho, Wo, 2]", x.Shape, g.Shape)
+		}
+		setShape(out[0], kernel.Shape{x.Shape[0], x.Shape[1], g.Shape[1], g.Shape[2]}, x.DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, g, o := a.In[0], a.In[1], a.Out[0]
+		n, c, h, w := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
+		ho, wo := g.Shape[1], g.Shape[2]
+		xb, gb, ob := x.Data(), g.Data(), o.Data()
+		lo := [2]float64{-0.5, -0.5}
+		hi := [2]float64{float64(w) - 0.5, float64(h) - 0.5}
+		if align {
+			lo, hi = [2]float64{0, 0}, [2]float64{float64(w - 1), float64(h - 1)}
+		}
+		size := [2]int64{w, h}
+		denorm := func(v float64, l int64) float64 {
+			if align {
+				return (v + 1) / 2 * float64(l-1)
+			}
+			return ((v+1)*float64(l) - 1) / 2
+		}
+		pixel := func(img int64, r, cc int64) float64 {
+			switch pad {
+			case "zeros":
+				if cc < 0 || cc >= w || r < 0 || r >= h {
+					return 0
+				}
+			case "border":
+				cc, r = max(0, min(w-1, cc)), max(0, min(h-1, r))
+			default:
+				cc = int64(reflect(float64(cc), lo[0], hi[0]))
+				r = int64(reflect(float64(r), lo[1], hi[1]))
+			}
+			return loadF(x.DType, xb, img+r*w+cc)
+		}
+		for ni := range n {
+			for p := range ho * wo {
+				gi := (ni*ho*wo + p) * 2
+				var pt [2]float64
+				for d := range 2 {
+					pt[d] = denorm(loadF(g.DType, gb, gi+int64(d)), size[d])
+					if mode == "nearest" {
+						pt[d] = math.RoundToEven(pt[d])
+					}
+					if pt[d] < lo[d] || pt[d] > hi[d] {
+						switch pad {
+						case "border":
+							pt[d] = max(0, min(float64(size[d]-1), pt[d]))
+						case "reflection":
+							pt[d] = reflect(pt[d], lo[d], hi[d])
+						}
+					}
+				}
+				px, py := pt[0], pt[1]
+				for ci := range c {
+					img := (ni*c + ci) * h * w
+					var v float64
+					switch mode {
+					case "nearest":
+						v = pixel(img, int64(py), int64(px))
+					case "bilinear":
+						x1, y1 := int64(math.Floor(px)), int64(math.Floor(py))
+						dx1, dy1 := px-float64(x1), py-float64(y1)
+						dx2, dy2 := 1-dx1, 1-dy1
+						v = dy2*(dx2*pixel(img, y1, x1)+dx1*pixel(img, y1, x1+1)) + dy1*(dx2*pixel(img, y1+1, x1)+dx1*pixel(img, y1+1, x1+1))
+					default:
+						x0, y0 := int64(math.Floor(px))-1, int64(math.Floor(py))-1
+						cx, cy := cubicCoeffs(px-float64(x0)-1), cubicCoeffs(py-float64(y0)-1)
+						for i := range int64(4) {
+							var row float64
+							for j := range int64(4) {
+								row += cx[j] * pixel(img, y0+i, x0+j)
+							}
+							v += cy[i] * row
+						}
+					}
+					storeF(o.DType, ob, (ni*c+ci)*ho*wo+p, v)
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "GridSample", minIn: 2, maxIn: 2, nOut: 1}, k), nil
+}
+
+// reflect folds v into [lo, hi] by reflecting it about the nearer bound,
+// as many times as it takes.
+func reflect(v, lo, hi float64) float64 {
+	r := hi - lo
+	switch {
+	case r <= 0:
+		return lo
+	case v < lo:
+		n := math.Floor((lo - v) / r)
+		rem := lo - v - n*r
+		if int64(n)%2 == 0 {
+			return lo + rem
+		}
+		return hi - rem
+	case v > hi:
+		n := math.Floor((v - hi) / r)
+		rem := v - hi - n*r
+		if int64(n)%2 == 0 {
+			return hi - rem
+		}
+		return lo + rem
+	}
+	return v
+}
+
+// cubicCoeffs are Keys' cubic convolution weights (a = −0.75) of the four
+// neighbours at offsets −1, 0, 1, 2 from a point t past the second.
+func cubicCoeffs(t float64) [4]float64 {
+	const a = -0.75
+	t = math.Abs(t)
+	return [4]float64{
+		((a*(t+1)-5*a)*(t+1)+8*a)*(t+1) - 4*a,
+		((a+2)*t-(a+3))*t*t + 1,
+		((a+2)*(1-t)-(a+3))*(1-t)*(1-t) + 1,
+		((a*(2-t)-5*a)*(2-t)+8*a)*(2-t) - 4*a,
+	}
 }

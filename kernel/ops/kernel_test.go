@@ -31,7 +31,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"ReduceProd", "ReduceSumSquare", "TopK",
 		"Expand", "Flatten", "Identity", "Pad", "Size", "Squeeze", "Unsqueeze",
 		// vision
-		"NonMaxSuppression",
+		"NonMaxSuppression", "GridSample",
 		// signal
 		"Det", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", "DFT", "STFT",
 		// quantized

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -107,4 +108,52 @@ func TestNMSRejectsBadOperands(t *testing.T) {
 	wantErr(t, "NonMaxSuppression", nil, []*kernel.Tensor{boxes, kernel.New(kernel.Int64, 1, 2, 3)}, "scores", "dtype")
 	wantErr(t, "NonMaxSuppression", nil, []*kernel.Tensor{boxes, scores, kernel.FromInt64([]int64{2}, 1), kernel.FromFloat32([]float32{1.5}, 1)}, "iou_threshold")
 	wantErr(t, "NonMaxSuppression", nil, []*kernel.Tensor{boxes, scores, kernel.FromInt64([]int64{2, 3}, 2)}, "max_output_boxes_per_class")
+}
+
+// TestGridSampleAtPixelCentres: sampling at the pixel centres reproduces
+// the image in every mode and padding mode, and a point mirrored about an
+// edge reads what its mirror image reads under reflection.
+func TestGridSampleAtPixelCentres(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const h, w = 4, 5
+	x := randF32(r, 1, 2, h, w)
+	for _, align := range []bool{false, true} {
+		grid := kernel.New(kernel.Float32, 1, h, w, 2)
+		g := kernel.Float32s(grid.Host)
+		norm := func(i, n int) float32 {
+			if align {
+				return 2*float32(i)/float32(n-1) - 1
+			}
+			return (2*float32(i)+1)/float32(n) - 1
+		}
+		for i := range h {
+			for j := range w {
+				g[(i*w+j)*2], g[(i*w+j)*2+1] = norm(j, w), norm(i, h)
+			}
+		}
+		for _, mode := range []string{"nearest", "bilinear", "bicubic"} {
+			for _, pad := range []string{"zeros", "border", "reflection"} {
+				attrs := kernel.Attrs{"mode": mode, "padding_mode": pad, "align_corners": map[bool]int64{false: 0, true: 1}[align]}
+				got := values(mustRun(t, "GridSample", attrs, x, grid))
+				for i, v := range values(x) {
+					if math.Abs(got[i]-v) > 1e-5 {
+						t.Fatalf("%s %s align %v: element %d is %g, want %g", mode, pad, align, i, got[i], v)
+					}
+				}
+			}
+		}
+		// Mirror pairs under reflection: x and 2·lo − x read the same.
+		pair := kernel.New(kernel.Float32, 1, 1, 2, 2)
+		lo := float32(-1)
+		p := kernel.Float32s(pair.Host)
+		p[0], p[1], p[2], p[3] = -0.8, 0.3, 2*lo+0.8, 0.3
+		got := values(mustRun(t, "GridSample", kernel.Attrs{"padding_mode": "reflection", "align_corners": map[bool]int64{false: 0, true: 1}[align]}, x, pair))
+		for c := range 2 {
+			if math.Abs(got[2*c]-got[2*c+1]) > 1e-5 {
+				t.Fatalf("align %v channel %d: mirrored points read %g and %g", align, c, got[2*c], got[2*c+1])
+			}
+		}
+	}
+	wantErr(t, "GridSample", kernel.Attrs{"mode": "linear"}, nil, "mode")
+	wantErr(t, "GridSample", nil, []*kernel.Tensor{x, kernel.New(kernel.Float32, 1, 3, 3, 3)}, "grid")
 }
