@@ -108,3 +108,33 @@ func TestDFTAgainstDefinition(t *testing.T) {
 	wantErr(t, "DFT", nil, []*kernel.Tensor{kernel.New(kernel.Float32, 2, 3, 3)}, "1 or 2")
 	wantErr(t, "DFT", kernel.Attrs{"axis": int64(2)}, []*kernel.Tensor{kernel.New(kernel.Float32, 2, 3, 1)}, "axis")
 }
+
+// TestSoftmaxFloat64 checks float64 Softmax and LogSoftmax against the
+// definition, to float64 precision.
+func TestSoftmaxFloat64(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	x := kernel.New(kernel.Float64, 3, 4)
+	v := kernel.Float64s(x.Host)
+	for i := range v {
+		v[i] = 10 * r.NormFloat64()
+	}
+	for _, log := range []bool{false, true} {
+		op := map[bool]string{false: "Softmax", true: "LogSoftmax"}[log]
+		got := kernel.Float64s(mustRun(t, op, kernel.Attrs{"axis": int64(1)}, x).Data())
+		for row := range 3 {
+			var s float64
+			for j := range 4 {
+				s += math.Exp(v[4*row+j])
+			}
+			for j := range 4 {
+				want := math.Exp(v[4*row+j]) / s
+				if log {
+					want = v[4*row+j] - math.Log(s)
+				}
+				if g := got[4*row+j]; math.Abs(g-want) > 1e-12*(1+math.Abs(want)) {
+					t.Fatalf("%s[%d,%d] = %.17g, want %.17g", op, row, j, g, want)
+				}
+			}
+		}
+	}
+}

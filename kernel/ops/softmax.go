@@ -8,14 +8,15 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// Softmax and LogSoftmax normalize float32 or float16 input along attribute
+// Softmax and LogSoftmax normalize float32, float16 or float64 input along attribute
 // axis (default -1; the input must have rank ≥ 1). Before ONNX opset 13
 // (attribute "opset") the input is flattened to 2-D at axis (default 1):
 // a row is every element of the dimensions from axis on. A row is the set of
 // elements along the axis at one position of the other dimensions. Both
 // subtract the row maximum m first: Softmax is exp(x-m)/Σexp(x-m), LogSoftmax
 // (x-m) - log Σexp(x-m). Sums run in float32 in ascending order; exp and log
-// evaluate in float64 and round to float32.
+// evaluate in float64 and round to float32. Float64 input computes in
+// float64 throughout.
 //
 // Tiling (words):
 //
@@ -70,7 +71,7 @@ func around(s kernel.Shape, axis int) (outer, n, inner int64) {
 
 func (k *softmax) infer(in, out []*kernel.Tensor) error {
 	x := in[0]
-	if err := checkFloat(x, "X"); err != nil {
+	if err := dtypeIn(x, "X", onnxFloats...); err != nil {
 		return err
 	}
 	if _, err := kernel.NormAxis(k.axis, x.Shape.Rank()); err != nil {
@@ -127,8 +128,38 @@ func (k *softmax) compute(a *kernel.Args) error {
 		softmaxRows(k.log, f32vec(kernel.Float32s(xb)), f32vec(kernel.Float32s(ob)), outer, n, inner)
 	case kernel.Float16:
 		softmaxRows(k.log, f16vec(kernel.Uint16s(xb)), f16vec(kernel.Uint16s(ob)), outer, n, inner)
+	case kernel.Float64:
+		softmaxRows64(k.log, kernel.Float64s(xb), kernel.Float64s(ob), outer, n, inner)
 	}
 	return nil
+}
+
+// softmaxRows64 is softmaxRows in float64 throughout.
+func softmaxRows64(log bool, x, o []float64, outer, n, inner int64) {
+	for p := range outer {
+		for i := range inner {
+			base := p*n*inner + i
+			m := math.Inf(-1)
+			for j := range n {
+				if v := x[base+j*inner]; v > m {
+					m = v
+				}
+			}
+			var sum float64
+			for j := range n {
+				sum += math.Exp(x[base+j*inner] - m)
+			}
+			ls := math.Log(sum)
+			for j := range n {
+				at := base + j*inner
+				if log {
+					o[at] = x[at] - m - ls
+				} else {
+					o[at] = math.Exp(x[at]-m) / sum
+				}
+			}
+		}
+	}
 }
 
 func softmaxRows[V vec](log bool, x, o V, outer, n, inner int64) {
