@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -122,7 +123,7 @@ func (k *ifMerge) Deps() kernel.Deps      { return kernel.Deps{Value: []int{0}} 
 func (k *ifMerge) InferShape(in, out []*kernel.Tensor) error {
 	c := in[0].Host
 	if len(c) != 1 {
-		return fmt.Errorf("If.merge: no choice was made")
+		return errors.New("no branch was chosen")
 	}
 	k.off = 1 + k.n
 	if c[0] == 1 {
@@ -152,7 +153,7 @@ func (k *ifMerge) Compute(a *kernel.Args) error {
 	for i, t := range a.In[k.off : k.off+k.n] {
 		src := t.Data()
 		if src == nil && t.NumElements() != 0 {
-			return fmt.Errorf("If.merge: branch output %d has no contents", i)
+			return fmt.Errorf("branch output %d has no contents", i)
 		}
 		copy(a.Out[i].Data(), src)
 	}

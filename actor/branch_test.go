@@ -177,7 +177,7 @@ func TestSplicedIfErrorsNameTheNode(t *testing.T) {
 	}
 	for _, v := range variants {
 		// A condition of two elements fails the If node itself.
-		a, dev := actorFor(t, ifOn(2), v)
+		a, _ := actorFor(t, ifOn(2), v)
 		_, _, err := a.Run(context.Background(), []*kernel.Tensor{cond(true, false), x, bad})
 		var ke *kernel.Error
 		if !errors.As(err, &ke) || ke.Node != "if" || ke.Stage != kernel.StageInfer || !strings.Contains(err.Error(), "single element") {
@@ -186,7 +186,7 @@ func TestSplicedIfErrorsNameTheNode(t *testing.T) {
 		// A failing node of the taken branch fails the run; the actor
 		// runs again, and the branch not taken may be the one that
 		// would fail.
-		a, dev = actorFor(t, ifOn(1), v)
+		a, dev := actorFor(t, ifOn(1), v)
 		_, _, err = a.Run(context.Background(), []*kernel.Tensor{cond(false), x, bad})
 		if !errors.As(err, &ke) || !strings.Contains(err.Error(), "Reshape") {
 			t.Fatalf("%s: failing else branch: %v", name(v), err)
@@ -201,6 +201,32 @@ func TestSplicedIfErrorsNameTheNode(t *testing.T) {
 		}
 		if got := dev.Stats().MemInUse; got != consts {
 			t.Fatalf("%s: %d bytes in use after the run, constants hold %d", name(v), got, consts)
+		}
+	}
+}
+
+// TestStagingDoesNotRaceWithLaunches: a tensor read as data by one node and
+// as a value dependency by a later one is staged to the host while the
+// first may still be launching; under -race this fails if staging writes
+// the tensor the launch reads.
+func TestStagingDoesNotRaceWithLaunches(t *testing.T) {
+	b := subgraph.NewBuilder("stage")
+	x := b.Input("x", kernel.Float32, 2, 3)
+	s := b.Op("Shape", b.Op("ReLU", x))
+	c := b.OpAttrs("Cast", kernel.Attrs{"to": "float32"}, s)
+	r := b.Op("Reshape", x, s)
+	b.Output(c, r)
+	in := []*kernel.Tensor{kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6}, 2, 3)}
+	for _, v := range variants {
+		a, _ := actorFor(t, b.Graph(), v)
+		for range 20 {
+			out, _, err := a.Run(context.Background(), in)
+			if err != nil {
+				t.Fatalf("%s: %v", name(v), err)
+			}
+			if fmt.Sprint(kernel.Float32s(out[0].Host)) != "[2 3]" || !out[1].Shape.Equal(kernel.Shape{2, 3}) {
+				t.Fatalf("%s: outputs %v %v", name(v), out[0], out[1])
+			}
 		}
 	}
 }

@@ -61,7 +61,16 @@ type KernelRunner struct {
 	ptrs    []*kernel.Tensor // backing of args' In and Out
 	events  []device.Event   // by node position, for watched nodes
 	live    []bool           // by slot: holds device memory
-	staging [][]byte         // by slot: host copies of value-dependency inputs
+	staging [][]byte         // by slot: buffers for host copies of values
+	// staged holds, by slot, the host copy of its value staged in this
+	// run (nil: none yet). Owned by the goroutine running InferShape.
+	staged [][]byte
+	// views are the tensors value-dependency inputs are read through, one
+	// per (node, value dependency), args' In point to them: a copy of the
+	// slot with the staged value as Host, refreshed by the node's Infer.
+	// The slot itself is never written while other nodes read it, so a
+	// launch in flight never races with the staging of a later reader.
+	views []kernel.Tensor
 	ws      []device.Buffer  // by node position: workspace of the launch in flight
 	// resolved marks compute-dependent nodes whose real output shapes are
 	// set in this run; written by the goroutine running the Infer stage
@@ -105,6 +114,7 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		events:   make([]device.Event, len(prog.nodes)),
 		live:     make([]bool, len(prog.slots)),
 		staging:  make([][]byte, len(prog.slots)),
+		staged:   make([][]byte, len(prog.slots)),
 		ws:       make([]device.Buffer, len(prog.nodes)),
 		resolved: make([]bool, len(prog.nodes)),
 		skip:     make([]bool, len(prog.nodes)),
@@ -114,7 +124,12 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		n += len(prog.nodes[pos].in) + len(prog.nodes[pos].out)
 	}
 	r.ptrs = make([]*kernel.Tensor, n)
-	n = 0
+	nv := 0
+	for pos := range prog.nodes {
+		nv += len(prog.nodes[pos].valueDeps)
+	}
+	r.views = make([]kernel.Tensor, nv)
+	nv, n = 0, 0
 	for pos := range prog.nodes {
 		nd := &prog.nodes[pos]
 		ar := &r.args[pos]
@@ -123,6 +138,10 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		n += len(nd.in)
 		for i, s := range nd.in {
 			ar.In[i] = &r.tensors[s]
+		}
+		for _, j := range nd.valueDeps {
+			ar.In[j] = &r.views[nv]
+			nv++
 		}
 		ar.Out = r.ptrs[n : n+len(nd.out) : n+len(nd.out)]
 		n += len(nd.out)
@@ -193,6 +212,7 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 	}
 	clear(r.resolved)
 	clear(r.skip)
+	clear(r.staged)
 	r.runSeed++
 	for pos := range r.args {
 		a := &r.args[pos]
@@ -389,7 +409,7 @@ func (r *KernelRunner) Needs(pos int, out []Need) []Need {
 		}
 	}
 	for _, j := range nd.valueDeps {
-		if r.args[pos].In[j].Host != nil {
+		if s := nd.in[j]; r.tensors[s].Host != nil || r.staged[s] != nil {
 			continue // a constant, a host input, or staged by an earlier reader
 		}
 		out = append(out, Need{Producer: r.prog.slots[nd.in[j]].producer, Input: j})
@@ -441,9 +461,9 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 // stream s, after its producer completed (the caller has waited for that
 // or made s wait for it).
 func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) error {
-	ar := &r.args[pos]
-	t := ar.In[j]
-	if t.Host != nil {
+	slot := r.prog.nodes[pos].in[j]
+	t := &r.tensors[slot]
+	if t.Host != nil || r.staged[slot] != nil {
 		return nil
 	}
 	if t.Buf.Data == nil {
@@ -452,7 +472,6 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 		// shapes only, on virtual data).
 		return nil
 	}
-	slot := r.prog.nodes[pos].in[j]
 	n := t.Bytes()
 	if int64(cap(r.staging[slot])) < n {
 		r.staging[slot] = make([]byte, n)
@@ -461,8 +480,39 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 	if err := s.CopyD2H(ctx, h, t.Buf); err != nil {
 		return r.stageErr(pos, kernel.StageInfer, err)
 	}
-	t.Host = h
+	r.staged[slot] = h
 	return nil
+}
+
+// refreshViews gives node pos's value-dependency views the dtype, shape
+// and host value of their slots, the staged value as Host. It runs on the
+// goroutine running InferShape, which may read a slot's buffer only once
+// its producer's launch is known to have happened: for graph inputs and
+// constants, and for staged slots. Other views get their buffer at the
+// node's launch (viewBuffers).
+func (r *KernelRunner) refreshViews(pos int) {
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	for _, j := range nd.valueDeps {
+		s := nd.in[j]
+		t, v := &r.tensors[s], ar.In[j]
+		v.DType, v.Shape, v.Host, v.Buf = t.DType, t.Shape, t.Host, device.Buffer{}
+		if h := r.staged[s]; h != nil {
+			v.Host = h
+		}
+		if r.prog.slots[s].producer < 0 || r.staged[s] != nil {
+			v.Buf = t.Buf
+		}
+	}
+}
+
+// viewBuffers gives node pos's value-dependency views their slots'
+// buffers; it runs on the launching goroutine, which set them.
+func (r *KernelRunner) viewBuffers(pos int) {
+	nd := &r.prog.nodes[pos]
+	for _, j := range nd.valueDeps {
+		r.args[pos].In[j].Buf = r.tensors[nd.in[j]].Buf
+	}
 }
 
 // Infer runs node pos's InferShape and checks what it inferred. A node of
@@ -482,6 +532,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		}
 		spin.For(nd.costs.Prepare)
 	}
+	r.refreshViews(pos)
 	if err := nd.k.InferShape(ar.In, ar.Out); err != nil {
 		return r.stageErr(pos, kernel.StageInfer, err)
 	}
@@ -539,6 +590,7 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 		}
 		return r.freeDead(pos)
 	}
+	r.viewBuffers(pos)
 	real := kernel.OutputsReal(nd.k, ar.In)
 	for i, s := range nd.out {
 		t := ar.Out[i]

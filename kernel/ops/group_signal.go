@@ -56,7 +56,7 @@ func newDet(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		r := x.Shape.Rank()
 		if r < 2 || x.Shape[r-1] != x.Shape[r-2] {
-			return fmt.Errorf("X %v: want [*, M, M]", x.Shape)
+			return fmt.Errorf("input X %v: want [*, M, M]", x.Shape)
 		}
 		setShape(out[0], x.Shape[:r-2], x.DType)
 		return nil

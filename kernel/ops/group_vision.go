@@ -300,7 +300,7 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 			return err
 		}
 		if x.Shape.Rank() != 4 || g.Shape.Rank() != 4 || g.Shape[0] != x.Shape[0] || g.Shape[3] != 2 {
-			return fmt.Errorf("X %v and grid %v: want [N, C, H, W] and [N, Ho, Wo, 2]", x.Shape, g.Shape)
+			return fmt.Errorf("inputs X %v and grid %v: want [N, C, H, W] and [N, Ho, Wo, 2]", x.Shape, g.Shape)
 		}
 		setShape(out[0], kernel.Shape{x.Shape[0], x.Shape[1], g.Shape[1], g.Shape[2]}, x.DType)
 		return nil
