@@ -79,11 +79,7 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 			return cfg.CostOf(plan.Node{Name: n.Name, Op: n.Op})
 		}
 	}
-	var splice func(plan.Node) (plan.Costs, error)
-	if pl.Workers() > 1 {
-		splice = cfg.CostOf // queued: runtime Ifs go through the stage queues
-	}
-	prog, err := newProgram(c, costs, splice)
+	prog, err := newProgram(c, costs, cfg.CostOf)
 	if err != nil {
 		return nil, err
 	}

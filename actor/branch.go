@@ -11,9 +11,9 @@ import (
 )
 
 // Brancher is a kernel whose work is one of two subgraphs, chosen at run
-// time by a condition (control.If). An actor whose stage plan has more than
-// one goroutine splices it into its own execution order instead of running
-// the chosen branch inside the kernel's InferShape:
+// time by a condition (control.If). An actor splices it into its own
+// execution order, in every mode, instead of running the chosen branch
+// inside the kernel's InferShape:
 //
 //   - the condition: a node with a value dependency on the condition input,
 //     whose InferShape calls Choose on the staged value and leaves the
@@ -26,10 +26,10 @@ import (
 //     node's outputs.
 //
 // So a branch's kernels flow through the same stage queues as every other
-// kernel, after the condition's value barrier. Nested Brancher kernels in
-// a branch are spliced in turn. Single-goroutine plans (KBK) call the
-// kernel as it is: its InferShape runs the branch on the host, the simple
-// reference the spliced modes are checked against.
+// kernel, after the condition's value barrier, and KBK launches them one
+// by one like the rest. Nested Brancher kernels in a branch are spliced in
+// turn. The kernel's own InferShape, which runs the branch on the host
+// (control.Eval), is the reference the spliced runs are checked against.
 type Brancher interface {
 	kernel.Kernel
 	// Branches returns the then and else subgraphs and the resolver of

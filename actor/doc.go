@@ -19,14 +19,14 @@
 //
 // # Control flow
 //
-// A runtime If (a Brancher) is spliced into the execution order of every
-// plan with more than one goroutine: its condition node, then both
-// branches' nodes, then a merge of the taken branch's outputs. The
-// condition's value barrier is an ordinary value dependency; the goroutine
-// running InferShape then skips the nodes of the branch not taken, so the
-// taken branch's kernels flow through the same stage queues as the rest of
-// the graph. KBK runs the If as one kernel that evaluates its branch on the
-// host, the reference the spliced plans are checked against.
+// A runtime If (a Brancher) is spliced into the execution order in every
+// mode: its condition node, then both branches' nodes, then a merge of the
+// taken branch's outputs. The condition's value barrier is an ordinary
+// value dependency; the goroutine running InferShape then skips the nodes
+// of the branch not taken, so the taken branch's kernels flow through the
+// same stage queues as the rest of the graph (in KBK, one by one like the
+// rest). Evaluating the graph on the host (control.Eval) is the reference
+// the spliced runs are checked against.
 //
 // # Dependencies
 //

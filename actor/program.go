@@ -52,9 +52,9 @@ type node struct {
 	guard guard
 }
 
-// newProgram lowers c; costs prices each node (by node index). With
-// splice set (plans of more than one goroutine), every Brancher kernel is
-// spliced (see Brancher) and splice prices the branches' nodes.
+// newProgram lowers c; costs prices each node (by node index). Every
+// Brancher kernel is spliced (see Brancher), and splice prices the
+// branches' nodes; with splice nil, Branchers stay single kernels.
 func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), splice func(plan.Node) (plan.Costs, error)) (*program, error) {
 	g := c.Graph
 	l := &lowering{p: &program{g: g}, lastUse: make(map[int]int), splice: splice}

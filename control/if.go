@@ -3,7 +3,7 @@
 //
 // An If node reads a boolean condition and the outer tensors its branches
 // use (its captures), and runs one branch, chosen at run time. Run as one
-// kernel (KBK), every input is a value dependency: the runtime's value
+// kernel, every input is a value dependency: the runtime's value
 // barrier stages the condition and the captures to the host before the
 // node's InferShape, which picks the branch and, on real data, runs it
 // there kernel by kernel (shape inference, tiling and computation of every
@@ -12,10 +12,11 @@
 // shapes come from its static shape inference, and the condition must
 // still be real. The node's modeled device work is the chosen branch's.
 //
-// The queued modes do not call the kernel that way: through Branches and
-// Choose (actor.Brancher) the actor splices both branches into its own
-// stage queues, waits only for the condition, and skips the branch not
-// taken; the host evaluation above is the reference they match bit for bit.
+// The runtime's actors do not call the kernel that way: through Branches
+// and Choose (actor.Brancher) an actor splices both branches into its own
+// execution order and stage queues, waits only for the condition, and
+// skips the branch not taken; the host evaluation above (Eval) is the
+// reference they match bit for bit.
 //
 // Dependency rule: control imports subgraph, kernel and device.
 package control
