@@ -121,6 +121,20 @@ func (p perAxis) at(i int64) float64 {
 	return loadF(p.t.DType, p.t.Data(), i)
 }
 
+// qlinearOut stores output element idx of a QLinear op (scales at inputs
+// 1, 4 and 6, the output zero point at 7) from its integer accumulator:
+// acc·s1[i1]·s2[i2]/y_scale + y_zero_point, requantized. A scale of one
+// element applies to every index.
+func qlinearOut(a *kernel.Args, idx, acc, i1, i2 int64) {
+	scale := func(t *kernel.Tensor, i int64) float32 {
+		return float32(loadF(kernel.Float32, t.Data(), min(i, t.NumElements()-1)))
+	}
+	s := scale(a.In[1], i1) * scale(a.In[4], i2) / scale(a.In[6], 0)
+	yz := loadI(a.In[7].DType, a.In[7].Data(), 0)
+	o := a.Out[0]
+	storeI(o.DType, o.Data(), idx, requant(o.DType, float64(acc)*float64(s)+float64(yz)))
+}
+
 func input(in []*kernel.Tensor, i int) *kernel.Tensor {
 	if i < len(in) {
 		return in[i]
@@ -259,10 +273,7 @@ func newMatMulInteger(linear bool) kernel.Factory {
 							kernel.Int32s(od)[idx] = int32(v)
 							continue
 						}
-						as, bs := float32(loadF(kernel.Float32, a.In[1].Data(), min(i, a.In[1].NumElements()-1))), float32(loadF(kernel.Float32, a.In[4].Data(), min(j, a.In[4].NumElements()-1)))
-						ys := float32(loadF(kernel.Float32, a.In[6].Data(), 0))
-						yz := loadI(a.In[7].DType, a.In[7].Data(), 0)
-						storeI(o.DType, od, idx, requant(o.DType, float64(v)*float64(as*bs/ys)+float64(yz)))
+						qlinearOut(a, idx, v, i, j)
 					}
 				}
 			}
@@ -410,11 +421,7 @@ func newConvInteger(linear bool) kernel.Factory {
 						if b := input(a.In, 8); b != nil && b.NumElements() > 0 {
 							acc += int64(kernel.Int32s(b.Data())[m])
 						}
-						xs := float32(loadF(kernel.Float32, a.In[1].Data(), 0))
-						ws := float32(loadF(kernel.Float32, a.In[4].Data(), min(m, a.In[4].NumElements()-1)))
-						ys := float32(loadF(kernel.Float32, a.In[6].Data(), 0))
-						yz := loadI(a.In[7].DType, a.In[7].Data(), 0)
-						storeI(o.DType, ob, idx, requant(o.DType, float64(acc)*float64(xs*ws/ys)+float64(yz)))
+						qlinearOut(a, idx, acc, 0, m)
 					}
 				}
 			}
