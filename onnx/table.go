@@ -168,6 +168,8 @@ var table = map[string]OpInfo{
 	"NegativeLogLikelihoodLoss": {Pipert: "NegativeLogLikelihoodLoss", MinOpset: 12, MaxOpset: 17},
 	"SoftmaxCrossEntropyLoss":   {Pipert: "SoftmaxCrossEntropyLoss", MinOpset: 12, MaxOpset: 17, Note: "log_prob is the optional second output"},
 	"GridSample":                {Pipert: "GridSample", MinOpset: 16, MaxOpset: 17, Note: "4-D; every mode and padding_mode"},
+	"RoiAlign":                  {Pipert: "RoiAlign", MinOpset: 10, MaxOpset: 17, Note: "avg and max; coordinate_transformation_mode from 16"},
+	"MaxUnpool":                 {Pipert: "MaxUnpool", MinOpset: 9, MaxOpset: 17, Note: "output_shape input from 11"},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 

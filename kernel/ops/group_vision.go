@@ -14,6 +14,8 @@ import (
 var visionOps = []builtin{
 	{"NonMaxSuppression", newNMS},
 	{"GridSample", newGridSample},
+	{"RoiAlign", newRoiAlign},
+	{"MaxUnpool", newMaxUnpool},
 }
 
 // NonMaxSuppression(boxes, scores[, max_output_boxes_per_class[,
@@ -422,4 +424,248 @@ func cubicCoeffs(t float64) [4]float64 {
 		((a+2)*(1-t)-(a+3))*(1-t)*(1-t) + 1,
 		((a*(2-t)-5*a)*(2-t)+8*a)*(2-t) - 4*a,
 	}
+}
+
+// RoiAlign(X, rois, batch_indices) (mode "avg", output_height 1,
+// output_width 1, sampling_ratio 0, spatial_scale 1,
+// coordinate_transformation_mode "half_pixel"; opset 10 is
+// "output_half_pixel") pools each region of interest [x1, y1, x2, y2]
+// (scaled by spatial_scale, shifted by half a pixel in half_pixel mode) of
+// image batch_indices[r] of X [N, C, H, W] into Y [R, C, oh, ow]: each
+// output bin averages (or, with "max", takes the largest of the weighted
+// corner values, as onnxruntime does) the bilinear samples of a grid of
+// sampling_ratio² points (adaptive: ⌈roi size / bins⌉ per axis). Samples
+// more than a pixel outside the image count as zero. Float64 arithmetic,
+// rounded once.
+func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("mode", "output_height", "output_width", "sampling_ratio", "spatial_scale", "coordinate_transformation_mode"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	mode, err := attrs.String("mode", "avg")
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	defCT := "half_pixel"
+	if opset < 16 {
+		defCT = "output_half_pixel"
+	}
+	ct, err := attrs.String("coordinate_transformation_mode", defCT)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	var p [3]int64
+	for i, a := range []struct {
+		name string
+		def  int64
+	}{{"output_height", 1}, {"output_width", 1}, {"sampling_ratio", 0}} {
+		if p[i], err = attrs.Int(a.name, a.def); err != nil {
+			return nil, wrapAttr(err)
+		}
+	}
+	scale, err := attrs.Float("spatial_scale", 1)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	oh, ow, ratio := p[0], p[1], p[2]
+	switch {
+	case mode != "avg" && mode != "max":
+		return nil, fmt.Errorf("ops: RoiAlign: mode %q, want avg or max", mode)
+	case ct != "half_pixel" && ct != "output_half_pixel":
+		return nil, fmt.Errorf("ops: RoiAlign: coordinate_transformation_mode %q, want half_pixel or output_half_pixel", ct)
+	case oh < 1 || ow < 1 || ratio < 0:
+		return nil, fmt.Errorf("ops: RoiAlign: output %dx%d and sampling_ratio %d: want positive sizes and a ratio ≥ 0", oh, ow, ratio)
+	}
+	scale = float64(float32(scale))
+	half := ct == "half_pixel"
+	k := &simple{flops: 16}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		x, rois, bi := in[0], in[1], in[2]
+		if err := dtypeIn(x, "X", onnxFloats...); err != nil {
+			return err
+		}
+		if err := checkSameDType(rois, "rois", x, "X"); err != nil {
+			return err
+		}
+		if !isIndex(bi.DType) {
+			return fmt.Errorf("input batch_indices has dtype %v, want int64", bi.DType)
+		}
+		if x.Shape.Rank() != 4 || rois.Shape.Rank() != 2 || rois.Shape[1] != 4 || !bi.Shape.Equal(kernel.Shape{rois.Shape[0]}) {
+			return fmt.Errorf("inputs X %v, rois %v and batch_indices %v: want [N, C, H, W], [R, 4] and [R]", x.Shape, rois.Shape, bi.Shape)
+		}
+		setShape(out[0], kernel.Shape{rois.Shape[0], x.Shape[1], oh, ow}, x.DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, rois, bi, o := a.In[0], a.In[1], a.In[2], a.Out[0]
+		n, c, h, w := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
+		xb, rb, ob := x.Data(), rois.Data(), o.Data()
+		off := 0.0
+		if half {
+			off = 0.5
+		}
+		for r := range rois.Shape[0] {
+			b := loadI(bi.DType, bi.Data(), r)
+			if b < 0 || b >= n {
+				return fmt.Errorf("batch_indices[%d] = %d is not an image of X's %d", r, b, n)
+			}
+			x1, y1 := loadF(rois.DType, rb, 4*r)*scale-off, loadF(rois.DType, rb, 4*r+1)*scale-off
+			x2, y2 := loadF(rois.DType, rb, 4*r+2)*scale-off, loadF(rois.DType, rb, 4*r+3)*scale-off
+			rw, rh := x2-x1, y2-y1
+			if !half {
+				rw, rh = max(rw, 1), max(rh, 1)
+			}
+			bh, bw := rh/float64(oh), rw/float64(ow)
+			gh, gw := ratio, ratio
+			if ratio == 0 {
+				gh, gw = int64(math.Ceil(rh/float64(oh))), int64(math.Ceil(rw/float64(ow)))
+			}
+			count := float64(max(gh*gw, 1))
+			for ci := range c {
+				img := (b*c + ci) * h * w
+				for ph := range oh {
+					for pw := range ow {
+						var sum float64
+						best, first := 0.0, true
+						for iy := range gh {
+							yy := y1 + float64(ph)*bh + (float64(iy)+0.5)*bh/float64(gh)
+							for ix := range gw {
+								xx := x1 + float64(pw)*bw + (float64(ix)+0.5)*bw/float64(gw)
+								var v [4]float64
+								if !(yy < -1 || yy > float64(h) || xx < -1 || xx > float64(w)) {
+									wts, pos := bilinear(yy, xx, h, w)
+									for q := range 4 {
+										v[q] = wts[q] * loadF(x.DType, xb, img+pos[q])
+									}
+								}
+								if mode == "avg" {
+									sum += v[0] + v[1] + v[2] + v[3]
+								} else if m := max(v[0], v[1], v[2], v[3]); first || m > best {
+									best, first = m, false
+								}
+							}
+						}
+						res := sum / count
+						if mode == "max" {
+							res = best
+						}
+						storeF(o.DType, ob, ((r*c+ci)*oh+ph)*ow+pw, res)
+					}
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "RoiAlign", minIn: 3, maxIn: 3, nOut: 1}, k), nil
+}
+
+// bilinear returns the weights and flat positions of the four pixels
+// around (y, x) in an h×w image, clamped to it (RoiAlign's sampling).
+func bilinear(y, x float64, h, w int64) (wts [4]float64, pos [4]int64) {
+	y, x = max(y, 0), max(x, 0)
+	yl, xl := int64(y), int64(x)
+	yh, xh := yl+1, xl+1
+	if yl >= h-1 {
+		yl, yh, y = h-1, h-1, float64(h-1)
+	}
+	if xl >= w-1 {
+		xl, xh, x = w-1, w-1, float64(w-1)
+	}
+	ly, lx := y-float64(yl), x-float64(xl)
+	hy, hx := 1-ly, 1-lx
+	return [4]float64{hy * hx, hy * lx, ly * hx, ly * lx}, [4]int64{yl*w + xl, yl*w + xh, yh*w + xl, yh*w + xh}
+}
+
+// MaxUnpool(X, I[, output_shape]) (kernel_shape, pads, strides) undoes a
+// MaxPool: a zero tensor of the unpooled shape, (D − 1)·stride + kernel −
+// padB − padE per spatial axis, with X's elements placed at the flat
+// positions I (MaxPool's Indices, over that whole tensor). A larger
+// output_shape (a value dependency) pads it with zeros at the end of each
+// axis: the indices keep their coordinates.
+func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("kernel_shape", "pads", "strides"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	win, err := parseWindow("MaxUnpool", attrs)
+	if err != nil {
+		return nil, fmt.Errorf("ops: MaxUnpool: %w", err)
+	}
+	if win.kernel == nil {
+		return nil, fmt.Errorf("ops: MaxUnpool: attribute kernel_shape is required")
+	}
+	var inner kernel.Shape // the unpooled shape the indices address
+	k := &simple{flops: 1}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		x, idx := in[0], in[1]
+		if err := dtypeIn(x, "X", onnxNumeric...); err != nil {
+			return err
+		}
+		if idx.DType != kernel.Int64 || !idx.Shape.Equal(x.Shape) {
+			return fmt.Errorf("indices I %v %v: want int64 of X's shape %v", idx.DType, idx.Shape, x.Shape)
+		}
+		r := x.Shape.Rank()
+		nd := r - 2
+		if r < 3 || len(win.kernel) != nd || win.strides != nil && len(win.strides) != nd || win.pads != nil && len(win.pads) != 2*nd {
+			return fmt.Errorf("input X %v does not fit kernel_shape %v, strides %v and pads %v", x.Shape, win.kernel, win.strides, win.pads)
+		}
+		s := x.Shape.Clone()
+		for i := range nd {
+			s[2+i] = (x.Shape[2+i]-1)*attrAt(win.strides, i, 1) + win.kernel[i] - attrAt(win.pads, i, 0) - attrAt(win.pads, nd+i, 0)
+			if s[2+i] < 0 {
+				return fmt.Errorf("pads %v leave no output on spatial axis %d", win.pads, i)
+			}
+		}
+		if len(in) > 2 && in[2].NumElements() > 0 {
+			l, err := valueInts(in[2], "output_shape", 1)
+			if err != nil {
+				return err
+			}
+			if l.n != r {
+				return fmt.Errorf("output_shape has %d values for input X %v", l.n, x.Shape)
+			}
+			for i := range r {
+				if v := l.at(i); v < s[i] || i < 2 && v != s[i] {
+					return fmt.Errorf("output_shape %v is smaller than the unpooled %v", valuesString(l), s)
+				}
+			}
+			// The unpooled shape stays in k.inner for Compute.
+			inner = append(inner[:0], s...)
+			for i := range r {
+				s[i] = l.at(i)
+			}
+		} else {
+			inner = append(inner[:0], s...)
+		}
+		setShape(out[0], s, x.DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, idx, o := a.In[0], a.In[1], a.Out[0]
+		ob := o.Data()
+		clear(ob)
+		size, total := int64(x.DType.Size()), o.NumElements()
+		xb := x.Data()
+		limit := inner.NumElements()
+		for i, p := range kernel.Int64s(idx.Data())[:x.NumElements()] {
+			if p < 0 || p >= limit {
+				return fmt.Errorf("index %d at element %d is outside the unpooled %v", p, i, inner)
+			}
+			// The same coordinates in the (possibly larger) output.
+			q, stride := int64(0), int64(1)
+			for d := len(inner) - 1; d >= 0; d-- {
+				q += p % inner[d] * stride
+				p /= inner[d]
+				stride *= o.Shape[d]
+			}
+			if q >= total {
+				return errTiling
+			}
+			copy(ob[q*size:(q+1)*size], xb[int64(i)*size:(int64(i)+1)*size])
+		}
+		return nil
+	}
+	return newKernel(sig{op: "MaxUnpool", minIn: 2, maxIn: 3, nOut: 1, deps: kernel.Deps{Value: []int{2}}}, k), nil
 }

@@ -157,3 +157,85 @@ func TestGridSampleAtPixelCentres(t *testing.T) {
 	wantErr(t, "GridSample", kernel.Attrs{"mode": "linear"}, nil, "mode")
 	wantErr(t, "GridSample", nil, []*kernel.Tensor{x, kernel.New(kernel.Float32, 1, 3, 3, 3)}, "grid")
 }
+
+// TestRoiAlignOnARamp: bilinear sampling is exact on a linear image, so
+// each avg bin of a region inside the image is the ramp at the bin's
+// centre (half_pixel: pixel centres at integer coordinates + 0.5).
+func TestRoiAlignOnARamp(t *testing.T) {
+	const h, w = 8, 10
+	x := kernel.New(kernel.Float64, 1, 1, h, w)
+	ramp := func(y, x float64) float64 { return 3*x - 2*y + 1 }
+	for i := range h {
+		for j := range w {
+			kernel.Float64s(x.Host)[i*w+j] = ramp(float64(i), float64(j))
+		}
+	}
+	rois := kernel.New(kernel.Float64, 2, 4)
+	copy(kernel.Float64s(rois.Host), []float64{1.5, 1.5, 7.5, 5.5, 2, 2.5, 6, 6.5})
+	got := kernel.Float64s(mustRun(t, "RoiAlign", kernel.Attrs{"output_height": int64(2), "output_width": int64(3), "sampling_ratio": int64(2)},
+		x, rois, kernel.FromInt64([]int64{0, 0}, 2)).Data())
+	for r := range 2 {
+		v := kernel.Float64s(rois.Host)[4*r : 4*r+4]
+		x1, y1, x2, y2 := v[0]-0.5, v[1]-0.5, v[2]-0.5, v[3]-0.5
+		for ph := range 2 {
+			for pw := range 3 {
+				cy := y1 + (float64(ph)+0.5)*(y2-y1)/2
+				cx := x1 + (float64(pw)+0.5)*(x2-x1)/3
+				if g, want := got[(r*2+ph)*3+pw], ramp(cy, cx); math.Abs(g-want) > 1e-9 {
+					t.Fatalf("roi %d bin (%d, %d): %g, want %g", r, ph, pw, g, want)
+				}
+			}
+		}
+	}
+	wantErr(t, "RoiAlign", nil, []*kernel.Tensor{x, rois, kernel.FromInt64([]int64{0, 1}, 2)}, "batch_indices[1]")
+	wantErr(t, "RoiAlign", kernel.Attrs{"mode": "sum"}, nil, "mode")
+}
+
+// TestMaxUnpoolUndoesMaxPool: unpooling MaxPool's values at its indices
+// puts each maximum back where it was and zeros elsewhere; a larger
+// output_shape keeps the coordinates.
+func TestMaxUnpoolUndoesMaxPool(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	x := randF32(r, 2, 3, 4, 6)
+	attrs := kernel.Attrs{"kernel_shape": []int64{2, 2}, "strides": []int64{2, 2}}
+	pooled, err := runOp("MaxPool", attrs, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, big := range []bool{false, true} {
+		in := []*kernel.Tensor{pooled[0], pooled[1]}
+		shape := kernel.Shape{2, 3, 4, 6}
+		if big {
+			shape = kernel.Shape{2, 3, 5, 7}
+			in = append(in, kernel.FromInt64(shape, 4))
+		}
+		y := mustRun(t, "MaxUnpool", attrs, in...)
+		if !y.Shape.Equal(shape) {
+			t.Fatalf("big %v: shape %v, want %v", big, y.Shape, shape)
+		}
+		yv, xv := kernel.Float32s(y.Data()), kernel.Float32s(x.Host)
+		kept := 0
+		for n := range int64(6) {
+			for i := range shape[2] {
+				for j := range shape[3] {
+					g := yv[(n*shape[2]+i)*shape[3]+j]
+					if j >= 6 || i >= 4 {
+						if g != 0 {
+							t.Fatalf("big %v: padding element (%d, %d, %d) is %g", big, n, i, j, g)
+						}
+						continue
+					}
+					if g != 0 {
+						kept++
+						if g != xv[(n*4+i)*6+j] {
+							t.Fatalf("big %v: element (%d, %d, %d) is %g, want %g", big, n, i, j, g, xv[(n*4+i)*6+j])
+						}
+					}
+				}
+			}
+		}
+		if kept != 6*2*3 {
+			t.Fatalf("big %v: %d maxima put back, want %d", big, kept, 6*2*3)
+		}
+	}
+}
