@@ -1,5 +1,5 @@
 // Package control holds pipert's control-flow kernels: If, whose branches
-// are subgraphs.
+// are subgraphs, and Loop, whose body is one.
 //
 // An If node reads a boolean condition and the outer tensors its branches
 // use (its captures), and runs one branch, chosen at run time. Run as one
@@ -45,22 +45,26 @@ const (
 // output shape cannot be known on virtual data.
 var ErrBranch = errors.New("control: If branch")
 
-// Resolver resolves "If" itself and every other op through Base; the
-// branches' nodes are resolved through the Resolver too, so Ifs nest.
+// Resolver resolves "If" and "Loop" itself and every other op through
+// Base; the branches' and bodies' nodes are resolved through the Resolver
+// too, so they nest.
 type Resolver struct {
 	Base kernel.Resolver
 }
 
 // New implements kernel.Resolver.
 func (r Resolver) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
-	if op != "If" {
-		return r.Base.New(op, attrs)
+	switch op {
+	case "If":
+		return NewIf(attrs, r)
+	case "Loop":
+		return NewLoop(attrs, r)
 	}
-	return NewIf(attrs, r)
+	return r.Base.New(op, attrs)
 }
 
 // Has implements kernel.Resolver.
-func (r Resolver) Has(op string) bool { return op == "If" || r.Base.Has(op) }
+func (r Resolver) Has(op string) bool { return op == "If" || op == "Loop" || r.Base.Has(op) }
 
 // If is the kernel of an If node. Like every kernel it serves one node,
 // called by one goroutine at a time.

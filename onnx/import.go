@@ -401,6 +401,8 @@ func (im *importer) node(n *Node) error {
 		return im.identity(n)
 	case "If":
 		return im.ifNode(n)
+	case "Loop":
+		return im.loopNode(n)
 	}
 	// Inputs: trailing omitted ones dropped, others passed as a
 	// zero-element tensor.
@@ -659,6 +661,100 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 var dtypeAttrs = map[string]string{
 	"EyeLike": "dtype", "HannWindow": "output_datatype", "HammingWindow": "output_datatype",
 	"BlackmanWindow": "output_datatype", "MelWeightMatrix": "output_datatype",
+}
+
+// loopNode imports a Loop: its body becomes a subgraph whose inputs are
+// the iteration number, the condition, the carried values and then the
+// outer tensors it reads, which the node passes after its own inputs.
+func (im *importer) loopNode(n *Node) error {
+	at := n.Attr("body")
+	if at == nil || at.G == nil {
+		return fmt.Errorf("%w: a Loop needs a body graph", ErrImport)
+	}
+	body := at.G
+	if len(n.Inputs) < 2 {
+		return fmt.Errorf("%w: a Loop has inputs M and cond (either may be empty)", ErrImport)
+	}
+	carried := len(n.Inputs) - 2
+	if len(body.Inputs) != 2+carried || len(body.Outputs) < 1+carried || len(n.Outputs) != len(body.Outputs)-1 {
+		return fmt.Errorf("%w: Loop with %d carried values: its body has %d inputs and %d outputs, the node %d outputs",
+			ErrImport, carried, len(body.Inputs), len(body.Outputs), len(n.Outputs))
+	}
+	inputs := make([]string, len(n.Inputs))
+	for i, name := range n.Inputs {
+		if name == "" && i < 2 {
+			// Absent M or cond: a zero-element operand.
+			empty := im.unique(nodeBase(n)+"/absent", im.used)
+			dt := kernel.Int64
+			if i == 1 {
+				dt = kernel.Bool
+			}
+			if err := im.defineConst(empty, &kernel.Tensor{DType: dt, Shape: kernel.Shape{0}, Host: []byte{}}); err != nil {
+				return err
+			}
+			inputs[i] = empty
+			continue
+		}
+		r, err := im.resolve(name)
+		if err != nil {
+			return err
+		}
+		inputs[i] = r
+	}
+	sub := &importer{opset: im.opset, res: im.res, fold: im.fold, parent: im,
+		g: &subgraph.Graph{Name: nodeBase(n) + "/body"}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
+	for i, v := range body.Inputs {
+		if v.NotTensor {
+			return fmt.Errorf("%w: Loop body input %q is not a tensor (sequences and optionals are not implemented)", ErrUnsupported, v.Name)
+		}
+		dt, ok := v.DataType.DType()
+		switch {
+		case i == 0:
+			dt, ok = kernel.Int64, true
+		case i == 1:
+			dt, ok = kernel.Bool, true
+		case !ok:
+			if m := im.known[inputs[i]]; m != nil {
+				dt, ok = m.DType, true
+			}
+		}
+		if !ok {
+			return fmt.Errorf("%w: Loop body input %q has no tensor type pipert takes", ErrUnsupported, v.Name)
+		}
+		sub.used[v.Name] = true
+		sub.g.Inputs = append(sub.g.Inputs, subgraph.Value{Name: v.Name, DType: dt, Shape: kernel.Shape{kernel.Dynamic}})
+	}
+	if err := sub.body(body, nil); err != nil {
+		return fmt.Errorf("body: %w", err)
+	}
+	for _, o := range body.Outputs {
+		name, err := sub.resolve(o.Name)
+		if err != nil {
+			return fmt.Errorf("body: output %q: %w", o.Name, err)
+		}
+		if slices.Contains(sub.g.Outputs, name) {
+			// One tensor as two outputs (carried and scanned): a copy.
+			cp := sub.unique(name+"/copy", sub.used)
+			sub.g.Nodes = append(sub.g.Nodes, &subgraph.Node{Name: sub.unique("Identity:"+cp, sub.nodes), Op: "Identity",
+				Attrs: kernel.Attrs{}, Inputs: []string{name}, Outputs: []string{cp}})
+			name = cp
+		}
+		sub.g.Outputs = append(sub.g.Outputs, name)
+	}
+	outputs := make([]string, len(n.Outputs))
+	for i, o := range n.Outputs {
+		if o == "" {
+			o = im.unique(nodeBase(n)+"/unused", im.used)
+		}
+		var err error
+		if outputs[i], err = im.define(o); err != nil {
+			return err
+		}
+	}
+	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "Loop",
+		Inputs: append(inputs, sub.outer...), Outputs: outputs,
+		Attrs: kernel.Attrs{control.LoopBody: sub.g, control.LoopCarried: int64(carried)}})
+	return nil
 }
 
 // constant imports a Constant node as a graph constant.

@@ -1,0 +1,201 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// Attribute names of a Loop node: its body, a *subgraph.Graph, and the
+// number of loop-carried values, an int64.
+const (
+	LoopBody    = "body"
+	LoopCarried = "carried"
+)
+
+// ErrLoop is the cause of a Loop's failure that comes from its body or its
+// trip: the body fails, returns a condition that is not one boolean, or
+// its scan outputs change shape between iterations.
+var ErrLoop = errors.New("control: Loop")
+
+// Loop is the kernel of an ONNX Loop node: inputs M (the trip count, int64,
+// or a zero-element tensor: no limit), cond (bool, or zero elements: true),
+// the N initial loop-carried values, then the outer tensors the body reads
+// (its captures); outputs the N final loop-carried values, then the K scan
+// outputs, each the per-iteration values stacked on a new first axis. The
+// body declares as inputs the iteration number (int64 scalar), the
+// condition (bool scalar), the N carried values and the captures; as
+// outputs the next condition, the N carried values and the K scan values.
+//
+// Every input is a value dependency: the runtime stages them to the host,
+// and InferShape runs the loop there, each iteration evaluating the body
+// kernel by kernel (Eval); Compute hands the outputs over. The trip count
+// is known only on real data: on virtual data a Loop fails. Its modeled
+// device work is the sum of its iterations'.
+type Loop struct {
+	body    *subgraph.Graph
+	res     kernel.Resolver
+	carried int
+	nIn     int // captures
+	nOut    int // carried + scan outputs
+	outs    []*kernel.Tensor
+	cost    device.Cost
+}
+
+// NewLoop makes a Loop kernel from its attributes; res resolves the body's
+// ops.
+func NewLoop(attrs kernel.Attrs, res kernel.Resolver) (*Loop, error) {
+	g, ok := attrs[LoopBody].(*subgraph.Graph)
+	if !ok || g == nil {
+		return nil, fmt.Errorf("%w: attribute %q is %T, want a *subgraph.Graph", ErrLoop, LoopBody, attrs[LoopBody])
+	}
+	n, err := attrs.Int(LoopCarried, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLoop, err)
+	}
+	k := &Loop{body: g, res: res, carried: int(n)}
+	if n < 0 || len(g.Inputs) < 2+k.carried || len(g.Outputs) < 1+k.carried {
+		return nil, fmt.Errorf("%w: body %q with %d inputs and %d outputs cannot carry %d values", ErrLoop, g.Name, len(g.Inputs), len(g.Outputs), n)
+	}
+	k.nIn = len(g.Inputs) - 2 - k.carried
+	k.nOut = len(g.Outputs) - 1
+	return k, nil
+}
+
+// Op implements kernel.Kernel.
+func (k *Loop) Op() string { return "Loop" }
+
+// Arity implements kernel.Kernel: M, cond, the carried values and the
+// captures; the carried values and the scan outputs.
+func (k *Loop) Arity() (minIn, maxIn, nOut int) {
+	n := 2 + k.carried + k.nIn
+	return n, n, k.nOut
+}
+
+// Deps implements kernel.Kernel: every input is read by InferShape.
+func (k *Loop) Deps() kernel.Deps {
+	v := make([]int, 2+k.carried+k.nIn)
+	for i := range v {
+		v[i] = i
+	}
+	return kernel.Deps{Value: v}
+}
+
+// InferShape implements kernel.Kernel: it runs the loop.
+func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
+	for i, t := range in {
+		if t.Host == nil && t.NumElements() != 0 {
+			return fmt.Errorf("Loop: input %d (%v) has no value (a Loop runs on real data)", i, t)
+		}
+	}
+	trip := int64(math.MaxInt64)
+	if m := in[0]; m.NumElements() > 0 {
+		if m.DType != kernel.Int64 || m.NumElements() != 1 {
+			return fmt.Errorf("%w: trip count M %v: want one int64", ErrLoop, m)
+		}
+		trip = kernel.Int64s(m.Host)[0]
+	}
+	cond := true
+	if c := in[1]; c.NumElements() > 0 {
+		if c.DType != kernel.Bool || c.NumElements() != 1 {
+			return fmt.Errorf("%w: condition %v: want one bool", ErrLoop, c)
+		}
+		cond = c.Host[0] != 0
+	}
+	carried := in[2 : 2+k.carried]
+	caps := in[2+k.carried:]
+	scans := make([][]*kernel.Tensor, k.nOut-k.carried)
+	k.cost = device.Cost{}
+	bound := make([]*kernel.Tensor, len(k.body.Inputs))
+	iter := 0
+	for i := int64(0); i < trip && cond; i++ {
+		it := kernel.New(kernel.Int64)
+		kernel.Int64s(it.Host)[0] = i
+		c := kernel.New(kernel.Bool)
+		c.Host[0] = 1
+		bound[0], bound[1] = it, c
+		copy(bound[2:], carried)
+		copy(bound[2+k.carried:], caps)
+		outs, cost, err := Eval(k.body, bound, k.res)
+		if err != nil {
+			return fmt.Errorf("%w: iteration %d of body %q: %w", ErrLoop, i, k.body.Name, err)
+		}
+		k.cost.FLOPs += cost.FLOPs
+		k.cost.Bytes += cost.Bytes
+		co := outs[0]
+		if co.DType != kernel.Bool || co.NumElements() != 1 {
+			return fmt.Errorf("%w: iteration %d: the body's condition %v is not one bool", ErrLoop, i, co)
+		}
+		cond = co.Host[0] != 0
+		carried = outs[1 : 1+k.carried]
+		for j, s := range outs[1+k.carried:] {
+			if len(scans[j]) > 0 && (s.DType != scans[j][0].DType || !s.Shape.Equal(scans[j][0].Shape)) {
+				return fmt.Errorf("%w: iteration %d: scan output %d is %v, earlier %v", ErrLoop, i, j, s, scans[j][0])
+			}
+			scans[j] = append(scans[j], s)
+		}
+		iter++
+	}
+	k.outs = k.outs[:0]
+	for _, t := range carried {
+		k.outs = append(k.outs, &kernel.Tensor{DType: t.DType, Shape: t.Shape.Clone(), Host: t.Host})
+	}
+	for j, s := range scans {
+		if len(s) == 0 {
+			// No iteration: an empty stack of the dtype the body's
+			// static inference gives (float32 when it gives none).
+			k.outs = append(k.outs, &kernel.Tensor{DType: k.scanDType(in, j), Shape: kernel.Shape{0}, Host: []byte{}})
+			continue
+		}
+		sh := append(kernel.Shape{int64(len(s))}, s[0].Shape...)
+		st := &kernel.Tensor{DType: s[0].DType, Shape: sh, Host: make([]byte, 0, int64(len(s))*s[0].Bytes())}
+		for _, t := range s {
+			st.Host = append(st.Host, t.Host[:t.Bytes()]...)
+		}
+		k.outs = append(k.outs, st)
+	}
+	for i, o := range k.outs {
+		out[i].DType, out[i].Shape = o.DType, append(out[i].Shape[:0], o.Shape...)
+	}
+	return nil
+}
+
+// scanDType is scan output j's dtype from the body's static inference on
+// the loop's inputs in, float32 when it has none.
+func (k *Loop) scanDType(in []*kernel.Tensor, j int) kernel.DType {
+	bound := append([]*kernel.Tensor{kernel.New(kernel.Int64), kernel.New(kernel.Bool)}, in[2:]...)
+	outs, err := shapesOf(k.body, bound, k.res)
+	if err != nil {
+		return kernel.Float32
+	}
+	return outs[1+k.carried+j].DType
+}
+
+// Resize implements kernel.Kernel: a Loop has no tiling of its own.
+func (k *Loop) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	t.Data, t.Workspace = t.Data[:0], 0
+	return nil
+}
+
+// Cost implements kernel.Kernel: the iterations' work.
+func (k *Loop) Cost(in, out []*kernel.Tensor) device.Cost { return k.cost }
+
+// Compute implements kernel.Kernel: it hands over the outputs InferShape
+// computed.
+func (k *Loop) Compute(a *kernel.Args) error {
+	if len(k.outs) != len(a.Out) {
+		return fmt.Errorf("Loop: %d outputs computed for %d node outputs", len(k.outs), len(a.Out))
+	}
+	for i, o := range k.outs {
+		dst := a.Out[i].Data()
+		if int64(len(o.Host)) < o.Bytes() || int64(len(dst)) != o.Bytes() {
+			return fmt.Errorf("Loop: output %d (%v) does not fit node output %v", i, o, a.Out[i])
+		}
+		copy(dst, o.Host)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package control_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/control"
+	"github.com/pipert/pipert/heterog"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// loopGraph is a Loop carrying s (from x), adding x each iteration and
+// scanning 2s, for at most M iterations and while sum(s) < limit.
+func loopGraph(m int64, limit float32) *subgraph.Graph {
+	body := subgraph.NewBuilder("body")
+	body.Input("i", kernel.Int64)
+	body.Input("c", kernel.Bool)
+	s := body.Input("s", kernel.Float32, kernel.Dynamic)
+	x := body.Input("x", kernel.Float32, kernel.Dynamic)
+	sNext := body.Op("Add", s, x)
+	lim := body.Const("limit", kernel.FromFloat32([]float32{limit}))
+	cond := body.Op("Less", body.OpAttrs("ReduceSum", kernel.Attrs{"keepdims": false}, sNext), lim)
+	two := body.Const("two", kernel.FromFloat32([]float32{2}))
+	body.Output(cond, sNext, body.Op("Mul", sNext, two))
+	b := subgraph.NewBuilder("loop")
+	xin := b.Input("x", kernel.Float32, 3)
+	mc := b.Const("M", kernel.FromInt64([]int64{m}))
+	noCond := b.Const("nocond", &kernel.Tensor{DType: kernel.Bool, Shape: kernel.Shape{0}, Host: []byte{}})
+	outs := b.Node(&subgraph.Node{Name: "loop", Op: "Loop", Inputs: []string{mc, noCond, xin, xin},
+		Attrs: kernel.Attrs{control.LoopBody: body.Graph(), control.LoopCarried: int64(1)}}, 2)
+	b.Output(outs...)
+	return b.Graph()
+}
+
+func TestLoopRunsItsBody(t *testing.T) {
+	x := kernel.FromFloat32([]float32{1, 2, 3}, 3)
+	for _, c := range []struct {
+		m     int64
+		limit float32
+		s     string
+		scan  string
+		shape kernel.Shape
+	}{
+		{4, 1000, "[5 10 15]", "[4 8 12 6 12 18 8 16 24 10 20 30]", kernel.Shape{4, 3}},
+		{4, 20, "[4 8 12]", "[4 8 12 6 12 18 8 16 24]", kernel.Shape{3, 3}}, // sums 12, 18, 24: the third iteration stops it
+		{0, 1000, "[1 2 3]", "[]", kernel.Shape{0}},
+	} {
+		settings := [][]pipert.Option{{pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}}
+		for _, m := range pipert.Modes() {
+			settings = append(settings, []pipert.Option{pipert.WithMode(m)})
+		}
+		for i, opts := range settings {
+			m := fmt.Sprint("setting ", i)
+			exe, err := pipert.Compile(loopGraph(c.m, c.limit), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": x})
+			exe.Close()
+			if err != nil {
+				t.Fatalf("M %d limit %g %v: %v", c.m, c.limit, m, err)
+			}
+			g := loopGraph(c.m, c.limit)
+			s, scan := res.Outputs[g.Outputs[0]], res.Outputs[g.Outputs[1]]
+			if fmt.Sprint(kernel.Float32s(s.Host)) != c.s || fmt.Sprint(kernel.Float32s(scan.Host)) != c.scan || !scan.Shape.Equal(c.shape) || scan.DType != kernel.Float32 {
+				t.Fatalf("M %d limit %g %v: s %v, scan %v %v; want %s, %s %v", c.m, c.limit, m,
+					kernel.Float32s(s.Host), scan.Shape, kernel.Float32s(scan.Host), c.s, c.scan, c.shape)
+			}
+		}
+	}
+}
+
+func TestLoopRejectsBadBodies(t *testing.T) {
+	body := subgraph.NewBuilder("body")
+	body.Input("i", kernel.Int64)
+	body.Output(body.Input("c", kernel.Bool))
+	if _, err := control.NewLoop(kernel.Attrs{control.LoopBody: body.Graph(), control.LoopCarried: int64(2)}, control.Resolver{}); !errors.Is(err, control.ErrLoop) {
+		t.Fatalf("a body carrying fewer values than declared: %v", err)
+	}
+	if _, err := control.NewLoop(kernel.Attrs{}, control.Resolver{}); !errors.Is(err, control.ErrLoop) {
+		t.Fatalf("no body: %v", err)
+	}
+}
