@@ -766,6 +766,9 @@ func (im *importer) constant(n *Node) error {
 	var t *kernel.Tensor
 	switch at.Name {
 	case "value":
+		if at.T == nil {
+			return fmt.Errorf("%w: Constant value is not a tensor", ErrImport)
+		}
 		k, err := at.T.Kernel()
 		if err != nil {
 			return err
@@ -783,9 +786,6 @@ func (im *importer) constant(n *Node) error {
 		copy(kernel.Int64s(t.Host), at.Ints)
 	default:
 		return fmt.Errorf("%w: Constant attribute %q", ErrUnsupported, at.Name)
-	}
-	if at.Name == "value" && at.T == nil {
-		return fmt.Errorf("%w: Constant value is not a tensor", ErrImport)
 	}
 	local, err := im.define(n.Outputs[0])
 	if err != nil {

@@ -42,6 +42,9 @@ func (d DataType) DType() (kernel.DType, bool) {
 // Kernel converts t to a pipert tensor with real contents. Raw data is
 // aliased when it is aligned for its element type, copied otherwise.
 func (t *Tensor) Kernel() (*kernel.Tensor, error) {
+	if t == nil {
+		return nil, fmt.Errorf("%w: a tensor is missing", ErrImport)
+	}
 	what := fmt.Sprintf("tensor %q", t.Name)
 	if t.External {
 		return nil, fmt.Errorf("%w: %s keeps its data in an external file", ErrUnsupported, what)
