@@ -46,28 +46,35 @@ func name(o plan.Config) string {
 // run compiles g for a fresh simulated device and runs it once.
 func run(t *testing.T, g *subgraph.Graph, inputs []*kernel.Tensor, opt plan.Config, reg kernel.Resolver) ([]*kernel.Tensor, plan.Stats, error) {
 	t.Helper()
+	a, _, done := newActor(t, g, opt, reg)
+	defer done()
+	return a.Run(context.Background(), inputs)
+}
+
+// newActor compiles g for a fresh simulated device; done closes the actor
+// and checks that no device memory leaked.
+func newActor(t *testing.T, g *subgraph.Graph, opt plan.Config, reg kernel.Resolver) (a *actor.SuperKernelActor, dev device.Device, done func()) {
+	t.Helper()
 	c, err := subgraph.Validate(g, reg)
 	if err != nil {
 		t.Fatalf("validate: %v", err)
 	}
-	dev, err := device.NewSim(device.SimOptions{})
+	sim, err := device.NewSim(device.SimOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.Device = dev
-	a, err := actor.New(c, opt, actor.Options{})
-	if err != nil {
-		t.Fatal(err)
+	opt.Device = sim
+	if a, err = actor.New(c, opt, actor.Options{}); err != nil {
+		t.Fatalf("%s: %v", name(opt), err)
 	}
-	defer func() {
+	return a, sim, func() {
 		if err := a.Close(); err != nil {
 			t.Errorf("close: %v", err)
 		}
-		if st := dev.Stats(); st.MemInUse != 0 {
+		if st := sim.Stats(); st.MemInUse != 0 {
 			t.Errorf("%s: %d bytes of device memory leaked", name(opt), st.MemInUse)
 		}
-	}()
-	return a.Run(context.Background(), inputs)
+	}
 }
 
 func ordered(g *subgraph.Graph, in map[string]*kernel.Tensor) []*kernel.Tensor {

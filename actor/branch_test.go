@@ -68,31 +68,13 @@ func randomInput(rng *rand.Rand) *kernel.Tensor {
 	return t
 }
 
-// actorFor compiles g for a fresh simulated device; the cleanup closes the
-// actor and checks that no device memory leaked.
+// actorFor is newActor with the control resolver, closed at the end of
+// the test.
 func actorFor(t *testing.T, g *subgraph.Graph, cfg plan.Config) (*actor.SuperKernelActor, device.Device) {
 	t.Helper()
-	c, err := subgraph.Validate(g, branchOps)
-	if err != nil {
-		t.Fatalf("validate: %v", err)
-	}
-	dev, err := device.NewSim(device.SimOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Device, cfg.Registry = dev, branchOps
-	a, err := actor.New(c, cfg, actor.Options{})
-	if err != nil {
-		t.Fatalf("%s: %v", name(cfg), err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-		if st := dev.Stats(); st.MemInUse != 0 {
-			t.Errorf("%s: %d bytes of device memory leaked", name(cfg), st.MemInUse)
-		}
-	})
+	cfg.Registry = branchOps
+	a, dev, done := newActor(t, g, cfg, branchOps)
+	t.Cleanup(done)
 	return a, dev
 }
 

@@ -194,14 +194,18 @@ func (k *If) Cost(in, out []*kernel.Tensor) device.Cost { return k.cost }
 
 // Compute implements kernel.Kernel: it hands over the outputs InferShape
 // computed.
-func (k *If) Compute(a *kernel.Args) error {
-	if len(k.outs) != len(a.Out) {
-		return fmt.Errorf("If: %d branch outputs for %d node outputs", len(k.outs), len(a.Out))
+func (k *If) Compute(a *kernel.Args) error { return handOver("If", k.outs, a) }
+
+// handOver copies outputs computed on the host (by InferShape) into the
+// node's outputs.
+func handOver(op string, outs []*kernel.Tensor, a *kernel.Args) error {
+	if len(outs) != len(a.Out) {
+		return fmt.Errorf("%s: %d outputs computed for %d node outputs", op, len(outs), len(a.Out))
 	}
-	for i, o := range k.outs {
+	for i, o := range outs {
 		dst := a.Out[i].Data()
-		if o.Host == nil || len(dst) != len(o.Host) {
-			return fmt.Errorf("If: branch output %d (%v) does not fit node output %v", i, o, a.Out[i])
+		if n := o.Bytes(); int64(len(o.Host)) < n || int64(len(dst)) != n {
+			return fmt.Errorf("%s: output %d (%v) does not fit node output %v", op, i, o, a.Out[i])
 		}
 		copy(dst, o.Host)
 	}
