@@ -638,6 +638,10 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 			a[name] = d
 		}
 	}
+	if n.OpType == "Unique" {
+		// ONNX's form, with every output (those the node lacks are unused).
+		a["outputs"] = int64(4)
+	}
 	if n.OpType == "Split" {
 		// Before opset 18 the output count is the node's.
 		a["num_outputs"] = int64(len(n.Outputs))

@@ -171,6 +171,7 @@ var table = map[string]OpInfo{
 	"RoiAlign":                  {Pipert: "RoiAlign", MinOpset: 10, MaxOpset: 17, Note: "avg and max; coordinate_transformation_mode from 16"},
 	"MaxUnpool":                 {Pipert: "MaxUnpool", MinOpset: 9, MaxOpset: 17, Note: "output_shape input from 11"},
 	"Loop":                      {Pipert: "Loop", MinOpset: 11, MaxOpset: 17, Note: "tensor values (no sequences); runs its body on the host, on real data (package control)"},
+	"Unique":                    {Pipert: "Unique", MinOpset: 11, MaxOpset: 17, Note: "every output, sorted and axis; compute dependent"},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 

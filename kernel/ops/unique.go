@@ -35,6 +35,11 @@ type unique struct {
 }
 
 func newUnique(attrs kernel.Attrs) (kernel.Kernel, error) {
+	for _, name := range []string{"sorted", "axis", "outputs"} {
+		if _, ok := attrs[name]; ok {
+			return newUniqueONNX(attrs) // ONNX's form: see uniqueONNX
+		}
+	}
 	if err := attrs.Check(); err != nil {
 		return nil, wrapAttr(err)
 	}
