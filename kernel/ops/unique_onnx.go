@@ -37,7 +37,8 @@ type uniqueONNX struct {
 	group []int64 // by position: its distinct value's index in Y
 	first []int64 // by distinct value (in output order): first position
 	cnt   []int64
-	rank  []int64 // by distinct value in first-occurrence order: output index
+	rank  []int64 // by sorted distinct value: its output index
+	byFst []int64 // sorted distinct values in first-occurrence order
 }
 
 func newUniqueONNX(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -189,12 +190,12 @@ func (k *uniqueONNX) compute(a *kernel.Args) error {
 		k.rank[i] = int64(i)
 	}
 	if !k.sorted {
-		byFirst := make([]int64, u)
-		for i := range byFirst {
-			byFirst[i] = int64(i)
+		k.byFst = slices.Grow(k.byFst[:0], int(u))[:u]
+		for i := range k.byFst {
+			k.byFst[i] = int64(i)
 		}
-		slices.SortFunc(byFirst, func(i, j int64) int { return cmp.Compare(k.first[i], k.first[j]) })
-		for out, s := range byFirst {
+		slices.SortFunc(k.byFst, func(i, j int64) int { return cmp.Compare(k.first[i], k.first[j]) })
+		for out, s := range k.byFst {
 			k.rank[s] = int64(out)
 		}
 	}
