@@ -1,5 +1,5 @@
 // Package control holds pipert's control-flow kernels: If, whose branches
-// are subgraphs, and Loop, whose body is one.
+// are subgraphs, and Loop and Scan, whose body is one.
 //
 // An If node reads a boolean condition and the outer tensors its branches
 // use (its captures), and runs one branch, chosen at run time. Run as one
@@ -45,7 +45,7 @@ const (
 // output shape cannot be known on virtual data.
 var ErrBranch = errors.New("control: If branch")
 
-// Resolver resolves "If" and "Loop" itself and every other op through
+// Resolver resolves "If", "Loop" and "Scan" itself and every other op through
 // Base; the branches' and bodies' nodes are resolved through the Resolver
 // too, so they nest.
 type Resolver struct {
@@ -59,12 +59,16 @@ func (r Resolver) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
 		return NewIf(attrs, r)
 	case "Loop":
 		return NewLoop(attrs, r)
+	case "Scan":
+		return NewScan(attrs, r)
 	}
 	return r.Base.New(op, attrs)
 }
 
 // Has implements kernel.Resolver.
-func (r Resolver) Has(op string) bool { return op == "If" || op == "Loop" || r.Base.Has(op) }
+func (r Resolver) Has(op string) bool {
+	return op == "If" || op == "Loop" || op == "Scan" || r.Base.Has(op)
+}
 
 // If is the kernel of an If node. Like every kernel it serves one node,
 // called by one goroutine at a time.

@@ -403,6 +403,8 @@ func (im *importer) node(n *Node) error {
 		return im.ifNode(n)
 	case "Loop":
 		return im.loopNode(n)
+	case "Scan":
+		return im.scanNode(n)
 	}
 	// Inputs: trailing omitted ones dropped, others passed as a
 	// zero-element tensor.
@@ -705,45 +707,16 @@ func (im *importer) loopNode(n *Node) error {
 		}
 		inputs[i] = r
 	}
-	sub := &importer{opset: im.opset, res: im.res, fold: im.fold, parent: im,
-		g: &subgraph.Graph{Name: nodeBase(n) + "/body"}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
-	for i, v := range body.Inputs {
-		if v.NotTensor {
-			return fmt.Errorf("%w: Loop body input %q is not a tensor (sequences and optionals are not implemented)", ErrUnsupported, v.Name)
+	types := make([]kernel.DType, len(body.Inputs))
+	types[0], types[1] = kernel.Int64, kernel.Bool
+	for i := 2; i < len(types); i++ {
+		if m := im.known[inputs[i]]; m != nil {
+			types[i] = m.DType
 		}
-		dt, ok := v.DataType.DType()
-		switch {
-		case i == 0:
-			dt, ok = kernel.Int64, true
-		case i == 1:
-			dt, ok = kernel.Bool, true
-		case !ok:
-			if m := im.known[inputs[i]]; m != nil {
-				dt, ok = m.DType, true
-			}
-		}
-		if !ok {
-			return fmt.Errorf("%w: Loop body input %q has no tensor type pipert takes", ErrUnsupported, v.Name)
-		}
-		sub.used[v.Name] = true
-		sub.g.Inputs = append(sub.g.Inputs, subgraph.Value{Name: v.Name, DType: dt, Shape: kernel.Shape{kernel.Dynamic}})
 	}
-	if err := sub.body(body, nil); err != nil {
-		return fmt.Errorf("body: %w", err)
-	}
-	for _, o := range body.Outputs {
-		name, err := sub.resolve(o.Name)
-		if err != nil {
-			return fmt.Errorf("body: output %q: %w", o.Name, err)
-		}
-		if slices.Contains(sub.g.Outputs, name) {
-			// One tensor as two outputs (carried and scanned): a copy.
-			cp := sub.unique(name+"/copy", sub.used)
-			sub.g.Nodes = append(sub.g.Nodes, &subgraph.Node{Name: sub.unique("Identity:"+cp, sub.nodes), Op: "Identity",
-				Attrs: kernel.Attrs{}, Inputs: []string{name}, Outputs: []string{cp}})
-			name = cp
-		}
-		sub.g.Outputs = append(sub.g.Outputs, name)
+	sub, err := im.subBody(n, body, types)
+	if err != nil {
+		return err
 	}
 	outputs := make([]string, len(n.Outputs))
 	for i, o := range n.Outputs {
@@ -758,6 +731,107 @@ func (im *importer) loopNode(n *Node) error {
 	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "Loop",
 		Inputs: append(inputs, sub.outer...), Outputs: outputs,
 		Attrs: kernel.Attrs{control.LoopBody: sub.g, control.LoopCarried: int64(carried)}})
+	return nil
+}
+
+// subBody imports body, the graph attribute of node n, as a subgraph: its
+// declared inputs first (types gives the dtype of those the body leaves
+// untyped, 0 when unknown: an error), then the outer tensors it reads as
+// captures (sub.outer names them in the parent). A tensor the body
+// outputs twice is copied by an Identity node.
+func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*importer, error) {
+	sub := &importer{opset: im.opset, res: im.res, fold: im.fold, parent: im,
+		g: &subgraph.Graph{Name: nodeBase(n) + "/body"}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
+	for i, v := range body.Inputs {
+		if v.NotTensor {
+			return nil, fmt.Errorf("%w: %s body input %q is not a tensor (sequences and optionals are not implemented)", ErrUnsupported, n.OpType, v.Name)
+		}
+		dt, ok := v.DataType.DType()
+		if t := types[i]; t != 0 && (i < 2 && n.OpType == "Loop" || !ok) {
+			dt, ok = t, true
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: %s body input %q has no tensor type pipert takes", ErrUnsupported, n.OpType, v.Name)
+		}
+		sub.used[v.Name] = true
+		sub.g.Inputs = append(sub.g.Inputs, subgraph.Value{Name: v.Name, DType: dt, Shape: kernel.Shape{kernel.Dynamic}})
+	}
+	if err := sub.body(body, nil); err != nil {
+		return nil, fmt.Errorf("body: %w", err)
+	}
+	for _, o := range body.Outputs {
+		name, err := sub.resolve(o.Name)
+		if err != nil {
+			return nil, fmt.Errorf("body: output %q: %w", o.Name, err)
+		}
+		if slices.Contains(sub.g.Outputs, name) {
+			// One tensor as two outputs (carried and scanned): a copy.
+			cp := sub.unique(name+"/copy", sub.used)
+			sub.g.Nodes = append(sub.g.Nodes, &subgraph.Node{Name: sub.unique("Identity:"+cp, sub.nodes), Op: "Identity",
+				Attrs: kernel.Attrs{}, Inputs: []string{name}, Outputs: []string{cp}})
+			name = cp
+		}
+		sub.g.Outputs = append(sub.g.Outputs, name)
+	}
+	return sub, nil
+}
+
+// scanNode imports a Scan (opset 9 and later): its body becomes a subgraph
+// whose inputs are the states, the scan slices and then the outer tensors
+// it reads, which the node passes after its own inputs.
+func (im *importer) scanNode(n *Node) error {
+	at := n.Attr("body")
+	if at == nil || at.G == nil {
+		return fmt.Errorf("%w: a Scan needs a body graph", ErrImport)
+	}
+	plain := *n // the attributes but the body
+	plain.Attrs = nil
+	for _, a := range n.Attrs {
+		if a.Name != "body" {
+			plain.Attrs = append(plain.Attrs, a)
+		}
+	}
+	attrs, err := im.attrs(&plain)
+	if err != nil {
+		return err
+	}
+	m, ok := attrs[control.ScanInputs].(int64)
+	if !ok || m < 1 || int(m) > len(n.Inputs) {
+		return fmt.Errorf("%w: Scan attribute num_scan_inputs %v for %d inputs", ErrImport, attrs[control.ScanInputs], len(n.Inputs))
+	}
+	body := at.G
+	states := len(n.Inputs) - int(m)
+	if len(body.Inputs) != len(n.Inputs) || len(body.Outputs) != len(n.Outputs) {
+		return fmt.Errorf("%w: Scan body with %d inputs and %d outputs, the node %d and %d", ErrImport, len(body.Inputs), len(body.Outputs), len(n.Inputs), len(n.Outputs))
+	}
+	inputs := make([]string, len(n.Inputs))
+	types := make([]kernel.DType, len(n.Inputs))
+	for i, name := range n.Inputs {
+		r, err := im.resolve(name)
+		if err != nil {
+			return err
+		}
+		inputs[i] = r
+		if k := im.known[r]; k != nil {
+			types[i] = k.DType
+		}
+	}
+	sub, err := im.subBody(n, body, types)
+	if err != nil {
+		return err
+	}
+	outputs := make([]string, len(n.Outputs))
+	for i, o := range n.Outputs {
+		if o == "" {
+			o = im.unique(nodeBase(n)+"/unused", im.used)
+		}
+		if outputs[i], err = im.define(o); err != nil {
+			return err
+		}
+	}
+	attrs[control.LoopBody], attrs[control.LoopCarried] = sub.g, int64(states)
+	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "Scan",
+		Inputs: append(inputs, sub.outer...), Outputs: outputs, Attrs: attrs})
 	return nil
 }
 

@@ -1,0 +1,238 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// Attribute names of a Scan node beyond its body (LoopBody): the number of
+// state values (LoopCarried) and of scan inputs, and ONNX's axes and
+// directions ([]int64, one per scan input or output; default 0).
+const (
+	ScanInputs           = "num_scan_inputs"
+	ScanInputAxes        = "scan_input_axes"
+	ScanInputDirections  = "scan_input_directions"
+	ScanOutputAxes       = "scan_output_axes"
+	ScanOutputDirections = "scan_output_directions"
+)
+
+// ErrScan is the cause of a Scan's failure that comes from its body or its
+// inputs: scan inputs of different lengths, a failing body, scan outputs
+// that change shape between iterations.
+var ErrScan = errors.New("control: Scan")
+
+// Scan is the kernel of an ONNX Scan node (opset 9 and later): inputs the
+// N initial state values, the M scan inputs, then the outer tensors the
+// body reads (its captures); outputs the N final states and the K scan
+// outputs. Iteration t hands the body the states, the t-th slice of each
+// scan input along its axis (from the end with direction 1) and the
+// captures; the body returns the next states and one slice per scan
+// output, which are stacked along the output's axis (in reverse with
+// direction 1).
+//
+// Like Loop, every input is a value dependency and InferShape runs the
+// iterations on the host (Eval), on real data only.
+type Scan struct {
+	body             *subgraph.Graph
+	res              kernel.Resolver
+	states, scans    int
+	nIn              int // captures
+	inAxes, inDirs   []int64
+	outAxes, outDirs []int64
+	outs             []*kernel.Tensor
+	cost             device.Cost
+}
+
+// NewScan makes a Scan kernel from its attributes; res resolves the body's
+// ops.
+func NewScan(attrs kernel.Attrs, res kernel.Resolver) (*Scan, error) {
+	g, ok := attrs[LoopBody].(*subgraph.Graph)
+	if !ok || g == nil {
+		return nil, fmt.Errorf("%w: attribute %q is %T, want a *subgraph.Graph", ErrScan, LoopBody, attrs[LoopBody])
+	}
+	n, err := attrs.Int(LoopCarried, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrScan, err)
+	}
+	m, err := attrs.Int(ScanInputs, -1)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrScan, err)
+	}
+	k := &Scan{body: g, res: res, states: int(n), scans: int(m)}
+	if n < 0 || m < 1 || len(g.Inputs) < k.states+k.scans || len(g.Outputs) < k.states {
+		return nil, fmt.Errorf("%w: body %q with %d inputs and %d outputs cannot take %d states and %d scan inputs", ErrScan, g.Name, len(g.Inputs), len(g.Outputs), n, m)
+	}
+	k.nIn = len(g.Inputs) - k.states - k.scans
+	nOut := len(g.Outputs) - k.states
+	for _, a := range []struct {
+		name string
+		dst  *[]int64
+		n    int
+	}{{ScanInputAxes, &k.inAxes, k.scans}, {ScanInputDirections, &k.inDirs, k.scans}, {ScanOutputAxes, &k.outAxes, nOut}, {ScanOutputDirections, &k.outDirs, nOut}} {
+		v, err := attrs.Ints(a.name, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrScan, err)
+		}
+		if v == nil {
+			v = make([]int64, a.n)
+		}
+		if len(v) != a.n {
+			return nil, fmt.Errorf("%w: %s %v: want %d values", ErrScan, a.name, v, a.n)
+		}
+		*a.dst = v
+	}
+	return k, nil
+}
+
+// Op implements kernel.Kernel.
+func (k *Scan) Op() string { return "Scan" }
+
+// Arity implements kernel.Kernel.
+func (k *Scan) Arity() (minIn, maxIn, nOut int) {
+	n := k.states + k.scans + k.nIn
+	return n, n, len(k.body.Outputs)
+}
+
+// Deps implements kernel.Kernel: every input is read by InferShape.
+func (k *Scan) Deps() kernel.Deps {
+	v := make([]int, k.states+k.scans+k.nIn)
+	for i := range v {
+		v[i] = i
+	}
+	return kernel.Deps{Value: v}
+}
+
+// normAxis normalizes axis a of a rank-r tensor.
+func normAxis(a int64, r int) (int, error) {
+	if a < -int64(r) || a >= int64(r) {
+		return 0, fmt.Errorf("axis %d of a rank-%d tensor", a, r)
+	}
+	if a < 0 {
+		a += int64(r)
+	}
+	return int(a), nil
+}
+
+// sliceAt returns slice i of t along axis a, a new host tensor.
+func sliceAt(t *kernel.Tensor, a int, i int64) *kernel.Tensor {
+	outer, n, inner := t.Shape[:a].NumElements(), t.Shape[a], t.Shape[a+1:].NumElements()
+	sh := append(t.Shape[:a:a].Clone(), t.Shape[a+1:]...)
+	s := kernel.New(t.DType, sh...)
+	es := int64(t.DType.Size())
+	for o := range outer {
+		copy(s.Host[o*inner*es:(o+1)*inner*es], t.Host[(o*n+i)*inner*es:(o*n+i+1)*inner*es])
+	}
+	return s
+}
+
+// InferShape implements kernel.Kernel: it runs the scan.
+func (k *Scan) InferShape(in, out []*kernel.Tensor) error {
+	for i, t := range in {
+		if t.Host == nil && t.NumElements() != 0 {
+			return fmt.Errorf("Scan: input %d (%v) has no value (a Scan runs on real data)", i, t)
+		}
+	}
+	states := in[:k.states]
+	scanIn := in[k.states : k.states+k.scans]
+	caps := in[k.states+k.scans:]
+	axes := make([]int, k.scans)
+	steps := int64(-1)
+	for j, t := range scanIn {
+		a, err := normAxis(k.inAxes[j], t.Shape.Rank())
+		if err != nil {
+			return fmt.Errorf("%w: scan input %d: %v", ErrScan, j, err)
+		}
+		axes[j] = a
+		if steps >= 0 && t.Shape[a] != steps {
+			return fmt.Errorf("%w: scan input %d has %d steps along axis %d, an earlier one %d", ErrScan, j, t.Shape[a], a, steps)
+		}
+		steps = t.Shape[a]
+	}
+	nOut := len(k.body.Outputs) - k.states
+	slices := make([][]*kernel.Tensor, nOut)
+	k.cost = device.Cost{}
+	bound := make([]*kernel.Tensor, len(k.body.Inputs))
+	for t := range steps {
+		copy(bound, states)
+		for j, x := range scanIn {
+			i := t
+			if k.inDirs[j] != 0 {
+				i = steps - 1 - t
+			}
+			bound[k.states+j] = sliceAt(x, axes[j], i)
+		}
+		copy(bound[k.states+k.scans:], caps)
+		outs, cost, err := Eval(k.body, bound, k.res)
+		if err != nil {
+			return fmt.Errorf("%w: iteration %d of body %q: %w", ErrScan, t, k.body.Name, err)
+		}
+		k.cost.FLOPs += cost.FLOPs
+		k.cost.Bytes += cost.Bytes
+		states = outs[:k.states]
+		for j, s := range outs[k.states:] {
+			if len(slices[j]) > 0 && (s.DType != slices[j][0].DType || !s.Shape.Equal(slices[j][0].Shape)) {
+				return fmt.Errorf("%w: iteration %d: scan output %d is %v, earlier %v", ErrScan, t, j, s, slices[j][0])
+			}
+			slices[j] = append(slices[j], s)
+		}
+	}
+	k.outs = k.outs[:0]
+	for _, s := range states {
+		k.outs = append(k.outs, &kernel.Tensor{DType: s.DType, Shape: s.Shape.Clone(), Host: s.Host})
+	}
+	for j, ss := range slices {
+		if len(ss) == 0 {
+			return fmt.Errorf("%w: no iteration: scan output %d has no shape", ErrScan, j)
+		}
+		st, err := stack(ss, k.outAxes[j], k.outDirs[j] != 0)
+		if err != nil {
+			return fmt.Errorf("%w: scan output %d: %v", ErrScan, j, err)
+		}
+		k.outs = append(k.outs, st)
+	}
+	for i, o := range k.outs {
+		out[i].DType, out[i].Shape = o.DType, append(out[i].Shape[:0], o.Shape...)
+	}
+	return nil
+}
+
+// stack stacks the slices ss along a new axis (reversed when reverse).
+func stack(ss []*kernel.Tensor, axis int64, reverse bool) (*kernel.Tensor, error) {
+	s0 := ss[0]
+	a, err := normAxis(axis, s0.Shape.Rank()+1)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(len(ss))
+	sh := append(append(s0.Shape[:a:a].Clone(), n), s0.Shape[a:]...)
+	st := kernel.New(s0.DType, sh...)
+	outer, inner := s0.Shape[:a].NumElements(), s0.Shape[a:].NumElements()
+	es := int64(s0.DType.Size())
+	for t, s := range ss {
+		p := int64(t)
+		if reverse {
+			p = n - 1 - p
+		}
+		for o := range outer {
+			copy(st.Host[(o*n+p)*inner*es:(o*n+p+1)*inner*es], s.Host[o*inner*es:(o+1)*inner*es])
+		}
+	}
+	return st, nil
+}
+
+// Resize implements kernel.Kernel: a Scan has no tiling of its own.
+func (k *Scan) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	t.Data, t.Workspace = t.Data[:0], 0
+	return nil
+}
+
+// Cost implements kernel.Kernel: the iterations' work.
+func (k *Scan) Cost(in, out []*kernel.Tensor) device.Cost { return k.cost }
+
+// Compute implements kernel.Kernel: it hands over the outputs InferShape
+// computed.
+func (k *Scan) Compute(a *kernel.Args) error { return handOver("Scan", k.outs, a) }

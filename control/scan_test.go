@@ -1,0 +1,64 @@
+package control_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/control"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// scanGraph is a running sum over the rows of X [3, 2]: the state is the
+// sum so far, the scan output each partial sum.
+func scanGraph(inDir, outAxis, outDir int64) *subgraph.Graph {
+	body := subgraph.NewBuilder("body")
+	s := body.Input("s", kernel.Float32, kernel.Dynamic)
+	x := body.Input("x", kernel.Float32, kernel.Dynamic)
+	sum := body.Op("Add", s, x)
+	body.Output(sum, body.Op("Identity", sum))
+	b := subgraph.NewBuilder("scan")
+	init := b.Input("init", kernel.Float32, 2)
+	xs := b.Input("X", kernel.Float32, 3, 2)
+	outs := b.Node(&subgraph.Node{Name: "scan", Op: "Scan", Inputs: []string{init, xs}, Attrs: kernel.Attrs{
+		control.LoopBody: body.Graph(), control.LoopCarried: int64(1), control.ScanInputs: int64(1),
+		control.ScanInputDirections: []int64{inDir}, control.ScanOutputAxes: []int64{outAxis}, control.ScanOutputDirections: []int64{outDir}}}, 2)
+	b.Output(outs...)
+	return b.Graph()
+}
+
+func TestScanRunsItsBody(t *testing.T) {
+	in := map[string]*kernel.Tensor{
+		"init": kernel.FromFloat32([]float32{0, 100}, 2),
+		"X":    kernel.FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 3, 2),
+	}
+	for _, c := range []struct {
+		inDir, outAxis, outDir int64
+		final, scan            string
+		shape                  kernel.Shape
+	}{
+		{0, 0, 0, "[9 112]", "[1 102 4 106 9 112]", kernel.Shape{3, 2}},
+		{1, 0, 0, "[9 112]", "[5 106 8 110 9 112]", kernel.Shape{3, 2}},
+		{0, 1, 0, "[9 112]", "[1 4 9 102 106 112]", kernel.Shape{2, 3}},
+		{0, 0, 1, "[9 112]", "[9 112 4 106 1 102]", kernel.Shape{3, 2}},
+	} {
+		for _, m := range pipert.Modes() {
+			g := scanGraph(c.inDir, c.outAxis, c.outDir)
+			exe, err := pipert.Compile(g, pipert.WithMode(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := exe.Run(context.Background(), in)
+			exe.Close()
+			if err != nil {
+				t.Fatalf("%+v %v: %v", c, m, err)
+			}
+			f, s := res.Outputs[g.Outputs[0]], res.Outputs[g.Outputs[1]]
+			if fmt.Sprint(kernel.Float32s(f.Host)) != c.final || fmt.Sprint(kernel.Float32s(s.Host)) != c.scan || !s.Shape.Equal(c.shape) {
+				t.Fatalf("%+v %v: final %v, scan %v %v", c, m, kernel.Float32s(f.Host), s.Shape, kernel.Float32s(s.Host))
+			}
+		}
+	}
+}
