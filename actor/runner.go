@@ -71,7 +71,7 @@ type KernelRunner struct {
 	// The slot itself is never written while other nodes read it, so a
 	// launch in flight never races with the staging of a later reader.
 	views []kernel.Tensor
-	ws      []device.Buffer  // by node position: workspace of the launch in flight
+	ws    []device.Buffer // by node position: workspace of the launch in flight
 	// resolved marks compute-dependent nodes whose real output shapes are
 	// set in this run; written by the goroutine running the Infer stage
 	// (or goroutine 0 while the others are drained).
