@@ -718,15 +718,9 @@ func (im *importer) loopNode(n *Node) error {
 	if err != nil {
 		return err
 	}
-	outputs := make([]string, len(n.Outputs))
-	for i, o := range n.Outputs {
-		if o == "" {
-			o = im.unique(nodeBase(n)+"/unused", im.used)
-		}
-		var err error
-		if outputs[i], err = im.define(o); err != nil {
-			return err
-		}
+	outputs, err := im.bodyOutputs(n)
+	if err != nil {
+		return err
 	}
 	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "Loop",
 		Inputs: append(inputs, sub.outer...), Outputs: outputs,
@@ -776,6 +770,22 @@ func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*import
 	return sub, nil
 }
 
+// bodyOutputs defines the outputs of a Loop or Scan node, naming those
+// the node leaves empty.
+func (im *importer) bodyOutputs(n *Node) ([]string, error) {
+	outputs := make([]string, len(n.Outputs))
+	for i, o := range n.Outputs {
+		if o == "" {
+			o = im.unique(nodeBase(n)+"/unused", im.used)
+		}
+		var err error
+		if outputs[i], err = im.define(o); err != nil {
+			return nil, err
+		}
+	}
+	return outputs, nil
+}
+
 // scanNode imports a Scan (opset 9 and later): its body becomes a subgraph
 // whose inputs are the states, the scan slices and then the outer tensors
 // it reads, which the node passes after its own inputs.
@@ -820,14 +830,9 @@ func (im *importer) scanNode(n *Node) error {
 	if err != nil {
 		return err
 	}
-	outputs := make([]string, len(n.Outputs))
-	for i, o := range n.Outputs {
-		if o == "" {
-			o = im.unique(nodeBase(n)+"/unused", im.used)
-		}
-		if outputs[i], err = im.define(o); err != nil {
-			return err
-		}
+	outputs, err := im.bodyOutputs(n)
+	if err != nil {
+		return err
 	}
 	attrs[control.LoopBody], attrs[control.LoopCarried] = sub.g, int64(states)
 	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "Scan",
