@@ -65,6 +65,9 @@ func (k *badKernel) Compute(a *kernel.Args) error {
 
 var errThousandth = errors.New("the thousandth call fails")
 
+// badCase numbers the cases that run with the global tiling cache on.
+var badCase int64
+
 // blockCtx is the context a blocking kernel waits on: the test's run.
 var blockCtx atomic.Pointer[context.Context]
 
@@ -151,50 +154,65 @@ func TestBadKernelsBecomeErrors(t *testing.T) {
 	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
 	for _, m := range everyMode() {
 		for _, f := range faults() {
-			t.Run(m.name+"/"+f.name, func(t *testing.T) {
-				dev, err := device.NewSim(device.SimOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				armed := new(atomic.Bool)
-				opts := append([]pipert.Option{pipert.WithDevice(dev), pipert.WithRegistry(badRegistry(t, f, armed))}, m.opts...)
-				exe, err := pipert.Compile(badGraph(), opts...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				armed.Store(true)
-				var runErr error
-				for i := int64(0); i < f.nth && runErr == nil; i++ {
-					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					if f.name == "blocks until cancelled" {
-						cancel()
-						ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+			for _, caches := range []string{"", "/default caches"} {
+				t.Run(m.name+"/"+f.name+caches, func(t *testing.T) {
+					dev, err := device.NewSim(device.SimOptions{})
+					if err != nil {
+						t.Fatal(err)
 					}
-					blockCtx.Store(&ctx)
-					_, runErr = exe.Run(ctx, in)
-					cancel()
-				}
-				if runErr == nil {
-					t.Fatalf("no run failed")
-				}
-				checkNamed(t, runErr, f)
-				res, err := exe.Run(context.Background(), in)
-				if err != nil {
-					t.Fatalf("run after the failure: %v", err)
-				}
-				if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Fatalf("run after the failure gave %v, want %v", got, want)
-				}
-				if err := exe.Close(); err != nil {
-					t.Fatal(err)
-				}
-				if n := dev.Stats().MemInUse; n != 0 {
-					t.Fatalf("%d device bytes leaked", n)
-				}
-				if _, err := exe.Run(context.Background(), in); !errors.Is(err, pipert.ErrClosed) {
-					t.Fatalf("run after Close: %v, want ErrClosed", err)
-				}
-			})
+					armed := new(atomic.Bool)
+					opts := append([]pipert.Option{pipert.WithDevice(dev), pipert.WithRegistry(badRegistry(t, f, armed))}, m.opts...)
+					g := badGraph()
+					if caches == "" {
+						opts = append(opts, pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches}))
+					} else {
+						// An attribute of its own keeps the node's tilings
+						// apart from other cases' in the global cache.
+						badCase++
+						for _, n := range g.Nodes {
+							if n.Op == "Bad" {
+								n.Attrs = kernel.Attrs{"case": badCase}
+							}
+						}
+					}
+					exe, err := pipert.Compile(g, opts...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					armed.Store(true)
+					var runErr error
+					for i := int64(0); i < f.nth && runErr == nil; i++ {
+						ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+						if f.name == "blocks until cancelled" {
+							cancel()
+							ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+						}
+						blockCtx.Store(&ctx)
+						_, runErr = exe.Run(ctx, in)
+						cancel()
+					}
+					if runErr == nil {
+						t.Fatalf("no run failed")
+					}
+					checkNamed(t, runErr, f)
+					res, err := exe.Run(context.Background(), in)
+					if err != nil {
+						t.Fatalf("run after the failure: %v", err)
+					}
+					if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("run after the failure gave %v, want %v", got, want)
+					}
+					if err := exe.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if n := dev.Stats().MemInUse; n != 0 {
+						t.Fatalf("%d device bytes leaked", n)
+					}
+					if _, err := exe.Run(context.Background(), in); !errors.Is(err, pipert.ErrClosed) {
+						t.Fatalf("run after Close: %v, want ErrClosed", err)
+					}
+				})
+			}
 		}
 	}
 }

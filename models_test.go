@@ -21,13 +21,20 @@ import (
 type modelSetting struct {
 	name string
 	opts []pipert.Option
+	// twice runs the executable twice on the same inputs and keeps the
+	// second run's outputs (the host caches hit).
+	twice bool
 }
 
-// modelSettings lists KBK first, then every other mode and barrier policy,
-// then heterogeneous execution with placement by tensor size: nodes whose
-// operands all have fewer than 4096 elements run on the CPU.
+// modelSettings lists KBK without host caches first (the reference), then
+// every other mode and barrier policy with the default caches, then
+// heterogeneous execution with placement by tensor size (nodes whose
+// operands all have fewer than 4096 elements run on the CPU), then the
+// second run of a pipeline with every host cache on.
 func modelSettings() []modelSetting {
-	out := []modelSetting{{name: "kbk", opts: []pipert.Option{pipert.WithMode(pipert.KBK)}}}
+	none := pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches})
+	all := pipert.WithCaches(pipert.Caches{Kinds: pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse})
+	out := []modelSetting{{name: "kbk", opts: []pipert.Option{pipert.WithMode(pipert.KBK), none}}}
 	for _, m := range pipert.Modes()[1:] {
 		for _, b := range []pipert.BarrierPolicy{plan.Drain, plan.PerTensor} {
 			out = append(out, modelSetting{name: fmt.Sprintf("%v/%v", m, b), opts: []pipert.Option{pipert.WithMode(m), pipert.WithBarrier(b)}})
@@ -35,6 +42,7 @@ func modelSettings() []modelSetting {
 	}
 	out = append(out, modelSetting{name: "heterogeneous/size4096", opts: []pipert.Option{
 		pipert.WithMode(pipert.Pipeline), pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}})
+	out = append(out, modelSetting{name: "pipeline/all caches/second run", twice: true, opts: []pipert.Option{pipert.WithMode(pipert.Pipeline), all}})
 	return out
 }
 
@@ -127,6 +135,9 @@ func testModel(t *testing.T, m modelCase) {
 				t.Fatalf("%s %s: %v", c.Name, s.name, err)
 			}
 			res, err := exe.Run(context.Background(), run)
+			if err == nil && s.twice {
+				res, err = exe.Run(context.Background(), run)
+			}
 			exe.Close()
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.Name, s.name, err)

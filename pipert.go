@@ -63,6 +63,23 @@ type Costs = plan.Costs
 // plan.Stats.
 type Stats = plan.Stats
 
+// Caches configure the host caches (tiling, InferShape and Setup reuse);
+// see plan.Caches. CacheKinds is a set of them.
+type (
+	Caches     = plan.Caches
+	CacheKinds = plan.CacheKinds
+)
+
+// The host caches; see plan.CacheKinds.
+const (
+	TilingLocal   = plan.TilingLocal
+	TilingGlobal  = plan.TilingGlobal
+	InferReuse    = plan.InferReuse
+	SetupReuse    = plan.SetupReuse
+	NoCaches      = plan.NoCaches
+	DefaultCaches = plan.DefaultCaches
+)
+
 // Errors every layer's failures are matched against with errors.Is.
 var (
 	// ErrClosed: the executable was closed.
@@ -93,6 +110,11 @@ func WithQueueCapacity(n int) Option { return func(c *Config) { c.QueueCapacity 
 
 // WithCosts adds synthetic host costs per stage (default none).
 func WithCosts(cs Costs) Option { return func(c *Config) { c.Costs = cs } }
+
+// WithCaches sets the host caches (default: ATB's, plan.DefaultCaches with
+// one local and five global tiling slots). WithCaches(Caches{Kinds:
+// NoCaches}) runs every stage of every kernel on every run.
+func WithCaches(cs Caches) Option { return func(c *Config) { c.Caches = cs } }
 
 // WithHostCost prices each node's host stages with f, overriding WithCosts.
 func WithHostCost(f plan.HostCost) Option { return func(c *Config) { c.HostCost = f } }

@@ -98,7 +98,8 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 		r:      newRunner(prog, dev, mem, cfg.Seed),
 		labels: pprof.WithLabels(context.Background(), pprof.Labels("pipert.actor", name, "pipert.stage", "prepare", "pipert.mode", pl.Mode.String())),
 	}
-	a.tr = newTracer(cfg.Trace, name, pl, prog)
+	a.r.setCaches(cfg.Caches)
+	a.tr = newTracer(cfg.Trace, name, pl, prog, cfg.Caches.Kinds)
 	if err := a.r.uploadConsts(); err != nil {
 		a.Close()
 		return nil, err
@@ -202,7 +203,7 @@ func (a *SuperKernelActor) RunFeed(ctx context.Context, inputs []*kernel.Tensor,
 	a.tr.runBegin(start, dev0)
 	outs, err := a.eng.run(ctx, inputs, start, &st)
 	end := clock.Now()
-	a.tr.runEnd(end)
+	a.tr.runEnd(end, st.Cache)
 	st.Makespan = time.Duration(end - start)
 	ds := a.dev.Stats().Sub(dev0)
 	st.DeviceBusy = time.Duration(ds.BusyNs)

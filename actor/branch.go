@@ -82,7 +82,7 @@ type ifCond struct {
 
 func (k *ifCond) Op() string                                { return "If" }
 func (k *ifCond) Arity() (int, int, int)                    { return 1, 1, 1 }
-func (k *ifCond) Deps() kernel.Deps                         { return kernel.Deps{Value: []int{0}} }
+func (k *ifCond) Deps() kernel.Deps                         { return kernel.Deps{Value: []int{0}, Volatile: true} }
 func (k *ifCond) Cost(in, out []*kernel.Tensor) device.Cost { return device.Cost{} }
 
 func (k *ifCond) InferShape(in, out []*kernel.Tensor) error {
@@ -118,7 +118,7 @@ type ifMerge struct {
 
 func (k *ifMerge) Op() string             { return "If.merge" }
 func (k *ifMerge) Arity() (int, int, int) { return 1 + 2*k.n, 1 + 2*k.n, k.n }
-func (k *ifMerge) Deps() kernel.Deps      { return kernel.Deps{Value: []int{0}} }
+func (k *ifMerge) Deps() kernel.Deps      { return kernel.Deps{Value: []int{0}, Volatile: true} }
 
 func (k *ifMerge) InferShape(in, out []*kernel.Tensor) error {
 	c := in[0].Host

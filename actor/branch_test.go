@@ -85,7 +85,7 @@ func actorFor(t *testing.T, g *subgraph.Graph, cfg plan.Config) (*actor.SuperKer
 // branch's kernels, and the outputs are bit-identical to evaluating the
 // graph on the host (control.Eval, where each If runs its branch inside
 // its InferShape), run after run on one actor with the conditions
-// changing.
+// changing, with every host cache on too.
 func TestSplicedIfsMatchHostEvaluation(t *testing.T) {
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 11))
@@ -100,7 +100,9 @@ func TestSplicedIfsMatchHostEvaluation(t *testing.T) {
 			}
 			want[i] = out
 		}
-		for _, v := range variants {
+		all := plan.Caches{Kinds: plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse}
+		cached := []plan.Config{{Mode: plan.KBK, Caches: all}, {Mode: plan.Pipeline, Caches: all}}
+		for _, v := range append(variants[:len(variants):len(variants)], cached...) {
 			a, dev := actorFor(t, g, v)
 			if a.Kernels() <= len(g.Nodes) {
 				t.Fatalf("seed %d %s: %d kernels for %d nodes: the If was not spliced", seed, name(v), a.Kernels(), len(g.Nodes))

@@ -392,6 +392,7 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 	if ferr := r.End(); err == nil {
 		err = ferr
 	}
+	r.Finish(err == nil)
 	if qerr != nil {
 		// A panic outside kernel code poisoned the queues: start afresh.
 		e.close()
@@ -533,6 +534,9 @@ func (e *engine) account(rs *runState, st *plan.Stats) {
 		st.Busiest = max(st.Busiest, time.Duration(b))
 	}
 	st.HostWork = plan.HostWork(st.Procs, lists...)
+	for _, c := range e.r.cs {
+		st.Cache.Add(c)
+	}
 }
 
 // spans returns each goroutine's host work intervals of the last run, for

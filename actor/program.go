@@ -50,6 +50,20 @@ type node struct {
 	watched bool
 	// guard is the branch choice the node of a spliced If runs under.
 	guard guard
+
+	// Host caches. volatile: the kernel's InferShape and Resize are never
+	// reused (kernel.Deps.Volatile). attrs encodes the op, the kernel's Go
+	// type and its attributes, the prefix of its tiling key; global is its
+	// entry in the global tiling cache ("" when an attribute cannot be
+	// encoded: the node is cached locally only). ups lists the graph
+	// inputs the node depends on, and dynamic is set when a value- or
+	// compute-dependent node (itself included) or a branch choice lies
+	// upstream of it: its Setup is then never reused.
+	volatile bool
+	attrs    []byte
+	global   string
+	ups      []int
+	dynamic  bool
 }
 
 // newProgram lowers c; costs prices each node (by node index). Every
@@ -143,7 +157,7 @@ func (l *lowering) graph(c *subgraph.Checked, scope map[string]int, costs func(i
 			out[j] = l.add(prefix+name, len(l.p.nodes))
 			scope[name] = out[j]
 		}
-		if err := l.node(prefix+n.Name, n.Op, k, cs, in, out, g); err != nil {
+		if err := l.node(prefix+n.Name, n.Op, k, n.Attrs, cs, in, out, g); err != nil {
 			return err
 		}
 	}
@@ -156,7 +170,7 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 	name := prefix + n.Name
 	then, els, res := b.Branches()
 	choice := l.add(name+"/choice", len(l.p.nodes))
-	if err := l.node(name, n.Op, &ifCond{b: b}, cs, []int{scope[n.Inputs[0]]}, []int{choice}, g); err != nil {
+	if err := l.node(name, n.Op, &ifCond{b: b}, nil, cs, []int{scope[n.Inputs[0]]}, []int{choice}, g); err != nil {
 		return err
 	}
 	caps := make([]int, len(n.Inputs)-1)
@@ -193,27 +207,48 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 		out[j] = l.add(prefix+o, len(l.p.nodes))
 		scope[o] = out[j]
 	}
-	return l.node(name+"/merge", "If.merge", &ifMerge{n: len(out)}, plan.Costs{}, merge, out, g)
+	return l.node(name+"/merge", "If.merge", &ifMerge{n: len(out)}, nil, plan.Costs{}, merge, out, g)
 }
 
 // node appends a node reading slots in and producing slots out (added with
 // the node's position as producer).
-func (l *lowering) node(name, op string, k kernel.Kernel, cs plan.Costs, in, out []int, g guard) error {
+func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
 	nd := node{name: name, op: op, k: k, costs: cs, in: in, out: out, guard: g}
+	deps := k.Deps()
+	nd.volatile = deps.Volatile
+	key, opLen, encodable := attrKey(op, k, attrs)
+	nd.attrs = key
+	if encodable && !nd.volatile {
+		nd.global = string(key[:opLen])
+	}
+	nd.dynamic = len(deps.Value) > 0 || deps.Compute || nd.volatile || g.tok >= 0
+	for _, s := range in {
+		info := l.p.slots[s]
+		switch {
+		case info.isInput:
+			nd.ups = append(nd.ups, info.input)
+		case info.producer >= 0:
+			pr := &l.p.nodes[info.producer]
+			nd.ups = append(nd.ups, pr.ups...)
+			nd.dynamic = nd.dynamic || pr.dynamic
+		}
+	}
+	slices.Sort(nd.ups)
+	nd.ups = slices.Compact(nd.ups)
 	for _, s := range in {
 		l.lastUse[s] = pos
 	}
 	for _, s := range out {
 		l.lastUse[s] = pos
 	}
-	for _, j := range k.Deps().Value {
+	for _, j := range deps.Value {
 		if j < 0 || j >= len(in) {
 			continue // an optional input the node does not have
 		}
 		nd.valueDeps = append(nd.valueDeps, j)
 	}
-	nd.compute = k.Deps().Compute
+	nd.compute = deps.Compute
 	if nd.compute {
 		cd, ok := k.(kernel.ComputeDependent)
 		if !ok {

@@ -1,15 +1,19 @@
 package actor
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/bits"
 	"runtime/debug"
+	"slices"
 
+	"github.com/pipert/pipert/cache"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/internal/clock"
 	"github.com/pipert/pipert/internal/spin"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
 )
 
 // KernelRunner is the per-kernel core of an actor, the KernelRunner of
@@ -92,6 +96,40 @@ type KernelRunner struct {
 	upEvents []device.Event
 	nUp      int
 	publish  []bool // by node position: its launch is published (Feed)
+
+	// Host caches (plan.Caches). local holds, by node position, the local
+	// tiling cache (nil: off, or a volatile node); it, rkey and the tiling
+	// counts of cs belong to the goroutine running Resize. ikey and iout
+	// hold, by node position, the key and the outputs of the node's last
+	// InferShape (ikey nil: InferReuse off; iok: they are valid), iscratch
+	// the key being
+	// built; they and cs's infer counts belong to the goroutine running
+	// InferShape. The setup state and counts belong to goroutine 0.
+	caches   plan.CacheKinds
+	local    []*cache.LRU
+	global   *cache.Global
+	rkey     []byte
+	ikey     [][]byte
+	iout     [][]byte
+	iok      []bool
+	iscratch []byte
+	setup    setupState
+	// cs holds this run's cache counts by the stage that counts them, so
+	// that each goroutine writes its own.
+	cs [kernel.StageLaunch]plan.CacheStats
+}
+
+// setupState tracks what SetupReuse needs: the graph inputs' dtypes and
+// shapes in the last run that succeeded (valid), and, for the current
+// run, which nodes' Setup is reused (hit, by node position).
+type setupState struct {
+	on      bool
+	valid   bool
+	fed     bool // the current run awaits inputs: its Setup is not reused
+	dtypes  []kernel.DType
+	shapes  []kernel.Shape
+	changed []bool // by graph input, this run
+	hit     []bool
 }
 
 // Need is one thing a kernel's InferShape waits for.
@@ -155,6 +193,73 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	return r
 }
 
+// setCaches turns on the host caches of c.
+func (r *KernelRunner) setCaches(c plan.Caches) {
+	r.caches = c.Kinds
+	n := len(r.prog.nodes)
+	if c.Kinds.Has(plan.TilingLocal) {
+		r.local = make([]*cache.LRU, n)
+		for pos := range r.prog.nodes {
+			if !r.prog.nodes[pos].volatile {
+				r.local[pos] = cache.NewLRU(c.LocalSlots)
+			}
+		}
+	}
+	if c.Kinds.Has(plan.TilingGlobal) {
+		r.global = cache.Shared(c.GlobalSlots)
+	}
+	if c.Kinds.Has(plan.InferReuse) {
+		r.ikey, r.iout, r.iok = make([][]byte, n), make([][]byte, n), make([]bool, n)
+	}
+	if c.Kinds.Has(plan.SetupReuse) {
+		in := len(r.prog.inputs)
+		r.setup = setupState{on: true, dtypes: make([]kernel.DType, in), shapes: make([]kernel.Shape, in),
+			changed: make([]bool, in), hit: make([]bool, n)}
+	}
+}
+
+// beginSetup decides, for a run with these inputs (nil ones awaited),
+// which nodes' Setup is reused: those with no changed graph input and
+// nothing dynamic upstream, when the last run succeeded.
+func (r *KernelRunner) beginSetup(inputs []*kernel.Tensor) {
+	st := &r.setup
+	if !st.on {
+		return
+	}
+	valid := st.valid
+	st.fed = false
+	for i, in := range inputs {
+		if in == nil {
+			valid, st.fed = false, true // inputs not known yet
+			st.changed[i] = true
+			continue
+		}
+		st.changed[i] = !valid || in.DType != st.dtypes[i] || !slices.Equal(in.Shape, st.shapes[i])
+		st.dtypes[i] = in.DType
+		st.shapes[i] = append(st.shapes[i][:0], in.Shape...)
+	}
+	st.valid = false // until this run succeeds
+	for pos := range r.prog.nodes {
+		nd := &r.prog.nodes[pos]
+		hit := valid && !nd.dynamic
+		for _, i := range nd.ups {
+			if !hit {
+				break
+			}
+			hit = !st.changed[i]
+		}
+		st.hit[pos] = hit
+	}
+}
+
+// Finish closes a run: a run that succeeded lets the next one reuse its
+// Setup.
+func (r *KernelRunner) Finish(ok bool) {
+	if r.setup.on {
+		r.setup.valid = ok && !r.setup.fed
+	}
+}
+
 // uploadConsts copies the graph's constants to the device; they stay there
 // until releaseConsts.
 func (r *KernelRunner) uploadConsts() error {
@@ -213,6 +318,8 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 	clear(r.resolved)
 	clear(r.skip)
 	clear(r.staged)
+	clear(r.cs[:])
+	r.beginSetup(inputs)
 	r.runSeed++
 	for pos := range r.args {
 		a := &r.args[pos]
@@ -377,9 +484,18 @@ func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.Va
 // lowered, so the step is the node's synthetic prepare cost. A node of a
 // spliced branch pays it in Infer, once it is known to run.
 func (r *KernelRunner) Prepare(pos int) {
-	if nd := &r.prog.nodes[pos]; nd.guard.tok < 0 {
-		spin.For(nd.costs.Prepare)
+	nd := &r.prog.nodes[pos]
+	if nd.guard.tok >= 0 {
+		return
 	}
+	if r.setup.on {
+		if r.setup.hit[pos] {
+			r.cs[kernel.StagePrepare].SetupHits++
+			return
+		}
+		r.cs[kernel.StagePrepare].SetupMisses++
+	}
+	spin.For(nd.costs.Prepare)
 }
 
 // taken reports whether node pos runs in this run: it is not in a spliced
@@ -530,9 +646,23 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			}
 			return nil
 		}
+		if r.setup.on {
+			r.cs[kernel.StageInfer].SetupMisses++ // a branch's Setup is never reused
+		}
 		spin.For(nd.costs.Prepare)
 	}
 	r.refreshViews(pos)
+	reuse := r.ikey != nil && !nd.volatile
+	if reuse {
+		r.iscratch = r.inferKey(pos, r.iscratch[:0])
+		if r.iok[pos] && bytes.Equal(r.iscratch, r.ikey[pos]) {
+			r.restoreOutputs(pos, r.iout[pos])
+			r.cs[kernel.StageInfer].InferHits++
+			return nil
+		}
+		r.cs[kernel.StageInfer].InferMisses++
+		r.iok[pos] = false // until InferShape succeeds
+	}
 	if err := nd.k.InferShape(ar.In, ar.Out); err != nil {
 		return r.stageErr(pos, kernel.StageInfer, err)
 	}
@@ -549,16 +679,81 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("output %d shape %v has a negative dimension or more bytes than an int64 counts", i, t.Shape))
 		}
 	}
+	if reuse {
+		r.ikey[pos] = append(r.ikey[pos][:0], r.iscratch...)
+		r.iout[pos] = r.appendOutputs(pos, r.iout[pos][:0])
+		r.iok[pos] = true
+	}
 	spin.For(nd.costs.Infer)
 	return nil
 }
 
-// Resize runs node pos's Resize into the node's tiling.
+// Resize gives node pos its tiling: from the node's local tiling cache,
+// else from the global one, else by running the kernel's Resize (and then
+// both caches keep it).
 func (r *KernelRunner) Resize(pos int) (err error) {
 	if r.skip[pos] {
 		return nil
 	}
 	defer r.recovered(pos, kernel.StageResize, &err)
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	local := r.local != nil && r.local[pos] != nil
+	global := r.global != nil && nd.global != ""
+	if !local && !global {
+		if err := r.resize(pos); err != nil {
+			return err
+		}
+		spin.For(nd.costs.Resize)
+		return nil
+	}
+	r.rkey = r.tilingKey(pos, r.rkey[:0])
+	h := keyHash(r.rkey)
+	if local {
+		if d, ws, ok := r.local[pos].Get(h, r.rkey, ar.Tiling.Data); ok {
+			ar.Tiling.Data, ar.Tiling.Workspace = d, ws
+			r.cs[kernel.StageResize].LocalHits++
+			spin.For(nd.costs.Resize - nd.costs.Tiling)
+			return nil
+		}
+		r.cs[kernel.StageResize].LocalMisses++
+	}
+	if global {
+		d, ws, computed, err := r.global.Fill(nd.global, h, r.rkey, ar.Tiling.Data, func(dst []byte) (v cache.Value, err error) {
+			// Recovered here, so that callers waiting for this
+			// computation get an error, not this node's panic.
+			defer r.recovered(pos, kernel.StageResize, &err)
+			ar.Tiling.Data = dst
+			if err := r.resize(pos); err != nil {
+				return cache.Value{}, err
+			}
+			return cache.Value{Data: ar.Tiling.Data, Workspace: ar.Tiling.Workspace}, nil
+		})
+		if err != nil {
+			return err
+		}
+		ar.Tiling.Data, ar.Tiling.Workspace = d, ws
+		if computed {
+			r.cs[kernel.StageResize].GlobalMisses++
+			spin.For(nd.costs.Resize)
+		} else {
+			r.cs[kernel.StageResize].GlobalHits++
+			spin.For(nd.costs.Resize - nd.costs.Tiling)
+		}
+	} else {
+		if err := r.resize(pos); err != nil {
+			return err
+		}
+		spin.For(nd.costs.Resize)
+	}
+	if local {
+		r.local[pos].Put(h, r.rkey, ar.Tiling.Data, ar.Tiling.Workspace)
+	}
+	return nil
+}
+
+// resize runs node pos's Resize into the node's tiling and checks it.
+func (r *KernelRunner) resize(pos int) error {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
 	if err := nd.k.Resize(ar.In, ar.Out, &ar.Tiling); err != nil {
@@ -567,7 +762,6 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 	if ar.Tiling.Workspace < 0 {
 		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("negative workspace %d", ar.Tiling.Workspace))
 	}
-	spin.For(nd.costs.Resize)
 	return nil
 }
 

@@ -27,6 +27,25 @@ type tracer struct {
 	// most every counterEvery so that they do not cost more than the slices.
 	lastDepth [maxWorkers]int64
 	lastMem   int64
+	// caches: the hit and miss counters of the host caches, by
+	// cacheCounters' order (nil when the caches are off).
+	caches []*trace.Track
+}
+
+// cacheCounters name the host-cache counters, sampled at the end of each
+// run: that run's hits and misses.
+var cacheCounters = []struct {
+	name string
+	of   func(plan.CacheStats) int
+}{
+	{"tiling local hits", func(c plan.CacheStats) int { return c.LocalHits }},
+	{"tiling local misses", func(c plan.CacheStats) int { return c.LocalMisses }},
+	{"tiling global hits", func(c plan.CacheStats) int { return c.GlobalHits }},
+	{"tiling global misses", func(c plan.CacheStats) int { return c.GlobalMisses }},
+	{"infer reuse hits", func(c plan.CacheStats) int { return c.InferHits }},
+	{"infer reuse misses", func(c plan.CacheStats) int { return c.InferMisses }},
+	{"setup reuse hits", func(c plan.CacheStats) int { return c.SetupHits }},
+	{"setup reuse misses", func(c plan.CacheStats) int { return c.SetupMisses }},
 }
 
 // counterEvery is the shortest interval between two samples of a counter.
@@ -51,8 +70,12 @@ const counterEvery = 25_000 // ns
 //     the device is observed by devtrace with prefix N);
 //   - counters "N <stages> queue depth", "N device memory" and "N device
 //     utilisation" (device busy time / time since the run began), sampled
-//     at most every 25 µs.
-func newTracer(rec *trace.Recorder, name string, p plan.Plan, prog *program) *tracer {
+//     at most every 25 µs;
+//   - when host caches are on, counters "N tiling local hits", "N tiling
+//     local misses", "N tiling global hits", "N tiling global misses", "N
+//     infer reuse hits", "N infer reuse misses", "N setup reuse hits" and
+//     "N setup reuse misses": each run's counts, sampled when it ends.
+func newTracer(rec *trace.Recorder, name string, p plan.Plan, prog *program, caches plan.CacheKinds) *tracer {
 	if rec == nil {
 		return nil
 	}
@@ -70,6 +93,11 @@ func newTracer(rec *trace.Recorder, name string, p plan.Plan, prog *program) *tr
 		label := strings.Join(per[w], "+")
 		t.worker[w] = rec.Track(name+" "+label, trace.SliceTrack, trace.Host)
 		t.qdepth[w] = rec.Track(name+" "+label+" queue depth", trace.CounterTrack, trace.Host)
+	}
+	if caches.Any() {
+		for _, c := range cacheCounters {
+			t.caches = append(t.caches, rec.Track(name+" "+c.name, trace.CounterTrack, trace.Host))
+		}
 	}
 	t.mem = rec.Track(name+" device memory", trace.CounterTrack, trace.Device)
 	t.util = rec.Track(name+" device utilisation", trace.CounterTrack, trace.Device)
@@ -135,9 +163,13 @@ func (t *tracer) runBegin(now int64, dev device.Stats) {
 	}
 }
 
-func (t *tracer) runEnd(now int64) {
-	if t.on() {
-		t.worker[0].End(now)
+func (t *tracer) runEnd(now int64, cs plan.CacheStats) {
+	if !t.on() {
+		return
+	}
+	t.worker[0].End(now)
+	for i, tr := range t.caches {
+		tr.Counter(now, int64(cacheCounters[i].of(cs)))
 	}
 }
 

@@ -139,13 +139,14 @@ func (k *If) Choose(cond *kernel.Tensor) (bool, error) {
 	return false, fmt.Errorf("If: the condition has dtype %v, want bool", cond.DType)
 }
 
-// Deps implements kernel.Kernel: every input is read by InferShape.
+// Deps implements kernel.Kernel: every input is read by InferShape, which
+// computes the outputs (volatile).
 func (k *If) Deps() kernel.Deps {
 	v := make([]int, 1+k.nIn)
 	for i := range v {
 		v[i] = i
 	}
-	return kernel.Deps{Value: v}
+	return kernel.Deps{Value: v, Volatile: true} // InferShape evaluates the body
 }
 
 // InferShape implements kernel.Kernel: it reads the condition, picks the

@@ -76,13 +76,14 @@ func (k *Loop) Arity() (minIn, maxIn, nOut int) {
 	return n, n, k.nOut
 }
 
-// Deps implements kernel.Kernel: every input is read by InferShape.
+// Deps implements kernel.Kernel: every input is read by InferShape, which
+// computes the outputs (volatile).
 func (k *Loop) Deps() kernel.Deps {
 	v := make([]int, 2+k.carried+k.nIn)
 	for i := range v {
 		v[i] = i
 	}
-	return kernel.Deps{Value: v}
+	return kernel.Deps{Value: v, Volatile: true} // InferShape evaluates the body
 }
 
 // InferShape implements kernel.Kernel: it runs the loop.

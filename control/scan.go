@@ -97,13 +97,14 @@ func (k *Scan) Arity() (minIn, maxIn, nOut int) {
 	return n, n, len(k.body.Outputs)
 }
 
-// Deps implements kernel.Kernel: every input is read by InferShape.
+// Deps implements kernel.Kernel: every input is read by InferShape, which
+// computes the outputs (volatile).
 func (k *Scan) Deps() kernel.Deps {
 	v := make([]int, k.states+k.scans+k.nIn)
 	for i := range v {
 		v[i] = i
 	}
-	return kernel.Deps{Value: v}
+	return kernel.Deps{Value: v, Volatile: true} // InferShape evaluates the body
 }
 
 // normAxis normalizes axis a of a rank-r tensor.

@@ -597,6 +597,7 @@ func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Te
 	st.Activations, st.Kernels = 1, as.Kernels
 	st.Prepare, st.Infer, st.Resize, st.Launch = as.Prepare, as.Infer, as.Resize, as.Launch
 	st.Wait, st.Busiest, st.HostWork = as.Wait, as.Busiest, as.HostWork
+	st.Cache = as.Cache
 	st.Parts = []plan.PartStats{{Mode: as.Mode, Kernels: as.Kernels, End: as.Makespan,
 		Prepare: as.Prepare, Infer: as.Infer, Resize: as.Resize, Launch: as.Launch, Wait: as.Wait, Busiest: as.Busiest}}
 	return nil
@@ -638,6 +639,7 @@ func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kerne
 		st.Resize += as.Resize
 		st.Launch += as.Launch
 		st.Wait += as.Wait
+		st.Cache.Add(as.Cache)
 		st.Transfer += e.xfer[k]
 		st.Busiest = max(st.Busiest, as.Busiest)
 		ps := &st.Parts[k]

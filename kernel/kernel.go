@@ -20,6 +20,13 @@ type Deps struct {
 	// ShapeOnly is set when the kernel reads only its inputs' shapes (Shape):
 	// its outputs are real even when its inputs are virtual.
 	ShapeOnly bool
+	// Volatile is set when InferShape or Resize does more than compute the
+	// outputs' dtypes and shapes and the tiling from the operands' dtypes
+	// and shapes, the kernel's attributes and the values of the Value
+	// inputs (control flow evaluating a branch on the host): the runtime's
+	// host caches then never reuse the kernel's results, and call
+	// InferShape and Resize on every run.
+	Volatile bool
 }
 
 // OutputsReal reports whether a kernel's outputs will have real contents:

@@ -66,6 +66,9 @@ type Config struct {
 	// devtrace observer on the same recorder to see the device side.
 	Trace     *trace.Recorder
 	TraceName string
+	// Caches are the host caches that skip a kernel's host work when its
+	// operands are what they were (zero: ATB's defaults, DefaultCaches).
+	Caches Caches
 	// Seed varies the data-dependent results kernels model on virtual data
 	// (the output size of Unique); runs with equal seeds are identical.
 	Seed uint64
@@ -116,6 +119,9 @@ func (c Config) Check() (Config, error) {
 		return bad("QueueCapacity %d outside [1, %d]", c.QueueCapacity, MaxQueueCapacity)
 	}
 	if err := c.Costs.check("Costs"); err != nil {
+		return bad("%v", err)
+	}
+	if err := c.Caches.check(); err != nil {
 		return bad("%v", err)
 	}
 	if c.Registry == nil {
@@ -173,9 +179,14 @@ func (c *Config) Plan() Plan {
 }
 
 // Costs are synthetic host costs of one kernel, per stage: a calibrated
-// amount of CPU work standing in for a framework's own work.
+// amount of CPU work standing in for a framework's own work. Prepare is
+// the kernel's Setup (what SetupReuse skips), Infer its InferShape (what
+// InferReuse skips), and Tiling the part of Resize that computes the
+// tiling (what a tiling cache hit skips).
 type Costs struct {
 	Prepare, Infer, Resize, Launch time.Duration
+	// Tiling is included in Resize, at most Resize.
+	Tiling time.Duration
 }
 
 // Total is the host work of one kernel.
@@ -201,6 +212,9 @@ func (c Costs) check(what string) error {
 		if d := c.Of(s); d < 0 {
 			return fmt.Errorf("%s: %v cost %v is negative", what, s, d)
 		}
+	}
+	if c.Tiling < 0 || c.Tiling > c.Resize {
+		return fmt.Errorf("%s: tiling cost %v outside [0, resize cost %v]", what, c.Tiling, c.Resize)
 	}
 	return nil
 }

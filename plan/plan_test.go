@@ -90,7 +90,7 @@ func TestCheckDefaultsAndRanges(t *testing.T) {
 	if _, err := neg.CostOf(Node{Name: "n"}); !errors.Is(err, ErrConfig) {
 		t.Errorf("negative HostCost: %v", err)
 	}
-	def := Config{Costs: Costs{1, 2, 3, 4}}
+	def := Config{Costs: Costs{Prepare: 1, Infer: 2, Resize: 3, Launch: 4}}
 	if cs, _ := def.CostOf(Node{OnCPU: true}); cs != (Costs{Prepare: 1, Infer: 2}) {
 		t.Errorf("CPU node costs %v", cs)
 	}

@@ -51,8 +51,35 @@ type Stats struct {
 	// CrossEdges is the number of tensors handed between the parts of a
 	// heterogeneous run, Activations the parts run.
 	CrossEdges, Activations int
+	// Cache counts the run's host-cache lookups.
+	Cache CacheStats
 	// Parts has a row per part of a heterogeneous run, by part index.
 	Parts []PartStats
+}
+
+// CacheStats count host-cache lookups by cache: hits skipped the work,
+// misses did it. The global tiling cache is looked up after a local miss
+// (or alone), so with both on, LocalMisses = GlobalHits + GlobalMisses
+// and GlobalMisses Resizes were computed. A cache that is off counts
+// nothing; nodes whose kernel is volatile (kernel.Deps.Volatile) are never
+// looked up.
+type CacheStats struct {
+	LocalHits, LocalMisses   int
+	GlobalHits, GlobalMisses int
+	InferHits, InferMisses   int
+	SetupHits, SetupMisses   int
+}
+
+// Add adds o's counts to s.
+func (s *CacheStats) Add(o CacheStats) {
+	s.LocalHits += o.LocalHits
+	s.LocalMisses += o.LocalMisses
+	s.GlobalHits += o.GlobalHits
+	s.GlobalMisses += o.GlobalMisses
+	s.InferHits += o.InferHits
+	s.InferMisses += o.InferMisses
+	s.SetupHits += o.SetupHits
+	s.SetupMisses += o.SetupMisses
 }
 
 // PartStats describe one part of a heterogeneous run.

@@ -35,6 +35,9 @@ type Options struct {
 	// it (Shape, Gather, Reshape): value dependencies, whose outputs have
 	// no static shape.
 	ValueDeps bool
+	// DynamicRows declares the graph inputs' rows dynamic, so that runs
+	// may change them (Refill makes inputs of other row counts).
+	DynamicRows bool
 }
 
 // Random returns a random graph drawn from rng and the values of its inputs
@@ -60,8 +63,12 @@ func Random(rng *rand.Rand, o Options) (*subgraph.Graph, map[string]*kernel.Tens
 		return t
 	}
 	in := map[string]*kernel.Tensor{"x": rnd(r, c), "y": rnd(r, c)}
+	dr := r
+	if o.DynamicRows {
+		dr = kernel.Dynamic
+	}
 	pool := map[byte][]string{
-		'a': {b.Input("x", kernel.Float32, r, c), b.Input("y", kernel.Float32, r, c)},
+		'a': {b.Input("x", kernel.Float32, dr, c), b.Input("y", kernel.Float32, dr, c)},
 		's': {b.Const("half", kernel.FromFloat32([]float32{0.5}, 1))},
 	}
 	w := b.Const("w", rnd(c, c))
@@ -145,6 +152,28 @@ func Inputs(g *subgraph.Graph, byName map[string]*kernel.Tensor) []*kernel.Tenso
 	out := make([]*kernel.Tensor, len(g.Inputs))
 	for i, v := range g.Inputs {
 		out[i] = byName[v.Name]
+	}
+	return out
+}
+
+// Refill returns new values of g's inputs, in g's order, drawn from rng
+// as Random draws them: each dynamic dimension of a declared input shape
+// becomes rows.
+func Refill(rng *rand.Rand, g *subgraph.Graph, rows int64) []*kernel.Tensor {
+	out := make([]*kernel.Tensor, len(g.Inputs))
+	for i, v := range g.Inputs {
+		shape := v.Shape.Clone()
+		for j, d := range shape {
+			if d == kernel.Dynamic {
+				shape[j] = rows
+			}
+		}
+		t := kernel.New(v.DType, shape...)
+		f := kernel.Float32s(t.Host)
+		for k := range f {
+			f[k] = float32(rng.IntN(7)-3) / 2
+		}
+		out[i] = t
 	}
 	return out
 }

@@ -1,0 +1,331 @@
+package actor_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/pipert/pipert/actor"
+	"github.com/pipert/pipert/internal/graphtest"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/subgraph"
+)
+
+var noCaches = plan.Caches{Kinds: plan.NoCaches}
+
+// cacheVariants are the cache settings checked against KBK without
+// caches.
+var cacheVariants = []plan.Caches{
+	{Kinds: plan.TilingLocal},
+	{Kinds: plan.TilingGlobal, GlobalSlots: 1},
+	{Kinds: plan.InferReuse | plan.SetupReuse},
+	{Kinds: plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse},
+	{Kinds: plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse, LocalSlots: 3, GlobalSlots: 2},
+}
+
+// TestCachesMatchKBKAcrossShapeChanges: random graphs whose inputs change
+// rows between runs (and keep them, so that caches hit), run by one
+// executable per mode and cache setting, give outputs bit-identical to KBK
+// without caches, run after run; the counts add up. A second pass makes
+// every key hash alike: the caches must still never hand a tiling to
+// another shape.
+func TestCachesMatchKBKAcrossShapeChanges(t *testing.T) {
+	modes := []plan.Config{
+		{Mode: plan.KBK},
+		{Mode: plan.Async, Barrier: plan.Drain},
+		{Mode: plan.Pipeline, Barrier: plan.PerTensor},
+		{Mode: plan.Pipeline, Barrier: plan.PerTensor, QueueCapacity: 1},
+	}
+	n := 30
+	if testing.Short() {
+		n = 8
+	}
+	for _, collide := range []bool{false, true} {
+		if collide {
+			saved := *actor.KeyHash
+			*actor.KeyHash = func([]byte) uint64 { return 7 }
+			defer func() { *actor.KeyHash = saved }()
+		}
+		rng := rand.New(rand.NewPCG(13, 5))
+		for i := 0; i < n; i++ {
+			cols := 1 + rng.Int64N(4)
+			g, _ := graphtest.Random(rng, graphtest.Options{Nodes: 3 + rng.IntN(20), Cols: cols, ValueDeps: true, DynamicRows: true})
+			steps := make([][]*kernel.Tensor, 7)
+			rows := 1 + rng.Int64N(4)
+			for s := range steps {
+				if rng.IntN(2) == 0 {
+					rows = 1 + rng.Int64N(4)
+				}
+				steps[s] = graphtest.Refill(rng, g, rows)
+			}
+			ref, _, done := newActor(t, g, plan.Config{Mode: plan.KBK, Caches: noCaches}, ops.Builtins())
+			want := make([][]*kernel.Tensor, len(steps))
+			for s, in := range steps {
+				out, _, err := ref.Run(context.Background(), in)
+				if err != nil {
+					t.Fatalf("graph %d step %d: kbk: %v", i, s, err)
+				}
+				want[s] = out
+			}
+			done()
+			for _, m := range modes {
+				for _, cs := range cacheVariants {
+					cfg := m
+					cfg.Caches = cs
+					a, _, done := newActor(t, g, cfg, ops.Builtins())
+					for s, in := range steps {
+						got, st, err := a.Run(context.Background(), in)
+						if err == nil {
+							err = sameOutputs(want[s], got)
+						}
+						if err == nil {
+							err = cacheCountsAddUp(cs.Kinds, a.Kernels(), &st.Cache)
+						}
+						if err != nil {
+							t.Fatalf("collide %v, graph %d, step %d, %s, caches %v: %v", collide, i, s, name(cfg), cs.Kinds, err)
+						}
+					}
+					done()
+				}
+			}
+		}
+	}
+}
+
+// cacheCountsAddUp checks a run's cache counts against the kernels it ran
+// (graphtest graphs have no volatile node and no branch).
+func cacheCountsAddUp(k plan.CacheKinds, kernels int, c *plan.CacheStats) error {
+	if k.Has(plan.TilingLocal) && c.LocalHits+c.LocalMisses != kernels {
+		return fmt.Errorf("local tiling lookups %+v for %d kernels", c, kernels)
+	}
+	if k.Has(plan.TilingGlobal) {
+		looked := kernels
+		if k.Has(plan.TilingLocal) {
+			looked = c.LocalMisses
+		}
+		if c.GlobalHits+c.GlobalMisses != looked {
+			return fmt.Errorf("global tiling lookups %+v, want %d", c, looked)
+		}
+	}
+	if k.Has(plan.InferReuse) && c.InferHits+c.InferMisses != kernels {
+		return fmt.Errorf("infer lookups %+v for %d kernels", c, kernels)
+	}
+	if k.Has(plan.SetupReuse) && c.SetupHits+c.SetupMisses != kernels {
+		return fmt.Errorf("setup lookups %+v for %d kernels", c, kernels)
+	}
+	return nil
+}
+
+// counting is Identity counting its InferShape and Resize calls.
+type counting struct {
+	kernel.Kernel
+	name  string
+	calls *callCounts
+}
+
+type callCounts struct {
+	mu            sync.Mutex
+	infer, resize map[string]int
+}
+
+func (c *callCounts) add(m map[string]int, name string) {
+	c.mu.Lock()
+	m[name]++
+	c.mu.Unlock()
+}
+
+// take returns the counts so far and resets them.
+func (c *callCounts) take() (infer, resize map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	infer, resize = c.infer, c.resize
+	c.infer, c.resize = map[string]int{}, map[string]int{}
+	return infer, resize
+}
+
+func (k *counting) InferShape(in, out []*kernel.Tensor) error {
+	k.calls.add(k.calls.infer, k.name)
+	return k.Kernel.InferShape(in, out)
+}
+
+func (k *counting) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	k.calls.add(k.calls.resize, k.name)
+	return k.Kernel.Resize(in, out, t)
+}
+
+// TestShapeChangeRecomputesOnlyDownstream: a graph of two chains, on
+// inputs a and b, joined by a node whose inputs keep their shapes when
+// a's rows change. With InferShape reuse and the local tiling cache, a
+// run with the previous shapes calls no InferShape and no Resize; changing
+// a's rows calls them exactly for the nodes whose input shapes changed;
+// outputs stay equal to KBK's without caches.
+func TestShapeChangeRecomputesOnlyDownstream(t *testing.T) {
+	calls := &callCounts{}
+	calls.take()
+	reg := ops.NewRegistry()
+	if err := reg.Register("Count", func(a kernel.Attrs) (kernel.Kernel, error) {
+		name, err := a.String("name", "")
+		if err != nil {
+			return nil, err
+		}
+		k, err := ops.Builtins().New("Identity", nil)
+		return &counting{Kernel: k, name: name, calls: calls}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := subgraph.NewBuilder("two chains")
+	count := func(name, in string) string { return b.OpAttrs("Count", kernel.Attrs{"name": name}, in) }
+	a1 := count("a1", b.Input("a", kernel.Float32, kernel.Dynamic, 4))
+	a2 := count("a2", b.Op("ReLU", a1))
+	r := count("r", b.OpAttrs("ReduceSum", kernel.Attrs{"axes": []int64{0}, "keepdims": true}, a2)) // [1, 4] whatever a's rows
+	b1 := count("b1", b.Input("b", kernel.Float32, kernel.Dynamic, 4))
+	b2 := count("b2", b.Op("GELU", b1))
+	j := count("j", b.Op("Add", r, b2))
+	b.Output(j, a2)
+	g := b.Graph()
+
+	rng := rand.New(rand.NewPCG(3, 3))
+	input := func(ra, rb int64) []*kernel.Tensor {
+		in := graphtest.Refill(rng, g, ra)
+		in[1] = graphtest.Refill(rng, g, rb)[1]
+		return in
+	}
+	type step struct {
+		ra, rb int64
+		want   []string // Count nodes whose InferShape and Resize run
+		slots2 []string // the same with two local tiling slots, for Resize
+	}
+	all := []string{"a1", "a2", "b1", "b2", "j", "r"}
+	steps := []step{
+		{2, 3, all, all},
+		{2, 3, nil, nil},
+		{5, 3, []string{"a1", "a2"}, []string{"a1", "a2"}},
+		{5, 3, nil, nil},
+		{2, 3, []string{"a1", "a2"}, nil}, // back to the first shape: two slots still hold it
+		{2, 1, []string{"b1", "b2", "j"}, []string{"b1", "b2", "j"}},
+	}
+	for _, slots := range []int{1, 2} {
+		for _, m := range []plan.Config{{Mode: plan.KBK}, {Mode: plan.Pipeline}} {
+			cfg := m
+			cfg.Caches = plan.Caches{Kinds: plan.InferReuse | plan.TilingLocal, LocalSlots: slots}
+			a, _, done := newActor(t, g, cfg, reg)
+			refCfg := plan.Config{Mode: plan.KBK, Caches: noCaches}
+			ref, _, refDone := newActor(t, g, refCfg, reg)
+			for i, s := range steps {
+				in := input(s.ra, s.rb)
+				want, _, err := ref.Run(context.Background(), in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				calls.take()
+				got, st, err := a.Run(context.Background(), in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameOutputs(want, got); err != nil {
+					t.Fatalf("%s, %d slots, step %d: %v", name(cfg), slots, i, err)
+				}
+				infer, resize := calls.take()
+				wantResize := s.want
+				if slots == 2 {
+					wantResize = s.slots2
+				}
+				if got := names(infer); fmt.Sprint(got) != fmt.Sprint(sorted(s.want)) {
+					t.Errorf("%s, %d slots, step %d (rows %d, %d): InferShape ran for %v, want %v", name(cfg), slots, i, s.ra, s.rb, got, sorted(s.want))
+				}
+				if got := names(resize); fmt.Sprint(got) != fmt.Sprint(sorted(wantResize)) {
+					t.Errorf("%s, %d slots, step %d (rows %d, %d): Resize ran for %v, want %v", name(cfg), slots, i, s.ra, s.rb, got, sorted(wantResize))
+				}
+				if st.Cache.InferHits+st.Cache.InferMisses != a.Kernels() {
+					t.Errorf("step %d: infer counts %+v for %d kernels", i, st.Cache, a.Kernels())
+				}
+			}
+			refDone()
+			done()
+		}
+	}
+}
+
+func names(m map[string]int) []string {
+	var out []string
+	for k, n := range m {
+		if n != 1 {
+			out = append(out, fmt.Sprintf("%s×%d", k, n))
+			continue
+		}
+		out = append(out, k)
+	}
+	return sorted(out)
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// TestSetupReuseFollowsTheInputs: Setup is reused for nodes downstream of
+// no changed input and of no dynamic node, and never after a failed run.
+func TestSetupReuseFollowsTheInputs(t *testing.T) {
+	b := subgraph.NewBuilder("setup")
+	x := b.Op("ReLU", b.Input("a", kernel.Float32, kernel.Dynamic, 4))
+	y := b.Op("ReLU", b.Input("b", kernel.Float32, kernel.Dynamic, 4))
+	b.Output(x, y)
+	g := b.Graph()
+	rng := rand.New(rand.NewPCG(1, 2))
+	a, _, done := newActor(t, g, plan.Config{Mode: plan.Pipeline, Caches: plan.Caches{Kinds: plan.SetupReuse}}, ops.Builtins())
+	defer done()
+	for i, s := range []struct {
+		ra, rb     int64
+		hits, miss int
+	}{{2, 2, 0, 2}, {2, 2, 2, 0}, {3, 2, 1, 1}, {3, 5, 1, 1}, {3, 5, 2, 0}} {
+		in := graphtest.Refill(rng, g, s.ra)
+		in[1] = graphtest.Refill(rng, g, s.rb)[1]
+		_, st, err := a.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Cache.SetupHits != s.hits || st.Cache.SetupMisses != s.miss {
+			t.Errorf("step %d: setup %d hits, %d misses; want %d, %d", i, st.Cache.SetupHits, st.Cache.SetupMisses, s.hits, s.miss)
+		}
+	}
+	// A failed run (a cancelled context) makes the next pay every Setup.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in := graphtest.Refill(rng, g, 3)
+	in[1] = graphtest.Refill(rng, g, 5)[1]
+	if _, _, err := a.Run(ctx, in); err == nil {
+		t.Fatal("a cancelled run succeeded")
+	}
+	_, st, err := a.Run(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Cache.SetupHits != 0 {
+		t.Errorf("after a failed run: %d setup hits", st.Cache.SetupHits)
+	}
+}
+
+// TestCachedConfigErrors: cache settings out of range are errors.
+func TestCachedConfigErrors(t *testing.T) {
+	for _, bad := range []plan.Caches{
+		{Kinds: plan.NoCaches | plan.TilingLocal},
+		{Kinds: 1 << 6},
+		{LocalSlots: -1},
+		{GlobalSlots: plan.MaxCacheSlots + 1},
+	} {
+		if _, err := (plan.Config{Caches: bad}).Check(); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package cache_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/pipert/pipert/cache"
+	"github.com/pipert/pipert/internal/leaktest"
+)
+
+func TestMain(m *testing.M) { leaktest.Main(m) }
+
+// refLRU is the trivially correct LRU: a list of entries, most recent
+// first, searched and rebuilt on every call.
+type refLRU struct {
+	n       int
+	entries []refEntry
+}
+
+type refEntry struct {
+	key, data []byte
+	ws        int64
+}
+
+func (r *refLRU) get(key []byte) ([]byte, int64, bool) {
+	for i, e := range r.entries {
+		if bytes.Equal(e.key, key) {
+			r.entries = append([]refEntry{e}, append(r.entries[:i:i], r.entries[i+1:]...)...)
+			return e.data, e.ws, true
+		}
+	}
+	return nil, 0, false
+}
+
+func (r *refLRU) put(key, data []byte, ws int64) {
+	for i, e := range r.entries {
+		if bytes.Equal(e.key, key) {
+			r.entries = append(r.entries[:i:i], r.entries[i+1:]...)
+			break
+		}
+	}
+	e := refEntry{key: bytes.Clone(key), data: bytes.Clone(data), ws: ws}
+	r.entries = append([]refEntry{e}, r.entries...)
+	if len(r.entries) > r.n {
+		r.entries = r.entries[:r.n]
+	}
+}
+
+// TestLRUMatchesReference drives the LRU and the reference with the same
+// random gets and puts, with a hash that collides often (the LRU must
+// compare whole keys).
+func TestLRUMatchesReference(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 16} {
+		rng := rand.New(rand.NewPCG(uint64(n), 7))
+		c, ref := cache.NewLRU(n), &refLRU{n: n}
+		var dst []byte
+		for i := 0; i < 20000; i++ {
+			k := rng.IntN(3 * n)
+			key := []byte(fmt.Sprintf("key-%d", k))
+			h := uint64(k % 3) // many keys share a hash
+			if rng.IntN(2) == 0 {
+				data := bytes.Repeat([]byte{byte(i)}, rng.IntN(40))
+				c.Put(h, key, data, int64(i))
+				ref.put(key, data, int64(i))
+				continue
+			}
+			var ws int64
+			var ok bool
+			dst, ws, ok = c.Get(h, key, dst)
+			rd, rws, rok := ref.get(key)
+			if ok != rok || ok && (!bytes.Equal(dst, rd) || ws != rws) {
+				t.Fatalf("slots %d, step %d, key %s: got (%v, %d, %v), want (%v, %d, %v)", n, i, key, dst, ws, ok, rd, rws, rok)
+			}
+		}
+		if c.Len() != len(ref.entries) {
+			t.Fatalf("slots %d: %d entries, reference %d", n, c.Len(), len(ref.entries))
+		}
+	}
+}
+
+// TestLRUCollidingHashesKeepTheirValues: two keys with the same hash
+// never get each other's value.
+func TestLRUCollidingHashesKeepTheirValues(t *testing.T) {
+	c := cache.NewLRU(1)
+	c.Put(42, []byte("shape 2x3"), []byte{1}, 10)
+	if _, _, ok := c.Get(42, []byte("shape 3x2"), nil); ok {
+		t.Fatal("a key with the same hash hit another key's entry")
+	}
+	c.Put(42, []byte("shape 3x2"), []byte{2}, 20)
+	if d, ws, ok := c.Get(42, []byte("shape 3x2"), nil); !ok || d[0] != 2 || ws != 20 {
+		t.Fatalf("got %v %d %v", d, ws, ok)
+	}
+	if _, _, ok := c.Get(42, []byte("shape 2x3"), nil); ok {
+		t.Fatal("the evicted entry is still found")
+	}
+}
+
+// TestLRUSteadyStateAllocatesNothing: once the slots have grown to the
+// sizes they see, Get and Put reuse them.
+func TestLRUSteadyStateAllocatesNothing(t *testing.T) {
+	c := cache.NewLRU(2)
+	keys := [][]byte{[]byte("aaaa"), []byte("bbbbbb"), []byte("cc")}
+	data := make([]byte, 64)
+	dst := make([]byte, 0, 64)
+	i := 0
+	step := func() {
+		k := keys[i%3]
+		i++
+		if _, _, ok := c.Get(cache.Hash(k), k, dst); !ok {
+			c.Put(cache.Hash(k), k, data, 1)
+		}
+	}
+	for j := 0; j < 10; j++ {
+		step()
+	}
+	if a := testing.AllocsPerRun(1000, step); a != 0 {
+		t.Fatalf("%v allocations per lookup", a)
+	}
+}
+
+// TestGlobalConcurrentMissesComputeOnce: goroutines of many "executables"
+// miss the same key at once; the value is computed once, every caller gets
+// it in its own buffer, and the per-op slots are shared.
+func TestGlobalConcurrentMissesComputeOnce(t *testing.T) {
+	g := cache.NewGlobal(5)
+	key := []byte("MatMul 4x64 64x64")
+	h := cache.Hash(key)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	computes := 0
+	const n = 16
+	var wg sync.WaitGroup
+	got := make([][]byte, n)
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dst := make([]byte, 0, 8)
+			d, ws, _, err := g.Fill("MatMul", h, key, dst, func(dst []byte) (cache.Value, error) {
+				mu.Lock()
+				computes++
+				mu.Unlock()
+				<-release
+				return cache.Value{Data: append(dst[:0], 7, 8, 9), Workspace: 128}, nil
+			})
+			if err == nil && ws != 128 {
+				err = fmt.Errorf("workspace %d", ws)
+			}
+			got[i], errs[i] = d, err
+		}()
+	}
+	close(release)
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil || !bytes.Equal(got[i], []byte{7, 8, 9}) {
+			t.Fatalf("caller %d: %v %v", i, got[i], errs[i])
+		}
+	}
+	if computes != 1 || g.Stats().Computed != 1 {
+		t.Fatalf("computed %d times (stats %+v), want once", computes, g.Stats())
+	}
+	// Later lookups hit.
+	if d, _, ok := g.Get("MatMul", h, key, nil); !ok || !bytes.Equal(d, []byte{7, 8, 9}) {
+		t.Fatalf("lookup after fill: %v %v", d, ok)
+	}
+	// Another op's entries are apart.
+	if _, _, ok := g.Get("Add", h, key, nil); ok {
+		t.Fatal("an op found another op's entry")
+	}
+}
+
+// TestGlobalErrorsAreNotShared: a failed computation stores nothing, and
+// each caller's error is its own.
+func TestGlobalErrorsAreNotShared(t *testing.T) {
+	g := cache.NewGlobal(1)
+	boom := errors.New("boom")
+	_, _, computed, err := g.Fill("Op", 1, []byte("k"), nil, func([]byte) (cache.Value, error) { return cache.Value{}, boom })
+	if !errors.Is(err, boom) || !computed {
+		t.Fatalf("got %v, computed %v", err, computed)
+	}
+	if _, _, ok := g.Get("Op", 1, []byte("k"), nil); ok {
+		t.Fatal("a failed computation was stored")
+	}
+}
+
+// TestGlobalPerOpLRU: each op holds Slots entries, least recently used
+// evicted, colliding hashes told apart by their keys.
+func TestGlobalPerOpLRU(t *testing.T) {
+	g := cache.NewGlobal(2)
+	fill := func(k string, v byte) {
+		if _, _, _, err := g.Fill("Op", 9, []byte(k), nil, func(dst []byte) (cache.Value, error) {
+			return cache.Value{Data: []byte{v}}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill("a", 1)
+	fill("b", 2)
+	if d, _, ok := g.Get("Op", 9, []byte("a"), nil); !ok || d[0] != 1 {
+		t.Fatal("a lost")
+	}
+	fill("c", 3) // evicts b, the least recently used
+	if _, _, ok := g.Get("Op", 9, []byte("b"), nil); ok {
+		t.Fatal("b should have been evicted")
+	}
+	for k, v := range map[string]byte{"a": 1, "c": 3} {
+		if d, _, ok := g.Get("Op", 9, []byte(k), nil); !ok || d[0] != v {
+			t.Fatalf("%s: %v %v", k, d, ok)
+		}
+	}
+	if cache.Shared(3) != cache.Shared(3) || cache.Shared(3) == cache.Shared(4) {
+		t.Fatal("Shared must return one cache per slot count")
+	}
+}

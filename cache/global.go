@@ -1,0 +1,160 @@
+package cache
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+
+	"go.uber.org/atomic"
+	"golang.org/x/sync/singleflight"
+)
+
+// Global is a global tiling cache: an LRU of Slots entries per op, shared
+// by the goroutines of every executable that uses it.
+//
+// ATB keeps one global cache per thread. A node's host stages run on
+// different goroutines here, so the cache is one per process (Shared) and
+// takes a lock per op; concurrent misses on the same key compute the value
+// once (Fill).
+type Global struct {
+	slots int
+	mu    sync.RWMutex
+	ops   map[string]*opLRU
+	group singleflight.Group
+
+	hits, misses, computed atomic.Int64
+}
+
+type opLRU struct {
+	mu  sync.Mutex
+	lru LRU
+}
+
+// NewGlobal returns an empty global cache of slots ≥ 1 entries per op.
+func NewGlobal(slots int) *Global {
+	return &Global{slots: max(slots, 1), ops: make(map[string]*opLRU)}
+}
+
+var shared struct {
+	sync.Mutex
+	m map[int]*Global
+}
+
+// Shared returns the process's global cache of slots entries per op: every
+// caller asking for the same slot count gets the same cache.
+func Shared(slots int) *Global {
+	slots = max(slots, 1)
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.m == nil {
+		shared.m = make(map[int]*Global)
+	}
+	g := shared.m[slots]
+	if g == nil {
+		g = NewGlobal(slots)
+		shared.m[slots] = g
+	}
+	return g
+}
+
+// Slots is the number of entries per op.
+func (g *Global) Slots() int { return g.slots }
+
+// lru returns op's LRU, made on first use.
+func (g *Global) lru(op string) *opLRU {
+	g.mu.RLock()
+	l := g.ops[op]
+	g.mu.RUnlock()
+	if l != nil {
+		return l
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if l = g.ops[op]; l == nil {
+		l = &opLRU{lru: LRU{slots: make([]slot, g.slots)}}
+		g.ops[op] = l
+	}
+	return l
+}
+
+// Get looks key up in op's entries, as LRU.Get does.
+func (g *Global) Get(op string, h uint64, key, dst []byte) (data []byte, workspace int64, ok bool) {
+	l := g.lru(op)
+	l.mu.Lock()
+	data, workspace, ok = l.lru.Get(h, key, dst)
+	l.mu.Unlock()
+	if ok {
+		g.hits.Inc()
+	} else {
+		g.misses.Inc()
+	}
+	return data, workspace, ok
+}
+
+// Fill returns the value of key in op's entries, computing it if it is
+// missing. Of the callers that miss the same key at the same time, one
+// runs its compute (which writes into its own dst and returns it) and
+// stores the value; the others wait and get a copy in their dst. computed
+// reports whether the caller's own compute ran. An error of a compute is
+// the error of the caller that ran it; the callers that waited for it run
+// their own compute instead, so that each error names its own caller.
+func (g *Global) Fill(op string, h uint64, key, dst []byte, compute func(dst []byte) (Value, error)) (data []byte, workspace int64, computed bool, err error) {
+	if data, workspace, ok := g.Get(op, h, key, dst); ok {
+		return data, workspace, false, nil
+	}
+	var mine Value
+	ran, fresh := false, false
+	v, err, _ := g.group.Do(op+"\x00"+string(key), func() (any, error) {
+		ran = true
+		l := g.lru(op)
+		l.mu.Lock()
+		d, ws, ok := l.lru.Get(h, key, dst)
+		l.mu.Unlock()
+		if ok { // stored by a computation that ended since the lookup
+			mine = Value{Data: d, Workspace: ws}
+			return Value{Data: bytes.Clone(d), Workspace: ws}, nil
+		}
+		fresh = true
+		val, err := compute(dst)
+		if err != nil {
+			return nil, err
+		}
+		mine = val
+		g.computed.Inc()
+		l.mu.Lock()
+		l.lru.Put(h, key, val.Data, val.Workspace)
+		l.mu.Unlock()
+		// The waiters read their copy after this caller went on to reuse
+		// its dst: hand them a copy of their own.
+		return Value{Data: bytes.Clone(val.Data), Workspace: val.Workspace}, nil
+	})
+	switch {
+	case ran && err != nil:
+		return dst, 0, true, err
+	case ran:
+		return mine.Data, mine.Workspace, fresh, nil
+	case err != nil:
+		val, err := compute(dst)
+		if err != nil {
+			return dst, 0, true, err
+		}
+		return val.Data, val.Workspace, true, nil
+	}
+	sv, ok := v.(Value)
+	if !ok {
+		return dst, 0, false, fmt.Errorf("cache: shared value of op %q is %T", op, v)
+	}
+	return append(dst[:0], sv.Data...), sv.Workspace, false, nil
+}
+
+// Stats are a global cache's counts since it was made: lookups that hit
+// and missed, and values computed (a miss waiting for another caller's
+// computation computes nothing).
+type Stats struct {
+	Hits, Misses, Computed int64
+}
+
+// Stats returns the cache's counts.
+func (g *Global) Stats() Stats {
+	return Stats{Hits: g.hits.Load(), Misses: g.misses.Load(), Computed: g.computed.Load()}
+}
