@@ -392,7 +392,6 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 	if ferr := r.End(); err == nil {
 		err = ferr
 	}
-	r.Finish(err == nil)
 	if qerr != nil {
 		// A panic outside kernel code poisoned the queues: start afresh.
 		e.close()

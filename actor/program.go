@@ -55,15 +55,10 @@ type node struct {
 	// reused (kernel.Deps.Volatile). attrs encodes the op, the kernel's Go
 	// type and its attributes, the prefix of its tiling key; global is its
 	// entry in the global tiling cache ("" when an attribute cannot be
-	// encoded: the node is cached locally only). ups lists the graph
-	// inputs the node depends on, and dynamic is set when a value- or
-	// compute-dependent node (itself included) or a branch choice lies
-	// upstream of it: its Setup is then never reused.
+	// encoded: the node is cached locally only).
 	volatile bool
 	attrs    []byte
 	global   string
-	ups      []int
-	dynamic  bool
 }
 
 // newProgram lowers c; costs prices each node (by node index). Every
@@ -222,20 +217,6 @@ func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs
 	if encodable && !nd.volatile {
 		nd.global = string(key[:opLen])
 	}
-	nd.dynamic = len(deps.Value) > 0 || deps.Compute || nd.volatile || g.tok >= 0
-	for _, s := range in {
-		info := l.p.slots[s]
-		switch {
-		case info.isInput:
-			nd.ups = append(nd.ups, info.input)
-		case info.producer >= 0:
-			pr := &l.p.nodes[info.producer]
-			nd.ups = append(nd.ups, pr.ups...)
-			nd.dynamic = nd.dynamic || pr.dynamic
-		}
-	}
-	slices.Sort(nd.ups)
-	nd.ups = slices.Compact(nd.ups)
 	for _, s := range in {
 		l.lastUse[s] = pos
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime/debug"
-	"slices"
 
 	"github.com/pipert/pipert/cache"
 	"github.com/pipert/pipert/device"
@@ -101,8 +100,8 @@ type KernelRunner struct {
 	// tiling cache (nil: off, or a volatile node); it, rkey and the tiling
 	// counts of cs belong to the goroutine running Resize. ikey and iout
 	// hold, by node position, the key and the outputs of the node's last
-	// InferShape (ikey nil: InferReuse off; iok: they are valid), iscratch
-	// the key being
+	// InferShape (ikey nil: InferReuse and SetupReuse off; iok: they are
+	// valid), iscratch the key being
 	// built; they and cs's infer counts belong to the goroutine running
 	// InferShape. The setup state and counts belong to goroutine 0.
 	caches   plan.CacheKinds
@@ -113,24 +112,13 @@ type KernelRunner struct {
 	iout     [][]byte
 	iok      []bool
 	iscratch []byte
-	setup    setupState
+	inferOn  bool // InferReuse
+	setupOn  bool // SetupReuse: Setup is paid in Infer, on a miss
 	// cs holds this run's cache counts by the stage that counts them, so
 	// that each goroutine writes its own.
 	cs [kernel.StageLaunch]plan.CacheStats
 }
 
-// setupState tracks what SetupReuse needs: the graph inputs' dtypes and
-// shapes in the last run that succeeded (valid), and, for the current
-// run, which nodes' Setup is reused (hit, by node position).
-type setupState struct {
-	on      bool
-	valid   bool
-	fed     bool // the current run awaits inputs: its Setup is not reused
-	dtypes  []kernel.DType
-	shapes  []kernel.Shape
-	changed []bool // by graph input, this run
-	hit     []bool
-}
 
 // Need is one thing a kernel's InferShape waits for.
 type Need struct {
@@ -208,55 +196,9 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 	if c.Kinds.Has(plan.TilingGlobal) {
 		r.global = cache.Shared(c.GlobalSlots)
 	}
-	if c.Kinds.Has(plan.InferReuse) {
+	r.inferOn, r.setupOn = c.Kinds.Has(plan.InferReuse), c.Kinds.Has(plan.SetupReuse)
+	if r.inferOn || r.setupOn {
 		r.ikey, r.iout, r.iok = make([][]byte, n), make([][]byte, n), make([]bool, n)
-	}
-	if c.Kinds.Has(plan.SetupReuse) {
-		in := len(r.prog.inputs)
-		r.setup = setupState{on: true, dtypes: make([]kernel.DType, in), shapes: make([]kernel.Shape, in),
-			changed: make([]bool, in), hit: make([]bool, n)}
-	}
-}
-
-// beginSetup decides, for a run with these inputs (nil ones awaited),
-// which nodes' Setup is reused: those with no changed graph input and
-// nothing dynamic upstream, when the last run succeeded.
-func (r *KernelRunner) beginSetup(inputs []*kernel.Tensor) {
-	st := &r.setup
-	if !st.on {
-		return
-	}
-	valid := st.valid
-	st.fed = false
-	for i, in := range inputs {
-		if in == nil {
-			valid, st.fed = false, true // inputs not known yet
-			st.changed[i] = true
-			continue
-		}
-		st.changed[i] = !valid || in.DType != st.dtypes[i] || !slices.Equal(in.Shape, st.shapes[i])
-		st.dtypes[i] = in.DType
-		st.shapes[i] = append(st.shapes[i][:0], in.Shape...)
-	}
-	st.valid = false // until this run succeeds
-	for pos := range r.prog.nodes {
-		nd := &r.prog.nodes[pos]
-		hit := valid && !nd.dynamic
-		for _, i := range nd.ups {
-			if !hit {
-				break
-			}
-			hit = !st.changed[i]
-		}
-		st.hit[pos] = hit
-	}
-}
-
-// Finish closes a run: a run that succeeded lets the next one reuse its
-// Setup.
-func (r *KernelRunner) Finish(ok bool) {
-	if r.setup.on {
-		r.setup.valid = ok && !r.setup.fed
 	}
 }
 
@@ -319,7 +261,6 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 	clear(r.skip)
 	clear(r.staged)
 	clear(r.cs[:])
-	r.beginSetup(inputs)
 	r.runSeed++
 	for pos := range r.args {
 		a := &r.args[pos]
@@ -484,18 +425,9 @@ func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.Va
 // lowered, so the step is the node's synthetic prepare cost. A node of a
 // spliced branch pays it in Infer, once it is known to run.
 func (r *KernelRunner) Prepare(pos int) {
-	nd := &r.prog.nodes[pos]
-	if nd.guard.tok >= 0 {
-		return
+	if nd := &r.prog.nodes[pos]; nd.guard.tok < 0 && !r.setupOn {
+		spin.For(nd.costs.Prepare)
 	}
-	if r.setup.on {
-		if r.setup.hit[pos] {
-			r.cs[kernel.StagePrepare].SetupHits++
-			return
-		}
-		r.cs[kernel.StagePrepare].SetupMisses++
-	}
-	spin.For(nd.costs.Prepare)
 }
 
 // taken reports whether node pos runs in this run: it is not in a spliced
@@ -646,22 +578,39 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			}
 			return nil
 		}
-		if r.setup.on {
-			r.cs[kernel.StageInfer].SetupMisses++ // a branch's Setup is never reused
-		}
-		spin.For(nd.costs.Prepare)
 	}
 	r.refreshViews(pos)
+	// The node's Setup is paid here when its Prepare did not pay it: for
+	// a node of a spliced branch, once it is known to run, and under
+	// SetupReuse, where the input shapes are known, unless they are the
+	// previous run's.
+	cs := &r.cs[kernel.StageInfer]
 	reuse := r.ikey != nil && !nd.volatile
+	same := false
 	if reuse {
 		r.iscratch = r.inferKey(pos, r.iscratch[:0])
-		if r.iok[pos] && bytes.Equal(r.iscratch, r.ikey[pos]) {
+		same = r.iok[pos] && bytes.Equal(r.iscratch, r.ikey[pos])
+		if !same {
+			r.iok[pos] = false // until InferShape succeeds
+		}
+	}
+	if r.setupOn {
+		if same {
+			cs.SetupHits++
+		} else {
+			cs.SetupMisses++
+		}
+	}
+	if (r.setupOn || nd.guard.tok >= 0) && !(r.setupOn && same) {
+		spin.For(nd.costs.Prepare)
+	}
+	if r.inferOn && reuse {
+		if same {
 			r.restoreOutputs(pos, r.iout[pos])
-			r.cs[kernel.StageInfer].InferHits++
+			cs.InferHits++
 			return nil
 		}
-		r.cs[kernel.StageInfer].InferMisses++
-		r.iok[pos] = false // until InferShape succeeds
+		cs.InferMisses++
 	}
 	if err := nd.k.InferShape(ar.In, ar.Out); err != nil {
 		return r.stageErr(pos, kernel.StageInfer, err)
@@ -679,7 +628,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("output %d shape %v has a negative dimension or more bytes than an int64 counts", i, t.Shape))
 		}
 	}
-	if reuse {
+	if reuse && !r.iok[pos] {
 		r.ikey[pos] = append(r.ikey[pos][:0], r.iscratch...)
 		r.iout[pos] = r.appendOutputs(pos, r.iout[pos][:0])
 		r.iok[pos] = true

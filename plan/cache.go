@@ -26,10 +26,11 @@ const (
 	// input dtypes, shapes and value-dependency values equal those of its
 	// previous run.
 	InferReuse
-	// SetupReuse skips a node's Setup, its prepare cost (Costs.Prepare),
-	// when no graph input it depends on changed dtype or shape since the
-	// previous run and no value- or compute-dependent node lies upstream
-	// of it.
+	// SetupReuse skips a node's Setup, its kernel-graph construction
+	// (Costs.Prepare), when its input dtypes, shapes and value-dependency
+	// values equal those of its previous run. Setup needs the shapes, so
+	// with SetupReuse a node's Setup is done in its Infer stage, on a miss,
+	// instead of in Prepare.
 	SetupReuse
 
 	// NoCaches turns every cache off: every stage of every kernel runs on
