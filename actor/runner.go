@@ -119,7 +119,6 @@ type KernelRunner struct {
 	cs [kernel.StageLaunch]plan.CacheStats
 }
 
-
 // Need is one thing a kernel's InferShape waits for.
 type Need struct {
 	// Producer is the node position whose completion is needed.
