@@ -68,6 +68,7 @@ type Stats = plan.Stats
 type (
 	Caches     = plan.Caches
 	CacheKinds = plan.CacheKinds
+	CacheStats = plan.CacheStats
 )
 
 // The host caches; see plan.CacheKinds.

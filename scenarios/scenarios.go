@@ -10,6 +10,9 @@
 //     device time: what the runtime itself costs per kernel.
 //   - hetero: device chains joined by CPU-placed chains that compute for
 //     real on the host, for heterogeneous runs.
+//   - decode-steps: consecutive decode steps whose KV length grows by one
+//     a step, for the host caches: most kernels see the shapes of the
+//     previous step, the attention kernels do not.
 //
 // Each scenario builds at benchmark size on virtual tensors (shapes only,
 // except the small integer tensors that feed value dependencies) or at a
@@ -55,6 +58,18 @@ type Workload struct {
 	// step, for streaming models (VAD's state): a runner replaces the
 	// input by that output of the previous step.
 	Feedback map[string]string
+	// Step, when set, gives the inputs of the i-th consecutive run (from
+	// 0), replacing Inputs: a sequence whose shapes evolve (decode-steps'
+	// KV length grows by one a step).
+	Step func(i int) map[string]*kernel.Tensor
+}
+
+// InputsOf returns the inputs of consecutive run i.
+func (w *Workload) InputsOf(i int) map[string]*kernel.Tensor {
+	if w.Step != nil {
+		return w.Step(i)
+	}
+	return w.Inputs
 }
 
 // Scenario is a named workload generator.
@@ -71,7 +86,13 @@ type Scenario struct {
 	// Hetero is set when the graph places nodes on the CPU, so that the
 	// heterogeneous mode is worth running on it.
 	Hetero bool
-	Build  func(Config) (*Workload, error)
+	// Steps is the number of consecutive runs one measured sample holds
+	// (0: 1).
+	Steps int
+	// CacheStudy is set when the host caches are worth comparing on the
+	// scenario: pipebench then runs each alone and all together.
+	CacheStudy bool
+	Build      func(Config) (*Workload, error)
 }
 
 // DefaultCosts are the synthetic host costs per kernel: prepare 2 µs,

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -75,6 +76,15 @@ type result struct {
 	BusiestNs  int64 `json:"busiest_ns"`
 	// TraceOverhead is traced makespan / untraced makespan - 1, with -trace.
 	TraceOverhead *float64 `json:"trace_overhead,omitempty"`
+	// Caches are the host caches on, comma-separated (empty: none);
+	// HostNsPerKernel is the host busy time of every stage per kernel;
+	// Steps the consecutive runs one repetition holds (the figures above
+	// are per repetition, summed over its steps).
+	Caches          string  `json:"caches"`
+	HostNsPerKernel float64 `json:"host_ns_per_kernel"`
+	Steps           int     `json:"steps,omitempty"`
+	// Cache counts one repetition's host-cache lookups.
+	Cache *pipert.CacheStats `json:"cache,omitempty"`
 }
 
 // variant is one way to run a scenario: an actor mode and barrier policy,
@@ -85,6 +95,8 @@ type variant struct {
 	policy pipert.BarrierPolicy
 	hetero bool
 	serial bool // hetero: the heterog.Serial schedule
+	// caches are the host caches on (NoCaches: none).
+	caches pipert.CacheKinds
 }
 
 func (v variant) modeName() string {
@@ -95,14 +107,25 @@ func (v variant) modeName() string {
 }
 
 func (v variant) String() string {
-	if v.mode == pipert.KBK && !v.hetero {
-		return v.mode.String()
+	s := v.mode.String()
+	if v.mode != pipert.KBK || v.hetero {
+		s = v.modeName() + "/" + v.policy.String()
 	}
-	s := v.modeName() + "/" + v.policy.String()
 	if v.serial {
 		s += "/serial"
 	}
+	if c := cacheName(v.caches); c != "" {
+		s += "+" + strings.ReplaceAll(c, ",", "+")
+	}
 	return s
+}
+
+// cacheName lists the caches of k, "" for none.
+func cacheName(k pipert.CacheKinds) string {
+	if !k.Any() {
+		return ""
+	}
+	return k.String()
 }
 
 // variants lists the runs of a scenario: kbk first, then each queued mode
@@ -131,11 +154,74 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 		}
 		out = append(out, variant{mode: pipert.Pipeline, policy: pipert.PerTensor, hetero: true, serial: true})
 	}
-	return out
+	sets := cfg.cacheSets
+	if sets == nil {
+		sets = []pipert.CacheKinds{pipert.NoCaches}
+		if sc.CacheStudy {
+			sets = cacheStudy
+		}
+	}
+	// Each variant with each set of caches; the first row stays KBK
+	// without caches, the reference.
+	var all []variant
+	for _, v := range out {
+		for _, k := range sets {
+			v.caches = k
+			all = append(all, v)
+		}
+	}
+	if all[0].caches != pipert.NoCaches {
+		all = append([]variant{{mode: pipert.KBK, caches: pipert.NoCaches}}, all...)
+	}
+	return all
 }
 
-// sample is one run's statistics, whichever executor ran it.
-type sample struct{ pipert.Stats }
+// cacheStudy are the cache sets of -cache study: none, each alone, and
+// all together.
+var cacheStudy = []pipert.CacheKinds{pipert.NoCaches, pipert.TilingLocal, pipert.TilingGlobal, pipert.InferReuse, pipert.SetupReuse,
+	pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse}
+
+// sample is one repetition's statistics, whichever executor ran it: one
+// run's, or the sums over the consecutive runs of a repetition (bound
+// then the sum of each run's bound: the runs do not overlap).
+type sample struct {
+	pipert.Stats
+	bound time.Duration
+}
+
+func (s sample) Bound() time.Duration { return s.bound }
+
+func (s sample) Efficiency() float64 {
+	if s.Makespan <= 0 {
+		return 0
+	}
+	return float64(s.bound) / float64(s.Makespan)
+}
+
+// add sums run st into s.
+func (s *sample) add(st pipert.Stats) {
+	b := st.Bound()
+	if s.Kernels == 0 && s.Makespan == 0 {
+		s.Stats, s.bound = st, b
+		return
+	}
+	s.bound += b
+	s.Kernels += st.Kernels
+	s.Makespan += st.Makespan
+	s.Prepare += st.Prepare
+	s.Infer += st.Infer
+	s.Resize += st.Resize
+	s.Launch += st.Launch
+	s.Wait += st.Wait
+	s.Busiest += st.Busiest
+	s.HostWork += st.HostWork
+	s.DeviceBusy += st.DeviceBusy
+	s.DeviceWork += st.DeviceWork
+	s.CPUBusy += st.CPUBusy
+	s.Transfer += st.Transfer
+	s.PeakDeviceBytes = max(s.PeakDeviceBytes, st.PeakDeviceBytes)
+	s.Cache.Add(st.Cache)
+}
 
 // executor runs a compiled scenario: a pipert.Executable or a
 // heterog.Executable.
@@ -151,7 +237,7 @@ func (a actorExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sampl
 	if err != nil {
 		return sample{}, nil, err
 	}
-	return sample{res.Stats}, res.Outputs, nil
+	return sample{Stats: res.Stats, bound: res.Stats.Bound()}, res.Outputs, nil
 }
 
 func (a actorExec) close() error { return a.e.Close() }
@@ -166,7 +252,7 @@ func (h heteroExec) run(ctx context.Context, in map[string]*kernel.Tensor) (samp
 	if err != nil {
 		return sample{}, nil, err
 	}
-	return sample{res.Stats}, res.Outputs, nil
+	return sample{Stats: res.Stats, bound: res.Stats.Bound()}, res.Outputs, nil
 }
 
 func (h heteroExec) close() error { return errors.Join(h.e.Close(), h.m.Release()) }
@@ -214,6 +300,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 			exe    executor
 			stats  []sample
 			in     map[string]*kernel.Tensor // this step's inputs
+			step   int                       // consecutive runs so far
 		}
 		var runners []*runner
 		for _, v := range vs {
@@ -221,7 +308,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				if traced && rec == nil {
 					continue
 				}
-				r := &runner{v: v, traced: traced, in: maps.Clone(w.Inputs)}
+				r := &runner{v: v, traced: traced}
 				name := sc.Name + " " + v.String()
 				var (
 					obs device.Observer
@@ -241,23 +328,38 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				runners = append(runners, r)
 			}
 		}
-		// One warm-up run each, then interleaved measured repetitions.
+		// One warm-up repetition each, then interleaved measured
+		// repetitions, each of sc.Steps consecutive runs.
+		steps := max(sc.Steps, 1)
 		for rp := -1; rp < cfg.reps; rp++ {
 			for _, r := range runners {
-				res, outs, err := r.exe.run(ctx, r.in)
-				if err != nil {
-					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, r.v, err)
-				}
-				for input, output := range w.Feedback {
-					// Streaming: this step's output is the next step's input.
-					if o := outs[output]; o != nil {
-						r.in[input] = o
+				var rs sample
+				for range steps {
+					in := w.InputsOf(r.step)
+					if r.in != nil {
+						in = r.in
 					}
+					res, outs, err := r.exe.run(ctx, in)
+					if err != nil {
+						return nil, fmt.Errorf("scenario %s, %v, step %d: %w", sc.Name, r.v, r.step, err)
+					}
+					r.step++
+					if len(w.Feedback) > 0 {
+						// Streaming: this step's output is the next step's input.
+						next := maps.Clone(in)
+						for input, output := range w.Feedback {
+							if o := outs[output]; o != nil {
+								next[input] = o
+							}
+						}
+						r.in = next
+					}
+					rs.add(res.Stats)
 				}
 				log.Debug().Str("scenario", sc.Name).Stringer("variant", r.v).Bool("traced", r.traced).Int("rep", rp).
-					Dur("makespan", res.Makespan).Dur("device_busy", res.DeviceBusy).Msg("run")
+					Dur("makespan", rs.Makespan).Dur("device_busy", rs.DeviceBusy).Msg("run")
 				if rp >= 0 {
-					r.stats = append(r.stats, res)
+					r.stats = append(r.stats, rs)
 				}
 			}
 		}
@@ -267,7 +369,10 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				continue
 			}
 			res := summarize(sc.Name, r.v, r.stats, procs, costs)
-			if r.v.mode == pipert.KBK && !r.v.hetero {
+			if steps > 1 {
+				res.Steps = steps
+			}
+			if r.v.mode == pipert.KBK && !r.v.hetero && kbkMakespan == 0 {
 				kbkMakespan = res.MakespanNs
 			}
 			if kbkMakespan > 0 {
@@ -329,6 +434,12 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 		BusiestNs:  med(func(s sample) time.Duration { return s.Busiest }),
 		PeakBytes:  med(func(s sample) time.Duration { return time.Duration(s.PeakDeviceBytes) }),
 		WaitNs:     med(func(s sample) time.Duration { return s.Wait }),
+		Caches:     cacheName(v.caches),
+	}
+	r.HostNsPerKernel = float64(r.StageBusyNs.Prepare+r.StageBusyNs.Infer+r.StageBusyNs.Resize+r.StageBusyNs.Launch) / float64(max(r.Kernels, 1))
+	if v.caches.Any() {
+		c := runs[len(runs)/2].Cache
+		r.Cache = &c
 	}
 	if v.mode != pipert.KBK || v.hetero {
 		r.Barrier = v.policy.String()
@@ -373,7 +484,7 @@ func modeledBound(device time.Duration, c pipert.Costs, kernels, procs int) time
 
 func writeTable(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tkernels\tmakespan\tper kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
+	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tcaches\tkernels\tmakespan\tper kernel\thost/kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
 	for _, r := range rep.Results {
 		policy := r.Barrier
 		if policy == "" {
@@ -383,10 +494,15 @@ func writeTable(w io.Writer, rep *report) {
 		if r.Schedule == "serial" {
 			mode += " (serial)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%v\t%v\t%.2f\t%v\t%.2f\t%.2f\t%v\t%.1f\t\n",
-			r.Scenario, mode, policy, r.Kernels,
+		caches := r.Caches
+		if caches == "" {
+			caches = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%v\t%v\t%v\t%.2f\t%v\t%.2f\t%.2f\t%v\t%.1f\t\n",
+			r.Scenario, mode, policy, caches, r.Kernels,
 			time.Duration(r.MakespanNs).Round(time.Microsecond),
 			(time.Duration(r.MakespanNs) / time.Duration(max(r.Kernels, 1))).Round(10*time.Nanosecond),
+			time.Duration(r.HostNsPerKernel).Round(10*time.Nanosecond),
 			r.DeviceUtil, time.Duration(r.BoundNs).Round(time.Microsecond), r.Efficiency, r.SpeedupVsKBK,
 			time.Duration(r.OverheadNs).Round(10*time.Nanosecond), float64(r.PeakBytes)/(1<<20))
 	}
@@ -412,6 +528,7 @@ func writeTable(w io.Writer, rep *report) {
 			}
 		}
 	}
+	writeCacheStudy(w, rep)
 	for _, r := range rep.Results {
 		if r.TraceOverhead != nil {
 			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan (traced vs untraced twin)\n", r.Scenario, variantName(r), 100**r.TraceOverhead)
@@ -447,7 +564,8 @@ func writeJSON(path string, rep *report) error {
 // compileVariant builds the executor of one variant on dev.
 func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs pipert.Costs, cfg *config, rec *trace.Recorder, name string) (executor, error) {
 	c := pipert.Config{Mode: v.mode, Barrier: v.policy, Costs: costs, Seed: cfg.seed, QueueCapacity: cfg.qcap,
-		Device: dev, Trace: rec, TraceName: name}
+		Device: dev, Trace: rec, TraceName: name,
+		Caches: pipert.Caches{Kinds: v.caches, LocalSlots: cfg.localSlots, GlobalSlots: cfg.globalSlots}}
 	if !v.hetero {
 		e, err := pipert.Compile(g, pipert.WithConfig(c))
 		if err != nil {
@@ -476,4 +594,37 @@ func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs piper
 		return nil, err
 	}
 	return heteroExec{e, m}, nil
+}
+
+// writeCacheStudy attributes the gain of the host caches, for each
+// scenario and mode run with several cache sets: each set against the
+// same mode without caches and against KBK without caches, and the host
+// time per kernel against the mode's without caches.
+func writeCacheStudy(w io.Writer, rep *report) {
+	type key struct{ scenario, mode, barrier string }
+	base := map[key]result{}
+	kbk := map[string]result{}
+	for _, r := range rep.Results {
+		if r.Caches != "" || r.Schedule != "" {
+			continue
+		}
+		base[key{r.Scenario, r.Mode, r.Barrier}] = r
+		if r.Mode == "kbk" {
+			if _, ok := kbk[r.Scenario]; !ok {
+				kbk[r.Scenario] = r
+			}
+		}
+	}
+	for _, r := range rep.Results {
+		b, ok := base[key{r.Scenario, r.Mode, r.Barrier}]
+		if r.Caches == "" || r.Schedule != "" || !ok {
+			continue
+		}
+		k := kbk[r.Scenario]
+		fmt.Fprintf(w, "caches %s %s: %s: %.2fx %s without caches, %.2fx kbk; host/kernel %v -> %v (%.2f)\n",
+			r.Scenario, variantName(r), r.Caches, float64(b.MakespanNs)/float64(r.MakespanNs), variantName(b),
+			float64(k.MakespanNs)/float64(r.MakespanNs),
+			time.Duration(b.HostNsPerKernel).Round(10*time.Nanosecond), time.Duration(r.HostNsPerKernel).Round(10*time.Nanosecond),
+			r.HostNsPerKernel/max(b.HostNsPerKernel, 1))
+	}
 }

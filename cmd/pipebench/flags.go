@@ -38,6 +38,11 @@ type config struct {
 	// check makes the run fail when a row's efficiency exceeds 1 by more
 	// than checkSlack: the bound would then not be a bound.
 	check bool
+	// cacheSets are the host-cache sets each variant runs with (nil: none,
+	// or the study on scenarios made for it); localSlots and globalSlots
+	// the tiling caches' slots (0: ATB's defaults).
+	cacheSets               []pipert.CacheKinds
+	localSlots, globalSlots int
 }
 
 // checkSlack is how far above 1.0 -check lets an efficiency go: clock
@@ -73,6 +78,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		infer     = fs.Duration("infer", -1, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
 		resize    = fs.Duration("resize", -1, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
 		launch    = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
+		tiling    = fs.Duration("tiling", -1, "the part of the Resize cost a tiling cache hit saves (default: the scenario's; at most -resize)")
+		caches    = fs.String("cache", "", "host caches of every variant: none, a comma-separated set of local, global, infer, setup, or study (none, each alone, all; the default on decode-steps, none elsewhere)")
+		local     = fs.Int("cache-local", 0, "slots per node of the local tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_LOCAL_COUNT; default 1)")
+		global    = fs.Int("cache-global", 0, "slots per op of the global tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_GLOABL_COUNT; default 5)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: pipebench [flags]\n       pipebench device [flags]   reproduce the SW-AI runtime paper's figures\n       pipebench analyze TRACE    analyse a trace written with -trace\n\n")
@@ -189,7 +198,35 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.policies = append(c.policies, p)
 	}
-	costFlags := []*time.Duration{prepare, infer, resize, launch}
+	switch v := strings.TrimSpace(*caches); v {
+	case "":
+	case "study":
+		c.cacheSets = cacheStudy
+	default:
+		for _, f := range splitList(v) {
+			if f == "runners" || f == "plan" {
+				return nil, fmt.Errorf("%w: -cache %s: the runner pool and the memory plan are not implemented yet", errUsage, f)
+			}
+		}
+		k, err := plan.ParseCaches(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -cache: %v", errUsage, err)
+		}
+		c.cacheSets = []pipert.CacheKinds{k}
+	}
+	flagSet := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { flagSet[f.Name] = true })
+	for _, sl := range []struct {
+		name string
+		v    int
+		dst  *int
+	}{{"cache-local", *local, &c.localSlots}, {"cache-global", *global, &c.globalSlots}} {
+		if flagSet[sl.name] && (sl.v < 1 || sl.v > plan.MaxCacheSlots) {
+			return nil, fmt.Errorf("%w: -%s %d outside [1, %d]", errUsage, sl.name, sl.v, plan.MaxCacheSlots)
+		}
+		*sl.dst = sl.v
+	}
+	costFlags := []*time.Duration{prepare, infer, resize, launch, tiling}
 	set := false
 	for _, d := range costFlags {
 		if *d >= 0 {
@@ -198,10 +235,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if set {
 		cs := scenarios.DefaultCosts()
-		for i, dst := range []*time.Duration{&cs.Prepare, &cs.Infer, &cs.Resize, &cs.Launch} {
+		for i, dst := range []*time.Duration{&cs.Prepare, &cs.Infer, &cs.Resize, &cs.Launch, &cs.Tiling} {
 			if *costFlags[i] >= 0 {
 				*dst = *costFlags[i]
 			}
+		}
+		if cs.Tiling > cs.Resize {
+			return nil, fmt.Errorf("%w: -tiling %v exceeds the Resize cost %v", errUsage, cs.Tiling, cs.Resize)
 		}
 		c.costs = &cs
 	}
