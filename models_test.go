@@ -33,7 +33,7 @@ type modelSetting struct {
 // second run of a pipeline with every host cache on.
 func modelSettings() []modelSetting {
 	none := pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches})
-	all := pipert.WithCaches(pipert.Caches{Kinds: pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse})
+	all := pipert.WithCaches(pipert.Caches{Kinds: pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan})
 	out := []modelSetting{{name: "kbk", opts: []pipert.Option{pipert.WithMode(pipert.KBK), none}}}
 	for _, m := range pipert.Modes()[1:] {
 		for _, b := range []pipert.BarrierPolicy{plan.Drain, plan.PerTensor} {

@@ -69,6 +69,7 @@ type (
 	Caches     = plan.Caches
 	CacheKinds = plan.CacheKinds
 	CacheStats = plan.CacheStats
+	PlanStats  = plan.PlanStats
 )
 
 // The host caches; see plan.CacheKinds.
@@ -77,6 +78,7 @@ const (
 	TilingGlobal  = plan.TilingGlobal
 	InferReuse    = plan.InferReuse
 	SetupReuse    = plan.SetupReuse
+	MemoryPlan    = plan.MemoryPlan
 	NoCaches      = plan.NoCaches
 	DefaultCaches = plan.DefaultCaches
 )

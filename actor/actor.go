@@ -132,7 +132,7 @@ func (a *SuperKernelActor) Close() error {
 		a.eng.close()
 		a.eng = nil
 	}
-	return a.r.releaseConsts()
+	return errors.Join(a.r.releaseConsts(), a.r.dropPlan())
 }
 
 // ErrClosed is the cause of Run's failure after Close.

@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert/actor"
+	"github.com/pipert/pipert/control"
 	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -23,14 +25,16 @@ var cacheVariants = []plan.Caches{
 	{Kinds: plan.TilingLocal},
 	{Kinds: plan.TilingGlobal, GlobalSlots: 1},
 	{Kinds: plan.InferReuse | plan.SetupReuse},
-	{Kinds: plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse},
-	{Kinds: plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse, LocalSlots: 3, GlobalSlots: 2},
+	{Kinds: plan.MemoryPlan},
+	{Kinds: plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse | plan.MemoryPlan},
+	{Kinds: plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse | plan.MemoryPlan, LocalSlots: 3, GlobalSlots: 2},
 }
 
 // TestCachesMatchKBKAcrossShapeChanges: random graphs whose inputs change
 // rows between runs (and keep them, so that caches hit), run by one
 // executable per mode and cache setting, give outputs bit-identical to KBK
-// without caches, run after run; the counts add up. A second pass makes
+// without caches, run after run; the counts add up, and every memory plan
+// keeps tensors whose lifetimes overlap apart. A second pass makes
 // every key hash alike: the caches must still never hand a tiling to
 // another shape.
 func TestCachesMatchKBKAcrossShapeChanges(t *testing.T) {
@@ -84,6 +88,9 @@ func TestCachesMatchKBKAcrossShapeChanges(t *testing.T) {
 						}
 						if err == nil {
 							err = cacheCountsAddUp(cs.Kinds, a.Kernels(), &st.Cache)
+						}
+						if err == nil && cs.Kinds.Has(plan.MemoryPlan) {
+							_, err = actor.CheckPlan(a)
 						}
 						if err != nil {
 							t.Fatalf("collide %v, graph %d, step %d, %s, caches %v: %v", collide, i, s, name(cfg), cs.Kinds, err)
@@ -327,5 +334,98 @@ func TestCachedConfigErrors(t *testing.T) {
 		if _, err := (plan.Config{Caches: bad}).Check(); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
+	}
+}
+
+// TestPlannedRunsCallTheAllocatorPerRunOnly: with a memory plan, a run of
+// a static graph calls the device allocator once per graph input, whatever
+// the number of kernels, and makes no Go allocation per kernel either.
+func TestPlannedRunsCallTheAllocatorPerRunOnly(t *testing.T) {
+	chain := func(n int) *subgraph.Graph {
+		b := subgraph.NewBuilder(fmt.Sprintf("chain%d", n))
+		h := b.Input("x", kernel.Float32, 8, 8)
+		w := b.Const("w", kernel.New(kernel.Float32, 8, 8))
+		for i := 0; i < n; i++ {
+			if i%2 == 0 {
+				h = b.Op("MatMul", h, w)
+			} else {
+				h = b.Op("GELU", h)
+			}
+		}
+		b.Output(h)
+		return b.Graph()
+	}
+	all := plan.Caches{Kinds: plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse | plan.MemoryPlan}
+	for _, m := range []plan.Mode{plan.KBK, plan.Pipeline} {
+		var allocs [2]int64
+		var goAllocs [2]float64
+		for i, n := range []int{100, 1000} {
+			g := chain(n)
+			a, dev, done := newActor(t, g, plan.Config{Mode: m, Caches: all}, ops.Builtins())
+			in := []*kernel.Tensor{kernel.New(kernel.Float32, 8, 8)}
+			ctx := context.Background()
+			for range 2 { // the first run makes the plan
+				if _, _, err := a.Run(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d0 := dev.Stats()
+			_, st, err := a.Run(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			allocs[i] = dev.Stats().Sub(d0).Allocs
+			if st.Plan.Fallbacks != 0 || st.Plan.ArenaBytes == 0 {
+				t.Errorf("%v, %d kernels: plan %+v", m, n, st.Plan)
+			}
+			if _, err := actor.CheckPlan(a); err != nil {
+				t.Error(err)
+			}
+			goAllocs[i] = testing.AllocsPerRun(5, func() {
+				if _, _, err := a.Run(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+			})
+			done()
+		}
+		if allocs[0] != 1 || allocs[1] != 1 {
+			t.Errorf("%v: %d and %d allocator calls a run for 100 and 1000 kernels, want 1 (the input)", m, allocs[0], allocs[1])
+		}
+		if goAllocs[0] != goAllocs[1] {
+			t.Errorf("%v: %v and %v Go allocations a run for 100 and 1000 kernels", m, goAllocs[0], goAllocs[1])
+		}
+	}
+}
+
+// TestPlanArenaNearItsLowerBound: on every built-in scenario at benchmark
+// size (quick), the plan is sound and the planned arena is at most 1.1
+// times the bytes live at once — except on hetero, where best fit in the
+// orders tried reaches 1.111 (a measured shortfall of the target, held
+// here so that it cannot grow unnoticed).
+func TestPlanArenaNearItsLowerBound(t *testing.T) {
+	limit := map[string]float64{"hetero": 1.112}
+	for _, sc := range scenarios.All() {
+		w, err := sc.Build(scenarios.Config{Quick: true, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _, done := newActor(t, w.Graph, plan.Config{Mode: plan.Pipeline, Caches: plan.Caches{Kinds: plan.MemoryPlan}}, control.Resolver{Base: ops.Builtins()})
+		if _, _, err := a.Run(context.Background(), ordered(w.Graph, w.Inputs)); err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+		f, err := actor.CheckPlan(a)
+		if err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+		ratio := float64(f.Arena) / float64(f.PeakLive)
+		t.Logf("%s: arena %d bytes, %.3f x the peak live %d, %.3f x the sum %d", sc.Name, f.Arena, ratio, f.PeakLive, float64(f.Arena)/float64(f.Sum), f.Sum)
+		lim := 1.1
+		if l, ok := limit[sc.Name]; ok {
+			lim = l
+		}
+		if ratio > lim {
+			t.Errorf("%s: arena %d bytes is %.3f x the %d bytes live at once", sc.Name, f.Arena, ratio, f.PeakLive)
+		}
+		done()
 	}
 }

@@ -392,6 +392,9 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 	if ferr := r.End(); err == nil {
 		err = ferr
 	}
+	if err == nil {
+		err = r.replan()
+	}
 	if qerr != nil {
 		// A panic outside kernel code poisoned the queues: start afresh.
 		e.close()
@@ -536,6 +539,10 @@ func (e *engine) account(rs *runState, st *plan.Stats) {
 	for _, c := range e.r.cs {
 		st.Cache.Add(c)
 	}
+	if p := e.r.plan; p != nil {
+		st.Plan = p.stats
+	}
+	st.Plan.Fallbacks = e.r.fallbacks
 }
 
 // spans returns each goroutine's host work intervals of the last run, for

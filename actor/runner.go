@@ -114,6 +114,20 @@ type KernelRunner struct {
 	iscratch []byte
 	inferOn  bool // InferReuse
 	setupOn  bool // SetupReuse: Setup is paid in Infer, on a miss
+	// Memory plan (plan.MemoryPlan). seen and seenWS hold this run's bytes
+	// of each slot and each node's workspace, seenReal whether any was
+	// real, fallbacks the launches that did not fit the plan, inArena the
+	// slots whose buffer is in the arena: all written by the launching
+	// goroutine and read by goroutine 0 once the run drained.
+	planOn    bool
+	plan      *memPlan
+	seen      []int64
+	seenWS    []int64
+	seenReal  bool
+	fallbacks int
+	replans   int
+	inArena   []bool
+
 	// cs holds this run's cache counts by the stage that counts them, so
 	// that each goroutine writes its own.
 	cs [kernel.StageLaunch]plan.CacheStats
@@ -196,6 +210,9 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 		r.global = cache.Shared(c.GlobalSlots)
 	}
 	r.inferOn, r.setupOn = c.Kinds.Has(plan.InferReuse), c.Kinds.Has(plan.SetupReuse)
+	if r.planOn = c.Kinds.Has(plan.MemoryPlan); r.planOn {
+		r.seen, r.seenWS, r.inArena = make([]int64, len(r.prog.slots)), make([]int64, n), make([]bool, len(r.prog.slots))
+	}
 	if r.inferOn || r.setupOn {
 		r.ikey, r.iout, r.iok = make([][]byte, n), make([][]byte, n), make([]bool, n)
 	}
@@ -260,6 +277,9 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 	clear(r.skip)
 	clear(r.staged)
 	clear(r.cs[:])
+	clear(r.seen)
+	clear(r.seenWS)
+	r.seenReal, r.fallbacks = false, 0
 	r.runSeed++
 	for pos := range r.args {
 		a := &r.args[pos]
@@ -385,6 +405,10 @@ func (r *KernelRunner) End() error {
 	for s := range r.live {
 		if r.live[s] && !r.prog.slots[s].isConst {
 			r.live[s] = false
+			if r.inArena != nil && r.inArena[s] {
+				r.inArena[s] = false
+				continue
+			}
 			note(r.mem.free(r.dev, r.tensors[s].Buf))
 		}
 	}
@@ -734,9 +758,24 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 	}
 	r.viewBuffers(pos)
 	real := kernel.OutputsReal(nd.k, ar.In)
+	allPlanned := r.planOn
+	if real && r.planOn {
+		r.seenReal = true
+	}
 	for i, s := range nd.out {
 		t := ar.Out[i]
-		buf, err := r.mem.alloc(r.dev, t.Bytes(), real)
+		n := t.Bytes()
+		if r.planOn {
+			r.seen[s] = n
+			if buf, ok := r.planned(s, n, real); ok {
+				t.Buf = buf
+				r.live[s], r.inArena[s] = true, true
+				continue
+			}
+			r.fallbacks++
+			allPlanned = false
+		}
+		buf, err := r.mem.alloc(r.dev, n, real)
 		if err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("output %d: %w", i, err))
 		}
@@ -744,12 +783,23 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 		r.live[s] = true
 	}
 	if n := ar.Tiling.Workspace; n > 0 {
-		buf, err := r.mem.alloc(r.dev, n, real)
-		if err != nil {
-			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("workspace: %w", err))
+		var buf device.Buffer
+		ok := false
+		if r.planOn {
+			r.seenWS[pos] = n
+			if buf, ok = r.plannedWS(pos, n, real); !ok {
+				r.fallbacks++
+				allPlanned = false
+			}
+		}
+		if !ok {
+			var err error
+			if buf, err = r.mem.alloc(r.dev, n, real); err != nil {
+				return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("workspace: %w", err))
+			}
+			r.ws[pos] = buf
 		}
 		ar.Workspace = buf
-		r.ws[pos] = buf
 	}
 	if l, ok := nd.k.(Launcher); ok {
 		if err := l.LaunchOn(r.stream, ar, real); err != nil {
@@ -771,9 +821,9 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 	if nd.watched || r.publish != nil && r.publish[pos] {
 		r.stream.Record(r.events[pos])
 	}
+	ar.Workspace = device.Buffer{}
 	if b := r.ws[pos]; !b.IsZero() {
 		r.ws[pos] = device.Buffer{}
-		ar.Workspace = device.Buffer{}
 		if err := r.mem.free(r.dev, b); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
@@ -781,7 +831,11 @@ func (r *KernelRunner) Launch(pos int) (err error) {
 	if err := r.freeDead(pos); err != nil {
 		return err
 	}
-	spin.For(nd.costs.Launch)
+	if allPlanned {
+		spin.For(nd.costs.Launch - nd.costs.Alloc)
+	} else {
+		spin.For(nd.costs.Launch)
+	}
 	return nil
 }
 
@@ -790,6 +844,10 @@ func (r *KernelRunner) freeDead(pos int) error {
 	for _, s := range r.prog.nodes[pos].free {
 		if r.live[s] {
 			r.live[s] = false
+			if r.inArena != nil && r.inArena[s] {
+				r.inArena[s] = false
+				continue
+			}
 			if err := r.mem.free(r.dev, r.tensors[s].Buf); err != nil {
 				return r.stageErr(pos, kernel.StageLaunch, err)
 			}

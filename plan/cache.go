@@ -32,12 +32,17 @@ const (
 	// with SetupReuse a node's Setup is done in its Infer stage, on a miss,
 	// instead of in Prepare.
 	SetupReuse
+	// MemoryPlan places every intermediate tensor and workspace in one
+	// arena, at offsets planned from their lifetimes after a run (and
+	// again after a run whose tensors outgrew the plan): a planned launch
+	// makes no allocator call and skips Costs.Alloc.
+	MemoryPlan
 
 	// NoCaches turns every cache off: every stage of every kernel runs on
 	// every run. It is a set of its own, not combinable with the others.
 	NoCaches CacheKinds = 1 << 7
 
-	allCaches = TilingLocal | TilingGlobal | InferReuse | SetupReuse
+	allCaches = TilingLocal | TilingGlobal | InferReuse | SetupReuse | MemoryPlan
 	// DefaultCaches are ATB's defaults: the local and global tiling caches
 	// (ATB_OPSRUNNER_KERNEL_CACHE_TYPE=3) and Setup reuse
 	// (ATB_OPSRUNNER_SETUP_CACHE_ENABLE=1).
@@ -47,7 +52,7 @@ const (
 var cacheNames = []struct {
 	k    CacheKinds
 	name string
-}{{TilingLocal, "local"}, {TilingGlobal, "global"}, {InferReuse, "infer"}, {SetupReuse, "setup"}}
+}{{TilingLocal, "local"}, {TilingGlobal, "global"}, {InferReuse, "infer"}, {SetupReuse, "setup"}, {MemoryPlan, "plan"}}
 
 // Has reports whether every cache of o is in k.
 func (k CacheKinds) Has(o CacheKinds) bool { return k&o == o && k&NoCaches == 0 }
@@ -76,8 +81,8 @@ func (k CacheKinds) String() string {
 	return strings.Join(names, ",")
 }
 
-// ParseCaches parses a comma-separated list of local, global, infer and
-// setup, or "none" (or the empty string) for NoCaches.
+// ParseCaches parses a comma-separated list of local, global, infer,
+// setup and plan, or "none" (or the empty string) for NoCaches.
 func ParseCaches(s string) (CacheKinds, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "none" {
@@ -94,7 +99,7 @@ func ParseCaches(s string) (CacheKinds, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("plan: unknown cache %q (have local, global, infer, setup, or none)", f)
+			return 0, fmt.Errorf("plan: unknown cache %q (have local, global, infer, setup, plan, or none)", f)
 		}
 	}
 	return k, nil

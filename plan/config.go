@@ -187,6 +187,9 @@ type Costs struct {
 	Prepare, Infer, Resize, Launch time.Duration
 	// Tiling is included in Resize, at most Resize.
 	Tiling time.Duration
+	// Alloc is the part of Launch that allocates the kernel's outputs and
+	// workspace (what a memory plan saves), at most Launch.
+	Alloc time.Duration
 }
 
 // Total is the host work of one kernel.
@@ -215,6 +218,9 @@ func (c Costs) check(what string) error {
 	}
 	if c.Tiling < 0 || c.Tiling > c.Resize {
 		return fmt.Errorf("%s: tiling cost %v outside [0, resize cost %v]", what, c.Tiling, c.Resize)
+	}
+	if c.Alloc < 0 || c.Alloc > c.Launch {
+		return fmt.Errorf("%s: allocation cost %v outside [0, launch cost %v]", what, c.Alloc, c.Launch)
 	}
 	return nil
 }

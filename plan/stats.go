@@ -53,6 +53,8 @@ type Stats struct {
 	CrossEdges, Activations int
 	// Cache counts the run's host-cache lookups.
 	Cache CacheStats
+	// Plan describes the memory plan after the run (MemoryPlan).
+	Plan PlanStats
 	// Parts has a row per part of a heterogeneous run, by part index.
 	Parts []PartStats
 }
@@ -68,6 +70,16 @@ type CacheStats struct {
 	GlobalHits, GlobalMisses int
 	InferHits, InferMisses   int
 	SetupHits, SetupMisses   int
+}
+
+// PlanStats describe a memory plan: its arena, the lower bound of any
+// arena (the most bytes live at once), the bytes of every tensor and
+// workspace it places (what allocating each apart would take), how many
+// it places, how many times it was made; and the launches of the run that
+// did not fit it and went to the allocator.
+type PlanStats struct {
+	ArenaBytes, PeakLiveBytes, SumBytes int64
+	Tensors, Replans, Fallbacks         int
 }
 
 // Add adds o's counts to s.

@@ -83,8 +83,10 @@ type result struct {
 	Caches          string  `json:"caches"`
 	HostNsPerKernel float64 `json:"host_ns_per_kernel"`
 	Steps           int     `json:"steps,omitempty"`
-	// Cache counts one repetition's host-cache lookups.
+	// Cache counts one repetition's host-cache lookups; Plan describes
+	// the memory plan (arena, its lower bound, the sum of what it places).
 	Cache *pipert.CacheStats `json:"cache,omitempty"`
+	Plan  *pipert.PlanStats  `json:"plan,omitempty"`
 }
 
 // variant is one way to run a scenario: an actor mode and barrier policy,
@@ -179,7 +181,7 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 // cacheStudy are the cache sets of -cache study: none, each alone, and
 // all together.
 var cacheStudy = []pipert.CacheKinds{pipert.NoCaches, pipert.TilingLocal, pipert.TilingGlobal, pipert.InferReuse, pipert.SetupReuse,
-	pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse}
+	pipert.MemoryPlan, pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan}
 
 // sample is one repetition's statistics, whichever executor ran it: one
 // run's, or the sums over the consecutive runs of a repetition (bound
@@ -221,6 +223,9 @@ func (s *sample) add(st pipert.Stats) {
 	s.Transfer += st.Transfer
 	s.PeakDeviceBytes = max(s.PeakDeviceBytes, st.PeakDeviceBytes)
 	s.Cache.Add(st.Cache)
+	f := s.Plan.Fallbacks
+	s.Plan = st.Plan // the plan after the last run, the runs' fallbacks
+	s.Plan.Fallbacks += f
 }
 
 // executor runs a compiled scenario: a pipert.Executable or a
@@ -440,6 +445,9 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 	if v.caches.Any() {
 		c := runs[len(runs)/2].Cache
 		r.Cache = &c
+	}
+	if p := runs[len(runs)-1].Plan; p.ArenaBytes > 0 {
+		r.Plan = &p
 	}
 	if v.mode != pipert.KBK || v.hetero {
 		r.Barrier = v.policy.String()

@@ -79,7 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		resize    = fs.Duration("resize", -1, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
 		launch    = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
 		tiling    = fs.Duration("tiling", -1, "the part of the Resize cost a tiling cache hit saves (default: the scenario's; at most -resize)")
-		caches    = fs.String("cache", "", "host caches of every variant: none, a comma-separated set of local, global, infer, setup, or study (none, each alone, all; the default on decode-steps, none elsewhere)")
+		caches    = fs.String("cache", "", "host caches of every variant: none, a comma-separated set of local, global, infer, setup, plan, or study (none, each alone, all; the default on decode-steps, none elsewhere)")
 		local     = fs.Int("cache-local", 0, "slots per node of the local tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_LOCAL_COUNT; default 1)")
 		global    = fs.Int("cache-global", 0, "slots per op of the global tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_GLOABL_COUNT; default 5)")
 	)
@@ -204,8 +204,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		c.cacheSets = cacheStudy
 	default:
 		for _, f := range splitList(v) {
-			if f == "runners" || f == "plan" {
-				return nil, fmt.Errorf("%w: -cache %s: the runner pool and the memory plan are not implemented yet", errUsage, f)
+			if f == "runners" {
+				return nil, fmt.Errorf("%w: -cache runners: the runner pool is not implemented yet", errUsage)
 			}
 		}
 		k, err := plan.ParseCaches(v)

@@ -35,6 +35,13 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-model", "../../models/ppocrv4-det.onnx", "-input", "x=1x3xbig"},
 		{"-model", "../../models/silero-vad-v5.onnx", "-const", "nosuch=1"},
 		{"-model", "../../models/ppocrv4-det.onnx", "-mode", "kbk"}, // x has dynamic dimensions
+		{"-cache", "bogus"},
+		{"-cache", "runners"},
+		{"-cache", "local,none"},
+		{"-cache-local", "0"},
+		{"-cache-global", "-1"},
+		{"-cache-global", "1025"},
+		{"-tiling", "9us"}, // more than the 6 µs Resize
 	} {
 		code, _, stderr := runArgs(t, args...)
 		if code != 2 {
@@ -110,7 +117,8 @@ func TestJSONSchema(t *testing.T) {
 	for _, r := range doc.Results {
 		scen[r["scenario"].(string)] = true
 		for _, k := range []string{"scenario", "mode", "barrier", "kernels", "reps", "makespan_ns", "device_busy_ns", "device_util",
-			"stage_busy_ns", "bound_ns", "efficiency", "speedup_vs_kbk", "peak_device_bytes", "overhead_ns_per_kernel"} {
+			"stage_busy_ns", "bound_ns", "efficiency", "speedup_vs_kbk", "peak_device_bytes", "overhead_ns_per_kernel",
+			"caches", "host_ns_per_kernel"} {
 			if _, ok := r[k]; !ok {
 				t.Errorf("result %v lacks %q", r["scenario"], k)
 			}
@@ -130,7 +138,7 @@ func TestJSONSchema(t *testing.T) {
 		default:
 			t.Errorf("mode %q", m)
 		}
-		if r["mode"] == "kbk" && r["speedup_vs_kbk"].(float64) != 1 {
+		if r["mode"] == "kbk" && r["caches"] == "" && r["speedup_vs_kbk"].(float64) != 1 {
 			t.Errorf("kbk speedup %v", r["speedup_vs_kbk"])
 		}
 		if e := r["efficiency"].(float64); e <= 0 {

@@ -1,0 +1,295 @@
+package actor
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/plan"
+)
+
+// planAlign is the alignment of every tensor and workspace in an arena.
+const planAlign = 64
+
+// peakLive is the most bytes live at one position of n: no arena holds
+// the items in less.
+func peakLive(items []planItem, n int) int64 {
+	live := make([]int64, n+2)
+	for _, it := range items {
+		live[it.start] += it.size
+		live[it.end+1] -= it.size
+	}
+	var cur, peak int64
+	for _, d := range live {
+		cur += d
+		peak = max(peak, cur)
+	}
+	return peak
+}
+
+// memPlan is a device-memory plan (plan.MemoryPlan): one arena holding
+// every intermediate tensor and workspace of a run, at offsets computed
+// from their lifetimes in execution order, so that a planned launch makes
+// no allocator call.
+//
+// A tensor lives from its producer's launch to the launch of its last
+// reader (graph outputs to the end of the run), a workspace during its
+// node's launch: two of them may share bytes only when their lifetimes
+// are disjoint. Frees happen in launch order on the one kernel stream, so
+// bytes reused by a later launch are reused after every earlier kernel
+// that read them, as with the allocator.
+type memPlan struct {
+	arena device.Buffer
+	real  bool    // the arena has host-visible contents
+	off   []int64 // by slot: offset in the arena
+	size  []int64 // by slot: the bytes planned (0: not planned)
+	wsOff []int64 // by node position
+	wsLen []int64
+	stats plan.PlanStats
+}
+
+// planItem is one tensor or workspace to place.
+type planItem struct {
+	slot, pos  int // slot, or -1 and the node position of a workspace
+	start, end int // lifetime, inclusive, in node positions
+	size       int64
+	off        int64
+}
+
+func alignUp(n int64) int64 { return (n + planAlign - 1) &^ (planAlign - 1) }
+
+// buildPlan places the tensors and workspaces of sizes (by slot; ws by
+// node position; headroom added to those that grew since the previous
+// plan) by best fit, largest first.
+func (r *KernelRunner) buildPlan(prev *memPlan) (*memPlan, []planItem) {
+	p := r.prog
+	n := len(p.nodes)
+	end := make([]int, len(p.slots))
+	for s := range end {
+		end[s] = n // graph outputs live to the end of the run
+	}
+	for pos := range p.nodes {
+		for _, s := range p.nodes[pos].free {
+			end[s] = pos
+		}
+	}
+	grow := func(size, was int64) int64 {
+		if prev != nil && size > was && was > 0 {
+			size += size / 8 // it grew: room for the next steps
+		}
+		return alignUp(size)
+	}
+	var items []planItem
+	for s, info := range p.slots {
+		if info.producer < 0 || r.seen[s] <= 0 {
+			continue
+		}
+		var was int64
+		if prev != nil {
+			was = prev.size[s]
+		}
+		items = append(items, planItem{slot: s, pos: -1, start: info.producer, end: end[s], size: grow(r.seen[s], was)})
+	}
+	for pos, ws := range r.seenWS {
+		if ws <= 0 {
+			continue
+		}
+		var was int64
+		if prev != nil {
+			was = prev.wsLen[pos]
+		}
+		items = append(items, planItem{slot: -1, pos: pos, start: pos, end: pos, size: grow(ws, was)})
+	}
+	// breadth is the bytes live at each position; an item's weight the
+	// largest breadth over its lifetime (TFLite's "greedy by breadth":
+	// the items live where memory is tightest are placed first).
+	breadth := make([]int64, n+2)
+	for _, it := range items {
+		breadth[it.start] += it.size
+		breadth[it.end+1] -= it.size
+	}
+	for i := 1; i < len(breadth); i++ {
+		breadth[i] += breadth[i-1]
+	}
+	weight := make(map[[2]int]int64, len(items))
+	for _, it := range items {
+		var w int64
+		for p := it.start; p <= it.end; p++ {
+			w = max(w, breadth[p])
+		}
+		weight[[2]int{it.slot, it.pos}] = w
+	}
+	wOf := func(it planItem) int64 { return weight[[2]int{it.slot, it.pos}] }
+	// Best fit in a few orders (largest first, longest-lived first,
+	// largest area first, by breadth), keeping the smallest arena: no
+	// order is best for every graph.
+	orders := []func(a, b planItem) int{
+		func(a, b planItem) int { return cmpDesc(wOf(a), wOf(b), a.size, b.size) },
+		func(a, b planItem) int { return cmpDesc(a.size, b.size, a.start, b.start) },
+		func(a, b planItem) int { return cmpDesc(int64(a.end-a.start), int64(b.end-b.start), a.size, b.size) },
+		func(a, b planItem) int {
+			return cmpDesc(a.size*int64(a.end-a.start+1), b.size*int64(b.end-b.start+1), a.start, b.start)
+		},
+		func(a, b planItem) int { return cmpDesc(int64(-a.start), int64(-b.start), a.size, b.size) },
+	}
+	var arena int64 = -1
+	var best []planItem
+	try := make([]planItem, len(items))
+	for _, order := range orders {
+		copy(try, items)
+		slices.SortStableFunc(try, order)
+		if a := place(try); arena < 0 || a < arena {
+			arena = a
+			best = append(best[:0], try...)
+		}
+	}
+	items = best
+	arena = max(arena, 0)
+	mp := &memPlan{off: make([]int64, len(p.slots)), size: make([]int64, len(p.slots)),
+		wsOff: make([]int64, n), wsLen: make([]int64, n)}
+	var sum int64
+	for _, it := range items {
+		if it.slot >= 0 {
+			mp.off[it.slot], mp.size[it.slot] = it.off, it.size
+		} else {
+			mp.wsOff[it.pos], mp.wsLen[it.pos] = it.off, it.size
+		}
+		sum += it.size
+	}
+	peak := peakLive(items, n)
+	mp.stats = plan.PlanStats{ArenaBytes: arena, PeakLiveBytes: peak, SumBytes: sum, Tensors: len(items)}
+	return mp, items
+}
+
+// replan plans the run that just succeeded (its sizes in seen and
+// seenWS) when there is no plan yet or a launch did not fit the plan, and
+// allocates the new arena (freeing the old one). It runs on goroutine 0
+// after the run drained and the stream is idle.
+func (r *KernelRunner) replan() error {
+	if !r.planOn || r.plan != nil && r.fallbacks == 0 {
+		return nil
+	}
+	mp, _ := r.buildPlan(r.plan)
+	if err := r.dropPlan(); err != nil {
+		return err
+	}
+	if mp.stats.ArenaBytes == 0 {
+		return nil
+	}
+	buf, err := r.mem.alloc(r.dev, mp.stats.ArenaBytes, r.seenReal)
+	if err != nil {
+		return fmt.Errorf("actor: memory plan arena of %d bytes: %w", mp.stats.ArenaBytes, err)
+	}
+	mp.arena, mp.real = buf, r.seenReal
+	mp.stats.Replans = r.replans + 1
+	r.replans++
+	r.plan = mp
+	return nil
+}
+
+// dropPlan frees the arena.
+func (r *KernelRunner) dropPlan() error {
+	if r.plan == nil {
+		return nil
+	}
+	b := r.plan.arena
+	r.plan = nil
+	return r.mem.free(r.dev, b)
+}
+
+// planned returns slot s's bytes in the arena for a tensor of n bytes, or
+// false when the plan has no room for it (or no host contents when real).
+func (r *KernelRunner) planned(s int, n int64, real bool) (device.Buffer, bool) {
+	mp := r.plan
+	if mp == nil || mp.size[s] < n || real && !mp.real {
+		return device.Buffer{}, false
+	}
+	return mp.sub(mp.off[s], n, real), true
+}
+
+// plannedWS is planned for node pos's workspace.
+func (r *KernelRunner) plannedWS(pos int, n int64, real bool) (device.Buffer, bool) {
+	mp := r.plan
+	if mp == nil || mp.wsLen[pos] < n || real && !mp.real {
+		return device.Buffer{}, false
+	}
+	return mp.sub(mp.wsOff[pos], n, real), true
+}
+
+// sub is n bytes of the arena at off, zeroed when real (as the allocator
+// gives them).
+func (mp *memPlan) sub(off, n int64, real bool) device.Buffer {
+	b := device.Buffer{Addr: mp.arena.Addr + uint64(off), Size: n}
+	if real {
+		b.Data = mp.arena.Data[off : off+n : off+n]
+		clear(b.Data)
+	}
+	return b
+}
+
+// cmpDesc orders by x descending, then by y descending (ints: ascending).
+func cmpDesc(x1, x2 int64, y1, y2 any) int {
+	switch {
+	case x1 > x2:
+		return -1
+	case x1 < x2:
+		return 1
+	}
+	switch a := y1.(type) {
+	case int:
+		return a - y2.(int)
+	case int64:
+		b := y2.(int64)
+		switch {
+		case a > b:
+			return -1
+		case a < b:
+			return 1
+		}
+	}
+	return 0
+}
+
+// place gives every item, in order, the offset of the smallest gap that
+// holds it among the items placed before it whose lifetimes overlap its
+// own (or the end of them), and returns the arena's size.
+func place(items []planItem) int64 {
+	var arena int64
+	var placed []int // indices into items, by offset
+	var near []int
+	for i := range items {
+		it := &items[i]
+		near = near[:0]
+		for _, j := range placed {
+			if o := &items[j]; o.start <= it.end && it.start <= o.end {
+				near = append(near, j)
+			}
+		}
+		// placed is kept sorted by offset, so near is too: walk its gaps.
+		best, bestGap := int64(-1), int64(-1)
+		var cur int64
+		for _, j := range near {
+			o := &items[j]
+			if gap := o.off - cur; gap >= it.size && (bestGap < 0 || gap < bestGap) {
+				best, bestGap = cur, gap
+			}
+			cur = max(cur, o.off+o.size)
+		}
+		if best < 0 {
+			best = cur
+		}
+		it.off = best
+		arena = max(arena, it.off+it.size)
+		k, _ := slices.BinarySearchFunc(placed, it.off, func(j int, off int64) int {
+			switch {
+			case items[j].off < off:
+				return -1
+			case items[j].off > off:
+				return 1
+			}
+			return 0
+		})
+		placed = slices.Insert(placed, k, i)
+	}
+	return arena
+}

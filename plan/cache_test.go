@@ -1,0 +1,81 @@
+package plan
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParseCaches(t *testing.T) {
+	for in, want := range map[string]CacheKinds{
+		"":                         NoCaches,
+		"none":                     NoCaches,
+		"local":                    TilingLocal,
+		"local, global":            TilingLocal | TilingGlobal,
+		"infer,setup,plan":         InferReuse | SetupReuse | MemoryPlan,
+		"plan,local,global,setup":  MemoryPlan | TilingLocal | TilingGlobal | SetupReuse,
+		"global,global":            TilingGlobal,
+		"local,global,infer,setup": TilingLocal | TilingGlobal | InferReuse | SetupReuse,
+	} {
+		got, err := ParseCaches(in)
+		if err != nil || got != want {
+			t.Errorf("ParseCaches(%q) = %v, %v; want %v", in, got, err, want)
+		}
+		if back, err := ParseCaches(got.String()); err != nil || back != got {
+			t.Errorf("%v does not round-trip: %v, %v", got, back, err)
+		}
+	}
+	for _, bad := range []string{"tiling", "local,none", "local,,global"} {
+		if _, err := ParseCaches(bad); err == nil {
+			t.Errorf("ParseCaches(%q): no error", bad)
+		}
+	}
+}
+
+func TestCachesDefaultsAndRange(t *testing.T) {
+	c, err := Config{}.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Caches != (Caches{Kinds: DefaultCaches, LocalSlots: 1, GlobalSlots: 5}) {
+		t.Errorf("defaults %+v", c.Caches)
+	}
+	for _, bad := range []Caches{
+		{Kinds: NoCaches | InferReuse},
+		{Kinds: 1 << 6},
+		{LocalSlots: -1},
+		{GlobalSlots: -5},
+		{LocalSlots: MaxCacheSlots + 1},
+	} {
+		if _, err := (Config{Caches: bad}).Check(); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", bad, err)
+		}
+	}
+	for _, bad := range []Costs{{Resize: 1, Tiling: 2}, {Launch: 1, Alloc: 2}, {Tiling: -1}} {
+		if _, err := (Config{Costs: bad}).Check(); !errors.Is(err, ErrConfig) {
+			t.Errorf("costs %+v: %v, want ErrConfig", bad, err)
+		}
+	}
+}
+
+func TestCachesFromEnv(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	c, err := CachesFromEnv(env(nil))
+	if err != nil || c.Kinds != DefaultCaches {
+		t.Fatalf("empty environment: %+v, %v", c, err)
+	}
+	c, err = CachesFromEnv(env(map[string]string{EnvCacheType: "1", EnvSetupCache: "0", EnvLocalCount: "4", EnvGlobalCount: "9"}))
+	if err != nil || c != (Caches{Kinds: TilingLocal, LocalSlots: 4, GlobalSlots: 9}) {
+		t.Fatalf("got %+v, %v", c, err)
+	}
+	c, err = CachesFromEnv(env(map[string]string{EnvCacheType: "0", EnvSetupCache: "0"}))
+	if err != nil || c.Kinds != NoCaches {
+		t.Fatalf("all off: %+v, %v", c, err)
+	}
+	for _, bad := range []map[string]string{
+		{EnvLocalCount: "0"}, {EnvGlobalCount: "-3"}, {EnvLocalCount: "1025"}, {EnvCacheType: "4"}, {EnvSetupCache: "yes"},
+	} {
+		if _, err := CachesFromEnv(env(bad)); !errors.Is(err, ErrConfig) {
+			t.Errorf("%v: %v, want ErrConfig", bad, err)
+		}
+	}
+}
