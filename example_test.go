@@ -61,3 +61,33 @@ func ExampleLoadONNX() {
 	fmt.Println(kernel.Float32s(res.Outputs["y"].Host))
 	// Output: [0 2 0]
 }
+
+// ExampleWithCaches runs one graph twice with every host cache on: the
+// second run reuses every InferShape, Setup and tiling of the first, and
+// launches into the planned arena without calling the allocator.
+func ExampleWithCaches() {
+	b := subgraph.NewBuilder("cached")
+	x := b.Input("x", kernel.Float32, kernel.Dynamic, 4)
+	b.Output(b.Op("GELU", b.Op("MatMul", x, b.Const("w", kernel.New(kernel.Float32, 4, 4)))))
+	all := pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan
+	exe, err := pipert.Compile(b.Graph(), pipert.WithMode(pipert.Pipeline), pipert.WithCaches(pipert.Caches{Kinds: all}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer exe.Close()
+	in := map[string]*kernel.Tensor{"x": kernel.New(kernel.Float32, 2, 4)}
+	for run := 1; run <= 2; run++ {
+		res, err := exe.Run(context.Background(), in)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		c := res.Stats.Cache
+		fmt.Printf("run %d: infer %d hits %d misses, tiling %d local hits, planned %v\n",
+			run, c.InferHits, c.InferMisses, c.LocalHits, res.Stats.Plan.ArenaBytes > 0 && res.Stats.Plan.Fallbacks == 0)
+	}
+	// Output:
+	// run 1: infer 0 hits 2 misses, tiling 0 local hits, planned false
+	// run 2: infer 2 hits 0 misses, tiling 2 local hits, planned true
+}

@@ -429,3 +429,51 @@ func TestPlanArenaNearItsLowerBound(t *testing.T) {
 		done()
 	}
 }
+
+// TestGlobalCacheSharedByConcurrentExecutables: executables of the same
+// graph, run from their own goroutines at once with the global tiling
+// cache (their nodes share its entries), give KBK's outputs.
+func TestGlobalCacheSharedByConcurrentExecutables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(77, 1))
+	g, _ := graphtest.Random(rng, graphtest.Options{Nodes: 20, ValueDeps: true, DynamicRows: true})
+	steps := [][]*kernel.Tensor{graphtest.Refill(rng, g, 2), graphtest.Refill(rng, g, 3), graphtest.Refill(rng, g, 2)}
+	ref, _, done := newActor(t, g, plan.Config{Caches: noCaches}, ops.Builtins())
+	var want [][]*kernel.Tensor
+	for _, in := range steps {
+		out, _, err := ref.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, out)
+	}
+	done()
+	cs := plan.Caches{Kinds: plan.TilingGlobal | plan.InferReuse, GlobalSlots: 2}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	actors := make([]*actor.SuperKernelActor, len(errs))
+	for i := range actors {
+		a, _, done := newActor(t, g, plan.Config{Mode: plan.Pipeline, Caches: cs}, ops.Builtins())
+		defer done()
+		actors[i] = a
+	}
+	for i, a := range actors {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < 10 && errs[i] == nil; r++ {
+				s := (r + i) % len(steps)
+				got, _, err := a.Run(context.Background(), steps[s])
+				if err == nil {
+					err = sameOutputs(want[s], got)
+				}
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("executable %d: %v", i, err)
+		}
+	}
+}

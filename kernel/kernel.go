@@ -59,6 +59,13 @@ type Tiling struct {
 // ones), with happens-before edges between the calls; a Kernel needs no
 // locking.
 //
+// The runtime's host caches (plan.Caches) may skip InferShape and Resize
+// on a run whose operands have the dtypes, shapes and value-dependency
+// values of an earlier one, and reuse their results, even results computed
+// by another node of the same op, Go type and attributes: both must be
+// functions of those alone. A kernel for which they are not sets
+// Deps.Volatile.
+//
 // A Kernel never touches the device: the runtime allocates its outputs and
 // workspace, launches the modeled work described by Cost on the device, and
 // calls Compute for the real results. The device knows nothing of kernels.
