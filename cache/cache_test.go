@@ -213,7 +213,7 @@ func TestGlobalPerOpLRU(t *testing.T) {
 			t.Fatalf("%s: %v %v", k, d, ok)
 		}
 	}
-	if cache.Shared(3) != cache.Shared(3) || cache.Shared(3) == cache.Shared(4) {
+	if a, b := cache.Shared(3), cache.Shared(3); a != b || a == cache.Shared(4) {
 		t.Fatal("Shared must return one cache per slot count")
 	}
 }
