@@ -12,7 +12,7 @@ func init() {
 		Name:        "decode",
 		Description: "small-batch transformer decode step: attention with a KV cache and a GELU MLP per layer, float16",
 		Costs:       DefaultCosts(),
-		Build:       buildDecode,
+		Build:       func(c Config) (*Workload, error) { return buildDecode(c, false) },
 	})
 }
 
@@ -23,12 +23,12 @@ type decodeSize struct {
 	dt                                   kernel.DType
 }
 
-// buildDecode builds one decode step (one new token per sequence). At
-// benchmark size it is a 2 048-wide model (16 heads of 128, MLP 8 192,
-// 512 cached positions, batch 4, vocabulary 32 000) — the size where small-batch decode is
-// host-bound: each kernel runs for microseconds on the device while the host
-// spends tens of microseconds issuing it.
-func buildDecode(c Config) (*Workload, error) {
+// sizeOf is the model size of c: at benchmark size a 2 048-wide model (16
+// heads of 128, MLP 8 192, 512 cached positions, batch 4, vocabulary
+// 32 000) — the size where small-batch decode is host-bound: each kernel
+// runs for microseconds on the device while the host spends tens of
+// microseconds issuing it.
+func sizeOf(c Config) decodeSize {
 	s := decodeSize{batch: 4, hidden: 2048, heads: 16, ffn: 8192, kv: 512, vocab: 32000, layers: 12, dt: kernel.Float16}
 	switch {
 	case c.Real:
@@ -36,32 +36,49 @@ func buildDecode(c Config) (*Workload, error) {
 	case c.Quick:
 		s.layers = 6
 	}
+	return s
+}
+
+// buildDecode builds one decode step (one new token per sequence). The KV
+// caches stay resident on the device as constants, like the weights; with
+// steps they are graph inputs of dynamic length instead, and run i of the
+// workload attends over kv + i cached positions (decode-steps).
+func buildDecode(c Config, steps bool) (*Workload, error) {
+	s := sizeOf(c)
 	d := newData(c)
 	hd := s.hidden / s.heads
-	b := subgraph.NewBuilder("decode")
-	inputs := map[string]*kernel.Tensor{}
+	name := "decode"
+	if steps {
+		name = "decode-steps"
+	}
+	b := subgraph.NewBuilder(name)
 	x := b.Input("x", s.dt, s.batch, s.hidden)
-	inputs["x"] = d.float(s.dt, 1, s.batch, s.hidden)
+	x0 := d.float(s.dt, 1, s.batch, s.hidden)
 	wscale := float32(1) / float32(s.hidden)
 	headsShape := b.Const("heads_shape", shapeConst(s.batch, s.heads, 1, hd))
 	flatShape := b.Const("flat_shape", shapeConst(s.batch, s.hidden))
+	var caches [][2]string // names of each layer's K and V cache inputs
 	h := x
 	for l := 0; l < s.layers; l++ {
 		p := func(name string) string { return fmt.Sprintf("l%d.%s", l, name) }
 		weight := func(name string, shape ...int64) string {
 			return b.Const(p(name), d.float(s.dt, wscale, shape...))
 		}
-		// The KV cache stays resident on the device, like the weights; K
-		// is kept transposed for the score matmul.
-		kc := b.Const(p("k_cache"), d.float(s.dt, 1, s.batch, s.heads, hd, s.kv))
-		vc := b.Const(p("v_cache"), d.float(s.dt, 1, s.batch, s.heads, s.kv, hd))
-
+		// K is kept transposed for the score matmul.
+		var kc, vc string
+		if steps {
+			kc = b.Input(p("k_cache"), s.dt, s.batch, s.heads, hd, kernel.Dynamic)
+			vc = b.Input(p("v_cache"), s.dt, s.batch, s.heads, kernel.Dynamic, hd)
+			caches = append(caches, [2]string{kc, vc})
+		} else {
+			kc = b.Const(p("k_cache"), d.float(s.dt, 1, s.batch, s.heads, hd, s.kv))
+			vc = b.Const(p("v_cache"), d.float(s.dt, 1, s.batch, s.heads, s.kv, hd))
+		}
 		n := b.Op("LayerNorm", h, weight("ln1.g", s.hidden), weight("ln1.b", s.hidden))
 		q := b.Op("MatMul", n, weight("wq", s.hidden, s.hidden))
 		q = b.Op("Reshape", q, headsShape)
 		kn := b.Op("MatMul", n, weight("wk", s.hidden, s.hidden)) // new K, V rows
 		vn := b.Op("MatMul", n, weight("wv", s.hidden, s.hidden))
-		_, _ = kn, vn
 		sc := b.Op("BatchMatMul", q, kc)
 		sc = b.Op("Mul", sc, b.Const(p("inv_sqrt_d"), d.float(s.dt, 0.1, 1)))
 		pr := b.Op("Softmax", sc)
@@ -79,5 +96,18 @@ func buildDecode(c Config) (*Workload, error) {
 	h = b.Op("LayerNorm", h, b.Const("lnf.g", d.float(s.dt, 1, s.hidden)), b.Const("lnf.b", d.float(s.dt, 1, s.hidden)))
 	logits := b.Op("MatMul", h, b.Const("lm_head", d.float(s.dt, wscale, s.hidden, s.vocab)))
 	b.Output(b.Op("LogSoftmax", logits))
-	return &Workload{Graph: b.Graph(), Inputs: inputs}, nil
+	w := &Workload{Graph: b.Graph(), Inputs: map[string]*kernel.Tensor{"x": x0}}
+	if steps {
+		w.Step = func(i int) map[string]*kernel.Tensor {
+			n := s.kv + int64(i)
+			in := map[string]*kernel.Tensor{"x": x0}
+			for l, c := range caches {
+				in[c[0]] = d.kvTensor(s.dt, l, 0, s.batch, s.heads, hd, n)
+				in[c[1]] = d.kvTensor(s.dt, l, 1, s.batch, s.heads, n, hd)
+			}
+			return in
+		}
+		w.Inputs = w.Step(0)
+	}
+	return w, nil
 }
