@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/pipert/pipert/actor"
@@ -93,6 +94,8 @@ var (
 	ErrUnknownOp = kernel.ErrUnknownOp
 	// ErrOutOfMemory: the device ran out of memory.
 	ErrOutOfMemory = device.ErrOutOfMemory
+	// ErrShortOutput: a RunInto output tensor cannot hold its output.
+	ErrShortOutput = actor.ErrShortOutput
 )
 
 // Option sets a field of the Config Compile uses.
@@ -166,6 +169,9 @@ type Executable struct {
 	mu   sync.RWMutex
 	done bool
 	once sync.Once
+	// slices holds []*kernel.Tensor of the graph's input count then its
+	// output count, reused by RunInto.
+	slices sync.Pool
 }
 
 // Compile validates g and prepares it to run: kernels are built, the
@@ -237,19 +243,8 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 		return nil, errors.New("pipert: run: nil context")
 	}
 	in := make([]*kernel.Tensor, len(e.g.Inputs))
-	for i, v := range e.g.Inputs {
-		t, ok := inputs[v.Name]
-		if !ok {
-			return nil, fmt.Errorf("pipert: run: missing input %q", v.Name)
-		}
-		in[i] = t
-	}
-	if len(inputs) != len(e.g.Inputs) {
-		for name := range inputs {
-			if !e.hasInput(name) {
-				return nil, fmt.Errorf("pipert: run: unknown input %q", name)
-			}
-		}
+	if err := e.bindInputs(in, inputs); err != nil {
+		return nil, err
 	}
 	if e.het != nil {
 		res, err := e.het.Run(ctx, inputs)
@@ -267,6 +262,95 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 		r.Outputs[name] = outs[i]
 	}
 	return r, nil
+}
+
+// bindInputs puts inputs in the graph's input order into in, and rejects
+// missing and unknown names.
+func (e *Executable) bindInputs(in []*kernel.Tensor, inputs map[string]*kernel.Tensor) error {
+	for i, v := range e.g.Inputs {
+		t, ok := inputs[v.Name]
+		if !ok {
+			return fmt.Errorf("pipert: run: missing input %q", v.Name)
+		}
+		in[i] = t
+	}
+	if len(inputs) != len(e.g.Inputs) {
+		for name := range inputs {
+			if !e.hasInput(name) {
+				return fmt.Errorf("pipert: run: unknown input %q", name)
+			}
+		}
+	}
+	return nil
+}
+
+// RunInto is Run with caller-owned outputs: outputs maps every graph
+// output name to a tensor whose dtype and shape RunInto sets and whose
+// Host it fills within its capacity (make it with kernel.New of the
+// output's largest shape; a virtual output gets a nil Host). An output
+// that does not fit fails the run with ErrShortOutput. Reusing the same
+// tensors, a steady-state run allocates nothing for its outputs.
+func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*kernel.Tensor) (Stats, error) {
+	e.mu.RLock()
+	done := e.done
+	e.mu.RUnlock()
+	if done {
+		return Stats{}, ErrClosed
+	}
+	if ctx == nil {
+		return Stats{}, errors.New("pipert: run: nil context")
+	}
+	if len(outputs) != len(e.g.Outputs) {
+		for name := range outputs {
+			if !slices.Contains(e.g.Outputs, name) {
+				return Stats{}, fmt.Errorf("pipert: run: unknown output %q", name)
+			}
+		}
+	}
+	for _, name := range e.g.Outputs {
+		if outputs[name] == nil {
+			return Stats{}, fmt.Errorf("pipert: run: no tensor for output %q", name)
+		}
+	}
+	if e.het != nil {
+		res, err := e.Run(ctx, inputs)
+		if err != nil {
+			return Stats{}, err
+		}
+		for name, t := range res.Outputs {
+			d := outputs[name]
+			if t.Host != nil && cap(d.Host) < len(t.Host) {
+				return res.Stats, fmt.Errorf("pipert: run: output %q: %d bytes into a buffer of %d: %w", name, len(t.Host), cap(d.Host), ErrShortOutput)
+			}
+			d.DType, d.Shape = t.DType, append(d.Shape[:0], t.Shape...)
+			if t.Host == nil {
+				d.Host = nil
+			} else {
+				d.Host = append(d.Host[:0], t.Host...)
+			}
+		}
+		return res.Stats, nil
+	}
+	n := len(e.g.Inputs)
+	bufp, _ := e.slices.Get().(*[]*kernel.Tensor)
+	if bufp == nil {
+		b := make([]*kernel.Tensor, n+len(e.g.Outputs))
+		bufp = &b
+	}
+	defer e.slices.Put(bufp)
+	in, outs := (*bufp)[:n], (*bufp)[n:]
+	if err := e.bindInputs(in, inputs); err != nil {
+		return Stats{}, err
+	}
+	for i, name := range e.g.Outputs {
+		outs[i] = outputs[name]
+	}
+	st, err := e.act.RunInto(ctx, in, outs)
+	clear(*bufp)
+	if err != nil {
+		return st, e.runErr(err)
+	}
+	return st, nil
 }
 
 // runErr wraps a run's failure; a lower layer's "closed" also matches

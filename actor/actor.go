@@ -167,6 +167,32 @@ type Feed struct {
 
 // RunFeed is Run with a Feed (nil: Run).
 func (a *SuperKernelActor) RunFeed(ctx context.Context, inputs []*kernel.Tensor, f *Feed) ([]*kernel.Tensor, plan.Stats, error) {
+	return a.run(ctx, inputs, f, nil)
+}
+
+// ErrShortOutput is the cause of RunInto's failure when a caller's output
+// tensor cannot hold the output.
+var ErrShortOutput = errors.New("output buffer too small")
+
+// RunInto is Run with caller-owned outputs: outs holds a tensor per graph
+// output, in order, whose dtype and shape RunInto sets and whose Host it
+// fills, within its capacity (an output too large for it fails the run
+// with ErrShortOutput); a virtual output gets a nil Host. In steady state
+// it allocates no outputs.
+func (a *SuperKernelActor) RunInto(ctx context.Context, inputs, outs []*kernel.Tensor) (plan.Stats, error) {
+	if len(outs) != len(a.prog.outputs) {
+		return plan.Stats{}, fmt.Errorf("actor: graph %q has %d outputs, RunInto got %d", a.prog.g.Name, len(a.prog.outputs), len(outs))
+	}
+	for i, o := range outs {
+		if o == nil {
+			return plan.Stats{}, fmt.Errorf("actor: RunInto: output %q is nil", a.prog.slots[a.prog.outputs[i]].name)
+		}
+	}
+	_, st, err := a.run(ctx, inputs, nil, outs)
+	return st, err
+}
+
+func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *Feed, into []*kernel.Tensor) ([]*kernel.Tensor, plan.Stats, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -201,7 +227,7 @@ func (a *SuperKernelActor) RunFeed(ctx context.Context, inputs []*kernel.Tensor,
 	defer pprof.SetGoroutineLabels(ctx)
 	start := clock.Now()
 	a.tr.runBegin(start, dev0)
-	outs, err := a.eng.run(ctx, inputs, start, &st)
+	outs, err := a.eng.run(ctx, inputs, into, start, &st)
 	end := clock.Now()
 	a.tr.runEnd(end, st.Cache)
 	st.Makespan = time.Duration(end - start)

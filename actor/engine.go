@@ -74,6 +74,8 @@ type engine struct {
 	launched ready.Counter
 	cur      *runState // the current run; set before its first push
 	rs       runState  // reused run after run: nothing outlives a run
+	rctx     runCtx    // rs's context in runs with several goroutines
+	rcancel  func()    // cancels rctx (made once: a run allocates none)
 
 	// Owned by their goroutine, kept across runs so a run allocates nothing
 	// per kernel: the host work intervals and the barrier scratch.
@@ -303,7 +305,7 @@ func (e *engine) awaitLaunch(rs *runState, pos int) error {
 var flowSeq atomic.Uint64
 
 // run executes one run from goroutine 0 and fills st's host figures.
-func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, st *plan.Stats) ([]*kernel.Tensor, error) {
+func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start int64, st *plan.Stats) ([]*kernel.Tensor, error) {
 	r := e.r
 	rs := &e.rs
 	if rs.err.Load() != nil {
@@ -314,7 +316,12 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 	rs.base = e.launched.Load()
 	if e.workers > 1 {
 		// A failure cancels the other goroutines' waits.
-		rs.ctx, rs.cancel = context.WithCancel(ctx)
+		e.rctx.begin(ctx)
+		if e.rcancel == nil {
+			e.rcancel = func() { e.rctx.cancel(context.Canceled) }
+		}
+		rs.ctx, rs.cancel = &e.rctx, e.rcancel
+		defer e.rctx.end()
 	} else {
 		rs.ctx, rs.cancel = ctx, noCancel
 	}
@@ -375,7 +382,11 @@ func (e *engine) run(ctx context.Context, inputs []*kernel.Tensor, start int64, 
 	}
 	var outs []*kernel.Tensor
 	if err == nil {
-		outs, err = r.Outputs(ctx, published)
+		if into != nil {
+			outs, err = into, r.OutputsInto(ctx, into)
+		} else {
+			outs, err = r.Outputs(ctx, published)
+		}
 	}
 	if err == nil {
 		err = r.stream.Synchronize(ctx)

@@ -390,6 +390,37 @@ func (r *KernelRunner) Outputs(ctx context.Context, have []*kernel.Tensor) ([]*k
 	return outs, nil
 }
 
+// OutputsInto copies the graph outputs into the caller's tensors dst
+// (RunInto), after every kernel launched.
+func (r *KernelRunner) OutputsInto(ctx context.Context, dst []*kernel.Tensor) error {
+	for i, s := range r.prog.outputs {
+		t, d := &r.tensors[s], dst[i]
+		n := t.Bytes()
+		d.DType, d.Shape, d.Buf = t.DType, append(d.Shape[:0], t.Shape...), device.Buffer{}
+		var src []byte
+		switch {
+		case t.Buf.Data != nil:
+		case t.Host != nil && t.Buf.IsZero():
+			src = t.Host[:n]
+		default:
+			d.Host = nil // virtual
+			continue
+		}
+		if int64(cap(d.Host)) < n {
+			return fmt.Errorf("actor: output %q: %d bytes into a buffer of %d: %w", r.prog.slots[s].name, n, cap(d.Host), ErrShortOutput)
+		}
+		d.Host = d.Host[:n]
+		if src != nil {
+			copy(d.Host, src)
+			continue
+		}
+		if err := r.stream.CopyD2H(ctx, d.Host, t.Buf); err != nil {
+			return fmt.Errorf("actor: download output %q: %w", r.prog.slots[s].name, err)
+		}
+	}
+	return nil
+}
+
 // End frees every non-constant buffer still held after a run (outputs,
 // unused inputs, and everything when the run failed) and the workspace of
 // a launch that failed half way. It is safe to call whatever state a

@@ -87,6 +87,10 @@ type result struct {
 	// the memory plan (arena, its lower bound, the sum of what it places).
 	Cache *pipert.CacheStats `json:"cache,omitempty"`
 	Plan  *pipert.PlanStats  `json:"plan,omitempty"`
+	// AllocsPerRun is the Go heap allocations of one steady-state run
+	// with caller-owned outputs (Executable.RunInto), the mean of a few;
+	// absent for heterogeneous rows.
+	AllocsPerRun *float64 `json:"allocs_per_run,omitempty"`
 }
 
 // variant is one way to run a scenario: an actor mode and barrier policy,
@@ -247,6 +251,32 @@ func (a actorExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sampl
 
 func (a actorExec) close() error { return a.e.Close() }
 
+// allocsPerRun measures the heap allocations of a steady-state RunInto on
+// in, with output tensors made from one Run's outputs.
+func (a actorExec) allocsPerRun(ctx context.Context, in map[string]*kernel.Tensor) (float64, error) {
+	res, err := a.e.Run(ctx, in)
+	if err != nil {
+		return 0, err
+	}
+	outs := make(map[string]*kernel.Tensor, len(res.Outputs))
+	for name, t := range res.Outputs {
+		outs[name] = &kernel.Tensor{DType: t.DType, Shape: t.Shape.Clone(), Host: make([]byte, len(t.Host))}
+	}
+	if _, err := a.e.RunInto(ctx, in, outs); err != nil {
+		return 0, err
+	}
+	const runs = 5
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range runs {
+		if _, err := a.e.RunInto(ctx, in, outs); err != nil {
+			return 0, err
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	return float64(m1.Mallocs-m0.Mallocs) / runs, nil
+}
+
 type heteroExec struct {
 	e *heterog.Executable
 	m *heterog.Manager
@@ -382,6 +412,13 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 			}
 			if kbkMakespan > 0 {
 				res.SpeedupVsKBK = float64(kbkMakespan) / float64(res.MakespanNs)
+			}
+			if ae, ok := r.exe.(actorExec); ok && len(w.Feedback) == 0 {
+				a, err := ae.allocsPerRun(ctx, w.InputsOf(r.step))
+				if err != nil {
+					return nil, fmt.Errorf("scenario %s, %v: allocations: %w", sc.Name, r.v, err)
+				}
+				res.AllocsPerRun = &a
 			}
 			if rec != nil {
 				traced := summarize(sc.Name, r.v, runners[i+1].stats, procs, costs)

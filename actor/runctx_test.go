@@ -1,0 +1,51 @@
+package actor
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// TestRunCtx: a run's context ends with its parent or its own cancel,
+// each run starts afresh, and a parent of an earlier run cannot end a
+// later one.
+func TestRunCtx(t *testing.T) {
+	var c runCtx
+	parent, cancel := context.WithCancel(context.Background())
+	c.begin(parent)
+	if c.Err() != nil {
+		t.Fatal("a new run is done")
+	}
+	done := c.Done()
+	cancel()
+	<-done // the parent's end reaches the run
+	if !errors.Is(c.Err(), context.Canceled) {
+		t.Fatalf("Err %v", c.Err())
+	}
+	c.end()
+
+	c.begin(context.Background())
+	if c.Err() != nil {
+		t.Fatalf("the next run starts done: %v", c.Err())
+	}
+	c.cancel(errStopped)
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("cancel did not close Done")
+	}
+	c.end()
+
+	// An earlier run's parent ending late does not end the current run.
+	old, oldCancel := context.WithCancel(context.Background())
+	c.begin(old)
+	gen := c.gen
+	c.end()
+	c.begin(context.Background())
+	c.cancelGen(gen, context.Canceled) // the old hook, running late
+	oldCancel()
+	if c.Err() != nil {
+		t.Fatalf("a stale hook ended the run: %v", c.Err())
+	}
+	c.end()
+}
