@@ -260,24 +260,26 @@ func TestFactoryFailuresAreErrors(t *testing.T) {
 	}
 }
 
+// addChain is a chain of n Adds on a 4×4 input.
+func addChain(n int) *subgraph.Graph {
+	b := subgraph.NewBuilder(fmt.Sprintf("chain%d", n))
+	h := b.Input("x", kernel.Float32, 4, 4)
+	for range n {
+		h = b.Op("Add", h, h)
+	}
+	b.Output(h)
+	return b.Graph()
+}
+
 // TestAllocationsPerKernel: in steady state a run allocates nothing per
 // kernel in any mode, on static-shape graphs: the allocations of a
 // 1 000-kernel run equal those of a 100-kernel run.
 func TestAllocationsPerKernel(t *testing.T) {
-	chain := func(n int) *subgraph.Graph {
-		b := subgraph.NewBuilder(fmt.Sprintf("chain%d", n))
-		h := b.Input("x", kernel.Float32, 4, 4)
-		for range n {
-			h = b.Op("Add", h, h)
-		}
-		b.Output(h)
-		return b.Graph()
-	}
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32(make([]float32, 16), 4, 4)}
 	for _, m := range everyMode()[:5] {
 		var per [2]float64
 		for i, n := range []int{100, 1000} {
-			exe, err := pipert.Compile(chain(n), m.opts...)
+			exe, err := pipert.Compile(addChain(n), m.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,21 +312,12 @@ func TestAllocationsPerKernel(t *testing.T) {
 // host cache on, in steady state, allocates at most once a run whatever
 // the kernel count, in every mode.
 func TestRunIntoAllocations(t *testing.T) {
-	chain := func(n int) *subgraph.Graph {
-		b := subgraph.NewBuilder(fmt.Sprintf("chain%d", n))
-		h := b.Input("x", kernel.Float32, 4, 4)
-		for range n {
-			h = b.Op("Add", h, h)
-		}
-		b.Output(h)
-		return b.Graph()
-	}
 	all := pipert.WithCaches(pipert.Caches{Kinds: pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan})
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32(make([]float32, 16), 4, 4)}
 	for _, m := range everyMode()[:5] {
 		var per [2]float64
 		for i, n := range []int{100, 1000} {
-			g := chain(n)
+			g := addChain(n)
 			exe, err := pipert.Compile(g, append(m.opts, all)...)
 			if err != nil {
 				t.Fatal(err)
