@@ -96,6 +96,11 @@ var (
 	ErrOutOfMemory = device.ErrOutOfMemory
 	// ErrShortOutput: a RunInto output tensor cannot hold its output.
 	ErrShortOutput = actor.ErrShortOutput
+	// ErrDynamicWorkspace: WorkspaceSize of a graph whose sizes depend on
+	// run-time values; ErrShortWorkspace: UseWorkspace of a buffer smaller
+	// than WorkspaceSize.
+	ErrDynamicWorkspace = actor.ErrDynamicWorkspace
+	ErrShortWorkspace   = actor.ErrShortWorkspace
 )
 
 // Option sets a field of the Config Compile uses.
@@ -351,6 +356,43 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 		return st, e.runErr(err)
 	}
 	return st, nil
+}
+
+// WorkspaceSize returns the device bytes the memory plan's arena needs
+// for a run, before any run (ATB's Setup/Execute contract): every
+// intermediate tensor and workspace placed by lifetime. The graph must
+// have static shapes: a dynamic input dimension or a node that reads a
+// run-time value is an error wrapping ErrDynamicWorkspace naming it.
+func (e *Executable) WorkspaceSize() (int64, error) {
+	if e.het != nil {
+		return 0, errors.New("pipert: WorkspaceSize: not available for heterogeneous executables")
+	}
+	n, err := e.act.WorkspaceSize()
+	return n, e.wrapErr(err)
+}
+
+// UseWorkspace hands the executable a device buffer of the caller's (on
+// Device(), at least WorkspaceSize bytes, materialized for real data) as
+// the arena of its memory plan (WithCaches with MemoryPlan): runs then
+// place every intermediate tensor and workspace in it. The caller frees it
+// after Close. A smaller buffer is an error wrapping ErrShortWorkspace.
+func (e *Executable) UseWorkspace(buf device.Buffer) error {
+	if e.het != nil {
+		return errors.New("pipert: UseWorkspace: not available for heterogeneous executables")
+	}
+	return e.wrapErr(e.act.UseWorkspace(buf))
+}
+
+// wrapErr wraps a failure outside a run; a lower layer's "closed" also
+// matches ErrClosed.
+func (e *Executable) wrapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, actor.ErrClosed):
+		return fmt.Errorf("pipert: %w (%w)", ErrClosed, err)
+	}
+	return fmt.Errorf("pipert: %w", err)
 }
 
 // runErr wraps a run's failure; a lower layer's "closed" also matches

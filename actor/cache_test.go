@@ -2,8 +2,10 @@ package actor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
@@ -475,5 +477,86 @@ func TestGlobalCacheSharedByConcurrentExecutables(t *testing.T) {
 		if err != nil {
 			t.Errorf("executable %d: %v", i, err)
 		}
+	}
+}
+
+// TestWorkspaceSizeBeforeRun: on a static graph WorkspaceSize equals the
+// arena a run plans, a caller's buffer of that size serves every run (one
+// allocator call a run: the input) with KBK's outputs, and the misuses
+// are errors: a short buffer, no memory plan, a dynamic input, a node that
+// reads a run-time value.
+func TestWorkspaceSizeBeforeRun(t *testing.T) {
+	b := subgraph.NewBuilder("static")
+	x := b.Input("x", kernel.Float32, 3, 8)
+	w := b.Const("w", kernel.New(kernel.Float32, 8, 8))
+	h := b.Op("GELU", b.Op("MatMul", x, w))
+	b.Output(b.OpAttrs("Softmax", kernel.Attrs{"axis": int64(-1)}, b.Op("Add", h, x)))
+	g := b.Graph()
+	rng := rand.New(rand.NewPCG(5, 5))
+	in := graphtest.Refill(rng, g, 3)
+	ref, _, refDone := newActor(t, g, plan.Config{Caches: noCaches}, ops.Builtins())
+	want, _, err := ref.Run(context.Background(), in)
+	refDone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := plan.Config{Mode: plan.Pipeline, Caches: plan.Caches{Kinds: plan.MemoryPlan | plan.TilingLocal}}
+	a, dev, done := newActor(t, g, cfg, ops.Builtins())
+	defer done()
+	size, err := a.WorkspaceSize()
+	if err != nil || size <= 0 {
+		t.Fatalf("WorkspaceSize: %d, %v", size, err)
+	}
+	short, err := dev.Alloc(size-1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.UseWorkspace(short); !errors.Is(err, actor.ErrShortWorkspace) {
+		t.Errorf("a short workspace: %v", err)
+	}
+	buf, err := dev.Alloc(size, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Free(buf)
+	defer dev.Free(short)
+	if err := a.UseWorkspace(buf); err != nil {
+		t.Fatal(err)
+	}
+	for run := 0; run < 3; run++ {
+		d0 := dev.Stats()
+		got, st, err := a.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameOutputs(want, got); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if n := dev.Stats().Sub(d0).Allocs; n != 1 || st.Plan.Fallbacks != 0 || st.Plan.ArenaBytes != size {
+			t.Errorf("run %d: %d allocator calls, plan %+v (workspace %d)", run, n, st.Plan, size)
+		}
+	}
+
+	// Misuse.
+	plain, _, plainDone := newActor(t, g, plan.Config{Caches: noCaches}, ops.Builtins())
+	defer plainDone()
+	if err := plain.UseWorkspace(buf); err == nil {
+		t.Error("UseWorkspace without a memory plan: no error")
+	}
+	dyn := *g
+	dyn.Inputs = []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{kernel.Dynamic, 8}}}
+	d, _, dynDone := newActor(t, &dyn, cfg, ops.Builtins())
+	defer dynDone()
+	if _, err := d.WorkspaceSize(); !errors.Is(err, actor.ErrDynamicWorkspace) || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("dynamic input: %v", err)
+	}
+	vb := subgraph.NewBuilder("valuedep")
+	vx := vb.Input("x", kernel.Float32, 2, 3)
+	shape := vb.OpAttrs("Gather", kernel.Attrs{"axis": int64(0)}, vb.Op("Shape", vx), vb.Const("perm", kernel.FromInt64([]int64{1, 0}, 2)))
+	vb.Output(vb.Op("Reshape", vx, shape))
+	v, _, vDone := newActor(t, vb.Graph(), cfg, ops.Builtins())
+	defer vDone()
+	if _, err := v.WorkspaceSize(); !errors.Is(err, actor.ErrDynamicWorkspace) || !strings.Contains(err.Error(), "Reshape") {
+		t.Errorf("value dependency: %v", err)
 	}
 }

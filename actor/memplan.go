@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -41,6 +42,8 @@ func peakLive(items []planItem, n int) int64 {
 type memPlan struct {
 	arena device.Buffer
 	real  bool    // the arena has host-visible contents
+	// borrowed: the arena is the caller's (UseWorkspace), never freed here
+	borrowed bool
 	off   []int64 // by slot: offset in the arena
 	size  []int64 // by slot: the bytes planned (0: not planned)
 	wsOff []int64 // by node position
@@ -192,8 +195,11 @@ func (r *KernelRunner) dropPlan() error {
 	if r.plan == nil {
 		return nil
 	}
-	b := r.plan.arena
+	b, borrowed := r.plan.arena, r.plan.borrowed
 	r.plan = nil
+	if borrowed {
+		return nil
+	}
 	return r.mem.free(r.dev, b)
 }
 
@@ -292,4 +298,115 @@ func place(items []planItem) int64 {
 		placed = slices.Insert(placed, k, i)
 	}
 	return arena
+}
+
+// ErrDynamicWorkspace is the cause of WorkspaceSize's failure on a graph
+// whose sizes are not known before it runs.
+var ErrDynamicWorkspace = errors.New("workspace size depends on run-time values")
+
+// ErrShortWorkspace is the cause of UseWorkspace's failure on a buffer
+// smaller than WorkspaceSize.
+var ErrShortWorkspace = errors.New("workspace buffer too small")
+
+// WorkspaceSize returns the bytes of the arena a memory plan needs for a
+// run, before any run: every intermediate tensor and workspace of the
+// graph placed by lifetime (ATB's Setup). It needs a static-shape graph:
+// a dynamic input dimension, a value-dependent node or a spliced branch is
+// an error wrapping ErrDynamicWorkspace and naming it. A compute-dependent
+// node counts its upper bound.
+func (a *SuperKernelActor) WorkspaceSize() (int64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return 0, ErrClosed
+	}
+	mp, err := a.r.dryPlan()
+	if err != nil {
+		return 0, err
+	}
+	return mp.stats.ArenaBytes, nil
+}
+
+// UseWorkspace makes buf, a buffer of the actor's device of at least
+// WorkspaceSize bytes owned by the caller, the arena of the actor's memory
+// plan (plan.MemoryPlan must be on): runs place every intermediate tensor
+// and workspace in it and call no allocator for them. The caller keeps
+// buf alive until Close (or the next UseWorkspace) and frees it after;
+// a run whose tensors outgrow it falls back to the allocator and then
+// plans an arena of the actor's own.
+func (a *SuperKernelActor) UseWorkspace(buf device.Buffer) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return ErrClosed
+	}
+	if !a.r.planOn {
+		return fmt.Errorf("actor: UseWorkspace needs the memory plan (plan.MemoryPlan)")
+	}
+	mp, err := a.r.dryPlan()
+	if err != nil {
+		return err
+	}
+	if buf.IsZero() || buf.Size < mp.stats.ArenaBytes {
+		return fmt.Errorf("actor: workspace of %d bytes, the plan needs %d: %w", buf.Size, mp.stats.ArenaBytes, ErrShortWorkspace)
+	}
+	if err := a.r.dropPlan(); err != nil {
+		return err
+	}
+	mp.arena, mp.real, mp.borrowed = buf, buf.Data != nil, true
+	a.r.plan = mp
+	return nil
+}
+
+// dryPlan plans a run of the graph's declared input shapes without
+// running it: InferShape and Resize of every node in order, on virtual
+// tensors (goroutine 0, between runs).
+func (r *KernelRunner) dryPlan() (*memPlan, error) {
+	p := r.prog
+	for _, in := range p.g.Inputs {
+		if !in.Shape.Known() {
+			return nil, fmt.Errorf("actor: input %q has shape %v: %w", in.Name, in.Shape, ErrDynamicWorkspace)
+		}
+	}
+	for pos := range p.nodes {
+		nd := &p.nodes[pos]
+		if nd.guard.tok >= 0 || nd.volatile {
+			return nil, fmt.Errorf("actor: node %q (op %s) runs only as its data decide: %w", nd.name, nd.op, ErrDynamicWorkspace)
+		}
+		for _, j := range nd.valueDeps {
+			if s := nd.in[j]; p.slots[s].producer >= 0 || p.slots[s].isInput {
+				return nil, fmt.Errorf("actor: node %q (op %s) reads the value of input %d: %w", nd.name, nd.op, j, ErrDynamicWorkspace)
+			}
+		}
+	}
+	seen, seenWS := make([]int64, len(p.slots)), make([]int64, len(p.nodes))
+	for s := range r.tensors {
+		if !p.slots[s].isConst {
+			t := &r.tensors[s]
+			t.Host, t.Buf, t.DType, t.Shape = nil, device.Buffer{}, 0, t.Shape[:0]
+		}
+	}
+	for i, s := range p.inputs {
+		in := p.g.Inputs[i]
+		r.tensors[s].DType, r.tensors[s].Shape = in.DType, append(r.tensors[s].Shape[:0], in.Shape...)
+	}
+	clear(r.skip)
+	clear(r.staged)
+	for pos := range p.nodes {
+		if err := r.Infer(pos); err != nil {
+			return nil, err
+		}
+		if err := r.Resize(pos); err != nil {
+			return nil, err
+		}
+		for _, s := range p.nodes[pos].out {
+			seen[s] = r.tensors[s].Bytes()
+		}
+		seenWS[pos] = r.args[pos].Tiling.Workspace
+	}
+	saved, savedWS := r.seen, r.seenWS
+	r.seen, r.seenWS = seen, seenWS
+	mp, _ := r.buildPlan(nil)
+	r.seen, r.seenWS = saved, savedWS
+	return mp, nil
 }
