@@ -41,14 +41,14 @@ func peakLive(items []planItem, n int) int64 {
 // that read them, as with the allocator.
 type memPlan struct {
 	arena device.Buffer
-	real  bool    // the arena has host-visible contents
+	real  bool // the arena has host-visible contents
 	// borrowed: the arena is the caller's (UseWorkspace), never freed here
 	borrowed bool
-	off   []int64 // by slot: offset in the arena
-	size  []int64 // by slot: the bytes planned (0: not planned)
-	wsOff []int64 // by node position
-	wsLen []int64
-	stats plan.PlanStats
+	off      []int64 // by slot: offset in the arena
+	size     []int64 // by slot: the bytes planned (0: not planned)
+	wsOff    []int64 // by node position
+	wsLen    []int64
+	stats    plan.PlanStats
 }
 
 // planItem is one tensor or workspace to place.
