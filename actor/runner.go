@@ -104,9 +104,8 @@ type KernelRunner struct {
 	// valid), iscratch the key being
 	// built; they and cs's infer counts belong to the goroutine running
 	// InferShape. The setup state and counts belong to goroutine 0.
-	caches   plan.CacheKinds
 	local    []*cache.LRU
-	global   *cache.Global
+	global   []*cache.Op // by node position: its op's global entries (nil: off)
 	rkey     []byte
 	ikey     [][]byte
 	iout     [][]byte
@@ -196,7 +195,6 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 
 // setCaches turns on the host caches of c.
 func (r *KernelRunner) setCaches(c plan.Caches) {
-	r.caches = c.Kinds
 	n := len(r.prog.nodes)
 	if c.Kinds.Has(plan.TilingLocal) {
 		r.local = make([]*cache.LRU, n)
@@ -207,7 +205,13 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 		}
 	}
 	if c.Kinds.Has(plan.TilingGlobal) {
-		r.global = cache.Shared(c.GlobalSlots)
+		g := cache.Shared(c.GlobalSlots)
+		r.global = make([]*cache.Op, n)
+		for pos := range r.prog.nodes {
+			if op := r.prog.nodes[pos].global; op != "" {
+				r.global[pos] = g.Op(op)
+			}
+		}
 	}
 	r.inferOn, r.setupOn = c.Kinds.Has(plan.InferReuse), c.Kinds.Has(plan.SetupReuse)
 	if r.planOn = c.Kinds.Has(plan.MemoryPlan); r.planOn {
@@ -702,8 +706,11 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
 	local := r.local != nil && r.local[pos] != nil
-	global := r.global != nil && nd.global != ""
-	if !local && !global {
+	var global *cache.Op
+	if r.global != nil {
+		global = r.global[pos]
+	}
+	if !local && global == nil {
 		if err := r.resize(pos); err != nil {
 			return err
 		}
@@ -721,8 +728,8 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		}
 		r.cs[kernel.StageResize].LocalMisses++
 	}
-	if global {
-		d, ws, computed, err := r.global.Fill(nd.global, h, r.rkey, ar.Tiling.Data, func(dst []byte) (v cache.Value, err error) {
+	if global != nil {
+		d, ws, computed, err := global.Fill(h, r.rkey, ar.Tiling.Data, func(dst []byte) (v cache.Value, err error) {
 			// Recovered here, so that callers waiting for this
 			// computation get an error, not this node's panic.
 			defer r.recovered(pos, kernel.StageResize, &err)

@@ -19,20 +19,24 @@ import (
 type Global struct {
 	slots int
 	mu    sync.RWMutex
-	ops   map[string]*opLRU
+	ops   map[string]*Op
 	group singleflight.Group
 
 	hits, misses, computed atomic.Int64
 }
 
-type opLRU struct {
-	mu  sync.Mutex
-	lru LRU
+// Op is one op's entries of a global cache. A caller that looks the same
+// op up often keeps its Op (Global.Op) and skips finding it by name.
+type Op struct {
+	g    *Global
+	name string
+	mu   sync.Mutex
+	lru  LRU
 }
 
 // NewGlobal returns an empty global cache of slots ≥ 1 entries per op.
 func NewGlobal(slots int) *Global {
-	return &Global{slots: max(slots, 1), ops: make(map[string]*opLRU)}
+	return &Global{slots: max(slots, 1), ops: make(map[string]*Op)}
 }
 
 var shared struct {
@@ -60,56 +64,64 @@ func Shared(slots int) *Global {
 // Slots is the number of entries per op.
 func (g *Global) Slots() int { return g.slots }
 
-// lru returns op's LRU, made on first use.
-func (g *Global) lru(op string) *opLRU {
+// Op returns op's entries, made on first use.
+func (g *Global) Op(op string) *Op {
 	g.mu.RLock()
-	l := g.ops[op]
+	o := g.ops[op]
 	g.mu.RUnlock()
-	if l != nil {
-		return l
+	if o != nil {
+		return o
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if l = g.ops[op]; l == nil {
-		l = &opLRU{lru: LRU{slots: make([]slot, g.slots)}}
-		g.ops[op] = l
+	if o = g.ops[op]; o == nil {
+		o = &Op{g: g, name: op, lru: LRU{slots: make([]slot, g.slots)}}
+		g.ops[op] = o
 	}
-	return l
+	return o
 }
 
 // Get looks key up in op's entries, as LRU.Get does.
 func (g *Global) Get(op string, h uint64, key, dst []byte) (data []byte, workspace int64, ok bool) {
-	l := g.lru(op)
-	l.mu.Lock()
-	data, workspace, ok = l.lru.Get(h, key, dst)
-	l.mu.Unlock()
+	return g.Op(op).Get(h, key, dst)
+}
+
+// Fill is Op(op).Fill.
+func (g *Global) Fill(op string, h uint64, key, dst []byte, compute func(dst []byte) (Value, error)) (data []byte, workspace int64, computed bool, err error) {
+	return g.Op(op).Fill(h, key, dst, compute)
+}
+
+// Get looks key up in o's entries, as LRU.Get does.
+func (o *Op) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok bool) {
+	o.mu.Lock()
+	data, workspace, ok = o.lru.Get(h, key, dst)
+	o.mu.Unlock()
 	if ok {
-		g.hits.Inc()
+		o.g.hits.Inc()
 	} else {
-		g.misses.Inc()
+		o.g.misses.Inc()
 	}
 	return data, workspace, ok
 }
 
-// Fill returns the value of key in op's entries, computing it if it is
+// Fill returns the value of key in o's entries, computing it if it is
 // missing. Of the callers that miss the same key at the same time, one
 // runs its compute (which writes into its own dst and returns it) and
 // stores the value; the others wait and get a copy in their dst. computed
 // reports whether the caller's own compute ran. An error of a compute is
 // the error of the caller that ran it; the callers that waited for it run
 // their own compute instead, so that each error names its own caller.
-func (g *Global) Fill(op string, h uint64, key, dst []byte, compute func(dst []byte) (Value, error)) (data []byte, workspace int64, computed bool, err error) {
-	if data, workspace, ok := g.Get(op, h, key, dst); ok {
+func (o *Op) Fill(h uint64, key, dst []byte, compute func(dst []byte) (Value, error)) (data []byte, workspace int64, computed bool, err error) {
+	if data, workspace, ok := o.Get(h, key, dst); ok {
 		return data, workspace, false, nil
 	}
 	var mine Value
 	ran, fresh := false, false
-	v, err, _ := g.group.Do(op+"\x00"+string(key), func() (any, error) {
+	v, err, _ := o.g.group.Do(o.name+"\x00"+string(key), func() (any, error) {
 		ran = true
-		l := g.lru(op)
-		l.mu.Lock()
-		d, ws, ok := l.lru.Get(h, key, dst)
-		l.mu.Unlock()
+		o.mu.Lock()
+		d, ws, ok := o.lru.Get(h, key, dst)
+		o.mu.Unlock()
 		if ok { // stored by a computation that ended since the lookup
 			mine = Value{Data: d, Workspace: ws}
 			return Value{Data: bytes.Clone(d), Workspace: ws}, nil
@@ -120,10 +132,10 @@ func (g *Global) Fill(op string, h uint64, key, dst []byte, compute func(dst []b
 			return nil, err
 		}
 		mine = val
-		g.computed.Inc()
-		l.mu.Lock()
-		l.lru.Put(h, key, val.Data, val.Workspace)
-		l.mu.Unlock()
+		o.g.computed.Inc()
+		o.mu.Lock()
+		o.lru.Put(h, key, val.Data, val.Workspace)
+		o.mu.Unlock()
 		// The waiters read their copy after this caller went on to reuse
 		// its dst: hand them a copy of their own.
 		return Value{Data: bytes.Clone(val.Data), Workspace: val.Workspace}, nil
@@ -142,7 +154,7 @@ func (g *Global) Fill(op string, h uint64, key, dst []byte, compute func(dst []b
 	}
 	sv, ok := v.(Value)
 	if !ok {
-		return dst, 0, false, fmt.Errorf("cache: shared value of op %q is %T", op, v)
+		return dst, 0, false, fmt.Errorf("cache: shared value of op %q is %T", o.name, v)
 	}
 	return append(dst[:0], sv.Data...), sv.Workspace, false, nil
 }
