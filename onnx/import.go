@@ -714,6 +714,13 @@ func (im *importer) loopNode(n *Node) error {
 			types[i] = m.DType
 		}
 	}
+	return im.bodyNode(n, "Loop", body, inputs, types, kernel.Attrs{control.LoopCarried: int64(carried)})
+}
+
+// bodyNode adds node n as a control node of op whose body (typed by
+// types) reads inputs, then the outer tensors it captures; attrs gain the
+// body.
+func (im *importer) bodyNode(n *Node, op string, body *Graph, inputs []string, types []kernel.DType, attrs kernel.Attrs) error {
 	sub, err := im.subBody(n, body, types)
 	if err != nil {
 		return err
@@ -722,9 +729,9 @@ func (im *importer) loopNode(n *Node) error {
 	if err != nil {
 		return err
 	}
-	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "Loop",
-		Inputs: append(inputs, sub.outer...), Outputs: outputs,
-		Attrs: kernel.Attrs{control.LoopBody: sub.g, control.LoopCarried: int64(carried)}})
+	attrs[control.LoopBody] = sub.g
+	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: op,
+		Inputs: append(inputs, sub.outer...), Outputs: outputs, Attrs: attrs})
 	return nil
 }
 
@@ -826,18 +833,8 @@ func (im *importer) scanNode(n *Node) error {
 			types[i] = k.DType
 		}
 	}
-	sub, err := im.subBody(n, body, types)
-	if err != nil {
-		return err
-	}
-	outputs, err := im.bodyOutputs(n)
-	if err != nil {
-		return err
-	}
-	attrs[control.LoopBody], attrs[control.LoopCarried] = sub.g, int64(states)
-	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "Scan",
-		Inputs: append(inputs, sub.outer...), Outputs: outputs, Attrs: attrs})
-	return nil
+	attrs[control.LoopCarried] = int64(states)
+	return im.bodyNode(n, "Scan", body, inputs, types, attrs)
 }
 
 // constant imports a Constant node as a graph constant.
