@@ -160,6 +160,12 @@ func WithHeterogeneous(p plan.Placer) Option {
 	}
 }
 
+// WithCarried names the graph outputs later submitted steps carry (see
+// Submit): they are handed on tensor by tensor, as soon as produced.
+func WithCarried(outputs ...string) Option {
+	return func(c *Config) { c.Carried = append(c.Carried, outputs...) }
+}
+
 // WithSeed seeds the data-dependent results modeled on virtual data.
 func WithSeed(s uint64) Option { return func(c *Config) { c.Seed = s } }
 
@@ -177,6 +183,14 @@ type Executable struct {
 	// slices holds []*kernel.Tensor of the graph's input count then its
 	// output count, reused by RunInto.
 	slices sync.Pool
+
+	// Submitted steps (submit.go). smu serialises Submit, and Run against
+	// submissions; lanes[0] is act, lanes[1] made by the first Submit.
+	checked  *subgraph.Checked
+	smu      sync.Mutex
+	lanes    [lanes]*actor.SuperKernelActor
+	last     *Pending // the latest step that launched, while in flight
+	inflight sync.WaitGroup
 }
 
 // Compile validates g and prepares it to run: kernels are built, the
@@ -195,6 +209,11 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	c, err := c.Check()
 	if err != nil {
 		return nil, err
+	}
+	for _, name := range c.Carried {
+		if !slices.Contains(g.Outputs, name) {
+			return nil, fmt.Errorf("pipert: compile: %w: Carried: %q is not an output of graph %q", ErrConfig, name, g.Name)
+		}
 	}
 	if c.Placement != nil {
 		m, err := heterog.NewManager(nil, c.Device)
@@ -216,7 +235,9 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipert: compile: %w", err)
 	}
-	return &Executable{g: g, cfg: c, act: act}, nil
+	e := &Executable{g: g, cfg: c, act: act, checked: checked}
+	e.lanes[0] = act
+	return e, nil
 }
 
 // Config is the checked configuration the executable runs with.
@@ -251,6 +272,9 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 	if err := e.bindInputs(in, inputs); err != nil {
 		return nil, err
 	}
+	e.smu.Lock()
+	defer e.smu.Unlock()
+	e.settle()
 	if e.het != nil {
 		res, err := e.het.Run(ctx, inputs)
 		if err != nil {
@@ -350,7 +374,10 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 	for i, name := range e.g.Outputs {
 		outs[i] = outputs[name]
 	}
+	e.smu.Lock()
+	e.settle()
 	st, err := e.act.RunInto(ctx, in, outs)
+	e.smu.Unlock()
 	clear(*bufp)
 	if err != nil {
 		return st, e.runErr(err)
@@ -421,11 +448,17 @@ func (e *Executable) Close() error {
 		e.mu.Lock()
 		e.done = true
 		e.mu.Unlock()
+		e.smu.Lock()
+		e.settle()
+		e.smu.Unlock()
 		if e.het != nil {
 			err = errors.Join(e.het.Close(), e.mgr.Release())
 			return
 		}
 		err = e.act.Close()
+		if e.lanes[1] != nil {
+			err = errors.Join(err, e.lanes[1].Close())
+		}
 	})
 	return err
 }

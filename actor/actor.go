@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sync"
 	"time"
 
@@ -163,6 +164,16 @@ type Feed struct {
 	// run may leave some unpublished.
 	Outputs []int
 	Publish func(output int, t *kernel.Tensor)
+	// After, when not nil, is an event of another run on the same device
+	// whose kernels this run's follow: the run's stream waits for it once
+	// the inputs are uploaded, before the first launch.
+	After device.Event
+	// Launched, when not nil, is called once per run on the calling
+	// goroutine, when every kernel of the run has been enqueued on the
+	// device (or the run stopped before), with an event recorded after the
+	// last of them: the After of a run that follows. The event is reused by
+	// the actor's next run.
+	Launched func(last device.Event)
 }
 
 // RunFeed is Run with a Feed (nil: Run).
@@ -202,8 +213,11 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 		return nil, plan.Stats{}, err
 	}
 	if f != nil {
-		if f.Await == nil || f.Publish == nil {
-			return nil, plan.Stats{}, errors.New("actor: a Feed needs Await and Publish")
+		if f.Await == nil && slices.Contains(inputs, nil) {
+			return nil, plan.Stats{}, errors.New("actor: a Feed with awaited inputs needs Await")
+		}
+		if f.Publish == nil && len(f.Outputs) > 0 {
+			return nil, plan.Stats{}, errors.New("actor: a Feed with outputs needs Publish")
 		}
 		for _, o := range f.Outputs {
 			if o < 0 || o >= len(a.prog.outputs) {

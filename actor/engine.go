@@ -90,6 +90,8 @@ type engine struct {
 	pubS    device.Stream
 	labeled [maxWorkers]atomic.Bool
 	labels  [maxWorkers]context.Context
+	// last is recorded after a fed run's last launch (Feed.Launched).
+	last device.Event
 }
 
 // runState is the state of one run. It is reset when a run begins: no
@@ -345,6 +347,9 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	if err != nil {
 		rs.fail(err)
 	} else {
+		if e.feed != nil && e.feed.After != nil {
+			r.stream.WaitEvent(e.feed.After)
+		}
 		e.feedNodes(rs)
 	}
 	var qerr error
@@ -379,6 +384,13 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 				}
 			}
 		}
+	}
+	if e.feed != nil && e.feed.Launched != nil {
+		if e.last == nil {
+			e.last = e.a.dev.NewEvent()
+		}
+		r.stream.Record(e.last)
+		e.feed.Launched(e.last)
 	}
 	var outs []*kernel.Tensor
 	if err == nil {

@@ -69,6 +69,12 @@ type Config struct {
 	// Caches are the host caches that skip a kernel's host work when its
 	// operands are what they were (zero: ATB's defaults, DefaultCaches).
 	Caches Caches
+	// Carried names the graph outputs that later steps carry
+	// (Executable.Submit with a Carry): each is handed on as soon as its
+	// producing kernel completed on the device, tensor by tensor. A carry
+	// of any other output waits for the end of the step that produces it.
+	// Compile rejects a name that is not a graph output.
+	Carried []string
 	// Seed varies the data-dependent results kernels model on virtual data
 	// (the output size of Unique); runs with equal seeds are identical.
 	Seed uint64

@@ -91,6 +91,11 @@ type result struct {
 	// with caller-owned outputs (Executable.RunInto), the mean of a few;
 	// absent for heterogeneous rows.
 	AllocsPerRun *float64 `json:"allocs_per_run,omitempty"`
+	// Overlap: the steps of a repetition were submitted (Executable.Submit),
+	// each step's host stages overlapping the device tail of the one
+	// before; the makespan is the repetition's wall time and the bound
+	// that of the steps' summed work.
+	Overlap bool `json:"overlap,omitempty"`
 }
 
 // variant is one way to run a scenario: an actor mode and barrier policy,
@@ -103,6 +108,10 @@ type variant struct {
 	serial bool // hetero: the heterog.Serial schedule
 	// caches are the host caches on (NoCaches: none).
 	caches pipert.CacheKinds
+	// overlap submits a repetition's consecutive steps (Executable.Submit)
+	// so that a step's host stages overlap the device tail of the one
+	// before, instead of Running them one after another.
+	overlap bool
 }
 
 func (v variant) modeName() string {
@@ -122,6 +131,9 @@ func (v variant) String() string {
 	}
 	if c := cacheName(v.caches); c != "" {
 		s += "+" + strings.ReplaceAll(c, ",", "+")
+	}
+	if v.overlap {
+		s += "+overlap"
 	}
 	return s
 }
@@ -178,6 +190,16 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 	}
 	if all[0].caches != pipert.NoCaches {
 		all = append([]variant{{mode: pipert.KBK, caches: pipert.NoCaches}}, all...)
+	}
+	// Consecutive steps also submitted with overlap, without caches and
+	// with the last set (all of them in a study).
+	if sc.Steps > 1 && cfg.overlap {
+		for _, v := range all {
+			if !v.hetero && (v.caches == sets[0] || v.caches == sets[len(sets)-1]) {
+				v.overlap = true
+				all = append(all, v)
+			}
+		}
 	}
 	return all
 }
@@ -250,6 +272,76 @@ func (a actorExec) run(ctx context.Context, in map[string]*kernel.Tensor) (sampl
 }
 
 func (a actorExec) close() error { return a.e.Close() }
+
+// overlapped runs steps consecutive steps of w from step *step on,
+// submitted so that each overlaps the device tail of the one before;
+// w.Feedback outputs are carried from step to step, and the last step's
+// inputs for the next repetition are returned as Run's loop keeps them
+// (in, nil when there is no feedback). The sample sums the steps' figures
+// but for the makespan, the wall time of them all, the device's busy time
+// over it, and the bound, that of the summed work.
+func (a actorExec) overlapped(ctx context.Context, w *scenarios.Workload, steps int, step *int, in map[string]*kernel.Tensor) (sample, map[string]*kernel.Tensor, error) {
+	var (
+		rs   sample
+		prev *pipert.Pending
+		last map[string]*kernel.Tensor
+	)
+	wait := func(p *pipert.Pending) error {
+		res, err := p.Wait()
+		if err != nil {
+			return err
+		}
+		rs.add(res.Stats)
+		last = res.Outputs
+		return nil
+	}
+	d0 := a.e.Device().Stats()
+	start := time.Now()
+	for range steps {
+		inputs := w.InputsOf(*step)
+		if in != nil {
+			inputs = in // fed back: the last step's inputs, its carried ones replaced
+		}
+		var carries []pipert.Carry
+		if prev != nil && len(w.Feedback) > 0 {
+			inputs = maps.Clone(in)
+			for input, output := range w.Feedback {
+				delete(inputs, input)
+				carries = append(carries, pipert.Carry{From: prev, Output: output, Input: input})
+			}
+		}
+		if len(w.Feedback) > 0 {
+			in = inputs
+		}
+		p, err := a.e.Submit(ctx, inputs, carries...)
+		if err != nil {
+			return rs, nil, err
+		}
+		if prev != nil {
+			if err := wait(prev); err != nil {
+				return rs, nil, err
+			}
+		}
+		prev = p
+		*step++
+	}
+	if err := wait(prev); err != nil {
+		return rs, nil, err
+	}
+	rs.Makespan = time.Since(start)
+	// The steps' own device figures overlap in time: the device's busy
+	// time over the whole sequence instead.
+	rs.DeviceBusy = time.Duration(a.e.Device().Stats().Sub(d0).BusyNs)
+	rs.bound = rs.Stats.Bound()
+	var next map[string]*kernel.Tensor
+	if len(w.Feedback) > 0 {
+		next = maps.Clone(in)
+		for input, output := range w.Feedback {
+			next[input] = last[output]
+		}
+	}
+	return rs, next, nil
+}
 
 // allocsPerRun measures the heap allocations of a steady-state RunInto on
 // in, with output tensors made from one Run's outputs.
@@ -369,7 +461,16 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 		for rp := -1; rp < cfg.reps; rp++ {
 			for _, r := range runners {
 				var rs sample
+				if r.v.overlap {
+					var err error
+					if rs, r.in, err = r.exe.(actorExec).overlapped(ctx, w, steps, &r.step, r.in); err != nil {
+						return nil, fmt.Errorf("scenario %s, %v, step %d: %w", sc.Name, r.v, r.step, err)
+					}
+				}
 				for range steps {
+					if r.v.overlap {
+						break
+					}
 					in := w.InputsOf(r.step)
 					if r.in != nil {
 						in = r.in
@@ -413,7 +514,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 			if kbkMakespan > 0 {
 				res.SpeedupVsKBK = float64(kbkMakespan) / float64(res.MakespanNs)
 			}
-			if ae, ok := r.exe.(actorExec); ok && len(w.Feedback) == 0 {
+			if ae, ok := r.exe.(actorExec); ok && len(w.Feedback) == 0 && !r.v.overlap {
 				a, err := ae.allocsPerRun(ctx, w.InputsOf(r.step))
 				if err != nil {
 					return nil, fmt.Errorf("scenario %s, %v: allocations: %w", sc.Name, r.v, err)
@@ -477,6 +578,7 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 		PeakBytes:  med(func(s sample) time.Duration { return time.Duration(s.PeakDeviceBytes) }),
 		WaitNs:     med(func(s sample) time.Duration { return s.Wait }),
 		Caches:     cacheName(v.caches),
+		Overlap:    v.overlap,
 	}
 	r.HostNsPerKernel = float64(r.StageBusyNs.Prepare+r.StageBusyNs.Infer+r.StageBusyNs.Resize+r.StageBusyNs.Launch) / float64(max(r.Kernels, 1))
 	if v.caches.Any() {
@@ -538,6 +640,9 @@ func writeTable(w io.Writer, rep *report) {
 		mode := r.Mode
 		if r.Schedule == "serial" {
 			mode += " (serial)"
+		}
+		if r.Overlap {
+			mode += " (overlap)"
 		}
 		caches := r.Caches
 		if caches == "" {
@@ -650,7 +755,7 @@ func writeCacheStudy(w io.Writer, rep *report) {
 	base := map[key]result{}
 	kbk := map[string]result{}
 	for _, r := range rep.Results {
-		if r.Caches != "" || r.Schedule != "" {
+		if r.Caches != "" || r.Schedule != "" || r.Overlap {
 			continue
 		}
 		base[key{r.Scenario, r.Mode, r.Barrier}] = r
@@ -662,7 +767,7 @@ func writeCacheStudy(w io.Writer, rep *report) {
 	}
 	for _, r := range rep.Results {
 		b, ok := base[key{r.Scenario, r.Mode, r.Barrier}]
-		if r.Caches == "" || r.Schedule != "" || !ok {
+		if r.Caches == "" || r.Schedule != "" || r.Overlap || !ok {
 			continue
 		}
 		k := kbk[r.Scenario]
@@ -671,5 +776,25 @@ func writeCacheStudy(w io.Writer, rep *report) {
 			float64(k.MakespanNs)/float64(r.MakespanNs),
 			time.Duration(b.HostNsPerKernel).Round(10*time.Nanosecond), time.Duration(r.HostNsPerKernel).Round(10*time.Nanosecond),
 			r.HostNsPerKernel/max(b.HostNsPerKernel, 1))
+	}
+	// Overlapped steps against the same variant's sequential steps.
+	type vkey struct{ scenario, mode, barrier, caches string }
+	seq := map[vkey]result{}
+	for _, r := range rep.Results {
+		if !r.Overlap && r.Schedule == "" {
+			seq[vkey{r.Scenario, r.Mode, r.Barrier, r.Caches}] = r
+		}
+	}
+	for _, r := range rep.Results {
+		s, ok := seq[vkey{r.Scenario, r.Mode, r.Barrier, r.Caches}]
+		if !r.Overlap || !ok {
+			continue
+		}
+		caches := r.Caches
+		if caches == "" {
+			caches = "no caches"
+		}
+		fmt.Fprintf(w, "overlapped steps %s %s, %s: %.2fx sequential steps (%d steps a repetition; efficiency %.2f against %.2f)\n",
+			r.Scenario, variantName(r), caches, float64(s.MakespanNs)/float64(r.MakespanNs), r.Steps, r.Efficiency, s.Efficiency)
 	}
 }

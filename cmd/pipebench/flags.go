@@ -43,6 +43,9 @@ type config struct {
 	// the tiling caches' slots (0: ATB's defaults).
 	cacheSets               []pipert.CacheKinds
 	localSlots, globalSlots int
+	// overlap adds, on multi-step scenarios, variants whose steps are
+	// submitted to overlap (Executable.Submit).
+	overlap bool
 }
 
 // checkSlack is how far above 1.0 -check lets an efficiency go: clock
@@ -80,6 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		launch    = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
 		tiling    = fs.Duration("tiling", -1, "the part of the Resize cost a tiling cache hit saves (default: the scenario's; at most -resize)")
 		caches    = fs.String("cache", "", "host caches of every variant: none, a comma-separated set of local, global, infer, setup, plan, or study (none, each alone, all; the default on decode-steps, none elsewhere)")
+		overlap   = fs.Bool("overlap", true, "on scenarios of consecutive steps (decode-steps), also submit each repetition's steps so that each step's host stages overlap the device tail of the one before (rows with \"overlap\": true)")
 		local     = fs.Int("cache-local", 0, "slots per node of the local tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_LOCAL_COUNT; default 1)")
 		global    = fs.Int("cache-global", 0, "slots per op of the global tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_GLOABL_COUNT; default 5)")
 	)
@@ -214,6 +218,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.cacheSets = []pipert.CacheKinds{k}
 	}
+	c.overlap = *overlap
 	flagSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagSet[f.Name] = true })
 	for _, sl := range []struct {

@@ -77,7 +77,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 		t.Fatalf("-h exit %d", code)
 	}
 	for _, f := range []string{"-scenario", "-mode", "-barrier", "-check", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch",
-		"-model", "-input", "-const", "-golden", "-tol", "-size"} {
+		"-model", "-input", "-const", "-golden", "-tol", "-size", "-overlap"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("-h does not document %s", f)
 		}
@@ -138,8 +138,11 @@ func TestJSONSchema(t *testing.T) {
 		default:
 			t.Errorf("mode %q", m)
 		}
-		if r["mode"] == "kbk" && r["caches"] == "" && r["speedup_vs_kbk"].(float64) != 1 {
+		if r["mode"] == "kbk" && r["caches"] == "" && r["overlap"] == nil && r["speedup_vs_kbk"].(float64) != 1 {
 			t.Errorf("kbk speedup %v", r["speedup_vs_kbk"])
+		}
+		if o, ok := r["overlap"]; ok && (o != true || r["steps"] == nil) {
+			t.Errorf("%v %v: overlap %v over %v steps", r["scenario"], r["mode"], o, r["steps"])
 		}
 		if e := r["efficiency"].(float64); e <= 0 {
 			t.Errorf("%v %v: efficiency %v", r["scenario"], r["mode"], e)

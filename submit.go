@@ -1,0 +1,284 @@
+package pipert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/pipert/pipert/actor"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// Carry feeds output Output of an earlier submitted step, From, to input
+// Input of a new one: the new step's first kernel reading Input waits for
+// that one tensor — with WithCarried(Output), for its producer's
+// completion on the device, not for the whole earlier step.
+type Carry struct {
+	From   *Pending
+	Output string
+	Input  string
+}
+
+// Pending is a submitted step (Submit): every kernel of it has been
+// launched; its device tail and output copies may still be running. Wait
+// returns its Result. A Pending's methods are safe for concurrent use.
+type Pending struct {
+	e        *Executable
+	lane     int
+	launched chan struct{} // closed once every kernel is enqueued
+	last     device.Event  // recorded after the last launch; the next step's order
+	done     chan struct{} // closed once res and err are set
+	res      *Result
+	err      error
+	outs     []carried // by graph output position
+}
+
+// carried is one output of a step as later steps see it: set once, then
+// ready is closed.
+type carried struct {
+	ready chan struct{}
+	t     *kernel.Tensor
+}
+
+// lanes is the number of steps Submit keeps in flight: the step whose
+// host stages run and the step whose device tail ends.
+const lanes = 2
+
+// Submit starts a step — a run — and returns once the host has launched
+// all of its kernels, without waiting for the device to finish them: the
+// host stages of the next Submit overlap this step's device tail, as
+// consecutive decode steps or streaming audio frames allow. Steps run in
+// submission order on the device; their results are those of consecutive
+// Runs, bit for bit.
+//
+// inputs gives every graph input that carries does not: a carried input
+// is an output of an earlier step, awaited by the first kernel that reads
+// it — as soon as its producer completed if the output is named by
+// WithCarried, at the end of the earlier step otherwise. Submit keeps
+// two steps in flight (each with its own device state: constants, memory
+// plan; the second is made by the first Submit): a third waits for the
+// first's device tail. Steps are cancelled with ctx, also after Submit
+// returned. A heterogeneous executable runs the step within Submit.
+// Run, RunInto and Close first wait for every submitted step to end.
+func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tensor, carries ...Carry) (*Pending, error) {
+	if ctx == nil {
+		return nil, errors.New("pipert: submit: nil context")
+	}
+	e.smu.Lock()
+	defer e.smu.Unlock()
+	e.mu.RLock()
+	done := e.done
+	e.mu.RUnlock()
+	if done {
+		return nil, ErrClosed
+	}
+	in, err := e.submitInputs(inputs, carries)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pending{e: e, launched: make(chan struct{}), done: make(chan struct{}),
+		outs: make([]carried, len(e.g.Outputs))}
+	for i := range p.outs {
+		p.outs[i].ready = make(chan struct{})
+	}
+	await := func(ctx context.Context, i int) (*kernel.Tensor, error) {
+		name := e.g.Inputs[i].Name
+		for _, c := range carries {
+			if c.Input == name {
+				return c.From.carried(ctx, c.Output)
+			}
+		}
+		return nil, fmt.Errorf("pipert: submit: input %q has no tensor", name)
+	}
+	if e.het != nil {
+		for _, c := range carries {
+			t, err := c.From.carried(ctx, c.Output)
+			if err != nil {
+				return nil, err
+			}
+			inputs = maps2(inputs, c.Input, t)
+		}
+		res, err := e.het.Run(ctx, inputs)
+		if err != nil {
+			p.err = e.runErr(err)
+		} else {
+			p.res = &Result{Outputs: res.Outputs, Stats: res.Stats}
+			p.publishAll()
+		}
+		close(p.launched)
+		close(p.done)
+		return p, nil
+	}
+	if e.lanes[1] == nil {
+		a, err := actor.New(e.checked, e.cfg, actor.Options{Name: e.laneName()})
+		if err != nil {
+			return nil, fmt.Errorf("pipert: submit: %w", err)
+		}
+		e.lanes[1] = a
+	}
+	var after device.Event
+	if e.last != nil {
+		p.lane = (e.last.lane + 1) % lanes
+		after = e.last.last
+	}
+	feed := &actor.Feed{
+		Await:   await,
+		Outputs: make([]int, 0, len(e.cfg.Carried)),
+		Publish: p.publish,
+		After:   after,
+		Launched: func(last device.Event) {
+			p.last = last
+			close(p.launched)
+		},
+	}
+	for _, name := range e.cfg.Carried {
+		feed.Outputs = append(feed.Outputs, slices.Index(e.g.Outputs, name))
+	}
+	e.inflight.Add(1)
+	go p.run(ctx, e.lanes[p.lane], in, feed)
+	select {
+	case <-p.launched:
+	case <-p.done:
+		// Failed before launching anything: nothing to order after.
+		return p, nil
+	}
+	e.last = p
+	return p, nil
+}
+
+// maps2 returns m with k set to v, m itself untouched.
+func maps2(m map[string]*kernel.Tensor, k string, v *kernel.Tensor) map[string]*kernel.Tensor {
+	out := make(map[string]*kernel.Tensor, len(m)+1)
+	for n, t := range m {
+		out[n] = t
+	}
+	out[k] = v
+	return out
+}
+
+// laneName names the second lane's trace tracks.
+func (e *Executable) laneName() string {
+	name := e.cfg.TraceName
+	if name == "" {
+		name = e.g.Name
+	}
+	return name + " (lane 2)"
+}
+
+// submitInputs checks inputs and carries and puts the given inputs in the
+// graph's order, leaving carried ones nil.
+func (e *Executable) submitInputs(inputs map[string]*kernel.Tensor, carries []Carry) ([]*kernel.Tensor, error) {
+	in := make([]*kernel.Tensor, len(e.g.Inputs))
+	carried := make(map[string]bool, len(carries))
+	for _, c := range carries {
+		switch {
+		case c.From == nil:
+			return nil, fmt.Errorf("pipert: submit: carry to input %q: no step to carry from", c.Input)
+		case c.From.e != e:
+			return nil, fmt.Errorf("pipert: submit: carry to input %q: the step is another executable's", c.Input)
+		case !e.hasInput(c.Input):
+			return nil, fmt.Errorf("pipert: submit: carry to unknown input %q", c.Input)
+		case !slices.Contains(e.g.Outputs, c.Output):
+			return nil, fmt.Errorf("pipert: submit: carry from unknown output %q", c.Output)
+		case carried[c.Input]:
+			return nil, fmt.Errorf("pipert: submit: input %q carried twice", c.Input)
+		case inputs[c.Input] != nil:
+			return nil, fmt.Errorf("pipert: submit: input %q both given and carried", c.Input)
+		}
+		carried[c.Input] = true
+	}
+	for i, v := range e.g.Inputs {
+		t, ok := inputs[v.Name]
+		if carried[v.Name] {
+			continue
+		}
+		if !ok || t == nil {
+			return nil, fmt.Errorf("pipert: submit: missing input %q", v.Name)
+		}
+		in[i] = t
+	}
+	for name := range inputs {
+		if !e.hasInput(name) {
+			return nil, fmt.Errorf("pipert: submit: unknown input %q", name)
+		}
+	}
+	return in, nil
+}
+
+// run is the step's goroutine: the whole run on its lane.
+func (p *Pending) run(ctx context.Context, a *actor.SuperKernelActor, in []*kernel.Tensor, f *actor.Feed) {
+	defer p.e.inflight.Done()
+	outs, st, err := a.RunFeed(ctx, in, f)
+	if err != nil {
+		p.err = p.e.runErr(err)
+	} else {
+		p.res = &Result{Outputs: make(map[string]*kernel.Tensor, len(outs)), Stats: st}
+		for i, name := range p.e.g.Outputs {
+			p.res.Outputs[name] = outs[i]
+		}
+		p.publishAll()
+	}
+	select {
+	case <-p.launched:
+	default:
+		close(p.launched) // the run stopped before its engine started
+	}
+	close(p.done)
+}
+
+// publish is the run's Feed.Publish: output o is ready for carries.
+func (p *Pending) publish(o int, t *kernel.Tensor) {
+	c := &p.outs[o]
+	select {
+	case <-c.ready:
+	default:
+		c.t = t
+		close(c.ready)
+	}
+}
+
+// publishAll makes every output of a finished step ready.
+func (p *Pending) publishAll() {
+	for i, name := range p.e.g.Outputs {
+		p.publish(i, p.res.Outputs[name])
+	}
+}
+
+// carried waits for output name of the step.
+func (p *Pending) carried(ctx context.Context, name string) (*kernel.Tensor, error) {
+	c := &p.outs[slices.Index(p.e.g.Outputs, name)]
+	select {
+	case <-c.ready:
+		return c.t, nil
+	case <-p.done:
+		select {
+		case <-c.ready:
+			return c.t, nil
+		default:
+		}
+		if p.err != nil {
+			return nil, fmt.Errorf("pipert: carried output %q: its step failed: %w", name, p.err)
+		}
+		return nil, fmt.Errorf("pipert: carried output %q was not produced", name)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Wait waits for the step to end and returns its result, as Run would
+// have. Waiting again returns the same result.
+func (p *Pending) Wait() (*Result, error) {
+	<-p.done
+	return p.res, p.err
+}
+
+// Done is closed when the step has ended.
+func (p *Pending) Done() <-chan struct{} { return p.done }
+
+// settle waits for every submitted step to end; the caller holds e.smu.
+func (e *Executable) settle() {
+	e.inflight.Wait()
+	e.last = nil
+}

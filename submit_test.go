@@ -1,0 +1,267 @@
+package pipert_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/internal/graphtest"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// carries pairs each graph input with an output of the same dtype and
+// shape in outs (a step's outputs), if there is one: what a streaming model
+// feeds back.
+func carries(g *subgraph.Graph, outs map[string]*kernel.Tensor, in []*kernel.Tensor) map[string]string {
+	m := map[string]string{}
+	used := map[string]bool{}
+	for i, v := range g.Inputs {
+		for _, name := range g.Outputs {
+			o := outs[name]
+			if !used[name] && o.DType == in[i].DType && o.Shape.Equal(in[i].Shape) {
+				m[v.Name], used[name] = name, true
+				break
+			}
+		}
+	}
+	return m
+}
+
+// TestSubmittedStepsMatchSequentialRuns runs random graphs as a sequence of
+// steps, each step's inputs partly carried from the previous step's outputs
+// and partly new (of changing row counts where the graph allows), and
+// checks every step of every mode, submitted with overlap, against the same
+// sequence of KBK Runs, bit for bit: carried outputs handed on at the end of
+// their step, and tensor by tensor (WithCarried).
+func TestSubmittedStepsMatchSequentialRuns(t *testing.T) {
+	const steps = 5
+	ctx := context.Background()
+	configs := []struct {
+		name string
+		opts []pipert.Option
+	}{
+		{"kbk", []pipert.Option{pipert.WithMode(pipert.KBK)}},
+		{"async", []pipert.Option{pipert.WithMode(pipert.Async)}},
+		{"pipeline", []pipert.Option{pipert.WithMode(pipert.Pipeline)}},
+		{"pipeline/drain", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithBarrier(pipert.Drain)}},
+		{"pipeline/all caches", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithCaches(pipert.Caches{Kinds: pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan})}},
+		{"heterogeneous", []pipert.Option{pipert.WithHeterogeneous(nil)}},
+	}
+	carried := 0
+	defer func() {
+		if !t.Failed() && carried < 20 {
+			t.Errorf("only %d inputs carried over all graphs: the test carries too little", carried)
+		}
+	}()
+	for seed := range uint64(12) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		o := graphtest.Options{Nodes: 4 + rng.IntN(8), ValueDeps: seed%3 == 1, DynamicRows: seed%2 == 0, Flip: 0.3}
+		g, first := graphtest.Random(rng, o)
+		// Every step's fresh inputs, drawn once for all configurations.
+		fresh := make([][]*kernel.Tensor, steps)
+		fresh[0] = graphtest.Inputs(g, first)
+		for s := 1; s < steps; s++ {
+			rows := int64(3)
+			if o.DynamicRows {
+				rows = 1 + int64(rng.IntN(5))
+			}
+			fresh[s] = graphtest.Refill(rng, g, rows)
+		}
+		// The reference: KBK Runs in sequence, carrying what fits.
+		ref, err := pipert.Compile(g, pipert.WithMode(pipert.KBK), pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]map[string]*kernel.Tensor, steps)
+		plan := make([]map[string]string, steps) // input ← output of the step before
+		for s := range steps {
+			in := map[string]*kernel.Tensor{}
+			for i, v := range g.Inputs {
+				in[v.Name] = fresh[s][i]
+				if src, ok := plan[s][v.Name]; ok {
+					in[v.Name] = want[s-1][src]
+				}
+			}
+			res, err := ref.Run(ctx, in)
+			if err != nil {
+				t.Fatalf("seed %d: reference step %d: %v", seed, s, err)
+			}
+			want[s] = res.Outputs
+			if s+1 < steps {
+				plan[s+1] = carries(g, res.Outputs, fresh[s+1])
+			}
+		}
+		for _, p := range plan {
+			carried += len(p)
+		}
+		ref.Close()
+		early := []struct {
+			name string
+			opts []pipert.Option
+		}{
+			{"pipeline/carried early", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithCarried(g.Outputs...)}},
+			{"kbk/carried early", []pipert.Option{pipert.WithMode(pipert.KBK), pipert.WithCarried(g.Outputs...)}},
+		}
+		for _, c := range append(configs, early...) {
+			t.Run(fmt.Sprintf("seed%d/%s", seed, c.name), func(t *testing.T) {
+				exe, err := pipert.Compile(g, c.opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer exe.Close()
+				ps := make([]*pipert.Pending, steps)
+				for s := range steps {
+					in := map[string]*kernel.Tensor{}
+					var cs []pipert.Carry
+					for i, v := range g.Inputs {
+						if src, ok := plan[s][v.Name]; ok {
+							cs = append(cs, pipert.Carry{From: ps[s-1], Output: src, Input: v.Name})
+							continue
+						}
+						in[v.Name] = fresh[s][i]
+					}
+					if ps[s], err = exe.Submit(ctx, in, cs...); err != nil {
+						t.Fatalf("submit step %d: %v", s, err)
+					}
+				}
+				for s, p := range ps {
+					res, err := p.Wait()
+					if err != nil {
+						t.Fatalf("step %d: %v", s, err)
+					}
+					for name, w := range want[s] {
+						got := res.Outputs[name]
+						if got == nil || got.DType != w.DType || !got.Shape.Equal(w.Shape) || string(got.Host) != string(w.Host) {
+							t.Fatalf("step %d output %s: %v, want %v", s, name, got, w)
+						}
+					}
+				}
+				// A Run after submissions waits for them and still agrees.
+				in := map[string]*kernel.Tensor{}
+				for i, v := range g.Inputs {
+					in[v.Name] = fresh[0][i]
+				}
+				res, err := exe.Run(ctx, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for name, w := range want[0] {
+					if got := res.Outputs[name]; string(got.Host) != string(w.Host) {
+						t.Fatalf("run after submit: output %s differs", name)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSubmitMisuse: every wrong use of Submit and Carry is a clear error,
+// and a failed step fails the steps carried from it without hanging.
+func TestSubmitMisuse(t *testing.T) {
+	ctx := context.Background()
+	exe, err := pipert.Compile(graph())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := pipert.Compile(graph())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	x := kernel.FromFloat32([]float32{1, -1}, 2)
+	in := map[string]*kernel.Tensor{"x": x}
+	p0, err := exe.Submit(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := other.Submit(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in   map[string]*kernel.Tensor
+		cs   []pipert.Carry
+		want string
+	}{
+		{nil, nil, `missing input "x"`},
+		{map[string]*kernel.Tensor{"x": x, "y": x}, nil, `unknown input "y"`},
+		{nil, []pipert.Carry{{Output: "relu_0:0", Input: "x"}}, "no step to carry from"},
+		{nil, []pipert.Carry{{From: q, Output: "relu_0:0", Input: "x"}}, "another executable's"},
+		{nil, []pipert.Carry{{From: p0, Output: "nope", Input: "x"}}, `unknown output "nope"`},
+		{nil, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "y"}}, `unknown input "y"`},
+		{in, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "x"}}, "both given and carried"},
+		{nil, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "x"}, {From: p0, Output: "relu_0:0", Input: "x"}}, "carried twice"},
+	} {
+		if _, err := exe.Submit(ctx, c.in, c.cs...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Submit(%v, %v): %v, want %q", c.in, c.cs, err, c.want)
+		}
+	}
+	//lint:ignore SA1012 a nil context is the misuse tested
+	if _, err := exe.Submit(nil, in); err == nil { //nolint:staticcheck
+		t.Error("nil context accepted")
+	}
+	// A step given a wrong input fails, and so does the step carried from it.
+	bad, err := exe.Submit(ctx, map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2, 3}, 3)})
+	if err == nil {
+		_, err = bad.Wait()
+	}
+	if err == nil || !strings.Contains(err.Error(), `input "x"`) {
+		t.Fatalf("bad input: %v", err)
+	}
+	next, err := exe.Submit(ctx, nil, pipert.Carry{From: bad, Output: "relu_0:0", Input: "x"})
+	if err == nil {
+		_, err = next.Wait()
+	}
+	if err == nil || !strings.Contains(err.Error(), "its step failed") {
+		t.Fatalf("carried from a failed step: %v", err)
+	}
+	// Waiting twice gives the same result; Close waits for steps in flight.
+	r1, err1 := p0.Wait()
+	r2, err2 := p0.Wait()
+	if err1 != nil || r1 != r2 || err2 != nil {
+		t.Fatalf("second Wait: %v %v", err1, err2)
+	}
+	if got := kernel.Float32s(r1.Outputs["relu_0:0"].Host); got[0] != 1 || got[1] != 0 {
+		t.Fatalf("relu gave %v", got)
+	}
+	p, err := exe.Submit(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exe.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatalf("step submitted before Close: %v", err)
+	}
+	if _, err := exe.Submit(ctx, in); !errors.Is(err, pipert.ErrClosed) {
+		t.Fatalf("Submit after Close: %v", err)
+	}
+	// A cancelled context ends a step with its error.
+	exe2, err := pipert.Compile(graph(), pipert.WithMode(pipert.Pipeline))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe2.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	p, err = exe2.Submit(cctx, in)
+	if err == nil {
+		_, err = p.Wait()
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled step: %v", err)
+	}
+}
+
+func TestWithCarriedRejectsUnknownOutputs(t *testing.T) {
+	_, err := pipert.Compile(graph(), pipert.WithCarried("nope"))
+	if !errors.Is(err, pipert.ErrConfig) || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("unknown carried output: %v", err)
+	}
+}
