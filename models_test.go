@@ -21,16 +21,18 @@ import (
 type modelSetting struct {
 	name string
 	opts []pipert.Option
-	// twice runs the executable twice on the same inputs and keeps the
-	// second run's outputs (the host caches hit).
-	twice bool
+	// runs is how many times the executable runs on the same inputs
+	// (0: once); the last run's outputs count (the host caches hit, a
+	// replay replays).
+	runs int
 }
 
 // modelSettings lists KBK without host caches first (the reference), then
 // every other mode and barrier policy with the default caches, then
 // heterogeneous execution with placement by tensor size (nodes whose
 // operands all have fewer than 4096 elements run on the CPU), then the
-// second run of a pipeline with every host cache on.
+// second run of a pipeline with every host cache on, then the third run
+// in mode Replay (the first replayed).
 func modelSettings() []modelSetting {
 	none := pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches})
 	all := pipert.WithCaches(pipert.Caches{Kinds: pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan})
@@ -42,7 +44,8 @@ func modelSettings() []modelSetting {
 	}
 	out = append(out, modelSetting{name: "heterogeneous/size4096", opts: []pipert.Option{
 		pipert.WithMode(pipert.Pipeline), pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}})
-	out = append(out, modelSetting{name: "pipeline/all caches/second run", twice: true, opts: []pipert.Option{pipert.WithMode(pipert.Pipeline), all}})
+	out = append(out, modelSetting{name: "pipeline/all caches/second run", runs: 2, opts: []pipert.Option{pipert.WithMode(pipert.Pipeline), all}})
+	out = append(out, modelSetting{name: "replay/third run", runs: 3, opts: []pipert.Option{pipert.WithMode(pipert.Replay)}})
 	return out
 }
 
@@ -135,10 +138,13 @@ func testModel(t *testing.T, m modelCase) {
 				t.Fatalf("%s %s: %v", c.Name, s.name, err)
 			}
 			res, err := exe.Run(context.Background(), run)
-			if err == nil && s.twice {
+			for i := 1; i < s.runs && err == nil; i++ {
 				res, err = exe.Run(context.Background(), run)
 			}
 			exe.Close()
+			if err == nil && s.runs == 3 && res.Stats.Replay.Kernels == 0 {
+				t.Errorf("%s %s: nothing replayed: %+v", c.Name, s.name, res.Stats.Replay)
+			}
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.Name, s.name, err)
 			}

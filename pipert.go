@@ -42,6 +42,7 @@ const (
 	KBK      = plan.KBK
 	Async    = plan.Async
 	Pipeline = plan.Pipeline
+	Replay   = plan.Replay
 )
 
 // BarrierPolicy selects how a kernel waits at value and compute
@@ -67,10 +68,11 @@ type Stats = plan.Stats
 // Caches configure the host caches (tiling, InferShape and Setup reuse);
 // see plan.Caches. CacheKinds is a set of them.
 type (
-	Caches     = plan.Caches
-	CacheKinds = plan.CacheKinds
-	CacheStats = plan.CacheStats
-	PlanStats  = plan.PlanStats
+	Caches      = plan.Caches
+	CacheKinds  = plan.CacheKinds
+	CacheStats  = plan.CacheStats
+	PlanStats   = plan.PlanStats
+	ReplayStats = plan.ReplayStats
 )
 
 // The host caches; see plan.CacheKinds.

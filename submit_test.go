@@ -50,6 +50,7 @@ func TestSubmittedStepsMatchSequentialRuns(t *testing.T) {
 		{"pipeline", []pipert.Option{pipert.WithMode(pipert.Pipeline)}},
 		{"pipeline/drain", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithBarrier(pipert.Drain)}},
 		{"pipeline/all caches", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithCaches(pipert.Caches{Kinds: pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan})}},
+		{"replay", []pipert.Option{pipert.WithMode(pipert.Replay)}},
 		{"heterogeneous", []pipert.Option{pipert.WithHeterogeneous(nil)}},
 	}
 	carried := 0
@@ -106,6 +107,7 @@ func TestSubmittedStepsMatchSequentialRuns(t *testing.T) {
 		}{
 			{"pipeline/carried early", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithCarried(g.Outputs...)}},
 			{"kbk/carried early", []pipert.Option{pipert.WithMode(pipert.KBK), pipert.WithCarried(g.Outputs...)}},
+			{"replay/carried early", []pipert.Option{pipert.WithMode(pipert.Replay), pipert.WithCarried(g.Outputs...)}},
 		}
 		for _, c := range append(configs, early...) {
 			t.Run(fmt.Sprintf("seed%d/%s", seed, c.name), func(t *testing.T) {

@@ -100,6 +100,9 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 		labels: pprof.WithLabels(context.Background(), pprof.Labels("pipert.actor", name, "pipert.stage", "prepare", "pipert.mode", pl.Mode.String())),
 	}
 	a.r.setCaches(cfg.Caches)
+	if pl.Replay {
+		a.r.enableReplay()
+	}
 	a.tr = newTracer(cfg.Trace, name, pl, prog, cfg.Caches.Kinds)
 	if err := a.r.uploadConsts(); err != nil {
 		a.Close()

@@ -222,7 +222,11 @@ func (e *engine) run1(w, pos int, rs *runState) error {
 		}
 		t1 := clock.Now()
 		rs.busy[s] += time.Duration(t1 - t)
-		tr.stage(s, pos, r.args[pos].Flow, t, t1)
+		if r.capture == nil {
+			tr.stage(s, pos, r.args[pos].Flow, t, t1)
+		} else {
+			e.traceReplay(s, pos, t, t1)
+		}
 		if s == kernel.StageLaunch {
 			tr.memory(e.a.dev, t1)
 		}
@@ -343,6 +347,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		published = make([]*kernel.Tensor, len(e.a.prog.outputs))
 		pubDone = e.startPublisher(rs, published)
 	}
+	replayed := false
 	err := r.Begin(inputs, flow)
 	if err != nil {
 		rs.fail(err)
@@ -350,7 +355,17 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		if e.feed != nil && e.feed.After != nil {
 			r.stream.WaitEvent(e.feed.After)
 		}
-		e.feedNodes(rs)
+		if c := r.capture; c != nil {
+			c.beginRun()
+			if c.whole() {
+				var rerr error
+				replayed, rerr = e.replayAll(rs)
+				rs.fail(rerr)
+			}
+		}
+		if !replayed {
+			e.feedNodes(rs)
+		}
 	}
 	var qerr error
 	if e.pipe != nil {
@@ -412,6 +427,9 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 			}
 		}
 	}
+	if err == nil && r.capture != nil {
+		r.record()
+	}
 	if ferr := r.End(); err == nil {
 		err = ferr
 	}
@@ -431,12 +449,22 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 // node on.
 func (e *engine) feedNodes(rs *runState) {
 	r := e.r
+	var acquire func(pos int) error // a replayed segment's awaited inputs
+	if e.feed != nil {
+		acquire = func(pos int) error { return r.Acquire(rs.ctx, pos, e.feed.Await) }
+	}
 	for pos := range e.a.prog.nodes {
 		if rs.stopped() {
 			return
 		}
 		if e.feed != nil {
 			if err := e.waited0(rs, func() error { return r.Acquire(rs.ctx, pos, e.feed.Await) }); err != nil {
+				rs.fail(err)
+				return
+			}
+		}
+		if r.capture != nil {
+			if _, err := r.predict(pos, acquire); err != nil {
 				rs.fail(err)
 				return
 			}
@@ -566,6 +594,9 @@ func (e *engine) account(rs *runState, st *plan.Stats) {
 		st.Plan = p.stats
 	}
 	st.Plan.Fallbacks = e.r.fallbacks
+	if c := e.r.capture; c != nil {
+		st.Replay = c.stats
+	}
 }
 
 // spans returns each goroutine's host work intervals of the last run, for

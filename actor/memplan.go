@@ -192,6 +192,9 @@ func (r *KernelRunner) replan() error {
 
 // dropPlan frees the arena.
 func (r *KernelRunner) dropPlan() error {
+	if r.capture != nil {
+		r.capture.invalidate() // its addresses were the plan's
+	}
 	if r.plan == nil {
 		return nil
 	}

@@ -127,6 +127,9 @@ type KernelRunner struct {
 	replans   int
 	inArena   []bool
 
+	// capture is mode Replay's recorded run (nil in other modes).
+	capture *capture
+
 	// cs holds this run's cache counts by the stage that counts them, so
 	// that each goroutine writes its own.
 	cs [kernel.StageLaunch]plan.CacheStats
@@ -483,6 +486,9 @@ func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.Va
 // lowered, so the step is the node's synthetic prepare cost. A node of a
 // spliced branch pays it in Infer, once it is known to run.
 func (r *KernelRunner) Prepare(pos int) {
+	if r.capture != nil && r.capture.noPrep[pos] {
+		return // a replay is predicted: Infer pays it if there is none
+	}
 	if nd := &r.prog.nodes[pos]; nd.guard.tok < 0 && !r.setupOn {
 		spin.For(nd.costs.Prepare)
 	}
@@ -637,6 +643,14 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			return nil
 		}
 	}
+	if r.capture != nil {
+		if r.decide(pos) {
+			return nil
+		}
+		if r.capture.noPrep[pos] && !r.setupOn {
+			spin.For(nd.costs.Prepare) // predicted a replay, fell back
+		}
+	}
 	r.refreshViews(pos)
 	// The node's Setup is paid here when its Prepare did not pay it: for
 	// a node of a spliced branch, once it is known to run, and under
@@ -699,7 +713,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 // else from the global one, else by running the kernel's Resize (and then
 // both caches keep it).
 func (r *KernelRunner) Resize(pos int) (err error) {
-	if r.skip[pos] {
+	if r.skip[pos] || r.replaying(pos) {
 		return nil
 	}
 	defer r.recovered(pos, kernel.StageResize, &err)
@@ -779,7 +793,18 @@ func (r *KernelRunner) resize(pos int) error {
 // results when the data is real, launches the kernel's modeled work on the
 // stream, records the node's event if someone waits on it, and frees what
 // dies here.
-func (r *KernelRunner) Launch(pos int) (err error) {
+func (r *KernelRunner) Launch(pos int) error {
+	if r.replaying(pos) {
+		if c := r.capture; pos == c.segs[c.seg[pos]].first {
+			return r.replaySegment(pos)
+		}
+		return nil // replayed with the segment's first kernel
+	}
+	return r.launch(pos)
+}
+
+// launch is Launch of a kernel not replayed.
+func (r *KernelRunner) launch(pos int) (err error) {
 	defer r.recovered(pos, kernel.StageLaunch, &err)
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]

@@ -121,15 +121,39 @@ func (t *tracer) on() bool { return t != nil && t.rec.Enabled() }
 // stage records stage s of node pos from t0 to t1, joined to the kernel's
 // flow.
 func (t *tracer) stage(s kernel.Stage, pos int, flow uint64, t0, t1 int64) {
+	t.stageAs(flowAsUsual, s, pos, flow, t0, t1)
+}
+
+// How a stage slice carries its kernel's flow.
+const (
+	flowAsUsual = iota // begins at prepare, steps through the others
+	flowNone           // no flow event: the kernel's flow is elsewhere
+	flowBegin          // begins here (a replay predicted at prepare fell back)
+)
+
+func (t *tracer) stageAs(how int, s kernel.Stage, pos int, flow uint64, t0, t1 int64) {
 	if !t.on() {
 		return
 	}
 	tr := t.track[s]
 	tr.Slice(t0, t1-t0, t.names[s][pos])
-	if s == kernel.StagePrepare {
+	switch {
+	case how == flowNone:
+	case how == flowBegin || s == kernel.StagePrepare:
 		tr.FlowBegin(flow)
-	} else {
+	default:
 		tr.FlowStep(flow)
+	}
+}
+
+// replayed begins, at the launch slice just recorded, the flows of the
+// kernels a replay submitted: each ends at its kernel on the device.
+func (t *tracer) replayed(args []kernel.Args) {
+	if !t.on() {
+		return
+	}
+	for i := range args {
+		t.track[kernel.StageLaunch].FlowBegin(args[i].Flow)
 	}
 }
 

@@ -198,6 +198,27 @@ func (s *simStream) Launch(k Kernel) error {
 	return nil
 }
 
+// Replay implements Replayer: kernel i starts no earlier than the
+// submission plus Profile.ReplayFixed + (i+1) × ReplayNode. The host call
+// costs nothing beyond its own instructions: the launch path is the
+// device's.
+func (s *simStream) Replay(ks []Kernel) error {
+	p := &s.dev.prof
+	now := clock.Now()
+	t := now + int64(p.ReplayFixed)
+	for i := range ks {
+		k := &ks[i]
+		t += int64(p.ReplayNode)
+		start, end := s.enqueue(t, p.KernelTime(k.Cost))
+		s.kernels.Add(1)
+		s.dev.act.Kernel(start, end)
+		if o := s.dev.obs; o != nil {
+			o.OnWork(Work{Stream: s.id, Kind: "kernel", Name: k.Name, Start: start, End: end, Flow: k.Flow})
+		}
+	}
+	return nil
+}
+
 func (s *simStream) copyWork(kind string, l Link, n int64) int64 {
 	start, end := s.enqueue(clock.Now(), l.Time(n))
 	s.copies.Add(1)

@@ -241,3 +241,58 @@ func TestLauncherSetsEarliestStart(t *testing.T) {
 		t.Fatal("launcher's earliest start ignored")
 	}
 }
+
+// TestReplayDispatchesNodeByNode: a replayed sequence's kernel i starts no
+// earlier than the submission plus ReplayFixed + (i+1) × ReplayNode and
+// no earlier than kernel i-1's end, and not later than both.
+func TestReplayDispatchesNodeByNode(t *testing.T) {
+	p := device.Default()
+	p.ReplayFixed, p.ReplayNode = 10*time.Microsecond, 3*time.Microsecond
+	p.KernelFixed = 2 * time.Microsecond // shorter than a node: dispatch-bound
+	rec := &recorder{}
+	d := newSim(t, p, rec)
+	s := d.NewStream()
+	ks := make([]device.Kernel, 20)
+	for i := range ks {
+		ks[i] = device.Kernel{Name: "k"}
+		if i%5 == 4 {
+			ks[i].Cost.FLOPs = 1e9 // 10 µs: the next ones queue behind it
+		}
+	}
+	r, ok := s.(device.Replayer)
+	if !ok {
+		t.Fatal("a Sim stream is not a Replayer")
+	}
+	before := clock.Now()
+	if err := r.Replay(ks); err != nil {
+		t.Fatal(err)
+	}
+	after := clock.Now()
+	if len(rec.work) != len(ks) {
+		t.Fatalf("%d pieces of work for %d kernels", len(rec.work), len(ks))
+	}
+	var prevEnd int64
+	for i, w := range rec.work {
+		dispatch := int64(p.ReplayFixed) + int64(i+1)*int64(p.ReplayNode)
+		lo := max(before+dispatch, prevEnd)
+		hi := max(after+dispatch, prevEnd)
+		if w.start < lo || w.start > hi {
+			t.Fatalf("kernel %d starts at %d, want in [%d, %d]", i, w.start, lo, hi)
+		}
+		if want := int64(p.KernelTime(ks[i].Cost)); w.end-w.start != want {
+			t.Fatalf("kernel %d lasts %d, want %d", i, w.end-w.start, want)
+		}
+		prevEnd = w.end
+	}
+	if st := s.Stats(); st.Kernels != int64(len(ks)) {
+		t.Fatalf("stream counts %d kernels", st.Kernels)
+	}
+	if got := p.ReplayTime(len(ks)); got != p.ReplayFixed+20*p.ReplayNode {
+		t.Fatalf("ReplayTime %v", got)
+	}
+	bad := p
+	bad.ReplayNode = -1
+	if err := bad.Validate(); err == nil {
+		t.Fatal("a negative replay cost validates")
+	}
+}

@@ -110,7 +110,7 @@ func (c Config) Check() (Config, error) {
 		}
 	}
 	if !c.Mode.Valid() {
-		return bad("Mode %d is not a mode (have kbk, async, pipeline)", uint8(c.Mode))
+		return bad("Mode %d is not a mode (have kbk, async, pipeline, replay)", uint8(c.Mode))
 	}
 	if c.Barrier == 0 {
 		c.Barrier = PerTensor

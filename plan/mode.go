@@ -21,11 +21,17 @@ const (
 	// Pipeline runs prepare on the calling goroutine and InferShape,
 	// Resize and Launch on a goroutine each.
 	Pipeline
+	// Replay captures a run of a static graph — its kernels, their
+	// tilings, their planned addresses — and replays later runs whose
+	// inputs have the same dtypes and shapes as one submission to the
+	// device (device.Replayer), skipping every per-kernel host stage. A
+	// run it cannot replay runs as Pipeline.
+	Replay
 
-	lastMode = Pipeline
+	lastMode = Replay
 )
 
-var modeNames = [...]string{KBK: "kbk", Async: "async", Pipeline: "pipeline"}
+var modeNames = [...]string{KBK: "kbk", Async: "async", Pipeline: "pipeline", Replay: "replay"}
 
 func (m Mode) String() string {
 	if m.Valid() {
@@ -37,18 +43,18 @@ func (m Mode) String() string {
 // Valid reports whether m is one of the modes.
 func (m Mode) Valid() bool { return m >= KBK && m <= lastMode }
 
-// ParseMode returns the mode named s ("kbk", "async", "pipeline").
+// ParseMode returns the mode named s ("kbk", "async", "pipeline", "replay").
 func ParseMode(s string) (Mode, error) {
 	for m := KBK; m <= lastMode; m++ {
 		if modeNames[m] == s {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("plan: unknown mode %q (have kbk, async, pipeline)", s)
+	return 0, fmt.Errorf("plan: unknown mode %q (have kbk, async, pipeline, replay)", s)
 }
 
 // Modes lists every mode, KBK first.
-func Modes() []Mode { return []Mode{KBK, Async, Pipeline} }
+func Modes() []Mode { return []Mode{KBK, Async, Pipeline, Replay} }
 
 // BarrierPolicy selects how a kernel waits for the values and shapes other
 // kernels compute on the device (its value and compute dependencies). The
@@ -108,6 +114,7 @@ func ParseBarrierPolicy(s string) (BarrierPolicy, error) {
 //	KBK       prepare infer resize launch → goroutines 0 0 0 0
 //	Async     prepare infer resize launch → goroutines 0 0 0 1
 //	Pipeline  prepare infer resize launch → goroutines 0 1 2 3
+//	Replay    as Pipeline, when a run is not replayed
 //
 // Where the barriers apply follows: a value dependency is waited for by the
 // goroutine running the kernel's InferShape, before it; a compute
@@ -125,6 +132,9 @@ type Plan struct {
 	// that Go's 10 ms preemption does not let a few long CPU actors hold
 	// every processor.
 	YieldAfterLaunch bool
+	// Replay captures a run and replays later ones (mode Replay); the
+	// stages run as Worker says when a run is not replayed.
+	Replay bool
 }
 
 // PlanOf returns the stage plan of mode m under barrier policy b.
@@ -134,8 +144,9 @@ func PlanOf(m Mode, b BarrierPolicy) (Plan, error) {
 	case KBK:
 	case Async:
 		p.Worker[kernel.StageLaunch] = 1
-	case Pipeline:
+	case Pipeline, Replay:
 		p.Worker[kernel.StageInfer], p.Worker[kernel.StageResize], p.Worker[kernel.StageLaunch] = 1, 2, 3
+		p.Replay = m == Replay
 	default:
 		return Plan{}, fmt.Errorf("plan: invalid mode %d", uint8(m))
 	}

@@ -55,6 +55,8 @@ type Stats struct {
 	Cache CacheStats
 	// Plan describes the memory plan after the run (MemoryPlan).
 	Plan PlanStats
+	// Replay says what mode Replay did with the run.
+	Replay ReplayStats
 	// Parts has a row per part of a heterogeneous run, by part index.
 	Parts []PartStats
 }
@@ -70,6 +72,38 @@ type CacheStats struct {
 	GlobalHits, GlobalMisses int
 	InferHits, InferMisses   int
 	SetupHits, SetupMisses   int
+}
+
+// ReplayStats count what mode Replay did in runs with the graph's static
+// kernel sequences (segments: see the Replay mode): Replays sequences
+// replayed as one submission each, of Kernels kernels in all; Captures
+// sequences captured for later runs; Fallbacks sequences that ran through
+// the stages, the last one's reason in Reason. Dynamic kernels (values
+// read at run time, data-dependent shapes, control flow) always run
+// through the stages.
+// Launch is the longest replay's modeled span on an idle device: its
+// launch path (device.Profile.ReplayTime) node by node, each kernel
+// starting once dispatched and once the kernel before it ended. No run
+// with that replay is shorter.
+type ReplayStats struct {
+	Replays, Kernels, Captures, Fallbacks int
+	Reason                                string
+	Dynamic                               int
+	Launch                                time.Duration
+}
+
+// Add adds o's counts and launch path to s (as of consecutive runs); o's
+// Reason wins when it has one.
+func (s *ReplayStats) Add(o ReplayStats) {
+	s.Replays += o.Replays
+	s.Kernels += o.Kernels
+	s.Dynamic += o.Dynamic
+	s.Captures += o.Captures
+	s.Fallbacks += o.Fallbacks
+	s.Launch += o.Launch
+	if o.Reason != "" {
+		s.Reason = o.Reason
+	}
 }
 
 // PlanStats describe a memory plan: its arena, the lower bound of any
@@ -112,9 +146,9 @@ type PartStats struct {
 func (s *Stats) HostBusy() time.Duration { return s.Prepare + s.Infer + s.Resize + s.Launch }
 
 // Bound is the makespan no schedule can beat: max(DeviceWork, Busiest,
-// HostWork / Procs). It never exceeds Makespan.
+// HostWork / Procs, Replay.Launch). It never exceeds Makespan.
 func (s *Stats) Bound() time.Duration {
-	return max(s.DeviceWork, s.Busiest, s.HostWork/time.Duration(max(s.Procs, 1)))
+	return max(s.DeviceWork, s.Busiest, s.HostWork/time.Duration(max(s.Procs, 1)), s.Replay.Launch)
 }
 
 // Efficiency is Bound / Makespan, in [0, 1].

@@ -96,6 +96,10 @@ type result struct {
 	// before; the makespan is the repetition's wall time and the bound
 	// that of the steps' summed work.
 	Overlap bool `json:"overlap,omitempty"`
+	// Replay counts, in mode replay, one repetition's replays, the
+	// kernels they submitted, captures and fallbacks, and the kernels that
+	// always run through the stages (dynamic).
+	Replay *pipert.ReplayStats `json:"replay,omitempty"`
 }
 
 // variant is one way to run a scenario: an actor mode and barrier policy,
@@ -249,6 +253,7 @@ func (s *sample) add(st pipert.Stats) {
 	s.Transfer += st.Transfer
 	s.PeakDeviceBytes = max(s.PeakDeviceBytes, st.PeakDeviceBytes)
 	s.Cache.Add(st.Cache)
+	s.Replay.Add(st.Replay)
 	f := s.Plan.Fallbacks
 	s.Plan = st.Plan // the plan after the last run, the runs' fallbacks
 	s.Plan.Fallbacks += f
@@ -455,11 +460,16 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				runners = append(runners, r)
 			}
 		}
-		// One warm-up repetition each, then interleaved measured
-		// repetitions, each of sc.Steps consecutive runs.
+		// One warm-up repetition each (two in mode replay: the first run
+		// sizes the memory plan, the second is captured), then
+		// interleaved measured repetitions, each of sc.Steps consecutive
+		// runs.
 		steps := max(sc.Steps, 1)
-		for rp := -1; rp < cfg.reps; rp++ {
+		for rp := -2; rp < cfg.reps; rp++ {
 			for _, r := range runners {
+				if rp == -2 && r.v.mode != pipert.Replay {
+					continue
+				}
 				var rs sample
 				if r.v.overlap {
 					var err error
@@ -587,6 +597,10 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 	}
 	if p := runs[len(runs)-1].Plan; p.ArenaBytes > 0 {
 		r.Plan = &p
+	}
+	if v.mode == pipert.Replay {
+		rp := runs[len(runs)/2].Replay
+		r.Replay = &rp
 	}
 	if v.mode != pipert.KBK || v.hetero {
 		r.Barrier = v.policy.String()

@@ -130,7 +130,7 @@ func TestJSONSchema(t *testing.T) {
 			}
 		}
 		switch m := r["mode"]; m {
-		case "kbk", "async", "pipeline":
+		case "kbk", "async", "pipeline", "replay":
 		case "hetero":
 			if r["device_mode"] != "pipeline" || (r["schedule"] != "concurrent" && r["schedule"] != "serial") {
 				t.Errorf("hetero row with device_mode %v, schedule %v", r["device_mode"], r["schedule"])

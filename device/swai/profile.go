@@ -39,6 +39,7 @@ type Profile struct {
 
 	Queue    QueueParams    `json:"queue"`
 	Launch   LaunchParams   `json:"launch"`
+	Replay   ReplayParams   `json:"replay"`
 	Malloc   MallocParams   `json:"malloc"`
 	Transfer TransferParams `json:"transfer"`
 	D2D      D2DParams      `json:"d2d"`
@@ -80,6 +81,18 @@ type LaunchParams struct {
 	Cores       int           `json:"cores"`           // Num of a traditional launch
 	Start       time.Duration `json:"start_ns"`        // O_start: start one core
 	Query       time.Duration `json:"query_ns"`        // O_query: query one core's completion
+}
+
+// ReplayParams are the launch cost of replaying a captured kernel sequence
+// as one submission (device.Replayer): Fixed once, then Node per kernel.
+// Zero values are derived from the launch model (Device): the recorded
+// commands stay in the command buffer, so a replay costs one command's
+// preparation and doorbell (O_cpu + O_cmd-tran) and, per kernel, the
+// dispatcher's parse and start (O_command, with a two-level queue's ring
+// fetch, + O_init + Num × O_start).
+type ReplayParams struct {
+	Fixed time.Duration `json:"fixed_ns"`
+	Node  time.Duration `json:"node_ns"`
 }
 
 // MallocParams are the terms of device and pinned host allocation (section
@@ -309,6 +322,9 @@ func Default() Profile {
 //
 // D2D: one engine, the copy kernel on the SMs (reported as "cpe"): 3 µs on
 // the host, 5 µs start, 380 GB/s (below the SW-AI's, section 4.3; assumed).
+//
+// Replay: a CUDA graph launch, 15 µs plus 0.58 µs per node (from outside
+// the seeds).
 func GPU() Profile {
 	return Profile{
 		Name:         "gpu",
@@ -331,6 +347,10 @@ func GPU() Profile {
 			Start:       500 * time.Nanosecond,  // assumed split of ≈ 7 µs
 			Query:       1500 * time.Nanosecond, // assumed split of ≈ 7 µs
 		},
+		// CUDA graphs: a graph launch costs about 15 µs plus 0.58 µs per
+		// kernel node (measurements published outside the seeds, e.g. the
+		// CUDA graph launch-overhead studies of NVIDIA's developer blog).
+		Replay: ReplayParams{Fixed: 15 * time.Microsecond, Node: 580 * time.Nanosecond},
 		Malloc: MallocParams{
 			Host:          25 * time.Microsecond,  // assumed; tens of µs measured
 			Update:        2300 * time.Nanosecond, // equation 2; figure 9: 120 × at 1 GB
@@ -437,6 +457,8 @@ func (p Profile) Validate() error {
 	v.posInt("launch.cores", int64(l.Cores))
 	v.dur("launch.start_ns", l.Start)
 	v.dur("launch.query_ns", l.Query)
+	v.dur("replay.fixed_ns", p.Replay.Fixed)
+	v.dur("replay.node_ns", p.Replay.Node)
 
 	m := p.Malloc
 	v.dur("malloc.host_ns", m.Host)
@@ -562,6 +584,8 @@ func (v *validator) dur(field string, d time.Duration) {
 //     O_cmd-tran + O_command + O_init + Num × O_start (no queueing);
 //   - KernelFixed: Num × O_query, the completion the host waits for;
 //   - H2D and D2H: a large pinned copy, Latency + ChunkStart then S_B2D;
+//   - ReplayFixed and ReplayNode: Replay's, derived when zero (see
+//     ReplayParams);
 //   - D2D: the engine with the highest bandwidth other than the MPE (whose
 //     speed is only known after calibration): on the SW-AI the CPE, the
 //     adaptive choice for large copies; Device.MemcpyD2D chooses per size.
@@ -572,7 +596,7 @@ func (p Profile) Device() device.Profile {
 	l := p.Launch
 	pinned := device.Link{Latency: p.Transfer.Latency + p.Transfer.ChunkStart, Bandwidth: p.Transfer.Bandwidth}
 	e := p.largeCopyEngine()
-	return device.Profile{
+	d := device.Profile{
 		Name:          p.Name,
 		MemoryBytes:   p.MemoryBytes,
 		LaunchLatency: l.CPU + l.CmdTransfer + p.command() + oinit + time.Duration(num)*l.Start,
@@ -582,5 +606,12 @@ func (p Profile) Device() device.Profile {
 		H2D:           pinned,
 		D2H:           pinned,
 		D2D:           device.Link{Latency: roundNs(e.fixed), Bandwidth: 1e9 / e.perByte},
+		ReplayFixed:   p.Replay.Fixed,
+		ReplayNode:    p.Replay.Node,
 	}
+	if p.Replay == (ReplayParams{}) {
+		d.ReplayFixed = l.CPU + l.CmdTransfer
+		d.ReplayNode = p.command() + oinit + time.Duration(num)*l.Start
+	}
+	return d
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipert/pipert/device"
 )
 
 func TestProfilesValid(t *testing.T) {
@@ -169,5 +171,27 @@ func TestGPUWithoutDMAEnginesValid(t *testing.T) {
 	}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReplayCosts: the SW-AI card replays through its single-level command
+// buffer (one doorbell, then the dispatcher per kernel: the fast launch's
+// terms); the GPU profile carries the CUDA-graph figures.
+func TestReplayCosts(t *testing.T) {
+	d := Default().Device()
+	if d.ReplayFixed != 1200*time.Nanosecond || d.ReplayNode != 800*time.Nanosecond {
+		t.Fatalf("swai replay %v + %v per node", d.ReplayFixed, d.ReplayNode)
+	}
+	if def := device.Default(); def.ReplayFixed != d.ReplayFixed || def.ReplayNode != d.ReplayNode {
+		t.Fatalf("device.Default replays at %v + %v, swai at %v + %v", def.ReplayFixed, def.ReplayNode, d.ReplayFixed, d.ReplayNode)
+	}
+	g := GPU().Device()
+	if g.ReplayFixed != 15*time.Microsecond || g.ReplayNode != 580*time.Nanosecond {
+		t.Fatalf("gpu replay %v + %v per node", g.ReplayFixed, g.ReplayNode)
+	}
+	p := Default()
+	p.Replay.Node = -1
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "replay.node_ns") {
+		t.Fatalf("negative replay cost: %v", err)
 	}
 }
