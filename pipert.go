@@ -45,6 +45,20 @@ const (
 	Replay   = plan.Replay
 )
 
+// Tiling-copy strategies; see plan.TilingCopy.
+const (
+	WithKernel  = plan.WithKernel
+	MultiStream = plan.MultiStream
+	Whole       = plan.Whole
+)
+
+// WithTilingCopy selects how tiling data reaches the device (default
+// WithKernel, ATB's) and, for MultiStream, the blocks of its device ring
+// (0: 32, ATB's pool of 3 MB blocks).
+func WithTilingCopy(t TilingCopy, blocks int) Option {
+	return func(c *Config) { c.TilingCopy, c.TilingBlocks = t, blocks }
+}
+
 // BarrierPolicy selects how a kernel waits at value and compute
 // dependencies; see plan.BarrierPolicy.
 type BarrierPolicy = plan.BarrierPolicy
@@ -73,6 +87,10 @@ type (
 	CacheStats  = plan.CacheStats
 	PlanStats   = plan.PlanStats
 	ReplayStats = plan.ReplayStats
+	// TilingCopy is how tiling data reaches the device; TilingStats
+	// count it (see plan.TilingCopy).
+	TilingCopy  = plan.TilingCopy
+	TilingStats = plan.TilingStats
 )
 
 // The host caches; see plan.CacheKinds.

@@ -103,6 +103,7 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 	if pl.Replay {
 		a.r.enableReplay()
 	}
+	a.r.tiling = newTilingCopy(a.r, cfg.TilingCopy, cfg.TilingBlocks)
 	a.tr = newTracer(cfg.Trace, name, pl, prog, cfg.Caches.Kinds)
 	if err := a.r.uploadConsts(); err != nil {
 		a.Close()
@@ -136,7 +137,7 @@ func (a *SuperKernelActor) Close() error {
 		a.eng.close()
 		a.eng = nil
 	}
-	return errors.Join(a.r.releaseConsts(), a.r.dropPlan())
+	return errors.Join(a.r.releaseConsts(), a.r.dropPlan(), a.r.releaseTiling())
 }
 
 // ErrClosed is the cause of Run's failure after Close.

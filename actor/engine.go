@@ -186,17 +186,28 @@ func (e *engine) handler(w int) func(int32) error {
 			return nil
 		}
 		e.a.tr.depth(w, e.pipe.Len(queues.Stage(w)))
-		rs.fail(e.run1(w, int(pos), rs))
+		ph := phaseAll
+		if pos < 0 {
+			pos, ph = ^pos, phaseExecute
+		} else if e.r.tiling.how == plan.Whole {
+			ph = phaseSetup
+		}
+		rs.fail(e.run1(w, int(pos), ph, rs))
 		return nil
 	}
 }
 
-// run1 runs goroutine w's steps of node pos.
-func (e *engine) run1(w, pos int, rs *runState) error {
+// run1 runs goroutine w's steps of node pos in phase ph.
+func (e *engine) run1(w, pos, ph int, rs *runState) error {
 	r, tr := e.r, e.a.tr
 	t := clock.Now()
 	open := t // start of the current work interval
+	launches := false
 	for _, s := range e.steps[w] {
+		if ph == phaseSetup && s == kernel.StageLaunch || ph == phaseExecute && s != kernel.StageLaunch {
+			continue
+		}
+		launches = launches || s == kernel.StageLaunch
 		var err error
 		switch s {
 		case kernel.StagePrepare:
@@ -217,16 +228,38 @@ func (e *engine) run1(w, pos int, rs *runState) error {
 			err = r.Infer(pos)
 		case kernel.StageResize:
 			err = r.Resize(pos)
+			if err == nil && r.tiling.how == plan.MultiStream {
+				// The copy is host work unless the ring is full: then it
+				// is a wait, outside the work intervals.
+				stalls := r.tiling.atResize.Stalls
+				t1 := clock.Now()
+				rs.busy[s] += time.Duration(t1 - t)
+				e.traceStage(s, pos, t, t1)
+				err = r.copyTiling(rs.ctx, pos, func(ctx context.Context, p int) error {
+					return e.launched.WaitAtLeast(ctx, rs.base+uint64(p)+1)
+				})
+				t2 := clock.Now()
+				if r.tiling.atResize.Stalls > stalls {
+					e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t1})
+					rs.wait[w] += time.Duration(t2 - t1)
+					tr.barrierSlice(w, t1, t2)
+					open = t2
+				} else {
+					rs.busy[s] += time.Duration(t2 - t1)
+				}
+				t = t2
+				if err != nil {
+					e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
+					return err
+				}
+				continue
+			}
 		case kernel.StageLaunch:
 			err = r.Launch(pos)
 		}
 		t1 := clock.Now()
 		rs.busy[s] += time.Duration(t1 - t)
-		if r.capture == nil {
-			tr.stage(s, pos, r.args[pos].Flow, t, t1)
-		} else {
-			e.traceReplay(s, pos, t, t1)
-		}
+		e.traceStage(s, pos, t, t1)
 		if s == kernel.StageLaunch {
 			tr.memory(e.a.dev, t1)
 		}
@@ -237,7 +270,7 @@ func (e *engine) run1(w, pos int, rs *runState) error {
 		}
 	}
 	e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
-	if w == e.launchW {
+	if w == e.launchW && launches {
 		if e.pubCh != nil && len(e.pubOuts[pos]) > 0 {
 			e.pubCh <- pos // never blocks: room for every publishing node
 		}
@@ -348,6 +381,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		pubDone = e.startPublisher(rs, published)
 	}
 	replayed := false
+	r.tiling.begin()
 	err := r.Begin(inputs, flow)
 	if err != nil {
 		rs.fail(err)
@@ -364,7 +398,11 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 			}
 		}
 		if !replayed {
-			e.feedNodes(rs)
+			if r.tiling.how == plan.Whole {
+				e.feedWhole(rs)
+			} else {
+				e.feedNodes(rs)
+			}
 		}
 	}
 	var qerr error
@@ -469,34 +507,39 @@ func (e *engine) feedNodes(rs *runState) {
 				return
 			}
 		}
-		if len(e.steps[0]) > 0 {
-			if err := e.run1(0, pos, rs); err != nil {
-				rs.fail(err)
-				return
-			}
-		}
-		if e.pipe != nil {
-			if err := e.pipe.Push(int32(pos)); err != nil {
-				rs.fail(err)
-				return
-			}
+		if err := e.step(pos, phaseAll, rs); err != nil {
+			rs.fail(err)
+			return
 		}
 		if r.Compute(pos) && e.plan.Barrier == plan.Drain {
-			// The faithful baseline: drain everything, then resolve.
-			err := e.waited0(rs, func() error {
-				if err := e.drainBelow(0); err != nil {
-					return err
-				}
-				if err := r.stream.Synchronize(rs.ctx); err != nil {
-					return err
-				}
-				return r.Resolve(pos)
-			})
-			if err != nil {
+			if err := e.drainResolve(rs, pos); err != nil {
 				rs.fail(err)
 				return
 			}
 		}
+	}
+}
+
+// drainResolve is the faithful baseline after compute-dependent node pos
+// was handed on: drain everything, then resolve its shapes.
+func (e *engine) drainResolve(rs *runState, pos int) error {
+	return e.waited0(rs, func() error {
+		if err := e.drainBelow(0); err != nil {
+			return err
+		}
+		if err := e.r.stream.Synchronize(rs.ctx); err != nil {
+			return err
+		}
+		return e.r.Resolve(pos)
+	})
+}
+
+// traceStage records stage s of node pos.
+func (e *engine) traceStage(s kernel.Stage, pos int, t0, t1 int64) {
+	if e.r.capture == nil {
+		e.a.tr.stage(s, pos, e.r.args[pos].Flow, t0, t1)
+	} else {
+		e.traceReplay(s, pos, t0, t1)
 	}
 }
 
@@ -597,6 +640,7 @@ func (e *engine) account(rs *runState, st *plan.Stats) {
 	if c := e.r.capture; c != nil {
 		st.Replay = c.stats
 	}
+	st.Tiling = e.r.tiling.stats()
 }
 
 // spans returns each goroutine's host work intervals of the last run, for

@@ -129,6 +129,8 @@ type KernelRunner struct {
 
 	// capture is mode Replay's recorded run (nil in other modes).
 	capture *capture
+	// tiling moves the tilings to the device (plan.TilingCopy).
+	tiling *tilingCopy
 
 	// cs holds this run's cache counts by the stage that counts them, so
 	// that each goroutine writes its own.
@@ -870,6 +872,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		}
 	} else {
 		k := device.Kernel{Name: nd.op, Cost: nd.k.Cost(ar.In, ar.Out), Flow: ar.Flow}
+		r.tilingBefore(pos, &k)
 		if real {
 			t0 := clock.Now()
 			if err := nd.k.Compute(ar); err != nil {
@@ -880,6 +883,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		if err := r.stream.Launch(k); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
+		r.tilingAfter(pos)
 	}
 	if nd.watched || r.publish != nil && r.publish[pos] {
 		r.stream.Record(r.events[pos])

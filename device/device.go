@@ -67,6 +67,11 @@ type Kernel struct {
 	// Flow is the kernel's trace flow id (0: not traced); device tracers end
 	// the kernel's flow on its device slice.
 	Flow uint64
+	// Args is the bytes of arguments the launch command carries (a
+	// kernel's tiling data, sent with it): they cross the host-to-device
+	// link with the command, delaying the kernel's earliest start by
+	// Args / H2D.Bandwidth.
+	Args int64
 	// Computed is the host interval, on the clock of package
 	// internal/clock, in which the runtime computed the kernel's real
 	// results just before the launch (zero when it computed nothing). A

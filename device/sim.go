@@ -189,6 +189,9 @@ func (s *simStream) Launch(k Kernel) error {
 			hostWork(ready)
 		}
 	}
+	if k.Args > 0 && p.H2D.Bandwidth > 0 {
+		earliest += int64(float64(k.Args) / p.H2D.Bandwidth * 1e9)
+	}
 	start, end := s.enqueue(earliest, dur)
 	s.kernels.Add(1)
 	s.dev.act.Kernel(start, end)

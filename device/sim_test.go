@@ -296,3 +296,22 @@ func TestReplayDispatchesNodeByNode(t *testing.T) {
 		t.Fatal("a negative replay cost validates")
 	}
 }
+
+// TestLaunchArgsCrossTheLink: a kernel whose launch carries argument bytes
+// (tiling data) starts that many bytes over the H2D bandwidth later.
+func TestLaunchArgsCrossTheLink(t *testing.T) {
+	p := device.Default()
+	starts := make([]int64, 2)
+	for i, args := range []int64{0, 120_000} { // 10 µs at 12 GB/s
+		rec := &recorder{}
+		s := newSim(t, p, rec).NewStream()
+		before := clock.Now()
+		if err := s.Launch(device.Kernel{Name: "k", Args: args}); err != nil {
+			t.Fatal(err)
+		}
+		starts[i] = rec.work[0].start - before
+	}
+	if d := time.Duration(starts[1] - starts[0]); d < 9*time.Microsecond || d > 11*time.Microsecond+time.Millisecond {
+		t.Fatalf("120 kB of arguments delay the start by %v, want about 10 µs", d)
+	}
+}

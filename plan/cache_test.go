@@ -79,3 +79,23 @@ func TestCachesFromEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestTilingCopyConfig(t *testing.T) {
+	c, err := Config{}.Check()
+	if err != nil || c.TilingCopy != WithKernel || c.TilingBlocks != DefaultTilingBlocks {
+		t.Fatalf("defaults: %v %v %v", c.TilingCopy, c.TilingBlocks, err)
+	}
+	for _, bad := range []Config{{TilingCopy: 9}, {TilingBlocks: -1}, {TilingBlocks: MaxCacheSlots + 1}} {
+		if _, err := bad.Check(); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+	for _, tc := range []TilingCopy{WithKernel, MultiStream, Whole} {
+		if got, err := ParseTilingCopy(tc.String()); err != nil || got != tc {
+			t.Errorf("%v: parsed %v, %v", tc, got, err)
+		}
+	}
+	if _, err := ParseTilingCopy("later"); err == nil {
+		t.Error(`"later" parsed`)
+	}
+}

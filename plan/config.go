@@ -69,6 +69,12 @@ type Config struct {
 	// Caches are the host caches that skip a kernel's host work when its
 	// operands are what they were (zero: ATB's defaults, DefaultCaches).
 	Caches Caches
+	// TilingCopy is how tiling data reaches the device (zero: WithKernel);
+	// TilingBlocks the blocks of the device ring MultiStream copies into
+	// and Whole batches fill, of TilingBlockBytes each, in [1,
+	// MaxCacheSlots] (zero: DefaultTilingBlocks).
+	TilingCopy   TilingCopy
+	TilingBlocks int
 	// Carried names the graph outputs that later steps carry
 	// (Executable.Submit with a Carry): each is handed on as soon as its
 	// producing kernel completed on the device, tensor by tensor. A carry
@@ -129,6 +135,18 @@ func (c Config) Check() (Config, error) {
 	}
 	if err := c.Caches.check(); err != nil {
 		return bad("%v", err)
+	}
+	if c.TilingCopy == 0 {
+		c.TilingCopy = WithKernel
+	}
+	if !c.TilingCopy.Valid() {
+		return bad("TilingCopy %d is not a strategy (have with-kernel, multi-stream, whole)", uint8(c.TilingCopy))
+	}
+	if c.TilingBlocks == 0 {
+		c.TilingBlocks = DefaultTilingBlocks
+	}
+	if c.TilingBlocks < 1 || c.TilingBlocks > MaxCacheSlots {
+		return bad("TilingBlocks %d outside [1, %d]", c.TilingBlocks, MaxCacheSlots)
 	}
 	if c.Registry == nil {
 		c.Registry = control.Resolver{Base: ops.Builtins()}

@@ -57,6 +57,8 @@ type Stats struct {
 	Plan PlanStats
 	// Replay says what mode Replay did with the run.
 	Replay ReplayStats
+	// Tiling counts the run's tiling data sent to the device.
+	Tiling TilingStats
 	// Parts has a row per part of a heterogeneous run, by part index.
 	Parts []PartStats
 }

@@ -100,6 +100,10 @@ type result struct {
 	// kernels they submitted, captures and fallbacks, and the kernels that
 	// always run through the stages (dynamic).
 	Replay *pipert.ReplayStats `json:"replay,omitempty"`
+	// TilingCopy is the tiling-copy strategy; Tiling one repetition's
+	// tiling bytes, transfers and ring stalls.
+	TilingCopy string              `json:"tiling_copy"`
+	Tiling     *pipert.TilingStats `json:"tiling,omitempty"`
 }
 
 // variant is one way to run a scenario: an actor mode and barrier policy,
@@ -116,6 +120,8 @@ type variant struct {
 	// so that a step's host stages overlap the device tail of the one
 	// before, instead of Running them one after another.
 	overlap bool
+	// tiling is the tiling-copy strategy (zero: with-kernel).
+	tiling pipert.TilingCopy
 }
 
 func (v variant) modeName() string {
@@ -138,6 +144,9 @@ func (v variant) String() string {
 	}
 	if v.overlap {
 		s += "+overlap"
+	}
+	if v.tiling != 0 && v.tiling != pipert.WithKernel {
+		s += "+tiling=" + v.tiling.String()
 	}
 	return s
 }
@@ -194,6 +203,20 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 	}
 	if all[0].caches != pipert.NoCaches {
 		all = append([]variant{{mode: pipert.KBK, caches: pipert.NoCaches}}, all...)
+	}
+	// Each variant (hetero aside) with each tiling-copy strategy.
+	if tcs := cfg.tilingCopies; len(tcs) > 1 || len(tcs) == 1 && tcs[0] != pipert.WithKernel {
+		var each []variant
+		for _, v := range all {
+			for _, tc := range tcs {
+				if v.hetero && tc != tcs[0] {
+					continue
+				}
+				v.tiling = tc
+				each = append(each, v)
+			}
+		}
+		all = each
 	}
 	// Consecutive steps also submitted with overlap, without caches and
 	// with the last set (all of them in a study).
@@ -254,6 +277,7 @@ func (s *sample) add(st pipert.Stats) {
 	s.PeakDeviceBytes = max(s.PeakDeviceBytes, st.PeakDeviceBytes)
 	s.Cache.Add(st.Cache)
 	s.Replay.Add(st.Replay)
+	s.Tiling.Add(st.Tiling)
 	f := s.Plan.Fallbacks
 	s.Plan = st.Plan // the plan after the last run, the runs' fallbacks
 	s.Plan.Fallbacks += f
@@ -589,6 +613,13 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 		WaitNs:     med(func(s sample) time.Duration { return s.Wait }),
 		Caches:     cacheName(v.caches),
 		Overlap:    v.overlap,
+		TilingCopy: pipert.WithKernel.String(),
+	}
+	if v.tiling != 0 {
+		r.TilingCopy = v.tiling.String()
+	}
+	if ts := runs[len(runs)/2].Tiling; ts.Copies > 0 {
+		r.Tiling = &ts
 	}
 	r.HostNsPerKernel = float64(r.StageBusyNs.Prepare+r.StageBusyNs.Infer+r.StageBusyNs.Resize+r.StageBusyNs.Launch) / float64(max(r.Kernels, 1))
 	if v.caches.Any() {
@@ -645,7 +676,7 @@ func modeledBound(device time.Duration, c pipert.Costs, kernels, procs int) time
 
 func writeTable(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tcaches\tkernels\tmakespan\tper kernel\thost/kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
+	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tcaches\ttiling copy\tkernels\tmakespan\tper kernel\thost/kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
 	for _, r := range rep.Results {
 		policy := r.Barrier
 		if policy == "" {
@@ -662,8 +693,8 @@ func writeTable(w io.Writer, rep *report) {
 		if caches == "" {
 			caches = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%v\t%v\t%v\t%.2f\t%v\t%.2f\t%.2f\t%v\t%.1f\t\n",
-			r.Scenario, mode, policy, caches, r.Kernels,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%v\t%v\t%v\t%.2f\t%v\t%.2f\t%.2f\t%v\t%.1f\t\n",
+			r.Scenario, mode, policy, caches, r.TilingCopy, r.Kernels,
 			time.Duration(r.MakespanNs).Round(time.Microsecond),
 			(time.Duration(r.MakespanNs) / time.Duration(max(r.Kernels, 1))).Round(10*time.Nanosecond),
 			time.Duration(r.HostNsPerKernel).Round(10*time.Nanosecond),
@@ -693,6 +724,7 @@ func writeTable(w io.Writer, rep *report) {
 		}
 	}
 	writeCacheStudy(w, rep)
+	writeTilingCopies(w, rep)
 	for _, r := range rep.Results {
 		if r.TraceOverhead != nil {
 			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan (traced vs untraced twin)\n", r.Scenario, variantName(r), 100**r.TraceOverhead)
@@ -729,7 +761,8 @@ func writeJSON(path string, rep *report) error {
 func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs pipert.Costs, cfg *config, rec *trace.Recorder, name string) (executor, error) {
 	c := pipert.Config{Mode: v.mode, Barrier: v.policy, Costs: costs, Seed: cfg.seed, QueueCapacity: cfg.qcap,
 		Device: dev, Trace: rec, TraceName: name,
-		Caches: pipert.Caches{Kinds: v.caches, LocalSlots: cfg.localSlots, GlobalSlots: cfg.globalSlots}}
+		Caches:     pipert.Caches{Kinds: v.caches, LocalSlots: cfg.localSlots, GlobalSlots: cfg.globalSlots},
+		TilingCopy: v.tiling, TilingBlocks: cfg.tilingBlocks}
 	if !v.hetero {
 		e, err := pipert.Compile(g, pipert.WithConfig(c))
 		if err != nil {
@@ -765,14 +798,14 @@ func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs piper
 // same mode without caches and against KBK without caches, and the host
 // time per kernel against the mode's without caches.
 func writeCacheStudy(w io.Writer, rep *report) {
-	type key struct{ scenario, mode, barrier string }
+	type key struct{ scenario, mode, barrier, tiling string }
 	base := map[key]result{}
 	kbk := map[string]result{}
 	for _, r := range rep.Results {
 		if r.Caches != "" || r.Schedule != "" || r.Overlap {
 			continue
 		}
-		base[key{r.Scenario, r.Mode, r.Barrier}] = r
+		base[key{r.Scenario, r.Mode, r.Barrier, r.TilingCopy}] = r
 		if r.Mode == "kbk" {
 			if _, ok := kbk[r.Scenario]; !ok {
 				kbk[r.Scenario] = r
@@ -780,7 +813,7 @@ func writeCacheStudy(w io.Writer, rep *report) {
 		}
 	}
 	for _, r := range rep.Results {
-		b, ok := base[key{r.Scenario, r.Mode, r.Barrier}]
+		b, ok := base[key{r.Scenario, r.Mode, r.Barrier, r.TilingCopy}]
 		if r.Caches == "" || r.Schedule != "" || r.Overlap || !ok {
 			continue
 		}
@@ -792,15 +825,15 @@ func writeCacheStudy(w io.Writer, rep *report) {
 			r.HostNsPerKernel/max(b.HostNsPerKernel, 1))
 	}
 	// Overlapped steps against the same variant's sequential steps.
-	type vkey struct{ scenario, mode, barrier, caches string }
+	type vkey struct{ scenario, mode, barrier, caches, tiling string }
 	seq := map[vkey]result{}
 	for _, r := range rep.Results {
 		if !r.Overlap && r.Schedule == "" {
-			seq[vkey{r.Scenario, r.Mode, r.Barrier, r.Caches}] = r
+			seq[vkey{r.Scenario, r.Mode, r.Barrier, r.Caches, r.TilingCopy}] = r
 		}
 	}
 	for _, r := range rep.Results {
-		s, ok := seq[vkey{r.Scenario, r.Mode, r.Barrier, r.Caches}]
+		s, ok := seq[vkey{r.Scenario, r.Mode, r.Barrier, r.Caches, r.TilingCopy}]
 		if !r.Overlap || !ok {
 			continue
 		}
@@ -810,5 +843,46 @@ func writeCacheStudy(w io.Writer, rep *report) {
 		}
 		fmt.Fprintf(w, "overlapped steps %s %s, %s: %.2fx sequential steps (%d steps a repetition; efficiency %.2f against %.2f)\n",
 			r.Scenario, variantName(r), caches, float64(s.MakespanNs)/float64(r.MakespanNs), r.Steps, r.Efficiency, s.Efficiency)
+	}
+}
+
+// writeTilingCopies compares the tiling-copy strategies of each scenario
+// and variant run with more than one: their makespans, the multi-stream
+// ring's stalls, and whether they order as ATB's document argues,
+// with-kernel ≤ multi-stream ≤ whole.
+func writeTilingCopies(w io.Writer, rep *report) {
+	type key struct{ scenario, mode, barrier, caches string }
+	by := map[key]map[string]result{}
+	var order []key
+	for _, r := range rep.Results {
+		if r.Overlap || r.Schedule != "" {
+			continue
+		}
+		k := key{r.Scenario, r.Mode, r.Barrier, r.Caches}
+		if by[k] == nil {
+			by[k] = map[string]result{}
+			order = append(order, k)
+		}
+		by[k][r.TilingCopy] = r
+	}
+	for _, k := range order {
+		m := by[k]
+		wk, ok1 := m["with-kernel"]
+		ms, ok2 := m["multi-stream"]
+		wh, ok3 := m["whole"]
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		var stalls int
+		if ms.Tiling != nil {
+			stalls = ms.Tiling.Stalls
+		}
+		verdict := "holds"
+		if !(wk.MakespanNs <= ms.MakespanNs && ms.MakespanNs <= wh.MakespanNs) {
+			verdict = "does not hold"
+		}
+		fmt.Fprintf(w, "tiling copy %s %s: with-kernel %v, multi-stream %v (%d ring stalls), whole %v: with-kernel <= multi-stream <= whole %s\n",
+			k.scenario, variantName(wk), time.Duration(wk.MakespanNs).Round(time.Microsecond), time.Duration(ms.MakespanNs).Round(time.Microsecond),
+			stalls, time.Duration(wh.MakespanNs).Round(time.Microsecond), verdict)
 	}
 }

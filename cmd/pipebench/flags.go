@@ -46,6 +46,10 @@ type config struct {
 	// overlap adds, on multi-step scenarios, variants whose steps are
 	// submitted to overlap (Executable.Submit).
 	overlap bool
+	// tilingCopies are the tiling-copy strategies each variant runs with
+	// (nil: with-kernel only).
+	tilingCopies []pipert.TilingCopy
+	tilingBlocks int
 }
 
 // checkSlack is how far above 1.0 -check lets an efficiency go: clock
@@ -83,6 +87,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		launch    = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
 		tiling    = fs.Duration("tiling", -1, "the part of the Resize cost a tiling cache hit saves (default: the scenario's; at most -resize)")
 		caches    = fs.String("cache", "", "host caches of every variant: none, a comma-separated set of local, global, infer, setup, plan, or study (none, each alone, all; the default on decode-steps, none elsewhere)")
+		tcopy     = fs.String("tiling-copy", "with-kernel", "how tiling data reaches the device, comma-separated to compare: with-kernel (ATB's default), multi-stream (a copy stream and a ring of -tiling-blocks 3 MB device blocks), whole (each batch's tilings at once before its launches), or all")
+		tblocks   = fs.Int("tiling-blocks", 0, "blocks of the multi-stream tiling ring, 1 to 1024 (default 32, ATB's pool)")
 		overlap   = fs.Bool("overlap", true, "on scenarios of consecutive steps (decode-steps), also submit each repetition's steps so that each step's host stages overlap the device tail of the one before (rows with \"overlap\": true)")
 		local     = fs.Int("cache-local", 0, "slots per node of the local tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_LOCAL_COUNT; default 1)")
 		global    = fs.Int("cache-global", 0, "slots per op of the global tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_GLOABL_COUNT; default 5)")
@@ -219,6 +225,21 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		c.cacheSets = []pipert.CacheKinds{k}
 	}
 	c.overlap = *overlap
+	tnames := splitList(*tcopy)
+	if len(tnames) == 1 && tnames[0] == "all" {
+		tnames = []string{"with-kernel", "multi-stream", "whole"}
+	}
+	for _, n := range tnames {
+		tc, err := plan.ParseTilingCopy(n)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -tiling-copy: %v", errUsage, err)
+		}
+		c.tilingCopies = append(c.tilingCopies, tc)
+	}
+	if *tblocks < 0 || *tblocks > plan.MaxCacheSlots {
+		return nil, fmt.Errorf("%w: -tiling-blocks %d outside [1, %d]", errUsage, *tblocks, plan.MaxCacheSlots)
+	}
+	c.tilingBlocks = *tblocks
 	flagSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagSet[f.Name] = true })
 	for _, sl := range []struct {

@@ -42,6 +42,9 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-cache-global", "-1"},
 		{"-cache-global", "1025"},
 		{"-tiling", "9us"}, // more than the 6 µs Resize
+		{"-tiling-copy", "later"},
+		{"-tiling-blocks", "1025"},
+		{"-tiling-blocks", "-1"},
 	} {
 		code, _, stderr := runArgs(t, args...)
 		if code != 2 {
@@ -77,7 +80,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 		t.Fatalf("-h exit %d", code)
 	}
 	for _, f := range []string{"-scenario", "-mode", "-barrier", "-check", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch",
-		"-model", "-input", "-const", "-golden", "-tol", "-size", "-overlap"} {
+		"-model", "-input", "-const", "-golden", "-tol", "-size", "-overlap", "-tiling-copy", "-tiling-blocks"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("-h does not document %s", f)
 		}
@@ -118,7 +121,7 @@ func TestJSONSchema(t *testing.T) {
 		scen[r["scenario"].(string)] = true
 		for _, k := range []string{"scenario", "mode", "barrier", "kernels", "reps", "makespan_ns", "device_busy_ns", "device_util",
 			"stage_busy_ns", "bound_ns", "efficiency", "speedup_vs_kbk", "peak_device_bytes", "overhead_ns_per_kernel",
-			"caches", "host_ns_per_kernel"} {
+			"caches", "host_ns_per_kernel", "tiling_copy"} {
 			if _, ok := r[k]; !ok {
 				t.Errorf("result %v lacks %q", r["scenario"], k)
 			}
