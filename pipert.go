@@ -100,6 +100,7 @@ const (
 	InferReuse    = plan.InferReuse
 	SetupReuse    = plan.SetupReuse
 	MemoryPlan    = plan.MemoryPlan
+	Runners       = plan.Runners
 	NoCaches      = plan.NoCaches
 	DefaultCaches = plan.DefaultCaches
 )
@@ -207,6 +208,8 @@ type Executable struct {
 	// Submitted steps (submit.go). smu serialises Submit, and Run against
 	// submissions; lanes[0] is act, lanes[1] made by the first Submit.
 	checked  *subgraph.Checked
+	rcfg     Config         // cfg with the Registry the kernels came from
+	runners  *actor.Runners // nil: kernels built, not pooled
 	smu      sync.Mutex
 	lanes    [lanes]*actor.SuperKernelActor
 	last     *Pending // the latest step that launched, while in flight
@@ -235,27 +238,41 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 			return nil, fmt.Errorf("pipert: compile: %w: Carried: %q is not an output of graph %q", ErrConfig, name, g.Name)
 		}
 	}
+	// Kernels come from the runner pool (or pay their creation cost);
+	// the executable gives them back at Close.
+	rc := c
+	var runners *actor.Runners
+	if c.Caches.Kinds.Has(plan.Runners) || c.Costs.Create > 0 {
+		runners = actor.NewRunners(c)
+		rc.Registry = runners
+	}
+	fail := func(err error) (*Executable, error) {
+		if runners != nil {
+			runners.Release()
+		}
+		return nil, fmt.Errorf("pipert: compile: %w", err)
+	}
 	if c.Placement != nil {
 		m, err := heterog.NewManager(nil, c.Device)
 		if err != nil {
-			return nil, fmt.Errorf("pipert: compile: %w", err)
+			return fail(err)
 		}
-		h, err := heterog.Compile(g, c, m)
+		h, err := heterog.Compile(g, rc, m)
 		if err != nil {
 			m.Release()
-			return nil, fmt.Errorf("pipert: compile: %w", err)
+			return fail(err)
 		}
-		return &Executable{g: g, cfg: c, het: h, mgr: m}, nil
+		return &Executable{g: g, cfg: c, het: h, mgr: m, runners: runners}, nil
 	}
-	checked, err := subgraph.Validate(g, c.Registry)
+	checked, err := subgraph.Validate(g, rc.Registry)
 	if err != nil {
-		return nil, fmt.Errorf("pipert: compile: %w", err)
+		return fail(err)
 	}
-	act, err := actor.New(checked, c, actor.Options{})
+	act, err := actor.New(checked, rc, actor.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("pipert: compile: %w", err)
+		return fail(err)
 	}
-	e := &Executable{g: g, cfg: c, act: act, checked: checked}
+	e := &Executable{g: g, cfg: c, rcfg: rc, act: act, checked: checked, runners: runners}
 	e.lanes[0] = act
 	return e, nil
 }
@@ -473,11 +490,14 @@ func (e *Executable) Close() error {
 		e.smu.Unlock()
 		if e.het != nil {
 			err = errors.Join(e.het.Close(), e.mgr.Release())
-			return
+		} else {
+			err = e.act.Close()
+			if e.lanes[1] != nil {
+				err = errors.Join(err, e.lanes[1].Close())
+			}
 		}
-		err = e.act.Close()
-		if e.lanes[1] != nil {
-			err = errors.Join(err, e.lanes[1].Close())
+		if e.runners != nil {
+			e.runners.Release()
 		}
 	})
 	return err

@@ -112,7 +112,7 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 		return p, nil
 	}
 	if e.lanes[1] == nil {
-		a, err := actor.New(e.checked, e.cfg, actor.Options{Name: e.laneName()})
+		a, err := actor.New(e.checked, e.rcfg, actor.Options{Name: e.laneName()})
 		if err != nil {
 			return nil, fmt.Errorf("pipert: submit: %w", err)
 		}

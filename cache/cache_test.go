@@ -217,3 +217,59 @@ func TestGlobalPerOpLRU(t *testing.T) {
 		t.Fatal("Shared must return one cache per slot count")
 	}
 }
+
+// TestPoolHandsEachValueToOneUser: a value taken is no longer in the pool
+// until given back; a key keeps at most Slots idle values; concurrent users
+// never get the same value twice.
+func TestPoolHandsEachValueToOneUser(t *testing.T) {
+	p := cache.NewPool[*int](2)
+	if _, ok := p.Get("a"); ok {
+		t.Fatal("empty pool gave a value")
+	}
+	v1, v2, v3 := new(int), new(int), new(int)
+	if !p.Put("a", v1) || !p.Put("a", v2) || p.Put("a", v3) {
+		t.Fatal("slots not honoured")
+	}
+	if p.Len("a") != 2 || p.Len("b") != 0 {
+		t.Fatalf("lens %d %d", p.Len("a"), p.Len("b"))
+	}
+	got, ok := p.Get("a")
+	if !ok || got != v2 || p.Len("a") != 1 {
+		t.Fatalf("Get gave %p %v, %d left", got, ok, p.Len("a"))
+	}
+	p = cache.NewPool[*int](64)
+	for range 64 {
+		p.Put("k", new(int))
+	}
+	var mu sync.Mutex
+	seen := map[*int]bool{}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				v, ok := p.Get("k")
+				if !ok {
+					continue
+				}
+				mu.Lock()
+				if seen[v] {
+					mu.Unlock()
+					t.Error("a value in use was handed out again")
+					return
+				}
+				seen[v] = true
+				mu.Unlock()
+				mu.Lock()
+				delete(seen, v)
+				mu.Unlock()
+				p.Put("k", v)
+			}
+		}()
+	}
+	wg.Wait()
+	if p.Len("k") != 64 {
+		t.Fatalf("%d values left of 64", p.Len("k"))
+	}
+}

@@ -37,12 +37,17 @@ const (
 	// again after a run whose tensors outgrew the plan): a planned launch
 	// makes no allocator call and skips Costs.Alloc.
 	MemoryPlan
+	// Runners keeps the kernels (ATB's Runners) of closed executables in a
+	// pool per op and attributes, RunnerSlots each, shared by the
+	// process: Compile takes a kernel from it before building one, and
+	// skips Costs.Create.
+	Runners
 
 	// NoCaches turns every cache off: every stage of every kernel runs on
 	// every run. It is a set of its own, not combinable with the others.
 	NoCaches CacheKinds = 1 << 7
 
-	allCaches = TilingLocal | TilingGlobal | InferReuse | SetupReuse | MemoryPlan
+	allCaches = TilingLocal | TilingGlobal | InferReuse | SetupReuse | MemoryPlan | Runners
 	// DefaultCaches are ATB's defaults: the local and global tiling caches
 	// (ATB_OPSRUNNER_KERNEL_CACHE_TYPE=3) and Setup reuse
 	// (ATB_OPSRUNNER_SETUP_CACHE_ENABLE=1).
@@ -52,7 +57,7 @@ const (
 var cacheNames = []struct {
 	k    CacheKinds
 	name string
-}{{TilingLocal, "local"}, {TilingGlobal, "global"}, {InferReuse, "infer"}, {SetupReuse, "setup"}, {MemoryPlan, "plan"}}
+}{{TilingLocal, "local"}, {TilingGlobal, "global"}, {InferReuse, "infer"}, {SetupReuse, "setup"}, {MemoryPlan, "plan"}, {Runners, "runners"}}
 
 // Has reports whether every cache of o is in k.
 func (k CacheKinds) Has(o CacheKinds) bool { return k&o == o && k&NoCaches == 0 }
@@ -82,7 +87,7 @@ func (k CacheKinds) String() string {
 }
 
 // ParseCaches parses a comma-separated list of local, global, infer,
-// setup and plan, or "none" (or the empty string) for NoCaches.
+// setup, plan and runners, or "none" (or the empty string) for NoCaches.
 func ParseCaches(s string) (CacheKinds, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "none" {
@@ -99,7 +104,7 @@ func ParseCaches(s string) (CacheKinds, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("plan: unknown cache %q (have local, global, infer, setup, plan, or none)", f)
+			return 0, fmt.Errorf("plan: unknown cache %q (have local, global, infer, setup, plan, runners, or none)", f)
 		}
 	}
 	return k, nil
@@ -109,6 +114,9 @@ func ParseCaches(s string) (CacheKinds, error) {
 const (
 	DefaultLocalSlots  = 1
 	DefaultGlobalSlots = 5
+	// DefaultRunnerSlots is pipert's choice: ATB names the variable
+	// (ATB_RUNNER_POOL_SIZE), not its default.
+	DefaultRunnerSlots = 64
 	MaxCacheSlots      = 1024
 )
 
@@ -125,6 +133,11 @@ type Caches struct {
 	// (zero: DefaultGlobalSlots). Executables with the same count share
 	// one global cache per process.
 	GlobalSlots int
+	// RunnerSlots is the runner pool's kernels per op and attributes
+	// (ATB_RUNNER_POOL_SIZE), in [1, MaxCacheSlots] (zero:
+	// DefaultRunnerSlots). Executables with the same count share one pool
+	// per process.
+	RunnerSlots int
 }
 
 func (c *Caches) check() error {
@@ -148,6 +161,12 @@ func (c *Caches) check() error {
 	if c.GlobalSlots < 1 || c.GlobalSlots > MaxCacheSlots {
 		return fmt.Errorf("Caches.GlobalSlots %d outside [1, %d]", c.GlobalSlots, MaxCacheSlots)
 	}
+	if c.RunnerSlots == 0 {
+		c.RunnerSlots = DefaultRunnerSlots
+	}
+	if c.RunnerSlots < 1 || c.RunnerSlots > MaxCacheSlots {
+		return fmt.Errorf("Caches.RunnerSlots %d outside [1, %d]", c.RunnerSlots, MaxCacheSlots)
+	}
 	return nil
 }
 
@@ -157,13 +176,15 @@ const (
 	EnvLocalCount  = "ATB_OPSRUNNER_KERNEL_CACHE_LOCAL_COUNT"
 	EnvGlobalCount = "ATB_OPSRUNNER_KERNEL_CACHE_GLOABL_COUNT" // sic
 	EnvSetupCache  = "ATB_OPSRUNNER_SETUP_CACHE_ENABLE"
+	EnvRunnerPool  = "ATB_RUNNER_POOL_SIZE"
 )
 
 // CachesFromEnv reads ATB's cache variables through getenv (os.Getenv; an
 // empty value is unset, leaving the default): the cache type (0 none, 1
 // local, 2 global, 3 both), the slot counts (1 to 1024; 0 or a negative
-// count is an error), and whether Setup is reused (0 or 1). InferReuse has
-// no ATB variable and stays off.
+// count is an error), whether Setup is reused (0 or 1), and the runner
+// pool's size (set: the pool is on). InferReuse has no ATB variable and
+// stays off.
 func CachesFromEnv(getenv func(string) string) (Caches, error) {
 	c := Caches{Kinds: DefaultCaches}
 	num := func(name string, lo, hi int) (int, bool, error) {
@@ -197,6 +218,12 @@ func CachesFromEnv(getenv func(string) string) (Caches, error) {
 	}
 	if c.GlobalSlots, _, err = num(EnvGlobalCount, 1, MaxCacheSlots); err != nil {
 		return Caches{}, err
+	}
+	var pool bool
+	if c.RunnerSlots, pool, err = num(EnvRunnerPool, 1, MaxCacheSlots); err != nil {
+		return Caches{}, err
+	} else if pool {
+		c.Kinds = c.Kinds&^NoCaches | Runners
 	}
 	return c, nil
 }

@@ -36,12 +36,14 @@ func TestCachesDefaultsAndRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Caches != (Caches{Kinds: DefaultCaches, LocalSlots: 1, GlobalSlots: 5}) {
+	if c.Caches != (Caches{Kinds: DefaultCaches, LocalSlots: 1, GlobalSlots: 5, RunnerSlots: DefaultRunnerSlots}) {
 		t.Errorf("defaults %+v", c.Caches)
 	}
 	for _, bad := range []Caches{
 		{Kinds: NoCaches | InferReuse},
 		{Kinds: 1 << 6},
+		{RunnerSlots: -1},
+		{RunnerSlots: MaxCacheSlots + 1},
 		{LocalSlots: -1},
 		{GlobalSlots: -5},
 		{LocalSlots: MaxCacheSlots + 1},
@@ -71,7 +73,12 @@ func TestCachesFromEnv(t *testing.T) {
 	if err != nil || c.Kinds != NoCaches {
 		t.Fatalf("all off: %+v, %v", c, err)
 	}
+	c, err = CachesFromEnv(env(map[string]string{EnvCacheType: "0", EnvSetupCache: "0", EnvRunnerPool: "8"}))
+	if err != nil || c.Kinds != Runners || c.RunnerSlots != 8 {
+		t.Fatalf("runner pool alone: %+v, %v", c, err)
+	}
 	for _, bad := range []map[string]string{
+		{EnvRunnerPool: "0"}, {EnvRunnerPool: "many"},
 		{EnvLocalCount: "0"}, {EnvGlobalCount: "-3"}, {EnvLocalCount: "1025"}, {EnvCacheType: "4"}, {EnvSetupCache: "yes"},
 	} {
 		if _, err := CachesFromEnv(env(bad)); !errors.Is(err, ErrConfig) {

@@ -214,6 +214,9 @@ type Costs struct {
 	// Alloc is the part of Launch that allocates the kernel's outputs and
 	// workspace (what a memory plan saves), at most Launch.
 	Alloc time.Duration
+	// Create is the construction of the kernel at Compile (ATB's Runner
+	// creation; what a runner-pool hit saves), paid once per executable.
+	Create time.Duration
 }
 
 // Total is the host work of one kernel.
@@ -245,6 +248,9 @@ func (c Costs) check(what string) error {
 	}
 	if c.Alloc < 0 || c.Alloc > c.Launch {
 		return fmt.Errorf("%s: allocation cost %v outside [0, launch cost %v]", what, c.Alloc, c.Launch)
+	}
+	if c.Create < 0 {
+		return fmt.Errorf("%s: creation cost %v is negative", what, c.Create)
 	}
 	return nil
 }

@@ -23,10 +23,12 @@ func init() {
 // with what a host cache saves of it: prepare 2 µs, all of it Setup
 // (SetupReuse); InferShape 5 µs (InferReuse); Resize 6 µs, of which 5 µs
 // compute the tiling (a tiling cache hit); Launch 8 µs, of which 3 µs
-// allocate (a memory plan).
+// allocate (a memory plan); and at Compile, 20 µs to create each kernel
+// (ATB's Runner; a runner-pool hit), an assumed figure.
 func StepCosts() pipert.Costs {
 	c := DefaultCosts()
 	c.Tiling, c.Alloc = 5*time.Microsecond, 3*time.Microsecond
+	c.Create = 20 * time.Microsecond
 	return c
 }
 

@@ -96,6 +96,10 @@ type result struct {
 	// before; the makespan is the repetition's wall time and the bound
 	// that of the steps' summed work.
 	Overlap bool `json:"overlap,omitempty"`
+	// CreateNs is the median time to compile and close the variant's
+	// executable, after one to warm up (the runner pool then has its
+	// kernels), with -cache study or a set of caches.
+	CreateNs int64 `json:"create_ns,omitempty"`
 	// Replay counts, in mode replay, one repetition's replays, the
 	// kernels they submitted, captures and fallbacks, and the kernels that
 	// always run through the stages (dynamic).
@@ -234,7 +238,7 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 // cacheStudy are the cache sets of -cache study: none, each alone, and
 // all together.
 var cacheStudy = []pipert.CacheKinds{pipert.NoCaches, pipert.TilingLocal, pipert.TilingGlobal, pipert.InferReuse, pipert.SetupReuse,
-	pipert.MemoryPlan, pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan}
+	pipert.MemoryPlan, pipert.Runners, pipert.TilingLocal | pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan | pipert.Runners}
 
 // sample is one repetition's statistics, whichever executor ran it: one
 // run's, or the sums over the consecutive runs of a repetition (bound
@@ -548,6 +552,15 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 			if kbkMakespan > 0 {
 				res.SpeedupVsKBK = float64(kbkMakespan) / float64(res.MakespanNs)
 			}
+			if _, ok := r.exe.(actorExec); ok && (sc.CacheStudy || cfg.cacheSets != nil) && !r.v.overlap && !r.traced {
+				dev, err := cfg.devices.make(sc.Profile, nil)
+				if err != nil {
+					return nil, err
+				}
+				if res.CreateNs, err = createTime(w.Graph, r.v, dev, costs, cfg); err != nil {
+					return nil, fmt.Errorf("scenario %s, %v: creation: %w", sc.Name, r.v, err)
+				}
+			}
 			if ae, ok := r.exe.(actorExec); ok && len(w.Feedback) == 0 && !r.v.overlap {
 				a, err := ae.allocsPerRun(ctx, w.InputsOf(r.step))
 				if err != nil {
@@ -824,6 +837,17 @@ func writeCacheStudy(w io.Writer, rep *report) {
 			time.Duration(b.HostNsPerKernel).Round(10*time.Nanosecond), time.Duration(r.HostNsPerKernel).Round(10*time.Nanosecond),
 			r.HostNsPerKernel/max(b.HostNsPerKernel, 1))
 	}
+	// The runner pool: creation with it against the same variant's with
+	// none of the caches.
+	for _, r := range rep.Results {
+		b, ok := base[key{r.Scenario, r.Mode, r.Barrier, r.TilingCopy}]
+		if !ok || r.CreateNs == 0 || b.CreateNs == 0 || !strings.Contains(r.Caches, "runners") || r.Overlap {
+			continue
+		}
+		fmt.Fprintf(w, "runner pool %s %s, %s: compile and close %v, %v without caches (%.2fx)\n",
+			r.Scenario, variantName(r), r.Caches, time.Duration(r.CreateNs).Round(time.Microsecond),
+			time.Duration(b.CreateNs).Round(time.Microsecond), float64(b.CreateNs)/float64(r.CreateNs))
+	}
 	// Overlapped steps against the same variant's sequential steps.
 	type vkey struct{ scenario, mode, barrier, caches, tiling string }
 	seq := map[vkey]result{}
@@ -885,4 +909,25 @@ func writeTilingCopies(w io.Writer, rep *report) {
 			k.scenario, variantName(wk), time.Duration(wk.MakespanNs).Round(time.Microsecond), time.Duration(ms.MakespanNs).Round(time.Microsecond),
 			stalls, time.Duration(wh.MakespanNs).Round(time.Microsecond), verdict)
 	}
+}
+
+// createTime is the median of five compilations and closings of v's
+// executable on dev, after one to warm up.
+func createTime(g *subgraph.Graph, v variant, dev device.Device, costs pipert.Costs, cfg *config) (int64, error) {
+	ts := make([]int64, 0, 5)
+	for i := range 6 {
+		t0 := time.Now()
+		exe, err := compileVariant(g, v, dev, costs, cfg, nil, "")
+		if err != nil {
+			return 0, err
+		}
+		if err := exe.close(); err != nil {
+			return 0, err
+		}
+		if i > 0 {
+			ts = append(ts, int64(time.Since(t0)))
+		}
+	}
+	slices.Sort(ts)
+	return ts[len(ts)/2], nil
 }

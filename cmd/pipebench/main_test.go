@@ -36,7 +36,6 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-model", "../../models/silero-vad-v5.onnx", "-const", "nosuch=1"},
 		{"-model", "../../models/ppocrv4-det.onnx", "-mode", "kbk"}, // x has dynamic dimensions
 		{"-cache", "bogus"},
-		{"-cache", "runners"},
 		{"-cache", "local,none"},
 		{"-cache-local", "0"},
 		{"-cache-global", "-1"},

@@ -1,0 +1,118 @@
+package actor
+
+import (
+	"sync"
+	"time"
+
+	"github.com/pipert/pipert/cache"
+	"github.com/pipert/pipert/internal/spin"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
+)
+
+// Runners builds an executable's kernels (ATB's Runners): a kernel.Resolver
+// over the Config's that takes each kernel from the process's runner pool
+// when plan.Runners is on, builds it otherwise, paying Costs.Create for
+// each it builds, and gives every kernel it handed out back to the pool at
+// Release, when the executable is closed. A kernel is never in the pool
+// while an executable uses it. Kernels whose attributes cannot be encoded
+// (subgraphs of control flow) are always built and never pooled.
+type Runners struct {
+	base   kernel.Resolver
+	pool   *cache.Pool[kernel.Kernel] // nil: off
+	create time.Duration
+
+	mu           sync.Mutex
+	taken        []pooled
+	hits, misses int
+}
+
+type pooled struct {
+	key string
+	k   kernel.Kernel
+}
+
+var (
+	poolsMu sync.Mutex
+	pools   = map[int]*cache.Pool[kernel.Kernel]{}
+)
+
+// runnerPool is the process's runner pool of slots kernels per key.
+func runnerPool(slots int) *cache.Pool[kernel.Kernel] {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	p := pools[slots]
+	if p == nil {
+		p = cache.NewPool[kernel.Kernel](slots)
+		pools[slots] = p
+	}
+	return p
+}
+
+// NewRunners returns the resolver an executable of the checked Config c
+// builds its kernels with.
+func NewRunners(c plan.Config) *Runners {
+	r := &Runners{base: c.Registry, create: c.Costs.Create}
+	if c.Caches.Kinds.Has(plan.Runners) {
+		r.pool = runnerPool(c.Caches.RunnerSlots)
+	}
+	return r
+}
+
+// New implements kernel.Resolver.
+func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
+	key, ok := runnerKey(op, attrs)
+	if ok && r.pool != nil {
+		if k, hit := r.pool.Get(key); hit {
+			r.mu.Lock()
+			r.taken = append(r.taken, pooled{key, k})
+			r.hits++
+			r.mu.Unlock()
+			return k, nil
+		}
+	}
+	k, err := r.base.New(op, attrs)
+	if err != nil || k == nil {
+		return k, err
+	}
+	spin.For(r.create)
+	r.mu.Lock()
+	r.misses++
+	if ok && r.pool != nil {
+		r.taken = append(r.taken, pooled{key, k})
+	}
+	r.mu.Unlock()
+	return k, nil
+}
+
+// Has implements kernel.Resolver.
+func (r *Runners) Has(op string) bool { return r.base.Has(op) }
+
+// Release gives every pooled kernel handed out back to the pool; the
+// executable that used them must not run again.
+func (r *Runners) Release() {
+	r.mu.Lock()
+	taken := r.taken
+	r.taken = nil
+	r.mu.Unlock()
+	if r.pool == nil {
+		return
+	}
+	for _, t := range taken {
+		r.pool.Put(t.key, t.k)
+	}
+}
+
+// Counts returns the kernels taken from the pool and those built.
+func (r *Runners) Counts() (hits, misses int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hits, r.misses
+}
+
+// runnerKey encodes op and its attributes, false when an attribute cannot
+// be encoded.
+func runnerKey(op string, attrs kernel.Attrs) (string, bool) {
+	key, _, ok := attrKey(op, nil, attrs)
+	return string(key), ok
+}
