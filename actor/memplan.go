@@ -3,6 +3,7 @@ package actor
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/pipert/pipert/device"
@@ -58,6 +59,13 @@ type planItem struct {
 	size       int64
 	off        int64
 }
+
+// A plan of at most maxClimbItems tensors also tries climbTries swaps
+// of its best order (each a placement, quadratic in the tensors).
+const (
+	maxClimbItems = 512
+	climbTries    = 256
+)
 
 func alignUp(n int64) int64 { return (n + planAlign - 1) &^ (planAlign - 1) }
 
@@ -144,6 +152,21 @@ func (r *KernelRunner) buildPlan(prev *memPlan) (*memPlan, []planItem) {
 		if a := place(try); arena < 0 || a < arena {
 			arena = a
 			best = append(best[:0], try...)
+		}
+	}
+	// Small graphs can afford more, when the best order left room above
+	// the lower bound: perturbations of it, each pair swap kept when it
+	// shrinks the arena (a bounded hill climb, deterministic).
+	if len(best) > 1 && len(best) <= maxClimbItems && arena > peakLive(best, n) {
+		rng := rand.New(rand.NewPCG(uint64(len(best)), 0x9e3779b97f4a7c15))
+		for range climbTries {
+			copy(try, best)
+			i, j := rng.IntN(len(try)), rng.IntN(len(try))
+			try[i], try[j] = try[j], try[i]
+			if a := place(try); a < arena {
+				arena = a
+				copy(best, try)
+			}
 		}
 	}
 	items = best
