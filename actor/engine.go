@@ -149,11 +149,12 @@ func stageNames(ss []kernel.Stage) []string {
 	return out
 }
 
-// close stops the workers.
+// close stops the workers and releases the caller's context.
 func (e *engine) close() {
 	if e.pipe != nil {
 		e.pipe.Close()
 	}
+	e.rctx.release()
 }
 
 // errStopped is a step's error once the run has failed or was cancelled; it

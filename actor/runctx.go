@@ -2,6 +2,7 @@ package actor
 
 import (
 	"context"
+	"reflect"
 	"sync"
 	"time"
 )
@@ -12,6 +13,11 @@ import (
 // is; Done's channel is made on first use in a run (only a goroutine that
 // parks needs one).
 //
+// The parent's end reaches the run through a hook (context.AfterFunc) that
+// stays registered after the run, so that runs under the same parent — a
+// loop of runs under one context — register it once; a run under another
+// parent moves it, and release removes it (the actor's Close).
+//
 // Protocol: begin at the start of a run on goroutine 0, cancel from any
 // goroutine, end after the run's goroutines are idle; no goroutine uses
 // the context of an earlier run.
@@ -20,8 +26,10 @@ type runCtx struct {
 	mu     sync.Mutex
 	done   chan struct{}
 	err    error
-	stop   func() bool // the parent's AfterFunc, nil when it cannot end
-	gen    uint64      // runs begun
+	active bool // between begin and end
+
+	hooked context.Context // the parent the hook is on
+	stop   func() bool
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -29,23 +37,39 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // begin resets c for a run under parent.
 func (c *runCtx) begin(parent context.Context) {
 	c.mu.Lock()
-	c.gen++
-	gen := c.gen
-	c.parent, c.done, c.err, c.stop = parent, nil, nil, nil
+	c.parent, c.done, c.err, c.active = parent, nil, nil, true
 	c.mu.Unlock()
-	if parent.Done() != nil {
-		// The hook may still run after its run ended: gen keeps it from
-		// cancelling a later run.
-		c.stop = context.AfterFunc(parent, func() { c.cancelGen(gen, parent.Err()) })
+	if parent.Done() != nil && !sameCtx(parent, c.hooked) {
+		c.release()
+		c.hooked = parent
+		c.stop = context.AfterFunc(parent, func() { c.parentDone(parent) })
 	}
 }
 
-// end releases the parent's hook.
+// sameCtx reports whether a and b are the same context (false when they
+// cannot be compared).
+func sameCtx(a, b context.Context) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
+}
+
+// end marks the run over.
 func (c *runCtx) end() {
+	c.mu.Lock()
+	c.cancelLocked(context.Canceled)
+	c.active = false
+	c.mu.Unlock()
+}
+
+// release removes the hook from the parent it is on.
+func (c *runCtx) release() {
 	if c.stop != nil {
 		c.stop()
 	}
-	c.cancel(context.Canceled)
+	c.stop, c.hooked = nil, nil
 }
 
 // cancel makes c done with err, if it is not yet.
@@ -55,11 +79,12 @@ func (c *runCtx) cancel(err error) {
 	c.mu.Unlock()
 }
 
-// cancelGen is cancel if c still serves run gen.
-func (c *runCtx) cancelGen(gen uint64, err error) {
+// parentDone is the hook: parent ended, which ends the run under it, if
+// one is going on.
+func (c *runCtx) parentDone(parent context.Context) {
 	c.mu.Lock()
-	if c.gen == gen {
-		c.cancelLocked(err)
+	if c.active && sameCtx(c.parent, parent) {
+		c.cancelLocked(parent.Err())
 	}
 	c.mu.Unlock()
 }

@@ -39,13 +39,29 @@ func TestRunCtx(t *testing.T) {
 	// An earlier run's parent ending late does not end the current run.
 	old, oldCancel := context.WithCancel(context.Background())
 	c.begin(old)
-	gen := c.gen
 	c.end()
 	c.begin(context.Background())
-	c.cancelGen(gen, context.Canceled) // the old hook, running late
+	c.parentDone(old) // the old hook, running late
 	oldCancel()
 	if c.Err() != nil {
 		t.Fatalf("a stale hook ended the run: %v", c.Err())
 	}
 	c.end()
+
+	// Runs under one parent share its hook, which still ends each.
+	loop, loopCancel := context.WithCancel(context.Background())
+	c.begin(loop)
+	c.end()
+	c.begin(loop)
+	if c.stop == nil || c.hooked != loop {
+		t.Fatal("the hook was not kept")
+	}
+	done = c.Done()
+	loopCancel()
+	<-done
+	c.end()
+	c.release()
+	if c.stop != nil || c.hooked != nil {
+		t.Fatal("release left the hook")
+	}
 }
