@@ -68,16 +68,7 @@ func TestCachesMatchKBKAcrossShapeChanges(t *testing.T) {
 				}
 				steps[s] = graphtest.Refill(rng, g, rows)
 			}
-			ref, _, done := newActor(t, g, plan.Config{Mode: plan.KBK, Caches: noCaches}, ops.Builtins())
-			want := make([][]*kernel.Tensor, len(steps))
-			for s, in := range steps {
-				out, _, err := ref.Run(context.Background(), in)
-				if err != nil {
-					t.Fatalf("graph %d step %d: kbk: %v", i, s, err)
-				}
-				want[s] = out
-			}
-			done()
+			want := kbkRuns(t, g, steps)
 			for _, m := range modes {
 				for _, cs := range cacheVariants {
 					cfg := m
@@ -103,6 +94,23 @@ func TestCachesMatchKBKAcrossShapeChanges(t *testing.T) {
 			}
 		}
 	}
+}
+
+// kbkRuns runs g in KBK without caches on each step's inputs, in order,
+// and returns each step's outputs: the reference.
+func kbkRuns(t *testing.T, g *subgraph.Graph, steps [][]*kernel.Tensor) [][]*kernel.Tensor {
+	t.Helper()
+	ref, _, done := newActor(t, g, plan.Config{Mode: plan.KBK, Caches: noCaches}, ops.Builtins())
+	defer done()
+	want := make([][]*kernel.Tensor, len(steps))
+	for s, in := range steps {
+		out, _, err := ref.Run(context.Background(), in)
+		if err != nil {
+			t.Fatalf("%s step %d: kbk: %v", g.Name, s, err)
+		}
+		want[s] = out
+	}
+	return want
 }
 
 // cacheCountsAddUp checks a run's cache counts against the kernels it ran

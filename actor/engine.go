@@ -496,19 +496,7 @@ func (e *engine) feedNodes(rs *runState) {
 		if rs.stopped() {
 			return
 		}
-		if e.feed != nil {
-			if err := e.waited0(rs, func() error { return r.Acquire(rs.ctx, pos, e.feed.Await) }); err != nil {
-				rs.fail(err)
-				return
-			}
-		}
-		if r.capture != nil {
-			if _, err := r.predict(pos, acquire); err != nil {
-				rs.fail(err)
-				return
-			}
-		}
-		if err := e.step(pos, phaseAll, rs); err != nil {
+		if err := e.issue(pos, phaseAll, acquire, rs); err != nil {
 			rs.fail(err)
 			return
 		}

@@ -44,16 +44,7 @@ func TestReplayMatchesKBK(t *testing.T) {
 			}
 			steps[s] = graphtest.Refill(rng, g, rows[s])
 		}
-		ref, _, done := newActor(t, g, plan.Config{Mode: plan.KBK, Caches: noCaches}, ops.Builtins())
-		want := make([][]*kernel.Tensor, len(steps))
-		for s, in := range steps {
-			out, _, err := ref.Run(context.Background(), in)
-			if err != nil {
-				t.Fatalf("graph %d step %d: kbk: %v", i, s, err)
-			}
-			want[s] = out
-		}
-		done()
+		want := kbkRuns(t, g, steps)
 		for _, cs := range []plan.Caches{{Kinds: plan.NoCaches}, {}} {
 			a, _, done := newActor(t, g, plan.Config{Mode: plan.Replay, Caches: cs}, ops.Builtins())
 			var total plan.ReplayStats

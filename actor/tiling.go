@@ -231,19 +231,7 @@ func (e *engine) feedWhole(rs *runState) {
 			if rs.stopped() {
 				return
 			}
-			if acquire != nil {
-				if err := e.waited0(rs, func() error { return acquire(pos) }); err != nil {
-					rs.fail(err)
-					return
-				}
-			}
-			if r.capture != nil {
-				if _, err := r.predict(pos, acquire); err != nil {
-					rs.fail(err)
-					return
-				}
-			}
-			if err := e.step(pos, phaseSetup, rs); err != nil {
+			if err := e.issue(pos, phaseSetup, acquire, rs); err != nil {
 				rs.fail(err)
 				return
 			}
@@ -278,6 +266,23 @@ func (e *engine) feedWhole(rs *runState) {
 		}
 		first = last + 1
 	}
+}
+
+// issue is goroutine 0's part of node pos in phase ph: the awaited
+// inputs it reads (acquire, nil when the run awaits none), the replay
+// prediction, then step.
+func (e *engine) issue(pos, ph int, acquire func(pos int) error, rs *runState) error {
+	if acquire != nil {
+		if err := e.waited0(rs, func() error { return acquire(pos) }); err != nil {
+			return err
+		}
+	}
+	if e.r.capture != nil {
+		if _, err := e.r.predict(pos, acquire); err != nil {
+			return err
+		}
+	}
+	return e.step(pos, ph, rs)
 }
 
 // step runs goroutine 0's steps of node pos in phase ph and hands the node

@@ -37,16 +37,7 @@ func TestTilingCopiesMatchKBK(t *testing.T) {
 		for s := range steps {
 			steps[s] = graphtest.Refill(rng, g, 1+int64(s%2)*rng.Int64N(4))
 		}
-		ref, _, done := newActor(t, g, plan.Config{Mode: plan.KBK, Caches: noCaches}, ops.Builtins())
-		want := make([][]*kernel.Tensor, len(steps))
-		for s, in := range steps {
-			out, _, err := ref.Run(context.Background(), in)
-			if err != nil {
-				t.Fatalf("graph %d step %d: kbk: %v", i, s, err)
-			}
-			want[s] = out
-		}
-		done()
+		want := kbkRuns(t, g, steps)
 		for _, m := range modes {
 			for _, how := range []plan.TilingCopy{plan.WithKernel, plan.MultiStream, plan.Whole} {
 				for _, blocks := range []int{1, 32} {
