@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"device":                  {"device/alloc", "device/internal/account", "internal/clock", "internal/spin"},
 	"device/devtrace":         {"device", "trace"},
 	"device/devicetest":       {"device", "internal/clock"},
+	"device/fault":            {"device"},
 	"device/swai":             {"device", "device/alloc", "internal/clock"},
 	"device/host":             {"device", "device/alloc", "device/internal/account", "internal/clock", "internal/spin"},
 	"kernel":                  {"device"},

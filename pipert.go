@@ -115,6 +115,13 @@ var (
 	ErrUnknownOp = kernel.ErrUnknownOp
 	// ErrOutOfMemory: the device ran out of memory.
 	ErrOutOfMemory = device.ErrOutOfMemory
+	// ErrLaunchFailed, ErrCopyFailed: a launch or a copy failed.
+	// ErrKernelFault: a kernel faulted on the device (sticky until the
+	// device is reset). ErrDeviceLost: the device is gone.
+	ErrLaunchFailed = device.ErrLaunchFailed
+	ErrCopyFailed   = device.ErrCopyFailed
+	ErrKernelFault  = device.ErrKernelFault
+	ErrDeviceLost   = device.ErrDeviceLost
 	// ErrShortOutput: a RunInto output tensor cannot hold its output.
 	ErrShortOutput = actor.ErrShortOutput
 	// ErrDynamicWorkspace: WorkspaceSize of a graph whose sizes depend on

@@ -105,6 +105,9 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 	}
 	a.r.tiling = newTilingCopy(a.r, cfg.TilingCopy, cfg.TilingBlocks)
 	a.tr = newTracer(cfg.Trace, name, pl, prog, cfg.Caches.Kinds)
+	if ep, ok := dev.(device.Epocher); ok {
+		a.r.epoch = ep.Epoch()
+	}
 	if err := a.r.uploadConsts(); err != nil {
 		a.Close()
 		return nil, err
@@ -136,6 +139,9 @@ func (a *SuperKernelActor) Close() error {
 	if a.eng != nil {
 		a.eng.close()
 		a.eng = nil
+	}
+	if ep, ok := a.dev.(device.Epocher); ok && ep.Epoch() != a.r.epoch {
+		a.r.forgetDevice() // a reset freed them
 	}
 	return errors.Join(a.r.releaseConsts(), a.r.dropPlan(), a.r.releaseTiling())
 }
@@ -228,6 +234,9 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 				return nil, plan.Stats{}, fmt.Errorf("actor: Feed output %d of %d", o, len(a.prog.outputs))
 			}
 		}
+	}
+	if err := a.r.ensureDevice(); err != nil {
+		return nil, plan.Stats{}, fmt.Errorf("actor: %w", err)
 	}
 	if a.eng == nil {
 		e, err := newEngine(a)

@@ -39,6 +39,13 @@ func (m *Memory) free(dev device.Device, b device.Buffer) error {
 	return nil
 }
 
+// forget accounts b as gone without freeing it (its device was reset).
+func (m *Memory) forget(b device.Buffer) {
+	if !b.IsZero() {
+		m.inUse.Add(-b.Size)
+	}
+}
+
 // InUse is the bytes allocated now.
 func (m *Memory) InUse() int64 { return m.inUse.Load() }
 

@@ -129,6 +129,10 @@ type KernelRunner struct {
 
 	// capture is mode Replay's recorded run (nil in other modes).
 	capture *capture
+	// constsUp: every constant is on the device. epoch is the device's
+	// (device.Epocher) when they were put there.
+	constsUp bool
+	epoch    uint64
 	// tiling moves the tilings to the device (plan.TilingCopy).
 	tiling *tilingCopy
 
@@ -228,8 +232,17 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 }
 
 // uploadConsts copies the graph's constants to the device; they stay there
-// until releaseConsts.
+// until releaseConsts. After a failed upload, releaseConsts then
+// uploadConsts again.
 func (r *KernelRunner) uploadConsts() error {
+	if err := r.uploadConsts1(); err != nil {
+		return err
+	}
+	r.constsUp = true
+	return nil
+}
+
+func (r *KernelRunner) uploadConsts1() error {
 	for i, s := range r.prog.consts {
 		if err := r.place(s, r.prog.constVals[i], r.stream); err != nil {
 			return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)
@@ -258,6 +271,7 @@ func (r *KernelRunner) place(s int, src *kernel.Tensor, st device.Stream) error 
 
 // releaseConsts frees the constants.
 func (r *KernelRunner) releaseConsts() error {
+	r.constsUp = false
 	var first error
 	for _, s := range r.prog.consts {
 		if r.live[s] {
@@ -268,6 +282,57 @@ func (r *KernelRunner) releaseConsts() error {
 		}
 	}
 	return first
+}
+
+// ensureDevice makes the device hold what the runner keeps there between
+// runs: after a device reset (a new device.Epocher epoch) every buffer is
+// gone and is forgotten, not freed; then the constants are uploaded again
+// if they are not all there. It runs on goroutine 0 before a run.
+func (r *KernelRunner) ensureDevice() error {
+	if ep, ok := r.dev.(device.Epocher); ok {
+		if e := ep.Epoch(); e != r.epoch {
+			r.forgetDevice()
+			r.epoch = e
+		}
+	}
+	if r.constsUp {
+		return nil
+	}
+	if err := r.releaseConsts(); err != nil {
+		return err
+	}
+	return r.uploadConsts()
+}
+
+// forgetDevice drops every buffer the runner holds without freeing it:
+// the device was reset and freed them.
+func (r *KernelRunner) forgetDevice() {
+	for s := range r.live {
+		if r.live[s] {
+			r.live[s] = false
+			if r.inArena == nil || !r.inArena[s] {
+				r.mem.forget(r.tensors[s].Buf)
+			}
+			if r.inArena != nil {
+				r.inArena[s] = false
+			}
+			r.tensors[s].Buf = device.Buffer{}
+		}
+	}
+	r.constsUp = false
+	if mp := r.plan; mp != nil {
+		if !mp.borrowed {
+			r.mem.forget(mp.arena)
+		}
+		r.plan = nil
+		if r.capture != nil {
+			r.capture.invalidate()
+		}
+	}
+	if tc := r.tiling; tc != nil && !tc.pool.IsZero() {
+		r.mem.forget(tc.pool)
+		tc.pool = device.Buffer{}
+	}
 }
 
 // Begin starts a run: it resets the per-run state and uploads the inputs

@@ -51,7 +51,25 @@ var (
 	ErrNotBacked   = errors.New("device: buffer has no host backing")
 	ErrBadCopy     = errors.New("device: copy size mismatch")
 	ErrClosed      = errors.New("device: stream closed")
+	// ErrLaunchFailed: a kernel launch was refused.
+	ErrLaunchFailed = errors.New("device: launch failed")
+	// ErrCopyFailed: a copy failed.
+	ErrCopyFailed = errors.New("device: copy failed")
+	// ErrKernelFault: a kernel faulted on the device; reported at the next
+	// synchronisation, and sticky: every call fails until the device is
+	// reset.
+	ErrKernelFault = errors.New("device: kernel fault")
+	// ErrDeviceLost: the device is gone; every call fails until it is
+	// reset.
+	ErrDeviceLost = errors.New("device: device lost")
 )
+
+// Epocher is a device that can be reset (after a sticky fault), which
+// frees every buffer: Epoch counts the resets, and a holder of buffers
+// that sees it change knows they are gone.
+type Epocher interface {
+	Epoch() uint64
+}
 
 // Cost is a kernel's work, the input of the roofline model.
 type Cost struct {

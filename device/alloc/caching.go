@@ -253,8 +253,10 @@ func (c *Caching) grow(rs int64, pool uint8) (int32, error) {
 		base, err = c.space.Alloc(size)
 	}
 	if err != nil {
-		return -1, fmt.Errorf("%w: segment of %d bytes, %d of %d reserved",
-			ErrOutOfMemory, size, c.stats.Reserved, c.capacity)
+		// The cached segments were released and the allocation retried
+		// (PyTorch's empty_cache on OOM): what is left is in use.
+		return -1, fmt.Errorf("%w: %d bytes requested (a segment of %d): %d in use, %d cached, %d free of %d",
+			ErrOutOfMemory, rs, size, c.stats.InUse, c.cachedFree, c.capacity-c.stats.Reserved, c.capacity)
 	}
 	b := c.newBlock()
 	c.blocks[b] = cblock{addr: base, size: size, prev: -1, next: -1, left: -1, right: -1,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devicetest"
+	"github.com/pipert/pipert/device/fault"
 	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/device/swai"
 )
@@ -52,4 +53,16 @@ func TestSWAI(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestFaultWrapperWithoutRules: the fault wrapper with no rule is a
+// conforming device.
+func TestFaultWrapperWithoutRules(t *testing.T) {
+	devicetest.Run(t, func(t *testing.T) device.Device {
+		d, err := device.NewSim(device.SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fault.New(d, 1)
+	})
 }

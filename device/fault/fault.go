@@ -1,0 +1,395 @@
+// Package fault puts a device.Device in a wrapper that injects faults, as
+// pebble's errorfs does for file systems: rules pick device calls by kind,
+// kernel name, stream and the n-th matching call or a seeded probability,
+// and say what goes wrong there.
+//
+// The faults follow CUDA's: a call that fails (an allocation out of
+// memory, a launch or a copy that fails); an asynchronous kernel fault,
+// which the call that caused it does not see — the next synchronisation
+// reports it, and from then on every call fails (a sticky error) until
+// Reset, the cudaDeviceReset analogue, which also frees every buffer; and a
+// lost device, on which every call fails until Reset. Freeing never fails:
+// a faulted device still takes its memory back.
+//
+// Holders of device buffers learn of a Reset from Epoch (device.Epocher):
+// the actors of package actor re-upload their constants on their next run.
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/pipert/pipert/device"
+)
+
+// Kind is a kind of device call.
+type Kind uint8
+
+// Call kinds.
+const (
+	Alloc Kind = iota + 1
+	Free
+	Launch
+	CopyH2D
+	CopyD2H
+	CopyD2D
+	// Sync is a stream's or an event's Synchronize.
+	Sync
+)
+
+var kindNames = [...]string{Alloc: "alloc", Free: "free", Launch: "launch", CopyH2D: "h2d", CopyD2H: "d2h", CopyD2D: "d2d", Sync: "sync"}
+
+func (k Kind) String() string {
+	if k >= Alloc && k <= Sync {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Effect is what goes wrong at a call a rule picks.
+type Effect uint8
+
+// Effects.
+const (
+	// Fail makes the call fail: an Alloc with device.ErrOutOfMemory, a
+	// Launch with device.ErrLaunchFailed, a copy with device.ErrCopyFailed,
+	// a Sync with device.ErrKernelFault (and the device is faulted, as
+	// after Async). A Free never fails: a Fail rule on it never fires.
+	Fail Effect = iota + 1
+	// Async lets the call succeed and faults the device: the next Sync
+	// (or device-to-host copy) fails with device.ErrKernelFault, and every
+	// call after it too, until Reset.
+	Async
+	// Lost loses the device: this call and every later one fail with
+	// device.ErrDeviceLost until Reset.
+	Lost
+)
+
+// Rule picks device calls and says what goes wrong at them.
+type Rule struct {
+	Kind Kind
+	// Op, for Launch, is the kernel's name ("" any).
+	Op string
+	// Stream is the stream's number in creation order, from 1 (0 any);
+	// Alloc and Free have none and match any.
+	Stream int
+	// Nth fires the rule at the n-th call it matches (from 1), once; with
+	// Nth 0 each matching call fires with probability Prob.
+	Nth  int64
+	Prob float64
+	// Effect is what goes wrong (zero: Fail).
+	Effect Effect
+}
+
+type ruleState struct {
+	Rule
+	seen int64
+}
+
+// Device is a device with faults injected by rules. It is safe for
+// concurrent use, as the device it wraps.
+type Device struct {
+	inner device.Device
+
+	mu       sync.Mutex
+	rules    []ruleState
+	rng      *rand.Rand
+	pending  bool  // an asynchronous fault not reported yet
+	sticky   error // every call fails with it until Reset
+	live     map[uint64]device.Buffer
+	epoch    uint64
+	streams  int
+	injected int64
+	calls    [Sync + 1]int64 // by kind
+}
+
+var _ device.Device = (*Device)(nil)
+var _ device.Epocher = (*Device)(nil)
+
+// New wraps inner with rules; seed drives the probabilistic ones.
+func New(inner device.Device, seed uint64, rules ...Rule) *Device {
+	d := &Device{inner: inner, rng: rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909)), live: map[uint64]device.Buffer{}}
+	d.SetRules(rules...)
+	return d
+}
+
+// SetRules replaces the rules; their call counts start from zero.
+func (d *Device) SetRules(rules ...Rule) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.rules = d.rules[:0]
+	for _, r := range rules {
+		if r.Effect == 0 {
+			r.Effect = Fail
+		}
+		d.rules = append(d.rules, ruleState{Rule: r})
+	}
+}
+
+// Injected is the number of faults injected so far.
+func (d *Device) Injected() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.injected
+}
+
+// Calls is the number of calls of kind k made so far.
+func (d *Device) Calls(k Kind) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if k < Alloc || k > Sync {
+		return 0
+	}
+	return d.calls[k]
+}
+
+// Faulted reports the sticky error the device fails every call with (nil
+// when healthy).
+func (d *Device) Faulted() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sticky
+}
+
+// Epoch implements device.Epocher: it counts the Resets.
+func (d *Device) Epoch() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.epoch
+}
+
+// Reset clears every fault and frees every buffer allocated through d (the
+// rules stay). Buffers held from before are gone: their holders must
+// notice the new Epoch.
+func (d *Device) Reset() error {
+	d.mu.Lock()
+	live := d.live
+	d.live = map[uint64]device.Buffer{}
+	d.pending, d.sticky = false, nil
+	d.epoch++
+	d.mu.Unlock()
+	var errs []error
+	for _, b := range live {
+		errs = append(errs, d.inner.Free(b))
+	}
+	return errors.Join(errs...)
+}
+
+// check decides what a call of kind k (on stream, running op) meets: nil,
+// or the error it fails with.
+func (d *Device) check(k Kind, stream int, op string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.calls[k]++
+	if d.sticky != nil {
+		return d.sticky
+	}
+	if d.pending && (k == Sync || k == CopyD2H) {
+		d.pending = false
+		d.sticky = fmt.Errorf("device %s: an earlier kernel faulted: %w", d.inner.Name(), device.ErrKernelFault)
+		return d.sticky
+	}
+	for i := range d.rules {
+		r := &d.rules[i]
+		if r.Kind != k || r.Op != "" && r.Op != op || r.Stream != 0 && stream != 0 && r.Stream != stream {
+			continue
+		}
+		r.seen++
+		fire := r.Nth > 0 && r.seen == r.Nth || r.Nth == 0 && r.Prob > 0 && d.rng.Float64() < r.Prob
+		if !fire {
+			continue
+		}
+		d.injected++
+		switch r.Effect {
+		case Lost:
+			d.sticky = fmt.Errorf("device %s: %w (at %v)", d.inner.Name(), device.ErrDeviceLost, k)
+			return d.sticky
+		case Async:
+			d.pending = true
+			return nil
+		}
+		switch k {
+		case Alloc:
+			return fmt.Errorf("device %s: injected: %w", d.inner.Name(), device.ErrOutOfMemory)
+		case Launch:
+			return fmt.Errorf("device %s: injected: launch of %s: %w", d.inner.Name(), op, device.ErrLaunchFailed)
+		case CopyH2D, CopyD2H, CopyD2D:
+			return fmt.Errorf("device %s: injected: %v: %w", d.inner.Name(), k, device.ErrCopyFailed)
+		case Sync:
+			d.sticky = fmt.Errorf("device %s: a kernel faulted: %w", d.inner.Name(), device.ErrKernelFault)
+			return d.sticky
+		}
+	}
+	return nil
+}
+
+// Name implements device.Device.
+func (d *Device) Name() string { return d.inner.Name() }
+
+// Profile implements device.Device.
+func (d *Device) Profile() device.Profile { return d.inner.Profile() }
+
+// Stats implements device.Device.
+func (d *Device) Stats() device.Stats { return d.inner.Stats() }
+
+// Alloc implements device.Device.
+func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	if err := d.check(Alloc, 0, ""); err != nil {
+		return device.Buffer{}, err
+	}
+	b, err := d.inner.Alloc(size, materialize)
+	if err != nil {
+		return b, err
+	}
+	d.mu.Lock()
+	d.live[b.Addr] = b
+	d.mu.Unlock()
+	return b, nil
+}
+
+// Free implements device.Device. It never fails for a fault; a buffer
+// Reset already freed is not freed again.
+func (d *Device) Free(b device.Buffer) error {
+	if b.IsZero() {
+		return nil
+	}
+	d.mu.Lock()
+	_, ok := d.live[b.Addr]
+	delete(d.live, b.Addr)
+	d.check0(Free)
+	d.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("device %s: free %#x: not allocated (since the last Reset)", d.inner.Name(), b.Addr)
+	}
+	return d.inner.Free(b)
+}
+
+// check0 is check for a Free, which never fails: an Async or Lost rule
+// that fires faults the device for the calls after it, a Fail rule does
+// not fire. d.mu held.
+func (d *Device) check0(k Kind) {
+	d.calls[k]++
+	if d.sticky != nil {
+		return
+	}
+	for i := range d.rules {
+		r := &d.rules[i]
+		if r.Kind != k || r.Effect == Fail {
+			continue
+		}
+		r.seen++
+		if r.Nth > 0 && r.seen == r.Nth || r.Nth == 0 && r.Prob > 0 && d.rng.Float64() < r.Prob {
+			d.injected++
+			if r.Effect == Lost {
+				d.sticky = fmt.Errorf("device %s: %w (at %v)", d.inner.Name(), device.ErrDeviceLost, k)
+			} else {
+				d.pending = true
+			}
+		}
+	}
+}
+
+// NewStream implements device.Device.
+func (d *Device) NewStream() device.Stream {
+	d.mu.Lock()
+	d.streams++
+	n := d.streams
+	d.mu.Unlock()
+	s := &stream{d: d, inner: d.inner.NewStream(), n: n}
+	if _, ok := s.inner.(device.Replayer); ok {
+		return &replayStream{s}
+	}
+	return s
+}
+
+// NewEvent implements device.Device.
+func (d *Device) NewEvent() device.Event { return &event{d: d, inner: d.inner.NewEvent()} }
+
+// stream is a stream of a faulty device.
+type stream struct {
+	d     *Device
+	inner device.Stream
+	n     int
+}
+
+func (s *stream) Launch(k device.Kernel) error {
+	if err := s.d.check(Launch, s.n, k.Name); err != nil {
+		return err
+	}
+	return s.inner.Launch(k)
+}
+
+func (s *stream) CopyH2D(dst device.Buffer, src []byte) error {
+	if err := s.d.check(CopyH2D, s.n, ""); err != nil {
+		return err
+	}
+	return s.inner.CopyH2D(dst, src)
+}
+
+func (s *stream) CopyD2H(ctx context.Context, dst []byte, src device.Buffer) error {
+	if err := s.d.check(CopyD2H, s.n, ""); err != nil {
+		return err
+	}
+	return s.inner.CopyD2H(ctx, dst, src)
+}
+
+func (s *stream) CopyD2D(dst, src device.Buffer) error {
+	if err := s.d.check(CopyD2D, s.n, ""); err != nil {
+		return err
+	}
+	return s.inner.CopyD2D(dst, src)
+}
+
+func (s *stream) Record(e device.Event)    { s.inner.Record(unwrap(e)) }
+func (s *stream) WaitEvent(e device.Event) { s.inner.WaitEvent(unwrap(e)) }
+
+func (s *stream) Synchronize(ctx context.Context) error {
+	if err := s.d.check(Sync, s.n, ""); err != nil {
+		return err
+	}
+	return s.inner.Synchronize(ctx)
+}
+
+func (s *stream) Query() bool               { return s.inner.Query() }
+func (s *stream) Stats() device.StreamStats { return s.inner.Stats() }
+
+// unwrap is the wrapped device's event behind e (e itself if it is
+// another device's).
+func unwrap(e device.Event) device.Event {
+	if w, ok := e.(*event); ok {
+		return w.inner
+	}
+	return e
+}
+
+// replayStream is a stream whose inner stream replays: each kernel of a
+// replay meets the Launch rules.
+type replayStream struct{ *stream }
+
+func (s *replayStream) Replay(ks []device.Kernel) error {
+	for i := range ks {
+		if err := s.d.check(Launch, s.n, ks[i].Name); err != nil {
+			return err
+		}
+	}
+	return s.inner.(device.Replayer).Replay(ks)
+}
+
+// event is an event of a faulty device: its Synchronize is a Sync.
+type event struct {
+	d     *Device
+	inner device.Event
+}
+
+func (e *event) Synchronize(ctx context.Context) error {
+	if err := e.d.check(Sync, 0, ""); err != nil {
+		return err
+	}
+	return e.inner.Synchronize(ctx)
+}
+
+func (e *event) Query() bool { return e.inner.Query() }
+func (e *event) At() int64   { return e.inner.At() }
