@@ -337,7 +337,14 @@ func (e *engine) awaitLaunch(rs *runState, pos int) error {
 	if err := e.launched.WaitAtLeast(rs.ctx, rs.base+uint64(pos)+1); err != nil {
 		return err
 	}
-	return e.r.Event(pos).Synchronize(rs.ctx)
+	if err := e.r.Event(pos).Synchronize(rs.ctx); err != nil {
+		if rs.ctx.Err() != nil {
+			return err
+		}
+		nd := &e.a.prog.nodes[pos]
+		return fmt.Errorf("actor: node %q (op %s) on the device: %w", nd.name, nd.op, err)
+	}
+	return nil
 }
 
 // flowSeq hands out trace flow ids: each run of each actor takes one id per
@@ -455,7 +462,9 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		}
 	}
 	if err == nil {
-		err = r.stream.Synchronize(ctx)
+		if err = r.stream.Synchronize(ctx); err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("actor: end of run: %w", err)
+		}
 	}
 	if err == nil && e.feed != nil {
 		// What could not be published early: outputs of compute-dependent
