@@ -195,3 +195,35 @@ func TestReplayCosts(t *testing.T) {
 		t.Fatalf("negative replay cost: %v", err)
 	}
 }
+
+// FuzzParseProfile: any bytes parse to a valid profile or to an error,
+// never a panic; a profile that parses survives a JSON round trip.
+func FuzzParseProfile(f *testing.F) {
+	for _, p := range []Profile{Default(), GPU()} {
+		b, err := json.Marshal(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"name":"x"}`))
+	f.Add([]byte(`{"name":"x","queue":{"levels":3}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProfile(data)
+		if err != nil {
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("ParseProfile accepted an invalid profile: %v", err)
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := ParseProfile(b)
+		if err != nil || !reflect.DeepEqual(p, q) {
+			t.Fatalf("round trip: %v", err)
+		}
+		_ = p.Device()
+	})
+}
