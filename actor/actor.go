@@ -278,6 +278,15 @@ func (a *SuperKernelActor) checkInputs(inputs []*kernel.Tensor, fed bool) error 
 		if t == nil && fed {
 			continue // awaited
 		}
+		if t != nil && d.AnyShape {
+			if !t.DType.Valid() || !t.Shape.Known() {
+				return fmt.Errorf("actor: input %q: dtype %v, shape %v", d.Name, t.DType, t.Shape)
+			}
+			if n, ok := bytesOf(t.Shape, t.DType); !ok || t.Host != nil && int64(len(t.Host)) != n {
+				return fmt.Errorf("actor: input %q: %d bytes of data for %v %v", d.Name, len(t.Host), t.DType, t.Shape)
+			}
+			continue
+		}
 		switch {
 		case t == nil:
 			return fmt.Errorf("actor: input %q is nil", d.Name)

@@ -417,6 +417,10 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	if e.pipe != nil {
 		qerr = e.pipe.Wait()
 	}
+	if e.feed != nil && e.feed.Await != nil && !rs.stopped() {
+		// Inputs passed through to outputs, which no node awaited.
+		rs.fail(r.AcquireRest(rs.ctx, e.feed.Await))
+	}
 	if pubDone != nil {
 		close(e.pubCh)
 		<-pubDone

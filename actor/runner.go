@@ -423,6 +423,33 @@ func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx cont
 	return nil
 }
 
+// AcquireRest uploads the awaited graph inputs no node reads (outputs
+// passed through), after every node was fed, on goroutine 0; the stream
+// waits for them before the outputs are copied.
+func (r *KernelRunner) AcquireRest(ctx context.Context, await func(ctx context.Context, input int) (*kernel.Tensor, error)) error {
+	for _, s := range r.prog.inputs {
+		if !r.pending[s] {
+			continue
+		}
+		info := r.prog.slots[s]
+		in, err := await(ctx, info.input)
+		if err != nil {
+			return fmt.Errorf("actor: input %q: %w", info.name, err)
+		}
+		if err := r.checkInput(info.input, in); err != nil {
+			return err
+		}
+		if err := r.place(s, in, r.upload); err != nil {
+			return fmt.Errorf("actor: upload input %q: %w", info.name, err)
+		}
+		r.pending[s] = false
+		ev := r.dev.NewEvent()
+		r.upload.Record(ev)
+		r.stream.WaitEvent(ev)
+	}
+	return nil
+}
+
 // checkInput reports an awaited input that is not what graph input i
 // declares.
 func (r *KernelRunner) checkInput(i int, t *kernel.Tensor) error {
@@ -430,7 +457,9 @@ func (r *KernelRunner) checkInput(i int, t *kernel.Tensor) error {
 	switch {
 	case t == nil:
 		return fmt.Errorf("actor: input %q is nil", d.Name)
-	case t.DType != d.DType || len(t.Shape) != len(d.Shape):
+	case d.AnyShape && (!t.DType.Valid() || !t.Shape.Known()):
+		return fmt.Errorf("actor: input %q: %v %v", d.Name, t.DType, t.Shape)
+	case !d.AnyShape && (t.DType != d.DType || len(t.Shape) != len(d.Shape)):
 		return fmt.Errorf("actor: input %q: %v %v, declared %v %v", d.Name, t.DType, t.Shape, d.DType, d.Shape)
 	}
 	n, ok := bytesOf(t.Shape, t.DType)

@@ -45,6 +45,11 @@ type Value struct {
 	Name  string
 	DType kernel.DType
 	Shape kernel.Shape
+	// AnyShape declares an input whose dtype and rank are known only at
+	// run time (a tensor crossing parts downstream of a data-dependent
+	// shape): DType and Shape are placeholders, rank 1 and dynamic, that
+	// nothing is inferred from; a run takes any dtype and shape for it.
+	AnyShape bool
 }
 
 // Const is a named constant tensor with real contents (weights, shape

@@ -111,9 +111,11 @@ type Edge struct {
 // may be dynamic). Shape computations on shapes and constants are folded
 // to learn them, by running small kernels' Compute on the
 // host (Reshape by Gather(Shape(x), perm) then has a known rank);
-// Partition fails with ErrPartition when a rank stays unknown, which
-// happens only downstream of a value dependency whose value is not known
-// before run time: a graph input, or a value computed from contents.
+// A rank stays unknown only downstream of a value dependency whose value
+// is not known before run time (a graph input, or a value computed from
+// contents): such a tensor becomes an input of any shape (Value.AnyShape)
+// of the parts that read it. Partition fails with ErrPartition only for a
+// nil graph or placement.
 func Partition(c *Checked, place func(node int) Placement, chains func(Placement) bool) (*Partitioning, error) {
 	if c == nil || c.Graph == nil || place == nil {
 		return nil, &Error{Err: fmt.Errorf("%w: nil graph or placement function", ErrPartition)}
@@ -408,14 +410,16 @@ func (p *Partitioning) build(c *Checked) error {
 }
 
 // crossValue declares tensor t as a part's input: its static dtype and
-// shape when known, else its dtype and rank with every dimension dynamic.
+// shape when known, else its dtype and rank with every dimension dynamic,
+// else (its rank depends on values) an input of any shape.
 func crossValue(c *Checked, bound map[string]*kernel.Tensor, t string) (Value, error) {
 	if m, ok := c.Meta[t]; ok {
 		return Value{Name: t, DType: m.DType, Shape: m.Shape.Clone()}, nil
 	}
 	m, ok := bound[t]
 	if !ok {
-		return Value{}, fmt.Errorf("%w: tensor %q would cross parts, but its rank is unknown before run time", ErrPartition, t)
+		// Its rank depends on values: the part takes whatever comes.
+		return Value{Name: t, DType: kernel.Float32, Shape: kernel.Shape{kernel.Dynamic}, AnyShape: true}, nil
 	}
 	shape := make(kernel.Shape, len(m.Shape))
 	for i := range shape {

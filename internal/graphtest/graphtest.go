@@ -38,6 +38,11 @@ type Options struct {
 	// DynamicRows declares the graph inputs' rows dynamic, so that runs
 	// may change them (Refill makes inputs of other row counts).
 	DynamicRows bool
+	// DataRanks adds steps that flatten a tensor by a shape vector whose
+	// length a Unique decides at run time, so that the rank of what
+	// follows is unknown before a run, work on it on the other side of the
+	// placement (with Flip), and reshape it back.
+	DataRanks bool
 }
 
 // Random returns a random graph drawn from rng and the values of its inputs
@@ -78,6 +83,7 @@ func Random(rng *rand.Rand, o Options) (*subgraph.Graph, map[string]*kernel.Tens
 		return p[len(p)-1-min(int(rng.ExpFloat64()*3), len(p)-1)]
 	}
 	place := subgraph.OnDevice
+	other := -1 // a node of the step placed on the other side
 	for step := range o.Nodes {
 		if rng.Float64() < o.Flip {
 			place = subgraph.OnDevice + subgraph.OnCPU - place
@@ -85,7 +91,7 @@ func Random(rng *rand.Rand, o Options) (*subgraph.Graph, map[string]*kernel.Tens
 		first := len(b.Graph().Nodes)
 		var out string
 		var kind byte = 'a'
-		switch k := rng.IntN(14); {
+		switch k := rng.IntN(15); {
 		case k == 0:
 			out = b.Op("Add", pick('a'), pick('a'))
 		case k == 1:
@@ -117,12 +123,26 @@ func Random(rng *rand.Rand, o Options) (*subgraph.Graph, map[string]*kernel.Tens
 		case k == 12: // compute dependency: the count of non-zeros, broadcast back
 			nz := b.OpAttrs("Cast", kernel.Attrs{"to": "float32"}, b.Op("NonZero", b.Op("ReLU", pick('a'))))
 			out = b.Op("Mul", pick('a'), b.OpAttrs("ReduceSum", kernel.Attrs{"keepdims": false}, nz))
+		case k == 13 && o.DataRanks:
+			x := pick('a')
+			shape := b.Op("Shape", x)
+			n := b.Op("Unique", b.Op("Reshape", b.OpAttrs("ReduceProd", kernel.Attrs{"keepdims": false}, shape),
+				b.Const(fmt.Sprintf("one%d", step), kernel.FromInt64([]int64{1}, 1))))
+			flat := b.Op("ReLU", b.Op("Reshape", x, n))
+			other = len(b.Graph().Nodes) - 1
+			out = b.Op("Reshape", flat, shape)
 		default:
 			out = b.Op("GELU", pick('a'))
 		}
 		for _, n := range b.Graph().Nodes[first:] {
 			n.Placement = place
 		}
+		if other >= 0 && o.Flip > 0 {
+			// The work on the flattened tensor, of a rank known only at
+			// run time, on the other side.
+			b.Graph().Nodes[other].Placement = subgraph.OnDevice + subgraph.OnCPU - place
+		}
+		other = -1
 		pool[kind] = append(pool[kind], out)
 	}
 	// Outputs: the last tensor of each kind, two random static ones, and

@@ -1,0 +1,111 @@
+package pipert_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/internal/graphtest"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// sameResults reports the first output of got that is not want's, bit
+// for bit.
+func sameResults(want, got *pipert.Result) error {
+	for name, w := range want.Outputs {
+		g := got.Outputs[name]
+		if g == nil || g.DType != w.DType || !g.Shape.Equal(w.Shape) || string(g.Host) != string(w.Host) {
+			return fmt.Errorf("output %s: %v, want %v", name, g, w)
+		}
+	}
+	return nil
+}
+
+// TestPartitionOfAnUnknownRank keeps a graph the partitioner used to
+// refuse: a Reshape by a shape Unique computes from the data (its rank is
+// known only at run time) feeds a kernel on the CPU.
+func TestPartitionOfAnUnknownRank(t *testing.T) {
+	b := subgraph.NewBuilder("rank")
+	x := b.Input("x", kernel.Float32, 4, 4)
+	ids := b.Input("ids", kernel.Int64, 6)
+	r := b.Op("Reshape", b.Op("ReLU", x), b.Op("Unique", ids))
+	b.Op("Neg", r)
+	b.Last().Placement = subgraph.OnCPU
+	b.Output(b.Last().Outputs[0])
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{
+		"x":   kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8, 9, 10, 11, 12, -13, 14, 15, 16}, 4, 4),
+		"ids": kernel.FromInt64([]int64{2, 8, 2, 8, 8, 2}, 6),
+	}
+	run := func(opts ...pipert.Option) *pipert.Result {
+		t.Helper()
+		exe, err := pipert.Compile(g, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer exe.Close()
+		res, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	want := run()
+	got := run(pipert.WithHeterogeneous(nil))
+	if err := sameResults(want, got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Outputs[g.Outputs[0]].Shape.Equal(kernel.Shape{2, 8}) || len(got.Stats.Parts) < 2 {
+		t.Fatalf("output %v over %d parts", got.Outputs[g.Outputs[0]], len(got.Stats.Parts))
+	}
+}
+
+// TestPartitionAcceptsEveryValidGraph: random graphs with placements
+// flipping, value dependencies, compute dependencies and ranks known only
+// at run time crossing parts, whose rows change between runs, compile
+// heterogeneously and give KBK's outputs run after run.
+func TestPartitionAcceptsEveryValidGraph(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	ctx := context.Background()
+	for seed := range uint64(n) {
+		rng := rand.New(rand.NewPCG(seed, 41))
+		o := graphtest.Options{Nodes: 3 + rng.IntN(14), ValueDeps: seed%2 == 0, DataRanks: true, DynamicRows: seed%3 == 0, Flip: 0.2 + 0.3*rng.Float64()}
+		g, first := graphtest.Random(rng, o)
+		ref, err := pipert.Compile(g, pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches}))
+		if err != nil {
+			t.Fatalf("seed %d: kbk: %v", seed, err)
+		}
+		het, err := pipert.Compile(g, pipert.WithHeterogeneous(nil))
+		if err != nil {
+			t.Fatalf("seed %d: partition refused a valid graph: %v", seed, err)
+		}
+		for step := range 3 {
+			in := first
+			if step > 0 && o.DynamicRows {
+				in = map[string]*kernel.Tensor{}
+				for i, v := range graphtest.Refill(rng, g, 1+rng.Int64N(4)) {
+					in[g.Inputs[i].Name] = v
+				}
+			}
+			want, err := ref.Run(ctx, in)
+			if err != nil {
+				t.Fatalf("seed %d step %d: kbk: %v", seed, step, err)
+			}
+			got, err := het.Run(ctx, in)
+			if err == nil {
+				err = sameResults(want, got)
+			}
+			if err != nil {
+				t.Fatalf("seed %d step %d: heterogeneous: %v", seed, step, err)
+			}
+		}
+		ref.Close()
+		het.Close()
+	}
+}
