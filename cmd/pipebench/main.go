@@ -48,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runAnalyze(args[1:], stdout, stderr, runtime.GOMAXPROCS(0))
 		case "device":
 			return runDevice(ctx, args[1:], stdout, stderr)
+		case "soak":
+			return runSoak(ctx, args[1:], stdout, stderr)
 		}
 	}
 	cfg, err := parseFlags(args, stderr)

@@ -1,0 +1,392 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/scenarios"
+)
+
+// soakReport is what pipebench soak writes with -json.
+type soakReport struct {
+	SchemaVersion int     `json:"schema_version"`
+	Machine       machine `json:"machine"`
+	Scenario      string  `json:"scenario"`
+	// Consecutive runs of one executable per mode.
+	Modes []soakMode `json:"modes"`
+	// The load phase: executables running at once on one shared device.
+	Executables int      `json:"executables"`
+	LoadModes   []string `json:"load_modes"`
+	DurationS   float64  `json:"duration_s"`
+	Samples     int      `json:"samples"`
+	// Least-squares slopes after the warm-up, per minute, and the last
+	// sample's difference from the first one after the warm-up.
+	HeapSlopeBytesPerMin   float64         `json:"heap_slope_bytes_per_min"`
+	DeviceSlopeBytesPerMin float64         `json:"device_slope_bytes_per_min"`
+	GoroutineSlopePerMin   float64         `json:"goroutine_slope_per_min"`
+	HeapFinalDeltaBytes    int64           `json:"heap_final_delta_bytes"`
+	DeviceFinalDeltaBytes  int64           `json:"device_final_delta_bytes"`
+	GoroutineFinalDelta    int64           `json:"goroutine_final_delta"`
+	RunsPerSecond          []float64       `json:"runs_per_second"`
+	Fairness               float64         `json:"fairness"`
+	CancelMedianNs         int64           `json:"cancel_median_ns"`
+	CancelMaxNs            int64           `json:"cancel_max_ns"`
+	CancelLimitNs          int64           `json:"cancel_limit_ns"`
+	Held                   map[string]bool `json:"held"`
+}
+
+// soakMode is one mode's consecutive runs: latency percentiles after the
+// warm-up.
+type soakMode struct {
+	Mode     string `json:"mode"`
+	Runs     int    `json:"runs"`
+	MedianNs int64  `json:"median_ns"`
+	P999Ns   int64  `json:"p999_ns"`
+	MaxNs    int64  `json:"max_ns"`
+}
+
+// runSoak is pipebench soak: consecutive runs per mode, then executables
+// at once on one device, with heap, device memory and goroutines sampled
+// after a GC, and cancellations at random points.
+func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pipebench soak", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		quick    = fs.Bool("quick", false, "CI-sized: 1 000 runs per mode, a 20 s load phase sampled every 2 s (under 60 s)")
+		scenario = fs.String("scenario", "zerocost", "the scenario whose graph every executable runs (its benchmark size, no synthetic host cost)")
+		runs     = fs.Int("runs", 10_000, "consecutive runs per mode")
+		duration = fs.Duration("duration", 2*time.Minute, "length of the load phase")
+		every    = fs.Duration("every", 5*time.Second, "sampling period of the load phase")
+		execs    = fs.Int("executables", 8, "executables running at once in the load phase")
+		modeName = fs.String("mode", "pipeline", "mode of the load phase's executables (all the same, so that their throughputs compare), or mixed (modes in turn)")
+		jsonPath = fs.String("json", "", "also write the results as JSON to this file")
+	)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: pipebench soak [flags]\n\nRuns one scenario's graph for long: consecutive runs per mode (latency percentiles), then\nexecutables at once on one shared device, sampling the live heap, device memory and\ngoroutines after a GC; cancels runs at random points. Flags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 || *runs < 10 || *execs < 1 || *duration <= 0 || *every <= 0 {
+		fmt.Fprintln(stderr, "pipebench: soak: usage: -runs ≥ 10, -executables ≥ 1, positive -duration and -every, no arguments")
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *quick {
+		if !set["runs"] {
+			*runs = 1_000
+		}
+		if !set["duration"] {
+			*duration = 20 * time.Second
+		}
+		if !set["every"] {
+			*every = 2 * time.Second
+		}
+	}
+	sc, err := scenarios.Get(*scenario)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
+		return 2
+	}
+	w, err := sc.Build(scenarios.Config{Quick: *quick, Seed: 1})
+	if err != nil {
+		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
+		return 1
+	}
+	var loadModes []pipert.Mode
+	if *modeName == "mixed" {
+		loadModes = pipert.Modes()
+	} else {
+		m, err := pipert.ParseMode(*modeName)
+		if err != nil {
+			fmt.Fprintf(stderr, "pipebench: soak: -mode: %v\n", err)
+			return 2
+		}
+		loadModes = []pipert.Mode{m}
+	}
+	rep, err := soak(ctx, w, *runs, *duration, *every, *execs, loadModes, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
+		return 1
+	}
+	rep.Scenario = sc.Name
+	writeSoak(stdout, rep)
+	if *jsonPath != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*jsonPath, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every time.Duration, execs int, modes []pipert.Mode, progress io.Writer) (*soakReport, error) {
+	procs := runtime.GOMAXPROCS(0)
+	rep := &soakReport{SchemaVersion: 1, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()},
+		Executables: execs, Held: map[string]bool{}}
+	// Consecutive runs, one mode at a time.
+	for _, m := range pipert.Modes() {
+		fmt.Fprintf(progress, "pipebench: soak: %d consecutive runs in %v\n", runs, m)
+		exe, err := pipert.Compile(w.Graph, pipert.WithMode(m))
+		if err != nil {
+			return nil, err
+		}
+		lat := make([]int64, 0, runs)
+		for i := range runs {
+			t0 := time.Now()
+			if _, err := exe.Run(ctx, w.InputsOf(i)); err != nil {
+				exe.Close()
+				return nil, fmt.Errorf("%v run %d: %w", m, i, err)
+			}
+			if i >= runs/10 { // after the warm-up
+				lat = append(lat, int64(time.Since(t0)))
+			}
+		}
+		if err := exe.Close(); err != nil {
+			return nil, err
+		}
+		slices.Sort(lat)
+		rep.Modes = append(rep.Modes, soakMode{Mode: m.String(), Runs: runs, MedianNs: lat[len(lat)/2],
+			P999Ns: lat[min(len(lat)-1, len(lat)*999/1000)], MaxNs: lat[len(lat)-1]})
+	}
+	// Cancellations at random points.
+	if err := soakCancel(ctx, w, rep); err != nil {
+		return nil, err
+	}
+	// The load phase.
+	fmt.Fprintf(progress, "pipebench: soak: %d executables at once for %v, sampled every %v\n", execs, duration, every)
+	dev, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range modes {
+		rep.LoadModes = append(rep.LoadModes, m.String())
+	}
+	exes := make([]*pipert.Executable, execs)
+	for i := range exes {
+		if exes[i], err = pipert.Compile(w.Graph, pipert.WithMode(modes[i%len(modes)]), pipert.WithDevice(dev)); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		for _, e := range exes {
+			e.Close()
+		}
+	}()
+	var (
+		pause sync.RWMutex // the sampler stops every run between two of its runs
+		stop  = make(chan struct{})
+		wg    sync.WaitGroup
+		count = make([]int64, execs)
+		errs  = make([]error, execs)
+	)
+	for i, e := range exes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; ; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				pause.RLock()
+				_, err := e.Run(ctx, w.InputsOf(k))
+				pause.RUnlock()
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				count[i]++
+			}
+		}()
+	}
+	type sample struct {
+		t                     float64 // minutes since the start
+		heap, devBytes, goros float64
+	}
+	var samples []sample
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	start := time.Now()
+	var counted []int64
+	for time.Since(start) < duration {
+		select {
+		case <-ctx.Done():
+		case <-time.After(every):
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		pause.Lock()
+		runtime.GC()
+		metrics.Read(live)
+		s := sample{t: time.Since(start).Minutes(), devBytes: float64(dev.Stats().MemInUse), goros: float64(runtime.NumGoroutine())}
+		if live[0].Value.Kind() == metrics.KindUint64 {
+			s.heap = float64(live[0].Value.Uint64())
+		}
+		if len(samples) == 0 {
+			counted = slices.Clone(count)
+		}
+		pause.Unlock()
+		samples = append(samples, s)
+		fmt.Fprintf(progress, "pipebench: soak: %4.0fs heap %6.1f MiB, device %6.1f MiB, %d goroutines\n",
+			s.t*60, s.heap/(1<<20), s.devBytes/(1<<20), int(s.goros))
+	}
+	close(stop)
+	wg.Wait()
+	elapsed := time.Since(start)
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("executable %d: %w", i, err)
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	rep.DurationS, rep.Samples = elapsed.Seconds(), len(samples)
+	if len(samples) < 3 {
+		return nil, fmt.Errorf("%d samples: lengthen -duration or shorten -every", len(samples))
+	}
+	// The first fifth is the warm-up.
+	warm := samples[len(samples)/5:]
+	slope := func(f func(sample) float64) float64 {
+		var sx, sy, sxx, sxy float64
+		for _, s := range warm {
+			x, y := s.t, f(s)
+			sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+		}
+		n := float64(len(warm))
+		d := n*sxx - sx*sx
+		if d == 0 {
+			return 0
+		}
+		return (n*sxy - sx*sy) / d
+	}
+	last, first := warm[len(warm)-1], warm[0]
+	rep.HeapSlopeBytesPerMin = slope(func(s sample) float64 { return s.heap })
+	rep.DeviceSlopeBytesPerMin = slope(func(s sample) float64 { return s.devBytes })
+	rep.GoroutineSlopePerMin = slope(func(s sample) float64 { return s.goros })
+	rep.HeapFinalDeltaBytes = int64(last.heap - first.heap)
+	rep.DeviceFinalDeltaBytes = int64(last.devBytes - first.devBytes)
+	rep.GoroutineFinalDelta = int64(last.goros - first.goros)
+	lo, hi := math.Inf(1), 0.0
+	measured := elapsed.Seconds() - samples[0].t*60
+	for i := range count {
+		r := float64(count[i]-counted[i]) / measured
+		rep.RunsPerSecond = append(rep.RunsPerSecond, r)
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	if lo > 0 {
+		rep.Fairness = hi / lo
+	}
+	rep.Held["heap slope ≤ 64 KB/min"] = rep.HeapSlopeBytesPerMin <= 64<<10
+	rep.Held["heap within 1 MB"] = math.Abs(float64(rep.HeapFinalDeltaBytes)) <= 1<<20
+	flat := func(slope float64, delta int64) bool { return math.Abs(slope) < 1e-6 && delta == 0 }
+	rep.Held["device bytes flat"] = flat(rep.DeviceSlopeBytesPerMin, rep.DeviceFinalDeltaBytes)
+	rep.Held["goroutines flat"] = flat(rep.GoroutineSlopePerMin, rep.GoroutineFinalDelta)
+	rep.Held["fairness ≤ 1.5"] = rep.Fairness > 0 && rep.Fairness <= 1.5
+	tails := true
+	for _, m := range rep.Modes {
+		tails = tails && m.P999Ns <= 3*m.MedianNs
+	}
+	rep.Held["p99.9 ≤ 3 × median"] = tails
+	rep.Held["cancellation within its limit"] = rep.CancelMaxNs <= rep.CancelLimitNs
+	return rep, nil
+}
+
+// soakCancel cancels runs of every mode at random points and measures the
+// time from the cancel to Run's return; the limit is 10 ms plus one
+// kernel's modeled time (the run's mean kernel and the launch latency).
+func soakCancel(ctx context.Context, w *scenarios.Workload, rep *soakReport) error {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var delays []int64
+	for _, m := range pipert.Modes() {
+		exe, err := pipert.Compile(w.Graph, pipert.WithMode(m))
+		if err != nil {
+			return err
+		}
+		res, err := exe.Run(ctx, w.InputsOf(0))
+		if err != nil {
+			exe.Close()
+			return err
+		}
+		span := res.Stats.Makespan
+		// One kernel's modeled time: the run's mean, plus the launch path.
+		kernel := res.Stats.DeviceWork/time.Duration(max(res.Stats.Kernels, 1)) + exe.Device().Profile().LaunchLatency
+		rep.CancelLimitNs = max(rep.CancelLimitNs, int64(10*time.Millisecond+kernel))
+		for range 20 {
+			cctx, cancel := context.WithCancel(ctx)
+			at := time.Duration(rng.Int64N(int64(span) + 1))
+			var cancelled time.Time
+			timer := time.AfterFunc(at, func() { cancelled = time.Now(); cancel() })
+			_, err := exe.Run(cctx, w.InputsOf(0))
+			done := time.Now()
+			if !timer.Stop() && errors.Is(err, context.Canceled) {
+				delays = append(delays, int64(done.Sub(cancelled)))
+			} else if err != nil && !errors.Is(err, context.Canceled) {
+				cancel()
+				exe.Close()
+				return fmt.Errorf("%v: a cancelled run: %w", m, err)
+			}
+			cancel()
+		}
+		if err := exe.Close(); err != nil {
+			return err
+		}
+	}
+	if len(delays) > 0 {
+		slices.Sort(delays)
+		rep.CancelMedianNs, rep.CancelMaxNs = delays[len(delays)/2], delays[len(delays)-1]
+	}
+	return nil
+}
+
+func writeSoak(out io.Writer, rep *soakReport) {
+	fmt.Fprintf(out, "soak %s: GOMAXPROCS=%d NumCPU=%d %s\n", rep.Scenario, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go)
+	for _, m := range rep.Modes {
+		fmt.Fprintf(out, "  %-8s %6d consecutive runs: median %v, p99.9 %v (%.2fx), max %v (%.2fx)\n", m.Mode, m.Runs,
+			time.Duration(m.MedianNs).Round(time.Microsecond), time.Duration(m.P999Ns).Round(time.Microsecond),
+			float64(m.P999Ns)/float64(m.MedianNs), time.Duration(m.MaxNs).Round(time.Microsecond), float64(m.MaxNs)/float64(m.MedianNs))
+	}
+	fmt.Fprintf(out, "  cancellation: median %v, max %v after the cancel (limit %v)\n", time.Duration(rep.CancelMedianNs).Round(time.Microsecond),
+		time.Duration(rep.CancelMaxNs).Round(time.Microsecond), time.Duration(rep.CancelLimitNs))
+	fmt.Fprintf(out, "  load: %d executables (%v) on one device for %.0f s, %d samples after a GC\n", rep.Executables, rep.LoadModes, rep.DurationS, rep.Samples)
+	fmt.Fprintf(out, "  heap slope %.0f B/min (final %+d B); device slope %.0f B/min (final %+d B); goroutine slope %.2f/min (final %+d)\n",
+		rep.HeapSlopeBytesPerMin, rep.HeapFinalDeltaBytes, rep.DeviceSlopeBytesPerMin, rep.DeviceFinalDeltaBytes, rep.GoroutineSlopePerMin, rep.GoroutineFinalDelta)
+	fmt.Fprintf(out, "  runs/s per executable %.0f; fairness (max/min) %.2f\n", rep.RunsPerSecond, rep.Fairness)
+	keys := make([]string, 0, len(rep.Held))
+	for k := range rep.Held {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		verdict := "holds"
+		if !rep.Held[k] {
+			verdict = "does not hold"
+		}
+		fmt.Fprintf(out, "  %s: %s\n", k, verdict)
+	}
+}
