@@ -215,12 +215,14 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 				}
 				pause.RLock()
 				_, err := e.Run(ctx, w.InputsOf(k))
+				if err == nil {
+					count[i]++ // read by the sampler, which holds the lock
+				}
 				pause.RUnlock()
 				if err != nil {
 					errs[i] = err
 					return
 				}
-				count[i]++
 			}
 		}()
 	}

@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
@@ -88,6 +89,24 @@ func (k *reduceSum) reduceAxes(in []*kernel.Tensor) (ints, error) {
 		}
 	}
 	return axes, nil
+}
+
+// identity copies the input when the axes are empty and
+// noop_with_empty_axes is set, every bit kept, and reports whether it did.
+func (k *reduceSum) identity(a *kernel.Args) (bool, error) {
+	if !k.noop {
+		return false, nil
+	}
+	axes, err := k.reduceAxes(a.In)
+	if err != nil || axes.n > 0 {
+		return false, err
+	}
+	x, o := a.In[0], a.Out[0]
+	if x.Bytes() != o.Bytes() {
+		return false, errors.New("operands differ from the inferred ones")
+	}
+	copy(o.Data(), x.Data())
+	return true, nil
 }
 
 // reduced reports whether dimension d of a rank-r input is summed over.
@@ -211,6 +230,9 @@ func (k *reduceSum) compute(a *kernel.Args) error {
 	if x.DType != o.DType {
 		return errors.New("operands differ from the inferred ones")
 	}
+	if done, err := k.identity(a); done || err != nil {
+		return err
+	}
 	d := decoder{b: a.Tiling.Data}
 	outElems, redElems := d.word(), d.word()
 	d.word()
@@ -277,6 +299,10 @@ func (k *reduceSum) compute(a *kernel.Args) error {
 	return nil
 }
 
+// negZero32 is -0: x + -0 is x for every x, +0 included, where +0 would
+// turn a -0 into +0.
+var negZero32 = float32(math.Copysign(0, -1))
+
 // reducer holds the two loop nests of a reduction.
 type reducer struct {
 	kd, ks, rd, rs words
@@ -292,7 +318,7 @@ type sumFloat[V vec] struct {
 
 func (e *sumFloat[V]) kept(d int, off int64) {
 	if d == e.nk {
-		e.acc = 0
+		e.acc = negZero32 // the additive identity: a sum of -0s is -0
 		e.sum(0, off)
 		e.o.set(e.next, e.acc)
 		e.next++

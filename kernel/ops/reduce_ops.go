@@ -52,21 +52,31 @@ func reductionBuiltins() []builtin {
 			if err != nil {
 				return nil, wrapAttr(err)
 			}
-			if opset > 17 {
-				return nil, fmt.Errorf("ops: %s: opset %d takes the axes as an input: not implemented", op, opset)
-			}
-			if err := attrs.Check("axes", "keepdims"); err != nil {
-				return nil, wrapAttr(err)
-			}
 			k := &reduction{op: op}
-			k.axes.hasAxes = true
-			if k.axes.axes, err = attrs.Ints("axes", nil); err != nil {
-				return nil, wrapAttr(err)
+			s := sig{op: op, minIn: 1, maxIn: 1, nOut: 1}
+			if opset >= 18 {
+				// Opset 18: the axes are the optional input 1, and empty
+				// axes may mean "copy" (noop_with_empty_axes).
+				if err := attrs.Check("keepdims", "noop_with_empty_axes"); err != nil {
+					return nil, wrapAttr(err)
+				}
+				if k.axes.noop, err = flagAttr(attrs, "noop_with_empty_axes", false); err != nil {
+					return nil, wrapAttr(err)
+				}
+				s.maxIn, s.deps.Value = 2, []int{1}
+			} else {
+				if err := attrs.Check("axes", "keepdims"); err != nil {
+					return nil, wrapAttr(err)
+				}
+				k.axes.hasAxes = true
+				if k.axes.axes, err = attrs.Ints("axes", nil); err != nil {
+					return nil, wrapAttr(err)
+				}
 			}
 			if k.axes.keep, err = flagAttr(attrs, "keepdims", true); err != nil {
 				return nil, wrapAttr(err)
 			}
-			return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: 1}, k), nil
+			return newKernel(s, k), nil
 		}}
 	}
 	return out
@@ -89,7 +99,9 @@ func (k *reduction) infer(in, out []*kernel.Tensor) error {
 	// The shape rule of ReduceSum, whatever the dtype. Only the shape is
 	// copied: another goroutine may be setting the input's buffer.
 	x := kernel.Tensor{Shape: in[0].Shape, DType: kernel.Float32}
-	if err := k.axes.infer([]*kernel.Tensor{&x}, out); err != nil {
+	args := [2]*kernel.Tensor{&x}
+	n := copy(args[1:], in[1:]) // opset 18's axes input
+	if err := k.axes.infer(args[:1+n], out); err != nil {
 		return err
 	}
 	out[0].DType = in[0].DType
@@ -142,7 +154,7 @@ func (k *reduction) compute(a *kernel.Args) error {
 		k.acc, k.aux = make([]float64, m), make([]float64, m)
 	}
 	acc, mx := k.acc[:m], k.aux[:m]
-	init := 0.0
+	init := math.Copysign(0, -1) // -0, the additive identity: a sum of -0s is -0
 	switch k.op {
 	case "ReduceMax", "ReduceLogSumExp":
 		init = math.Inf(-1)
@@ -155,6 +167,10 @@ func (k *reduction) compute(a *kernel.Args) error {
 		acc[i] = init
 	}
 	xb := x.Data()
+	if k.axes.noop && axes.n == 0 {
+		copy(o.Data(), xb) // noop_with_empty_axes: every bit kept
+		return nil
+	}
 	if k.op == "ReduceLogSumExp" {
 		// First the maxima, then Σ e^(x−max).
 		copy(mx, acc)
