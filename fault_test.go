@@ -76,9 +76,9 @@ func sentinel(k devfault.Kind, ef devfault.Effect) error {
 // compute dependencies: the run fails with the sentinel of the fault,
 // naming node, op and stage where a kernel's launch failed; a fault that
 // does not stick leaves the device with the bytes it had before the run;
-// after a sticky one the device is reset; either way the next run on the
-// healthy device gives KBK's outputs, and Close leaves no device memory
-// (TestMain checks goroutines).
+// after a sticky one the device is reset; either way the caller's inputs
+// are untouched, the next run on the healthy device gives KBK's outputs,
+// and Close leaves no device memory (TestMain checks goroutines).
 func TestFaultAtEveryCallSite(t *testing.T) {
 	g, in := faultyGraph()
 	ref, err := pipert.Compile(g, pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches}))
@@ -123,7 +123,16 @@ func TestFaultAtEveryCallSite(t *testing.T) {
 					}
 					inUse := sim.Stats().MemInUse
 					d.SetRules(devfault.Rule{Kind: site.kind, Nth: site.nth(n), Effect: ef})
+					saved := map[string]string{}
+					for name, x := range in {
+						saved[name] = string(x.Host)
+					}
 					_, runErr := exe.Run(ctx, in)
+					for name, x := range in {
+						if string(x.Host) != saved[name] {
+							t.Fatalf("the failed run changed input %q", name)
+						}
+					}
 					wantErr := sentinel(site.kind, ef)
 					if runErr == nil && (ef == devfault.Async || site.kind == devfault.Free && ef == devfault.Lost) {
 						// Nothing synchronised after the fault in this run: the
