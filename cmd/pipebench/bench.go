@@ -34,6 +34,20 @@ type report struct {
 	Machine       machine  `json:"machine"`
 	Device        string   `json:"device"`
 	Results       []result `json:"results"`
+	// series holds every variant's repetitions, in the results' order, for
+	// -benchfmt.
+	series []series
+}
+
+// series is one variant's repetitions of a scenario; ref is the index in
+// the report's series of the scenario's KBK reference (whose repetition i
+// pairs with this one's).
+type series struct {
+	scenario string
+	v        variant
+	res      result
+	reps     []sample
+	ref      int
 }
 
 type machine struct {
@@ -428,7 +442,12 @@ type stageBusy struct {
 // a trace, every variant also runs untraced, interleaved with the traced
 // runs, and the results come from the untraced twins; the traced medians
 // give the tracing overhead.
-func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Writer) (*report, error) {
+func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Writer) (*report, error) {
+	progress := newProgress(stderr, cfg.quiet)
+	nvariants := 0
+	for _, sc := range cfg.scenarios {
+		progress.total += len(variants(cfg, sc)) * (cfg.reps + 1)
+	}
 	procs := runtime.GOMAXPROCS(0)
 	rep := &report{SchemaVersion: 1, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}, Device: cfg.devices.name}
 	defer cfg.devices.close()
@@ -442,13 +461,13 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 	}
 	for _, sc := range cfg.scenarios {
 		vs := variants(cfg, sc)
-		fmt.Fprintf(progress, "pipebench: %s: %d variants × %d reps\n", sc.Name, len(vs), cfg.reps)
+		nvariants += len(vs)
 		w, err := sc.Build(scenarios.Config{Real: cfg.real, Quick: cfg.quick, Seed: cfg.seed, Size: cfg.size})
 		if err != nil {
 			return nil, err
 		}
 		if ifs := countOp(w.Graph, "If"); ifs > 0 || sc.Name == "vad" {
-			fmt.Fprintf(progress, "pipebench: %s: %d runtime If nodes remain after folding\n", sc.Name, ifs)
+			progress.note("%s: %d runtime If nodes remain after folding", sc.Name, ifs)
 		}
 		costs := sc.Costs
 		if cfg.costs != nil {
@@ -532,12 +551,16 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				}
 				log.Debug().Str("scenario", sc.Name).Stringer("variant", r.v).Bool("traced", r.traced).Int("rep", rp).
 					Dur("makespan", rs.Makespan).Dur("device_busy", rs.DeviceBusy).Msg("run")
+				if !r.traced {
+					progress.step(sc.Name, r.v.String(), max(rp, 0), cfg.reps)
+				}
 				if rp >= 0 {
 					r.stats = append(r.stats, rs)
 				}
 			}
 		}
 		var kbkMakespan int64
+		refSeries := -1
 		for i, r := range runners {
 			if r.traced {
 				continue
@@ -552,6 +575,10 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 			if kbkMakespan > 0 {
 				res.SpeedupVsKBK = float64(kbkMakespan) / float64(res.MakespanNs)
 			}
+			if res.Mode == "kbk" && res.Caches == "" && !r.v.overlap && r.v.tiling <= pipert.WithKernel && refSeries < 0 {
+				refSeries = len(rep.series)
+			}
+			rep.series = append(rep.series, series{scenario: sc.Name, v: r.v, reps: r.stats, ref: refSeries})
 			if _, ok := r.exe.(actorExec); ok && (sc.CacheStudy || cfg.cacheSets != nil) && !r.v.overlap && !r.traced {
 				dev, err := cfg.devices.make(sc.Profile, nil)
 				if err != nil {
@@ -574,11 +601,13 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, progress io.Wri
 				res.TraceOverhead = &o
 			}
 			rep.Results = append(rep.Results, res)
+			rep.series[len(rep.series)-1].res = res
 		}
 	}
 	if err := rec.Close(); err != nil {
 		return nil, fmt.Errorf("trace %s: %w", cfg.tracePath, err)
 	}
+	progress.finish(len(cfg.scenarios), nvariants)
 	return rep, nil
 }
 

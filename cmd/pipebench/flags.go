@@ -21,6 +21,8 @@ type config struct {
 	reps      int
 	quick     bool
 	jsonPath  string
+	benchfmt  string
+	quiet     bool
 	verbose   bool
 	seed      uint64
 	policies  []pipert.BarrierPolicy // nil: per-tensor, and drain too where a scenario has barriers
@@ -67,6 +69,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes (default 9, or 5 with -quick)")
 		quick     = fs.Bool("quick", false, "CI-sized run: smaller scenarios and fewer repetitions (under 20 s on 2 cores)")
 		jsonPath  = fs.String("json", "", "also write the results as JSON to this file")
+		quiet     = fs.Bool("q", false, "print nothing on stderr but errors (no progress line, no summary)")
+		benchPath = fs.String("benchfmt", "", "also write every repetition in the Go benchmark format to this file, for benchstat (ns/op, speedup, efficiency, host-ns/kernel, peak-B)")
 		dev       = fs.String("device", "swai", "simulated device: swai (the SW-AI card), gpu (CUDA-like costs), or a JSON profile file")
 		tracePath = fs.String("trace", "", "write a trace of every run to this file (.pftrace/.perfetto-trace/.pb: Perfetto protobuf; .json: Chrome JSON) and print an analysis; untraced twins measure the tracing overhead")
 		qcap      = fs.Int("queue-capacity", 0, "capacity of each stage queue of the queued modes (default 8)")
@@ -110,7 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
+	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, benchfmt: *benchPath, quiet: *quiet, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
 	c.qcap, c.cpuprof, c.analyze, c.check, c.size = *qcap, *cpuprof, *analyze, *check, *size
 	if c.size < 0 || c.size%32 != 0 {
 		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32", errUsage, c.size)

@@ -116,6 +116,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.tracePath != "" {
 		fmt.Fprintf(stdout, "trace written to %s: open it at https://ui.perfetto.dev\n", cfg.tracePath)
 	}
+	if cfg.benchfmt != "" {
+		if err := writeBenchfmt(cfg.benchfmt, rep); err != nil {
+			fmt.Fprintf(stderr, "pipebench: %v\n", err)
+			return 1
+		}
+	}
 	if cfg.jsonPath != "" {
 		if err := writeJSON(cfg.jsonPath, rep); err != nil {
 			fmt.Fprintf(stderr, "pipebench: %v\n", err)
