@@ -3,6 +3,7 @@ package control
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
@@ -18,6 +19,12 @@ const (
 	ScanInputDirections  = "scan_input_directions"
 	ScanOutputAxes       = "scan_output_axes"
 	ScanOutputDirections = "scan_output_directions"
+	// ScanBatched marks opset 8's Scan (int64 1): every state and scan
+	// input has a leading batch axis, the scan runs along axis 1 of each
+	// batch element; ScanSequenceLens (int64 1) says the node's first
+	// input is its optional sequence_lens.
+	ScanBatched      = "pipert_scan_batched"
+	ScanSequenceLens = "pipert_scan_sequence_lens"
 )
 
 // ErrScan is the cause of a Scan's failure that comes from its body or its
@@ -25,7 +32,7 @@ const (
 // that change shape between iterations.
 var ErrScan = errors.New("control: Scan")
 
-// Scan is the kernel of an ONNX Scan node (opset 9 and later): inputs the
+// Scan is the kernel of an ONNX Scan node: inputs the
 // N initial state values, the M scan inputs, then the outer tensors the
 // body reads (its captures); outputs the N final states and the K scan
 // outputs. Iteration t hands the body the states, the t-th slice of each
@@ -34,11 +41,17 @@ var ErrScan = errors.New("control: Scan")
 // output, which are stacked along the output's axis (in reverse with
 // direction 1).
 //
+// Opset 8's form (ScanBatched) puts a batch axis first on every state and
+// scan input and scans along axis 1, each batch element on its own, after
+// an optional sequence_lens input (ScanSequenceLens): a shorter sequence
+// stops early and its scan outputs end in zeros.
+//
 // Like Loop, every input is a value dependency and InferShape runs the
 // iterations on the host (Eval), on real data only.
 type Scan struct {
 	body             *subgraph.Graph
 	res              kernel.Resolver
+	batched, lens    bool // opset 8: a batch axis; a sequence_lens input
 	states, scans    int
 	nIn              int // captures
 	inAxes, inDirs   []int64
@@ -63,6 +76,19 @@ func NewScan(attrs kernel.Attrs, res kernel.Resolver) (*Scan, error) {
 		return nil, fmt.Errorf("%w: %v", ErrScan, err)
 	}
 	k := &Scan{body: g, res: res, states: int(n), scans: int(m)}
+	for _, f := range []struct {
+		name string
+		dst  *bool
+	}{{ScanBatched, &k.batched}, {ScanSequenceLens, &k.lens}} {
+		v, err := attrs.Int(f.name, 0)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrScan, err)
+		}
+		*f.dst = v != 0
+	}
+	if k.lens && !k.batched {
+		return nil, fmt.Errorf("%w: sequence_lens needs the batched form (opset 8)", ErrScan)
+	}
 	if n < 0 || m < 1 || len(g.Inputs) < k.states+k.scans || len(g.Outputs) < k.states {
 		return nil, fmt.Errorf("%w: body %q with %d inputs and %d outputs cannot take %d states and %d scan inputs", ErrScan, g.Name, len(g.Inputs), len(g.Outputs), n, m)
 	}
@@ -94,13 +120,17 @@ func (k *Scan) Op() string { return "Scan" }
 // Arity implements kernel.Kernel.
 func (k *Scan) Arity() (minIn, maxIn, nOut int) {
 	n := k.states + k.scans + k.nIn
+	if k.lens {
+		n++
+	}
 	return n, n, len(k.body.Outputs)
 }
 
 // Deps implements kernel.Kernel: every input is read by InferShape, which
 // computes the outputs (volatile).
 func (k *Scan) Deps() kernel.Deps {
-	v := make([]int, k.states+k.scans+k.nIn)
+	n, _, _ := k.Arity()
+	v := make([]int, n)
 	for i := range v {
 		v[i] = i
 	}
@@ -137,25 +167,50 @@ func (k *Scan) InferShape(in, out []*kernel.Tensor) error {
 			return fmt.Errorf("Scan: input %d (%v) has no value (a Scan runs on real data)", i, t)
 		}
 	}
+	var lens *kernel.Tensor
+	if k.lens {
+		lens, in = in[0], in[1:]
+	}
 	states := in[:k.states]
 	scanIn := in[k.states : k.states+k.scans]
 	caps := in[k.states+k.scans:]
+	k.cost = device.Cost{}
+	var err error
+	if k.batched {
+		err = k.batch(lens, states, scanIn, caps)
+	} else {
+		k.outs, err = k.scan(states, scanIn, caps, k.inAxes, k.outAxes, k.outDirs, -1)
+	}
+	if err != nil {
+		return err
+	}
+	for i, o := range k.outs {
+		out[i].DType, out[i].Shape = o.DType, append(out[i].Shape[:0], o.Shape...)
+	}
+	return nil
+}
+
+// scan runs the iterations over scanIn (along inAxes, inDirs) from the
+// states, and returns the final states and the scan outputs stacked
+// (along outAxes, reversed by outDirs); with pad ≥ 0 the scan outputs are
+// stacked along axis 0 and zero-padded to pad steps (a batch element of
+// opset 8 shorter than the longest).
+func (k *Scan) scan(states, scanIn, caps []*kernel.Tensor, inAxes, outAxes, outDirs []int64, pad int64) ([]*kernel.Tensor, error) {
 	axes := make([]int, k.scans)
 	steps := int64(-1)
 	for j, t := range scanIn {
-		a, err := normAxis(k.inAxes[j], t.Shape.Rank())
+		a, err := normAxis(inAxes[j], t.Shape.Rank())
 		if err != nil {
-			return fmt.Errorf("%w: scan input %d: %v", ErrScan, j, err)
+			return nil, fmt.Errorf("%w: scan input %d: %v", ErrScan, j, err)
 		}
 		axes[j] = a
 		if steps >= 0 && t.Shape[a] != steps {
-			return fmt.Errorf("%w: scan input %d has %d steps along axis %d, an earlier one %d", ErrScan, j, t.Shape[a], a, steps)
+			return nil, fmt.Errorf("%w: scan input %d has %d steps along axis %d, an earlier one %d", ErrScan, j, t.Shape[a], a, steps)
 		}
 		steps = t.Shape[a]
 	}
 	nOut := len(k.body.Outputs) - k.states
-	slices := make([][]*kernel.Tensor, nOut)
-	k.cost = device.Cost{}
+	stacks := make([][]*kernel.Tensor, nOut)
 	bound := make([]*kernel.Tensor, len(k.body.Inputs))
 	for t := range steps {
 		copy(bound, states)
@@ -169,36 +224,120 @@ func (k *Scan) InferShape(in, out []*kernel.Tensor) error {
 		copy(bound[k.states+k.scans:], caps)
 		outs, cost, err := Eval(k.body, bound, k.res)
 		if err != nil {
-			return fmt.Errorf("%w: iteration %d of body %q: %w", ErrScan, t, k.body.Name, err)
+			return nil, fmt.Errorf("%w: iteration %d of body %q: %w", ErrScan, t, k.body.Name, err)
 		}
 		k.cost.FLOPs += cost.FLOPs
 		k.cost.Bytes += cost.Bytes
 		states = outs[:k.states]
 		for j, s := range outs[k.states:] {
-			if len(slices[j]) > 0 && (s.DType != slices[j][0].DType || !s.Shape.Equal(slices[j][0].Shape)) {
-				return fmt.Errorf("%w: iteration %d: scan output %d is %v, earlier %v", ErrScan, t, j, s, slices[j][0])
+			if len(stacks[j]) > 0 && (s.DType != stacks[j][0].DType || !s.Shape.Equal(stacks[j][0].Shape)) {
+				return nil, fmt.Errorf("%w: iteration %d: scan output %d is %v, earlier %v", ErrScan, t, j, s, stacks[j][0])
 			}
-			slices[j] = append(slices[j], s)
+			stacks[j] = append(stacks[j], s)
+		}
+	}
+	var res []*kernel.Tensor
+	for _, s := range states {
+		res = append(res, &kernel.Tensor{DType: s.DType, Shape: s.Shape.Clone(), Host: s.Host})
+	}
+	for j, ss := range stacks {
+		if len(ss) == 0 {
+			return nil, fmt.Errorf("%w: no iteration: scan output %d has no shape", ErrScan, j)
+		}
+		for pad > int64(len(ss)) { // zeros after a short sequence
+			ss = append(ss, kernel.New(ss[0].DType, ss[0].Shape...))
+		}
+		st, err := stack(ss, outAxes[j], outDirs[j] != 0)
+		if err != nil {
+			return nil, fmt.Errorf("%w: scan output %d: %v", ErrScan, j, err)
+		}
+		res = append(res, st)
+	}
+	return res, nil
+}
+
+// batch is opset 8's Scan: each element of the leading batch axis scans
+// its own states and inputs (along their axis 1), for sequence_lens[b]
+// steps when given (a shorter sequence's scan outputs end in zeros), and
+// the results are stacked back along the batch axis.
+func (k *Scan) batch(lens *kernel.Tensor, states, scanIn, caps []*kernel.Tensor) error {
+	var n int64 = -1
+	for i, t := range append(slices.Clone(states), scanIn...) {
+		if t.Shape.Rank() < 1 || i >= k.states && t.Shape.Rank() < 2 {
+			return fmt.Errorf("%w: input %v has no batch (and sequence) axis", ErrScan, t.Shape)
+		}
+		if n >= 0 && t.Shape[0] != n {
+			return fmt.Errorf("%w: batch sizes %d and %d differ", ErrScan, n, t.Shape[0])
+		}
+		n = t.Shape[0]
+	}
+	seq := scanIn[0].Shape[1]
+	var lv []int64
+	if lens != nil && lens.NumElements() > 0 {
+		if lens.DType != kernel.Int32 && lens.DType != kernel.Int64 || lens.NumElements() != n {
+			return fmt.Errorf("%w: sequence_lens %v for a batch of %d", ErrScan, lens, n)
+		}
+		for i := range n {
+			v := int64(0)
+			if lens.DType == kernel.Int32 {
+				v = int64(kernel.Int32s(lens.Host)[i])
+			} else {
+				v = kernel.Int64s(lens.Host)[i]
+			}
+			if v < 0 || v > seq {
+				return fmt.Errorf("%w: sequence_lens[%d] = %d outside [0, %d]", ErrScan, i, v, seq)
+			}
+			lv = append(lv, v)
+		}
+	}
+	nOut := len(k.body.Outputs) - k.states
+	zeros := make([]int64, max(k.scans, nOut))
+	per := make([][]*kernel.Tensor, len(k.body.Outputs)) // by output, by batch element
+	bs, bx := make([]*kernel.Tensor, k.states), make([]*kernel.Tensor, k.scans)
+	for b := range n {
+		for j, t := range states {
+			bs[j] = sliceAt(t, 0, b)
+		}
+		steps := seq
+		if lv != nil {
+			steps = lv[b]
+		}
+		if steps == 0 {
+			return fmt.Errorf("%w: batch element %d has no step", ErrScan, b)
+		}
+		for j, t := range scanIn {
+			bx[j] = sliceRange(sliceAt(t, 0, b), steps) // its sequence only
+		}
+		outs, err := k.scan(bs, bx, caps, zeros[:k.scans], zeros[:nOut], zeros[:nOut], seq)
+		if err != nil {
+			return fmt.Errorf("batch element %d: %w", b, err)
+		}
+		for i, o := range outs {
+			per[i] = append(per[i], o)
 		}
 	}
 	k.outs = k.outs[:0]
-	for _, s := range states {
-		k.outs = append(k.outs, &kernel.Tensor{DType: s.DType, Shape: s.Shape.Clone(), Host: s.Host})
-	}
-	for j, ss := range slices {
-		if len(ss) == 0 {
-			return fmt.Errorf("%w: no iteration: scan output %d has no shape", ErrScan, j)
-		}
-		st, err := stack(ss, k.outAxes[j], k.outDirs[j] != 0)
+	for i, ps := range per {
+		st, err := stack(ps, 0, false)
 		if err != nil {
-			return fmt.Errorf("%w: scan output %d: %v", ErrScan, j, err)
+			return fmt.Errorf("%w: output %d: %v", ErrScan, i, err)
 		}
 		k.outs = append(k.outs, st)
 	}
-	for i, o := range k.outs {
-		out[i].DType, out[i].Shape = o.DType, append(out[i].Shape[:0], o.Shape...)
-	}
 	return nil
+}
+
+// sliceRange returns the first n entries of t along axis 0 (t itself when
+// that is all of them).
+func sliceRange(t *kernel.Tensor, n int64) *kernel.Tensor {
+	if n == t.Shape[0] {
+		return t
+	}
+	sh := t.Shape.Clone()
+	sh[0] = n
+	s := kernel.New(t.DType, sh...)
+	copy(s.Host, t.Host[:len(s.Host)])
+	return s
 }
 
 // stack stacks the slices ss along a new axis (reversed when reverse).

@@ -62,3 +62,53 @@ func TestScanRunsItsBody(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchedScanWithSequenceLengths: opset 8's Scan runs each batch
+// element on its own, for its sequence_lens steps, in either direction;
+// a short sequence's final state is the state after its last step and its
+// scan outputs end in zeros.
+func TestBatchedScanWithSequenceLengths(t *testing.T) {
+	body := subgraph.NewBuilder("body")
+	s := body.Input("s", kernel.Float32, kernel.Dynamic)
+	x := body.Input("x", kernel.Float32, kernel.Dynamic)
+	sum := body.Op("Add", s, x)
+	body.Output(sum, body.Op("Identity", sum))
+	for _, c := range []struct {
+		dir         int64
+		final, scan string
+	}{
+		// batch 0: rows 1,2 / 3,4 / 5,6 from 0,100, three steps; batch 1:
+		// rows 10,20 (then 30,40 / 50,60 unused) from 1,1, one step.
+		{0, "[9 112 11 21]", "[1 102 4 106 9 112 11 21 0 0 0 0]"},
+		// reversed: batch 1 reads only its first row still (its sequence).
+		{1, "[9 112 11 21]", "[5 106 8 110 9 112 11 21 0 0 0 0]"},
+	} {
+		b := subgraph.NewBuilder("scan8")
+		lens := b.Input("lens", kernel.Int64, 2)
+		init := b.Input("init", kernel.Float32, 2, 2)
+		xs := b.Input("X", kernel.Float32, 2, 3, 2)
+		outs := b.Node(&subgraph.Node{Name: "scan", Op: "Scan", Inputs: []string{lens, init, xs}, Attrs: kernel.Attrs{
+			control.LoopBody: body.Graph(), control.LoopCarried: int64(1), control.ScanInputs: int64(1),
+			control.ScanBatched: int64(1), control.ScanSequenceLens: int64(1), control.ScanInputDirections: []int64{c.dir}}}, 2)
+		b.Output(outs...)
+		g := b.Graph()
+		in := map[string]*kernel.Tensor{
+			"lens": kernel.FromInt64([]int64{3, 1}, 2),
+			"init": kernel.FromFloat32([]float32{0, 100, 1, 1}, 2, 2),
+			"X":    kernel.FromFloat32([]float32{1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60}, 2, 3, 2),
+		}
+		exe, err := pipert.Compile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := exe.Run(context.Background(), in)
+		exe.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, sc := res.Outputs[g.Outputs[0]], res.Outputs[g.Outputs[1]]
+		if fmt.Sprint(kernel.Float32s(f.Host)) != c.final || fmt.Sprint(kernel.Float32s(sc.Host)) != c.scan || !sc.Shape.Equal(kernel.Shape{2, 3, 2}) {
+			t.Fatalf("direction %d: final %v, scan %v %v", c.dir, kernel.Float32s(f.Host), sc.Shape, kernel.Float32s(sc.Host))
+		}
+	}
+}

@@ -793,9 +793,10 @@ func (im *importer) bodyOutputs(n *Node) ([]string, error) {
 	return outputs, nil
 }
 
-// scanNode imports a Scan (opset 9 and later): its body becomes a subgraph
-// whose inputs are the states, the scan slices and then the outer tensors
-// it reads, which the node passes after its own inputs.
+// scanNode imports a Scan: its body becomes a subgraph whose inputs are
+// the states, the scan slices and then the outer tensors it reads, which
+// the node passes after its own inputs. Opset 8's form (a batch axis,
+// sequence_lens first, "directions") becomes a batched Scan.
 func (im *importer) scanNode(n *Node) error {
 	at := n.Attr("body")
 	if at == nil || at.G == nil {
@@ -812,23 +813,47 @@ func (im *importer) scanNode(n *Node) error {
 	if err != nil {
 		return err
 	}
+	nodeIn := n.Inputs
+	batched := im.opset < 9
+	var lens string
+	if batched {
+		// Opset 8: sequence_lens first (optional), a batch axis on every
+		// state and scan input, the input directions as "directions".
+		if len(nodeIn) == 0 {
+			return fmt.Errorf("%w: a Scan of opset 8 needs its sequence_lens input (empty if absent)", ErrImport)
+		}
+		lens, nodeIn = nodeIn[0], nodeIn[1:]
+		attrs[control.ScanBatched] = int64(1)
+		if d, ok := attrs["directions"]; ok {
+			attrs[control.ScanInputDirections] = d
+			delete(attrs, "directions")
+		}
+	}
 	m, ok := attrs[control.ScanInputs].(int64)
-	if !ok || m < 1 || int(m) > len(n.Inputs) {
-		return fmt.Errorf("%w: Scan attribute num_scan_inputs %v for %d inputs", ErrImport, attrs[control.ScanInputs], len(n.Inputs))
+	if !ok || m < 1 || int(m) > len(nodeIn) {
+		return fmt.Errorf("%w: Scan attribute num_scan_inputs %v for %d inputs", ErrImport, attrs[control.ScanInputs], len(nodeIn))
 	}
 	body := at.G
-	states := len(n.Inputs) - int(m)
-	if len(body.Inputs) != len(n.Inputs) || len(body.Outputs) != len(n.Outputs) {
-		return fmt.Errorf("%w: Scan body with %d inputs and %d outputs, the node %d and %d", ErrImport, len(body.Inputs), len(body.Outputs), len(n.Inputs), len(n.Outputs))
+	states := len(nodeIn) - int(m)
+	if len(body.Inputs) != len(nodeIn) || len(body.Outputs) != len(n.Outputs) {
+		return fmt.Errorf("%w: Scan body with %d inputs and %d outputs, the node %d and %d", ErrImport, len(body.Inputs), len(body.Outputs), len(nodeIn), len(n.Outputs))
 	}
-	inputs := make([]string, len(n.Inputs))
-	types := make([]kernel.DType, len(n.Inputs))
-	for i, name := range n.Inputs {
+	var inputs []string
+	if lens != "" {
+		r, err := im.resolve(lens)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, r)
+		attrs[control.ScanSequenceLens] = int64(1)
+	}
+	types := make([]kernel.DType, len(nodeIn))
+	for i, name := range nodeIn {
 		r, err := im.resolve(name)
 		if err != nil {
 			return err
 		}
-		inputs[i] = r
+		inputs = append(inputs, r)
 		if k := im.known[r]; k != nil {
 			types[i] = k.DType
 		}

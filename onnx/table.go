@@ -172,7 +172,7 @@ var table = map[string]OpInfo{
 	"MaxUnpool":                 {Pipert: "MaxUnpool", MinOpset: 9, MaxOpset: 17, Note: "output_shape input from 11"},
 	"Loop":                      {Pipert: "Loop", MinOpset: 11, MaxOpset: 17, Note: "tensor values (no sequences); runs its body on the host, on real data (package control)"},
 	"Unique":                    {Pipert: "Unique", MinOpset: 11, MaxOpset: 17, Note: "every output, sorted and axis; compute dependent"},
-	"Scan":                      {Pipert: "Scan", MinOpset: 9, MaxOpset: 17, Note: "every axis and direction; runs its body on the host, on real data (package control)"},
+	"Scan":                      {Pipert: "Scan", MinOpset: 8, MaxOpset: 17, Note: "every axis and direction; opset 8's batch axis and sequence_lens (a short sequence's scan outputs end in zeros); runs its body on the host, on real data (package control)"},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: 17, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 
