@@ -24,6 +24,21 @@ func sameResults(want, got *pipert.Result) error {
 	return nil
 }
 
+// runOnce compiles g with opts, runs it once on in and closes it.
+func runOnce(t *testing.T, g *subgraph.Graph, in map[string]*kernel.Tensor, opts ...pipert.Option) *pipert.Result {
+	t.Helper()
+	exe, err := pipert.Compile(g, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	res, err := exe.Run(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // TestPartitionOfAnUnknownRank keeps a graph the partitioner used to
 // refuse: a Reshape by a shape Unique computes from the data (its rank is
 // known only at run time) feeds a kernel on the CPU.
@@ -40,21 +55,8 @@ func TestPartitionOfAnUnknownRank(t *testing.T) {
 		"x":   kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8, 9, 10, 11, 12, -13, 14, 15, 16}, 4, 4),
 		"ids": kernel.FromInt64([]int64{2, 8, 2, 8, 8, 2}, 6),
 	}
-	run := func(opts ...pipert.Option) *pipert.Result {
-		t.Helper()
-		exe, err := pipert.Compile(g, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer exe.Close()
-		res, err := exe.Run(context.Background(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	want := run()
-	got := run(pipert.WithHeterogeneous(nil))
+	want := runOnce(t, g, in)
+	got := runOnce(t, g, in, pipert.WithHeterogeneous(nil))
 	if err := sameResults(want, got); err != nil {
 		t.Fatal(err)
 	}

@@ -90,20 +90,8 @@ func TestHeterogeneousRunMatchesKBK(t *testing.T) {
 		"x":   kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -12, 13, -14, 15, -16}, 4, 4),
 		"ids": kernel.FromInt64([]int64{3, 1, 3, 2, 1, 7}, 6),
 	}
-	run := func(opts ...pipert.Option) *pipert.Result {
-		exe, err := pipert.Compile(b.Graph(), opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer exe.Close()
-		res, err := exe.Run(context.Background(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	want := run()
-	got := run(pipert.WithHeterogeneous(nil))
+	want := runOnce(t, b.Graph(), in)
+	got := runOnce(t, b.Graph(), in, pipert.WithHeterogeneous(nil))
 	if len(got.Stats.Parts) < 2 || !got.Stats.Heterogeneous || got.Stats.CPUBusy <= 0 {
 		t.Fatalf("heterogeneous run stats %+v", got.Stats)
 	}

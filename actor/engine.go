@@ -513,18 +513,20 @@ func (e *engine) feedNodes(rs *runState) {
 			rs.fail(err)
 			return
 		}
-		if r.Compute(pos) && e.plan.Barrier == plan.Drain {
-			if err := e.drainResolve(rs, pos); err != nil {
-				rs.fail(err)
-				return
-			}
+		if err := e.drainResolve(rs, pos); err != nil {
+			rs.fail(err)
+			return
 		}
 	}
 }
 
-// drainResolve is the faithful baseline after compute-dependent node pos
-// was handed on: drain everything, then resolve its shapes.
+// drainResolve is the faithful baseline after node pos was handed on, if
+// it is compute-dependent and the policy Drain: drain everything, then
+// resolve its shapes.
 func (e *engine) drainResolve(rs *runState, pos int) error {
+	if !e.r.Compute(pos) || e.plan.Barrier != plan.Drain {
+		return nil
+	}
 	return e.waited0(rs, func() error {
 		if err := e.drainBelow(0); err != nil {
 			return err

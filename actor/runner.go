@@ -400,18 +400,9 @@ func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx cont
 		if !r.pending[s] {
 			continue
 		}
-		info := r.prog.slots[s]
-		in, err := await(ctx, info.input)
-		if err != nil {
-			return fmt.Errorf("actor: input %q: %w", info.name, err)
-		}
-		if err := r.checkInput(info.input, in); err != nil {
+		if err := r.acquire(ctx, s, await); err != nil {
 			return err
 		}
-		if err := r.place(s, in, r.upload); err != nil {
-			return fmt.Errorf("actor: upload input %q: %w", info.name, err)
-		}
-		r.pending[s] = false
 		if r.nUp == len(r.upEvents) {
 			r.upEvents = append(r.upEvents, r.dev.NewEvent())
 		}
@@ -423,6 +414,24 @@ func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx cont
 	return nil
 }
 
+// acquire awaits pending graph input slot s and uploads it on the upload
+// stream.
+func (r *KernelRunner) acquire(ctx context.Context, s int, await func(ctx context.Context, input int) (*kernel.Tensor, error)) error {
+	info := r.prog.slots[s]
+	in, err := await(ctx, info.input)
+	if err != nil {
+		return fmt.Errorf("actor: input %q: %w", info.name, err)
+	}
+	if err := r.checkInput(info.input, in); err != nil {
+		return err
+	}
+	if err := r.place(s, in, r.upload); err != nil {
+		return fmt.Errorf("actor: upload input %q: %w", info.name, err)
+	}
+	r.pending[s] = false
+	return nil
+}
+
 // AcquireRest uploads the awaited graph inputs no node reads (outputs
 // passed through), after every node was fed, on goroutine 0; the stream
 // waits for them before the outputs are copied.
@@ -431,18 +440,9 @@ func (r *KernelRunner) AcquireRest(ctx context.Context, await func(ctx context.C
 		if !r.pending[s] {
 			continue
 		}
-		info := r.prog.slots[s]
-		in, err := await(ctx, info.input)
-		if err != nil {
-			return fmt.Errorf("actor: input %q: %w", info.name, err)
-		}
-		if err := r.checkInput(info.input, in); err != nil {
+		if err := r.acquire(ctx, s, await); err != nil {
 			return err
 		}
-		if err := r.place(s, in, r.upload); err != nil {
-			return fmt.Errorf("actor: upload input %q: %w", info.name, err)
-		}
-		r.pending[s] = false
 		ev := r.dev.NewEvent()
 		r.upload.Record(ev)
 		r.stream.WaitEvent(ev)

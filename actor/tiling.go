@@ -257,11 +257,9 @@ func (e *engine) feedWhole(rs *runState) {
 				rs.fail(err)
 				return
 			}
-			if r.Compute(pos) && e.plan.Barrier == plan.Drain {
-				if err := e.drainResolve(rs, pos); err != nil {
-					rs.fail(err)
-					return
-				}
+			if err := e.drainResolve(rs, pos); err != nil {
+				rs.fail(err)
+				return
 			}
 		}
 		first = last + 1
