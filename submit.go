@@ -98,7 +98,7 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 			if err != nil {
 				return nil, err
 			}
-			inputs = maps2(inputs, c.Input, t)
+			inputs = withInput(inputs, c.Input, t)
 		}
 		res, err := e.het.Run(ctx, inputs)
 		if err != nil {
@@ -148,8 +148,8 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 	return p, nil
 }
 
-// maps2 returns m with k set to v, m itself untouched.
-func maps2(m map[string]*kernel.Tensor, k string, v *kernel.Tensor) map[string]*kernel.Tensor {
+// withInput returns a copy of m with k set to v.
+func withInput(m map[string]*kernel.Tensor, k string, v *kernel.Tensor) map[string]*kernel.Tensor {
 	out := make(map[string]*kernel.Tensor, len(m)+1)
 	for n, t := range m {
 		out[n] = t

@@ -2,6 +2,7 @@ package actor
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/pipert/pipert/device"
@@ -147,7 +148,7 @@ func (r *KernelRunner) enableReplay() {
 		sg.last = pos
 		for _, in := range nd.in {
 			pr := p.slots[in].producer
-			if p.slots[in].isConst || pr >= sg.first || slicesContains(sg.ext, in) {
+			if p.slots[in].isConst || pr >= sg.first || slices.Contains(sg.ext, in) {
 				continue
 			}
 			sg.ext = append(sg.ext, in)
@@ -165,15 +166,6 @@ func (r *KernelRunner) enableReplay() {
 func readsComputed(p *program, nd *node) bool {
 	for _, in := range nd.in {
 		if pr := p.slots[in].producer; pr >= 0 && p.nodes[pr].compute {
-			return true
-		}
-	}
-	return false
-}
-
-func slicesContains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
 			return true
 		}
 	}
