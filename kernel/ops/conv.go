@@ -408,7 +408,7 @@ func mmAxpy(o []float32, ldo int64, a []float32, ai, ap int64, b []float32, ldb,
 					b2 := b[(p+2)*ldb+j0:][:w]
 					b3 := b[(p+3)*ldb+j0:][:w]
 					for j := range row {
-						row[j] += a0*b0[j] + a1*b1[j] + a2*b2[j] + a3*b3[j]
+						row[j] += mul32(a0, b0[j]) + mul32(a1, b1[j]) + mul32(a2, b2[j]) + mul32(a3, b3[j])
 					}
 				}
 				for ; p < p1; p++ {
@@ -418,7 +418,7 @@ func mmAxpy(o []float32, ldo int64, a []float32, ai, ap int64, b []float32, ldb,
 					}
 					bp := b[p*ldb+j0:][:w]
 					for j := range row {
-						row[j] += av * bp[j]
+						row[j] += mul32(av, bp[j])
 					}
 				}
 			}

@@ -80,7 +80,7 @@ var mathOps = []mathOp{
 	{name: "Floor", flops: 1, f: math.Floor},
 	{name: "Ceil", flops: 1, f: math.Ceil},
 	{name: "HardSigmoid", flops: 4, params: [2]param{{"alpha", 0.2}, {"beta", 0.5}},
-		fp: func(x, a, b float64) float64 { return math.Max(0, math.Min(1, a*x+b)) }},
+		fp: func(x, a, b float64) float64 { return math.Max(0, math.Min(1, mul64(a, x)+b)) }},
 	{name: "LeakyRelu", flops: 2, params: [2]param{{"alpha", 0.01}}, fp: func(x, a, _ float64) float64 {
 		if x < 0 {
 			return a * x

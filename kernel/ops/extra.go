@@ -361,10 +361,10 @@ func newLRN(attrs kernel.Attrs) (kernel.Kernel, error) {
 					var sq float64
 					for cj := max(0, ci-lo); cj <= min(c-1, ci+hi); cj++ {
 						v := loadF(x.DType, xb, (ni*c+cj)*sp+s)
-						sq += v * v
+						sq += mul64(v, v)
 					}
 					i := (ni*c+ci)*sp + s
-					storeF(o.DType, ob, i, loadF(x.DType, xb, i)/math.Pow(p[2]+p[0]/float64(size)*sq, p[1]))
+					storeF(o.DType, ob, i, loadF(x.DType, xb, i)/math.Pow(p[2]+mul64(p[0]/float64(size), sq), p[1]))
 				}
 			}
 		}

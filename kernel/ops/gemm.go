@@ -178,7 +178,7 @@ func (k *gemm) compute(a *kernel.Args) error {
 		}
 		C := k.f32.in(2, c)
 		for i := range Y {
-			Y[i] += k.beta * C[k.walk.off[0]]
+			Y[i] += mul32(k.beta, C[k.walk.off[0]])
 			k.walk.next()
 		}
 	}

@@ -132,7 +132,7 @@ func qlinearOut(a *kernel.Args, idx, acc, i1, i2 int64) {
 	s := scale(a.In[1], i1) * scale(a.In[4], i2) / scale(a.In[6], 0)
 	yz := loadI(a.In[7].DType, a.In[7].Data(), 0)
 	o := a.Out[0]
-	storeI(o.DType, o.Data(), idx, requant(o.DType, float64(acc)*float64(s)+float64(yz)))
+	storeI(o.DType, o.Data(), idx, requant(o.DType, mul64(float64(acc), float64(s))+float64(yz)))
 }
 
 func input(in []*kernel.Tensor, i int) *kernel.Tensor {

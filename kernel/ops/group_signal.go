@@ -106,7 +106,7 @@ func det(a []float64, m int64) float64 {
 		for r := c + 1; r < m; r++ {
 			f := a[r*m+c] / piv
 			for j := c + 1; j < m; j++ {
-				a[r*m+j] -= f * a[c*m+j]
+				a[r*m+j] -= mul64(f, a[c*m+j])
 			}
 		}
 	}
@@ -181,9 +181,9 @@ func newWindow(op string) kernel.Factory {
 					v = s * s
 				case "HammingWindow":
 					const alpha = 25.0 / 46
-					v = alpha - (1-alpha)*math.Cos(2*math.Pi*x/n)
+					v = alpha - mul64(1-alpha, math.Cos(2*math.Pi*x/n))
 				default:
-					v = 0.42 - 0.5*math.Cos(2*math.Pi*x/n) + 0.08*math.Cos(4*math.Pi*x/n)
+					v = 0.42 - mul64(0.5, math.Cos(2*math.Pi*x/n)) + mul64(0.08, math.Cos(4*math.Pi*x/n))
 				}
 				storeF(dt, ob, i, v)
 			}
@@ -239,12 +239,12 @@ func newMelWeightMatrix(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if rate <= 0 {
 			return fmt.Errorf("sample_rate %g is not positive", rate)
 		}
-		mel := func(hz float64) float64 { return 2595 * math.Log10(1+hz/700) }
+		mel := func(hz float64) float64 { return mul64(2595, math.Log10(1+hz/700)) }
 		loMel, hiMel := mel(lo), mel(hi)
 		step := (hiMel - loMel) / float64(bins+2)
 		edge := make([]int64, bins+2)
 		for i := range edge {
-			hz := 700 * (math.Pow(10, (float64(i)*step+loMel)/2595) - 1)
+			hz := 700 * (math.Pow(10, (mul64(float64(i), step)+loMel)/2595) - 1)
 			edge[i] = int64(math.Floor(float64(dft+1) * hz / rate))
 		}
 		ob := o.Data()
@@ -296,8 +296,8 @@ func dftInto(y, x []float64, n, bins int64, inverse bool) {
 			// The angle reduced mod n first keeps it exact for large k·t.
 			ang := sign * 2 * math.Pi * float64(k*t%n) / float64(n)
 			c, s := math.Cos(ang), math.Sin(ang)
-			re += x[2*t]*c - x[2*t+1]*s
-			im += x[2*t]*s + x[2*t+1]*c
+			re += mul64(x[2*t], c) - mul64(x[2*t+1], s)
+			im += mul64(x[2*t], s) + mul64(x[2*t+1], c)
 		}
 		if inverse {
 			re, im = re/float64(n), im/float64(n)

@@ -161,7 +161,7 @@ func (k *nms) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 func (k *nms) cost(in, out []*kernel.Tensor) device.Cost {
 	n := float64(in[0].Shape[1])
 	cls := float64(in[1].Shape[0] * in[1].Shape[1])
-	return device.Cost{FLOPs: cls * (n*math.Log2(n+1) + float64(out[0].Shape[0])*n), Bytes: float64(in[0].Bytes() + in[1].Bytes() + out[0].Bytes())}
+	return device.Cost{FLOPs: cls * (mul64(n, math.Log2(n+1)) + mul64(float64(out[0].Shape[0]), n)), Bytes: float64(in[0].Bytes() + in[1].Bytes() + out[0].Bytes())}
 }
 
 // corners returns box i of boxes as (y1, x1, y2, x2) with y1 ≤ y2, x1 ≤ x2.
@@ -169,7 +169,7 @@ func (k *nms) corners(boxes []float32, i int64) (y1, x1, y2, x2 float32) {
 	v := boxes[4*i : 4*i+4]
 	if k.center {
 		xc, yc, w, h := v[0], v[1], v[2], v[3]
-		return yc - h/2, xc - w/2, yc + h/2, xc + w/2
+		return yc - float32(h/2), xc - float32(w/2), yc + float32(h/2), xc + float32(w/2)
 	}
 	return min(v[0], v[2]), min(v[1], v[3]), max(v[0], v[2]), max(v[1], v[3])
 }
@@ -182,8 +182,8 @@ func (k *nms) overlaps(boxes []float32, i, j int64, iou float32) bool {
 	if ih <= 0 || iw <= 0 {
 		return false
 	}
-	inter := ih * iw
-	a, b := (ay2-ay1)*(ax2-ax1), (by2-by1)*(bx2-bx1)
+	inter := mul32(ih, iw)
+	a, b := mul32(ay2-ay1, ax2-ax1), mul32(by2-by1, bx2-bx1)
 	union := a + b - inter
 	if a <= 0 || b <= 0 || union <= 0 {
 		return false
@@ -322,7 +322,7 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 			if align {
 				return (v + 1) / 2 * float64(l-1)
 			}
-			return ((v+1)*float64(l) - 1) / 2
+			return (mul64(v+1, float64(l)) - 1) / 2
 		}
 		pixel := func(img int64, r, cc int64) float64 {
 			switch pad {
@@ -367,16 +367,16 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 						x1, y1 := int64(math.Floor(px)), int64(math.Floor(py))
 						dx1, dy1 := px-float64(x1), py-float64(y1)
 						dx2, dy2 := 1-dx1, 1-dy1
-						v = dy2*(dx2*pixel(img, y1, x1)+dx1*pixel(img, y1, x1+1)) + dy1*(dx2*pixel(img, y1+1, x1)+dx1*pixel(img, y1+1, x1+1))
+						v = mul64(dy2, mul64(dx2, pixel(img, y1, x1))+mul64(dx1, pixel(img, y1, x1+1))) + mul64(dy1, mul64(dx2, pixel(img, y1+1, x1))+mul64(dx1, pixel(img, y1+1, x1+1)))
 					default:
 						x0, y0 := int64(math.Floor(px))-1, int64(math.Floor(py))-1
 						cx, cy := cubicCoeffs(px-float64(x0)-1), cubicCoeffs(py-float64(y0)-1)
 						for i := range int64(4) {
 							var row float64
 							for j := range int64(4) {
-								row += cx[j] * pixel(img, y0+i, x0+j)
+								row += mul64(cx[j], pixel(img, y0+i, x0+j))
 							}
-							v += cy[i] * row
+							v += mul64(cy[i], row)
 						}
 					}
 					storeF(o.DType, ob, (ni*c+ci)*ho*wo+p, v)
@@ -397,14 +397,14 @@ func reflect(v, lo, hi float64) float64 {
 		return lo
 	case v < lo:
 		n := math.Floor((lo - v) / r)
-		rem := lo - v - n*r
+		rem := lo - v - mul64(n, r)
 		if int64(n)%2 == 0 {
 			return lo + rem
 		}
 		return hi - rem
 	case v > hi:
 		n := math.Floor((v - hi) / r)
-		rem := v - hi - n*r
+		rem := v - hi - mul64(n, r)
 		if int64(n)%2 == 0 {
 			return hi - rem
 		}
@@ -419,10 +419,10 @@ func cubicCoeffs(t float64) [4]float64 {
 	const a = -0.75
 	t = math.Abs(t)
 	return [4]float64{
-		((a*(t+1)-5*a)*(t+1)+8*a)*(t+1) - 4*a,
-		((a+2)*t-(a+3))*t*t + 1,
-		((a+2)*(1-t)-(a+3))*(1-t)*(1-t) + 1,
-		((a*(2-t)-5*a)*(2-t)+8*a)*(2-t) - 4*a,
+		mul64(mul64(mul64(a, t+1)-mul64(5, a), t+1)+mul64(8, a), t+1) - mul64(4, a),
+		mul64(mul64(mul64(a+2, t)-(a+3), t), t) + 1,
+		mul64(mul64(mul64(a+2, 1-t)-(a+3), 1-t), 1-t) + 1,
+		mul64(mul64(mul64(a, 2-t)-mul64(5, a), 2-t)+mul64(8, a), 2-t) - mul64(4, a),
 	}
 }
 
@@ -512,8 +512,8 @@ func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 			if b < 0 || b >= n {
 				return fmt.Errorf("batch_indices[%d] = %d is not an image of X's %d", r, b, n)
 			}
-			x1, y1 := loadF(rois.DType, rb, 4*r)*scale-off, loadF(rois.DType, rb, 4*r+1)*scale-off
-			x2, y2 := loadF(rois.DType, rb, 4*r+2)*scale-off, loadF(rois.DType, rb, 4*r+3)*scale-off
+			x1, y1 := mul64(loadF(rois.DType, rb, 4*r), scale)-off, mul64(loadF(rois.DType, rb, 4*r+1), scale)-off
+			x2, y2 := mul64(loadF(rois.DType, rb, 4*r+2), scale)-off, mul64(loadF(rois.DType, rb, 4*r+3), scale)-off
 			rw, rh := x2-x1, y2-y1
 			if !half {
 				rw, rh = max(rw, 1), max(rh, 1)
@@ -531,9 +531,9 @@ func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 						var sum float64
 						best, first := 0.0, true
 						for iy := range gh {
-							yy := y1 + float64(ph)*bh + (float64(iy)+0.5)*bh/float64(gh)
+							yy := y1 + mul64(float64(ph), bh) + mul64(float64(iy)+0.5, bh)/float64(gh)
 							for ix := range gw {
-								xx := x1 + float64(pw)*bw + (float64(ix)+0.5)*bw/float64(gw)
+								xx := x1 + mul64(float64(pw), bw) + mul64(float64(ix)+0.5, bw)/float64(gw)
 								var v [4]float64
 								if !(yy < -1 || yy > float64(h) || xx < -1 || xx > float64(w)) {
 									wts, pos := bilinear(yy, xx, h, w)

@@ -101,7 +101,7 @@ func (a activation) apply(x float64) float64 {
 	case "softplus":
 		return math.Log1p(math.Exp(x))
 	case "affine":
-		return a.alpha*x + a.beta
+		return mul64(a.alpha, x) + a.beta
 	case "leakyrelu":
 		if x < 0 {
 			return a.alpha * x
@@ -115,7 +115,7 @@ func (a activation) apply(x float64) float64 {
 	case "scaledtanh":
 		return a.alpha * math.Tanh(a.beta*x)
 	case "hardsigmoid":
-		return math.Max(0, math.Min(1, a.alpha*x+a.beta))
+		return math.Max(0, math.Min(1, mul64(a.alpha, x)+a.beta))
 	case "elu":
 		if x < 0 {
 			return a.alpha * (math.Exp(x) - 1)
@@ -303,7 +303,7 @@ func (k *lstm) cost(in, out []*kernel.Tensor) device.Cost {
 		return device.Cost{}
 	}
 	seq, batch, inSize := k.dims(in[0].Shape)
-	f := float64(k.dirs) * float64(seq*batch) * (2*float64(k.gates*k.hidden)*float64(inSize+k.hidden) + 30*float64(k.hidden))
+	f := float64(k.dirs) * float64(seq*batch) * (mul64(2*float64(k.gates*k.hidden), float64(inSize+k.hidden)) + mul64(30, float64(k.hidden)))
 	var b int64
 	for _, t := range in {
 		b += t.Bytes()
@@ -322,8 +322,8 @@ func (k *lstm) lstmStep(act [3]activation, gates, hs, cs, Pd []float32) {
 		cPrev := cs[j]
 		gi, gOut, gf, gc := gates[j], gates[H+j], gates[2*H+j], gates[3*H+j]
 		if Pd != nil {
-			gi += Pd[j] * cPrev
-			gf += Pd[2*H+j] * cPrev
+			gi += mul32(Pd[j], cPrev)
+			gf += mul32(Pd[2*H+j], cPrev)
 		}
 		i := float32(act[0].apply(k.clipped(gi)))
 		var f float32
@@ -333,9 +333,9 @@ func (k *lstm) lstmStep(act [3]activation, gates, hs, cs, Pd []float32) {
 			f = float32(act[0].apply(k.clipped(gf)))
 		}
 		ct := float32(act[1].apply(k.clipped(gc)))
-		c := f*cPrev + i*ct
+		c := mul32(f, cPrev) + mul32(i, ct)
 		if Pd != nil {
-			gOut += Pd[H+j] * c
+			gOut += mul32(Pd[H+j], c)
 		}
 		o := float32(act[0].apply(k.clipped(gOut)))
 		cs[j] = c
@@ -357,7 +357,7 @@ func (k *lstm) gruStep(act [3]activation, gates, hs, rh, Rd, Bd []float32) {
 		var acc float32
 		if k.linearBefore {
 			for q, v := range hs {
-				acc += v * row[q]
+				acc += mul32(v, row[q])
 			}
 			if Bd != nil {
 				acc += Bd[3*H+2*H+j]
@@ -365,7 +365,7 @@ func (k *lstm) gruStep(act [3]activation, gates, hs, rh, Rd, Bd []float32) {
 			acc *= rh[j]
 		} else {
 			for q, v := range hs {
-				acc += rh[q] * v * row[q]
+				acc += mul32(rh[q]*v, row[q])
 			}
 			if Bd != nil {
 				acc += Bd[3*H+2*H+j]
@@ -376,7 +376,7 @@ func (k *lstm) gruStep(act [3]activation, gates, hs, rh, Rd, Bd []float32) {
 	for j := range H {
 		z := float32(act[0].apply(k.clipped(gates[j])))
 		h := float32(act[1].apply(k.clipped(gates[2*H+j])))
-		hs[j] = (1-z)*h + z*hs[j]
+		hs[j] = mul32(1-z, h) + mul32(z, hs[j])
 	}
 }
 
@@ -444,7 +444,7 @@ func (k *lstm) compute(a *kernel.Args) error {
 	dot := func(x, w []float32) float32 {
 		var acc float32
 		for j, v := range x {
-			acc += v * w[j]
+			acc += mul32(v, w[j])
 		}
 		return acc
 	}

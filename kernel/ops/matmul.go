@@ -352,7 +352,7 @@ func mmRows[T float64 | int32 | int64](o, a, b []T, m, n, kk, am, ak, bk, bn int
 			av := a[i*am+p*ak]
 			off := p * bk
 			for j := range row {
-				row[j] += av * b[off+int64(j)*bn]
+				row[j] += T(av * b[off+int64(j)*bn]) // rounded: never fused into an FMA
 			}
 		}
 	}

@@ -387,7 +387,7 @@ func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
 		ob := o.Data()
 		for i := range o.NumElements() {
 			if o.DType.IsFloat() {
-				storeF(o.DType, ob, i, loadF(st.DType, st.Host, 0)+float64(i)*loadF(dl.DType, dl.Host, 0))
+				storeF(o.DType, ob, i, loadF(st.DType, st.Host, 0)+mul64(float64(i), loadF(dl.DType, dl.Host, 0)))
 			} else {
 				storeI(o.DType, ob, i, loadI(st.DType, st.Host, 0)+i*loadI(dl.DType, dl.Host, 0))
 			}
@@ -697,7 +697,7 @@ func moments(dt kernel.DType, xb []byte, base, n int64, eps float64) (mean, inv 
 	mean = s / float64(n)
 	for i := range n {
 		d := loadF(dt, xb, base+i) - mean
-		ss += d * d
+		ss += mul64(d, d)
 	}
 	return mean, 1 / math.Sqrt(ss/float64(n)+eps)
 }
@@ -711,7 +711,7 @@ func normalize(x *kernel.Tensor, y []byte, groups, n int64, eps float64, scale, 
 		f := is * loadF(scale.DType, scale.Data(), at(g))
 		b := loadF(bias.DType, bias.Data(), at(g))
 		for i := range n {
-			storeF(x.DType, y, g*n+i, (loadF(x.DType, xb, g*n+i)-m)*f+b)
+			storeF(x.DType, y, g*n+i, mul64(loadF(x.DType, xb, g*n+i)-m, f)+b)
 		}
 	}
 }
@@ -833,7 +833,7 @@ func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 			m, is := moments(x.DType, xb, g*n, n, eps)
 			mb[g], ib[g] = float32(m), float32(is)
 			for i := range n {
-				v := (loadF(x.DType, xb, g*n+i) - m) * is * loadF(scale.DType, scale.Data(), sIdx[i])
+				v := mul64((loadF(x.DType, xb, g*n+i)-m)*is, loadF(scale.DType, scale.Data(), sIdx[i]))
 				if bias != nil {
 					v += loadF(bias.DType, bias.Data(), bIdx[i])
 				}

@@ -386,7 +386,7 @@ func (k *batchNorm) compute(a *kernel.Args) error {
 	for c := range ch {
 		f := loadF(sc.DType, sc.Data(), c) / math.Sqrt(loadF(vr.DType, vr.Data(), c)+k.eps)
 		fac[c] = f
-		off[c] = loadF(b.DType, b.Data(), c) - loadF(mean.DType, mean.Data(), c)*f
+		off[c] = loadF(b.DType, b.Data(), c) - mul64(loadF(mean.DType, mean.Data(), c), f)
 	}
 	xb, yb := x.Data(), y.Data()
 	n := x.NumElements()
@@ -396,7 +396,7 @@ func (k *batchNorm) compute(a *kernel.Args) error {
 			f, o := float32(fac[r%ch]), float32(off[r%ch])
 			src, dst := xs[r*inner:(r+1)*inner], ys[r*inner:(r+1)*inner]
 			for i, v := range src {
-				dst[i] = v*f + o
+				dst[i] = mul32(v, f) + o
 			}
 		}
 		return nil
@@ -406,7 +406,7 @@ func (k *batchNorm) compute(a *kernel.Args) error {
 		if k.spatial {
 			c = i / inner % ch
 		}
-		storeF(x.DType, yb, i, loadF(x.DType, xb, i)*fac[c]+off[c])
+		storeF(x.DType, yb, i, mul64(loadF(x.DType, xb, i), fac[c])+off[c])
 	}
 	return nil
 }

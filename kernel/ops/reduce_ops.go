@@ -203,7 +203,7 @@ func (k *reduction) compute(a *kernel.Args) error {
 		case "ReduceProd":
 			acc[j] *= v
 		case "ReduceSumSquare", "ReduceL2":
-			acc[j] += v * v
+			acc[j] += mul64(v, v)
 		case "ReduceL1":
 			acc[j] += math.Abs(v)
 		case "ReduceLogSumExp":

@@ -259,7 +259,7 @@ func (k *resize) cost(in, out []*kernel.Tensor) device.Cost {
 // ONNX reference (it is the output extent when sizes are given).
 func (k *resize) source(x, in int64, scale, start, end float64) float64 {
 	xf := float64(x)
-	out := float64(in) * scale
+	out := mul64(float64(in), scale)
 	switch k.coord {
 	case "half_pixel":
 		return (xf+0.5)/scale - 0.5
@@ -277,7 +277,7 @@ func (k *resize) source(x, in int64, scale, start, end float64) float64 {
 		return (xf + 0.5) / scale
 	case "tf_crop_and_resize":
 		if out > 1 {
-			return start*float64(in-1) + xf*(end-start)*float64(in-1)/(out-1)
+			return mul64(start, float64(in-1)) + mul64(xf*(end-start), float64(in-1))/(out-1)
 		}
 		return 0.5 * (start + end) * float64(in-1)
 	}
@@ -339,10 +339,10 @@ func (k *resize) table(a int, in, out int64, scale, start, end float64) {
 			f := math.Floor(src)
 			r := src - f
 			A := k.cubicA
-			tw[0] = ((A*(r+1)-5*A)*(r+1)+8*A)*(r+1) - 4*A
-			tw[1] = ((A+2)*r-(A+3))*r*r + 1
-			tw[2] = ((A+2)*(1-r)-(A+3))*(1-r)*(1-r) + 1
-			tw[3] = ((A*(2-r)-5*A)*(2-r)+8*A)*(2-r) - 4*A
+			tw[0] = mul64(mul64(mul64(A, r+1)-mul64(5, A), r+1)+mul64(8, A), r+1) - mul64(4, A)
+			tw[1] = mul64(mul64(mul64(A+2, r)-(A+3), r), r) + 1
+			tw[2] = mul64(mul64(mul64(A+2, 1-r)-(A+3), 1-r), 1-r) + 1
+			tw[3] = mul64(mul64(mul64(A, 2-r)-mul64(5, A), 2-r)+mul64(8, A), 2-r) - mul64(4, A)
 			for j := range t {
 				t[j] = int64(f) - 1 + int64(j)
 			}
@@ -485,7 +485,7 @@ func (k *resize) point(xb []byte, dt kernel.DType, ctr, strides []int64) float64
 			off += k.tabIdx[i][j] * strides[i]
 		}
 		if w != 0 {
-			sum += w * loadF(dt, xb, off)
+			sum += mul64(w, loadF(dt, xb, off))
 		}
 		i := r - 1
 		for ; i >= 0; i-- {

@@ -144,7 +144,7 @@ func unaryFloat[V vec](op unaryOp, o, x V) {
 		const c = 0.7978845608028654 // √(2/π)
 		for i := range n {
 			v := float64(x.at(i))
-			o.set(i, float32(0.5*v*(1+math.Tanh(c*(v+0.044715*v*v*v)))))
+			o.set(i, float32(mul64(0.5*v, 1+math.Tanh(mul64(c, v+mul64(0.044715*v*v, v))))))
 		}
 	case opGELUErf:
 		for i := range n {
