@@ -37,6 +37,8 @@ type report struct {
 	// series holds every variant's repetitions, in the results' order, for
 	// -benchfmt.
 	series []series
+	// tracedKernels counts the kernels the traced runs launched.
+	tracedKernels int64
 }
 
 // series is one variant's repetitions of a scenario; ref is the index in
@@ -553,6 +555,8 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 					Dur("makespan", rs.Makespan).Dur("device_busy", rs.DeviceBusy).Msg("run")
 				if !r.traced {
 					progress.step(sc.Name, r.v.String(), max(rp, 0), cfg.reps)
+				} else {
+					rep.tracedKernels += int64(rs.Kernels)
 				}
 				if rp >= 0 {
 					r.stats = append(r.stats, rs)

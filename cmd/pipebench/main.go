@@ -114,7 +114,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		writeAnalysis(stdout, sums)
 	}
 	if cfg.tracePath != "" {
-		fmt.Fprintf(stdout, "trace written to %s: open it at https://ui.perfetto.dev\n", cfg.tracePath)
+		size := ""
+		if st, err := os.Stat(cfg.tracePath); err == nil {
+			size = fmt.Sprintf(", %.1f MB", float64(st.Size())/1e6)
+		}
+		fmt.Fprintf(stdout, "trace written to %s (%d traced kernels%s): open it at https://ui.perfetto.dev\n", cfg.tracePath, rep.tracedKernels, size)
 	}
 	if cfg.benchfmt != "" {
 		if err := writeBenchfmt(cfg.benchfmt, rep); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/pipert/pipert/plan"
 	"os"
 	"path/filepath"
@@ -323,5 +324,34 @@ func TestPlanModeReadsEveryPlan(t *testing.T) {
 		if _, ok := planMode(bad); ok {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestTraceCountsItsKernels: the line after a traced run gives the
+// kernels the traced runs launched: the warm-up and every repetition of
+// every variant, each of the scenario's kernels.
+func TestTraceCountsItsKernels(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "out.json")
+	code, stdout, stderr := runArgs(t, "-real", "-reps", "2", "-scenario", "dynshape", "-mode", "kbk", "-analyze=false",
+		"-trace", filepath.Join(dir, "t.pftrace"), "-json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Results []struct {
+			Kernels int `json:"kernels"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Results) != 1 {
+		t.Fatalf("results %+v: %v", doc, err)
+	}
+	want := fmt.Sprintf("(%d traced kernels", doc.Results[0].Kernels*3)
+	if !strings.Contains(stdout, want) {
+		t.Fatalf("stdout %q lacks %q", stdout, want)
 	}
 }
