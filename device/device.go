@@ -242,6 +242,11 @@ type Profile struct {
 	PeakFLOPS     float64       // operations per second
 	MemBandwidth  float64       // device memory bytes per second
 	H2D, D2H, D2D Link
+	// ComputeEngines and CopyEngines bound how many kernels, and how many
+	// copies, run at once across the device's streams (0: no bound, each
+	// stream runs as if it had the device to itself). A kernel or copy
+	// starts when its stream and an engine are both free.
+	ComputeEngines, CopyEngines int
 	// ReplayFixed and ReplayNode model the replay of a captured kernel
 	// sequence as one submission (Replayer): kernel i of the sequence
 	// starts no earlier than ReplayFixed + (i+1) × ReplayNode after the
@@ -290,6 +295,8 @@ func (p *Profile) Validate() error {
 		return fmt.Errorf("device: profile %q: copy bandwidths must be positive", p.Name)
 	case p.ReplayFixed < 0 || p.ReplayNode < 0:
 		return fmt.Errorf("device: profile %q: replay costs must not be negative", p.Name)
+	case p.ComputeEngines < 0 || p.CopyEngines < 0:
+		return fmt.Errorf("device: profile %q: engine counts must not be negative", p.Name)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,6 +64,37 @@ type Sim struct {
 	act account.Activity
 
 	nstreams atomic.Int32
+	// compute and copy are the engines streams share (nil: no bound).
+	compute, copy *engines
+}
+
+// engines are a device's engines of one kind: when each is busy until.
+type engines struct {
+	mu   sync.Mutex
+	free []int64
+}
+
+func newEngines(n int) *engines {
+	if n <= 0 {
+		return nil
+	}
+	return &engines{free: make([]int64, n)}
+}
+
+// take books the engine free first for work of duration dur that may
+// start at earliest, and returns its start.
+func (e *engines) take(earliest int64, dur time.Duration) int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	best := 0
+	for i, f := range e.free {
+		if f < e.free[best] {
+			best = i
+		}
+	}
+	start := max(earliest, e.free[best])
+	e.free[best] = start + int64(dur)
+	return start
 }
 
 // NewSim returns a simulated device.
@@ -76,7 +108,8 @@ func NewSim(o SimOptions) (*Sim, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, who: "device " + o.Profile.Name, mem: account.NewMemory(o.Allocator)}, nil
+	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, who: "device " + o.Profile.Name, mem: account.NewMemory(o.Allocator),
+		compute: newEngines(o.Profile.ComputeEngines), copy: newEngines(o.Profile.CopyEngines)}, nil
 }
 
 // Name implements Device.
@@ -168,9 +201,13 @@ type simStream struct {
 }
 
 // enqueue places work of duration dur that may start at earliest on the
-// timeline and returns its modeled start and end.
-func (s *simStream) enqueue(earliest int64, dur time.Duration) (start, end int64) {
+// timeline, on an engine of eng when the device bounds them, and returns
+// its modeled start and end.
+func (s *simStream) enqueue(earliest int64, dur time.Duration, eng *engines) (start, end int64) {
 	start = max(earliest, s.busy.Load())
+	if eng != nil {
+		start = eng.take(start, dur)
+	}
 	end = start + int64(dur)
 	s.busy.Store(end)
 	s.busyNs.Add(end - start)
@@ -192,7 +229,7 @@ func (s *simStream) Launch(k Kernel) error {
 	if k.Args > 0 && p.H2D.Bandwidth > 0 {
 		earliest += int64(float64(k.Args) / p.H2D.Bandwidth * 1e9)
 	}
-	start, end := s.enqueue(earliest, dur)
+	start, end := s.enqueue(earliest, dur, s.dev.compute)
 	s.kernels.Add(1)
 	s.dev.act.Kernel(start, end)
 	if o := s.dev.obs; o != nil {
@@ -212,7 +249,7 @@ func (s *simStream) Replay(ks []Kernel) error {
 	for i := range ks {
 		k := &ks[i]
 		t += int64(p.ReplayNode)
-		start, end := s.enqueue(t, p.KernelTime(k.Cost))
+		start, end := s.enqueue(t, p.KernelTime(k.Cost), s.dev.compute)
 		s.kernels.Add(1)
 		s.dev.act.Kernel(start, end)
 		if o := s.dev.obs; o != nil {
@@ -223,7 +260,7 @@ func (s *simStream) Replay(ks []Kernel) error {
 }
 
 func (s *simStream) copyWork(kind string, l Link, n int64) int64 {
-	start, end := s.enqueue(clock.Now(), l.Time(n))
+	start, end := s.enqueue(clock.Now(), l.Time(n), s.dev.copy)
 	s.copies.Add(1)
 	s.dev.act.Copy(start, end)
 	if o := s.dev.obs; o != nil {

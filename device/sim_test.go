@@ -315,3 +315,59 @@ func TestLaunchArgsCrossTheLink(t *testing.T) {
 		t.Fatalf("120 kB of arguments delay the start by %v, want about 10 µs", d)
 	}
 }
+
+// TestEnginesBoundConcurrentStreams: kernels of eight streams on a device
+// of one compute engine run one after another (their span is the serial
+// sum); with two engines, two at a time (half); without a bound, all at
+// once. Copies share the copy engines the same way.
+func TestEnginesBoundConcurrentStreams(t *testing.T) {
+	const kernel = time.Millisecond
+	for _, c := range []struct {
+		engines int
+		want    time.Duration
+	}{{1, 8 * kernel}, {2, 4 * kernel}, {0, kernel}} {
+		p := device.Default()
+		p.KernelFixed = kernel
+		p.ComputeEngines, p.CopyEngines = c.engines, c.engines
+		rec := &recorder{}
+		d := newSim(t, p, rec)
+		for range 8 {
+			if err := d.NewStream().Launch(device.Kernel{Name: "k"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first, last := rec.work[0].start, rec.work[0].end
+		for _, w := range rec.work {
+			first, last = min(first, w.start), max(last, w.end)
+		}
+		// Launch calls a few µs apart add to the span; an engine never
+		// runs two kernels at once.
+		if span := time.Duration(last - first); span < c.want || span > c.want+time.Millisecond/2 {
+			t.Errorf("%d engines: 8 kernels of %v span %v, want %v", c.engines, kernel, span, c.want)
+		}
+		// Copies: the same with the copy engines.
+		rec.work = nil
+		n := int64(p.H2D.Bandwidth / 1000) // 1 ms of transfer
+		b, err := d.Alloc(n, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 8 {
+			if err := d.NewStream().CopyH2D(b, make([]byte, n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first, last = rec.work[0].start, rec.work[0].end
+		for _, w := range rec.work {
+			first, last = min(first, w.start), max(last, w.end)
+		}
+		if span := time.Duration(last - first); c.engines > 0 && span < c.want {
+			t.Errorf("%d copy engines: 8 copies of about 1 ms span %v", c.engines, span)
+		}
+	}
+	bad := device.Default()
+	bad.ComputeEngines = -1
+	if err := bad.Validate(); err == nil {
+		t.Error("a negative engine count validates")
+	}
+}

@@ -37,6 +37,12 @@ type Profile struct {
 	// allocator means alloc.DefaultSegmentEntries where one is needed).
 	SegmentEntries int `json:"segment_entries"`
 
+	// ComputeEngines and CopyEngines bound the kernels and the copies
+	// running at once across streams (device.Profile's fields; 0: no
+	// bound, the default, as the paper gives neither).
+	ComputeEngines int `json:"compute_engines"`
+	CopyEngines    int `json:"copy_engines"`
+
 	Queue    QueueParams    `json:"queue"`
 	Launch   LaunchParams   `json:"launch"`
 	Replay   ReplayParams   `json:"replay"`
@@ -457,6 +463,8 @@ func (p Profile) Validate() error {
 	v.posInt("launch.cores", int64(l.Cores))
 	v.dur("launch.start_ns", l.Start)
 	v.dur("launch.query_ns", l.Query)
+	v.nonNegInt("compute_engines", int64(p.ComputeEngines))
+	v.nonNegInt("copy_engines", int64(p.CopyEngines))
 	v.dur("replay.fixed_ns", p.Replay.Fixed)
 	v.dur("replay.node_ns", p.Replay.Node)
 
@@ -608,6 +616,9 @@ func (p Profile) Device() device.Profile {
 		D2D:           device.Link{Latency: roundNs(e.fixed), Bandwidth: 1e9 / e.perByte},
 		ReplayFixed:   p.Replay.Fixed,
 		ReplayNode:    p.Replay.Node,
+
+		ComputeEngines: p.ComputeEngines,
+		CopyEngines:    p.CopyEngines,
 	}
 	if p.Replay == (ReplayParams{}) {
 		d.ReplayFixed = l.CPU + l.CmdTransfer
