@@ -91,3 +91,85 @@ func ExampleWithCaches() {
 	// run 1: infer 0 hits 2 misses, tiling 0 local hits, planned false
 	// run 2: infer 2 hits 0 misses, tiling 2 local hits, planned true
 }
+
+// Consecutive steps submitted so that each step's host stages overlap the
+// device tail of the one before; the state output of each step is carried
+// into the next step's state input, tensor by tensor.
+func ExampleExecutable_Submit() {
+	b := subgraph.NewBuilder("stream")
+	state := b.Input("state", kernel.Float32, 2)
+	x := b.Input("x", kernel.Float32, 2)
+	b.Output(b.Op("Add", state, x)) // the new state: a running sum
+	g := b.Graph()
+	out := g.Outputs[0]
+
+	exe, err := pipert.Compile(g, pipert.WithMode(pipert.Pipeline), pipert.WithCarried(out))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer exe.Close()
+	ctx := context.Background()
+	prev, err := exe.Submit(ctx, map[string]*kernel.Tensor{
+		"state": kernel.FromFloat32([]float32{0, 0}, 2),
+		"x":     kernel.FromFloat32([]float32{1, 10}, 2),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for step := 1; step < 4; step++ {
+		p, err := exe.Submit(ctx, map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 10}, 2)},
+			pipert.Carry{From: prev, Output: out, Input: "state"})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		res, err := prev.Wait()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("step", step-1, kernel.Float32s(res.Outputs[out].Host))
+		prev = p
+	}
+	res, err := prev.Wait()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("step 3", kernel.Float32s(res.Outputs[out].Host))
+	// Output:
+	// step 0 [1 10]
+	// step 1 [2 20]
+	// step 2 [3 30]
+	// step 3 [4 40]
+}
+
+// Replay mode: the first run sizes the memory plan, the second is
+// captured, the third is replayed as one submission to the device.
+func ExampleReplay() {
+	b := subgraph.NewBuilder("static")
+	x := b.Input("x", kernel.Float32, 4)
+	b.Output(b.Op("ReLU", b.Op("Mul", x, b.Const("two", kernel.FromFloat32([]float32{2}, 1)))))
+	exe, err := pipert.Compile(b.Graph(), pipert.WithMode(pipert.Replay))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer exe.Close()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 1, -2, 2}, 4)}
+	for run := range 3 {
+		res, err := exe.Run(context.Background(), in)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		r := res.Stats.Replay
+		fmt.Printf("run %d: replayed %d kernels, captured %d sequences; %v\n", run, r.Kernels, r.Captures, kernel.Float32s(res.Outputs[b.Graph().Outputs[0]].Host))
+	}
+	// Output:
+	// run 0: replayed 0 kernels, captured 0 sequences; [0 2 0 4]
+	// run 1: replayed 0 kernels, captured 1 sequences; [0 2 0 4]
+	// run 2: replayed 2 kernels, captured 0 sequences; [0 2 0 4]
+}
