@@ -121,6 +121,7 @@ var table = map[string]OpInfo{
 	"IsInf":                     {Pipert: "IsInf", MinOpset: 10, MaxOpset: 17},
 	"PRelu":                     {Pipert: "PRelu", MinOpset: 7, MaxOpset: 17},
 	"Mod":                       {Pipert: "Mod", MinOpset: 10, MaxOpset: 17},
+	"BitShift":                  {Pipert: "BitShift", MinOpset: 11, MaxOpset: 17, Note: "uint8 only: pipert has no uint16, uint32 or uint64"},
 	"Tile":                      {Pipert: "Tile", MinOpset: 7, MaxOpset: 17},
 	"Range":                     {Pipert: "Range", MinOpset: 11, MaxOpset: 17},
 	"ArgMax":                    {Pipert: "ArgMax", MinOpset: 7, MaxOpset: 17},

@@ -146,3 +146,23 @@ func TestReductionsTakeAxesAsInputFromOpset18(t *testing.T) {
 		}
 	}
 }
+
+// TestBitShift: left and right shifts of uint8 with broadcasting; a
+// shift by the width or more gives 0; other dtypes and directions are
+// errors.
+func TestBitShift(t *testing.T) {
+	x := tensor(kernel.Uint8, shp(4), 16, 4, 1, 255)
+	y := tensor(kernel.Uint8, shp(4), 2, 1, 8, 3)
+	for dir, want := range map[string][]float64{"LEFT": {64, 8, 0, 248}, "RIGHT": {4, 2, 0, 31}} {
+		got := mustRun(t, "BitShift", kernel.Attrs{"direction": dir}, x, y)
+		if fmt.Sprint(values(got)) != fmt.Sprint(want) {
+			t.Errorf("%s: %v, want %v", dir, values(got), want)
+		}
+	}
+	got := mustRun(t, "BitShift", kernel.Attrs{"direction": "RIGHT"}, x, tensor(kernel.Uint8, shp(1), 1))
+	if fmt.Sprint(values(got)) != "[8 2 0 127]" {
+		t.Errorf("broadcast: %v", values(got))
+	}
+	wantErr(t, "BitShift", kernel.Attrs{"direction": "UP"}, []*kernel.Tensor{x, y}, "direction")
+	wantErr(t, "BitShift", kernel.Attrs{"direction": "LEFT"}, []*kernel.Tensor{i64(shp(1), 1), i64(shp(1), 1)}, "int64")
+}

@@ -131,6 +131,10 @@ func setValue(b []byte, dt kernel.DType, i int, x float64) {
 		kernel.Int32s(b)[i] = int32(x)
 	case kernel.Int64:
 		kernel.Int64s(b)[i] = int64(x)
+	case kernel.Uint8:
+		b[i] = uint8(x)
+	case kernel.Int8:
+		kernel.Int8s(b)[i] = int8(x)
 	case kernel.Bool:
 		b[i] = 0
 		if x != 0 {
@@ -154,6 +158,10 @@ func values(t *kernel.Tensor) []float64 {
 			v[i] = float64(kernel.Int32s(b)[i])
 		case kernel.Int64:
 			v[i] = float64(kernel.Int64s(b)[i])
+		case kernel.Uint8:
+			v[i] = float64(b[i])
+		case kernel.Int8:
+			v[i] = float64(kernel.Int8s(b)[i])
 		case kernel.Bool:
 			v[i] = float64(b[i])
 		}

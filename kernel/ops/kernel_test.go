@@ -22,7 +22,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Softplus", "Sqrt", "Tanh", "Sign", "LeakyRelu", "Elu", "Celu", "Selu", "ThresholdedRelu", "Shrink", "Softsign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Round",
 		"And", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Max", "Mean", "Min", "Not", "Or", "Pow",
 		"Sum", "Where", "Xor",
-		"Dropout", "IsNaN", "IsInf", "PRelu", "Mod", "Tile", "Range", "ArgMax", "ArgMin", "CumSum", "GatherElements", "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "LayerNormalization", "Split", "Einsum", "Hardmax", "QuantizeLinear", "DequantizeLinear", "GatherND", "EyeLike", "LRN", "MeanVarianceNormalization", "ReverseSequence", "Compress", "Trilu", "ScatterND", "ScatterElements", "Scatter", "OneHot", "CastLike",
+		"Dropout", "IsNaN", "IsInf", "PRelu", "Mod", "BitShift", "Tile", "Range", "ArgMax", "ArgMin", "CumSum", "GatherElements", "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "LayerNormalization", "Split", "Einsum", "Hardmax", "QuantizeLinear", "DequantizeLinear", "GatherND", "EyeLike", "LRN", "MeanVarianceNormalization", "ReverseSequence", "Compress", "Trilu", "ScatterND", "ScatterElements", "Scatter", "OneHot", "CastLike",
 		"Clip", "ConstantOfShape",
 		// spatial
 		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "Resize", "Upsample", "Gemm",
@@ -52,7 +52,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	}
 	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0},
 		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}, "LSTM": {"hidden_size": 1}, "GRU": {"hidden_size": 1}, "RNN": {"hidden_size": 1},
-		"DepthToSpace": {"blocksize": 2}, "Einsum": {"equation": "ij->ji"}, "LRN": {"size": 3}, "Split": {"num_outputs": 2}, "SpaceToDepth": {"blocksize": 2}, "MaxUnpool": {"kernel_shape": []int64{2}}}
+		"DepthToSpace": {"blocksize": 2}, "Einsum": {"equation": "ij->ji"}, "LRN": {"size": 3}, "Split": {"num_outputs": 2}, "SpaceToDepth": {"blocksize": 2}, "MaxUnpool": {"kernel_shape": []int64{2}}, "BitShift": {"direction": "LEFT"}}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])

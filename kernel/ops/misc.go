@@ -84,6 +84,7 @@ func miscBuiltins() []builtin {
 		{"IsInf", newIsNaNInf("IsInf")},
 		{"PRelu", newPRelu},
 		{"Mod", newMod},
+		{"BitShift", newBitShift},
 		{"Tile", newTile},
 		{"Range", newRange},
 		{"ArgMax", newArg("ArgMax")},
@@ -265,6 +266,60 @@ func newMod(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil
 	}
 	return newKernel(sig{op: "Mod", minIn: 2, maxIn: 2, nOut: 1}, k), nil
+}
+
+// newBitShift is ONNX BitShift: X shifted left or right (attribute
+// direction, "LEFT" or "RIGHT", required) by Y bits, elementwise with
+// broadcasting, over the unsigned integer dtypes pipert has (uint8). A
+// shift by the width or more gives 0, as the shifted-out bits are lost.
+func newBitShift(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("direction"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	dir, err := attrs.String("direction", "")
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if dir != "LEFT" && dir != "RIGHT" {
+		return nil, fmt.Errorf("ops: BitShift: direction %q: want LEFT or RIGHT", dir)
+	}
+	k := &simple{flops: 1}
+	var w bcast
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "X", kernel.Uint8); err != nil {
+			return err
+		}
+		if err := checkSameDType(in[1], "Y", in[0], "X"); err != nil {
+			return err
+		}
+		s, err := broadcastAll(in[0].Shape, in[1].Shape)
+		if err != nil {
+			return err
+		}
+		setShape(out[0], s, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, y, o := a.In[0], a.In[1], a.Out[0]
+		if err := w.set(o.Shape, x.Shape, y.Shape); err != nil {
+			return err
+		}
+		xb, yb, ob := x.Data(), y.Data(), o.Data()
+		for i := range o.NumElements() {
+			v, n := xb[w.off[0]], yb[w.off[1]]
+			switch {
+			case n >= 8:
+				ob[i] = 0
+			case dir == "LEFT":
+				ob[i] = v << n
+			default:
+				ob[i] = v >> n
+			}
+			w.next()
+		}
+		return nil
+	}
+	return newKernel(sig{op: "BitShift", minIn: 2, maxIn: 2, nOut: 1}, k), nil
 }
 
 func newTile(attrs kernel.Attrs) (kernel.Kernel, error) {
