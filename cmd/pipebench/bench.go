@@ -792,8 +792,9 @@ func repsOf(rep *report) int {
 	return rep.Results[0].Reps
 }
 
-func writeJSON(path string, rep *report) error {
-	b, err := json.MarshalIndent(rep, "", "  ")
+// writeJSON writes v, indented, to path.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

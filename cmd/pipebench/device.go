@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -186,13 +184,9 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stdout, summary)
 	}
 	if *jsonPath != "" {
-		b, err := json.MarshalIndent(struct {
+		if err := writeJSON(*jsonPath, struct {
 			Rows []swai.Row `json:"rows"`
-		}{rows}, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*jsonPath, append(b, '\n'), 0o644)
-		}
-		if err != nil {
+		}{rows}); err != nil {
 			fmt.Fprintf(stderr, "pipebench device: %v\n", err)
 			return 1
 		}

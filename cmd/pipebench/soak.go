@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -131,11 +129,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rep.Scenario = sc.Name
 	writeSoak(stdout, rep)
 	if *jsonPath != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*jsonPath, append(b, '\n'), 0o644)
-		}
-		if err != nil {
+		if err := writeJSON(*jsonPath, rep); err != nil {
 			fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
 			return 1
 		}

@@ -214,6 +214,23 @@ func newPRelu(attrs kernel.Attrs) (kernel.Kernel, error) {
 	return newKernel(sig{op: "PRelu", minIn: 2, maxIn: 2, nOut: 1}, k), nil
 }
 
+// inferSameBinary infers an elementwise binary op whose inputs a and b
+// have one dtype among types and broadcast to the output's shape.
+func inferSameBinary(in, out []*kernel.Tensor, a, b string, types ...kernel.DType) error {
+	if err := dtypeIn(in[0], a, types...); err != nil {
+		return err
+	}
+	if err := checkSameDType(in[1], b, in[0], a); err != nil {
+		return err
+	}
+	s, err := broadcastAll(in[0].Shape, in[1].Shape)
+	if err != nil {
+		return err
+	}
+	setShape(out[0], s, in[0].DType)
+	return nil
+}
+
 func newMod(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("fmod"); err != nil {
 		return nil, wrapAttr(err)
@@ -225,20 +242,12 @@ func newMod(attrs kernel.Attrs) (kernel.Kernel, error) {
 	k := &simple{flops: 2}
 	var w bcast
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		if err := dtypeIn(in[0], "A", onnxNumeric...); err != nil {
-			return err
-		}
-		if err := checkSameDType(in[1], "B", in[0], "A"); err != nil {
+		if err := inferSameBinary(in, out, "A", "B", onnxNumeric...); err != nil {
 			return err
 		}
 		if fm == 0 && in[0].DType.IsFloat() {
 			return fmt.Errorf("fmod 0 takes integers; floats need fmod 1")
 		}
-		s, err := broadcastAll(in[0].Shape, in[1].Shape)
-		if err != nil {
-			return err
-		}
-		setShape(out[0], s, in[0].DType)
 		return nil
 	}
 	k.computeF = func(a *kernel.Args) error {
@@ -286,18 +295,7 @@ func newBitShift(attrs kernel.Attrs) (kernel.Kernel, error) {
 	k := &simple{flops: 1}
 	var w bcast
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		if err := dtypeIn(in[0], "X", kernel.Uint8); err != nil {
-			return err
-		}
-		if err := checkSameDType(in[1], "Y", in[0], "X"); err != nil {
-			return err
-		}
-		s, err := broadcastAll(in[0].Shape, in[1].Shape)
-		if err != nil {
-			return err
-		}
-		setShape(out[0], s, in[0].DType)
-		return nil
+		return inferSameBinary(in, out, "X", "Y", kernel.Uint8)
 	}
 	k.computeF = func(a *kernel.Args) error {
 		x, y, o := a.In[0], a.In[1], a.Out[0]
