@@ -213,12 +213,12 @@ type Executable struct {
 	slices sync.Pool
 
 	// Submitted steps (submit.go). smu serialises Submit, and Run against
-	// submissions; lanes[0] is act, lanes[1] made by the first Submit.
+	// submissions; lane 0 is act, lane 1 (second) made by the first Submit.
 	checked  *subgraph.Checked
 	rcfg     Config         // cfg with the Registry the kernels came from
 	runners  *actor.Runners // nil: kernels built, not pooled
 	smu      sync.Mutex
-	lanes    [lanes]*actor.SuperKernelActor
+	second   *actor.SuperKernelActor
 	last     *Pending // the latest step that launched, while in flight
 	inflight sync.WaitGroup
 }
@@ -280,7 +280,6 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 		return fail(err)
 	}
 	e := &Executable{g: g, cfg: c, rcfg: rc, act: act, checked: checked, runners: runners}
-	e.lanes[0] = act
 	return e, nil
 }
 
@@ -499,8 +498,8 @@ func (e *Executable) Close() error {
 			err = errors.Join(e.het.Close(), e.mgr.Release())
 		} else {
 			err = e.act.Close()
-			if e.lanes[1] != nil {
-				err = errors.Join(err, e.lanes[1].Close())
+			if e.second != nil {
+				err = errors.Join(err, e.second.Close())
 			}
 		}
 		if e.runners != nil {

@@ -111,12 +111,12 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 		close(p.done)
 		return p, nil
 	}
-	if e.lanes[1] == nil {
+	if e.second == nil {
 		a, err := actor.New(e.checked, e.rcfg, actor.Options{Name: e.laneName()})
 		if err != nil {
 			return nil, fmt.Errorf("pipert: submit: %w", err)
 		}
-		e.lanes[1] = a
+		e.second = a
 	}
 	var after device.Event
 	if e.last != nil {
@@ -137,7 +137,11 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 		feed.Outputs = append(feed.Outputs, slices.Index(e.g.Outputs, name))
 	}
 	e.inflight.Add(1)
-	go p.run(ctx, e.lanes[p.lane], in, feed)
+	a := e.act
+	if p.lane == 1 {
+		a = e.second
+	}
+	go p.run(ctx, a, in, feed)
 	select {
 	case <-p.launched:
 	case <-p.done:
