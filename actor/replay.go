@@ -192,13 +192,13 @@ func (c *capture) invalidate() {
 	}
 }
 
-// predict is goroutine 0's step 2 at node pos, before its Prepare. It
-// reports whether the node's prepare cost is skipped.
-func (r *KernelRunner) predict(pos int, acquire func(pos int) error) (bool, error) {
+// predict is goroutine 0's step 2 at node pos, before its Prepare: it
+// notes in noPrep whether the node's prepare cost is skipped.
+func (r *KernelRunner) predict(pos int, acquire func(pos int) error) error {
 	c := r.capture
 	s := c.seg[pos]
 	if s < 0 {
-		return false, nil
+		return nil
 	}
 	sg := &c.segs[s]
 	if pos == sg.first && !sg.decided {
@@ -206,13 +206,13 @@ func (r *KernelRunner) predict(pos int, acquire func(pos int) error) (bool, erro
 		if sg.predicted && acquire != nil {
 			for p := sg.first; p <= sg.last; p++ {
 				if err := acquire(p); err != nil {
-					return false, err
+					return err
 				}
 			}
 		}
 	}
 	c.noPrep[pos] = sg.predicted
-	return sg.predicted, nil
+	return nil
 }
 
 // decide is step 3, on the goroutine running InferShape, at node pos. It
@@ -230,14 +230,14 @@ func (r *KernelRunner) decide(pos int) bool {
 	}
 	sg.decided = true
 	if !sg.predicted {
-		c.fallback(whyFirst, sg)
+		c.fallback(whyFirst)
 		return false
 	}
 	for i, slot := range sg.ext {
 		t := &r.tensors[slot]
 		if t.DType != sg.keyT[i] || !t.Shape.Equal(sg.keyS[i]) {
 			sg.valid = false // the nodes' tilings will be this run's
-			c.fallback(whyShapes, sg)
+			c.fallback(whyShapes)
 			return false
 		}
 	}
@@ -264,7 +264,7 @@ func (r *KernelRunner) restore(pos int) {
 	}
 }
 
-func (c *capture) fallback(why string, sg *segment) {
+func (c *capture) fallback(why string) {
 	c.stats.Fallbacks++
 	c.stats.Reason = why
 }

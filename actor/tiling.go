@@ -276,7 +276,7 @@ func (e *engine) issue(pos, ph int, acquire func(pos int) error, rs *runState) e
 		}
 	}
 	if e.r.capture != nil {
-		if _, err := e.r.predict(pos, acquire); err != nil {
+		if err := e.r.predict(pos, acquire); err != nil {
 			return err
 		}
 	}
