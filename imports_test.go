@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"device/devtrace":         {"device", "trace"},
 	"device/devicetest":       {"device", "internal/clock"},
 	"device/fault":            {"device"},
+	"device/fabric":           {"device", "sync/ready"},
 	"device/swai":             {"device", "device/alloc", "internal/clock"},
 	"device/host":             {"device", "device/alloc", "device/internal/account", "internal/clock", "internal/spin"},
 	"kernel":                  {"device"},

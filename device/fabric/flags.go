@@ -1,0 +1,74 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pipert/pipert/sync/ready"
+)
+
+// Flags is a block of device-memory flags on one rank (the owner) that
+// peers set with release semantics and the owner waits on with acquire
+// semantics: a waiter that returns sees every write its setter made before
+// Set. Each flag has one setter rank, named so that a wait nobody answers
+// can say who should have set it. A flag carries a count (the pplx trick:
+// the flag holds count + 1, so 0 means "not yet" and any count, zero
+// included, rides with the signal).
+//
+// The flags are sync/ready Counters, the readiness the host-side per-tensor
+// barrier uses: a flag is a counter that goes from 0 to count + 1 once.
+//
+// Set and Wait are safe for concurrent use. A Flags serves one round; make
+// a new one for the next.
+type Flags struct {
+	name     string
+	owner    int
+	c        []ready.Counter
+	setter   []int
+	watchdog time.Duration
+}
+
+// NewFlags makes n flags named name on rank owner; setter(i) is the rank
+// that sets flag i. watchdog bounds a wait in wall time (0: no bound).
+func NewFlags(name string, owner, n int, setter func(i int) int, watchdog time.Duration) *Flags {
+	f := &Flags{name: name, owner: owner, c: make([]ready.Counter, n), setter: make([]int, n), watchdog: watchdog}
+	for i := range f.setter {
+		f.setter[i] = setter(i)
+	}
+	return f
+}
+
+// Len is the number of flags.
+func (f *Flags) Len() int { return len(f.c) }
+
+// Set publishes flag i with count: store-release, after the caller's
+// writes. Setting a set flag again keeps the larger value.
+func (f *Flags) Set(i int, count uint64) { f.c[i].Store(count + 1) }
+
+// Wait returns flag i's count once it is set (load-acquire), ctx's error
+// if ctx ends first, or an ErrWatchdog error naming the flag, the waiter
+// and the rank that should have set it once the watchdog expires.
+func (f *Flags) Wait(ctx context.Context, i int, waiter string) (uint64, error) {
+	if v := f.c[i].Load(); v > 0 {
+		return v - 1, nil
+	}
+	wctx := ctx
+	if f.watchdog > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(ctx, f.watchdog)
+		defer cancel()
+	}
+	if err := f.c[i].WaitAtLeast(wctx, 1); err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return 0, fmt.Errorf("%w: %s[%d] on rank %d waited on by %s for %v; rank %d should have set it",
+				ErrWatchdog, f.name, i, f.owner, waiter, f.watchdog, f.setter[i])
+		}
+		return 0, err
+	}
+	return f.c[i].Load() - 1, nil
+}
+
+// IsSet reports whether flag i is set.
+func (f *Flags) IsSet(i int) bool { return f.c[i].Load() > 0 }
