@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"":                        {"onnx", "control", "plan", "actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "trace"},
 	"scenarios":               {"", "plan", "subgraph", "kernel", "device", "onnx", "models"},
 	"models":                  {},
+	"moe":                     {"", "device", "device/fabric", "kernel", "subgraph"},
 }
 
 // TestForbiddenImports keeps the package graph layered: lower packages never
