@@ -18,7 +18,7 @@ import (
 //	Softplus    ln(1+e^x)                         float
 //	Neg         -x                                float, int32, int64, int8
 //	Abs         |x|                               float, int32, int64, int8, uint8
-//	Sign        -1, 0 or 1 (±0 and NaN kept)      float and every integer
+//	Sign        -1, 0 or 1 (+0 for ±0; NaN stays)  float and every integer
 //	LeakyRelu   x, or alpha·x below 0             float; alpha 0.01
 //	Elu         x, or alpha·(e^x−1) below 0       float; alpha 1
 //	Celu        max(0,x)+min(0,alpha·(e^(x/alpha)−1))  float; alpha 1
@@ -137,8 +137,10 @@ var mathOps = []mathOp{
 			return 1
 		case x < 0:
 			return -1
+		case x == 0:
+			return 0 // ONNX: 0 for an input equal to 0, -0 included
 		}
-		return x // ±0 and NaN
+		return x // NaN
 	}},
 	{name: "HardSwish", flops: 5, f: func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) }},
 	{name: "Softplus", flops: 5, f: func(x float64) float64 {
