@@ -12,7 +12,7 @@ import (
 // ReLU and GELU: elementwise activations, same shape and dtype out as in.
 //
 // ReLU takes float32, float16, int32 and int64 and computes max(x, 0) (a NaN
-// stays NaN). GELU takes float32 and float16; attribute approximate selects
+// stays NaN; -0 gives +0, as IEEE 754's maximum orders -0 below +0). GELU takes float32 and float16; attribute approximate selects
 // the formula: "tanh" (the default) computes
 // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), "none" the exact
 // 0.5·x·(1 + erf(x/√2)). GELU evaluates in float64 and rounds once to the
@@ -135,8 +135,8 @@ func unaryFloat[V vec](op unaryOp, o, x V) {
 	case opReLU:
 		for i := range n {
 			v := x.at(i)
-			if v < 0 {
-				v = 0
+			if v <= 0 {
+				v = 0 // -0 too
 			}
 			o.set(i, v)
 		}
