@@ -23,7 +23,8 @@ import (
 //	                            numeric, Sum/Mean float) → that dtype
 //
 // Comparisons of floats follow IEEE 754 (NaN compares unequal); of integers
-// they are exact in int64. Pow evaluates in float64 and rounds once to X's
+// they are exact in int64. Max and Min are IEEE 754's maximum and minimum:
+// a NaN operand gives NaN, and -0 is below +0. Pow evaluates in float64 and rounds once to X's
 // dtype (an integer result is truncated toward zero, as onnxruntime casts
 // std::pow's result).
 //
@@ -227,11 +228,11 @@ func (k *logic) fold(a *kernel.Args, w *bcast, n int64) {
 				v := loadF(dt, a.In[j].Data(), w.off[j])
 				switch k.op {
 				case "Max":
-					if v > acc || math.IsNaN(v) {
+					if above(v, acc) {
 						acc = v
 					}
 				case "Min":
-					if v < acc || math.IsNaN(v) {
+					if below(v, acc) {
 						acc = v
 					}
 				default:
@@ -271,6 +272,18 @@ func compare[T float64 | int64](op string, x, y T) bool {
 		return x <= y
 	}
 	return x >= y
+}
+
+// above reports whether v replaces m as a running maximum, IEEE 754's
+// maximum: a NaN replaces a number (and stays), a larger value a smaller
+// one, +0 a -0. below is the same for the minimum, where -0 replaces +0.
+// Pure comparisons, so that every architecture gives the same bits.
+func above(v, m float64) bool {
+	return v > m || v != v && m == m || v == 0 && m == 0 && math.Signbit(m) && !math.Signbit(v)
+}
+
+func below(v, m float64) bool {
+	return v < m || v != v && m == m || v == 0 && m == 0 && math.Signbit(v) && !math.Signbit(m)
 }
 
 func b2u(b bool) byte {

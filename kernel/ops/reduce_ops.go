@@ -24,7 +24,8 @@ import (
 //
 // Each output accumulates its inputs in ascending input order in float64
 // and is rounded once to the output dtype (integers truncate toward zero,
-// as onnxruntime's integer mean does). A NaN input makes Max and Min NaN.
+// as onnxruntime's integer mean does). Max and Min are IEEE 754's maximum
+// and minimum: a NaN input makes them NaN, and -0 is below +0.
 //
 // Tiling (words):
 //
@@ -193,11 +194,11 @@ func (k *reduction) compute(a *kernel.Args) error {
 		case "ReduceMean", "ReduceLogSum":
 			acc[j] += v
 		case "ReduceMax":
-			if v > acc[j] || math.IsNaN(v) {
+			if above(v, acc[j]) {
 				acc[j] = v
 			}
 		case "ReduceMin":
-			if v < acc[j] || math.IsNaN(v) {
+			if below(v, acc[j]) {
 				acc[j] = v
 			}
 		case "ReduceProd":
