@@ -13,6 +13,7 @@ func init() {
 		Description: "small-batch transformer decode step: attention with a KV cache and a GELU MLP per layer, float16",
 		Costs:       DefaultCosts(),
 		Build:       func(c Config) (*Workload, error) { return buildDecode(c, false) },
+		Params:      decodeParamsAt,
 	})
 }
 
@@ -39,18 +40,51 @@ func sizeOf(c Config) decodeSize {
 	return s
 }
 
+// params binds s's fields to their parameter names.
+func (s *decodeSize) params() []sizeParam {
+	return []sizeParam{
+		dim("batch", "sequences decoded at once (rows of every activation)", &s.batch),
+		dim("hidden", "model width; a multiple of heads", &s.hidden),
+		dim("heads", "attention heads, each of hidden/heads", &s.heads),
+		dim("ffn", "width of the MLP's up projection", &s.ffn),
+		dim("kv", "cached positions each token attends over (at the first step with steps)", &s.kv),
+		dim("vocab", "vocabulary of the LM head", &s.vocab),
+		count("layers", "transformer layers, 17 kernels each", &s.layers),
+	}
+}
+
+// decodeSizeOf is sizeOf(c) with c.Params applied and checked.
+func decodeSizeOf(name string, c Config) (decodeSize, error) {
+	s := sizeOf(c)
+	if err := applyParams(name, s.params(), c); err != nil {
+		return s, err
+	}
+	if s.hidden%s.heads != 0 {
+		return s, fmt.Errorf("scenarios: %s: hidden %d is not a multiple of heads %d", name, s.hidden, s.heads)
+	}
+	return s, nil
+}
+
+func decodeParamsAt(c Config) ([]Param, error) {
+	s, err := decodeSizeOf("decode", c)
+	return listParams(s.params()), err
+}
+
 // buildDecode builds one decode step (one new token per sequence). The KV
 // caches stay resident on the device as constants, like the weights; with
 // steps they are graph inputs of dynamic length instead, and run i of the
 // workload attends over kv + i cached positions (decode-steps).
 func buildDecode(c Config, steps bool) (*Workload, error) {
-	s := sizeOf(c)
-	d := newData(c)
-	hd := s.hidden / s.heads
 	name := "decode"
 	if steps {
 		name = "decode-steps"
 	}
+	s, err := decodeSizeOf(name, c)
+	if err != nil {
+		return nil, err
+	}
+	d := newData(c)
+	hd := s.hidden / s.heads
 	b := subgraph.NewBuilder(name)
 	x := b.Input("x", s.dt, s.batch, s.hidden)
 	x0 := d.float(s.dt, 1, s.batch, s.hidden)

@@ -16,6 +16,10 @@ func init() {
 		Steps:      8,
 		CacheStudy: true,
 		Build:      func(c Config) (*Workload, error) { return buildDecode(c, true) },
+		Params: func(c Config) ([]Param, error) {
+			s, err := decodeSizeOf("decode-steps", c)
+			return listParams(s.params()), err
+		},
 	})
 }
 

@@ -14,7 +14,41 @@ func init() {
 		Costs:       DefaultCosts(),
 		Barriers:    true,
 		Build:       buildDynShape,
+		Params: func(c Config) ([]Param, error) {
+			s, err := dynShapeSizeOf(c)
+			return listParams(s.params()), err
+		},
 	})
+}
+
+// dynShapeSize is the shape of the dynshape scenario.
+type dynShapeSize struct {
+	batch, seq, hidden, rows, vocab, ids int64
+	blocks, indep                        int
+}
+
+func (s *dynShapeSize) params() []sizeParam {
+	return []sizeParam{
+		dim("batch", "first dimension of the reshaped activation x [batch, seq, hidden]", &s.batch),
+		dim("seq", "second dimension of x", &s.seq),
+		dim("hidden", "width of x and of the independent chain z", &s.hidden),
+		dim("rows", "rows of the independent chain z [rows, hidden]", &s.rows),
+		dim("vocab", "rows of the table the Unique's ids index", &s.vocab),
+		dim("ids", "ids per Unique", &s.ids),
+		count("blocks", "blocks, each with two value dependencies and a compute dependency", &s.blocks),
+		count("indep", "independent kernels queued in front of each block's barriers", &s.indep),
+	}
+}
+
+func dynShapeSizeOf(c Config) (dynShapeSize, error) {
+	s := dynShapeSize{batch: 8, seq: 64, hidden: 256, rows: 256, vocab: 1000, ids: 512, blocks: 40, indep: 12}
+	switch {
+	case c.Real:
+		s = dynShapeSize{batch: 2, seq: 3, hidden: 4, rows: 3, vocab: 10, ids: 6, blocks: 3, indep: 4}
+	case c.Quick:
+		s.blocks = 20
+	}
+	return s, applyParams("dynshape", s.params(), c)
 }
 
 // buildDynShape builds blocks of dynamic-shape work. Each block:
@@ -31,13 +65,11 @@ func init() {
 // that drains the queues stalls on them, one that waits for its producer
 // alone does not.
 func buildDynShape(c Config) (*Workload, error) {
-	bsz, seq, hid, rows, vocab, nids, blocks, indep := int64(8), int64(64), int64(256), int64(256), int64(1000), int64(512), 40, 12
-	switch {
-	case c.Real:
-		bsz, seq, hid, rows, vocab, nids, blocks, indep = 2, 3, 4, 3, 10, 6, 3, 4
-	case c.Quick:
-		blocks = 20
+	sz, err := dynShapeSizeOf(c)
+	if err != nil {
+		return nil, err
 	}
+	bsz, seq, hid, rows, vocab, nids, blocks, indep := sz.batch, sz.seq, sz.hidden, sz.rows, sz.vocab, sz.ids, sz.blocks, sz.indep
 	d := newData(c)
 	b := subgraph.NewBuilder("dynshape")
 	x := b.Input("x", kernel.Float32, bsz, seq, hid)

@@ -16,7 +16,46 @@ func init() {
 		Barriers:    true,
 		Hetero:      true,
 		Build:       buildHetero,
+		Params: func(c Config) ([]Param, error) {
+			s, err := heteroSizeOf(c)
+			return listParams(s.params()), err
+		},
 	})
+}
+
+func (s *heteroSize) params() []sizeParam {
+	return []sizeParam{
+		dim("batch", "rows of the dense tower's activations", &s.batch),
+		dim("hidden", "width of the dense tower", &s.hidden),
+		dim("ffn", "width of the tower's MLP", &s.ffn),
+		dim("classes", "outputs of the head", &s.classes),
+		count("layers", "dense layers per segment", &s.layers),
+		count("segments", "joins of the CPU features into the tower", &s.segments),
+		count("chains", "independent sparse feature chains on the CPU", &s.chains),
+		dim("ids", "ids per chain and segment (real data)", &s.ids),
+		dim("vocab", "rows of each chain's embedding table (real data)", &s.vocab),
+		dim("dim", "width of each embedding table; a multiple of group", &s.dim),
+		dim("group", "the pooled feature is normalised in groups of this many", &s.group),
+	}
+}
+
+func heteroSizeOf(c Config) (heteroSize, error) {
+	s := heteroSize{batch: 64, hidden: 1024, ffn: 4096, classes: 64, layers: 2, segments: 4, chains: 3,
+		ids: 1024, vocab: 8192, dim: 64, group: 8}
+	switch {
+	case c.Real:
+		s = heteroSize{batch: 2, hidden: 16, ffn: 32, classes: 4, layers: 1, segments: 2, chains: 2,
+			ids: 12, vocab: 10, dim: 8, group: 4}
+	case c.Quick:
+		s.segments = 2
+	}
+	if err := applyParams("hetero", s.params(), c); err != nil {
+		return s, err
+	}
+	if s.dim%s.group != 0 {
+		return s, fmt.Errorf("scenarios: hetero: dim %d is not a multiple of group %d", s.dim, s.group)
+	}
+	return s, nil
 }
 
 // heteroSize is the shape of the hetero scenario.
@@ -57,14 +96,9 @@ type heteroSize struct {
 // CPU kernels' real work serialises with the device kernels' launches;
 // placed apart, it spreads over the host's processors beside them.
 func buildHetero(c Config) (*Workload, error) {
-	s := heteroSize{batch: 64, hidden: 1024, ffn: 4096, classes: 64, layers: 2, segments: 4, chains: 3,
-		ids: 1024, vocab: 8192, dim: 64, group: 8}
-	switch {
-	case c.Real:
-		s = heteroSize{batch: 2, hidden: 16, ffn: 32, classes: 4, layers: 1, segments: 2, chains: 2,
-			ids: 12, vocab: 10, dim: 8, group: 4}
-	case c.Quick:
-		s.segments = 2
+	s, err := heteroSizeOf(c)
+	if err != nil {
+		return nil, err
 	}
 	d := newData(c)
 	// The CPU part's contents are always real.

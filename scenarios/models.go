@@ -18,6 +18,10 @@ func init() {
 			"1×3×640×640 (1×3×96×96 with -quick and -real, where it runs onnxruntime's golden input; -size sets the side)",
 		Costs: DefaultCosts(),
 		Build: buildOCR,
+		Params: func(c Config) ([]Param, error) {
+			size, err := ocrSize(c)
+			return []Param{{Name: "size", Doc: "side of the square input image, a multiple of 32", Value: size, Min: 32, Max: 8192}}, err
+		},
 	})
 	register(Scenario{
 		Name: "vad",
@@ -41,7 +45,9 @@ func golden(b []byte, i int) (*onnx.Case, error) {
 	return &g.Cases[i], nil
 }
 
-func buildOCR(c Config) (*Workload, error) {
+// ocrSize is the image side of c: 640, 96 with Quick or Real, c.Size
+// when set, c.Params' size when set.
+func ocrSize(c Config) (int64, error) {
 	size := int64(640)
 	if c.Quick || c.Real {
 		size = 96
@@ -49,8 +55,20 @@ func buildOCR(c Config) (*Workload, error) {
 	if c.Size > 0 {
 		size = c.Size
 	}
+	p := []sizeParam{{name: "size", min: 32, max: 8192, p: &size}}
+	if err := applyParams("ocr", p, c); err != nil {
+		return 0, err
+	}
 	if size%32 != 0 {
-		return nil, fmt.Errorf("scenarios: ocr: size %d: the detector takes multiples of 32", size)
+		return 0, fmt.Errorf("scenarios: ocr: size %d: the detector takes multiples of 32", size)
+	}
+	return size, nil
+}
+
+func buildOCR(c Config) (*Workload, error) {
+	size, err := ocrSize(c)
+	if err != nil {
+		return nil, err
 	}
 	g, err := onnx.ImportReader(bytes.NewReader(models.PPOCRv4Det), onnx.Options{Shapes: map[string][]int64{"x": {1, 3, size, size}}})
 	if err != nil {
@@ -93,6 +111,9 @@ func vadGraph() (*subgraph.Graph, error) {
 }
 
 func buildVAD(c Config) (*Workload, error) {
+	if err := applyParams("vad", nil, c); err != nil {
+		return nil, err
+	}
 	g, err := vadGraph()
 	if err != nil {
 		return nil, err

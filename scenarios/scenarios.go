@@ -48,6 +48,10 @@ type Config struct {
 	// Size, when positive, is the image side of the ocr scenario (a
 	// multiple of 32); other scenarios ignore it.
 	Size int64
+	// Params override the scenario's size parameters by name (see
+	// Scenario.Params); a name the scenario does not have is an error of
+	// Build. Nil keeps the sizes Real and Quick select.
+	Params map[string]int64
 }
 
 // Workload is a built scenario: a graph and the inputs of one step.
@@ -93,6 +97,10 @@ type Scenario struct {
 	// scenario: pipebench then runs each alone and all together.
 	CacheStudy bool
 	Build      func(Config) (*Workload, error)
+	// Params lists the size parameters of the graph generator with their
+	// values at c (Real and Quick select them, c.Params overrides them);
+	// nil when the scenario has none.
+	Params func(c Config) ([]Param, error)
 }
 
 // DefaultCosts are the synthetic host costs per kernel: prepare 2 µs,

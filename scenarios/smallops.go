@@ -13,7 +13,35 @@ func init() {
 		Description: "a ladder of 2 000+ small element-wise and matmul kernels (two chains with rungs)",
 		Costs:       DefaultCosts(),
 		Build:       buildSmallOps,
+		Params:      smallOpsParamsAt,
 	})
+}
+
+// smallOpsSize is the ladder's shape.
+type smallOpsSize struct {
+	rows, cols int64
+	steps      int
+}
+
+func (s *smallOpsSize) params() []sizeParam {
+	return []sizeParam{
+		dim("rows", "rows of every activation", &s.rows),
+		dim("cols", "columns of every activation and side of the square matmul weight", &s.cols),
+		count("steps", "ladder steps, 6 kernels each (every 8th adds a rung of 2)", &s.steps),
+	}
+}
+
+func smallOpsSizeOf(name string, c Config) (smallOpsSize, error) {
+	s := smallOpsSize{rows: 256, cols: 256, steps: 340}
+	if c.Real {
+		s = smallOpsSize{rows: 4, cols: 8, steps: 24}
+	}
+	return s, applyParams(name, s.params(), c)
+}
+
+func smallOpsParamsAt(c Config) ([]Param, error) {
+	s, err := smallOpsSizeOf("smallops", c)
+	return listParams(s.params()), err
 }
 
 // buildSmallOps builds two chains a and b of element-wise kernels; every
@@ -21,10 +49,11 @@ func init() {
 // rung adds one chain into the other. Kernels per step: 2 000+ at benchmark
 // size, about 200 in real mode.
 func buildSmallOps(c Config) (*Workload, error) {
-	rows, cols, steps := int64(256), int64(256), 340
-	if c.Real {
-		rows, cols, steps = 4, 8, 24
+	sz, err := smallOpsSizeOf("smallops", c)
+	if err != nil {
+		return nil, err
 	}
+	rows, cols, steps := sz.rows, sz.cols, sz.steps
 	d := newData(c)
 	b := subgraph.NewBuilder("smallops")
 	x := b.Input("x", kernel.Float32, rows, cols)
@@ -53,7 +82,7 @@ func buildSmallOps(c Config) (*Workload, error) {
 	}
 	b.Output(a, z)
 	g := b.Graph()
-	if !c.Real && len(g.Nodes) < 2000 {
+	if !c.Real && c.Params == nil && len(g.Nodes) < 2000 {
 		return nil, fmt.Errorf("scenarios: smallops has %d kernels, want at least 2000", len(g.Nodes))
 	}
 	return &Workload{Graph: g, Inputs: inputs}, nil

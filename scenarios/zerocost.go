@@ -25,5 +25,6 @@ func init() {
 			w.Graph.Name = "zerocost"
 			return w, nil
 		},
+		Params: smallOpsParamsAt,
 	})
 }

@@ -807,7 +807,7 @@ func writeJSON(path string, v any) error {
 // compileVariant builds the executor of one variant on dev.
 func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs pipert.Costs, cfg *config, rec *trace.Recorder, name string) (executor, error) {
 	c := pipert.Config{Mode: v.mode, Barrier: v.policy, Costs: costs, Seed: cfg.seed, QueueCapacity: cfg.qcap,
-		Device: dev, Trace: rec, TraceName: name,
+		Device: dev, Trace: rec, TraceName: name, HostCost: cfg.hostCost,
 		Caches:     pipert.Caches{Kinds: v.caches, LocalSlots: cfg.localSlots, GlobalSlots: cfg.globalSlots},
 		TilingCopy: v.tiling, TilingBlocks: cfg.tilingBlocks}
 	if !v.hetero {

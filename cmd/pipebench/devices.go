@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/pipert/pipert/device"
@@ -14,8 +13,6 @@ import (
 type deviceFactory struct {
 	name    string
 	profile swai.Profile
-	once    sync.Once
-	cal     swai.Calibration
 	closers []func() error
 }
 
@@ -29,10 +26,10 @@ func newDeviceFactory(spec string) (*deviceFactory, error) {
 	case "gpu":
 		f.profile = swai.GPU()
 	default:
-		if !strings.HasSuffix(spec, ".json") {
-			return nil, fmt.Errorf("%w: -device %q: want swai, gpu or a .json profile file", errUsage, spec)
+		if e := pathExt(spec); e != ".json" && e != ".yaml" && e != ".yml" {
+			return nil, fmt.Errorf("%w: -device %q: want swai, gpu or a .json or .yaml profile file", errUsage, spec)
 		}
-		p, err := swai.LoadProfile(spec)
+		p, err := loadProfileFile(spec)
 		if err != nil {
 			return nil, fmt.Errorf("%w: -device: %v", errUsage, err)
 		}
@@ -41,14 +38,22 @@ func newDeviceFactory(spec string) (*deviceFactory, error) {
 	return f, nil
 }
 
+// newProfileFactory makes devices of profile p, named name.
+func newProfileFactory(name string, p swai.Profile) *deviceFactory {
+	return &deviceFactory{name: name, profile: p}
+}
+
+// calibration is the host's, measured once per process: every device of
+// every run shares it.
+var calibration = sync.OnceValue(swai.Calibrate)
+
 // make returns a new device; override, when set, replaces the card with a
 // plain simulated device of that profile (the zerocost scenario).
 func (f *deviceFactory) make(override *device.Profile, obs device.Observer) (device.Device, error) {
 	if override != nil {
 		return device.NewSim(device.SimOptions{Profile: *override, Observer: obs})
 	}
-	f.once.Do(func() { f.cal = swai.Calibrate() })
-	d, err := swai.New(f.profile, swai.WithCalibration(f.cal), swai.WithObserver(obs))
+	d, err := swai.New(f.profile, swai.WithCalibration(calibration()), swai.WithObserver(obs))
 	if err != nil {
 		return nil, err
 	}

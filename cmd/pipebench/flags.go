@@ -52,6 +52,9 @@ type config struct {
 	// (nil: with-kernel only).
 	tilingCopies []pipert.TilingCopy
 	tilingBlocks int
+	// hostCost, set by a scenario file whose costs are drawn or differ by
+	// op, prices each node (costs then holds their means).
+	hostCost plan.HostCost
 }
 
 // checkSlack is how far above 1.0 -check lets an efficiency go: clock
@@ -95,10 +98,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		tblocks   = fs.Int("tiling-blocks", 0, "blocks of the multi-stream tiling ring, 1 to 1024 (default 32, ATB's pool)")
 		overlap   = fs.Bool("overlap", true, "on scenarios of consecutive steps (decode-steps), also submit each repetition's steps so that each step's host stages overlap the device tail of the one before (rows with \"overlap\": true)")
 		local     = fs.Int("cache-local", 0, "slots per node of the local tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_LOCAL_COUNT; default 1)")
+		scenFile  = fs.String("scenario-file", "", "run the scenario of this YAML or JSON file (pipebench scenarios -dump NAME prints one to start from); -mode, -barrier, -reps and -seed override the file's")
 		global    = fs.Int("cache-global", 0, "slots per op of the global tiling cache, 1 to 1024 (ATB_OPSRUNNER_KERNEL_CACHE_GLOABL_COUNT; default 5)")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: pipebench [flags]\n       pipebench device [flags]   reproduce the SW-AI runtime paper's figures\n       pipebench analyze TRACE    analyse a trace written with -trace\n\n")
+		fmt.Fprintf(stderr, "Usage: pipebench [flags]\n       pipebench device [flags]   reproduce the SW-AI runtime paper's figures\n       pipebench analyze TRACE    analyse a trace written with -trace\n")
+		fmt.Fprintf(stderr, "       pipebench soak [flags]     long runs and load\n")
+		fmt.Fprintf(stderr, "       pipebench scenarios [-dump NAME [-quick]]   list the built-in scenarios, or print one as a scenario file\n")
+		fmt.Fprintf(stderr, "       pipebench profiles [-dump swai|gpu]         list the device profiles, or print one as YAML\n")
+		fmt.Fprintf(stderr, "       pipebench sweep [flags]    what-if sweeps over scenario and profile fields (sweep -h)\n")
+		fmt.Fprintf(stderr, "       pipebench report DIR       an HTML page of DIR/sweep.csv and DIR/run.json\n\n")
 		fmt.Fprintf(stderr, "Runs pipert's host-bound scenarios in each execution mode and prints, per scenario and\n")
 		fmt.Fprintf(stderr, "mode, the median makespan, device utilisation, the bound no schedule can beat\n")
 		fmt.Fprintf(stderr, "(max of device busy time, the busiest stage's host work, total host work / GOMAXPROCS),\n")
@@ -175,7 +184,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.model = mf
 		c.scenarios = []scenarios.Scenario{modelScenario(mf)}
-	} else if len(names) == 0 {
+	} else if len(names) == 0 && *scenFile == "" {
 		names = scenarios.Names()
 	}
 	for _, n := range names {
@@ -269,6 +278,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("%w: -tiling %v exceeds the Resize cost %v", errUsage, cs.Tiling, cs.Resize)
 		}
 		c.costs = &cs
+	}
+	if *scenFile != "" {
+		sf, err := loadScenarioFile(*scenFile)
+		if err != nil {
+			return nil, err
+		}
+		if err := applyScenarioFile(c, sf, flagSet); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

@@ -80,7 +80,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 		t.Fatalf("-h exit %d", code)
 	}
 	for _, f := range []string{"-scenario", "-mode", "-barrier", "-check", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch",
-		"-model", "-input", "-const", "-golden", "-tol", "-size", "-overlap", "-tiling-copy", "-tiling-blocks", "-benchfmt", "-q"} {
+		"-model", "-input", "-const", "-golden", "-tol", "-size", "-overlap", "-tiling-copy", "-tiling-blocks", "-benchfmt", "-q", "-scenario-file"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("-h does not document %s", f)
 		}

@@ -1,0 +1,829 @@
+package main
+
+// Scenario files: a workload, its host costs, its device and what to run
+// of it, in YAML (or JSON, read by the same decoder so that errors carry
+// line numbers). The decoder knows every field (KnownFields); a value is
+// checked after decoding, and every error names the file, the line and the
+// field's path in the file (costs.infer, device.overrides.launch.cpu_ns).
+//
+// `pipebench scenarios -dump NAME` prints a built-in as a file, every field
+// present and commented; loading it back gives the configuration that
+// `pipebench -scenario NAME` runs (scenariofile_test.go checks it).
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/swai"
+	"github.com/pipert/pipert/onnx"
+	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/scenarios"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// scenarioFile is the document of a scenario file.
+type scenarioFile struct {
+	Name        string     `yaml:"name"`
+	Description string     `yaml:"description,omitempty"`
+	Graph       graphSpec  `yaml:"graph"`
+	Costs       costsSpec  `yaml:"costs"`
+	Device      deviceSpec `yaml:"device"`
+	Modes       []string   `yaml:"modes,flow"`
+	Barriers    []string   `yaml:"barriers,flow,omitempty"`
+	Reps        int        `yaml:"reps"`
+	Seed        uint64     `yaml:"seed"`
+	line        *lineIndex // where each field is, for errors
+	path        string     // the file, "" for a document in memory
+	graph       *onnxGraph // the imported model of graph.onnx
+	base        *scenarios.Scenario
+	hostCost    plan.HostCost
+	meanCosts   pipert.Costs
+	profile     swai.Profile
+	zeroProfile *device.Profile // device.profile zero
+}
+
+// graphSpec names the graph: a built-in generator and its size parameters,
+// or an ONNX file with its input shapes and fixed scalar inputs.
+type graphSpec struct {
+	Builtin string             `yaml:"builtin,omitempty"`
+	ONNX    string             `yaml:"onnx,omitempty"`
+	Params  map[string]int64   `yaml:"params,omitempty"`
+	Inputs  map[string][]int64 `yaml:"inputs,omitempty"`
+	Consts  map[string]float64 `yaml:"consts,omitempty"`
+}
+
+type onnxGraph struct {
+	mf *modelFlags
+}
+
+// costsSpec are the synthetic host costs per kernel, per stage; by_op
+// overrides stages of the kernels of an op type.
+type costsSpec struct {
+	Prepare costDist               `yaml:"prepare"`
+	Infer   costDist               `yaml:"infer"`
+	Resize  costDist               `yaml:"resize"`
+	Launch  costDist               `yaml:"launch"`
+	Tiling  costDist               `yaml:"tiling"`
+	Alloc   costDist               `yaml:"alloc"`
+	Create  costDist               `yaml:"create"`
+	ByOp    map[string]opCostsSpec `yaml:"by_op,omitempty"`
+}
+
+type opCostsSpec struct {
+	Prepare *costDist `yaml:"prepare,omitempty"`
+	Infer   *costDist `yaml:"infer,omitempty"`
+	Resize  *costDist `yaml:"resize,omitempty"`
+	Launch  *costDist `yaml:"launch,omitempty"`
+	Tiling  *costDist `yaml:"tiling,omitempty"`
+	Alloc   *costDist `yaml:"alloc,omitempty"`
+	Create  *costDist `yaml:"create,omitempty"`
+}
+
+// costStages names the cost fields in file order.
+var costStages = []string{"prepare", "infer", "resize", "launch", "tiling", "alloc", "create"}
+
+func (c *costsSpec) fields() []*costDist {
+	return []*costDist{&c.Prepare, &c.Infer, &c.Resize, &c.Launch, &c.Tiling, &c.Alloc, &c.Create}
+}
+
+func (o *opCostsSpec) fields() []**costDist {
+	return []**costDist{&o.Prepare, &o.Infer, &o.Resize, &o.Launch, &o.Tiling, &o.Alloc, &o.Create}
+}
+
+// costDist is a host cost: fixed (a duration: 5us), or drawn once per node
+// at compilation from a distribution ({uniform: [2us, 8us]},
+// {lognormal: {median: 5us, sigma: 0.5}}), seeded by the file's seed and
+// the node's name.
+type costDist struct {
+	kind   distKind
+	value  time.Duration // fixed
+	lo, hi time.Duration // uniform
+	median time.Duration // lognormal
+	sigma  float64       // lognormal
+	line   int
+}
+
+type distKind uint8
+
+const (
+	distFixed distKind = iota
+	distUniform
+	distLognormal
+)
+
+// UnmarshalYAML reads a duration or a one-key mapping naming the
+// distribution.
+func (d *costDist) UnmarshalYAML(n *yaml.Node) error {
+	d.line = n.Line
+	bad := func(format string, args ...any) error {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: "+format, append([]any{n.Line}, args...)...)}}
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		v, err := parseDuration(n.Value)
+		if err != nil {
+			return bad("%v", err)
+		}
+		d.kind, d.value = distFixed, v
+		return nil
+	case yaml.MappingNode:
+		if len(n.Content) != 2 {
+			return bad("a cost is a duration or one of {uniform: [MIN, MAX]}, {lognormal: {median: D, sigma: S}}")
+		}
+		k, v := n.Content[0], n.Content[1]
+		switch k.Value {
+		case "uniform":
+			if v.Kind != yaml.SequenceNode || len(v.Content) != 2 {
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: uniform takes [MIN, MAX]", v.Line)}}
+			}
+			lo, err1 := parseDuration(v.Content[0].Value)
+			hi, err2 := parseDuration(v.Content[1].Value)
+			if err := errors.Join(err1, err2); err != nil {
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", v.Line, err)}}
+			}
+			d.kind, d.lo, d.hi = distUniform, lo, hi
+		case "lognormal":
+			var p struct {
+				Median string  `yaml:"median"`
+				Sigma  float64 `yaml:"sigma"`
+			}
+			if v.Kind != yaml.MappingNode {
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: lognormal takes {median: D, sigma: S}", v.Line)}}
+			}
+			for i := 0; i < len(v.Content); i += 2 {
+				if key := v.Content[i].Value; key != "median" && key != "sigma" {
+					return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: field %s not found in lognormal (have median, sigma)", v.Content[i].Line, key)}}
+				}
+			}
+			if err := v.Decode(&p); err != nil {
+				return err
+			}
+			m, err := parseDuration(p.Median)
+			if err != nil {
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: median: %v", v.Line, err)}}
+			}
+			d.kind, d.median, d.sigma = distLognormal, m, p.Sigma
+		case "fixed":
+			f, err := parseDuration(v.Value)
+			if err != nil {
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", v.Line, err)}}
+			}
+			d.kind, d.value = distFixed, f
+		default:
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: unknown distribution %q (have fixed, uniform, lognormal)", k.Line, k.Value)}}
+		}
+		return nil
+	}
+	return bad("a cost is a duration or one of {uniform: [MIN, MAX]}, {lognormal: {median: D, sigma: S}}")
+}
+
+// MarshalYAML writes the form UnmarshalYAML reads.
+func (d costDist) MarshalYAML() (any, error) {
+	switch d.kind {
+	case distUniform:
+		return map[string]any{"uniform": []string{fmtDuration(d.lo), fmtDuration(d.hi)}}, nil
+	case distLognormal:
+		return map[string]any{"lognormal": map[string]any{"median": fmtDuration(d.median), "sigma": d.sigma}}, nil
+	}
+	return fmtDuration(d.value), nil
+}
+
+// check reports what makes d unusable.
+func (d *costDist) check() error {
+	switch d.kind {
+	case distFixed:
+		if d.value < 0 {
+			return fmt.Errorf("negative cost %v", d.value)
+		}
+	case distUniform:
+		if d.lo < 0 || d.hi < d.lo {
+			return fmt.Errorf("uniform [%v, %v]: want 0 <= MIN <= MAX", d.lo, d.hi)
+		}
+	case distLognormal:
+		if d.median < 0 {
+			return fmt.Errorf("negative median %v", d.median)
+		}
+		if !(d.sigma >= 0) || d.sigma > 4 {
+			return fmt.Errorf("sigma %g outside [0, 4]", d.sigma)
+		}
+	}
+	return nil
+}
+
+// mean is d's expected value.
+func (d *costDist) mean() time.Duration {
+	switch d.kind {
+	case distUniform:
+		return (d.lo + d.hi) / 2
+	case distLognormal:
+		return time.Duration(float64(d.median) * math.Exp(d.sigma*d.sigma/2))
+	}
+	return d.value
+}
+
+// draw samples d with r; a lognormal draw is capped at 100 times its median.
+func (d *costDist) draw(r *rand.Rand) time.Duration {
+	switch d.kind {
+	case distUniform:
+		if d.hi == d.lo {
+			return d.lo
+		}
+		return d.lo + time.Duration(r.Int64N(int64(d.hi-d.lo)+1))
+	case distLognormal:
+		return time.Duration(float64(d.median) * math.Min(math.Exp(d.sigma*r.NormFloat64()), 100))
+	}
+	return d.value
+}
+
+// deviceSpec is the device: a profile (swai, gpu, zero: the plain device
+// that takes no time, or a profile file, .json or .yaml), fields of it
+// overridden, and every modeled duration multiplied by scale.
+type deviceSpec struct {
+	Profile   string         `yaml:"profile"`
+	Scale     float64        `yaml:"scale"`
+	Overrides map[string]any `yaml:"overrides,omitempty"`
+}
+
+// parseDuration reads a Go duration (5us, 5µs, 1.5ms), 0, or a plain
+// number of nanoseconds.
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Duration(n), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (want e.g. 5us, 1.5ms, 0)", s)
+	}
+	return d, nil
+}
+
+// fmtDuration writes d as parseDuration reads it, in ASCII (5us).
+func fmtDuration(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	return strings.ReplaceAll(d.String(), "µ", "u")
+}
+
+// fileError is a scenario or profile file error: exit status 2.
+type fileError struct {
+	file  string
+	line  int
+	field string
+	msg   string
+}
+
+func (e *fileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.file)
+	if e.file == "" {
+		b.WriteString("(scenario)")
+	}
+	if e.line > 0 {
+		fmt.Fprintf(&b, ":%d", e.line)
+	}
+	if e.field != "" {
+		b.WriteString(": " + e.field)
+	}
+	return b.String() + ": " + e.msg
+}
+
+func (e *fileError) Unwrap() error { return errUsage }
+
+// lineIndex maps the fields of a YAML document to their lines and back.
+type lineIndex struct {
+	lines map[string]int // path → line of its key (or of the value)
+	paths map[int]string // line → deepest path on it
+}
+
+func newLineIndex(root *yaml.Node) *lineIndex {
+	ix := &lineIndex{lines: map[string]int{}, paths: map[int]string{}}
+	if root != nil {
+		ix.walk(root, "", 0)
+	}
+	return ix
+}
+
+func (ix *lineIndex) record(path string, line int) {
+	if path == "" {
+		return
+	}
+	if _, ok := ix.lines[path]; !ok {
+		ix.lines[path] = line
+	}
+	if old, ok := ix.paths[line]; !ok || len(path) > len(old) {
+		ix.paths[line] = path
+	}
+}
+
+func (ix *lineIndex) walk(n *yaml.Node, path string, line int) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			ix.walk(c, path, line)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			ix.record(p, k.Line)
+			ix.walk(v, p, k.Line)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			ix.record(p, c.Line)
+			ix.walk(c, p, c.Line)
+		}
+	case yaml.ScalarNode:
+		if n.Line != line {
+			ix.record(path, n.Line)
+		}
+	}
+}
+
+// named returns the path on line whose last element is name (the first
+// in path order when there are several), or the deepest path on the line.
+func (ix *lineIndex) named(line int, name string) string {
+	var found []string
+	for p, l := range ix.lines {
+		if l == line && (p == name || strings.HasSuffix(p, "."+name)) {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 0 {
+		return ix.paths[line]
+	}
+	slices.Sort(found)
+	return found[0]
+}
+
+// at returns the line of path, or of its nearest ancestor in the file.
+func (ix *lineIndex) at(path string) int {
+	for p := path; p != ""; {
+		if l, ok := ix.lines[p]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return 0
+}
+
+func (sf *scenarioFile) errorf(field, format string, args ...any) error {
+	return &fileError{file: sf.path, line: sf.line.at(field), field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+var yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+
+// yamlErrors turns the decoder's errors into fileErrors naming the field
+// on the line.
+func yamlErrors(file string, ix *lineIndex, err error) error {
+	var out []error
+	for _, l := range strings.Split(err.Error(), "\n") {
+		m := yamlLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		line, _ := strconv.Atoi(m[1])
+		msg := m[2]
+		field := ix.paths[line]
+		if u := yamlUnknown.FindStringSubmatch(msg); u != nil {
+			msg = "unknown field " + u[1] + " (pipebench scenarios -dump NAME prints every field)"
+			field = ix.named(line, u[1])
+		}
+		out = append(out, &fileError{file: file, line: line, field: field, msg: msg})
+	}
+	if len(out) == 0 {
+		return &fileError{file: file, msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	return errors.Join(out...)
+}
+
+// decodeStrict decodes one YAML or JSON document of data into v, every
+// field known, and returns the document's node tree.
+func decodeStrict(file string, data []byte, v any) (*lineIndex, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlErrors(file, newLineIndex(nil), err)
+	}
+	ix := newLineIndex(&root)
+	if len(root.Content) == 0 {
+		return ix, &fileError{file: file, msg: "empty document"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		return ix, yamlErrors(file, ix, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		return ix, &fileError{file: file, msg: "more than one document: a file holds one scenario"}
+	}
+	return ix, nil
+}
+
+// loadScenarioFile reads and checks a scenario file.
+func loadScenarioFile(path string) (*scenarioFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -scenario-file: %v", errUsage, err)
+	}
+	return parseScenarioFile(path, data)
+}
+
+// parseScenarioFile decodes and checks a scenario file's contents; path
+// names it in errors and resolves relative paths in it.
+func parseScenarioFile(path string, data []byte) (*scenarioFile, error) {
+	sf := &scenarioFile{path: path}
+	ix, err := decodeStrict(path, data, sf)
+	if err != nil {
+		return nil, err
+	}
+	sf.line = ix
+	if err := sf.check(); err != nil {
+		return nil, err
+	}
+	return sf, nil
+}
+
+// check validates every field and resolves the graph, costs and device.
+func (sf *scenarioFile) check() error {
+	if sf.Name == "" {
+		return sf.errorf("name", "must not be empty")
+	}
+	g := sf.Graph
+	switch {
+	case g.Builtin == "" && g.ONNX == "":
+		return sf.errorf("graph", "name a built-in (graph.builtin: %s) or an ONNX file (graph.onnx)", strings.Join(scenarios.Names(), ", "))
+	case g.Builtin != "" && g.ONNX != "":
+		return sf.errorf("graph.onnx", "graph.builtin and graph.onnx are exclusive")
+	case g.Builtin != "":
+		base, err := scenarios.Get(g.Builtin)
+		if err != nil {
+			return sf.errorf("graph.builtin", "unknown built-in %q (have %s)", g.Builtin, strings.Join(scenarios.Names(), ", "))
+		}
+		sf.base = &base
+		if len(g.Inputs) > 0 || len(g.Consts) > 0 {
+			return sf.errorf("graph.inputs", "inputs and consts go with graph.onnx: a built-in's inputs follow its params")
+		}
+		for _, name := range slices.Sorted(mapsKeys(g.Params)) {
+			if err := checkParam(base, name, g.Params[name]); err != nil {
+				return sf.errorf("graph.params."+name, "%v", err)
+			}
+		}
+		if base.Params != nil {
+			if _, err := base.Params(scenarios.Config{Params: g.Params}); err != nil {
+				return sf.errorf("graph.params", "%v", strings.TrimPrefix(err.Error(), "scenarios: "))
+			}
+		}
+	default:
+		if len(g.Params) > 0 {
+			return sf.errorf("graph.params", "params go with graph.builtin; an ONNX graph takes inputs and consts")
+		}
+		if err := sf.importONNX(); err != nil {
+			return err
+		}
+	}
+	if err := sf.checkCosts(); err != nil {
+		return err
+	}
+	if err := sf.resolveDevice(); err != nil {
+		return err
+	}
+	if len(sf.Modes) == 0 {
+		return sf.errorf("modes", "list at least one mode (%s)", modeList())
+	}
+	for i, m := range sf.Modes {
+		if m == "hetero" {
+			continue
+		}
+		if _, err := pipert.ParseMode(m); err != nil {
+			return sf.errorf(fmt.Sprintf("modes[%d]", i), "unknown mode %q (have %s)", m, modeList())
+		}
+	}
+	for i, b := range sf.Barriers {
+		if _, err := pipert.ParseBarrierPolicy(b); err != nil {
+			return sf.errorf(fmt.Sprintf("barriers[%d]", i), "unknown barrier policy %q (have drain, per-tensor)", b)
+		}
+	}
+	if sf.Reps < 1 || sf.Reps > 10000 {
+		return sf.errorf("reps", "%d outside [1, 10000]", sf.Reps)
+	}
+	return nil
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// checkParam checks one size parameter against the built-in's list.
+func checkParam(sc scenarios.Scenario, name string, v int64) error {
+	if sc.Params == nil {
+		return fmt.Errorf("%s has no size parameters", sc.Name)
+	}
+	ps, _ := sc.Params(scenarios.Config{})
+	var names []string
+	for _, p := range ps {
+		if p.Name == name {
+			if v < p.Min || v > p.Max {
+				return fmt.Errorf("%d outside [%d, %d]", v, p.Min, p.Max)
+			}
+			return nil
+		}
+		names = append(names, p.Name)
+	}
+	return fmt.Errorf("%s has no parameter %q (have %s)", sc.Name, name, strings.Join(names, ", "))
+}
+
+// importONNX imports graph.onnx (relative to the file) with its inputs and
+// consts, so that a model that does not import fails the load.
+func (sf *scenarioFile) importONNX() error {
+	p := sf.Graph.ONNX
+	if !filepath.IsAbs(p) && sf.path != "" {
+		p = filepath.Join(filepath.Dir(sf.path), p)
+	}
+	m, err := onnx.ReadFile(p)
+	if err != nil {
+		return sf.errorf("graph.onnx", "%v", err)
+	}
+	mf := &modelFlags{path: p, shapes: sf.Graph.Inputs}
+	for _, name := range slices.Sorted(mapsKeys(sf.Graph.Inputs)) {
+		for _, d := range sf.Graph.Inputs[name] {
+			if d < 0 {
+				return sf.errorf("graph.inputs."+name, "negative dimension %d", d)
+			}
+		}
+	}
+	var consts []string
+	for _, name := range slices.Sorted(mapsKeys(sf.Graph.Consts)) {
+		consts = append(consts, fmt.Sprintf("%s=%s", name, strconv.FormatFloat(sf.Graph.Consts[name], 'g', -1, 64)))
+	}
+	if mf.values, err = parseConsts(strings.Join(consts, ","), m); err != nil {
+		return sf.errorf("graph.consts", "%v", strings.TrimPrefix(err.Error(), "usage: "))
+	}
+	g, err := onnx.Import(m, onnx.Options{Shapes: mf.shapes, Values: mf.values})
+	if err != nil {
+		return sf.errorf("graph.onnx", "%v", err)
+	}
+	for _, v := range g.Inputs {
+		if !v.Shape.Known() {
+			return sf.errorf("graph.inputs", "input %q has shape %v: give its dimensions, graph.inputs: {%s: [D1, D2, …]}", v.Name, v.Shape, v.Name)
+		}
+	}
+	sf.graph = &onnxGraph{mf: mf}
+	return nil
+}
+
+// checkCosts validates the costs and makes the HostCost hook when a cost
+// is drawn or an op has its own.
+func (sf *scenarioFile) checkCosts() error {
+	c := &sf.Costs
+	for i, d := range c.fields() {
+		if err := d.check(); err != nil {
+			return sf.errorf("costs."+costStages[i], "%v", err)
+		}
+	}
+	var ops map[string]bool
+	if len(c.ByOp) > 0 {
+		g, err := sf.buildGraph(scenarios.Config{Quick: true})
+		if err != nil {
+			return sf.errorf("graph", "%v", err)
+		}
+		ops = map[string]bool{}
+		for _, n := range g.Nodes {
+			ops[n.Op] = true
+		}
+	}
+	for _, op := range slices.Sorted(mapsKeys(c.ByOp)) {
+		if !ops[op] {
+			return sf.errorf("costs.by_op."+op, "the graph has no %s kernel (have %s)", op, strings.Join(slices.Sorted(mapsKeys(ops)), ", "))
+		}
+		oc := c.ByOp[op]
+		for i, d := range oc.fields() {
+			if *d == nil {
+				continue
+			}
+			if err := (*d).check(); err != nil {
+				return sf.errorf("costs.by_op."+op+"."+costStages[i], "%v", err)
+			}
+		}
+	}
+	fixed := len(c.ByOp) == 0
+	for _, d := range c.fields() {
+		fixed = fixed && d.kind == distFixed
+	}
+	mean := func(ds []*costDist) pipert.Costs {
+		return pipert.Costs{Prepare: ds[0].mean(), Infer: ds[1].mean(), Resize: ds[2].mean(), Launch: ds[3].mean(),
+			Tiling: ds[4].mean(), Alloc: ds[5].mean(), Create: ds[6].mean()}
+	}
+	sf.meanCosts = mean(c.fields())
+	if fixed {
+		if sf.meanCosts.Tiling > sf.meanCosts.Resize {
+			return sf.errorf("costs.tiling", "%v exceeds the resize cost %v", sf.meanCosts.Tiling, sf.meanCosts.Resize)
+		}
+		if sf.meanCosts.Alloc > sf.meanCosts.Launch {
+			return sf.errorf("costs.alloc", "%v exceeds the launch cost %v", sf.meanCosts.Alloc, sf.meanCosts.Launch)
+		}
+		return nil
+	}
+	sf.meanCosts.Tiling = min(sf.meanCosts.Tiling, sf.meanCosts.Resize)
+	sf.meanCosts.Alloc = min(sf.meanCosts.Alloc, sf.meanCosts.Launch)
+	seed := sf.Seed
+	sf.hostCost = func(n plan.Node) pipert.Costs {
+		ds := c.fields()
+		if oc, ok := c.ByOp[n.Op]; ok {
+			for i, d := range oc.fields() {
+				if *d != nil {
+					ds[i] = *d
+				}
+			}
+		}
+		h := fnv.New64a()
+		h.Write([]byte(n.Name))
+		r := rand.New(rand.NewPCG(seed, h.Sum64()))
+		cs := pipert.Costs{Prepare: ds[0].draw(r), Infer: ds[1].draw(r), Resize: ds[2].draw(r), Launch: ds[3].draw(r),
+			Tiling: ds[4].draw(r), Alloc: ds[5].draw(r), Create: ds[6].draw(r)}
+		// A drawn tiling or allocation part stays within its stage.
+		cs.Tiling, cs.Alloc = min(cs.Tiling, cs.Resize), min(cs.Alloc, cs.Launch)
+		if n.OnCPU {
+			return pipert.Costs{Prepare: cs.Prepare, Infer: cs.Infer}
+		}
+		return cs
+	}
+	return nil
+}
+
+// buildGraph builds the file's graph at c's size.
+func (sf *scenarioFile) buildGraph(c scenarios.Config) (*subgraph.Graph, error) {
+	sc := sf.scenario()
+	w, err := sc.Build(c)
+	if err != nil {
+		return nil, err
+	}
+	return w.Graph, nil
+}
+
+// scenario is the file as a scenario bench runs.
+func (sf *scenarioFile) scenario() scenarios.Scenario {
+	var sc scenarios.Scenario
+	if sf.base != nil {
+		sc = *sf.base
+		base := sf.base.Build
+		params := sf.Graph.Params
+		sc.Build = func(c scenarios.Config) (*scenarios.Workload, error) {
+			if len(params) > 0 {
+				c.Params = params
+			}
+			return base(c)
+		}
+	} else {
+		sc = modelScenario(sf.graph.mf)
+	}
+	sc.Name = sf.Name
+	if sf.Description != "" {
+		sc.Description = sf.Description
+	}
+	sc.Costs = sf.meanCosts
+	sc.Profile = sf.zeroProfile
+	return sc
+}
+
+// builtinProfile returns the named built-in profile.
+func builtinProfile(name string) (swai.Profile, bool) {
+	switch name {
+	case "swai":
+		return swai.Default(), true
+	case "gpu":
+		return swai.GPU(), true
+	}
+	return swai.Profile{}, false
+}
+
+// resolveDevice loads the profile, applies the overrides and the scale.
+func (sf *scenarioFile) resolveDevice() error {
+	d := sf.Device
+	if !(d.Scale > 0) || d.Scale > 1e6 || math.IsInf(d.Scale, 0) {
+		return sf.errorf("device.scale", "%g outside (0, 1e6]", d.Scale)
+	}
+	if d.Profile == "zero" {
+		if len(d.Overrides) > 0 {
+			return sf.errorf("device.overrides", "the zero device has no profile to override")
+		}
+		p := zeroProfile()
+		scaleDeviceProfile(&p, d.Scale)
+		sf.zeroProfile = &p
+		sf.profile = swai.Default() // unused: the scenario's own device replaces the card
+		return nil
+	}
+	base, ok := builtinProfile(d.Profile)
+	if !ok {
+		if d.Profile == "" {
+			return sf.errorf("device.profile", "name a profile: swai, gpu, zero or a profile file")
+		}
+		p := d.Profile
+		if !filepath.IsAbs(p) && sf.path != "" {
+			p = filepath.Join(filepath.Dir(sf.path), p)
+		}
+		var err error
+		if base, err = loadProfileFile(p); err != nil {
+			return sf.errorf("device.profile", "%v", err)
+		}
+	}
+	p, err := overrideProfile(base, d.Overrides)
+	if err != nil {
+		var pe *profileError
+		if errors.As(err, &pe) {
+			return sf.errorf("device.overrides."+pe.field, "%s", pe.msg)
+		}
+		return sf.errorf("device.overrides", "%v", err)
+	}
+	scaleProfile(&p, d.Scale)
+	if err := p.Validate(); err != nil {
+		return sf.errorf("device.scale", "the scaled profile: %v", err)
+	}
+	sf.profile = p
+	return nil
+}
+
+// zeroProfile is the zerocost scenario's device: no launch latency, no
+// fixed kernel time, an unbounded roofline.
+func zeroProfile() device.Profile {
+	if sc, err := scenarios.Get("zerocost"); err == nil && sc.Profile != nil {
+		return *sc.Profile
+	}
+	p := device.Default()
+	p.LaunchLatency, p.KernelFixed, p.PeakFLOPS, p.MemBandwidth = 0, 0, 1e18, 1e18
+	return p
+}
+
+// applyScenarioFile makes the file the run of c: a flag set on the command
+// line (in set) overrides the file's modes, barriers, reps and seed.
+func applyScenarioFile(c *config, sf *scenarioFile, set map[string]bool) error {
+	for _, f := range []string{"scenario", "model", "device", "prepare", "infer", "resize", "launch", "tiling", "size"} {
+		if set[f] {
+			return fmt.Errorf("%w: -%s goes without -scenario-file: the file sets it", errUsage, f)
+		}
+	}
+	c.scenarios = []scenarios.Scenario{sf.scenario()}
+	costs := sf.meanCosts
+	c.costs = &costs
+	c.hostCost = sf.hostCost
+	c.devices = newProfileFactory(sf.profile.Name, sf.profile)
+	if !set["mode"] {
+		c.modes, c.hetero = []pipert.Mode{pipert.KBK}, heteroOff
+		for _, n := range sf.Modes {
+			if n == "hetero" {
+				c.hetero = heteroOn
+				continue
+			}
+			if m, _ := pipert.ParseMode(n); m != pipert.KBK {
+				c.modes = append(c.modes, m)
+			}
+		}
+	}
+	if !set["barrier"] && len(sf.Barriers) > 0 {
+		c.policies = nil
+		for _, n := range sf.Barriers {
+			p, _ := pipert.ParseBarrierPolicy(n)
+			c.policies = append(c.policies, p)
+		}
+	}
+	if !set["reps"] {
+		c.reps = sf.Reps
+	}
+	if !set["seed"] {
+		c.seed = sf.Seed
+	}
+	return nil
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/pipert/pipert/cmd/pipebench/internal/profiledoc"
+	"github.com/pipert/pipert/device/swai"
+	"github.com/pipert/pipert/scenarios"
+)
+
+// dumped returns the file `pipebench scenarios -dump name [-quick]` prints.
+func dumped(t testing.TB, name string, quick bool) []byte {
+	t.Helper()
+	args := []string{"scenarios", "-dump", name}
+	if quick {
+		args = append(args, "-quick")
+	}
+	var out, errb bytes.Buffer
+	if code := run(t.Context(), args, &out, &errb); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+	}
+	return out.Bytes()
+}
+
+// TestDumpedScenariosLoadBack checks that every built-in, dumped as a file
+// and loaded back, is the run -scenario NAME makes: the same graph, costs,
+// device profile, variants, repetitions and seed.
+func TestDumpedScenariosLoadBack(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range scenarios.Names() {
+		for _, quick := range []bool{false, true} {
+			if !quick && (name == "ocr" || name == "hetero") {
+				continue // the same fields as -quick; only slower to build
+			}
+			path := filepath.Join(dir, name+".yaml")
+			if err := os.WriteFile(path, dumped(t, name, quick), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			quickArg := []string{}
+			if quick {
+				quickArg = []string{"-quick"}
+			}
+			want, err := parseFlags(append([]string{"-scenario", name}, quickArg...), &bytes.Buffer{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := parseFlags(append([]string{"-scenario-file", path}, quickArg...), &bytes.Buffer{})
+			if err != nil {
+				t.Fatalf("%s (quick %v): %v", name, quick, err)
+			}
+			ws, gs := want.scenarios[0], got.scenarios[0]
+			if !reflect.DeepEqual(variants(want, ws), variants(got, gs)) {
+				t.Errorf("%s: variants %v, want %v", name, variants(got, gs), variants(want, ws))
+			}
+			if got.costs == nil || *got.costs != ws.Costs || got.hostCost != nil {
+				t.Errorf("%s: costs %+v, want %+v", name, got.costs, ws.Costs)
+			}
+			if got.reps != want.reps || got.seed != want.seed {
+				t.Errorf("%s: reps %d seed %d, want %d %d", name, got.reps, got.seed, want.reps, want.seed)
+			}
+			if !reflect.DeepEqual(got.devices.profile, want.devices.profile) || !reflect.DeepEqual(gs.Profile, ws.Profile) {
+				t.Errorf("%s: the device profile differs", name)
+			}
+			if gs.Steps != ws.Steps || gs.Barriers != ws.Barriers || gs.Hetero != ws.Hetero || gs.CacheStudy != ws.CacheStudy {
+				t.Errorf("%s: scenario flags differ", name)
+			}
+			c := scenarios.Config{Quick: quick, Seed: 1}
+			ww, err := ws.Build(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gw, err := gs.Build(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ww.Graph.Nodes) != len(gw.Graph.Nodes) {
+				t.Fatalf("%s: %d nodes, want %d", name, len(gw.Graph.Nodes), len(ww.Graph.Nodes))
+			}
+			for i, n := range ww.Graph.Nodes {
+				if g := gw.Graph.Nodes[i]; g.Name != n.Name || g.Op != n.Op || len(g.Inputs) != len(n.Inputs) {
+					t.Fatalf("%s: node %d is %s %s, want %s %s", name, i, g.Name, g.Op, n.Name, n.Op)
+				}
+			}
+			for k, v := range ww.Inputs {
+				if !reflect.DeepEqual(gw.Inputs[k].Shape, v.Shape) {
+					t.Errorf("%s: input %s has shape %v, want %v", name, k, gw.Inputs[k].Shape, v.Shape)
+				}
+			}
+		}
+	}
+}
+
+// TestDumpedScenarioRuns runs a dumped file: it gives the rows of
+// -scenario decode.
+func TestDumpedScenarioRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decode.yaml")
+	if err := os.WriteFile(path, dumped(t, "decode", true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := runArgs(t, "-scenario-file", path, "-reps", "1", "-mode", "kbk,pipeline", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "decode") || !strings.Contains(out, "pipeline") || !strings.Contains(out, " 105 ") {
+		t.Errorf("no decode rows of 105 kernels:\n%s", out)
+	}
+}
+
+// TestScenarioFileErrors checks that each bad file fails with exit status
+// 2 and an error naming the file, the line and the field.
+func TestScenarioFileErrors(t *testing.T) {
+	base := string(dumped(t, "decode", true))
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, old, new, want string
+	}{
+		{"unknown field", "  prepare: 2us", "  prepare: 2us\n  bogus: 1", ":26: costs.bogus: unknown field"},
+		{"negative cost", "infer: 5us", "infer: -5us", ":26: costs.infer: negative cost"},
+		{"empty range", "infer: 5us", "infer: {uniform: [5us, 2us]}", ":26: costs.infer: uniform"},
+		{"bad duration", "infer: 5us", "infer: fast", ":26: costs.infer: \"fast\" is not a duration"},
+		{"unknown distribution", "infer: 5us", "infer: {gauss: 1us}", ":26: costs.infer.gauss: unknown distribution"},
+		{"unknown parameter", "    layers: 6", "    layerz: 6", ":19: graph.params.layerz: decode has no parameter"},
+		{"parameter out of range", "    layers: 6", "    layers: 0", ":19: graph.params.layers: 0 outside"},
+		{"bandwidth 0", "profile: swai", "profile: swai\n  overrides: {transfer: {bandwidth: 0}}", ":39: device.overrides.transfer.bandwidth: must be positive"},
+		{"unknown profile field", "profile: swai", "profile: swai\n  overrides:\n    launch:\n      cpu_nz: 1", ":41: device.overrides.launch.cpu_nz: unknown field"},
+		{"zero scale", "scale: 1", "scale: 0", ":39: device.scale:"},
+		{"unknown mode", "[kbk, async, pipeline, replay]", "[kbk, warp]", ":40: modes[1]: unknown mode"},
+		{"no reps", "reps: 5", "reps: 0", ":42: reps: 0 outside"},
+		{"onnx that does not import", "builtin: decode", "onnx: bad.onnx\n  inputs: {x: [1]}", ":10: graph.onnx: "},
+		{"unknown op", "  launch: 8us", "  launch: 8us\n  by_op: {Conv: {infer: 1us}}", ":29: costs.by_op.Conv: the graph has no Conv kernel"},
+	} {
+		text := strings.Replace(base, c.old, c.new, 1)
+		if text == base {
+			t.Fatalf("%s: %q not in the dump", c.name, c.old)
+		}
+		if c.name == "onnx that does not import" {
+			text = strings.Replace(text, "  params:", "  unused:", 1)
+			text = text[:strings.Index(text, "  unused:")] + text[strings.Index(text, "# synthetic"):]
+			os.WriteFile(filepath.Join(dir, "bad.onnx"), []byte("not a model"), 0o644)
+		}
+		path := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errb := runArgs(t, "-scenario-file", path, "-q")
+		if code != 2 || !strings.Contains(errb, path+c.want) || out != "" {
+			t.Errorf("%s: exit %d, stderr %q, want 2 and %q, nothing on stdout", c.name, code, errb, path+c.want)
+		}
+	}
+}
+
+// TestProfileDump checks that each dumped profile loads back as itself
+// (through -device), documents every field, and that the table of sources
+// is the one the profile's source gives.
+func TestProfileDump(t *testing.T) {
+	src, err := os.ReadFile("../../device/swai/profile.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := profiledoc.Extract(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(d.Meaning, profileMeaning) || !reflect.DeepEqual(d.Source, profileSource) {
+		t.Error("profiledoc_gen.go is out of date: run go generate ./cmd/pipebench")
+	}
+	for _, name := range []string{"swai", "gpu"} {
+		code, out, errb := runArgs(t, "profiles", "-dump", name)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		path := filepath.Join(t.TempDir(), name+".yaml")
+		os.WriteFile(path, []byte(out), 0o644)
+		got, err := loadProfileFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := builtinProfile(name)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: loads back as %+v, want %+v", name, got, want)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		annotate(&doc, "", func(path string, k, v *yaml.Node) {
+			line := k.LineComment + v.LineComment
+			if v.Kind != yaml.MappingNode && (k.HeadComment == "" || !strings.HasPrefix(line, "# source: ")) && path != "name" {
+				t.Errorf("%s: field %s lacks its meaning or source (%q, %q)", name, path, k.HeadComment, line)
+			}
+		})
+	}
+	if code, _, _ := runArgs(t, "profiles", "-dump", "tpu"); code != 2 {
+		t.Errorf("unknown profile: exit %d, want 2", code)
+	}
+}
+
+// TestScaleProfile checks device.scale: every duration multiplied, every
+// rate divided.
+func TestScaleProfile(t *testing.T) {
+	p := swai.Default()
+	scaleProfile(&p, 4)
+	q := swai.Default()
+	if p.Launch.CPU != 4*q.Launch.CPU || p.Transfer.Bandwidth != q.Transfer.Bandwidth/4 || p.PeakFLOPS != q.PeakFLOPS/4 || p.Launch.Cores != q.Launch.Cores {
+		t.Errorf("scaled by 4: %+v", p.Launch)
+	}
+}
+
+// FuzzScenarioFile feeds the parser arbitrary files, the dumped built-ins
+// as seeds: it never panics, and a file it accepts dumps to one it
+// accepts again.
+func FuzzScenarioFile(f *testing.F) {
+	for _, name := range scenarios.Names() {
+		f.Add(dumped(f, name, true))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// Files naming other files (models, profiles) are not the
+		// parser's business: the fuzzer could name a device.
+		var peek struct {
+			Graph  struct{ ONNX string } `yaml:"graph"`
+			Device struct{ Profile string }
+		}
+		yaml.Unmarshal(data, &peek)
+		if peek.Graph.ONNX != "" || strings.Contains(string(data), "onnx") {
+			return
+		}
+		if p := peek.Device.Profile; p != "" && p != "swai" && p != "gpu" && p != "zero" {
+			return
+		}
+		sf, err := parseScenarioFile("f.yaml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		var b bytes.Buffer
+		if err := dumpScenario(&b, sf, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parseScenarioFile("g.yaml", b.Bytes()); err != nil {
+			t.Fatalf("the dump of an accepted file fails: %v\n%s", err, b.String())
+		}
+	})
+}
