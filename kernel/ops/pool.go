@@ -17,7 +17,8 @@ import (
 //     to the padded input, and its divisor counts the padding it covers
 //     only with count_include_pad.
 //   - MaxPool (the same, dilations from opset 10, storage_order): the
-//     maximum over the window's elements inside the input, and optional
+//     maximum over the window's elements inside the input (IEEE 754's: a
+//     NaN wins, +0 is above -0), and optional
 //     output Indices (int64): the flat index of each maximum in X, row-major
 //     (storage_order 0) or with the two last spatial axes column-major (1).
 //
@@ -206,7 +207,7 @@ func (k *pool) compute(a *kernel.Args) error {
 								for jw := lo[2]; jw < hi[2]; jw++ {
 									iw := cnt[2] + jw*g.dil[2]
 									off := (id*g.in[1]+ih)*g.in[2] + iw
-									if v := loadF(x.DType, xb, base+off); v > best || at < 0 {
+									if v := loadF(x.DType, xb, base+off); at < 0 || above(v, best) {
 										best, at = v, off
 									}
 								}
