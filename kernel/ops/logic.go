@@ -278,12 +278,23 @@ func compare[T float64 | int64](op string, x, y T) bool {
 // maximum: a NaN replaces a number (and stays), a larger value a smaller
 // one, +0 a -0. below is the same for the minimum, where -0 replaces +0.
 // Pure comparisons, so that every architecture gives the same bits.
-func above(v, m float64) bool {
-	return v > m || v != v && m == m || v == 0 && m == 0 && math.Signbit(m) && !math.Signbit(v)
+func above[T float32 | float64](v, m T) bool {
+	return v > m || v != v && m == m || v == 0 && m == 0 && math.Signbit(float64(m)) && !math.Signbit(float64(v))
 }
 
-func below(v, m float64) bool {
-	return v < m || v != v && m == m || v == 0 && m == 0 && math.Signbit(v) && !math.Signbit(m)
+func below[T float32 | float64](v, m T) bool {
+	return v < m || v != v && m == m || v == 0 && m == 0 && math.Signbit(float64(v)) && !math.Signbit(float64(m))
+}
+
+// clamp is Clip's Min(hi, Max(v, lo)) with IEEE 754's maximum and minimum.
+func clamp[T float32 | float64](v, lo, hi T) T {
+	if above(lo, v) {
+		v = lo
+	}
+	if below(hi, v) {
+		v = hi
+	}
+	return v
 }
 
 func b2u(b bool) byte {
@@ -296,7 +307,10 @@ func b2u(b bool) byte {
 // Clip limits X to [min, max]: attributes "min" and "max" (float) before
 // opset 11, optional scalar inputs of X's dtype from 11 (float types; from
 // 12 integers too). An absent bound is the dtype's lowest or highest value;
-// when min > max every element becomes max. NaN stays NaN.
+// when min > max every element becomes max. As ONNX defines it, Clip is
+// Min(max, Max(input, min)) with Max and Min's IEEE 754 semantics: a NaN
+// input or bound gives NaN, -0 clipped below at +0 is +0, +0 clipped above
+// at -0 is -0.
 //
 // Tiling (words):
 //
@@ -411,25 +425,12 @@ func (k *clip) compute(a *kernel.Args) error {
 		l, h := float32(lo), float32(hi)
 		xs, os := kernel.Float32s(xb)[:n], kernel.Float32s(ob)[:n]
 		for i, v := range xs {
-			if v < l {
-				v = l
-			}
-			if v > h {
-				v = h
-			}
-			os[i] = v
+			os[i] = clamp(v, l, h)
 		}
 		return nil
 	}
 	for i := range n {
-		v := loadF(x.DType, xb, i)
-		if v < lo {
-			v = lo
-		}
-		if v > hi {
-			v = hi
-		}
-		storeF(x.DType, ob, i, v)
+		storeF(x.DType, ob, i, clamp(loadF(x.DType, xb, i), lo, hi))
 	}
 	return nil
 }
