@@ -13,7 +13,7 @@ import (
 // its name), between every pair of pipert's dtypes: float32, float16,
 // float64, int32, int64, int8, uint8 and bool.
 //
-//   - float to float rounds to nearest even.
+//   - float to float rounds to nearest even, once (float64 to float16 too).
 //   - float to integer truncates toward zero and saturates at the bounds of
 //     the target type; NaN becomes 0.
 //   - integer to integer wraps (two's complement), as a Go conversion.
@@ -109,15 +109,15 @@ func (k *cast) compute(a *kernel.Args) error {
 	return nil
 }
 
-// storeFloat stores float value v as element i of dtype dt. To float32 it
-// rounds to nearest even; to float16 through float32; to integers it
+// storeFloat stores float value v as element i of dtype dt. To float32 and
+// float16 it rounds once to nearest even; to integers it
 // truncates toward zero and saturates (NaN gives 0).
 func storeFloat(b []byte, dt kernel.DType, i int64, v float64) {
 	switch dt {
 	case kernel.Float32:
 		kernel.Float32s(b)[i] = float32(v)
 	case kernel.Float16:
-		kernel.Uint16s(b)[i] = kernel.F32ToF16(float32(v))
+		kernel.Uint16s(b)[i] = f64ToF16(v)
 	case kernel.Float64:
 		kernel.Float64s(b)[i] = v
 	case kernel.Int32:

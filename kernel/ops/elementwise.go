@@ -32,10 +32,9 @@ import (
 //	Round       to nearest, ties to even          float
 //
 // "float" is float32, float16 and float64. Each element is evaluated in
-// float64 and rounded once to its dtype (float16 through float32), so the
-// results do not depend on the architecture. Integer Neg and Abs wrap as
-// two's complement (|-128| is -128 in int8), as ONNX leaves overflow to
-// the element type. Opsets 6 to 17 share these forms.
+// float64 and rounded once to its dtype, so the results do not depend on
+// the architecture. Integer Neg and Abs wrap as two's complement (|-128| is
+// -128 in int8), as ONNX leaves overflow to the element type. Opsets 6 to 17 share these forms.
 //
 // Tiling (words):
 //
@@ -253,7 +252,7 @@ func (k *mathOp) compute(a *kernel.Args) error {
 	case kernel.Float16:
 		xs, os := kernel.Uint16s(xb)[:n], kernel.Uint16s(ob)[:n]
 		for i, v := range xs {
-			os[i] = kernel.F32ToF16(float32(k.float(float64(kernel.F16ToF32(v)))))
+			os[i] = f64ToF16(k.float(float64(kernel.F16ToF32(v))))
 		}
 	case kernel.Float64:
 		xs, os := kernel.Float64s(xb)[:n], kernel.Float64s(ob)[:n]

@@ -1,5 +1,11 @@
 package ops
 
+import (
+	"math"
+
+	"github.com/pipert/pipert/kernel"
+)
+
 // mul64 and mul32 are products rounded to their type by an explicit
 // conversion, so that no compiler fuses them with an addition into one
 // fused multiply-add (Go may, on arm64 and others): an op's results are
@@ -8,3 +14,24 @@ package ops
 func mul64(x, y float64) float64 { return float64(x * y) }
 
 func mul32(x, y float32) float32 { return float32(x * y) }
+
+// f64ToF16 rounds v to float16, to nearest even, once. Rounding to float32
+// first and then to float16 would round twice: a value just above a tie
+// between two float16s can round to the tie in float32, which then rounds
+// to even, the wrong way. So v is rounded to float32 toward odd (an inexact
+// result takes the odd one of its two neighbours), which keeps the sticky
+// bit that float16's rounding needs; float32 has 13 bits to spare.
+func f64ToF16(v float64) uint16 {
+	f := float32(v)
+	if d := float64(f); d != v && v == v && !math.IsInf(d, 0) {
+		if b := math.Float32bits(f); b&1 == 0 {
+			if math.Abs(d) < math.Abs(v) {
+				b++
+			} else {
+				b--
+			}
+			f = math.Float32frombits(b)
+		}
+	}
+	return kernel.F32ToF16(f)
+}

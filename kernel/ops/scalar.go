@@ -43,14 +43,14 @@ func loadI(dt kernel.DType, b []byte, i int64) int64 {
 	return 0
 }
 
-// storeF stores v as element i of b, rounding once to dtype dt (float16
-// through float32). Integer dtypes take v truncated toward zero.
+// storeF stores v as element i of b, rounding once to dtype dt. Integer
+// dtypes take v truncated toward zero.
 func storeF(dt kernel.DType, b []byte, i int64, v float64) {
 	switch dt {
 	case kernel.Float32:
 		kernel.Float32s(b)[i] = float32(v)
 	case kernel.Float16:
-		kernel.Uint16s(b)[i] = kernel.F32ToF16(float32(v))
+		kernel.Uint16s(b)[i] = f64ToF16(v)
 	case kernel.Float64:
 		kernel.Float64s(b)[i] = v
 	default:

@@ -144,12 +144,12 @@ func unaryFloat[V vec](op unaryOp, o, x V) {
 		const c = 0.7978845608028654 // √(2/π)
 		for i := range n {
 			v := float64(x.at(i))
-			o.set(i, float32(mul64(0.5*v, 1+math.Tanh(mul64(c, v+mul64(0.044715*v*v, v))))))
+			o.store(i, mul64(0.5*v, 1+math.Tanh(mul64(c, v+mul64(0.044715*v*v, v)))))
 		}
 	case opGELUErf:
 		for i := range n {
 			v := float64(x.at(i))
-			o.set(i, float32(0.5*v*(1+math.Erf(v/math.Sqrt2))))
+			o.store(i, 0.5*v*(1+math.Erf(v/math.Sqrt2)))
 		}
 	}
 }
@@ -161,21 +161,24 @@ func reluInt[T int32 | int64](o, x []T) {
 }
 
 // vec is a float operand seen as float32 values: float16 elements widen on
-// load and round to nearest even on store.
+// load and round to nearest even on store; store rounds a float64 once.
 type vec interface {
 	len() int
 	at(i int64) float32
 	set(i int64, v float32)
+	store(i int64, v float64)
 }
 
 type f32vec []float32
 
-func (v f32vec) len() int               { return len(v) }
-func (v f32vec) at(i int64) float32     { return v[i] }
-func (v f32vec) set(i int64, x float32) { v[i] = x }
+func (v f32vec) len() int                 { return len(v) }
+func (v f32vec) at(i int64) float32       { return v[i] }
+func (v f32vec) set(i int64, x float32)   { v[i] = x }
+func (v f32vec) store(i int64, x float64) { v[i] = float32(x) }
 
 type f16vec []uint16
 
-func (v f16vec) len() int               { return len(v) }
-func (v f16vec) at(i int64) float32     { return kernel.F16ToF32(v[i]) }
-func (v f16vec) set(i int64, x float32) { v[i] = kernel.F32ToF16(x) }
+func (v f16vec) len() int                 { return len(v) }
+func (v f16vec) at(i int64) float32       { return kernel.F16ToF32(v[i]) }
+func (v f16vec) set(i int64, x float32)   { v[i] = kernel.F32ToF16(x) }
+func (v f16vec) store(i int64, x float64) { v[i] = f64ToF16(x) }
