@@ -31,6 +31,9 @@ import (
 //	Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh  float
 //	Round       to nearest, ties to even          float
 //
+// Elu, Celu and Selu evaluate e^x − 1 as expm1, which keeps a tiny x's
+// value (e^x − 1 rounds it to 0) and rounds closer elsewhere.
+//
 // "float" is float32, float16 and float64. Each element is evaluated in
 // float64 and rounded once to its dtype, so the results do not depend on
 // the architecture. Integer Neg and Abs wrap as two's complement (|-128| is
@@ -88,17 +91,20 @@ var mathOps = []mathOp{
 	}},
 	{name: "Elu", flops: 4, params: [2]param{{"alpha", 1}}, fp: func(x, a, _ float64) float64 {
 		if x < 0 {
-			return a * (math.Exp(x) - 1)
+			return a * math.Expm1(x)
 		}
 		return x
 	}},
 	{name: "Celu", flops: 4, params: [2]param{{"alpha", 1}}, fp: func(x, a, _ float64) float64 {
-		return math.Max(0, x) + math.Min(0, a*(math.Exp(x/a)-1))
+		return math.Max(0, x) + math.Min(0, a*math.Expm1(x/a))
 	}},
 	{name: "Selu", flops: 4, params: [2]param{{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
 		fp: func(x, a, g float64) float64 {
-			if x <= 0 {
-				return g * a * (math.Exp(x) - 1)
+			switch {
+			case x < 0:
+				return g * a * math.Expm1(x)
+			case x == 0:
+				return 0 // gamma·(alpha·e^x − alpha) at -0 too
 			}
 			return g * x
 		}},
