@@ -177,7 +177,7 @@ func (k *reduction) compute(a *kernel.Args) error {
 		copy(mx, acc)
 		for i := range n {
 			j := k.walk.off[0]
-			if v := loadF(x.DType, xb, i); v > mx[j] {
+			if v := loadF(x.DType, xb, i); above(v, mx[j]) { // a NaN wins: +Inf with a NaN is NaN
 				mx[j] = v
 			}
 			k.walk.next()
