@@ -576,7 +576,11 @@ func newCumSum(attrs kernel.Attrs) (kernel.Kernel, error) {
 							storeI(o.DType, ob, at, s)
 						}
 					}
-					f += loadF(x.DType, xb, at)
+					if v := loadF(x.DType, xb, at); jj == 0 {
+						f = v // not 0 + v, which turns a -0 into +0
+					} else {
+						f += v
+					}
 					s += loadI(x.DType, xb, at)
 					if !excl {
 						storeF(o.DType, ob, at, f)
