@@ -9,7 +9,8 @@ import (
 
 // extraBuiltins lists further ONNX ops, each a single pass (see simple):
 //
-//   - Hardmax (axis): 1 at the first maximum of each row, else 0; before
+//   - Hardmax (axis): 1 at the first maximum of each row (a NaN is the
+//     maximum), else 0; before
 //     opset 13 rows are the 2-D flattening at axis (default 1), from 13
 //     the elements along axis (default −1).
 //   - QuantizeLinear(x, y_scale[, y_zero_point]) (axis, from 13 for 1-D
@@ -92,7 +93,7 @@ func newHardmax(attrs kernel.Attrs) (kernel.Kernel, error) {
 			for q := range inner {
 				best, at := math.Inf(-1), int64(-1)
 				for j := range n {
-					if v := loadF(x.DType, xb, (p*n+j)*inner+q); v > best || at < 0 {
+					if v := loadF(x.DType, xb, (p*n+j)*inner+q); at < 0 || v > best || v != v && best == best { // the first NaN is the maximum
 						best, at = v, j
 					}
 				}

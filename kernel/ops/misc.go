@@ -65,7 +65,8 @@ func (k *simple) compute(a *kernel.Args) error {
 //   - Range(start, limit, delta): scalars of one numeric dtype (value
 //     dependencies); ⌈(limit−start)/delta⌉ elements (0 if negative).
 //   - ArgMax, ArgMin (axis, keepdims, select_last_index from 12): int64
-//     index of the first (or last) extreme along axis.
+//     index of the first (or last) extreme along axis; a NaN is the
+//     extreme, as in ReduceMax and ReduceMin.
 //   - CumSum(x, axis) (exclusive, reverse): axis a value dependency.
 //   - GatherElements(data, indices) (axis): out[i…] = data[… indices[i…] …].
 //   - DepthToSpace (blocksize, mode DCR or CRD) and SpaceToDepth
@@ -502,11 +503,15 @@ func newArg(op string) kernel.Factory {
 					best, at := loadF(x.DType, xb, o*n*inner+i), int64(0)
 					for j := int64(1); j < n; j++ {
 						v := loadF(x.DType, xb, (o*n+j)*inner+i)
+						// A NaN is the maximum and the minimum (as in
+						// ReduceMax and ReduceMin): the first NaN, or the
+						// last with select_last_index, wins.
 						better := v > best
 						if op == "ArgMin" {
 							better = v < best
 						}
-						if better || last && v == best {
+						nan := v != v
+						if better || nan && best == best || last && (v == best || nan && best != best) {
 							best, at = v, j
 						}
 					}
