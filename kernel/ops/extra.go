@@ -17,7 +17,7 @@ import (
 //     scales): saturate(round-half-even(x / scale) + zero_point) to the zero
 //     point's dtype (uint8 by default, or int8).
 //   - DequantizeLinear(x, x_scale[, x_zero_point]) (axis): (x − zero_point)
-//     · scale, float32; x int8, uint8 or int32.
+//     · scale, in the scale's dtype; x int8, uint8 or int32.
 //   - GatherND(data, indices) (batch_dims from 12).
 //   - EyeLike(input) (dtype, k): a 2-D tensor with ones on diagonal k.
 //   - LRN(X) (alpha 1e-4, beta 0.75, bias 1, size): X / (bias +
@@ -198,7 +198,10 @@ func newQuantize(quantize bool) kernel.Factory {
 					q := math.RoundToEven(v) + z
 					storeI(o.DType, ob, i, int64(math.Max(lo, math.Min(hi, q))))
 				} else {
-					storeF(o.DType, ob, i, float64(float32((float64(loadI(x.DType, xb, i))-z)*s)))
+					// One product rounded to float64 and then to the
+					// scale's dtype rounds as once: float64 has more than
+					// twice float32's bits. A float64 scale keeps them.
+					storeF(o.DType, ob, i, (float64(loadI(x.DType, xb, i))-z)*s)
 				}
 			}
 			return nil
