@@ -42,13 +42,20 @@ type Routing int
 const (
 	// Uniform: independent logits, every expert equally likely.
 	Uniform Routing = iota
-	// Skewed: the experts of rank 0 are favoured (logit +2), so rank 0
-	// receives several times its share and the other ranks wait for it.
+	// Skewed: the experts of rank 0 are favoured (logit +skewBias, 0.75),
+	// so rank 0 receives about three times its share and the other ranks
+	// wait for it.
 	Skewed
-	// Zipf: expert e's logit is lowered by log(e+1): a few popular
-	// experts, many rarely or never chosen.
+	// Zipf: expert e's logit is lowered by zipfS·log(e+1): a few popular
+	// experts, many rarely chosen.
 	Zipf
 )
+
+// skewBias is Skewed's logit bonus for rank 0's experts.
+const skewBias = 0.75
+
+// zipfS is Zipf's exponent: expert e is chosen about (e+1)^-zipfS as often.
+const zipfS = 0.5
 
 var routingNames = []string{"uniform", "skewed", "zipf"}
 
@@ -169,6 +176,16 @@ func (in *Input) Check() error {
 // ONNX TopK run by pipert). counts gives each rank's tokens (nil: P.Tokens
 // each).
 func Generate(p Problem, counts []int) (*Input, error) {
+	return generate(p, counts, true)
+}
+
+// Routes is Generate without the tokens and expert weights: only the
+// routing, enough for Model at full size.
+func Routes(p Problem, counts []int) (*Input, error) {
+	return generate(p, counts, false)
+}
+
+func generate(p Problem, counts []int, data bool) (*Input, error) {
 	if err := p.Check(fabric.Config{Ranks: max(p.Ranks, 1)}); err != nil {
 		return nil, err
 	}
@@ -178,18 +195,23 @@ func Generate(p Problem, counts []int) (*Input, error) {
 			counts[r] = p.Tokens
 		}
 	}
+	if len(counts) != p.Ranks {
+		return nil, fmt.Errorf("%w: token counts for %d ranks, want %d", ErrProblem, len(counts), p.Ranks)
+	}
 	rng := rand.New(rand.NewPCG(p.Seed, 0x6d6f65))
 	in := &Input{P: p, Counts: counts, X: make([][]float32, p.Ranks), Idx: make([][]int32, p.Ranks), W: make([][]float32, p.Ranks)}
-	in.Experts = normals(rng, p.Experts*p.Hidden)
+	if data {
+		in.Experts = normals(rng, p.Experts*p.Hidden)
+	}
 	bias := make([]float32, p.Experts)
 	for e := range bias {
 		switch p.Routing {
 		case Skewed:
 			if e < p.ExpertsPerRank() {
-				bias[e] = 2
+				bias[e] = skewBias
 			}
 		case Zipf:
-			bias[e] = -float32(math.Log(float64(e + 1)))
+			bias[e] = -zipfS * float32(math.Log(float64(e+1)))
 		}
 	}
 	for r := range p.Ranks {
@@ -197,7 +219,9 @@ func Generate(p Problem, counts []int) (*Input, error) {
 		if n < 0 || n > p.Tokens {
 			return nil, fmt.Errorf("%w: rank %d holds %d tokens, over the symmetric buffers' worst case of %d", ErrProblem, r, n, p.Tokens)
 		}
-		in.X[r] = normals(rng, n*p.Hidden)
+		if data {
+			in.X[r] = normals(rng, n*p.Hidden)
+		}
 		logits := normals(rng, n*p.Experts)
 		for i := range logits {
 			logits[i] += bias[i%p.Experts]
@@ -206,6 +230,9 @@ func Generate(p Problem, counts []int) (*Input, error) {
 		if in.Idx[r], in.W[r], err = Route(logits, n, p.Experts, p.TopK); err != nil {
 			return nil, fmt.Errorf("moe: rank %d: %w", r, err)
 		}
+	}
+	if !data {
+		return in, nil
 	}
 	return in, in.Check()
 }

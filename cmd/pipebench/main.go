@@ -50,6 +50,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runDevice(ctx, args[1:], stdout, stderr)
 		case "soak":
 			return runSoak(ctx, args[1:], stdout, stderr)
+		case "moe":
+			return runMoE(ctx, args[1:], stdout, stderr)
 		case "scenarios":
 			return runScenarios(args[1:], stdout, stderr)
 		case "profiles":

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert/trace"
+)
+
+// TestMoEScenario runs the quick moe scenario with a trace and JSON: every
+// variant exact, the rows and ratios in the JSON, the trace valid with a
+// track group per device, link tracks and flag flows.
+func TestMoEScenario(t *testing.T) {
+	dir := t.TempDir()
+	js, tr := filepath.Join(dir, "moe.json"), filepath.Join(dir, "moe.pftrace")
+	var out, errb bytes.Buffer
+	args := []string{"moe", "-quick", "-hidden", "8", "-tokens", "6", "-routing", "skewed", "-json", js, "-trace", tr}
+	if code := run(context.Background(), args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		SchemaVersion int `json:"schema_version"`
+		Rows          []struct {
+			Scenario, Variant, Routing string
+			Exact                      bool
+			MakespanNs                 int64   `json:"makespan_ns"`
+			ModeledFullUs              float64 `json:"modeled_full_us"`
+			PaperUs                    float64 `json:"paper_us"`
+		} `json:"rows"`
+		Ratios []struct{ Name string } `json:"ratios"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.SchemaVersion != 1 || len(rep.Rows) != 7 || len(rep.Ratios) != 3 {
+		t.Fatalf("report: %+v", rep)
+	}
+	for _, r := range rep.Rows {
+		if r.Scenario != "moe" || r.Routing != "skewed" || !r.Exact || r.MakespanNs <= 0 || r.ModeledFullUs <= 0 {
+			t.Errorf("row %+v", r)
+		}
+		if (r.Variant == "sorted") != (r.PaperUs == 1311) {
+			t.Errorf("row %s: paper %v", r.Variant, r.PaperUs)
+		}
+	}
+	p, err := trace.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.Validate(p); err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string]bool{}
+	links := 0
+	for _, tk := range p.Tracks {
+		groups[tk.Group] = true
+		if strings.HasPrefix(tk.Name, "link xgmi") {
+			links++
+		}
+	}
+	flows := 0
+	for _, e := range p.Events {
+		if e.Kind == trace.EvFlowEnd {
+			flows++
+		}
+	}
+	if !groups["p2p-token device 7"] || !groups["varlen fabric"] || links == 0 || flows == 0 {
+		t.Fatalf("groups %v, %d link tracks, %d flows", groups, links, flows)
+	}
+}
+
+func TestMoEBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"moe", "-ranks", "0"},
+		{"moe", "-ranks", "9"},
+		{"moe", "-topk", "65"},
+		{"moe", "-experts", "12"},
+		{"moe", "-routing", "gauss"},
+		{"moe", "-variants", "fast"},
+		{"moe", "-topology", "ring"},
+		{"moe", "-tokens", "-1"},
+		{"moe", "extra"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "moe") {
+			t.Errorf("%v: exit %d, %q", args, code, errb.String())
+		}
+	}
+}
