@@ -75,7 +75,7 @@ type builder struct {
 	// grouped is recv in the grouped GEMM's layout: by local expert
 	// (stable), the order combine-send's blocks take them in.
 	grouped [][]recvToken
-	host  time.Duration // the host time of one kernel
+	host    time.Duration // the host time of one kernel
 }
 
 type recvToken struct{ src, slot, f, expert int }
