@@ -225,11 +225,15 @@ func (rd *round) compile(r int) (*pipert.Executable, error) {
 	c := b.OpAttrs(opCombineSend, at, rv)
 	y := b.Node(&subgraph.Node{Op: opCombineRecv, Attrs: at, Inputs: []string{c, w}, Outputs: []string{"y"}}, 1)
 	b.Output(y...)
-	mode := pipert.KBK
+	opts := []pipert.Option{pipert.WithMode(pipert.KBK), pipert.WithRegistry(resolver{rd})}
 	if rd.t.pipeline {
-		mode = pipert.Pipeline
+		// pipeline mode with the host caches that fit: ATB's defaults,
+		// InferShape reuse and the memory plan. Not the runner pool: a
+		// kernel is bound to its run's round.
+		opts = append(opts, pipert.WithMode(pipert.Pipeline),
+			pipert.WithCaches(pipert.Caches{Kinds: pipert.DefaultCaches | pipert.InferReuse | pipert.MemoryPlan}))
 	}
-	return pipert.Compile(b.Graph(), pipert.WithMode(mode), pipert.WithRegistry(resolver{rd}))
+	return pipert.Compile(b.Graph(), opts...)
 }
 
 // dispatchSend: rank r sends each flat token (t, k) to the rank holding
