@@ -412,10 +412,7 @@ func mmAxpy(o []float32, ldo int64, a []float32, ai, ap int64, b []float32, ldb,
 					}
 				}
 				for ; p < p1; p++ {
-					av := a[i*ai+p*ap]
-					if av == 0 {
-						continue
-					}
+					av := a[i*ai+p*ap] // a zero too: 0·Inf and 0·NaN are NaN
 					bp := b[p*ldb+j0:][:w]
 					for j := range row {
 						row[j] += mul32(av, bp[j])
