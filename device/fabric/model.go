@@ -235,8 +235,7 @@ func (m *Model) Run() (Result, error) {
 	q := &events{}
 	var err error
 
-	var launch func(r int, now int64)
-	launch = func(r int, now int64) {
+	launch := func(r int, now int64) {
 		s := &st[r]
 		for s.k < len(m.progs[r]) {
 			k := &m.progs[r][s.k]
