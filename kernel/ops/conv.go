@@ -272,10 +272,11 @@ func (k *conv) compute(a *kernel.Args) error {
 			if k.transpose {
 				// col [mg·kp, ip] = W_gᵀ × X_g; W_g is [cg, mg·kp].
 				wg := ws[gr*cg*mg*kp : (gr+1)*cg*mg*kp]
-				clear(col)
+				startSums(col, cg)
 				mmAxpy(col, ip, wg, 1, mg*kp, xg, ip, mg*kp, ip, cg)
-				clear(yg)
+				startSums(yg, 1)
 				col2im(yg, col, &g, mg)
+				emptySums(yg, &g, mg)
 			} else {
 				wg := ws[gr*mg*cg*kp : (gr+1)*mg*cg*kp]
 				b := xg
@@ -283,7 +284,7 @@ func (k *conv) compute(a *kernel.Args) error {
 					im2col(col, xg, &g, cg)
 					b = col
 				}
-				clear(yg)
+				startSums(yg, cg*kp)
 				mmAxpy(yg, op, wg, cg*kp, 1, b, op, mg, op, cg*kp)
 			}
 			if bias != nil {
@@ -380,6 +381,40 @@ func col2im(y, col []float32, g *geom, ch int64) {
 			}
 		}
 	}
+}
+
+// emptySums sets to +0 the outputs of col2im (ch channels of g.out) that
+// no input position reaches, sums of no terms, which startSums left at -0.
+// Whether an output is reached is a product over the axes.
+func emptySums(y []float32, g *geom, ch int64) {
+	op := g.out.prod()
+	for od := range g.out[0] {
+		r0 := reached(g, 0, od)
+		for oh := range g.out[1] {
+			r1 := r0 && reached(g, 1, oh)
+			for ow := range g.out[2] {
+				if r1 && reached(g, 2, ow) {
+					continue
+				}
+				at := (od*g.out[1]+oh)*g.out[2] + ow
+				for c := range ch {
+					y[c*op+at] = 0
+				}
+			}
+		}
+	}
+}
+
+// reached reports whether output coordinate o of axis d of a transposed
+// convolution receives a term: o = i·stride − padBegin + k·dilation for an
+// input i and a tap k.
+func reached(g *geom, d int, o int64) bool {
+	for k := range g.k[d] {
+		if t := o + g.padB[d] - k*g.dil[d]; t >= 0 && t%g.stride[d] == 0 && t/g.stride[d] < g.in[d] {
+			return true
+		}
+	}
+	return false
 }
 
 // Block sizes of mmAxpy: a block of the right operand is mmK rows of mmN

@@ -165,7 +165,7 @@ func (k *gemm) compute(a *kernel.Args) error {
 	if k.transA {
 		ai, ap = 1, m
 	}
-	clear(Y)
+	startSums(Y, kk)
 	mmAxpy(Y, n, A, ai, ap, B, n, m, n, kk)
 	if k.alpha != 1 {
 		for i := range Y {

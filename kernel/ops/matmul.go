@@ -347,7 +347,7 @@ func (e *mmExec) product(oa, ob int64) {
 func mmRows[T float64 | int32 | int64](o, a, b []T, m, n, kk, am, ak, bk, bn int64) {
 	for i := range m {
 		row := o[i*n : (i+1)*n]
-		clear(row)
+		startSums(row, kk)
 		for p := range kk {
 			av := a[i*am+p*ak]
 			off := p * bk
@@ -363,7 +363,7 @@ func mmRows[T float64 | int32 | int64](o, a, b []T, m, n, kk, am, ak, bk, bn int
 func mmFloat32(o, a, b []float32, m, n, kk, am, ak, bk, bn int64) {
 	for i := range m {
 		row := o[i*n : (i+1)*n]
-		clear(row)
+		startSums(row, kk)
 		for p := range kk {
 			av := a[i*am+p*ak]
 			off := p * bk
@@ -377,7 +377,10 @@ func mmFloat32(o, a, b []float32, m, n, kk, am, ak, bk, bn int64) {
 func mmFloat16(o, a, b []uint16, m, n, kk, am, ak, bk, bn int64) {
 	for i := range m {
 		for j := range n {
-			var acc float32
+			acc := negZero32 // a sum of -0s is -0
+			if kk == 0 {
+				acc = 0
+			}
 			for p := range kk {
 				acc += float32(kernel.F16ToF32(a[i*am+p*ak]) * kernel.F16ToF32(b[p*bk+j*bn]))
 			}

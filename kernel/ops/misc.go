@@ -1607,6 +1607,7 @@ func (k *einsum) run(a *kernel.Args) error {
 	if total > 1<<32 {
 		return fmt.Errorf("equation %q sums over %d terms: too many", k.eq, total)
 	}
+	startSums(accF, total) // every output has total/len(accF) terms
 	offs := make([]int64, len(strides))
 	for range total {
 		if float {

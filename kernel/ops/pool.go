@@ -226,7 +226,7 @@ func (k *pool) compute(a *kernel.Args) error {
 							idx[o] = base + at
 						}
 					} else {
-						var sum float64
+						sum := math.Copysign(0, -1) // a sum of -0s is -0
 						n := int64(0)
 						for id := lo[0]; id < hi[0]; id++ {
 							for ih := lo[1]; ih < hi[1]; ih++ {

@@ -303,6 +303,20 @@ func (k *reduceSum) compute(a *kernel.Args) error {
 // turn a -0 into +0.
 var negZero32 = float32(math.Copysign(0, -1))
 
+// startSums readies s for sums of terms terms each, the products of a
+// matrix product or convolution: -0 (0 for integers), so that a sum of -0
+// terms, one term included, stays -0; +0 for empty sums.
+func startSums[T float32 | float64 | int32 | int64](s []T, terms int64) {
+	if terms == 0 {
+		clear(s)
+		return
+	}
+	z := T(math.Copysign(0, -1))
+	for i := range s {
+		s[i] = z
+	}
+}
+
 // reducer holds the two loop nests of a reduction.
 type reducer struct {
 	kd, ks, rd, rs words
