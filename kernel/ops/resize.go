@@ -433,20 +433,29 @@ func (k *resize) compute(a *kernel.Args) error {
 	clear(ctr)
 	xb, yb := x.Data(), y.Data()
 	last := y.Shape[r-1]
-	nearestF32 := x.DType == kernel.Float32 && k.coord != "tf_crop_and_resize"
+	// Nearest without extrapolation copies elements: every bit is kept
+	// (-0, NaN payloads), where interpolating by a weight of 1 would not.
+	copies := k.coord != "tf_crop_and_resize"
 	for i := range r {
-		nearestF32 = nearestF32 && k.taps[i] == 1
+		copies = copies && k.taps[i] == 1
 	}
+	size := int64(x.DType.Size())
 	for base := int64(0); base < n; base += last {
-		if nearestF32 {
+		if copies {
 			off := int64(0)
 			for i := range r - 1 {
 				off += k.tabIdx[i][ctr[i]] * strides[i]
 			}
-			xs, ys := kernel.Float32s(xb), kernel.Float32s(yb)[base:base+last]
-			ti := k.tabIdx[r-1]
-			for c := range ys {
-				ys[c] = xs[off+ti[c]]
+			ti := k.tabIdx[r-1][:last]
+			if x.DType == kernel.Float32 {
+				xs, ys := kernel.Float32s(xb), kernel.Float32s(yb)[base:base+last]
+				for c := range ys {
+					ys[c] = xs[off+ti[c]]
+				}
+			} else {
+				for c, t := range ti {
+					copyElem(yb, base+int64(c), xb, off+t, size)
+				}
 			}
 		} else {
 			for c := range last {
