@@ -44,20 +44,24 @@ type kernelTrace struct {
 
 // actorSummary is the analysis of one actor over its runs.
 type actorSummary struct {
-	name       string
-	mode       string
-	runs       int
-	kernels    int // per run
-	measured   int64
-	predicted  map[string]int64
-	deviceUtil float64
-	bubbles    int
-	idle       int64
-	idleBy     map[string]int64
-	path       analysis.Path
-	latency    int64
-	unmatched  int
-	shared     bool // no device of its own: see analyzeTrace
+	name      string
+	mode      string
+	runs      int
+	kernels   int // per run
+	measured  int64
+	predicted map[string]int64
+	// predictedBound is, per mode, the bound of the predicted run: max of
+	// its device time, busiest worker and host work over the cores (plus
+	// the measured upload and download, as the prediction).
+	predictedBound map[string]int64
+	deviceUtil     float64
+	bubbles        int
+	idle           int64
+	idleBy         map[string]int64
+	path           analysis.Path
+	latency        int64
+	unmatched      int
+	shared         bool // no device of its own: see analyzeTrace
 }
 
 var stageOf = map[string]analysis.Stage{
@@ -253,7 +257,7 @@ func cut(s string) (string, string, bool) {
 }
 
 func summarizeActor(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, error) {
-	sm := actorSummary{name: a.name, mode: a.mode.Name, runs: len(a.runs), predicted: map[string]int64{}, idleBy: map[string]int64{},
+	sm := actorSummary{name: a.name, mode: a.mode.Name, runs: len(a.runs), predicted: map[string]int64{}, predictedBound: map[string]int64{}, idleBy: map[string]int64{},
 		shared: a.stream < 0 && len(a.devSlices) > 0}
 	ks := make([]*kernelTrace, 0, len(a.kernels))
 	var lat []int64
@@ -292,6 +296,7 @@ func summarizeActor(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, er
 		}
 	}
 	var measured []int64
+	predBound := map[string][]int64{}
 	pred := map[string][]int64{}
 	var devBusy, span int64
 	for _, r := range a.runs {
@@ -316,6 +321,11 @@ func summarizeActor(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, er
 				return sm, err
 			}
 			pred[m.Name] = append(pred[m.Name], pr.Makespan+fixed)
+			hostBound := pr.HostWork
+			if cores > 0 {
+				hostBound = (pr.HostWork + int64(cores) - 1) / int64(cores)
+			}
+			predBound[m.Name] = append(predBound[m.Name], max(pr.DeviceBusy, pr.Busiest, hostBound)+fixed)
 		}
 		cp, err := analysis.CriticalPath(cost, a.mode, mc)
 		if err != nil {
@@ -369,6 +379,9 @@ func summarizeActor(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, er
 	}
 	for m, v := range pred {
 		sm.predicted[m] = median(v)
+	}
+	for m, v := range predBound {
+		sm.predictedBound[m] = median(v)
 	}
 	if span > 0 {
 		sm.deviceUtil = float64(devBusy) / float64(span)

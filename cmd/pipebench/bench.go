@@ -39,6 +39,9 @@ type report struct {
 	series []series
 	// tracedKernels counts the kernels the traced runs launched.
 	tracedKernels int64
+	// runTime sums the makespans of every run, warm-ups and traced twins
+	// included: the time spent running the scenarios.
+	runTime time.Duration
 }
 
 // series is one variant's repetitions of a scenario; ref is the index in
@@ -551,6 +554,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 					}
 					rs.add(res.Stats)
 				}
+				rep.runTime += rs.Makespan
 				log.Debug().Str("scenario", sc.Name).Stringer("variant", r.v).Bool("traced", r.traced).Int("rep", rp).
 					Dur("makespan", rs.Makespan).Dur("device_busy", rs.DeviceBusy).Msg("run")
 				if !r.traced {
@@ -592,7 +596,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 					return nil, fmt.Errorf("scenario %s, %v: creation: %w", sc.Name, r.v, err)
 				}
 			}
-			if ae, ok := r.exe.(actorExec); ok && len(w.Feedback) == 0 && !r.v.overlap {
+			if ae, ok := r.exe.(actorExec); ok && len(w.Feedback) == 0 && !r.v.overlap && !cfg.noAllocs {
 				a, err := ae.allocsPerRun(ctx, w.InputsOf(r.step))
 				if err != nil {
 					return nil, fmt.Errorf("scenario %s, %v: allocations: %w", sc.Name, r.v, err)

@@ -55,6 +55,9 @@ type config struct {
 	// hostCost, set by a scenario file whose costs are drawn or differ by
 	// op, prices each node (costs then holds their means).
 	hostCost plan.HostCost
+	// noAllocs skips the allocation count of each variant (a sweep's
+	// points).
+	noAllocs bool
 }
 
 // checkSlack is how far above 1.0 -check lets an efficiency go: clock

@@ -56,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runScenarios(args[1:], stdout, stderr)
 		case "profiles":
 			return runProfiles(args[1:], stdout, stderr)
+		case "sweep":
+			return runSweep(ctx, args[1:], stdout, stderr)
 		}
 	}
 	cfg, err := parseFlags(args, stderr)

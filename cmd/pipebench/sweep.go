@@ -1,0 +1,858 @@
+package main
+
+// pipebench sweep: what-if studies. A sweep takes a scenario (a built-in,
+// dumped as a file, or a scenario file), varies fields of it — any field of
+// the dumped file or of the device profile, addressed by its path — over a
+// full factorial of the -vary axes, and measures every point with bench,
+// the measurement of a plain run (interleaved repetitions, medians). Each
+// point also gets the flow-shop prediction of trace/analysis, from one
+// traced KBK run of the point: the same prediction -trace prints.
+//
+// The results go to DIR/sweep.csv, a point's rows at once as it completes,
+// so that an interrupted sweep resumes where it stopped (a point whose
+// rows are all there is skipped); the figures go to DIR/*.svg.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"gopkg.in/yaml.v3"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/devtrace"
+	"github.com/pipert/pipert/device/swai"
+	"github.com/pipert/pipert/scenarios"
+	"github.com/pipert/pipert/trace"
+)
+
+// valueKind is how a swept field's values are read and written.
+type valueKind uint8
+
+const (
+	kindDuration valueKind = iota + 1 // 5us in the file, ns in the profile's _ns fields
+	kindInt
+	kindFloat
+)
+
+// axis is one -vary: a field and its values.
+type axis struct {
+	name   string // as the user wrote it: the CSV column
+	path   string // in the scenario file: costs.infer, device.overrides.launch.cpu_ns
+	kind   valueKind
+	log    bool
+	values []float64 // durations in ns
+}
+
+// text formats v as the CSV and the scenario file hold it.
+func (a *axis) text(v float64) string {
+	switch a.kind {
+	case kindDuration:
+		return fmtDuration(time.Duration(math.Round(v)))
+	case kindInt:
+		return strconv.FormatInt(int64(math.Round(v)), 10)
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// yamlText is v as the scenario file holds it at the axis' path.
+func (a *axis) yamlText(v float64) string {
+	if a.kind == kindDuration && strings.HasPrefix(a.path, "device.overrides.") {
+		return strconv.FormatInt(int64(math.Round(v)), 10) // a profile's _ns field
+	}
+	return a.text(v)
+}
+
+// parseValue reads one value of the axis.
+func (a *axis) parseValue(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if a.kind == kindDuration {
+		d, err := parseDuration(s)
+		return float64(d), err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return v, nil
+}
+
+// parseSpec reads FROM..TO/N (N points evenly spaced), FROM..TO/logN
+// (evenly spaced on a log scale) or V1,V2,… into a.values.
+func (a *axis) parseSpec(spec string) error {
+	if from, rest, ok := strings.Cut(spec, ".."); ok {
+		to, n, ok := strings.Cut(rest, "/")
+		if !ok {
+			return fmt.Errorf("range %q: want FROM..TO/N or FROM..TO/logN", spec)
+		}
+		if strings.HasPrefix(n, "log") {
+			a.log, n = true, strings.TrimPrefix(n, "log")
+		}
+		count, err := strconv.Atoi(n)
+		if err != nil || count < 1 || count > 1000 {
+			return fmt.Errorf("range %q: %q points: want 1 to 1000", spec, n)
+		}
+		lo, err := a.parseValue(from)
+		if err != nil {
+			return err
+		}
+		hi, err := a.parseValue(to)
+		if err != nil {
+			return err
+		}
+		if hi < lo || count > 1 && hi == lo {
+			return fmt.Errorf("range %q is empty: want FROM < TO", spec)
+		}
+		if a.log && lo <= 0 {
+			return fmt.Errorf("range %q: a log range starts above 0", spec)
+		}
+		for i := range count {
+			f := 0.0
+			if count > 1 {
+				f = float64(i) / float64(count-1)
+			}
+			v := lo + f*(hi-lo)
+			if a.log {
+				v = lo * math.Pow(hi/lo, f)
+			}
+			if a.kind != kindFloat {
+				v = math.Round(v)
+			}
+			a.values = append(a.values, v)
+		}
+	} else {
+		for _, s := range strings.Split(spec, ",") {
+			if strings.TrimSpace(s) == "" {
+				continue
+			}
+			v, err := a.parseValue(s)
+			if err != nil {
+				return err
+			}
+			a.values = append(a.values, v)
+		}
+	}
+	var uniq []float64 // a value listed twice is one point
+	for _, v := range a.values {
+		if !slices.Contains(uniq, v) {
+			uniq = append(uniq, v)
+		}
+	}
+	a.values = uniq
+	if len(a.values) == 0 {
+		return fmt.Errorf("%q gives no value", spec)
+	}
+	for _, v := range a.values {
+		if v < 0 {
+			return fmt.Errorf("%s = %s is negative", a.name, a.text(v))
+		}
+	}
+	return nil
+}
+
+// sweepFields lists the fields a sweep can vary: the leaves of the
+// scenario file (costs, params, device.scale, reps…) and of the device
+// profile (device.launch.cpu_ns…), each with its kind and its path in the
+// file.
+func sweepFields(doc *yaml.Node) map[string]axis {
+	out := map[string]axis{}
+	annotate(doc, "", func(path string, k, v *yaml.Node) {
+		if v.Kind != yaml.ScalarNode {
+			return
+		}
+		switch {
+		case strings.HasPrefix(path, "costs."):
+			out[path] = axis{path: path, kind: kindDuration}
+		case strings.HasPrefix(path, "graph.params."), path == "reps", path == "seed":
+			out[path] = axis{path: path, kind: kindInt}
+		case path == "device.scale":
+			out[path] = axis{path: path, kind: kindFloat}
+		}
+	})
+	paths := map[string]string{}
+	jsonPaths(reflect.TypeFor[swai.Profile](), "", "", paths)
+	for jp, gp := range paths {
+		t := reflect.TypeFor[swai.Profile]()
+		var f reflect.StructField
+		for _, name := range strings.Split(gp, ".") {
+			f, _ = t.FieldByName(name)
+			t = f.Type
+		}
+		var kind valueKind
+		switch {
+		case t == durationType:
+			kind = kindDuration
+		case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+			kind = kindInt
+		case t.Kind() == reflect.Float64:
+			kind = kindFloat
+		default:
+			continue
+		}
+		out["device."+jp] = axis{path: "device.overrides." + jp, kind: kind}
+	}
+	return out
+}
+
+// resolveAxis finds the field name addresses: a path of sweepFields, or
+// the last element of exactly one of them (infer: costs.infer; layers:
+// graph.params.layers), the shortest winning (infer: costs.infer over
+// costs.by_op.MatMul.infer).
+func resolveAxis(fields map[string]axis, name string) (axis, error) {
+	if a, ok := fields[name]; ok {
+		a.name = name
+		return a, nil
+	}
+	var match []string
+	for p := range fields {
+		if strings.HasSuffix(p, "."+name) {
+			match = append(match, p)
+		}
+	}
+	slices.SortFunc(match, func(x, y string) int {
+		if c := strings.Count(x, ".") - strings.Count(y, "."); c != 0 {
+			return c
+		}
+		return strings.Compare(x, y)
+	})
+	if len(match) == 1 || len(match) > 1 && strings.Count(match[0], ".") < strings.Count(match[1], ".") {
+		a := fields[match[0]]
+		a.name = name
+		return a, nil
+	}
+	if len(match) > 1 {
+		return axis{}, fmt.Errorf("%q is ambiguous: %s", name, strings.Join(match, ", "))
+	}
+	var some []string
+	for p := range fields {
+		if !strings.HasPrefix(p, "device.") || strings.Count(p, ".") == 1 || p == "device.scale" {
+			some = append(some, p)
+		}
+	}
+	slices.Sort(some)
+	return axis{}, fmt.Errorf("no parameter %q (have %s, and device.FIELD for every field of pipebench profiles -dump swai)", name, strings.Join(some, ", "))
+}
+
+// setPath sets the scalar at path in doc to text, making the mappings on
+// the way (device.overrides.launch).
+func setPath(doc *yaml.Node, path, text string) {
+	n := doc
+	if n.Kind == yaml.DocumentNode {
+		n = n.Content[0]
+	}
+	parts := strings.Split(path, ".")
+	for i, key := range parts {
+		var next *yaml.Node
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == key {
+				next = n.Content[j+1]
+			}
+		}
+		if next == nil {
+			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			if i == len(parts)-1 {
+				next = &yaml.Node{Kind: yaml.ScalarNode}
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, next)
+		}
+		n = next
+	}
+	*n = yaml.Node{Kind: yaml.ScalarNode, Value: text, Line: n.Line, Column: n.Column}
+}
+
+// sweepFlags are the sweep's command line.
+type sweepFlags struct {
+	scenario, file string
+	quick          bool
+	axes           []axis
+	modes          string
+	barriers       string
+	reps           int
+	dir            string
+	quiet          bool
+}
+
+type varyFlag []string
+
+func (v *varyFlag) String() string     { return strings.Join(*v, " ") }
+func (v *varyFlag) Set(s string) error { *v = append(*v, s); return nil }
+
+// sweepResult is one row of sweep.csv.
+type sweepResult struct {
+	point      []string // the axes' values, as text
+	mode       string
+	barrier    string
+	makespan   int64
+	speedup    float64
+	efficiency float64
+	predicted  int64   // 0: no prediction for the mode (replay, hetero)
+	predEff    float64 // the predicted run's bound over its makespan
+	bound      int64
+	device     int64
+	hostBound  int64 // max(busiest goroutine, host work / GOMAXPROCS)
+}
+
+var sweepColumns = []string{"mode", "barrier", "makespan_ns", "speedup_vs_kbk", "efficiency", "predicted_ns", "predicted_efficiency", "bound_ns", "device_busy_ns", "host_bound_ns"}
+
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	sw, base, err := parseSweep(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "pipebench sweep: %v\n", err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	if err := sweep(ctx, sw, base, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "pipebench sweep: %v\n", err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func parseSweep(args []string, stderr io.Writer) (*sweepFlags, []byte, error) {
+	fs := flag.NewFlagSet("pipebench sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sw := &sweepFlags{}
+	var vary varyFlag
+	fs.StringVar(&sw.scenario, "scenario", "", "the built-in scenario to sweep (pipebench scenarios lists them)")
+	fs.StringVar(&sw.file, "scenario-file", "", "the scenario file to sweep instead of a built-in")
+	fs.BoolVar(&sw.quick, "quick", false, "with -scenario: the built-in at its -quick size and repetitions")
+	fs.Var(&vary, "vary", "PATH=FROM..TO/N, PATH=FROM..TO/logN or PATH=V1,V2,…: a field of the dumped scenario (costs.infer, or infer for short; graph.params.layers; device.scale) or profile (device.launch.cpu_ns); repeat for a full factorial")
+	fs.StringVar(&sw.modes, "mode", "", "comma-separated modes (default the scenario's); kbk always runs, the reference")
+	fs.StringVar(&sw.barriers, "barrier", "", "comma-separated barrier policies (default the scenario's)")
+	fs.IntVar(&sw.reps, "reps", 0, "measured repetitions per point and mode (default the scenario's)")
+	fs.StringVar(&sw.dir, "o", "sweep", "directory of sweep.csv and the figures; a sweep.csv there is resumed")
+	fs.BoolVar(&sw.quiet, "q", false, "print nothing on stderr but errors")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: pipebench sweep (-scenario NAME [-quick] | -scenario-file FILE) -vary PATH=SPEC… [flags]\n\n")
+		fmt.Fprintf(stderr, "Measures the scenario at every point of the full factorial of the -vary axes in each mode,\n")
+		fmt.Fprintf(stderr, "writes DIR/sweep.csv (a row per point, mode and policy) and plots speedup over kbk and\n")
+		fmt.Fprintf(stderr, "efficiency against each varied field (DIR/speedup_*.svg, DIR/efficiency_*.svg).\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	var base []byte
+	switch {
+	case (sw.scenario == "") == (sw.file == ""):
+		return nil, nil, fmt.Errorf("%w: name the scenario: -scenario NAME or -scenario-file FILE", errUsage)
+	case sw.file != "":
+		if sw.quick {
+			return nil, nil, fmt.Errorf("%w: -quick goes with -scenario: a file sets its own size", errUsage)
+		}
+		var err error
+		if base, err = os.ReadFile(sw.file); err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if _, err := parseScenarioFile(sw.file, base); err != nil {
+			return nil, nil, err
+		}
+	default:
+		sf, err := builtinFile(sw.scenario, sw.quick)
+		if err != nil {
+			return nil, nil, err
+		}
+		var b bytes.Buffer
+		if err := dumpScenario(&b, sf, sw.quick); err != nil {
+			return nil, nil, err
+		}
+		base = b.Bytes()
+	}
+	if len(vary) == 0 {
+		return nil, nil, fmt.Errorf("%w: nothing to sweep: give at least one -vary PATH=SPEC", errUsage)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(base, &doc); err != nil {
+		return nil, nil, err
+	}
+	fields := sweepFields(&doc)
+	seen := map[string]bool{}
+	for _, v := range vary {
+		name, spec, ok := strings.Cut(v, "=")
+		if !ok || name == "" {
+			return nil, nil, fmt.Errorf("%w: -vary %q: want PATH=SPEC", errUsage, v)
+		}
+		a, err := resolveAxis(fields, strings.TrimSpace(name))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: -vary %s: %v", errUsage, name, err)
+		}
+		if seen[a.path] {
+			return nil, nil, fmt.Errorf("%w: -vary %s: the field is varied twice", errUsage, name)
+		}
+		seen[a.path] = true
+		if err := a.parseSpec(spec); err != nil {
+			return nil, nil, fmt.Errorf("%w: -vary %s: %v", errUsage, name, err)
+		}
+		sw.axes = append(sw.axes, a)
+	}
+	if sw.reps < 0 {
+		return nil, nil, fmt.Errorf("%w: -reps %d must be positive", errUsage, sw.reps)
+	}
+	// Every point must load: check the corners of the factorial now, so
+	// that a bad value fails before anything runs.
+	for _, idx := range [][]int{make([]int, len(sw.axes)), lastIndex(sw.axes)} {
+		if _, _, err := sw.pointConfig(base, sw.point(idx)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return sw, base, nil
+}
+
+func lastIndex(axes []axis) []int {
+	out := make([]int, len(axes))
+	for i, a := range axes {
+		out[i] = len(a.values) - 1
+	}
+	return out
+}
+
+// point returns the values at index idx of each axis.
+func (sw *sweepFlags) point(idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for i, j := range idx {
+		out[i] = sw.axes[i].values[j]
+	}
+	return out
+}
+
+// pointConfig is the run of one point: the base file with the point's
+// values, loaded as -scenario-file loads a file, the sweep's flags over it.
+func (sw *sweepFlags) pointConfig(base []byte, vals []float64) (*config, *scenarioFile, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(base, &doc); err != nil {
+		return nil, nil, err
+	}
+	var at []string
+	for i, a := range sw.axes {
+		setPath(&doc, a.path, a.yamlText(vals[i]))
+		at = append(at, a.name+"="+a.text(vals[i]))
+	}
+	var b bytes.Buffer
+	if err := encodeYAML(&b, &doc); err != nil {
+		return nil, nil, err
+	}
+	name := sw.file
+	if name == "" {
+		name = sw.scenario + ".yaml"
+	}
+	sf, err := parseScenarioFile(name, b.Bytes())
+	if err != nil {
+		return nil, nil, fmt.Errorf("at %s: %w", strings.Join(at, " "), err)
+	}
+	args := []string{"-q"}
+	set := map[string]bool{}
+	for _, f := range []struct{ name, v string }{{"mode", sw.modes}, {"barrier", sw.barriers}} {
+		if f.v != "" {
+			args, set[f.name] = append(args, "-"+f.name, f.v), true
+		}
+	}
+	if sw.reps > 0 {
+		args, set["reps"] = append(args, "-reps", strconv.Itoa(sw.reps)), true
+	}
+	if sw.quick {
+		args = append(args, "-quick")
+	}
+	cfg, err := parseFlags(args, io.Discard)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := applyScenarioFile(cfg, sf, set); err != nil {
+		return nil, nil, err
+	}
+	return cfg, sf, nil
+}
+
+// sweep runs every point not yet in DIR/sweep.csv, then plots them all.
+func sweep(ctx context.Context, sw *sweepFlags, base []byte, stdout, stderr io.Writer) error {
+	start := time.Now()
+	if err := os.MkdirAll(sw.dir, 0o755); err != nil {
+		return err
+	}
+	csvPath := filepath.Join(sw.dir, "sweep.csv")
+	header := []string{}
+	for _, a := range sw.axes {
+		header = append(header, a.name)
+	}
+	header = append(header, sweepColumns...)
+	done, err := readSweepCSV(csvPath, header)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(csvPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, _ := f.Stat(); st.Size() == 0 {
+		if _, err := f.WriteString(csvLine(header)); err != nil {
+			return err
+		}
+	}
+	total := 1
+	for _, a := range sw.axes {
+		total *= len(a.values)
+	}
+	// runTime sums every run's makespan (warm-ups and the traced runs of
+	// the predictions included); the rest of the wall time is bookkeeping:
+	// loading the points, compiling, devices, trace analysis, CSV, plots.
+	var benchRun, predRun, benchTime, predTime, plotTime time.Duration
+	prog := newProgress(stderr, sw.quiet)
+	pool := &devicePool{}
+	defer pool.close()
+	// The points run with the device's fields varying slowest, so that
+	// consecutive points share a profile and its devices.
+	order := make([]int, len(sw.axes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		da, db := strings.HasPrefix(sw.axes[a].path, "device."), strings.HasPrefix(sw.axes[b].path, "device.")
+		switch {
+		case da && !db:
+			return -1
+		case db && !da:
+			return 1
+		}
+		return 0
+	})
+	ran, skipped := 0, 0
+	idx := make([]int, len(sw.axes))
+	for n := range total {
+		// idx counts in mixed radix, the last of order fastest.
+		rem := n
+		for k := len(order) - 1; k >= 0; k-- {
+			i := order[k]
+			idx[i] = rem % len(sw.axes[i].values)
+			rem /= len(sw.axes[i].values)
+		}
+		vals := sw.point(idx)
+		key := pointKey(sw.axes, vals)
+		if done[key] {
+			skipped++
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted after %d of %d points (%s keeps them: run the same sweep again to resume): %w", ran+skipped, total, csvPath, err)
+		}
+		cfg, _, err := sw.pointConfig(base, vals)
+		if err != nil {
+			return err
+		}
+		cfg.noAllocs = true
+		cfg.devices.pool = pool
+		t0 := time.Now()
+		rep, err := bench(ctx, cfg, zerolog.Nop(), io.Discard)
+		benchTime += time.Since(t0)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted after %d of %d points (%s keeps them: run the same sweep again to resume): %w", ran+skipped, total, csvPath, ctx.Err())
+			}
+			return fmt.Errorf("at %s: %w", key, err)
+		}
+		benchRun += rep.runTime
+		t0 = time.Now()
+		pred, pr, err := predictPoint(ctx, cfg, sw.dir)
+		predTime += time.Since(t0)
+		predRun += pr
+		if err != nil {
+			return fmt.Errorf("at %s: prediction: %w", key, err)
+		}
+		var text []string
+		for i, a := range sw.axes {
+			text = append(text, a.text(vals[i]))
+		}
+		var b strings.Builder
+		for _, r := range rep.Results {
+			b.WriteString(csvLine(sweepRow(text, r, pred, rep.Machine.GOMAXPROCS).record()))
+		}
+		if _, err := f.WriteString(b.String()); err != nil { // one write per point: a point is all there or absent
+			return err
+		}
+		ran++
+		prog.step("sweep", key, ran+skipped-1, total)
+	}
+	prog.clear()
+	rows, err := readSweepRows(csvPath, len(sw.axes))
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	figs, err := plotSweep(sw.dir, sw.axes, rows)
+	if err != nil {
+		return err
+	}
+	plotTime = time.Since(t0)
+	wall := time.Since(start)
+	fmt.Fprintf(stdout, "sweep: %d points (%d run, %d resumed from %s) × %d variants; figures %s\n",
+		total, ran, skipped, csvPath, len(rows)/max(total, 1), strings.Join(figs, ", "))
+	if ran > 0 {
+		runTime := benchRun + predRun
+		book := wall - runTime
+		ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+		fmt.Fprintf(stdout, "sweep time %v on %d cores: runs %v (every run's makespan, warm-ups and prediction runs included), bookkeeping %v = %.1f%% of the run time\n",
+			ms(wall), runtime.GOMAXPROCS(0), ms(runTime), ms(book), 100*float64(book)/float64(max(runTime, 1)))
+		fmt.Fprintf(stdout, "bookkeeping: compiling and devices %v, trace and prediction %v, plots %v, loading points and CSV %v\n",
+			ms(benchTime-benchRun), ms(predTime-predRun), ms(plotTime),
+			ms(wall-benchTime-predTime-plotTime))
+	}
+	return nil
+}
+
+func sweepRow(point []string, r result, pred *prediction, procs int) sweepResult {
+	s := sweepResult{point: point, mode: variantMode(r), barrier: r.Barrier, makespan: r.MakespanNs, speedup: r.SpeedupVsKBK,
+		efficiency: r.Efficiency, bound: r.BoundNs, device: r.DeviceBusyNs,
+		hostBound: max(r.BusiestNs, r.HostWorkNs/int64(max(procs, 1)))}
+	if r.Caches == "" && !r.Overlap && r.Schedule == "" {
+		s.predicted, s.predEff = pred.makespan[r.Mode], pred.efficiency[r.Mode]
+	}
+	return s
+}
+
+// variantMode names a result's variant beyond its barrier: the mode, its
+// caches, tiling copy and overlap when they are not the defaults.
+func variantMode(r result) string {
+	m := r.Mode
+	if r.Schedule == "serial" {
+		m += "+serial"
+	}
+	if r.Caches != "" {
+		m += "+" + strings.ReplaceAll(r.Caches, ",", "+")
+	}
+	if r.TilingCopy != "" && r.TilingCopy != "with-kernel" {
+		m += "+tiling=" + r.TilingCopy
+	}
+	if r.Overlap {
+		m += "+overlap"
+	}
+	return m
+}
+
+func (s sweepResult) record() []string {
+	pred, predEff := "", ""
+	if s.predicted > 0 {
+		pred, predEff = strconv.FormatInt(s.predicted, 10), strconv.FormatFloat(s.predEff, 'f', 4, 64)
+	}
+	barrier := s.barrier
+	if barrier == "" {
+		barrier = "-"
+	}
+	return append(slices.Clone(s.point), s.mode, barrier, strconv.FormatInt(s.makespan, 10),
+		strconv.FormatFloat(s.speedup, 'f', 4, 64), strconv.FormatFloat(s.efficiency, 'f', 4, 64), pred, predEff,
+		strconv.FormatInt(s.bound, 10), strconv.FormatInt(s.device, 10), strconv.FormatInt(s.hostBound, 10))
+}
+
+func csvLine(rec []string) string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(rec)
+	w.Flush()
+	return b.String()
+}
+
+func pointKey(axes []axis, vals []float64) string {
+	var parts []string
+	for i, a := range axes {
+		parts = append(parts, a.name+"="+a.text(vals[i]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// readSweepCSV returns the points path already holds (by pointKey); a
+// missing file holds none. A file of other columns is an error; a last
+// line cut short by an interruption is dropped.
+func readSweepCSV(path string, header []string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i+1 != len(data) {
+		data = data[:i+1]
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if len(data) == 0 {
+		return map[string]bool{}, nil
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !slices.Equal(recs[0], header) {
+		return nil, fmt.Errorf("%w: %s has the columns %s, not this sweep's %s: give another -o", errUsage, path,
+			strings.Join(recs[0], ","), strings.Join(header, ","))
+	}
+	nAxes := len(header) - len(sweepColumns)
+	done := map[string]bool{}
+	for _, r := range recs[1:] {
+		var parts []string
+		for i := range nAxes {
+			parts = append(parts, header[i]+"="+r[i])
+		}
+		done[strings.Join(parts, " ")] = true
+	}
+	return done, nil
+}
+
+// readSweepRows reads every row of a sweep CSV of nAxes axes.
+func readSweepRows(path string, nAxes int) ([]sweepResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(bufio.NewReader(f)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []sweepResult
+	for i, r := range recs {
+		if i == 0 {
+			continue
+		}
+		if len(r) != nAxes+len(sweepColumns) {
+			return nil, fmt.Errorf("%s: line %d has %d fields, want %d", path, i+1, len(r), nAxes+len(sweepColumns))
+		}
+		m := r[nAxes:]
+		s := sweepResult{point: r[:nAxes], mode: m[0], barrier: m[1]}
+		if m[1] == "-" {
+			s.barrier = ""
+		}
+		var errs []error
+		pi := func(x string) int64 {
+			if x == "" {
+				return 0
+			}
+			v, err := strconv.ParseInt(x, 10, 64)
+			errs = append(errs, err)
+			return v
+		}
+		pf := func(x string) float64 {
+			if x == "" {
+				return 0
+			}
+			v, err := strconv.ParseFloat(x, 64)
+			errs = append(errs, err)
+			return v
+		}
+		s.makespan, s.speedup, s.efficiency, s.predicted, s.predEff = pi(m[2]), pf(m[3]), pf(m[4]), pi(m[5]), pf(m[6])
+		s.bound, s.device, s.hostBound = pi(m[7]), pi(m[8]), pi(m[9])
+		if err := errors.Join(errs...); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, i+1, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// prediction is a point's flow-shop prediction, by mode: the makespan,
+// and the predicted run's bound over it.
+type prediction struct {
+	makespan   map[string]int64
+	efficiency map[string]float64
+}
+
+// predictPoint traces two KBK runs of the point (a warm-up and one
+// measured) and returns the flow-shop prediction of trace/analysis for
+// each mode it models (kbk, async, pipeline), as pipebench -trace prints.
+func predictPoint(ctx context.Context, cfg *config, dir string) (pred *prediction, runTime time.Duration, err error) {
+	sc := cfg.scenarios[0]
+	w, err := sc.Build(scenarios.Config{Real: cfg.real, Quick: cfg.quick, Seed: cfg.seed, Size: cfg.size})
+	if err != nil {
+		return nil, 0, err
+	}
+	costs := sc.Costs
+	if cfg.costs != nil {
+		costs = *cfg.costs
+	}
+	path := filepath.Join(dir, ".predict.pftrace")
+	defer os.Remove(path)
+	rec, err := trace.Create(path, trace.Options{})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rec.Close()
+	name := sc.Name + " kbk"
+	var dev device.Device
+	if pool := cfg.devices.pool; pool != nil && sc.Profile == nil {
+		d, release, err := pool.traced(cfg.devices.profile, devtrace.New(rec, name))
+		if err != nil {
+			return nil, 0, err
+		}
+		defer release()
+		dev = d
+	} else {
+		if dev, err = cfg.devices.make(sc.Profile, devtrace.New(rec, name)); err != nil {
+			return nil, 0, err
+		}
+		defer cfg.devices.close()
+	}
+	exe, err := compileVariant(w.Graph, variant{mode: pipert.KBK}, dev, costs, cfg, rec, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range 2 {
+		s, _, err := exe.run(ctx, w.InputsOf(i))
+		if err != nil {
+			exe.close()
+			return nil, 0, err
+		}
+		runTime += s.Makespan
+	}
+	if err := errors.Join(exe.close(), rec.Close()); err != nil {
+		return nil, 0, err
+	}
+	p, err := trace.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	sums, err := analyzeTrace(p, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(sums) == 0 {
+		return nil, 0, errors.New("the trace holds no actor")
+	}
+	steps := int64(max(sc.Steps, 1)) // a repetition's consecutive runs
+	pred = &prediction{makespan: map[string]int64{}, efficiency: map[string]float64{}}
+	for m, v := range sums[0].predicted {
+		pred.makespan[m] = v * steps
+		if v > 0 {
+			pred.efficiency[m] = float64(sums[0].predictedBound[m]) / float64(v)
+		}
+	}
+	return pred, runTime, nil
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sweepRowsOf reads a sweep's CSV rows.
+func sweepRowsOf(t *testing.T, dir string, axes int) []sweepResult {
+	t.Helper()
+	rows, err := readSweepRows(filepath.Join(dir, "sweep.csv"), axes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestSweepPointAgreesWithRun checks the wiring of a sweep: a point is the
+// run of the scenario file with the point's values written into it. With
+// deterministic costs the device's modeled work is deterministic, so the
+// point's device busy time per mode equals the single run's, and doubling
+// device.scale doubles it.
+func TestSweepPointAgreesWithRun(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errb := runArgs(t, "sweep", "-scenario", "decode", "-quick", "-vary", "infer=10us", "-vary", "device.scale=1,2",
+		"-mode", "kbk,pipeline", "-reps", "1", "-o", dir, "-q")
+	if code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "bookkeeping") || !strings.Contains(out, "speedup_infer.svg") {
+		t.Errorf("sweep summary:\n%s", out)
+	}
+	rows := sweepRowsOf(t, dir, 2)
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want 2 points × 2 modes", len(rows))
+	}
+	// The single run: the dumped file with the point's values.
+	file := strings.Replace(string(dumped(t, "decode", true)), "infer: 5us", "infer: 10us", 1)
+	file = strings.Replace(file, "scale: 1 ", "scale: 2 ", 1)
+	path := filepath.Join(dir, "point.yaml")
+	os.WriteFile(path, []byte(file), 0o644)
+	jsonPath := filepath.Join(dir, "run.json")
+	if code, _, errb := runArgs(t, "-scenario-file", path, "-mode", "kbk,pipeline", "-reps", "1", "-q", "-json", jsonPath); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errb)
+	}
+	var rep report
+	b, _ := os.ReadFile(jsonPath)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	busy := map[string]int64{}
+	for _, r := range rep.Results {
+		busy[r.Mode] = r.DeviceBusyNs
+	}
+	byScale := map[string]map[string]sweepResult{}
+	for _, r := range rows {
+		if r.point[0] != "10us" {
+			t.Errorf("infer column %q, want 10us", r.point[0])
+		}
+		if byScale[r.point[1]] == nil {
+			byScale[r.point[1]] = map[string]sweepResult{}
+		}
+		byScale[r.point[1]][r.mode] = r
+		if r.predicted <= 0 || r.predEff <= 0 || r.predEff > 1 {
+			t.Errorf("%s at scale %s: prediction %d, efficiency %g", r.mode, r.point[1], r.predicted, r.predEff)
+		}
+	}
+	for _, mode := range []string{"kbk", "pipeline"} {
+		p2, p1 := byScale["2"][mode], byScale["1"][mode]
+		if p2.device != busy[mode] || busy[mode] == 0 {
+			t.Errorf("%s: the sweep point's device busy time %d, the single run's %d", mode, p2.device, busy[mode])
+		}
+		if d := p2.device - 2*p1.device; d < -int64(len(rows))*105 || d > int64(len(rows))*105 {
+			t.Errorf("%s: device busy %d at scale 2, %d at scale 1: want twice", mode, p2.device, p1.device)
+		}
+	}
+	// The figures are SVG documents.
+	for _, f := range []string{"speedup_infer.svg", "efficiency_infer.svg", "speedup_device.scale.svg", "efficiency_device.scale.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			XMLName xml.Name
+		}
+		if err := xml.Unmarshal(b, &doc); err != nil || doc.XMLName.Local != "svg" {
+			t.Errorf("%s: not an SVG document: %v", f, err)
+		}
+	}
+}
+
+// TestSweepResumes interrupts a sweep's CSV (a missing point and a line
+// cut short) and checks the next run measures only what is missing.
+func TestSweepResumes(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1,2", "-mode", "kbk", "-reps", "1", "-o", dir, "-q"}
+	if code, _, errb := runArgs(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	csvPath := filepath.Join(dir, "sweep.csv")
+	b, _ := os.ReadFile(csvPath)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want a header and 2 rows:\n%s", len(lines), b)
+	}
+	// Keep the first point whole and half of the second's line.
+	cut := lines[0] + lines[1] + lines[2][:len(lines[2])/2]
+	os.WriteFile(csvPath, []byte(cut), 0o644)
+	code, out, errb := runArgs(t, args...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "1 run, 1 resumed") {
+		t.Errorf("resume: %s", out)
+	}
+	rows := sweepRowsOf(t, dir, 1)
+	if len(rows) != 2 || rows[0].point[0] != "1" || rows[1].point[0] != "2" {
+		t.Errorf("rows after resuming: %+v", rows)
+	}
+	for _, r := range rows {
+		if n, _ := strconv.Atoi(r.point[0]); r.makespan <= 0 || n == 0 {
+			t.Errorf("row %+v", r)
+		}
+	}
+	// Another sweep into the same directory is refused.
+	if code, _, errb := runArgs(t, "sweep", "-scenario", "decode", "-quick", "-vary", "infer=1us", "-o", dir, "-q"); code != 2 || !strings.Contains(errb, "columns") {
+		t.Errorf("other columns: exit %d: %s", code, errb)
+	}
+}
+
+// TestSweepErrors checks that bad sweeps fail with exit status 2 before
+// anything runs, naming the flag or the field.
+func TestSweepErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-vary", "nosuch=1,2"}, `-vary nosuch: no parameter "nosuch"`},
+		{[]string{"-vary", "device.launch.nosuch_ns=1,2"}, `no parameter "device.launch.nosuch_ns"`},
+		{[]string{"-vary", "infer=5us..1us/3"}, "is empty"},
+		{[]string{"-vary", "infer=1us..5us/0"}, "want 1 to 1000"},
+		{[]string{"-vary", "device.scale=0..4/log3"}, "log range starts above 0"},
+		{[]string{"-vary", "infer="}, "gives no value"},
+		{[]string{"-vary", "infer=fast"}, "not a duration"},
+		{[]string{"-vary", "layers=0,2"}, "graph.params.layers: 0 outside"},
+		{[]string{"-vary", "device.transfer.bandwidth=0,1"}, "device.overrides.transfer.bandwidth: must be positive"},
+		{[]string{"-vary", "infer=1us", "-vary", "costs.infer=2us"}, "varied twice"},
+		{[]string{}, "nothing to sweep"},
+	} {
+		args := append([]string{"sweep", "-scenario", "decode", "-quick", "-o", dir, "-q"}, c.args...)
+		code, out, errb := runArgs(t, args...)
+		if code != 2 || !strings.Contains(errb, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sweep.csv")); err == nil {
+		t.Error("a failed sweep wrote sweep.csv")
+	}
+}
+
+// TestAxisValues checks the ranges of -vary.
+func TestAxisValues(t *testing.T) {
+	for spec, want := range map[string]string{
+		"0us..20us/5":  "0s 5us 10us 15us 20us",
+		"0.25..4/log5": "0.25 0.5 1 2 4",
+		"1us,3us,1us":  "1us 3us",
+		"2us..2us/1":   "2us",
+	} {
+		a := axis{name: "x", kind: kindDuration}
+		if strings.Contains(spec, "log") {
+			a.kind = kindFloat
+		}
+		if err := a.parseSpec(spec); err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		var got []string
+		for _, v := range a.values {
+			got = append(got, a.text(v))
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("%s: %s, want %s", spec, g, want)
+		}
+	}
+}
