@@ -78,17 +78,6 @@ func sweepBits(dt kernel.DType) []uint64 {
 	return out
 }
 
-// sweepValues are sweepBits(dt) as float64 values, read by the test's own
-// decoding.
-func sweepValues(dt kernel.DType) []float64 {
-	b := sweepBits(dt)
-	v := make([]float64, len(b))
-	for i, x := range b {
-		v[i] = refValue(dt, x)
-	}
-	return v
-}
-
 // refValue decodes bit pattern b of float dtype dt to float64 (NaN payloads
 // are dropped: the reference only needs that it is NaN).
 func refValue(dt kernel.DType, b uint64) float64 {
