@@ -8,6 +8,7 @@ require (
 	github.com/rs/zerolog v1.35.1
 	go.uber.org/atomic v1.12.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.59.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/sync v0.24.0
 	gonum.org/v1/plot v0.17.0

@@ -58,6 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runProfiles(args[1:], stdout, stderr)
 		case "sweep":
 			return runSweep(ctx, args[1:], stdout, stderr)
+		case "report":
+			return runReport(args[1:], stdout, stderr)
 		}
 	}
 	cfg, err := parseFlags(args, stderr)

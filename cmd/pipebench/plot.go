@@ -238,6 +238,15 @@ func plotSweep(dir string, axes []axis, rows []sweepResult) ([]string, error) {
 var predDashes = []vg.Length{vg.Points(5), vg.Points(3)}
 
 func drawFigure(path string, f sweepFigure) error {
+	p, err := figurePlot(f)
+	if err != nil {
+		return err
+	}
+	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
+}
+
+// figurePlot lays out f.
+func figurePlot(f sweepFigure) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = f.title + "\n" + f.worst
 	if f.crossover != "" {
@@ -273,7 +282,7 @@ func drawFigure(path string, f sweepFigure) error {
 		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c := plotutil.Color(i)
 		line.Color, points.Color = c, c
@@ -294,7 +303,7 @@ func drawFigure(path string, f sweepFigure) error {
 		}
 		pl, err := plotter.NewLine(pp)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		pl.Color = c
 		pl.Dashes = predDashes
@@ -310,7 +319,7 @@ func drawFigure(path string, f sweepFigure) error {
 	if f.hasCross {
 		vl, err := plotter.NewLine(plotter.XYs{{X: f.crossX, Y: p.Y.Min}, {X: f.crossX, Y: p.Y.Max}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		vl.Color = color.Black
 		vl.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
@@ -322,5 +331,5 @@ func drawFigure(path string, f sweepFigure) error {
 		}
 		p.Legend.Add(label, vl)
 	}
-	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
+	return p, nil
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// TestReport renders the report of a sweep and a run and parses it as
+// HTML: the run's table, the sweep's table with a row per point and mode,
+// and every figure inline as SVG with its caption.
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errb := runArgs(t, "sweep", "-scenario", "decode", "-quick", "-vary", "layers=1,2", "-vary", "device.scale=1,2",
+		"-mode", "kbk,pipeline", "-reps", "1", "-o", dir, "-q"); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errb)
+	}
+	if code, _, errb := runArgs(t, "-scenario", "decode", "-quick", "-mode", "kbk,pipeline", "-reps", "1", "-q", "-json", filepath.Join(dir, "run.json")); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errb)
+	}
+	code, out, errb := runArgs(t, "report", dir)
+	if code != 0 || !strings.Contains(out, "report.html") {
+		t.Fatalf("report: exit %d: %s %s", code, out, errb)
+	}
+	f, err := os.Open(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := html.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string]int{} // table id → rows
+	var svgs int
+	var captions []string
+	var external []string
+	var walk func(n *html.Node, table string)
+	walk = func(n *html.Node, table string) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "table":
+				table = attr(n, "id")
+			case "tr":
+				tables[table]++
+			case "svg":
+				svgs++
+			case "figcaption":
+				captions = append(captions, text(n))
+			case "script", "link", "img", "iframe":
+				external = append(external, n.Data)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, table)
+		}
+	}
+	walk(doc, "")
+	if tables["run-table"] != 1+2 {
+		t.Errorf("run table: %d rows, want a header and 2 modes", tables["run-table"])
+	}
+	if tables["sweep-table"] != 1+4*2 {
+		t.Errorf("sweep table: %d rows, want a header and 4 points × 2 modes", tables["sweep-table"])
+	}
+	if svgs != 4 || len(captions) != 4 {
+		t.Fatalf("%d inline SVGs and %d captions, want 4 figures (speedup and efficiency against each of 2 fields)", svgs, len(captions))
+	}
+	for i, want := range []string{"speedup over kbk against layers", "efficiency against layers", "speedup over kbk against device.scale", "efficiency against device.scale"} {
+		if !strings.Contains(captions[i], want) || !strings.Contains(captions[i], "prediction error") {
+			t.Errorf("figure %d caption %q, want %q and the prediction error", i+1, captions[i], want)
+		}
+	}
+	if len(external) > 0 {
+		t.Errorf("the page loads %v: it must be self-contained", external)
+	}
+	// An empty directory has nothing to report.
+	if code, _, _ := runArgs(t, "report", t.TempDir()); code != 2 {
+		t.Errorf("empty directory: exit %d, want 2", code)
+	}
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
