@@ -139,10 +139,14 @@ type round struct {
 }
 
 type mail struct {
-	slot int
-	t, k int32
-	data []float32
+	slot    int
+	t, k, e int32
+	data    []float32
 }
+
+// metaLen is the int32s of metadata a dispatched token carries: its
+// position at the source (token, k) and its expert.
+const metaLen = 3
 
 // rankState is what one rank's kernels share during a run.
 type rankState struct {
@@ -160,7 +164,7 @@ func newRound(v Variant, in *Input, opt Options) (*round, error) {
 	rd := &round{v: v, t: v.traits(), p: p, in: in, opt: opt, cap: p.Tokens * p.TopK}
 	world := p.Ranks
 	tokBytes := int64(world) * int64(rd.cap) * int64(p.Hidden) * 4
-	metaBytes := int64(world) * int64(rd.cap) * 8
+	metaBytes := int64(world) * int64(rd.cap) * metaLen * 4
 	combBytes := int64(rd.cap) * int64(p.Hidden) * 4
 	var err error
 	if rd.heap, err = fabric.NewHeap(world, tokBytes+metaBytes+combBytes+3*fabric.HeapAlign, true); err != nil {
@@ -264,13 +268,13 @@ func (rd *round) dispatchSend(rs *rankState, x []float32, idx []int32) error {
 		rs.sent[dst]++
 		src := x[t*p.Hidden : (t+1)*p.Hidden]
 		if rd.t.host {
-			rd.dmail[r][dst] = append(rd.dmail[r][dst], mail{slot: slot, t: int32(t), k: int32(k), data: slices.Clone(src)})
+			rd.dmail[r][dst] = append(rd.dmail[r][dst], mail{slot: slot, t: int32(t), k: int32(k), e: idx[f], data: slices.Clone(src)})
 			continue
 		}
 		at := (r*rd.cap + slot)
 		copy(rd.heap.Float32s(rd.tok[dst])[at*p.Hidden:(at+1)*p.Hidden], src)
-		m := rd.heap.Int32s(rd.meta[dst])
-		m[2*at], m[2*at+1] = int32(t), int32(k)
+		m := rd.heap.Int32s(rd.meta[dst])[at*metaLen:]
+		m[0], m[1], m[2] = int32(t), int32(k), idx[f]
 		if rd.t.perToken {
 			rd.dTok[dst].Set(at, 0)
 		}
@@ -300,8 +304,8 @@ func (rd *round) dispatchRecv(rs *rankState) error {
 			for _, m := range rd.dmail[src][r] {
 				at := src*rd.cap + m.slot
 				copy(rd.heap.Float32s(rd.tok[r])[at*p.Hidden:(at+1)*p.Hidden], m.data)
-				meta := rd.heap.Int32s(rd.meta[r])
-				meta[2*at], meta[2*at+1] = m.t, m.k
+				meta := rd.heap.Int32s(rd.meta[r])[at*metaLen:]
+				meta[0], meta[1], meta[2] = m.t, m.k, m.e
 			}
 		}
 		for slot := range int(n) {
@@ -311,9 +315,8 @@ func (rd *round) dispatchRecv(rs *rankState) error {
 					return err
 				}
 			}
-			meta := rd.heap.Int32s(rd.meta[r])
-			t, k := int(meta[2*at]), int(meta[2*at+1])
-			e := int(rd.in.Idx[src][t*p.TopK+k]) // the expert travels as metadata in a real kernel
+			meta := rd.heap.Int32s(rd.meta[r])[at*metaLen:]
+			t, e := int(meta[0]), int(meta[2])
 			if e/epr != r {
 				return fmt.Errorf("moe: rank %d received token %d of rank %d for expert %d, held by rank %d", r, t, src, e, e/epr)
 			}
@@ -361,8 +364,8 @@ func (rd *round) combineSend(rs *rankState) error {
 			y = rs.y[i*p.Hidden : (i+1)*p.Hidden]
 		}
 		at := s.src*rd.cap + s.slot
-		meta := rd.heap.Int32s(rd.meta[r])
-		f := int(meta[2*at])*p.TopK + int(meta[2*at+1])
+		meta := rd.heap.Int32s(rd.meta[r])[at*metaLen:]
+		f := int(meta[0])*p.TopK + int(meta[1])
 		sent[s.src]++
 		if rd.t.host {
 			rd.cmail[r][s.src] = append(rd.cmail[r][s.src], mail{slot: f, data: slices.Clone(y)})
