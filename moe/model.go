@@ -238,6 +238,32 @@ func (b *builder) allToAll(name string, back bool) error {
 	return nil
 }
 
+// op is one eager op of the host-driven versions: n tokens moved rw
+// times on every block (n 0: a kernel of negligible work, a sort of
+// indices or a count); sync makes the host wait for it.
+type op struct {
+	name string
+	n    int
+	rw   int64
+	sync bool
+}
+
+// ops issues rank r's eager ops in order.
+func (b *builder) ops(r int, list ...op) error {
+	for _, o := range list {
+		var err error
+		if o.n == 0 && o.rw == 0 {
+			err = b.tiny(r, o.name, b.host, o.sync)
+		} else {
+			err = b.local(r, o.name, o.n, o.rw, b.host, o.sync)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // sorted is the optimized PyTorch version: each op eager, issued by the
 // host; the counts' all-to-all is read by the host (.tolist()) before the
 // tokens' all-to-all can be sized.
@@ -245,16 +271,8 @@ func (b *builder) sorted() error {
 	p := b.p
 	for r := range p.Ranks {
 		f := b.in.Counts[r] * p.TopK
-		for _, op := range []string{"argsort", "div", "bincount", "cumsum"} {
-			if err := b.tiny(r, op, b.host, false); err != nil {
-				return err
-			}
-		}
-		if err := b.local(r, "gather", f, 2, b.host, false); err != nil {
-			return err
-		}
-		// the counts' all-to-all, read by the host
-		if err := b.tiny(r, "all_to_all(counts)", b.host, true); err != nil {
+		if err := b.ops(r, op{name: "argsort"}, op{name: "div"}, op{name: "bincount"}, op{name: "cumsum"},
+			op{name: "gather", n: f, rw: 2}, op{name: "all_to_all(counts)", sync: true}); err != nil {
 			return err
 		}
 	}
@@ -263,16 +281,8 @@ func (b *builder) sorted() error {
 	}
 	for r := range p.Ranks {
 		n := len(b.recv[r])
-		if err := b.tiny(r, "argsort(recv)", b.host, false); err != nil {
-			return err
-		}
-		if err := b.local(r, "gather(recv)", n, 2, b.host, false); err != nil {
-			return err
-		}
-		if err := b.local(r, "grouped_gemm", n, 3, b.host, false); err != nil {
-			return err
-		}
-		if err := b.local(r, "scatter(recv)", n, 2, b.host, false); err != nil {
+		if err := b.ops(r, op{name: "argsort(recv)"}, op{name: "gather(recv)", n: n, rw: 2},
+			op{name: "grouped_gemm", n: n, rw: 3}, op{name: "scatter(recv)", n: n, rw: 2}); err != nil {
 			return err
 		}
 	}
@@ -281,10 +291,7 @@ func (b *builder) sorted() error {
 	}
 	for r := range p.Ranks {
 		f := b.in.Counts[r] * p.TopK
-		if err := b.local(r, "mul(weights)", f, 2, b.host, false); err != nil {
-			return err
-		}
-		if err := b.local(r, "scatter_add", f, 2, b.host, true); err != nil {
+		if err := b.ops(r, op{name: "mul(weights)", n: f, rw: 2}, op{name: "scatter_add", n: f, rw: 2, sync: true}); err != nil {
 			return err
 		}
 	}
@@ -298,11 +305,11 @@ func (b *builder) reference() error {
 	p := b.p
 	for r := range p.Ranks {
 		for range b.in.Counts[r] * p.TopK {
-			if err := b.local(r, "copy(token)", 1, 2, b.host, false); err != nil {
+			if err := b.ops(r, op{name: "copy(token)", n: 1, rw: 2}); err != nil {
 				return err
 			}
 		}
-		if err := b.tiny(r, "all_to_all(counts)", b.host, true); err != nil {
+		if err := b.ops(r, op{name: "all_to_all(counts)", sync: true}); err != nil {
 			return err
 		}
 	}
@@ -317,13 +324,8 @@ func (b *builder) reference() error {
 					n++
 				}
 			}
-			if err := b.local(r, "gather(expert)", n, 2, b.host, false); err != nil {
-				return err
-			}
-			if err := b.local(r, "expert", n, 3, b.host, false); err != nil {
-				return err
-			}
-			if err := b.local(r, "scatter(expert)", n, 2, b.host, false); err != nil {
+			if err := b.ops(r, op{name: "gather(expert)", n: n, rw: 2}, op{name: "expert", n: n, rw: 3},
+				op{name: "scatter(expert)", n: n, rw: 2}); err != nil {
 				return err
 			}
 		}
@@ -333,11 +335,11 @@ func (b *builder) reference() error {
 	}
 	for r := range p.Ranks {
 		for range b.in.Counts[r] * p.TopK {
-			if err := b.local(r, "add(token)", 1, 3, b.host, false); err != nil {
+			if err := b.ops(r, op{name: "add(token)", n: 1, rw: 3}); err != nil {
 				return err
 			}
 		}
-		if err := b.tiny(r, "synchronize", b.host, true); err != nil {
+		if err := b.ops(r, op{name: "synchronize", sync: true}); err != nil {
 			return err
 		}
 	}
