@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -265,5 +268,87 @@ func TestWithCarriedRejectsUnknownOutputs(t *testing.T) {
 	_, err := pipert.Compile(graph(), pipert.WithCarried("nope"))
 	if !errors.Is(err, pipert.ErrConfig) || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("unknown carried output: %v", err)
+	}
+}
+
+// guarded is ReLU that counts calls made while another call on the same
+// kernel is in progress: the Kernel contract promises one goroutine at a
+// time.
+type guarded struct {
+	kernel.Kernel
+	busy    atomic.Bool
+	overlap *atomic.Int64
+}
+
+func (g *guarded) enter() func() {
+	if !g.busy.CompareAndSwap(false, true) {
+		g.overlap.Add(1)
+		return func() {}
+	}
+	for range 200 { // widen the window another goroutine could enter
+		runtime.Gosched()
+	}
+	return func() { g.busy.Store(false) }
+}
+
+func (g *guarded) InferShape(in, out []*kernel.Tensor) error {
+	defer g.enter()()
+	return g.Kernel.InferShape(in, out)
+}
+
+func (g *guarded) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	defer g.enter()()
+	return g.Kernel.Resize(in, out, t)
+}
+
+func (g *guarded) Compute(a *kernel.Args) error {
+	defer g.enter()()
+	return g.Kernel.Compute(a)
+}
+
+// TestSubmitLanesNeverShareAKernel: overlapped steps run on two actors
+// that share the executable's kernels; neither may call a kernel while the
+// other is in it. It holds because Submit returns once its step's kernels
+// are all launched (the next step's host stages overlap this step's device
+// tail and downloads, which call no kernel): this test keeps it so.
+func TestSubmitLanesNeverShareAKernel(t *testing.T) {
+	overlap := new(atomic.Int64)
+	reg := ops.NewRegistry()
+	if err := reg.Register("Guarded", func(a kernel.Attrs) (kernel.Kernel, error) {
+		k, err := ops.Builtins().New("ReLU", nil)
+		return &guarded{Kernel: k, overlap: overlap}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := subgraph.NewBuilder("guarded")
+	h := b.Input("x", kernel.Float32, 2)
+	for range 6 {
+		h = b.Op("Guarded", h)
+	}
+	b.Output(h)
+	for _, mode := range []pipert.Mode{pipert.KBK, pipert.Pipeline} {
+		exe, err := pipert.Compile(b.Graph(), pipert.WithRegistry(reg), pipert.WithMode(mode),
+			pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -1}, 2)}
+		var pend []*pipert.Pending
+		for range 40 {
+			p, err := exe.Submit(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pend = append(pend, p)
+		}
+		for _, p := range pend {
+			if _, err := p.Wait(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		exe.Close()
+		if n := overlap.Load(); n != 0 {
+			t.Fatalf("%v: %d calls entered a kernel another goroutine was in", mode, n)
+		}
 	}
 }
