@@ -90,6 +90,9 @@ type engine struct {
 	pubS    device.Stream
 	labeled [maxWorkers]atomic.Bool
 	labels  [maxWorkers]context.Context
+	// opLabels, with Config.ProfileOps, are each worker's labels with the
+	// op of the node at each position added (pipert.op); nil otherwise.
+	opLabels [maxWorkers][]context.Context
 	// last is recorded after a fed run's last launch (Feed.Launched).
 	last device.Event
 }
@@ -124,6 +127,16 @@ func newEngine(a *SuperKernelActor) (*engine, error) {
 			names[i] = s.String()
 		}
 		e.labels[w] = pprof.WithLabels(a.labels, pprof.Labels("pipert.stage", strings.Join(names, "+")))
+		if a.cfg.ProfileOps {
+			byOp := map[string]context.Context{}
+			e.opLabels[w] = make([]context.Context, len(a.prog.nodes))
+			for pos, n := range a.prog.nodes {
+				if byOp[n.op] == nil {
+					byOp[n.op] = pprof.WithLabels(e.labels[w], pprof.Labels("pipert.op", n.op))
+				}
+				e.opLabels[w][pos] = byOp[n.op]
+			}
+		}
 	}
 	if e.workers > 1 {
 		names := make([]string, e.workers-1)
@@ -200,6 +213,9 @@ func (e *engine) handler(w int) func(int32) error {
 
 // run1 runs goroutine w's steps of node pos in phase ph.
 func (e *engine) run1(w, pos, ph int, rs *runState) error {
+	if ol := e.opLabels[w]; pos < len(ol) {
+		pprof.SetGoroutineLabels(ol[pos])
+	}
 	r, tr := e.r, e.a.tr
 	t := clock.Now()
 	open := t // start of the current work interval

@@ -84,6 +84,11 @@ type Config struct {
 	// Seed varies the data-dependent results kernels model on virtual data
 	// (the output size of Unique); runs with equal seeds are identical.
 	Seed uint64
+	// ProfileOps labels each kernel's host stages with its op for CPU
+	// profiles (runtime/pprof label pipert.op, beside pipert.stage): the
+	// labels are made at Compile, and a stage sets its kernel's without
+	// allocating. Off (the default), nothing is done per kernel.
+	ProfileOps bool
 
 	// Placement, when set, runs the graph heterogeneously: it places every
 	// node on the host CPU or the accelerator, the graph is cut into

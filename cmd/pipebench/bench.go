@@ -813,7 +813,7 @@ func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs piper
 	c := pipert.Config{Mode: v.mode, Barrier: v.policy, Costs: costs, Seed: cfg.seed, QueueCapacity: cfg.qcap,
 		Device: dev, Trace: rec, TraceName: name, HostCost: cfg.hostCost,
 		Caches:     pipert.Caches{Kinds: v.caches, LocalSlots: cfg.localSlots, GlobalSlots: cfg.globalSlots},
-		TilingCopy: v.tiling, TilingBlocks: cfg.tilingBlocks}
+		TilingCopy: v.tiling, TilingBlocks: cfg.tilingBlocks, ProfileOps: cfg.profileOps}
 	if !v.hetero {
 		e, err := pipert.Compile(g, pipert.WithConfig(c))
 		if err != nil {

@@ -55,6 +55,9 @@ type config struct {
 	// hostCost, set by a scenario file whose costs are drawn or differ by
 	// op, prices each node (costs then holds their means).
 	hostCost plan.HostCost
+	// profileOps labels each kernel's stages with its op in the CPU
+	// profile (-profile-ops).
+	profileOps bool
 	// noAllocs skips the allocation count of each variant (a sweep's
 	// points).
 	noAllocs bool
@@ -81,7 +84,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		tracePath = fs.String("trace", "", "write a trace of every run to this file (.pftrace/.perfetto-trace/.pb: Perfetto protobuf; .json: Chrome JSON) and print an analysis; untraced twins measure the tracing overhead")
 		qcap      = fs.Int("queue-capacity", 0, "capacity of each stage queue of the queued modes (default 8)")
 		analyze   = fs.Bool("analyze", true, "with -trace, read the trace back, validate it and print its analysis (holds the whole trace in memory: about 4 KB per traced kernel)")
-		cpuprof   = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+		cpuprof   = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof); host time carries the labels pipert.actor, pipert.mode and pipert.stage")
+		profOps   = fs.Bool("profile-ops", false, "with -cpuprofile: also label each kernel's host stages with its op (pipert.op), e.g. go tool pprof -tagfocus=pipert.op=MatMul")
 		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
 		seed      = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
 		real      = fs.Bool("real", false, "run the scenarios' small real-data variants instead of the benchmark sizes")
@@ -128,6 +132,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, benchfmt: *benchPath, quiet: *quiet, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
 	c.qcap, c.cpuprof, c.analyze, c.check, c.size = *qcap, *cpuprof, *analyze, *check, *size
+	if c.profileOps = *profOps; c.profileOps && c.cpuprof == "" {
+		return nil, fmt.Errorf("%w: -profile-ops goes with -cpuprofile", errUsage)
+	}
 	if c.size < 0 || c.size%32 != 0 {
 		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32", errUsage, c.size)
 	}
