@@ -800,7 +800,9 @@ func predictPoint(ctx context.Context, cfg *config, dir string) (pred *predictio
 	}
 	path := filepath.Join(dir, ".predict.pftrace")
 	defer os.Remove(path)
-	rec, err := trace.Create(path, trace.Options{})
+	// A point's two runs fit one chunk a track: smaller chunks than the
+	// default 1 MiB (each allocated and cleared), and no compression.
+	rec, err := trace.Create(path, trace.Options{ChunkBytes: 256 << 10, NoCompression: true})
 	if err != nil {
 		return nil, 0, err
 	}
