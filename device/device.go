@@ -313,12 +313,12 @@ func (p *Profile) Validate() error {
 //     125 TFLOP/s tensor, 900 GB/s HBM2).
 //   - H2D/D2H 12 GB/s after 5 µs, D2D 400 GB/s after 3 µs: PCIe 3.0 x16 pinned
 //     transfers and on-card copies at the magnitudes of the paper's figure 12.
-//   - ReplayFixed 1.2 µs, ReplayNode 0.8 µs: a captured sequence replayed
+//   - ReplayFixed 0.8 µs, ReplayNode 1.2 µs: a captured sequence replayed
 //     through the single-level command buffer, its commands already
-//     resident: the runtime rings one doorbell (O_cpu + O_cmd-tran = 0.8 +
-//     0.4 µs of the 2.3 µs fast launch, section 4.5, split as package swai
+//     resident: the runtime rings one doorbell (O_cpu + O_cmd-tran = 0.5 +
+//     0.3 µs of the 2.3 µs fast launch, section 4.5, split as package swai
 //     does) and the dispatcher parses and starts each kernel (O_command +
-//     O_start = 0.6 + 0.2 µs).
+//     O_start = 1.0 + 0.2 µs).
 func Default() Profile {
 	return Profile{
 		Name:          "swai",
@@ -330,7 +330,7 @@ func Default() Profile {
 		H2D:           Link{Latency: 5 * time.Microsecond, Bandwidth: 12e9},
 		D2H:           Link{Latency: 5 * time.Microsecond, Bandwidth: 12e9},
 		D2D:           Link{Latency: 3 * time.Microsecond, Bandwidth: 400e9},
-		ReplayFixed:   1200 * time.Nanosecond,
-		ReplayNode:    800 * time.Nanosecond,
+		ReplayFixed:   800 * time.Nanosecond,
+		ReplayNode:    1200 * time.Nanosecond,
 	}
 }

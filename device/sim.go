@@ -43,6 +43,18 @@ type Launcher interface {
 	Issue(now int64) (hostReady, earliestStart int64)
 }
 
+// KernelLauncher is a Launcher that is told the kernel: Sim calls
+// IssueKernel instead of Issue. It suits a dispatcher that stays with each
+// kernel until it has ended (the SW-AI card's MPE, which polls the cores
+// for completion before it takes the next command): it is told when the
+// stream is free (notBefore), how long the kernel's arguments take to
+// cross with the command (args) and the kernel's modeled duration (dur),
+// and returns when the host call may return and when the kernel starts.
+type KernelLauncher interface {
+	Launcher
+	IssueKernel(now, notBefore int64, args, dur time.Duration) (hostReady, start int64)
+}
+
 // SimOptions configure a simulated device. The zero value is valid: the
 // Default profile, the Reference allocator, no observer, and a launch path
 // of fixed Profile.LaunchLatency.
@@ -58,7 +70,8 @@ type Sim struct {
 	prof Profile
 	obs  Observer
 	lch  Launcher
-	who  string // "device <profile name>", in errors
+	klch KernelLauncher // lch, when it is one
+	who  string         // "device <profile name>", in errors
 
 	mem *account.Memory
 	act account.Activity
@@ -108,8 +121,10 @@ func NewSim(o SimOptions) (*Sim, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	return &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, who: "device " + o.Profile.Name, mem: account.NewMemory(o.Allocator),
-		compute: newEngines(o.Profile.ComputeEngines), copy: newEngines(o.Profile.CopyEngines)}, nil
+	d := &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, who: "device " + o.Profile.Name, mem: account.NewMemory(o.Allocator),
+		compute: newEngines(o.Profile.ComputeEngines), copy: newEngines(o.Profile.CopyEngines)}
+	d.klch, _ = o.Launcher.(KernelLauncher)
+	return d, nil
 }
 
 // Name implements Device.
@@ -219,15 +234,25 @@ func (s *simStream) Launch(k Kernel) error {
 	dur := p.KernelTime(k.Cost)
 	now := clock.Now()
 	earliest := now + int64(p.LaunchLatency)
-	if l := s.dev.lch; l != nil {
+	var args time.Duration
+	if k.Args > 0 && p.H2D.Bandwidth > 0 {
+		args = time.Duration(float64(k.Args) / p.H2D.Bandwidth * 1e9)
+	}
+	if kl := s.dev.klch; kl != nil {
 		var ready int64
-		ready, earliest = l.Issue(now)
+		ready, earliest = kl.IssueKernel(now, s.busy.Load(), args, dur)
 		if ready > now {
 			hostWork(ready)
 		}
-	}
-	if k.Args > 0 && p.H2D.Bandwidth > 0 {
-		earliest += int64(float64(k.Args) / p.H2D.Bandwidth * 1e9)
+	} else {
+		if l := s.dev.lch; l != nil {
+			var ready int64
+			ready, earliest = l.Issue(now)
+			if ready > now {
+				hostWork(ready)
+			}
+		}
+		earliest += int64(args)
 	}
 	start, end := s.enqueue(earliest, dur, s.dev.compute)
 	s.kernels.Add(1)

@@ -62,6 +62,12 @@ func Calibrate() Calibration {
 // S_B2D + N_t × S_H2B ≤ B_MEM (equation 5), nor than GOMAXPROCS; at least
 // 1. Without MTMC it is 1.
 func (p Profile) Threads(c Calibration) int {
+	return p.threads(c, runtime.GOMAXPROCS(0))
+}
+
+// threads is Threads with at most procs threads (procs ≤ 0: no such
+// bound, for the model, which runs none).
+func (p Profile) threads(c Calibration, procs int) int {
 	t := p.Transfer
 	if t.Threads > 0 {
 		return t.Threads
@@ -71,6 +77,8 @@ func (p Profile) Threads(c Calibration) int {
 	}
 	n := math.Ceil(t.Bandwidth / c.HostCopyBandwidth)
 	n = min(n, math.Floor((t.HostMemBandwidth-t.Bandwidth)/c.HostCopyBandwidth))
-	n = min(n, float64(runtime.GOMAXPROCS(0)))
+	if procs > 0 {
+		n = min(n, float64(procs))
+	}
 	return max(int(n), 1)
 }

@@ -12,10 +12,12 @@ import (
 // be written once fewer than Slots commands are in the buffer (written but
 // not yet parsed), counted one by one.
 type refRing struct {
-	cpu, write, fetch, parse, work int64
-	slots, ringSlots               int
-	parsed, fetched                []int64
-	dispatcher                     int64
+	cpu, write, fetch, parse, work, empty int64
+	serial                                bool
+	slots, ringSlots                      int
+	parsed, fetched                       []int64
+	dispatcher                            int64 // serial: when the dispatcher is free
+	stages                                [3]int64
 }
 
 func (r *refRing) issue(now int64) (ready, start int64) {
@@ -44,11 +46,24 @@ func (r *refRing) issue(now int64) (ready, start int64) {
 		t = wait
 	}
 	t += r.write
-	taken := max(t, r.dispatcher)
-	r.fetched = append(r.fetched, taken+r.fetch)
-	r.parsed = append(r.parsed, taken+r.fetch+r.parse)
-	r.dispatcher = taken + r.fetch + r.parse + r.work
-	return t, r.dispatcher
+	if r.serial {
+		// One command at a time, held until its (empty) kernel has ended.
+		taken := max(t, r.dispatcher)
+		r.fetched = append(r.fetched, taken+r.fetch)
+		r.parsed = append(r.parsed, taken+r.fetch+r.parse)
+		start := taken + r.fetch + r.parse + r.work
+		r.dispatcher = start + r.empty
+		return t, start
+	}
+	// Three stages in a row, each taking the next command when free.
+	x := t
+	for i, d := range []int64{r.fetch, r.parse, r.work} {
+		x = max(x, r.stages[i]) + d
+		r.stages[i] = x
+	}
+	r.fetched = append(r.fetched, r.stages[0])
+	r.parsed = append(r.parsed, r.stages[1])
+	return t, x
 }
 
 func TestRingAgainstReference(t *testing.T) {
@@ -71,7 +86,9 @@ func TestRingAgainstReference(t *testing.T) {
 		ref := &refRing{
 			cpu: int64(p.Launch.CPU), write: int64(p.Launch.CmdTransfer),
 			parse: int64(p.Launch.Command), work: int64(oinit) + int64(num)*int64(p.Launch.Start),
+			empty: int64(num) * int64(p.Launch.Query), serial: p.Launch.Serial,
 			slots: p.Queue.Slots, dispatcher: math.MinInt64,
+			stages: [3]int64{math.MinInt64, math.MinInt64, math.MinInt64},
 		}
 		if p.Queue.Levels == 2 {
 			ref.fetch, ref.ringSlots = int64(p.Queue.RingFetch), p.Queue.RingSlots

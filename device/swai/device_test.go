@@ -72,7 +72,9 @@ func TestTraditionalLaunchBackPressure(t *testing.T) {
 	ctx := context.Background()
 	p := Default()
 	p.Launch.Method = TraditionalLaunch
-	p.Launch.Init = 300 * time.Microsecond
+	// Long enough that a descheduled test goroutine still finds the
+	// buffer full.
+	p.Launch.Init = 3 * time.Millisecond
 	p.Queue.Slots = 2
 	var rec recorder
 	d, err := New(p, WithCalibration(testCal), WithObserver(&rec), WithoutHostCost())

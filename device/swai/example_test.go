@@ -21,7 +21,7 @@ func ExampleProfile_KLL() {
 	// fast: 2.3µs
 	// traditional: 883.6µs
 	// traditional / fast: 384
-	// async call returns after: 1.2µs
+	// async call returns after: 800ns
 }
 
 // The adaptive D2D algorithm of figure 6: which engine copies what.
@@ -56,11 +56,11 @@ func ExampleFigures() {
 	// Output:
 	// FIGURE  VARIANT      SIZE  SYNC   LATENCY    BANDWIDTH
 	// launch  fast         -     sync   2.30 µs    -
-	// launch  fast         -     async  1.21 µs    -
+	// launch  fast         -     async  1.51 µs    -
 	// launch  traditional  -     sync   883.60 µs  -
-	// launch  traditional  -     async  872.91 µs  -
-	// launch  gpu          -     sync   7.00 µs    -
-	// launch  gpu          -     async  3.04 µs    -
+	// launch  traditional  -     async  882.81 µs  -
+	// launch  gpu          -     sync   5.00 µs    -
+	// launch  gpu          -     async  1.24 µs    -
 	// d2d     mpe          1K    sync   1.84 µs    0.56 GB/s
 	// d2d     mpe          4M    sync   1.40 ms    3.00 GB/s
 	// d2d     cpe          1K    sync   6.50 µs    0.16 GB/s

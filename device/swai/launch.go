@@ -102,7 +102,10 @@ func (p Profile) AsyncReturn() time.Duration {
 // thread onto one stream through the command queue (Ring), then one
 // synchronisation. It returns the mean time per launch: the time until the
 // host has seen the last completion, over n. Host waits for full command
-// slots are included; the model is deterministic.
+// slots are included; the model is deterministic. Per launch it tends to
+// the slowest stage: the host's O_cpu + O_cmd-tran, or the dispatcher's
+// hold on each command (see Ring: the whole serial O_device plus T_exec on
+// the SW-AI card, one stage on the GPU), or the kernel.
 func (p Profile) Burst(m Method, n int, exec time.Duration) time.Duration {
 	if n <= 0 {
 		return 0
@@ -112,9 +115,9 @@ func (p Profile) Burst(m Method, n int, exec time.Duration) time.Duration {
 	kernel := exec + time.Duration(num)*p.Launch.Query
 	var host, end int64
 	for range n {
-		ready, earliest := r.Issue(host)
+		ready, start := r.IssueKernel(host, end, 0, kernel)
 		host = ready
-		end = max(earliest, end) + int64(kernel)
+		end = start + int64(kernel)
 	}
 	return time.Duration(max(host, end) / int64(n))
 }

@@ -87,6 +87,12 @@ type LaunchParams struct {
 	Cores       int           `json:"cores"`           // Num of a traditional launch
 	Start       time.Duration `json:"start_ns"`        // O_start: start one core
 	Query       time.Duration `json:"query_ns"`        // O_query: query one core's completion
+	// Serial: the dispatcher handles one command at a time, from parsing
+	// it to the kernel's completion (the SW-AI card's MPE, software, polls
+	// the cores, section 3.3); false: a hardware command engine whose ring
+	// fetch, parse and start stages overlap successive commands (the
+	// GPU's). See Ring.
+	Serial bool `json:"serial"`
 }
 
 // ReplayParams are the launch cost of replaying a captured kernel sequence
@@ -114,6 +120,10 @@ type MallocParams struct {
 	Host      time.Duration `json:"host_ns"`    // t_host: request and reply between host and device
 	Update    time.Duration `json:"update_ns"`  // t_1 per segment-table entry, or t_0 per page
 	PageBytes int64         `json:"page_bytes"` // 0: equation 3; > 0: equation 2 with this page size
+	// FirstTouch is the extra cost of a device's first allocation, which
+	// makes the driver set up its first pool (the GPU's: "the first
+	// allocation costs about 10 times the later ones", section 1).
+	FirstTouch time.Duration `json:"first_touch_ns"`
 	// Pinned host memory costs PinFixed plus PinPage per host page of
 	// HostPageBytes (algorithm 1's loop over pages).
 	PinFixed      time.Duration `json:"pin_fixed_ns"`
@@ -193,17 +203,23 @@ type D2DParams struct {
 // Queue: one level (section 2.2); 1024 slots (assumed: the paper gives no
 // size).
 //
-// Launch: fast (section 3.3). Only sums are published: a fast launch of an
-// empty kernel, synchronous, takes 2.3 µs and a traditional one 883.6 µs
-// (section 4.4); Num = 32 and O_start + O_query ≈ 0.5 µs (section 3.3).
-// Hence O_cpu + O_cmd-tran + O_command = 2.3 - 0.5 = 1.8 µs, split (assumed)
-// as 0.8 µs preparing the command, 0.4 µs writing it into the BAR0-mapped
-// buffer with its doorbell, 0.6 µs for the MPE to parse it; 0.5 µs split
-// 0.2 start (doorbell) + 0.3 query; and O_init = 883.6 - 1.8 - 32 × 0.5 =
-// 865.8 µs ("hundreds of µs", section 3.3). The text says CUDA's
-// asynchronous launches beat SDAA's (figure 13) without giving numbers;
-// with this split SDAA's are faster (1.2 µs per launch against the GPU
-// profile's 3 µs), and nothing published pins the split down further.
+// Launch: fast (section 3.3), on a serial dispatcher: O_device is the MPE's
+// software, which polls core 0 for completion before it takes the next
+// command (section 3.3; see Ring). Only sums are published: a fast launch
+// of an empty kernel, synchronous, takes 2.3 µs and a traditional one
+// 883.6 µs (section 4.4); Num = 32 and O_start + O_query ≈ 0.5 µs (section
+// 3.3). Hence O_cpu + O_cmd-tran + O_command = 2.3 - 0.5 = 1.8 µs, split
+// (assumed) as 0.5 µs preparing the command (O_cpu, "not much different"
+// from the GPU's, section 3.3), 0.3 µs writing it into the BAR0-mapped
+// buffer with its doorbell (faster than the GPU's two levels), 1.0 µs for
+// the MPE to parse it; 0.5 µs split 0.2 start (doorbell) + 0.3 query; and
+// O_init = 883.6 - 1.8 - 32 × 0.5 = 865.8 µs ("hundreds of µs", section
+// 3.3). Figure 13 prints no values, only the ordering: synchronous SDAA
+// faster, asynchronous CUDA faster. With this split and the serial MPE an
+// asynchronous launch costs the MPE's O_command + O_start + O_query = 1.5
+// µs each against the GPU's 1.2 µs host side; the split between O_cpu,
+// O_cmd-tran and O_command is the parameter the paper does not give, chosen
+// so that the ordering holds.
 //
 // Malloc: sdaaMalloc is flat at about 10 µs (section 4.2, figure 9), so
 // t_host = 9.8 µs leaves room for the measured t_malloc; t_1 = 50 ns ("ns
@@ -250,13 +266,14 @@ func Default() Profile {
 		},
 		Launch: LaunchParams{
 			Method:      FastLaunch,               // section 3.3
-			CPU:         800 * time.Nanosecond,    // split of 1.8 µs, assumed
-			CmdTransfer: 400 * time.Nanosecond,    // split of 1.8 µs, assumed
-			Command:     600 * time.Nanosecond,    // split of 1.8 µs, assumed
+			CPU:         500 * time.Nanosecond,    // split of 1.8 µs, assumed
+			CmdTransfer: 300 * time.Nanosecond,    // split of 1.8 µs, assumed
+			Command:     1000 * time.Nanosecond,   // split of 1.8 µs, assumed
 			Init:        865800 * time.Nanosecond, // section 4.4: 883.6 µs traditional
 			Cores:       32,                       // section 3.3: Num = 32
 			Start:       200 * time.Nanosecond,    // section 3.3: start + query ≈ 0.5 µs
 			Query:       300 * time.Nanosecond,    // section 3.3: start + query ≈ 0.5 µs
+			Serial:      true,                     // section 3.3: O_device is the MPE's software
 		},
 		Malloc: MallocParams{
 			Host:          9800 * time.Nanosecond, // figure 9: sdaaMalloc ≈ 10 µs
@@ -305,18 +322,22 @@ func Default() Profile {
 // Neugebauer et al., SIGCOMM 2018, the paper's reference [17]).
 //
 // Launch: hardware command engine, so no initialisation and one completion
-// (section 3.3). O_cpu 2 µs (runtime and driver), O_cmd-tran 1 µs (command,
-// ring entry, PUT register), O_command 1 µs after the ring fetch, O_start
-// 0.5 µs, O_query 1.5 µs (completion written to host memory and seen by the
-// host): 7 µs for a synchronous empty launch, within the 5-8 µs usually
-// measured on V100-class GPUs; the split is assumed. The paper prints no
-// figure-13 values.
+// (section 3.3), and its stages overlap successive commands (not Serial).
+// O_cpu 0.5 µs (as the SW-AI's: "not much different", section 3.3),
+// O_cmd-tran 0.7 µs (command, ring entry, PUT register: two levels, slower
+// than the SW-AI's one), ring fetch 1 µs, O_command 1 µs, O_start 1 µs
+// (configuring and launching the grid), O_query 0.8 µs (completion written
+// to host memory and seen by the host): 5 µs for a synchronous empty
+// launch, the low end of the 5-8 µs usually measured on V100-class GPUs.
+// Back to back, asynchronous launches cost the host side, 1.2 µs each. The
+// split is assumed; the paper prints no figure-13 values.
 //
 // Malloc: cudaMalloc costs t_host = 25 µs (driver round trip, assumed; old
 // measurements put small cudaMalloc calls at tens of µs) plus t_0 = 2.3 µs
 // per 2 MiB page (equation 2; t_0 is "µs level", the page is the 2 MB pool
 // of section 1): a 1 GiB block then costs about 1.2 ms, 120 times
-// sdaaMalloc's 10 µs (figure 9). cudaHostAlloc: 10 µs fixed and 1.05 µs per
+// sdaaMalloc's 10 µs (figure 9). The first allocation of a device costs
+// 246 µs more, 10 times a later small one (section 1: "about 10 times"). cudaHostAlloc: 10 µs fixed and 1.05 µs per
 // 4 KiB page (pinning plus mapping into the GPU's page table; three times
 // the SW-AI's per-page cost, figure 9).
 //
@@ -345,13 +366,14 @@ func GPU() Profile {
 			RingFetch: 1 * time.Microsecond, // a PCIe read, reference [17]
 		},
 		Launch: LaunchParams{
-			Method:      FastLaunch,             // hardware: no init, one completion
-			CPU:         2 * time.Microsecond,   // assumed split of ≈ 7 µs
-			CmdTransfer: 1 * time.Microsecond,   // assumed split of ≈ 7 µs
-			Command:     1 * time.Microsecond,   // assumed split of ≈ 7 µs
-			Cores:       1,                      // unused: no traditional launch
-			Start:       500 * time.Nanosecond,  // assumed split of ≈ 7 µs
-			Query:       1500 * time.Nanosecond, // assumed split of ≈ 7 µs
+			Method:      FastLaunch,            // hardware: no init, one completion
+			CPU:         500 * time.Nanosecond, // section 3.3: as the SW-AI's
+			CmdTransfer: 700 * time.Nanosecond, // assumed split of ≈ 5 µs
+			Command:     1 * time.Microsecond,  // assumed split of ≈ 5 µs
+			Cores:       1,                     // unused: no traditional launch
+			Start:       1 * time.Microsecond,  // assumed split of ≈ 5 µs
+			Query:       800 * time.Nanosecond, // assumed split of ≈ 5 µs
+			Serial:      false,                 // hardware command engine, pipelined
 		},
 		// CUDA graphs: a graph launch costs about 15 µs plus 0.58 µs per
 		// kernel node (measurements published outside the seeds, e.g. the
@@ -361,6 +383,7 @@ func GPU() Profile {
 			Host:          25 * time.Microsecond,  // assumed; tens of µs measured
 			Update:        2300 * time.Nanosecond, // equation 2; figure 9: 120 × at 1 GB
 			PageBytes:     2 << 20,                // section 1: 2 MB pools
+			FirstTouch:    246 * time.Microsecond, // section 1: first allocation ≈ 10 × later ones
 			PinFixed:      10 * time.Microsecond,  // figure 9, calibrated
 			PinPage:       1050 * time.Nanosecond, // figure 9: 3 × sdaaMallocHost
 			HostPageBytes: 4 << 10,                // host pages
@@ -472,6 +495,7 @@ func (p Profile) Validate() error {
 	v.dur("malloc.host_ns", m.Host)
 	v.dur("malloc.update_ns", m.Update)
 	v.nonNegInt("malloc.page_bytes", m.PageBytes)
+	v.dur("malloc.first_touch_ns", m.FirstTouch)
 	v.dur("malloc.pin_fixed_ns", m.PinFixed)
 	v.dur("malloc.pin_page_ns", m.PinPage)
 	v.posInt("malloc.host_page_bytes", m.HostPageBytes)

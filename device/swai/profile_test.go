@@ -66,7 +66,7 @@ func TestProfileJSONRoundTrip(t *testing.T) {
 		}
 	}
 	b, _ := json.Marshal(Default())
-	for _, s := range []string{`"method":"fast"`, `"engines":["mpe","cpe","dma","iommu"]`, `"cpu_ns":800`} {
+	for _, s := range []string{`"method":"fast"`, `"engines":["mpe","cpe","dma","iommu"]`, `"cpu_ns":500`, `"serial":true`} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("JSON lacks %s: %s", s, b)
 		}
@@ -179,7 +179,7 @@ func TestGPUWithoutDMAEnginesValid(t *testing.T) {
 // terms); the GPU profile carries the CUDA-graph figures.
 func TestReplayCosts(t *testing.T) {
 	d := Default().Device()
-	if d.ReplayFixed != 1200*time.Nanosecond || d.ReplayNode != 800*time.Nanosecond {
+	if d.ReplayFixed != 800*time.Nanosecond || d.ReplayNode != 1200*time.Nanosecond {
 		t.Fatalf("swai replay %v + %v per node", d.ReplayFixed, d.ReplayNode)
 	}
 	if def := device.Default(); def.ReplayFixed != d.ReplayFixed || def.ReplayNode != d.ReplayNode {

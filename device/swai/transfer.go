@@ -3,6 +3,7 @@ package swai
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -57,6 +58,55 @@ func (p Profile) PinnedTime(size int64) time.Duration {
 	jobs := make([]dmaJob, n)
 	split(size, n, func(i int, _, l int64) { jobs[i] = dmaJob{bytes: l, ch: i} })
 	return t.Latency + roundNs(p.dmaModel(t.Channels).schedule(jobs, nil))
+}
+
+// PageableTime is the modeled duration of a copy of size bytes between
+// pageable host memory and the device by path (PageableMTMC,
+// PageableSingle, or Pageable: the profile's), with no thread running: the
+// host copies into the staging buffers are taken to move
+// c.HostCopyBandwidth bytes per second each (S_H2B), on N_t threads as
+// equations 4-5 give them without the bound of the host's processors, and
+// they meet the DMA model on the chunk schedule of the real copies
+// (staged): Latency + PageableSetup + the time until the last byte has
+// arrived. It is deterministic for a given calibration: the device's run
+// path and the claims use it.
+func (p Profile) PageableTime(size int64, path Path, h2d bool, c Calibration) (time.Duration, error) {
+	if err := c.validate(); err != nil {
+		return 0, err
+	}
+	if size < 0 {
+		return 0, fmt.Errorf("swai: pageable copy of %d bytes", size)
+	}
+	t := p.Transfer
+	var mtmc bool
+	switch path {
+	case Pageable:
+		mtmc = t.MTMC
+	case PageableMTMC:
+		if !t.MTMC {
+			return 0, ErrNoMTMC
+		}
+		mtmc = true
+	case PageableSingle:
+	default:
+		return 0, fmt.Errorf("swai: %v is not a pageable path", path)
+	}
+	chunk, channels, stride, nbuf := t.StagingBytes, 1, 1, t.StagingBuffers
+	if mtmc {
+		chunk, channels = p.mtmcChunk(size), t.Channels
+	}
+	n := int(ceilDiv(size, chunk))
+	if mtmc && n > 1 {
+		threads := p.threads(c, 0)
+		stride, nbuf = min(threads, n), p.mtmcBuffers(threads)
+	}
+	end, dur := make([]int64, n), make([]int64, n)
+	for k := range dur {
+		l := min(chunk, size-int64(k)*chunk)
+		dur[k] = int64(math.Ceil(float64(l) / c.HostCopyBandwidth * 1e9))
+	}
+	st := staged{h2d: h2d, size: size, chunk: chunk, channels: channels, stride: stride, nbuf: nbuf, end: end, dur: dur}
+	return t.Latency + t.PageableSetup + roundNs(st.makespan(p.dmaModel(channels))), nil
 }
 
 // mtmcBuffers is how many staging buffers each of threads MTMC threads

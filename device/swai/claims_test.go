@@ -1,0 +1,66 @@
+package swai
+
+import (
+	"os"
+	"testing"
+)
+
+// Every claim of the paper holds on the default profiles, graded on the
+// fixed PaperCalibration (no host measurement enters a grade but
+// t_malloc's tens of nanoseconds).
+func TestClaims(t *testing.T) {
+	claims, err := Claims(ClaimOptions{MallocRepeat: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(claims) < 18 {
+		t.Fatalf("%d claims", len(claims))
+	}
+	for _, c := range claims {
+		if !c.WithinTenPct {
+			t.Errorf("%s: %s: paper %s, pipert %.4g %s (ratio %.3f)", c.Figure, c.Claim, c.Paper, c.Value, c.Unit, c.Ratio)
+		}
+		if c.Params == "" || c.Unit == "" {
+			t.Errorf("%s: %s: no params or unit", c.Figure, c.Claim)
+		}
+	}
+	if testing.Verbose() {
+		WriteClaims(os.Stdout, claims)
+	}
+}
+
+func TestGrade(t *testing.T) {
+	for _, tc := range []struct {
+		k      claimKind
+		lo, hi float64
+		v      float64
+		ratio  float64
+		ok     bool
+	}{
+		{about, 10, 0, 10.9, 1.09, true},
+		{about, 10, 0, 8.9, 0.89, false},
+		{within, 1.4, 1.7, 1.5, 1, true},
+		{within, 1.4, 1.7, 1.2, 1.2 / 1.4, false},
+		{within, 1.4, 1.7, 1.8, 1.8 / 1.7, true},
+		{below, 1, 0, 0.99, 0.99, true},
+		{below, 1, 0, 1, 1, false},
+		{above, 1, 0, 1.01, 1.01, true},
+	} {
+		c := Claim{Value: tc.v}
+		grade(&c, tc.k, tc.lo, tc.hi)
+		if c.WithinTenPct != tc.ok || c.Ratio-tc.ratio > 1e-12 || tc.ratio-c.Ratio > 1e-12 {
+			t.Errorf("grade(%v, %g, %g) of %g: ratio %g within %v, want %g %v", tc.k, tc.lo, tc.hi, tc.v, c.Ratio, c.WithinTenPct, tc.ratio, tc.ok)
+		}
+	}
+}
+
+func TestClaimsRejectBadInput(t *testing.T) {
+	p := Default()
+	p.Transfer.Bandwidth = -1
+	if _, err := Claims(ClaimOptions{Profile: p}); err == nil {
+		t.Error("negative bandwidth accepted")
+	}
+	if _, err := Claims(ClaimOptions{Calibration: &Calibration{}}); err == nil {
+		t.Error("zero calibration accepted")
+	}
+}
