@@ -76,6 +76,25 @@ func TestMoEScenario(t *testing.T) {
 	if !groups["p2p-token device 7"] || !groups["varlen fabric"] || links == 0 || flows == 0 {
 		t.Fatalf("groups %v, %d link tracks, %d flows", groups, links, flows)
 	}
+	// The trace's own summary agrees with the JSON's run-size makespans
+	// and names who waited for whom.
+	runs := fabricRuns(p)
+	if len(runs) != 7 {
+		t.Fatalf("%d fabric runs in the trace", len(runs))
+	}
+	for i, r := range runs {
+		if r.Variant != rep.Rows[i].Variant || r.MakespanNs != rep.Rows[i].MakespanNs || r.Devices != 8 {
+			t.Errorf("trace run %+v, JSON row %+v", r, rep.Rows[i])
+		}
+		if r.Variant == "p2p-token" && (r.Waits == 0 || r.Longest.Setter < 0 || len(r.WaitedOn) == 0) {
+			t.Errorf("p2p-token waits: %+v", r)
+		}
+	}
+	var sum bytes.Buffer
+	writeFabricRuns(&sum, runs)
+	if !strings.Contains(sum.String(), "longest wait") {
+		t.Errorf("summary:\n%s", sum.String())
+	}
 }
 
 func TestMoEBadInput(t *testing.T) {
