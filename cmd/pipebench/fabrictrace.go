@@ -26,10 +26,10 @@ type fabricRun struct {
 	// Longest is the longest wait: who waited (device, block) for which
 	// flag, and the device that set it.
 	Longest struct {
-		Ns            int64
-		Flag          string
+		Ns             int64
+		Flag           string
 		Device, Setter int
-		Block         string
+		Block          string
 	}
 	// WaitedOn sums the waits per setting device, most first.
 	WaitedOn []deviceWait
