@@ -244,6 +244,20 @@ func dumpProfile(w io.Writer, name string) error {
 	return encodeYAML(w, &doc)
 }
 
+// dumpProfileJSON writes the named built-in profile as indented JSON.
+func dumpProfileJSON(w io.Writer, name string) error {
+	p, ok := builtinProfile(name)
+	if !ok {
+		return fmt.Errorf("%w: unknown profile %q (have swai, gpu)", errUsage, name)
+	}
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
 // annotate calls f on every key and value of a mapping tree, by path, and
 // makes every collection block-style (flow style for lists of scalars).
 func annotate(n *yaml.Node, path string, f func(path string, k, v *yaml.Node)) {
@@ -487,6 +501,7 @@ func runProfiles(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pipebench profiles", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dump := fs.String("dump", "", "print this built-in device profile (swai or gpu) as YAML, each field with its meaning and source")
+	asJSON := fs.Bool("json", false, "with -dump: print the profile as JSON (swai.LoadProfile's format), without the comments")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: pipebench profiles [-dump swai|gpu]\n\nLists the built-in device profiles, or prints one as a file to start from.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -508,7 +523,11 @@ func runProfiles(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	var b bytes.Buffer
-	if err := dumpProfile(&b, *dump); err != nil {
+	dumpf := dumpProfile
+	if *asJSON {
+		dumpf = dumpProfileJSON
+	}
+	if err := dumpf(&b, *dump); err != nil {
 		fmt.Fprintf(stderr, "pipebench profiles: %v\n", err)
 		if errors.Is(err, errUsage) {
 			return 2

@@ -156,6 +156,35 @@ func TestScenarioFileErrors(t *testing.T) {
 	}
 }
 
+// TestScenarioFileJSON checks that a JSON file is read by the same
+// decoder: its errors carry the line and the field too.
+func TestScenarioFileJSON(t *testing.T) {
+	dir := t.TempDir()
+	good := `{
+  "name": "j",
+  "graph": {"builtin": "decode", "params": {"layers": 1}},
+  "costs": {"infer": "5us"},
+  "device": {"profile": "swai", "scale": 1},
+  "modes": ["kbk"],
+  "reps": 1
+}`
+	for _, c := range []struct{ text, want string }{
+		{good, ""},
+		{strings.Replace(good, `"reps": 1`, `"reps": 1, "extra": 2`, 1), ":7: extra: unknown field extra"},
+		{strings.Replace(good, `"5us"`, `"-5us"`, 1), ":4: costs.infer: negative cost"},
+	} {
+		path := filepath.Join(dir, "s.json")
+		os.WriteFile(path, []byte(c.text), 0o644)
+		code, _, errb := runArgs(t, "-scenario-file", path, "-q")
+		switch {
+		case c.want == "" && code != 0:
+			t.Errorf("good JSON: exit %d: %s", code, errb)
+		case c.want != "" && (code != 2 || !strings.Contains(errb, path+c.want)):
+			t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb, c.want)
+		}
+	}
+}
+
 // TestProfileDump checks that each dumped profile loads back as itself
 // (through -device), documents every field, and that the table of sources
 // is the one the profile's source gives.
@@ -172,6 +201,13 @@ func TestProfileDump(t *testing.T) {
 		t.Error("profiledoc_gen.go is out of date: run go generate ./cmd/pipebench")
 	}
 	for _, name := range []string{"swai", "gpu"} {
+		code, js, errb := runArgs(t, "profiles", "-dump", name, "-json")
+		if code != 0 {
+			t.Fatalf("-json: exit %d: %s", code, errb)
+		}
+		if p, err := swai.ParseProfile([]byte(js)); err != nil || p.Name != name {
+			t.Errorf("%s: the JSON dump does not load back: %v", name, err)
+		}
 		code, out, errb := runArgs(t, "profiles", "-dump", name)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errb)
