@@ -35,7 +35,7 @@ func TestProfileOps(t *testing.T) {
 	dir := t.TempDir()
 	for _, ops := range []bool{false, true} {
 		path := filepath.Join(dir, "cpu.out")
-		args := []string{"-scenario", "smallops", "-mode", "kbk,pipeline", "-reps", "4", "-q", "-cpuprofile", path}
+		args := []string{"-scenario", "smallops", "-mode", "kbk", "-reps", "3", "-q", "-cpuprofile", path}
 		if ops {
 			args = append(args, "-profile-ops")
 		}
