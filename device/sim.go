@@ -55,6 +55,16 @@ type KernelLauncher interface {
 	IssueKernel(now, notBefore int64, args, dur time.Duration) (hostReady, start int64)
 }
 
+// CopyModel gives the modeled duration of a stream's copies in place of the
+// profile's links: kind is "h2d", "d2h" or "d2d", host the host side of an
+// h2d or d2h copy (nil for d2d; a model may tell pinned memory from
+// pageable by it) and n the bytes. Sim calls it from the copying goroutine;
+// it must be safe for concurrent use, and should be cheap: it runs on the
+// copy's path.
+type CopyModel interface {
+	CopyTime(kind string, host []byte, n int64) time.Duration
+}
+
 // SimOptions configure a simulated device. The zero value is valid: the
 // Default profile, the Reference allocator, no observer, and a launch path
 // of fixed Profile.LaunchLatency.
@@ -63,6 +73,9 @@ type SimOptions struct {
 	Allocator alloc.Allocator // nil means alloc.NewReference(Profile.MemoryBytes)
 	Observer  Observer
 	Launcher  Launcher // nil means start = launch time + Profile.LaunchLatency
+	// Copies, when set, gives every copy's modeled duration; nil means
+	// the Profile's H2D, D2H and D2D links.
+	Copies CopyModel
 }
 
 // Sim is a simulated device (see the package doc for its time model).
@@ -71,7 +84,8 @@ type Sim struct {
 	obs  Observer
 	lch  Launcher
 	klch KernelLauncher // lch, when it is one
-	who  string         // "device <profile name>", in errors
+	cpm  CopyModel
+	who  string // "device <profile name>", in errors
 
 	mem *account.Memory
 	act account.Activity
@@ -121,7 +135,7 @@ func NewSim(o SimOptions) (*Sim, error) {
 	if o.Allocator == nil {
 		o.Allocator = alloc.NewReference(o.Profile.MemoryBytes)
 	}
-	d := &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, who: "device " + o.Profile.Name, mem: account.NewMemory(o.Allocator),
+	d := &Sim{prof: o.Profile, obs: o.Observer, lch: o.Launcher, cpm: o.Copies, who: "device " + o.Profile.Name, mem: account.NewMemory(o.Allocator),
 		compute: newEngines(o.Profile.ComputeEngines), copy: newEngines(o.Profile.CopyEngines)}
 	d.klch, _ = o.Launcher.(KernelLauncher)
 	return d, nil
@@ -187,6 +201,16 @@ func snapshot(m *account.Memory, a *account.Activity) Stats {
 // hostWorkLimit is the longest launch-path delay hostWork spends as CPU
 // work; longer ones (a full command ring) are waits.
 const hostWorkLimit = 50 * time.Microsecond
+
+// SpendHost holds the calling goroutine for d, the modeled host work of a
+// runtime call (an allocation that misses its cache, say): calibrated CPU
+// work without yielding up to 50 µs, as the real call would spend it, and
+// a wait like clock.WaitUntil beyond.
+func SpendHost(d time.Duration) {
+	if d > 0 {
+		hostWork(clock.Now() + int64(d))
+	}
+}
 
 // hostWork holds the launching goroutine until about t. A short delay is
 // the host's own work in the launch call (building and writing the
@@ -284,8 +308,12 @@ func (s *simStream) Replay(ks []Kernel) error {
 	return nil
 }
 
-func (s *simStream) copyWork(kind string, l Link, n int64) int64 {
-	start, end := s.enqueue(clock.Now(), l.Time(n), s.dev.copy)
+func (s *simStream) copyWork(kind string, l Link, host []byte, n int64) int64 {
+	dur := l.Time(n)
+	if m := s.dev.cpm; m != nil {
+		dur = m.CopyTime(kind, host, n)
+	}
+	start, end := s.enqueue(clock.Now(), dur, s.dev.copy)
 	s.copies.Add(1)
 	s.dev.act.Copy(start, end)
 	if o := s.dev.obs; o != nil {
@@ -301,7 +329,7 @@ func (s *simStream) CopyH2D(dst Buffer, src []byte) error {
 	if dst.Data != nil {
 		copy(dst.Data, src)
 	}
-	s.copyWork("h2d", s.dev.prof.H2D, int64(len(src)))
+	s.copyWork("h2d", s.dev.prof.H2D, src, int64(len(src)))
 	return nil
 }
 
@@ -316,7 +344,7 @@ func (s *simStream) CopyD2H(ctx context.Context, dst []byte, src Buffer) error {
 		return err
 	}
 	copy(dst, src.Data)
-	end := s.copyWork("d2h", s.dev.prof.D2H, int64(len(dst)))
+	end := s.copyWork("d2h", s.dev.prof.D2H, dst, int64(len(dst)))
 	return clock.WaitUntil(ctx, end)
 }
 
@@ -327,7 +355,7 @@ func (s *simStream) CopyD2D(dst, src Buffer) error {
 	if dst.Data != nil && src.Data != nil {
 		copy(dst.Data, src.Data)
 	}
-	s.copyWork("d2d", s.dev.prof.D2D, src.Size)
+	s.copyWork("d2d", s.dev.prof.D2D, nil, src.Size)
 	return nil
 }
 

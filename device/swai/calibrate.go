@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -26,18 +27,23 @@ func (c Calibration) validate() error {
 	return nil
 }
 
-// Calibration sizes: a source well beyond the caches, copied chunk by chunk
-// into one staging buffer as the pageable paths do.
+// Calibration sizes: a source beyond the caches of usual hosts, copied
+// chunk by chunk into one staging buffer as the pageable paths do.
 const (
-	calibrationSource = 64 << 20
+	calibrationSource = 16 << 20
 	calibrationChunk  = 1 << 20
 )
 
-// Calibrate measures the host: one goroutine copies a 64 MiB pageable
-// buffer, written first so that its pages exist, into a 1 MiB staging
-// buffer, and the median over the 1 MiB chunks is taken. It takes some tens
-// of milliseconds.
-func Calibrate() Calibration {
+// Calibrate measures the host once per process and returns that
+// measurement ever after: one goroutine copies a 16 MiB pageable buffer,
+// written first so that its pages exist, into a 1 MiB staging buffer, and
+// the median over the 1 MiB chunks is taken. The first call takes some
+// milliseconds.
+func Calibrate() Calibration { return calibrated() }
+
+var calibrated = sync.OnceValue(measureHost)
+
+func measureHost() Calibration {
 	src := make([]byte, calibrationSource)
 	for i := 0; i < len(src); i += 4096 {
 		src[i] = byte(i >> 12)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/alloc"
@@ -51,14 +52,22 @@ func WithoutHostCost() Option { return func(o *options) { o.noHostCost = true } 
 // Host cost: unless WithoutHostCost, every call returns when the modeled
 // call would (the caller's goroutine waits with device.WaitUntil), so host
 // code pays the runtime's costs in real time, as it would on the card.
-// Alloc, the device.Device allocation, runs the same allocator but is not
-// charged sdaaMalloc's latency.
+//
+// The run path (the device.Device calls an executable makes) is priced by
+// the same models in modeled time only, with no thread of the card
+// running (runpath.go): stream copies go through MTMC when the host memory
+// is pageable and directly when MallocHost returned it, device-to-device
+// copies through the adaptive engine, launches through the command ring,
+// and Alloc through a framework's caching layer whose misses call the
+// card's allocator and cost the caller sdaaMalloc's modeled time.
 //
 // The Memcpy calls are synchronous, like sdaaMemcpy, and not ordered with
-// the streams: synchronize the streams first when they share buffers.
+// the streams: synchronize the streams first when they share buffers. Their
+// pageable paths really copy, on the MTMC copy threads, which start with
+// the first such copy.
 //
-// The methods are safe for concurrent use; pageable copies run one at a
-// time. Allocate through Device, not through the embedded Sim, whose
+// The methods are safe for concurrent use; pageable Memcpy calls run one at
+// a time. Allocate through Device, not through the embedded Sim, whose
 // allocator Device instruments. Close stops the copy threads.
 type Device struct {
 	*device.Sim
@@ -71,14 +80,23 @@ type Device struct {
 
 	heapMu sync.Mutex // held around every allocation: see meter
 	heap   *meter
+	cache  *frameworkCache
+	// Guarded by heapMu: whether the device has allocated yet (the first
+	// allocation pays FirstTouch), and the caching layer's misses and
+	// their modeled sdaaMalloc time.
+	touched  bool
+	misses   int64
+	missTime time.Duration
+
+	model *copyModel
 
 	copies *copier
 	closed atomic.Bool
 }
 
 // New returns a card of profile p: it validates p, calibrates the host
-// (unless WithCalibration), builds the allocator, the command queue and the
-// D2D table, and starts the MTMC copy threads.
+// (unless WithCalibration), and builds the allocator, the command queue and
+// the D2D table. It starts no thread.
 func New(p Profile, opts ...Option) (*Device, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -102,9 +120,12 @@ func New(p Profile, opts ...Option) (*Device, error) {
 		return nil, err
 	}
 	heap := &meter{a: a, kind: CPEMemory}
+	cache := newFrameworkCache(heap)
 	ring := NewRing(p, p.Launch.Method)
 	ring.hostCost = !o.noHostCost
-	sim, err := device.NewSim(device.SimOptions{Profile: p.Device(), Allocator: heap, Observer: o.obs, Launcher: ring})
+	d2d := NewD2DTable(p, cal)
+	model := newCopyModel(p, cal, d2d)
+	sim, err := device.NewSim(device.SimOptions{Profile: p.Device(), Allocator: cache, Observer: o.obs, Launcher: ring, Copies: model})
 	if err != nil {
 		return nil, fmt.Errorf("swai: profile %q: %w", p.Name, err)
 	}
@@ -117,10 +138,12 @@ func New(p Profile, opts ...Option) (*Device, error) {
 		prof:     p,
 		cal:      cal,
 		ring:     ring,
-		d2d:      NewD2DTable(p, cal),
+		d2d:      d2d,
 		threads:  threads,
 		hostCost: !o.noHostCost,
 		heap:     heap,
+		cache:    cache,
+		model:    model,
 		copies:   newCopier(p, threads),
 	}, nil
 }
@@ -159,22 +182,54 @@ func (d *Device) D2D() D2DTable { return d.d2d }
 func (d *Device) ChooseD2D(size int64) (Engine, time.Duration) { return d.d2d.Choose(size) }
 
 // Alloc implements device.Device: an allocation of CPE memory through the
-// card's allocator, without sdaaMalloc's modeled latency.
+// framework's caching layer. A block of the same rounded size freed
+// earlier costs nothing; a miss calls the card's allocator and costs the
+// caller sdaaMalloc's modeled time (MallocTime of the rounded size with the
+// allocator's measured time, plus FirstTouch on the device's first
+// allocation), spent as host work unless WithoutHostCost.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
-	b, _, err := d.alloc(size, CPEMemory, materialize)
+	b, t, err := d.alloc(size, CPEMemory, materialize, false)
+	if err == nil && t > 0 && d.hostCost {
+		device.SpendHost(t)
+	}
 	return b, err
 }
 
-// alloc allocates through the Sim with the meter set to kind and returns
-// the allocator's measured time.
-func (d *Device) alloc(size int64, kind Kind, materialize bool) (device.Buffer, time.Duration, error) {
+// CacheMisses reports how many Alloc calls missed the caching layer and
+// their modeled sdaaMalloc time in all.
+func (d *Device) CacheMisses() (n int64, modeled time.Duration) {
+	d.heapMu.Lock()
+	defer d.heapMu.Unlock()
+	return d.misses, d.missTime
+}
+
+// alloc allocates through the Sim with the meter set to kind, through the
+// caching layer unless direct, and returns the modeled duration of the
+// call to the card's allocator (0 for a cache hit).
+func (d *Device) alloc(size int64, kind Kind, materialize, direct bool) (device.Buffer, time.Duration, error) {
 	d.heapMu.Lock()
 	defer d.heapMu.Unlock()
 	d.heap.kind = kind
+	d.cache.bypass = direct
 	b, err := d.Sim.Alloc(size, materialize)
-	el := d.heap.elapsed
-	d.heap.kind = CPEMemory
-	return b, el, err
+	el, miss, missed := d.heap.elapsed, d.cache.miss, d.cache.missed
+	d.heap.kind, d.cache.bypass, d.cache.miss = CPEMemory, false, false
+	if err != nil || !direct && !miss {
+		return b, 0, err
+	}
+	if direct {
+		missed = size
+	}
+	t := d.prof.MallocTime(missed, kind, el)
+	if !d.touched {
+		d.touched = true
+		t += d.prof.Malloc.FirstTouch
+	}
+	if !direct {
+		d.misses++
+		d.missTime += t
+	}
+	return b, t, nil
 }
 
 // Malloc is sdaaMalloc: it allocates size bytes of device memory of kind
@@ -192,17 +247,17 @@ func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer,
 	if size < 0 {
 		return device.Buffer{}, 0, fmt.Errorf("swai %s: malloc %d bytes: %w", d.prof.Name, size, alloc.ErrBadSize)
 	}
-	b, measured, err := d.alloc(size, kind, materialize)
+	b, t, err := d.alloc(size, kind, materialize, true)
 	if err != nil {
 		return device.Buffer{}, 0, err
 	}
-	t := d.prof.MallocTime(size, kind, measured)
 	return b, t, d.wait(context.Background(), start, t)
 }
 
 // MallocHost is sdaaMallocHost: it returns size bytes of pinned host memory
 // (for Pinned copies) and the call's modeled duration, MallocHostTime.
-// Nothing goes to the card. The memory is garbage collected like any slice.
+// Nothing goes to the card. Stream copies from or to it take the pinned
+// path until FreeHost releases it (it stays reachable until then).
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 	start := clock.Now()
 	if d.closed.Load() {
@@ -212,8 +267,18 @@ func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 		return nil, 0, fmt.Errorf("swai %s: malloc host %d bytes: %w", d.prof.Name, size, alloc.ErrBadSize)
 	}
 	b := make([]byte, size)
+	d.model.pin(b)
 	t := d.prof.MallocHostTime(size)
 	return b, t, d.wait(context.Background(), start, t)
+}
+
+// FreeHost is sdaaFreeHost: b, which MallocHost returned, is pageable
+// memory again for the card's copies.
+func (d *Device) FreeHost(b []byte) error {
+	if !d.model.unpin(b) {
+		return fmt.Errorf("swai %s: free host: %d bytes at %p were not returned by MallocHost", d.prof.Name, len(b), unsafe.SliceData(b))
+	}
+	return nil
 }
 
 // MemcpyH2D is sdaaMemcpy from host to device: it copies src into the start

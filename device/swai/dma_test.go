@@ -212,6 +212,12 @@ func TestMTMCBuffers(t *testing.T) {
 	}
 	c := newCopier(p, 2)
 	defer c.close()
+	if c.single != nil {
+		t.Error("a new copier has its buffers before its first copy")
+	}
+	c.mu.Lock()
+	c.start()
+	c.mu.Unlock()
 	if len(c.workers) != 2 || len(c.workers[0].staging) != 5 || len(c.single) != 2 {
 		t.Errorf("copier: %d workers with %d buffers, %d single buffers", len(c.workers), len(c.workers[0].staging), len(c.single))
 	}

@@ -161,11 +161,21 @@ type worker struct {
 	work    chan *pass
 }
 
-// newCopier starts threads MTMC workers (none for a single-path copier).
+// newCopier returns a copier of threads MTMC workers (none for a
+// single-path copier); its staging buffers and workers come with the first
+// copy (start).
 func newCopier(p Profile, threads int) *copier {
-	t := p.Transfer
-	c := &copier{prof: p, single: pinnedBuffers(t.StagingBuffers, t.StagingBytes)}
-	c.workers = make([]worker, threads)
+	return &copier{prof: p, workers: make([]worker, threads)}
+}
+
+// start makes the staging buffers and starts the workers, once. Called
+// with c.mu held.
+func (c *copier) start() {
+	if c.single != nil {
+		return
+	}
+	p, t, threads := c.prof, c.prof.Transfer, len(c.workers)
+	c.single = pinnedBuffers(t.StagingBuffers, t.StagingBytes)
 	for i := range c.workers {
 		w := &c.workers[i]
 		w.staging = pinnedBuffers(p.mtmcBuffers(threads), t.StagingBytes)
@@ -173,7 +183,6 @@ func newCopier(p Profile, threads int) *copier {
 		c.wg.Add(1)
 		go w.loop(i, &c.wg)
 	}
-	return c
 }
 
 // pinnedBuffers returns n buffers of size bytes whose pages exist, as
@@ -202,8 +211,10 @@ func (c *copier) close() {
 	c.mu.Lock()
 	if !c.closed {
 		c.closed = true
-		for i := range c.workers {
-			close(c.workers[i].work)
+		if c.single != nil {
+			for i := range c.workers {
+				close(c.workers[i].work)
+			}
 		}
 	}
 	c.mu.Unlock()
@@ -261,6 +272,7 @@ func (c *copier) pageable(mtmc, h2d bool, host, dev []byte) (time.Duration, erro
 	if c.closed {
 		return 0, ErrClosed
 	}
+	c.start()
 	t := c.prof.Transfer
 	size := int64(len(host))
 	chunk, channels := t.StagingBytes, 1
