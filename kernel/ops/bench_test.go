@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -45,21 +46,35 @@ func BenchmarkHostStages(b *testing.B) {
 	}
 }
 
-// BenchmarkCompute measures the real computation of small kernels.
+// BenchmarkCompute measures the real computation of small kernels: the
+// element-wise and product ops, and the ops built on the blocked axpy
+// product (Conv, ConvTranspose, Gemm) and the recurrent cells, in float32.
 func BenchmarkCompute(b *testing.B) {
 	x := f32(shp(64, 256))
 	bias := f32(shp(256))
 	w := f32(shp(256, 256))
+	r := rand.New(rand.NewPCG(1, 2))
+	img, img1 := randF32(r, 1, 32, 32, 32), randF32(r, 1, 64, 32, 32)
 	for _, c := range []struct {
-		name string
-		op   string
-		in   []*kernel.Tensor
+		name  string
+		op    string
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
 	}{
-		{"Add", "Add", []*kernel.Tensor{x, bias}},
-		{"MatMul", "MatMul", []*kernel.Tensor{x, w}},
+		{"Add", "Add", nil, []*kernel.Tensor{x, bias}},
+		{"MatMul", "MatMul", nil, []*kernel.Tensor{x, w}},
+		{"Conv3x3", "Conv", kernel.Attrs{"pads": []int64{1, 1, 1, 1}}, []*kernel.Tensor{img, randF32(r, 32, 32, 3, 3), randF32(r, 32)}},
+		{"Conv1x1", "Conv", nil, []*kernel.Tensor{img1, randF32(r, 64, 64, 1, 1)}},
+		{"ConvTranspose", "ConvTranspose", kernel.Attrs{"strides": []int64{2, 2}}, []*kernel.Tensor{randF32(r, 1, 32, 16, 16), randF32(r, 32, 16, 3, 3)}},
+		{"Gemm", "Gemm", nil, []*kernel.Tensor{randF32(r, 64, 256), randF32(r, 256, 256), randF32(r, 256)}},
+		{"GemmTransB", "Gemm", kernel.Attrs{"transB": int64(1), "alpha": 0.5}, []*kernel.Tensor{randF32(r, 64, 256), randF32(r, 256, 256), randF32(r, 256)}},
+		{"LSTM", "LSTM", kernel.Attrs{"hidden_size": int64(64)}, []*kernel.Tensor{randF32(r, 16, 4, 32), randF32(r, 1, 256, 32), randF32(r, 1, 256, 64)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			k, _ := Builtins().New(c.op, nil)
+			k, err := Builtins().New(c.op, c.attrs)
+			if err != nil {
+				b.Fatal(err)
+			}
 			a, err := prepare(k, 0, c.in...)
 			if err != nil {
 				b.Fatal(err)
