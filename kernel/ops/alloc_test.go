@@ -29,6 +29,7 @@ func TestComputeAllocatesNothing(t *testing.T) {
 		{"ReduceSum", kernel.Attrs{"axes": []int64{1}}, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(4, 5, 6))}},
 		{"Transpose", nil, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(4, 5, 6))}},
 		{"Slice", kernel.Attrs{"starts": []int64{1}, "ends": []int64{-1}}, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(4, 5))}},
+		{"Gemm", kernel.Attrs{"transB": int64(1), "alpha": 0.5}, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(3, 4)), randTensor(r, kernel.Float32, shp(5, 4)), randTensor(r, kernel.Float32, shp(5))}},
 	} {
 		k, err := Builtins().New(c.op, c.attrs)
 		if err != nil {

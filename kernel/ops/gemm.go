@@ -29,6 +29,7 @@ type gemm struct {
 	transA, transB bool
 	alpha, beta    float32
 	walk           bcast
+	mn             [2]int64 // Y's shape for walk: a literal would escape
 	scratch        []float32
 	f32            f32s
 }
@@ -173,7 +174,8 @@ func (k *gemm) compute(a *kernel.Args) error {
 		}
 	}
 	if c := optional(a.In, 2); c != nil && k.beta != 0 {
-		if err := k.walk.set(kernel.Shape{m, n}, c.Shape); err != nil {
+		k.mn = [2]int64{m, n}
+		if err := k.walk.set(k.mn[:], c.Shape); err != nil {
 			return err
 		}
 		C := k.f32.in(2, c)
