@@ -31,6 +31,7 @@ type jsonEncoder struct {
 	names  [][]byte // by Name: the name as a JSON string, quotes included
 	groups []bool   // by Group: described already
 	tracks []jsonTrack
+	known  int // tracks 0…known-1 are described
 }
 
 // jsonTrack is the encoder's state for one track.
@@ -63,7 +64,23 @@ func (e *jsonEncoder) finish() error {
 	return err
 }
 
+// describeNew describes every track made since the last chunk, not only
+// the tracks that hold events: a reader that analyses the trace as it
+// streams (Scan) then learns of a track before the events of other tracks
+// that it must match with that track's.
+func (e *jsonEncoder) describeNew() error {
+	for n := e.r.numTracks(); e.known < n; e.known++ {
+		if _, err := e.track(e.known); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (e *jsonEncoder) chunk(c *chunk) error {
+	if err := e.describeNew(); err != nil {
+		return err
+	}
 	st, err := e.track(c.track)
 	if err != nil {
 		return err

@@ -53,3 +53,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScan: the streaming reader takes any bytes without panicking or
+// hanging, hands over no more events than Parse finds in a trace Parse
+// accepts, and reads the same bytes the same way twice.
+func FuzzScan(f *testing.F) {
+	f.Add(seedTrace(trace.Perfetto, true))
+	f.Add(seedTrace(trace.Perfetto, false))
+	f.Add(seedTrace(trace.JSON, false))
+	f.Add([]byte(`{"traceEvents":[{"ph":"X","pid":1,"tid":2,"ts":1,"dur":2,"name":"k"}]}`))
+	f.Add([]byte(`[{"ph":"B","pid":1,"tid":1,"ts":0,"name":"a"}]`))
+	f.Add([]byte(`{"a":[{"b":"}"}],"traceEvents":[{"ph":"C","ts":"1","args":{"v":1.5}}]}`))
+	f.Add([]byte{0x0a, 0x02, 0x08, 0x01})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var a, b countHandler
+		_, errA := trace.Scan(bytes.NewReader(data), &a)
+		_, errB := trace.Scan(bytes.NewReader(data), &b)
+		if a != b || (errA == nil) != (errB == nil) {
+			t.Fatalf("the same bytes scanned twice differ: %+v %v, %+v %v", a, errA, b, errB)
+		}
+		if p, err := trace.Parse(data); err == nil && errA == nil && a.events != len(p.Events) {
+			t.Fatalf("Scan: %d events, Parse: %d", a.events, len(p.Events))
+		}
+	})
+}
+
+type countHandler struct{ tracks, events int }
+
+func (h *countHandler) Track(int, trace.TrackInfo) { h.tracks++ }
+func (h *countHandler) Event(*trace.Event)         { h.events++ }

@@ -127,6 +127,7 @@ type pbEncoder struct {
 	named    []bool // by Name: interned in the output already
 	groups   []bool // by Group: described already
 	tracks   []pbTrack
+	known    int    // tracks 0…known-1 are described
 	ev, pkt  []byte // scratch for one TrackEvent and one TracePacket
 	sub      []byte // scratch for nested descriptors and interned data
 	hdr      []byte // scratch for framing
@@ -159,7 +160,23 @@ func newPerfettoEncoder(r *Recorder, w *bufio.Writer, compress bool) *pbEncoder 
 
 func (e *pbEncoder) start() error { return nil }
 
+// describeNew describes every track made since the last chunk, not only
+// the tracks that hold events: a reader that analyses the trace as it
+// streams (Scan) then learns of a track before the events of other tracks
+// that it must match with that track's.
+func (e *pbEncoder) describeNew() error {
+	for n := e.r.numTracks(); e.known < n; e.known++ {
+		if _, err := e.track(e.known); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (e *pbEncoder) chunk(c *chunk) error {
+	if err := e.describeNew(); err != nil {
+		return err
+	}
 	st, err := e.track(c.track)
 	if err != nil {
 		return err

@@ -64,9 +64,12 @@ var kindOfPerfettoType = func() map[uint64]EventKind {
 	return m
 }()
 
-// pbReader is the state of parsing one Perfetto trace.
+// pbReader is the state of parsing one Perfetto trace. Parse collects its
+// events in p.Events; Scan hands each to a Handler instead (h non-nil), and
+// keeps only the tracks and the interned names.
 type pbReader struct {
 	p        *Parsed
+	h        Handler                      // Scan's handler, or nil
 	names    map[uint32]map[uint64]string // interned event names, by sequence
 	tracks   map[uint64]int               // track uuid → index in p.Tracks
 	groups   map[uint64]string            // process track uuid → process name
@@ -74,11 +77,19 @@ type pbReader struct {
 	parent   map[int]uint64               // track index → parent uuid
 	pid      map[int]int64                // track index → thread pid
 	flowOccs []int                        // indices of flow events not yet classified
+	ev       Event                        // scratch for the handler
+	flows    []uint64                     // scratch: a track event's flow ids
+	term     []uint64                     // and its terminating flow ids
+	zr       io.ReadCloser                // reused zlib reader
+	zsrc     bytes.Reader                 // its input
+	inner    bytes.Buffer                 // decompressed packets
+	strs     map[string]string            // see intern
 }
 
-func parsePerfetto(data []byte) (*Parsed, error) {
-	r := &pbReader{
+func newPBReader(h Handler) *pbReader {
+	return &pbReader{
 		p:      &Parsed{Format: Perfetto},
+		h:      h,
 		names:  map[uint32]map[uint64]string{},
 		tracks: map[uint64]int{},
 		groups: map[uint64]string{},
@@ -86,19 +97,29 @@ func parsePerfetto(data []byte) (*Parsed, error) {
 		parent: map[int]uint64{},
 		pid:    map[int]int64{},
 	}
+}
+
+func parsePerfetto(data []byte) (*Parsed, error) {
+	r := newPBReader(nil)
 	if err := r.trace(data, 0); err != nil {
 		return nil, err
 	}
 	for i := range r.p.Tracks {
-		t := &r.p.Tracks[i]
-		if g, ok := r.groups[r.parent[i]]; ok {
-			t.Group = g
-		} else if g, ok := r.pids[r.pid[i]]; ok {
-			t.Group = g
-		}
+		r.resolveGroup(i)
 	}
 	r.classifyFlows()
 	return r.p, nil
+}
+
+// resolveGroup sets the group of track i from its parent process track or
+// its thread's pid, as far as they are known.
+func (r *pbReader) resolveGroup(i int) {
+	t := &r.p.Tracks[i]
+	if g, ok := r.groups[r.parent[i]]; ok {
+		t.Group = g
+	} else if g, ok := r.pids[r.pid[i]]; ok {
+		t.Group = g
+	}
 }
 
 // trace parses a Trace message: a sequence of packet fields.
@@ -172,15 +193,21 @@ func (r *pbReader) packet(b []byte, depth int) error {
 		if depth > 0 {
 			return fmt.Errorf("perfetto: compressed packets nested in compressed packets")
 		}
-		zr, err := zlib.NewReader(bytes.NewReader(compressed))
+		r.zsrc.Reset(compressed)
+		var err error
+		if r.zr == nil {
+			r.zr, err = zlib.NewReader(&r.zsrc)
+		} else {
+			err = r.zr.(zlib.Resetter).Reset(&r.zsrc, nil)
+		}
 		if err != nil {
 			return fmt.Errorf("perfetto: compressed packets: %w", err)
 		}
-		inner, err := io.ReadAll(zr)
-		if err != nil {
+		r.inner.Reset()
+		if _, err := r.inner.ReadFrom(r.zr); err != nil {
 			return fmt.Errorf("perfetto: compressed packets: %w", err)
 		}
-		if err := r.trace(inner, depth+1); err != nil {
+		if err := r.trace(r.inner.Bytes(), depth+1); err != nil {
 			return err
 		}
 	}
@@ -264,6 +291,14 @@ func (r *pbReader) descriptor(b []byte) error {
 		}
 		r.groups[uuid] = pname
 		r.pids[pid] = pname
+		if r.h != nil { // tracks described before their process
+			for i := range r.p.Tracks {
+				old := r.p.Tracks[i].Group
+				if r.resolveGroup(i); r.p.Tracks[i].Group != old {
+					r.h.Track(i, r.p.Tracks[i])
+				}
+			}
+		}
 		return nil
 	}
 	kind := SliceTrack
@@ -293,6 +328,10 @@ func (r *pbReader) descriptor(b []byte) error {
 			return fmt.Errorf("perfetto: thread descriptor: %w", err)
 		}
 	}
+	if r.h != nil {
+		r.resolveGroup(i)
+		r.h.Track(i, *t)
+	}
 	return nil
 }
 
@@ -305,6 +344,9 @@ func (r *pbReader) trackIndex(uuid uint64, kind TrackKind) int {
 	i := len(r.p.Tracks)
 	r.tracks[uuid] = i
 	r.p.Tracks = append(r.p.Tracks, TrackInfo{Name: fmt.Sprintf("track %d", uuid), Kind: kind})
+	if r.h != nil {
+		r.h.Track(i, r.p.Tracks[i])
+	}
 	return i
 }
 
@@ -317,8 +359,9 @@ func (r *pbReader) trackEvent(seq uint32, ts int64, b []byte) error {
 		ival              int64
 		fval              float64
 		hasInt, hasDouble bool
-		flows, term       []uint64
 	)
+	flows, term := r.flows[:0], r.term[:0]
+	defer func() { r.flows, r.term = flows[:0], term[:0] }()
 	for len(b) > 0 {
 		num, wt, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -327,14 +370,17 @@ func (r *pbReader) trackEvent(seq uint32, ts int64, b []byte) error {
 		b = b[n:]
 		switch {
 		case (num == fEventFlowIDs || num == fEventTerminatingFlowIDs) && (wt == protowire.Fixed64Type || wt == protowire.BytesType):
-			var ids []uint64
+			ids := &flows
+			if num != fEventFlowIDs {
+				ids = &term
+			}
 			if wt == protowire.Fixed64Type {
 				v, n := protowire.ConsumeFixed64(b)
 				if n < 0 {
 					return fmt.Errorf("perfetto: flow id: %w", protowire.ParseError(n))
 				}
 				b = b[n:]
-				ids = append(ids, v)
+				*ids = append(*ids, v)
 			} else { // packed
 				bs, n := protowire.ConsumeBytes(b)
 				if n < 0 {
@@ -347,13 +393,8 @@ func (r *pbReader) trackEvent(seq uint32, ts int64, b []byte) error {
 						return fmt.Errorf("perfetto: flow ids: %w", protowire.ParseError(n))
 					}
 					bs = bs[n:]
-					ids = append(ids, v)
+					*ids = append(*ids, v)
 				}
-			}
-			if num == fEventFlowIDs {
-				flows = append(flows, ids...)
-			} else {
-				term = append(term, ids...)
 			}
 			continue
 		case num == fEventDoubleCounterValue && wt == protowire.Fixed64Type:
@@ -387,7 +428,7 @@ func (r *pbReader) trackEvent(seq uint32, ts int64, b []byte) error {
 				return fmt.Errorf("perfetto: event name: %w", protowire.ParseError(n))
 			}
 			b = b[n:]
-			name, hasName = string(bs), true
+			name, hasName = r.intern(bs), true
 			continue
 		}
 		n = protowire.ConsumeFieldValue(num, wt, b)
@@ -422,6 +463,19 @@ func (r *pbReader) trackEvent(seq uint32, ts int64, b []byte) error {
 			ev.Value = math.NaN()
 		}
 	}
+	if r.h != nil {
+		r.ev = ev
+		r.h.Event(&r.ev)
+		for _, id := range flows {
+			r.ev = Event{Kind: EvFlowStep, Track: ev.Track, TS: ts, Flow: id}
+			r.h.Event(&r.ev)
+		}
+		for _, id := range term {
+			r.ev = Event{Kind: EvFlowEnd, Track: ev.Track, TS: ts, Flow: id}
+			r.h.Event(&r.ev)
+		}
+		return nil
+	}
 	r.p.Events = append(r.p.Events, ev)
 	for _, id := range flows {
 		r.flowOccs = append(r.flowOccs, len(r.p.Events))
@@ -432,6 +486,12 @@ func (r *pbReader) trackEvent(seq uint32, ts int64, b []byte) error {
 	}
 	return nil
 }
+
+// intern returns b as a string, the same string for the same bytes while
+// the table has room: names not interned in the format (a JSON trace's, an
+// uninterned Perfetto name) repeat, and a string each would be an
+// allocation per event.
+func (r *pbReader) intern(b []byte) string { return internBytes(&r.strs, b) }
 
 // classifyFlows makes the earliest non-terminating occurrence of each flow id
 // its EvFlowBegin; ties go to the one first in the file.
@@ -491,14 +551,24 @@ func eachField(b []byte, f func(num protowire.Number, v uint64, bs []byte) error
 // jsonEvent is one event of the Chrome JSON format, as far as this package
 // reads it.
 type jsonEvent struct {
-	Ph   string                     `json:"ph"`
-	Name string                     `json:"name"`
-	Pid  int64                      `json:"pid"`
-	Tid  int64                      `json:"tid"`
-	Ts   json.Number                `json:"ts"`
-	Dur  json.Number                `json:"dur"`
-	ID   json.RawMessage            `json:"id"`
-	Args map[string]json.RawMessage `json:"args"`
+	Ph   string          `json:"ph"`
+	Name string          `json:"name"`
+	Pid  int64           `json:"pid"`
+	Tid  int64           `json:"tid"`
+	Ts   json.Number     `json:"ts"`
+	Dur  json.Number     `json:"dur"`
+	ID   json.RawMessage `json:"id"`
+	Args json.RawMessage `json:"args"`
+	// ts and dur are Ts and Dur as Scan reads them, without a copy.
+	ts, dur []byte
+}
+
+// micros returns the event's ts or dur in ns.
+func (je *jsonEvent) micros(num json.Number, raw []byte) (int64, error) {
+	if raw != nil {
+		return parseMicros(raw)
+	}
+	return parseMicros(num)
 }
 
 func parseJSON(data []byte) (*Parsed, error) {
@@ -516,98 +586,199 @@ func parseJSON(data []byte) (*Parsed, error) {
 		}
 		evs = f.TraceEvents
 	}
-	p := &Parsed{Format: JSON}
-	type threadKey struct{ pid, tid int64 }
-	type counterKey struct {
-		pid  int64
-		name string
-	}
-	threads := map[threadKey]int{}
-	counters := map[counterKey]int{}
-	procs := map[int64]string{}
-	trackPid := map[int]int64{}
-	thread := func(pid, tid int64) int {
-		k := threadKey{pid, tid}
-		if i, ok := threads[k]; ok {
-			return i
+	st := newJSONState(nil)
+	for n := range evs {
+		if err := st.add(n, &evs[n]); err != nil {
+			return nil, err
 		}
-		i := len(p.Tracks)
-		threads[k] = i
-		trackPid[i] = pid
-		p.Tracks = append(p.Tracks, TrackInfo{Name: fmt.Sprintf("thread %d/%d", pid, tid), Kind: SliceTrack})
+	}
+	for i := range st.p.Tracks {
+		st.p.Tracks[i].Group = st.procs[st.trackPid[i]]
+	}
+	return st.p, nil
+}
+
+// jsonState turns Chrome JSON events into the common model: threads and
+// counters become tracks. Parse collects the events in p.Events; Scan hands
+// each to a Handler instead (h non-nil).
+type jsonState struct {
+	p        *Parsed
+	h        Handler
+	threads  map[jsonThread]int
+	counters map[jsonCounter]int
+	procs    map[int64]string
+	trackPid []int64 // by track
+	ev       Event   // scratch for the handler
+}
+
+type jsonThread struct{ pid, tid int64 }
+
+type jsonCounter struct {
+	pid  int64
+	name string
+}
+
+func newJSONState(h Handler) *jsonState {
+	return &jsonState{p: &Parsed{Format: JSON}, h: h, threads: map[jsonThread]int{},
+		counters: map[jsonCounter]int{}, procs: map[int64]string{}}
+}
+
+// newTrack adds a track of process pid.
+func (st *jsonState) newTrack(t TrackInfo, pid int64) int {
+	i := len(st.p.Tracks)
+	if st.h != nil {
+		t.Group = st.procs[pid]
+	}
+	st.p.Tracks = append(st.p.Tracks, t)
+	st.trackPid = append(st.trackPid, pid)
+	if st.h != nil {
+		st.h.Track(i, t)
+	}
+	return i
+}
+
+func (st *jsonState) thread(pid, tid int64) int {
+	k := jsonThread{pid, tid}
+	if i, ok := st.threads[k]; ok {
 		return i
 	}
-	for n, je := range evs {
-		if je.Ph == "M" {
-			var name string
-			if raw, ok := je.Args["name"]; ok {
-				if err := json.Unmarshal(raw, &name); err != nil {
-					return nil, fmt.Errorf("json: event %d: metadata name: %w", n, err)
+	i := st.newTrack(TrackInfo{Name: fmt.Sprintf("thread %d/%d", pid, tid), Kind: SliceTrack}, pid)
+	st.threads[k] = i
+	return i
+}
+
+// add reads the n-th event of the file.
+func (st *jsonState) add(n int, je *jsonEvent) error {
+	p := st.p
+	if je.Ph == "M" {
+		var name string
+		if raw := argOf(je.Args, "name"); raw != nil {
+			if err := json.Unmarshal(raw, &name); err != nil {
+				return fmt.Errorf("json: event %d: metadata name: %w", n, err)
+			}
+		}
+		switch je.Name {
+		case "process_name":
+			st.procs[je.Pid] = name
+			if st.h != nil {
+				for i, pid := range st.trackPid {
+					if pid == je.Pid && p.Tracks[i].Group != name {
+						p.Tracks[i].Group = name
+						st.h.Track(i, p.Tracks[i])
+					}
 				}
 			}
-			switch je.Name {
-			case "process_name":
-				procs[je.Pid] = name
-			case "thread_name":
-				p.Tracks[thread(je.Pid, je.Tid)].Name = name
+		case "thread_name":
+			i := st.thread(je.Pid, je.Tid)
+			p.Tracks[i].Name = name
+			if st.h != nil {
+				st.h.Track(i, p.Tracks[i])
 			}
-			continue
 		}
-		if len(je.Ph) != 1 || je.Ph[0] >= 128 || kindOfPhase[je.Ph[0]] == 0 {
-			continue // a phase this package does not write
+		return nil
+	}
+	if len(je.Ph) != 1 || je.Ph[0] >= 128 || kindOfPhase[je.Ph[0]] == 0 {
+		return nil // a phase this package does not write
+	}
+	kind := kindOfPhase[je.Ph[0]]
+	ts, err := je.micros(je.Ts, je.ts)
+	if err != nil {
+		return fmt.Errorf("json: event %d (%s %q): ts: %w", n, je.Ph, je.Name, err)
+	}
+	ev := Event{Kind: kind, TS: ts, Name: je.Name}
+	switch kind {
+	case EvCounter:
+		k := jsonCounter{je.Pid, je.Name}
+		i, ok := st.counters[k]
+		if !ok {
+			i = st.newTrack(TrackInfo{Name: je.Name, Kind: CounterTrack}, je.Pid)
+			st.counters[k] = i
 		}
-		kind := kindOfPhase[je.Ph[0]]
-		ts, err := parseMicros(je.Ts)
+		ev.Track, ev.Name = i, ""
+		ev.Kind, ev.Int, ev.Value = counterValue(je.Args)
+	case EvFlowBegin, EvFlowStep, EvFlowEnd:
+		ev.Track, ev.Name = st.thread(je.Pid, je.Tid), ""
+		id, err := parseFlowID(je.ID)
 		if err != nil {
-			return nil, fmt.Errorf("json: event %d (%s %q): ts: %w", n, je.Ph, je.Name, err)
+			return fmt.Errorf("json: event %d (%s): id: %w", n, je.Ph, err)
 		}
-		ev := Event{Kind: kind, TS: ts, Name: je.Name}
-		switch kind {
-		case EvCounter:
-			k := counterKey{je.Pid, je.Name}
-			i, ok := counters[k]
-			if !ok {
-				i = len(p.Tracks)
-				counters[k] = i
-				trackPid[i] = je.Pid
-				p.Tracks = append(p.Tracks, TrackInfo{Name: je.Name, Kind: CounterTrack})
-			}
-			ev.Track, ev.Name = i, ""
-			ev.Kind, ev.Int, ev.Value = counterValue(je.Args)
-		case EvFlowBegin, EvFlowStep, EvFlowEnd:
-			ev.Track, ev.Name = thread(je.Pid, je.Tid), ""
-			id, err := parseFlowID(je.ID)
-			if err != nil {
-				return nil, fmt.Errorf("json: event %d (%s): id: %w", n, je.Ph, err)
-			}
-			ev.Flow = id
-		default:
-			ev.Track = thread(je.Pid, je.Tid)
-			if kind == EvSlice {
-				if ev.Dur, err = parseMicros(je.Dur); err != nil {
-					return nil, fmt.Errorf("json: event %d (X %q): dur: %w", n, je.Name, err)
-				}
+		ev.Flow = id
+	default:
+		ev.Track = st.thread(je.Pid, je.Tid)
+		if kind == EvSlice {
+			if ev.Dur, err = je.micros(je.Dur, je.dur); err != nil {
+				return fmt.Errorf("json: event %d (X %q): dur: %w", n, je.Name, err)
 			}
 		}
-		p.Events = append(p.Events, ev)
 	}
-	for i := range p.Tracks {
-		p.Tracks[i].Group = procs[trackPid[i]]
+	if st.h != nil {
+		st.ev = ev
+		st.h.Event(&st.ev)
+		return nil
 	}
-	return p, nil
+	p.Events = append(p.Events, ev)
+	return nil
+}
+
+// argOf returns the raw value of one argument of an event's "args" object,
+// or nil. Arguments that are not an object have no value.
+func argOf(args json.RawMessage, key string) json.RawMessage {
+	if v, ok := simpleArg(args, key); ok {
+		return v
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return nil
+	}
+	return m[key]
+}
+
+// simpleArg is the fast path of argOf and counterValue for the form this
+// package writes, {"key":value} with a value that is a number or a string
+// without escapes; ok is false for any other form.
+func simpleArg(args json.RawMessage, key string) (json.RawMessage, bool) {
+	b := bytes.TrimSpace(args)
+	if len(b) < len(key)+5 || b[0] != '{' || b[1] != '"' || string(b[2:2+len(key)]) != key || b[2+len(key)] != '"' || b[len(b)-1] != '}' {
+		return nil, false
+	}
+	v := bytes.TrimSpace(b[3+len(key) : len(b)-1])
+	if len(v) == 0 || v[0] != ':' {
+		return nil, false
+	}
+	v = bytes.TrimSpace(v[1:])
+	if len(v) == 0 || bytes.ContainsAny(v, "\\,{}[]:") {
+		return nil, false
+	}
+	if v[0] == '"' {
+		if len(v) < 2 || v[len(v)-1] != '"' || bytes.IndexByte(v[1:len(v)-1], '"') >= 0 {
+			return nil, false
+		}
+		return v, true
+	}
+	for _, c := range v {
+		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+			return nil, false
+		}
+	}
+	return v, true
 }
 
 // counterValue reads the value of a "C" event: its "value" argument, or its
 // only argument. A value that is not a number reads as NaN.
-func counterValue(args map[string]json.RawMessage) (EventKind, int64, float64) {
-	raw, ok := args["value"]
-	if !ok && len(args) > 0 {
-		keys := make([]string, 0, len(args))
-		for k := range args {
-			keys = append(keys, k)
+func counterValue(rawArgs json.RawMessage) (EventKind, int64, float64) {
+	raw, ok := simpleArg(rawArgs, "value")
+	if !ok {
+		var args map[string]json.RawMessage
+		_ = json.Unmarshal(rawArgs, &args) // arguments that are not an object: no value
+		raw, ok = args["value"]
+		if !ok && len(args) > 0 {
+			keys := make([]string, 0, len(args))
+			for k := range args {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			raw = args[keys[0]]
 		}
-		slices.Sort(keys)
-		raw = args[keys[0]]
 	}
 	s := strings.TrimSpace(string(raw))
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -622,43 +793,50 @@ func counterValue(args map[string]json.RawMessage) (EventKind, int64, float64) {
 // parseFlowID reads a flow id: a JSON number, or a string holding a decimal
 // or 0x-prefixed hexadecimal number.
 func parseFlowID(raw json.RawMessage) (uint64, error) {
-	s := strings.TrimSpace(string(raw))
-	if s == "" {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
 		return 0, fmt.Errorf("missing")
 	}
-	if s[0] == '"' {
-		if err := json.Unmarshal(raw, &s); err != nil {
+	if b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
 			return 0, err
 		}
 		return strconv.ParseUint(s, 0, 64)
 	}
-	return strconv.ParseUint(s, 10, 64)
+	return strconv.ParseUint(string(b), 10, 64)
 }
 
 // parseMicros converts a JSON number of microseconds to integer nanoseconds
 // exactly when it has at most three decimals, as this package writes them;
 // further decimals are rounded half away from zero. An empty number is 0.
-func parseMicros(num json.Number) (int64, error) {
-	s := string(num)
-	if s == "" {
+func parseMicros[T ~string | ~[]byte](num T) (int64, error) {
+	s := num
+	if len(s) == 0 {
 		return 0, nil
 	}
-	if strings.ContainsAny(s, "eE") {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return 0, err
+	dot := len(s)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case 'e', 'E':
+			f, err := strconv.ParseFloat(string(s), 64)
+			if err != nil {
+				return 0, err
+			}
+			return int64(math.Round(f * 1000)), nil
+		case '.':
+			dot = min(dot, i)
 		}
-		return int64(math.Round(f * 1000)), nil
 	}
 	neg := s[0] == '-'
 	if neg {
-		s = s[1:]
+		s, dot = s[1:], dot-1
 	}
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" {
-		whole = "0"
+	whole, frac := s[:dot], s[min(dot+1, len(s)):]
+	w, err := uint64(0), error(nil)
+	if len(whole) > 0 {
+		w, err = strconv.ParseUint(string(whole), 10, 63)
 	}
-	w, err := strconv.ParseUint(whole, 10, 63)
 	if err != nil {
 		return 0, fmt.Errorf("bad number %q", string(num))
 	}
@@ -674,8 +852,8 @@ func parseMicros(num json.Number) (int64, error) {
 		}
 	}
 	if len(frac) > 3 {
-		for _, c := range frac[3:] {
-			if c < '0' || c > '9' {
+		for i := 3; i < len(frac); i++ {
+			if c := frac[i]; c < '0' || c > '9' {
 				return 0, fmt.Errorf("bad number %q", string(num))
 			}
 		}
