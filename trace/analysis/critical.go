@@ -17,83 +17,72 @@ func (p Path) Total() int64 {
 	return t
 }
 
-// CriticalPath walks the flow-shop recurrence of Predict backwards from the
-// last device completion, following at each step the predecessor that
+// CriticalPath follows the flow-shop recurrence of Predict back from the
+// last device completion, taking at each step the predecessor that
 // determined the completion time (ties go to the earlier kernel on the same
-// worker, then to the earlier worker), and sums what it passes by stage. A
-// worker's operation that merges several stages contributes each stage's own
-// cost. It tells which stage the run waits on: the one that dominates the
-// path.
+// worker, then to the earlier worker; on the device, to the previous
+// kernel's device execution), and sums what it passes by stage. A worker's
+// operation that merges several stages contributes each stage's own cost.
+// It tells which stage the run waits on: the one that dominates the path.
+//
+// The path is kept as a running summary: for every operation of the
+// current kernel, the breakdown of the critical path that ends there,
+// built from the one of the predecessor chosen, so memory does not grow
+// with the number of kernels.
 func CriticalPath(ks []Kernel, m Mode, mc Machine) (Path, error) {
-	var path Path
 	mach, nm, err := m.machines()
 	if err != nil {
-		return path, err
+		return Path{}, err
 	}
 	if _, err := Predict(ks, m, mc); err != nil {
-		return path, err
+		return Path{}, err
 	}
-	n := len(ks)
-	if n == 0 {
-		return path, nil
-	}
-	// Forward pass keeping every completion: C[i*nm+w] and D[i].
-	c := make([]int64, n*nm)
-	d := make([]int64, n)
+	var (
+		c    [NumStages]int64 // C[i-1][w], then C[i][w]
+		path [NumStages]Path  // the critical path ending at C[.][w]
+		d    int64            // D[i-1]
+		dp   Path             // the critical path ending at D[i-1]
+	)
 	for i, k := range ks {
+		host := k.host()
 		var p [NumStages]int64
-		for s, v := range k.host() {
+		for s, v := range host {
 			p[mach[s]] += v
 		}
 		for w := range nm {
-			prevK, prevW := int64(0), int64(0)
+			// The predecessor: the same worker's previous operation, or
+			// this kernel's operation on the worker before; -1 when none.
+			prevK, prevW := int64(-1), int64(-1)
 			if i > 0 {
-				prevK = c[(i-1)*nm+w]
+				prevK = c[w]
 			}
 			if w > 0 {
-				prevW = c[i*nm+w-1]
+				prevW = c[w-1]
 			}
-			c[i*nm+w] = max(prevK, prevW) + p[w]
-		}
-		start := c[i*nm+nm-1] + mc.LaunchLatency
-		if i > 0 {
-			start = max(start, d[i-1])
-		}
-		d[i] = start + k.Device
-	}
-	// Backward walk: on the device chain, then down into the host workers.
-	i := n - 1
-	for {
-		path.Device += ks[i].Device
-		if i > 0 && d[i-1] >= c[i*nm+nm-1]+mc.LaunchLatency {
-			i--
-			continue
-		}
-		path.Latency += mc.LaunchLatency
-		break
-	}
-	w := nm - 1
-	for {
-		host := ks[i].host()
-		for s := range NumStages {
-			if mach[s] == w {
-				path.Stage[s] += host[s]
+			switch {
+			case prevK < 0 && prevW < 0:
+				path[w] = Path{}
+			case prevK >= prevW:
+				// path[w] already ends at C[i-1][w]
+			default:
+				path[w] = path[w-1]
 			}
+			for s := range NumStages {
+				if mach[s] == w {
+					path[w].Stage[s] += host[s]
+				}
+			}
+			c[w] = max(prevK, prevW, 0) + p[w]
 		}
-		var prevK, prevW int64 = -1, -1
-		if i > 0 {
-			prevK = c[(i-1)*nm+w]
+		ready := c[nm-1] + mc.LaunchLatency
+		if i > 0 && d >= ready {
+			d += k.Device // dp ends at D[i-1]
+		} else {
+			dp = path[nm-1]
+			dp.Latency += mc.LaunchLatency
+			d = ready + k.Device
 		}
-		if w > 0 {
-			prevW = c[i*nm+w-1]
-		}
-		switch {
-		case prevK < 0 && prevW < 0:
-			return path, nil
-		case prevK >= prevW:
-			i--
-		default:
-			w--
-		}
+		dp.Device += k.Device
 	}
+	return dp, nil
 }
