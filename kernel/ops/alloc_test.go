@@ -11,7 +11,7 @@ import (
 // the computation must not allocate in steady state.
 func TestComputeAllocatesNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
-	for _, c := range []struct {
+	cases := []struct {
 		op    string
 		attrs kernel.Attrs
 		in    []*kernel.Tensor
@@ -29,8 +29,26 @@ func TestComputeAllocatesNothing(t *testing.T) {
 		{"ReduceSum", kernel.Attrs{"axes": []int64{1}}, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(4, 5, 6))}},
 		{"Transpose", nil, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(4, 5, 6))}},
 		{"Slice", kernel.Attrs{"starts": []int64{1}, "ends": []int64{-1}}, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(4, 5))}},
-		{"Gemm", kernel.Attrs{"transB": int64(1), "alpha": 0.5}, []*kernel.Tensor{randTensor(r, kernel.Float32, shp(3, 4)), randTensor(r, kernel.Float32, shp(5, 4)), randTensor(r, kernel.Float32, shp(5))}},
-	} {
+	}
+	// The ops built on the blocked axpy product and the recurrent cells, in
+	// each float dtype: the conversions, the column matrix and the state
+	// live in buffers the kernel keeps.
+	for _, dt := range []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64} {
+		rt := func(s ...int64) *kernel.Tensor { return randTensor(r, dt, s) }
+		cases = append(cases, []struct {
+			op    string
+			attrs kernel.Attrs
+			in    []*kernel.Tensor
+		}{
+			{"Conv", kernel.Attrs{"pads": []int64{1, 1, 1, 1}}, []*kernel.Tensor{rt(1, 2, 5, 5), rt(3, 2, 3, 3), rt(3)}},
+			{"ConvTranspose", kernel.Attrs{"strides": []int64{2, 2}}, []*kernel.Tensor{rt(1, 2, 3, 3), rt(2, 3, 2, 2)}},
+			{"Gemm", kernel.Attrs{"transB": int64(1), "alpha": 0.5}, []*kernel.Tensor{rt(3, 4), rt(5, 4), rt(5)}},
+			{"LSTM", kernel.Attrs{"hidden_size": int64(3)}, []*kernel.Tensor{rt(2, 1, 4), rt(1, 12, 4), rt(1, 12, 3)}},
+			{"GRU", kernel.Attrs{"hidden_size": int64(3)}, []*kernel.Tensor{rt(2, 1, 4), rt(1, 9, 4), rt(1, 9, 3)}},
+			{"RNN", kernel.Attrs{"hidden_size": int64(3)}, []*kernel.Tensor{rt(2, 1, 4), rt(1, 3, 4), rt(1, 3, 3)}},
+		}...)
+	}
+	for _, c := range cases {
 		k, err := Builtins().New(c.op, c.attrs)
 		if err != nil {
 			t.Fatal(err)

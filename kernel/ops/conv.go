@@ -8,9 +8,11 @@ import (
 )
 
 // Conv and ConvTranspose: ONNX convolution over 1 to 3 spatial dimensions
-// on float32 (float16 and float64 computed in float32 and rounded once), with every attribute of opsets 1 to 17 (auto_pad, dilations,
-// group, kernel_shape, pads, strides; ConvTranspose also output_padding and
-// output_shape).
+// on float32, float64 and float16, with every attribute of opsets 1 to 17
+// (auto_pad, dilations, group, kernel_shape, pads, strides; ConvTranspose
+// also output_padding and output_shape). float32 and float64 compute in
+// their own type; float16 computes in float32 and rounds once to float16,
+// as onnxruntime's float16 kernels accumulate in float32 (floats).
 //
 // Conv(X [N,C,D…], W [M,C/group,k…], B [M]) → Y [N,M,O…] with
 // O = ⌊(D + padB + padE − ((k−1)·dil+1)) / stride⌋ + 1; auto_pad SAME_*
@@ -30,15 +32,18 @@ import (
 // ConvTranspose multiplies Wᵀ by X into the workspace and scatters the
 // columns onto Y (col2im). The product is blocked over columns and the
 // reduction so a block of the right operand stays in cache, and its inner
-// loop is an axpy over contiguous rows, four reduction steps at a time.
+// loop is an axpy over contiguous rows, four reduction steps at a time;
+// the same generic code runs float32 and float64, its products rounded
+// (mul) so that none is fused with the sum.
 //
 // Tiling (words):
 //
 //	0..24  geometry: N, C, M, group; then in, k, out, stride, dil, padB
 //	       and padE, three words each (depth, height, width)
 //
-// Workspace: the column matrix, C/group·∏k·∏O float32 (Conv; none for a
-// direct 1×1) or M/group·∏k·∏D float32 (ConvTranspose). Cost:
+// Workspace: the column matrix in the compute type (8 bytes an element for
+// float64, 4 otherwise), C/group·∏k·∏O elements (Conv; none for a direct
+// 1×1) or M/group·∏k·∏D (ConvTranspose). Cost:
 // 2·N·M·(C/group)·∏k·∏O operations (ConvTranspose: over ∏D); bytes of
 // X, W, B and Y.
 type conv struct {
@@ -47,8 +52,8 @@ type conv struct {
 	group     int64
 	outPad    []int64
 	outShape  []int64
-	scratch   []float32 // when the workspace has no contents (virtual device)
-	f32       f32s
+	f32       floats[float32] // float32 and float16 operands
+	f64       floats[float64] // float64 operands
 }
 
 func newConv(transpose bool) kernel.Factory {
@@ -219,7 +224,7 @@ func (k *conv) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 		return 0, fmt.Errorf("output %v differs from the inferred %v", out[0].Shape, g.spatialShape(g.m))
 	}
 	g.put(e)
-	return 4 * k.colElems(&g), nil
+	return computeSize(in[0].DType) * k.colElems(&g), nil
 }
 
 func (k *conv) cost(in, out []*kernel.Tensor) device.Cost {
@@ -249,19 +254,25 @@ func (k *conv) compute(a *kernel.Args) error {
 		g.m*(g.c/g.group)*g.k.prod() != w.NumElements() || g.c%g.group != 0 || g.m%g.group != 0 {
 		return errTiling
 	}
-	need := k.colElems(&g)
-	col := kernel.Float32s(a.Workspace.Data)
-	if int64(len(col)) < need {
-		if int64(cap(k.scratch)) < need {
-			k.scratch = make([]float32, need)
-		}
-		col = k.scratch[:need]
+	if y.DType == kernel.Float64 {
+		convRun(k, &k.f64, a, &g)
+	} else {
+		convRun(k, &k.f32, a, &g)
 	}
-	xs, ws, ys := k.f32.in(0, x), k.f32.in(1, w), k.f32.out(3, y)
-	defer flush(y, ys)
-	var bias []float32
+	return nil
+}
+
+// convRun computes a Conv or ConvTranspose in T, the compute type, on
+// operands whose geometry compute checked: one matrix product per (image,
+// group).
+func convRun[T float32 | float64](k *conv, c *floats[T], a *kernel.Args, g *geom) {
+	x, w, y := a.In[0], a.In[1], a.Out[0]
+	need := k.colElems(g)
+	col := c.work(4, a.Workspace.Data, need)
+	xs, ws, ys := c.in(0, x), c.in(1, w), c.out(3, y)
+	var bias []T
 	if len(a.In) > 2 && a.In[2].NumElements() > 0 {
-		bias = k.f32.in(2, a.In[2])[:g.m]
+		bias = c.in(2, a.In[2])[:g.m]
 	}
 	cg, mg := g.c/g.group, g.m/g.group
 	kp, ip, op := g.k.prod(), g.in.prod(), g.out.prod()
@@ -275,13 +286,13 @@ func (k *conv) compute(a *kernel.Args) error {
 				startSums(col, cg)
 				mmAxpy(col, ip, wg, 1, mg*kp, xg, ip, mg*kp, ip, cg)
 				startSums(yg, 1)
-				col2im(yg, col, &g, mg)
-				emptySums(yg, &g, mg)
+				col2im(yg, col, g, mg)
+				emptySums(yg, g, mg)
 			} else {
 				wg := ws[gr*mg*cg*kp : (gr+1)*mg*cg*kp]
 				b := xg
 				if need > 0 {
-					im2col(col, xg, &g, cg)
+					im2col(col, xg, g, cg)
 					b = col
 				}
 				startSums(yg, cg*kp)
@@ -298,13 +309,13 @@ func (k *conv) compute(a *kernel.Args) error {
 			}
 		}
 	}
-	return nil
+	flush(y, ys)
 }
 
 // im2col writes the receptive fields of x (ch channels of g.in) as the
 // rows of col, [ch·∏k, ∏out]: row (c, kd, kh, kw), column (od, oh, ow).
 // Positions in the padding read 0.
-func im2col(col, x []float32, g *geom, ch int64) {
+func im2col[T float32 | float64](col, x []T, g *geom, ch int64) {
 	op, ip := g.out.prod(), g.in.prod()
 	row := int64(0)
 	for c := range ch {
@@ -347,7 +358,7 @@ func im2col(col, x []float32, g *geom, ch int64) {
 // col2im adds the columns of col, [ch·∏k, ∏in] (ConvTranspose: a column
 // per input position), onto y (ch channels of g.out): input position i
 // with kernel offset κ lands on output i·stride − padB + κ·dil.
-func col2im(y, col []float32, g *geom, ch int64) {
+func col2im[T float32 | float64](y, col []T, g *geom, ch int64) {
 	op, ip := g.out.prod(), g.in.prod()
 	row := int64(0)
 	for c := range ch {
@@ -386,7 +397,7 @@ func col2im(y, col []float32, g *geom, ch int64) {
 // emptySums sets to +0 the outputs of col2im (ch channels of g.out) that
 // no input position reaches, sums of no terms, which startSums left at -0.
 // Whether an output is reached is a product over the axes.
-func emptySums(y []float32, g *geom, ch int64) {
+func emptySums[T float32 | float64](y []T, g *geom, ch int64) {
 	op := g.out.prod()
 	for od := range g.out[0] {
 		r0 := reached(g, 0, od)
@@ -418,16 +429,20 @@ func reached(g *geom, d int, o int64) bool {
 }
 
 // Block sizes of mmAxpy: a block of the right operand is mmK rows of mmN
-// float32 (256 KiB), and an output row block (4 KiB) stays in L1.
+// elements (256 KiB of float32, 512 KiB of float64), and an output row
+// block (4 or 8 KiB) stays in L1. mmK fixes the grouping of the sums: a
+// change changes results.
 const (
 	mmN = 1024
 	mmK = 64
 )
 
 // mmAxpy accumulates o[i, j] += Σ_p a[i·ai + p·ap] · b[p·ldb + j] for i
-// < m, j < n, p < kk, where o's rows are ldo apart. The inner loop is an
-// axpy over a contiguous row of b, four reduction steps at a time.
-func mmAxpy(o []float32, ldo int64, a []float32, ai, ap int64, b []float32, ldb, m, n, kk int64) {
+// < m, j < n, p < kk, where o's rows are ldo apart, in T. The inner loop is
+// an axpy over a contiguous row of b, four reduction steps at a time: per
+// element, each block of mmK steps adds ((t0 + t1) + t2) + t3 for every
+// four rounded products, then the products left one by one.
+func mmAxpy[T float32 | float64](o []T, ldo int64, a []T, ai, ap int64, b []T, ldb, m, n, kk int64) {
 	for j0 := int64(0); j0 < n; j0 += mmN {
 		j1 := min(j0+mmN, n)
 		w := j1 - j0
@@ -443,14 +458,14 @@ func mmAxpy(o []float32, ldo int64, a []float32, ai, ap int64, b []float32, ldb,
 					b2 := b[(p+2)*ldb+j0:][:w]
 					b3 := b[(p+3)*ldb+j0:][:w]
 					for j := range row {
-						row[j] += mul32(a0, b0[j]) + mul32(a1, b1[j]) + mul32(a2, b2[j]) + mul32(a3, b3[j])
+						row[j] += mul(a0, b0[j]) + mul(a1, b1[j]) + mul(a2, b2[j]) + mul(a3, b3[j])
 					}
 				}
 				for ; p < p1; p++ {
 					av := a[i*ai+p*ap] // a zero too: 0·Inf and 0·NaN are NaN
 					bp := b[p*ldb+j0:][:w]
 					for j := range row {
-						row[j] += mul32(av, bp[j])
+						row[j] += mul(av, bp[j])
 					}
 				}
 			}

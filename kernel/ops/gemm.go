@@ -10,28 +10,30 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// Gemm is ONNX's general matrix product (opsets 7 to 17) on float32
-// (float16 and float64 computed in float32 and rounded once):
-// Y = alpha·A'·B' + beta·C, where A' is A [M,K] or, with transA, Aᵀ of
-// A [K,M]; B' likewise with transB; and C (optional from opset 11)
-// broadcasts to [M,N] (a scalar, [N], [M,1], [M,N], …). alpha and beta
-// default to 1. The product accumulates in float32 with the blocked axpy
-// kernel Conv uses; B is first transposed into the workspace when transB
-// is set, so its rows are contiguous.
+// Gemm is ONNX's general matrix product (opsets 7 to 17) on float32,
+// float64 and float16: Y = alpha·A'·B' + beta·C, where A' is A [M,K] or,
+// with transA, Aᵀ of A [K,M]; B' likewise with transB; and C (optional
+// from opset 11) broadcasts to [M,N] (a scalar, [N], [M,1], [M,N], …).
+// alpha and beta (float attributes, so float32 values) default to 1. The
+// product accumulates in the compute type with the blocked axpy kernel
+// Conv uses: float32 and float64 in their own type, float16 in float32,
+// rounded once to float16. B is first transposed into the workspace when
+// transB is set, so its rows are contiguous.
 //
 // Tiling (words):
 //
 //	0 M  1 N  2 K  3 transA  4 transB
 //
-// Workspace: K·N float32 with transB, else none. Cost: 2·M·N·K + 2·M·N
+// Workspace: K·N elements of the compute type (8 bytes for float64, 4
+// otherwise) with transB, else none. Cost: 2·M·N·K + 2·M·N
 // operations; bytes of every operand.
 type gemm struct {
 	transA, transB bool
 	alpha, beta    float32
 	walk           bcast
-	mn             [2]int64 // Y's shape for walk: a literal would escape
-	scratch        []float32
-	f32            f32s
+	mn             [2]int64        // Y's shape for walk: a literal would escape
+	f32            floats[float32] // float32 and float16 operands
+	f64            floats[float64] // float64 operands
 }
 
 func newGemm(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -114,7 +116,7 @@ func (k *gemm) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	e.putBool(k.transA)
 	e.putBool(k.transB)
 	if k.transB {
-		return 4 * kk * n, nil
+		return computeSize(in[0].DType) * kk * n, nil
 	}
 	return 0, nil
 }
@@ -144,17 +146,20 @@ func (k *gemm) compute(a *kernel.Args) error {
 	if w.at(0) != m || w.at(1) != n || w.at(2) != kk || (w.at(3) != 0) != k.transA || (w.at(4) != 0) != k.transB {
 		return errTiling
 	}
-	A, B := k.f32.in(0, a.In[0]), k.f32.in(1, a.In[1])
-	Y := k.f32.out(3, a.Out[0])[:m*n]
+	if a.Out[0].DType == kernel.Float64 {
+		return gemmRun(k, &k.f64, a, m, n, kk)
+	}
+	return gemmRun(k, &k.f32, a, m, n, kk)
+}
+
+// gemmRun computes Gemm in T, the compute type, on operands of the
+// checked dimensions.
+func gemmRun[T float32 | float64](k *gemm, c *floats[T], a *kernel.Args, m, n, kk int64) error {
+	A, B := c.in(0, a.In[0]), c.in(1, a.In[1])
+	Y := c.out(3, a.Out[0])[:m*n]
 	defer flush(a.Out[0], Y)
 	if k.transB {
-		t := kernel.Float32s(a.Workspace.Data)
-		if int64(len(t)) < kk*n {
-			if int64(cap(k.scratch)) < kk*n {
-				k.scratch = make([]float32, kk*n)
-			}
-			t = k.scratch[:kk*n]
-		}
+		t := c.work(4, a.Workspace.Data, kk*n)
 		for j := range n {
 			for p := range kk {
 				t[p*n+j] = B[j*kk+p]
@@ -168,19 +173,19 @@ func (k *gemm) compute(a *kernel.Args) error {
 	}
 	startSums(Y, kk)
 	mmAxpy(Y, n, A, ai, ap, B, n, m, n, kk)
-	if k.alpha != 1 {
+	if alpha := T(k.alpha); alpha != 1 {
 		for i := range Y {
-			Y[i] *= k.alpha
+			Y[i] *= alpha
 		}
 	}
-	if c := optional(a.In, 2); c != nil && k.beta != 0 {
+	if ct := optional(a.In, 2); ct != nil && k.beta != 0 {
 		k.mn = [2]int64{m, n}
-		if err := k.walk.set(k.mn[:], c.Shape); err != nil {
+		if err := k.walk.set(k.mn[:], ct.Shape); err != nil {
 			return err
 		}
-		C := k.f32.in(2, c)
+		beta, C := T(k.beta), c.in(2, ct)
 		for i := range Y {
-			Y[i] += mul32(k.beta, C[k.walk.off[0]])
+			Y[i] += mul(beta, C[k.walk.off[0]])
 			k.walk.next()
 		}
 	}

@@ -127,6 +127,8 @@ func setValue(b []byte, dt kernel.DType, i int, x float64) {
 		kernel.Float32s(b)[i] = float32(x)
 	case kernel.Float16:
 		kernel.Uint16s(b)[i] = kernel.F32ToF16(float32(x))
+	case kernel.Float64:
+		kernel.Float64s(b)[i] = x
 	case kernel.Int32:
 		kernel.Int32s(b)[i] = int32(x)
 	case kernel.Int64:
@@ -154,6 +156,8 @@ func values(t *kernel.Tensor) []float64 {
 			v[i] = float64(kernel.Float32s(b)[i])
 		case kernel.Float16:
 			v[i] = float64(kernel.F16ToF32(kernel.Uint16s(b)[i]))
+		case kernel.Float64:
+			v[i] = kernel.Float64s(b)[i]
 		case kernel.Int32:
 			v[i] = float64(kernel.Int32s(b)[i])
 		case kernel.Int64:

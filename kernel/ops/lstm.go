@@ -10,9 +10,9 @@ import (
 )
 
 // LSTM is ONNX's long short-term memory layer (opsets 7 to 17) on
-// float32 (float16 and float64 computed in float32 and rounded once), with every attribute: direction (forward, reverse,
-// bidirectional), hidden_size, layout (from opset 14: 0 is [seq, batch,
-// …], 1 is [batch, seq, …]), input_forget, clip, activations with
+// float32, float64 and float16, with every attribute: direction (forward,
+// reverse, bidirectional), hidden_size, layout (from opset 14: 0 is [seq,
+// batch, …], 1 is [batch, seq, …]), input_forget, clip, activations with
 // activation_alpha and activation_beta.
 //
 // Inputs X [seq,batch,in], W [dirs,4h,in], R [dirs,4h,h] and the optional
@@ -32,8 +32,10 @@ import (
 // clip limits every gate's input to [−clip, clip]. A batch entry stops
 // after its sequence length: its Y rows beyond are zero and Y_h, Y_c hold
 // its last state; the reverse direction starts at its last valid step.
-// Products accumulate in float32; activations evaluate in float64 and
-// round once.
+// Products accumulate in the compute type: float32 and float64 compute in
+// their own type, float16 in float32 (its results rounded once to
+// float16). Activations evaluate in float64 and round once to the compute
+// type.
 //
 // Tiling (words):
 //
@@ -62,8 +64,8 @@ type lstm struct {
 	inputForget  bool
 	clip         float64
 	act          [2][3]activation
-	buf, h, c    []float32
-	f32          f32s
+	f32          floats[float32] // float32 and float16 operands, and the state
+	f64          floats[float64] // float64 operands, and the state
 }
 
 // activation is one of ONNX's RNN activation functions with its alpha and
@@ -316,48 +318,48 @@ func (k *lstm) cost(in, out []*kernel.Tensor) device.Cost {
 
 // lstmStep updates the hidden and cell state from the gate
 // pre-activations (i, o, f, c).
-func (k *lstm) lstmStep(act [3]activation, gates, hs, cs, Pd []float32) {
+func lstmStep[T float32 | float64](k *lstm, act [3]activation, gates, hs, cs, Pd []T) {
 	H := k.hidden
 	for j := range H {
 		cPrev := cs[j]
 		gi, gOut, gf, gc := gates[j], gates[H+j], gates[2*H+j], gates[3*H+j]
 		if Pd != nil {
-			gi += mul32(Pd[j], cPrev)
-			gf += mul32(Pd[2*H+j], cPrev)
+			gi += mul(Pd[j], cPrev)
+			gf += mul(Pd[2*H+j], cPrev)
 		}
-		i := float32(act[0].apply(k.clipped(gi)))
-		var f float32
+		i := T(act[0].apply(k.clipped(float64(gi))))
+		var f T
 		if k.inputForget {
 			f = 1 - i
 		} else {
-			f = float32(act[0].apply(k.clipped(gf)))
+			f = T(act[0].apply(k.clipped(float64(gf))))
 		}
-		ct := float32(act[1].apply(k.clipped(gc)))
-		c := mul32(f, cPrev) + mul32(i, ct)
+		ct := T(act[1].apply(k.clipped(float64(gc))))
+		c := mul(f, cPrev) + mul(i, ct)
 		if Pd != nil {
-			gOut += mul32(Pd[H+j], c)
+			gOut += mul(Pd[H+j], c)
 		}
-		o := float32(act[0].apply(k.clipped(gOut)))
+		o := T(act[0].apply(k.clipped(float64(gOut))))
 		cs[j] = c
-		hs[j] = o * float32(act[2].apply(float64(c)))
+		hs[j] = o * T(act[2].apply(float64(c)))
 	}
 }
 
 // gruStep updates the hidden state from the gate pre-activations (z, r
 // complete; h without its recurrent term), rh being scratch of H.
-func (k *lstm) gruStep(act [3]activation, gates, hs, rh, Rd, Bd []float32) {
+func gruStep[T float32 | float64](k *lstm, act [3]activation, gates, hs, rh, Rd, Bd []T) {
 	H := k.hidden
 	for j := range H {
-		rh[j] = float32(act[0].apply(k.clipped(gates[H+j]))) // the reset gate
+		rh[j] = T(act[0].apply(k.clipped(float64(gates[H+j])))) // the reset gate
 	}
 	// The hidden gate's recurrent term: (r⊙H)·Rhᵀ + Rbh, or with
 	// linear_before_reset r⊙(H·Rhᵀ + Rbh).
 	for j := range H {
 		row := Rd[(2*H+j)*H:][:H]
-		var acc float32
+		var acc T
 		if k.linearBefore {
 			for q, v := range hs {
-				acc += mul32(v, row[q])
+				acc += mul(v, row[q])
 			}
 			if Bd != nil {
 				acc += Bd[3*H+2*H+j]
@@ -365,7 +367,7 @@ func (k *lstm) gruStep(act [3]activation, gates, hs, rh, Rd, Bd []float32) {
 			acc *= rh[j]
 		} else {
 			for q, v := range hs {
-				acc += mul32(rh[q]*v, row[q])
+				acc += mul(rh[q]*v, row[q])
 			}
 			if Bd != nil {
 				acc += Bd[3*H+2*H+j]
@@ -374,14 +376,14 @@ func (k *lstm) gruStep(act [3]activation, gates, hs, rh, Rd, Bd []float32) {
 		gates[2*H+j] += acc
 	}
 	for j := range H {
-		z := float32(act[0].apply(k.clipped(gates[j])))
-		h := float32(act[1].apply(k.clipped(gates[2*H+j])))
-		hs[j] = mul32(1-z, h) + mul32(z, hs[j])
+		z := T(act[0].apply(k.clipped(float64(gates[j]))))
+		h := T(act[1].apply(k.clipped(float64(gates[2*H+j]))))
+		hs[j] = mul(1-z, h) + mul(z, hs[j])
 	}
 }
 
-func (k *lstm) clipped(x float32) float64 {
-	v := float64(x)
+// clipped limits a gate's input to [−clip, clip].
+func (k *lstm) clipped(v float64) float64 {
 	return math.Max(-k.clip, math.Min(k.clip, v))
 }
 
@@ -397,30 +399,41 @@ func (k *lstm) compute(a *kernel.Args) error {
 	if w.at(0) != seq || w.at(1) != batch || w.at(2) != inSize || w.at(3) != H || w.at(4) != int64(k.dirs) {
 		return errTiling
 	}
-	opt := func(i int) []float32 {
+	if a.Out[0].DType == kernel.Float64 {
+		return recurrentRun(k, &k.f64, a, seq, batch, inSize)
+	}
+	return recurrentRun(k, &k.f32, a, seq, batch, inSize)
+}
+
+// recurrentRun computes an LSTM, GRU or RNN in T, the compute type, on
+// operands of the checked dimensions.
+func recurrentRun[T float32 | float64](k *lstm, c *floats[T], a *kernel.Args, seq, batch, inSize int64) error {
+	H := k.hidden
+	opt := func(i int) []T {
 		if t := optional(a.In, i); t != nil {
-			return k.f32.in(i, t)
+			return c.in(i, t)
 		}
 		return nil
 	}
-	xs, W, R := k.f32.in(0, x), k.f32.in(1, a.In[1]), k.f32.in(2, a.In[2])
+	xs, W, R := c.in(0, a.In[0]), c.in(1, a.In[1]), c.in(2, a.In[2])
 	B, h0, c0, P := opt(3), opt(5), opt(6), opt(7)
 	lens := optional(a.In, 4)
-	Y, Yh := k.f32.out(8, a.Out[0]), k.f32.out(9, a.Out[1])
+	Y, Yh := c.out(8, a.Out[0]), c.out(9, a.Out[1])
 	defer flush(a.Out[0], Y)
 	defer flush(a.Out[1], Yh)
-	var Yc []float32
+	var Yc []T
 	if len(a.Out) > 2 {
-		Yc = k.f32.out(10, a.Out[2])
+		Yc = c.out(10, a.Out[2])
 		defer flush(a.Out[2], Yc)
 	}
 	clear(Y)
 	G := k.gates
-	if int64(cap(k.buf)) < G*H+H || int64(cap(k.h)) < batch*H {
-		k.buf = make([]float32, G*H+H)
-		k.h, k.c = make([]float32, batch*H), make([]float32, batch*H)
+	buf, hAll, cAll := c.buf(11, G*H+H), c.buf(12, batch*H), c.buf(13, batch*H)
+	gates, rh := buf[:G*H], buf[G*H:G*H+H]
+	rows := int(G * H) // the gate rows whose recurrent term preacts adds
+	if k.cell == "GRU" {
+		rows = int(2 * H)
 	}
-	gates, rh := k.buf[:G*H], k.buf[G*H:G*H+H]
 	dirs := int64(k.dirs)
 	// Offsets of element (t, dir, b) of Y and (dir, b) of the states.
 	yAt := func(t, dir, b int64) int64 {
@@ -441,18 +454,11 @@ func (k *lstm) compute(a *kernel.Args) error {
 		}
 		return (t*batch + b) * inSize
 	}
-	dot := func(x, w []float32) float32 {
-		var acc float32
-		for j, v := range x {
-			acc += mul32(v, w[j])
-		}
-		return acc
-	}
 	for dir := range dirs {
 		reverse := k.reverse || dir == 1
 		act := k.act[dir]
 		Wd, Rd := W[dir*G*H*inSize:(dir+1)*G*H*inSize], R[dir*G*H*H:(dir+1)*G*H*H]
-		var Bd, Pd []float32
+		var Bd, Pd []T
 		if B != nil {
 			Bd = B[dir*2*G*H : (dir+1)*2*G*H]
 		}
@@ -467,7 +473,7 @@ func (k *lstm) compute(a *kernel.Args) error {
 					return fmt.Errorf("sequence_lens[%d] is %d, want 0 to %d", b, n, seq)
 				}
 			}
-			hs, cs := k.h[b*H:(b+1)*H], k.c[b*H:(b+1)*H]
+			hs, cs := hAll[b*H:(b+1)*H], cAll[b*H:(b+1)*H]
 			if h0 != nil {
 				copy(hs, h0[stAt(dir, b):][:H])
 			} else {
@@ -483,30 +489,15 @@ func (k *lstm) compute(a *kernel.Args) error {
 				if reverse {
 					t = n - 1 - s
 				}
-				xt := xs[xAt(t, b):][:inSize]
-				// X·Wᵀ + Wb for every gate row, and H·Rᵀ + Rb except
-				// GRU's hidden gate, which needs the reset gate first.
-				for g := range G * H {
-					acc := dot(xt, Wd[g*inSize:][:inSize])
-					if Bd != nil {
-						acc += Bd[g]
-					}
-					if k.cell != "GRU" || g < 2*H {
-						acc += dot(hs, Rd[g*H:][:H])
-						if Bd != nil {
-							acc += Bd[G*H+g]
-						}
-					}
-					gates[g] = acc
-				}
+				preacts(gates, xs[xAt(t, b):][:inSize], hs, Wd, Rd, Bd, rows)
 				switch k.cell {
 				case "LSTM":
-					k.lstmStep(act, gates, hs, cs, Pd)
+					lstmStep(k, act, gates, hs, cs, Pd)
 				case "GRU":
-					k.gruStep(act, gates, hs, rh, Rd, Bd)
+					gruStep(k, act, gates, hs, rh, Rd, Bd)
 				default:
 					for j := range H {
-						hs[j] = float32(act[0].apply(k.clipped(gates[j])))
+						hs[j] = T(act[0].apply(k.clipped(float64(gates[j]))))
 					}
 				}
 				copy(Y[yAt(t, dir, b):][:H], hs)
@@ -518,4 +509,35 @@ func (k *lstm) compute(a *kernel.Args) error {
 		}
 	}
 	return nil
+}
+
+// preacts writes the gate pre-activations of one step, [G·H]: X·Wᵀ + Wb
+// for every gate row, then H·Rᵀ + Rb added to the first rows (all but
+// GRU's hidden gate, which needs the reset gate first). Two loops, each
+// with few live values, so that the dot products keep their registers;
+// every sum is the same sequence of roundings as in one loop.
+func preacts[T float32 | float64](gates, xt, hs, Wd, Rd, Bd []T, rows int) {
+	in, H, GH := len(xt), len(hs), len(gates)
+	for g := range gates {
+		gates[g] = dot(xt, Wd[g*in:][:in])
+		if Bd != nil {
+			gates[g] += Bd[g]
+		}
+	}
+	for g := range rows {
+		gates[g] += dot(hs, Rd[g*H:][:H])
+		if Bd != nil {
+			gates[g] += Bd[GH+g]
+		}
+	}
+}
+
+// dot is the sum over j ascending of the rounded products x[j]·w[j].
+func dot[T float32 | float64](x, w []T) T {
+	var acc T
+	w = w[:len(x)]
+	for j, v := range x {
+		acc += T(v * w[j]) // mul, written out: rounded, never fused
+	}
+	return acc
 }

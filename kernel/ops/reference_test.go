@@ -303,59 +303,6 @@ func floats64(v []int64) []float64 {
 	return out
 }
 
-// TestFloat32OnlyKernelsTakeOtherFloats runs Conv, Gemm and LSTM on float64
-// and float16 copies of float32 operands: the results are the float32
-// results rounded to the dtype.
-func TestFloat32OnlyKernelsTakeOtherFloats(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
-	for _, c := range []struct {
-		op    string
-		attrs kernel.Attrs
-		in    []*kernel.Tensor
-	}{
-		{"Conv", kernel.Attrs{"pads": []int64{1, 1, 1, 1}}, []*kernel.Tensor{randF32(r, 1, 2, 5, 5), randF32(r, 3, 2, 3, 3), randF32(r, 3)}},
-		{"ConvTranspose", nil, []*kernel.Tensor{randF32(r, 1, 2, 3, 3), randF32(r, 2, 3, 2, 2)}},
-		{"Gemm", kernel.Attrs{"transB": int64(1)}, []*kernel.Tensor{randF32(r, 3, 4), randF32(r, 5, 4), randF32(r, 5)}},
-		{"LSTM", kernel.Attrs{"hidden_size": int64(3)}, []*kernel.Tensor{randF32(r, 2, 1, 4), randF32(r, 1, 12, 4), randF32(r, 1, 12, 3)}},
-	} {
-		for _, dt := range []kernel.DType{kernel.Float64, kernel.Float16} {
-			in := make([]*kernel.Tensor, len(c.in))
-			for i, x := range c.in {
-				if dt == kernel.Float16 {
-					// Exactly representable inputs: round through float16 first.
-					for j, v := range kernel.Float32s(x.Host) {
-						kernel.Float32s(x.Host)[j] = kernel.F16ToF32(kernel.F32ToF16(v))
-					}
-				}
-				in[i] = kernel.New(dt, x.Shape...)
-				for j, v := range kernel.Float32s(x.Host) {
-					storeF(dt, in[i].Host, int64(j), float64(v))
-				}
-			}
-			want := mustRun(t, c.op, c.attrs, c.in...)
-			got := mustRun(t, c.op, c.attrs, in...)
-			if want.NumElements() == 0 || want.Data() == nil {
-				t.Fatalf("%s: no reference output", c.op)
-			}
-			if got.DType != dt || !got.Shape.Equal(want.Shape) {
-				t.Fatalf("%s on %v: %v, want %v %v", c.op, dt, got, dt, want.Shape)
-			}
-			for j, v := range kernel.Float32s(want.Data())[:want.NumElements()] {
-				exp := loadF(dt, got.Data(), int64(j))
-				var round float64
-				if dt == kernel.Float16 {
-					round = float64(kernel.F16ToF32(kernel.F32ToF16(v)))
-				} else {
-					round = float64(v)
-				}
-				if exp != round {
-					t.Fatalf("%s on %v: element %d is %g, want %g", c.op, dt, j, exp, round)
-				}
-			}
-		}
-	}
-}
-
 // TestMatMulOtherDTypes checks MatMul on float64, int32 and int64 with a
 // hand-worked product.
 func TestMatMulOtherDTypes(t *testing.T) {

@@ -15,6 +15,10 @@ func mul64(x, y float64) float64 { return float64(x * y) }
 
 func mul32(x, y float32) float32 { return float32(x * y) }
 
+// mul is mul32 or mul64 for the kernels generic over their compute type
+// (the blocked axpy product, the recurrent cells).
+func mul[T float32 | float64](x, y T) T { return T(x * y) }
+
 // f64ToF16 rounds v to float16, to nearest even, once. Rounding to float32
 // first and then to float16 would round twice: a value just above a tie
 // between two float16s can round to the tie in float32, which then rounds

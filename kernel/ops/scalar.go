@@ -175,49 +175,100 @@ var (
 	onnxAll     = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Bool}
 )
 
-// f32s lends the float32-only kernels (Conv, Gemm, the recurrent cells)
-// float32 forms of float16 and float64 operands: a float32 operand is
-// viewed in place, another is converted into a buffer the kernel keeps run
-// after run. Such kernels compute in float32 and round once to the output
-// dtype.
-type f32s struct{ bufs [][]float32 }
+// floats lends the kernels built on the blocked axpy product (Conv,
+// ConvTranspose, Gemm) and the recurrent cells (LSTM, GRU, RNN) operands
+// of their compute type T: float32 for float32 and float16 tensors,
+// float64 for float64 ones. An operand of dtype T is viewed in place;
+// another (float16) is converted into a buffer the kernel keeps run after
+// run, and computed on in float32 then rounded once to float16 on store,
+// as onnxruntime's float16 kernels accumulate in float32. The same buffers
+// hold the kernel's scratch (a workspace with no contents, the recurrent
+// state), so that a computation allocates nothing in steady state.
+type floats[T float32 | float64] struct{ bufs [][]T }
 
-func (c *f32s) buf(i int, n int64) []float32 {
+func (c *floats[T]) buf(i int, n int64) []T {
 	for len(c.bufs) <= i {
 		c.bufs = append(c.bufs, nil)
 	}
 	if int64(cap(c.bufs[i])) < n {
-		c.bufs[i] = make([]float32, n)
+		c.bufs[i] = make([]T, n)
 	}
 	return c.bufs[i][:n]
 }
 
-// in returns t's contents as float32, using buffer i for a conversion.
-func (c *f32s) in(i int, t *kernel.Tensor) []float32 {
+// native views b as elements of type T when dt is T's dtype; ok is false
+// otherwise.
+func native[T float32 | float64](dt kernel.DType, b []byte) (v []T, ok bool) {
+	switch p := any(&v).(type) {
+	case *[]float32:
+		if dt == kernel.Float32 {
+			*p, ok = kernel.Float32s(b), true
+		}
+	case *[]float64:
+		if dt == kernel.Float64 {
+			*p, ok = kernel.Float64s(b), true
+		}
+	}
+	return v, ok
+}
+
+// in returns t's contents as T, using buffer i for a conversion.
+func (c *floats[T]) in(i int, t *kernel.Tensor) []T {
 	n := t.NumElements()
-	if t.DType == kernel.Float32 {
-		return kernel.Float32s(t.Data())[:n]
+	tb := t.Data()
+	if v, ok := native[T](t.DType, tb); ok {
+		return v[:n]
 	}
 	b := c.buf(i, n)
-	tb := t.Data()
 	for j := range b {
-		b[j] = float32(loadF(t.DType, tb, int64(j)))
+		b[j] = T(loadF(t.DType, tb, int64(j)))
 	}
 	return b
 }
 
-// out returns where to compute output t in float32 (buffer i unless t is
-// float32); flush then stores it into t.
-func (c *f32s) out(i int, t *kernel.Tensor) []float32 {
-	if t.DType == kernel.Float32 {
-		return kernel.Float32s(t.Data())[:t.NumElements()]
+// out returns where to compute output t in T (buffer i unless t is of
+// dtype T); flush then stores it into t.
+func (c *floats[T]) out(i int, t *kernel.Tensor) []T {
+	n := t.NumElements()
+	if v, ok := native[T](t.DType, t.Data()); ok {
+		return v[:n]
 	}
-	return c.buf(i, t.NumElements())
+	return c.buf(i, n)
 }
 
-// flush stores v, the float32 form of output t, into t.
-func flush(t *kernel.Tensor, v []float32) {
-	if t.DType == kernel.Float32 {
+// work returns n elements of workspace b as T, or buffer i when b has no
+// contents (a virtual device).
+func (c *floats[T]) work(i int, b []byte, n int64) []T {
+	var z T
+	if dt := dtypeOf(z); int64(len(b)) >= n*int64(dt.Size()) {
+		if v, ok := native[T](dt, b); ok {
+			return v[:n]
+		}
+	}
+	return c.buf(i, n)
+}
+
+// dtypeOf is the dtype of T.
+func dtypeOf[T float32 | float64](z T) kernel.DType {
+	if _, ok := any(z).(float64); ok {
+		return kernel.Float64
+	}
+	return kernel.Float32
+}
+
+// computeSize is the element size of the type a kernel built on floats
+// computes dtype dt in (floats of 8 bytes for float64, 4 otherwise): the
+// unit of its workspace.
+func computeSize(dt kernel.DType) int64 {
+	if dt == kernel.Float64 {
+		return 8
+	}
+	return 4
+}
+
+// flush stores v, the T form of output t, into t.
+func flush[T float32 | float64](t *kernel.Tensor, v []T) {
+	if t.DType == dtypeOf(T(0)) {
 		return
 	}
 	tb := t.Data()

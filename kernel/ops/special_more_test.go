@@ -15,11 +15,6 @@ func init() {
 		"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
 }
 
-// float32Only are the ops that compute in float32 whatever their dtype
-// (see f32s): float64 operands beyond float32's range or precision do not
-// survive, so the sweep runs them in float32 and float16 only.
-var float32Only = map[string]bool{"Gemm": true, "Conv": true, "ConvTranspose": true}
-
 // TestSpecialProducts: the product ops with one term per output, whose
 // result is one rounded product a·b of special values with no order of
 // summation to choose: outer products (MatMul, BatchMatMul, Gemm, Einsum
@@ -52,9 +47,6 @@ func TestSpecialProducts(t *testing.T) {
 			{"Gemm", kernel.Attrs{"transA": int64(1), "transB": int64(1)}, []*kernel.Tensor{bitsTensor(dt, shp(1, n), bits), bitsTensor(dt, shp(n, 1), bits)}, shp(n, n)},
 			{"Einsum", kernel.Attrs{"equation": "i,j->ij"}, []*kernel.Tensor{bitsTensor(dt, shp(n), bits), bitsTensor(dt, shp(n), bits)}, shp(n, n)},
 		} {
-			if dt == kernel.Float64 && float32Only[c.op] {
-				continue
-			}
 			name := fmt.Sprintf("%s%v/%v", c.op, c.attrs, dt)
 			out, err := runOp(c.op, c.attrs, c.in...)
 			if err != nil {
@@ -64,9 +56,6 @@ func TestSpecialProducts(t *testing.T) {
 			checkBits(t, name, out[0], dt, c.shape, want, false, at)
 		}
 		// Conv and ConvTranspose of X [1,1,n] by each special weight [1,1,1].
-		if dt == kernel.Float64 {
-			continue // float32Only
-		}
 		x := bitsTensor(dt, shp(1, 1, n), bits)
 		for _, op := range []string{"Conv", "ConvTranspose"} {
 			for j, wb := range bits {
