@@ -254,8 +254,12 @@ func (k *pool) compute(a *kernel.Args) error {
 // scale + B per channel (axis 1) of X [N,C,…], for float32, float16 and
 // float64. Opset 7's spatial=0 takes per-element statistics of shape
 // [C,D…]; from opset 14 training_mode must be 0 (training is refused).
-// Each channel's factor and offset are computed in float64, and each
-// element as x·factor + offset rounded once.
+// Each element is ONNX's formula ((x − mean)/√(var + ε))·scale + B,
+// evaluated in float64 in that order and rounded once. (Folding the
+// statistics into one factor and offset per channel, x·factor + offset,
+// differs on special values: an infinite scale or a mean beyond the range
+// of the product gives Inf − Inf, NaN, where the formula is finite or
+// infinite.)
 //
 // Tiling (words):
 //
@@ -266,8 +270,7 @@ func (k *pool) compute(a *kernel.Args) error {
 type batchNorm struct {
 	eps     float64
 	spatial bool
-	fac     []float64
-	off     []float64
+	sd      []float64 // by channel: √(var + ε)
 }
 
 func newBatchNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -379,35 +382,23 @@ func (k *batchNorm) compute(a *kernel.Args) error {
 	if err := readRows(&d, rows, rowLen); err != nil {
 		return err
 	}
-	if int64(cap(k.fac)) < ch {
-		k.fac, k.off = make([]float64, ch), make([]float64, ch)
+	if int64(cap(k.sd)) < ch {
+		k.sd = make([]float64, ch)
 	}
-	fac, off := k.fac[:ch], k.off[:ch]
+	sd := k.sd[:ch]
 	sc, b, mean, vr := a.In[1], a.In[2], a.In[3], a.In[4]
 	for c := range ch {
-		f := loadF(sc.DType, sc.Data(), c) / math.Sqrt(loadF(vr.DType, vr.Data(), c)+k.eps)
-		fac[c] = f
-		off[c] = loadF(b.DType, b.Data(), c) - mul64(loadF(mean.DType, mean.Data(), c), f)
+		sd[c] = math.Sqrt(loadF(vr.DType, vr.Data(), c) + k.eps)
 	}
 	xb, yb := x.Data(), y.Data()
 	n := x.NumElements()
-	if x.DType == kernel.Float32 && k.spatial {
-		xs, ys := kernel.Float32s(xb)[:n], kernel.Float32s(yb)[:n]
-		for r := range rows {
-			f, o := float32(fac[r%ch]), float32(off[r%ch])
-			src, dst := xs[r*inner:(r+1)*inner], ys[r*inner:(r+1)*inner]
-			for i, v := range src {
-				dst[i] = mul32(v, f) + o
-			}
-		}
-		return nil
-	}
 	for i := range n {
 		c := i % ch
 		if k.spatial {
 			c = i / inner % ch
 		}
-		storeF(x.DType, yb, i, mul64(loadF(x.DType, xb, i), fac[c])+off[c])
+		v := (loadF(x.DType, xb, i) - loadF(mean.DType, mean.Data(), c)) / sd[c]
+		storeF(x.DType, yb, i, mul64(v, loadF(sc.DType, sc.Data(), c))+loadF(b.DType, b.Data(), c))
 	}
 	return nil
 }
