@@ -23,7 +23,7 @@ import (
 //   - LRN(X) (alpha 1e-4, beta 0.75, bias 1, size): X / (bias +
 //     alpha/size · Σ x² over the size channels around)^beta.
 //   - MeanVarianceNormalization(X) (axes [0, 2, 3]): (X − mean) /
-//     √(variance + 1e-9) over the axes.
+//     (√variance + 1e-9) over the axes.
 //   - ReverseSequence(input, sequence_lens) (batch_axis 1, time_axis 0):
 //     each batch entry's first sequence_lens steps reversed.
 //   - Compress(input, condition) (axis): the slices (elements when axis is
@@ -377,6 +377,11 @@ func newLRN(attrs kernel.Attrs) (kernel.Kernel, error) {
 	return newKernel(sig{op: "LRN", minIn: 1, maxIn: 1, nOut: 1}, k), nil
 }
 
+// mvnEpsilon is the constant of ONNX's MeanVarianceNormalization function
+// body, a float 1e-9 added to the standard deviation: y = (x − E[x]) /
+// (√Var[x] + 1e-9). The variance accumulates from the centred values.
+var mvnEpsilon = float64(float32(1e-9))
+
 func newMVN(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("axes"); err != nil {
 		return nil, wrapAttr(err)
@@ -438,7 +443,7 @@ func newMVN(attrs kernel.Attrs) (kernel.Kernel, error) {
 					d := v - mean[j]
 					sq[j] += d * d / float64(count)
 				default:
-					storeF(o.DType, ob, i, (v-mean[j])/math.Sqrt(sq[j]+1e-9))
+					storeF(o.DType, ob, i, (v-mean[j])/(math.Sqrt(sq[j])+mvnEpsilon))
 				}
 				w.next()
 			}
