@@ -170,7 +170,7 @@ func layerNormRows[V vec](x, g, b, o V, n, rowLen int64, eps float64, hasBeta bo
 			if hasBeta {
 				y += float64(b.at(j))
 			}
-			o.set(base+j, float32(y))
+			o.store(base+j, y)
 		}
 	}
 }
