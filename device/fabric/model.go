@@ -1,7 +1,6 @@
 package fabric
 
 import (
-	"container/heap"
 	"fmt"
 	"time"
 )
@@ -176,25 +175,56 @@ type event struct {
 	rank, lane int
 }
 
+// events is a binary min-heap of events by (t, rank, lane): the
+// deterministic order of the run.
 type events []event
 
-func (e events) Len() int { return len(e) }
-func (e events) Less(i, j int) bool {
-	if e[i].t != e[j].t {
-		return e[i].t < e[j].t
+func (e event) before(o event) bool {
+	if e.t != o.t {
+		return e.t < o.t
 	}
-	if e[i].rank != e[j].rank {
-		return e[i].rank < e[j].rank
+	if e.rank != o.rank {
+		return e.rank < o.rank
 	}
-	return e[i].lane < e[j].lane
+	return e.lane < o.lane
 }
-func (e events) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
-func (e *events) Push(x any)   { *e = append(*e, x.(event)) }
-func (e *events) Pop() any {
-	old := *e
-	x := old[len(old)-1]
-	*e = old[:len(old)-1]
-	return x
+
+func (q *events) push(x event) {
+	h := append(*q, x)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	*q = h
+}
+
+func (q *events) pop() event {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, small := 2*i+1, i
+		if l < n && h[l].before(h[small]) {
+			small = l
+		}
+		if r := l + 1; r < n && h[r].before(h[small]) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		h[i], h[small] = h[small], h[i]
+		i = small
+	}
+	*q = h
+	return top
 }
 
 // lane phases
@@ -251,7 +281,7 @@ func (m *Model) Run() (Result, error) {
 				s.pos[j], s.phase[j], s.laneFrom[j] = 0, phaseWait, s.start
 				if len(k.Lanes[j]) > 0 {
 					s.left++
-					heap.Push(q, event{t: s.start, rank: r, lane: j})
+					q.push(event{t: s.start, rank: r, lane: j})
 				}
 			}
 			if s.left > 0 {
@@ -266,8 +296,8 @@ func (m *Model) Run() (Result, error) {
 	for r := range st {
 		launch(r, 0)
 	}
-	for q.Len() > 0 && err == nil {
-		e := heap.Pop(q).(event)
+	for len(*q) > 0 && err == nil {
+		e := q.pop()
 		r, j := e.rank, e.lane
 		s := &st[r]
 		k := &m.progs[r][s.k]
@@ -296,14 +326,14 @@ func (m *Model) Run() (Result, error) {
 				}
 				if f.at > e.t {
 					err = m.waited(&res, f, Where{r, s.k, j}, e.t, f.at, wdNs)
-					heap.Push(q, event{t: f.at, rank: r, lane: j})
+					q.push(event{t: f.at, rank: r, lane: j})
 					continue
 				}
 			}
 			fallthrough
 		case phaseWork:
 			s.phase[j] = phaseSend
-			heap.Push(q, event{t: e.t + int64(it.Work), rank: r, lane: j})
+			q.push(event{t: e.t + int64(it.Work), rank: r, lane: j})
 		case phaseSend:
 			t, arrive := e.t, e.t
 			if it.Bytes > 0 && it.Dst != r {
@@ -331,13 +361,13 @@ func (m *Model) Run() (Result, error) {
 					if e := m.waited(&res, f, Where{w.rank, wk, w.lane}, w.since, max(w.since, f.at), wdNs); e != nil && err == nil {
 						err = e
 					}
-					heap.Push(q, event{t: max(w.since, f.at), rank: w.rank, lane: w.lane})
+					q.push(event{t: max(w.since, f.at), rank: w.rank, lane: w.lane})
 				}
 				f.waiters = f.waiters[:0]
 			}
 			s.pos[j]++
 			s.phase[j] = phaseWait
-			heap.Push(q, event{t: t, rank: r, lane: j})
+			q.push(event{t: t, rank: r, lane: j})
 		}
 	}
 	if err != nil {
