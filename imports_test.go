@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"device/fabric":           {"device", "sync/ready"},
 	"device/swai":             {"device", "device/alloc", "internal/clock"},
 	"device/host":             {"device", "device/alloc", "device/internal/account", "internal/clock", "internal/spin"},
+	"device/mt3000":           {"device", "device/host"},
 	"kernel":                  {"device"},
 	"kernel/ops":              {"kernel", "device"},
 	"subgraph":                {"kernel"},

@@ -1,6 +1,7 @@
 package heterog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/host"
+	"github.com/pipert/pipert/internal/clock"
 )
 
 // Manager owns the devices of a process and the worker groups that run
@@ -18,15 +20,46 @@ import (
 // (MTTorch measured 1.2 ms to create a DSP thread group against 0.6 ms to
 // run one), so both are done once: the devices when the Manager is made,
 // each group on its first request, after which the same group serves every
-// executable and every run that asks for it. Its methods are safe for
-// concurrent use.
+// executable and every run that asks for it. With GroupCosts, handing out
+// a group pays those costs in modeled time (see WithGroupCosts). Its
+// methods are safe for concurrent use.
 type Manager struct {
 	cpu   *host.Device
 	accel device.Device
+	costs GroupCosts
 
 	mu      sync.Mutex
 	groups  map[groupKey]*Group
 	created int64 // groups created over the manager's life
+	reused  int64 // cached groups handed out again
+	modeled time.Duration
+}
+
+// GroupCosts are the modeled costs of handing out a worker group, as
+// MTTorch's thread-group manager pays them on the MT-3000 (section 3.2 of
+// the MTTorch document): a group that must be made costs Create
+// (hthreads_group_create, about 1.2 ms), a cached one Cached
+// (hthreads_group_exec's fixed cost, about 0.6 ms, which a cached group
+// still pays: the document's "50% of the inherent start-up overhead").
+// The zero value costs nothing.
+type GroupCosts struct {
+	Create time.Duration
+	Cached time.Duration
+}
+
+// ManagerOption configures NewManager.
+type ManagerOption func(*Manager)
+
+// WithGroupCosts makes Group wait, on the caller's goroutine, for c.Create
+// when it makes a group and c.Cached when it hands out a cached one (a
+// modeled wait, as for transfers); GroupStats sums them.
+func WithGroupCosts(c GroupCosts) ManagerOption { return func(m *Manager) { m.costs = c } }
+
+// GroupStats are a manager's worker-group figures over its life.
+type GroupStats struct {
+	Created, Reused int64
+	// Modeled is the GroupCosts paid in all.
+	Modeled time.Duration
 }
 
 type groupKey struct {
@@ -36,8 +69,18 @@ type groupKey struct {
 
 // NewManager returns a manager of cpu and accel; nil means a new host device
 // with the default profile, and a new simulated accelerator with the
-// default profile.
-func NewManager(cpu *host.Device, accel device.Device) (*Manager, error) {
+// default profile. Negative group costs are an error naming the field.
+func NewManager(cpu *host.Device, accel device.Device, opts ...ManagerOption) (*Manager, error) {
+	m := &Manager{groups: make(map[groupKey]*Group)}
+	for _, o := range opts {
+		o(m)
+	}
+	if m.costs.Create < 0 {
+		return nil, fmt.Errorf("heterog: manager: GroupCosts.Create must not be negative, got %v", m.costs.Create)
+	}
+	if m.costs.Cached < 0 {
+		return nil, fmt.Errorf("heterog: manager: GroupCosts.Cached must not be negative, got %v", m.costs.Cached)
+	}
 	if cpu == nil {
 		var err error
 		if cpu, err = host.New(host.Options{}); err != nil {
@@ -51,7 +94,8 @@ func NewManager(cpu *host.Device, accel device.Device) (*Manager, error) {
 		}
 		accel = sim
 	}
-	return &Manager{cpu: cpu, accel: accel, groups: make(map[groupKey]*Group)}, nil
+	m.cpu, m.accel = cpu, accel
+	return m, nil
 }
 
 var devices = sync.OnceValue(func() *Manager {
@@ -73,25 +117,49 @@ func (m *Manager) CPU() *host.Device { return m.cpu }
 func (m *Manager) Accelerator() device.Device { return m.accel }
 
 // Group returns the worker group of size workers for dev, creating it on the
-// first request for that pair.
+// first request for that pair. With GroupCosts it then waits for the
+// modeled cost of the creation or of the cached group.
 func (m *Manager) Group(dev device.Device, size int) (*Group, error) {
 	if dev == nil || size <= 0 {
 		return nil, fmt.Errorf("heterog: worker group of %d workers for device %v", size, dev)
 	}
+	g, cost, err := m.group(dev, size)
+	if err != nil {
+		return nil, err
+	}
+	if cost > 0 {
+		clock.WaitUntil(context.Background(), clock.Now()+int64(cost))
+	}
+	return g, nil
+}
+
+// group finds or makes the group of (dev, size) and accounts its modeled
+// cost, which the caller pays outside the lock.
+func (m *Manager) group(dev device.Device, size int) (*Group, time.Duration, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := groupKey{dev, size}
 	if g, ok := m.groups[k]; ok {
-		return g, nil
+		m.reused++
+		m.modeled += m.costs.Cached
+		return g, m.costs.Cached, nil
 	}
 	pool, err := ants.NewPoolWithFuncGeneric(size, runActivation, ants.WithDisablePurge(true), ants.WithPanicHandler(backstop))
 	if err != nil {
-		return nil, fmt.Errorf("heterog: worker group of %d for %s: %w", size, dev.Name(), err)
+		return nil, 0, fmt.Errorf("heterog: worker group of %d for %s: %w", size, dev.Name(), err)
 	}
 	g := &Group{dev: dev, size: size, pool: pool}
 	m.groups[k] = g
 	m.created++
-	return g, nil
+	m.modeled += m.costs.Create
+	return g, m.costs.Create, nil
+}
+
+// GroupStats returns the manager's worker-group figures.
+func (m *Manager) GroupStats() GroupStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return GroupStats{Created: m.created, Reused: m.reused, Modeled: m.modeled}
 }
 
 // GroupsCreated is the number of worker groups created over the manager's
