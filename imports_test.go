@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"device/devicetest":       {"device", "internal/clock"},
 	"device/fault":            {"device"},
 	"device/fabric":           {"device", "sync/ready"},
-	"device/swai":             {"device", "device/alloc", "internal/clock"},
+	"device/swai":             {"device", "device/alloc", "device/mt3000", "internal/clock"},
 	"device/host":             {"device", "device/alloc", "device/internal/account", "internal/clock", "internal/spin"},
 	"device/mt3000":           {"device", "device/host"},
 	"kernel":                  {"device"},

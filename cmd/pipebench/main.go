@@ -25,8 +25,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/pipert/pipert/trace"
 )
 
 func main() {
@@ -109,13 +107,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	writeTable(stdout, rep)
 	if cfg.tracePath != "" && cfg.analyze {
-		p, err := trace.ReadFile(cfg.tracePath)
-		if err == nil {
-			err = trace.Validate(p)
-		}
-		var sums []actorSummary
-		if err == nil {
-			sums, err = analyzeTrace(p, runtime.GOMAXPROCS(0))
+		sums, warns, err := analyzeFile(cfg.tracePath, runtime.GOMAXPROCS(0))
+		if err == nil && len(warns) > 0 { // a trace pipert wrote must be sound
+			err = errors.New(strings.Join(warns, "; "))
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench: trace %s: %v\n", cfg.tracePath, err)

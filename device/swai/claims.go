@@ -9,6 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/mt3000"
 )
 
 // Claim is one textual claim of the papers, side by side with pipert's
@@ -50,6 +53,9 @@ type ClaimOptions struct {
 	// MallocRepeat is how many real alloc+free pairs give the measured
 	// t_malloc of each malloc point (the median); 0 means 30.
 	MallocRepeat int
+	// MT3000 is the chip the MTTorch document's claims are graded on;
+	// zero Name means mt3000.Default().
+	MT3000 mt3000.Profile
 }
 
 // claimKind is how a claim's paper figure is compared.
@@ -100,7 +106,10 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 	if o.GPU.Name == "" {
 		o.GPU = GPU()
 	}
-	if err := errors.Join(o.Profile.Validate(), o.GPU.Validate()); err != nil {
+	if o.MT3000.Name == "" {
+		o.MT3000 = mt3000.Default()
+	}
+	if err := errors.Join(o.Profile.Validate(), o.GPU.Validate(), o.MT3000.Validate()); err != nil {
 		return nil, err
 	}
 	cal := PaperCalibration()
@@ -282,8 +291,92 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 	add(FigLaunch, "figure 13, async mode: CUDA faster than SDAA (SDAA over CUDA, 100 launches)", above, 1, 0,
 		float64(s.Burst(FastLaunch, burstLaunches, 0))/float64(g.Burst(g.Launch.Method, burstLaunches, 0)), "x",
 		"serial MPE dispatcher (launch.serial) against a pipelined front end")
+	for _, c := range mttorchClaims(o.MT3000) {
+		add(c.fig, c.claim, c.kind, c.lo, c.hi, c.value, c.unit, c.params)
+	}
 	return out, nil
 }
+
+// FigMTTorch is the figure of the MTTorch document's claims (seed
+// mttorch-mt3000), graded on package mt3000's profile.
+const FigMTTorch = "mttorch"
+
+// mttorchClaim is one MTTorch claim before grading.
+type mttorchClaim struct {
+	fig, claim   string
+	kind         claimKind
+	lo, hi       float64
+	value        float64
+	unit, params string
+}
+
+// mttorchClaims grades the MTTorch document's textual claims that the
+// MT-3000 profile p reproduces, each on p's modeled times (nothing is
+// measured). The CPU side is the document's set-up of section 4: 4 CPU
+// cores against one DSP cluster; an element-wise kernel on them is the
+// host profile's roofline with 4 times one core's FLOP rate and bandwidth.
+func mttorchClaims(p mt3000.Profile) []mttorchClaim {
+	dsp, cpu := p.Cluster(), p.Host()
+	const cpuCores = 4 // section 4: "4 CPU cores and a single DSP cluster"
+	cpuTime := func(c device.Cost) time.Duration {
+		return cpu.KernelFixed + time.Duration(max(c.FLOPs/(cpuCores*cpu.PeakFLOPS), c.Bytes/(cpuCores*cpu.MemBandwidth))*1e9)
+	}
+	// A launch on a cluster, synchronous: the call's latency and the
+	// kernel's tiled time.
+	dspTime := func(c device.Cost) time.Duration { return dsp.LaunchLatency + p.KernelTime(c) }
+	// add is an element-wise Add of n float32 values: one operation and
+	// 12 bytes (two read, one written) an element.
+	add := func(n float64) device.Cost { return device.Cost{FLOPs: n, Bytes: 12 * n} }
+	// softmax is a row softmax of n float32 values: 8 bytes (read once,
+	// written once) and 25 operations an element (max, exp through libvm,
+	// sum, scale; the operation count is assumed).
+	softmax := func(n float64) device.Cost { return device.Cost{FLOPs: 25 * n, Bytes: 8 * n} }
+	groups := fmt.Sprintf("GroupCreate=%v GroupExec=%v", p.GroupCreate, p.GroupExec)
+	out := []mttorchClaim{
+		// Section 3.2: the modeled cost heterog's Manager pays to create a
+		// thread group (heterog.GroupCosts.Create).
+		{FigMTTorch, "hthreads_group_create costs about 1.2 ms (section 3.2)", about, 1.2, 0,
+			ms(p.GroupCreate), "ms", groups},
+		// Section 3.2: an empty kernel on a cached group, synchronous: its
+		// launch latency and the group's exec.
+		{FigMTTorch, "hthreads_group_exec on a cached group costs about 0.6 ms (section 3.2; empty kernel, synchronous)", about, 0.6, 0,
+			ms(dspTime(device.Cost{})), "ms", fmt.Sprintf("GroupExec=%v LaunchLatency=%v", p.GroupExec, p.LaunchLatency)},
+		// Section 3.2, as the document computes it: the fixed start-up
+		// cost of a cached group (the exec) against that of creating one
+		// (the create), 1 - 0.6/1.2. (Counting the exec a created group
+		// also pays, 1 - 0.6/1.8, would give 67%.)
+		{FigMTTorch, "caching thread groups cuts the fixed start-up overhead by 50% (section 3.2: exec against create)", about, 0.5, 0,
+			1 - float64(p.GroupExec)/float64(p.GroupCreate), "fraction", groups},
+		// Section 4.3.1: on small tensors (2^18 elements, Add) the CPU is
+		// slightly better, without a multiple-fold advantage: the
+		// cluster's time over the CPU's is in 1-2.
+		{FigMTTorch, "2^18 elements (Add): the CPU is slightly better, no multiple-fold advantage (section 4.3.1; DSP over CPU)", within, 1, 2,
+			float64(dspTime(add(1<<18))) / float64(cpuTime(add(1<<18))), "x",
+			fmt.Sprintf("CPUBandwidth=%g x %d cores, DDRAMBandwidth=%g, GroupExec=%v", p.CPUBandwidth, cpuCores, p.DDRAMBandwidth, p.GroupExec)},
+		// Section 4.3.1 and the abstract: on large tensors (2^28 elements,
+		// Add) one cluster is 2-8 times faster than the CPU.
+		{FigMTTorch, "2^28 elements (Add): one DSP cluster 2-8x faster than the CPU (section 4.3.1, abstract; CPU over DSP)", within, 2, 8,
+			float64(cpuTime(add(1<<28))) / float64(dspTime(add(1<<28))), "x",
+			fmt.Sprintf("CPUBandwidth=%g x %d cores, DDRAMBandwidth=%g", p.CPUBandwidth, cpuCores, p.DDRAMBandwidth)},
+		// Figure 12: ping-pong gains nothing on a softmax of 2^18 values
+		// (its tiles fit in about one round) ...
+		{FigMTTorch, "ping-pong: no gain on 2^18 elements (figure 12; softmax, without over with)", about, 1, 0,
+			p.PingPongGain(softmax(1 << 18)), "x", fmt.Sprintf("TileBytes=%d x %d cores, PingPong", p.TileBytes, p.CoresPerCluster)},
+		// ... and gains above 2^20 (here 2^22).
+		{FigMTTorch, "ping-pong gains above 2^20 elements (figure 12; softmax of 2^22, without over with; bound chosen, the figure prints no values)", above, 1.1, 0,
+			p.PingPongGain(softmax(1 << 22)), "x", fmt.Sprintf("TileBytes=%d, DDRAMBandwidth=%g, PeakFLOPS=%g", p.TileBytes, p.DDRAMBandwidth, p.PeakFLOPS)},
+		// Section 3.3 and figure 9: a virtual operator on 2^22 float32
+		// values costs the CPU operator's time (no copy), while the
+		// memcpy implementation adds a copy each way between DDR regions
+		// at 16.22 GB/s: with over without.
+		{FigMTTorch, "virtual operators: no copy, unlike memcpy between DDR regions (section 3.3; Add of 2^22 floats, copied over virtual; bound chosen)", above, 1.05, 0,
+			float64(cpuTime(add(1<<22))+dsp.D2H.Time(8<<22)+dsp.H2D.Time(4<<22)) / float64(cpuTime(add(1<<22))), "x",
+			fmt.Sprintf("DDRBandwidth=%g, DMALatency=%v", p.DDRBandwidth, p.DMALatency)},
+	}
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }
 

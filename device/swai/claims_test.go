@@ -2,7 +2,10 @@ package swai
 
 import (
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/pipert/pipert/device/mt3000"
 )
 
 // Every claim of the paper holds on the default profiles, graded on the
@@ -12,6 +15,15 @@ func TestClaims(t *testing.T) {
 	claims, err := Claims(ClaimOptions{MallocRepeat: 5})
 	if err != nil {
 		t.Fatal(err)
+	}
+	mt := 0
+	for _, c := range claims {
+		if c.Figure == FigMTTorch {
+			mt++
+		}
+	}
+	if mt < 3 {
+		t.Fatalf("%d MTTorch claims", mt)
 	}
 	if len(claims) < 18 {
 		t.Fatalf("%d claims", len(claims))
@@ -59,6 +71,11 @@ func TestClaimsRejectBadInput(t *testing.T) {
 	p.Transfer.Bandwidth = -1
 	if _, err := Claims(ClaimOptions{Profile: p}); err == nil {
 		t.Error("negative bandwidth accepted")
+	}
+	m := mt3000.Default()
+	m.Clusters = 0
+	if _, err := Claims(ClaimOptions{MT3000: m}); err == nil || !strings.Contains(err.Error(), "Clusters") {
+		t.Errorf("MT-3000 of zero clusters: %v", err)
 	}
 	if _, err := Claims(ClaimOptions{Calibration: &Calibration{}}); err == nil {
 		t.Error("zero calibration accepted")

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pipert/pipert/trace"
+	"github.com/pipert/pipert/trace/analysis"
+)
+
+// The in-memory analysis that the streaming one (analyze.go) replaced,
+// kept as the reference the tests compare it with: it reads the whole
+// trace into a trace.Parsed and works from its slices.
+
+// An actorTrace is what a trace holds of one actor (see actor's trace
+// layout): its host tracks, its device stream, its runs and kernels.
+type actorTrace struct {
+	name    string
+	mode    analysis.Mode
+	runs    []runTrace
+	stream  int // device track, or -1 (see analyzeTrace)
+	host    []int
+	kernels map[uint64]*kernelTrace
+	// devSlices are the device slices of the actor's kernels, found by
+	// flow on tracks of a device it does not own (stream < 0).
+	devSlices []analysis.Interval
+}
+
+type runTrace struct {
+	start, end int64
+	kernels    []*kernelTrace // in flow order
+}
+
+type kernelTrace struct {
+	flow     uint64
+	cost     analysis.Kernel
+	devEnd   int64
+	prepare  int64 // start of the prepare slice
+	launched int64 // end of the launch slice
+	devStart int64
+	hasDev   bool
+}
+
+// analyzeTraceRef splits a parsed trace into actors by track name and explains
+// each: device utilisation, bubbles and their bottleneck stage, the
+// critical path by stage, and the flow-shop prediction of every mode next
+// to the measured makespan (medians over runs).
+//
+// An actor's device track is "<actor> stream 0". Actors that share a
+// device, as the parts of a heterogeneous run share the accelerator and the
+// host CPU device, have no such track: their kernels' device slices are
+// found by flow id on any device stream track, and their device busy time
+// is that of their own kernels.
+func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
+	actors := map[string]*actorTrace{}
+	get := func(name string) *actorTrace {
+		a := actors[name]
+		if a == nil {
+			a = &actorTrace{name: name, mode: analysis.KBK, stream: -1, kernels: map[uint64]*kernelTrace{}}
+			actors[name] = a
+		}
+		return a
+	}
+	role := make([]string, len(p.Tracks))
+	owner := make([]*actorTrace, len(p.Tracks))
+	devTrack := make([]bool, len(p.Tracks)) // any "<prefix> stream N" track
+	for i, t := range p.Tracks {
+		if t.Kind != trace.SliceTrack {
+			continue
+		}
+		name, last, ok := cut(t.Name)
+		if ok && strings.HasSuffix(name, " stream") && last != "" && strings.Trim(last, "0123456789") == "" {
+			devTrack[i] = true
+		}
+		switch {
+		case !ok:
+			continue
+		case last == "runner" || last == "infer" || last == "resize" || last == "launch":
+			a := get(name)
+			role[i], owner[i] = last, a
+			a.host = append(a.host, i)
+			switch {
+			case last == "infer":
+				a.mode = analysis.Pipeline
+			case last == "launch" && a.mode.Name != "pipeline":
+				a.mode = analysis.Async
+			}
+		case strings.HasPrefix(last, "0") && strings.HasSuffix(name, " stream"):
+			a := get(strings.TrimSuffix(name, " stream"))
+			if a.stream < 0 {
+				role[i], owner[i], a.stream = "device", a, i
+			}
+		}
+	}
+	// The stage plan an actor records on its runner track ("plan
+	// pipeline/per-tensor 0123") says its mode; traces written before the
+	// plan was recorded keep the mode guessed from the track names.
+	for _, e := range p.Events {
+		if e.Kind != trace.EvInstant || role[e.Track] != "runner" || !strings.HasPrefix(e.Name, "plan ") {
+			continue
+		}
+		if m, ok := planMode(strings.TrimPrefix(e.Name, "plan ")); ok {
+			owner[e.Track].mode = m
+		}
+	}
+	// Flow ids attach to the slice event just before them on the track.
+	// Slices that share a track, a start and a name (zero-length device
+	// slices of one op, back to back) keep their own flows: each takes the
+	// next of its key's, in the order of the file. (The first in-memory
+	// analysis kept one flow per key, so that such kernels lost their
+	// device slice.)
+	type key struct {
+		track int
+		ts    int64
+		name  string
+	}
+	flowOf := map[key][]uint64{}
+	last := make([]key, len(p.Tracks))
+	hasLast := make([]bool, len(p.Tracks))
+	for _, e := range p.Events {
+		switch e.Kind {
+		case trace.EvSlice, trace.EvBegin:
+			k := key{e.Track, e.TS, e.Name}
+			last[e.Track], hasLast[e.Track] = k, true
+			flowOf[k] = append(flowOf[k], 0)
+		case trace.EvFlowBegin, trace.EvFlowStep, trace.EvFlowEnd:
+			if hasLast[e.Track] {
+				fs := flowOf[last[e.Track]]
+				fs[len(fs)-1] = e.Flow
+			}
+		}
+	}
+	taken := map[key]int{}
+	devFlow := map[uint64]trace.Slice{} // kernel flow -> its slice on a device stream track
+	for _, s := range p.Slices() {
+		sk := key{s.Track, s.Start, s.Name}
+		var flow uint64
+		if fs := flowOf[sk]; taken[sk] < len(fs) {
+			flow = fs[taken[sk]]
+			taken[sk]++
+		}
+		if devTrack[s.Track] {
+			if flow != 0 {
+				if _, seen := devFlow[flow]; !seen {
+					devFlow[flow] = s
+				}
+			}
+		}
+		a := owner[s.Track]
+		if a == nil {
+			continue
+		}
+		if role[s.Track] == "runner" && s.Name == "run" {
+			a.runs = append(a.runs, runTrace{start: s.Start, end: s.End})
+			continue
+		}
+		if flow == 0 {
+			continue // barriers, or slices without a kernel
+		}
+		k := a.kernels[flow]
+		if k == nil {
+			k = &kernelTrace{flow: flow}
+			a.kernels[flow] = k
+		}
+		if role[s.Track] == "device" {
+			k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.Dur(), s.Start, s.End, true
+			continue
+		}
+		st, ok := stageOf[role[s.Track]]
+		if i := strings.LastIndexByte(s.Name, ' '); i >= 0 {
+			if x, found := stageOf[s.Name[i+1:]]; found {
+				st, ok = x, true
+			}
+		}
+		if !ok {
+			continue
+		}
+		switch st {
+		case analysis.Prepare:
+			k.cost.Prepare += s.Dur()
+			k.prepare = s.Start
+		case analysis.Infer:
+			k.cost.Infer += s.Dur()
+		case analysis.Resize:
+			k.cost.Resize += s.Dur()
+		case analysis.Launch:
+			k.cost.Launch += s.Dur()
+			k.launched = s.End
+		}
+	}
+	for _, a := range actors {
+		if a.stream >= 0 {
+			continue
+		}
+		for _, k := range a.kernels {
+			if s, ok := devFlow[k.flow]; ok {
+				k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.Dur(), s.Start, s.End, true
+				a.devSlices = append(a.devSlices, analysis.Interval{Start: s.Start, End: s.End})
+			}
+		}
+	}
+	var out []actorSummary
+	names := make([]string, 0, len(actors))
+	for n := range actors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		a := actors[n]
+		if len(a.runs) == 0 {
+			continue
+		}
+		sm, err := summarizeActorRef(p, a, cores)
+		if err != nil {
+			return nil, fmt.Errorf("actor %q: %w", a.name, err)
+		}
+		out = append(out, sm)
+	}
+	return out, nil
+}
+
+func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, error) {
+	sm := actorSummary{name: a.name, mode: a.mode.Name, runs: len(a.runs), predicted: map[string]int64{}, predictedBound: map[string]int64{}, idleBy: map[string]int64{},
+		shared: a.stream < 0 && len(a.devSlices) > 0}
+	ks := make([]*kernelTrace, 0, len(a.kernels))
+	var lat []int64
+	for _, k := range a.kernels {
+		ks = append(ks, k)
+		switch {
+		case !k.hasDev:
+			sm.unmatched++
+		case k.devEnd <= k.launched:
+			// A synchronous device (the host CPU) ran the kernel inside
+			// the launch call: the launch stage already holds its time.
+			k.cost.Device = 0
+		default:
+			lat = append(lat, k.devStart-k.launched)
+		}
+	}
+	slices.SortFunc(ks, func(x, y *kernelTrace) int { return int(x.flow - y.flow) })
+	for _, k := range ks {
+		for i := range a.runs {
+			if r := &a.runs[i]; k.prepare >= r.start && k.prepare <= r.end {
+				r.kernels = append(r.kernels, k)
+				break
+			}
+		}
+	}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		sm.latency = max(lat[len(lat)/2], 0)
+	}
+	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores}
+	// Device and host busy intervals, for utilisation and bubbles.
+	busy := map[int][]analysis.Interval{}
+	for _, s := range p.Slices() {
+		if (s.Track == a.stream || slices.Contains(a.host, s.Track)) && s.Name != "run" && s.Name != "barrier" {
+			busy[s.Track] = append(busy[s.Track], analysis.Interval{Start: s.Start, End: s.End})
+		}
+	}
+	var measured []int64
+	predBound := map[string][]int64{}
+	pred := map[string][]int64{}
+	var devBusy, span int64
+	for _, r := range a.runs {
+		if len(r.kernels) == 0 {
+			continue
+		}
+		measured = append(measured, r.end-r.start)
+		cost := make([]analysis.Kernel, len(r.kernels))
+		first, last := r.kernels[0].prepare, int64(0)
+		for i, k := range r.kernels {
+			cost[i] = k.cost
+			first = min(first, k.prepare)
+			last = max(last, k.devEnd, k.launched)
+		}
+		// The model covers the kernel stream; the run also uploads inputs
+		// before it and downloads outputs after it: add those as measured.
+		fixed := max(first-r.start, 0) + max(r.end-last, 0)
+		sm.kernels = len(cost)
+		for _, m := range []analysis.Mode{analysis.KBK, analysis.Async, analysis.Pipeline} {
+			pr, err := analysis.Predict(cost, m, mc)
+			if err != nil {
+				return sm, err
+			}
+			pred[m.Name] = append(pred[m.Name], pr.Makespan+fixed)
+			hostBound := pr.HostWork
+			if cores > 0 {
+				hostBound = (pr.HostWork + int64(cores) - 1) / int64(cores)
+			}
+			predBound[m.Name] = append(predBound[m.Name], max(pr.DeviceBusy, pr.Busiest, hostBound)+fixed)
+		}
+		cp, err := analysis.CriticalPath(cost, a.mode, mc)
+		if err != nil {
+			return sm, err
+		}
+		for i := range cp.Stage {
+			sm.path.Stage[i] += cp.Stage[i]
+		}
+		sm.path.Device += cp.Device
+		sm.path.Latency += cp.Latency
+		in := func(ivs []analysis.Interval) []analysis.Interval {
+			var o []analysis.Interval
+			for _, iv := range ivs {
+				if iv.Start >= r.start && iv.Start < r.end {
+					o = append(o, iv)
+				}
+			}
+			return o
+		}
+		dev := in(busy[a.stream])
+		if a.stream < 0 {
+			dev = in(a.devSlices)
+		}
+		var stages []analysis.Busy
+		for _, h := range a.host {
+			stages = append(stages, analysis.Busy{Name: p.Tracks[h].Name, Intervals: in(busy[h])})
+		}
+		for _, iv := range dev {
+			devBusy += iv.Len()
+		}
+		span += r.end - r.start
+		for _, b := range analysis.Bubbles(dev, stages) {
+			sm.bubbles++
+			sm.idle += b.Len()
+			who := b.Bottleneck
+			if who == "" {
+				who = "(no host stage busy)"
+			} else {
+				_, who, _ = cut(who)
+			}
+			sm.idleBy[who] += b.Len()
+		}
+	}
+	sm.measured = median(measured)
+	if n := int64(len(measured)); n > 0 {
+		sm.idle /= n
+		for k := range sm.idleBy {
+			sm.idleBy[k] /= n
+		}
+		sm.bubbles /= int(n)
+	}
+	for m, v := range pred {
+		sm.predicted[m] = median(v)
+	}
+	for m, v := range predBound {
+		sm.predictedBound[m] = median(v)
+	}
+	if span > 0 {
+		sm.deviceUtil = float64(devBusy) / float64(span)
+	}
+	return sm, nil
+}

@@ -1,0 +1,873 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pipert/pipert/trace"
+	"github.com/pipert/pipert/trace/analysis"
+)
+
+// The streaming analysis of a trace (see analyzeFile). A trace's tracks are
+// written chunk by chunk, so the file holds each track in time order but
+// the tracks interleaved in large blocks: a kernel's prepare slice may come
+// tens of thousands of events before its device slice. The analysis keeps
+// what it needs of a kernel until its run is complete and releases it then;
+// a run is complete once every track of its actor has moved past the run's
+// end (its horizon: the latest time seen on the track, or the start of its
+// oldest slice not yet complete, whichever is earlier) or the trace ended.
+// So memory follows the kernels in flight between the tracks' blocks, not
+// the length of the trace.
+//
+// The launch latency of an actor's model is the median over all its
+// kernels, which a single pass cannot know before the first run ends. It
+// is found exactly, in bounded memory, by passes that count latencies in
+// ever narrower buckets around the median (medianSelect); the last pass
+// analyses the runs with it.
+
+// streamPass says what one pass computes.
+type streamPass struct {
+	cores   int
+	latency map[string]int64         // by actor; nil in a latency pass
+	sel     map[string]*medianSelect // the latency pass's selectors, by actor
+}
+
+// sTrack is the analysis's state of one track.
+type sTrack struct {
+	name    string
+	role    string // "runner", "infer", "resize", "launch", "device" or ""
+	owner   *sActor
+	dev     bool // any "<prefix> stream N" track
+	events  bool // an event seen
+	last    int64
+	open    []sSlice // begun, not ended, innermost last
+	lastIdx int      // index in open of the slice flows attach to, or -1
+	pend    sSlice   // a complete slice flows may still attach to
+	hasPend bool
+}
+
+// sSlice is a slice being reconstructed.
+type sSlice struct {
+	name       string
+	start, end int64
+	flow       uint64
+}
+
+// horizon is the time up to which everything on the track is known.
+func (t *sTrack) horizon() int64 {
+	if !t.events {
+		return math.MinInt64
+	}
+	h := t.last
+	if len(t.open) > 0 {
+		h = min(h, t.open[0].start)
+	}
+	if t.hasPend {
+		h = min(h, t.pend.start)
+	}
+	return h
+}
+
+type sActor struct {
+	name      string
+	mode      analysis.Mode
+	stream    *sTrack
+	host      []*sTrack
+	runner    *sTrack
+	kernels   map[uint64]*sKernel
+	loose     []*sKernel // kernels created since the last sweep, some without a run
+	runs      []*sRun    // not yet analysed, by start; the last may be open
+	waiting   map[*sTrack][]analysis.Interval
+	summary   actorSummary
+	acc       actorAcc
+	devByFlow bool  // a kernel found its device slice by flow
+	planned   bool  // the mode is the one its runner track records
+	err       error // the first error of its analysis
+}
+
+// actorAcc accumulates an actor's runs until the medians are taken.
+type actorAcc struct {
+	runs      int
+	measured  []int64
+	pred      map[string][]int64
+	predBound map[string][]int64
+	devBusy   int64
+	span      int64
+}
+
+type sRun struct {
+	start, end int64
+	closed     bool
+	kernels    []*sKernel
+	busy       map[*sTrack][]analysis.Interval // by track; the shared device under nil
+}
+
+type sKernel struct {
+	flow     uint64
+	cost     analysis.Kernel
+	prepare  int64
+	launched int64
+	devStart int64
+	devEnd   int64
+	hasDev   bool
+	run      *sRun
+	actor    *sActor
+}
+
+// streamAnalyzer is a trace.Handler that analyses a trace as it is read.
+type streamAnalyzer struct {
+	pass    streamPass
+	tracks  []*sTrack
+	actors  map[string]*sActor
+	shared  map[uint64]*sKernel          // kernels of actors without a stream of their own, by flow
+	devSeen map[uint64]analysis.Interval // device slices of shared devices not yet claimed
+	free    []*sKernel
+	events  int
+	probs   problemCounts
+}
+
+// problemCounts are the defects seen while reading, for the warning.
+type problemCounts struct {
+	backwards, unmatchedEnds, unterminated int
+	example                                string
+}
+
+func newStreamAnalyzer(pass streamPass) *streamAnalyzer {
+	return &streamAnalyzer{pass: pass, actors: map[string]*sActor{}, shared: map[uint64]*sKernel{}, devSeen: map[uint64]analysis.Interval{}}
+}
+
+func (z *streamAnalyzer) actor(name string) *sActor {
+	a := z.actors[name]
+	if a == nil {
+		a = &sActor{name: name, mode: analysis.KBK, kernels: map[uint64]*sKernel{}, waiting: map[*sTrack][]analysis.Interval{}}
+		a.acc.pred, a.acc.predBound = map[string][]int64{}, map[string][]int64{}
+		a.summary = actorSummary{predicted: map[string]int64{}, predictedBound: map[string]int64{}, idleBy: map[string]int64{}}
+		z.actors[name] = a
+	}
+	return a
+}
+
+// Track classifies a track by its name, as long as it has no events.
+func (z *streamAnalyzer) Track(i int, info trace.TrackInfo) {
+	for len(z.tracks) <= i {
+		z.tracks = append(z.tracks, &sTrack{lastIdx: -1})
+	}
+	t := z.tracks[i]
+	if t.events || t.name == info.Name && t.role != "" || info.Kind != trace.SliceTrack {
+		return
+	}
+	t.name = info.Name
+	name, last, ok := cut(info.Name)
+	if !ok {
+		return
+	}
+	if strings.HasSuffix(name, " stream") && last != "" && strings.Trim(last, "0123456789") == "" {
+		t.dev = true
+	}
+	switch {
+	case last == "runner" || last == "infer" || last == "resize" || last == "launch":
+		a := z.actor(name)
+		t.role, t.owner = last, a
+		a.host = append(a.host, t)
+		switch {
+		case last == "runner":
+			a.runner = t
+		case a.planned:
+		case last == "infer":
+			a.mode = analysis.Pipeline
+		case last == "launch" && a.mode.Name != "pipeline":
+			a.mode = analysis.Async
+		}
+	case strings.HasPrefix(last, "0") && strings.HasSuffix(name, " stream"):
+		a := z.actor(strings.TrimSuffix(name, " stream"))
+		if a.stream == nil {
+			t.role, t.owner, a.stream = "device", a, t
+		}
+	}
+}
+
+// Event takes one event in file order.
+func (z *streamAnalyzer) Event(ev *trace.Event) {
+	if ev.Track >= len(z.tracks) {
+		return
+	}
+	t := z.tracks[ev.Track]
+	if t.events && ev.TS < t.last {
+		z.problem(&z.probs.backwards, fmt.Sprintf("%v on track %q at %d ns after an event at %d", ev.Kind, t.name, ev.TS, t.last))
+	}
+	if !t.events || ev.TS > t.last {
+		t.last = ev.TS
+	}
+	t.events = true
+	switch ev.Kind {
+	case trace.EvInstant:
+		if t.role == "runner" && strings.HasPrefix(ev.Name, "plan ") {
+			if m, ok := planMode(strings.TrimPrefix(ev.Name, "plan ")); ok {
+				t.owner.mode, t.owner.planned = m, true
+			}
+		}
+	case trace.EvBegin, trace.EvSlice:
+		z.flushPend(t)
+		s := sSlice{name: ev.Name, start: ev.TS, end: ev.TS + ev.Dur}
+		if t.role == "runner" && ev.Name == "run" {
+			// A run is known from its start, for the kernels prepared in it.
+			a := t.owner
+			a.runs = append(a.runs, &sRun{start: s.start, end: s.end, closed: ev.Kind == trace.EvSlice, busy: map[*sTrack][]analysis.Interval{}})
+		}
+		if ev.Kind == trace.EvSlice {
+			t.pend, t.hasPend, t.lastIdx = s, true, -1
+		} else {
+			t.open = append(t.open, s)
+			t.lastIdx = len(t.open) - 1
+		}
+	case trace.EvEnd:
+		i := len(t.open) - 1
+		if ev.Name != "" {
+			for i >= 0 && t.open[i].name != ev.Name {
+				i--
+			}
+		}
+		if i < 0 {
+			z.problem(&z.probs.unmatchedEnds, fmt.Sprintf("end %q on track %q at %d ns closes no open slice", ev.Name, t.name, ev.TS))
+			break
+		}
+		s := t.open[i]
+		s.end = ev.TS
+		t.open = append(t.open[:i], t.open[i+1:]...)
+		switch {
+		case i == t.lastIdx: // flows may still attach to it
+			z.flushPend(t)
+			t.pend, t.hasPend, t.lastIdx = s, true, -1
+		default:
+			if i < t.lastIdx {
+				t.lastIdx--
+			}
+			z.slice(t, s)
+		}
+	case trace.EvFlowBegin, trace.EvFlowStep, trace.EvFlowEnd:
+		switch {
+		case t.lastIdx >= 0:
+			t.open[t.lastIdx].flow = ev.Flow
+		case t.hasPend:
+			t.pend.flow = ev.Flow
+		}
+	}
+	if z.events++; z.events%4096 == 0 {
+		z.settle(false)
+	}
+}
+
+func (z *streamAnalyzer) problem(n *int, example string) {
+	if *n == 0 && z.probs.example == "" {
+		z.probs.example = example
+	}
+	*n++
+}
+
+func (z *streamAnalyzer) flushPend(t *sTrack) {
+	if t.hasPend {
+		t.hasPend = false
+		z.slice(t, t.pend)
+	}
+}
+
+// slice takes one complete slice with its flow.
+func (z *streamAnalyzer) slice(t *sTrack, s sSlice) {
+	if t.dev && s.flow != 0 {
+		z.sharedDevice(t, s)
+	}
+	a := t.owner
+	if a == nil {
+		return
+	}
+	if t.role == "runner" && s.name == "run" {
+		for _, r := range a.runs {
+			if !r.closed && r.start == s.start {
+				r.end, r.closed = s.end, true
+				break
+			}
+		}
+		return
+	}
+	if s.name != "run" && s.name != "barrier" && (t.role != "device" || len(a.host) > 0) {
+		z.busy(a, t, analysis.Interval{Start: s.start, End: s.end})
+	}
+	if s.flow == 0 || t.role == "device" && len(a.host) == 0 {
+		return // barriers, slices without a kernel, devices no actor runs on
+	}
+	k := z.kernel(a, s.flow)
+	if t.role == "device" {
+		k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.end-s.start, s.start, s.end, true
+		return
+	}
+	st, ok := stageOf[t.role]
+	if i := strings.LastIndexByte(s.name, ' '); i >= 0 {
+		if x, found := stageOf[s.name[i+1:]]; found {
+			st, ok = x, true
+		}
+	}
+	if !ok {
+		return
+	}
+	d := s.end - s.start
+	switch st {
+	case analysis.Prepare:
+		k.cost.Prepare += d
+		k.prepare = s.start
+		old := k.run
+		k.run = nil
+		for _, r := range a.runs {
+			if s.start >= r.start && (!r.closed || s.start <= r.end) {
+				k.run = r
+				break
+			}
+		}
+		if k.run != nil && k.run != old {
+			k.run.kernels = append(k.run.kernels, k)
+		}
+	case analysis.Infer:
+		k.cost.Infer += d
+	case analysis.Resize:
+		k.cost.Resize += d
+	case analysis.Launch:
+		k.cost.Launch += d
+		k.launched = s.end
+	}
+}
+
+// sharedDevice gives a device slice to the kernel of its flow in an actor
+// that has no stream of its own, now or when that kernel appears.
+func (z *streamAnalyzer) sharedDevice(t *sTrack, s sSlice) {
+	if k, ok := z.shared[s.flow]; ok {
+		if !k.hasDev {
+			k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.end-s.start, s.start, s.end, true
+			k.actor.devByFlow = true
+			z.busy(k.actor, nil, analysis.Interval{Start: s.start, End: s.end})
+		}
+		return
+	}
+	if t.owner == nil || len(t.owner.host) == 0 {
+		if _, seen := z.devSeen[s.flow]; !seen {
+			z.devSeen[s.flow] = analysis.Interval{Start: s.start, End: s.end}
+		}
+	}
+}
+
+// kernel returns the actor's kernel of a flow, new if need be.
+func (z *streamAnalyzer) kernel(a *sActor, flow uint64) *sKernel {
+	if k, ok := a.kernels[flow]; ok {
+		return k
+	}
+	var k *sKernel
+	if n := len(z.free); n > 0 {
+		k, z.free = z.free[n-1], z.free[:n-1]
+		*k = sKernel{}
+	} else {
+		k = &sKernel{}
+	}
+	k.flow, k.actor = flow, a
+	a.kernels[flow] = k
+	a.loose = append(a.loose, k)
+	if a.stream == nil {
+		z.shared[flow] = k
+		if iv, ok := z.devSeen[flow]; ok {
+			delete(z.devSeen, flow)
+			k.cost.Device, k.devStart, k.devEnd, k.hasDev = iv.Len(), iv.Start, iv.End, true
+			a.devByFlow = true
+			z.busy(a, nil, iv)
+		}
+	}
+	return k
+}
+
+// busy files a busy interval of a track of the actor (nil: its kernels on
+// shared devices) under the run it starts in, once the runs are known that
+// far.
+func (z *streamAnalyzer) busy(a *sActor, t *sTrack, iv analysis.Interval) {
+	if a.runner == nil {
+		return // no runs
+	}
+	if a.runner.horizon() <= iv.Start {
+		a.waiting[t] = append(a.waiting[t], iv)
+		return
+	}
+	a.file(t, iv)
+}
+
+func (a *sActor) file(t *sTrack, iv analysis.Interval) {
+	for _, r := range a.runs {
+		if iv.Start >= r.start && (!r.closed || iv.Start < r.end) {
+			r.busy[t] = append(r.busy[t], iv)
+			return
+		}
+	}
+}
+
+// settle files the waiting intervals the runner track has moved past and
+// analyses the runs that are complete; at the end of the trace (eof),
+// everything.
+func (z *streamAnalyzer) settle(eof bool) {
+	for _, a := range z.actors {
+		if a.runner == nil { // no runs: nothing to keep
+			z.sweep(a, true)
+			continue
+		}
+		h := a.runner.horizon()
+		for t, ivs := range a.waiting {
+			n := 0
+			for n < len(ivs) && (eof || ivs[n].Start < h) {
+				a.file(t, ivs[n])
+				n++
+			}
+			if n == len(ivs) {
+				delete(a.waiting, t)
+			} else if n > 0 {
+				a.waiting[t] = append(ivs[:0], ivs[n:]...)
+			}
+		}
+		for len(a.runs) > 0 && a.runs[0].closed && (eof || z.complete(a, a.runs[0].end)) {
+			z.finish(a, a.runs[0])
+			a.runs[0] = nil
+			a.runs = a.runs[1:]
+		}
+		z.sweep(a, eof)
+	}
+}
+
+// complete reports whether every track the actor's runs read has moved
+// past end.
+func (z *streamAnalyzer) complete(a *sActor, end int64) bool {
+	for _, t := range a.host {
+		if t.horizon() <= end {
+			return false
+		}
+	}
+	if a.stream != nil {
+		return a.stream.horizon() > end
+	}
+	if !a.devByFlow {
+		return false // its device track may yet be described, or its kernels found on a shared one
+	}
+	for _, t := range z.tracks {
+		if t.dev && t.horizon() <= end {
+			return false
+		}
+	}
+	return true
+}
+
+// sweep releases the kernels that no run will take: those whose prepare
+// slice never came although every host track has moved past their device
+// execution (replayed kernels, whose flow begins at their launch).
+func (z *streamAnalyzer) sweep(a *sActor, eof bool) {
+	h := int64(math.MaxInt64)
+	for _, t := range a.host {
+		h = min(h, t.horizon())
+	}
+	n := 0
+	for _, k := range a.loose {
+		switch {
+		case k.run != nil:
+		case eof || k.hasDev && k.devStart < h:
+			z.release(a, k)
+		default:
+			a.loose[n] = k
+			n++
+		}
+	}
+	clear(a.loose[n:])
+	a.loose = a.loose[:n]
+}
+
+// release counts a kernel's latency and device slice and forgets it.
+func (z *streamAnalyzer) release(a *sActor, k *sKernel) {
+	switch {
+	case !k.hasDev:
+		a.summary.unmatched++
+	case k.devEnd <= k.launched:
+		// A synchronous device (the host CPU) ran the kernel inside the
+		// launch call: the launch stage already holds its time.
+		k.cost.Device = 0
+	default:
+		if z.pass.latency == nil {
+			s := z.pass.sel[a.name]
+			if s == nil {
+				s = newMedianSelect()
+				z.pass.sel[a.name] = s
+			}
+			s.add(k.devStart - k.launched)
+		}
+	}
+	delete(a.kernels, k.flow)
+	if a.stream == nil {
+		delete(z.shared, k.flow)
+	}
+	z.free = append(z.free, k)
+}
+
+// finish analyses a complete run and releases its kernels.
+func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
+	a.acc.runs++
+	ks := r.kernels[:0]
+	for _, k := range r.kernels {
+		if k.run == r {
+			ks = append(ks, k)
+		}
+	}
+	slices.SortFunc(ks, func(x, y *sKernel) int { return int(x.flow - y.flow) })
+	for _, k := range ks {
+		z.release(a, k)
+	}
+	if z.pass.latency == nil || len(ks) == 0 {
+		return
+	}
+	sm := &a.summary
+	cores := z.pass.cores
+	mc := analysis.Machine{LaunchLatency: z.pass.latency[a.name], Cores: cores}
+	a.acc.measured = append(a.acc.measured, r.end-r.start)
+	cost := make([]analysis.Kernel, len(ks))
+	first, last := ks[0].prepare, int64(0)
+	for i, k := range ks {
+		cost[i] = k.cost
+		first = min(first, k.prepare)
+		last = max(last, k.devEnd, k.launched)
+	}
+	// The model covers the kernel stream; the run also uploads inputs
+	// before it and downloads outputs after it: add those as measured.
+	fixed := max(first-r.start, 0) + max(r.end-last, 0)
+	sm.kernels = len(cost)
+	for _, m := range []analysis.Mode{analysis.KBK, analysis.Async, analysis.Pipeline} {
+		pr, err := analysis.Predict(cost, m, mc)
+		if err != nil {
+			z.fail(a, err)
+			return
+		}
+		a.acc.pred[m.Name] = append(a.acc.pred[m.Name], pr.Makespan+fixed)
+		hostBound := pr.HostWork
+		if cores > 0 {
+			hostBound = (pr.HostWork + int64(cores) - 1) / int64(cores)
+		}
+		a.acc.predBound[m.Name] = append(a.acc.predBound[m.Name], max(pr.DeviceBusy, pr.Busiest, hostBound)+fixed)
+	}
+	cp, err := analysis.CriticalPath(cost, a.mode, mc)
+	if err != nil {
+		z.fail(a, err)
+		return
+	}
+	for i := range cp.Stage {
+		sm.path.Stage[i] += cp.Stage[i]
+	}
+	sm.path.Device += cp.Device
+	sm.path.Latency += cp.Latency
+	dev := r.busy[a.stream]
+	if a.stream == nil {
+		dev = r.busy[nil]
+	}
+	var stages []analysis.Busy
+	for _, h := range a.host {
+		stages = append(stages, analysis.Busy{Name: h.name, Intervals: r.busy[h]})
+	}
+	for _, iv := range dev {
+		a.acc.devBusy += iv.Len()
+	}
+	a.acc.span += r.end - r.start
+	for _, b := range analysis.Bubbles(dev, stages) {
+		sm.bubbles++
+		sm.idle += b.Len()
+		who := b.Bottleneck
+		if who == "" {
+			who = "(no host stage busy)"
+		} else {
+			_, who, _ = cut(who)
+		}
+		sm.idleBy[who] += b.Len()
+	}
+}
+
+// fail records the first error of an actor's analysis.
+func (z *streamAnalyzer) fail(a *sActor, err error) {
+	if a.err == nil {
+		a.err = fmt.Errorf("actor %q: %w", a.name, err)
+	}
+}
+
+// end finishes the pass: the last slices, the open ones dropped, every
+// run analysed.
+func (z *streamAnalyzer) end() {
+	for _, t := range z.tracks {
+		z.flushPend(t)
+		if n := len(t.open); n > 0 {
+			z.problem(&z.probs.unterminated, fmt.Sprintf("slice %q on track %q at %d ns never ends", t.open[0].name, t.name, t.open[0].start))
+			z.probs.unterminated += n - 1
+		}
+	}
+	for _, a := range z.actors {
+		// A run never ended (a truncated trace) is no run.
+		a.runs = slices.DeleteFunc(a.runs, func(r *sRun) bool {
+			if !r.closed {
+				for _, k := range r.kernels {
+					if k.run == r {
+						k.run = nil
+					}
+				}
+			}
+			return !r.closed
+		})
+	}
+	z.settle(true)
+}
+
+// summaries returns the actors' analyses, by name, of those with runs.
+func (z *streamAnalyzer) summaries() ([]actorSummary, error) {
+	names := make([]string, 0, len(z.actors))
+	for n := range z.actors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []actorSummary
+	for _, n := range names {
+		a := z.actors[n]
+		if a.acc.runs == 0 {
+			continue
+		}
+		sm := a.summary
+		if a.err != nil {
+			return nil, a.err
+		}
+		sm.name, sm.mode, sm.runs = a.name, a.mode.Name, a.acc.runs
+		sm.shared = a.stream == nil && a.devByFlow
+		sm.latency = z.pass.latency[a.name]
+		sm.measured = median(a.acc.measured)
+		if n := int64(len(a.acc.measured)); n > 0 {
+			sm.idle /= n
+			for k := range sm.idleBy {
+				sm.idleBy[k] /= n
+			}
+			sm.bubbles /= int(n)
+		}
+		for m, v := range a.acc.pred {
+			sm.predicted[m] = median(v)
+		}
+		for m, v := range a.acc.predBound {
+			sm.predictedBound[m] = median(v)
+		}
+		if a.acc.span > 0 {
+			sm.deviceUtil = float64(a.acc.devBusy) / float64(a.acc.span)
+		}
+		out = append(out, sm)
+	}
+	return out, nil
+}
+
+// warnings describes what the trace lacks or breaks.
+func (z *streamAnalyzer) warnings() []string {
+	var w []string
+	p := z.probs
+	if n := p.backwards + p.unmatchedEnds + p.unterminated; n > 0 {
+		var parts []string
+		for _, c := range []struct {
+			n    int
+			what string
+		}{{p.backwards, "timestamps going backwards"}, {p.unmatchedEnds, "unmatched slice ends"}, {p.unterminated, "slices that never end"}} {
+			if c.n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+			}
+		}
+		w = append(w, fmt.Sprintf("%s (first: %s)", strings.Join(parts, ", "), p.example))
+	}
+	names := make([]string, 0, len(z.actors))
+	for n, a := range z.actors {
+		if len(a.host) > 0 {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		a := z.actors[n]
+		switch {
+		case a.runner == nil:
+			w = append(w, fmt.Sprintf("actor %q has no runner track (%q): its runs are unknown", n, n+" runner"))
+		case a.acc.runs == 0:
+			w = append(w, fmt.Sprintf("actor %q: no complete run slice on %q", n, n+" runner"))
+		}
+		if a.stream == nil && !a.devByFlow && a.acc.runs > 0 {
+			w = append(w, fmt.Sprintf("actor %q: no device track (%q) and no kernel found on another device stream: device time unknown", n, n+" stream 0"))
+		}
+	}
+	return w
+}
+
+// medianSelect finds the median of a multiset of int64 values that is
+// offered again in each pass, in memory bounded by its bucket count: the
+// first pass counts values in log-linear buckets (exact below 4096, 4096
+// buckets per power of two above), each further pass counts the values of
+// the median's bucket in 65536 narrower ones, until a bucket holds a single
+// value. The median is the value of rank n/2 from 0 in ascending order, as
+// median takes it; values below 4096·2^k ns take at most 1+⌈k/16⌉ passes.
+type medianSelect struct {
+	n      int64           // values in a pass
+	lo, hi int64           // the median lies in [lo, hi]
+	below  int64           // values below lo
+	width  int64           // bucket width of this pass; 0 in the first
+	hist   map[int64]int64 // bucket → count
+	done   bool
+	value  int64
+}
+
+func newMedianSelect() *medianSelect {
+	return &medianSelect{lo: math.MinInt64, hi: math.MaxInt64, hist: map[int64]int64{}}
+}
+
+func (s *medianSelect) add(v int64) {
+	s.n++
+	if s.done {
+		return
+	}
+	switch {
+	case v < s.lo:
+		s.below++
+	case v > s.hi:
+	case s.width == 0:
+		s.hist[logBucket(v)]++
+	default:
+		s.hist[int64(uint64(v-s.lo)/uint64(s.width))]++
+	}
+}
+
+// logBucket maps v to its first-pass bucket, monotonically.
+func logBucket(v int64) int64 {
+	if v < 0 {
+		return -logBucket(^v) - 1 // ^v = -v-1 ≥ 0
+	}
+	if v < 4096 {
+		return v
+	}
+	e := bits.Len64(uint64(v)) // 13…63
+	return int64(e-12)<<12 | (v>>(e-13))&0xfff
+}
+
+// logRange is the range of values of a first-pass bucket.
+func logRange(b int64) (int64, int64) {
+	if b < 0 {
+		lo, hi := logRange(-b - 1)
+		return ^hi, ^lo
+	}
+	if b < 4096 {
+		return b, b
+	}
+	k := b>>12 - 1 // e-13
+	lo := (4096 | b&0xfff) << k
+	return lo, lo + (1<<k - 1)
+}
+
+// next ends a pass; it reports whether the median is known.
+func (s *medianSelect) next() bool {
+	if s.done || s.n == 0 {
+		s.done = true
+		return true
+	}
+	keys := make([]int64, 0, len(s.hist))
+	for k := range s.hist {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, cmp.Compare)
+	rank := s.n / 2
+	seen := s.below
+	for _, k := range keys {
+		c := s.hist[k]
+		if seen+c > rank {
+			var lo, hi int64
+			if s.width == 0 {
+				lo, hi = logRange(k)
+			} else {
+				lo = s.lo + k*s.width
+				hi = min(lo+s.width-1, s.hi)
+			}
+			s.lo, s.hi = lo, hi
+			break
+		}
+		seen += c
+	}
+	if s.lo == s.hi {
+		s.done, s.value = true, s.lo
+		return true
+	}
+	s.width = int64((uint64(s.hi-s.lo) + 1 + 65535) / 65536)
+	s.n, s.below = 0, 0
+	clear(s.hist)
+	return false
+}
+
+// analyzeScan analyses a trace that scan hands to a handler, as often as
+// asked: the latency passes, then the analysis. It returns the summaries,
+// the warnings (what the trace lacks or breaks, and the reading error of a
+// trace that could not be read to its end, after which the analysis covers
+// what came before), and an error when nothing could be analysed.
+func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []string, error) {
+	sel := map[string]*medianSelect{}
+	var scanErr error
+	pass := func(p streamPass) *streamAnalyzer {
+		z := newStreamAnalyzer(p)
+		if err := scan(z); err != nil && scanErr == nil {
+			scanErr = err
+		}
+		z.end()
+		return z
+	}
+	lat := streamPass{cores: cores, sel: sel}
+	for {
+		pass(lat)
+		done := true
+		for _, s := range sel {
+			done = s.next() && done
+		}
+		if done {
+			break
+		}
+	}
+	latency := map[string]int64{}
+	for n, s := range sel {
+		latency[n] = max(s.value, 0)
+	}
+	z := pass(streamPass{cores: cores, latency: latency})
+	sums, err := z.summaries()
+	if err != nil {
+		return nil, nil, err
+	}
+	warns := z.warnings()
+	if scanErr != nil {
+		warns = append([]string{fmt.Sprintf("%v: analysed up to there", scanErr)}, warns...)
+	}
+	return sums, warns, nil
+}
+
+// analyzeFile analyses the trace file at path; see analyzeScan.
+func analyzeFile(path string, cores int) ([]actorSummary, []string, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, fmt.Errorf("trace: %w", err)
+	}
+	return analyzeScan(func(h trace.Handler) error {
+		_, err := trace.ScanFile(path, h)
+		return err
+	}, cores)
+}
+
+// analyzeTrace analyses a trace already in memory.
+func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {
+	sums, _, err := analyzeScan(func(h trace.Handler) error {
+		for i, t := range p.Tracks {
+			h.Track(i, t)
+		}
+		for i := range p.Events {
+			h.Event(&p.Events[i])
+		}
+		return nil
+	}, cores)
+	return sums, err
+}

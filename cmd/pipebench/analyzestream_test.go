@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert/trace"
+)
+
+// checkStreamingEqualsReference analyses the trace at path both ways and
+// compares the summaries and the printed analysis.
+func checkStreamingEqualsReference(t *testing.T, path string) {
+	t.Helper()
+	cores := runtime.GOMAXPROCS(0)
+	p, err := trace.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := analyzeTraceRef(p, cores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, warns, err := analyzeFile(path, cores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) > 0 {
+		t.Errorf("%s: warnings %q", path, warns)
+	}
+	if len(want) == 0 {
+		t.Fatalf("%s: no actor analysed", path)
+	}
+	t.Logf("%s: %d actors", path, len(want))
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d actors, reference %d", path, len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("%s: actor %d:\n streaming %+v\n reference %+v", path, i, got[i], want[i])
+		}
+	}
+	var a, b bytes.Buffer
+	writeAnalysis(&a, got)
+	writeAnalysis(&b, want)
+	if a.String() != b.String() {
+		t.Errorf("%s: streaming analysis\n%s\nreference\n%s", path, a.String(), b.String())
+	}
+}
+
+// TestStreamingEqualsInMemory traces every built-in scenario in every mode
+// pipebench runs (at the small size on real data, one repetition), in
+// both formats, and checks that the streaming analysis finds exactly what
+// the in-memory reference finds. Under the race detector, which makes that
+// a matter of minutes, it takes smallops (kbk, replay) as Perfetto and
+// hetero (its parts on shared devices) as JSON.
+func TestStreamingEqualsInMemory(t *testing.T) {
+	runs := [][]string{{".pftrace"}, {".json"}}
+	if raceEnabled {
+		runs = [][]string{{".pftrace", "-scenario", "smallops,decode", "-mode", "kbk,async,pipeline,replay"}, {".json", "-scenario", "hetero", "-mode", "hetero"}}
+	}
+	for _, run := range runs {
+		ext := run[0]
+		path := filepath.Join(t.TempDir(), "all"+ext)
+		code, _, stderr := runArgs(t, append([]string{"-real", "-reps", "1", "-analyze=false", "-trace", path}, run[1:]...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", ext, code, stderr)
+		}
+		checkStreamingEqualsReference(t, path)
+	}
+}
+
+// TestStreamingOnFiles checks the traces named in PIPERT_TRACES (a list
+// of paths), such as big ones written by hand.
+func TestStreamingOnFiles(t *testing.T) {
+	paths := filepath.SplitList(os.Getenv("PIPERT_TRACES"))
+	if len(paths) == 0 {
+		t.Skip("PIPERT_TRACES not set")
+	}
+	for _, p := range paths {
+		checkStreamingEqualsReference(t, p)
+	}
+}
+
+// TestAnalyzeBadInput: a truncated trace, one from another tool and one
+// without pipert's track names are analysed as far as they go, with a
+// warning naming what is missing, or rejected with a clear error; never a
+// panic.
+func TestAnalyzeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	if code, _, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.json")
+	if err := os.WriteFile(cut, data[:len(data)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runArgs(t, "analyze", cut)
+	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "truncated") || !strings.Contains(stdout, "smallops kbk") {
+		t.Errorf("truncated trace: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for name, body := range map[string]string{
+		"other.json":   `{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"work"}]}`,
+		"nometa.json":  `[{"ph":"B","pid":1,"tid":1,"ts":0,"name":"run"},{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"Add prepare"},{"ph":"s","pid":1,"tid":1,"ts":1,"id":1},{"ph":"E","pid":1,"tid":1,"ts":5}]`,
+		"garbage.bin":  "\xff\xfe not a trace",
+		"noruns.json":  `[{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"a runner"}},{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"Add prepare"}]`,
+		"nodev.json":   `[{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"a runner"}},{"ph":"B","pid":1,"tid":1,"ts":0,"name":"run"},{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"Add prepare"},{"ph":"s","pid":1,"tid":1,"ts":1,"id":1},{"ph":"E","pid":1,"tid":1,"ts":5}]`,
+		"unended.json": `[{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"a runner"}},{"ph":"B","pid":1,"tid":1,"ts":0,"name":"run"}]`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runArgs(t, "analyze", p)
+		switch name {
+		case "nodev.json":
+			if code != 0 || !strings.Contains(stderr, "no device track") {
+				t.Errorf("%s: exit %d\n%s%s", name, code, stdout, stderr)
+			}
+		default:
+			if code != 1 || stderr == "" {
+				t.Errorf("%s: exit %d\n%s%s", name, code, stdout, stderr)
+			}
+		}
+	}
+}
