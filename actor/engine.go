@@ -54,6 +54,11 @@ const maxWorkers = int(kernel.StageLaunch)
 //  4. Measured intervals contain no wait and no yield: a goroutine's
 //     interval closes before it blocks on a barrier or a full queue and
 //     before it yields, and the clock is read once per stage boundary.
+//     The reading that ends a goroutine's work on one kernel also starts
+//     its work on the next (last) unless the goroutine waited or yielded
+//     in between (queues.Queue.Yielded, PushYield, AdvanceYield), so the
+//     queues' own hand-off counts as host work, as the engine's
+//     bookkeeping does, and back-to-back intervals merge into one span.
 //
 // # Rejected designs
 //
@@ -81,6 +86,12 @@ type engine struct {
 	// per kernel: the host work intervals and the barrier scratch.
 	spans [maxWorkers][]plan.Span
 	needs []Need
+	// carried is, by goroutine, the clock reading that ended its last work
+	// interval while it has neither waited nor yielded since (0: none),
+	// written by that goroutine, reset by goroutine 0 before a run's
+	// first push. queue is, by goroutine w ≥ 1, the queue it serves.
+	carried [maxWorkers]int64
+	queue   [maxWorkers]*queues.Queue[int32]
 
 	// A fed run (Feed): its feed, the outputs each node publishes, and
 	// the channel of launched nodes to the publishing goroutine.
@@ -150,6 +161,9 @@ func newEngine(a *SuperKernelActor) (*engine, error) {
 			return nil, fmt.Errorf("actor: %w", err)
 		}
 		e.pipe = p
+		for w := 1; w < e.workers; w++ {
+			e.queue[w] = p.Queue(queues.Stage(w))
+		}
 	}
 	return e, nil
 }
@@ -197,27 +211,47 @@ func (e *engine) handler(w int) func(int32) error {
 		}
 		rs := e.cur
 		if rs.stopped() {
+			e.carried[w] = 0
 			return nil
 		}
-		e.a.tr.depth(w, e.pipe.Len(queues.Stage(w)))
+		t := e.carried[w]
+		if t == 0 || e.queue[w].Yielded() {
+			t = clock.Now()
+		}
+		e.a.tr.depth(w, e.pipe.Len(queues.Stage(w)), t)
 		ph := phaseAll
 		if pos < 0 {
 			pos, ph = ^pos, phaseExecute
 		} else if e.r.tiling.how == plan.Whole {
 			ph = phaseSetup
 		}
-		rs.fail(e.run1(w, int(pos), ph, rs))
+		end, err := e.run1(w, int(pos), ph, rs, t)
+		e.carried[w] = end
+		rs.fail(err)
 		return nil
 	}
 }
 
-// run1 runs goroutine w's steps of node pos in phase ph.
-func (e *engine) run1(w, pos, ph int, rs *runState) error {
+// work records [start, end) as host work of goroutine w, merged into the
+// previous interval when that one ended at start (a carried reading).
+func (e *engine) work(w int, start, end int64) {
+	sp := e.spans[w]
+	if n := len(sp); n > 0 && sp[n-1].End == start {
+		sp[n-1].End = end
+		return
+	}
+	e.spans[w] = append(sp, plan.Span{Start: start, End: end})
+}
+
+// run1 runs goroutine w's steps of node pos in phase ph, from t, a clock
+// reading taken at their start or carried from the end of the goroutine's
+// previous work (see invariant 4). It returns the reading that ended the
+// work, or 0 when the goroutine waited or yielded after it (or failed).
+func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 	if ol := e.opLabels[w]; pos < len(ol) {
 		pprof.SetGoroutineLabels(ol[pos])
 	}
 	r, tr := e.r, e.a.tr
-	t := clock.Now()
 	open := t // start of the current work interval
 	launches := false
 	for _, s := range e.steps[w] {
@@ -232,14 +266,14 @@ func (e *engine) run1(w, pos, ph int, rs *runState) error {
 		case kernel.StageInfer:
 			e.needs = r.Needs(pos, e.needs[:0])
 			if len(e.needs) > 0 {
-				e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
+				e.work(w, open, t)
 				err = e.barrier(pos, rs)
 				t1 := clock.Now()
 				rs.wait[w] += time.Duration(t1 - t)
 				tr.barrierSlice(w, t, t1)
 				t, open = t1, t1
 				if err != nil {
-					return err
+					return 0, err
 				}
 			}
 			err = r.Infer(pos)
@@ -257,7 +291,7 @@ func (e *engine) run1(w, pos, ph int, rs *runState) error {
 				})
 				t2 := clock.Now()
 				if r.tiling.atResize.Stalls > stalls {
-					e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t1})
+					e.work(w, open, t1)
 					rs.wait[w] += time.Duration(t2 - t1)
 					tr.barrierSlice(w, t1, t2)
 					open = t2
@@ -266,8 +300,8 @@ func (e *engine) run1(w, pos, ph int, rs *runState) error {
 				}
 				t = t2
 				if err != nil {
-					e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
-					return err
+					e.work(w, open, t)
+					return 0, err
 				}
 				continue
 			}
@@ -282,21 +316,24 @@ func (e *engine) run1(w, pos, ph int, rs *runState) error {
 		}
 		t = t1
 		if err != nil {
-			e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
-			return err
+			e.work(w, open, t)
+			return 0, err
 		}
 	}
-	e.spans[w] = append(e.spans[w], plan.Span{Start: open, End: t})
+	e.work(w, open, t)
 	if w == e.launchW && launches {
 		if e.pubCh != nil && len(e.pubOuts[pos]) > 0 {
 			e.pubCh <- pos // never blocks: room for every publishing node
 		}
-		e.launched.Advance(1)
+		if _, yielded := e.launched.AdvanceYield(1); yielded {
+			t = 0
+		}
 		if e.plan.YieldAfterLaunch {
 			runtime.Gosched()
+			t = 0
 		}
 	}
-	return nil
+	return t, nil
 }
 
 // barrier waits for what node pos's InferShape needs (e.needs) and makes
@@ -393,6 +430,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	for w := range e.spans {
 		e.spans[w] = e.spans[w][:0]
 	}
+	e.carried = [maxWorkers]int64{} // the workers parked since the last run
 	var flow uint64
 	if e.a.tr.on() {
 		n := uint64(len(r.args))
@@ -570,6 +608,7 @@ func (e *engine) waited0(rs *runState, wait func() error) error {
 	t1 := clock.Now()
 	rs.wait[0] += time.Duration(t1 - t)
 	e.a.tr.barrierSlice(0, t, t1)
+	e.carried[0] = 0
 	return err
 }
 

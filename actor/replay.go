@@ -462,7 +462,7 @@ func (e *engine) replayAll(rs *runState) (bool, error) {
 	defer func() {
 		t1 := clock.Now()
 		rs.busy[kernel.StageLaunch] += time.Duration(t1 - t)
-		e.spans[0] = append(e.spans[0], plan.Span{Start: t, End: t1})
+		e.work(0, t, t1)
 		e.a.tr.stageAs(flowNone, kernel.StageLaunch, 0, 0, t, t1)
 		e.a.tr.replayed(r.args)
 	}()

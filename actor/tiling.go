@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/clock"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/plan"
 )
@@ -245,6 +246,7 @@ func (e *engine) feedWhole(rs *runState) {
 		if rs.stopped() {
 			return
 		}
+		e.carried[0] = 0 // the copies may wait for the ring
 		if err := r.copyWhole(first, last); err != nil {
 			rs.fail(err)
 			return
@@ -276,6 +278,7 @@ func (e *engine) issue(pos, ph int, acquire func(pos int) error, rs *runState) e
 		}
 	}
 	if e.r.capture != nil {
+		e.carried[0] = 0 // predict may wait for awaited inputs
 		if err := e.r.predict(pos, acquire); err != nil {
 			return err
 		}
@@ -288,7 +291,13 @@ func (e *engine) issue(pos, ph int, acquire func(pos int) error, rs *runState) e
 // complement of the position).
 func (e *engine) step(pos, ph int, rs *runState) error {
 	if len(e.steps[0]) > 0 {
-		if err := e.run1(0, pos, ph, rs); err != nil {
+		t := e.carried[0]
+		if t == 0 {
+			t = clock.Now()
+		}
+		end, err := e.run1(0, pos, ph, rs, t)
+		e.carried[0] = end
+		if err != nil {
 			return err
 		}
 	}
@@ -297,7 +306,11 @@ func (e *engine) step(pos, ph int, rs *runState) error {
 		if ph == phaseExecute {
 			task = ^task
 		}
-		return e.pipe.Push(task)
+		yielded, err := e.pipe.PushYield(task)
+		if yielded {
+			e.carried[0] = 0
+		}
+		return err
 	}
 	return nil
 }

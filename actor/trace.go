@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/pipert/pipert/device"
-	"github.com/pipert/pipert/internal/clock"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/trace"
@@ -197,12 +196,13 @@ func (t *tracer) runEnd(now int64, cs plan.CacheStats) {
 	}
 }
 
-// depth records the length of goroutine w's queue, from that goroutine.
-func (t *tracer) depth(w, n int) {
+// depth records the length of goroutine w's queue at clock time now, from
+// that goroutine.
+func (t *tracer) depth(w, n int, now int64) {
 	if !t.on() || t.qdepth[w] == nil {
 		return
 	}
-	if now := clock.Now(); now-t.lastDepth[w] >= counterEvery {
+	if now-t.lastDepth[w] >= counterEvery {
 		t.lastDepth[w] = now
 		t.qdepth[w].Counter(now, int64(n))
 	}

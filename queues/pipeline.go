@@ -107,11 +107,11 @@ func NewPipeline[T any](names []string, handlers []func(T) error, capacity int, 
 		if name == "" {
 			name = Stage(i + 1).String()
 		}
-		run := handlers[i]
+		var next *Queue[T]
 		if i < n-1 {
-			run = forward(run, p.stages[i+1])
+			next = p.stages[i+1]
 		}
-		p.stages[i] = newQueue(name, capacity, run, cfg, &p.errc)
+		p.stages[i] = newQueue(name, capacity, handlers[i], next, cfg, &p.errc)
 	}
 	return p, nil
 }
@@ -121,16 +121,6 @@ func (p *Pipeline[T]) Stages() int { return len(p.stages) }
 
 func (p *Pipeline[T]) valid(s Stage) bool { return s >= 1 && int(s) <= len(p.stages) }
 
-// forward runs h and, if it succeeds, pushes the task into the next stage.
-func forward[T any](h func(T) error, next *Queue[T]) func(T) error {
-	return func(v T) error {
-		if err := h(v); err != nil {
-			return err
-		}
-		return next.Push(v)
-	}
-}
-
 // Push appends v to the first stage, blocking while its queue is full. It
 // returns the first error of any stage, or an ErrClosed error after Close.
 func (p *Pipeline[T]) Push(v T) error { return p.stages[0].Push(v) }
@@ -138,6 +128,10 @@ func (p *Pipeline[T]) Push(v T) error { return p.stages[0].Push(v) }
 // PushT is Push returning the task's ticket, valid in every stage (see
 // WaitTicket).
 func (p *Pipeline[T]) PushT(v T) (uint64, error) { return p.stages[0].PushT(v) }
+
+// PushYield is Push that also reports whether the caller yielded its
+// processor or parked in it (see Queue.PushYield).
+func (p *Pipeline[T]) PushYield(v T) (yielded bool, err error) { return p.stages[0].PushYield(v) }
 
 // TryPush is Push that never blocks; it reports false with a nil error when
 // the first queue is full.

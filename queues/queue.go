@@ -117,6 +117,9 @@ type Queue[T any] struct {
 	closedErr error         // ErrClosed wrapped with the name, built once
 	wake      chan struct{} // capacity 1: the token that unparks the worker
 	exited    chan struct{} // closed by the worker when it returns
+	// next is the stage after this one in a Pipeline (nil: none): the
+	// worker pushes each task it handled successfully there.
+	next *Queue[T]
 
 	_ cacheLinePad
 	// tail is the number of positions claimed by producers, with closedBit
@@ -138,6 +141,10 @@ type Queue[T any] struct {
 	handled     atomic.Uint64 // tasks finished (run or discarded)
 	bad         atomic.Uint64 // ticket of the first task not run successfully, 0 if none
 	workerParks atomic.Uint64
+	// yielded: the worker yielded its processor or parked since the
+	// handler's last call returned (see Yielded). Owned by the worker: a
+	// plain field, written and read by it alone.
+	yielded bool
 
 	_            cacheLinePad
 	done         waitList      // goroutines waiting for handled to reach a target
@@ -157,11 +164,11 @@ func New[T any](name string, capacity int, handler func(T) error, opts ...Option
 	if err := checkCapacity(capacity); err != nil {
 		return nil, err
 	}
-	return newQueue(name, capacity, handler, buildConfig(opts), new(errCell)), nil
+	return newQueue(name, capacity, handler, nil, buildConfig(opts), new(errCell)), nil
 }
 
 // newQueue makes a queue of a checked capacity and a non-nil handler.
-func newQueue[T any](name string, capacity int, handler func(T) error, cfg config, errc *errCell) *Queue[T] {
+func newQueue[T any](name string, capacity int, handler func(T) error, next *Queue[T], cfg config, errc *errCell) *Queue[T] {
 	if capacity == 0 {
 		capacity = DefaultCapacity
 	}
@@ -179,6 +186,8 @@ func newQueue[T any](name string, capacity int, handler func(T) error, cfg confi
 		closedErr: fmt.Errorf("queues: %s: %w", name, ErrClosed),
 		wake:      make(chan struct{}, 1),
 		exited:    make(chan struct{}),
+		next:      next,
+		yielded:   true,
 	}
 	for i := range q.slots {
 		q.slots[i].seq.Store(uint64(i))
@@ -204,11 +213,27 @@ func (q *Queue[T]) Push(v T) error {
 // 1, 2, 3, … in the order the pushes were linearized, which is the order the
 // worker handles them.
 func (q *Queue[T]) PushT(v T) (ticket uint64, err error) {
+	ticket, _, err = q.push(&v)
+	return ticket, err
+}
+
+// PushYield is Push that also reports whether the caller yielded its
+// processor or parked in it (on a full ring, or after waking the parked
+// worker), so that a caller timing its own work knows whether a clock
+// reading taken before the push still stands for the moment after it.
+func (q *Queue[T]) PushYield(v T) (yielded bool, err error) {
+	_, yielded, err = q.push(&v)
+	return yielded, err
+}
+
+// push is PushT reporting whether the caller yielded or parked.
+func (q *Queue[T]) push(v *T) (ticket uint64, yielded bool, err error) {
 	for spins := 0; ; {
-		ticket, fullAt, err := q.claim(&v)
+		ticket, fullAt, woke, err := q.claim(v)
 		if ticket != 0 || err != nil {
-			return ticket, err
+			return ticket, yielded || woke, err
 		}
+		yielded = true
 		if spins < q.spin {
 			spins++
 			runtime.Gosched()
@@ -234,21 +259,22 @@ func (q *Queue[T]) PushT(v T) (ticket uint64, err error) {
 // false with a nil error when the ring is full, and false with the sticky
 // task error or an ErrClosed error like Push.
 func (q *Queue[T]) TryPush(v T) (bool, error) {
-	ticket, _, err := q.claim(&v)
+	ticket, _, _, err := q.claim(&v)
 	return ticket != 0, err
 }
 
 // claim makes one attempt to push *v. It returns the task's ticket on
-// success, or the position at which it found the ring full (ticket 0, nil
-// error), or the sticky or closed error. Executed by any producer.
-func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, err error) {
+// success, and whether it yielded after waking the parked worker; or the
+// position at which it found the ring full (ticket 0, nil error); or the
+// sticky or closed error. Executed by any producer.
+func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, yielded bool, err error) {
 	if err := q.errc.load(); err != nil {
-		return 0, 0, err
+		return 0, 0, false, err
 	}
 	pos := q.tail.Load() // relaxed would do: the CAS below validates it
 	for {
 		if pos&closedBit != 0 {
-			return 0, 0, q.closedErr
+			return 0, 0, false, q.closedErr
 		}
 		// load-acquire: pairs with the worker's store-release of handled.
 		// A stale handled only makes the queue look fuller than it is; a
@@ -261,7 +287,7 @@ func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, err error) {
 			continue
 		}
 		if pos-h >= q.limit {
-			return 0, pos, nil // limit tasks in flight: full
+			return 0, pos, false, nil // limit tasks in flight: full
 		}
 		s := &q.slots[pos&q.mask]
 		// load-acquire: pairs with the worker's store-release of seq = pos,
@@ -277,12 +303,11 @@ func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, err error) {
 				s.val = *v
 				// store-release: publishes val to the worker's load-acquire.
 				s.seq.Store(pos + 1)
-				q.wakeWorker()
-				return pos + 1, 0, nil
+				return pos + 1, 0, q.wakeWorker(), nil
 			}
 			pos = q.tail.Load()
 		case d < 0:
-			return 0, pos, nil // slot still holds position pos−size: full
+			return 0, pos, false, nil // slot still holds position pos−size: full
 		default:
 			pos = q.tail.Load() // pos was claimed by another producer
 		}
@@ -305,15 +330,17 @@ func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, err error) {
 // worker on this P at once and sends the producer to the global run queue,
 // where an idle P picks it up: both proceed in parallel. Wake-ups are rare
 // while tasks flow (the worker only parks when its queue stays empty), so
-// the yield costs little.
-func (q *Queue[T]) wakeWorker() {
+// the yield costs little. It reports whether it yielded.
+func (q *Queue[T]) wakeWorker() bool {
 	if q.sleeping.Load() != 0 && q.sleeping.CompareAndSwap(1, 0) {
 		select {
 		case q.wake <- struct{}{}:
 			runtime.Gosched()
+			return true
 		default: // a token is already there; the worker will see our task
 		}
 	}
+	return false
 }
 
 // run is the worker. Executed only by the worker goroutine, which owns head.
@@ -325,6 +352,7 @@ func (q *Queue[T]) run() {
 		// load-acquire: pairs with the producer's store-release of
 		// seq = head+1, so val is the value it wrote.
 		if s.seq.Load() != head+1 {
+			q.yielded = true // awaitTask yields at least once
 			if !q.awaitTask(s, head) {
 				return
 			}
@@ -354,20 +382,38 @@ func (q *Queue[T]) handle(ticket uint64, v T) {
 	// store-release: the handler's effects and bad happen before anything a
 	// waiter does after its load-acquire of handled >= ticket.
 	q.handled.Store(ticket)
-	q.done.wake(ticket)
+	if q.done.wake(ticket) {
+		q.yielded = true
+	}
 }
 
-// call runs the handler, turning a panic into an error wrapping ErrPanic so
-// that the worker goes on and waiters learn of it. Executed only by the
-// worker.
+// call runs the handler and, if it succeeds, pushes the task into the next
+// stage of a Pipeline (a blocking push), turning a panic into an error
+// wrapping ErrPanic so that the worker goes on and waiters learn of it.
+// Executed only by the worker.
 func (q *Queue[T]) call(v T) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %v", ErrPanic, p)
 		}
 	}()
-	return q.handler(v)
+	err = q.handler(v)
+	q.yielded = false
+	if err == nil && q.next != nil {
+		_, q.yielded, err = q.next.push(&v)
+	}
+	return err
 }
+
+// Yielded reports, to the handler and only from it (it reads a field the
+// worker owns), whether the worker yielded its processor or parked since
+// the handler's previous call returned: awaiting the current task, pushing
+// the previous one into the next stage of a Pipeline, or waking a waiter.
+// It is true for the worker's first task. A handler that times its work
+// can take the clock reading that ended its previous call as the start of
+// this one when it reports false: nothing but the queue's own work came
+// between.
+func (q *Queue[T]) Yielded() bool { return q.yielded }
 
 // awaitTask waits until the task at position head is published (true) or the
 // queue is closed and every claimed position was handled (false). Executed
@@ -483,7 +529,7 @@ func (q *Queue[T]) Len() int {
 func (q *Queue[T]) Close() error {
 	q.tail.Or(closedBit) // no claim succeeds after this
 	q.closed.Store(true) // store: must precede wakeWorker's load (see awaitTask)
-	q.wakeWorker()
+	_ = q.wakeWorker()
 	<-q.exited
 	return q.Err()
 }

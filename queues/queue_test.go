@@ -660,3 +660,67 @@ func mustPipeline[T any](tb testing.TB, names []string, hs []func(T) error, capa
 	}
 	return p
 }
+
+// TestYielded checks what a handler learns from Yielded: true for the task
+// the worker awaited, false for tasks it found on the ring when the
+// handler's previous call returned.
+func TestYielded(t *testing.T) {
+	g := newGate()
+	var q *Queue[int]
+	var seen []bool
+	q = mustNew(t, "yielded", 3, func(v int) error {
+		seen = append(seen, q.Yielded())
+		return g.handle(v)
+	})
+	if err := q.Push(1); err != nil {
+		t.Fatal(err)
+	}
+	<-g.started
+	for v := 2; v <= 3; v++ {
+		if ok, err := q.TryPush(v); !ok || err != nil {
+			t.Fatalf("TryPush(%d) = %v, %v", v, ok, err)
+		}
+	}
+	close(g.release)
+	if err := q.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{true, false, false}; fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("Yielded by task: %v, want %v", seen, want)
+	}
+}
+
+// TestPushYield checks that PushYield reports a push that parked on a full
+// ring, and no yield for a push into a ring with room whose worker is busy.
+func TestPushYield(t *testing.T) {
+	g := newGate()
+	q := mustNew(t, "pushyield", 2, g.handle, WithSpin(-1))
+	if err := q.Push(1); err != nil {
+		t.Fatal(err)
+	}
+	<-g.started // the worker runs task 1: it does not park
+	if y, err := q.PushYield(2); y || err != nil {
+		t.Fatalf("PushYield into a ring with room = %v, %v; want false, nil", y, err)
+	}
+	done := make(chan bool)
+	go func() {
+		y, err := q.PushYield(3) // two in flight: parks
+		if err != nil {
+			t.Error(err)
+		}
+		done <- y
+	}()
+	for q.Stats().PushParks == 0 {
+		runtime.Gosched()
+	}
+	close(g.release)
+	if !<-done {
+		t.Fatal("PushYield that parked on a full ring reported no yield")
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

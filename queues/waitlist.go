@@ -51,11 +51,11 @@ func (w *waitList) wait(counter *atomic.Uint64, target uint64) {
 }
 
 // wake wakes the sleepers if the counter, just stored as v, reached the
-// smallest target. Executed by the goroutine that advances the counter, after
-// its store.
-func (w *waitList) wake(v uint64) {
+// smallest target, and reports whether it did (and yielded). Executed by the
+// goroutine that advances the counter, after its store.
+func (w *waitList) wake(v uint64) bool {
 	if want := w.want.Load(); want == 0 || v < want {
-		return
+		return false
 	}
 	w.mu.Lock()
 	w.want.Store(0)
@@ -64,4 +64,5 @@ func (w *waitList) wake(v uint64) {
 	// Let the woken run now rather than from this P's runnext slot, which
 	// idle Ps do not steal while we keep running (see Queue.wakeWorker).
 	runtime.Gosched()
+	return true
 }

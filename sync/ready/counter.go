@@ -23,9 +23,17 @@ func (c *Counter) Load() uint64 { return c.v.Load() }
 // Advance adds n to the counter, wakes the waiters it satisfies and returns
 // the new value.
 func (c *Counter) Advance(n uint64) uint64 {
-	v := c.v.Add(n) // read-modify-write, release: publishes prior writes
-	c.waiters.wake(v)
+	v, _ := c.AdvanceYield(n)
 	return v
+}
+
+// AdvanceYield is Advance that also reports whether it yielded the
+// processor, which it does after waking waiters, so that a caller timing
+// its own work knows whether a clock reading taken before the call still
+// stands after it.
+func (c *Counter) AdvanceYield(n uint64) (v uint64, yielded bool) {
+	v = c.v.Add(n) // read-modify-write, release: publishes prior writes
+	return v, c.waiters.wake(v)
 }
 
 // Store raises the counter to v. The counter never decreases: a v at or

@@ -146,3 +146,23 @@ func TestCounterAllocatesNothing(t *testing.T) {
 		t.Fatalf("Advance+Store+satisfied WaitAtLeast allocate %v", n)
 	}
 }
+
+// TestAdvanceYield checks that AdvanceYield reports a yield exactly when it
+// woke a parked waiter.
+func TestAdvanceYield(t *testing.T) {
+	var c Counter
+	if v, y := c.AdvanceYield(1); v != 1 || y {
+		t.Fatalf("AdvanceYield with no waiter = %d, %v; want 1, false", v, y)
+	}
+	done := make(chan error)
+	go func() { done <- c.WaitAtLeast(context.Background(), 3) }()
+	for c.waiters.want.Load() != 3 { // registered: parking
+		runtime.Gosched()
+	}
+	if v, y := c.AdvanceYield(2); v != 3 || !y {
+		t.Fatalf("AdvanceYield waking a parked waiter = %d, %v; want 3, true", v, y)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

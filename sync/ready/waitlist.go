@@ -95,10 +95,11 @@ func (w *waitList) register(v *atomic.Uint64, target uint64) <-chan struct{} {
 }
 
 // wake wakes the sleepers if the value, just stored as now, reached the
-// smallest target. Executed after every store that raises the value.
-func (w *waitList) wake(now uint64) {
+// smallest target, and reports whether it woke any (and then yielded).
+// Executed after every store that raises the value.
+func (w *waitList) wake(now uint64) bool {
 	if want := w.want.Load(); want == 0 || now < want {
-		return
+		return false
 	}
 	w.mu.Lock()
 	w.want.Store(0)
@@ -115,4 +116,5 @@ func (w *waitList) wake(now uint64) {
 		// to the global run queue, where an idle P can pick it up.
 		runtime.Gosched()
 	}
+	return woke
 }
