@@ -164,17 +164,25 @@ func (k *nms) cost(in, out []*kernel.Tensor) device.Cost {
 	return device.Cost{FLOPs: cls * (mul64(n, math.Log2(n+1)) + mul64(float64(out[0].Shape[0]), n)), Bytes: float64(in[0].Bytes() + in[1].Bytes() + out[0].Bytes())}
 }
 
-// corners returns box i of boxes as (y1, x1, y2, x2) with y1 ≤ y2, x1 ≤ x2.
-func (k *nms) corners(boxes []float32, i int64) (y1, x1, y2, x2 float32) {
+// corners returns box i of boxes as (y1, x1, y2, x2) with y1 ≤ y2, x1 ≤ x2,
+// in float64 (a centre ± half a size is then exact).
+func (k *nms) corners(boxes []float32, i int64) (y1, x1, y2, x2 float64) {
 	v := boxes[4*i : 4*i+4]
 	if k.center {
-		xc, yc, w, h := v[0], v[1], v[2], v[3]
-		return yc - float32(h/2), xc - float32(w/2), yc + float32(h/2), xc + float32(w/2)
+		xc, yc, w, h := float64(v[0]), float64(v[1]), mul64(float64(v[2]), 0.5), mul64(float64(v[3]), 0.5)
+		return yc - h, xc - w, yc + h, xc + w
 	}
-	return min(v[0], v[2]), min(v[1], v[3]), max(v[0], v[2]), max(v[1], v[3])
+	return float64(min(v[0], v[2])), float64(min(v[1], v[3])), float64(max(v[0], v[2])), float64(max(v[1], v[3]))
 }
 
-// overlaps reports whether boxes i and j have an IoU above iou.
+// overlaps reports whether boxes i and j have an IoU above iou. The IoU
+// evaluates in float64, where the extents and areas of float32 boxes
+// neither overflow nor underflow: in float32, two equal boxes of
+// subnormal size have areas of 0 (no overlap), and two equal boxes
+// spanning float32's range have infinite extents (an IoU of NaN), where
+// their IoU is 1. The ratio rounds to float32 before the comparison with
+// the float32 threshold, as when it is computed in float32 without
+// overflow or underflow.
 func (k *nms) overlaps(boxes []float32, i, j int64, iou float32) bool {
 	ay1, ax1, ay2, ax2 := k.corners(boxes, i)
 	by1, bx1, by2, bx2 := k.corners(boxes, j)
@@ -182,13 +190,13 @@ func (k *nms) overlaps(boxes []float32, i, j int64, iou float32) bool {
 	if ih <= 0 || iw <= 0 {
 		return false
 	}
-	inter := mul32(ih, iw)
-	a, b := mul32(ay2-ay1, ax2-ax1), mul32(by2-by1, bx2-bx1)
+	inter := mul64(ih, iw)
+	a, b := mul64(ay2-ay1, ax2-ax1), mul64(by2-by1, bx2-bx1)
 	union := a + b - inter
 	if a <= 0 || b <= 0 || union <= 0 {
 		return false
 	}
-	return inter/union > iou
+	return float32(inter/union) > iou // compared as float32, the threshold's type
 }
 
 func (k *nms) compute(a *kernel.Args) error {

@@ -6,16 +6,14 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// mul64 and mul32 are products rounded to their type by an explicit
-// conversion, so that no compiler fuses them with an addition into one
+// mul64 is a product rounded to float64 by an explicit
+// conversion, so that no compiler fuses it with an addition into one
 // fused multiply-add (Go may, on arm64 and others): an op's results are
 // then the same bits on every architecture. `.ci/run` checks that the ops
 // compile to no fused multiply-add on arm64.
 func mul64(x, y float64) float64 { return float64(x * y) }
 
-func mul32(x, y float32) float32 { return float32(x * y) }
-
-// mul is mul32 or mul64 for the kernels generic over their compute type
+// mul is the same for the kernels generic over their compute type
 // (the blocked axpy product, the recurrent cells).
 func mul[T float32 | float64](x, y T) T { return T(x * y) }
 
