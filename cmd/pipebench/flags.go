@@ -83,7 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		dev       = fs.String("device", "swai", "simulated device: swai (the SW-AI card), gpu (CUDA-like costs), or a JSON profile file")
 		tracePath = fs.String("trace", "", "write a trace of every run to this file (.pftrace/.perfetto-trace/.pb: Perfetto protobuf; .json: Chrome JSON) and print an analysis; untraced twins measure the tracing overhead")
 		qcap      = fs.Int("queue-capacity", 0, "capacity of each stage queue of the queued modes (default 8)")
-		analyze   = fs.Bool("analyze", true, "with -trace, read the trace back, validate it and print its analysis (holds the whole trace in memory: about 4 KB per traced kernel)")
+		analyze   = fs.Bool("analyze", true, "with -trace, read the trace back as it streams, check it and print its analysis (memory follows the kernels in flight, not the trace's length)")
 		cpuprof   = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof); host time carries the labels pipert.actor, pipert.mode and pipert.stage")
 		profOps   = fs.Bool("profile-ops", false, "with -cpuprofile: also label each kernel's host stages with its op (pipert.op), e.g. go tool pprof -tagfocus=pipert.op=MatMul")
 		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
