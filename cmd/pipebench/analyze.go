@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pipert/pipert/trace"
 	"github.com/pipert/pipert/trace/analysis"
 )
 
@@ -143,7 +144,14 @@ func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
 		fmt.Fprintf(stderr, "pipebench: analyze: warning: %s\n", w)
 	}
 	if len(sums) == 0 {
-		fmt.Fprintf(stderr, "pipebench: analyze: %s holds no runs of pipert actors\n", args[0])
+		// A pipebench moe trace: modeled devices on a fabric, no actors.
+		if p, err := trace.ReadFile(args[0]); err == nil {
+			if runs := fabricRuns(p); len(runs) > 0 {
+				writeFabricRuns(stdout, runs)
+				return 0
+			}
+		}
+		fmt.Fprintf(stderr, "pipebench: analyze: %s holds no runs of pipert actors and no fabric runs of pipebench moe\n", args[0])
 		return 1
 	}
 	writeAnalysis(stdout, sums)

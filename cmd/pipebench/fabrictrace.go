@@ -177,7 +177,7 @@ func parseFabricGroup(g string) (variant string, device int, ok bool) {
 
 func writeFabricRuns(w io.Writer, runs []fabricRun) {
 	for _, r := range runs {
-		fmt.Fprintf(w, "%s: %d devices, makespan %.1f µs; stream busy max %.1f µs, mean %.1f µs; busiest link %s %.0f%%; flag waits %d, %.1f µs in all\n",
+		fmt.Fprintf(w, "%s: %d devices, makespan %.1f µs; stream busy max %.1f µs, mean %.1f µs; busiest %s %.0f%%; flag waits %d, %.1f µs in all\n",
 			r.Variant, r.Devices, float64(r.MakespanNs)/1e3, float64(r.BusyMaxNs)/1e3, float64(r.BusyMeanNs)/1e3,
 			orDash(r.LinkMax), 100*r.LinkUtil, r.Waits, float64(r.WaitNs)/1e3)
 		if r.Longest.Ns > 0 {

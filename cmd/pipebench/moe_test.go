@@ -95,6 +95,12 @@ func TestMoEScenario(t *testing.T) {
 	if !strings.Contains(sum.String(), "longest wait") {
 		t.Errorf("summary:\n%s", sum.String())
 	}
+	// pipebench analyze reads the same trace.
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"analyze", tr}, &out, &errb); code != 0 || !strings.Contains(out.String(), "p2p-token: 8 devices") {
+		t.Errorf("analyze: exit %d, %s%s", code, out.String(), errb.String())
+	}
 }
 
 func TestMoEBadInput(t *testing.T) {
