@@ -218,7 +218,9 @@ func (e *engine) handler(w int) func(int32) error {
 		if t == 0 || e.queue[w].Yielded() {
 			t = clock.Now()
 		}
-		e.a.tr.depth(w, e.pipe.Len(queues.Stage(w)), t)
+		if e.a.tr.on() {
+			e.a.tr.depth(w, e.pipe.Len(queues.Stage(w)), t)
+		}
 		ph := phaseAll
 		if pos < 0 {
 			pos, ph = ^pos, phaseExecute

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,13 +21,18 @@ import (
 //
 // Protocol: begin at the start of a run on goroutine 0, cancel from any
 // goroutine, end after the run's goroutines are idle; no goroutine uses
-// the context of an earlier run.
+// the context of an earlier run. Err, which every stage of every kernel
+// polls, takes no lock while the run goes on: it loads ended, and reads
+// parent, which only begin writes, before the run's first hand-off.
 type runCtx struct {
 	parent context.Context
 	mu     sync.Mutex
 	done   chan struct{}
 	err    error
 	active bool // between begin and end
+	// ended is set, after err, when the run is cancelled (store-release,
+	// under mu; Err's load-acquire then reads err under mu).
+	ended atomic.Bool
 
 	hooked context.Context // the parent the hook is on
 	stop   func() bool
@@ -38,6 +44,7 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 func (c *runCtx) begin(parent context.Context) {
 	c.mu.Lock()
 	c.parent, c.done, c.err, c.active = parent, nil, nil, true
+	c.ended.Store(false)
 	c.mu.Unlock()
 	if parent.Done() != nil && !sameCtx(parent, c.hooked) {
 		c.release()
@@ -92,6 +99,7 @@ func (c *runCtx) parentDone(parent context.Context) {
 func (c *runCtx) cancelLocked(err error) {
 	if c.err == nil {
 		c.err = err
+		c.ended.Store(true)
 		if c.done == nil {
 			c.done = closedChan
 		} else {
@@ -113,11 +121,10 @@ func (c *runCtx) Done() <-chan struct{} {
 }
 
 func (c *runCtx) Err() error {
-	c.mu.Lock()
-	err, parent := c.err, c.parent
-	c.mu.Unlock()
-	if err == nil {
-		err = parent.Err() // cancelled, the hook not run yet
+	if !c.ended.Load() {
+		return c.parent.Err() // cancelled, the hook not run yet
 	}
-	return err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }
