@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -115,15 +114,8 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "d2h and d2d at 1 KB … 1 GB.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "pipebench device: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
+		return code
 	}
 	opts := swai.FigureOptions{MaxSize: *maxSize}
 	traceRows, paperRows := true, true

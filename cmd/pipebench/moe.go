@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -96,21 +95,14 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: pipebench moe [flags]\n\nThe all-to-all document's MoE ladder on a fabric of simulated devices: each variant runs\non real data at the run's size (checked bit for bit against a single-device reference)\nand is modeled at that size and at full size (deterministic, independent of the wall clock).\nExample: pipebench moe -quick -routing skewed -json moe.json\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
+		return code
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "pipebench: moe: "+format+"\n", a...)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		return usage("unexpected arguments %q", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := flagsSet(fs)
 	if *quick {
 		for name, v := range map[string]*int{"experts": experts, "topk": topk, "hidden": hidden, "tokens": tokens} {
 			if !set[name] {

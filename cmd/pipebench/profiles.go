@@ -463,15 +463,8 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: pipebench scenarios [-dump NAME [-quick]]\n\nLists the built-in scenarios, or prints one as a file to start a scenario file from.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "pipebench scenarios: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
+		return code
 	}
 	if *dump == "" {
 		for _, sc := range scenarios.All() {
@@ -506,15 +499,8 @@ func runProfiles(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: pipebench profiles [-dump swai|gpu]\n\nLists the built-in device profiles, or prints one as a file to start from.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "pipebench profiles: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
+		return code
 	}
 	if *dump == "" {
 		fmt.Fprintln(stdout, "swai   the SW-AI card of the SDAA runtime paper (device/swai.Default)")

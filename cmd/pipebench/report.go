@@ -109,15 +109,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: pipebench report DIR\n\nWrites DIR/report.html, one self-contained page of DIR/sweep.csv (pipebench sweep -o DIR)\nand DIR/run.json (pipebench -json DIR/run.json), whichever are there.\n")
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "pipebench report: want one directory: pipebench report DIR")
-		return 2
+	if code, ok := parseSub(fs, args, 1, stderr, "want one directory: pipebench report DIR"); !ok {
+		return code
 	}
 	out, err := writeReport(fs.Arg(0))
 	if err != nil {

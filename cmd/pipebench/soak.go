@@ -77,18 +77,14 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: pipebench soak [flags]\n\nRuns one scenario's graph for long: consecutive runs per mode (latency percentiles), then\nexecutables at once on one shared device, sampling the live heap, device memory and\ngoroutines after a GC; cancels runs at random points. Flags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
+		return code
 	}
-	if fs.NArg() > 0 || *runs < 10 || *execs < 1 || *duration <= 0 || *every <= 0 {
+	if *runs < 10 || *execs < 1 || *duration <= 0 || *every <= 0 {
 		fmt.Fprintln(stderr, "pipebench: soak: usage: -runs ≥ 10, -executables ≥ 1, positive -duration and -every, no arguments")
 		return 2
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := flagsSet(fs)
 	if *quick {
 		if !set["runs"] {
 			*runs = 1_000
