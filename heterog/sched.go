@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/pipert/pipert/internal/minheap"
 	"github.com/pipert/pipert/kernel"
 )
 
@@ -77,9 +78,9 @@ type scheduler struct {
 // groupSlot is a worker group as one scheduler uses it.
 type groupSlot struct {
 	g       *Group
-	limit   int     // tasks of this scheduler running at once, at most
-	running int     // decider only
-	ready   intHeap // decider only: queued task numbers
+	limit   int                // tasks of this scheduler running at once, at most
+	running int                // decider only
+	ready   minheap.Heap[task] // decider only: queued task numbers
 }
 
 // activation is one task handed to a worker group. A nil activation is
@@ -151,7 +152,7 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 	release := func(i int) {
 		for _, j := range s.succ[i] {
 			if s.pending[j]--; s.pending[j] == 0 {
-				s.groups[s.group[j]].ready.push(j)
+				s.groups[s.group[j]].ready.Push(task(j))
 			}
 		}
 	}
@@ -159,7 +160,7 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 		gs := &s.groups[gi]
 		started := false
 		for first == nil && gs.running < gs.limit && len(gs.ready) > 0 {
-			i := gs.ready.pop()
+			i := int(gs.ready.Pop())
 			if err := gs.g.pool.Invoke(&s.acts[i]); err != nil {
 				fail(fmt.Errorf("heterog: start on the worker group of %s: %w", gs.g.dev.Name(), err), i)
 				return started
@@ -185,7 +186,7 @@ func (s *scheduler) run(ctx context.Context) (int, error) {
 	}
 	for i, d := range s.indeg {
 		if d == 0 {
-			s.groups[s.group[i]].ready.push(i)
+			s.groups[s.group[i]].ready.Push(task(i))
 		}
 	}
 	dispatchAll()
@@ -254,42 +255,7 @@ func (s *scheduler) collect(ctx context.Context) error {
 	return nil
 }
 
-// intHeap is a min-heap of task numbers; it allocates only to grow.
-type intHeap []int
+// task is a task number; the ready queues pop the lowest first.
+type task int
 
-func (h *intHeap) push(x int) {
-	*h = append(*h, x)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if a[p] <= a[i] {
-			break
-		}
-		a[p], a[i] = a[i], a[p]
-		i = p
-	}
-}
-
-func (h *intHeap) pop() int {
-	a := *h
-	x := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		m, l, r := i, 2*i+1, 2*i+2
-		if l < n && a[l] < a[m] {
-			m = l
-		}
-		if r < n && a[r] < a[m] {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return x
-}
+func (a task) Less(b task) bool { return a < b }

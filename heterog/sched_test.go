@@ -175,30 +175,6 @@ func TestSchedulerOfNoTasks(t *testing.T) {
 	}
 }
 
-func TestIntHeapPopsInOrder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for range 100 {
-		var h intHeap
-		var want []int
-		for range rng.IntN(50) {
-			x := rng.IntN(100)
-			h.push(x)
-			want = append(want, x)
-		}
-		prev := -1
-		for range want {
-			x := h.pop()
-			if x < prev {
-				t.Fatalf("popped %d after %d", x, prev)
-			}
-			prev = x
-		}
-		if len(h) != 0 {
-			t.Fatal("heap not empty")
-		}
-	}
-}
-
 // BenchmarkSchedulerChain measures the activation overhead of a part: a
 // chain of tasks that do nothing, so that every activation is a hand-off
 // from the decider to a worker and back, on the critical path.

@@ -3,6 +3,8 @@ package fabric
 import (
 	"fmt"
 	"time"
+
+	"github.com/pipert/pipert/internal/minheap"
 )
 
 // FlagID names a modeled flag of a Model; the zero FlagID is "no flag".
@@ -175,11 +177,8 @@ type event struct {
 	rank, lane int
 }
 
-// events is a binary min-heap of events by (t, rank, lane): the
-// deterministic order of the run.
-type events []event
-
-func (e event) before(o event) bool {
+// Less orders events by (t, rank, lane): the run's deterministic order.
+func (e event) Less(o event) bool {
 	if e.t != o.t {
 		return e.t < o.t
 	}
@@ -187,44 +186,6 @@ func (e event) before(o event) bool {
 		return e.rank < o.rank
 	}
 	return e.lane < o.lane
-}
-
-func (q *events) push(x event) {
-	h := append(*q, x)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].before(h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	*q = h
-}
-
-func (q *events) pop() event {
-	h := *q
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l, small := 2*i+1, i
-		if l < n && h[l].before(h[small]) {
-			small = l
-		}
-		if r := l + 1; r < n && h[r].before(h[small]) {
-			small = r
-		}
-		if small == i {
-			break
-		}
-		h[i], h[small] = h[small], h[i]
-		i = small
-	}
-	*q = h
-	return top
 }
 
 // lane phases
@@ -262,7 +223,7 @@ func (m *Model) Run() (Result, error) {
 	res := Result{Ranks: make([]RankResult, m.cfg.Ranks), LinkBusy: make([]time.Duration, m.cfg.Links())}
 	linkFree := make([]int64, m.cfg.Links())
 	st := make([]rankState, m.cfg.Ranks)
-	q := &events{}
+	q := &minheap.Heap[event]{}
 	var err error
 
 	launch := func(r int, now int64) {
@@ -281,7 +242,7 @@ func (m *Model) Run() (Result, error) {
 				s.pos[j], s.phase[j], s.laneFrom[j] = 0, phaseWait, s.start
 				if len(k.Lanes[j]) > 0 {
 					s.left++
-					q.push(event{t: s.start, rank: r, lane: j})
+					q.Push(event{t: s.start, rank: r, lane: j})
 				}
 			}
 			if s.left > 0 {
@@ -296,8 +257,8 @@ func (m *Model) Run() (Result, error) {
 	for r := range st {
 		launch(r, 0)
 	}
-	for len(*q) > 0 && err == nil {
-		e := q.pop()
+	for q.Len() > 0 && err == nil {
+		e := q.Pop()
 		r, j := e.rank, e.lane
 		s := &st[r]
 		k := &m.progs[r][s.k]
@@ -326,14 +287,14 @@ func (m *Model) Run() (Result, error) {
 				}
 				if f.at > e.t {
 					err = m.waited(&res, f, Where{r, s.k, j}, e.t, f.at, wdNs)
-					q.push(event{t: f.at, rank: r, lane: j})
+					q.Push(event{t: f.at, rank: r, lane: j})
 					continue
 				}
 			}
 			fallthrough
 		case phaseWork:
 			s.phase[j] = phaseSend
-			q.push(event{t: e.t + int64(it.Work), rank: r, lane: j})
+			q.Push(event{t: e.t + int64(it.Work), rank: r, lane: j})
 		case phaseSend:
 			t, arrive := e.t, e.t
 			if it.Bytes > 0 && it.Dst != r {
@@ -361,13 +322,13 @@ func (m *Model) Run() (Result, error) {
 					if e := m.waited(&res, f, Where{w.rank, wk, w.lane}, w.since, max(w.since, f.at), wdNs); e != nil && err == nil {
 						err = e
 					}
-					q.push(event{t: max(w.since, f.at), rank: w.rank, lane: w.lane})
+					q.Push(event{t: max(w.since, f.at), rank: w.rank, lane: w.lane})
 				}
 				f.waiters = f.waiters[:0]
 			}
 			s.pos[j]++
 			s.phase[j] = phaseWait
-			q.push(event{t: t, rank: r, lane: j})
+			q.Push(event{t: t, rank: r, lane: j})
 		}
 	}
 	if err != nil {
