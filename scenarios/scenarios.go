@@ -13,13 +13,16 @@
 //   - decode-steps: consecutive decode steps whose KV length grows by one
 //     a step, for the host caches: most kernels see the shapes of the
 //     previous step, the attention kernels do not.
+//   - mttorch: MTTorch's virtual operators on a DSP cluster of the MT-3000
+//     (package device/mt3000), where they win and where they lose against
+//     CPU parts with copies.
 //
 // Each scenario builds at benchmark size on virtual tensors (shapes only,
 // except the small integer tensors that feed value dependencies) or at a
 // small size on real data, where every mode must give bit-identical outputs.
 //
 // Dependency rule: scenarios imports the facade (pipert), plan, subgraph,
-// kernel and device.
+// kernel, device, device/host and device/mt3000.
 package scenarios
 
 import (
@@ -97,6 +100,15 @@ type Scenario struct {
 	// scenario: pipebench then runs each alone and all together.
 	CacheStudy bool
 	Build      func(Config) (*Workload, error)
+	// Platform, when set, makes the devices the scenario runs on (obs
+	// observes the accelerator; nil: none) in place of the default card
+	// and host.
+	Platform func(obs device.Observer) (*Platform, error)
+	// Virtual lists ops labelled for the CPU that may instead run as
+	// virtual operators (plan.Config.Virtual) on the Platform's
+	// host-mapped accelerator: a runner compares each against the copied
+	// placement.
+	Virtual []string
 	// Params lists the size parameters of the graph generator with their
 	// values at c (Real and Quick select them, c.Params overrides them);
 	// nil when the scenario has none.

@@ -93,6 +93,8 @@ type result struct {
 	// goroutines at a time; BusiestNs the busiest goroutine's.
 	HostWorkNs int64 `json:"host_work_ns"`
 	BusiestNs  int64 `json:"busiest_ns"`
+	// Virtual is the op of a hetero row run as a virtual operator.
+	Virtual string `json:"virtual,omitempty"`
 	// TraceOverhead is traced makespan / untraced makespan - 1, with -trace.
 	TraceOverhead *float64 `json:"trace_overhead,omitempty"`
 	// Caches are the host caches on, comma-separated (empty: none);
@@ -137,6 +139,9 @@ type variant struct {
 	policy pipert.BarrierPolicy
 	hetero bool
 	serial bool // hetero: the heterog.Serial schedule
+	// virtual (hetero) is the op run as a virtual operator, placed on the
+	// device (scenarios.Scenario.Virtual; "": as labelled, copied).
+	virtual string
 	// caches are the host caches on (NoCaches: none).
 	caches pipert.CacheKinds
 	// overlap submits a repetition's consecutive steps (Executable.Submit)
@@ -161,6 +166,9 @@ func (v variant) String() string {
 	}
 	if v.serial {
 		s += "/serial"
+	}
+	if v.virtual != "" {
+		s += "+virtual=" + v.virtual
 	}
 	if c := cacheName(v.caches); c != "" {
 		s += "+" + strings.ReplaceAll(c, ",", "+")
@@ -207,6 +215,7 @@ func variants(cfg *config, sc scenarios.Scenario) []variant {
 			out = append(out, variant{mode: pipert.Pipeline, policy: p, hetero: true})
 		}
 		out = append(out, variant{mode: pipert.Pipeline, policy: pipert.PerTensor, hetero: true, serial: true})
+		out = append(out, virtualVariants(sc)...)
 	}
 	sets := cfg.cacheSets
 	if sets == nil {
@@ -501,7 +510,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 				if traced {
 					obs, rc = devtrace.New(rec, name), rec
 				}
-				dev, err := cfg.devices.make(sc.Profile, obs)
+				dev, err := cfg.devices.makeFor(sc, obs)
 				if err != nil {
 					return nil, err
 				}
@@ -588,7 +597,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 			}
 			rep.series = append(rep.series, series{scenario: sc.Name, v: r.v, reps: r.stats, ref: refSeries})
 			if _, ok := r.exe.(actorExec); ok && (sc.CacheStudy || cfg.cacheSets != nil) && !r.v.overlap && !r.traced {
-				dev, err := cfg.devices.make(sc.Profile, nil)
+				dev, err := cfg.devices.makeFor(sc, nil)
 				if err != nil {
 					return nil, err
 				}
@@ -687,7 +696,7 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 		r.Barrier = v.policy.String()
 	}
 	if v.hetero {
-		r.DeviceMode, r.Schedule = v.mode.String(), "concurrent"
+		r.DeviceMode, r.Schedule, r.Virtual = v.mode.String(), "concurrent", v.virtual
 		if v.serial {
 			r.Schedule = "serial"
 		}
@@ -739,6 +748,9 @@ func writeTable(w io.Writer, rep *report) {
 		if r.Overlap {
 			mode += " (overlap)"
 		}
+		if r.Virtual != "" {
+			mode += " (virtual " + r.Virtual + ")"
+		}
 		caches := r.Caches
 		if caches == "" {
 			caches = "-"
@@ -756,7 +768,7 @@ func writeTable(w io.Writer, rep *report) {
 		rep.Device, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
 	fmt.Fprintf(w, "bound = max(device work, busiest goroutine, host work / GOMAXPROCS); overhead/kernel = (makespan - bound of the modeled work alone) / kernels\n")
 	for _, r := range rep.Results {
-		if r.Mode != "hetero" || r.Schedule != "concurrent" {
+		if r.Mode != "hetero" || r.Schedule != "concurrent" || r.Virtual != "" {
 			continue
 		}
 		for _, p := range rep.Results {
@@ -773,6 +785,7 @@ func writeTable(w io.Writer, rep *report) {
 			}
 		}
 	}
+	writeVirtual(w, rep)
 	writeCacheStudy(w, rep)
 	writeTilingCopies(w, rep)
 	for _, r := range rep.Results {
@@ -822,17 +835,24 @@ func compileVariant(g *subgraph.Graph, v variant, dev device.Device, costs piper
 		return actorExec{e}, nil
 	}
 	var cpu *host.Device // nil: the manager opens an untraced one
+	var cpuObs device.Observer
 	if rec != nil {
-		var err error
-		if cpu, err = host.New(host.Options{Observer: devtrace.New(rec, name+" cpu")}); err != nil {
-			return nil, err
+		cpuObs = devtrace.New(rec, name+" cpu")
+		if platformOf(dev) == nil {
+			var err error
+			if cpu, err = host.New(host.Options{Observer: cpuObs}); err != nil {
+				return nil, err
+			}
 		}
 	}
-	m, err := heterog.NewManager(cpu, dev)
+	m, err := platformManager(dev, cpu, cpuObs)
 	if err != nil {
 		return nil, err
 	}
 	c.Placement = heterog.Labels()
+	if v.virtual != "" {
+		c.Placement, c.Virtual = virtualPlacement{v.virtual}, []string{v.virtual}
+	}
 	if v.serial {
 		c.Schedule = heterog.Serial
 	}
