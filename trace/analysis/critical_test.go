@@ -34,7 +34,7 @@ func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 	for trial := 0; trial < 500; trial++ {
 		ks := make([]Kernel, 1+rng.IntN(30))
 		for i := range ks {
-			ks[i] = Kernel{rng.Int64N(20), rng.Int64N(20), rng.Int64N(20), rng.Int64N(20), rng.Int64N(60)}
+			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
 		}
 		mc := Machine{LaunchLatency: rng.Int64N(10)}
 		for _, m := range []Mode{KBK, Async, Pipeline} {

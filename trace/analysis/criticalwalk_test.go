@@ -88,7 +88,7 @@ func TestCriticalPathMatchesWalk(t *testing.T) {
 		ks := make([]Kernel, rng.IntN(40))
 		for i := range ks {
 			// Small costs, so that ties are frequent.
-			ks[i] = Kernel{rng.Int64N(4), rng.Int64N(4), rng.Int64N(4), rng.Int64N(4), rng.Int64N(12)}
+			ks[i] = Kernel{Prepare: rng.Int64N(4), Infer: rng.Int64N(4), Resize: rng.Int64N(4), Launch: rng.Int64N(4), Device: rng.Int64N(12)}
 		}
 		mc := Machine{LaunchLatency: rng.Int64N(4)}
 		for _, m := range []Mode{KBK, Async, Pipeline, {Name: "x", Worker: [NumStages]int{0, 1, 1, 2}}} {

@@ -32,9 +32,26 @@
 // Both numbers are lower bounds of any run of the mode on that machine. When
 // the mode has more workers than cores, the workers also slow one another
 // down: a third figure, the shared flow shop, runs the recurrence with every
-// host cost stretched by HostWork / (Cores × Busiest) — the slowdown of
-// workers sharing the cores in proportion to their work, which keeps the
-// device chain behind the stretched launches. Predict returns the largest of
-// the three. It does not charge the hand-offs between workers or the CPU of
-// workers that spin while they wait, so it stays optimistic.
+// host cost stretched by CPU / (Cores × Busiest) — the slowdown of workers
+// sharing the cores in proportion to their work, which keeps the device
+// chain behind the stretched launches. Predict returns the largest of the
+// three.
+//
+// Three terms of the runtime itself join the stage costs, each measured,
+// none fitted to the run predicted:
+//
+//   - hand-offs: Machine.Handoff per kernel at each boundary between two
+//     workers (queue push, pop and wake-up), charged to the receiving
+//     worker;
+//   - spinning: Machine.Spin per kernel for each worker but one, the CPU a
+//     waiting worker burns before it parks; it counts in CPU (besides
+//     HostWork) only when the workers outnumber the cores;
+//   - barriers: a kernel with a value or compute dependency (Kernel.Barrier)
+//     starts its operation on the infer worker only once its producer's
+//     device execution has ended (per-tensor) or once every earlier kernel's
+//     has (Mode.Drain: the queues below are empty and the device idle), then
+//     pays the barrier's own cost, the staging of the value.
+//
+// pipebench measures Handoff and Spin once per machine on the zerocost
+// scenario and stores them in the trace.
 package analysis

@@ -35,10 +35,26 @@ func (s Stage) String() string {
 }
 
 // Kernel is one kernel's costs in ns: its host stages and its device
-// execution.
+// execution, and the barrier before its InferShape, if any.
 type Kernel struct {
 	Prepare, Infer, Resize, Launch int64
 	Device                         int64
+	Barrier                        Barrier
+}
+
+// Barrier is a kernel's wait, before its InferShape, for a value or compute
+// dependency. The zero Barrier is none.
+type Barrier struct {
+	// On says the kernel has a barrier.
+	On bool
+	// Producer is the index, among the kernels predicted, of the earlier
+	// kernel whose device completion releases the barrier under the
+	// per-tensor policy; negative when the barrier waits for no kernel
+	// (its producer had completed before it began).
+	Producer int
+	// Cost is the barrier's host work once released: staging the value to
+	// the host.
+	Cost int64
 }
 
 // host returns the kernel's host stage costs in stage order.
@@ -49,9 +65,14 @@ func (k Kernel) host() [NumStages]int64 {
 // Mode is an execution mode: which worker runs each host stage. Worker[s-1]
 // is the worker of Stage s; workers are any non-negative numbers, and the
 // stages of one worker must be consecutive.
+//
+// Drain is the barrier policy: a barrier waits until the queues after its
+// worker are empty and the device idle (drain), instead of only its
+// producer's device completion (per-tensor, the zero value).
 type Mode struct {
 	Name   string
 	Worker [NumStages]int
+	Drain  bool
 }
 
 // The execution modes of pipert.
@@ -100,6 +121,15 @@ type Machine struct {
 	LaunchLatency int64
 	// Cores is the number of host cores; zero means as many as workers.
 	Cores int
+	// Handoff is the host time a kernel costs at each boundary between two
+	// workers (the queue push and pop, the wake-up of a parked worker),
+	// charged to the receiving worker. Zero: hand-offs are free.
+	Handoff int64
+	// Spin is the CPU time a worker burns per kernel while it waits for
+	// work before parking. It is charged, for every worker but the
+	// busiest, only when the mode has more workers than Cores: then it
+	// takes the cores from the working ones. Zero: waiting is free.
+	Spin int64
 }
 
 // Prediction is Predict's answer, in ns.
@@ -118,10 +148,17 @@ type Prediction struct {
 	// stretched by HostWork / (Cores × Busiest), the slowdown of workers
 	// that share the cores in proportion to their work. Zero otherwise.
 	Shared int64
-	// HostWork is the total host work, DeviceBusy the total device time.
+	// HostWork is the total host work (stages, hand-offs and barrier
+	// costs), DeviceBusy the total device time.
 	HostWork, DeviceBusy int64
 	// Busiest is the total work of the busiest worker.
 	Busiest int64
+	// Handoff is the hand-off time included in HostWork; Spin the CPU of
+	// spinning workers the Shared stretch and CoreBound count besides
+	// HostWork; BarrierCost the barriers' own host work in HostWork;
+	// BarrierWait the time the flow shop that gives Makespan spends
+	// waiting at barriers beyond the worker's own readiness.
+	Handoff, Spin, BarrierCost, BarrierWait int64
 }
 
 // Predict computes the makespan the mode should reach on the machine for
@@ -133,37 +170,54 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	if err != nil {
 		return pr, err
 	}
-	if mc.LaunchLatency < 0 || mc.Cores < 0 {
+	if mc.LaunchLatency < 0 || mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 {
 		return pr, fmt.Errorf("analysis: invalid machine %+v", mc)
 	}
+	work := make([]int64, nm)
 	for i, k := range ks {
 		for s, c := range k.host() {
 			if c < 0 {
 				return pr, fmt.Errorf("analysis: kernel %d: negative %v cost %d", i, Stage(s+1), c)
 			}
-			pr.HostWork += c
+			work[mach[s]] += c
 		}
 		if k.Device < 0 {
 			return pr, fmt.Errorf("analysis: kernel %d: negative device cost %d", i, k.Device)
 		}
+		if b := k.Barrier; b.On {
+			if b.Cost < 0 || b.Producer >= i {
+				return pr, fmt.Errorf("analysis: kernel %d: invalid barrier %+v", i, b)
+			}
+			work[mach[Infer-1]] += b.Cost
+			pr.BarrierCost += b.Cost
+		}
 		pr.DeviceBusy += k.Device
 	}
-	work := make([]int64, nm)
-	for _, k := range ks {
-		for s, c := range k.host() {
-			work[mach[s]] += c
-		}
+	for w := 1; w < nm; w++ {
+		work[w] += mc.Handoff * int64(len(ks))
+		pr.Handoff += mc.Handoff * int64(len(ks))
 	}
 	for _, w := range work {
+		pr.HostWork += w
 		pr.Busiest = max(pr.Busiest, w)
 	}
-	pr.FlowShop = int64(math.Round(flowShop(ks, mach, nm, mc.LaunchLatency, 1)))
+	fs := flowShop(ks, m, mach, nm, mc, 1)
+	pr.FlowShop, pr.BarrierWait = int64(math.Round(fs.makespan)), int64(math.Round(fs.wait))
 	if mc.Cores > 0 && len(ks) > 0 {
 		cores := int64(mc.Cores)
-		pr.CoreBound = (pr.HostWork+cores-1)/cores + mc.LaunchLatency + ks[len(ks)-1].Device
+		cpu := pr.HostWork
+		if nm > mc.Cores {
+			pr.Spin = mc.Spin * int64(len(ks)) * int64(nm-1)
+			cpu += pr.Spin
+		}
+		pr.CoreBound = (cpu+cores-1)/cores + mc.LaunchLatency + ks[len(ks)-1].Device
 		if nm > mc.Cores && pr.Busiest > 0 {
-			if s := float64(pr.HostWork) / (float64(cores) * float64(pr.Busiest)); s > 1 {
-				pr.Shared = int64(math.Round(flowShop(ks, mach, nm, mc.LaunchLatency, s)))
+			if s := float64(cpu) / (float64(cores) * float64(pr.Busiest)); s > 1 {
+				sh := flowShop(ks, m, mach, nm, mc, s)
+				pr.Shared = int64(math.Round(sh.makespan))
+				if pr.Shared > pr.FlowShop {
+					pr.BarrierWait = int64(math.Round(sh.wait))
+				}
 			}
 		}
 	}
@@ -171,21 +225,59 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	return pr, nil
 }
 
+type flowShopRun struct {
+	makespan float64 // D[n-1]
+	wait     float64 // time barriers held their worker beyond its readiness
+}
+
 // flowShop runs the recurrence with every host cost multiplied by scale.
-func flowShop(ks []Kernel, mach [NumStages]int, nm int, lat int64, scale float64) float64 {
+// A hand-off joins the receiving worker's operation; a barrier delays the
+// start of its kernel's operation on the infer worker until its producer's
+// device completion (per-tensor) or the device completion of every earlier
+// kernel (drain: the queues below are empty and the device idle), then
+// adds its cost.
+func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scale float64) flowShopRun {
+	var r flowShopRun
 	done := make([]float64, nm) // C[i-1][w], then C[i][w]
 	var dev float64             // D[i-1]
+	var devEnd []float64        // D[j], for the per-tensor producers
 	for _, k := range ks {
+		if k.Barrier.On && k.Barrier.Producer >= 0 && !m.Drain {
+			devEnd = make([]float64, len(ks))
+			break
+		}
+	}
+	bw := mach[Infer-1]
+	for i, k := range ks {
 		var p [NumStages]float64
 		for s, c := range k.host() {
 			p[mach[s]] += float64(c) * scale
 		}
+		for w := 1; w < nm; w++ {
+			p[w] += float64(mc.Handoff) * scale
+		}
 		var prev float64 // C[i][w-1]
 		for w := range nm {
-			done[w] = max(done[w], prev) + p[w]
+			start := max(done[w], prev)
+			if b := k.Barrier; b.On && w == bw {
+				rel := start
+				switch {
+				case m.Drain && i > 0:
+					rel = max(rel, dev)
+				case !m.Drain && b.Producer >= 0:
+					rel = max(rel, devEnd[b.Producer])
+				}
+				r.wait += rel - start
+				start = rel + float64(b.Cost)*scale
+			}
+			done[w] = start + p[w]
 			prev = done[w]
 		}
-		dev = max(dev, prev+float64(lat)) + float64(k.Device)
+		dev = max(dev, prev+float64(mc.LaunchLatency)) + float64(k.Device)
+		if devEnd != nil {
+			devEnd[i] = dev
+		}
 	}
-	return dev
+	r.makespan = dev
+	return r
 }

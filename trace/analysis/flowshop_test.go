@@ -121,7 +121,7 @@ func TestPredictMatchesSimulation(t *testing.T) {
 	for trial := range 3000 {
 		ks := make([]Kernel, rng.IntN(30))
 		for i := range ks {
-			ks[i] = Kernel{rng.Int64N(20), rng.Int64N(20), rng.Int64N(20), rng.Int64N(20), rng.Int64N(60)}
+			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
 		}
 		m := modes[rng.IntN(len(modes))]
 		lat := rng.Int64N(10)
@@ -138,5 +138,81 @@ func TestPredictMatchesSimulation(t *testing.T) {
 		if pipe.FlowShop > kbk.FlowShop {
 			t.Fatalf("trial %d: pipeline %d slower than kbk %d", trial, pipe.FlowShop, kbk.FlowShop)
 		}
+	}
+}
+
+// TestPredictTerms checks the hand-off, spin and barrier terms on kernels
+// whose answers are worked out by hand.
+func TestPredictTerms(t *testing.T) {
+	two := []Kernel{
+		{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 5},
+		{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 5},
+	}
+	chain := []Kernel{
+		{Launch: 1, Device: 10},
+		{Launch: 1, Device: 10},
+		{Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: 0, Cost: 2}},
+	}
+	loose := []Kernel{
+		{Launch: 1, Device: 10},
+		{Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: -1, Cost: 2}},
+	}
+	drain := KBK
+	drain.Drain = true
+	cases := []struct {
+		name string
+		ks   []Kernel
+		mode Mode
+		mc   Machine
+		want Prediction
+	}{
+		// Hand-off 2 on the launch worker: 6 a kernel on each worker.
+		// A ends at 6, 12; B at 12, 18; device 13–18, 19–24.
+		// Core bound: (20 + 4) / 2 + 1 + 5 = 18.
+		{"handoff", two, Async, Machine{LaunchLatency: 1, Cores: 2, Handoff: 2},
+			Prediction{Makespan: 24, FlowShop: 24, CoreBound: 18, HostWork: 24, DeviceBusy: 10, Busiest: 12, Handoff: 4}},
+		// Spin 1 a kernel on three of four workers, two kernels: 6 more
+		// CPU. Stretch (20 + 6) / (2 * 8) = 1.625: kernel 0 ends its
+		// stages at 1.625, 4.875, 9.75, 16.25, kernel 1 at 3.25, 8.125,
+		// 14.625, 22.75; device 17.25–22.25, 23.75–28.75.
+		// Core bound: 26 / 2 + 1 + 5 = 19.
+		{"spin", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2, Spin: 1},
+			Prediction{Makespan: 29, FlowShop: 21, CoreBound: 19, Shared: 29, HostWork: 20, DeviceBusy: 10, Busiest: 8, Spin: 6}},
+		// Spin costs nothing when every worker has a core.
+		{"spin, enough cores", two, Pipeline, Machine{LaunchLatency: 1, Cores: 4, Spin: 1},
+			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 11, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
+		// Per-tensor: kernel 2 waits for kernel 0's completion at 11 (it
+		// was ready at 2), stages its value until 13, infers until 14;
+		// the device is busy with kernel 1 until 21: 21–22.
+		{"per-tensor barrier", chain, KBK, Machine{},
+			Prediction{Makespan: 22, FlowShop: 22, HostWork: 5, DeviceBusy: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 9}},
+		// Drain: kernel 2 waits for the device to be idle, at 21: it
+		// stages until 23, infers until 24, runs 24–25.
+		{"drain barrier", chain, drain, Machine{},
+			Prediction{Makespan: 25, FlowShop: 25, HostWork: 5, DeviceBusy: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 19}},
+		// A barrier whose producer was done costs only its staging: kernel
+		// 1's infer ends at 1 + 2 + 1 = 4, the device is busy until 11.
+		{"barrier without a wait", loose, KBK, Machine{},
+			Prediction{Makespan: 12, FlowShop: 12, HostWork: 4, DeviceBusy: 11, Busiest: 4, BarrierCost: 2}},
+		// In a pipeline the barrier holds the infer worker only: kernel 1
+		// waits there for kernel 0's completion at 11, stages until 13,
+		// infers until 14, is launched at 14 (hand-offs free), runs 14–15.
+		{"pipeline per-tensor barrier", []Kernel{chain[0], {Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: 0, Cost: 2}}}, Pipeline, Machine{},
+			Prediction{Makespan: 15, FlowShop: 15, HostWork: 4, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11}},
+	}
+	for _, c := range cases {
+		got, err := Predict(c.ks, c.mode, c.mc)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)
+		}
+	}
+	if _, err := Predict([]Kernel{{Barrier: Barrier{On: true, Producer: 0}}}, KBK, Machine{}); err == nil {
+		t.Errorf("a barrier on its own kernel: no error")
+	}
+	if _, err := Predict(two, KBK, Machine{Spin: -1}); err == nil {
+		t.Errorf("negative spin: no error")
 	}
 }
