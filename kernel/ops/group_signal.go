@@ -12,7 +12,8 @@ import (
 // output dtype:
 //
 //   - Det(X): the determinant of each [M, M] matrix of X [*, M, M]
-//     (LU factorisation with partial pivoting).
+//     (LU factorisation with partial pivoting; NaN when an element is
+//     NaN or infinite and a pivot is zero, see det).
 //   - HannWindow, HammingWindow, BlackmanWindow(size) (output_datatype
 //     float32, periodic 1): the window of size elements, N = size when
 //     periodic, else size − 1: Hann sin²(πn/N); Hamming α − β·cos(2πn/N)
@@ -82,9 +83,18 @@ func newDet(attrs kernel.Attrs) (kernel.Kernel, error) {
 }
 
 // det returns the determinant of the m×m row-major matrix a, which it
-// overwrites with its LU factors.
+// overwrites with its LU factors: the product of U's diagonal, the sign
+// flipped at each row swap. The pivot is the first largest magnitude of
+// its column (a NaN is never the largest). A zero pivot makes the matrix
+// singular: det is then +0, as numpy.linalg.det (ONNX's reference) gives,
+// when every element of a is finite. When one is NaN or infinite, every term of
+// the determinant's expansion holding it is NaN (0·NaN, 0·Inf) and so is
+// the determinant: the factorisation then goes on past the zero pivot as
+// LAPACK's does, the column left unscaled, so that the NaN or infinity
+// reaches the diagonal and the product.
 func det(a []float64, m int64) float64 {
 	d := 1.0
+	finite, singular := allFinite(a), false
 	for c := range m {
 		p := c
 		for r := c + 1; r < m; r++ {
@@ -93,7 +103,10 @@ func det(a []float64, m int64) float64 {
 			}
 		}
 		if a[p*m+c] == 0 {
-			return 0
+			if finite {
+				return 0
+			}
+			singular = true
 		}
 		if p != c {
 			for j := range m {
@@ -104,13 +117,29 @@ func det(a []float64, m int64) float64 {
 		piv := a[c*m+c]
 		d *= piv
 		for r := c + 1; r < m; r++ {
-			f := a[r*m+c] / piv
+			f := a[r*m+c]
+			if piv != 0 {
+				f /= piv
+			}
 			for j := c + 1; j < m; j++ {
 				a[r*m+j] -= mul64(f, a[c*m+j])
 			}
 		}
 	}
+	if singular && d == d {
+		return 0
+	}
 	return d
+}
+
+// allFinite reports whether no element of v is NaN or infinite.
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // outputDType reads attribute output_datatype (default float32): a pipert
