@@ -319,8 +319,11 @@ func dftInto(y, x []float64, n, bins int64, inverse bool) {
 		sign = 1
 	}
 	m := int64(len(x) / 2)
+	// The sums start from −0, the identity of IEEE addition: from +0, a
+	// bin whose terms are all −0 (a signal of −0s) would come out +0.
+	negZero := math.Copysign(0, -1)
 	for k := range bins {
-		var re, im float64
+		re, im := negZero, negZero
 		for t := range min(m, n) {
 			// The angle reduced mod n first keeps it exact for large k·t.
 			ang := sign * 2 * math.Pi * float64(k*t%n) / float64(n)

@@ -281,18 +281,8 @@ func ieeeMin(a, b float64) float64 {
 // specialSkips are the ops the sweep leaves out, each with its reason.
 var specialSkips = map[string]string{
 	// Not swept yet; what a sweep would check is noted.
-	"MatMulInteger":   "integer inputs: products of int8/uint8 extremes with zero points, into int32, not swept yet",
-	"ConvInteger":     "integer inputs: products of int8/uint8 extremes with zero points, into int32, not swept yet",
-	"QLinearMatMul":   "integer inputs with float scales: saturation at the extremes not swept yet",
-	"QLinearConv":     "integer inputs with float scales: saturation at the extremes not swept yet",
-	"HannWindow":      "an integer size only: sizes 0 and 1 not swept yet",
-	"HammingWindow":   "an integer size only: sizes 0 and 1 not swept yet",
-	"BlackmanWindow":  "an integer size only: sizes 0 and 1 not swept yet",
-	"MelWeightMatrix": "integer sizes and float rates: a filter bank, nothing element-wise; not swept yet",
-	"DFT":             "trigonometric sums: a NaN sample making every bin of its signal NaN (and no other signal's) not swept yet",
-	"STFT":            "trigonometric sums: a NaN sample making the bins of the frames holding it NaN not swept yet",
-	"GridSample":      "bilinear weights: a NaN pixel making only the outputs that read it NaN not swept yet",
-	"RoiAlign":        "bilinear weights: a NaN pixel making only the outputs that read it NaN not swept yet",
+	"GridSample": "bilinear weights: a NaN pixel making only the outputs that read it NaN not swept yet",
+	"RoiAlign":   "bilinear weights: a NaN pixel making only the outputs that read it NaN not swept yet",
 }
 
 // specialCovered lists the ops each family of the sweep runs, for the
