@@ -93,6 +93,10 @@ type result struct {
 	// goroutines at a time; BusiestNs the busiest goroutine's.
 	HostWorkNs int64 `json:"host_work_ns"`
 	BusiestNs  int64 `json:"busiest_ns"`
+	// SimCPUFraction is the simulator's own cost (time inside the
+	// accelerator's calls, see simMeter) over makespan × GOMAXPROCS, with
+	// -sim-cost.
+	SimCPUFraction *float64 `json:"sim_cpu_fraction,omitempty"`
 	// Virtual is the op of a hetero row run as a virtual operator.
 	Virtual string `json:"virtual,omitempty"`
 	// TraceOverhead is traced makespan / untraced makespan - 1, with -trace.
@@ -274,6 +278,7 @@ var cacheStudy = []pipert.CacheKinds{pipert.NoCaches, pipert.TilingLocal, pipert
 type sample struct {
 	pipert.Stats
 	bound time.Duration
+	simNs int64 // the simulator's own cost (simMeter) over the repetition
 }
 
 func (s sample) Bound() time.Duration { return s.bound }
@@ -494,6 +499,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 			stats  []sample
 			in     map[string]*kernel.Tensor // this step's inputs
 			step   int                       // consecutive runs so far
+			meter  *simMeter
 		}
 		var runners []*runner
 		for _, v := range vs {
@@ -514,6 +520,9 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 				if err != nil {
 					return nil, err
 				}
+				if cfg.simCost {
+					dev, r.meter = meter(dev)
+				}
 				if r.exe, err = compileVariant(w.Graph, v, dev, costs, cfg, rc, name); err != nil {
 					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, v, err)
 				}
@@ -532,6 +541,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 					continue
 				}
 				var rs sample
+				sim0 := r.meter.load()
 				if r.v.overlap {
 					var err error
 					if rs, r.in, err = r.exe.(actorExec).overlapped(ctx, w, steps, &r.step, r.in); err != nil {
@@ -563,6 +573,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 					}
 					rs.add(res.Stats)
 				}
+				rs.simNs = r.meter.load() - sim0
 				rep.runTime += rs.Makespan
 				log.Debug().Str("scenario", sc.Name).Stringer("variant", r.v).Bool("traced", r.traced).Int("rep", rp).
 					Dur("makespan", rs.Makespan).Dur("device_busy", rs.DeviceBusy).Msg("run")
@@ -583,6 +594,9 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 				continue
 			}
 			res := summarize(sc.Name, r.v, r.stats, procs, costs)
+			if r.meter != nil {
+				res.SimCPUFraction = simFraction(r.stats, procs)
+			}
 			if steps > 1 {
 				res.Steps = steps
 			}
@@ -767,6 +781,7 @@ func writeTable(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
 		rep.Device, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
 	fmt.Fprintf(w, "bound = max(device work, busiest goroutine, host work / GOMAXPROCS); overhead/kernel = (makespan - bound of the modeled work alone) / kernels\n")
+	writeSimCost(w, rep)
 	for _, r := range rep.Results {
 		if r.Mode != "hetero" || r.Schedule != "concurrent" || r.Virtual != "" {
 			continue

@@ -58,6 +58,8 @@ type config struct {
 	// profileOps labels each kernel's stages with its op in the CPU
 	// profile (-profile-ops).
 	profileOps bool
+	// simCost meters the accelerator's calls (-sim-cost, simMeter).
+	simCost bool
 	// noAllocs skips the allocation count of each variant (a sweep's
 	// points).
 	noAllocs bool
@@ -85,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		qcap      = fs.Int("queue-capacity", 0, "capacity of each stage queue of the queued modes (default 8)")
 		analyze   = fs.Bool("analyze", true, "with -trace, read the trace back as it streams, check it and print its analysis (memory follows the kernels in flight, not the trace's length)")
 		cpuprof   = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof); host time carries the labels pipert.actor, pipert.mode and pipert.stage")
+		simCost   = fs.Bool("sim-cost", false, "measure the simulator's own cost: time inside the accelerator's calls (two clock reads a call), without waits and modeled host costs, over makespan × GOMAXPROCS; a line after the table and sim_cpu_fraction per row")
 		profOps   = fs.Bool("profile-ops", false, "with -cpuprofile: also label each kernel's host stages with its op (pipert.op), e.g. go tool pprof -tagfocus=pipert.op=MatMul")
 		verbose   = fs.Bool("v", false, "log progress and per-repetition details to stderr")
 		seed      = fs.Uint64("seed", 1, "seed of the scenarios' data and modeled data-dependent sizes")
@@ -132,6 +135,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	c := &config{reps: *reps, quick: *quick, jsonPath: *jsonPath, benchfmt: *benchPath, quiet: *quiet, verbose: *verbose, seed: *seed, real: *real, tracePath: *tracePath}
 	c.qcap, c.cpuprof, c.analyze, c.check, c.size = *qcap, *cpuprof, *analyze, *check, *size
+	c.simCost = *simCost
 	if c.profileOps = *profOps; c.profileOps && c.cpuprof == "" {
 		return nil, fmt.Errorf("%w: -profile-ops goes with -cpuprofile", errUsage)
 	}
