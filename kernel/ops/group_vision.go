@@ -441,7 +441,8 @@ func cubicCoeffs(t float64) [4]float64 {
 // (scaled by spatial_scale, shifted by half a pixel in half_pixel mode) of
 // image batch_indices[r] of X [N, C, H, W] into Y [R, C, oh, ow]: each
 // output bin averages (or, with "max", takes the largest of the weighted
-// corner values, as onnxruntime does) the bilinear samples of a grid of
+// corner values, as onnxruntime does; a NaN among them is the result, as
+// in IEEE 754's maximum) the bilinear samples of a grid of
 // sampling_ratio² points (adaptive: ⌈roi size / bins⌉ per axis). Samples
 // more than a pixel outside the image count as zero. Float64 arithmetic,
 // rounded once.
@@ -551,8 +552,10 @@ func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 								}
 								if mode == "avg" {
 									sum += v[0] + v[1] + v[2] + v[3]
-								} else if m := max(v[0], v[1], v[2], v[3]); first || m > best {
+								} else if m := max(v[0], v[1], v[2], v[3]); first {
 									best, first = m, false
+								} else {
+									best = max(best, m)
 								}
 							}
 						}

@@ -39,6 +39,25 @@ import (
 //	    kernel's documented choice (special_open_test.go).
 //	And, Or, Xor, Not, BitShift, Shape, Size, EyeLike: their own dtypes'
 //	    extremes and empty shapes (special_int_test.go).
+//	MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv: int8/uint8
+//	    extremes and zero points, exact; float32 scales (subnormal,
+//	    negative, huge) exact against ONNX's requantization, leaving out
+//	    the zero and non-finite scales whose results ONNX leaves undefined
+//	    (special_quant_test.go).
+//	HannWindow, HammingWindow, BlackmanWindow: within 2^-48 of ONNX's
+//	    formula in float64, rounded to the output dtype; a symmetric window
+//	    of one element is NaN, as ONNX's definition divides 0 by 0.
+//	DFT, STFT: bit for bit against the definition's sum in float64 for
+//	    the signal or frames a special sample reaches, and the others the
+//	    same bits as without it (special_signal_test.go).
+//	GridSample, RoiAlign: a NaN pixel makes NaN exactly the outputs whose
+//	    sampling footprint holds it, the others keep their bits; special
+//	    values in the grid or the regions are not run, ONNX's reference
+//	    cannot index a pixel at a NaN or infinite coordinate
+//	    (special_vision_test.go).
+//	Det: bit for bit against a naive LU (numpy's), and NaN whenever an
+//	    element is NaN, or infinite with a zero column, as the
+//	    determinant's expansion is (special_det_test.go).
 
 // sweepFloats are the float dtypes the sweep runs, in order.
 var sweepFloats = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64}
@@ -278,12 +297,9 @@ func ieeeMin(a, b float64) float64 {
 	return b
 }
 
-// specialSkips are the ops the sweep leaves out, each with its reason.
-var specialSkips = map[string]string{
-	// Not swept yet; what a sweep would check is noted.
-	"GridSample": "bilinear weights: a NaN pixel making only the outputs that read it NaN not swept yet",
-	"RoiAlign":   "bilinear weights: a NaN pixel making only the outputs that read it NaN not swept yet",
-}
+// specialSkips are the ops the sweep leaves out, each with its reason:
+// none, every registered op is swept.
+var specialSkips = map[string]string{}
 
 // specialCovered lists the ops each family of the sweep runs, for the
 // coverage check.
