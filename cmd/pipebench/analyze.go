@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/trace"
 	"github.com/pipert/pipert/trace/analysis"
 )
@@ -44,11 +45,11 @@ var stageOf = map[string]analysis.Stage{
 // mode, the barrier policy, the goroutine of each stage).
 func planMode(s string) (analysis.Mode, bool) {
 	modeBarrier, workers, ok := strings.Cut(s, " ")
-	mode, _, _ := strings.Cut(modeBarrier, "/")
+	mode, barrier, _ := strings.Cut(modeBarrier, "/")
 	if !ok || mode == "" || len(workers) != analysis.NumStages {
 		return analysis.Mode{}, false
 	}
-	m := analysis.Mode{Name: mode}
+	m := analysis.Mode{Name: mode, Drain: barrier == "drain"}
 	for i, c := range workers {
 		if c < '0' || c > '9' {
 			return analysis.Mode{}, false
@@ -156,4 +157,46 @@ func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
 	}
 	writeAnalysis(stdout, sums)
 	return 0
+}
+
+// predictRows gives each row run by a single actor (not replay, hetero or
+// overlap) the prediction of its untraced makespan: its traced twin's
+// prediction of its own mode, times the runs of a repetition.
+func predictRows(rep *report, sums []actorSummary) {
+	by := map[string]actorSummary{}
+	for _, s := range sums {
+		by[s.name] = s
+	}
+	for i := range rep.series {
+		ser := rep.series[i]
+		if ser.v.hetero || ser.v.overlap || ser.v.mode == pipert.Replay || i >= len(rep.Results) {
+			continue
+		}
+		s, ok := by[ser.scenario+" "+ser.v.String()]
+		if !ok || s.predicted[s.mode] == 0 {
+			continue
+		}
+		p := s.predicted[s.mode] * int64(max(rep.Results[i].Steps, 1))
+		rep.Results[i].PredictedNs = &p
+	}
+}
+
+// writePredictionCheck compares each row's prediction with its untraced
+// makespan.
+func writePredictionCheck(w io.Writer, rep *report) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "\nprediction vs untraced twin (medians)\n")
+	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tcaches\tpredicted\tmeasured\terror\t\n")
+	for _, r := range rep.Results {
+		if r.PredictedNs == nil || r.MakespanNs <= 0 {
+			continue
+		}
+		caches := r.Caches
+		if caches == "" {
+			caches = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%+.1f%%\t\n", r.Scenario, r.Mode, r.Barrier, caches, us(*r.PredictedNs), us(r.MakespanNs),
+			100*(float64(*r.PredictedNs)/float64(r.MakespanNs)-1))
+	}
+	tw.Flush()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -41,6 +42,9 @@ type kernelTrace struct {
 	launched int64 // end of the launch slice
 	devStart int64
 	hasDev   bool
+	barStart int64
+	barEnd   int64
+	hasBar   bool
 }
 
 // analyzeTraceRef splits a parsed trace into actors by track name and explains
@@ -63,11 +67,16 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		}
 		return a
 	}
+	meta := &traceMeta{}
 	role := make([]string, len(p.Tracks))
 	owner := make([]*actorTrace, len(p.Tracks))
 	devTrack := make([]bool, len(p.Tracks)) // any "<prefix> stream N" track
 	for i, t := range p.Tracks {
 		if t.Kind != trace.SliceTrack {
+			continue
+		}
+		if t.Name == machineTrack {
+			role[i] = "machine"
 			continue
 		}
 		name, last, ok := cut(t.Name)
@@ -98,6 +107,9 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 	// pipeline/per-tensor 0123") says its mode; traces written before the
 	// plan was recorded keep the mode guessed from the track names.
 	for _, e := range p.Events {
+		if e.Kind == trace.EvInstant && role[e.Track] == "machine" {
+			meta.instant(e.Name)
+		}
 		if e.Kind != trace.EvInstant || role[e.Track] != "runner" || !strings.HasPrefix(e.Name, "plan ") {
 			continue
 		}
@@ -132,6 +144,16 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 			}
 		}
 	}
+	// The host slices of each track that a barrier can attach to: a
+	// barrier belongs to the stage slice after it on its track when that
+	// is an InferShape.
+	type hostSlice struct {
+		start, end int64
+		barrier    bool
+		k          *kernelTrace
+		stage      analysis.Stage
+	}
+	byTrack := map[int][]hostSlice{}
 	taken := map[key]int{}
 	devFlow := map[uint64]trace.Slice{} // kernel flow -> its slice on a device stream track
 	for _, s := range p.Slices() {
@@ -156,6 +178,9 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 			a.runs = append(a.runs, runTrace{start: s.Start, end: s.End})
 			continue
 		}
+		if s.Name == "barrier" && role[s.Track] != "device" {
+			byTrack[s.Track] = append(byTrack[s.Track], hostSlice{start: s.Start, end: s.End, barrier: true})
+		}
 		if flow == 0 {
 			continue // barriers, or slices without a kernel
 		}
@@ -177,6 +202,7 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		if !ok {
 			continue
 		}
+		byTrack[s.Track] = append(byTrack[s.Track], hostSlice{start: s.Start, end: s.End, k: k, stage: st})
 		switch st {
 		case analysis.Prepare:
 			k.cost.Prepare += s.Dur()
@@ -188,6 +214,21 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		case analysis.Launch:
 			k.cost.Launch += s.Dur()
 			k.launched = s.End
+		}
+	}
+	for _, hs := range byTrack {
+		slices.SortStableFunc(hs, func(x, y hostSlice) int { return cmp.Compare(x.start, y.start) })
+		var bar *hostSlice
+		for i := range hs {
+			switch h := &hs[i]; {
+			case h.barrier:
+				bar = h
+			case bar != nil:
+				if h.stage == analysis.Infer {
+					h.k.barStart, h.k.barEnd, h.k.hasBar = bar.start, bar.end, true
+				}
+				bar = nil
+			}
 		}
 	}
 	for _, a := range actors {
@@ -212,7 +253,7 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		if len(a.runs) == 0 {
 			continue
 		}
-		sm, err := summarizeActorRef(p, a, cores)
+		sm, err := summarizeActorRef(p, a, cores, meta)
 		if err != nil {
 			return nil, fmt.Errorf("actor %q: %w", a.name, err)
 		}
@@ -221,7 +262,10 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 	return out, nil
 }
 
-func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int) (actorSummary, error) {
+func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMeta) (actorSummary, error) {
+	if meta.procs > 0 {
+		cores = meta.procs
+	}
 	sm := actorSummary{name: a.name, mode: a.mode.Name, runs: len(a.runs), predicted: map[string]int64{}, predictedBound: map[string]int64{}, idleBy: map[string]int64{},
 		shared: a.stream < 0 && len(a.devSlices) > 0}
 	ks := make([]*kernelTrace, 0, len(a.kernels))
@@ -252,7 +296,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int) (actorSummary,
 		slices.Sort(lat)
 		sm.latency = max(lat[len(lat)/2], 0)
 	}
-	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores}
+	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin}
 	// Device and host busy intervals, for utilisation and bubbles.
 	busy := map[int][]analysis.Interval{}
 	for _, s := range p.Slices() {
@@ -273,6 +317,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int) (actorSummary,
 		first, last := r.kernels[0].prepare, int64(0)
 		for i, k := range r.kernels {
 			cost[i] = k.cost
+			cost[i].Barrier = barrierRef(r.kernels, i)
 			first = min(first, k.prepare)
 			last = max(last, k.devEnd, k.launched)
 		}
@@ -281,6 +326,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int) (actorSummary,
 		fixed := max(first-r.start, 0) + max(r.end-last, 0)
 		sm.kernels = len(cost)
 		for _, m := range []analysis.Mode{analysis.KBK, analysis.Async, analysis.Pipeline} {
+			m.Drain = a.mode.Drain
 			pr, err := analysis.Predict(cost, m, mc)
 			if err != nil {
 				return sm, err
@@ -352,4 +398,25 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int) (actorSummary,
 		sm.deviceUtil = float64(devBusy) / float64(span)
 	}
 	return sm, nil
+}
+
+// barrierRef is barrierOf's reference: the producer is the last kernel
+// before i, in kernel order, whose device execution had ended by the end of
+// the barrier, if it ended inside it; the cost is what follows that end
+// (all of the barrier when no such kernel ended inside it).
+func barrierRef(ks []*kernelTrace, i int) analysis.Barrier {
+	k := ks[i]
+	if !k.hasBar {
+		return analysis.Barrier{}
+	}
+	done := -1
+	for j := range i {
+		if p := ks[j]; p.hasDev && p.devEnd <= k.barEnd {
+			done = j
+		}
+	}
+	if done >= 0 && ks[done].devEnd > k.barStart {
+		return analysis.Barrier{On: true, Producer: done, Cost: k.barEnd - ks[done].devEnd}
+	}
+	return analysis.Barrier{On: true, Producer: -1, Cost: k.barEnd - k.barStart}
 }

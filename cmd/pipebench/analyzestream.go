@@ -34,8 +34,34 @@ import (
 // streamPass says what one pass computes.
 type streamPass struct {
 	cores   int
+	meta    *traceMeta               // the machine the trace records, filled by the first pass
 	latency map[string]int64         // by actor; nil in a latency pass
 	sel     map[string]*medianSelect // the latency pass's selectors, by actor
+}
+
+// machineTrack is the track on which pipebench records the machine a trace
+// was taken on, as instants: "gomaxprocs N" and "calibration handoff=H
+// spin=S" (ns; see calibrate).
+const machineTrack = "pipebench machine"
+
+// traceMeta is what a trace says of its machine.
+type traceMeta struct {
+	procs      int // GOMAXPROCS; 0: unknown
+	calibrated bool
+	handoff    int64
+	spin       int64
+}
+
+// instant reads one instant of the machine track.
+func (m *traceMeta) instant(name string) {
+	var p int
+	var h, sp int64
+	if n, _ := fmt.Sscanf(name, "gomaxprocs %d", &p); n == 1 && p > 0 {
+		m.procs = p
+	}
+	if n, _ := fmt.Sscanf(name, "calibration handoff=%d spin=%d", &h, &sp); n == 2 && h >= 0 && sp >= 0 {
+		m.calibrated, m.handoff, m.spin = true, h, sp
+	}
 }
 
 // sTrack is the analysis's state of one track.
@@ -50,6 +76,8 @@ type sTrack struct {
 	lastIdx int      // index in open of the slice flows attach to, or -1
 	pend    sSlice   // a complete slice flows may still attach to
 	hasPend bool
+	bar     sSlice // the last barrier, until the stage after it
+	hasBar  bool
 }
 
 // sSlice is a slice being reconstructed.
@@ -116,6 +144,9 @@ type sKernel struct {
 	devStart int64
 	devEnd   int64
 	hasDev   bool
+	barStart int64 // the barrier before its InferShape, if hasBar
+	barEnd   int64
+	hasBar   bool
 	run      *sRun
 	actor    *sActor
 }
@@ -163,6 +194,10 @@ func (z *streamAnalyzer) Track(i int, info trace.TrackInfo) {
 		return
 	}
 	t.name = info.Name
+	if info.Name == machineTrack {
+		t.role = "machine"
+		return
+	}
 	name, last, ok := cut(info.Name)
 	if !ok {
 		return
@@ -207,6 +242,9 @@ func (z *streamAnalyzer) Event(ev *trace.Event) {
 	t.events = true
 	switch ev.Kind {
 	case trace.EvInstant:
+		if t.role == "machine" && z.pass.meta != nil {
+			z.pass.meta.instant(ev.Name)
+		}
 		if t.role == "runner" && strings.HasPrefix(ev.Name, "plan ") {
 			if m, ok := planMode(strings.TrimPrefix(ev.Name, "plan ")); ok {
 				t.owner.mode, t.owner.planned = m, true
@@ -298,6 +336,9 @@ func (z *streamAnalyzer) slice(t *sTrack, s sSlice) {
 	if s.name != "run" && s.name != "barrier" && (t.role != "device" || len(a.host) > 0) {
 		z.busy(a, t, analysis.Interval{Start: s.start, End: s.end})
 	}
+	if s.name == "barrier" && t.role != "device" {
+		t.bar, t.hasBar = s, true
+	}
 	if s.flow == 0 || t.role == "device" && len(a.host) == 0 {
 		return // barriers, slices without a kernel, devices no actor runs on
 	}
@@ -316,6 +357,14 @@ func (z *streamAnalyzer) slice(t *sTrack, s sSlice) {
 		return
 	}
 	d := s.end - s.start
+	if t.hasBar {
+		// A barrier belongs to the InferShape after it; one before another
+		// stage (a tiling-ring stall) is a wait the model does not take.
+		if st == analysis.Infer {
+			k.barStart, k.barEnd, k.hasBar = t.bar.start, t.bar.end, true
+		}
+		t.hasBar = false
+	}
 	switch st {
 	case analysis.Prepare:
 		k.cost.Prepare += d
@@ -530,11 +579,18 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	sm := &a.summary
 	cores := z.pass.cores
 	mc := analysis.Machine{LaunchLatency: z.pass.latency[a.name], Cores: cores}
+	if m := z.pass.meta; m != nil {
+		if m.procs > 0 {
+			mc.Cores, cores = m.procs, m.procs
+		}
+		mc.Handoff, mc.Spin = m.handoff, m.spin
+	}
 	a.acc.measured = append(a.acc.measured, r.end-r.start)
 	cost := make([]analysis.Kernel, len(ks))
 	first, last := ks[0].prepare, int64(0)
 	for i, k := range ks {
 		cost[i] = k.cost
+		cost[i].Barrier = barrierOf(ks, i)
 		first = min(first, k.prepare)
 		last = max(last, k.devEnd, k.launched)
 	}
@@ -543,6 +599,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	fixed := max(first-r.start, 0) + max(r.end-last, 0)
 	sm.kernels = len(cost)
 	for _, m := range []analysis.Mode{analysis.KBK, analysis.Async, analysis.Pipeline} {
+		m.Drain = a.mode.Drain
 		pr, err := analysis.Predict(cost, m, mc)
 		if err != nil {
 			z.fail(a, err)
@@ -588,6 +645,30 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		}
 		sm.idleBy[who] += b.Len()
 	}
+}
+
+// barrierOf returns the barrier of kernel i of a run's kernels, in kernel
+// order: its producer is the kernel whose device completion released it,
+// the last to end on the device while the barrier waited; its cost is the
+// barrier's time after that completion (staging the value). A barrier in
+// which no device execution ended waited for none: all of it is cost.
+func barrierOf(ks []*sKernel, i int) analysis.Barrier {
+	k := ks[i]
+	if !k.hasBar {
+		return analysis.Barrier{}
+	}
+	b := analysis.Barrier{On: true, Producer: -1, Cost: k.barEnd - k.barStart}
+	for j := i - 1; j >= 0; j-- {
+		p := ks[j]
+		if !p.hasDev || p.devEnd > k.barEnd {
+			continue
+		}
+		if p.devEnd > k.barStart {
+			b.Producer, b.Cost = j, k.barEnd-p.devEnd
+		}
+		break
+	}
+	return b
 }
 
 // fail records the first error of an actor's analysis.
@@ -811,6 +892,7 @@ func (s *medianSelect) next() bool {
 // what came before), and an error when nothing could be analysed.
 func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []string, error) {
 	sel := map[string]*medianSelect{}
+	meta := &traceMeta{}
 	var scanErr error
 	pass := func(p streamPass) *streamAnalyzer {
 		z := newStreamAnalyzer(p)
@@ -820,7 +902,7 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 		z.end()
 		return z
 	}
-	lat := streamPass{cores: cores, sel: sel}
+	lat := streamPass{cores: cores, sel: sel, meta: meta}
 	for {
 		pass(lat)
 		done := true
@@ -835,12 +917,20 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 	for n, s := range sel {
 		latency[n] = max(s.value, 0)
 	}
-	z := pass(streamPass{cores: cores, latency: latency})
+	z := pass(streamPass{cores: cores, latency: latency, meta: meta})
 	sums, err := z.summaries()
 	if err != nil {
 		return nil, nil, err
 	}
 	warns := z.warnings()
+	if len(sums) > 0 {
+		if meta.procs == 0 {
+			warns = append(warns, fmt.Sprintf("the trace does not record its GOMAXPROCS (instant \"gomaxprocs N\" on track %q): the predictions assume this machine's %d cores", machineTrack, cores))
+		}
+		if !meta.calibrated {
+			warns = append(warns, fmt.Sprintf("the trace has no calibration of hand-offs and spinning workers (instant \"calibration handoff=H spin=S\" on track %q): the predictions charge neither, as the flow-shop model of before", machineTrack))
+		}
+	}
 	if scanErr != nil {
 		warns = append([]string{fmt.Sprintf("%v: analysed up to there", scanErr)}, warns...)
 	}

@@ -101,6 +101,9 @@ type result struct {
 	Virtual string `json:"virtual,omitempty"`
 	// TraceOverhead is traced makespan / untraced makespan - 1, with -trace.
 	TraceOverhead *float64 `json:"trace_overhead,omitempty"`
+	// PredictedNs is, with -trace, the prediction of MakespanNs from the
+	// traced twin (trace/analysis; absent for replay, hetero and overlap).
+	PredictedNs *int64 `json:"predicted_ns,omitempty"`
 	// Caches are the host caches on, comma-separated (empty: none);
 	// HostNsPerKernel is the host busy time of every stage per kernel;
 	// Steps the consecutive runs one repetition holds (the figures above
@@ -477,6 +480,9 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 			return nil, err
 		}
 		defer rec.Close()
+		if err := recordMachine(ctx, cfg, rec, procs); err != nil {
+			return nil, err
+		}
 	}
 	for _, sc := range cfg.scenarios {
 		vs := variants(cfg, sc)

@@ -116,6 +116,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		writeAnalysis(stdout, sums)
+		predictRows(rep, sums)
+		writePredictionCheck(stdout, rep)
 	}
 	if cfg.tracePath != "" {
 		size := ""

@@ -444,8 +444,8 @@ func cubicCoeffs(t float64) [4]float64 {
 // corner values, as onnxruntime does; a NaN among them is the result, as
 // in IEEE 754's maximum) the bilinear samples of a grid of
 // sampling_ratio² points (adaptive: ⌈roi size / bins⌉ per axis). Samples
-// more than a pixel outside the image count as zero. Float64 arithmetic,
-// rounded once.
+// more than a pixel outside the image count as zero. A region with a NaN
+// or infinite coordinate is an error. Float64 arithmetic, rounded once.
 func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("mode", "output_height", "output_width", "sampling_ratio", "spatial_scale", "coordinate_transformation_mode"); err != nil {
 		return nil, wrapAttr(err)
@@ -523,6 +523,12 @@ func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 			}
 			x1, y1 := mul64(loadF(rois.DType, rb, 4*r), scale)-off, mul64(loadF(rois.DType, rb, 4*r+1), scale)-off
 			x2, y2 := mul64(loadF(rois.DType, rb, 4*r+2), scale)-off, mul64(loadF(rois.DType, rb, 4*r+3), scale)-off
+			if c := x1 + y1 + x2 + y2; math.IsNaN(c) || math.IsInf(c, 0) {
+				// ONNX's reference cannot index a pixel there (Python's
+				// int() of it raises); unchecked, the sample's pixel
+				// index is out of range.
+				return fmt.Errorf("rois[%d] %g %g %g %g: not finite", r, loadF(rois.DType, rb, 4*r), loadF(rois.DType, rb, 4*r+1), loadF(rois.DType, rb, 4*r+2), loadF(rois.DType, rb, 4*r+3))
+			}
 			rw, rh := x2-x1, y2-y1
 			if !half {
 				rw, rh = max(rw, 1), max(rh, 1)

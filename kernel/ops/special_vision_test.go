@@ -181,4 +181,22 @@ func TestSpecialRoiAlign(t *testing.T) {
 			})
 		}
 	}
+	// A NaN or infinite coordinate (or one whose scaled sum overflows) is
+	// an error, as in ONNX's reference, not a pixel index out of range.
+	x := tensor(kernel.Float32, shp(1, 1, 2, 2), 1, 2, 3, 4)
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat32} {
+		for j := range 4 {
+			r := []float64{0, 0, 1, 1}
+			r[j] = v
+			for _, ratio := range []int64{0, 1} {
+				if v == math.MaxFloat32 && ratio == 0 {
+					continue // finite, but ⌈size/bins⌉ samples: too many to run
+				}
+				_, err := runOp("RoiAlign", kernel.Attrs{"sampling_ratio": ratio}, x, tensor(kernel.Float32, shp(1, 4), r...), tensor(kernel.Int64, shp(1)))
+				if (err == nil) != (v == math.MaxFloat32) {
+					t.Errorf("RoiAlign rois %v sampling_ratio %d: error %v", r, ratio, err)
+				}
+			}
+		}
+	}
 }

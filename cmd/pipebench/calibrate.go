@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/internal/clock"
+	"github.com/pipert/pipert/scenarios"
+	"github.com/pipert/pipert/trace"
+	"github.com/pipert/pipert/trace/analysis"
+)
+
+// machineCalibration is what the prediction charges for the runtime itself on
+// this machine (analysis.Machine's Handoff and Spin), measured once on the
+// zerocost scenario, whose kernels have no synthetic host cost: whatever
+// async and pipeline take beyond the stage work the flow-shop model
+// already counts is their hand-offs and their spinning workers.
+type machineCalibration struct {
+	procs         int
+	handoff, spin int64 // ns
+}
+
+// calibrationReps is the number of measured repetitions of each mode.
+const calibrationReps = 7
+
+// calibrate measures the calibration: zerocost at its quick size, kbk, async
+// and pipeline (per-tensor) untraced, repetitions interleaved, medians.
+// KBK gives the run's fixed cost (what the model leaves out whatever the
+// mode: upload, download, untimed steps); Handoff is then the one that
+// makes the model of async, with its single boundary, meet async's
+// makespan, and Spin, with that Handoff, the one that makes the model of
+// pipeline meet pipeline's (only when its four workers outnumber the cores;
+// otherwise no worker's spinning takes a core from another, and Spin is 0).
+func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration, error) {
+	c := machineCalibration{procs: procs}
+	sc, err := scenarios.Get("zerocost")
+	if err != nil {
+		return c, err
+	}
+	w, err := sc.Build(scenarios.Config{Quick: true, Seed: cfg.seed})
+	if err != nil {
+		return c, err
+	}
+	modes := []pipert.Mode{pipert.KBK, pipert.Async, pipert.Pipeline}
+	exes := make([]executor, len(modes))
+	for i, m := range modes {
+		dev, err := cfg.devices.make(sc.Profile, nil)
+		if err != nil {
+			return c, err
+		}
+		if exes[i], err = compileVariant(w.Graph, variant{mode: m, policy: pipert.PerTensor}, dev, sc.Costs, cfg, nil, "calibration"); err != nil {
+			return c, fmt.Errorf("calibration: %w", err)
+		}
+		defer exes[i].close()
+	}
+	runs := make([][]pipert.Stats, len(modes))
+	for rp := -1; rp < calibrationReps; rp++ {
+		for i, e := range exes {
+			s, _, err := e.run(ctx, w.InputsOf(0))
+			if err != nil {
+				return c, fmt.Errorf("machineCalibration, %v: %w", modes[i], err)
+			}
+			if rp >= 0 {
+				runs[i] = append(runs[i], s.Stats)
+			}
+		}
+	}
+	var meas [3]int64
+	var ks [3][]analysis.Kernel
+	for i := range modes {
+		meas[i], ks[i] = uniformKernels(runs[i])
+	}
+	predict := func(i int, m analysis.Mode, h, s int64) int64 {
+		pr, _ := analysis.Predict(ks[i], m, analysis.Machine{Cores: procs, Handoff: h, Spin: s})
+		return pr.Makespan
+	}
+	fixed := max(meas[0]-predict(0, analysis.KBK, 0, 0), 0)
+	// The smallest value in [0, hi] at which f reaches want (f grows with it).
+	solve := func(f func(int64) int64, want, hi int64) int64 {
+		if f(0) >= want {
+			return 0
+		}
+		lo := int64(0)
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if f(mid) >= want {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		return hi
+	}
+	n := int64(max(len(ks[1]), 1))
+	c.handoff = solve(func(h int64) int64 { return predict(1, analysis.Async, h, 0) + fixed }, meas[1], meas[1]/n+1)
+	if analysis.NumStages > procs {
+		c.spin = solve(func(s int64) int64 { return predict(2, analysis.Pipeline, c.handoff, s) + fixed }, meas[2], meas[2]/n+1)
+	}
+	return c, nil
+}
+
+// uniformKernels turns the median repetition of a mode (by makespan) into
+// its makespan and as many kernels as it ran, each with its mean stage and
+// device costs.
+func uniformKernels(runs []pipert.Stats) (int64, []analysis.Kernel) {
+	slices.SortFunc(runs, func(a, b pipert.Stats) int { return int(a.Makespan - b.Makespan) })
+	s := runs[len(runs)/2]
+	n := time.Duration(max(s.Kernels, 1))
+	k := analysis.Kernel{
+		Prepare: int64(s.Prepare / n), Infer: int64(s.Infer / n), Resize: int64(s.Resize / n), Launch: int64(s.Launch / n),
+		Device: int64(s.DeviceBusy / n),
+	}
+	ks := make([]analysis.Kernel, s.Kernels)
+	for i := range ks {
+		ks[i] = k
+	}
+	return int64(s.Makespan), ks
+}
+
+// record writes the machine and the calibration on the trace's machine
+// track (see traceMeta), flushed at once so that they come first.
+func (c machineCalibration) record(rec *trace.Recorder) {
+	t := rec.Track(machineTrack, trace.SliceTrack, trace.Host)
+	now := clock.Now()
+	t.Instant(now, rec.Intern(fmt.Sprintf("gomaxprocs %d", c.procs)))
+	t.Instant(now, rec.Intern(fmt.Sprintf("calibration handoff=%d spin=%d", c.handoff, c.spin)))
+	t.Flush()
+}
+
+// recordMachine calibrates and records the result in the trace.
+func recordMachine(ctx context.Context, cfg *config, rec *trace.Recorder, procs int) error {
+	c, err := calibrate(ctx, cfg, procs)
+	if err != nil {
+		return err
+	}
+	c.record(rec)
+	return nil
+}
