@@ -365,6 +365,21 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 					}
 				}
 				px, py := pt[0], pt[1]
+				if !finite(px) || !finite(py) {
+					// Converting a non-finite point to a pixel index
+					// differs between architectures. Border padding
+					// has clamped an infinite one; under zeros padding
+					// it is out of the image (0); a NaN one, or an
+					// infinite one reflected, samples NaN.
+					v := math.NaN()
+					if !math.IsNaN(px) && !math.IsNaN(py) {
+						v = 0
+					}
+					for ci := range c {
+						storeF(o.DType, ob, (ni*c+ci)*ho*wo+p, v)
+					}
+					continue
+				}
 				for ci := range c {
 					img := (ni*c + ci) * h * w
 					var v float64
@@ -395,6 +410,12 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	return newKernel(sig{op: "GridSample", minIn: 2, maxIn: 2, nOut: 1}, k), nil
 }
+
+// maxRoiSamples bounds RoiAlign's adaptive samples per output bin: a
+// region larger than that is an error rather than an endless loop.
+const maxRoiSamples = 1 << 24
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // reflect folds v into [lo, hi] by reflecting it about the nearer bound,
 // as many times as it takes.
@@ -536,7 +557,11 @@ func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 			bh, bw := rh/float64(oh), rw/float64(ow)
 			gh, gw := ratio, ratio
 			if ratio == 0 {
-				gh, gw = int64(math.Ceil(rh/float64(oh))), int64(math.Ceil(rw/float64(ow)))
+				sh, sw := math.Ceil(rh/float64(oh)), math.Ceil(rw/float64(ow))
+				if sh*sw > maxRoiSamples {
+					return fmt.Errorf("rois[%d]: %g×%g adaptive samples per bin, over %d", r, sh, sw, int64(maxRoiSamples))
+				}
+				gh, gw = int64(sh), int64(sw)
 			}
 			count := float64(max(gh*gw, 1))
 			for ci := range c {

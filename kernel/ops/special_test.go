@@ -51,10 +51,12 @@ import (
 //	    the signal or frames a special sample reaches, and the others the
 //	    same bits as without it (special_signal_test.go).
 //	GridSample, RoiAlign: a NaN pixel makes NaN exactly the outputs whose
-//	    sampling footprint holds it, the others keep their bits; special
-//	    values in the grid or the regions are not run, ONNX's reference
-//	    cannot index a pixel at a NaN or infinite coordinate
-//	    (special_vision_test.go).
+//	    sampling footprint holds it, the others keep their bits
+//	    (special_vision_test.go). ONNX's reference cannot index a pixel at
+//	    a NaN or infinite coordinate: a NaN grid point samples NaN, an
+//	    infinite one is out of the image or clamped by the padding, and a
+//	    non-finite region, or one too large for adaptive sampling,
+//	    is an error (special_arch_test.go, special_vision_test.go).
 //	Det: bit for bit against a naive LU (numpy's), and NaN whenever an
 //	    element is NaN, or infinite with a zero column, as the
 //	    determinant's expansion is (special_det_test.go).
