@@ -60,11 +60,14 @@ type planItem struct {
 	off        int64
 }
 
-// A plan of at most maxClimbItems tensors also tries climbTries swaps
-// of its best order (each a placement, quadratic in the tensors).
+// An executable's first plan also tries up to climbTries swaps of its
+// best order, each a placement quadratic in the tensors, within
+// climbBudget item pairs in all (256 tries for up to 181 tensors, 37 for
+// 460). A replan does not climb: a graph whose shapes vary replans as
+// they grow, and a replan must stay cheap.
 const (
-	maxClimbItems = 512
-	climbTries    = 256
+	climbTries  = 256
+	climbBudget = 8 << 20
 )
 
 func alignUp(n int64) int64 { return (n + planAlign - 1) &^ (planAlign - 1) }
@@ -84,30 +87,38 @@ func (r *KernelRunner) buildPlan(prev *memPlan) (*memPlan, []planItem) {
 			end[s] = pos
 		}
 	}
+	// A plan never shrinks a tensor of the previous plan: the sizes that
+	// did not fit grow (with room for the next steps), the others keep
+	// their bytes, so a graph whose shapes vary run to run stops
+	// replanning once it has seen its largest ones.
 	grow := func(size, was int64) int64 {
-		if prev != nil && size > was && was > 0 {
-			size += size / 8 // it grew: room for the next steps
+		switch {
+		case prev == nil || was == 0:
+		case size > was:
+			size += size / 4
+		default:
+			size = was
 		}
 		return alignUp(size)
 	}
 	var items []planItem
 	for s, info := range p.slots {
-		if info.producer < 0 || r.seen[s] <= 0 {
-			continue
-		}
 		var was int64
 		if prev != nil {
 			was = prev.size[s]
 		}
+		if info.producer < 0 || r.seen[s] <= 0 && was <= 0 {
+			continue
+		}
 		items = append(items, planItem{slot: s, pos: -1, start: info.producer, end: end[s], size: grow(r.seen[s], was)})
 	}
 	for pos, ws := range r.seenWS {
-		if ws <= 0 {
-			continue
-		}
 		var was int64
 		if prev != nil {
 			was = prev.wsLen[pos]
+		}
+		if ws <= 0 && was <= 0 {
+			continue
 		}
 		items = append(items, planItem{slot: -1, pos: pos, start: pos, end: pos, size: grow(ws, was)})
 	}
@@ -157,9 +168,9 @@ func (r *KernelRunner) buildPlan(prev *memPlan) (*memPlan, []planItem) {
 	// Small graphs can afford more, when the best order left room above
 	// the lower bound: perturbations of it, each pair swap kept when it
 	// shrinks the arena (a bounded hill climb, deterministic).
-	if len(best) > 1 && len(best) <= maxClimbItems && arena > peakLive(best, n) {
+	if prev == nil && len(best) > 1 && arena > peakLive(best, n) {
 		rng := rand.New(rand.NewPCG(uint64(len(best)), 0x9e3779b97f4a7c15))
-		for range climbTries {
+		for range min(climbTries, climbBudget/(len(best)*len(best))) {
 			copy(try, best)
 			i, j := rng.IntN(len(try)), rng.IntN(len(try))
 			try[i], try[j] = try[j], try[i]
