@@ -566,3 +566,45 @@ func TestWorkspaceSizeBeforeRun(t *testing.T) {
 		t.Errorf("value dependency: %v", err)
 	}
 }
+
+// TestPlanConvergesOnVaryingShapes: two chains whose rows change run to
+// run independently (each at its largest in different runs). A replan
+// never shrinks the plan, so the executable stops replanning once it has
+// seen each chain's largest rows; every run is sound.
+func TestPlanConvergesOnVaryingShapes(t *testing.T) {
+	b := subgraph.NewBuilder("rows")
+	w := b.Const("w", kernel.New(kernel.Float32, 16, 16))
+	var outs []string
+	for _, name := range []string{"x", "y"} {
+		h := b.Input(name, kernel.Float32, -1, 16)
+		for range 10 {
+			h = b.Op("GELU", b.Op("MatMul", h, w))
+		}
+		outs = append(outs, h)
+	}
+	b.Output(outs...)
+	a, _, done := newActor(t, b.Graph(), plan.Config{Mode: plan.Pipeline, Caches: plan.Caches{Kinds: plan.MemoryPlan}}, ops.Builtins())
+	defer done()
+	ctx := context.Background()
+	var last plan.PlanStats
+	for run := range 40 {
+		rx, ry := int64(64), int64(1) // the chains take turns at their largest
+		if run%2 == 1 {
+			rx, ry = ry, rx
+		}
+		_, st, err := a.Run(ctx, []*kernel.Tensor{kernel.Virtual(kernel.Float32, rx, 16), kernel.Virtual(kernel.Float32, ry, 16)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := actor.CheckPlan(a); err != nil {
+			t.Fatal(err)
+		}
+		if run >= 4 && st.Plan.Fallbacks != 0 {
+			t.Fatalf("run %d (rows %d and %d) did not fit the plan: %+v", run, rx, ry, st.Plan)
+		}
+		last = st.Plan
+	}
+	if last.Replans > 3 {
+		t.Errorf("%d replans in 40 runs, want at most 3", last.Replans)
+	}
+}
