@@ -581,7 +581,7 @@ func sweep(ctx context.Context, sw *sweepFlags, base []byte, stdout, stderr io.W
 		}
 		benchRun += rep.runTime
 		t0 = time.Now()
-		pred, pr, err := predictPoint(ctx, cfg, sw.dir)
+		pred, pr, err := predictPoint(ctx, cfg)
 		predTime += time.Since(t0)
 		predRun += pr
 		if err != nil {
@@ -788,7 +788,7 @@ type prediction struct {
 // predictPoint traces two KBK runs of the point (a warm-up and one
 // measured) and returns the flow-shop prediction of trace/analysis for
 // each mode it models (kbk, async, pipeline), as pipebench -trace prints.
-func predictPoint(ctx context.Context, cfg *config, dir string) (pred *prediction, runTime time.Duration, err error) {
+func predictPoint(ctx context.Context, cfg *config) (pred *prediction, runTime time.Duration, err error) {
 	sc := cfg.scenarios[0]
 	w, err := sc.Build(scenarios.Config{Real: cfg.real, Quick: cfg.quick, Seed: cfg.seed, Size: cfg.size})
 	if err != nil {
@@ -798,11 +798,11 @@ func predictPoint(ctx context.Context, cfg *config, dir string) (pred *predictio
 	if cfg.costs != nil {
 		costs = *cfg.costs
 	}
-	path := filepath.Join(dir, ".predict.pftrace")
-	defer os.Remove(path)
 	// A point's two runs fit one chunk a track: smaller chunks than the
-	// default 1 MiB (each allocated and cleared), and no compression.
-	rec, err := trace.Create(path, trace.Options{ChunkBytes: 256 << 10, NoCompression: true})
+	// default 1 MiB (each allocated and cleared), no compression, and the
+	// trace kept in memory.
+	var buf bytes.Buffer
+	rec, err := trace.New(&buf, trace.Options{Format: trace.Perfetto, ChunkBytes: 256 << 10, NoCompression: true})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -837,7 +837,7 @@ func predictPoint(ctx context.Context, cfg *config, dir string) (pred *predictio
 	if err := errors.Join(exe.close(), rec.Close()); err != nil {
 		return nil, 0, err
 	}
-	p, err := trace.ReadFile(path)
+	p, err := trace.Parse(buf.Bytes())
 	if err != nil {
 		return nil, 0, err
 	}
