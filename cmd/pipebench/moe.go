@@ -166,8 +166,8 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rep := moeReport{SchemaVersion: 1, GOMAXPROCS: runtime.GOMAXPROCS(0), Problem: p, Full: full, Topology: *topology}
-	full_ := map[moe.Variant]time.Duration{}
-	small := map[moe.Variant]time.Duration{}
+	fullSize := map[moe.Variant]time.Duration{}
+	runSize := map[moe.Variant]time.Duration{}
 	exactAll := true
 	for _, v := range vs {
 		start := time.Now()
@@ -179,8 +179,7 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		exact := sameBits(got, want)
 		exactAll = exactAll && exact
-		f := fab
-		mres, err := moe.Model(v, in, costs, f, moe.ModelOptions{Trace: rec != nil, Watchdog: *watchdog})
+		mres, err := moe.Model(v, in, costs, fab, moe.ModelOptions{Trace: rec != nil, Watchdog: *watchdog})
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench: moe: %s: model: %v\n", v, err)
 			return 1
@@ -188,12 +187,12 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if rec != nil {
 			writeModelTrace(rec, v.String(), mres)
 		}
-		fres, err := moe.Model(v, fullIn, costs, f, moe.ModelOptions{Watchdog: *watchdog})
+		fres, err := moe.Model(v, fullIn, costs, fab, moe.ModelOptions{Watchdog: *watchdog})
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench: moe: %s: full-size model: %v\n", v, err)
 			return 1
 		}
-		small[v], full_[v] = mres.Makespan, fres.Makespan
+		runSize[v], fullSize[v] = mres.Makespan, fres.Makespan
 		row := moeRow{Scenario: "moe", Variant: v.String(), Routing: rt.String(), Exact: exact, WallNs: wall.Nanoseconds(),
 			MakespanNs: mres.Makespan.Nanoseconds(), ModeledFullUs: micros(fres.Makespan), PaperUs: moe.PaperMicros[v],
 			LinkUtilization: fres.LinkUtilization, FlagWaitUs: micros(fres.FlagWait())}
@@ -204,7 +203,7 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			sum += r.DeviceBusy
 		}
 		row.DeviceBusyMeanUs = micros(sum) / float64(len(fres.Ranks))
-		if prev, ok := previousRung(v, full_); ok {
+		if prev, ok := previousRung(v, fullSize); ok {
 			row.RatioPrev = float64(fres.Makespan) / float64(prev)
 		}
 		rep.Rows = append(rep.Rows, row)
@@ -224,15 +223,15 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		{"fused/p2p-token", moe.VFused, moe.VP2PToken, 345.0 / 517},
 		{"varlen/fused", moe.VVarlen, moe.VFused, 292.0 / 345},
 	} {
-		a, okA := full_[q.a]
-		b, okB := full_[q.b]
+		a, okA := fullSize[q.a]
+		b, okB := fullSize[q.b]
 		if okA && okB && b > 0 {
 			ours := float64(a) / float64(b)
 			rep.Ratios = append(rep.Ratios, moeRatio{Name: q.name, Ours: ours, Paper: q.paper, Within: math.Abs(ours/q.paper-1) <= 0.25})
 		}
 	}
-	if f, ok := small[moe.VFused]; ok {
-		if pl, ok := small[moe.VFusedPipeline]; ok && pl > 0 {
+	if f, ok := runSize[moe.VFused]; ok {
+		if pl, ok := runSize[moe.VFusedPipeline]; ok && pl > 0 {
 			rep.HostBound = moeHostBound{FusedNs: f.Nanoseconds(), PipelineNs: pl.Nanoseconds(), Speedup: float64(f) / float64(pl)}
 		}
 	}
