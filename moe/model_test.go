@@ -3,6 +3,7 @@ package moe_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,42 @@ func TestModelWatchdogAndBadCosts(t *testing.T) {
 	}
 	if _, err := moe.Model(moe.VFused, in, moe.DefaultCosts(), fabric.Config{Ranks: 4}, moe.ModelOptions{}); !errors.Is(err, moe.ErrProblem) {
 		t.Fatalf("8 ranks on a 4-device fabric: %v", err)
+	}
+}
+
+// TestProfilePhases: every phase of the document's profile names kernels
+// its variant's model lays out, and PhaseRange sums them per rank.
+func TestProfilePhases(t *testing.T) {
+	p := moe.Problem{Ranks: 4, Experts: 16, TopK: 2, Hidden: 256, Tokens: 16}
+	in, err := moe.Routes(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range moe.Profile {
+		r, err := moe.Model(ph.Variant, in, moe.DefaultCosts(), fabric.Config{}, moe.ModelOptions{Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi, ok := moe.PhaseRange(r, ph)
+		if !ok || lo <= 0 || hi < lo || hi*1e3 > float64(r.Makespan) {
+			t.Errorf("%s %s: range %v–%v µs (ok %v), makespan %v", ph.Variant, ph.Name, lo, hi, ok, r.Makespan)
+		}
+		// by hand: rank 0's kernels of the phase
+		var want int64
+		for _, s := range r.Spans {
+			if s.Rank == 0 && s.Lane == -1 && slices.Contains(ph.Kernels, s.Name) {
+				want += s.End - s.Start
+			}
+		}
+		if w := float64(want) / 1e3; w < lo || w > hi {
+			t.Errorf("%s %s: rank 0 spends %v µs, outside %v–%v", ph.Variant, ph.Name, w, lo, hi)
+		}
+	}
+	r, err := moe.Model(moe.VSorted, in, moe.DefaultCosts(), fabric.Config{}, moe.ModelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := moe.PhaseRange(r, moe.Profile[0]); ok {
+		t.Error("an untraced result has a phase range")
 	}
 }

@@ -54,6 +54,19 @@ type moeReport struct {
 	Rows          []moeRow     `json:"rows"`
 	Ratios        []moeRatio   `json:"ratios"`
 	HostBound     moeHostBound `json:"host_bound"`
+	// Profile is the document's per-rank kernel times at full size beside
+	// ours (the fastest and slowest rank of each).
+	Profile []moePhase `json:"profile,omitempty"`
+}
+
+// moePhase is one column of the document's per-rank profile beside ours.
+type moePhase struct {
+	Variant string  `json:"variant"`
+	Phase   string  `json:"phase"`
+	OursLo  float64 `json:"ours_lo_us"`
+	OursHi  float64 `json:"ours_hi_us"`
+	PaperLo float64 `json:"paper_lo_us"`
+	PaperHi float64 `json:"paper_hi_us"`
 }
 
 // moeRatio is one of the document's rung ratios beside ours.
@@ -187,11 +200,21 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if rec != nil {
 			writeModelTrace(rec, v.String(), mres)
 		}
-		fres, err := moe.Model(v, fullIn, costs, fab, moe.ModelOptions{Watchdog: *watchdog})
+		profiled := v == moe.VP2PToken || v == moe.VFused
+		fres, err := moe.Model(v, fullIn, costs, fab, moe.ModelOptions{Watchdog: *watchdog, Trace: profiled})
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench: moe: %s: full-size model: %v\n", v, err)
 			return 1
 		}
+		for _, ph := range moe.Profile {
+			if ph.Variant != v {
+				continue
+			}
+			if lo, hi, ok := moe.PhaseRange(fres, ph); ok {
+				rep.Profile = append(rep.Profile, moePhase{Variant: v.String(), Phase: ph.Name, OursLo: lo, OursHi: hi, PaperLo: ph.PaperLo, PaperHi: ph.PaperHi})
+			}
+		}
+		fres.Spans, fres.Flows = nil, nil
 		runSize[v], fullSize[v] = mres.Makespan, fres.Makespan
 		row := moeRow{Scenario: "moe", Variant: v.String(), Routing: rt.String(), Exact: exact, WallNs: wall.Nanoseconds(),
 			MakespanNs: mres.Makespan.Nanoseconds(), ModeledFullUs: micros(fres.Makespan), PaperUs: moe.PaperMicros[v],
@@ -311,6 +334,16 @@ func printMoE(w io.Writer, rep moeReport) {
 			float64(rep.HostBound.PipelineNs)/1e3, float64(rep.HostBound.FusedNs)/1e3, rep.HostBound.Speedup)
 	}
 	fmt.Fprintln(w, "  document's per-rank totals at full size (CUDA events): v6 757–828 µs; v7 combine grid 256: 647–687 µs, grid 304: 467–513 µs")
+	if len(rep.Profile) > 0 {
+		fmt.Fprintf(w, "  per-rank kernel times at full size, routing %s (fastest–slowest rank, µs):\n", p.Routing)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "  \tvariant\tphase\tours\tdocument\tours/document\t")
+		for _, ph := range rep.Profile {
+			fmt.Fprintf(tw, "  \t%s\t%s\t%.1f–%.1f\t%.1f–%.1f\t%.2f\t\n", ph.Variant, ph.Phase, ph.OursLo, ph.OursHi, ph.PaperLo, ph.PaperHi,
+				(ph.OursLo+ph.OursHi)/(ph.PaperLo+ph.PaperHi))
+		}
+		tw.Flush()
+	}
 }
 
 // moeFlows numbers the flag flows of modeled traces.
