@@ -27,10 +27,21 @@ import (
 	"github.com/pipert/pipert/trace"
 )
 
+// The minor versions of pipebench's JSON documents (schema_version 1):
+// each addition of fields bumps one, and README's "The JSON documents"
+// says what each minor added.
+const (
+	reportMinor = 2
+	moeMinor    = 1
+	soakMinor   = 0
+)
+
 // report is the JSON document pipebench writes.
 type report struct {
-	// SchemaVersion is 1; later versions only add fields.
+	// SchemaVersion is 1; SchemaMinor counts the additions since (README,
+	// "The JSON documents"): later minors only add fields.
 	SchemaVersion int      `json:"schema_version"`
+	SchemaMinor   int      `json:"schema_minor"`
 	Machine       machine  `json:"machine"`
 	Device        string   `json:"device"`
 	Results       []result `json:"results"`
@@ -471,7 +482,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 		progress.total += len(variants(cfg, sc)) * (cfg.reps + 1)
 	}
 	procs := runtime.GOMAXPROCS(0)
-	rep := &report{SchemaVersion: 1, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}, Device: cfg.devices.name}
+	rep := &report{SchemaVersion: 1, SchemaMinor: reportMinor, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}, Device: cfg.devices.name}
 	defer cfg.devices.close()
 	var rec *trace.Recorder
 	if cfg.tracePath != "" {

@@ -47,6 +47,7 @@ type moeRow struct {
 
 type moeReport struct {
 	SchemaVersion int          `json:"schema_version"`
+	SchemaMinor   int          `json:"schema_minor"`
 	GOMAXPROCS    int          `json:"gomaxprocs"`
 	Problem       moe.Problem  `json:"problem"`
 	Full          moe.Problem  `json:"full"`
@@ -178,7 +179,7 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	rep := moeReport{SchemaVersion: 1, GOMAXPROCS: runtime.GOMAXPROCS(0), Problem: p, Full: full, Topology: *topology}
+	rep := moeReport{SchemaVersion: 1, SchemaMinor: moeMinor, GOMAXPROCS: runtime.GOMAXPROCS(0), Problem: p, Full: full, Topology: *topology}
 	fullSize := map[moe.Variant]time.Duration{}
 	runSize := map[moe.Variant]time.Duration{}
 	exactAll := true

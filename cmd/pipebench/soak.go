@@ -22,6 +22,7 @@ import (
 // soakReport is what pipebench soak writes with -json.
 type soakReport struct {
 	SchemaVersion int     `json:"schema_version"`
+	SchemaMinor   int     `json:"schema_minor"`
 	Machine       machine `json:"machine"`
 	Scenario      string  `json:"scenario"`
 	// Consecutive runs of one executable per mode.
@@ -135,7 +136,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every time.Duration, execs int, modes []pipert.Mode, progress io.Writer) (*soakReport, error) {
 	procs := runtime.GOMAXPROCS(0)
-	rep := &soakReport{SchemaVersion: 1, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()},
+	rep := &soakReport{SchemaVersion: 1, SchemaMinor: soakMinor, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()},
 		Executables: execs, Held: map[string]bool{}}
 	// Consecutive runs, one mode at a time.
 	for _, m := range pipert.Modes() {
