@@ -21,10 +21,15 @@ func (m *Memory) alloc(dev device.Device, size int64, materialize bool) (device.
 	if err != nil {
 		return b, err
 	}
-	n := m.inUse.Add(b.Size)
-	for p := m.peak.Load(); n > p && !m.peak.CompareAndSwap(p, n); p = m.peak.Load() {
-	}
+	m.add(b.Size)
 	return b, nil
+}
+
+// add accounts n more bytes in use (fewer when negative).
+func (m *Memory) add(n int64) {
+	u := m.inUse.Add(n)
+	for p := m.peak.Load(); u > p && !m.peak.CompareAndSwap(p, u); p = m.peak.Load() {
+	}
 }
 
 // free frees b on dev and accounts it.
@@ -35,7 +40,7 @@ func (m *Memory) free(dev device.Device, b device.Buffer) error {
 	if err := dev.Free(b); err != nil {
 		return err
 	}
-	m.inUse.Add(-b.Size)
+	m.add(-b.Size)
 	return nil
 }
 

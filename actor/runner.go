@@ -51,11 +51,15 @@ import (
 //     every output with a valid dtype and non-negative dimensions whose
 //     byte count fits in an int64, and must not replace the output tensors.
 //  3. Everything a run allocated is freed by End, whatever failed: End
-//     releases every live non-constant buffer and the workspace in flight.
+//     releases every live non-constant buffer, the workspace in flight and
+//     the spare buffers (freeList).
 type KernelRunner struct {
 	prog *program
 	dev  device.Device
 	mem  *Memory
+	// spare holds the buffers the run's launches freed, for its later
+	// launches (see freeList); End empties it.
+	spare *freeList
 	// stream carries kernels, uploads and downloads in execution order.
 	stream device.Stream
 
@@ -155,7 +159,7 @@ type Need struct {
 // stream for kernels.
 func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *KernelRunner {
 	r := &KernelRunner{
-		prog: prog, dev: dev, mem: mem, stream: dev.NewStream(), seed: seed,
+		prog: prog, dev: dev, mem: mem, spare: newFreeList(dev, mem), stream: dev.NewStream(), seed: seed,
 		tensors:  make([]kernel.Tensor, len(prog.slots)),
 		args:     make([]kernel.Args, len(prog.nodes)),
 		events:   make([]device.Event, len(prog.nodes)),
@@ -319,6 +323,7 @@ func (r *KernelRunner) forgetDevice() {
 			r.tensors[s].Buf = device.Buffer{}
 		}
 	}
+	r.spare.forget()
 	r.constsUp = false
 	if mp := r.plan; mp != nil {
 		if !mp.borrowed {
@@ -525,9 +530,9 @@ func (r *KernelRunner) OutputsInto(ctx context.Context, dst []*kernel.Tensor) er
 }
 
 // End frees every non-constant buffer still held after a run (outputs,
-// unused inputs, and everything when the run failed) and the workspace of
-// a launch that failed half way. It is safe to call whatever state a
-// failed run left.
+// unused inputs, and everything when the run failed), the workspace of
+// a launch that failed half way and the buffers the run's launches kept
+// for reuse (spare). It is safe to call whatever state a failed run left.
 func (r *KernelRunner) End() error {
 	var first error
 	note := func(err error) {
@@ -552,6 +557,7 @@ func (r *KernelRunner) End() error {
 			note(r.mem.free(r.dev, b))
 		}
 	}
+	note(r.spare.release())
 	return first
 }
 
@@ -934,13 +940,14 @@ func (r *KernelRunner) launch(pos int) (err error) {
 			r.fallbacks++
 			allPlanned = false
 		}
-		buf, err := r.mem.alloc(r.dev, n, real)
+		buf, err := r.spare.alloc(n, real)
 		if err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("output %d: %w", i, err))
 		}
 		t.Buf = buf
 		r.live[s] = true
 	}
+	ownWS := false // the workspace is r.ws[pos], not the plan's
 	if n := ar.Tiling.Workspace; n > 0 {
 		var buf device.Buffer
 		ok := false
@@ -953,10 +960,10 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		}
 		if !ok {
 			var err error
-			if buf, err = r.mem.alloc(r.dev, n, real); err != nil {
+			if buf, err = r.spare.alloc(n, real); err != nil {
 				return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("workspace: %w", err))
 			}
-			r.ws[pos] = buf
+			r.ws[pos], ownWS = buf, true
 		}
 		ar.Workspace = buf
 	}
@@ -983,9 +990,10 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		r.stream.Record(r.events[pos])
 	}
 	ar.Workspace = device.Buffer{}
-	if b := r.ws[pos]; !b.IsZero() {
+	if ownWS {
+		b := r.ws[pos]
 		r.ws[pos] = device.Buffer{}
-		if err := r.mem.free(r.dev, b); err != nil {
+		if err := r.spare.free(b); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
 	}
@@ -1009,7 +1017,7 @@ func (r *KernelRunner) freeDead(pos int) error {
 				r.inArena[s] = false
 				continue
 			}
-			if err := r.mem.free(r.dev, r.tensors[s].Buf); err != nil {
+			if err := r.spare.free(r.tensors[s].Buf); err != nil {
 				return r.stageErr(pos, kernel.StageLaunch, err)
 			}
 		}
