@@ -271,11 +271,12 @@ func (b *builder) ops(r int, list ...op) error {
 // describes it. Each op is eager, issued by the host. Dispatch sends three
 // collectives — the counts, which the host reads (.tolist()) to size the
 // others, the tokens and their metadata (global expert, source rank,
-// token, k, pad: 5 × int32) — and the receiver sorts by local expert into
-// the padded expert layout. The grouped GEMM runs over that padded
-// buffer. Combine sends the outputs back in the order they came (the
-// counts and the metadata known from dispatch), and the source weights
-// and scatter-adds them.
+// token, k, pad: 5 × int32) — and the receiver sorts what it got by local
+// expert. Its buffers hold exactly the tokens received: the padding to
+// the worst case comes with the symmetric heap of the P2P versions (the
+// document says so of its first P2P kernels), so the grouped GEMM runs
+// over the received tokens only. Combine sends the outputs back in the
+// order they came, and the source weights and scatter-adds them.
 func (b *builder) sorted() error {
 	p := b.p
 	for r := range p.Ranks {
@@ -294,14 +295,9 @@ func (b *builder) sorted() error {
 	}
 	for r := range p.Ranks {
 		n := len(b.recv[r])
-		if err := b.ops(r, op{name: "argsort(recv)"}, op{name: "bincount(expert)"}, op{name: "cumsum(expert)"},
-			op{name: "index_put(expert_x)", n: n, rw: 2}, op{name: "index_put(expert_meta)"}); err != nil {
-			return err
-		}
-		if err := b.paddedGEMM(r); err != nil {
-			return err
-		}
-		if err := b.ops(r, op{name: "gather(expert_y)", n: n, rw: 2}); err != nil {
+		if err := b.ops(r, op{name: "argsort(recv)"}, op{name: "gather(recv)", n: n, rw: 2},
+			op{name: "bincount(expert)"}, op{name: "cumsum(expert)"}, op{name: "grouped-gemm", n: n, rw: 3},
+			op{name: "scatter(recv)", n: n, rw: 2}); err != nil {
 			return err
 		}
 	}
@@ -321,7 +317,7 @@ func (b *builder) sorted() error {
 // metaBytes is one token's metadata in the sorted version's all-to-all.
 const metaBytes = 5 * 4
 
-// paddedRows is the rows of a rank's receive buffer: the symmetric worst
+// paddedRows is the rows of a rank's symmetric receive buffer: the worst
 // case, every source's tokens × min(top-k, experts per rank) (a token
 // reaches one expert at most once).
 func (b *builder) paddedRows() int {

@@ -14,9 +14,9 @@ const (
 	VReference Variant = iota
 	// VSorted: "optimized PyTorch-only" (document: 1 311 µs) — sort the
 	// flattened routing, an all-to-all of counts the host must read, then
-	// of tokens and of their metadata, a second sort at the receiver into
-	// the padded expert layout, the grouped GEMM over that padded buffer;
-	// eager ops, each issued by the host.
+	// of tokens and of their metadata, a second sort at the receiver, the
+	// grouped GEMM over the tokens received; eager ops, each issued by the
+	// host.
 	VSorted
 	// VP2PRank: P2P over a symmetric heap with one flag per source rank
 	// (document v4: slower than sorted PyTorch; the receive kernel has one
