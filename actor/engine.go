@@ -53,7 +53,9 @@ const maxWorkers = int(kernel.StageLaunch)
 //     the queues; the engine is then rebuilt.
 //  4. Measured intervals contain no wait and no yield: a goroutine's
 //     interval closes before it blocks on a barrier or a full queue and
-//     before it yields, and the clock is read once per stage boundary.
+//     before it yields, and the clock is read once per stage boundary
+//     (but for a Prepare with no cost followed by Infer on the same
+//     goroutine, untraced: its few instructions count in Infer).
 //     The reading that ends a goroutine's work on one kernel also starts
 //     its work on the next (last) unless the goroutine waited or yielded
 //     in between (queues.Queue.Yielded, PushYield, AdvanceYield), so the
@@ -73,8 +75,12 @@ type engine struct {
 	steps   [maxWorkers][]kernel.Stage // by goroutine, in stage order
 	inferW  int                        // the goroutine running InferShape
 	launchW int
-	pipe    *queues.Pipeline[int32] // goroutines 1…; nil when there are none
-	copy    device.Stream           // value copies of the barriers, owned by inferW
+	// fusePrepare: goroutine 0 runs Infer too, so a Prepare with no cost
+	// to pay (its few instructions) is timed with the Infer after it
+	// rather than between two clock readings of its own.
+	fusePrepare bool
+	pipe        *queues.Pipeline[int32] // goroutines 1…; nil when there are none
+	copy        device.Stream           // value copies of the barriers, owned by inferW
 	// launched counts launches over the actor's life.
 	launched ready.Counter
 	cur      *runState // the current run; set before its first push
@@ -132,6 +138,7 @@ func newEngine(a *SuperKernelActor) (*engine, error) {
 		e.steps[w] = append(e.steps[w], s)
 	}
 	e.inferW, e.launchW = int(e.plan.Worker[kernel.StageInfer]), int(e.plan.Worker[kernel.StageLaunch])
+	e.fusePrepare = e.inferW == 0
 	for w := 0; w < e.workers; w++ {
 		names := make([]string, len(e.steps[w]))
 		for i, s := range e.steps[w] {
@@ -265,6 +272,9 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 		switch s {
 		case kernel.StagePrepare:
 			r.Prepare(pos)
+			if e.fusePrepare && r.prog.nodes[pos].costs.Prepare <= 0 && !tr.on() {
+				continue // nothing to time: it counts in Infer
+			}
 		case kernel.StageInfer:
 			e.needs = r.Needs(pos, e.needs[:0])
 			if len(e.needs) > 0 {
@@ -596,6 +606,9 @@ func (e *engine) drainResolve(rs *runState, pos int) error {
 
 // traceStage records stage s of node pos.
 func (e *engine) traceStage(s kernel.Stage, pos int, t0, t1 int64) {
+	if !e.a.tr.on() {
+		return
+	}
 	if e.r.capture == nil {
 		e.a.tr.stage(s, pos, e.r.args[pos].Flow, t0, t1)
 	} else {
