@@ -1,6 +1,10 @@
 package trace
 
 import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"sync"
 	"unsafe"
 )
@@ -147,4 +151,60 @@ func (x *exchange) close() {
 	x.queued.Broadcast()
 	x.freed.Broadcast()
 	x.mu.Unlock()
+}
+
+// The spill file of Options.Defer is a sequence of chunks as the writer
+// received them: a header (the track index and the record count, two
+// little-endian uint32) and the records' bytes as they are in memory. It
+// is read back by the process that wrote it, so the records' layout needs
+// no encoding.
+const spillHeader = 8
+
+// recordBytes is the memory of recs as bytes.
+func recordBytes(recs []record) []byte {
+	if len(recs) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&recs[0])), len(recs)*recordSize)
+}
+
+// spillChunk appends c to w.
+func spillChunk(w io.Writer, c *chunk) error {
+	var h [spillHeader]byte
+	binary.LittleEndian.PutUint32(h[:4], uint32(c.track))
+	binary.LittleEndian.PutUint32(h[4:], uint32(c.n))
+	if _, err := w.Write(h[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(recordBytes(c.recs[:c.n]))
+	return err
+}
+
+// unspill encodes the spill file's chunks in order, through one chunk of
+// the pool's size.
+func (r *Recorder) unspill() error {
+	if _, err := r.spill.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("trace: spill: %w", err)
+	}
+	br := bufio.NewReaderSize(r.spill, 1<<20)
+	c := &chunk{recs: make([]record, r.x.size)}
+	var h [spillHeader]byte
+	for {
+		if _, err := io.ReadFull(br, h[:]); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("trace: spill: %w", err)
+		}
+		c.track = int(binary.LittleEndian.Uint32(h[:4]))
+		c.n = int(binary.LittleEndian.Uint32(h[4:]))
+		if c.n > len(c.recs) || c.track >= r.numTracks() {
+			return fmt.Errorf("trace: spill: chunk of %d records on track %d: file damaged", c.n, c.track)
+		}
+		if _, err := io.ReadFull(br, recordBytes(c.recs[:c.n])); err != nil {
+			return fmt.Errorf("trace: spill: %w", err)
+		}
+		if err := r.enc.chunk(c); err != nil {
+			return fmt.Errorf("trace: write: %w", err)
+		}
+	}
 }

@@ -1,0 +1,88 @@
+package trace
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestDeferSameTrace: with Options.Defer the trace holds the same tracks
+// and events as when encoded while recording, in both formats and with
+// chunks small enough that there are many; the spill file is gone after
+// Close.
+func TestDeferSameTrace(t *testing.T) {
+	for _, f := range []Format{Perfetto, JSON} {
+		for _, chunk := range []int{minChunkBytes, 0} {
+			dir := t.TempDir()
+			o := Options{Format: f, ChunkBytes: chunk}
+			now := workloadTrace(t, o, 3000)
+			o.Defer, o.SpillDir = true, dir
+			later := workloadTrace(t, o, 3000)
+			a, err := Parse(now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Parse(later)
+			if err != nil {
+				t.Fatalf("%v, deferred: %v", f, err)
+			}
+			if len(a.Events) < 3000 || !reflect.DeepEqual(a.Tracks, b.Tracks) || !sameEvents(a.Events, b.Events) {
+				t.Errorf("%v chunk %d: deferred trace differs: %d events and %d tracks, want %d and %d",
+					f, chunk, len(b.Events), len(b.Tracks), len(a.Events), len(a.Tracks))
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+				t.Errorf("%v: spill files left after Close: %v", f, left)
+			}
+		}
+	}
+}
+
+func sameEvents(a, b []Event) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !reflect.DeepEqual(a[i], b[i]) && !(a[i].Value != a[i].Value && b[i].Value != b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDeferBadSpillDir: a spill directory that cannot take the file is an
+// error from New, and nothing is written.
+func TestDeferBadSpillDir(t *testing.T) {
+	var buf bytes.Buffer
+	dir := filepath.Join(t.TempDir(), "missing")
+	if _, err := New(&buf, Options{Defer: true, SpillDir: dir}); err == nil {
+		t.Fatal("New with a missing spill directory succeeded")
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("spill directory created: %v", err)
+	}
+}
+
+// TestDeferWritesAtClose: nothing reaches the output before Close.
+func TestDeferWritesAtClose(t *testing.T) {
+	var buf bytes.Buffer
+	r, err := New(&buf, Options{Defer: true, SpillDir: t.TempDir(), ChunkBytes: minChunkBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorkload(r, 3)
+	for range 2000 {
+		w.kernel()
+	}
+	before := r.Stats().Bytes
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Stats(); st.Bytes <= before || st.Events == 0 {
+		t.Fatalf("bytes %d before Close, %d after (%d events)", before, st.Bytes, st.Events)
+	}
+	if _, err := Parse(buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+}
