@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ import (
 // each addition of fields bumps one, and README's "The JSON documents"
 // says what each minor added.
 const (
-	reportMinor = 2
+	reportMinor = 3
 	moeMinor    = 1
 	soakMinor   = 0
 )
@@ -110,8 +111,14 @@ type result struct {
 	SimCPUFraction *float64 `json:"sim_cpu_fraction,omitempty"`
 	// Virtual is the op of a hetero row run as a virtual operator.
 	Virtual string `json:"virtual,omitempty"`
-	// TraceOverhead is traced makespan / untraced makespan - 1, with -trace.
-	TraceOverhead *float64 `json:"trace_overhead,omitempty"`
+	// With -trace: TraceOverhead is the median over the repetitions of
+	// traced makespan / untraced makespan − 1, each traced repetition
+	// paired with the untraced one run just before it in the same round;
+	// TraceOverheadIQR its first and third quartiles; and
+	// TraceNsPerKernel the median paired difference per kernel.
+	TraceOverhead    *float64    `json:"trace_overhead,omitempty"`
+	TraceOverheadIQR *[2]float64 `json:"trace_overhead_iqr,omitempty"`
+	TraceNsPerKernel *float64    `json:"trace_ns_per_kernel,omitempty"`
 	// PredictedNs is, with -trace, the prediction of MakespanNs from the
 	// traced twin (trace/analysis; absent for replay, hetero and overlap).
 	PredictedNs *int64 `json:"predicted_ns,omitempty"`
@@ -487,7 +494,9 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 	var rec *trace.Recorder
 	if cfg.tracePath != "" {
 		var err error
-		if rec, err = trace.Create(cfg.tracePath, trace.Options{}); err != nil {
+		// Encoding waits for Close, so that it does not take the cores
+		// the traced runs measure; the raw events spill beside the trace.
+		if rec, err = trace.Create(cfg.tracePath, trace.Options{Defer: true, SpillDir: filepath.Dir(cfg.tracePath)}); err != nil {
 			return nil, err
 		}
 		defer rec.Close()
@@ -644,9 +653,8 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 				res.AllocsPerRun = &a
 			}
 			if rec != nil {
-				traced := summarize(sc.Name, r.v, runners[i+1].stats, procs, costs)
-				o := float64(traced.MakespanNs)/float64(res.MakespanNs) - 1
-				res.TraceOverhead = &o
+				o, iqr, ns := pairedOverhead(r.stats, runners[i+1].stats)
+				res.TraceOverhead, res.TraceOverheadIQR, res.TraceNsPerKernel = &o, &iqr, &ns
 			}
 			rep.Results = append(rep.Results, res)
 			rep.series[len(rep.series)-1].res = res
@@ -657,6 +665,36 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 	}
 	progress.finish(len(cfg.scenarios), nvariants)
 	return rep, nil
+}
+
+// pairedOverhead compares each traced repetition with the untraced one
+// run just before it (the same round of the interleaving): the median of
+// traced / untraced − 1, its quartiles, and the median difference per
+// kernel in nanoseconds.
+func pairedOverhead(untraced, traced []sample) (med float64, iqr [2]float64, nsPerKernel float64) {
+	n := min(len(untraced), len(traced))
+	if n == 0 {
+		return 0, iqr, 0
+	}
+	ratio, diff := make([]float64, n), make([]float64, n)
+	for k := range n {
+		u, t := untraced[k], traced[k]
+		ratio[k] = float64(t.Makespan)/float64(u.Makespan) - 1
+		diff[k] = float64(t.Makespan-u.Makespan) / float64(max(u.Kernels, 1))
+	}
+	return quantile(ratio, 0.5), [2]float64{quantile(ratio, 0.25), quantile(ratio, 0.75)}, quantile(diff, 0.5)
+}
+
+// quantile is the q-quantile of v by linear interpolation between the
+// closest ranks (v is sorted in place).
+func quantile(v []float64, q float64) float64 {
+	slices.Sort(v)
+	pos := q * float64(len(v)-1)
+	i := int(pos)
+	if i+1 >= len(v) {
+		return v[len(v)-1]
+	}
+	return v[i] + (pos-float64(i))*(v[i+1]-v[i])
 }
 
 // countOp counts the nodes of g running op.
@@ -822,7 +860,8 @@ func writeTable(w io.Writer, rep *report) {
 	writeTilingCopies(w, rep)
 	for _, r := range rep.Results {
 		if r.TraceOverhead != nil {
-			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan (traced vs untraced twin)\n", r.Scenario, variantName(r), 100**r.TraceOverhead)
+			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan [quartiles %+.1f%%, %+.1f%%], %+.0f ns a kernel (median of %d repetitions, each traced one paired with its untraced twin)\n",
+				r.Scenario, variantName(r), 100**r.TraceOverhead, 100*r.TraceOverheadIQR[0], 100*r.TraceOverheadIQR[1], *r.TraceNsPerKernel, r.Reps)
 		}
 	}
 }
