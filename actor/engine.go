@@ -88,16 +88,15 @@ type engine struct {
 	rctx     runCtx    // rs's context in runs with several goroutines
 	rcancel  func()    // cancels rctx (made once: a run allocates none)
 
-	// Owned by their goroutine, kept across runs so a run allocates nothing
-	// per kernel: the host work intervals and the barrier scratch.
-	spans [maxWorkers][]plan.Span
+	// wk is what each goroutine writes as it works; needs is the barrier
+	// scratch of the goroutine running Infer. Kept across runs so a run
+	// allocates nothing per kernel. lists are the goroutines' spans, as
+	// Spans returns them, set by account. queue is, by goroutine w ≥ 1,
+	// the queue it serves.
+	wk    [maxWorkers]worker
 	needs []Need
-	// carried is, by goroutine, the clock reading that ended its last work
-	// interval while it has neither waited nor yielded since (0: none),
-	// written by that goroutine, reset by goroutine 0 before a run's
-	// first push. queue is, by goroutine w ≥ 1, the queue it serves.
-	carried [maxWorkers]int64
-	queue   [maxWorkers]*queues.Queue[int32]
+	lists [maxWorkers][]plan.Span
+	queue [maxWorkers]*queues.Queue[int32]
 
 	// A fed run (Feed): its feed, the outputs each node publishes, and
 	// the channel of launched nodes to the publishing goroutine.
@@ -124,11 +123,29 @@ type runState struct {
 	err    uatomic.Error // first error of any goroutine: sticky
 	halt   atomic.Bool   // set on the first error
 	base   uint64        // launched at the start of the run
-	// busy is each stage's host work, written by the goroutine running the
-	// stage; wait each goroutine's time blocked on barriers. Both are read
-	// after the queues drained.
-	busy [kernel.StageLaunch + 1]time.Duration
-	wait [maxWorkers]time.Duration
+}
+
+// worker is what one goroutine of the stage plan writes as it works,
+// alone on its cache lines: the goroutines write it at every kernel, and
+// a line they shared would move between their cores every time. Written
+// by its goroutine alone during a run; reset by goroutine 0 before the
+// run's first push and read by it once the run drained.
+type worker struct {
+	_ [64]byte
+	// carried is the clock reading that ended the goroutine's last work
+	// interval while it has neither waited nor yielded since (0: none).
+	carried int64
+	// busy is the host work of each stage the goroutine runs, wait its
+	// time blocked on barriers, spans its host work intervals.
+	busy  [kernel.StageLaunch + 1]time.Duration
+	wait  time.Duration
+	spans []plan.Span
+	_     [64]byte
+}
+
+// reset starts a run: the goroutine parked since the last one.
+func (k *worker) reset() {
+	k.carried, k.busy, k.wait, k.spans = 0, [kernel.StageLaunch + 1]time.Duration{}, 0, k.spans[:0]
 }
 
 func newEngine(a *SuperKernelActor) (*engine, error) {
@@ -216,12 +233,12 @@ func (e *engine) handler(w int) func(int32) error {
 			pprof.SetGoroutineLabels(e.labels[w])
 			e.labeled[w].Store(true)
 		}
-		rs := e.cur
+		rs, k := e.cur, &e.wk[w]
 		if rs.stopped() {
-			e.carried[w] = 0
+			k.carried = 0
 			return nil
 		}
-		t := e.carried[w]
+		t := k.carried
 		if t == 0 || e.queue[w].Yielded() {
 			t = clock.Now()
 		}
@@ -235,7 +252,7 @@ func (e *engine) handler(w int) func(int32) error {
 			ph = phaseSetup
 		}
 		end, err := e.run1(w, int(pos), ph, rs, t)
-		e.carried[w] = end
+		k.carried = end
 		rs.fail(err)
 		return nil
 	}
@@ -244,12 +261,12 @@ func (e *engine) handler(w int) func(int32) error {
 // work records [start, end) as host work of goroutine w, merged into the
 // previous interval when that one ended at start (a carried reading).
 func (e *engine) work(w int, start, end int64) {
-	sp := e.spans[w]
-	if n := len(sp); n > 0 && sp[n-1].End == start {
-		sp[n-1].End = end
+	k := &e.wk[w]
+	if n := len(k.spans); n > 0 && k.spans[n-1].End == start {
+		k.spans[n-1].End = end
 		return
 	}
-	e.spans[w] = append(sp, plan.Span{Start: start, End: end})
+	k.spans = append(k.spans, plan.Span{Start: start, End: end})
 }
 
 // run1 runs goroutine w's steps of node pos in phase ph, from t, a clock
@@ -260,7 +277,7 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 	if ol := e.opLabels[w]; pos < len(ol) {
 		pprof.SetGoroutineLabels(ol[pos])
 	}
-	r, tr := e.r, e.a.tr
+	r, tr, k := e.r, e.a.tr, &e.wk[w]
 	open := t // start of the current work interval
 	launches := false
 	for _, s := range e.steps[w] {
@@ -281,7 +298,7 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 				e.work(w, open, t)
 				err = e.barrier(pos, rs)
 				t1 := clock.Now()
-				rs.wait[w] += time.Duration(t1 - t)
+				k.wait += time.Duration(t1 - t)
 				tr.barrierSlice(w, t, t1)
 				t, open = t1, t1
 				if err != nil {
@@ -296,7 +313,7 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 				// is a wait, outside the work intervals.
 				stalls := r.tiling.atResize.Stalls
 				t1 := clock.Now()
-				rs.busy[s] += time.Duration(t1 - t)
+				k.busy[s] += time.Duration(t1 - t)
 				e.traceStage(s, pos, t, t1)
 				err = r.copyTiling(rs.ctx, pos, func(ctx context.Context, p int) error {
 					return e.launched.WaitAtLeast(ctx, rs.base+uint64(p)+1)
@@ -304,11 +321,11 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 				t2 := clock.Now()
 				if r.tiling.atResize.Stalls > stalls {
 					e.work(w, open, t1)
-					rs.wait[w] += time.Duration(t2 - t1)
+					k.wait += time.Duration(t2 - t1)
 					tr.barrierSlice(w, t1, t2)
 					open = t2
 				} else {
-					rs.busy[s] += time.Duration(t2 - t1)
+					k.busy[s] += time.Duration(t2 - t1)
 				}
 				t = t2
 				if err != nil {
@@ -321,7 +338,7 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 			err = r.Launch(pos)
 		}
 		t1 := clock.Now()
-		rs.busy[s] += time.Duration(t1 - t)
+		k.busy[s] += time.Duration(t1 - t)
 		e.traceStage(s, pos, t, t1)
 		if s == kernel.StageLaunch {
 			tr.memory(e.a.dev, t1)
@@ -424,7 +441,6 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		rs.err.Store(nil)
 	}
 	rs.halt.Store(false)
-	rs.busy, rs.wait = [kernel.StageLaunch + 1]time.Duration{}, [maxWorkers]time.Duration{}
 	rs.base = e.launched.Load()
 	if e.workers > 1 {
 		// A failure cancels the other goroutines' waits.
@@ -439,10 +455,9 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	}
 	defer rs.cancel()
 	e.cur = rs
-	for w := range e.spans {
-		e.spans[w] = e.spans[w][:0]
+	for w := range e.wk {
+		e.wk[w].reset()
 	}
-	e.carried = [maxWorkers]int64{} // the workers parked since the last run
 	var flow uint64
 	if e.a.tr.on() {
 		n := uint64(len(r.args))
@@ -621,9 +636,9 @@ func (e *engine) waited0(rs *runState, wait func() error) error {
 	t := clock.Now()
 	err := wait()
 	t1 := clock.Now()
-	rs.wait[0] += time.Duration(t1 - t)
+	e.wk[0].wait += time.Duration(t1 - t)
 	e.a.tr.barrierSlice(0, t, t1)
-	e.carried[0] = 0
+	e.wk[0].carried = 0
 	return err
 }
 
@@ -692,17 +707,23 @@ func (e *engine) setFeed(f *Feed) {
 
 // account fills st's host figures from the run's intervals.
 func (e *engine) account(rs *runState, st *plan.Stats) {
-	st.Prepare, st.Infer = rs.busy[kernel.StagePrepare], rs.busy[kernel.StageInfer]
-	st.Resize, st.Launch = rs.busy[kernel.StageResize], rs.busy[kernel.StageLaunch]
-	lists := e.spans[:e.workers]
+	var busy [kernel.StageLaunch + 1]time.Duration
+	lists := e.lists[:e.workers]
 	for w := 0; w < e.workers; w++ {
-		st.Wait += rs.wait[w]
+		k := &e.wk[w]
+		for s, d := range k.busy {
+			busy[s] += d
+		}
+		lists[w] = k.spans
+		st.Wait += k.wait
 		var b int64
 		for _, s := range lists[w] {
 			b += s.End - s.Start
 		}
 		st.Busiest = max(st.Busiest, time.Duration(b))
 	}
+	st.Prepare, st.Infer = busy[kernel.StagePrepare], busy[kernel.StageInfer]
+	st.Resize, st.Launch = busy[kernel.StageResize], busy[kernel.StageLaunch]
 	st.HostWork = plan.HostWork(st.Procs, lists...)
 	for _, c := range e.r.cs {
 		st.Cache.Add(c)
@@ -724,5 +745,5 @@ func (a *SuperKernelActor) Spans() [][]plan.Span {
 	if a.eng == nil {
 		return nil
 	}
-	return a.eng.spans[:a.eng.workers]
+	return a.eng.lists[:a.eng.workers]
 }

@@ -461,7 +461,7 @@ func (e *engine) replayAll(rs *runState) (bool, error) {
 	t := clock.Now() // the decision is not host work of a kernel: it compares shapes
 	defer func() {
 		t1 := clock.Now()
-		rs.busy[kernel.StageLaunch] += time.Duration(t1 - t)
+		e.wk[0].busy[kernel.StageLaunch] += time.Duration(t1 - t)
 		e.work(0, t, t1)
 		e.a.tr.stageAs(flowNone, kernel.StageLaunch, 0, 0, t, t1)
 		e.a.tr.replayed(r.args)

@@ -246,7 +246,7 @@ func (e *engine) feedWhole(rs *runState) {
 		if rs.stopped() {
 			return
 		}
-		e.carried[0] = 0 // the copies may wait for the ring
+		e.wk[0].carried = 0 // the copies may wait for the ring
 		if err := r.copyWhole(first, last); err != nil {
 			rs.fail(err)
 			return
@@ -278,7 +278,7 @@ func (e *engine) issue(pos, ph int, acquire func(pos int) error, rs *runState) e
 		}
 	}
 	if e.r.capture != nil {
-		e.carried[0] = 0 // predict may wait for awaited inputs
+		e.wk[0].carried = 0 // predict may wait for awaited inputs
 		if err := e.r.predict(pos, acquire); err != nil {
 			return err
 		}
@@ -291,12 +291,12 @@ func (e *engine) issue(pos, ph int, acquire func(pos int) error, rs *runState) e
 // complement of the position).
 func (e *engine) step(pos, ph int, rs *runState) error {
 	if len(e.steps[0]) > 0 {
-		t := e.carried[0]
+		t := e.wk[0].carried
 		if t == 0 {
 			t = clock.Now()
 		}
 		end, err := e.run1(0, pos, ph, rs, t)
-		e.carried[0] = end
+		e.wk[0].carried = end
 		if err != nil {
 			return err
 		}
@@ -308,7 +308,7 @@ func (e *engine) step(pos, ph int, rs *runState) error {
 		}
 		yielded, err := e.pipe.PushYield(task)
 		if yielded {
-			e.carried[0] = 0
+			e.wk[0].carried = 0
 		}
 		return err
 	}
