@@ -111,16 +111,23 @@ func (m *Memory) Snapshot(c *Counts) {
 
 // Activity is the work accounting of a device: kernel and copy counts and
 // the union of busy intervals over its streams. It is safe for concurrent
-// use; the zero value is ready.
+// use and takes no lock (every launch of every stream reports to it); the
+// zero value is ready.
+//
+// Invariant: lastEnd only grows, and busyNs grows by the part of each
+// reported interval beyond the lastEnd it replaced (a compare-and-swap
+// decides which report extends the union, so no instant is counted
+// twice). firstStart is the start of the first interval that moved
+// lastEnd from 0. A snapshot taken while work is being reported may see
+// lastEnd moved before busyNs grew; between reports it is exact.
 type Activity struct {
 	kernels  atomic.Int64
 	copies   atomic.Int64
 	kernelNs atomic.Int64
 
-	mu         sync.Mutex // guards the busy union
-	busyNs     int64
-	lastEnd    int64
-	firstStart int64
+	busyNs     atomic.Int64
+	lastEnd    atomic.Int64
+	firstStart atomic.Int64
 }
 
 // Kernel accounts a kernel busy from start to end.
@@ -141,22 +148,24 @@ func (a *Activity) Copy(start, end int64) {
 // reported after a later-starting one counts only beyond the latest end
 // seen, so no instant is counted twice.
 func (a *Activity) busy(start, end int64) {
-	a.mu.Lock()
-	if a.lastEnd == 0 && a.busyNs == 0 {
-		a.firstStart = start
+	for {
+		last := a.lastEnd.Load()
+		if end <= last {
+			return // nothing beyond the union
+		}
+		if a.lastEnd.CompareAndSwap(last, end) {
+			if last == 0 {
+				a.firstStart.Store(start)
+			}
+			a.busyNs.Add(end - max(start, last))
+			return
+		}
 	}
-	if s := max(start, a.lastEnd); end > s {
-		a.busyNs += end - s
-	}
-	a.lastEnd = max(a.lastEnd, end)
-	a.mu.Unlock()
 }
 
 // Snapshot reads the activity counters into c.
 func (a *Activity) Snapshot(c *Counts) {
-	a.mu.Lock()
-	c.BusyNs, c.FirstStart, c.LastEnd = a.busyNs, a.firstStart, a.lastEnd
-	a.mu.Unlock()
+	c.BusyNs, c.FirstStart, c.LastEnd = a.busyNs.Load(), a.firstStart.Load(), a.lastEnd.Load()
 	c.Kernels = a.kernels.Load()
 	c.Copies = a.copies.Load()
 	c.KernelNs = a.kernelNs.Load()
