@@ -43,8 +43,11 @@ type node struct {
 	// nobody reads), freed right after its launch.
 	free      []int
 	valueDeps []int // input positions InferShape reads values of
-	compute   bool  // compute-dependent: real output shapes after it ran
-	cd        kernel.ComputeDependent
+	// cdeps are the compute-dependent producers of its inputs, each once,
+	// in input order: the ones its InferShape may wait for.
+	cdeps   []int
+	compute bool // compute-dependent: real output shapes after it ran
+	cd      kernel.ComputeDependent
 	// watched is set when some later node waits on this node's completion
 	// (a value or compute dependency): its launch records an event.
 	watched bool
@@ -91,6 +94,11 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 		for _, j := range nd.valueDeps {
 			if pr := p.slots[nd.in[j]].producer; pr >= 0 {
 				p.nodes[pr].watched = true
+			}
+		}
+		for _, s := range nd.in {
+			if pr := p.slots[s].producer; pr >= 0 && p.nodes[pr].compute && !slices.Contains(nd.cdeps, pr) {
+				nd.cdeps = append(nd.cdeps, pr)
 			}
 		}
 	}

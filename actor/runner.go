@@ -617,8 +617,8 @@ func (r *KernelRunner) Needs(pos int, out []Need) []Need {
 		return out // skipped: Infer needs nothing
 	}
 	nd := &r.prog.nodes[pos]
-	for _, s := range nd.in {
-		if pr := r.prog.slots[s].producer; pr >= 0 && r.prog.nodes[pr].compute && !r.resolved[pr] && !hasNeed(out, pr, -1) {
+	for _, pr := range nd.cdeps {
+		if !r.resolved[pr] {
 			out = append(out, Need{Producer: pr, Input: -1})
 		}
 	}
@@ -629,15 +629,6 @@ func (r *KernelRunner) Needs(pos int, out []Need) []Need {
 		out = append(out, Need{Producer: r.prog.slots[nd.in[j]].producer, Input: j})
 	}
 	return out
-}
-
-func hasNeed(ns []Need, p, j int) bool {
-	for _, n := range ns {
-		if n.Producer == p && n.Input == j {
-			return true
-		}
-	}
-	return false
 }
 
 // Resolve sets the real output shapes of compute-dependent node pos, after
