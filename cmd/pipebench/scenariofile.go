@@ -20,6 +20,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -471,6 +472,98 @@ func parseScenarioFile(path string, data []byte) (*scenarioFile, error) {
 	return sf, nil
 }
 
+// derive returns sf with the scalar at each of paths (costs.infer,
+// graph.params.layers, device.overrides.launch.cpu_ns) set to the text of
+// the same index, read as the file's decoder reads that text there, and
+// checked as a loaded file is: a point of a sweep, without writing and
+// parsing the file again. sf stays as it is: the copy shares what it does
+// not change (an ONNX graph stays imported), and each map and pointer on
+// a path is copied before it is written. An error names the field and its
+// line in sf's file.
+func (sf *scenarioFile) derive(paths, texts []string) (*scenarioFile, error) {
+	d := *sf
+	for i, p := range paths {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Value: texts[i], Line: sf.line.at(p)}
+		if err := setField(reflect.ValueOf(&d).Elem(), strings.Split(p, "."), n); err != nil {
+			return nil, d.errorf(p, "%v", err)
+		}
+	}
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// setField decodes n into the field at path below v, found by the yaml
+// names of struct fields and by map keys (an absent key is added). It
+// writes only into copies: each map and pointer on the way is replaced by
+// a copy, so that what v shared with another value stays as it was.
+func setField(v reflect.Value, path []string, n *yaml.Node) error {
+	switch v.Kind() {
+	case reflect.Pointer:
+		c := reflect.New(v.Type().Elem())
+		if !v.IsNil() {
+			c.Elem().Set(v.Elem())
+		}
+		if err := setField(c.Elem(), path, n); err != nil {
+			return err
+		}
+		v.Set(c)
+		return nil
+	case reflect.Interface: // a mapping of overrides, or a value
+		if len(path) == 0 {
+			break
+		}
+		in := v.Elem()
+		if !in.IsValid() {
+			in = reflect.ValueOf(map[string]any(nil))
+		}
+		if in.Kind() != reflect.Map {
+			return fmt.Errorf("%s: not a mapping", path[0])
+		}
+		m := reflect.New(in.Type()).Elem()
+		m.Set(in)
+		if err := setField(m, path, n); err != nil {
+			return err
+		}
+		v.Set(m)
+		return nil
+	case reflect.Map:
+		if len(path) == 0 {
+			return errors.New("a mapping, not a value")
+		}
+		key := reflect.ValueOf(path[0]).Convert(v.Type().Key())
+		e := reflect.New(v.Type().Elem()).Elem()
+		if old := v.MapIndex(key); old.IsValid() {
+			e.Set(old)
+		}
+		if err := setField(e, path[1:], n); err != nil {
+			return err
+		}
+		c := reflect.MakeMapWithSize(v.Type(), v.Len()+1)
+		for it := v.MapRange(); it.Next(); {
+			c.SetMapIndex(it.Key(), it.Value())
+		}
+		c.SetMapIndex(key, e)
+		v.Set(c)
+		return nil
+	case reflect.Struct:
+		if len(path) == 0 {
+			break // a value read by its UnmarshalYAML (a cost)
+		}
+		for i := range v.NumField() {
+			if name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ","); name == path[0] && name != "" {
+				return setField(v.Field(i), path[1:], n)
+			}
+		}
+		return fmt.Errorf("no field %s", path[0])
+	}
+	if len(path) > 0 {
+		return fmt.Errorf("%s: not a mapping", path[0])
+	}
+	return n.Decode(v.Addr().Interface())
+}
+
 // check validates every field and resolves the graph, costs and device.
 func (sf *scenarioFile) check() error {
 	if sf.Name == "" {
@@ -505,8 +598,10 @@ func (sf *scenarioFile) check() error {
 		if len(g.Params) > 0 {
 			return sf.errorf("graph.params", "params go with graph.builtin; an ONNX graph takes inputs and consts")
 		}
-		if err := sf.importONNX(); err != nil {
-			return err
+		if sf.graph == nil { // a file derived from a loaded one keeps its import
+			if err := sf.importONNX(); err != nil {
+				return err
+			}
 		}
 	}
 	if err := sf.checkCosts(); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pipert/pipert/cmd/pipebench/internal/profiledoc"
 	"github.com/pipert/pipert/device/swai"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
 )
 
@@ -285,4 +287,105 @@ func FuzzScenarioFile(f *testing.F) {
 			t.Fatalf("the dump of an accepted file fails: %v\n%s", err, b.String())
 		}
 	})
+}
+
+// editYAML writes text at path into the YAML document data (making the
+// mappings on the way) and encodes it again: a point of a sweep written
+// into its file.
+func editYAML(t *testing.T, data []byte, path, text string) []byte {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := doc.Content[0]
+	parts := strings.Split(path, ".")
+	for i, key := range parts {
+		var next *yaml.Node
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == key {
+				next = n.Content[j+1]
+			}
+		}
+		if next == nil {
+			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			if i == len(parts)-1 {
+				next = &yaml.Node{Kind: yaml.ScalarNode}
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, next)
+		}
+		n = next
+	}
+	*n = yaml.Node{Kind: yaml.ScalarNode, Value: text}
+	var b bytes.Buffer
+	if err := encodeYAML(&b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestDeriveIsTheEditedFile checks a sweep's points: deriving values from
+// a loaded file gives what loading the file with those values written in
+// gives (costs, drawn costs, graph, device, repetitions, seed), and leaves
+// the loaded file as it was.
+func TestDeriveIsTheEditedFile(t *testing.T) {
+	base := dumped(t, "decode", true)
+	base = editYAML(t, base, "costs.by_op.MatMul.infer", "2us")
+	base = editYAML(t, base, "device.overrides.launch.cpu_ns", "700")
+	sf, err := parseScenarioFile("decode.yaml", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fmt.Sprintf("%+v %+v %+v %v %v %d %d", sf.Graph, sf.Device, *sf.Costs.ByOp["MatMul"].Infer, sf.meanCosts, sf.profile, sf.Reps, sf.Seed)
+	for _, c := range [][]string{
+		{"costs.infer", "7us"},
+		{"costs.by_op.MatMul.infer", "4us"},
+		{"costs.by_op.MatMul.launch", "3us"},
+		{"graph.params.layers", "2"},
+		{"device.scale", "2.5"},
+		{"device.overrides.launch.cpu_ns", "900"},
+		{"device.overrides.malloc.first_touch_ns", "1000"},
+		{"reps", "3"},
+		{"seed", "9"},
+		{"costs.infer", "1us", "graph.params.layers", "3", "device.scale", "0.5", "device.overrides.launch.cpu_ns", "100", "seed", "4"},
+	} {
+		var paths, texts []string
+		file := base
+		for i := 0; i < len(c); i += 2 {
+			paths, texts = append(paths, c[i]), append(texts, c[i+1])
+			file = editYAML(t, file, c[i], c[i+1])
+		}
+		want, err := parseScenarioFile("decode.yaml", file)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		got, err := sf.derive(paths, texts)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		if !reflect.DeepEqual(got.Graph, want.Graph) || !reflect.DeepEqual(got.Device, want.Device) ||
+			got.Reps != want.Reps || got.Seed != want.Seed || got.meanCosts != want.meanCosts ||
+			!reflect.DeepEqual(got.profile, want.profile) || !reflect.DeepEqual(got.Modes, want.Modes) {
+			t.Errorf("%v: derived %+v %+v %v %d %d,\nloaded %+v %+v %v %d %d", c, got.Graph, got.Device, got.meanCosts, got.Reps, got.Seed,
+				want.Graph, want.Device, want.meanCosts, want.Reps, want.Seed)
+		}
+		g, err := want.buildGraph(scenarios.Config{Quick: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range g.Nodes {
+			pn := plan.Node{Name: n.Name, Op: n.Op}
+			if gc, wc := got.hostCost(pn), want.hostCost(pn); gc != wc {
+				t.Fatalf("%v: node %s costs %+v, want %+v", c, n.Name, gc, wc)
+			}
+		}
+	}
+	after := fmt.Sprintf("%+v %+v %+v %v %v %d %d", sf.Graph, sf.Device, *sf.Costs.ByOp["MatMul"].Infer, sf.meanCosts, sf.profile, sf.Reps, sf.Seed)
+	if after != before {
+		t.Errorf("derive changed the loaded file:\n%s\nwas\n%s", after, before)
+	}
+	// A value the file's checks refuse names the field.
+	if _, err := sf.derive([]string{"graph.params.layers"}, []string{"0"}); err == nil || !strings.Contains(err.Error(), "graph.params.layers: 0 outside") {
+		t.Errorf("layers 0: %v", err)
+	}
 }

@@ -249,33 +249,6 @@ func resolveAxis(fields map[string]axis, name string) (axis, error) {
 	return axis{}, fmt.Errorf("no parameter %q (have %s, and device.FIELD for every field of pipebench profiles -dump swai)", name, strings.Join(some, ", "))
 }
 
-// setPath sets the scalar at path in doc to text, making the mappings on
-// the way (device.overrides.launch).
-func setPath(doc *yaml.Node, path, text string) {
-	n := doc
-	if n.Kind == yaml.DocumentNode {
-		n = n.Content[0]
-	}
-	parts := strings.Split(path, ".")
-	for i, key := range parts {
-		var next *yaml.Node
-		for j := 0; j+1 < len(n.Content); j += 2 {
-			if n.Content[j].Value == key {
-				next = n.Content[j+1]
-			}
-		}
-		if next == nil {
-			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-			if i == len(parts)-1 {
-				next = &yaml.Node{Kind: yaml.ScalarNode}
-			}
-			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, next)
-		}
-		n = next
-	}
-	*n = yaml.Node{Kind: yaml.ScalarNode, Value: text, Line: n.Line, Column: n.Column}
-}
-
 // sweepFlags are the sweep's command line.
 type sweepFlags struct {
 	scenario, file string
@@ -286,6 +259,9 @@ type sweepFlags struct {
 	reps           int
 	dir            string
 	quiet          bool
+	// sf is the scenario, parsed and checked once: every point is derived
+	// from it.
+	sf *scenarioFile
 }
 
 type varyFlag []string
@@ -311,7 +287,7 @@ type sweepResult struct {
 var sweepColumns = []string{"mode", "barrier", "makespan_ns", "speedup_vs_kbk", "efficiency", "predicted_ns", "predicted_efficiency", "bound_ns", "device_busy_ns", "host_bound_ns"}
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	sw, base, err := parseSweep(args, stderr)
+	sw, err := parseSweep(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -322,7 +298,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return 1
 	}
-	if err := sweep(ctx, sw, base, stdout, stderr); err != nil {
+	if err := sweep(ctx, sw, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "pipebench sweep: %v\n", err)
 		if errors.Is(err, errUsage) {
 			return 2
@@ -332,7 +308,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-func parseSweep(args []string, stderr io.Writer) (*sweepFlags, []byte, error) {
+func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs := flag.NewFlagSet("pipebench sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sw := &sweepFlags{}
@@ -355,77 +331,82 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, []byte, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil, err
+			return nil, err
 		}
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return nil, nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	var base []byte
 	switch {
 	case (sw.scenario == "") == (sw.file == ""):
-		return nil, nil, fmt.Errorf("%w: name the scenario: -scenario NAME or -scenario-file FILE", errUsage)
+		return nil, fmt.Errorf("%w: name the scenario: -scenario NAME or -scenario-file FILE", errUsage)
 	case sw.file != "":
 		if sw.quick {
-			return nil, nil, fmt.Errorf("%w: -quick goes with -scenario: a file sets its own size", errUsage)
+			return nil, fmt.Errorf("%w: -quick goes with -scenario: a file sets its own size", errUsage)
 		}
 		var err error
 		if base, err = os.ReadFile(sw.file); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		if _, err := parseScenarioFile(sw.file, base); err != nil {
-			return nil, nil, err
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	default:
 		sf, err := builtinFile(sw.scenario, sw.quick)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		var b bytes.Buffer
 		if err := dumpScenario(&b, sf, sw.quick); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		base = b.Bytes()
 	}
+	name := sw.file
+	if name == "" {
+		name = sw.scenario + ".yaml"
+	}
+	var err error
+	if sw.sf, err = parseScenarioFile(name, base); err != nil {
+		return nil, err
+	}
 	if len(vary) == 0 {
-		return nil, nil, fmt.Errorf("%w: nothing to sweep: give at least one -vary PATH=SPEC", errUsage)
+		return nil, fmt.Errorf("%w: nothing to sweep: give at least one -vary PATH=SPEC", errUsage)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(base, &doc); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	fields := sweepFields(&doc)
 	seen := map[string]bool{}
 	for _, v := range vary {
 		name, spec, ok := strings.Cut(v, "=")
 		if !ok || name == "" {
-			return nil, nil, fmt.Errorf("%w: -vary %q: want PATH=SPEC", errUsage, v)
+			return nil, fmt.Errorf("%w: -vary %q: want PATH=SPEC", errUsage, v)
 		}
 		a, err := resolveAxis(fields, strings.TrimSpace(name))
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: -vary %s: %v", errUsage, name, err)
+			return nil, fmt.Errorf("%w: -vary %s: %v", errUsage, name, err)
 		}
 		if seen[a.path] {
-			return nil, nil, fmt.Errorf("%w: -vary %s: the field is varied twice", errUsage, name)
+			return nil, fmt.Errorf("%w: -vary %s: the field is varied twice", errUsage, name)
 		}
 		seen[a.path] = true
 		if err := a.parseSpec(spec); err != nil {
-			return nil, nil, fmt.Errorf("%w: -vary %s: %v", errUsage, name, err)
+			return nil, fmt.Errorf("%w: -vary %s: %v", errUsage, name, err)
 		}
 		sw.axes = append(sw.axes, a)
 	}
 	if sw.reps < 0 {
-		return nil, nil, fmt.Errorf("%w: -reps %d must be positive", errUsage, sw.reps)
+		return nil, fmt.Errorf("%w: -reps %d must be positive", errUsage, sw.reps)
 	}
 	// Every point must load: check the corners of the factorial now, so
 	// that a bad value fails before anything runs.
 	for _, idx := range [][]int{make([]int, len(sw.axes)), lastIndex(sw.axes)} {
-		if _, _, err := sw.pointConfig(base, sw.point(idx)); err != nil {
-			return nil, nil, err
+		if _, _, err := sw.pointConfig(sw.point(idx)); err != nil {
+			return nil, err
 		}
 	}
-	return sw, base, nil
+	return sw, nil
 }
 
 func lastIndex(axes []axis) []int {
@@ -445,29 +426,18 @@ func (sw *sweepFlags) point(idx []int) []float64 {
 	return out
 }
 
-// pointConfig is the run of one point: the base file with the point's
-// values, loaded as -scenario-file loads a file, the sweep's flags over it.
-func (sw *sweepFlags) pointConfig(base []byte, vals []float64) (*config, *scenarioFile, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(base, &doc); err != nil {
-		return nil, nil, err
-	}
-	var at []string
+// pointConfig is the run of one point: the scenario with the point's
+// values, as -scenario-file loads the file with them written into it (the
+// file is not written nor parsed again: see scenarioFile.derive), the
+// sweep's flags over it.
+func (sw *sweepFlags) pointConfig(vals []float64) (*config, *scenarioFile, error) {
+	var paths, texts []string
 	for i, a := range sw.axes {
-		setPath(&doc, a.path, a.yamlText(vals[i]))
-		at = append(at, a.name+"="+a.text(vals[i]))
+		paths, texts = append(paths, a.path), append(texts, a.yamlText(vals[i]))
 	}
-	var b bytes.Buffer
-	if err := encodeYAML(&b, &doc); err != nil {
-		return nil, nil, err
-	}
-	name := sw.file
-	if name == "" {
-		name = sw.scenario + ".yaml"
-	}
-	sf, err := parseScenarioFile(name, b.Bytes())
+	sf, err := sw.sf.derive(paths, texts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("at %s: %w", strings.Join(at, " "), err)
+		return nil, nil, fmt.Errorf("at %s: %w", pointKey(sw.axes, vals), err)
 	}
 	args := []string{"-q"}
 	set := map[string]bool{}
@@ -493,7 +463,7 @@ func (sw *sweepFlags) pointConfig(base []byte, vals []float64) (*config, *scenar
 }
 
 // sweep runs every point not yet in DIR/sweep.csv, then plots them all.
-func sweep(ctx context.Context, sw *sweepFlags, base []byte, stdout, stderr io.Writer) error {
+func sweep(ctx context.Context, sw *sweepFlags, stdout, stderr io.Writer) error {
 	start := time.Now()
 	if err := os.MkdirAll(sw.dir, 0o755); err != nil {
 		return err
@@ -529,6 +499,7 @@ func sweep(ctx context.Context, sw *sweepFlags, base []byte, stdout, stderr io.W
 	prog := newProgress(stderr, sw.quiet)
 	pool := &devicePool{}
 	defer pool.close()
+	var workloads workloadCache
 	// The points run with the device's fields varying slowest, so that
 	// consecutive points share a profile and its devices.
 	order := make([]int, len(sw.axes))
@@ -564,10 +535,11 @@ func sweep(ctx context.Context, sw *sweepFlags, base []byte, stdout, stderr io.W
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted after %d of %d points (%s keeps them: run the same sweep again to resume): %w", ran+skipped, total, csvPath, err)
 		}
-		cfg, _, err := sw.pointConfig(base, vals)
+		cfg, sf, err := sw.pointConfig(vals)
 		if err != nil {
 			return err
 		}
+		workloads.share(&cfg.scenarios[0], sf.Graph.Params)
 		cfg.noAllocs = true
 		cfg.devices.pool = pool
 		t0 := time.Now()
@@ -778,6 +750,33 @@ func readSweepRows(path string, nAxes int) ([]sweepResult, error) {
 	return out, nil
 }
 
+// workloadCache keeps the workload last built: a sweep's points that vary
+// neither a graph parameter nor the seed share their graph and inputs, and
+// a point's prediction uses its bench's. A workload is only read by the
+// runs: bench runs every variant of a point on one.
+type workloadCache struct {
+	key string
+	w   *scenarios.Workload
+}
+
+// share makes sc build through the cache; params are the point's graph
+// parameters, which sc's Build puts in the config it is given.
+func (c *workloadCache) share(sc *scenarios.Scenario, params map[string]int64) {
+	build := sc.Build
+	sc.Build = func(cfg scenarios.Config) (*scenarios.Workload, error) {
+		key := fmt.Sprint(cfg, params) // maps print sorted
+		if c.w != nil && key == c.key {
+			return c.w, nil
+		}
+		w, err := build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		c.key, c.w = key, w
+		return w, nil
+	}
+}
+
 // prediction is a point's flow-shop prediction, by mode: the makespan,
 // and the predicted run's bound over it.
 type prediction struct {
@@ -785,9 +784,10 @@ type prediction struct {
 	efficiency map[string]float64
 }
 
-// predictPoint traces two KBK runs of the point (a warm-up and one
-// measured) and returns the flow-shop prediction of trace/analysis for
-// each mode it models (kbk, async, pipeline), as pipebench -trace prints.
+// predictPoint runs KBK twice on the point, a warm-up and one traced run,
+// and returns the flow-shop prediction of trace/analysis of the traced
+// run for each mode it models (kbk, async, pipeline), as pipebench -trace
+// prints.
 func predictPoint(ctx context.Context, cfg *config) (pred *prediction, runTime time.Duration, err error) {
 	sc := cfg.scenarios[0]
 	w, err := sc.Build(scenarios.Config{Real: cfg.real, Quick: cfg.quick, Seed: cfg.seed, Size: cfg.size})
@@ -798,11 +798,16 @@ func predictPoint(ctx context.Context, cfg *config) (pred *prediction, runTime t
 	if cfg.costs != nil {
 		costs = *cfg.costs
 	}
-	// A point's two runs fit one chunk a track: smaller chunks than the
+	// The traced run fits one chunk a track (the busiest, the runner's,
+	// takes about 12 events of 24 bytes a kernel): smaller chunks than the
 	// default 1 MiB (each allocated and cleared), no compression, and the
 	// trace kept in memory.
+	chunk := 16 << 10
+	for chunk < 1<<20 && chunk < 512*len(w.Graph.Nodes) {
+		chunk *= 2
+	}
 	var buf bytes.Buffer
-	rec, err := trace.New(&buf, trace.Options{Format: trace.Perfetto, ChunkBytes: 256 << 10, NoCompression: true})
+	rec, err := trace.New(&buf, trace.Options{Format: trace.Perfetto, ChunkBytes: chunk, NoCompression: true})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -827,6 +832,7 @@ func predictPoint(ctx context.Context, cfg *config) (pred *prediction, runTime t
 		return nil, 0, err
 	}
 	for i := range 2 {
+		rec.SetEnabled(i == 1) // the warm-up is not traced
 		s, _, err := exe.run(ctx, w.InputsOf(i))
 		if err != nil {
 			exe.close()
