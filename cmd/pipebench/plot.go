@@ -258,7 +258,7 @@ func figurePlot(f sweepFigure) (*plot.Plot, error) {
 		p.X.Label.Text += "   (" + f.fixed + ")"
 	}
 	p.Y.Label.Text = f.metric
-	if f.axis.log {
+	if f.axis.log && len(f.axis.values) > 1 { // one value: the axis widens it by ±1, below 0
 		p.X.Scale = plot.LogScale{}
 	}
 	if len(f.axis.values) <= 12 {

@@ -188,3 +188,21 @@ func TestAxisValues(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepPlotsOneLogValue plots a log axis of a single value (-vary
+// device.scale=0.5..4/log1), which gonum's log scale cannot show: its
+// range widens by ±1, below 0.
+func TestSweepPlotsOneLogValue(t *testing.T) {
+	a := axis{name: "device.scale", path: "device.scale", kind: kindFloat}
+	if err := a.parseSpec("0.5..4/log1"); err != nil || !a.log {
+		t.Fatalf("%v, log %v", err, a.log)
+	}
+	rows := []sweepResult{
+		{point: []string{"0.5"}, mode: "kbk", makespan: 100, speedup: 1, efficiency: 0.9, device: 50, hostBound: 90},
+		{point: []string{"0.5"}, mode: "pipeline", barrier: "per-tensor", makespan: 80, speedup: 1.25, efficiency: 0.8, device: 50, hostBound: 60},
+	}
+	files, err := plotSweep(t.TempDir(), []axis{a}, rows)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("%v: %v", files, err)
+	}
+}
