@@ -238,22 +238,7 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	for _, q := range []struct {
-		name  string
-		a, b  moe.Variant
-		paper float64
-	}{
-		{"p2p-token/sorted", moe.VP2PToken, moe.VSorted, 517.0 / 1311},
-		{"fused/p2p-token", moe.VFused, moe.VP2PToken, 345.0 / 517},
-		{"varlen/fused", moe.VVarlen, moe.VFused, 292.0 / 345},
-	} {
-		a, okA := fullSize[q.a]
-		b, okB := fullSize[q.b]
-		if okA && okB && b > 0 {
-			ours := float64(a) / float64(b)
-			rep.Ratios = append(rep.Ratios, moeRatio{Name: q.name, Ours: ours, Paper: q.paper, Within: math.Abs(ours/q.paper-1) <= 0.25})
-		}
-	}
+	rep.Ratios = moeRatios(fullSize)
 	if f, ok := runSize[moe.VFused]; ok {
 		if pl, ok := runSize[moe.VFusedPipeline]; ok && pl > 0 {
 			rep.HostBound = moeHostBound{FusedNs: f.Nanoseconds(), PipelineNs: pl.Nanoseconds(), Speedup: float64(f) / float64(pl)}
@@ -271,6 +256,25 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// moeRungs are the document's rung ratios, each a rung's makespan over the
+// one it improves on (pipebench moe and pipebench device's claims).
+var moeRungs = [][2]moe.Variant{{moe.VP2PToken, moe.VSorted}, {moe.VFused, moe.VP2PToken}, {moe.VVarlen, moe.VFused}}
+
+// moeRatios are the rung ratios of the makespans in got whose two rungs
+// both ran, beside the document's (its leaderboard times, moe.PaperMicros).
+func moeRatios(got map[moe.Variant]time.Duration) []moeRatio {
+	var out []moeRatio
+	for _, q := range moeRungs {
+		a, okA := got[q[0]]
+		b, okB := got[q[1]]
+		if okA && okB && b > 0 {
+			ours, paper := float64(a)/float64(b), moe.PaperMicros[q[0]]/moe.PaperMicros[q[1]]
+			out = append(out, moeRatio{Name: q[0].String() + "/" + q[1].String(), Ours: ours, Paper: paper, Within: math.Abs(ours/paper-1) <= 0.25})
+		}
+	}
+	return out
 }
 
 // previousRung is the full-size makespan of the rung before v on the

@@ -19,9 +19,10 @@ import (
 //
 // Ratio is Value over the paper's figure: over the claimed value for "≈ x";
 // over the nearest end for a range "lo–hi" (1 inside it); over the bound
-// for "< x" and "> x". WithinTenPct is |Ratio - 1| ≤ 0.1 for a value or a
-// range, and whether the inequality holds for a bound. Params names the
-// profile parameters that produce Value.
+// for "< x", "> x" and "≤ x". WithinTenPct is |Ratio - 1| ≤ 0.1 for a
+// value or a range, and whether the inequality holds for a bound; "≤ x
+// (+n% noise)" holds when Value ≤ x × (1 + n/100), n a noise measured
+// with Value. Params names the profile parameters that produce Value.
 type Claim struct {
 	Figure       string  `json:"figure"`
 	Claim        string  `json:"claim"`
@@ -58,39 +59,59 @@ type ClaimOptions struct {
 	MT3000 mt3000.Profile
 }
 
-// claimKind is how a claim's paper figure is compared.
-type claimKind int
+// ClaimKind is how a claim's paper figure is compared (see Claim).
+type ClaimKind int
 
+// The kinds of claims.
 const (
-	about  claimKind = iota + 1 // ≈ lo
-	within                      // lo–hi
-	below                       // < lo
-	above                       // > lo
+	About  ClaimKind = iota + 1 // ≈ lo
+	Within                      // lo–hi
+	Below                       // < lo
+	Above                       // > lo
+	// AtMost is an ordering held within a measured noise: ≤ lo × (1 + hi),
+	// hi the relative noise (0: exactly ≤ lo); Ratio is over lo.
+	AtMost
 )
 
+// NewClaim grades value, pipert's metric of a claim of kind k against the
+// paper's figure lo (and hi: a range's upper end, or AtMost's noise).
+func NewClaim(figure, claim string, k ClaimKind, lo, hi, value float64, unit, params string) Claim {
+	c := Claim{Figure: figure, Claim: claim, Value: value, Unit: unit, Params: params}
+	grade(&c, k, lo, hi)
+	return c
+}
+
 // grade fills c's Paper, Ratio and WithinTenPct for a claim of kind k.
-func grade(c *Claim, k claimKind, lo, hi float64) {
+func grade(c *Claim, k ClaimKind, lo, hi float64) {
 	switch k {
-	case about:
+	case About:
 		c.Paper = "≈ " + trimFloat(lo)
 		c.Ratio = c.Value / lo
 		c.WithinTenPct = math.Abs(c.Ratio-1) <= 0.1
-	case within:
+	case Within:
 		c.Paper = trimFloat(lo) + "–" + trimFloat(hi)
 		c.Ratio = c.Value / min(max(c.Value, lo), hi)
 		c.WithinTenPct = math.Abs(c.Ratio-1) <= 0.1
-	case below:
+	case Below:
 		c.Paper = "< " + trimFloat(lo)
 		c.Ratio = c.Value / lo
 		c.WithinTenPct = c.Value < lo
-	case above:
+	case Above:
 		c.Paper = "> " + trimFloat(lo)
 		c.Ratio = c.Value / lo
 		c.WithinTenPct = c.Value > lo
+	case AtMost:
+		c.Paper = "≤ " + trimFloat(lo)
+		if hi > 0 {
+			c.Paper += fmt.Sprintf(" (+%.1f%% noise)", 100*hi)
+		}
+		c.Ratio = c.Value / lo
+		c.WithinTenPct = c.Value <= lo*(1+hi)
 	}
 }
 
-func trimFloat(x float64) string { return fmt.Sprintf("%g", x) }
+// trimFloat prints a paper's figure in at most 4 significant digits.
+func trimFloat(x float64) string { return fmt.Sprintf("%.4g", x) }
 
 // Claims grades every textual claim of the SDAA paper (sections 3-4 and
 // the abstract) on the modeled figures of o's profiles at every paper size
@@ -127,10 +148,8 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 	large := sizes[len(sizes)-1]
 	small := sizes[0]
 	var out []Claim
-	add := func(fig, claim string, k claimKind, lo, hi, value float64, unit, params string) {
-		c := Claim{Figure: fig, Claim: claim, Value: value, Unit: unit, Params: params}
-		grade(&c, k, lo, hi)
-		out = append(out, c)
+	add := func(fig, claim string, k ClaimKind, lo, hi, value float64, unit, params string) {
+		out = append(out, NewClaim(fig, claim, k, lo, hi, value, unit, params))
 	}
 
 	// Figure 9, device memory. sdaaMalloc: the largest MallocTime over the
@@ -157,25 +176,25 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 		sAt[size] = t
 		sMax = max(sMax, t)
 	}
-	add(FigMalloc, "sdaaMalloc costs about 10 µs at every size (largest over 1 KB-1 GB)", about, 10, 0,
+	add(FigMalloc, "sdaaMalloc costs about 10 µs at every size (largest over 1 KB-1 GB)", About, 10, 0,
 		us(sMax), "µs", fmt.Sprintf("%s malloc.host_ns=%d malloc.update_ns=%d + measured t_malloc", s.Name, s.Malloc.Host, s.Malloc.Update))
 	// cudaMalloc over sdaaMalloc at the largest size, 1 GB.
 	gm, err := measured(g, large)
 	if err != nil {
 		return nil, err
 	}
-	add(FigMalloc, "sdaaMalloc is about 120x faster than cudaMalloc for large blocks (1 GB)", about, 120, 0,
+	add(FigMalloc, "sdaaMalloc is about 120x faster than cudaMalloc for large blocks (1 GB)", About, 120, 0,
 		float64(g.MallocTime(large, CPEMemory, gm))/float64(sAt[large]), "x",
 		fmt.Sprintf("%s malloc.host_ns=%d malloc.update_ns=%d malloc.page_bytes=%d", g.Name, g.Malloc.Host, g.Malloc.Update, g.Malloc.PageBytes))
 	// CUDA's first allocation over a later one, both 1 KB.
 	later := g.MallocTime(small, CPEMemory, 0)
-	add(FigMalloc, "CUDA's first allocation costs about 10x a later one (section 1; 1 KB)", about, 10, 0,
+	add(FigMalloc, "CUDA's first allocation costs about 10x a later one (section 1; 1 KB)", About, 10, 0,
 		float64(later+g.Malloc.FirstTouch)/float64(later), "x",
 		fmt.Sprintf("%s malloc.first_touch_ns=%d", g.Name, g.Malloc.FirstTouch))
 
 	// Figure 9, pinned host memory: cudaHostAlloc over sdaaMallocHost at
 	// 1 GB, and the larger of the two ratios at sizes up to 256 KB.
-	add(FigMallocHost, "sdaaMallocHost is about 3x faster than cudaHostAlloc for large blocks (1 GB)", about, 3, 0,
+	add(FigMallocHost, "sdaaMallocHost is about 3x faster than cudaHostAlloc for large blocks (1 GB)", About, 3, 0,
 		float64(g.MallocHostTime(large))/float64(s.MallocHostTime(large)), "x",
 		fmt.Sprintf("malloc.pin_fixed_ns=%d/%d malloc.pin_page_ns=%d/%d (%s/%s)", s.Malloc.PinFixed, g.Malloc.PinFixed, s.Malloc.PinPage, g.Malloc.PinPage, s.Name, g.Name))
 	var worst float64
@@ -186,7 +205,7 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 		a, b := float64(s.MallocHostTime(size)), float64(g.MallocHostTime(size))
 		worst = max(worst, a/b, b/a)
 	}
-	add(FigMallocHost, "pinned allocation up to 256 KB: comparable (larger ratio either way; bound 2 chosen, the paper gives none)", below, 2, 0,
+	add(FigMallocHost, "pinned allocation up to 256 KB: comparable (larger ratio either way; bound 2 chosen, the paper gives none)", Below, 2, 0,
 		worst, "x", "malloc.pin_fixed_ns, malloc.pin_page_ns of both")
 
 	// Figure 10: MTMC over the single thread and channel, the largest
@@ -215,14 +234,14 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 		}
 		params := fmt.Sprintf("transfer.bandwidth=%g transfer.channel_bandwidth=%g transfer.channels=%d, N_t=%d at S_H2B=%g",
 			s.Transfer.Bandwidth, s.Transfer.ChannelBandwidth, s.Transfer.Channels, s.threads(cal, 0), cal.HostCopyBandwidth)
-		add(fig, "MTMC: up to 2.6x the bandwidth of one thread on one channel (largest ratio over sizes)", about, 2.6, 0, best, "x", params)
-		add(fig, "MTMC: small blocks take about as long as on one thread and channel (1 KB)", about, 1, 0, first, "x",
+		add(fig, "MTMC: up to 2.6x the bandwidth of one thread on one channel (largest ratio over sizes)", About, 2.6, 0, best, "x", params)
+		add(fig, "MTMC: small blocks take about as long as on one thread and channel (1 KB)", About, 1, 0, first, "x",
 			fmt.Sprintf("transfer.min_chunk_bytes=%d", s.Transfer.MinChunkBytes))
 	}
 
 	// Figure 12, host to device. Start overhead: the latency of a 1 KB
 	// copy; bandwidth: the largest over sizes.
-	add(FigH2D, "pinned start overhead is 1/2 of CUDA's (1 KB latency ratio)", about, 0.5, 0,
+	add(FigH2D, "pinned start overhead is 1/2 of CUDA's (1 KB latency ratio)", About, 0.5, 0,
 		float64(s.PinnedTime(small))/float64(g.PinnedTime(small)), "x",
 		fmt.Sprintf("transfer.latency_ns=%d/%d transfer.chunk_start_ns=%d/%d", s.Transfer.Latency, g.Transfer.Latency, s.Transfer.ChunkStart, g.Transfer.ChunkStart))
 	pinnedBW := func(p Profile) float64 {
@@ -232,7 +251,7 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 		}
 		return b
 	}
-	add(FigH2D, "pinned bandwidth is 1.4-1.7x CUDA's (largest over sizes, each side)", within, 1.4, 1.7,
+	add(FigH2D, "pinned bandwidth is 1.4-1.7x CUDA's (largest over sizes, each side)", Within, 1.4, 1.7,
 		pinnedBW(s)/pinnedBW(g), "x", fmt.Sprintf("transfer.bandwidth=%g/%g", s.Transfer.Bandwidth, g.Transfer.Bandwidth))
 	pageableBW := func(p Profile) (float64, time.Duration, error) {
 		var b float64
@@ -257,9 +276,9 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 	if err != nil {
 		return nil, err
 	}
-	add(FigH2D, "pageable bandwidth is about 1.6x CUDA's (largest over sizes, each side)", about, 1.6, 0, sb/gb, "x",
+	add(FigH2D, "pageable bandwidth is about 1.6x CUDA's (largest over sizes, each side)", About, 1.6, 0, sb/gb, "x",
 		fmt.Sprintf("S_H2B=%g (PaperCalibration), transfer.bandwidth=%g/%g, transfer.mtmc=%v/%v", cal.HostCopyBandwidth, s.Transfer.Bandwidth, g.Transfer.Bandwidth, s.Transfer.MTMC, g.Transfer.MTMC))
-	add(FigH2D, "pageable start overhead: CUDA's is lower (SDAA over CUDA, 1 KB latency)", above, 1, 0, float64(sf)/float64(gf), "x",
+	add(FigH2D, "pageable start overhead: CUDA's is lower (SDAA over CUDA, 1 KB latency)", Above, 1, 0, float64(sf)/float64(gf), "x",
 		fmt.Sprintf("transfer.pageable_setup_ns=%d/%d", s.Transfer.PageableSetup, g.Transfer.PageableSetup))
 
 	// Figures 11-12, device to device: the adaptive choice against the
@@ -267,7 +286,7 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 	st, gt := NewD2DTable(s, cal), NewD2DTable(g, cal)
 	_, s1 := st.Choose(small)
 	_, g1 := gt.Choose(small)
-	add(FigD2D, "D2D start overhead is below CUDA's (1 KB latency ratio)", below, 1, 0, float64(s1)/float64(g1), "x",
+	add(FigD2D, "D2D start overhead is below CUDA's (1 KB latency ratio)", Below, 1, 0, float64(s1)/float64(g1), "x",
 		fmt.Sprintf("d2d.host_ns=%d/%d, mpe_copy_scale=%g", s.D2D.Host, g.D2D.Host, s.D2D.MPECopyScale))
 	var sd, gd float64
 	for _, size := range sizes {
@@ -275,7 +294,7 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 		_, b := gt.Choose(size)
 		sd, gd = max(sd, float64(size)/float64(a)), max(gd, float64(size)/float64(b))
 	}
-	add(FigD2D, "D2D bandwidth is above CUDA's (largest over sizes, each side)", above, 1, 0, sd/gd, "x",
+	add(FigD2D, "D2D bandwidth is above CUDA's (largest over sizes, each side)", Above, 1, 0, sd/gd, "x",
 		fmt.Sprintf("d2d.cpe_bandwidth=%g/%g", s.D2D.CPEBandwidth, g.D2D.CPEBandwidth))
 
 	// Section 4.4 and figure 13: empty kernels.
@@ -283,12 +302,12 @@ func Claims(o ClaimOptions) ([]Claim, error) {
 		l := p.Launch
 		return fmt.Sprintf("%s launch: cpu %v, cmd_transfer %v, command %v, start %v, query %v, serial %v", p.Name, l.CPU, l.CmdTransfer, l.Command, l.Start, l.Query, l.Serial)
 	}
-	add(FigLaunch, "fast launch of an empty kernel, synchronous", about, 2.3, 0, us(s.KLL(FastLaunch, 0)), "µs", launchParams(s))
-	add(FigLaunch, "traditional launch of an empty kernel, synchronous", about, 883.6, 0, us(s.KLL(TraditionalLaunch, 0)), "µs",
+	add(FigLaunch, "fast launch of an empty kernel, synchronous", About, 2.3, 0, us(s.KLL(FastLaunch, 0)), "µs", launchParams(s))
+	add(FigLaunch, "traditional launch of an empty kernel, synchronous", About, 883.6, 0, us(s.KLL(TraditionalLaunch, 0)), "µs",
 		fmt.Sprintf("launch.init_ns=%d launch.cores=%d", s.Launch.Init, s.Launch.Cores))
-	add(FigLaunch, "figure 13, sync mode: SDAA faster than CUDA (SDAA over CUDA)", below, 1, 0,
+	add(FigLaunch, "figure 13, sync mode: SDAA faster than CUDA (SDAA over CUDA)", Below, 1, 0,
 		float64(s.KLL(FastLaunch, 0))/float64(g.KLL(g.Launch.Method, 0)), "x", launchParams(g))
-	add(FigLaunch, "figure 13, async mode: CUDA faster than SDAA (SDAA over CUDA, 100 launches)", above, 1, 0,
+	add(FigLaunch, "figure 13, async mode: CUDA faster than SDAA (SDAA over CUDA, 100 launches)", Above, 1, 0,
 		float64(s.Burst(FastLaunch, burstLaunches, 0))/float64(g.Burst(g.Launch.Method, burstLaunches, 0)), "x",
 		"serial MPE dispatcher (launch.serial) against a pipelined front end")
 	for _, c := range mttorchClaims(o.MT3000) {
@@ -304,7 +323,7 @@ const FigMTTorch = "mttorch"
 // mttorchClaim is one MTTorch claim before grading.
 type mttorchClaim struct {
 	fig, claim   string
-	kind         claimKind
+	kind         ClaimKind
 	lo, hi       float64
 	value        float64
 	unit, params string
@@ -335,41 +354,41 @@ func mttorchClaims(p mt3000.Profile) []mttorchClaim {
 	out := []mttorchClaim{
 		// Section 3.2: the modeled cost heterog's Manager pays to create a
 		// thread group (heterog.GroupCosts.Create).
-		{FigMTTorch, "hthreads_group_create costs about 1.2 ms (section 3.2)", about, 1.2, 0,
+		{FigMTTorch, "hthreads_group_create costs about 1.2 ms (section 3.2)", About, 1.2, 0,
 			ms(p.GroupCreate), "ms", groups},
 		// Section 3.2: an empty kernel on a cached group, synchronous: its
 		// launch latency and the group's exec.
-		{FigMTTorch, "hthreads_group_exec on a cached group costs about 0.6 ms (section 3.2; empty kernel, synchronous)", about, 0.6, 0,
+		{FigMTTorch, "hthreads_group_exec on a cached group costs about 0.6 ms (section 3.2; empty kernel, synchronous)", About, 0.6, 0,
 			ms(dspTime(device.Cost{})), "ms", fmt.Sprintf("GroupExec=%v LaunchLatency=%v", p.GroupExec, p.LaunchLatency)},
 		// Section 3.2, as the document computes it: the fixed start-up
 		// cost of a cached group (the exec) against that of creating one
 		// (the create), 1 - 0.6/1.2. (Counting the exec a created group
 		// also pays, 1 - 0.6/1.8, would give 67%.)
-		{FigMTTorch, "caching thread groups cuts the fixed start-up overhead by 50% (section 3.2: exec against create)", about, 0.5, 0,
+		{FigMTTorch, "caching thread groups cuts the fixed start-up overhead by 50% (section 3.2: exec against create)", About, 0.5, 0,
 			1 - float64(p.GroupExec)/float64(p.GroupCreate), "fraction", groups},
 		// Section 4.3.1: on small tensors (2^18 elements, Add) the CPU is
 		// slightly better, without a multiple-fold advantage: the
 		// cluster's time over the CPU's is in 1-2.
-		{FigMTTorch, "2^18 elements (Add): the CPU is slightly better, no multiple-fold advantage (section 4.3.1; DSP over CPU)", within, 1, 2,
+		{FigMTTorch, "2^18 elements (Add): the CPU is slightly better, no multiple-fold advantage (section 4.3.1; DSP over CPU)", Within, 1, 2,
 			float64(dspTime(add(1<<18))) / float64(cpuTime(add(1<<18))), "x",
 			fmt.Sprintf("CPUBandwidth=%g x %d cores, DDRAMBandwidth=%g, GroupExec=%v", p.CPUBandwidth, cpuCores, p.DDRAMBandwidth, p.GroupExec)},
 		// Section 4.3.1 and the abstract: on large tensors (2^28 elements,
 		// Add) one cluster is 2-8 times faster than the CPU.
-		{FigMTTorch, "2^28 elements (Add): one DSP cluster 2-8x faster than the CPU (section 4.3.1, abstract; CPU over DSP)", within, 2, 8,
+		{FigMTTorch, "2^28 elements (Add): one DSP cluster 2-8x faster than the CPU (section 4.3.1, abstract; CPU over DSP)", Within, 2, 8,
 			float64(cpuTime(add(1<<28))) / float64(dspTime(add(1<<28))), "x",
 			fmt.Sprintf("CPUBandwidth=%g x %d cores, DDRAMBandwidth=%g", p.CPUBandwidth, cpuCores, p.DDRAMBandwidth)},
 		// Figure 12: ping-pong gains nothing on a softmax of 2^18 values
 		// (its tiles fit in about one round) ...
-		{FigMTTorch, "ping-pong: no gain on 2^18 elements (figure 12; softmax, without over with)", about, 1, 0,
+		{FigMTTorch, "ping-pong: no gain on 2^18 elements (figure 12; softmax, without over with)", About, 1, 0,
 			p.PingPongGain(softmax(1 << 18)), "x", fmt.Sprintf("TileBytes=%d x %d cores, PingPong", p.TileBytes, p.CoresPerCluster)},
 		// ... and gains above 2^20 (here 2^22).
-		{FigMTTorch, "ping-pong gains above 2^20 elements (figure 12; softmax of 2^22, without over with; bound chosen, the figure prints no values)", above, 1.1, 0,
+		{FigMTTorch, "ping-pong gains above 2^20 elements (figure 12; softmax of 2^22, without over with; bound chosen, the figure prints no values)", Above, 1.1, 0,
 			p.PingPongGain(softmax(1 << 22)), "x", fmt.Sprintf("TileBytes=%d, DDRAMBandwidth=%g, PeakFLOPS=%g", p.TileBytes, p.DDRAMBandwidth, p.PeakFLOPS)},
 		// Section 3.3 and figure 9: a virtual operator on 2^22 float32
 		// values costs the CPU operator's time (no copy), while the
 		// memcpy implementation adds a copy each way between DDR regions
 		// at 16.22 GB/s: with over without.
-		{FigMTTorch, "virtual operators: no copy, unlike memcpy between DDR regions (section 3.3; Add of 2^22 floats, copied over virtual; bound chosen)", above, 1.05, 0,
+		{FigMTTorch, "virtual operators: no copy, unlike memcpy between DDR regions (section 3.3; Add of 2^22 floats, copied over virtual; bound chosen)", Above, 1.05, 0,
 			float64(cpuTime(add(1<<22))+dsp.D2H.Time(8<<22)+dsp.H2D.Time(4<<22)) / float64(cpuTime(add(1<<22))), "x",
 			fmt.Sprintf("DDRBandwidth=%g, DMALatency=%v", p.DDRBandwidth, p.DMALatency)},
 	}

@@ -43,20 +43,24 @@ func TestClaims(t *testing.T) {
 
 func TestGrade(t *testing.T) {
 	for _, tc := range []struct {
-		k      claimKind
+		k      ClaimKind
 		lo, hi float64
 		v      float64
 		ratio  float64
 		ok     bool
 	}{
-		{about, 10, 0, 10.9, 1.09, true},
-		{about, 10, 0, 8.9, 0.89, false},
-		{within, 1.4, 1.7, 1.5, 1, true},
-		{within, 1.4, 1.7, 1.2, 1.2 / 1.4, false},
-		{within, 1.4, 1.7, 1.8, 1.8 / 1.7, true},
-		{below, 1, 0, 0.99, 0.99, true},
-		{below, 1, 0, 1, 1, false},
-		{above, 1, 0, 1.01, 1.01, true},
+		{About, 10, 0, 10.9, 1.09, true},
+		{About, 10, 0, 8.9, 0.89, false},
+		{Within, 1.4, 1.7, 1.5, 1, true},
+		{Within, 1.4, 1.7, 1.2, 1.2 / 1.4, false},
+		{Within, 1.4, 1.7, 1.8, 1.8 / 1.7, true},
+		{Below, 1, 0, 0.99, 0.99, true},
+		{Below, 1, 0, 1, 1, false},
+		{Above, 1, 0, 1.01, 1.01, true},
+		{AtMost, 1, 0, 1, 1, true},
+		{AtMost, 1, 0, 1.01, 1.01, false},
+		{AtMost, 1, 0.05, 1.04, 1.04, true},
+		{AtMost, 1, 0.05, 1.06, 1.06, false},
 	} {
 		c := Claim{Value: tc.v}
 		grade(&c, tc.k, tc.lo, tc.hi)
@@ -79,5 +83,23 @@ func TestClaimsRejectBadInput(t *testing.T) {
 	}
 	if _, err := Claims(ClaimOptions{Calibration: &Calibration{}}); err == nil {
 		t.Error("zero calibration accepted")
+	}
+}
+
+// NewClaim grades like Claims, and AtMost shows its noise in the paper's
+// column.
+func TestNewClaim(t *testing.T) {
+	c := NewClaim("atb", "ordering", AtMost, 1, 0.031, 1.02, "x", "p")
+	if c.Figure != "atb" || c.Claim != "ordering" || c.Unit != "x" || c.Params != "p" || c.Value != 1.02 {
+		t.Errorf("%+v", c)
+	}
+	if c.Paper != "≤ 1 (+3.1% noise)" || !c.WithinTenPct || c.Ratio != 1.02 {
+		t.Errorf("%+v", c)
+	}
+	if c := NewClaim("moe", "ratio", About, 517.0/1311, 0, 0.55, "x", "p"); c.Paper != "≈ 0.3944" || c.WithinTenPct {
+		t.Errorf("%+v", c)
+	}
+	if c := NewClaim("atb", "ordering", AtMost, 1, 0, 0.9, "x", "p"); c.Paper != "≤ 1" || !c.WithinTenPct {
+		t.Errorf("%+v", c)
 	}
 }
