@@ -275,8 +275,10 @@ func (b *builder) ops(r int, list ...op) error {
 // expert. Its buffers hold exactly the tokens received: the padding to
 // the worst case comes with the symmetric heap of the P2P versions (the
 // document says so of its first P2P kernels), so the grouped GEMM runs
-// over the received tokens only. Combine sends the outputs back in the
-// order they came, and the source weights and scatter-adds them.
+// over the received tokens only. Combine, as the reference's, counts what
+// goes back to each source, sends the counts (read by the host again to
+// size the rest), the outputs in the order they came and their metadata;
+// the source weights and scatter-adds them.
 func (b *builder) sorted() error {
 	p := b.p
 	for r := range p.Ranks {
@@ -297,11 +299,15 @@ func (b *builder) sorted() error {
 		n := len(b.recv[r])
 		if err := b.ops(r, op{name: "argsort(recv)"}, op{name: "gather(recv)", n: n, rw: 2},
 			op{name: "bincount(expert)"}, op{name: "cumsum(expert)"}, op{name: "grouped-gemm", n: n, rw: 3},
-			op{name: "scatter(recv)", n: n, rw: 2}); err != nil {
+			op{name: "scatter(recv)", n: n, rw: 2}, op{name: "bincount(source)"},
+			op{name: "all_to_all(counts back)", sync: true}); err != nil {
 			return err
 		}
 	}
 	if err := b.allToAll("all_to_all(combine)", true, b.tokB); err != nil {
+		return err
+	}
+	if err := b.allToAll("all_to_all(meta back)", true, metaBytes); err != nil {
 		return err
 	}
 	for r := range p.Ranks {
