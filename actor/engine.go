@@ -55,7 +55,7 @@ const maxWorkers = int(kernel.StageLaunch)
 //     interval closes before it blocks on a barrier or a full queue and
 //     before it yields, and the clock is read once per stage boundary
 //     (but for a Prepare with no cost followed by Infer on the same
-//     goroutine, untraced: its few instructions count in Infer).
+//     goroutine: its few instructions count in Infer).
 //     The reading that ends a goroutine's work on one kernel also starts
 //     its work on the next (last) unless the goroutine waited or yielded
 //     in between (queues.Queue.Yielded, PushYield, AdvanceYield), so the
@@ -289,8 +289,11 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 		switch s {
 		case kernel.StagePrepare:
 			r.Prepare(pos)
-			if e.fusePrepare && r.prog.nodes[pos].costs.Prepare <= 0 && !tr.on() {
-				continue // nothing to time: it counts in Infer
+			if e.fusePrepare && r.prog.nodes[pos].costs.Prepare <= 0 {
+				// Nothing to time: its few instructions count in Infer,
+				// traced or not; a trace shows it as an instant slice.
+				e.traceStage(s, pos, t, t)
+				continue
 			}
 		case kernel.StageInfer:
 			e.needs = r.Needs(pos, e.needs[:0])

@@ -135,13 +135,13 @@ func (t *tracer) stageAs(how int, s kernel.Stage, pos int, flow uint64, t0, t1 i
 		return
 	}
 	tr := t.track[s]
-	tr.Slice(t0, t1-t0, t.names[s][pos])
 	switch {
 	case how == flowNone:
+		tr.Slice(t0, t1-t0, t.names[s][pos])
 	case how == flowBegin || s == kernel.StagePrepare:
-		tr.FlowBegin(flow)
+		tr.SliceFlow(t0, t1-t0, t.names[s][pos], trace.EvFlowBegin, flow)
 	default:
-		tr.FlowStep(flow)
+		tr.SliceFlow(t0, t1-t0, t.names[s][pos], trace.EvFlowStep, flow)
 	}
 }
 

@@ -86,3 +86,47 @@ func TestDeferWritesAtClose(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSliceFlow: SliceFlow records what Slice and a flow event record.
+func TestSliceFlow(t *testing.T) {
+	rec := func(one bool) []Event {
+		var buf bytes.Buffer
+		r, err := New(&buf, Options{Format: JSON})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := r.Track("a", SliceTrack, Host), r.Track("b", SliceTrack, Device)
+		n := r.Intern("k")
+		for i := range 100 {
+			ts := int64(i) * 10
+			if one {
+				a.SliceFlow(ts, 5, n, EvFlowBegin, uint64(i+1))
+				b.SliceFlow(ts+5, 3, n, EvFlowEnd, uint64(i+1))
+			} else {
+				a.Slice(ts, 5, n)
+				a.FlowBegin(uint64(i + 1))
+				b.Slice(ts+5, 3, n)
+				b.FlowEnd(uint64(i + 1))
+			}
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Parse(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Events
+	}
+	if got, want := rec(true), rec(false); len(got) != 400 || !sameEvents(got, want) {
+		t.Fatalf("SliceFlow: %d events, differ from Slice + flow (%d)", len(got), len(want))
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SliceFlow with a slice kind did not panic")
+		}
+	}()
+	r, _ := New(&bytes.Buffer{}, Options{})
+	defer r.Close()
+	r.Track("a", SliceTrack, Host).SliceFlow(0, 1, 0, EvSlice, 1)
+}

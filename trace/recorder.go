@@ -559,6 +559,29 @@ func (t *Track) FlowEnd(id uint64) {
 	}
 }
 
+// SliceFlow records a complete slice named name from ts to ts+dur and, on
+// it, flow event kind (EvFlowBegin, EvFlowStep or EvFlowEnd) of flow id:
+// Slice followed by FlowBegin, FlowStep or FlowEnd, in one call. It
+// panics if kind is not a flow event.
+func (t *Track) SliceFlow(ts, dur int64, name Name, kind EventKind, id uint64) {
+	if t == nil || !t.r.enabled.Load() {
+		return
+	}
+	if !kind.IsFlow() || t.kind != SliceTrack {
+		panic(fmt.Sprintf("trace: SliceFlow %v on %v track %q", kind, t.kind, t.name))
+	}
+	c := t.cur
+	if c == nil || c.n+2 > len(c.recs) {
+		if c = t.refill(); c == nil {
+			t.r.dropped.Add(2)
+			return
+		}
+	}
+	c.recs[c.n] = record{kind: EvSlice, name: name, ts: ts, arg: uint64(dur)}
+	c.recs[c.n+1] = record{kind: kind, arg: id}
+	c.n += 2
+}
+
 // Flush hands t's partly filled chunk to the writer now rather than when it
 // fills. Call it from t's writer, for instance at the end of a run.
 func (t *Track) Flush() {

@@ -63,8 +63,9 @@ func (o *Observer) OnWork(w device.Work) {
 		n = o.rec.Intern(w.Name)
 		st.names[w.Name] = n
 	}
-	st.t.Slice(w.Start, w.End-w.Start, n)
 	if w.Flow != 0 {
-		st.t.FlowEnd(w.Flow)
+		st.t.SliceFlow(w.Start, w.End-w.Start, n, trace.EvFlowEnd, w.Flow)
+	} else {
+		st.t.Slice(w.Start, w.End-w.Start, n)
 	}
 }
