@@ -317,6 +317,9 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		first, last := r.kernels[0].prepare, int64(0)
 		for i, k := range r.kernels {
 			cost[i] = k.cost
+			if meta.trace > 0 {
+				untrace(&cost[i], meta.trace)
+			}
 			cost[i].Barrier = barrierRef(r.kernels, i)
 			first = min(first, k.prepare)
 			last = max(last, k.devEnd, k.launched)

@@ -41,7 +41,7 @@ type streamPass struct {
 
 // machineTrack is the track on which pipebench records the machine a trace
 // was taken on, as instants: "gomaxprocs N" and "calibration handoff=H
-// spin=S" (ns; see calibrate).
+// spin=S trace=T" (ns; see calibrate; older traces lack trace=T).
 const machineTrack = "pipebench machine"
 
 // traceMeta is what a trace says of its machine.
@@ -50,17 +50,21 @@ type traceMeta struct {
 	calibrated bool
 	handoff    int64
 	spin       int64
+	trace      int64 // tracing's cost per kernel in its measured host stages
 }
 
 // instant reads one instant of the machine track.
 func (m *traceMeta) instant(name string) {
 	var p int
-	var h, sp int64
+	var h, sp, tr int64
 	if n, _ := fmt.Sscanf(name, "gomaxprocs %d", &p); n == 1 && p > 0 {
 		m.procs = p
 	}
-	if n, _ := fmt.Sscanf(name, "calibration handoff=%d spin=%d", &h, &sp); n == 2 && h >= 0 && sp >= 0 {
+	if n, _ := fmt.Sscanf(name, "calibration handoff=%d spin=%d trace=%d", &h, &sp, &tr); n >= 2 && h >= 0 && sp >= 0 && tr >= 0 {
 		m.calibrated, m.handoff, m.spin = true, h, sp
+		if n == 3 {
+			m.trace = tr
+		}
 	}
 }
 
@@ -560,6 +564,28 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel) {
 	z.free = append(z.free, k)
 }
 
+// untrace takes the tracing's cost per kernel, tr, out of k's measured host
+// stages, spread evenly over those that took any time (the reading that
+// ends one stage's slice starts the next, so a stage carries the recording
+// of the slice before it), none below zero.
+func untrace(k *analysis.Kernel, tr int64) {
+	stages := []*int64{&k.Prepare, &k.Infer, &k.Resize, &k.Launch}
+	n := int64(0)
+	for _, c := range stages {
+		if *c > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	for _, c := range stages {
+		if *c > 0 {
+			*c = max(*c-tr/n, 0)
+		}
+	}
+}
+
 // finish analyses a complete run and releases its kernels.
 func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	a.acc.runs++
@@ -590,6 +616,9 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	first, last := ks[0].prepare, int64(0)
 	for i, k := range ks {
 		cost[i] = k.cost
+		if m := z.pass.meta; m != nil && m.trace > 0 {
+			untrace(&cost[i], m.trace)
+		}
 		cost[i].Barrier = barrierOf(ks, i)
 		first = min(first, k.prepare)
 		last = max(last, k.devEnd, k.launched)

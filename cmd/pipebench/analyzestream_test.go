@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert/trace"
+	"github.com/pipert/pipert/trace/analysis"
 )
 
 // checkStreamingEqualsReference analyses the trace at path both ways and
@@ -131,5 +132,31 @@ func TestAnalyzeBadInput(t *testing.T) {
 				t.Errorf("%s: exit %d\n%s%s", name, code, stdout, stderr)
 			}
 		}
+	}
+}
+
+// TestTraceMetaCalibration: the machine track's calibration instant is
+// read with and without the tracing cost (older traces), and untrace
+// takes that cost out of the timed stages only, none below zero.
+func TestTraceMetaCalibration(t *testing.T) {
+	var m traceMeta
+	m.instant("calibration handoff=120 spin=30 trace=90")
+	if !m.calibrated || m.handoff != 120 || m.spin != 30 || m.trace != 90 {
+		t.Errorf("with trace: %+v", m)
+	}
+	var old traceMeta
+	old.instant("calibration handoff=120 spin=30")
+	if !old.calibrated || old.handoff != 120 || old.spin != 30 || old.trace != 0 {
+		t.Errorf("without trace: %+v", old)
+	}
+	var bad traceMeta
+	bad.instant("calibration handoff=120 spin=30 trace=-5")
+	if bad.calibrated {
+		t.Errorf("negative trace cost accepted: %+v", bad)
+	}
+	k := analysis.Kernel{Prepare: 0, Infer: 100, Resize: 20, Launch: 60, Device: 7}
+	untrace(&k, 90) // 30 a timed stage
+	if want := (analysis.Kernel{Prepare: 0, Infer: 70, Resize: 0, Launch: 30, Device: 7}); k != want {
+		t.Errorf("untrace: %+v, want %+v", k, want)
 	}
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/devtrace"
 	"github.com/pipert/pipert/internal/clock"
 	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/trace"
@@ -21,6 +24,11 @@ import (
 type machineCalibration struct {
 	procs         int
 	handoff, spin int64 // ns
+	// trace is what recording a kernel's slices, flows and device slice
+	// adds to its measured host stages, per kernel (ns): the traced
+	// stage costs the analysis reads carry it, the untraced twin the
+	// prediction is for does not.
+	trace int64
 }
 
 // calibrationReps is the number of measured repetitions of each mode.
@@ -44,14 +52,28 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 	if err != nil {
 		return c, err
 	}
-	modes := []pipert.Mode{pipert.KBK, pipert.Async, pipert.Pipeline}
+	// The three modes untraced, then KBK traced to a recorder whose
+	// events are dropped at the end, to weigh the tracing.
+	modes := []pipert.Mode{pipert.KBK, pipert.Async, pipert.Pipeline, pipert.KBK}
+	rec, err := trace.New(io.Discard, trace.Options{Defer: true})
+	if err != nil {
+		return c, err
+	}
+	defer rec.Close()
 	exes := make([]executor, len(modes))
 	for i, m := range modes {
-		dev, err := cfg.devices.make(sc.Profile, nil)
+		var (
+			obs device.Observer
+			rc  *trace.Recorder
+		)
+		if i == len(modes)-1 {
+			obs, rc = devtrace.New(rec, "calibration"), rec
+		}
+		dev, err := cfg.devices.make(sc.Profile, obs)
 		if err != nil {
 			return c, err
 		}
-		if exes[i], err = compileVariant(w.Graph, variant{mode: m, policy: pipert.PerTensor}, dev, sc.Costs, cfg, nil, "calibration"); err != nil {
+		if exes[i], err = compileVariant(w.Graph, variant{mode: m, policy: pipert.PerTensor}, dev, sc.Costs, cfg, rc, "calibration"); err != nil {
 			return c, fmt.Errorf("calibration: %w", err)
 		}
 		defer exes[i].close()
@@ -68,10 +90,14 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 			}
 		}
 	}
-	var meas [3]int64
-	var ks [3][]analysis.Kernel
+	var meas [4]int64
+	var ks [4][]analysis.Kernel
 	for i := range modes {
 		meas[i], ks[i] = uniformKernels(runs[i])
+	}
+	if len(ks[0]) > 0 && len(ks[3]) > 0 {
+		host := func(k analysis.Kernel) int64 { return k.Prepare + k.Infer + k.Resize + k.Launch }
+		c.trace = max(host(ks[3][0])-host(ks[0][0]), 0)
 	}
 	predict := func(i int, m analysis.Mode, h, s int64) int64 {
 		pr, _ := analysis.Predict(ks[i], m, analysis.Machine{Cores: procs, Handoff: h, Spin: s})
@@ -126,7 +152,7 @@ func (c machineCalibration) record(rec *trace.Recorder) {
 	t := rec.Track(machineTrack, trace.SliceTrack, trace.Host)
 	now := clock.Now()
 	t.Instant(now, rec.Intern(fmt.Sprintf("gomaxprocs %d", c.procs)))
-	t.Instant(now, rec.Intern(fmt.Sprintf("calibration handoff=%d spin=%d", c.handoff, c.spin)))
+	t.Instant(now, rec.Intern(fmt.Sprintf("calibration handoff=%d spin=%d trace=%d", c.handoff, c.spin, c.trace)))
 	t.Flush()
 }
 
