@@ -3,13 +3,13 @@
 // and the one way pipert waits for a point on it.
 //
 // Waiting never sleeps for less than a millisecond: on Linux time.Sleep(d)
-// for any d below 1 ms sleeps about 1 ms. Short waits yield-spin; long ones
-// park on a timer and spin for the rest.
+// for any d below 1 ms sleeps about 1 ms. Short waits yield-spin (yield,
+// which wakes no idle processor); long ones park on a timer and spin for
+// the rest.
 package clock
 
 import (
 	"context"
-	"runtime"
 	"time"
 )
 
@@ -47,6 +47,6 @@ func WaitUntil(ctx context.Context, t int64) error {
 				return err
 			}
 		}
-		runtime.Gosched()
+		yield()
 	}
 }
