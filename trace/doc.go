@@ -41,9 +41,11 @@
 //
 // # Design
 //
-// Each Track fills a chunk (1 MiB by default) of fixed-size 24-byte event
-// records, with no lock and no allocation. A full chunk goes to the writer
-// goroutine, which encodes it to the output and returns it to a pool. The
+// Each Track fills a chunk (1 MiB by default, 256 KiB with Options.Defer)
+// of fixed-size 24-byte event records, with no lock and no allocation. A
+// full chunk goes to the writer goroutine, which encodes it to the output
+// (or, with Options.Defer, appends it raw to a spill file that Close
+// encodes) and returns it to a pool. The
 // pool holds at most one chunk per track plus Options.SpareChunks, so memory
 // is bounded; a track that finds the pool empty waits for the writer (or,
 // with Options.NoBlock, drops events and counts them). This is the design of
