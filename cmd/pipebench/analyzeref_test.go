@@ -45,6 +45,7 @@ type kernelTrace struct {
 	barStart int64
 	barEnd   int64
 	hasBar   bool
+	barAt    analysis.Stage
 }
 
 // analyzeTraceRef splits a parsed trace into actors by track name and explains
@@ -146,7 +147,7 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 	}
 	// The host slices of each track that a barrier can attach to: a
 	// barrier belongs to the stage slice after it on its track when that
-	// is an InferShape.
+	// is an InferShape or a Prepare (the InferShape's wins).
 	type hostSlice struct {
 		start, end int64
 		barrier    bool
@@ -224,8 +225,8 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 			case h.barrier:
 				bar = h
 			case bar != nil:
-				if h.stage == analysis.Infer {
-					h.k.barStart, h.k.barEnd, h.k.hasBar = bar.start, bar.end, true
+				if h.stage == analysis.Infer || h.stage == analysis.Prepare && (!h.k.hasBar || h.k.barAt == analysis.Prepare) {
+					h.k.barStart, h.k.barEnd, h.k.hasBar, h.k.barAt = bar.start, bar.end, true, h.stage
 				}
 				bar = nil
 			}
@@ -419,7 +420,7 @@ func barrierRef(ks []*kernelTrace, i int) analysis.Barrier {
 		}
 	}
 	if done >= 0 && ks[done].devEnd > k.barStart {
-		return analysis.Barrier{On: true, Producer: done, Cost: k.barEnd - ks[done].devEnd}
+		return analysis.Barrier{On: true, At: k.barAt, Producer: done, Cost: k.barEnd - ks[done].devEnd}
 	}
-	return analysis.Barrier{On: true, Producer: -1, Cost: k.barEnd - k.barStart}
+	return analysis.Barrier{On: true, At: k.barAt, Producer: -1, Cost: k.barEnd - k.barStart}
 }

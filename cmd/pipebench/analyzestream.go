@@ -148,9 +148,10 @@ type sKernel struct {
 	devStart int64
 	devEnd   int64
 	hasDev   bool
-	barStart int64 // the barrier before its InferShape, if hasBar
+	barStart int64 // the barrier before its InferShape, or its Prepare, if hasBar
 	barEnd   int64
 	hasBar   bool
+	barAt    analysis.Stage // Infer or Prepare
 	run      *sRun
 	actor    *sActor
 }
@@ -362,10 +363,13 @@ func (z *streamAnalyzer) slice(t *sTrack, s sSlice) {
 	}
 	d := s.end - s.start
 	if t.hasBar {
-		// A barrier belongs to the InferShape after it; one before another
-		// stage (a tiling-ring stall) is a wait the model does not take.
-		if st == analysis.Infer {
-			k.barStart, k.barEnd, k.hasBar = t.bar.start, t.bar.end, true
+		// A barrier belongs to the InferShape after it (a value the kernel
+		// needs) or the Prepare after it (the runner waiting for the
+		// shapes of a compute-dependent kernel it issued); the InferShape's
+		// wins when a kernel has both. One before another stage (a
+		// tiling-ring stall) is a wait the model does not take.
+		if st == analysis.Infer || st == analysis.Prepare && (!k.hasBar || k.barAt == analysis.Prepare) {
+			k.barStart, k.barEnd, k.hasBar, k.barAt = t.bar.start, t.bar.end, true, st
 		}
 		t.hasBar = false
 	}
@@ -686,7 +690,7 @@ func barrierOf(ks []*sKernel, i int) analysis.Barrier {
 	if !k.hasBar {
 		return analysis.Barrier{}
 	}
-	b := analysis.Barrier{On: true, Producer: -1, Cost: k.barEnd - k.barStart}
+	b := analysis.Barrier{On: true, At: k.barAt, Producer: -1, Cost: k.barEnd - k.barStart}
 	for j := i - 1; j >= 0; j-- {
 		p := ks[j]
 		if !p.hasDev || p.devEnd > k.barEnd {

@@ -35,18 +35,23 @@ func (s Stage) String() string {
 }
 
 // Kernel is one kernel's costs in ns: its host stages and its device
-// execution, and the barrier before its InferShape, if any.
+// execution, and the barrier before one of its stages, if any.
 type Kernel struct {
 	Prepare, Infer, Resize, Launch int64
 	Device                         int64
 	Barrier                        Barrier
 }
 
-// Barrier is a kernel's wait, before its InferShape, for a value or compute
-// dependency. The zero Barrier is none.
+// Barrier is a kernel's wait for a value or compute dependency, before its
+// InferShape (a value it needs) or, At Prepare, before its Prepare (the
+// runner waiting, after issuing a compute-dependent kernel, for its
+// shapes: under the drain policy until the queues below are empty and the
+// device idle). The zero Barrier is none.
 type Barrier struct {
 	// On says the kernel has a barrier.
 	On bool
+	// At is the stage the barrier holds back: Infer (or zero) or Prepare.
+	At Stage
 	// Producer is the index, among the kernels predicted, of the earlier
 	// kernel whose device completion releases the barrier under the
 	// per-tensor policy; negative when the barrier waits for no kernel
@@ -55,6 +60,14 @@ type Barrier struct {
 	// Cost is the barrier's host work once released: staging the value to
 	// the host.
 	Cost int64
+}
+
+// stage is the stage the barrier holds back.
+func (b Barrier) stage() Stage {
+	if b.At == 0 {
+		return Infer
+	}
+	return b.At
 }
 
 // host returns the kernel's host stage costs in stage order.
@@ -185,10 +198,10 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 			return pr, fmt.Errorf("analysis: kernel %d: negative device cost %d", i, k.Device)
 		}
 		if b := k.Barrier; b.On {
-			if b.Cost < 0 || b.Producer >= i {
+			if b.Cost < 0 || b.Producer >= i || b.At != 0 && b.At != Infer && b.At != Prepare {
 				return pr, fmt.Errorf("analysis: kernel %d: invalid barrier %+v", i, b)
 			}
-			work[mach[Infer-1]] += b.Cost
+			work[mach[b.stage()-1]] += b.Cost
 			pr.BarrierCost += b.Cost
 		}
 		pr.DeviceBusy += k.Device
@@ -232,7 +245,8 @@ type flowShopRun struct {
 
 // flowShop runs the recurrence with every host cost multiplied by scale.
 // A hand-off joins the receiving worker's operation; a barrier delays the
-// start of its kernel's operation on the infer worker until its producer's
+// start of its kernel's operation on the worker of its stage (infer or
+// prepare) until its producer's
 // device completion (per-tensor) or the device completion of every earlier
 // kernel (drain: the queues below are empty and the device idle), then
 // adds its cost.
@@ -247,8 +261,8 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 			break
 		}
 	}
-	bw := mach[Infer-1]
 	for i, k := range ks {
+		bw := mach[k.Barrier.stage()-1]
 		var p [NumStages]float64
 		for s, c := range k.host() {
 			p[mach[s]] += float64(c) * scale
