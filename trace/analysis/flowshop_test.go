@@ -159,6 +159,8 @@ func TestPredictTerms(t *testing.T) {
 	}
 	drain := KBK
 	drain.Drain = true
+	pipelineDrain := Pipeline
+	pipelineDrain.Drain = true
 	cases := []struct {
 		name string
 		ks   []Kernel
@@ -199,6 +201,14 @@ func TestPredictTerms(t *testing.T) {
 		// infers until 14, is launched at 14 (hand-offs free), runs 14–15.
 		{"pipeline per-tensor barrier", []Kernel{chain[0], {Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: 0, Cost: 2}}}, Pipeline, Machine{},
 			Prediction{Makespan: 15, FlowShop: 15, HostWork: 4, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11}},
+		// The runner's drain before a Prepare: kernel 1's prepare waits
+		// for the idle device at 11, stages until 13, prepares until 14;
+		// infer 14–15, launched at 15, runs 15–16. (At Infer it would have
+		// prepared at 0–1 and run 14–15.)
+		{"pipeline drain before prepare", []Kernel{chain[0], {Prepare: 1, Infer: 1, Device: 1, Barrier: Barrier{On: true, At: Prepare, Producer: -1, Cost: 2}}}, pipelineDrain, Machine{},
+			Prediction{Makespan: 16, FlowShop: 16, HostWork: 5, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11}},
+		{"pipeline drain before infer", []Kernel{chain[0], {Prepare: 1, Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: -1, Cost: 2}}}, pipelineDrain, Machine{},
+			Prediction{Makespan: 15, FlowShop: 15, HostWork: 5, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 10}},
 	}
 	for _, c := range cases {
 		got, err := Predict(c.ks, c.mode, c.mc)
@@ -211,6 +221,9 @@ func TestPredictTerms(t *testing.T) {
 	}
 	if _, err := Predict([]Kernel{{Barrier: Barrier{On: true, Producer: 0}}}, KBK, Machine{}); err == nil {
 		t.Errorf("a barrier on its own kernel: no error")
+	}
+	if _, err := Predict([]Kernel{{Barrier: Barrier{On: true, At: Resize, Producer: -1}}}, KBK, Machine{}); err == nil {
+		t.Errorf("a barrier before Resize: no error")
 	}
 	if _, err := Predict(two, KBK, Machine{Spin: -1}); err == nil {
 		t.Errorf("negative spin: no error")
