@@ -270,9 +270,30 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	sm := actorSummary{name: a.name, mode: a.mode.Name, runs: len(a.runs), predicted: map[string]int64{}, predictedBound: map[string]int64{}, idleBy: map[string]int64{},
 		shared: a.stream < 0 && len(a.devSlices) > 0}
 	ks := make([]*kernelTrace, 0, len(a.kernels))
-	var lat []int64
 	for _, k := range a.kernels {
 		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(x, y *kernelTrace) int { return int(x.flow - y.flow) })
+	inRun := map[*kernelTrace]bool{}
+	for _, k := range ks {
+		for i := range a.runs {
+			if r := &a.runs[i]; k.prepare >= r.start && k.prepare <= r.end {
+				r.kernels = append(r.kernels, k)
+				inRun[k] = true
+				break
+			}
+		}
+	}
+	// The latency: over the kernels that did not start on the device
+	// behind the run kernel before them (flow order).
+	var lat []int64
+	var lastDevEnd int64
+	for _, k := range ks {
+		queued := false
+		if inRun[k] && k.hasDev {
+			queued = k.devStart <= lastDevEnd
+			lastDevEnd = max(lastDevEnd, k.devEnd)
+		}
 		switch {
 		case !k.hasDev:
 			sm.unmatched++
@@ -280,17 +301,9 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			// A synchronous device (the host CPU) ran the kernel inside
 			// the launch call: the launch stage already holds its time.
 			k.cost.Device = 0
+		case queued:
 		default:
 			lat = append(lat, k.devStart-k.launched)
-		}
-	}
-	slices.SortFunc(ks, func(x, y *kernelTrace) int { return int(x.flow - y.flow) })
-	for _, k := range ks {
-		for i := range a.runs {
-			if r := &a.runs[i]; k.prepare >= r.start && k.prepare <= r.end {
-				r.kernels = append(r.kernels, k)
-				break
-			}
 		}
 	}
 	if len(lat) > 0 {

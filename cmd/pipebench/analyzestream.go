@@ -26,7 +26,9 @@ import (
 // the length of the trace.
 //
 // The launch latency of an actor's model is the median over all its
-// kernels, which a single pass cannot know before the first run ends. It
+// kernels that did not wait on the device for the kernel before them
+// (whose start was their launch plus the latency, not the device's
+// backlog), which a single pass cannot know before the first run ends. It
 // is found exactly, in bounded memory, by passes that count latencies in
 // ever narrower buckets around the median (medianSelect); the last pass
 // analyses the runs with it.
@@ -118,9 +120,14 @@ type sActor struct {
 	waiting   map[*sTrack][]analysis.Interval
 	summary   actorSummary
 	acc       actorAcc
-	devByFlow bool  // a kernel found its device slice by flow
-	planned   bool  // the mode is the one its runner track records
-	err       error // the first error of its analysis
+	devByFlow bool // a kernel found its device slice by flow
+	planned   bool // the mode is the one its runner track records
+	// lastDevEnd is the device end of the last kernel of a run released
+	// (they are released in run and flow order): a kernel that started on
+	// the device no later than it was queued behind it, and its start
+	// says nothing of the launch latency.
+	lastDevEnd int64
+	err        error // the first error of its analysis
 }
 
 // actorAcc accumulates an actor's runs until the medians are taken.
@@ -532,7 +539,7 @@ func (z *streamAnalyzer) sweep(a *sActor, eof bool) {
 		switch {
 		case k.run != nil:
 		case eof || k.hasDev && k.devStart < h:
-			z.release(a, k)
+			z.release(a, k, false)
 		default:
 			a.loose[n] = k
 			n++
@@ -542,8 +549,14 @@ func (z *streamAnalyzer) sweep(a *sActor, eof bool) {
 	a.loose = a.loose[:n]
 }
 
-// release counts a kernel's latency and device slice and forgets it.
-func (z *streamAnalyzer) release(a *sActor, k *sKernel) {
+// release counts a kernel's latency and device slice and forgets it. inRun:
+// the kernel belongs to a run (released with its run, in flow order).
+func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
+	queued := false
+	if inRun && k.hasDev {
+		queued = k.devStart <= a.lastDevEnd
+		a.lastDevEnd = max(a.lastDevEnd, k.devEnd)
+	}
 	switch {
 	case !k.hasDev:
 		a.summary.unmatched++
@@ -551,6 +564,8 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel) {
 		// A synchronous device (the host CPU) ran the kernel inside the
 		// launch call: the launch stage already holds its time.
 		k.cost.Device = 0
+	case queued:
+		// It waited for the kernel before it on the device.
 	default:
 		if z.pass.latency == nil {
 			s := z.pass.sel[a.name]
@@ -601,7 +616,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	}
 	slices.SortFunc(ks, func(x, y *sKernel) int { return int(x.flow - y.flow) })
 	for _, k := range ks {
-		z.release(a, k)
+		z.release(a, k, true)
 	}
 	if z.pass.latency == nil || len(ks) == 0 {
 		return
