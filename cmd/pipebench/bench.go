@@ -54,6 +54,9 @@ type report struct {
 	// runTime sums the makespans of every run, warm-ups and traced twins
 	// included: the time spent running the scenarios.
 	runTime time.Duration
+	// platforms names the device of each scenario that runs on a platform
+	// of its own (mttorch: an MT-3000 DSP cluster) instead of Device.
+	platforms map[string]string
 }
 
 // series is one variant's repetitions of a scenario; ref is the index in
@@ -546,6 +549,12 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 				if err != nil {
 					return nil, err
 				}
+				if sc.Platform != nil {
+					if rep.platforms == nil {
+						rep.platforms = map[string]string{}
+					}
+					rep.platforms[sc.Name] = dev.Name()
+				}
 				if cfg.simCost {
 					dev, r.meter = meter(dev)
 				}
@@ -833,8 +842,12 @@ func writeTable(w io.Writer, rep *report) {
 			time.Duration(r.OverheadNs).Round(10*time.Nanosecond), float64(r.PeakBytes)/(1<<20))
 	}
 	tw.Flush()
+	dev := rep.Device
+	for _, sc := range slices.Sorted(maps.Keys(rep.platforms)) {
+		dev += fmt.Sprintf(" (%s: %s)", sc, rep.platforms[sc])
+	}
 	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
-		rep.Device, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
+		dev, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
 	fmt.Fprintf(w, "bound = max(device work, busiest goroutine, host work / GOMAXPROCS); overhead/kernel = (makespan - bound of the modeled work alone) / kernels\n")
 	writeSimCost(w, rep)
 	for _, r := range rep.Results {
