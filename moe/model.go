@@ -268,46 +268,39 @@ func (b *builder) ops(r int, list ...op) error {
 // sorted is the optimized PyTorch version: the competition's reference
 // (outside the document: gpu-mode/reference-kernels, amd_distributed
 // all2all) with its Python loops replaced by sorts, as the document
-// describes it. Each op is eager, issued by the host. Dispatch sends three
-// collectives — the counts, which the host reads (.tolist()) to size the
-// others, the tokens and their metadata (global expert, source rank,
-// token, k, pad: 5 × int32) — and the receiver sorts what it got by local
-// expert. Its buffers hold exactly the tokens received: the padding to
-// the worst case comes with the symmetric heap of the P2P versions (the
-// document says so of its first P2P kernels), so the grouped GEMM runs
-// over the received tokens only. Combine, as the reference's, counts what
-// goes back to each source, sends the counts (read by the host again to
-// size the rest), the outputs in the order they came and their metadata;
-// the source weights and scatter-adds them.
+// describes it ("the same as the reference kernel, only the token
+// reordering's Python loop replaced by a sort"). Each op is eager, issued
+// by the host. Dispatch sends three collectives through the reference's
+// protocol (collective): the counts, the tokens and their metadata
+// (global expert, source rank, token, k, pad: 5 × int32); the receiver
+// sorts what it got by local expert. Its buffers hold exactly the tokens
+// received: the padding to the worst case comes with the symmetric heap
+// of the P2P versions (the document says so of its first P2P kernels), so
+// the grouped GEMM runs over the received tokens only. Combine, as the
+// reference's, counts what goes back to each source and sends the counts,
+// the outputs in the order they came and their metadata; the source
+// weights and scatter-adds them.
 func (b *builder) sorted() error {
 	p := b.p
 	for r := range p.Ranks {
 		f := b.in.Counts[r] * p.TopK
 		if err := b.ops(r, op{name: "argsort"}, op{name: "div(token)"}, op{name: "div(rank)"},
-			op{name: "bincount(rank)"}, op{name: "gather", n: f, rw: 2}, op{name: "stack(meta)"},
-			op{name: "all_to_all(counts)", sync: true}); err != nil {
+			op{name: "bincount(rank)"}, op{name: "gather", n: f, rw: 2}, op{name: "stack(meta)"}); err != nil {
 			return err
 		}
 	}
-	if err := b.allToAll("all_to_all(tokens)", false, b.tokB); err != nil {
-		return err
-	}
-	if err := b.allToAll("all_to_all(meta)", false, metaBytes); err != nil {
+	if err := b.collective("", false); err != nil {
 		return err
 	}
 	for r := range p.Ranks {
 		n := len(b.recv[r])
 		if err := b.ops(r, op{name: "argsort(recv)"}, op{name: "gather(recv)", n: n, rw: 2},
 			op{name: "bincount(expert)"}, op{name: "cumsum(expert)"}, op{name: "grouped-gemm", n: n, rw: 3},
-			op{name: "scatter(recv)", n: n, rw: 2}, op{name: "bincount(source)"},
-			op{name: "all_to_all(counts back)", sync: true}); err != nil {
+			op{name: "scatter(recv)", n: n, rw: 2}, op{name: "bincount(source)"}); err != nil {
 			return err
 		}
 	}
-	if err := b.allToAll("all_to_all(combine)", true, b.tokB); err != nil {
-		return err
-	}
-	if err := b.allToAll("all_to_all(meta back)", true, metaBytes); err != nil {
+	if err := b.collective(" back", true); err != nil {
 		return err
 	}
 	for r := range p.Ranks {
@@ -318,6 +311,43 @@ func (b *builder) sorted() error {
 		}
 	}
 	return nil
+}
+
+// collective is one direction of the reference's exchange (back: the
+// combine's), every rank's host following the reference's calls: an
+// all-to-all of the counts, whose total the host reads (.sum().item()) to
+// size the receive buffers; then the tokens and then their metadata, each
+// an all_to_all_single whose split sizes the host reads from the two
+// count tensors (.tolist() twice) just before the call. Every read copies
+// to the host and waits for the stream, and a blocking collective makes
+// the stream wait for it, so the host reads the metadata's split sizes
+// only after the tokens have arrived: the three collectives run one after
+// the other, with the host's reads between them.
+func (b *builder) collective(suffix string, back bool) error {
+	p := b.p
+	reads := func(list ...op) error {
+		for r := range p.Ranks {
+			if err := b.ops(r, list...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := reads(op{name: "all_to_all(counts" + suffix + ")", sync: true}, op{name: "item(total)", sync: true},
+		op{name: "tolist(recv splits)", sync: true}, op{name: "tolist(send splits)", sync: true}); err != nil {
+		return err
+	}
+	name := "all_to_all(tokens)"
+	if back {
+		name = "all_to_all(combine)"
+	}
+	if err := b.allToAll(name, back, b.tokB); err != nil {
+		return err
+	}
+	if err := reads(op{name: "tolist(recv splits)", sync: true}, op{name: "tolist(send splits)", sync: true}); err != nil {
+		return err
+	}
+	return b.allToAll("all_to_all(meta"+suffix+")", back, metaBytes)
 }
 
 // metaBytes is one token's metadata in the sorted version's all-to-all.
@@ -342,8 +372,9 @@ func (b *builder) paddedGEMM(r int) error {
 }
 
 // reference is the competition's reference: Python loops over the flat
-// tokens (one eager op each) to build the send buffers, an all-to-all
-// through the host, a loop over the local experts, and loops back.
+// tokens (one eager op each) to build the send buffers, the exchange
+// through the host (collective), a loop over the local experts, and loops
+// back.
 func (b *builder) reference() error {
 	p := b.p
 	for r := range p.Ranks {
@@ -352,11 +383,8 @@ func (b *builder) reference() error {
 				return err
 			}
 		}
-		if err := b.ops(r, op{name: "all_to_all(counts)", sync: true}); err != nil {
-			return err
-		}
 	}
-	if err := b.allToAll("all_to_all(tokens)", false, b.tokB); err != nil {
+	if err := b.collective("", false); err != nil {
 		return err
 	}
 	for r := range p.Ranks {
@@ -373,7 +401,7 @@ func (b *builder) reference() error {
 			}
 		}
 	}
-	if err := b.allToAll("all_to_all(combine)", true, b.tokB); err != nil {
+	if err := b.collective(" back", true); err != nil {
 		return err
 	}
 	for r := range p.Ranks {

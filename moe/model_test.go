@@ -23,9 +23,11 @@ func modeled(t *testing.T, v moe.Variant, in *moe.Input, c moe.Costs) fabric.Res
 
 // TestLadderAtFullSize: at DeepSeek-V3's size every rung of the fused path
 // is no slower than the one before, for each routing; p2p-rank stands
-// aside (slower than sorted, as in the document) and per-token flags beat
-// it by at least 1.2× under skew; fusing saves at least the grouped GEMM's
-// separate pass.
+// aside and per-token flags beat it in every routing, by at least 1.2×
+// under skew; fusing saves at least the grouped GEMM's separate pass. (The
+// document's per-rank version, at 116 ms, was slower even than sorted,
+// from a spin loop in dispatch-recv it could not explain; the model keeps
+// only its structure, one block per source rank.)
 func TestLadderAtFullSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("full size")
@@ -54,8 +56,8 @@ func TestLadderAtFullSize(t *testing.T) {
 				t.Errorf("%s: %s %v slower than %s %v", rt, path[i], a, path[i-1], b)
 			}
 		}
-		if got[moe.VP2PRank].Makespan <= got[moe.VSorted].Makespan {
-			t.Errorf("%s: p2p-rank %v not slower than sorted %v", rt, got[moe.VP2PRank].Makespan, got[moe.VSorted].Makespan)
+		if got[moe.VP2PRank].Makespan <= got[moe.VP2PToken].Makespan {
+			t.Errorf("%s: p2p-rank %v not slower than p2p-token %v", rt, got[moe.VP2PRank].Makespan, got[moe.VP2PToken].Makespan)
 		}
 		if rt == moe.Skewed {
 			if r := float64(got[moe.VP2PRank].Makespan) / float64(got[moe.VP2PToken].Makespan); r < 1.2 {
