@@ -2,6 +2,7 @@ package actor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/pipert/pipert/device"
@@ -33,6 +34,11 @@ type tilingCopy struct {
 	// tilings end to end.
 	batch []int
 	host  []byte
+	// stage is the host ring's block in pinned memory, when the device
+	// allocates it (device.HostAllocator): each copy's source, so the
+	// copies take the pinned path. noStage: the device has none.
+	stage   []byte
+	noStage bool
 	// counts by owner: the Resize goroutine, the launching goroutine,
 	// goroutine 0.
 	atResize, atLaunch, at0 plan.TilingStats
@@ -132,6 +138,10 @@ func (r *KernelRunner) copyTiling(ctx context.Context, pos int, launched func(ct
 			}
 		}
 	}
+	data, err := r.stageTiling(data)
+	if err != nil {
+		return r.stageErr(pos, kernel.StageResize, err)
+	}
 	if err := tc.stream.CopyH2D(tc.block(slot), data); err != nil {
 		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("tiling copy: %w", err))
 	}
@@ -189,7 +199,11 @@ func (r *KernelRunner) copyWhole(first, last int) error {
 	if len(tc.host) > int(tc.pool.Size) {
 		return fmt.Errorf("actor: tilings of nodes %q to %q: %d bytes exceed the tiling ring's %d", r.prog.nodes[first].name, r.prog.nodes[last].name, len(tc.host), tc.pool.Size)
 	}
-	if err := r.stream.CopyH2D(device.Buffer{Addr: tc.pool.Addr, Size: int64(len(tc.host))}, tc.host); err != nil {
+	src, err := r.stageTiling(tc.host)
+	if err != nil {
+		return fmt.Errorf("actor: tiling copy: %w", err)
+	}
+	if err := r.stream.CopyH2D(device.Buffer{Addr: tc.pool.Addr, Size: int64(len(src))}, src); err != nil {
 		return fmt.Errorf("actor: tiling copy: %w", err)
 	}
 	tc.at0.Bytes += int64(len(tc.host))
@@ -197,15 +211,69 @@ func (r *KernelRunner) copyWhole(first, last int) error {
 	return nil
 }
 
-// releaseTiling frees the ring.
+// stageTiling puts data in the pinned host block and returns the copy's
+// source there: ATB keeps the tilings it computes in a host ring for the
+// copies. The block grows (doubling, from 4 KiB) to the largest tiling
+// or batch; a device without pinned memory leaves data where it is (a
+// pageable copy). The copy reads its source at once, so one block
+// serves every copy.
+func (r *KernelRunner) stageTiling(data []byte) ([]byte, error) {
+	tc := r.tiling
+	if tc.noStage || len(data) == 0 {
+		return data, nil
+	}
+	if len(data) > len(tc.stage) {
+		ha, ok := r.dev.(device.HostAllocator)
+		if !ok {
+			tc.noStage = true
+			return data, nil
+		}
+		n := max(2*len(tc.stage), 4<<10)
+		for n < len(data) {
+			n *= 2
+		}
+		b, _, err := ha.MallocHost(int64(n))
+		if errors.Is(err, errors.ErrUnsupported) {
+			tc.noStage = true
+			return data, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("host block of %d bytes: %w", n, err)
+		}
+		if err := r.freeStage(); err != nil {
+			return nil, err
+		}
+		tc.stage = b
+	}
+	return tc.stage[:copy(tc.stage, data)], nil
+}
+
+func (r *KernelRunner) freeStage() error {
+	tc := r.tiling
+	if tc.stage == nil {
+		return nil
+	}
+	b := tc.stage
+	tc.stage = nil
+	if err := r.dev.(device.HostAllocator).FreeHost(b); err != nil {
+		return fmt.Errorf("actor: tiling host block: %w", err)
+	}
+	return nil
+}
+
+// releaseTiling frees the ring and the host block.
 func (r *KernelRunner) releaseTiling() error {
 	tc := r.tiling
-	if tc == nil || tc.pool.IsZero() {
+	if tc == nil {
 		return nil
+	}
+	err := r.freeStage()
+	if tc.pool.IsZero() {
+		return err
 	}
 	b := tc.pool
 	tc.pool = device.Buffer{}
-	return r.mem.free(r.dev, b)
+	return errors.Join(err, r.mem.free(r.dev, b))
 }
 
 // Phases of a task under Whole: setup (prepare, InferShape, Resize) and

@@ -2,13 +2,21 @@ package actor_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/pipert/pipert/actor"
+	"github.com/pipert/pipert/device"
 
 	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/subgraph"
 )
 
 // TestTilingCopiesMatchKBK: random graphs with value and compute
@@ -74,5 +82,111 @@ func TestTilingCopiesMatchKBK(t *testing.T) {
 	}
 	if stalls == 0 {
 		t.Error("no copy ever waited for a block of a one-block ring")
+	}
+}
+
+// pinnedSim is a Sim with pinned host memory (device.HostAllocator) that
+// records where each host-to-device copy's source lies.
+type pinnedSim struct {
+	*device.Sim
+	mu                 sync.Mutex
+	live               map[*byte]int // pinned blocks by first byte
+	allocs, frees      int
+	pinnedCopies, rest int
+}
+
+func (d *pinnedSim) MallocHost(size int64) ([]byte, time.Duration, error) {
+	b := make([]byte, size)
+	d.mu.Lock()
+	d.live[unsafe.SliceData(b)] = len(b)
+	d.allocs++
+	d.mu.Unlock()
+	return b, 0, nil
+}
+
+func (d *pinnedSim) FreeHost(b []byte) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.live[unsafe.SliceData(b)]; !ok {
+		return fmt.Errorf("free of %d bytes never allocated", len(b))
+	}
+	delete(d.live, unsafe.SliceData(b))
+	d.frees++
+	return nil
+}
+
+func (d *pinnedSim) NewStream() device.Stream { return &pinnedStream{d.Sim.NewStream(), d} }
+
+type pinnedStream struct {
+	device.Stream
+	d *pinnedSim
+}
+
+func (s *pinnedStream) CopyH2D(dst device.Buffer, src []byte) error {
+	s.d.mu.Lock()
+	in := false
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(src)))
+	for b, n := range s.d.live {
+		if q := uintptr(unsafe.Pointer(b)); p >= q && p+uintptr(len(src)) <= q+uintptr(n) {
+			in = true
+		}
+	}
+	if in {
+		s.d.pinnedCopies++
+	} else {
+		s.d.rest++
+	}
+	s.d.mu.Unlock()
+	return s.Stream.CopyH2D(dst, src)
+}
+
+// TestTilingStagedInPinnedMemory: on a device with pinned host memory,
+// MultiStream and Whole copy every tiling from the host block they keep
+// there (ATB's host ring), with KBK's outputs, one allocation per growth,
+// and the block freed at Close.
+func TestTilingStagedInPinnedMemory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	g, _ := graphtest.Random(rng, graphtest.Options{Nodes: 12, Cols: 3, ValueDeps: true, DynamicRows: true})
+	steps := make([][]*kernel.Tensor, 4)
+	for s := range steps {
+		steps[s] = graphtest.Refill(rng, g, 1+rng.Int64N(4))
+	}
+	want := kbkRuns(t, g, steps)
+	c, err := subgraph.Validate(g, ops.Builtins())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []plan.TilingCopy{plan.MultiStream, plan.Whole} {
+		sim, err := device.NewSim(device.SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &pinnedSim{Sim: sim, live: map[*byte]int{}}
+		a, err := actor.New(c, plan.Config{Mode: plan.Pipeline, TilingCopy: how, Device: d}, actor.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var copies int
+		for s, in := range steps {
+			got, st, err := a.Run(context.Background(), in)
+			if err == nil {
+				err = sameOutputs(want[s], got)
+			}
+			if err != nil {
+				t.Fatalf("%v step %d: %v", how, s, err)
+			}
+			copies += st.Tiling.Copies
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		d.mu.Lock()
+		if copies == 0 || d.pinnedCopies != copies {
+			t.Errorf("%v: %d tiling copies, %d copies from pinned memory (%d others: the inputs)", how, copies, d.pinnedCopies, d.rest)
+		}
+		if d.allocs == 0 || d.frees != d.allocs || len(d.live) != 0 {
+			t.Errorf("%v: %d pinned blocks allocated, %d freed, %d live after Close", how, d.allocs, d.frees, len(d.live))
+		}
+		d.mu.Unlock()
 	}
 }

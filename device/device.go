@@ -260,6 +260,19 @@ func (p *Profile) ReplayTime(n int) time.Duration {
 	return p.ReplayFixed + time.Duration(n)*p.ReplayNode
 }
 
+// HostAllocator is a Device that allocates pinned host memory: copies
+// from or to memory MallocHost returned take its pinned path, without the
+// staging a pageable copy needs (the SW-AI card's sdaaMallocHost).
+// MallocHost returns the memory and the call's modeled duration; FreeHost
+// releases memory MallocHost returned. A runtime that keeps a host buffer
+// for asynchronous copies (ATB's host ring of tiling data) allocates it
+// here. A wrapper that cannot forward the calls returns an error wrapping
+// errors.ErrUnsupported, and the caller stages in pageable memory.
+type HostAllocator interface {
+	MallocHost(size int64) ([]byte, time.Duration, error)
+	FreeHost(b []byte) error
+}
+
 // Replayer is a Stream that can submit a captured sequence of kernels at
 // once, as a CUDA graph launch or a batch through a command buffer does.
 // Replay enqueues the modeled work of ks in order; the launch path costs

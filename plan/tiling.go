@@ -19,7 +19,9 @@ const (
 	// (Config.TilingBlocks blocks of TilingBlockBytes), and records an
 	// event the kernel's launch waits for on the device. A block is reused
 	// once the kernel that read it completed: until then the copy stalls
-	// (Stats.Tiling.Stalls).
+	// (Stats.Tiling.Stalls). On a device with pinned host memory
+	// (device.HostAllocator) the copies, as Whole's, come from a host
+	// block there (ATB's host ring), so they take the pinned path.
 	MultiStream
 	// Whole keeps the tilings in host memory until every kernel of a batch
 	// has its own, then copies them to the device at once, before the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -84,6 +85,31 @@ func (d *meteredDevice) Alloc(size int64, materialize bool) (device.Buffer, erro
 	b, err := d.Device.Alloc(size, materialize)
 	d.m.add(t0, 0)
 	return b, err
+}
+
+// MallocHost forwards device.HostAllocator; its modeled duration is not
+// the simulator's cost.
+func (d *meteredDevice) MallocHost(size int64) ([]byte, time.Duration, error) {
+	ha, ok := d.Device.(device.HostAllocator)
+	if !ok {
+		return nil, 0, fmt.Errorf("pipebench: device %s: pinned host memory: %w", d.Name(), errors.ErrUnsupported)
+	}
+	t0 := clock.Now()
+	b, t, err := ha.MallocHost(size)
+	d.m.add(t0, int64(t))
+	return b, t, err
+}
+
+// FreeHost forwards device.HostAllocator.
+func (d *meteredDevice) FreeHost(b []byte) error {
+	ha, ok := d.Device.(device.HostAllocator)
+	if !ok {
+		return fmt.Errorf("pipebench: device %s: pinned host memory: %w", d.Name(), errors.ErrUnsupported)
+	}
+	t0 := clock.Now()
+	err := ha.FreeHost(b)
+	d.m.add(t0, 0)
+	return err
 }
 
 func (d *meteredDevice) Free(b device.Buffer) error {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/pipert/pipert/device"
 )
@@ -108,6 +109,7 @@ type Device struct {
 
 var _ device.Device = (*Device)(nil)
 var _ device.Epocher = (*Device)(nil)
+var _ device.HostAllocator = (*Device)(nil)
 
 // New wraps inner with rules; seed drives the probabilistic ones.
 func New(inner device.Device, seed uint64, rules ...Rule) *Device {
@@ -303,6 +305,26 @@ func (d *Device) NewStream() device.Stream {
 		return &replayStream{s}
 	}
 	return s
+}
+
+// MallocHost forwards the inner device's pinned host memory
+// (device.HostAllocator); no rule applies to it. An inner device without
+// it: an error wrapping errors.ErrUnsupported.
+func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
+	ha, ok := d.inner.(device.HostAllocator)
+	if !ok {
+		return nil, 0, fmt.Errorf("fault: device %s: pinned host memory: %w", d.inner.Name(), errors.ErrUnsupported)
+	}
+	return ha.MallocHost(size)
+}
+
+// FreeHost forwards to the inner device (see MallocHost).
+func (d *Device) FreeHost(b []byte) error {
+	ha, ok := d.inner.(device.HostAllocator)
+	if !ok {
+		return fmt.Errorf("fault: device %s: pinned host memory: %w", d.inner.Name(), errors.ErrUnsupported)
+	}
+	return ha.FreeHost(b)
 }
 
 // NewEvent implements device.Device.

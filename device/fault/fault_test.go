@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/fault"
@@ -141,4 +142,39 @@ func mustAlloc(t *testing.T, d device.Device) device.Buffer {
 		t.Fatalf("alloc: %v", err)
 	}
 	return b
+}
+
+// pinned is a Sim with pinned host memory.
+type pinned struct {
+	*device.Sim
+	freed int
+}
+
+func (p *pinned) MallocHost(size int64) ([]byte, time.Duration, error) {
+	return make([]byte, size), time.Microsecond, nil
+}
+
+func (p *pinned) FreeHost([]byte) error { p.freed++; return nil }
+
+// TestHostAllocatorForwarded: the wrapper forwards pinned host memory to
+// a device that has it and says errors.ErrUnsupported otherwise.
+func TestHostAllocatorForwarded(t *testing.T) {
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &pinned{Sim: sim}
+	b, d, err := fault.New(in, 1).MallocHost(64)
+	if err != nil || len(b) != 64 || d != time.Microsecond {
+		t.Fatalf("forwarded MallocHost: %d bytes, %v, %v", len(b), d, err)
+	}
+	if err := fault.New(in, 1).FreeHost(b); err != nil || in.freed != 1 {
+		t.Fatalf("forwarded FreeHost: %v, %d frees", err, in.freed)
+	}
+	if _, _, err := fault.New(sim, 1).MallocHost(64); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("MallocHost on a device without pinned memory: %v, want ErrUnsupported", err)
+	}
+	if err := fault.New(sim, 1).FreeHost(b); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("FreeHost on a device without pinned memory: %v, want ErrUnsupported", err)
+	}
 }

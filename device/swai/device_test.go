@@ -11,6 +11,7 @@ import (
 )
 
 var _ device.Device = (*Device)(nil)
+var _ device.HostAllocator = (*Device)(nil)
 
 type work struct {
 	kind       string
