@@ -3,7 +3,10 @@
 // single-placement parts, each part becomes a SuperKernelActor (CPU parts on
 // the host device, kernel by kernel; device parts on the accelerator, in
 // the configured mode), and each actor runs on its device's worker group as
-// soon as the parts it reads from are done.
+// soon as the parts it reads from are done (drain) or have started
+// (per-tensor: tensors are handed over one by one, and the accelerator's
+// parts are merged into as few as stay acyclic, subgraph's
+// Partitioning.Merged).
 //
 // # Placement policies
 //

@@ -11,7 +11,10 @@ import (
 )
 
 // A chain of index work labelled for the CPU runs beside device work; the
-// two meet at the final Add.
+// two meet at the final Add. Under the per-tensor barrier (the default)
+// parts hand their tensors over one by one, so the device's work is one
+// part: it starts with Mul while the CPU part runs and awaits the CPU's sum
+// at Add.
 func ExampleCompile() {
 	b := subgraph.NewBuilder("example")
 	v := b.Input("v", kernel.Float32, 6)
@@ -54,7 +57,6 @@ func ExampleCompile() {
 	fmt.Println(kernel.Float32s(r.Outputs[out].Host))
 	// Output:
 	// cpu [Unique ReduceSum] inputs 1
-	// device [Mul] inputs 1
-	// device [Add] inputs 2
+	// device [Mul Add] inputs 2
 	// [8 10 12 14 16 18]
 }

@@ -229,6 +229,13 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 	if err != nil {
 		return fmt.Errorf("heterog: compile: %w", err)
 	}
+	if e.cfg.Barrier == plan.PerTensor {
+		// Parts hand their tensors over one by one: the accelerator's
+		// parts merge into as few as stay acyclic.
+		if part, err = part.Merged(c, func(p subgraph.Placement) bool { return p != subgraph.OnCPU }); err != nil {
+			return fmt.Errorf("heterog: compile: %w", err)
+		}
+	}
 	e.part = part
 	n := len(part.Parts)
 	e.parts = make([]partRun, n)

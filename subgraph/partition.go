@@ -150,15 +150,19 @@ func Partition(c *Checked, place func(node int) Placement, chains func(Placement
 			}
 		}
 	}
-	pos := make([]int, n) // position in the execution order
-	for p, i := range c.Order {
-		pos[i] = p
-	}
-	root := make(map[int]int) // union-find root -> region
+	return fromGroups(c, pl, preds, uf.find)
+}
+
+// fromGroups makes the partitioning whose parts are the nodes of equal
+// group(node): numbered in a topological order of the parts, the lowest
+// first node in execution order first among the ready ones.
+func fromGroups(c *Checked, pl []Placement, preds [][]int, group func(int) int) (*Partitioning, error) {
+	n := len(pl)
+	root := make(map[int]int) // group -> region
 	region := make([]int, n)
 	var members [][]int // by region, in execution order
 	for _, i := range c.Order {
-		r := uf.find(i)
+		r := group(i)
 		k, ok := root[r]
 		if !ok {
 			k = len(members)
@@ -217,6 +221,96 @@ func Partition(c *Checked, place func(node int) Placement, chains func(Placement
 		return nil, err
 	}
 	return p, nil
+}
+
+// Merged returns p with the parts of each placement for which merge is
+// true merged along the edges between them, wherever the merge keeps the
+// parts acyclic: a producer part and its consumer of that placement
+// become one unless a path leads from the one to the other through a
+// third part. The result has fewer, larger parts, and invariants 1–4 hold
+// for it; c is the graph p partitions.
+//
+// It suits parts that hand their tensors over one by one (heterog's
+// per-tensor barrier: a part starts before all its inputs exist and
+// publishes each output as it is produced). Partition cuts where a node's
+// foreign ancestors or descendants change so that parts synchronised as
+// wholes make no consumer wait for work it does not need; parts that hand
+// over tensor by tensor do not, and merging saves the runs of the smaller
+// parts. Edges are taken in the order of their consumer part, so each
+// part joins the earliest producer it can.
+func (p *Partitioning) Merged(c *Checked, merge func(Placement) bool) (*Partitioning, error) {
+	if c == nil || c.Graph == nil || merge == nil || len(p.Of) != len(c.Graph.Nodes) {
+		return nil, &Error{Err: fmt.Errorf("%w: nil graph or merge function, or a partitioning of another graph", ErrPartition)}
+	}
+	np := len(p.Parts)
+	succ := make([][]int, np) // part -> consumer parts, distinct
+	pred := make([][]int, np)
+	for _, e := range p.Edges {
+		if !slices.Contains(succ[e.From], e.To) {
+			succ[e.From] = append(succ[e.From], e.To)
+			pred[e.To] = append(pred[e.To], e.From)
+		}
+	}
+	uf := newUnionFind(np)
+	mark := make([]int, np) // BFS visit stamp by group root
+	stamp := 0
+	members := make([][]int, np) // group root -> parts
+	for k := range members {
+		members[k] = []int{k}
+	}
+	// through reports whether a path leads from group a to group b
+	// through another group.
+	through := func(a, b int) bool {
+		stamp++
+		queue := []int{a}
+		mark[a] = stamp
+		for len(queue) > 0 {
+			g := queue[0]
+			queue = queue[1:]
+			for _, k := range members[g] {
+				for _, s := range succ[k] {
+					h := uf.find(s)
+					if h == b {
+						if g != a {
+							return true
+						}
+						continue
+					}
+					if mark[h] != stamp {
+						mark[h] = stamp
+						queue = append(queue, h)
+					}
+				}
+			}
+		}
+		return false
+	}
+	for b := range np {
+		pl := p.Parts[b].Placement
+		if !merge(pl) {
+			continue
+		}
+		for _, a := range pred[b] {
+			ga, gb := uf.find(a), uf.find(b)
+			if ga == gb || p.Parts[a].Placement != pl || through(ga, gb) {
+				continue
+			}
+			uf.union(ga, gb)
+			r := uf.find(ga)
+			other := ga
+			if r == ga {
+				other = gb
+			}
+			members[r] = append(members[r], members[other]...)
+			members[other] = nil
+		}
+	}
+	pl := make([]Placement, len(p.Of))
+	for i, k := range p.Of {
+		pl[i] = p.Parts[k].Placement
+	}
+	preds, _ := c.adjacency()
+	return fromGroups(c, pl, preds, func(i int) int { return uf.find(p.Of[i]) })
 }
 
 // adjacency returns each node's distinct producer nodes and consumer nodes,

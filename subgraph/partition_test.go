@@ -48,8 +48,17 @@ func TestPartitionProperties(t *testing.T) {
 }
 
 // checkPartition checks every invariant of a Partitioning against the
-// graph, with simple reference computations.
+// graph, with simple reference computations, and Partition's grouping.
 func checkPartition(c *subgraph.Checked, p *subgraph.Partitioning, chains func(subgraph.Placement) bool) error {
+	if err := checkParts(c, p); err != nil {
+		return err
+	}
+	return checkGrouping(c, p, chains)
+}
+
+// checkParts checks the invariants of a Partitioning: nodes, order,
+// edges, outputs, parts that validate, convex parts.
+func checkParts(c *subgraph.Checked, p *subgraph.Partitioning) error {
 	g := c.Graph
 	n := len(g.Nodes)
 	// 1. Every node in exactly one part, Of consistent, one placement each.
@@ -149,9 +158,32 @@ func checkPartition(c *subgraph.Checked, p *subgraph.Partitioning, chains func(s
 			return fmt.Errorf("part %d does not validate: %v", k, err)
 		}
 	}
-	// 6. The grouping: nodes share a part only with equal placement and
-	// foreign ancestor and descendant sets; adjacent nodes with equal ones
-	// share a part. 7. Parts are convex.
+	// 6. Parts are convex.
+	anc := closure(c, false)
+	desc := closure(c, true)
+	for _, part := range p.Parts {
+		for _, i := range part.Nodes {
+			for j := range len(g.Nodes) {
+				// j strictly between two members of the part must be in it.
+				if desc[i][j] && p.Of[j] != p.Of[i] {
+					for _, m := range part.Nodes {
+						if anc[m][j] {
+							return fmt.Errorf("path from %s through %s back into its part", g.Nodes[i].Name, g.Nodes[j].Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkGrouping checks Partition's grouping: nodes share a part only with
+// equal placement and foreign ancestor and descendant sets; adjacent nodes
+// with equal ones share a part (for chained placements, along chains).
+func checkGrouping(c *subgraph.Checked, p *subgraph.Partitioning, chains func(subgraph.Placement) bool) error {
+	g := c.Graph
+	n := len(g.Nodes)
 	anc := closure(c, false)
 	desc := closure(c, true)
 	foreign := func(set []bool, pl subgraph.Placement) string {
@@ -207,16 +239,6 @@ func checkPartition(c *subgraph.Checked, p *subgraph.Partitioning, chains func(s
 		for _, i := range part.Nodes {
 			if key[i] != key[part.Nodes[0]] {
 				return fmt.Errorf("part holds %s and %s of different keys", g.Nodes[i].Name, g.Nodes[part.Nodes[0]].Name)
-			}
-			for j := range n {
-				// j strictly between two members of the part must be in it.
-				if desc[i][j] && p.Of[j] != p.Of[i] {
-					for _, m := range part.Nodes {
-						if anc[m][j] {
-							return fmt.Errorf("path from %s through %s back into its part", g.Nodes[i].Name, g.Nodes[j].Name)
-						}
-					}
-				}
 			}
 		}
 	}
@@ -497,5 +519,128 @@ func TestPartitionChainsSplitParallelCPUBranches(t *testing.T) {
 	}
 	if err := checkPartition(c, chained, onCPU); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMergedProperties: merging the parts of the merged placements of
+// random partitionings keeps every invariant, merges only parts of one
+// placement, never splits a part, and leaves no edge between two parts of
+// a merged placement that could merge: each such edge has a path around
+// it through a third part. It is deterministic.
+func TestMergedProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	notCPU := func(p subgraph.Placement) bool { return p != subgraph.OnCPU }
+	merges := 0
+	for iter := range 300 {
+		n := 1 + rng.IntN(60)
+		flip := []float64{0.1, 0.3, 0.5, 0.7}[iter%4]
+		g, _ := graphtest.Random(rng, graphtest.Options{Nodes: n, Flip: flip, ValueDeps: iter%2 == 1})
+		c, err := subgraph.Validate(g, reg())
+		if err != nil {
+			t.Fatalf("graph %d: %v", iter, err)
+		}
+		var chains func(subgraph.Placement) bool
+		if iter%3 != 2 {
+			chains = onCPU
+		}
+		fine, err := subgraph.Partition(c, labels(c), chains)
+		if err != nil {
+			t.Fatalf("graph %d: %v", iter, err)
+		}
+		merge := notCPU
+		if iter%5 == 4 {
+			merge = func(subgraph.Placement) bool { return true }
+		}
+		p, err := fine.Merged(c, merge)
+		if err != nil {
+			t.Fatalf("graph %d: %v", iter, err)
+		}
+		if err := checkParts(c, p); err != nil {
+			t.Fatalf("graph %d (%d nodes, flip %v): merged: %v", iter, n, flip, err)
+		}
+		for v := range g.Nodes {
+			for u := range g.Nodes {
+				if fine.Of[u] == fine.Of[v] && p.Of[u] != p.Of[v] {
+					t.Fatalf("graph %d: merging split part %d", iter, fine.Of[u])
+				}
+				if p.Of[u] == p.Of[v] && fine.Of[u] != fine.Of[v] && !merge(g.Nodes[u].Placement) {
+					t.Fatalf("graph %d: parts %d and %d of an unmerged placement merged", iter, fine.Of[u], fine.Of[v])
+				}
+			}
+		}
+		// maximal: each edge between two parts of a merged placement has
+		// a path around it through a third part.
+		reach := partReach(p)
+		for _, e := range p.Edges {
+			pl := p.Parts[e.From].Placement
+			if pl != p.Parts[e.To].Placement || !merge(pl) {
+				continue
+			}
+			around := false
+			for k := range p.Parts {
+				if k != e.From && k != e.To && reach[e.From][k] && reach[k][e.To] {
+					around = true
+				}
+			}
+			if !around {
+				t.Fatalf("graph %d: parts %d and %d (%v) could merge", iter, e.From, e.To, pl)
+			}
+		}
+		again, err := fine.Merged(c, merge)
+		if err != nil || !reflect.DeepEqual(p, again) {
+			t.Fatalf("graph %d: Merged is not deterministic (%v)", iter, err)
+		}
+		merges += len(fine.Parts) - len(p.Parts)
+	}
+	if merges < 100 {
+		t.Errorf("only %d parts merged over 300 graphs", merges)
+	}
+}
+
+// partReach is the transitive closure of the part graph.
+func partReach(p *subgraph.Partitioning) [][]bool {
+	n := len(p.Parts)
+	r := make([][]bool, n)
+	for k := range r {
+		r[k] = make([]bool, n)
+	}
+	for _, e := range p.Edges {
+		r[e.From][e.To] = true
+	}
+	for k := range n {
+		for i := range n {
+			if r[i][k] {
+				for j := range n {
+					r[i][j] = r[i][j] || r[k][j]
+				}
+			}
+		}
+	}
+	return r
+}
+
+func TestMergedRejectsMisuse(t *testing.T) {
+	g, _ := graphtest.Random(rand.New(rand.NewPCG(1, 1)), graphtest.Options{Nodes: 6, Flip: 0.5})
+	c, err := subgraph.Validate(g, reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := subgraph.Partition(c, labels(c), onCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := graphtest.Random(rand.New(rand.NewPCG(2, 2)), graphtest.Options{Nodes: 9})
+	oc, err := subgraph.Validate(other, reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func() error{
+		"nil graph":     func() error { _, err := p.Merged(nil, onCPU); return err },
+		"nil merge":     func() error { _, err := p.Merged(c, nil); return err },
+		"another graph": func() error { _, err := p.Merged(oc, onCPU); return err },
+	} {
+		if err := f(); !errors.Is(err, subgraph.ErrPartition) {
+			t.Errorf("%s: %v, want ErrPartition", name, err)
+		}
 	}
 }
