@@ -18,8 +18,9 @@ import (
 //	  "inputs": {NAME: {"dtype": "float32", "shape": [1, 3], "data": [...]}},
 //	  "outputs": {...}}]}
 //
-// with data flat and row-major; dtypes float32, float64, int64, int32, int8,
-// uint8 and bool (data 0/1 or true/false).
+// with data flat and row-major; dtypes float32, float64, float16, int64,
+// int32, int8, uint8 and bool (data 0/1 or true/false). A float value JSON
+// cannot hold is the string "NaN", "Infinity" or "-Infinity".
 type Golden struct {
 	Model, Runtime string
 	Cases          []Case
@@ -143,6 +144,18 @@ func (tj goldenTensorJSON) tensor() (*kernel.Tensor, error) {
 			}
 		}
 		var v json.Number
+		if dt.IsFloat() {
+			// JSON has no NaN or infinities: they come as strings.
+			var s string
+			if json.Unmarshal(r, &s) == nil {
+				f, ok := nonFinite[s]
+				if !ok {
+					return nil, fmt.Errorf("data[%d]: %q is not a number (want a number, \"NaN\", \"Infinity\" or \"-Infinity\")", i, s)
+				}
+				storeGolden(t, i, f)
+				continue
+			}
+		}
 		if err := json.Unmarshal(r, &v); err != nil {
 			return nil, fmt.Errorf("data[%d]: %w", i, err)
 		}
@@ -165,17 +178,26 @@ func (tj goldenTensorJSON) tensor() (*kernel.Tensor, error) {
 			if err != nil {
 				return nil, fmt.Errorf("data[%d]: %w", i, err)
 			}
-			switch dt {
-			case kernel.Float32:
-				kernel.Float32s(t.Host)[i] = float32(x)
-			case kernel.Float64:
-				kernel.Float64s(t.Host)[i] = x
-			case kernel.Float16:
-				kernel.Uint16s(t.Host)[i] = kernel.F32ToF16(float32(x))
-			}
+			storeGolden(t, i, x)
 		}
 	}
 	return t, nil
+}
+
+// nonFinite are the strings a golden file writes for the float values
+// JSON cannot hold.
+var nonFinite = map[string]float64{"NaN": math.NaN(), "Infinity": math.Inf(1), "-Infinity": math.Inf(-1)}
+
+// storeGolden stores x as element i of float tensor t.
+func storeGolden(t *kernel.Tensor, i int, x float64) {
+	switch t.DType {
+	case kernel.Float32:
+		kernel.Float32s(t.Host)[i] = float32(x)
+	case kernel.Float64:
+		kernel.Float64s(t.Host)[i] = x
+	case kernel.Float16:
+		kernel.Uint16s(t.Host)[i] = kernel.F32ToF16(float32(x))
+	}
 }
 
 // Mismatch is where an output differs most from its reference.

@@ -73,9 +73,9 @@ func Import(m *Model, opt Options) (*subgraph.Graph, error) {
 	if !ok {
 		opset = 1
 	}
-	if opset < 1 || opset > 17 {
+	if opset < 1 || opset > MaxOpset {
 		// Each op's range is checked too (table): most start at opset 7.
-		return nil, fmt.Errorf("%w: default-domain opset %d (have 1 to 17)", ErrUnsupported, opset)
+		return nil, fmt.Errorf("%w: default-domain opset %d (have 1 to %d)", ErrUnsupported, opset, MaxOpset)
 	}
 	res := opt.Resolver
 	if res == nil {
@@ -638,6 +638,12 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 				return nil, fmt.Errorf("%w: %s of %s %v", ErrUnsupported, n.OpType, name, DataType(dt))
 			}
 			a[name] = d
+		}
+	}
+	if n.OpType == "Gelu" {
+		// ONNX's default is the exact form; pipert's GELU defaults to tanh.
+		if _, ok := a["approximate"]; !ok {
+			a["approximate"] = "none"
 		}
 	}
 	if n.OpType == "Unique" {

@@ -154,6 +154,12 @@ var mathOps = []mathOp{
 		}
 		return math.Log1p(math.Exp(x))
 	}},
+	{name: "Mish", flops: 8, f: func(x float64) float64 { // ONNX opset 18: x·tanh(softplus(x))
+		if x > 30 {
+			return x // tanh(softplus(x)) = 1 to float64 precision
+		}
+		return x * math.Tanh(math.Log1p(math.Exp(x)))
+	}},
 	{name: "Neg", flops: 1, ints: true, f: func(x float64) float64 { return -x }},
 	{name: "Abs", flops: 1, ints: true, uint8: true, f: math.Abs},
 }

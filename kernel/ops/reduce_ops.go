@@ -167,10 +167,18 @@ func (k *reduction) compute(a *kernel.Args) error {
 	for i := range acc {
 		acc[i] = init
 	}
+	// noop_with_empty_axes with empty axes reduces over no axis: every
+	// element is its own group, so ReduceSumSquare squares it, ReduceL1
+	// and ReduceL2 take its absolute value, ReduceLogSum its logarithm (as
+	// ONNX's reference and onnxruntime do), and the others keep it, every
+	// bit.
 	xb := x.Data()
 	if k.axes.noop && axes.n == 0 {
-		copy(o.Data(), xb) // noop_with_empty_axes: every bit kept
-		return nil
+		switch k.op {
+		case "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceLogSumExp":
+			copy(o.Data(), xb)
+			return nil
+		}
 	}
 	if k.op == "ReduceLogSumExp" {
 		// First the maxima, then Σ e^(x−max).

@@ -73,9 +73,9 @@ func (k *unary) infer(in, out []*kernel.Tensor) error {
 	x := in[0]
 	var err error
 	if k.op == opReLU {
-		err = checkNumeric(x, "X")
+		err = dtypeIn(x, "X", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64)
 	} else {
-		err = checkFloat(x, "X")
+		err = dtypeIn(x, "X", kernel.Float32, kernel.Float16, kernel.Float64)
 	}
 	if err != nil {
 		return err
@@ -121,6 +121,8 @@ func (k *unary) compute(a *kernel.Args) error {
 		unaryFloat(k.op, f32vec(kernel.Float32s(ob)[:n]), f32vec(kernel.Float32s(xb)[:n]))
 	case kernel.Float16:
 		unaryFloat(k.op, f16vec(kernel.Uint16s(ob)[:n]), f16vec(kernel.Uint16s(xb)[:n]))
+	case kernel.Float64:
+		unaryFloat(k.op, f64vec(kernel.Float64s(ob)[:n]), f64vec(kernel.Float64s(xb)[:n]))
 	case kernel.Int32:
 		reluInt(kernel.Int32s(ob)[:n], kernel.Int32s(xb)[:n])
 	case kernel.Int64:
@@ -134,21 +136,21 @@ func unaryFloat[V vec](op unaryOp, o, x V) {
 	switch op {
 	case opReLU:
 		for i := range n {
-			v := x.at(i)
+			v := x.at64(i)
 			if v <= 0 {
 				v = 0 // -0 too
 			}
-			o.set(i, v)
+			o.store(i, v) // exact: v is an element of x's dtype
 		}
 	case opGELUTanh:
 		const c = 0.7978845608028654 // √(2/π)
 		for i := range n {
-			v := float64(x.at(i))
+			v := x.at64(i)
 			o.store(i, mul64(0.5*v, 1+math.Tanh(mul64(c, v+mul64(0.044715*v*v, v)))))
 		}
 	case opGELUErf:
 		for i := range n {
-			v := float64(x.at(i))
+			v := x.at64(i)
 			o.store(i, 0.5*v*(1+math.Erf(v/math.Sqrt2)))
 		}
 	}
@@ -165,6 +167,7 @@ func reluInt[T int32 | int64](o, x []T) {
 type vec interface {
 	len() int
 	at(i int64) float32
+	at64(i int64) float64
 	set(i int64, v float32)
 	store(i int64, v float64)
 }
@@ -173,12 +176,23 @@ type f32vec []float32
 
 func (v f32vec) len() int                 { return len(v) }
 func (v f32vec) at(i int64) float32       { return v[i] }
+func (v f32vec) at64(i int64) float64     { return float64(v[i]) }
 func (v f32vec) set(i int64, x float32)   { v[i] = x }
 func (v f32vec) store(i int64, x float64) { v[i] = float32(x) }
+
+// f64vec holds float64 elements; at narrows them to float32, at64 not.
+type f64vec []float64
+
+func (v f64vec) len() int                 { return len(v) }
+func (v f64vec) at(i int64) float32       { return float32(v[i]) }
+func (v f64vec) at64(i int64) float64     { return v[i] }
+func (v f64vec) set(i int64, x float32)   { v[i] = float64(x) }
+func (v f64vec) store(i int64, x float64) { v[i] = x }
 
 type f16vec []uint16
 
 func (v f16vec) len() int                 { return len(v) }
 func (v f16vec) at(i int64) float32       { return kernel.F16ToF32(v[i]) }
+func (v f16vec) at64(i int64) float64     { return float64(kernel.F16ToF32(v[i])) }
 func (v f16vec) set(i int64, x float32)   { v[i] = kernel.F32ToF16(x) }
 func (v f16vec) store(i int64, x float64) { v[i] = f64ToF16(x) }

@@ -1,0 +1,57 @@
+package onnx_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/onnx"
+)
+
+// TestOpsetFixtures runs the one-node models of testdata/opset — ops in
+// the forms of opsets 18 to 22, built by gen.js with their outputs
+// computed by onnxruntime — in KBK against onnxruntime's outputs (floats
+// to 1e-5 absolute, other dtypes exactly) and in Pipeline mode against
+// KBK, bit for bit.
+func TestOpsetFixtures(t *testing.T) {
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "opset", "*.golden.json"))
+	if len(goldens) == 0 {
+		t.Fatal("no fixtures in testdata/opset (node gen.js writes them)")
+	}
+	for _, path := range goldens {
+		name := strings.TrimSuffix(filepath.Base(path), ".golden.json")
+		t.Run(name, func(t *testing.T) {
+			gold, err := onnx.ReadGolden(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := onnx.ReadFile(filepath.Join("testdata", "opset", gold.Model))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range gold.Cases {
+				g, err := onnx.Import(m, onnx.Options{Shapes: c.InputShapes()})
+				if err != nil {
+					t.Fatalf("import: %v", err)
+				}
+				res, err := runIn(g, c.Inputs, pipert.KBK)
+				if err != nil {
+					t.Fatalf("kbk: %v", err)
+				}
+				if _, err := c.Compare(res.Outputs, 1e-5); err != nil {
+					t.Error(err)
+				}
+				piped, err := runIn(g, c.Inputs, pipert.Pipeline)
+				if err != nil {
+					t.Fatalf("pipeline: %v", err)
+				}
+				for out, want := range res.Outputs {
+					if got := piped.Outputs[out]; got == nil || !got.Shape.Equal(want.Shape) || string(got.Host) != string(want.Host) {
+						t.Errorf("pipeline: output %q differs from KBK's", out)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,140 @@
+// Builds one-node ONNX models at the opsets 18 to 22 and their reference
+// outputs, computed by onnxruntime (CPU), for pipert's importer tests.
+// Setup: npm install --ignore-scripts onnxruntime-node@1.30.0 onnx-proto@8.0.1
+// Usage: NODE_PATH=…/node_modules node gen.js [DIR]   (default: this folder)
+// Each case of cases.js becomes NAME.onnx and NAME.golden.json (onnx.Golden:
+// one case, "ort", the graph inputs and the outputs onnxruntime computed).
+// Inputs are deterministic (xorshift32, seeded by the case name).
+const ort = require('onnxruntime-node');
+const { onnx } = require('onnx-proto');
+const fs = require('fs'), path = require('path');
+
+const TYPES = { // name: [TensorProto.DataType, typed array, ort type]
+  float32: [1, Float32Array, 'float32'], uint8: [2, Uint8Array, 'uint8'], int8: [3, Int8Array, 'int8'],
+  int32: [6, Int32Array, 'int32'], int64: [7, BigInt64Array, 'int64'], bool: [9, Uint8Array, 'bool'],
+  float64: [11, Float64Array, 'float64'],
+};
+
+function rng(name) {
+  let s = 2166136261;
+  for (const c of name) s = Math.imul(s ^ c.charCodeAt(0), 16777619) >>> 0;
+  s = s || 1;
+  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
+}
+
+// values fills a tensor: given data, or deterministic values by dtype.
+function values(dtype, shape, data, r) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const [, Arr] = TYPES[dtype];
+  if (data) {
+    if (data.length !== n) throw new Error(`data of ${data.length} for shape ${shape}`);
+    return dtype === 'int64' ? BigInt64Array.from(data.map(BigInt)) : Arr.from(data);
+  }
+  const a = new Arr(n);
+  for (let i = 0; i < n; i++) {
+    const u = r();
+    switch (dtype) {
+      case 'float32': case 'float64': a[i] = Math.fround(4 * u - 2); break;
+      case 'int64': a[i] = BigInt(Math.floor(20 * u) - 10); break;
+      case 'bool': a[i] = u < 0.5 ? 1 : 0; break;
+      case 'uint8': a[i] = Math.floor(256 * u); break;
+      default: a[i] = Math.floor(20 * u) - 10;
+    }
+  }
+  return a;
+}
+
+function attr(name, v) {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    if ('f' in v) return { name, type: 1, f: v.f };
+    if ('floats' in v) return { name, type: 6, floats: v.floats };
+    throw new Error(`attribute ${name}: ${JSON.stringify(v)}`);
+  }
+  if (typeof v === 'number') return Number.isInteger(v) ? { name, type: 2, i: v } : { name, type: 1, f: v };
+  if (typeof v === 'string') return { name, type: 3, s: Buffer.from(v) };
+  if (Array.isArray(v)) {
+    if (v.every((x) => typeof x === 'string')) return { name, type: 8, strings: v.map((x) => Buffer.from(x)) };
+    if (v.every(Number.isInteger)) return { name, type: 7, ints: v };
+    return { name, type: 6, floats: v };
+  }
+  throw new Error(`attribute ${name}: ${v}`);
+}
+
+function valueInfo(name, dtype, shape) {
+  const t = { elemType: TYPES[dtype][0] };
+  if (shape) t.shape = { dim: shape.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) };
+  return { name, type: { tensorType: t } };
+}
+
+function rawBytes(dtype, arr) {
+  return Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength);
+}
+
+function json(dtype, shape, arr) {
+  const data = dtype === 'int64' ? Array.from(arr, (x) => Number(x)) : Array.from(arr, (x) => (Number.isFinite(x) || dtype !== 'float32' && dtype !== 'float64' ? x : String(x)));
+  return { dtype, shape, data };
+}
+
+async function build(c, dir) {
+  const r = rng(c.name);
+  const inits = [], graphIn = [], feeds = {}, goldIn = {};
+  for (const [name, dtype, shape, data, isConst] of c.inputs) {
+    if (!name) continue;
+    const arr = values(dtype, shape, data, r);
+    if (isConst) {
+      inits.push({ name, dataType: TYPES[dtype][0], dims: shape, rawData: rawBytes(dtype, arr) });
+      continue;
+    }
+    graphIn.push(valueInfo(name, dtype, shape));
+    feeds[name] = new ort.Tensor(TYPES[dtype][2], arr, shape);
+    goldIn[name] = json(dtype, shape, arr);
+  }
+  const node = {
+    opType: c.op, name: c.name, input: c.nodeInputs || c.inputs.map((i) => i[0]),
+    output: c.outputs.map((o) => o[0]), attribute: Object.entries(c.attrs || {}).map(([k, v]) => attr(k, v)),
+  };
+  const model = {
+    irVersion: c.ir || 8, producerName: 'pipert onnx/testdata/opset/gen.js',
+    opsetImport: [{ domain: '', version: c.opset }],
+    graph: { name: c.name, node: [node], initializer: inits, input: graphIn, output: c.outputs.map(([n, t]) => valueInfo(n, t)) },
+  };
+  const err = onnx.ModelProto.verify(model);
+  if (err) throw new Error(`${c.name}: ${err}`);
+  const bytes = onnx.ModelProto.encode(onnx.ModelProto.fromObject(model)).finish();
+  const s = await ort.InferenceSession.create(Buffer.from(bytes), { graphOptimizationLevel: 'disabled' });
+  const out = await s.run(feeds);
+  const goldOut = {};
+  for (const [name] of c.outputs) {
+    const t = out[name];
+    const dtype = Object.keys(TYPES).find((k) => TYPES[k][2] === t.type);
+    goldOut[name] = json(dtype, t.dims.map(Number), t.data);
+  }
+  fs.writeFileSync(path.join(dir, `${c.name}.onnx`), bytes);
+  fs.writeFileSync(path.join(dir, `${c.name}.golden.json`), JSON.stringify({
+    model: `${c.name}.onnx`, runtime: `onnxruntime-node ${ort.env.versions.node} (CPU, graph optimizations disabled)`,
+    cases: [{ name: 'ort', inputs: goldIn, outputs: goldOut }],
+  }) + '\n');
+}
+
+(async () => {
+  const dir = process.argv[2] || __dirname;
+  const cases = [];
+  for (const f of fs.readdirSync(__dirname).filter((f) => /^cases.*\.js$/.test(f)).sort()) {
+    cases.push(...require(path.join(__dirname, f)));
+  }
+  const only = process.env.CASES ? new RegExp(process.env.CASES) : null;
+  let n = 0, failed = 0;
+  for (const c of cases) {
+    if (only && !only.test(c.name)) continue;
+    try {
+      await build(c, dir);
+      n++;
+    } catch (e) {
+      // A case onnxruntime cannot run is not a reference: fix or drop it.
+      console.error(`${c.name}: ${e.message.split('\n')[0]}`);
+      failed++;
+    }
+  }
+  console.log(`${n} cases written to ${dir}${failed ? `, ${failed} failed` : ''}`);
+  if (failed) process.exit(1);
+})().catch((e) => { console.error(e); process.exit(1); });
