@@ -651,7 +651,22 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 		a["outputs"] = int64(4)
 	}
 	if n.OpType == "Split" {
-		// Before opset 18 the output count is the node's.
+		// pipert's num_outputs is the node's output count. From opset 18
+		// num_outputs is also an ONNX attribute, present exactly when the
+		// split input is not, and then the node's output count.
+		v, has := a["num_outputs"]
+		hasSplit := len(n.Inputs) > 1 && n.Inputs[1] != ""
+		switch {
+		case has && im.opset < 18:
+			return nil, fmt.Errorf("%w: Split has attribute num_outputs, which is from opset 18 (the model's is %d)", ErrImport, im.opset)
+		case im.opset < 18:
+		case has && hasSplit:
+			return nil, fmt.Errorf("%w: Split has both the split input and attribute num_outputs", ErrImport)
+		case !has && !hasSplit:
+			return nil, fmt.Errorf("%w: Split has neither the split input nor attribute num_outputs (one is required from opset 18)", ErrImport)
+		case has && v != int64(len(n.Outputs)):
+			return nil, fmt.Errorf("%w: Split has num_outputs %v and %d outputs", ErrImport, v, len(n.Outputs))
+		}
 		a["num_outputs"] = int64(len(n.Outputs))
 	}
 	if n.OpType == "Cast" {

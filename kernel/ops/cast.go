@@ -22,6 +22,10 @@ import (
 //   - to bool: nonzero (NaN included) is true; from bool: false 0, true 1.
 //     A bool element is a byte; any nonzero byte reads as true.
 //
+// From opset 19 the attribute saturate (0 or 1, default 1) is accepted:
+// it concerns the conversions to float 8 types only, which pipert does not
+// have, so it changes nothing.
+//
 // Tiling (words):
 //
 //	0..4  split over the elements; 4 buffers of the wider element type
@@ -31,8 +35,8 @@ import (
 type cast struct{ to kernel.DType }
 
 func newCast(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := attrs.Check("to"); err != nil {
-		return nil, wrapAttr(err)
+	if err := checkSaturate(attrs, "to"); err != nil {
+		return nil, err
 	}
 	if _, ok := attrs["to"]; !ok {
 		return nil, errors.New("ops: attribute \"to\" is required")
@@ -42,6 +46,29 @@ func newCast(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	return newKernel(sig{op: "Cast", minIn: 1, maxIn: 1, nOut: 1}, &cast{to: to}), nil
+}
+
+// checkSaturate checks the attributes of a Cast or CastLike: those of
+// known, and from opset 19 saturate, a flag without effect on pipert's
+// dtypes.
+func checkSaturate(attrs kernel.Attrs, known ...string) error {
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return wrapAttr(err)
+	}
+	if opset < 19 {
+		if err := attrs.Check(known...); err != nil {
+			return wrapAttr(err)
+		}
+		return nil
+	}
+	if err := attrs.Check(append(known, "saturate")...); err != nil {
+		return wrapAttr(err)
+	}
+	if _, err := flagAttr(attrs, "saturate", true); err != nil {
+		return wrapAttr(err)
+	}
+	return nil
 }
 
 func (k *cast) infer(in, out []*kernel.Tensor) error {

@@ -15,9 +15,17 @@ import (
 //     the elements along axis (default −1).
 //   - QuantizeLinear(x, y_scale[, y_zero_point]) (axis, from 13 for 1-D
 //     scales): saturate(round-half-even(x / scale) + zero_point) to the zero
-//     point's dtype (uint8 by default, or int8).
+//     point's dtype (uint8 by default, or int8). From opset 19 y_scale has
+//     x's dtype, and saturate (for float8 outputs, which pipert lacks) is
+//     accepted as 0 or 1 and changes nothing; from 21 output_dtype (uint8
+//     or int8, the zero point's dtype when both are given) names the
+//     output dtype.
 //   - DequantizeLinear(x, x_scale[, x_zero_point]) (axis): (x − zero_point)
-//     · scale, in the scale's dtype; x int8, uint8 or int32.
+//     · scale, in the scale's dtype; x int8, uint8 or int32. Both take
+//     from opset 21 block_size B: with B > 0 the scale and zero point have
+//     x's shape except on axis, where they have ⌈D/B⌉ entries, the j-th
+//     serving x's entries jB … jB+B−1 there (blocked quantization); a
+//     scalar scale (per tensor) needs B = 0, as onnxruntime requires.
 //   - GatherND(data, indices) (batch_dims from 12).
 //   - EyeLike(input) (dtype, k): a 2-D tensor with ones on diagonal k.
 //   - LRN(X) (alpha 1e-4, beta 0.75, bias 1, size): X / (bias +
@@ -113,21 +121,65 @@ func newQuantize(quantize bool) kernel.Factory {
 		op = "QuantizeLinear"
 	}
 	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
-		if err := attrs.Check("axis"); err != nil {
+		opset, err := attrs.Opset(17)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		known := []string{"axis"}
+		if quantize && opset >= 19 {
+			known = append(known, "saturate")
+		}
+		if opset >= 21 {
+			known = append(known, "block_size")
+			if quantize {
+				known = append(known, "output_dtype")
+			}
+		}
+		if err := attrs.Check(known...); err != nil {
 			return nil, wrapAttr(err)
 		}
 		axis, err := attrs.Int("axis", 1)
 		if err != nil {
 			return nil, wrapAttr(err)
 		}
+		// saturate only concerns float8 outputs.
+		if _, err := flagAttr(attrs, "saturate", true); err != nil {
+			return nil, wrapAttr(err)
+		}
+		block, err := attrs.Int("block_size", 0)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		if block < 0 {
+			return nil, fmt.Errorf("ops: %s: block_size %d is negative", op, block)
+		}
+		outType, err := quantOutputDType(attrs, op)
+		if err != nil {
+			return nil, err
+		}
 		// at returns the scale index of element i of x.
 		at := func(x, scale *kernel.Tensor) (func(i int64) int64, error) {
 			if scale.NumElements() == 1 && scale.Shape.Rank() <= 1 {
+				if block != 0 {
+					return nil, fmt.Errorf("block_size %d with a per-tensor scale %v: want 0", block, scale.Shape)
+				}
 				return func(int64) int64 { return 0 }, nil
 			}
 			a, err := kernel.NormAxis(axis, x.Shape.Rank())
 			if err != nil {
 				return nil, err
+			}
+			if block > 0 {
+				want := x.Shape.Clone()
+				want[a] = (x.Shape[a] + block - 1) / block
+				if !scale.Shape.Equal(want) {
+					return nil, fmt.Errorf("scale %v: want %v for blocks of %d on axis %d of %v", scale.Shape, want, block, a, x.Shape)
+				}
+				_, n, inner := around(x.Shape, a)
+				blocks := want[a]
+				return func(i int64) int64 {
+					return (i/(n*inner)*blocks+i/inner%n/block)*inner + i%inner
+				}, nil
 			}
 			if scale.Shape.Rank() != 1 || scale.Shape[0] != x.Shape[a] {
 				return nil, fmt.Errorf("scale %v: want a scalar or [%d] (axis %d of %v)", scale.Shape, x.Shape[a], a, x.Shape)
@@ -149,10 +201,21 @@ func newQuantize(quantize bool) kernel.Factory {
 				if err := dtypeIn(x, "x", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32); err != nil {
 					return err
 				}
+				if opset >= 19 {
+					if err := checkSameDType(scale, "y_scale", x, "x"); err != nil {
+						return err
+					}
+				}
 				dt := kernel.Uint8
+				if outType != 0 {
+					dt = outType
+				}
 				if zp != nil {
 					if err := dtypeIn(zp, "y_zero_point", kernel.Uint8, kernel.Int8); err != nil {
 						return err
+					}
+					if outType != 0 && zp.DType != outType {
+						return fmt.Errorf("output_dtype %v and y_zero_point's dtype %v differ", outType, zp.DType)
 					}
 					dt = zp.DType
 				}
@@ -208,6 +271,40 @@ func newQuantize(quantize bool) kernel.Factory {
 		}
 		return newKernel(sig{op: op, minIn: 2, maxIn: 3, nOut: 1}, k), nil
 	}
+}
+
+// quantOutputDType reads QuantizeLinear's output_dtype (opset 21), a
+// TensorProto data type: 0 (absent), uint8 or int8 (pipert has none of
+// ONNX's other quantized types).
+func quantOutputDType(attrs kernel.Attrs, op string) (kernel.DType, error) {
+	v, ok := attrs["output_dtype"]
+	if !ok {
+		return 0, nil
+	}
+	if dt, ok := v.(kernel.DType); ok {
+		if dt != kernel.Uint8 && dt != kernel.Int8 {
+			return 0, fmt.Errorf("ops: %s: output_dtype %v: want uint8 or int8", op, dt)
+		}
+		return dt, nil
+	}
+	i, err := attrs.Int("output_dtype", 0)
+	if err != nil {
+		return 0, wrapAttr(err)
+	}
+	switch i {
+	case 0:
+		return 0, nil
+	case 2:
+		return kernel.Uint8, nil
+	case 3:
+		return kernel.Int8, nil
+	}
+	names := map[int64]string{4: "uint16", 5: "int16", 17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
+		21: "uint4", 22: "int4", 23: "float4e2m1", 25: "uint2", 26: "int2"}
+	if n, ok := names[i]; ok {
+		return 0, fmt.Errorf("ops: %s: output_dtype %s (%d): pipert has no %s; want uint8 (2) or int8 (3)", op, n, i, n)
+	}
+	return 0, fmt.Errorf("ops: %s: output_dtype %d is not a quantized type: want uint8 (2) or int8 (3)", op, i)
 }
 
 func newGatherND(attrs kernel.Attrs) (kernel.Kernel, error) {

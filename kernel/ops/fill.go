@@ -19,12 +19,18 @@ import (
 //     "value" (float32 0 when absent).
 //   - Size(data) is the element count of data as an int64 scalar; it reads
 //     only the shape.
-//   - Pad(data, pads[, constant_value]) adds pads[i] elements before and
-//     pads[r+i] after axis i (negative: removes them). mode "constant" fills
-//     with constant_value (0 when absent), "reflect" mirrors without
-//     repeating the edge, "edge" repeats the edge. Before opset 11 pads and
-//     value are attributes; from 11 pads is an int64 input (a value
-//     dependency) and constant_value an optional scalar input.
+//   - Pad(data, pads[, constant_value[, axes]]) adds pads[i] elements
+//     before and pads[r+i] after axis i (negative: removes them). mode
+//     "constant" fills with constant_value (0 when absent), "reflect"
+//     mirrors without repeating the edge, "edge" repeats the edge, "wrap"
+//     (from opset 19) repeats the data as if it were a torus: the elements
+//     the negative pads leave, as many times as the pads need. Before
+//     opset 11 pads and value are attributes; from 11 pads is an int64
+//     input (a value dependency) and constant_value an optional scalar
+//     input. From opset 18 the optional int32 or int64 input axes (a value
+//     dependency; negative counting from the end, each axis at most once)
+//     names the axes pads applies to, pads then holding 2·len(axes)
+//     values; the other axes are not padded.
 //
 // Tiling (words):
 //
@@ -41,6 +47,7 @@ type fill struct {
 	pads      []int64 // the attribute form
 	padValue  float64
 	fromInput bool
+	axesInput bool // opset 18: the optional axes input
 	idx       []int64
 }
 
@@ -78,20 +85,27 @@ func newPad(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &fill{op: "Pad", fromInput: opset >= 11}
+	k := &fill{op: "Pad", fromInput: opset >= 11, axesInput: opset >= 18}
 	if k.mode, err = attrs.String("mode", "constant"); err != nil {
 		return nil, wrapAttr(err)
 	}
-	switch k.mode {
-	case "constant", "reflect", "edge":
+	switch {
+	case k.mode == "constant", k.mode == "reflect", k.mode == "edge":
+	case k.mode == "wrap" && opset >= 19:
+	case opset >= 19:
+		return nil, fmt.Errorf("ops: Pad: mode %q (want constant, reflect, edge or wrap)", k.mode)
 	default:
-		return nil, fmt.Errorf("ops: Pad: mode %q (want constant, reflect or edge)", k.mode)
+		return nil, fmt.Errorf("ops: Pad: mode %q at opset %d (want constant, reflect or edge; wrap is from opset 19)", k.mode, opset)
 	}
 	if k.fromInput {
 		if err := attrs.Check("mode"); err != nil {
 			return nil, wrapAttr(fmt.Errorf("%w (from opset 11 pads and value are inputs)", err))
 		}
-		return newKernel(sig{op: "Pad", minIn: 2, maxIn: 3, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+		s := sig{op: "Pad", minIn: 2, maxIn: 3, nOut: 1, deps: kernel.Deps{Value: []int{1}}}
+		if k.axesInput {
+			s.maxIn, s.deps.Value = 4, []int{1, 3}
+		}
+		return newKernel(s, k), nil
 	}
 	if err := attrs.Check("mode", "pads", "paddings", "value"); err != nil {
 		return nil, wrapAttr(err)
@@ -129,7 +143,8 @@ func shapeValues(t *kernel.Tensor, name string) ([]int64, error) {
 	return out, nil
 }
 
-// padsOf returns the node's pads for data of rank r.
+// padsOf returns the node's pads for data of rank r, over every axis: the
+// begin pads of the r axes, then their end pads.
 func (k *fill) padsOf(in []*kernel.Tensor, r int) ([]int64, error) {
 	pads := k.pads
 	if k.fromInput {
@@ -138,10 +153,39 @@ func (k *fill) padsOf(in []*kernel.Tensor, r int) ([]int64, error) {
 			return nil, err
 		}
 	}
+	if k.axesInput && len(in) > 3 {
+		return padsOnAxes(pads, in[3], r)
+	}
 	if len(pads) != 2*r {
 		return nil, fmt.Errorf("pads %v: want %d values for data of rank %d", pads, 2*r, r)
 	}
 	return pads, nil
+}
+
+// padsOnAxes spreads pads, given for the axes of input axes, over the r
+// axes of the data: 0 on the axes not listed.
+func padsOnAxes(pads []int64, axesT *kernel.Tensor, r int) ([]int64, error) {
+	axes, err := valueInts(axesT, "axes", 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(pads) != 2*axes.n {
+		return nil, fmt.Errorf("pads %v: want %d values for the %d axes of input axes", pads, 2*axes.n, axes.n)
+	}
+	full := make([]int64, 2*r)
+	seen := make([]bool, r)
+	for i := range axes.n {
+		a, err := kernel.NormAxis(axes.at(i), r)
+		if err != nil {
+			return nil, fmt.Errorf("input axes: %w", err)
+		}
+		if seen[a] {
+			return nil, fmt.Errorf("input axes names axis %d twice (value %d)", a, axes.at(i))
+		}
+		seen[a] = true
+		full[a], full[r+a] = pads[i], pads[axes.n+i]
+	}
+	return full, nil
 }
 
 func (k *fill) infer(in, out []*kernel.Tensor) error {
@@ -193,6 +237,13 @@ func (k *fill) infer(in, out []*kernel.Tensor) error {
 				}
 				if k.mode == "reflect" && (pads[i] >= d || pads[r+i] >= d) {
 					return fmt.Errorf("mode reflect pads axis %d of data %v by %d and %d: at most %d", i, x.Shape, pads[i], pads[r+i], d-1)
+				}
+			}
+			if k.mode == "wrap" {
+				// The torus is what the negative pads leave of the axis.
+				kept := d + min(pads[i], 0) + min(pads[r+i], 0)
+				if kept < 0 || kept == 0 && s[i] > 0 {
+					return fmt.Errorf("mode wrap pads axis %d of data %v by %d and %d: nothing is left to wrap around", i, x.Shape, pads[i], pads[r+i])
 				}
 			}
 		}
@@ -299,6 +350,11 @@ func (k *fill) pad(a *kernel.Args) error {
 		switch k.mode {
 		case "edge":
 			return min(max(j, 0), dim-1)
+		case "wrap":
+			// Around what the negative pads leave: [lo, lo+kept).
+			lo := max(-pads[i], 0)
+			kept := dim - lo - max(-pads[r+i], 0)
+			return lo + ((j-lo)%kept+kept)%kept
 		case "reflect":
 			if dim == 1 {
 				return 0

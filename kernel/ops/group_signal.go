@@ -28,7 +28,16 @@ import (
 //     discrete Fourier transform along axis of a real ([…, 1]) or complex
 //     ([…, 2]) signal, zero-padded or truncated to dft_length; the inverse
 //     divides by the length; onesided keeps the first length/2 + 1 bins.
-//     The output is complex, [… , bins, …, 2].
+//     The output is complex, [… , bins, …, 2]. Up to opset 19 the first
+//     axis is a batch axis (input rank 3 or more, axis 1 to rank − 2).
+//     From opset 20 axis is the optional scalar int64 input 2 (default
+//     −2, any axis but the last; input rank 2 or more); onesided takes a
+//     real signal, and with inverse (IRFFT) a complex one-sided spectrum
+//     of m bins, whose Hermitian completion to dft_length (default
+//     2·(m − 1)) it inverts into a real signal [… , dft_length, …, 1];
+//     only dft_length 2·(m − 1) and 2·m − 1, the lengths whose spectra
+//     have m bins, are implemented (onnxruntime and the ONNX reference
+//     differ on the others).
 //   - STFT(signal, frame_step[, window[, frame_length]]) (onesided 1): the
 //     DFT of each frame of signal [B, L, 1|2], frames starting every
 //     frame_step samples, each frame_length long (default: the window's
@@ -339,7 +348,15 @@ func dftInto(y, x []float64, n, bins int64, inverse bool) {
 }
 
 func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := attrs.Check("axis", "inverse", "onesided"); err != nil {
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	known := []string{"inverse", "onesided"}
+	if opset < 20 {
+		known = append(known, "axis")
+	}
+	if err := attrs.Check(known...); err != nil {
 		return nil, wrapAttr(err)
 	}
 	axisAttr, err := attrs.Int("axis", 1)
@@ -354,36 +371,71 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	if inverse && onesided {
-		return nil, fmt.Errorf("ops: DFT: inverse and onesided together are not defined")
+	if inverse && onesided && opset < 20 {
+		return nil, fmt.Errorf("ops: DFT: inverse and onesided together are not implemented before opset 20")
 	}
+	irfft := inverse && onesided
 	// geometry returns the signal axis, its input length, the DFT length
-	// and the output bins.
+	// and the output length along the axis.
 	geometry := func(in []*kernel.Tensor) (axis int, m, n, bins int64, err error) {
 		x := in[0]
 		r := x.Shape.Rank()
-		if r < 3 || (x.Shape[r-1] != 1 && x.Shape[r-1] != 2) {
+		minRank, first := 3, int64(1)
+		if opset >= 20 {
+			minRank, first = 2, 0
+		}
+		if r < minRank || (x.Shape[r-1] != 1 && x.Shape[r-1] != 2) {
+			if opset >= 20 {
+				return 0, 0, 0, 0, fmt.Errorf("input %v: want [signal dimensions…, 1 or 2]", x.Shape)
+			}
 			return 0, 0, 0, 0, fmt.Errorf("input %v: want [batch, …, 1 or 2]", x.Shape)
 		}
 		a := axisAttr
+		if opset >= 20 {
+			a = -2
+			if len(in) > 2 && in[2].NumElements() > 0 {
+				t := in[2]
+				if t.DType != kernel.Int64 || t.Shape.Rank() != 0 {
+					return 0, 0, 0, 0, fmt.Errorf("input axis %v %v: want an int64 scalar", t.DType, t.Shape)
+				}
+				if a, err = valueInt(t, "axis"); err != nil {
+					return 0, 0, 0, 0, err
+				}
+			}
+		}
+		given := a
 		if a < 0 {
 			a += int64(r)
 		}
-		if a < 1 || a > int64(r-2) {
-			return 0, 0, 0, 0, fmt.Errorf("axis %d of input %v: want a signal axis", axisAttr, x.Shape)
+		if a < first || a > int64(r-2) {
+			return 0, 0, 0, 0, fmt.Errorf("axis %d of input %v: want a signal axis", given, x.Shape)
 		}
 		axis, m = int(a), x.Shape[a]
 		n = m
+		if irfft {
+			n = 2 * (m - 1)
+		}
 		if len(in) > 1 && in[1].NumElements() > 0 {
 			if n, err = valueInt(in[1], "dft_length"); err != nil {
 				return 0, 0, 0, 0, err
 			}
-			if n <= 0 {
-				return 0, 0, 0, 0, fmt.Errorf("dft_length %d is not positive", n)
-			}
+		}
+		if n <= 0 {
+			return 0, 0, 0, 0, fmt.Errorf("dft_length %d is not positive", n)
 		}
 		bins = n
-		if onesided {
+		switch {
+		case irfft:
+			if x.Shape[r-1] != 2 {
+				return 0, 0, 0, 0, fmt.Errorf("inverse onesided DFT of input %v: want a complex input [… , 2]", x.Shape)
+			}
+			if n != 2*(m-1) && n != 2*m-1 {
+				return 0, 0, 0, 0, fmt.Errorf("inverse onesided DFT of %d bins to dft_length %d: only %d and %d are implemented", m, n, 2*(m-1), 2*m-1)
+			}
+		case onesided:
+			if opset >= 20 && x.Shape[r-1] != 1 {
+				return 0, 0, 0, 0, fmt.Errorf("onesided DFT of input %v: want a real input [… , 1]", x.Shape)
+			}
 			bins = n/2 + 1
 		}
 		return axis, m, n, bins, nil
@@ -400,6 +452,9 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		s := in[0].Shape.Clone()
 		s[axis], s[len(s)-1] = bins, 2
+		if irfft {
+			s[len(s)-1] = 1
+		}
 		setShape(out[0], s, in[0].DType)
 		return nil
 	}
@@ -413,13 +468,18 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 		comp := x.Shape[r-1]
 		outer := x.Shape[:axis].NumElements()
 		inner := x.Shape[axis+1 : r-1].NumElements()
-		if int64(cap(xs)) < 2*m {
-			xs = make([]float64, 2*m)
+		// IRFFT reads the m bins and completes them to n points.
+		pts := m
+		if irfft {
+			pts = n
+		}
+		if int64(cap(xs)) < 2*pts {
+			xs = make([]float64, 2*pts)
 		}
 		if int64(cap(ys)) < 2*bins {
 			ys = make([]float64, 2*bins)
 		}
-		xs, ys = xs[:2*m], ys[:2*bins]
+		xs, ys = xs[:2*pts], ys[:2*bins]
 		xb, ob := x.Data(), o.Data()
 		for p := range outer {
 			for q := range inner {
@@ -430,17 +490,34 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 						xs[2*t+1] = loadF(x.DType, xb, i+1)
 					}
 				}
-				dftInto(ys, xs, n, bins, inverse)
-				for f := range bins {
-					j := ((p*bins+f)*inner + q) * 2
-					storeF(o.DType, ob, j, ys[2*f])
-					storeF(o.DType, ob, j+1, ys[2*f+1])
+				if !irfft {
+					dftInto(ys, xs, n, bins, inverse)
+					for f := range bins {
+						j := ((p*bins+f)*inner + q) * 2
+						storeF(o.DType, ob, j, ys[2*f])
+						storeF(o.DType, ob, j+1, ys[2*f+1])
+					}
+					continue
+				}
+				// Points m… are the conjugates of bins n − k (n ≤ 2m − 1
+				// keeps those below m); the real part of the inverse
+				// ignores the imaginary parts of bin 0 and, n even, n/2.
+				for t := m; t < n; t++ {
+					xs[2*t], xs[2*t+1] = xs[2*(n-t)], -xs[2*(n-t)+1]
+				}
+				dftInto(ys, xs, n, n, true)
+				for t := range n {
+					storeF(o.DType, ob, (p*n+t)*inner+q, ys[2*t])
 				}
 			}
 		}
 		return nil
 	}
-	return newKernel(sig{op: "DFT", minIn: 1, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+	s := sig{op: "DFT", minIn: 1, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}
+	if opset >= 20 {
+		s.maxIn, s.deps.Value = 3, []int{1, 2}
+	}
+	return newKernel(s, k), nil
 }
 
 func newSTFT(attrs kernel.Attrs) (kernel.Kernel, error) {

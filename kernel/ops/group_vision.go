@@ -278,11 +278,28 @@ func (k *nms) outputShapes(a *kernel.Args) ([]kernel.Shape, error) {
 // and the pixels to the edge, "reflection" reflects them about the edge
 // (the pixel centres with align_corners, else the outer edges). Computed
 // in float64 and rounded once.
+//
+// From opset 20 the modes are "linear" (the default), "nearest" and
+// "cubic" (the names before 20 are refused, as onnxruntime does), and X
+// may also be volumetric, [N, C, D, H, W] with grid [N, Do, Ho, Wo, 3]
+// (x, y then z): "linear" is then trilinear, over the eight neighbours;
+// "cubic" takes 4-D input only, as in onnxruntime. Other ranks are
+// refused. "cubic" with "border" clamps the pixels only, not the point
+// (before opset 20 both, as ONNX's reference implementation does).
 func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
 	if err := attrs.Check("mode", "padding_mode", "align_corners"); err != nil {
 		return nil, wrapAttr(err)
 	}
-	mode, err := attrs.String("mode", "bilinear")
+	linear, cubic := "bilinear", "bicubic"
+	maxRank := 4
+	if opset >= 20 {
+		linear, cubic, maxRank = "linear", "cubic", 5
+	}
+	mode, err := attrs.String("mode", linear)
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
@@ -294,12 +311,22 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	if mode != "bilinear" && mode != "nearest" && mode != "bicubic" {
-		return nil, fmt.Errorf("ops: GridSample: mode %q, want bilinear, nearest or bicubic", mode)
+	switch mode {
+	case linear:
+		mode = "linear"
+	case cubic:
+		mode = "cubic"
+	case "nearest":
+	default:
+		return nil, fmt.Errorf("ops: GridSample: mode %q at opset %d, want %s, nearest or %s", mode, opset, linear, cubic)
 	}
 	if pad != "zeros" && pad != "border" && pad != "reflection" {
 		return nil, fmt.Errorf("ops: GridSample: padding_mode %q, want zeros, border or reflection", pad)
 	}
+	// From opset 20, as onnxruntime (and PyTorch) do it, cubic border
+	// padding clamps each of the sixteen pixels, not the point: a point
+	// outside the image still weighs the edge pixels and those next to it.
+	tapBorder := opset >= 20 && mode == "cubic"
 	k := &simple{flops: 16}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		x, g := in[0], in[1]
@@ -309,48 +336,81 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if err := dtypeIn(g, "grid", onnxFloats...); err != nil {
 			return err
 		}
-		if x.Shape.Rank() != 4 || g.Shape.Rank() != 4 || g.Shape[0] != x.Shape[0] || g.Shape[3] != 2 {
-			return fmt.Errorf("inputs X %v and grid %v: want [N, C, H, W] and [N, Ho, Wo, 2]", x.Shape, g.Shape)
+		r := x.Shape.Rank()
+		if r < 4 || r > maxRank {
+			if maxRank == 4 {
+				return fmt.Errorf("input X %v has rank %d: want 4, [N, C, H, W]", x.Shape, r)
+			}
+			return fmt.Errorf("input X %v has rank %d: want 4, [N, C, H, W], or 5, [N, C, D, H, W]", x.Shape, r)
 		}
-		setShape(out[0], kernel.Shape{x.Shape[0], x.Shape[1], g.Shape[1], g.Shape[2]}, x.DType)
+		if g.Shape.Rank() != r || g.Shape[0] != x.Shape[0] || g.Shape[r-1] != int64(r-2) {
+			if r == 4 {
+				return fmt.Errorf("inputs X %v and grid %v: want [N, C, H, W] and [N, Ho, Wo, 2]", x.Shape, g.Shape)
+			}
+			return fmt.Errorf("inputs X %v and grid %v: want [N, C, D, H, W] and [N, Do, Ho, Wo, 3]", x.Shape, g.Shape)
+		}
+		if r == 5 && mode == "cubic" {
+			return fmt.Errorf("mode cubic takes 4-D input, X is %v (onnxruntime has no 5-D cubic)", x.Shape)
+		}
+		s := append(kernel.Shape{x.Shape[0], x.Shape[1]}, g.Shape[1:r-1]...)
+		setShape(out[0], s, x.DType)
 		return nil
 	}
 	k.computeF = func(a *kernel.Args) error {
 		x, g, o := a.In[0], a.In[1], a.Out[0]
-		n, c, h, w := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
-		ho, wo := g.Shape[1], g.Shape[2]
-		xb, gb, ob := x.Data(), g.Data(), o.Data()
-		lo := [2]float64{-0.5, -0.5}
-		hi := [2]float64{float64(w) - 0.5, float64(h) - 0.5}
-		if align {
-			lo, hi = [2]float64{0, 0}, [2]float64{float64(w - 1), float64(h - 1)}
+		r := x.Shape.Rank()
+		dims := r - 2 // spatial dimensions, in grid order: x (innermost), y, z
+		n, c := x.Shape[0], x.Shape[1]
+		var size [3]int64
+		var lo, hi [3]float64
+		for d := range dims {
+			size[d] = x.Shape[r-1-d]
+			lo[d], hi[d] = -0.5, float64(size[d])-0.5
+			if align {
+				lo[d], hi[d] = 0, float64(size[d]-1)
+			}
 		}
-		size := [2]int64{w, h}
+		image := x.Shape[2:].NumElements()
+		points := g.Shape[1 : r-1].NumElements()
+		xb, gb, ob := x.Data(), g.Data(), o.Data()
 		denorm := func(v float64, l int64) float64 {
 			if align {
 				return (v + 1) / 2 * float64(l-1)
 			}
 			return (mul64(v+1, float64(l)) - 1) / 2
 		}
-		pixel := func(img int64, r, cc int64) float64 {
-			switch pad {
-			case "zeros":
-				if cc < 0 || cc >= w || r < 0 || r >= h {
-					return 0
+		// pixel reads the element at integer coordinates at (x, y, z)
+		// through the padding.
+		pixel := func(img int64, at [3]int64) float64 {
+			off := int64(0)
+			for d := dims - 1; d >= 0; d-- {
+				v := at[d]
+				switch pad {
+				case "zeros":
+					if v < 0 || v >= size[d] {
+						return 0
+					}
+				case "border":
+					v = max(0, min(size[d]-1, v))
+				default:
+					v = int64(reflect(float64(v), lo[d], hi[d]))
 				}
-			case "border":
-				cc, r = max(0, min(w-1, cc)), max(0, min(h-1, r))
-			default:
-				cc = int64(reflect(float64(cc), lo[0], hi[0]))
-				r = int64(reflect(float64(r), lo[1], hi[1]))
+				off = off*size[d] + v
 			}
-			return loadF(x.DType, xb, img+r*w+cc)
+			return loadF(x.DType, xb, img+off)
+		}
+		// plane interpolates bilinearly in the x-y plane z.
+		plane := func(img, x1, y1, z int64, dx1, dy1 float64) float64 {
+			dx2, dy2 := 1-dx1, 1-dy1
+			return mul64(dy2, mul64(dx2, pixel(img, [3]int64{x1, y1, z}))+mul64(dx1, pixel(img, [3]int64{x1 + 1, y1, z}))) +
+				mul64(dy1, mul64(dx2, pixel(img, [3]int64{x1, y1 + 1, z}))+mul64(dx1, pixel(img, [3]int64{x1 + 1, y1 + 1, z})))
 		}
 		for ni := range n {
-			for p := range ho * wo {
-				gi := (ni*ho*wo + p) * 2
-				var pt [2]float64
-				for d := range 2 {
+			for p := range points {
+				gi := (ni*points + p) * int64(dims)
+				var pt [3]float64
+				finitePt, nanPt := true, false
+				for d := range dims {
 					pt[d] = denorm(loadF(g.DType, gb, gi+int64(d)), size[d])
 					if mode == "nearest" {
 						pt[d] = math.RoundToEven(pt[d])
@@ -358,51 +418,61 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 					if pt[d] < lo[d] || pt[d] > hi[d] {
 						switch pad {
 						case "border":
-							pt[d] = max(0, min(float64(size[d]-1), pt[d]))
+							if !tapBorder {
+								pt[d] = max(0, min(float64(size[d]-1), pt[d]))
+							}
 						case "reflection":
 							pt[d] = reflect(pt[d], lo[d], hi[d])
 						}
 					}
+					finitePt = finitePt && finite(pt[d])
+					nanPt = nanPt || math.IsNaN(pt[d])
 				}
-				px, py := pt[0], pt[1]
-				if !finite(px) || !finite(py) {
+				if !finitePt {
 					// Converting a non-finite point to a pixel index
 					// differs between architectures. Border padding
 					// has clamped an infinite one; under zeros padding
 					// it is out of the image (0); a NaN one, or an
 					// infinite one reflected, samples NaN.
 					v := math.NaN()
-					if !math.IsNaN(px) && !math.IsNaN(py) {
+					if !nanPt {
 						v = 0
 					}
 					for ci := range c {
-						storeF(o.DType, ob, (ni*c+ci)*ho*wo+p, v)
+						storeF(o.DType, ob, (ni*c+ci)*points+p, v)
 					}
 					continue
 				}
+				var base, frac [3]float64
+				var at [3]int64
+				for d := range dims {
+					base[d] = math.Floor(pt[d])
+					at[d] = int64(base[d])
+					frac[d] = pt[d] - base[d]
+				}
 				for ci := range c {
-					img := (ni*c + ci) * h * w
+					img := (ni*c + ci) * image
 					var v float64
-					switch mode {
-					case "nearest":
-						v = pixel(img, int64(py), int64(px))
-					case "bilinear":
-						x1, y1 := int64(math.Floor(px)), int64(math.Floor(py))
-						dx1, dy1 := px-float64(x1), py-float64(y1)
-						dx2, dy2 := 1-dx1, 1-dy1
-						v = mul64(dy2, mul64(dx2, pixel(img, y1, x1))+mul64(dx1, pixel(img, y1, x1+1))) + mul64(dy1, mul64(dx2, pixel(img, y1+1, x1))+mul64(dx1, pixel(img, y1+1, x1+1)))
+					switch {
+					case mode == "nearest":
+						v = pixel(img, [3]int64{int64(pt[0]), int64(pt[1]), int64(pt[2])})
+					case mode == "linear" && dims == 2:
+						v = plane(img, at[0], at[1], 0, frac[0], frac[1])
+					case mode == "linear":
+						v = mul64(1-frac[2], plane(img, at[0], at[1], at[2], frac[0], frac[1])) +
+							mul64(frac[2], plane(img, at[0], at[1], at[2]+1, frac[0], frac[1]))
 					default:
-						x0, y0 := int64(math.Floor(px))-1, int64(math.Floor(py))-1
-						cx, cy := cubicCoeffs(px-float64(x0)-1), cubicCoeffs(py-float64(y0)-1)
+						x0, y0 := at[0]-1, at[1]-1
+						cx, cy := cubicCoeffs(pt[0]-float64(x0)-1), cubicCoeffs(pt[1]-float64(y0)-1)
 						for i := range int64(4) {
 							var row float64
 							for j := range int64(4) {
-								row += mul64(cx[j], pixel(img, y0+i, x0+j))
+								row += mul64(cx[j], pixel(img, [3]int64{x0 + j, y0 + i, 0}))
 							}
 							v += mul64(cy[i], row)
 						}
 					}
-					storeF(o.DType, ob, (ni*c+ci)*ho*wo+p, v)
+					storeF(o.DType, ob, (ni*c+ci)*points+p, v)
 				}
 			}
 		}

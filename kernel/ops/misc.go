@@ -909,9 +909,14 @@ func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 
 // Split cuts input along axis (default 0) into num_outputs parts: of the
 // lengths in split (attribute before opset 13, optional int64 input — a
-// value dependency — from 13), or equal parts (the last smaller when the
-// axis does not divide). num_outputs is the node's output count; the
-// ONNX importer sets it from the node.
+// value dependency — from 13), or equal parts. num_outputs is the node's
+// output count; the ONNX importer sets it from the node (from opset 18 it
+// is also an ONNX attribute, which must match the node). Without split,
+// before opset 18 each part has ⌈dim/num_outputs⌉ elements but the last
+// ones, which take what is left (0 when nothing is); from opset 18 the
+// parts but the last have ⌈dim/num_outputs⌉ and the last the rest, which
+// must not be empty (as onnxruntime requires: 7 into 3 is 3, 3, 1; 4 into
+// 3 is an error).
 //
 // Tiling (words):
 //
@@ -924,6 +929,7 @@ type splitOp struct {
 	n         int
 	attrSplit []int64
 	fromInput bool
+	chunks    bool // opset 18: equal parts, the last one the non-empty rest
 }
 
 func newSplit(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -931,7 +937,7 @@ func newSplit(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &splitOp{fromInput: opset >= 13}
+	k := &splitOp{fromInput: opset >= 13, chunks: opset >= 18}
 	known := []string{"axis", "num_outputs"}
 	if !k.fromInput {
 		known = append(known, "split")
@@ -969,13 +975,18 @@ func (k *splitOp) parts(in []*kernel.Tensor) (int, []int64, error) {
 	}
 	d := x.Shape[ax]
 	lens := k.attrSplit
-	if k.fromInput && len(in) > 1 && in[1].NumElements() > 0 {
+	if k.fromInput && len(in) > 1 && (in[1].NumElements() > 0 || k.chunks) {
+		// From opset 18 a split input is there to be used, even empty.
 		if lens, err = shapeValues(in[1], "split"); err != nil {
 			return 0, nil, err
 		}
 	}
 	if lens == nil {
 		each := ceilDiv(d, int64(k.n))
+		if k.chunks && (int64(k.n) > d || d-each*int64(k.n-1) <= 0) {
+			return 0, nil, fmt.Errorf("num_outputs %d: axis %d of input %v (%d elements) does not split into %d parts of %d, the last one smaller but not empty",
+				k.n, ax, x.Shape, d, k.n, each)
+		}
 		lens = make([]int64, k.n)
 		rest := d
 		for i := range lens {
@@ -1054,14 +1065,21 @@ func (k *splitOp) compute(a *kernel.Args) error {
 //   - Trilu(input[, k]) (upper, default 1): keeps the upper (lower)
 //     triangle of the last two axes from diagonal k (a value dependency,
 //     default 0) and zeroes the rest.
-//   - ScatterND(data, indices, updates) (reduction none, add, mul): a copy
-//     of data with the slices indices address replaced or combined.
+//   - ScatterND(data, indices, updates) (reduction none, add, mul, max
+//     or min; ONNX has max and min from opset 18): a copy of data with the
+//     slices indices address replaced or combined, update after update in
+//     index order.
+//     max keeps the element when it is above the update and else takes
+//     the update, min when it is below: a NaN update replaces the element,
+//     a NaN element gives way to the next update, as in onnxruntime.
+//     Integers compare exactly; bool is false < true.
 //   - ScatterElements(data, indices, updates) (axis, reduction): a copy of
 //     data with element j of axis replaced where indices say.
 //   - OneHot(indices, depth, values) (axis −1): values[1] where the index
 //     (negative counting from depth) matches, else values[0]; depth is a
 //     value dependency.
-//   - CastLike(input, target_type): Cast to target_type's dtype.
+//   - CastLike(input, target_type): Cast to target_type's dtype (saturate
+//     from opset 19, as Cast's).
 func moreBuiltins() []builtin {
 	return []builtin{
 		{"Trilu", newTrilu},
@@ -1181,8 +1199,25 @@ func newScatter(op string) kernel.Factory {
 			return nil
 		}
 		combine := func(dt kernel.DType, b []byte, at int64, v []byte, vi int64) {
-			if red == "none" {
+			switch red {
+			case "none":
 				copyElem(b, at, v, vi, int64(dt.Size()))
+				return
+			case "max", "min":
+				var keep bool
+				if dt.IsFloat() {
+					p, q := loadF(dt, b, at), loadF(dt, v, vi)
+					keep = red == "max" && p > q || red == "min" && p < q
+				} else {
+					p, q := loadI(dt, b, at), loadI(dt, v, vi)
+					if dt == kernel.Bool {
+						p, q = min(p, 1), min(q, 1)
+					}
+					keep = red == "max" && p > q || red == "min" && p < q
+				}
+				if !keep {
+					copyElem(b, at, v, vi, int64(dt.Size()))
+				}
 				return
 			}
 			p, q := loadF(dt, b, at), loadF(dt, v, vi)
@@ -1191,10 +1226,6 @@ func newScatter(op string) kernel.Factory {
 				p += q
 			case "mul":
 				p *= q
-			case "max":
-				p = math.Max(p, q)
-			case "min":
-				p = math.Min(p, q)
 			}
 			storeF(dt, b, at, p)
 		}
@@ -1344,8 +1375,8 @@ type castLike struct {
 }
 
 func newCastLike(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := attrs.Check(); err != nil {
-		return nil, wrapAttr(err)
+	if err := checkSaturate(attrs); err != nil {
+		return nil, err
 	}
 	return newKernel(sig{op: "CastLike", minIn: 2, maxIn: 2, nOut: 1}, &castLike{casts: map[kernel.DType]kernel.Kernel{}}), nil
 }

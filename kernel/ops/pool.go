@@ -13,9 +13,15 @@ import (
 //   - GlobalAveragePool, GlobalMaxPool: the mean or maximum over all of
 //     D…, giving [N,C,1…].
 //   - AveragePool (kernel_shape, strides, pads, auto_pad, ceil_mode from
-//     opset 10, count_include_pad): windows as Conv's; a window is clipped
-//     to the padded input, and its divisor counts the padding it covers
-//     only with count_include_pad.
+//     opset 10, count_include_pad, dilations from opset 19): windows as
+//     Conv's; a window is clipped to the padded input, and its divisor
+//     counts the taps in the padding it covers only with
+//     count_include_pad. From opset 19, as onnxruntime and the ONNX
+//     reference do, ceil_mode drops a last window that would start past
+//     the input and its leading padding; auto_pad SAME_UPPER and
+//     SAME_LOWER with dilations above 1 are refused (onnxruntime pads
+//     those as if undilated, the operator's text with the dilated
+//     extent), and a window with no input element in it is 0.
 //   - MaxPool (the same, dilations from opset 10, storage_order): the
 //     maximum over the window's elements inside the input (IEEE 754's: a
 //     NaN wins, +0 is above -0), and optional
@@ -35,6 +41,7 @@ import (
 // bytes of X and Y.
 type pool struct {
 	op      string
+	opset   int64
 	global  bool
 	max     bool
 	w       window
@@ -48,7 +55,7 @@ func newPool(op string) kernel.Factory {
 		if err != nil {
 			return nil, wrapAttr(err)
 		}
-		k := &pool{op: op, global: op == "GlobalAveragePool" || op == "GlobalMaxPool", max: op == "MaxPool" || op == "GlobalMaxPool"}
+		k := &pool{op: op, opset: opset, global: op == "GlobalAveragePool" || op == "GlobalMaxPool", max: op == "MaxPool" || op == "GlobalMaxPool"}
 		s := sig{op: op, minIn: 1, maxIn: 1, nOut: 1}
 		if k.global {
 			if err := attrs.Check(); err != nil {
@@ -68,6 +75,9 @@ func newPool(op string) kernel.Factory {
 			s.nOut = 2
 		} else {
 			known = append(known, "count_include_pad")
+			if op == "AveragePool" && opset >= 19 {
+				known = append(known, "dilations")
+			}
 		}
 		if err := attrs.Check(known...); err != nil {
 			return nil, wrapAttr(err)
@@ -77,6 +87,13 @@ func newPool(op string) kernel.Factory {
 		}
 		if k.w.kernel == nil {
 			return nil, fmt.Errorf("ops: %s: attribute kernel_shape is required", op)
+		}
+		if op == "AveragePool" && (k.w.autoPad == "SAME_UPPER" || k.w.autoPad == "SAME_LOWER") {
+			for _, d := range k.w.dilations {
+				if d != 1 {
+					return nil, fmt.Errorf("ops: %s: auto_pad %s with dilations %v is not implemented (use explicit pads)", op, k.w.autoPad, k.w.dilations)
+				}
+			}
 		}
 		inc, err := attrs.Int("count_include_pad", 0)
 		if err != nil {
@@ -116,7 +133,18 @@ func (k *pool) geometry(x *kernel.Tensor) (geom, error) {
 	if err != nil {
 		return g, err
 	}
-	return g, k.w.forward(&g)
+	if err := k.w.forward(&g); err != nil {
+		return g, err
+	}
+	if k.op == "AveragePool" && k.opset >= 19 && k.w.ceil {
+		// The last window starts inside the input or its leading padding.
+		for a := 3 - g.nd; a < 3; a++ {
+			if g.out[a] > 1 && (g.out[a]-1)*g.stride[a] >= g.in[a]+g.padB[a] {
+				g.out[a]--
+			}
+		}
+	}
+	return g, nil
 }
 
 func (k *pool) infer(in, out []*kernel.Tensor) error {
@@ -194,9 +222,23 @@ func (k *pool) compute(a *kernel.Args) error {
 							cnt[i] = start
 							continue
 						}
+						if g.dil[i] != 1 {
+							// Taps start+j·dil, j in [lo, hi) inside [0, in);
+							// the divisor counts those before the padding's end.
+							d := g.dil[i]
+							end := min(start+g.k[i]*d, g.in[i]+g.padE[i])
+							size *= 1 + (end-start-1)/d
+							lo[i], hi[i] = 0, min(g.k[i], ceilDiv(g.in[i]-start, d))
+							if start < 0 {
+								lo[i] = ceilDiv(-start, d)
+							}
+							cnt[i] = start
+							continue
+						}
 						end := min(start+g.k[i], g.in[i]+g.padE[i])
 						size *= end - start
 						lo[i], hi[i] = max(start, 0), min(end, g.in[i])
+						cnt[i] = 0
 					}
 					if k.max {
 						best, at := math.Inf(-1), int64(-1)
@@ -228,19 +270,29 @@ func (k *pool) compute(a *kernel.Args) error {
 					} else {
 						sum := math.Copysign(0, -1) // a sum of -0s is -0
 						n := int64(0)
-						for id := lo[0]; id < hi[0]; id++ {
-							for ih := lo[1]; ih < hi[1]; ih++ {
-								row := base + (id*g.in[1]+ih)*g.in[2]
-								for iw := lo[2]; iw < hi[2]; iw++ {
-									sum += loadF(x.DType, xb, row+iw)
+						// Input index cnt + j·dil for j in [lo, hi) (cnt 0
+						// and dil 1 on undilated axes, where lo and hi are
+						// indices).
+						for jd := lo[0]; jd < hi[0]; jd++ {
+							id := cnt[0] + jd*g.dil[0]
+							for jh := lo[1]; jh < hi[1]; jh++ {
+								row := base + (id*g.in[1]+cnt[1]+jh*g.dil[1])*g.in[2]
+								for jw := lo[2]; jw < hi[2]; jw++ {
+									sum += loadF(x.DType, xb, row+cnt[2]+jw*g.dil[2])
 									n++
 								}
 							}
 						}
-						if include {
-							n = size
+						if n == 0 && k.opset >= 19 {
+							// A window wholly in the padding (dilations can
+							// step over the input): 0, as onnxruntime's.
+							storeF(y.DType, yb, o, 0)
+						} else {
+							if include {
+								n = size
+							}
+							storeF(y.DType, yb, o, sum/float64(n))
 						}
-						storeF(y.DType, yb, o, sum/float64(n))
 					}
 					o++
 				}

@@ -13,8 +13,8 @@ import (
 // 17), keepdims as ReduceSum:
 //
 //	ReduceMean       Σx / n                       float, int32, int64
-//	ReduceMax        max x (−Inf when empty)       float, int32, int64, int8, uint8
-//	ReduceMin        min x (+Inf when empty)       float, int32, int64, int8, uint8
+//	ReduceMax        max x (−Inf when empty)       float, int32, int64, int8, uint8; bool from opset 20
+//	ReduceMin        min x (+Inf when empty)       float, int32, int64, int8, uint8; bool from opset 20
 //	ReduceProd       Πx                            float, int32, int64
 //	ReduceSumSquare  Σx²                           float, int32, int64
 //	ReduceL1         Σ|x|                          float, int32, int64
@@ -25,7 +25,10 @@ import (
 // Each output accumulates its inputs in ascending input order in float64
 // and is rounded once to the output dtype (integers truncate toward zero,
 // as onnxruntime's integer mean does). Max and Min are IEEE 754's maximum
-// and minimum: a NaN input makes them NaN, and -0 is below +0.
+// and minimum: a NaN input makes them NaN, and -0 is below +0. On bool
+// (opset 20) false is below true: ReduceMax is the logical or of the
+// elements (false when there are none), ReduceMin their and (true when
+// there are none).
 //
 // Tiling (words):
 //
@@ -35,12 +38,13 @@ import (
 // input element (two for the squares, exponentials and absolute values);
 // bytes of input and output.
 type reduction struct {
-	op   string
-	axes reduceSum // axes, keepdims and shape inference
-	walk bcast
-	acc  []float64
-	aux  []float64 // ReduceLogSumExp: the maxima
-	keep kernel.Shape
+	op    string
+	bools bool      // opset 20's ReduceMax and ReduceMin: bool data too
+	axes  reduceSum // axes, keepdims and shape inference
+	walk  bcast
+	acc   []float64
+	aux   []float64 // ReduceLogSumExp: the maxima
+	keep  kernel.Shape
 }
 
 var reductionOps = []string{"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}
@@ -53,7 +57,7 @@ func reductionBuiltins() []builtin {
 			if err != nil {
 				return nil, wrapAttr(err)
 			}
-			k := &reduction{op: op}
+			k := &reduction{op: op, bools: opset >= 20 && (op == "ReduceMax" || op == "ReduceMin")}
 			s := sig{op: op, minIn: 1, maxIn: 1, nOut: 1}
 			if opset >= 18 {
 				// Opset 18: the axes are the optional input 1, and empty
@@ -88,6 +92,9 @@ func (k *reduction) infer(in, out []*kernel.Tensor) error {
 	switch k.op {
 	case "ReduceMax", "ReduceMin":
 		types = append(types, kernel.Int8, kernel.Uint8)
+		if k.bools {
+			types = append(types, kernel.Bool)
+		}
 	case "ReduceLogSum", "ReduceLogSumExp":
 		types = onnxFloats
 	}
@@ -163,6 +170,13 @@ func (k *reduction) compute(a *kernel.Args) error {
 		init = math.Inf(1)
 	case "ReduceProd":
 		init = 1
+	}
+	if x.DType == kernel.Bool {
+		// false is below true: the identities of or and and.
+		init = 1
+		if k.op == "ReduceMax" {
+			init = 0
+		}
 	}
 	for i := range acc {
 		acc[i] = init

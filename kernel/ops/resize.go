@@ -8,20 +8,36 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// Resize (opsets 10 to 17) and Upsample (opsets 7 and 9) interpolate X
+// Resize (opsets 10 to 22) and Upsample (opsets 7 and 9) interpolate X
 // [D0,…] to an output of the same rank, axis by axis, on float32, float16
 // and float64 (nearest mode also int8, uint8, int32, int64).
 //
-// Inputs: Resize-10 (X, scales); Resize-11 to 17 (X, roi, scales, sizes),
+// Inputs: Resize-10 (X, scales); from Resize-11 (X, roi, scales, sizes),
 // exactly one of scales and sizes non-empty; Upsample-7 has the attribute
 // "scales", Upsample-9 the input. scales and sizes are value dependencies.
 // An output dimension is ⌊D·scale⌋, or sizes.
 //
+// From Resize-18, attribute axes names the axes roi, scales and sizes
+// refer to (negative counting from the end; the others keep their size);
+// keep_aspect_ratio_policy (with sizes) is stretch (the sizes as given),
+// not_larger or not_smaller: one scale, the smallest or largest of
+// size/D (in float32) over those axes, and each of their sizes
+// round(scale·D), halves up; antialias (linear and cubic) stretches the
+// interpolation filter by max(1, 1/scale) as onnxruntime does: output x
+// reads the inputs i with |i − x'| < support·max(1, 1/scale) (support 1
+// for linear, 2 for cubic), weighted by the filter at (i − x')·min(1,
+// scale), taps outside the input reading its edge (or dropped with
+// exclude_outside), the weights normalised to sum 1.
+//
 // Output coordinate x maps to input coordinate x' by
 // coordinate_transformation_mode (scale: the given one, or out/in when
-// sizes are given; out: in·scale unrounded):
+// sizes are given; out: the resized length, in·scale unrounded up to
+// Resize-17 as in the ONNX reference, the output dimension from Resize-18
+// as onnxruntime and the operator's text have it):
 //
 //	half_pixel (default)   (x+0.5)/scale − 0.5
+//	half_pixel_symmetric   as half_pixel, plus in/2·(1 − ⌊in·scale⌋/(in·scale))
+//	                       (from Resize-19)
 //	pytorch_half_pixel     as half_pixel, 0 when out is 1
 //	align_corners          x·(in−1)/(out−1), 0 when out is 1
 //	asymmetric             x/scale (Resize-10 and Upsample always)
@@ -55,6 +71,11 @@ type resize struct {
 	exclude   bool
 	extrap    float64
 	attrScale []float64 // Upsample-7
+	// Resize-18: antialiasing, the axes roi, scales and sizes refer to
+	// (nil: every axis) and keep_aspect_ratio_policy.
+	antialias bool
+	axes      []int64
+	policy    string
 	// Per-axis tap tables, rebuilt each run: for output coordinate x on
 	// axis a, taps[a] (index, weight) pairs from tab[a][x·taps[a]:].
 	taps    []int
@@ -70,7 +91,7 @@ func newResize(op string) kernel.Factory {
 		if err != nil {
 			return nil, wrapAttr(err)
 		}
-		k := &resize{op: op, opset: opset, coord: "asymmetric", nearest: "simple", cubicA: -0.75}
+		k := &resize{op: op, opset: opset, coord: "asymmetric", nearest: "simple", cubicA: -0.75, policy: "stretch"}
 		s := sig{op: op, minIn: 2, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}
 		known := []string{"mode"}
 		switch {
@@ -82,6 +103,9 @@ func newResize(op string) kernel.Factory {
 			s.minIn, s.maxIn, s.deps = 1, 4, kernel.Deps{Value: []int{2, 3}}
 			if opset < 13 {
 				s.minIn = 3
+			}
+			if opset >= 18 {
+				known = append(known, "antialias", "axes", "keep_aspect_ratio_policy")
 			}
 		}
 		if err := attrs.Check(known...); err != nil {
@@ -110,7 +134,7 @@ func newResize(op string) kernel.Factory {
 				return nil, wrapAttr(err)
 			}
 			coords := map[string]bool{"half_pixel": true, "pytorch_half_pixel": true, "align_corners": true, "asymmetric": true,
-				"tf_crop_and_resize": true, "tf_half_pixel_for_nn": opset < 13}
+				"tf_crop_and_resize": true, "tf_half_pixel_for_nn": opset < 13, "half_pixel_symmetric": opset >= 19}
 			if !coords[k.coord] {
 				return nil, fmt.Errorf("ops: Resize: coordinate_transformation_mode %q is not defined at opset %d", k.coord, opset)
 			}
@@ -134,6 +158,28 @@ func newResize(op string) kernel.Factory {
 				return nil, wrapAttr(err)
 			}
 			k.cubicA, k.extrap = float64(float32(k.cubicA)), float64(float32(k.extrap))
+		}
+		if op == "Resize" && opset >= 18 {
+			if k.antialias, err = flagAttr(attrs, "antialias", false); err != nil {
+				return nil, wrapAttr(err)
+			}
+			if k.antialias && k.mode == "nearest" {
+				return nil, fmt.Errorf("ops: Resize: antialias applies to modes linear and cubic, not nearest")
+			}
+			if k.axes, err = attrs.Ints("axes", nil); err != nil {
+				return nil, wrapAttr(err)
+			}
+			if len(k.axes) == 0 {
+				k.axes = nil
+			}
+			if k.policy, err = attrs.String("keep_aspect_ratio_policy", "stretch"); err != nil {
+				return nil, wrapAttr(err)
+			}
+			switch k.policy {
+			case "stretch", "not_larger", "not_smaller":
+			default:
+				return nil, fmt.Errorf("ops: Resize: keep_aspect_ratio_policy %q (want stretch, not_larger or not_smaller)", k.policy)
+			}
 		}
 		return newKernel(s, k), nil
 	}
@@ -185,41 +231,108 @@ func (k *resize) scalesSizes(in []*kernel.Tensor) (kernel.Shape, []float64, erro
 			sizes = sz
 		}
 	}
-	out := make(kernel.Shape, r)
+	ax, err := k.resizedAxes(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	want := func(what string, have any) error {
+		if k.axes == nil {
+			return fmt.Errorf("%s %v: want %d values for X %v", what, have, r, x.Shape)
+		}
+		return fmt.Errorf("%s %v: want %d values, one for each of axes %v", what, have, len(ax), k.axes)
+	}
+	out := x.Shape.Clone()
+	full := make([]float64, r)
+	for i := range full {
+		full[i] = 1
+	}
 	if sizes != nil {
 		v, err := shapeValues(sizes, "sizes")
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(v) != r {
-			return nil, nil, fmt.Errorf("sizes %v: want %d values for X %v", v, r, x.Shape)
+		if len(v) != len(ax) {
+			return nil, nil, want("sizes", v)
 		}
-		scales = make([]float64, r)
-		for i, d := range v {
+		for j, d := range v {
 			if d < 0 {
 				return nil, nil, fmt.Errorf("sizes %v: negative", v)
 			}
-			out[i] = d
-			if x.Shape[i] > 0 {
-				scales[i] = float64(d) / float64(x.Shape[i])
+			a := ax[j]
+			out[a], full[a] = d, 0
+			if x.Shape[a] > 0 {
+				full[a] = float64(d) / float64(x.Shape[a])
 			}
 		}
-		return out, scales, nil
+		if k.policy != "stretch" {
+			k.keepAspect(ax, x.Shape, out, full)
+		}
+		return out, full, nil
 	}
-	if len(scales) != r {
-		return nil, nil, fmt.Errorf("scales %v: want %d values for X %v", scales, r, x.Shape)
+	if k.policy != "stretch" {
+		return nil, nil, fmt.Errorf("keep_aspect_ratio_policy %s applies to sizes, not to scales", k.policy)
 	}
-	for i, s := range scales {
+	if len(scales) != len(ax) {
+		return nil, nil, want("scales", scales)
+	}
+	for j, s := range scales {
 		if !(s > 0) || math.IsInf(s, 0) {
 			return nil, nil, fmt.Errorf("scales %v: each must be positive", scales)
 		}
-		o := math.Floor(float64(x.Shape[i]) * s)
+		a := ax[j]
+		o := math.Floor(float64(x.Shape[a]) * s)
 		if o > 1<<40 {
-			return nil, nil, fmt.Errorf("scales %v make dimension %d %g long", scales, i, o)
+			return nil, nil, fmt.Errorf("scales %v make dimension %d %g long", scales, a, o)
 		}
-		out[i] = int64(o)
+		out[a], full[a] = int64(o), s
 	}
-	return out, scales, nil
+	return out, full, nil
+}
+
+// resizedAxes returns the axes that roi, scales and sizes refer to, in
+// their order: attribute axes (Resize-18), else every axis.
+func (k *resize) resizedAxes(r int) ([]int, error) {
+	ax := make([]int, 0, r)
+	if k.axes == nil {
+		for i := range r {
+			ax = append(ax, i)
+		}
+		return ax, nil
+	}
+	for _, a := range k.axes {
+		n, err := kernel.NormAxis(a, r)
+		if err != nil {
+			return nil, fmt.Errorf("axes %v: %w", k.axes, err)
+		}
+		for _, b := range ax {
+			if b == n {
+				return nil, fmt.Errorf("axes %v: axis %d appears twice", k.axes, n)
+			}
+		}
+		ax = append(ax, n)
+	}
+	return ax, nil
+}
+
+// keepAspect applies keep_aspect_ratio_policy to the sizes out: one scale
+// over axes ax, the smallest (not_larger) or largest (not_smaller) of
+// size/D, and each size round(scale·D), halves up. Both are float32
+// arithmetic, as onnxruntime's.
+func (k *resize) keepAspect(ax []int, x, out kernel.Shape, scales []float64) {
+	var p float32
+	for j, a := range ax {
+		s := float32(1)
+		if x[a] > 0 {
+			s = float32(out[a]) / float32(x[a])
+		}
+		if j == 0 || k.policy == "not_larger" && s < p || k.policy == "not_smaller" && s > p {
+			p = s
+		}
+	}
+	for _, a := range ax {
+		scales[a] = float64(p)
+		out[a] = int64(math.Round(float64(float32(p * float32(x[a])))))
+	}
 }
 
 func (k *resize) infer(in, out []*kernel.Tensor) error {
@@ -250,19 +363,38 @@ func (k *resize) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 
 func (k *resize) cost(in, out []*kernel.Tensor) device.Cost {
 	taps := map[string]float64{"nearest": 1, "linear": 2, "cubic": 4}[k.mode]
-	spatial := max(in[0].Shape.Rank()-2, 1)
-	return device.Cost{FLOPs: float64(out[0].NumElements()) * math.Pow(taps, float64(spatial)), Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+	flops := float64(out[0].NumElements()) * math.Pow(taps, float64(max(in[0].Shape.Rank()-2, 1)))
+	if k.antialias && in[0].Shape.Rank() == out[0].Shape.Rank() {
+		// The filter's taps on each axis whose extent changes.
+		flops = float64(out[0].NumElements())
+		for i, d := range in[0].Shape {
+			if o := out[0].Shape[i]; o != d && o > 0 {
+				support, _ := k.aaSupport(float64(o) / float64(d))
+				flops *= 2*math.Ceil(support) + 1
+			}
+		}
+	}
+	return device.Cost{FLOPs: flops, Bytes: float64(in[0].Bytes() + out[0].Bytes())}
 }
 
-// source maps output coordinate x on an axis of input extent in to the
-// input coordinate. The resized length is in·scale, unrounded, as in the
-// ONNX reference (it is the output extent when sizes are given).
-func (k *resize) source(x, in int64, scale, start, end float64) float64 {
+// source maps output coordinate x on an axis of input extent in and
+// output extent outInt to the input coordinate. The resized length is
+// in·scale, unrounded, up to Resize-17, as in the ONNX reference (it is the
+// output extent when sizes are given), and the output extent from
+// Resize-18, as in onnxruntime.
+func (k *resize) source(x, in, outInt int64, scale, start, end float64) float64 {
 	xf := float64(x)
-	out := mul64(float64(in), scale)
+	frac := mul64(float64(in), scale)
+	out := frac
+	if k.opset >= 18 {
+		out = float64(outInt)
+	}
 	switch k.coord {
 	case "half_pixel":
 		return (xf+0.5)/scale - 0.5
+	case "half_pixel_symmetric":
+		off := float64(in) / 2 * (1 - float64(outInt)/frac)
+		return off + (xf+0.5)/scale - 0.5
 	case "pytorch_half_pixel":
 		if out > 1 {
 			return (xf+0.5)/scale - 0.5
@@ -308,9 +440,46 @@ func (k *resize) round(x, scale float64) float64 {
 	return math.Round(x)
 }
 
+// aaSupport returns the antialiasing filter's half-width for scale and the
+// factor scaling distances from the source coordinate into the filter.
+func (k *resize) aaSupport(scale float64) (support, inv float64) {
+	support, inv = 1, 1
+	if k.mode == "cubic" {
+		support = 2
+	}
+	if scale < 1 {
+		support, inv = support/scale, scale
+	}
+	return support, inv
+}
+
+// aaFilter is the antialiasing filter at u: the triangle (linear) or the
+// Keys kernel of parameter cubic_coeff_a (cubic).
+func (k *resize) aaFilter(u float64) float64 {
+	u = math.Abs(u)
+	if k.mode == "linear" {
+		if u < 1 {
+			return 1 - u
+		}
+		return 0
+	}
+	A := k.cubicA
+	switch {
+	case u < 1:
+		return mul64(mul64(A+2, u)-(A+3), mul64(u, u)) + 1
+	case u < 2:
+		return mul64(mul64(mul64(u-5, u)+8, u)-4, A)
+	}
+	return 0
+}
+
 // table builds axis a's taps.
 func (k *resize) table(a int, in, out int64, scale, start, end float64) {
 	n := map[string]int{"nearest": 1, "linear": 2, "cubic": 4}[k.mode]
+	support, inv := k.aaSupport(scale)
+	if k.antialias {
+		n = 2*int(math.Ceil(support)) + 1
+	}
 	idx := grownInts(k.tabIdx[a], int(out)*n)
 	if cap(k.tabW[a]) < int(out)*n {
 		k.tabW[a] = make([]float64, int(out)*n)
@@ -323,19 +492,40 @@ func (k *resize) table(a int, in, out int64, scale, start, end float64) {
 	clampIdx := func(i int64) int64 { return min(max(i, 0), in-1) }
 	single := true
 	for x := range out {
-		src := k.source(x, in, scale, start, end)
+		src := k.source(x, in, out, scale, start, end)
 		outside[x] = k.coord == "tf_crop_and_resize" && (src < 0 || src > float64(in-1))
 		t := idx[int(x)*n : int(x+1)*n]
 		tw := w[int(x)*n : int(x+1)*n]
-		switch k.mode {
-		case "nearest":
+		switch {
+		case k.antialias:
+			// The inputs whose centres lie within the support of the
+			// output's centre, src + 0.5.
+			lo := int64(math.Floor(src + 1 - support))
+			hi := int64(math.Floor(src + 1 + support))
+			if k.exclude {
+				lo, hi = max(lo, 0), min(hi, in)
+			}
+			sum := 0.0
+			for j := range t {
+				t[j], tw[j] = 0, 0
+				if i := lo + int64(j); i < hi {
+					t[j], tw[j] = clampIdx(i), k.aaFilter(mul64(float64(i)-src, inv))
+					sum += tw[j]
+				}
+			}
+			if sum != 0 {
+				for j := range tw {
+					tw[j] /= sum
+				}
+			}
+		case k.mode == "nearest":
 			t[0], tw[0] = clampIdx(int64(k.round(src, scale))), 1
-		case "linear":
+		case k.mode == "linear":
 			f := math.Floor(src)
 			r := src - f
 			t[0], t[1] = int64(f), int64(f)+1
 			tw[0], tw[1] = 1-r, r
-		case "cubic":
+		case k.mode == "cubic":
 			f := math.Floor(src)
 			r := src - f
 			A := k.cubicA
@@ -347,7 +537,7 @@ func (k *resize) table(a int, in, out int64, scale, start, end float64) {
 				t[j] = int64(f) - 1 + int64(j)
 			}
 		}
-		if k.mode != "nearest" {
+		if k.mode != "nearest" && !k.antialias {
 			if k.exclude {
 				sum := 0.0
 				for j := range t {
@@ -416,13 +606,23 @@ func (k *resize) compute(a *kernel.Args) error {
 	for len(k.taps) < r {
 		k.taps, k.tabIdx, k.tabW, k.outside = append(k.taps, 0), append(k.tabIdx, nil), append(k.tabW, nil), append(k.outside, nil)
 	}
+	if k.coord != "tf_crop_and_resize" {
+		roi = nil
+	}
+	ax, err := k.resizedAxes(r)
+	if err != nil {
+		return err
+	}
+	m := len(ax)
+	if roi != nil && roi.NumElements() != int64(2*m) {
+		return fmt.Errorf("roi has %d values, want %d", roi.NumElements(), 2*m)
+	}
 	for i := range r {
 		start, end := 0.0, 1.0
-		if roi != nil && k.coord == "tf_crop_and_resize" {
-			if roi.NumElements() != int64(2*r) {
-				return fmt.Errorf("roi has %d values, want %d", roi.NumElements(), 2*r)
+		for j, a := range ax {
+			if a == i && roi != nil {
+				start, end = loadF(roi.DType, roi.Data(), int64(j)), loadF(roi.DType, roi.Data(), int64(m+j))
 			}
-			start, end = loadF(roi.DType, roi.Data(), int64(i)), loadF(roi.DType, roi.Data(), int64(r+i))
 		}
 		k.table(i, x.Shape[i], y.Shape[i], scales[i], start, end)
 	}

@@ -1,0 +1,469 @@
+package ops
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// The forms opsets 18 to 22 give Resize, AveragePool, DFT, QuantizeLinear
+// and DequantizeLinear: their errors, and values against definitions and
+// against the earlier forms. (onnx/testdata/opset checks them against
+// onnxruntime.)
+
+func formAttrs(opset int64, kv ...any) kernel.Attrs {
+	a := kernel.Attrs{kernel.OpsetAttr: opset}
+	for i := 0; i < len(kv); i += 2 {
+		a[kv[i].(string)] = kv[i+1]
+	}
+	return a
+}
+
+func formInts(v ...int64) []int64 { return v }
+
+// formScalar is a rank-0 int64 tensor.
+func formScalar(v int64) *kernel.Tensor { return tensor(kernel.Int64, shp(), float64(v)) }
+
+func TestResize18Errors(t *testing.T) {
+	x := f32(shp(1, 1, 4, 6))
+	none := f32(shp(0))
+	scales := f32(shp(2), 0.5, 0.5)
+	sizes := i64(shp(2), 2, 3)
+	for _, c := range []struct {
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
+		want  string
+	}{
+		{formAttrs(18, "keep_aspect_ratio_policy", "fit"), []*kernel.Tensor{x, none, none, sizes}, "keep_aspect_ratio_policy"},
+		{formAttrs(18, "antialias", int64(1)), []*kernel.Tensor{x, none, scales}, "antialias"},
+		{formAttrs(18, "mode", "linear", "antialias", int64(2)), []*kernel.Tensor{x, none, scales}, "antialias"},
+		{formAttrs(17, "mode", "linear", "antialias", int64(1)), []*kernel.Tensor{x, none, scales}, "antialias"},
+		{formAttrs(17, "axes", formInts(2, 3)), []*kernel.Tensor{x, none, scales}, "axes"},
+		{formAttrs(17, "keep_aspect_ratio_policy", "stretch"), []*kernel.Tensor{x, none, none, sizes}, "keep_aspect_ratio_policy"},
+		{formAttrs(18, "coordinate_transformation_mode", "half_pixel_symmetric"), []*kernel.Tensor{x, none, scales}, "half_pixel_symmetric"},
+		{formAttrs(18, "axes", formInts(2, 4)), []*kernel.Tensor{x, none, scales}, "out of range"},
+		{formAttrs(18, "axes", formInts(3, -1)), []*kernel.Tensor{x, none, scales}, "twice"},
+		{formAttrs(18, "axes", formInts(3)), []*kernel.Tensor{x, none, scales}, "one for each of axes"},
+		{formAttrs(18, "axes", formInts(2, 3)), []*kernel.Tensor{x, none, f32(shp(4), 1, 1, 1, 1)}, "one for each of axes"},
+		{formAttrs(18, "axes", formInts(2, 3)), []*kernel.Tensor{x, none, none, i64(shp(4), 1, 1, 2, 2)}, "one for each of axes"},
+		{formAttrs(18), []*kernel.Tensor{x, none, scales}, "want 4 values"},
+		{formAttrs(18, "axes", formInts(2, 3), "keep_aspect_ratio_policy", "not_larger"), []*kernel.Tensor{x, none, scales}, "applies to sizes"},
+		{formAttrs(18, "axes", formInts(2, 3), "coordinate_transformation_mode", "tf_crop_and_resize"),
+			[]*kernel.Tensor{x, f32(shp(8), 0, 0, 0, 0, 1, 1, 1, 1), scales}, "roi has 8 values, want 4"},
+	} {
+		wantErr(t, "Resize", c.attrs, c.in, c.want)
+	}
+}
+
+// TestResize18Axes: scales and sizes on a subset of the axes, in any order
+// and negative, equal the full-rank form with the other axes at 1.
+func TestResize18Axes(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 1))
+	x := randTensor(r, kernel.Float32, shp(2, 3, 4, 5))
+	none := f32(shp(0))
+	for _, mode := range []string{"nearest", "linear", "cubic"} {
+		full := mustRun(t, "Resize", formAttrs(18, "mode", mode), x, none, f32(shp(4), 1, 1, 1.5, 0.6))
+		for _, axes := range [][]int64{{2, 3}, {-2, -1}} {
+			got := mustRun(t, "Resize", formAttrs(18, "mode", mode, "axes", axes), x, none, f32(shp(2), 1.5, 0.6))
+			checkValues(t, mode+" axes", got, full.Shape, values(full))
+		}
+		got := mustRun(t, "Resize", formAttrs(18, "mode", mode, "axes", formInts(3, 2)), x, none, f32(shp(2), 0.6, 1.5))
+		checkValues(t, mode+" axes [3 2]", got, full.Shape, values(full))
+		bySizes := mustRun(t, "Resize", formAttrs(18, "mode", mode), x, none, none, i64(shp(4), 2, 3, 6, 3))
+		got = mustRun(t, "Resize", formAttrs(18, "mode", mode, "axes", formInts(-1, 2)), x, none, none, i64(shp(2), 3, 6))
+		checkValues(t, mode+" sizes on axes", got, bySizes.Shape, values(bySizes))
+	}
+	// Axes not named keep their extent and values.
+	got := mustRun(t, "Resize", formAttrs(18, "mode", "linear", "axes", formInts(1)), x, none, f32(shp(1), 2))
+	if !got.Shape.Equal(kernel.Shape{2, 6, 4, 5}) {
+		t.Fatalf("axes [1]: shape %v", got.Shape)
+	}
+}
+
+// TestResize18AspectPolicy: not_larger and not_smaller size the named axes
+// by one scale, min or max of size/D, rounding halves up; stretch takes
+// the sizes as given.
+func TestResize18AspectPolicy(t *testing.T) {
+	x := f32(shp(1, 1, 6, 8))
+	none := f32(shp(0))
+	for _, c := range []struct {
+		policy string
+		axes   []int64
+		sizes  []float64
+		want   []int64
+	}{
+		{"stretch", formInts(2, 3), []float64{5, 5}, formInts(1, 1, 5, 5)},
+		{"not_larger", formInts(2, 3), []float64{5, 5}, formInts(1, 1, 4, 5)},
+		{"not_smaller", formInts(2, 3), []float64{5, 5}, formInts(1, 1, 5, 7)},
+		{"not_larger", formInts(3), []float64{4}, formInts(1, 1, 6, 4)},
+		{"not_larger", nil, []float64{1, 1, 100, 4}, formInts(1, 1, 3, 4)}, // 6·0.5 = 3
+		{"not_smaller", formInts(-1, -2), []float64{2, 9}, formInts(1, 1, 9, 12)},
+	} {
+		attrs := formAttrs(18, "keep_aspect_ratio_policy", c.policy)
+		if c.axes != nil {
+			attrs["axes"] = c.axes
+		}
+		got := mustRun(t, "Resize", attrs, x, none, none, i64(shp(int64(len(c.sizes))), c.sizes...))
+		if !got.Shape.Equal(c.want) {
+			t.Errorf("%s axes %v sizes %v: shape %v, want %v", c.policy, c.axes, c.sizes, got.Shape, c.want)
+		}
+	}
+	// Halves round up: 5·0.5 = 2.5 becomes 3.
+	got := mustRun(t, "Resize", formAttrs(18, "keep_aspect_ratio_policy", "not_larger"), f32(shp(5, 8)), none, none, i64(shp(2), 100, 4))
+	if !got.Shape.Equal(kernel.Shape{3, 4}) {
+		t.Errorf("half up: shape %v, want [3 4]", got.Shape)
+	}
+}
+
+// TestResize18Antialias: upscaling with antialias is the plain
+// interpolation; downscaling by 2 with the triangle filter weighs the four
+// nearest inputs 1/8, 3/8, 3/8, 1/8, the edge repeating.
+func TestResize18Antialias(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 2))
+	x := tensor(kernel.Float64, shp(5, 6), randValues(r, kernel.Float64, 30)...)
+	none := f32(shp(0))
+	up := f32(shp(2), 1.5, 2.5)
+	for _, mode := range []string{"linear", "cubic"} {
+		for _, excl := range []int64{0, 1} {
+			plain := mustRun(t, "Resize", formAttrs(18, "mode", mode, "exclude_outside", excl), x, none, up)
+			aa := mustRun(t, "Resize", formAttrs(18, "mode", mode, "exclude_outside", excl, "antialias", int64(1)), x, none, up)
+			checkClose(t, mode+" antialias upscaling", aa, plain.Shape, values(plain), 1e-12)
+		}
+	}
+	v := []float64{1, 2, 4, 8, 16, 32, 64, 128}
+	got := mustRun(t, "Resize", formAttrs(18, "mode", "linear", "antialias", int64(1)), tensor(kernel.Float64, shp(8), v...), none, f32(shp(1), 0.5))
+	want := make([]float64, 4)
+	for o := range want {
+		for j, w := range []float64{1, 3, 3, 1} {
+			i := min(max(2*o-1+j, 0), 7)
+			want[o] += w / 8 * v[i]
+		}
+	}
+	checkClose(t, "antialias linear 1/2", got, shp(4), want, 1e-12)
+	// exclude_outside drops the taps outside and renormalises.
+	got = mustRun(t, "Resize", formAttrs(18, "mode", "linear", "antialias", int64(1), "exclude_outside", int64(1)), tensor(kernel.Float64, shp(8), v...), none, f32(shp(1), 0.5))
+	want[0] = (3*v[0] + 3*v[1] + v[2]) / 7
+	want[3] = (v[5] + 3*v[6] + 3*v[7]) / 7
+	checkClose(t, "antialias linear 1/2 exclude_outside", got, shp(4), want, 1e-12)
+}
+
+// TestResize18Coordinates: from opset 18 the coordinate modes take the
+// output's extent where opset 17 takes in·scale unrounded;
+// half_pixel_symmetric (opset 19) centres the output.
+func TestResize18Coordinates(t *testing.T) {
+	x := tensor(kernel.Float64, shp(1, 5), 0, 1, 2, 3, 4)
+	none := f32(shp(0))
+	s := f32(shp(2), 1, 0.7) // 5·0.7 = 3.5: 3 outputs
+	got := mustRun(t, "Resize", formAttrs(17, "mode", "linear", "coordinate_transformation_mode", "align_corners"), x, none, s)
+	checkClose(t, "align_corners 17", got, shp(1, 3), []float64{0, 1.6, 3.2}, 1e-6)
+	got = mustRun(t, "Resize", formAttrs(18, "mode", "linear", "coordinate_transformation_mode", "align_corners"), x, none, s)
+	checkClose(t, "align_corners 18", got, shp(1, 3), []float64{0, 2, 4}, 1e-6)
+	got = mustRun(t, "Resize", formAttrs(19, "mode", "linear", "coordinate_transformation_mode", "half_pixel_symmetric"), x, none, s)
+	off := 2.5 * (1 - 3/(5*float64(float32(0.7))))
+	want := make([]float64, 3)
+	for i := range want {
+		want[i] = off + (float64(i)+0.5)/float64(float32(0.7)) - 0.5
+	}
+	checkClose(t, "half_pixel_symmetric", got, shp(1, 3), want, 1e-12)
+	// With sizes the output is in·scale: half_pixel_symmetric is half_pixel.
+	hp := mustRun(t, "Resize", formAttrs(19, "mode", "cubic"), x, none, none, i64(shp(2), 1, 3))
+	got = mustRun(t, "Resize", formAttrs(19, "mode", "cubic", "coordinate_transformation_mode", "half_pixel_symmetric"), x, none, none, i64(shp(2), 1, 3))
+	checkClose(t, "half_pixel_symmetric with sizes", got, hp.Shape, values(hp), 1e-12)
+}
+
+func TestAveragePool19Errors(t *testing.T) {
+	x := []*kernel.Tensor{f32(shp(1, 1, 7))}
+	wantErr(t, "AveragePool", formAttrs(18, "kernel_shape", formInts(3), "dilations", formInts(2)), x, "dilations")
+	wantErr(t, "AveragePool", formAttrs(19, "kernel_shape", formInts(3), "dilations", formInts(2), "auto_pad", "SAME_UPPER"), x, "SAME_UPPER", "dilations")
+	wantErr(t, "AveragePool", formAttrs(19, "kernel_shape", formInts(3), "dilations", formInts(2, 2)), x, "dilations")
+	wantErr(t, "AveragePool", formAttrs(19, "kernel_shape", formInts(3), "dilations", formInts(0)), x, "dilations")
+	wantErr(t, "AveragePool", formAttrs(19, "kernel_shape", formInts(4), "dilations", formInts(3)), x, "exceeds")
+}
+
+// formPoolRef averages x [n·c, in…] (1 to 3 spatial axes) by the
+// definition: the taps start + j·dil inside the input; with include, the
+// divisor counts the taps before the end of the trailing padding; a window
+// without input taps is 0.
+func formPoolRef(x []float64, in, k, s, d, pb, pe, out []int64, include bool) []float64 {
+	nd := len(in)
+	var y []float64
+	ip, op := numel(in), numel(out)
+	for c := range int64(len(x)) / ip {
+		for o := range op {
+			pos := unravel(o, out)
+			var taps [][]int64
+			count := int64(1)
+			for a := range nd {
+				start := pos[a]*s[a] - pb[a]
+				var t []int64
+				n := int64(0)
+				for j := range k[a] {
+					p := start + j*d[a]
+					if p < in[a]+pe[a] {
+						n++
+					}
+					if p >= 0 && p < in[a] {
+						t = append(t, p)
+					}
+				}
+				taps = append(taps, t)
+				count *= n
+			}
+			sum, valid := 0.0, int64(0)
+			idx := make([]int64, nd)
+			var walk func(a int)
+			walk = func(a int) {
+				if a == nd {
+					sum += x[c*ip+ravel(idx, in)]
+					valid++
+					return
+				}
+				for _, p := range taps[a] {
+					idx[a] = p
+					walk(a + 1)
+				}
+			}
+			walk(0)
+			if !include {
+				count = valid
+			}
+			if valid == 0 {
+				y = append(y, 0) // no input element: 0, as onnxruntime
+				continue
+			}
+			y = append(y, sum/float64(count))
+		}
+	}
+	return y
+}
+
+// TestAveragePool19Dilations runs dilated windows of 1 to 3 spatial axes,
+// with pads, strides, ceil_mode and count_include_pad, against formPoolRef;
+// dilations of 1 give opset 18's result, bit for bit.
+func TestAveragePool19Dilations(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 1))
+	for range 300 {
+		nd := 1 + r.IntN(3)
+		var in, k, s, d, pb, pe []int64
+		for range nd {
+			kk, dd := int64(1+r.IntN(3)), int64(1+r.IntN(3))
+			k, d = append(k, kk), append(d, dd)
+			in = append(in, (kk-1)*dd+1+int64(r.IntN(5)))
+			s = append(s, int64(1+r.IntN(3)))
+			pb, pe = append(pb, int64(r.IntN(int(kk)))), append(pe, int64(r.IntN(int(kk))))
+		}
+		ceil, include := int64(r.IntN(2)), int64(r.IntN(2))
+		shape := append([]int64{1, 2}, in...)
+		x := randTensor(r, kernel.Float64, shape)
+		attrs := formAttrs(19, "kernel_shape", k, "strides", s, "dilations", d, "pads", append(append([]int64{}, pb...), pe...),
+			"ceil_mode", ceil, "count_include_pad", include)
+		got := mustRun(t, "AveragePool", attrs, x)
+		out := make([]int64, nd)
+		for a := range nd {
+			span := in[a] + pb[a] + pe[a] - (k[a]-1)*d[a] - 1
+			out[a] = span/s[a] + 1
+			if ceil == 1 && span%s[a] != 0 {
+				out[a]++
+				if (out[a]-1)*s[a] >= in[a]+pb[a] {
+					out[a]--
+				}
+			}
+		}
+		want := formPoolRef(values(x), in, k, s, d, pb, pe, out, include == 1)
+		checkClose(t, "dilated AveragePool", got, append([]int64{1, 2}, out...), want, 1e-12)
+		if ceil == 0 {
+			attrs["dilations"] = formOnes(nd)
+			plain := mustRun(t, "AveragePool", attrs, x)
+			delete(attrs, "dilations")
+			attrs[kernel.OpsetAttr] = int64(18)
+			old := mustRun(t, "AveragePool", attrs, x)
+			checkValues(t, "dilations 1", plain, old.Shape, values(old))
+		}
+	}
+}
+
+func formOnes(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}
+
+// TestAveragePool19CeilLastWindow: from opset 19 ceil_mode drops a last
+// window starting in the trailing padding (opset 18 keeps it).
+func TestAveragePool19CeilLastWindow(t *testing.T) {
+	x := f32(shp(1, 1, 6), 1, 2, 3, 4, 5, 6)
+	attrs := formAttrs(19, "kernel_shape", formInts(2), "strides", formInts(2), "pads", formInts(0, 1), "ceil_mode", int64(1))
+	checkValues(t, "opset 19", mustRun(t, "AveragePool", attrs, x), shp(1, 1, 3), []float64{1.5, 3.5, 5.5})
+	attrs[kernel.OpsetAttr] = int64(18)
+	if got := mustRun(t, "AveragePool", attrs, x); !got.Shape.Equal(kernel.Shape{1, 1, 4}) {
+		t.Fatalf("opset 18: shape %v, want [1 1 4]", got.Shape)
+	}
+}
+
+func TestDFT20Errors(t *testing.T) {
+	x := f32(shp(2, 4, 2))
+	none := f32(shp(0))
+	for _, c := range []struct {
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
+		want  []string
+	}{
+		{formAttrs(20, "axis", int64(1)), []*kernel.Tensor{x}, []string{"axis"}},
+		{formAttrs(20), []*kernel.Tensor{x, none, i64(shp(1), 1)}, []string{"int64 scalar"}},
+		{formAttrs(20), []*kernel.Tensor{x, none, tensor(kernel.Int32, shp(), 1)}, []string{"int64 scalar"}},
+		{formAttrs(20), []*kernel.Tensor{x, none, formScalar(2)}, []string{"axis 2"}},
+		{formAttrs(20), []*kernel.Tensor{x, none, formScalar(-1)}, []string{"axis -1"}},
+		{formAttrs(20), []*kernel.Tensor{x, none, formScalar(-4)}, []string{"axis -4"}},
+		{formAttrs(20), []*kernel.Tensor{f32(shp(4))}, []string{"1 or 2"}},
+		{formAttrs(20), []*kernel.Tensor{f32(shp(4, 3))}, []string{"1 or 2"}},
+		{formAttrs(20, "onesided", int64(1)), []*kernel.Tensor{x}, []string{"real input"}},
+		{formAttrs(20, "inverse", int64(1), "onesided", int64(1)), []*kernel.Tensor{f32(shp(2, 4, 1))}, []string{"complex input"}},
+		{formAttrs(20, "inverse", int64(1), "onesided", int64(1)), []*kernel.Tensor{x, formScalar(5)}, []string{"dft_length 5", "6 and 7"}},
+		{formAttrs(20, "inverse", int64(1), "onesided", int64(1)), []*kernel.Tensor{f32(shp(2, 1, 2))}, []string{"dft_length 0"}},
+		{formAttrs(20), []*kernel.Tensor{x, formScalar(0)}, []string{"dft_length 0"}},
+		{formAttrs(19, "inverse", int64(1), "onesided", int64(1)), []*kernel.Tensor{x}, []string{"onesided", "opset 20"}},
+		{formAttrs(19), []*kernel.Tensor{f32(shp(4, 2))}, []string{"batch"}},
+	} {
+		wantErr(t, "DFT", c.attrs, c.in, c.want...)
+	}
+}
+
+// TestDFT20Axis: the axis input (default −2) picks the signal axis, the
+// first included, as opset 17's attribute does for the others.
+func TestDFT20Axis(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 1))
+	x := randTensor(r, kernel.Float64, shp(3, 4, 5, 2))
+	none := f32(shp(0))
+	for axis := int64(1); axis <= 2; axis++ {
+		want := mustRun(t, "DFT", formAttrs(17, "axis", axis), x)
+		got := mustRun(t, "DFT", formAttrs(20), x, none, formScalar(axis))
+		checkValues(t, "axis input", got, want.Shape, values(want))
+		got = mustRun(t, "DFT", formAttrs(20), x, none, formScalar(axis-4))
+		checkValues(t, "negative axis input", got, want.Shape, values(want))
+	}
+	last := mustRun(t, "DFT", formAttrs(20), x, none, formScalar(2))
+	checkValues(t, "axis absent", mustRun(t, "DFT", formAttrs(20), x), last.Shape, values(last))
+	// Axis 0 of [3, 4, 5, 2] is axis 1 of [1, 3, 4, 5, 2] at opset 17.
+	x5 := &kernel.Tensor{DType: x.DType, Shape: kernel.Shape{1, 3, 4, 5, 2}, Host: x.Host}
+	want := mustRun(t, "DFT", formAttrs(17, "axis", int64(1)), x5, formScalar(6))
+	got := mustRun(t, "DFT", formAttrs(20), x, formScalar(6), formScalar(0))
+	checkValues(t, "axis 0", got, want.Shape[1:], values(want))
+	// A rank-2 signal [L, 1].
+	got = mustRun(t, "DFT", formAttrs(20), tensor(kernel.Float64, shp(4, 1), 1, 2, 3, 4))
+	checkClose(t, "rank 2", got, shp(4, 2), []float64{10, 0, -2, 2, -2, 0, -2, -2}, 1e-12)
+}
+
+// TestDFT20Irfft: inverse onesided inverts a real signal's one-sided
+// spectrum, for even and odd lengths, along any axis.
+func TestDFT20Irfft(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 2))
+	for it := range 40 {
+		n := int64(2 + r.IntN(9))
+		x := randTensor(r, kernel.Float64, shp(2, n, 3, 1))
+		spec := mustRun(t, "DFT", formAttrs(20, "onesided", int64(1)), x, f32(shp(0)), formScalar(1))
+		m := n/2 + 1
+		if !spec.Shape.Equal(kernel.Shape{2, m, 3, 2}) {
+			t.Fatalf("case %d: spectrum %v", it, spec.Shape)
+		}
+		var length *kernel.Tensor = f32(shp(0))
+		if n%2 == 1 {
+			length = formScalar(n)
+		}
+		back := mustRun(t, "DFT", formAttrs(20, "inverse", int64(1), "onesided", int64(1)), spec, length, formScalar(1))
+		checkClose(t, "irfft(rfft(x))", back, x.Shape, values(x), 1e-12)
+	}
+	// The imaginary parts of bin 0 and of the middle bin do not matter.
+	spec := tensor(kernel.Float64, shp(3, 2), 4, 7, 1, 1, 2, -5)
+	got := mustRun(t, "DFT", formAttrs(20, "inverse", int64(1), "onesided", int64(1)), spec)
+	checkClose(t, "irfft", got, shp(4, 1), []float64{2, 0, 1, 1}, 1e-12)
+}
+
+func TestQuantize21Errors(t *testing.T) {
+	x := f32(shp(4, 6))
+	for _, c := range []struct {
+		op    string
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
+		want  []string
+	}{
+		{"QuantizeLinear", formAttrs(21, "block_size", int64(2)), []*kernel.Tensor{x, f32(shp(4, 2))}, []string{"scale [4,2]", "[4,3]"}},
+		{"QuantizeLinear", formAttrs(21, "block_size", int64(2)), []*kernel.Tensor{x, f32(shp(3))}, []string{"scale [3]"}},
+		{"QuantizeLinear", formAttrs(21, "block_size", int64(2)), []*kernel.Tensor{x, f32(shp())}, []string{"per-tensor"}},
+		{"QuantizeLinear", formAttrs(21), []*kernel.Tensor{x, f32(shp(4, 3))}, []string{"want a scalar or [6]"}},
+		{"QuantizeLinear", formAttrs(21, "block_size", int64(-1)), []*kernel.Tensor{x, f32(shp())}, []string{"block_size -1"}},
+		{"QuantizeLinear", formAttrs(21, "block_size", int64(2), "axis", int64(2)), []*kernel.Tensor{x, f32(shp(4, 3))}, []string{"axis 2"}},
+		{"QuantizeLinear", formAttrs(21, "block_size", int64(3)), []*kernel.Tensor{x, f32(shp(4, 2)), tensor(kernel.Uint8, shp(4, 3))}, []string{"differ in shape"}},
+		{"QuantizeLinear", formAttrs(20, "block_size", int64(2)), []*kernel.Tensor{x, f32(shp(4, 3))}, []string{"block_size"}},
+		{"QuantizeLinear", formAttrs(21, "output_dtype", int64(22)), []*kernel.Tensor{x, f32(shp())}, []string{"int4"}},
+		{"QuantizeLinear", formAttrs(21, "output_dtype", int64(4)), []*kernel.Tensor{x, f32(shp())}, []string{"uint16"}},
+		{"QuantizeLinear", formAttrs(21, "output_dtype", int64(1)), []*kernel.Tensor{x, f32(shp())}, []string{"output_dtype 1"}},
+		{"QuantizeLinear", formAttrs(21, "output_dtype", int64(3)), []*kernel.Tensor{x, f32(shp()), tensor(kernel.Uint8, shp())}, []string{"differ"}},
+		{"QuantizeLinear", formAttrs(20, "output_dtype", int64(3)), []*kernel.Tensor{x, f32(shp())}, []string{"output_dtype"}},
+		{"QuantizeLinear", formAttrs(19, "saturate", int64(2)), []*kernel.Tensor{x, f32(shp())}, []string{"saturate"}},
+		{"QuantizeLinear", formAttrs(18, "saturate", int64(1)), []*kernel.Tensor{x, f32(shp())}, []string{"saturate"}},
+		{"QuantizeLinear", formAttrs(19), []*kernel.Tensor{x, tensor(kernel.Float64, shp())}, []string{"y_scale"}},
+		{"DequantizeLinear", formAttrs(21, "block_size", int64(4)), []*kernel.Tensor{tensor(kernel.Int8, shp(4, 6)), f32(shp(4, 1))}, []string{"[4,2]"}},
+		{"DequantizeLinear", formAttrs(21, "block_size", int64(0)), []*kernel.Tensor{tensor(kernel.Int8, shp(4, 6)), f32(shp(4, 2))}, []string{"want a scalar or [6]"}},
+		{"DequantizeLinear", formAttrs(20, "block_size", int64(3)), []*kernel.Tensor{tensor(kernel.Int8, shp(4, 6)), f32(shp(4, 2))}, []string{"block_size"}},
+		{"DequantizeLinear", formAttrs(21, "output_dtype", int64(1)), []*kernel.Tensor{tensor(kernel.Int8, shp(4, 6)), f32(shp())}, []string{"output_dtype"}},
+	} {
+		wantErr(t, c.op, c.attrs, c.in, c.want...)
+	}
+}
+
+// TestQuantize21Blocked: blocked (de)quantization is per-element
+// (de)quantization with each scale and zero point repeated block_size
+// times along the axis, the last block short when it does not divide.
+func TestQuantize21Blocked(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 1))
+	for range 60 {
+		rank := 1 + r.IntN(3)
+		shape := make([]int64, rank)
+		for i := range shape {
+			shape[i] = int64(1 + r.IntN(6))
+		}
+		axis := r.IntN(rank)
+		block := int64(1 + r.IntN(4))
+		sshape := append([]int64{}, shape...)
+		sshape[axis] = (shape[axis] + block - 1) / block
+		if rank == 1 && sshape[0] == 1 {
+			continue // a one-element 1-D scale is per tensor
+		}
+		ns := numel(sshape)
+		sv := make([]float64, ns)
+		zv := make([]float64, ns)
+		for i := range sv {
+			sv[i] = float64(1+r.IntN(16)) / 64
+			zv[i] = float64(r.IntN(256) - 128)
+		}
+		x := tensor(kernel.Float32, shape, randValues(r, kernel.Float32, numel(shape))...)
+		xv := values(x)
+		scale, zp := f32(sshape, sv...), tensor(kernel.Int8, sshape, zv...)
+		attrs := formAttrs(21, "axis", int64(axis-rank), "block_size", block)
+		q := mustRun(t, "QuantizeLinear", attrs, x, scale, zp)
+		want := make([]float64, len(xv))
+		for i := range xv {
+			idx := unravel(int64(i), shape)
+			idx[axis] /= block
+			j := ravel(idx, sshape)
+			want[i] = math.Max(-128, math.Min(127, math.RoundToEven(float64(float32(xv[i])/float32(sv[j])))+zv[j]))
+		}
+		checkValues(t, "blocked QuantizeLinear", q, shape, want)
+		d := mustRun(t, "DequantizeLinear", attrs, q, scale, zp)
+		for i, v := range want {
+			idx := unravel(int64(i), shape)
+			idx[axis] /= block
+			j := ravel(idx, sshape)
+			want[i] = float64(float32((v - zv[j]) * sv[j]))
+		}
+		checkValues(t, "blocked DequantizeLinear", d, shape, want)
+	}
+	// output_dtype without a zero point; saturate changes nothing.
+	x := f32(shp(3), -300, 0.4, 300)
+	checkValues(t, "output_dtype int8", mustRun(t, "QuantizeLinear", formAttrs(21, "output_dtype", int64(3)), x, f32(shp(), 2)), shp(3), []float64{-128, 0, 127})
+	checkValues(t, "saturate 0", mustRun(t, "QuantizeLinear", formAttrs(19, "saturate", int64(0)), x, f32(shp(), 2)), shp(3), []float64{0, 0, 150})
+}
