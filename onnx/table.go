@@ -24,7 +24,7 @@ type OpInfo struct {
 // types (bfloat16, float8, int4 and the like, which pipert does not have)
 // keep the range going, since a model of those opsets over pipert's
 // types means what it meant before.
-const MaxOpset = 22
+const MaxOpset = 25
 
 // table lists every ONNX op the importer takes. The opset ranges are those
 // whose semantics the pipert op follows (checked against the ONNX backend
@@ -51,7 +51,7 @@ var table = map[string]OpInfo{
 	"Concat":                    {Pipert: "Concat", MinOpset: 7, MaxOpset: MaxOpset},
 	"Slice":                     {Pipert: "Slice", MinOpset: 7, MaxOpset: MaxOpset},
 	"Gather":                    {Pipert: "Gather", MinOpset: 7, MaxOpset: MaxOpset},
-	"Cast":                      {Pipert: "Cast", MinOpset: 7, MaxOpset: MaxOpset, Note: "the `to` enum becomes a pipert dtype; saturate from 19 (float 8 only: no effect)"},
+	"Cast":                      {Pipert: "Cast", MinOpset: 7, MaxOpset: 23, Note: "the `to` enum becomes a pipert dtype; saturate from 19 (float 8 only: no effect)"},
 	"Shape":                     {Pipert: "Shape", MinOpset: 7, MaxOpset: MaxOpset},
 	"Reshape":                   {Pipert: "Reshape", MinOpset: 7, MaxOpset: MaxOpset},
 	"Sigmoid":                   {Pipert: "Sigmoid", MinOpset: 6, MaxOpset: MaxOpset},
@@ -156,11 +156,11 @@ var table = map[string]OpInfo{
 	"ScatterElements":           {Pipert: "ScatterElements", MinOpset: 11, MaxOpset: MaxOpset, Note: "reduction max and min from 18"},
 	"Scatter":                   {Pipert: "Scatter", MinOpset: 9, MaxOpset: 10},
 	"OneHot":                    {Pipert: "OneHot", MinOpset: 9, MaxOpset: MaxOpset},
-	"CastLike":                  {Pipert: "CastLike", MinOpset: 15, MaxOpset: MaxOpset, Note: "saturate from 19 (float 8 only: no effect)"},
+	"CastLike":                  {Pipert: "CastLike", MinOpset: 15, MaxOpset: 23, Note: "saturate from 19 (float 8 only: no effect)"},
 	"Einsum":                    {Pipert: "Einsum", MinOpset: 12, MaxOpset: MaxOpset},
 	"Hardmax":                   {Pipert: "Hardmax", MinOpset: 7, MaxOpset: MaxOpset},
-	"QuantizeLinear":            {Pipert: "QuantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "uint8 and int8; saturate accepted (float8 only); blocked quantization and output_dtype from 21"},
-	"DequantizeLinear":          {Pipert: "DequantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "int8, uint8 and int32; blocked quantization from 21"},
+	"QuantizeLinear":            {Pipert: "QuantizeLinear", MinOpset: 10, MaxOpset: 22, Note: "uint8 and int8; saturate accepted (float8 only); blocked quantization and output_dtype from 21"},
+	"DequantizeLinear":          {Pipert: "DequantizeLinear", MinOpset: 10, MaxOpset: 22, Note: "int8, uint8 and int32; blocked quantization from 21"},
 	"GatherND":                  {Pipert: "GatherND", MinOpset: 11, MaxOpset: MaxOpset},
 	"EyeLike":                   {Pipert: "EyeLike", MinOpset: 9, MaxOpset: MaxOpset},
 	"LRN":                       {Pipert: "LRN", MinOpset: 7, MaxOpset: MaxOpset},

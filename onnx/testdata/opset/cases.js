@@ -1,7 +1,7 @@
 // Cases for gen.js: one node each. inputs: [name, dtype, shape, data?, isConst?]
 // (a constant becomes an initializer; data defaults to deterministic values);
 // nodeInputs overrides the node's input list ('' for an absent optional one).
-// This file: ops whose form did not change (their range reaches opset 22),
+// This file: ops whose form did not change (their range reaches opset 25),
 // the opset-18 reductions, and the ops new in opsets 18 to 21.
 const f = 'float32';
 const unchanged = [
@@ -25,11 +25,12 @@ const unchanged = [
   ['HardSwish', [['x', f, [7]]]],
   ['Round', [['x', f, [7]]]],
   ['IsNaN', [['x', f, [4], [1, NaN, -Infinity, 0]]], 'bool'],
+  ['Size', [['x', f, [2, 3]]], 'int64'],
 ];
 const cases = [];
 for (const [op, inputs, out = f, attrs = {}] of unchanged) {
   if (op === 'ConstantOfShape') continue; // needs a tensor attribute: below
-  for (const opset of [18, 22]) {
+  for (const opset of [18, 22, 25]) {
     const name = `${op.toLowerCase()}${out === 'float64' ? '_f64' : ''}_opset${opset}`;
     cases.push({ name, opset, op, attrs, inputs, outputs: [['y', out]] });
   }
@@ -70,3 +71,12 @@ cases.push({ name: 'groupnormalization_21', opset: 21, op: 'GroupNormalization',
 cases.push({ name: 'groupnormalization_21_one_group', opset: 21, op: 'GroupNormalization', attrs: { num_groups: 1 },
   inputs: [['x', f, [1, 3, 5]], ['s', f, [3]], ['b', f, [3]]], outputs: [['y', f]] });
 module.exports = cases;
+
+// TopK (24 admits more types) and Pad (23 to 25 likewise) at the newest opsets.
+for (const opset of [24, 25]) {
+  module.exports.push({ name: `topk_${opset}`, opset, op: 'TopK', attrs: { axis: -1, largest: 1, sorted: 1 },
+    inputs: [['x', f, [3, 5]], ['k', 'int64', [1], [2], true]], outputs: [['v', f], ['i', 'int64']] });
+  module.exports.push({ name: `pad_${opset}_axes`, opset, op: 'Pad', attrs: { mode: 'reflect' },
+    inputs: [['x', f, [2, 4]], ['pads', 'int64', [2], [1, 2], true], ['', f, [0], [], false], ['axes', 'int64', [1], [-1], true]],
+    nodeInputs: ['x', 'pads', '', 'axes'], outputs: [['y', f]] });
+}
