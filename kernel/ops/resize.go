@@ -393,7 +393,7 @@ func (k *resize) source(x, in, outInt int64, scale, start, end float64) float64 
 	case "half_pixel":
 		return (xf+0.5)/scale - 0.5
 	case "half_pixel_symmetric":
-		off := float64(in) / 2 * (1 - float64(outInt)/frac)
+		off := mul64(float64(in)/2, 1-float64(outInt)/frac)
 		return off + (xf+0.5)/scale - 0.5
 	case "pytorch_half_pixel":
 		if out > 1 {
