@@ -43,6 +43,7 @@ type reduction struct {
 	axes  reduceSum // axes, keepdims and shape inference
 	walk  bcast
 	acc   []float64
+	accI  []int64   // ReduceMax and ReduceMin of int64: exact
 	aux   []float64 // ReduceLogSumExp: the maxima
 	keep  kernel.Shape
 }
@@ -194,6 +195,9 @@ func (k *reduction) compute(a *kernel.Args) error {
 			return nil
 		}
 	}
+	if x.DType == kernel.Int64 && (k.op == "ReduceMax" || k.op == "ReduceMin") {
+		return k.extremaInt64(x, o, m, count)
+	}
 	if k.op == "ReduceLogSumExp" {
 		// First the maxima, then Σ e^(x−max).
 		copy(mx, acc)
@@ -257,5 +261,38 @@ func (k *reduction) compute(a *kernel.Args) error {
 		}
 		storeF(o.DType, ob, int64(j), v)
 	}
+	return nil
+}
+
+// extremaInt64 is ReduceMax or ReduceMin of int64 x into the m elements of
+// o, in int64: exact beyond 2^53, where float64 would round. An empty
+// reduction (count 0) gives 0, as for the other integer reductions. k.walk
+// is set on x's shape and the kept one.
+func (k *reduction) extremaInt64(x, o *kernel.Tensor, m, count int64) error {
+	if int64(cap(k.accI)) < m {
+		k.accI = make([]int64, m)
+	}
+	acc := k.accI[:m]
+	init := int64(math.MinInt64)
+	if k.op == "ReduceMin" {
+		init = math.MaxInt64
+	}
+	for i := range acc {
+		acc[i] = init
+	}
+	xs := kernel.Int64s(x.Data())
+	for _, v := range xs[:x.NumElements()] {
+		j := k.walk.off[0]
+		if k.op == "ReduceMax" {
+			acc[j] = max(acc[j], v)
+		} else {
+			acc[j] = min(acc[j], v)
+		}
+		k.walk.next()
+	}
+	if count == 0 {
+		clear(acc)
+	}
+	copy(kernel.Int64s(o.Data()), acc)
 	return nil
 }

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -159,6 +160,37 @@ func TestReduceSumWorkspace(t *testing.T) {
 		}
 		if tl.Workspace != c.ws {
 			t.Fatalf("%v over %v: workspace %d, want %d", c.shape, c.axes, tl.Workspace, c.ws)
+		}
+	}
+}
+
+// TestReduceExtremaInt64Exact: ReduceMax and ReduceMin of int64 values
+// beyond 2^53, whose float64 neighbours coincide, return one of the inputs
+// exactly, over an axis and over all.
+func TestReduceExtremaInt64Exact(t *testing.T) {
+	const b = 1 << 60
+	x := kernel.New(kernel.Int64, 2, 3)
+	copy(kernel.Int64s(x.Host), []int64{b + 1, b + 3, b + 2, -b - 1, -b - 3, math.MinInt64})
+	for _, c := range []struct {
+		op   string
+		axes []int64
+		want []int64
+	}{
+		{"ReduceMax", []int64{1}, []int64{b + 3, -b - 1}},
+		{"ReduceMin", []int64{1}, []int64{b + 1, math.MinInt64}},
+		{"ReduceMax", nil, []int64{b + 3}},
+		{"ReduceMin", []int64{0}, []int64{-b - 1, -b - 3, math.MinInt64}},
+	} {
+		attrs := kernel.Attrs{"keepdims": int64(0)}
+		if c.axes != nil {
+			attrs["axes"] = c.axes
+		}
+		out, err := runOp(c.op, attrs, x)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.op, c.axes, err)
+		}
+		if got := kernel.Int64s(out[0].Data()); !slices.Equal(got, c.want) {
+			t.Errorf("%s over %v = %v, want %v", c.op, c.axes, got, c.want)
 		}
 	}
 }
