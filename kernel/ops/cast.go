@@ -24,7 +24,9 @@ import (
 //
 // From opset 19 the attribute saturate (0 or 1, default 1) is accepted:
 // it concerns the conversions to float 8 types only, which pipert does not
-// have, so it changes nothing.
+// have, so it changes nothing. From opset 24 so is round_mode (up, the
+// default, down or nearest): it concerns the conversions to float8e8m0
+// only.
 //
 // Tiling (words):
 //
@@ -49,8 +51,8 @@ func newCast(attrs kernel.Attrs) (kernel.Kernel, error) {
 }
 
 // checkSaturate checks the attributes of a Cast or CastLike: those of
-// known, and from opset 19 saturate, a flag without effect on pipert's
-// dtypes.
+// known; from opset 19 saturate, a flag; from opset 24 round_mode, up,
+// down or nearest. Neither has an effect on pipert's dtypes.
 func checkSaturate(attrs kernel.Attrs, known ...string) error {
 	opset, err := attrs.Opset(17)
 	if err != nil {
@@ -62,11 +64,22 @@ func checkSaturate(attrs kernel.Attrs, known ...string) error {
 		}
 		return nil
 	}
-	if err := attrs.Check(append(known, "saturate")...); err != nil {
+	known = append(known, "saturate")
+	if opset >= 24 {
+		known = append(known, "round_mode")
+	}
+	if err := attrs.Check(known...); err != nil {
 		return wrapAttr(err)
 	}
 	if _, err := flagAttr(attrs, "saturate", true); err != nil {
 		return wrapAttr(err)
+	}
+	mode, err := attrs.String("round_mode", "up")
+	if err != nil {
+		return wrapAttr(err)
+	}
+	if mode != "up" && mode != "down" && mode != "nearest" {
+		return fmt.Errorf("ops: attribute \"round_mode\" is %q, want up, down or nearest", mode)
 	}
 	return nil
 }

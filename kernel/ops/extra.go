@@ -19,13 +19,19 @@ import (
 //     x's dtype, and saturate (for float8 outputs, which pipert lacks) is
 //     accepted as 0 or 1 and changes nothing; from 21 output_dtype (uint8
 //     or int8, the zero point's dtype when both are given) names the
-//     output dtype.
+//     output dtype; from 23 precision, the dtype of the division, may be
+//     0 or y_scale's own dtype (the division as before), or float32 for
+//     a float16 scale. The division of float16 and float32 operands
+//     rounds in float32 whatever the precision, as onnxruntime's does
+//     (ONNX would round a float16 scale's in float16).
 //   - DequantizeLinear(x, x_scale[, x_zero_point]) (axis): (x − zero_point)
-//     · scale, in the scale's dtype; x int8, uint8 or int32. Both take
-//     from opset 21 block_size B: with B > 0 the scale and zero point have
-//     x's shape except on axis, where they have ⌈D/B⌉ entries, the j-th
-//     serving x's entries jB … jB+B−1 there (blocked quantization); a
-//     scalar scale (per tensor) needs B = 0, as onnxruntime requires.
+//     · scale, in the scale's dtype; x int8, uint8 or int32. From opset 23
+//     output_dtype may be 0 or the scale's dtype (onnxruntime computes no
+//     other). Both take from opset 21 block_size B: with B > 0 the scale
+//     and zero point have x's shape except on axis, where they have
+//     ⌈D/B⌉ entries, the j-th serving x's entries jB … jB+B−1 there
+//     (blocked quantization); a scalar scale (per tensor) needs B = 0, as
+//     onnxruntime requires.
 //   - GatherND(data, indices) (batch_dims from 12).
 //   - EyeLike(input) (dtype, k): a 2-D tensor with ones on diagonal k.
 //   - LRN(X) (alpha 1e-4, beta 0.75, bias 1, size): X / (bias +
@@ -131,12 +137,28 @@ func newQuantize(quantize bool) kernel.Factory {
 		}
 		if opset >= 21 {
 			known = append(known, "block_size")
-			if quantize {
+			if quantize || opset >= 23 {
 				known = append(known, "output_dtype")
 			}
 		}
+		if quantize && opset >= 23 {
+			known = append(known, "precision")
+		}
 		if err := attrs.Check(known...); err != nil {
 			return nil, wrapAttr(err)
+		}
+		// precision (QuantizeLinear) and output_dtype (DequantizeLinear)
+		// from opset 23: their values are checked against the scale's
+		// dtype.
+		precision, err := onnxTypeAttr(attrs, "precision")
+		if err != nil {
+			return nil, err
+		}
+		var deqType onnxType
+		if !quantize {
+			if deqType, err = onnxTypeAttr(attrs, "output_dtype"); err != nil {
+				return nil, err
+			}
 		}
 		axis, err := attrs.Int("axis", 1)
 		if err != nil {
@@ -153,9 +175,11 @@ func newQuantize(quantize bool) kernel.Factory {
 		if block < 0 {
 			return nil, fmt.Errorf("ops: %s: block_size %d is negative", op, block)
 		}
-		outType, err := quantOutputDType(attrs, op)
-		if err != nil {
-			return nil, err
+		var outType kernel.DType
+		if quantize {
+			if outType, err = quantOutputDType(attrs, op); err != nil {
+				return nil, err
+			}
 		}
 		// at returns the scale index of element i of x.
 		at := func(x, scale *kernel.Tensor) (func(i int64) int64, error) {
@@ -206,6 +230,13 @@ func newQuantize(quantize bool) kernel.Factory {
 						return err
 					}
 				}
+				if !precision.none() && precision.dt != scale.DType && (precision.dt != kernel.Float32 || scale.DType != kernel.Float16) {
+					want := fmt.Sprintf("0 or %s", onnxTypeName(scale.DType))
+					if scale.DType == kernel.Float16 {
+						want += " or " + onnxTypeName(kernel.Float32)
+					}
+					return fmt.Errorf("precision %s with a %v y_scale: want %s", precision, scale.DType, want)
+				}
 				dt := kernel.Uint8
 				if outType != 0 {
 					dt = outType
@@ -229,6 +260,9 @@ func newQuantize(quantize bool) kernel.Factory {
 				if err := checkSameDType(zp, "x_zero_point", x, "x"); err != nil {
 					return err
 				}
+			}
+			if !deqType.none() && deqType.dt != scale.DType {
+				return fmt.Errorf("output_dtype %s with a %v x_scale: want 0 or %s (the output has the scale's dtype)", deqType, scale.DType, onnxTypeName(scale.DType))
 			}
 			setShape(out[0], x.Shape, scale.DType)
 			return nil
@@ -305,6 +339,59 @@ func quantOutputDType(attrs kernel.Attrs, op string) (kernel.DType, error) {
 		return 0, fmt.Errorf("ops: %s: output_dtype %s (%d): pipert has no %s; want uint8 (2) or int8 (3)", op, n, i, n)
 	}
 	return 0, fmt.Errorf("ops: %s: output_dtype %d is not a quantized type: want uint8 (2) or int8 (3)", op, i)
+}
+
+// onnxType is an attribute naming an ONNX TensorProto data type: its
+// code, and the pipert dtype of that code (0 for a type pipert lacks).
+// A kernel.DType value stands for its own code.
+type onnxType struct {
+	code int64
+	dt   kernel.DType
+}
+
+// onnxCodes are the TensorProto codes of pipert's dtypes.
+var onnxCodes = map[int64]kernel.DType{1: kernel.Float32, 2: kernel.Uint8, 3: kernel.Int8, 6: kernel.Int32,
+	7: kernel.Int64, 9: kernel.Bool, 10: kernel.Float16, 11: kernel.Float64}
+
+// onnxTypeAttr reads attribute name as an onnxType; absent, it is 0.
+func onnxTypeAttr(attrs kernel.Attrs, name string) (onnxType, error) {
+	v, ok := attrs[name]
+	if !ok {
+		return onnxType{}, nil
+	}
+	if dt, ok := v.(kernel.DType); ok {
+		for c, d := range onnxCodes {
+			if d == dt {
+				return onnxType{code: c, dt: dt}, nil
+			}
+		}
+		return onnxType{}, fmt.Errorf("ops: attribute %q: dtype %v has no ONNX type", name, dt)
+	}
+	c, err := attrs.Int(name, 0)
+	if err != nil {
+		return onnxType{}, wrapAttr(err)
+	}
+	return onnxType{code: c, dt: onnxCodes[c]}, nil
+}
+
+// none reports whether the attribute is absent or 0.
+func (t onnxType) none() bool { return t.code == 0 }
+
+func (t onnxType) String() string {
+	if t.dt != 0 {
+		return onnxTypeName(t.dt)
+	}
+	return fmt.Sprintf("%d (not one of pipert's dtypes)", t.code)
+}
+
+// onnxTypeName is dtype dt with its TensorProto code.
+func onnxTypeName(dt kernel.DType) string {
+	for c, d := range onnxCodes {
+		if d == dt {
+			return fmt.Sprintf("%v (%d)", dt, c)
+		}
+	}
+	return dt.String()
 }
 
 func newGatherND(attrs kernel.Attrs) (kernel.Kernel, error) {

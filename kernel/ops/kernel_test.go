@@ -40,6 +40,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
 		// new in ONNX opsets 18 to 21
 		"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "GroupNormalization", "Mish",
+		// new in ONNX opsets 23 and 24
+		"RMSNormalization", "Swish", "RotaryEmbedding",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {

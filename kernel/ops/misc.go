@@ -1079,7 +1079,7 @@ func (k *splitOp) compute(a *kernel.Args) error {
 //     (negative counting from depth) matches, else values[0]; depth is a
 //     value dependency.
 //   - CastLike(input, target_type): Cast to target_type's dtype (saturate
-//     from opset 19, as Cast's).
+//     from opset 19 and round_mode from 24, as Cast's).
 func moreBuiltins() []builtin {
 	return []builtin{
 		{"Trilu", newTrilu},

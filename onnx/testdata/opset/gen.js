@@ -12,8 +12,30 @@ const fs = require('fs'), path = require('path');
 const TYPES = { // name: [TensorProto.DataType, typed array, ort type]
   float32: [1, Float32Array, 'float32'], uint8: [2, Uint8Array, 'uint8'], int8: [3, Int8Array, 'int8'],
   int32: [6, Int32Array, 'int32'], int64: [7, BigInt64Array, 'int64'], bool: [9, Uint8Array, 'bool'],
-  float64: [11, Float64Array, 'float64'],
+  float64: [11, Float64Array, 'float64'], float16: [10, Uint16Array, 'float16'],
 };
+
+// f16 returns the float16 bits nearest x (ties to even); f16Value the value
+// of float16 bits h. float16 data is given and written as numbers.
+function f16(x) {
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0, a = Math.abs(x);
+  if (Number.isNaN(x)) return 0x7e00;
+  if (a >= 65520) return sign | 0x7c00;
+  if (a < 2 ** -14) return sign | roundEven(a * 2 ** 24); // subnormal (or the smallest normal)
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  else if (2 ** (e + 1) <= a) e++;
+  return sign | (((e + 15) << 10) + roundEven((a / 2 ** e - 1) * 1024)); // a carry moves to the exponent
+}
+function roundEven(v) {
+  const fl = Math.floor(v), d = v - fl;
+  return d > 0.5 || (d === 0.5 && fl % 2 === 1) ? fl + 1 : fl;
+}
+function f16Value(h) {
+  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e === 0x1f) return m ? NaN : s * Infinity;
+  return e === 0 ? s * m * 2 ** -24 : s * (1 + m / 1024) * 2 ** (e - 15);
+}
 
 function rng(name) {
   let s = 2166136261;
@@ -28,6 +50,7 @@ function values(dtype, shape, data, r) {
   const [, Arr] = TYPES[dtype];
   if (data) {
     if (data.length !== n) throw new Error(`data of ${data.length} for shape ${shape}`);
+    if (dtype === 'float16') return Uint16Array.from(data, f16);
     return dtype === 'int64' ? BigInt64Array.from(data.map(BigInt)) : Arr.from(data);
   }
   const a = new Arr(n);
@@ -35,6 +58,7 @@ function values(dtype, shape, data, r) {
     const u = r();
     switch (dtype) {
       case 'float32': case 'float64': a[i] = Math.fround(4 * u - 2); break;
+      case 'float16': a[i] = f16(4 * u - 2); break;
       case 'int64': a[i] = BigInt(Math.floor(20 * u) - 10); break;
       case 'bool': a[i] = u < 0.5 ? 1 : 0; break;
       case 'uint8': a[i] = Math.floor(256 * u); break;
@@ -71,7 +95,8 @@ function rawBytes(dtype, arr) {
 }
 
 function json(dtype, shape, arr) {
-  const data = dtype === 'int64' ? Array.from(arr, (x) => Number(x)) : Array.from(arr, (x) => (Number.isFinite(x) || dtype !== 'float32' && dtype !== 'float64' ? x : String(x)));
+  if (dtype === 'float16') arr = Float64Array.from(arr, f16Value);
+  const data = dtype === 'int64' ? Array.from(arr, (x) => Number(x)) : Array.from(arr, (x) => (Number.isFinite(x) || !dtype.startsWith('float') ? x : String(x)));
   return { dtype, shape, data };
 }
 
