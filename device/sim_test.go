@@ -321,7 +321,9 @@ func TestLaunchArgsCrossTheLink(t *testing.T) {
 // sum); with two engines, two at a time (half); without a bound, all at
 // once. Copies share the copy engines the same way.
 func TestEnginesBoundConcurrentStreams(t *testing.T) {
-	const kernel = time.Millisecond
+	// Kernels long against the host's launch calls, so that the span's
+	// slack for those calls (one kernel) holds on a loaded machine.
+	const kernel = 5 * time.Millisecond
 	for _, c := range []struct {
 		engines int
 		want    time.Duration
@@ -340,9 +342,9 @@ func TestEnginesBoundConcurrentStreams(t *testing.T) {
 		for _, w := range rec.work {
 			first, last = min(first, w.start), max(last, w.end)
 		}
-		// Launch calls a few µs apart add to the span; an engine never
-		// runs two kernels at once.
-		if span := time.Duration(last - first); span < c.want || span > c.want+time.Millisecond/2 {
+		// Launch calls apart add to the span (a few µs; up to a kernel on a
+		// loaded machine); an engine never runs two kernels at once.
+		if span := time.Duration(last - first); span < c.want || span > c.want+kernel {
 			t.Errorf("%d engines: 8 kernels of %v span %v, want %v", c.engines, kernel, span, c.want)
 		}
 		// Copies: the same with the copy engines.
@@ -361,7 +363,7 @@ func TestEnginesBoundConcurrentStreams(t *testing.T) {
 		for _, w := range rec.work {
 			first, last = min(first, w.start), max(last, w.end)
 		}
-		if span := time.Duration(last - first); c.engines > 0 && span < c.want {
+		if span, want := time.Duration(last-first), c.want/kernel*time.Millisecond; c.engines > 0 && span < want {
 			t.Errorf("%d copy engines: 8 copies of about 1 ms span %v", c.engines, span)
 		}
 	}
