@@ -814,19 +814,27 @@ func newInstanceNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 	return newKernel(sig{op: "InstanceNormalization", minIn: 3, maxIn: 3, nOut: 1}, k), nil
 }
 
-func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
+// axisEpsilon reads the attributes ONNX's LayerNormalization and
+// RMSNormalization share, after checking that attrs holds no others:
+// axis (default -1) and epsilon (default 1e-5, a float32 value).
+func axisEpsilon(attrs kernel.Attrs) (axis int64, eps float64, err error) {
 	if err := attrs.Check("axis", "epsilon", "stash_type"); err != nil {
-		return nil, wrapAttr(err)
+		return 0, 0, wrapAttr(err)
 	}
-	axis, err := attrs.Int("axis", -1)
+	if axis, err = attrs.Int("axis", -1); err != nil {
+		return 0, 0, wrapAttr(err)
+	}
+	if eps, err = attrs.Float("epsilon", 1e-5); err != nil {
+		return 0, 0, wrapAttr(err)
+	}
+	return axis, float64(float32(eps)), nil
+}
+
+func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
+	axis, eps, err := axisEpsilon(attrs)
 	if err != nil {
-		return nil, wrapAttr(err)
+		return nil, err
 	}
-	eps, err := attrs.Float("epsilon", 1e-5)
-	if err != nil {
-		return nil, wrapAttr(err)
-	}
-	eps = float64(float32(eps))
 	k := &simple{flops: 5}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		x := in[0]

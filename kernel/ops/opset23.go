@@ -38,18 +38,10 @@ var swishOp = mathOp{name: "Swish", flops: 6, params: [2]param{{"alpha", 1}}, fp
 // rms = √(ms + epsilon); each element is y = (x / rms) · scale, evaluated
 // in float64 and rounded once.
 func newRMSNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := attrs.Check("axis", "epsilon", "stash_type"); err != nil {
-		return nil, wrapAttr(err)
-	}
-	axis, err := attrs.Int("axis", -1)
+	axis, eps, err := axisEpsilon(attrs)
 	if err != nil {
-		return nil, wrapAttr(err)
+		return nil, err
 	}
-	eps, err := attrs.Float("epsilon", 1e-5)
-	if err != nil {
-		return nil, wrapAttr(err)
-	}
-	eps = float64(float32(eps)) // a float32 attribute
 	if st, err := attrs.Int("stash_type", 1); err != nil {
 		return nil, wrapAttr(err)
 	} else if st != 1 {
