@@ -45,6 +45,7 @@ var table = map[string]OpInfo{
 	"RMSNormalization":          {Pipert: "RMSNormalization", MinOpset: 23, MaxOpset: MaxOpset, Note: "stash_type 1 only"},
 	"Swish":                     {Pipert: "Swish", MinOpset: 24, MaxOpset: MaxOpset},
 	"RotaryEmbedding":           {Pipert: "RotaryEmbedding", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32 and float16; 3-D X with num_heads or 4-D X; an even rotary_embedding_dim"},
+	"Attention":                 {Pipert: "Attention", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32 only; 3-D or 4-D inputs, grouped-query heads, past and present caches, bool or float32 masks of rank 2 to 4 (last dimension total_sequence_length), is_causal, positive scale, softcap, qk_matmul_output_mode 0 to 3 (not 2 with is_causal or nonpad_kv_seqlen), softmax_precision 1 or 11, nonpad_kv_seqlen from 24; no sliding window, no integer mask"},
 	"Relu":                      {Pipert: "ReLU", MinOpset: 6, MaxOpset: MaxOpset},
 	"ReduceSum":                 {Pipert: "ReduceSum", MinOpset: 7, MaxOpset: MaxOpset, Note: "axes as attribute before 13, as input from 13; noop_with_empty_axes from 13"},
 	"NonZero":                   {Pipert: "NonZero", MinOpset: 9, MaxOpset: MaxOpset},

@@ -42,6 +42,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "GroupNormalization", "Mish",
 		// new in ONNX opsets 23 and 24
 		"RMSNormalization", "Swish", "RotaryEmbedding",
+		"Attention",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {

@@ -1,0 +1,102 @@
+package ops
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// TestAttentionValues checks Attention on inputs whose results are exact
+// by hand: equal scores average the values, masks pick them out.
+func TestAttentionValues(t *testing.T) {
+	absent := f32(shp(0))
+	run := func(attrs kernel.Attrs, in ...*kernel.Tensor) []*kernel.Tensor {
+		t.Helper()
+		out, err := runOp("Attention", attrs, in...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	q1 := f32(shp(1, 1, 1, 1), 1)
+	k2, v2 := f32(shp(1, 1, 2, 1), 0, 0), f32(shp(1, 1, 2, 1), 4, 8)
+	// Equal scores: the mean; the present caches are K and V; mode 0
+	// gives the scores.
+	out := run(nil, q1, k2, v2)
+	checkValues(t, "plain Y", out[0], shp(1, 1, 1, 1), []float64{6})
+	checkValues(t, "plain present_value", out[2], shp(1, 1, 2, 1), []float64{4, 8})
+	checkValues(t, "plain qk", out[3], shp(1, 1, 1, 2), []float64{0, 0})
+	// A bool mask keeps the first key; a fully masked row is zero.
+	out = run(nil, f32(shp(1, 1, 2, 1), 1, 1), k2, v2, tensor(kernel.Bool, shp(2, 2), 1, 0, 0, 0))
+	checkValues(t, "bool mask", out[0], shp(1, 1, 2, 1), []float64{4, 0})
+	// A float mask adds ln 3 to the second score: probabilities 1/4, 3/4.
+	out = run(kernel.Attrs{"qk_matmul_output_mode": int64(3)}, q1, k2, v2, f32(shp(1, 2), 0, math.Log(3)))
+	if y := values(out[0])[0]; math.Abs(y-7) > 1e-6 {
+		t.Errorf("float mask: Y %g, want 7", y)
+	}
+	// Causal: the first query sees the first key only.
+	out = run(kernel.Attrs{"is_causal": int64(1)}, f32(shp(1, 1, 2, 1), 1, 1), k2, v2)
+	checkValues(t, "causal", out[0], shp(1, 1, 2, 1), []float64{4, 6})
+	// A cache: present is past then new; causal with one past key lets
+	// the only query see both.
+	out = run(kernel.Attrs{"is_causal": int64(1)}, q1, f32(shp(1, 1, 1, 1), 0), f32(shp(1, 1, 1, 1), 10), absent,
+		f32(shp(1, 1, 1, 1), 0), f32(shp(1, 1, 1, 1), 2))
+	checkValues(t, "past Y", out[0], shp(1, 1, 1, 1), []float64{6})
+	checkValues(t, "present_key", out[1], shp(1, 1, 2, 1), []float64{0, 0})
+	checkValues(t, "present_value", out[2], shp(1, 1, 2, 1), []float64{2, 10})
+	// Grouped query heads, 3-D: two query heads read the one key/value head.
+	out = run(kernel.Attrs{"q_num_heads": int64(2), "kv_num_heads": int64(1), "qk_matmul_output_mode": int64(3)},
+		f32(shp(1, 1, 2), 1, -1), f32(shp(1, 2, 1), 0, 0), f32(shp(1, 2, 1), 4, 8))
+	checkValues(t, "3-D Y", out[0], shp(1, 1, 2), []float64{6, 6})
+	checkValues(t, "3-D probabilities", out[3], shp(1, 2, 1, 2), []float64{0.5, 0.5, 0.5, 0.5})
+	// scale 2 and softcap 1: mode 1 gives tanh of the scaled scores.
+	out = run(kernel.Attrs{"scale": 2.0, "softcap": 1.0, "qk_matmul_output_mode": int64(1)}, q1, f32(shp(1, 1, 2, 1), 0, 0.5), v2)
+	checkValues(t, "softcap", out[3], shp(1, 1, 1, 2), []float64{0, float64(float32(math.Tanh(1)))})
+	// nonpad_kv_seqlen (opset 24) keeps the first key of batch 0 and none
+	// of batch 1.
+	out = run(kernel.Attrs{kernel.OpsetAttr: int64(24)}, f32(shp(2, 1, 1, 1), 1, 1), f32(shp(2, 1, 2, 1)), f32(shp(2, 1, 2, 1), 4, 8, 1, 2),
+		absent, absent, absent, i64(shp(2), 1, 0))
+	checkValues(t, "nonpad", out[0], shp(2, 1, 1, 1), []float64{4, 0})
+}
+
+// TestAttentionErrors covers what Attention refuses.
+func TestAttentionErrors(t *testing.T) {
+	absent := f32(shp(0))
+	q, k, v := f32(shp(1, 2, 2, 2)), f32(shp(1, 2, 3, 2)), f32(shp(1, 2, 3, 2))
+	qkv := func(more ...*kernel.Tensor) []*kernel.Tensor { return append([]*kernel.Tensor{q, k, v}, more...) }
+	at := func(opset int64, kv ...any) kernel.Attrs {
+		a := kernel.Attrs{kernel.OpsetAttr: opset}
+		for i := 0; i < len(kv); i += 2 {
+			a[kv[i].(string)] = kv[i+1]
+		}
+		return a
+	}
+	h := func(s ...int64) *kernel.Tensor { return tensor(kernel.Float16, s) }
+	wantErr(t, "Attention", nil, []*kernel.Tensor{h(1, 2, 2, 2), h(1, 2, 3, 2), h(1, 2, 3, 2)}, "float16", "not implemented")
+	wantErr(t, "Attention", nil, qkv(tensor(kernel.Int64, shp(2, 3))), "attn_mask", "bool")
+	wantErr(t, "Attention", nil, qkv(f32(shp(3))), "attn_mask", "rank 2 to 4")
+	wantErr(t, "Attention", nil, qkv(f32(shp(2, 2))), "last dimension 2", "total_sequence_length 3")
+	wantErr(t, "Attention", nil, qkv(f32(shp(3, 2, 3))), "does not broadcast")
+	wantErr(t, "Attention", nil, []*kernel.Tensor{f32(shp(1, 2, 4)), f32(shp(1, 3, 4)), f32(shp(1, 3, 4))}, "q_num_heads and kv_num_heads")
+	wantErr(t, "Attention", at(23, "q_num_heads", int64(3), "kv_num_heads", int64(2)),
+		[]*kernel.Tensor{f32(shp(1, 2, 6)), f32(shp(1, 3, 4)), f32(shp(1, 3, 4))}, "do not divide")
+	wantErr(t, "Attention", nil, []*kernel.Tensor{f32(shp(1, 3, 2, 2)), k, v}, "do not divide")
+	wantErr(t, "Attention", nil, qkv(absent, f32(shp(1, 2, 1, 2))), "together")
+	wantErr(t, "Attention", nil, qkv(absent, f32(shp(1, 2, 1, 2)), f32(shp(1, 2, 1, 3))), "past_value")
+	wantErr(t, "Attention", at(23, "qk_matmul_output_mode", int64(2), "is_causal", int64(1)), qkv(), "mode 2 with is_causal")
+	wantErr(t, "Attention", at(24, "qk_matmul_output_mode", int64(2)), qkv(absent, absent, absent, i64(shp(1), 3)), "mode 2 with nonpad_kv_seqlen")
+	wantErr(t, "Attention", at(23, "qk_matmul_output_mode", int64(4)), qkv(), "qk_matmul_output_mode 4")
+	wantErr(t, "Attention", at(23, "softmax_precision", int64(10)), qkv(), "softmax_precision 10")
+	wantErr(t, "Attention", at(23, "scale", 0.0), qkv(), "scale 0")
+	wantErr(t, "Attention", at(23, "softcap", -1.0), qkv(), "softcap -1")
+	wantErr(t, "Attention", at(23, "is_causal", int64(2)), qkv(), "is_causal")
+	wantErr(t, "Attention", at(23, "left_window_size", int64(1)), qkv(), "left_window_size")
+	wantErr(t, "Attention", at(25, "left_window_size", int64(1)), qkv(), "sliding windows")
+	wantErr(t, "Attention", at(25, "q_num_heads", int64(2)), qkv(), "must not be given with 4-D")
+	wantErr(t, "Attention", at(23, "q_num_heads", int64(4)), qkv(), "differ from the heads")
+	wantErr(t, "Attention", at(23), qkv(absent, absent, absent, i64(shp(1), 3)), "7 inputs")
+	wantErr(t, "Attention", at(24), qkv(absent, f32(shp(1, 2, 1, 2)), f32(shp(1, 2, 1, 2)), i64(shp(1), 3)), "cannot be combined")
+	wantErr(t, "Attention", at(24), qkv(absent, absent, absent, i64(shp(1), 4)), "nonpad_kv_seqlen[0] is 4")
+	wantErr(t, "Attention", at(24), qkv(absent, absent, absent, i64(shp(2), 3, 3)), "want [batch]")
+}
