@@ -13,7 +13,8 @@ import (
 // the forms of opsets 18 to 25, built by gen.js with their outputs
 // computed by onnxruntime — in KBK against onnxruntime's outputs (floats
 // to 1e-5 absolute, other dtypes exactly) and in Pipeline mode against
-// KBK, bit for bit.
+// KBK, bit for bit; the small models (model_*) also in Async and Replay
+// mode.
 func TestOpsetFixtures(t *testing.T) {
 	goldens, _ := filepath.Glob(filepath.Join("testdata", "opset", "*.golden.json"))
 	if len(goldens) == 0 {
@@ -42,13 +43,19 @@ func TestOpsetFixtures(t *testing.T) {
 				if _, err := c.Compare(res.Outputs, 1e-5); err != nil {
 					t.Error(err)
 				}
-				piped, err := runIn(g, c.Inputs, pipert.Pipeline)
-				if err != nil {
-					t.Fatalf("pipeline: %v", err)
+				modes := []pipert.Mode{pipert.Pipeline}
+				if strings.HasPrefix(name, "model_") {
+					modes = append(modes, pipert.Async, pipert.Replay)
 				}
-				for out, want := range res.Outputs {
-					if got := piped.Outputs[out]; got == nil || !got.Shape.Equal(want.Shape) || string(got.Host) != string(want.Host) {
-						t.Errorf("pipeline: output %q differs from KBK's", out)
+				for _, mode := range modes {
+					other, err := runIn(g, c.Inputs, mode)
+					if err != nil {
+						t.Fatalf("%v: %v", mode, err)
+					}
+					for out, want := range res.Outputs {
+						if got := other.Outputs[out]; got == nil || !got.Shape.Equal(want.Shape) || string(got.Host) != string(want.Host) {
+							t.Errorf("%v: output %q differs from KBK's", mode, out)
+						}
 					}
 				}
 			}

@@ -114,14 +114,16 @@ async function build(c, dir) {
     feeds[name] = new ort.Tensor(TYPES[dtype][2], arr, shape);
     goldIn[name] = json(dtype, shape, arr);
   }
-  const node = {
-    opType: c.op, name: c.name, input: c.nodeInputs || c.inputs.map((i) => i[0]),
-    output: c.outputs.map((o) => o[0]), attribute: Object.entries(c.attrs || {}).map(([k, v]) => attr(k, v)),
-  };
+  // One node (op, attrs, nodeInputs), or a graph of them: nodes, each
+  // {op, inputs, outputs, attrs}, in order, reading graph inputs,
+  // initializers and earlier nodes' outputs.
+  const nodes = (c.nodes || [{ op: c.op, attrs: c.attrs, inputs: c.nodeInputs || c.inputs.map((i) => i[0]), outputs: c.outputs.map((o) => o[0]) }])
+    .map((n, i) => ({ opType: n.op, name: c.nodes ? `${c.name}/${i}` : c.name, input: n.inputs, output: n.outputs,
+      attribute: Object.entries(n.attrs || {}).map(([k, v]) => attr(k, v)) }));
   const model = {
     irVersion: c.ir || 8, producerName: 'pipert onnx/testdata/opset/gen.js',
     opsetImport: [{ domain: '', version: c.opset }],
-    graph: { name: c.name, node: [node], initializer: inits, input: graphIn, output: c.outputs.map(([n, t]) => valueInfo(n, t)) },
+    graph: { name: c.name, node: nodes, initializer: inits, input: graphIn, output: c.outputs.map(([n, t]) => valueInfo(n, t)) },
   };
   const err = onnx.ModelProto.verify(model);
   if (err) throw new Error(`${c.name}: ${err}`);
