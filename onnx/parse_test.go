@@ -211,8 +211,16 @@ func TestReadAligns(t *testing.T) {
 }
 
 // FuzzImport: a model that parses imports or fails with an error, never a
-// panic; the seeds are the ONNX backend node-test models.
+// panic; the seeds are the ONNX backend node-test models and the opset 18
+// to 25 models of testdata/opset.
 func FuzzImport(f *testing.F) {
+	if files, err := filepath.Glob(filepath.Join("testdata", "opset", "*.onnx")); err == nil {
+		for _, p := range files {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
 	if dirs, err := filepath.Glob("/usr/share/libonnx-testdata/data/node/test_*/model.onnx"); err == nil {
 		for i, p := range dirs {
 			if i%7 != 0 && !strings.Contains(p, "loop") && !strings.Contains(p, "scan") && !strings.Contains(p, "_expanded") {
