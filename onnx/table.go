@@ -194,6 +194,10 @@ var table = map[string]OpInfo{
 	"Loop":                      {Pipert: "Loop", MinOpset: 11, MaxOpset: MaxOpset, Note: "tensor values (no sequences); runs its body on the host, on real data (package control)"},
 	"Unique":                    {Pipert: "Unique", MinOpset: 11, MaxOpset: MaxOpset, Note: "every output, sorted and axis; compute dependent"},
 	"Scan":                      {Pipert: "Scan", MinOpset: 8, MaxOpset: MaxOpset, Note: "every axis and direction; opset 8's batch axis and sequence_lens (a short sequence's scan outputs end in zeros); runs its body on the host, on real data (package control)"},
+	"CenterCropPad":             {Pipert: "CenterCropPad", MinOpset: 18, MaxOpset: MaxOpset, Note: "shape as a value dependency"},
+	"AffineGrid":                {Pipert: "AffineGrid", MinOpset: 20, MaxOpset: MaxOpset, Note: "2-D and 3-D; size as a value dependency; float16 computed in float64 (onnxruntime has no float16 kernel)"},
+	"TensorScatter":             {Pipert: "TensorScatter", MinOpset: 24, MaxOpset: MaxOpset, Note: "modes linear and circular; a negative write index is an error in both, as in onnxruntime"},
+	"DeformConv":                {Pipert: "DeformConv", MinOpset: 19, MaxOpset: MaxOpset, Note: "2-D data only"},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: MaxOpset, Note: "inlined when the condition folds; else a runtime If (package control)"},
 }
 
