@@ -44,6 +44,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"RMSNormalization", "Swish", "RotaryEmbedding",
 		"Attention",
 		"CenterCropPad", "AffineGrid", "TensorScatter", "DeformConv",
+		"LpNormalization", "LpPool", "GlobalLpPool", "MaxRoiPool",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -59,6 +60,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0},
 		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}, "LSTM": {"hidden_size": 1}, "GRU": {"hidden_size": 1}, "RNN": {"hidden_size": 1},
 		"DepthToSpace": {"blocksize": 2}, "Einsum": {"equation": "ij->ji"}, "LRN": {"size": 3}, "Split": {"num_outputs": 2}, "SpaceToDepth": {"blocksize": 2}, "MaxUnpool": {"kernel_shape": []int64{2}}, "BitShift": {"direction": "LEFT"}, "GroupNormalization": {"num_groups": 1}}
+	required["LpPool"], required["MaxRoiPool"] = kernel.Attrs{"kernel_shape": []int64{1}}, kernel.Attrs{"pooled_shape": []int64{1, 1}}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])
