@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/trace"
 	"github.com/pipert/pipert/trace/analysis"
 )
@@ -159,9 +158,9 @@ func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
 	return 0
 }
 
-// predictRows gives each row run by a single actor (not replay, hetero or
-// overlap) the prediction of its untraced makespan: its traced twin's
-// prediction of its own mode, times the runs of a repetition.
+// predictRows gives each row run by a single actor (not hetero or overlap)
+// the prediction of its untraced makespan: its traced twin's prediction of
+// its own mode, times the runs of a repetition.
 func predictRows(rep *report, sums []actorSummary) {
 	by := map[string]actorSummary{}
 	for _, s := range sums {
@@ -169,7 +168,7 @@ func predictRows(rep *report, sums []actorSummary) {
 	}
 	for i := range rep.series {
 		ser := rep.series[i]
-		if ser.v.hetero || ser.v.overlap || ser.v.mode == pipert.Replay || i >= len(rep.Results) {
+		if ser.v.hetero || ser.v.overlap || i >= len(rep.Results) {
 			continue
 		}
 		s, ok := by[ser.scenario+" "+ser.v.String()]

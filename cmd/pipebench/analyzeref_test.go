@@ -35,17 +35,24 @@ type runTrace struct {
 }
 
 type kernelTrace struct {
-	flow     uint64
-	cost     analysis.Kernel
-	devEnd   int64
-	prepare  int64 // start of the prepare slice
-	launched int64 // end of the launch slice
-	devStart int64
-	hasDev   bool
-	barStart int64
-	barEnd   int64
-	hasBar   bool
-	barAt    analysis.Stage
+	flow      uint64
+	cost      analysis.Kernel
+	devEnd    int64
+	prepare   int64 // start of the prepare slice, if prepared
+	prepared  bool
+	staged    bool  // a prepare, InferShape or Resize slice
+	begin     int64 // start of its first host slice, if begun
+	begun     bool
+	launched  int64 // end of the launch slice, if hasLaunch
+	hasLaunch bool
+	sub       int   // its index among the flows of its launch slice
+	subStart  int64 // the start of that slice
+	devStart  int64
+	hasDev    bool
+	barStart  int64
+	barEnd    int64
+	hasBar    bool
+	barAt     analysis.Stage
 }
 
 // analyzeTraceRef splits a parsed trace into actors by track name and explains
@@ -129,7 +136,9 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		ts    int64
 		name  string
 	}
-	flowOf := map[key][]uint64{}
+	// A slice keeps every flow attached to it, in file order: a replay's
+	// launch begins the flows of all the kernels it submits.
+	flowOf := map[key][][]uint64{}
 	last := make([]key, len(p.Tracks))
 	hasLast := make([]bool, len(p.Tracks))
 	for _, e := range p.Events {
@@ -137,11 +146,13 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		case trace.EvSlice, trace.EvBegin:
 			k := key{e.Track, e.TS, e.Name}
 			last[e.Track], hasLast[e.Track] = k, true
-			flowOf[k] = append(flowOf[k], 0)
+			flowOf[k] = append(flowOf[k], nil)
 		case trace.EvFlowBegin, trace.EvFlowStep, trace.EvFlowEnd:
 			if hasLast[e.Track] {
 				fs := flowOf[last[e.Track]]
-				fs[len(fs)-1] = e.Flow
+				if f := &fs[len(fs)-1]; !slices.Contains(*f, e.Flow) {
+					*f = append(*f, e.Flow)
+				}
 			}
 		}
 	}
@@ -159,13 +170,13 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 	devFlow := map[uint64]trace.Slice{} // kernel flow -> its slice on a device stream track
 	for _, s := range p.Slices() {
 		sk := key{s.Track, s.Start, s.Name}
-		var flow uint64
+		var flows []uint64
 		if fs := flowOf[sk]; taken[sk] < len(fs) {
-			flow = fs[taken[sk]]
+			flows = fs[taken[sk]]
 			taken[sk]++
 		}
 		if devTrack[s.Track] {
-			if flow != 0 {
+			for _, flow := range flows {
 				if _, seen := devFlow[flow]; !seen {
 					devFlow[flow] = s
 				}
@@ -182,17 +193,8 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		if s.Name == "barrier" && role[s.Track] != "device" {
 			byTrack[s.Track] = append(byTrack[s.Track], hostSlice{start: s.Start, end: s.End, barrier: true})
 		}
-		if flow == 0 {
+		if len(flows) == 0 {
 			continue // barriers, or slices without a kernel
-		}
-		k := a.kernels[flow]
-		if k == nil {
-			k = &kernelTrace{flow: flow}
-			a.kernels[flow] = k
-		}
-		if role[s.Track] == "device" {
-			k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.Dur(), s.Start, s.End, true
-			continue
 		}
 		st, ok := stageOf[role[s.Track]]
 		if i := strings.LastIndexByte(s.Name, ' '); i >= 0 {
@@ -200,21 +202,43 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 				st, ok = x, true
 			}
 		}
-		if !ok {
-			continue
-		}
-		byTrack[s.Track] = append(byTrack[s.Track], hostSlice{start: s.Start, end: s.End, k: k, stage: st})
-		switch st {
-		case analysis.Prepare:
-			k.cost.Prepare += s.Dur()
-			k.prepare = s.Start
-		case analysis.Infer:
-			k.cost.Infer += s.Dur()
-		case analysis.Resize:
-			k.cost.Resize += s.Dur()
-		case analysis.Launch:
-			k.cost.Launch += s.Dur()
-			k.launched = s.End
+		for sub, flow := range flows {
+			k := a.kernels[flow]
+			if k == nil {
+				k = &kernelTrace{flow: flow}
+				a.kernels[flow] = k
+			}
+			if role[s.Track] == "device" {
+				k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.Dur(), s.Start, s.End, true
+				continue
+			}
+			if !ok {
+				continue
+			}
+			d := s.Dur()
+			if sub > 0 {
+				d = 0 // the submission's cost is its first kernel's
+			}
+			if sub == 0 {
+				byTrack[s.Track] = append(byTrack[s.Track], hostSlice{start: s.Start, end: s.End, k: k, stage: st})
+			}
+			if !k.begun || s.Start < k.begin {
+				k.begin, k.begun = s.Start, true
+			}
+			switch st {
+			case analysis.Prepare:
+				k.cost.Prepare += d
+				k.prepare, k.prepared, k.staged = s.Start, true, true
+			case analysis.Infer:
+				k.cost.Infer += d
+				k.staged = true
+			case analysis.Resize:
+				k.cost.Resize += d
+				k.staged = true
+			case analysis.Launch:
+				k.cost.Launch += d
+				k.launched, k.hasLaunch, k.sub, k.subStart = s.End, true, sub, s.Start
+			}
 		}
 	}
 	for _, hs := range byTrack {
@@ -276,8 +300,15 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	slices.SortFunc(ks, func(x, y *kernelTrace) int { return int(x.flow - y.flow) })
 	inRun := map[*kernelTrace]bool{}
 	for _, k := range ks {
+		// A kernel's prepare places it in a run; one without (a replay's
+		// kernel, or one whose replay fell back after its prepare) its
+		// first host slice.
+		at, ok := k.prepare, k.prepared
+		if !ok {
+			at, ok = k.begin, k.begun
+		}
 		for i := range a.runs {
-			if r := &a.runs[i]; k.prepare >= r.start && k.prepare <= r.end {
+			if r := &a.runs[i]; ok && at >= r.start && at <= r.end {
 				r.kernels = append(r.kernels, k)
 				inRun[k] = true
 				break
@@ -285,18 +316,33 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		}
 	}
 	// The latency: over the kernels that did not start on the device
-	// behind the run kernel before them (flow order).
-	var lat []int64
+	// behind the run kernel before them (flow order). A replay's kernels
+	// give its device rate instead: the first of a submission its start
+	// after the submission began, the others theirs after the kernel
+	// before.
+	var lat, first, next []int64
 	var lastDevEnd int64
+	var prev *kernelTrace
 	for _, k := range ks {
 		queued := false
+		p := prev
 		if inRun[k] && k.hasDev {
 			queued = k.devStart <= lastDevEnd
 			lastDevEnd = max(lastDevEnd, k.devEnd)
+			prev = k
 		}
 		switch {
 		case !k.hasDev:
 			sm.unmatched++
+		case !k.hasLaunch:
+		case !k.staged:
+			switch {
+			case !inRun[k] || queued:
+			case k.sub == 0:
+				first = append(first, k.devStart-k.subStart)
+			case p != nil && !p.staged && p.hasLaunch && p.subStart == k.subStart && p.sub == k.sub-1:
+				next = append(next, k.devStart-p.devStart)
+			}
 		case k.devEnd <= k.launched:
 			// A synchronous device (the host CPU) ran the kernel inside
 			// the launch call: the launch stage already holds its time.
@@ -306,11 +352,16 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			lat = append(lat, k.devStart-k.launched)
 		}
 	}
-	if len(lat) > 0 {
-		slices.Sort(lat)
-		sm.latency = max(lat[len(lat)/2], 0)
+	med := func(v []int64) int64 {
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return max(v[len(v)/2], 0)
 	}
-	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin}
+	sm.latency = med(lat)
+	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin,
+		ReplayFirst: med(first), ReplayNext: med(next)}
 	// Device and host busy intervals, for utilisation and bubbles.
 	busy := map[int][]analysis.Interval{}
 	for _, s := range p.Slices() {
@@ -328,21 +379,24 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		}
 		measured = append(measured, r.end-r.start)
 		cost := make([]analysis.Kernel, len(r.kernels))
-		first, last := r.kernels[0].prepare, int64(0)
+		first, last := r.kernels[0].begin, int64(0)
 		for i, k := range r.kernels {
 			cost[i] = k.cost
+			if cost[i].Replayed = k.hasLaunch && !k.staged; cost[i].Replayed && i > 0 && cost[i-1].Replayed {
+				cost[i].Submission = k.sub
+			}
 			if meta.trace > 0 {
 				untrace(&cost[i], meta.trace)
 			}
 			cost[i].Barrier = barrierRef(r.kernels, i)
-			first = min(first, k.prepare)
+			first = min(first, k.begin)
 			last = max(last, k.devEnd, k.launched)
 		}
 		// The model covers the kernel stream; the run also uploads inputs
 		// before it and downloads outputs after it: add those as measured.
 		fixed := max(first-r.start, 0) + max(r.end-last, 0)
 		sm.kernels = len(cost)
-		for _, m := range []analysis.Mode{analysis.KBK, analysis.Async, analysis.Pipeline} {
+		for _, m := range predictedModes(a.mode) {
 			m.Drain = a.mode.Drain
 			pr, err := analysis.Predict(cost, m, mc)
 			if err != nil {

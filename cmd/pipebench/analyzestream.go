@@ -90,7 +90,18 @@ type sTrack struct {
 type sSlice struct {
 	name       string
 	start, end int64
-	flow       uint64
+	flow       uint64   // its kernel's flow, the first attached
+	more       []uint64 // the flows after the first: a replay's launch submits many kernels
+}
+
+// addFlow attaches flow f to the slice.
+func (s *sSlice) addFlow(f uint64) {
+	switch {
+	case s.flow == 0:
+		s.flow = f
+	case f != s.flow && !slices.Contains(s.more, f):
+		s.more = append(s.more, f)
+	}
 }
 
 // horizon is the time up to which everything on the track is known.
@@ -127,7 +138,17 @@ type sActor struct {
 	// the device no later than it was queued behind it, and its start
 	// says nothing of the launch latency.
 	lastDevEnd int64
-	err        error // the first error of its analysis
+	lastRun    lastReleased // the last kernel of a run released
+	err        error        // the first error of its analysis
+}
+
+// lastReleased is what the release of a replayed kernel needs of the kernel
+// released before it.
+type lastReleased struct {
+	replayed bool
+	sub      int
+	subStart int64
+	devStart int64
 }
 
 // actorAcc accumulates an actor's runs until the medians are taken.
@@ -148,19 +169,25 @@ type sRun struct {
 }
 
 type sKernel struct {
-	flow     uint64
-	cost     analysis.Kernel
-	prepare  int64
-	launched int64
-	devStart int64
-	devEnd   int64
-	hasDev   bool
-	barStart int64 // the barrier before its InferShape, or its Prepare, if hasBar
-	barEnd   int64
-	hasBar   bool
-	barAt    analysis.Stage // Infer or Prepare
-	run      *sRun
-	actor    *sActor
+	flow      uint64
+	cost      analysis.Kernel
+	begin     int64 // start of its first host slice, if begun
+	begun     bool
+	prepared  bool // its prepare slice seen (a replayed kernel has none)
+	staged    bool // a prepare, InferShape or Resize slice seen
+	launched  int64
+	hasLaunch bool
+	sub       int   // replayed: its index in its submission
+	subStart  int64 // replayed: the start of its submission's launch slice
+	devStart  int64
+	devEnd    int64
+	hasDev    bool
+	barStart  int64 // the barrier before its InferShape, or its Prepare, if hasBar
+	barEnd    int64
+	hasBar    bool
+	barAt     analysis.Stage // Infer or Prepare
+	run       *sRun
+	actor     *sActor
 }
 
 // streamAnalyzer is a trace.Handler that analyses a trace as it is read.
@@ -303,9 +330,9 @@ func (z *streamAnalyzer) Event(ev *trace.Event) {
 	case trace.EvFlowBegin, trace.EvFlowStep, trace.EvFlowEnd:
 		switch {
 		case t.lastIdx >= 0:
-			t.open[t.lastIdx].flow = ev.Flow
+			t.open[t.lastIdx].addFlow(ev.Flow)
 		case t.hasPend:
-			t.pend.flow = ev.Flow
+			t.pend.addFlow(ev.Flow)
 		}
 	}
 	if z.events++; z.events%4096 == 0 {
@@ -354,21 +381,31 @@ func (z *streamAnalyzer) slice(t *sTrack, s sSlice) {
 	if s.flow == 0 || t.role == "device" && len(a.host) == 0 {
 		return // barriers, slices without a kernel, devices no actor runs on
 	}
-	k := z.kernel(a, s.flow)
-	if t.role == "device" {
-		k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.end-s.start, s.start, s.end, true
-		return
-	}
 	st, ok := stageOf[t.role]
 	if i := strings.LastIndexByte(s.name, ' '); i >= 0 {
 		if x, found := stageOf[s.name[i+1:]]; found {
 			st, ok = x, true
 		}
 	}
-	if !ok {
+	if t.role != "device" && !ok {
 		return
 	}
-	d := s.end - s.start
+	z.kernelSlice(a, t, s, z.kernel(a, s.flow), st, s.end-s.start, 0)
+	// A replay's launch submits a segment of kernels at once: each begins
+	// its flow there; the first carries the submission's cost.
+	for i, f := range s.more {
+		z.kernelSlice(a, t, s, z.kernel(a, f), st, 0, i+1)
+	}
+}
+
+// kernelSlice gives k its slice s on track t of actor a: its device
+// execution, or host stage st taking d; sub is k's index among the flows of
+// the slice (its place in a replay's submission).
+func (z *streamAnalyzer) kernelSlice(a *sActor, t *sTrack, s sSlice, k *sKernel, st analysis.Stage, d int64, sub int) {
+	if t.role == "device" {
+		k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.end-s.start, s.start, s.end, true
+		return
+	}
 	if t.hasBar {
 		// A barrier belongs to the InferShape after it (a value the kernel
 		// needs) or the Prepare after it (the runner waiting for the
@@ -380,29 +417,52 @@ func (z *streamAnalyzer) slice(t *sTrack, s sSlice) {
 		}
 		t.hasBar = false
 	}
+	if !k.begun || s.start < k.begin {
+		k.begin, k.begun = s.start, true
+		if !k.prepared {
+			// A replay's kernel, or one whose replay fell back after its
+			// prepare (its flow begins at InferShape): its first host
+			// slice places it until a prepare slice does.
+			z.place(a, k, s.start)
+		}
+	}
 	switch st {
 	case analysis.Prepare:
 		k.cost.Prepare += d
-		k.prepare = s.start
-		old := k.run
-		k.run = nil
-		for _, r := range a.runs {
-			if s.start >= r.start && (!r.closed || s.start <= r.end) {
-				k.run = r
-				break
-			}
-		}
-		if k.run != nil && k.run != old {
-			k.run.kernels = append(k.run.kernels, k)
-		}
+		k.prepared, k.staged = true, true
+		z.place(a, k, s.start)
 	case analysis.Infer:
 		k.cost.Infer += d
+		k.staged = true
 	case analysis.Resize:
 		k.cost.Resize += d
+		k.staged = true
 	case analysis.Launch:
 		k.cost.Launch += d
-		k.launched = s.end
+		k.launched, k.hasLaunch = s.end, true
+		k.sub, k.subStart = sub, s.start
 	}
+}
+
+// replayed reports whether a replay submitted k: launched with no host
+// stage of its own before.
+func (k *sKernel) replayed() bool { return k.hasLaunch && !k.staged }
+
+// place files k under the run of a that holds time at, and reports
+// whether there is one.
+func (z *streamAnalyzer) place(a *sActor, k *sKernel, at int64) bool {
+	old := k.run
+	k.run = nil
+	for _, r := range a.runs {
+		if at >= r.start && (!r.closed || at <= r.end) {
+			k.run = r
+			break
+		}
+	}
+	if k.run != nil && k.run != old {
+		k.run.kernels = append(k.run.kernels, k)
+	}
+	return k.run != nil
 }
 
 // sharedDevice gives a device slice to the kernel of its flow in an actor
@@ -538,6 +598,8 @@ func (z *streamAnalyzer) sweep(a *sActor, eof bool) {
 	for _, k := range a.loose {
 		switch {
 		case k.run != nil:
+		case k.begun && !k.prepared && z.place(a, k, k.begin):
+			// Placed by a host slice read before its run began.
 		case eof || k.hasDev && k.devStart < h:
 			z.release(a, k, false)
 		default:
@@ -553,13 +615,28 @@ func (z *streamAnalyzer) sweep(a *sActor, eof bool) {
 // the kernel belongs to a run (released with its run, in flow order).
 func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
 	queued := false
+	replayed := k.replayed()
+	prev := a.lastRun
 	if inRun && k.hasDev {
 		queued = k.devStart <= a.lastDevEnd
 		a.lastDevEnd = max(a.lastDevEnd, k.devEnd)
+		a.lastRun = lastReleased{replayed: replayed, sub: k.sub, subStart: k.subStart, devStart: k.devStart}
 	}
 	switch {
 	case !k.hasDev:
 		a.summary.unmatched++
+	case !k.hasLaunch:
+		// Never launched on a host track of the actor: no latency to read.
+	case replayed:
+		// The device took it at its submission's rate: the first kernel
+		// after the submission began, the others one after another.
+		switch {
+		case !inRun || queued:
+		case k.sub == 0:
+			z.sample(a.name+replayFirstKey, k.devStart-k.subStart)
+		case prev.replayed && prev.subStart == k.subStart && prev.sub == k.sub-1:
+			z.sample(a.name+replayNextKey, k.devStart-prev.devStart)
+		}
 	case k.devEnd <= k.launched:
 		// A synchronous device (the host CPU) ran the kernel inside the
 		// launch call: the launch stage already holds its time.
@@ -567,20 +644,33 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
 	case queued:
 		// It waited for the kernel before it on the device.
 	default:
-		if z.pass.latency == nil {
-			s := z.pass.sel[a.name]
-			if s == nil {
-				s = newMedianSelect()
-				z.pass.sel[a.name] = s
-			}
-			s.add(k.devStart - k.launched)
-		}
+		z.sample(a.name, k.devStart-k.launched)
 	}
 	delete(a.kernels, k.flow)
 	if a.stream == nil {
 		delete(z.shared, k.flow)
 	}
 	z.free = append(z.free, k)
+}
+
+// The keys, after an actor's name, of the medians of its replays' device
+// rate (analysis.Machine's ReplayFirst and ReplayNext) among the latencies.
+const (
+	replayFirstKey = "\x00replay-first"
+	replayNextKey  = "\x00replay-next"
+)
+
+// sample adds v to the median selected under key, in a latency pass.
+func (z *streamAnalyzer) sample(key string, v int64) {
+	if z.pass.latency != nil {
+		return
+	}
+	s := z.pass.sel[key]
+	if s == nil {
+		s = newMedianSelect()
+		z.pass.sel[key] = s
+	}
+	s.add(v)
 }
 
 // untrace takes the tracing's cost per kernel, tr, out of k's measured host
@@ -623,7 +713,8 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	}
 	sm := &a.summary
 	cores := z.pass.cores
-	mc := analysis.Machine{LaunchLatency: z.pass.latency[a.name], Cores: cores}
+	mc := analysis.Machine{LaunchLatency: z.pass.latency[a.name], Cores: cores,
+		ReplayFirst: z.pass.latency[a.name+replayFirstKey], ReplayNext: z.pass.latency[a.name+replayNextKey]}
 	if m := z.pass.meta; m != nil {
 		if m.procs > 0 {
 			mc.Cores, cores = m.procs, m.procs
@@ -632,21 +723,24 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	}
 	a.acc.measured = append(a.acc.measured, r.end-r.start)
 	cost := make([]analysis.Kernel, len(ks))
-	first, last := ks[0].prepare, int64(0)
+	first, last := ks[0].begin, int64(0)
 	for i, k := range ks {
 		cost[i] = k.cost
+		if cost[i].Replayed = k.replayed(); cost[i].Replayed && i > 0 && cost[i-1].Replayed {
+			cost[i].Submission = k.sub // 0 unless it follows its submission's kernel before it
+		}
 		if m := z.pass.meta; m != nil && m.trace > 0 {
 			untrace(&cost[i], m.trace)
 		}
 		cost[i].Barrier = barrierOf(ks, i)
-		first = min(first, k.prepare)
+		first = min(first, k.begin)
 		last = max(last, k.devEnd, k.launched)
 	}
 	// The model covers the kernel stream; the run also uploads inputs
 	// before it and downloads outputs after it: add those as measured.
 	fixed := max(first-r.start, 0) + max(r.end-last, 0)
 	sm.kernels = len(cost)
-	for _, m := range []analysis.Mode{analysis.KBK, analysis.Async, analysis.Pipeline} {
+	for _, m := range predictedModes(a.mode) {
 		m.Drain = a.mode.Drain
 		pr, err := analysis.Predict(cost, m, mc)
 		if err != nil {
@@ -693,6 +787,17 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		}
 		sm.idleBy[who] += b.Len()
 	}
+}
+
+// predictedModes are the modes a run of an actor in mode own is predicted
+// in: kbk, async and pipeline, and its own if it is none of them (replay,
+// whose replayed kernels' host stages are the submission alone).
+func predictedModes(own analysis.Mode) []analysis.Mode {
+	ms := []analysis.Mode{analysis.KBK, analysis.Async, analysis.Pipeline}
+	if !slices.ContainsFunc(ms, func(m analysis.Mode) bool { return m.Name == own.Name }) {
+		ms = append(ms, own)
+	}
+	return ms
 }
 
 // barrierOf returns the barrier of kernel i of a run's kernels, in kernel

@@ -160,3 +160,53 @@ func TestTraceMetaCalibration(t *testing.T) {
 		t.Errorf("untrace: %+v, want %+v", k, want)
 	}
 }
+
+// TestAnalyzeReplayedRun reads a hand-written run holding one kernel
+// launched on its own and a replay's submission of three: each of the
+// three is placed in the run by its launch slice, which begins their three
+// flows; the launch latency comes from the first kernel only, and the
+// replay's device rate from the three (first 2 µs after the submission
+// began, then 4 µs apart). The prediction, worked out by hand: the first
+// kernel's prepare and launch end at 3 µs after the first host slice and
+// its device at 8; the submission begins at 3, its kernels run on the
+// device at 8–10, 10–12 and 13–15 (3 + 2 + 2×4); plus the run's 1 µs
+// before its first host slice and 8 µs after its last device slice: 24 µs.
+func TestAnalyzeReplayedRun(t *testing.T) {
+	const body = `[
+{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"x runner"}},
+{"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"x launch"}},
+{"ph":"M","pid":1,"tid":3,"name":"thread_name","args":{"name":"x stream 0"}},
+{"ph":"M","pid":1,"tid":4,"name":"thread_name","args":{"name":"pipebench machine"}},
+{"ph":"i","pid":1,"tid":4,"ts":0,"name":"gomaxprocs 2"},
+{"ph":"i","pid":1,"tid":4,"ts":0,"name":"calibration handoff=0 spin=0 trace=0"},
+{"ph":"i","pid":1,"tid":1,"ts":0,"name":"plan replay/per-tensor 0123"},
+{"ph":"B","pid":1,"tid":1,"ts":0,"name":"run"},
+{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"Add prepare"},{"ph":"s","pid":1,"tid":1,"ts":1,"id":1},
+{"ph":"E","pid":1,"tid":1,"ts":30},
+{"ph":"X","pid":1,"tid":2,"ts":3,"dur":2,"name":"Add"},{"ph":"t","pid":1,"tid":2,"ts":3,"id":1},
+{"ph":"X","pid":1,"tid":2,"ts":10,"dur":5,"name":"Mul"},{"ph":"s","pid":1,"tid":2,"ts":10,"id":2},{"ph":"s","pid":1,"tid":2,"ts":10,"id":3},{"ph":"s","pid":1,"tid":2,"ts":10,"id":4},
+{"ph":"X","pid":1,"tid":3,"ts":6,"dur":4,"name":"Add"},{"ph":"f","pid":1,"tid":3,"ts":6,"id":1},
+{"ph":"X","pid":1,"tid":3,"ts":12,"dur":2,"name":"Mul"},{"ph":"f","pid":1,"tid":3,"ts":12,"id":2},
+{"ph":"X","pid":1,"tid":3,"ts":16,"dur":2,"name":"Mul"},{"ph":"f","pid":1,"tid":3,"ts":16,"id":3},
+{"ph":"X","pid":1,"tid":3,"ts":20,"dur":2,"name":"Mul"},{"ph":"f","pid":1,"tid":3,"ts":20,"id":4}
+]`
+	path := filepath.Join(t.TempDir(), "replay.json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sums, warns, err := analyzeFile(path, 2)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("analyzeFile: %v, warnings %q", err, warns)
+	}
+	if len(sums) != 1 {
+		t.Fatalf("%d actors, want 1: %+v", len(sums), sums)
+	}
+	s := sums[0]
+	if s.name != "x" || s.mode != "replay" || s.kernels != 4 || s.measured != 30000 || s.latency != 1000 || s.unmatched != 0 {
+		t.Errorf("summary %+v: want actor x, mode replay, 4 kernels, 30 µs measured, 1 µs latency", s)
+	}
+	if got := s.predicted["replay"]; got != 24000 {
+		t.Errorf("predicted %d ns, want 24000", got)
+	}
+	checkStreamingEqualsReference(t, path)
+}

@@ -5,7 +5,7 @@ package analysis
 type Path struct {
 	Stage   [NumStages]int64 // host stage work on the path, by Stage-1
 	Device  int64            // device execution on the path
-	Latency int64            // launch latencies on the path
+	Latency int64            // launch latencies (and replays' device rate) on the path
 }
 
 // Total is the length of the path.
@@ -42,6 +42,8 @@ func CriticalPath(ks []Kernel, m Mode, mc Machine) (Path, error) {
 		path [NumStages]Path  // the critical path ending at C[.][w]
 		d    int64            // D[i-1]
 		dp   Path             // the critical path ending at D[i-1]
+		sub  int64            // the start of the last replay submission
+		subP Path             // the critical path ending there
 	)
 	for i, k := range ks {
 		host := k.host()
@@ -67,6 +69,9 @@ func CriticalPath(ks []Kernel, m Mode, mc Machine) (Path, error) {
 			default:
 				path[w] = path[w-1]
 			}
+			if w == nm-1 && k.Replayed && k.Submission == 0 {
+				sub, subP = max(prevK, prevW, 0), path[w]
+			}
 			for s := range NumStages {
 				if mach[s] == w {
 					path[w].Stage[s] += host[s]
@@ -74,12 +79,16 @@ func CriticalPath(ks []Kernel, m Mode, mc Machine) (Path, error) {
 			}
 			c[w] = max(prevK, prevW, 0) + p[w]
 		}
-		ready := c[nm-1] + mc.LaunchLatency
+		ready, from, lat := c[nm-1]+mc.LaunchLatency, path[nm-1], mc.LaunchLatency
+		if k.Replayed {
+			lat = mc.ReplayFirst + int64(k.Submission)*mc.ReplayNext
+			ready, from = sub+lat, subP
+		}
 		if i > 0 && d >= ready {
 			d += k.Device // dp ends at D[i-1]
 		} else {
-			dp = path[nm-1]
-			dp.Latency += mc.LaunchLatency
+			dp = from
+			dp.Latency += lat
 			d = ready + k.Device
 		}
 		dp.Device += k.Device

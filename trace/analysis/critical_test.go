@@ -37,6 +37,10 @@ func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
 		}
 		mc := Machine{LaunchLatency: rng.Int64N(10)}
+		if trial%2 == 1 {
+			replays(rng, ks)
+			mc.ReplayFirst, mc.ReplayNext = rng.Int64N(10), rng.Int64N(5)
+		}
 		for _, m := range []Mode{KBK, Async, Pipeline} {
 			pr, err := Predict(ks, m, mc)
 			if err != nil {

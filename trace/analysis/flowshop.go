@@ -40,6 +40,15 @@ type Kernel struct {
 	Prepare, Infer, Resize, Launch int64
 	Device                         int64
 	Barrier                        Barrier
+	// Replayed marks a kernel a replay submitted together with others
+	// (plan Replay): it crosses no boundary between workers on its own, so
+	// no hand-off or spinning is charged for it, and the device takes it
+	// at the rate of the submission (Machine.ReplayFirst, ReplayNext), not
+	// a launch latency after its launch. Submission is its index in its
+	// submission: the first (0) carries the submission's host cost in its
+	// stages and starts it; the others follow it in kernel order.
+	Replayed   bool
+	Submission int
 }
 
 // Barrier is a kernel's wait for a value or compute dependency, before its
@@ -143,6 +152,14 @@ type Machine struct {
 	// busiest, only when the mode has more workers than Cores: then it
 	// takes the cores from the working ones. Zero: waiting is free.
 	Spin int64
+	// ReplayFirst is the time from the start of a replay's submission (its
+	// first kernel's operation on the last worker) to the earliest device
+	// start of its first kernel, and ReplayNext the least time between the
+	// device starts of consecutive kernels of one submission: kernel j of
+	// a submission starts on the device no earlier than ReplayFirst + j ×
+	// ReplayNext after the submission began (and not before the kernel
+	// before it ended). Zero: at once.
+	ReplayFirst, ReplayNext int64
 }
 
 // Prediction is Predict's answer, in ns.
@@ -183,11 +200,15 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	if err != nil {
 		return pr, err
 	}
-	if mc.LaunchLatency < 0 || mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 {
+	if mc.LaunchLatency < 0 || mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 {
 		return pr, fmt.Errorf("analysis: invalid machine %+v", mc)
 	}
 	work := make([]int64, nm)
+	handed := int64(0) // kernels that cross the boundaries between workers
 	for i, k := range ks {
+		if !k.Replayed {
+			handed++
+		}
 		for s, c := range k.host() {
 			if c < 0 {
 				return pr, fmt.Errorf("analysis: kernel %d: negative %v cost %d", i, Stage(s+1), c)
@@ -196,6 +217,9 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 		}
 		if k.Device < 0 {
 			return pr, fmt.Errorf("analysis: kernel %d: negative device cost %d", i, k.Device)
+		}
+		if k.Submission < 0 || k.Submission > 0 && (!k.Replayed || i == 0 || !ks[i-1].Replayed) {
+			return pr, fmt.Errorf("analysis: kernel %d: index %d in a replay's submission, after a kernel not replayed", i, k.Submission)
 		}
 		if b := k.Barrier; b.On {
 			if b.Cost < 0 || b.Producer >= i || b.At != 0 && b.At != Infer && b.At != Prepare {
@@ -207,8 +231,8 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 		pr.DeviceBusy += k.Device
 	}
 	for w := 1; w < nm; w++ {
-		work[w] += mc.Handoff * int64(len(ks))
-		pr.Handoff += mc.Handoff * int64(len(ks))
+		work[w] += mc.Handoff * handed
+		pr.Handoff += mc.Handoff * handed
 	}
 	for _, w := range work {
 		pr.HostWork += w
@@ -220,7 +244,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 		cores := int64(mc.Cores)
 		cpu := pr.HostWork
 		if nm > mc.Cores {
-			pr.Spin = mc.Spin * int64(len(ks)) * int64(nm-1)
+			pr.Spin = mc.Spin * handed * int64(nm-1)
 			cpu += pr.Spin
 		}
 		pr.CoreBound = (cpu+cores-1)/cores + mc.LaunchLatency + ks[len(ks)-1].Device
@@ -254,6 +278,7 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 	var r flowShopRun
 	done := make([]float64, nm) // C[i-1][w], then C[i][w]
 	var dev float64             // D[i-1]
+	var sub float64             // the start of the last replay submission
 	var devEnd []float64        // D[j], for the per-tensor producers
 	for _, k := range ks {
 		if k.Barrier.On && k.Barrier.Producer >= 0 && !m.Drain {
@@ -267,7 +292,7 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 		for s, c := range k.host() {
 			p[mach[s]] += float64(c) * scale
 		}
-		for w := 1; w < nm; w++ {
+		for w := 1; w < nm && !k.Replayed; w++ {
 			p[w] += float64(mc.Handoff) * scale
 		}
 		var prev float64 // C[i][w-1]
@@ -284,10 +309,17 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 				r.wait += rel - start
 				start = rel + float64(b.Cost)*scale
 			}
+			if w == nm-1 && k.Replayed && k.Submission == 0 {
+				sub = start
+			}
 			done[w] = start + p[w]
 			prev = done[w]
 		}
-		dev = max(dev, prev+float64(mc.LaunchLatency)) + float64(k.Device)
+		ready := prev + float64(mc.LaunchLatency)
+		if k.Replayed {
+			ready = sub + float64(mc.ReplayFirst) + float64(k.Submission)*float64(mc.ReplayNext)
+		}
+		dev = max(dev, ready) + float64(k.Device)
 		if devEnd != nil {
 			devEnd[i] = dev
 		}

@@ -53,6 +53,25 @@ func TestPredictByHand(t *testing.T) {
 		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
 			Prediction{Makespan: 31, FlowShop: 24, CoreBound: 27, Shared: 31, HostWork: 20, DeviceBusy: 10, Busiest: 14}},
 		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
+		// A replay submits three kernels from the launch worker at 0 (no
+		// hand-offs: 5 a boundary is not charged); the device takes them
+		// no earlier than 2, 6 and 10 after that, whatever the latency:
+		// 2–5, 6–9, 10–11.
+		{"replay", []Kernel{
+			{Launch: 10, Device: 3, Replayed: true},
+			{Device: 3, Replayed: true, Submission: 1},
+			{Device: 1, Replayed: true, Submission: 2},
+		}, Pipeline, Machine{LaunchLatency: 100, Handoff: 5, ReplayFirst: 2, ReplayNext: 4},
+			Prediction{Makespan: 11, FlowShop: 11, HostWork: 10, DeviceBusy: 7, Busiest: 10}},
+		// A kernel launched on its own after a submission is charged its
+		// hand-offs (3 × 5): its infer and resize (5 each) overlap the
+		// submission, the launch worker takes it at 10 and ends at 35,
+		// the device runs it at 36–37.
+		{"replay, then a kernel", []Kernel{
+			{Launch: 10, Device: 3, Replayed: true},
+			{Launch: 20, Device: 1},
+		}, Pipeline, Machine{LaunchLatency: 1, Handoff: 5, ReplayFirst: 2},
+			Prediction{Makespan: 37, FlowShop: 37, HostWork: 45, DeviceBusy: 4, Busiest: 35, Handoff: 15}},
 	}
 	for _, c := range cases {
 		got, err := Predict(c.ks, c.mode, c.mc)
@@ -87,6 +106,10 @@ func TestPredictErrors(t *testing.T) {
 		{"negative device cost", []Kernel{{Device: -1}}, KBK, Machine{}},
 		{"negative latency", ok, KBK, Machine{LaunchLatency: -1}},
 		{"negative cores", ok, KBK, Machine{Cores: -2}},
+		{"negative replay rate", ok, KBK, Machine{ReplayNext: -1}},
+		{"submission index after a kernel not replayed", []Kernel{{Device: 1}, {Replayed: true, Submission: 1}}, KBK, Machine{}},
+		{"submission index of a kernel not replayed", []Kernel{{Replayed: true}, {Submission: 1}}, KBK, Machine{}},
+		{"negative submission index", []Kernel{{Replayed: true, Submission: -1}}, KBK, Machine{}},
 	} {
 		if _, err := Predict(c.ks, c.mode, c.mc); err == nil {
 			t.Errorf("%s: Predict succeeded", c.name)
@@ -96,20 +119,53 @@ func TestPredictErrors(t *testing.T) {
 
 // simulate is the reference: it plays the kernels stage by stage, each stage
 // starting when its worker is free and the kernel's previous stage is done.
-func simulate(ks []Kernel, m Mode, lat int64) int64 {
+// A replay's submission begins when its first kernel's first stage on the
+// launch worker starts; the device takes kernel j of it first+j×next later.
+func simulate(ks []Kernel, m Mode, lat, first, next int64) int64 {
 	free := map[int]int64{}
-	var dev int64
+	var dev, sub int64
 	for _, k := range ks {
 		var prev int64
+		began := false
 		for s, c := range k.host() {
 			w := m.Worker[s]
 			start := max(free[w], prev)
+			if w == m.Worker[Launch-1] && !began {
+				began = true
+				if k.Replayed && k.Submission == 0 {
+					sub = start
+				}
+			}
 			free[w] = start + c
 			prev = start + c
 		}
-		dev = max(dev, prev+lat) + k.Device
+		ready := prev + lat
+		if k.Replayed {
+			ready = sub + first + int64(k.Submission)*next
+		}
+		dev = max(dev, ready) + k.Device
 	}
 	return dev
+}
+
+// replays marks random runs of ks as replay submissions: the first kernel
+// of each carries the submission's launch, the others no host work.
+func replays(rng *rand.Rand, ks []Kernel) {
+	for i := 0; i < len(ks); i++ {
+		if rng.IntN(4) != 0 {
+			continue
+		}
+		n := 1 + rng.IntN(6)
+		for j := 0; j < n && i+j < len(ks); j++ {
+			k := &ks[i+j]
+			k.Replayed, k.Submission = true, j
+			k.Prepare, k.Infer, k.Resize = 0, 0, 0
+			if j > 0 {
+				k.Launch = 0
+			}
+		}
+		i += n
+	}
 }
 
 func TestPredictMatchesSimulation(t *testing.T) {
@@ -125,16 +181,21 @@ func TestPredictMatchesSimulation(t *testing.T) {
 		}
 		m := modes[rng.IntN(len(modes))]
 		lat := rng.Int64N(10)
-		got, err := Predict(ks, m, Machine{LaunchLatency: lat})
+		mc := Machine{LaunchLatency: lat}
+		if trial%2 == 1 {
+			replays(rng, ks)
+			mc.ReplayFirst, mc.ReplayNext = rng.Int64N(10), rng.Int64N(5)
+		}
+		got, err := Predict(ks, m, mc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := simulate(ks, m, lat); got.FlowShop != want || got.Makespan != want {
+		if want := simulate(ks, m, lat, mc.ReplayFirst, mc.ReplayNext); got.FlowShop != want || got.Makespan != want {
 			t.Fatalf("trial %d, mode %s: Predict = %+v, simulation %d", trial, m.Name, got, want)
 		}
 		// Pipelining never loses to kernel-by-kernel in this model.
-		kbk, _ := Predict(ks, KBK, Machine{LaunchLatency: lat})
-		pipe, _ := Predict(ks, Pipeline, Machine{LaunchLatency: lat})
+		kbk, _ := Predict(ks, KBK, mc)
+		pipe, _ := Predict(ks, Pipeline, mc)
 		if pipe.FlowShop > kbk.FlowShop {
 			t.Fatalf("trial %d: pipeline %d slower than kbk %d", trial, pipe.FlowShop, kbk.FlowShop)
 		}
