@@ -226,6 +226,11 @@ func (rs *runState) stopped() bool { return rs.halt.Load() || rs.ctx.Err() != ni
 
 func noCancel() {}
 
+// longTurn is how long a stage goroutine works without a yield before it
+// offers its processor to a next stage that has fallen behind
+// (queues.Queue.LongTurn): about a typical stage cost.
+const longTurn = 2 * time.Microsecond
+
 // handler returns the task handler of goroutine w ≥ 1.
 func (e *engine) handler(w int) func(int32) error {
 	return func(pos int32) error {
@@ -253,6 +258,9 @@ func (e *engine) handler(w int) func(int32) error {
 		}
 		end, err := e.run1(w, int(pos), ph, rs, t)
 		k.carried = end
+		if n := len(k.spans); end != 0 && n > 0 && end-k.spans[n-1].Start >= int64(longTurn) {
+			e.queue[w].LongTurn()
+		}
 		rs.fail(err)
 		return nil
 	}

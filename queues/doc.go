@@ -12,6 +12,14 @@
 // once pays a thread wake-up (about 10 µs) on every hand-off. Yield-spinning
 // over deep rings keeps hand-offs in the hundreds of nanoseconds.
 //
+// The opposite also happens: a worker whose queue never empties never
+// enters the scheduler, and Go does not take its processor for about 10 ms,
+// so with more stage goroutines than processors the stages before the last
+// can hold both processors while the last one, runnable, waits for tens of
+// microseconds. A handler that ends a long stretch of work says so
+// (Queue.LongTurn); its worker then yields after the push if the next stage
+// made no progress since its previous push and has two tasks waiting.
+//
 // Errors are sticky: the first task error is kept, later pushes return it,
 // and the worker drains the remaining tasks without running them, so that
 // Wait and Close never hang on a failed queue.

@@ -51,6 +51,7 @@ func WithSpinFor(d time.Duration) Option { return func(o *Options) { o.SpinFor =
 type config struct {
 	spin    int
 	spinFor time.Duration
+	crowded bool // set by NewPipeline: more goroutines than processors
 }
 
 func buildConfig(opts []Option) config {

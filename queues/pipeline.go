@@ -1,6 +1,9 @@
 package queues
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+)
 
 // Stage names a stage of a Pipeline by its position, 1 for the first. The
 // zero Stage is invalid. Infer, Resize and Launch name the stages of the
@@ -99,6 +102,7 @@ func NewPipeline[T any](names []string, handlers []func(T) error, capacity int, 
 		}
 	}
 	// Build from the last stage so each handler can capture its successor.
+	cfg.crowded = n+1 > runtime.GOMAXPROCS(0) // the stages and their producer
 	for i := n - 1; i >= 0; i-- {
 		name := ""
 		if i < len(names) {
