@@ -33,6 +33,72 @@ type actorSummary struct {
 	latency        int64
 	unmatched      int
 	shared         bool // no device of its own: see streamAnalyzer.sharedDevice
+	// parts are its runs as a part of a heterogeneous executable would
+	// be, for shareCores (recorded for every actor without a device of
+	// its own); sharedPred is the median of their predictions with the
+	// other parts of each run sharing the cores (0: none).
+	parts      []partRun
+	sharedPred int64
+}
+
+// partRun is what the processor-sharing model needs of one run of a part
+// of a heterogeneous executable: its measured start, the prediction of its
+// own mode alone, and its host work without its barriers' (waits for other
+// parts' tensors).
+type partRun struct {
+	start, alone, cpu int64
+}
+
+// partTrack reports whether a track name is "<executable> part N", a
+// heterogeneous executable's track of its parts, and returns the
+// executable's name.
+func partTrack(name string) (string, bool) {
+	exe, last, ok := cut(name)
+	if !ok || last == "" || strings.Trim(last, "0123456789") != "" || !strings.HasSuffix(exe, " part") {
+		return "", false
+	}
+	return strings.TrimSuffix(exe, " part"), true
+}
+
+// shareCores predicts each part of each heterogeneous executable named in
+// exes with the cores shared among the parts of its run (analysis.Share):
+// run k of every part actor of an executable ("<executable> <part>") is
+// one job of the executable's run k, started when it was measured to
+// start. It sets each part's sharedPred to the median over its runs.
+func shareCores(sums []actorSummary, exes map[string]bool, cores int) {
+	for exe := range exes {
+		var idx []int
+		n := -1
+		for i, s := range sums {
+			if s.shared && strings.HasPrefix(s.name, exe+" ") && len(s.parts) > 0 {
+				idx = append(idx, i)
+				if n < 0 || len(s.parts) < n {
+					n = len(s.parts)
+				}
+			}
+		}
+		preds := make([][]int64, len(idx))
+		jobs := make([]analysis.Job, len(idx))
+		for k := 0; k < n; k++ {
+			for j, i := range idx {
+				p := sums[i].parts[k]
+				jobs[j] = analysis.Job{Start: p.start, Alone: p.alone}
+				if p.alone > 0 {
+					jobs[j].Demand = float64(p.cpu) / float64(p.alone)
+				}
+			}
+			ends, err := analysis.Share(jobs, cores)
+			if err != nil {
+				return // no cores known: no prediction
+			}
+			for j := range idx {
+				preds[j] = append(preds[j], ends[j]-jobs[j].Start)
+			}
+		}
+		for j, i := range idx {
+			sums[i].sharedPred = median(preds[j])
+		}
+	}
 }
 
 var stageOf = map[string]analysis.Stage{
@@ -81,6 +147,9 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 	shared := false
 	for _, s := range sums {
 		own := s.predicted[s.mode]
+		if s.sharedPred > 0 {
+			own = s.sharedPred
+		}
 		ratio := 0.0
 		if s.measured > 0 {
 			ratio = float64(own) / float64(s.measured)
@@ -96,8 +165,9 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 	tw.Flush()
 	if shared {
 		fmt.Fprintf(w, "* shares its devices and the host cores with the other actors of its run (a part of a heterogeneous run):\n"+
-			"  device util counts its own kernels; the predictions assume the cores are its own, so they fall short\n"+
-			"  when the parts compete for the cores\n")
+			"  device util counts its own kernels; the predictions per mode assume the cores are its own, and\n"+
+			"  pred/meas is of its own mode with the cores shared among the parts of each run as they were\n"+
+			"  measured to start (processor sharing, trace/analysis.Share)\n")
 	}
 	for _, s := range sums {
 		total := s.path.Total()

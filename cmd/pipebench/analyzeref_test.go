@@ -76,6 +76,7 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		return a
 	}
 	meta := &traceMeta{}
+	exes := map[string]bool{} // heterogeneous executables, by their part tracks
 	role := make([]string, len(p.Tracks))
 	owner := make([]*actorTrace, len(p.Tracks))
 	devTrack := make([]bool, len(p.Tracks)) // any "<prefix> stream N" track
@@ -85,6 +86,10 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		}
 		if t.Name == machineTrack {
 			role[i] = "machine"
+			continue
+		}
+		if exe, ok := partTrack(t.Name); ok {
+			exes[exe] = true
 			continue
 		}
 		name, last, ok := cut(t.Name)
@@ -284,6 +289,10 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		}
 		out = append(out, sm)
 	}
+	if meta.procs > 0 {
+		cores = meta.procs
+	}
+	shareCores(out, exes, cores)
 	return out, nil
 }
 
@@ -390,6 +399,9 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			}
 			cost[i].Barrier = barrierRef(r.kernels, i)
 			first = min(first, k.begin)
+			if k.hasBar {
+				first = min(first, k.barStart) // the model holds the barrier
+			}
 			last = max(last, k.devEnd, k.launched)
 		}
 		// The model covers the kernel stream; the run also uploads inputs
@@ -408,6 +420,9 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 				hostBound = (pr.HostWork + int64(cores) - 1) / int64(cores)
 			}
 			predBound[m.Name] = append(predBound[m.Name], max(pr.DeviceBusy, pr.Busiest, hostBound)+fixed)
+			if m.Name == a.mode.Name && a.stream < 0 {
+				sm.parts = append(sm.parts, partRun{start: r.start, alone: pr.Makespan + fixed, cpu: pr.HostWork - pr.BarrierCost})
+			}
 		}
 		cp, err := analysis.CriticalPath(cost, a.mode, mc)
 		if err != nil {

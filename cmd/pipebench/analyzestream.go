@@ -195,6 +195,7 @@ type streamAnalyzer struct {
 	pass    streamPass
 	tracks  []*sTrack
 	actors  map[string]*sActor
+	exes    map[string]bool              // heterogeneous executables, by their part tracks
 	shared  map[uint64]*sKernel          // kernels of actors without a stream of their own, by flow
 	devSeen map[uint64]analysis.Interval // device slices of shared devices not yet claimed
 	free    []*sKernel
@@ -209,7 +210,7 @@ type problemCounts struct {
 }
 
 func newStreamAnalyzer(pass streamPass) *streamAnalyzer {
-	return &streamAnalyzer{pass: pass, actors: map[string]*sActor{}, shared: map[uint64]*sKernel{}, devSeen: map[uint64]analysis.Interval{}}
+	return &streamAnalyzer{pass: pass, actors: map[string]*sActor{}, exes: map[string]bool{}, shared: map[uint64]*sKernel{}, devSeen: map[uint64]analysis.Interval{}}
 }
 
 func (z *streamAnalyzer) actor(name string) *sActor {
@@ -235,6 +236,10 @@ func (z *streamAnalyzer) Track(i int, info trace.TrackInfo) {
 	t.name = info.Name
 	if info.Name == machineTrack {
 		t.role = "machine"
+		return
+	}
+	if exe, ok := partTrack(info.Name); ok {
+		z.exes[exe] = true
 		return
 	}
 	name, last, ok := cut(info.Name)
@@ -734,6 +739,9 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		}
 		cost[i].Barrier = barrierOf(ks, i)
 		first = min(first, k.begin)
+		if k.hasBar {
+			first = min(first, k.barStart) // the model holds the barrier
+		}
 		last = max(last, k.devEnd, k.launched)
 	}
 	// The model covers the kernel stream; the run also uploads inputs
@@ -753,6 +761,9 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 			hostBound = (pr.HostWork + int64(cores) - 1) / int64(cores)
 		}
 		a.acc.predBound[m.Name] = append(a.acc.predBound[m.Name], max(pr.DeviceBusy, pr.Busiest, hostBound)+fixed)
+		if m.Name == a.mode.Name && a.stream == nil {
+			sm.parts = append(sm.parts, partRun{start: r.start, alone: pr.Makespan + fixed, cpu: pr.HostWork - pr.BarrierCost})
+		}
 	}
 	cp, err := analysis.CriticalPath(cost, a.mode, mc)
 	if err != nil {
@@ -896,6 +907,11 @@ func (z *streamAnalyzer) summaries() ([]actorSummary, error) {
 		}
 		out = append(out, sm)
 	}
+	cores := z.pass.cores
+	if m := z.pass.meta; m != nil && m.procs > 0 {
+		cores = m.procs
+	}
+	shareCores(out, z.exes, cores)
 	return out, nil
 }
 

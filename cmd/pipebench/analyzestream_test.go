@@ -210,3 +210,26 @@ func TestAnalyzeReplayedRun(t *testing.T) {
 	}
 	checkStreamingEqualsReference(t, path)
 }
+
+// TestShareCores: the parts of one heterogeneous executable, matched by
+// name and run index, share the cores run by run; an actor of another
+// executable, or one with a device of its own, keeps no shared prediction;
+// a part whose runs are fewer limits the runs compared.
+func TestShareCores(t *testing.T) {
+	sums := []actorSummary{
+		{name: "x hetero/a.cpu", shared: true, parts: []partRun{{0, 10, 10}, {100, 10, 10}, {200, 4, 4}}},
+		{name: "x hetero/b.cpu", shared: true, parts: []partRun{{0, 10, 10}, {105, 10, 10}}},
+		{name: "x hetero/c.device", shared: true, parts: []partRun{{0, 10, 0}, {100, 10, 0}}}, // only waits
+		{name: "y hetero/a.cpu", shared: true, parts: []partRun{{0, 10, 10}}},
+		{name: "x kbk", parts: []partRun{{0, 10, 10}}},
+	}
+	shareCores(sums, map[string]bool{"x": true, "nothing": true}, 1)
+	// Run 0: a and b share one core, 20 each; run 1: a runs alone for 5,
+	// then both at half speed, a ends at 115 and b at 120, 15 each. The
+	// median of two is the upper: 20. c waits and is not slowed down.
+	for i, want := range []int64{20, 20, 10, 0, 0} {
+		if sums[i].sharedPred != want {
+			t.Errorf("%s: shared prediction %d, want %d", sums[i].name, sums[i].sharedPred, want)
+		}
+	}
+}
