@@ -185,7 +185,12 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 			for k := range s.idleBy {
 				keys = append(keys, k)
 			}
-			sort.Slice(keys, func(i, j int) bool { return s.idleBy[keys[i]] > s.idleBy[keys[j]] })
+			sort.Slice(keys, func(i, j int) bool { // by share, ties by name: the same order every time
+				if a, b := s.idleBy[keys[i]], s.idleBy[keys[j]]; a != b {
+					return a > b
+				}
+				return keys[i] < keys[j]
+			})
 			for _, k := range keys {
 				fmt.Fprintf(w, " %s %.0f%%", k, 100*float64(s.idleBy[k])/float64(s.idle))
 			}

@@ -329,14 +329,23 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	// give its device rate instead: the first of a submission its start
 	// after the submission began, the others theirs after the kernel
 	// before.
-	var lat, first, next []int64
+	var lat, first, next, gaps []int64
 	var lastDevEnd int64
 	var prev *kernelTrace
 	for _, k := range ks {
-		queued := false
+		// busy: the device was still running an earlier kernel of the run
+		// when k was handed to it; behind: it started no later than the
+		// kernel before it ended.
+		busy, behind := false, false
+		replayed := k.hasLaunch && !k.staged
 		p := prev
+		gap := int64(0)
 		if inRun[k] && k.hasDev {
-			queued = k.devStart <= lastDevEnd
+			handed := k.launched
+			if replayed {
+				handed = k.subStart
+			}
+			busy, behind, gap = handed < lastDevEnd, k.devStart <= lastDevEnd, k.devStart-lastDevEnd
 			lastDevEnd = max(lastDevEnd, k.devEnd)
 			prev = k
 		}
@@ -344,19 +353,25 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		case !k.hasDev:
 			sm.unmatched++
 		case !k.hasLaunch:
-		case !k.staged:
+		case replayed:
 			switch {
-			case !inRun[k] || queued:
+			case !inRun[k]:
 			case k.sub == 0:
-				first = append(first, k.devStart-k.subStart)
-			case p != nil && !p.staged && p.hasLaunch && p.subStart == k.subStart && p.sub == k.sub-1:
+				if !busy {
+					first = append(first, k.devStart-k.subStart)
+				}
+			case !behind && p != nil && !p.staged && p.hasLaunch && p.subStart == k.subStart && p.sub == k.sub-1:
 				next = append(next, k.devStart-p.devStart)
 			}
 		case k.devEnd <= k.launched:
 			// A synchronous device (the host CPU) ran the kernel inside
 			// the launch call: the launch stage already holds its time.
 			k.cost.Device = 0
-		case queued:
+		case busy:
+			if gap >= 0 {
+				gaps = append(gaps, gap)
+			}
+		case behind:
 		default:
 			lat = append(lat, k.devStart-k.launched)
 		}
@@ -370,7 +385,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	}
 	sm.latency = med(lat)
 	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin,
-		ReplayFirst: med(first), ReplayNext: med(next)}
+		ReplayFirst: med(first), ReplayNext: med(next), DeviceGap: med(gaps)}
 	// Device and host busy intervals, for utilisation and bubbles.
 	busy := map[int][]analysis.Interval{}
 	for _, s := range p.Slices() {

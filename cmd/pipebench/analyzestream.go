@@ -428,7 +428,7 @@ func (z *streamAnalyzer) kernelSlice(a *sActor, t *sTrack, s sSlice, k *sKernel,
 			// A replay's kernel, or one whose replay fell back after its
 			// prepare (its flow begins at InferShape): its first host
 			// slice places it until a prepare slice does.
-			z.place(a, k, s.start)
+			z.placeKnown(a, k, s.start)
 		}
 	}
 	switch st {
@@ -452,6 +452,18 @@ func (z *streamAnalyzer) kernelSlice(a *sActor, t *sTrack, s sSlice, k *sKernel,
 // replayed reports whether a replay submitted k: launched with no host
 // stage of its own before.
 func (k *sKernel) replayed() bool { return k.hasLaunch && !k.staged }
+
+// placeKnown is place for a slice on another track than the runner's:
+// it places k only once the runner track has moved past at, when the runs
+// are known that far (an open run may yet end before at), and otherwise
+// leaves k to a later sweep.
+func (z *streamAnalyzer) placeKnown(a *sActor, k *sKernel, at int64) bool {
+	if a.runner == nil || a.runner.horizon() <= at {
+		k.run = nil
+		return false
+	}
+	return z.place(a, k, at)
+}
 
 // place files k under the run of a that holds time at, and reports
 // whether there is one.
@@ -560,6 +572,13 @@ func (z *streamAnalyzer) settle(eof bool) {
 				a.waiting[t] = append(ivs[:0], ivs[n:]...)
 			}
 		}
+		// Place the kernels a host slice began before their run was known,
+		// before the runs they belong to are finished.
+		for _, k := range a.loose {
+			if k.run == nil && k.begun && !k.prepared {
+				z.placeKnown(a, k, k.begin)
+			}
+		}
 		for len(a.runs) > 0 && a.runs[0].closed && (eof || z.complete(a, a.runs[0].end)) {
 			z.finish(a, a.runs[0])
 			a.runs[0] = nil
@@ -603,8 +622,6 @@ func (z *streamAnalyzer) sweep(a *sActor, eof bool) {
 	for _, k := range a.loose {
 		switch {
 		case k.run != nil:
-		case k.begun && !k.prepared && z.place(a, k, k.begin):
-			// Placed by a host slice read before its run began.
 		case eof || k.hasDev && k.devStart < h:
 			z.release(a, k, false)
 		default:
@@ -619,11 +636,20 @@ func (z *streamAnalyzer) sweep(a *sActor, eof bool) {
 // release counts a kernel's latency and device slice and forgets it. inRun:
 // the kernel belongs to a run (released with its run, in flow order).
 func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
-	queued := false
+	// busy: the device was still running an earlier kernel of the run when
+	// k was handed to it (its launch ended, or its replay's submission
+	// began), so k's start says nothing of the launch latency; behind:
+	// k started on the device no later than the kernel before it ended.
+	busy, behind := false, false
 	replayed := k.replayed()
 	prev := a.lastRun
+	gap := int64(0) // from the end of the kernel before to k's start
 	if inRun && k.hasDev {
-		queued = k.devStart <= a.lastDevEnd
+		handed := k.launched
+		if replayed {
+			handed = k.subStart
+		}
+		busy, behind, gap = handed < a.lastDevEnd, k.devStart <= a.lastDevEnd, k.devStart-a.lastDevEnd
 		a.lastDevEnd = max(a.lastDevEnd, k.devEnd)
 		a.lastRun = lastReleased{replayed: replayed, sub: k.sub, subStart: k.subStart, devStart: k.devStart}
 	}
@@ -636,18 +662,25 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
 		// The device took it at its submission's rate: the first kernel
 		// after the submission began, the others one after another.
 		switch {
-		case !inRun || queued:
+		case !inRun:
 		case k.sub == 0:
-			z.sample(a.name+replayFirstKey, k.devStart-k.subStart)
-		case prev.replayed && prev.subStart == k.subStart && prev.sub == k.sub-1:
+			if !busy {
+				z.sample(a.name+replayFirstKey, k.devStart-k.subStart)
+			}
+		case !behind && prev.replayed && prev.subStart == k.subStart && prev.sub == k.sub-1:
 			z.sample(a.name+replayNextKey, k.devStart-prev.devStart)
 		}
 	case k.devEnd <= k.launched:
 		// A synchronous device (the host CPU) ran the kernel inside the
 		// launch call: the launch stage already holds its time.
 		k.cost.Device = 0
-	case queued:
-		// It waited for the kernel before it on the device.
+	case busy:
+		// It waited for the kernel before it on the device: the device's
+		// gap between the two, unless another stream ran it alongside.
+		if gap >= 0 {
+			z.sample(a.name+deviceGapKey, gap)
+		}
+	case behind:
 	default:
 		z.sample(a.name, k.devStart-k.launched)
 	}
@@ -663,6 +696,7 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
 const (
 	replayFirstKey = "\x00replay-first"
 	replayNextKey  = "\x00replay-next"
+	deviceGapKey   = "\x00device-gap"
 )
 
 // sample adds v to the median selected under key, in a latency pass.
@@ -719,7 +753,8 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	sm := &a.summary
 	cores := z.pass.cores
 	mc := analysis.Machine{LaunchLatency: z.pass.latency[a.name], Cores: cores,
-		ReplayFirst: z.pass.latency[a.name+replayFirstKey], ReplayNext: z.pass.latency[a.name+replayNextKey]}
+		ReplayFirst: z.pass.latency[a.name+replayFirstKey], ReplayNext: z.pass.latency[a.name+replayNextKey],
+		DeviceGap: z.pass.latency[a.name+deviceGapKey]}
 	if m := z.pass.meta; m != nil {
 		if m.procs > 0 {
 			mc.Cores, cores = m.procs, m.procs

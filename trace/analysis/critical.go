@@ -5,7 +5,7 @@ package analysis
 type Path struct {
 	Stage   [NumStages]int64 // host stage work on the path, by Stage-1
 	Device  int64            // device execution on the path
-	Latency int64            // launch latencies (and replays' device rate) on the path
+	Latency int64            // launch latencies (replays' device rate, the device's gaps) on the path
 }
 
 // Total is the length of the path.
@@ -84,8 +84,13 @@ func CriticalPath(ks []Kernel, m Mode, mc Machine) (Path, error) {
 			lat = mc.ReplayFirst + int64(k.Submission)*mc.ReplayNext
 			ready, from = sub+lat, subP
 		}
-		if i > 0 && d >= ready {
-			d += k.Device // dp ends at D[i-1]
+		gap := int64(0)
+		if !k.Replayed {
+			gap = mc.DeviceGap
+		}
+		if i > 0 && d+gap >= ready {
+			d += gap + k.Device // dp ends at D[i-1]
+			dp.Latency += gap
 		} else {
 			dp = from
 			dp.Latency += lat

@@ -41,6 +41,9 @@ func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 			replays(rng, ks)
 			mc.ReplayFirst, mc.ReplayNext = rng.Int64N(10), rng.Int64N(5)
 		}
+		if trial%3 == 0 {
+			mc.DeviceGap = rng.Int64N(4)
+		}
 		for _, m := range []Mode{KBK, Async, Pipeline} {
 			pr, err := Predict(ks, m, mc)
 			if err != nil {

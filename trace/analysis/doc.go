@@ -19,7 +19,7 @@
 // in stage order, followed by the device:
 //
 //	C[i][w] = max(C[i-1][w], C[i][w-1]) + p[i][w]
-//	D[i]    = max(D[i-1], C[i][last] + launch latency) + device[i]
+//	D[i]    = max(D[i-1] + device gap, C[i][last] + launch latency) + device[i]
 //
 // where p[i][w] is kernel i's work on worker w, C its completion, D the end
 // of its device execution, and the makespan is D[n-1]. The recurrence gives
@@ -46,6 +46,9 @@
 //   - spinning: Machine.Spin per kernel for each worker but one, the CPU a
 //     waiting worker burns before it parks; it counts in CPU (besides
 //     HostWork) only when the workers outnumber the cores;
+//   - the device's gap: Machine.DeviceGap between two kernels of which the
+//     second was launched while the first ran (the device's fetch of the
+//     next command), measured from the trace like the launch latency;
 //   - barriers: a kernel with a value or compute dependency (Kernel.Barrier)
 //     starts its operation on the infer worker only once its producer's
 //     device execution has ended (per-tensor) or once every earlier kernel's

@@ -160,6 +160,12 @@ type Machine struct {
 	// ReplayNext after the submission began (and not before the kernel
 	// before it ended). Zero: at once.
 	ReplayFirst, ReplayNext int64
+	// DeviceGap is the device's idle time between two kernels launched
+	// one after the other while it was busy (its fetch of the next
+	// command): a kernel that waits for the one before it starts DeviceGap
+	// after that one's end. Replayed kernels follow one another without
+	// it. Zero: back to back.
+	DeviceGap int64
 }
 
 // Prediction is Predict's answer, in ns.
@@ -200,7 +206,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	if err != nil {
 		return pr, err
 	}
-	if mc.LaunchLatency < 0 || mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 {
+	if mc.LaunchLatency < 0 || mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 {
 		return pr, fmt.Errorf("analysis: invalid machine %+v", mc)
 	}
 	work := make([]int64, nm)
@@ -316,10 +322,13 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 			prev = done[w]
 		}
 		ready := prev + float64(mc.LaunchLatency)
+		after := dev // the earliest start behind the kernel before
 		if k.Replayed {
 			ready = sub + float64(mc.ReplayFirst) + float64(k.Submission)*float64(mc.ReplayNext)
+		} else if i > 0 {
+			after += float64(mc.DeviceGap)
 		}
-		dev = max(dev, ready) + float64(k.Device)
+		dev = max(after, ready) + float64(k.Device)
 		if devEnd != nil {
 			devEnd[i] = dev
 		}

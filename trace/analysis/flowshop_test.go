@@ -53,6 +53,10 @@ func TestPredictByHand(t *testing.T) {
 		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
 			Prediction{Makespan: 31, FlowShop: 24, CoreBound: 27, Shared: 31, HostWork: 20, DeviceBusy: 10, Busiest: 14}},
 		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
+		// The device-bound case with a gap of 2 between queued kernels:
+		// 10 + 5×10 + 4×2.
+		{"device gap", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{DeviceGap: 2},
+			Prediction{Makespan: 68, FlowShop: 68, HostWork: 50, DeviceBusy: 50, Busiest: 20}},
 		// A replay submits three kernels from the launch worker at 0 (no
 		// hand-offs: 5 a boundary is not charged); the device takes them
 		// no earlier than 2, 6 and 10 after that, whatever the latency:
@@ -107,6 +111,7 @@ func TestPredictErrors(t *testing.T) {
 		{"negative latency", ok, KBK, Machine{LaunchLatency: -1}},
 		{"negative cores", ok, KBK, Machine{Cores: -2}},
 		{"negative replay rate", ok, KBK, Machine{ReplayNext: -1}},
+		{"negative device gap", ok, KBK, Machine{DeviceGap: -1}},
 		{"submission index after a kernel not replayed", []Kernel{{Device: 1}, {Replayed: true, Submission: 1}}, KBK, Machine{}},
 		{"submission index of a kernel not replayed", []Kernel{{Replayed: true}, {Submission: 1}}, KBK, Machine{}},
 		{"negative submission index", []Kernel{{Replayed: true, Submission: -1}}, KBK, Machine{}},
@@ -121,10 +126,10 @@ func TestPredictErrors(t *testing.T) {
 // starting when its worker is free and the kernel's previous stage is done.
 // A replay's submission begins when its first kernel's first stage on the
 // launch worker starts; the device takes kernel j of it first+j×next later.
-func simulate(ks []Kernel, m Mode, lat, first, next int64) int64 {
+func simulate(ks []Kernel, m Mode, lat, first, next, gap int64) int64 {
 	free := map[int]int64{}
 	var dev, sub int64
-	for _, k := range ks {
+	for i, k := range ks {
 		var prev int64
 		began := false
 		for s, c := range k.host() {
@@ -140,10 +145,13 @@ func simulate(ks []Kernel, m Mode, lat, first, next int64) int64 {
 			prev = start + c
 		}
 		ready := prev + lat
+		behind := dev
 		if k.Replayed {
 			ready = sub + first + int64(k.Submission)*next
+		} else if i > 0 {
+			behind += gap
 		}
-		dev = max(dev, ready) + k.Device
+		dev = max(behind, ready) + k.Device
 	}
 	return dev
 }
@@ -186,11 +194,14 @@ func TestPredictMatchesSimulation(t *testing.T) {
 			replays(rng, ks)
 			mc.ReplayFirst, mc.ReplayNext = rng.Int64N(10), rng.Int64N(5)
 		}
+		if trial%3 == 0 {
+			mc.DeviceGap = rng.Int64N(4)
+		}
 		got, err := Predict(ks, m, mc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := simulate(ks, m, lat, mc.ReplayFirst, mc.ReplayNext); got.FlowShop != want || got.Makespan != want {
+		if want := simulate(ks, m, lat, mc.ReplayFirst, mc.ReplayNext, mc.DeviceGap); got.FlowShop != want || got.Makespan != want {
 			t.Fatalf("trial %d, mode %s: Predict = %+v, simulation %d", trial, m.Name, got, want)
 		}
 		// Pipelining never loses to kernel-by-kernel in this model.
