@@ -384,7 +384,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		return max(v[len(v)/2], 0)
 	}
 	sm.latency = med(lat)
-	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin,
+	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin, QueueCapacity: meta.queueCap,
 		ReplayFirst: med(first), ReplayNext: med(next), DeviceGap: med(gaps)}
 	// Device and host busy intervals, for utilisation and bubbles.
 	busy := map[int][]analysis.Interval{}

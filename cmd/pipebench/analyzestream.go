@@ -42,8 +42,9 @@ type streamPass struct {
 }
 
 // machineTrack is the track on which pipebench records the machine a trace
-// was taken on, as instants: "gomaxprocs N" and "calibration handoff=H
-// spin=S trace=T" (ns; see calibrate; older traces lack trace=T).
+// was taken on, as instants: "gomaxprocs N", "calibration handoff=H
+// spin=S trace=T" (ns; see calibrate; older traces lack trace=T) and
+// "queue capacity Q" (older traces lack it: the queues count as unbounded).
 const machineTrack = "pipebench machine"
 
 // traceMeta is what a trace says of its machine.
@@ -53,6 +54,7 @@ type traceMeta struct {
 	handoff    int64
 	spin       int64
 	trace      int64 // tracing's cost per kernel in its measured host stages
+	queueCap   int   // the stage queues' capacity; 0: unknown
 }
 
 // instant reads one instant of the machine track.
@@ -61,6 +63,9 @@ func (m *traceMeta) instant(name string) {
 	var h, sp, tr int64
 	if n, _ := fmt.Sscanf(name, "gomaxprocs %d", &p); n == 1 && p > 0 {
 		m.procs = p
+	}
+	if n, _ := fmt.Sscanf(name, "queue capacity %d", &p); n == 1 && p > 0 {
+		m.queueCap = p
 	}
 	if n, _ := fmt.Sscanf(name, "calibration handoff=%d spin=%d trace=%d", &h, &sp, &tr); n >= 2 && h >= 0 && sp >= 0 && tr >= 0 {
 		m.calibrated, m.handoff, m.spin = true, h, sp
@@ -759,7 +764,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		if m.procs > 0 {
 			mc.Cores, cores = m.procs, m.procs
 		}
-		mc.Handoff, mc.Spin = m.handoff, m.spin
+		mc.Handoff, mc.Spin, mc.QueueCapacity = m.handoff, m.spin, m.queueCap
 	}
 	a.acc.measured = append(a.acc.measured, r.end-r.start)
 	cost := make([]analysis.Kernel, len(ks))
@@ -799,6 +804,24 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		if m.Name == a.mode.Name && a.stream == nil {
 			sm.parts = append(sm.parts, partRun{start: r.start, alone: pr.Makespan + fixed, cpu: pr.HostWork - pr.BarrierCost})
 		}
+	}
+	if os.Getenv("DBG") != "" && a.name == os.Getenv("DBG") {
+		pr, _ := analysis.Predict(cost, a.mode, mc)
+		nb, nbp, nbi := 0, 0, 0
+		var bc int64
+		for _, c := range cost {
+			if c.Barrier.On {
+				nb++
+				bc += c.Barrier.Cost
+				if c.Barrier.At == analysis.Prepare {
+					nbp++
+				}
+				if c.Barrier.Producer < 0 {
+					nbi++
+				}
+			}
+		}
+		fmt.Fprintf(os.Stderr, "RUN span %d fixed %d pred %+v barriers %d at-prepare %d no-producer %d cost %d mc %+v\n", r.end-r.start, fixed, pr, nb, nbp, nbi, bc, mc)
 	}
 	cp, err := analysis.CriticalPath(cost, a.mode, mc)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
 	"github.com/pipert/pipert/internal/clock"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/trace"
 	"github.com/pipert/pipert/trace/analysis"
@@ -29,6 +30,8 @@ type machineCalibration struct {
 	// stage costs the analysis reads carry it, the untraced twin the
 	// prediction is for does not.
 	trace int64
+	// queueCap is the capacity of the stage queues of the runs traced.
+	queueCap int
 }
 
 // calibrationReps is the number of measured repetitions of each mode.
@@ -43,7 +46,10 @@ const calibrationReps = 7
 // pipeline meet pipeline's (only when its four workers outnumber the cores;
 // otherwise no worker's spinning takes a core from another, and Spin is 0).
 func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration, error) {
-	c := machineCalibration{procs: procs}
+	c := machineCalibration{procs: procs, queueCap: cfg.qcap}
+	if c.queueCap == 0 {
+		c.queueCap = plan.DefaultQueueCapacity
+	}
 	sc, err := scenarios.Get("zerocost")
 	if err != nil {
 		return c, err
@@ -100,7 +106,7 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 		c.trace = max(host(ks[3][0])-host(ks[0][0]), 0)
 	}
 	predict := func(i int, m analysis.Mode, h, s int64) int64 {
-		pr, _ := analysis.Predict(ks[i], m, analysis.Machine{Cores: procs, Handoff: h, Spin: s})
+		pr, _ := analysis.Predict(ks[i], m, analysis.Machine{Cores: procs, Handoff: h, Spin: s, QueueCapacity: c.queueCap})
 		return pr.Makespan
 	}
 	fixed := max(meas[0]-predict(0, analysis.KBK, 0, 0), 0)
@@ -153,6 +159,7 @@ func (c machineCalibration) record(rec *trace.Recorder) {
 	now := clock.Now()
 	t.Instant(now, rec.Intern(fmt.Sprintf("gomaxprocs %d", c.procs)))
 	t.Instant(now, rec.Intern(fmt.Sprintf("calibration handoff=%d spin=%d trace=%d", c.handoff, c.spin, c.trace)))
+	t.Instant(now, rec.Intern(fmt.Sprintf("queue capacity %d", c.queueCap)))
 	t.Flush()
 }
 

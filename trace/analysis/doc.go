@@ -31,11 +31,13 @@
 //
 // Both numbers are lower bounds of any run of the mode on that machine. When
 // the mode has more workers than cores, the workers also slow one another
-// down: a third figure, the shared flow shop, runs the recurrence with every
-// host cost stretched by CPU / (Cores × Busiest) — the slowdown of workers
-// sharing the cores in proportion to their work, which keeps the device
-// chain behind the stretched launches. Predict returns the largest of the
-// three.
+// down: a third figure, the shared flow shop, plays the same operations as
+// an event simulation on Cores cores that run an operation to its end (Go
+// does not preempt a goroutine that does not yield for about 10 ms), a free
+// core taking the operation ready the longest (on a tie the later worker's,
+// the goroutine a hand-off woke); a worker waiting for work or at a barrier
+// takes no core, and one whose next queue holds Machine.QueueCapacity
+// kernels waits for room. Predict returns the largest of the three.
 //
 // Three terms of the runtime itself join the stage costs, each measured,
 // none fitted to the run predicted:

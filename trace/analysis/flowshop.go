@@ -166,6 +166,11 @@ type Machine struct {
 	// after that one's end. Replayed kernels follow one another without
 	// it. Zero: back to back.
 	DeviceGap int64
+	// QueueCapacity is the capacity of the queue in front of each worker
+	// but the first: when the workers share the cores (Prediction.Shared),
+	// a worker does not start a kernel while the worker after it has that
+	// many kernels waiting, since its push would block. Zero: unbounded.
+	QueueCapacity int
 }
 
 // Prediction is Predict's answer, in ns.
@@ -178,11 +183,11 @@ type Prediction struct {
 	// CoreBound is HostWork / Cores (rounded up) + LaunchLatency + the last
 	// kernel's device time; zero when Machine.Cores is zero.
 	CoreBound int64
-	// Shared is the flow shop with the workers sharing the cores: when the
-	// mode has more workers than Machine.Cores and the host work does not
-	// fit the cores while the busiest worker runs, every host cost is
-	// stretched by HostWork / (Cores × Busiest), the slowdown of workers
-	// that share the cores in proportion to their work. Zero otherwise.
+	// Shared is the flow shop with the workers sharing the cores: when
+	// the mode has more workers than Machine.Cores, an event simulation of
+	// the same operations on Cores cores, each running an operation to its
+	// end and then taking the one ready the longest, a worker waiting while
+	// its next queue is full (Machine.QueueCapacity). Zero otherwise.
 	Shared int64
 	// HostWork is the total host work (stages, hand-offs and barrier
 	// costs), DeviceBusy the total device time.
@@ -206,7 +211,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	if err != nil {
 		return pr, err
 	}
-	if mc.LaunchLatency < 0 || mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 {
+	if mc.LaunchLatency < 0 || mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 || mc.QueueCapacity < 0 {
 		return pr, fmt.Errorf("analysis: invalid machine %+v", mc)
 	}
 	work := make([]int64, nm)
@@ -255,12 +260,16 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 		}
 		pr.CoreBound = (cpu+cores-1)/cores + mc.LaunchLatency + ks[len(ks)-1].Device
 		if nm > mc.Cores && pr.Busiest > 0 {
-			if s := float64(cpu) / (float64(cores) * float64(pr.Busiest)); s > 1 {
-				sh := flowShop(ks, m, mach, nm, mc, s)
-				pr.Shared = int64(math.Round(sh.makespan))
-				if pr.Shared > pr.FlowShop {
-					pr.BarrierWait = int64(math.Round(sh.wait))
+			busiest := 0
+			for w := range work {
+				if work[w] > work[busiest] {
+					busiest = w
 				}
+			}
+			sh := sharedFlowShop(ks, m, mach, nm, mc, busiest)
+			pr.Shared = int64(math.Round(sh.makespan))
+			if pr.Shared > pr.FlowShop {
+				pr.BarrierWait = int64(math.Round(sh.wait))
 			}
 		}
 	}

@@ -27,31 +27,36 @@ func TestPredictByHand(t *testing.T) {
 			Prediction{Makespan: 22, FlowShop: 22, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 12}},
 		// Kernel 0 ends its stages at 1, 3, 6, 10; kernel 1 at 2, 5, 9, 14;
 		// device 11–16, 16–21.
-		// Four workers on two cores: stretched by 20 / (2*8) = 1.25, kernel 0
-		// ends its stages at 1.25, 3.75, 7.5, 12.5, kernel 1 at 2.5, 6.25,
-		// 11.25, 17.5; device 13.5–18.5, 18.5–23.5.
+		// Four workers on two cores: with two kernels no more than two
+		// operations ever run at once, so sharing the cores slows none:
+		// Shared is the flow shop.
 		{"pipeline", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2},
-			Prediction{Makespan: 24, FlowShop: 21, CoreBound: 16, Shared: 24, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
+			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 16, Shared: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
 		// No core count: no core bound.
 		{"pipeline, cores unset", two, Pipeline, Machine{LaunchLatency: 1},
 			Prediction{Makespan: 21, FlowShop: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
 		// A long device is the bottleneck: it starts when the first launch
 		// ends, at 10, and never idles: 10 + 5*10. Core bound: 50/2 + 0 + 10.
-		// Shared (x1.25): the first launch ends at 12.5, then 12.5 + 50.
+		// Shared: kernel 0's operations run at 0–1, 1–3, 3–6 and 6–10 (at
+		// 3 and at 6 the later worker's operation takes the free core
+		// first), so the device starts at 10 as in the flow shop.
 		{"device-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 63, FlowShop: 60, CoreBound: 35, Shared: 63, HostWork: 50, DeviceBusy: 50, Busiest: 20}},
+			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, Shared: 60, HostWork: 50, DeviceBusy: 50, Busiest: 20}},
 		// Ten kernels of 10 ns host work on four workers and two cores: the
 		// launch worker ends at 10 + 4*9 = 46, the device at 47; the two
-		// cores need 100/2 = 50, + 0 + 1; shared (x1.25), the launch worker
-		// ends at 12.5 + 9*5 = 57.5 and the device at 58.5.
+		// cores need 100/2 = 50, + 0 + 1. Shared: the event simulation's
+		// 54 (TestSharedFlowShopMatchesTimeSteps checks it against a
+		// simulation in unit time steps): the launch worker falls behind
+		// while the others hold the cores and ends on its own.
 		{"core-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 1}, 10), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 59, FlowShop: 47, CoreBound: 51, Shared: 59, HostWork: 100, DeviceBusy: 10, Busiest: 40}},
+			Prediction{Makespan: 54, FlowShop: 47, CoreBound: 51, Shared: 54, HostWork: 100, DeviceBusy: 10, Busiest: 40}},
 		// A custom mode: prepare+infer on worker 7, resize+launch on 3.
 		// Worker 7: 3, 6; worker 3: 10, 17; device (latency 2): 12–17, 19–24.
-		// Shared on one core (x20/14): worker 7 ends at 30/7, 60/7; worker 3
-		// at 100/7, 170/7; device 114/7–149/7, 184/7–219/7 = 31.3.
+		// Shared on one core: worker 7 alone until 3, then both at half
+		// speed until worker 7 ends kernel 1 at 9 (worker 3 has done 3 of
+		// kernel 0's 7), worker 3 alone: 13, 20; device 15–20, 22–27.
 		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
-			Prediction{Makespan: 31, FlowShop: 24, CoreBound: 27, Shared: 31, HostWork: 20, DeviceBusy: 10, Busiest: 14}},
+			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, Shared: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14}},
 		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
 		// The device-bound case with a gap of 2 between queued kernels:
 		// 10 + 5×10 + 4×2.
@@ -245,13 +250,13 @@ func TestPredictTerms(t *testing.T) {
 		// Core bound: (20 + 4) / 2 + 1 + 5 = 18.
 		{"handoff", two, Async, Machine{LaunchLatency: 1, Cores: 2, Handoff: 2},
 			Prediction{Makespan: 24, FlowShop: 24, CoreBound: 18, HostWork: 24, DeviceBusy: 10, Busiest: 12, Handoff: 4}},
-		// Spin 1 a kernel on three of four workers, two kernels: 6 more
-		// CPU. Stretch (20 + 6) / (2 * 8) = 1.625: kernel 0 ends its
-		// stages at 1.625, 4.875, 9.75, 16.25, kernel 1 at 3.25, 8.125,
-		// 14.625, 22.75; device 17.25–22.25, 23.75–28.75.
-		// Core bound: 26 / 2 + 1 + 5 = 19.
+		// Spin 1 a kernel on three of four workers (all but the launch
+		// worker, the busiest), two kernels: 6 more CPU. The operations
+		// take 2, 3, 4 and 4; never more than two at once: kernel 0 ends
+		// them at 2, 5, 9, 13, kernel 1 at 4, 8, 13, 17; device 14–19,
+		// 19–24. Core bound: 26 / 2 + 1 + 5 = 19.
 		{"spin", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2, Spin: 1},
-			Prediction{Makespan: 29, FlowShop: 21, CoreBound: 19, Shared: 29, HostWork: 20, DeviceBusy: 10, Busiest: 8, Spin: 6}},
+			Prediction{Makespan: 24, FlowShop: 21, CoreBound: 19, Shared: 24, HostWork: 20, DeviceBusy: 10, Busiest: 8, Spin: 6}},
 		// Spin costs nothing when every worker has a core.
 		{"spin, enough cores", two, Pipeline, Machine{LaunchLatency: 1, Cores: 4, Spin: 1},
 			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 11, HostWork: 20, DeviceBusy: 10, Busiest: 8}},

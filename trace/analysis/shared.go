@@ -1,0 +1,196 @@
+package analysis
+
+import "math"
+
+// sharedFlowShop runs the flow shop as an event simulation in which the
+// workers share the cores as Go's scheduler shares its processors among
+// goroutines that do not yield: a core runs an operation to its end, and a
+// free core takes the operation that has been ready the longest (the later
+// worker's on a tie: the goroutine a hand-off woke runs next). A worker
+// waiting for its next operation (for the worker before it, or at a
+// barrier) takes no core, beyond its spin (Machine.Spin a kernel, added to
+// every worker's operations but the busiest's), and a worker whose next
+// queue is full (Machine.QueueCapacity) waits too. The device, barriers,
+// hand-offs and replays follow flowShop's recurrence.
+func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, busiest int) flowShopRun {
+	spin := 0.0
+	if nm > mc.Cores {
+		spin = float64(mc.Spin)
+	}
+	var r flowShopRun
+	n := len(ks)
+	if n == 0 {
+		return r
+	}
+	cores := float64(mc.Cores)
+	devEnd := make([]float64, n) // D[i], once known
+	known := 0                   // D[0..known) are known
+	var lastDev float64
+	next := make([]int, nm)     // the kernel of each worker's next operation
+	rem := make([]float64, nm)  // the work left of its operation in progress
+	busy := make([]bool, nm)    // an operation in progress
+	held := make([]float64, nm) // when its barrier began holding it, if waiting at one
+	waiting := make([]bool, nm)
+	since := make([]float64, nm) // when its operation in progress became ready
+	running := make([]bool, nm)  // its operation holds a core
+	var sub float64
+	work := func(i, w int) float64 {
+		k := ks[i]
+		var p float64
+		for s, c := range k.host() {
+			if mach[s] == w {
+				p += float64(c)
+			}
+		}
+		if w > 0 && !k.Replayed {
+			p += float64(mc.Handoff)
+		}
+		if w != busiest && !k.Replayed {
+			p += spin
+		}
+		if b := k.Barrier; b.On && mach[b.stage()-1] == w {
+			p += float64(b.Cost)
+		}
+		return p
+	}
+	// release returns when kernel i's barrier on its worker lets it go, or
+	// false while the device end it waits for is not known yet.
+	release := func(i int) (float64, bool) {
+		b := ks[i].Barrier
+		switch {
+		case m.Drain && i > 0:
+			if known < i {
+				return 0, false
+			}
+			return devEnd[i-1], true
+		case !m.Drain && b.Producer >= 0:
+			if known <= b.Producer {
+				return 0, false
+			}
+			return devEnd[b.Producer], true
+		}
+		return 0, true
+	}
+	finish := func(i int, t float64) {
+		// Kernel i's last operation ended at t: its device execution.
+		k := ks[i]
+		ready := t + float64(mc.LaunchLatency)
+		after := lastDev
+		if k.Replayed {
+			ready = sub + float64(mc.ReplayFirst) + float64(k.Submission)*float64(mc.ReplayNext)
+		} else if i > 0 {
+			after += float64(mc.DeviceGap)
+		}
+		lastDev = max(after, ready) + float64(k.Device)
+		devEnd[i] = lastDev
+		known = i + 1
+	}
+	t := 0.0
+	for known < n {
+		// Start every operation that can start at t; zero-work ones end at
+		// once and may let others start.
+		for progress := true; progress; {
+			progress = false
+			for w := range nm {
+				i := next[w]
+				if busy[w] || i >= n || w > 0 && next[w-1] <= i {
+					continue
+				}
+				if c := mc.QueueCapacity; c > 0 && w < nm-1 {
+					taken := next[w+1] // kernels the next worker has taken
+					if busy[w+1] || waiting[w+1] {
+						taken++
+					}
+					if i+1-c > taken {
+						continue // its push would find the next queue full
+					}
+				}
+				if b := ks[i].Barrier; b.On && mach[b.stage()-1] == w {
+					rel, ok := release(i)
+					if !waiting[w] {
+						waiting[w], held[w] = true, t
+					}
+					if !ok || rel > t {
+						continue
+					}
+					r.wait += t - held[w]
+					waiting[w] = false
+				}
+				if w == nm-1 && ks[i].Replayed && ks[i].Submission == 0 {
+					sub = t // after the barrier's cost, as in flowShop
+					if b := ks[i].Barrier; b.On && mach[b.stage()-1] == w {
+						sub += float64(b.Cost)
+					}
+				}
+				busy[w], rem[w], since[w] = true, work(i, w), t
+				progress = true // a kernel taken may make room for the worker before
+				if w == nm-1 && ks[i].Replayed {
+					// Its device start follows the submission's, not the
+					// end of this operation: known now, as in flowShop.
+					finish(i, t)
+				}
+				if rem[w] <= 0 {
+					busy[w] = false
+					next[w]++
+					if w == nm-1 && !ks[i].Replayed {
+						finish(i, t)
+					}
+				}
+			}
+		}
+		// The next event: an operation ends, or a barrier releases.
+		// A core runs an operation to its end (Go does not preempt a
+		// goroutine for about 10 ms); a free core takes the operation
+		// ready the longest, the later worker's on a tie (the goroutine a
+		// hand-off woke runs next).
+		run := 0
+		for w := range nm {
+			if running[w] {
+				run++
+			}
+		}
+		for cores <= 0 || float64(run) < cores {
+			pick := -1
+			for w := nm - 1; w >= 0; w-- {
+				if busy[w] && !running[w] && (pick < 0 || since[w] < since[pick]) {
+					pick = w
+				}
+			}
+			if pick < 0 {
+				break
+			}
+			running[pick] = true
+			run++
+		}
+		dt := math.Inf(1)
+		for w := range nm {
+			if running[w] {
+				dt = min(dt, rem[w])
+			} else if waiting[w] {
+				if rel, ok := release(next[w]); ok && rel > t {
+					dt = min(dt, rel-t)
+				}
+			}
+		}
+		if math.IsInf(dt, 1) {
+			break // nothing can move: an invalid barrier (Predict checks)
+		}
+		t += dt
+		for w := range nm {
+			if !running[w] {
+				continue
+			}
+			rem[w] -= dt
+			if rem[w] <= 1e-9*max(1, t) {
+				busy[w], running[w] = false, false
+				i := next[w]
+				next[w]++
+				if w == nm-1 && !ks[i].Replayed {
+					finish(i, t)
+				}
+			}
+		}
+	}
+	r.makespan = lastDev
+	return r
+}
