@@ -2,9 +2,10 @@
 // gives the makespan an execution mode should reach from per-kernel stage
 // costs (a flow-shop model with a core-count bound), and Bubbles lists the
 // device's idle intervals with the host stage that was busiest during each,
-// the likely cause of the bubble.
+// the likely cause of the bubble. Share predicts how long jobs that share
+// the host's cores take (the parts of a heterogeneous run).
 //
-// Both are pure functions of plain data; FromTrace extracts that data from a
+// All are pure functions of plain data; FromTrace extracts that data from a
 // trace read with trace.ReadFile.
 //
 // Dependency rule: analysis imports trace and the standard library only.
