@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -41,7 +42,7 @@ func Share(jobs []Job, cores int) ([]int64, error) {
 	for i, j := range jobs {
 		left[i], order[i] = float64(j.Alone), i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpInt64(jobs[a].Start, jobs[b].Start) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(jobs[a].Start, jobs[b].Start) })
 	var active []int
 	rate := make([]float64, len(jobs))
 	next := 0
@@ -94,15 +95,7 @@ func Share(jobs []Job, cores int) ([]int64, error) {
 // demand the cores give it.
 func waterfill(jobs []Job, active []int, cores float64, rate []float64) {
 	byDemand := slices.Clone(active)
-	slices.SortStableFunc(byDemand, func(a, b int) int {
-		switch da, db := jobs[a].Demand, jobs[b].Demand; {
-		case da < db:
-			return -1
-		case da > db:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(byDemand, func(a, b int) int { return cmp.Compare(jobs[a].Demand, jobs[b].Demand) })
 	rem := cores
 	for k, i := range byDemand {
 		d := min(jobs[i].Demand, cores)
@@ -114,14 +107,4 @@ func waterfill(jobs []Job, active []int, cores float64, rate []float64) {
 		rem -= got
 		rate[i] = got / d
 	}
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
