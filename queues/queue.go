@@ -120,10 +120,11 @@ type Queue[T any] struct {
 	// next is the stage after this one in a Pipeline (nil: none): the
 	// worker pushes each task it handled successfully there.
 	next *Queue[T]
-	// crowded: a Pipeline stage with more goroutines than processors,
-	// which yields after a push that leaves the next stage behind
-	// (yieldToNext) at the end of a LongTurn (long); nextSeen is the next
-	// stage's handled count at the previous push.
+	// crowded: a Pipeline stage with more goroutines than processors (at
+	// NewPipeline's GOMAXPROCS), which yields after a push that leaves the
+	// next stage behind (yieldToNext) at the end of a LongTurn (long);
+	// nextSeen is the next stage's handled count at the previous such
+	// check.
 	crowded  bool
 	long     bool
 	nextSeen uint64
@@ -420,15 +421,15 @@ func (q *Queue[T]) call(v T) (err error) {
 // LongTurn tells the worker, from the handler, that the task it is handling
 // ends a long stretch of work without a yield: after pushing it into the
 // next stage of a Pipeline with more stage goroutines than processors, the
-// worker yields its processor if the next stage made no progress since its
-// previous push and has two tasks or more waiting. The next worker may then
+// worker yields its processor if the next stage made no progress since the
+// previous long task's push and has two tasks or more waiting. The next worker may then
 // be waiting, runnable, for a processor, which Go's scheduler does not take
 // from a goroutine that never blocks. Short tasks never ask: a yield costs
 // more than they do, and a worker running them waits often enough.
 func (q *Queue[T]) LongTurn() { q.long = q.crowded }
 
 // yieldToNext yields the processor when the next stage made no progress
-// since this worker's previous push and has two tasks or more waiting (see
+// since the previous check and has two tasks or more waiting (see
 // LongTurn). Executed only by the worker.
 func (q *Queue[T]) yieldToNext() {
 	h := q.next.handled.Load()
