@@ -18,7 +18,7 @@
 // can hold both processors while the last one, runnable, waits for tens of
 // microseconds. A handler that ends a long stretch of work says so
 // (Queue.LongTurn); its worker then yields after the push if the next stage
-// made no progress since its previous push and has two tasks waiting.
+// made no progress since its previous long task and has two tasks waiting.
 //
 // Errors are sticky: the first task error is kept, later pushes return it,
 // and the worker drains the remaining tasks without running them, so that
