@@ -195,7 +195,7 @@ type Prediction struct {
 	// Busiest is the total work of the busiest worker.
 	Busiest int64
 	// Handoff is the hand-off time included in HostWork; Spin the CPU of
-	// spinning workers the Shared stretch and CoreBound count besides
+	// spinning workers the Shared simulation and CoreBound count besides
 	// HostWork; BarrierCost the barriers' own host work in HostWork;
 	// BarrierWait the time the flow shop that gives Makespan spends
 	// waiting at barriers beyond the worker's own readiness.
