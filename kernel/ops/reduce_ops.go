@@ -22,6 +22,11 @@ import (
 //	ReduceLogSum     ln Σx                         float
 //	ReduceLogSumExp  ln Σeˣ (shifted by the max)   float
 //
+// An empty ReduceMax of an integer type gives the type's minimum, an empty
+// ReduceMin its maximum (ONNX: "minus infinity if supported by the data
+// type, or the minimum value of the data type otherwise"); of bool, false
+// and true.
+//
 // Each output accumulates its inputs in ascending input order in float64
 // and is rounded once to the output dtype (integers truncate toward zero,
 // as onnxruntime's integer mean does). Max and Min are IEEE 754's maximum
@@ -257,6 +262,12 @@ func (k *reduction) compute(a *kernel.Args) error {
 			}
 		}
 		if o.DType.IsInt() && (math.IsInf(v, 0) || math.IsNaN(v)) {
+			if count == 0 && (k.op == "ReduceMax" || k.op == "ReduceMin") {
+				// ONNX: the maximum of nothing is the type's minimum, the
+				// minimum of nothing its maximum.
+				storeFloat(ob, o.DType, int64(j), v)
+				continue
+			}
 			v = 0 // an empty integer reduction
 		}
 		storeF(o.DType, ob, int64(j), v)
@@ -266,8 +277,8 @@ func (k *reduction) compute(a *kernel.Args) error {
 
 // extremaInt64 is ReduceMax or ReduceMin of int64 x into the m elements of
 // o, in int64: exact beyond 2^53, where float64 would round. An empty
-// reduction (count 0) gives 0, as for the other integer reductions. k.walk
-// is set on x's shape and the kept one.
+// reduction (count 0) gives the type's minimum (ReduceMax) or maximum
+// (ReduceMin), as ONNX says. k.walk is set on x's shape and the kept one.
 func (k *reduction) extremaInt64(x, o *kernel.Tensor, m, count int64) error {
 	if int64(cap(k.accI)) < m {
 		k.accI = make([]int64, m)
@@ -289,9 +300,6 @@ func (k *reduction) extremaInt64(x, o *kernel.Tensor, m, count int64) error {
 			acc[j] = min(acc[j], v)
 		}
 		k.walk.next()
-	}
-	if count == 0 {
-		clear(acc)
 	}
 	copy(kernel.Int64s(o.Data()), acc)
 	return nil
