@@ -1228,6 +1228,19 @@ func newScatter(op string) kernel.Factory {
 				}
 				return
 			}
+			if !dt.IsFloat() {
+				// Integers add and multiply in int64 and wrap to the type,
+				// as C++ (onnxruntime) does: exact where float64 would round
+				// beyond 2^53.
+				p, q := loadI(dt, b, at), loadI(dt, v, vi)
+				if red == "add" {
+					p += q
+				} else {
+					p *= q
+				}
+				storeI(dt, b, at, p)
+				return
+			}
 			p, q := loadF(dt, b, at), loadF(dt, v, vi)
 			switch red {
 			case "add":
