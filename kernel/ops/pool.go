@@ -16,9 +16,7 @@ import (
 //     opset 10, count_include_pad, dilations from opset 19): windows as
 //     Conv's; a window is clipped to the padded input, and its divisor
 //     counts the taps in the padding it covers only with
-//     count_include_pad. From opset 19, as onnxruntime and the ONNX
-//     reference do, ceil_mode drops a last window that would start past
-//     the input and its leading padding; auto_pad SAME_UPPER and
+//     count_include_pad. From opset 19 auto_pad SAME_UPPER and
 //     SAME_LOWER with dilations above 1 are refused (onnxruntime pads
 //     those as if undilated, the operator's text with the dilated
 //     extent), and a window with no input element in it is 0.
@@ -30,7 +28,9 @@ import (
 //
 // float32, float16 and float64 (MaxPool also int8 and uint8); means are
 // accumulated in float64 and rounded once. ceil_mode adds the partial
-// window at the end, as the ONNX reference does.
+// window at the end, but not one that would start past the input and its
+// leading padding (in the trailing padding), at every opset and in both
+// pools, as onnxruntime and the ONNX reference do.
 //
 // Tiling (words):
 //
@@ -136,8 +136,9 @@ func (k *pool) geometry(x *kernel.Tensor) (geom, error) {
 	if err := k.w.forward(&g); err != nil {
 		return g, err
 	}
-	if k.op == "AveragePool" && k.opset >= 19 && k.w.ceil {
-		// The last window starts inside the input or its leading padding.
+	if k.w.ceil {
+		// The last window starts inside the input or its leading padding,
+		// as in onnxruntime and the ONNX reference (every opset).
 		for a := 3 - g.nd; a < 3; a++ {
 			if g.out[a] > 1 && (g.out[a]-1)*g.stride[a] >= g.in[a]+g.padB[a] {
 				g.out[a]--

@@ -80,3 +80,16 @@ for (const opset of [24, 25]) {
     inputs: [['x', f, [2, 4]], ['pads', 'int64', [2], [1, 2], true], ['', f, [0], [], false], ['axes', 'int64', [1], [-1], true]],
     nodeInputs: ['x', 'pads', '', 'axes'], outputs: [['y', f]] });
 }
+
+// ceil_mode: a last window that would start in the trailing padding is
+// dropped at every opset and in MaxPool too, as onnxruntime and the ONNX
+// reference do.
+for (const [op, opset] of [['MaxPool', 10], ['MaxPool', 12], ['MaxPool', 22], ['AveragePool', 10], ['AveragePool', 11], ['AveragePool', 18]]) {
+  const lower = op.toLowerCase();
+  module.exports.push({ name: `${lower}_${opset}_ceil_last_window`, opset, op,
+    attrs: { kernel_shape: [2], strides: [2], pads: [0, 1], ceil_mode: 1 },
+    inputs: [['x', f, [1, 1, 6]]], outputs: [['y', f]] });
+  module.exports.push({ name: `${lower}_${opset}_ceil_last_window_2d`, opset, op,
+    attrs: { kernel_shape: [3, 3], strides: [3, 3], pads: [1, 1, 1, 1], ceil_mode: 1 },
+    inputs: [['x', f, [1, 1, 5, 5]]], outputs: [['y', f]] });
+}
