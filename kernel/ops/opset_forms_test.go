@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -292,15 +293,16 @@ func formOnes(n int) []int64 {
 	return v
 }
 
-// TestAveragePool19CeilLastWindow: from opset 19 ceil_mode drops a last
-// window starting in the trailing padding (opset 18 keeps it).
-func TestAveragePool19CeilLastWindow(t *testing.T) {
+// TestPoolCeilLastWindow: ceil_mode drops a last window starting in the
+// trailing padding, at every opset and in MaxPool too, as onnxruntime does
+// (fixtures *_ceil_last_window in onnx/testdata/opset) and the ONNX
+// reference.
+func TestPoolCeilLastWindow(t *testing.T) {
 	x := f32(shp(1, 1, 6), 1, 2, 3, 4, 5, 6)
-	attrs := formAttrs(19, "kernel_shape", formInts(2), "strides", formInts(2), "pads", formInts(0, 1), "ceil_mode", int64(1))
-	checkValues(t, "opset 19", mustRun(t, "AveragePool", attrs, x), shp(1, 1, 3), []float64{1.5, 3.5, 5.5})
-	attrs[kernel.OpsetAttr] = int64(18)
-	if got := mustRun(t, "AveragePool", attrs, x); !got.Shape.Equal(kernel.Shape{1, 1, 4}) {
-		t.Fatalf("opset 18: shape %v, want [1 1 4]", got.Shape)
+	for _, opset := range []int64{10, 18, 19, 22} {
+		attrs := formAttrs(opset, "kernel_shape", formInts(2), "strides", formInts(2), "pads", formInts(0, 1), "ceil_mode", int64(1))
+		checkValues(t, fmt.Sprintf("AveragePool-%d", opset), mustRun(t, "AveragePool", attrs, x), shp(1, 1, 3), []float64{1.5, 3.5, 5.5})
+		checkValues(t, fmt.Sprintf("MaxPool-%d", opset), mustRun(t, "MaxPool", attrs, x), shp(1, 1, 3), []float64{2, 4, 6})
 	}
 }
 
