@@ -155,7 +155,7 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		case trace.EvFlowBegin, trace.EvFlowStep, trace.EvFlowEnd:
 			if hasLast[e.Track] {
 				fs := flowOf[last[e.Track]]
-				if f := &fs[len(fs)-1]; !slices.Contains(*f, e.Flow) {
+				if f := &fs[len(fs)-1]; e.Flow != 0 && !slices.Contains(*f, e.Flow) {
 					*f = append(*f, e.Flow)
 				}
 			}

@@ -99,9 +99,10 @@ type sSlice struct {
 	more       []uint64 // the flows after the first: a replay's launch submits many kernels
 }
 
-// addFlow attaches flow f to the slice.
+// addFlow attaches flow f to the slice (0, no flow, is ignored).
 func (s *sSlice) addFlow(f uint64) {
 	switch {
+	case f == 0:
 	case s.flow == 0:
 		s.flow = f
 	case f != s.flow && !slices.Contains(s.more, f):

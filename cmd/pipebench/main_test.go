@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-func runArgs(t *testing.T, args ...string) (int, string, string) {
+func runArgs(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, &out, &errb)
