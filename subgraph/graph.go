@@ -68,9 +68,6 @@ type Node struct {
 	Inputs    []string
 	Outputs   []string
 	Placement Placement
-	// Branches holds the subgraphs of a control-flow node (the then and else
-	// branches of an If). No built-in op uses them yet.
-	Branches map[string]*Graph
 }
 
 // Graph is a dataflow graph of kernels.
