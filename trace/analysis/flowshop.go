@@ -330,18 +330,25 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 			done[w] = start + p[w]
 			prev = done[w]
 		}
-		ready := prev + float64(mc.LaunchLatency)
-		after := dev // the earliest start behind the kernel before
-		if k.Replayed {
-			ready = sub + float64(mc.ReplayFirst) + float64(k.Submission)*float64(mc.ReplayNext)
-		} else if i > 0 {
-			after += float64(mc.DeviceGap)
-		}
-		dev = max(after, ready) + float64(k.Device)
+		dev = mc.deviceEnd(k, i, dev, prev, sub)
 		if devEnd != nil {
 			devEnd[i] = dev
 		}
 	}
 	r.makespan = dev
 	return r
+}
+
+// deviceEnd is the end of kernel i's device execution, k, after the
+// kernel before ended at prev: launched (its last host operation ended) at
+// launched, or, replayed, in a submission that began at sub.
+func (mc Machine) deviceEnd(k Kernel, i int, prev, launched, sub float64) float64 {
+	ready := launched + float64(mc.LaunchLatency)
+	after := prev // the earliest start behind the kernel before
+	if k.Replayed {
+		ready = sub + float64(mc.ReplayFirst) + float64(k.Submission)*float64(mc.ReplayNext)
+	} else if i > 0 {
+		after += float64(mc.DeviceGap)
+	}
+	return max(after, ready) + float64(k.Device)
 }

@@ -73,15 +73,7 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 	}
 	finish := func(i int, t float64) {
 		// Kernel i's last operation ended at t: its device execution.
-		k := ks[i]
-		ready := t + float64(mc.LaunchLatency)
-		after := lastDev
-		if k.Replayed {
-			ready = sub + float64(mc.ReplayFirst) + float64(k.Submission)*float64(mc.ReplayNext)
-		} else if i > 0 {
-			after += float64(mc.DeviceGap)
-		}
-		lastDev = max(after, ready) + float64(k.Device)
+		lastDev = mc.deviceEnd(ks[i], i, lastDev, t, sub)
 		devEnd[i] = lastDev
 		known = i + 1
 	}
