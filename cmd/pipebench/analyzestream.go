@@ -806,24 +806,6 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 			sm.parts = append(sm.parts, partRun{start: r.start, alone: pr.Makespan + fixed, cpu: pr.HostWork - pr.BarrierCost})
 		}
 	}
-	if os.Getenv("DBG") != "" && a.name == os.Getenv("DBG") {
-		pr, _ := analysis.Predict(cost, a.mode, mc)
-		nb, nbp, nbi := 0, 0, 0
-		var bc int64
-		for _, c := range cost {
-			if c.Barrier.On {
-				nb++
-				bc += c.Barrier.Cost
-				if c.Barrier.At == analysis.Prepare {
-					nbp++
-				}
-				if c.Barrier.Producer < 0 {
-					nbi++
-				}
-			}
-		}
-		fmt.Fprintf(os.Stderr, "RUN span %d fixed %d pred %+v barriers %d at-prepare %d no-producer %d cost %d mc %+v\n", r.end-r.start, fixed, pr, nb, nbp, nbi, bc, mc)
-	}
 	cp, err := analysis.CriticalPath(cost, a.mode, mc)
 	if err != nil {
 		z.fail(a, err)
