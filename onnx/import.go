@@ -358,11 +358,15 @@ func (im *importer) dealias(name string) string {
 }
 
 // body imports the nodes of gp in order; rename is the scope of an inlined
-// branch (nil: gp is the graph itself).
+// branch (nil: gp is the graph itself, or the body of a subgraph). The
+// initializers of a subgraph (a branch, a loop or scan body) are its own
+// constants; the main graph's are taken by inputs.
 func (im *importer) body(gp *Graph, rename map[string]string) error {
 	if rename != nil {
 		im.scopes = append(im.scopes, rename)
 		defer func() { im.scopes = im.scopes[:len(im.scopes)-1] }()
+	}
+	if rename != nil || im.parent != nil {
 		for _, t := range gp.Initializers {
 			k, err := t.Kernel()
 			if err != nil {
@@ -716,9 +720,9 @@ func (im *importer) loopNode(n *Node) error {
 			if i == 1 {
 				dt = kernel.Bool
 			}
-			if err := im.defineConst(empty, &kernel.Tensor{DType: dt, Shape: kernel.Shape{0}, Host: []byte{}}); err != nil {
-				return err
-			}
+			t := &kernel.Tensor{DType: dt, Shape: kernel.Shape{0}, Host: []byte{}}
+			im.g.Consts = append(im.g.Consts, subgraph.Const{Name: empty, Tensor: t})
+			im.known[empty] = t
 			inputs[i] = empty
 			continue
 		}
