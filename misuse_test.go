@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/kernel"
@@ -32,11 +33,14 @@ func TestMisuseIsAnError(t *testing.T) {
 		t.Errorf("unknown op: %v, want ErrUnknownOp", err)
 	}
 	for name, o := range map[string]pipert.Option{
-		"mode 9":           pipert.WithMode(9),
-		"barrier 7":        pipert.WithBarrier(7),
-		"capacity 0 - 1":   pipert.WithQueueCapacity(-1),
-		"capacity 1<<20+1": pipert.WithQueueCapacity(plan.MaxQueueCapacity + 1),
-		"negative cost":    pipert.WithCosts(pipert.Costs{Launch: -1}),
+		"mode 9":             pipert.WithMode(9),
+		"barrier 7":          pipert.WithBarrier(7),
+		"capacity 0 - 1":     pipert.WithQueueCapacity(-1),
+		"capacity 1<<20+1":   pipert.WithQueueCapacity(plan.MaxQueueCapacity + 1),
+		"negative cost":      pipert.WithCosts(pipert.Costs{Launch: -1}),
+		"huge cost":          pipert.WithCosts(pipert.Costs{Prepare: 1 << 62}),
+		"huge create cost":   pipert.WithCosts(pipert.Costs{Create: plan.MaxCost + 1}),
+		"panicking HostCost": pipert.WithHostCost(func(plan.Node) pipert.Costs { panic("boom") }),
 	} {
 		if _, err := pipert.Compile(reluGraph(), o); !errors.Is(err, pipert.ErrConfig) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)
@@ -98,5 +102,29 @@ func TestMisuseIsAnError(t *testing.T) {
 		if _, err := exe.Run(context.Background(), good); !errors.Is(err, pipert.ErrClosed) {
 			t.Errorf("%s: run after Close: %v", m.name, err)
 		}
+	}
+}
+
+// TestLongCostEndsWithItsRun: a synthetic host cost of MaxCost stops
+// burning once the run's context ends, in every mode: Run returns the
+// context's error long before one cost would have been burnt. (The
+// deadline only ends the run: no result depends on when.)
+func TestLongCostEndsWithItsRun(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 2, 2)}
+	modes := []pipert.Option{pipert.WithMode(pipert.KBK), pipert.WithMode(pipert.Async), pipert.WithMode(pipert.Pipeline),
+		pipert.WithMode(pipert.Replay), pipert.WithHeterogeneous(nil)}
+	for i, m := range modes {
+		exe, err := pipert.Compile(reluGraph(), m, pipert.WithCosts(pipert.Costs{Infer: plan.MaxCost}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond) // ends while the run burns
+		t0 := time.Now()
+		_, err = exe.Run(ctx, in)
+		cancel()
+		if took := time.Since(t0); !errors.Is(err, context.DeadlineExceeded) || took >= plan.MaxCost/2 {
+			t.Errorf("option %d: Run returned %v after %v, want context.DeadlineExceeded well before %v", i, err, took, plan.MaxCost)
+		}
+		exe.Close()
 	}
 }

@@ -482,6 +482,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	}
 	replayed := false
 	r.tiling.begin()
+	r.done = ctx.Done() // the caller's: rs.ctx would make a channel a run
 	err := r.Begin(inputs, flow)
 	if err != nil {
 		rs.fail(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime/debug"
+	"time"
 
 	"github.com/pipert/pipert/cache"
 	"github.com/pipert/pipert/device"
@@ -57,6 +58,9 @@ type KernelRunner struct {
 	prog *program
 	dev  device.Device
 	mem  *Memory
+	// done is the current run's context's Done: a synthetic host cost
+	// stops burning once it is closed (see burn).
+	done <-chan struct{}
 	// spare holds the buffers the run's launches freed, for its later
 	// launches (see freeList); End empties it.
 	spare *freeList
@@ -592,7 +596,7 @@ func (r *KernelRunner) Prepare(pos int) {
 		return // a replay is predicted: Infer pays it if there is none
 	}
 	if nd := &r.prog.nodes[pos]; nd.guard.tok < 0 && !r.setupOn {
-		spin.For(nd.costs.Prepare)
+		r.burn(nd.costs.Prepare)
 	}
 }
 
@@ -741,7 +745,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			return nil
 		}
 		if r.capture.noPrep[pos] && !r.setupOn {
-			spin.For(nd.costs.Prepare) // predicted a replay, fell back
+			r.burn(nd.costs.Prepare) // predicted a replay, fell back
 		}
 	}
 	r.refreshViews(pos)
@@ -767,7 +771,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		}
 	}
 	if (r.setupOn || nd.guard.tok >= 0) && !(r.setupOn && same) {
-		spin.For(nd.costs.Prepare)
+		r.burn(nd.costs.Prepare)
 	}
 	if r.inferOn && reuse {
 		if same {
@@ -798,7 +802,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		r.iout[pos] = r.appendOutputs(pos, r.iout[pos][:0])
 		r.iok[pos] = true
 	}
-	spin.For(nd.costs.Infer)
+	r.burn(nd.costs.Infer)
 	return nil
 }
 
@@ -821,7 +825,7 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		if err := r.resize(pos); err != nil {
 			return err
 		}
-		spin.For(nd.costs.Resize)
+		r.burn(nd.costs.Resize)
 		return nil
 	}
 	r.rkey = r.tilingKey(pos, r.rkey[:0])
@@ -830,7 +834,7 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		if d, ws, ok := r.local[pos].Get(h, r.rkey, ar.Tiling.Data); ok {
 			ar.Tiling.Data, ar.Tiling.Workspace = d, ws
 			r.cs[kernel.StageResize].LocalHits++
-			spin.For(nd.costs.Resize - nd.costs.Tiling)
+			r.burn(nd.costs.Resize - nd.costs.Tiling)
 			return nil
 		}
 		r.cs[kernel.StageResize].LocalMisses++
@@ -852,16 +856,16 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		ar.Tiling.Data, ar.Tiling.Workspace = d, ws
 		if computed {
 			r.cs[kernel.StageResize].GlobalMisses++
-			spin.For(nd.costs.Resize)
+			r.burn(nd.costs.Resize)
 		} else {
 			r.cs[kernel.StageResize].GlobalHits++
-			spin.For(nd.costs.Resize - nd.costs.Tiling)
+			r.burn(nd.costs.Resize - nd.costs.Tiling)
 		}
 	} else {
 		if err := r.resize(pos); err != nil {
 			return err
 		}
-		spin.For(nd.costs.Resize)
+		r.burn(nd.costs.Resize)
 	}
 	if local {
 		r.local[pos].Put(h, r.rkey, ar.Tiling.Data, ar.Tiling.Workspace)
@@ -992,9 +996,9 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		return err
 	}
 	if allPlanned {
-		spin.For(nd.costs.Launch - nd.costs.Alloc)
+		r.burn(nd.costs.Launch - nd.costs.Alloc)
 	} else {
-		spin.For(nd.costs.Launch)
+		r.burn(nd.costs.Launch)
 	}
 	return nil
 }
@@ -1078,3 +1082,7 @@ func bytesOf(sh kernel.Shape, dt kernel.DType) (int64, bool) {
 type Launcher interface {
 	LaunchOn(s device.Stream, a *kernel.Args, real bool) error
 }
+
+// burn burns synthetic host cost d, stopping early when the run's context
+// ends.
+func (r *KernelRunner) burn(d time.Duration) { spin.ForUntil(d, r.done) }

@@ -186,15 +186,20 @@ func (c *Config) Checked() bool { return c.checked }
 
 // CostOf returns the synthetic host costs of a node: HostCost's, or the
 // default that HostCost documents. The result of a HostCost is checked: a
-// negative cost is an error naming the node.
-func (c *Config) CostOf(n Node) (Costs, error) {
+// negative cost, or a HostCost that panics, is an error naming the node.
+func (c *Config) CostOf(n Node) (cs Costs, err error) {
 	if c.HostCost == nil {
 		if n.OnCPU {
 			return Costs{Prepare: c.Costs.Prepare, Infer: c.Costs.Infer}, nil
 		}
 		return c.Costs, nil
 	}
-	cs := c.HostCost(n)
+	defer func() {
+		if p := recover(); p != nil {
+			cs, err = Costs{}, fmt.Errorf("pipert: %w: HostCost of node %q panicked: %v", ErrConfig, n.Name, p)
+		}
+	}()
+	cs = c.HostCost(n)
 	if err := cs.check(fmt.Sprintf("HostCost of node %q", n.Name)); err != nil {
 		return Costs{}, fmt.Errorf("pipert: %w: %v", ErrConfig, err)
 	}
@@ -244,9 +249,12 @@ func (c Costs) Of(s kernel.Stage) time.Duration {
 
 func (c Costs) check(what string) error {
 	for s := kernel.StagePrepare; s <= kernel.StageLaunch; s++ {
-		if d := c.Of(s); d < 0 {
-			return fmt.Errorf("%s: %v cost %v is negative", what, s, d)
+		if d := c.Of(s); d < 0 || d > MaxCost {
+			return fmt.Errorf("%s: %v cost %v outside [0, %v]", what, s, d, MaxCost)
 		}
+	}
+	if c.Create > MaxCost {
+		return fmt.Errorf("%s: creation cost %v above %v", what, c.Create, MaxCost)
 	}
 	if c.Tiling < 0 || c.Tiling > c.Resize {
 		return fmt.Errorf("%s: tiling cost %v outside [0, resize cost %v]", what, c.Tiling, c.Resize)
@@ -259,6 +267,11 @@ func (c Costs) check(what string) error {
 	}
 	return nil
 }
+
+// MaxCost bounds every synthetic host cost: they stand for host work of
+// microseconds to milliseconds, and a stage burns its cost without
+// yielding (a run's context ends a cost's burn within 50 µs of work).
+const MaxCost = 10 * time.Second
 
 // Node is what a HostCost hook knows of a node when it prices it.
 type Node struct {

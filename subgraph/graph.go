@@ -108,6 +108,11 @@ var (
 	ErrArity      = fmt.Errorf("wrong number of operands")
 	ErrInferShape = fmt.Errorf("shape inference failed")
 	ErrBadInput   = fmt.Errorf("bad graph input")
-	ErrBadConst   = fmt.Errorf("bad constant")
-	ErrBadOutput  = fmt.Errorf("bad graph output")
+	// ErrBadNode is a node that cannot be built or whose kernel breaks
+	// the kernel contract: nil, unnamed, an output without a name, an
+	// op's factory refusing its attributes, Arity or Deps panicking, Deps
+	// naming an input the node does not have.
+	ErrBadNode   = fmt.Errorf("bad node")
+	ErrBadConst  = fmt.Errorf("bad constant")
+	ErrBadOutput = fmt.Errorf("bad graph output")
 )

@@ -79,10 +79,10 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 	c.Kernels = make([]kernel.Kernel, len(g.Nodes))
 	for i, n := range g.Nodes {
 		if n == nil {
-			return fail(fmt.Sprintf("#%d", i), "", ErrBadInput, "nil node")
+			return fail(fmt.Sprintf("#%d", i), "", ErrBadNode, "nil node")
 		}
 		if n.Name == "" {
-			return fail(fmt.Sprintf("#%d", i), n.Op, ErrBadInput, "node with empty name")
+			return fail(fmt.Sprintf("#%d", i), n.Op, ErrBadNode, "node with empty name")
 		}
 		if names[n.Name] {
 			return fail(n.Name, n.Op, ErrDuplicate, "node name used twice")
@@ -93,10 +93,13 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		}
 		k, err := newKernel(reg, n)
 		if err != nil {
-			return fail(n.Name, n.Op, ErrBadInput, "%v", err)
+			return fail(n.Name, n.Op, ErrBadNode, "%v", err)
 		}
 		c.Kernels[i] = k
-		minIn, maxIn, nOut := k.Arity()
+		minIn, maxIn, nOut, deps, err := contract(k)
+		if err != nil {
+			return fail(n.Name, n.Op, ErrBadNode, "%v", err)
+		}
 		if len(n.Inputs) < minIn || (maxIn >= 0 && len(n.Inputs) > maxIn) {
 			want := fmt.Sprintf("%d to %d", minIn, maxIn)
 			switch {
@@ -110,9 +113,14 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		if len(n.Outputs) != nOut {
 			return fail(n.Name, n.Op, ErrArity, "%d outputs, want %d", len(n.Outputs), nOut)
 		}
+		for _, j := range deps.Value { // an absent optional input is no value to wait for
+			if j < 0 || maxIn >= 0 && j >= maxIn {
+				return fail(n.Name, n.Op, ErrBadNode, "the kernel's Deps.Value names input %d of an op taking at most %d", j, maxIn)
+			}
+		}
 		for _, o := range n.Outputs {
 			if o == "" {
-				return fail(n.Name, n.Op, ErrBadInput, "empty output name")
+				return fail(n.Name, n.Op, ErrBadNode, "empty output name")
 			}
 			if p, dup := c.Producer[o]; dup {
 				by := "a graph input or constant"
@@ -305,6 +313,18 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 		}
 	}
 	return out, nil
+}
+
+// contract returns k's Arity and Deps, turning a panic of either into an
+// error.
+func contract(k kernel.Kernel) (minIn, maxIn, nOut int, deps kernel.Deps, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the kernel's Arity or Deps panicked: %v", p)
+		}
+	}()
+	minIn, maxIn, nOut = k.Arity()
+	return minIn, maxIn, nOut, k.Deps(), nil
 }
 
 // safeInfer runs InferShape, turning a kernel's panic into an error so that

@@ -107,13 +107,13 @@ func TestValidationErrorsNameTheNode(t *testing.T) {
 		}, Outputs: []string{"t"}}, subgraph.ErrInferShape, "a", ""},
 		{"bad attribute", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
 			{Name: "a", Op: "Softmax", Attrs: kernel.Attrs{"axis": "last"}, Inputs: []string{"x"}, Outputs: []string{"t"}},
-		}, Outputs: []string{"t"}}, subgraph.ErrBadInput, "a", "axis"},
+		}, Outputs: []string{"t"}}, subgraph.ErrBadNode, "a", "axis"},
 		{"no outputs", &subgraph.Graph{Inputs: []subgraph.Value{x}}, subgraph.ErrBadOutput, "", "no outputs"},
 		{"unknown output", &subgraph.Graph{Inputs: []subgraph.Value{x}, Outputs: []string{"y"}}, subgraph.ErrBadOutput, "", `"y"`},
 		{"bad input dtype", &subgraph.Graph{Inputs: []subgraph.Value{{Name: "x", Shape: kernel.Shape{1}}}, Outputs: []string{"x"}}, subgraph.ErrBadInput, "", "dtype"},
 		{"duplicate input", &subgraph.Graph{Inputs: []subgraph.Value{x, x}, Outputs: []string{"x"}}, subgraph.ErrDuplicate, "", `"x"`},
 		{"const without data size", &subgraph.Graph{Consts: []subgraph.Const{{Name: "k", Tensor: &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{4}, Host: make([]byte, 3)}}}, Outputs: []string{"k"}}, subgraph.ErrBadConst, "", "3 bytes"},
-		{"nil node", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{nil}, Outputs: []string{"x"}}, subgraph.ErrBadInput, "#0", "nil node"},
+		{"nil node", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{nil}, Outputs: []string{"x"}}, subgraph.ErrBadNode, "#0", "nil node"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,6 +28,36 @@ func For(d time.Duration) {
 	burn(Iterations(d))
 }
 
+// slice is the work ForUntil does between two looks at its channel.
+const slice = 50 * time.Microsecond
+
+// ForUntil is For that stops early once done is closed: it looks at done
+// before each slice of 50 µs of work (not at all for a shorter cost or a
+// nil done), so that a long synthetic cost ends soon after its run was
+// cancelled. It reports whether all of d was burnt.
+func ForUntil(d time.Duration, done <-chan struct{}) bool {
+	if d <= 0 {
+		return true
+	}
+	n := Iterations(d)
+	if done == nil || d <= slice {
+		burn(n)
+		return true
+	}
+	per := max(Iterations(slice), 1)
+	for n > 0 {
+		select {
+		case <-done:
+			return false
+		default:
+		}
+		k := min(n, per)
+		burn(k)
+		n -= k
+	}
+	return true
+}
+
 // Iterations is the number of loop iterations For(d) runs.
 func Iterations(d time.Duration) int64 {
 	if d <= 0 {

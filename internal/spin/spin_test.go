@@ -20,3 +20,19 @@ func TestIterationsScaleWithDuration(t *testing.T) {
 	For(-time.Second)
 	For(10 * time.Microsecond)
 }
+
+// TestForUntilStops: a closed channel stops a long burn before its first
+// slice; an open or nil one lets it finish.
+func TestForUntilStops(t *testing.T) {
+	done := make(chan struct{})
+	if !ForUntil(200*time.Microsecond, done) || !ForUntil(200*time.Microsecond, nil) || !ForUntil(time.Microsecond, done) {
+		t.Fatal("a burn stopped with its channel open")
+	}
+	close(done)
+	if ForUntil(time.Hour, done) {
+		t.Fatal("a burn of an hour finished after its channel closed")
+	}
+	if !ForUntil(10*time.Microsecond, done) {
+		t.Fatal("a cost shorter than a slice stopped: it should not look at the channel")
+	}
+}

@@ -1,0 +1,82 @@
+package subgraph_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// contractKernel is a one-input identity whose Arity and Deps a test
+// chooses, panics included.
+type contractKernel struct {
+	maxIn      int
+	value      []int
+	panicArity bool
+	panicDeps  bool
+}
+
+func (k *contractKernel) Op() string { return "U" }
+func (k *contractKernel) Arity() (int, int, int) {
+	if k.panicArity {
+		panic("arity")
+	}
+	return 1, k.maxIn, 1
+}
+func (k *contractKernel) Deps() kernel.Deps {
+	if k.panicDeps {
+		panic("deps")
+	}
+	return kernel.Deps{Value: k.value}
+}
+func (k *contractKernel) InferShape(in, out []*kernel.Tensor) error {
+	out[0].DType, out[0].Shape = in[0].DType, in[0].Shape.Clone()
+	return nil
+}
+func (k *contractKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error { return nil }
+func (k *contractKernel) Cost(in, out []*kernel.Tensor) device.Cost               { return device.Cost{} }
+func (k *contractKernel) Compute(a *kernel.Args) error                            { return nil }
+
+// TestKernelContract: a kernel whose Arity or Deps panics, or whose
+// Deps.Value names an input its op cannot have, fails validation with
+// ErrBadNode naming the node; never a panic. Deps.Value may name an
+// optional input the node omits.
+func TestKernelContract(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		k    contractKernel
+		want string // "" when valid
+	}{
+		{"arity panics", contractKernel{maxIn: 1, panicArity: true}, "panicked: arity"},
+		{"deps panics", contractKernel{maxIn: 1, panicDeps: true}, "panicked: deps"},
+		{"negative value input", contractKernel{maxIn: 1, value: []int{-1}}, "input -1"},
+		{"value input past the arity", contractKernel{maxIn: 1, value: []int{7}}, "input 7"},
+		{"omitted optional value input", contractKernel{maxIn: 2, value: []int{1}}, ""},
+		{"variadic value input", contractKernel{maxIn: -1, value: []int{3}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ops.NewRegistry()
+			k := tc.k
+			if err := r.Register("U", func(kernel.Attrs) (kernel.Kernel, error) { return &k, nil }); err != nil {
+				t.Fatal(err)
+			}
+			b := subgraph.NewBuilder("g")
+			b.Output(b.Op("U", b.Input("x", kernel.Float32, 2)))
+			_, err := subgraph.Validate(b.Graph(), r)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("valid kernel refused: %v", err)
+				}
+				return
+			}
+			var se *subgraph.Error
+			if !errors.Is(err, subgraph.ErrBadNode) || !errors.As(err, &se) || se.Node == "" || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want ErrBadNode naming the node and %q", err, tc.want)
+			}
+		})
+	}
+}
