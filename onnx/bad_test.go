@@ -45,9 +45,18 @@ func TestBadGraphsAreClearErrors(t *testing.T) {
 		{"foreign domain", "c", model([]*Node{{Name: "c", OpType: "Relu", Domain: "com.microsoft", Inputs: []string{"x"}, Outputs: []string{"y"}}},
 			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrUnsupported},
 		{"dtype the op does not take", "add", model([]*Node{{Name: "add", OpType: "Add", Inputs: []string{"p", "p"}, Outputs: []string{"y"}}},
-			[]*ValueInfo{vi("p", Bool, 2)}, []*ValueInfo{{Name: "y"}}), nil},
+			[]*ValueInfo{vi("p", Bool, 2)}, []*ValueInfo{{Name: "y"}}), ErrImport},
 		{"shapes that do not broadcast", "add", model([]*Node{{Name: "add", OpType: "Add", Inputs: []string{"x", "q"}, Outputs: []string{"y"}}},
-			[]*ValueInfo{x, vi("q", Float, 4)}, []*ValueInfo{{Name: "y"}}), nil},
+			[]*ValueInfo{x, vi("q", Float, 4)}, []*ValueInfo{{Name: "y"}}), ErrImport},
+		{"axis out of range", "sm", model([]*Node{{Name: "sm", OpType: "Softmax", Inputs: []string{"x"}, Outputs: []string{"y"},
+			Attrs: []*Attribute{{Name: "axis", Type: AttrInt, I: 5}}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrImport},
+		{"attribute given twice", "sm", model([]*Node{{Name: "sm", OpType: "Softmax", Inputs: []string{"x"}, Outputs: []string{"y"},
+			Attrs: []*Attribute{{Name: "axis", Type: AttrInt, I: 1}, {Name: "axis", Type: AttrInt, I: 0}}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrImport},
+		{"output declared of another type", "y", model([]*Node{{Name: "r", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+			[]*ValueInfo{x}, []*ValueInfo{{Name: "y", DataType: Int64}}), ErrImport},
+		{"branches of different types", "if", model([]*Node{{Name: "if", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"y"},
+			Attrs: []*Attribute{{Name: "then_branch", Type: AttrGraph, G: typed(branch("t1"), Float)}, {Name: "else_branch", Type: AttrGraph, G: typed(branch("e1"), Int64)}}}},
+			[]*ValueInfo{x, vi("c", Bool)}, []*ValueInfo{{Name: "y"}}), ErrImport},
 		{"branches disagree", "if", model([]*Node{{Name: "if", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"y"},
 			Attrs: []*Attribute{{Name: "then_branch", Type: AttrGraph, G: branch("t1")}, {Name: "else_branch", Type: AttrGraph, G: branch("e1", "e2")}}}},
 			[]*ValueInfo{x, vi("c", Bool)}, []*ValueInfo{{Name: "y"}}), ErrImport},
@@ -67,6 +76,41 @@ func TestBadGraphsAreClearErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), `"`+tc.node+`"`) {
 			t.Errorf("%s: error %v does not name node %q", tc.name, err, tc.node)
+		}
+	}
+}
+
+// typed declares g's outputs of type dt.
+func typed(g *Graph, dt DataType) *Graph {
+	for _, o := range g.Outputs {
+		o.DataType = dt
+	}
+	return g
+}
+
+// TestNilEntriesAreErrors: a model built by hand with a nil node,
+// initializer, value or attribute is an ErrImport error, never a panic.
+func TestNilEntriesAreErrors(t *testing.T) {
+	base := func() *Model {
+		return model([]*Node{{Name: "r", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+			[]*ValueInfo{vi("x", Float, 2)}, []*ValueInfo{{Name: "y"}})
+	}
+	for name, spoil := range map[string]func(m *Model){
+		"initializer": func(m *Model) { m.Graph.Initializers = []*Tensor{nil} },
+		"input":       func(m *Model) { m.Graph.Inputs = append(m.Graph.Inputs, nil) },
+		"output":      func(m *Model) { m.Graph.Outputs = append(m.Graph.Outputs, nil) },
+		"value_info":  func(m *Model) { m.Graph.ValueInfo = []*ValueInfo{nil} },
+		"node":        func(m *Model) { m.Graph.Nodes = append(m.Graph.Nodes, nil) },
+		"attribute":   func(m *Model) { m.Graph.Nodes[0].Attrs = []*Attribute{nil} },
+		"in a branch": func(m *Model) {
+			m.Graph.Nodes = append(m.Graph.Nodes, &Node{Name: "if", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"z"},
+				Attrs: []*Attribute{{Name: "then_branch", Type: AttrGraph, G: &Graph{Nodes: []*Node{nil}}}}})
+		},
+	} {
+		m := base()
+		spoil(m)
+		if _, err := Import(m, Options{}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), "nil") {
+			t.Errorf("nil %s: %v, want ErrImport naming the nil entry", name, err)
 		}
 	}
 }

@@ -66,8 +66,22 @@ func ImportReader(r io.Reader, opt Options) (*subgraph.Graph, error) {
 // implement is an error wrapping ErrUnsupported that names the node, op and
 // opset: the import never produces a silently different graph.
 func Import(m *Model, opt Options) (*subgraph.Graph, error) {
+	g, err := importModel(m, opt)
+	if err != nil && !errors.Is(err, ErrImport) && !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrFormat) {
+		// A node failing on the values and shapes the model gives it (an
+		// axis out of range, a shape Reshape cannot take, operands of the
+		// wrong count or type): the graph is not valid ONNX.
+		err = fmt.Errorf("%w: %w", ErrImport, err)
+	}
+	return g, err
+}
+
+func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	if m == nil || m.Graph == nil {
 		return nil, fmt.Errorf("%w: no graph", ErrImport)
+	}
+	if err := wellFormed(m.Graph); err != nil {
+		return nil, err
 	}
 	opset, ok := m.Opsets[""]
 	if !ok {
@@ -95,10 +109,59 @@ func Import(m *Model, opt Options) (*subgraph.Graph, error) {
 	if err := im.outputs(m.Graph); err != nil {
 		return nil, err
 	}
-	if _, err := subgraph.Validate(im.g, res); err != nil {
+	c, err := subgraph.Validate(im.g, res)
+	if err != nil {
 		return nil, fmt.Errorf("onnx: the imported graph: %w", err)
 	}
+	for i, o := range m.Graph.Outputs {
+		want, ok := o.DataType.DType()
+		if got := c.Meta[im.g.Outputs[i]]; ok && got != nil && got.DType != want {
+			return nil, fmt.Errorf("%w: graph output %q is declared %v but computes %v", ErrImport, o.Name, want, got.DType)
+		}
+	}
 	return im.g, nil
+}
+
+// wellFormed checks what a parsed model always has and a model built by
+// hand may lack: no nil node, initializer, value or attribute, and no
+// attribute given twice on a node, in g and its subgraphs.
+func wellFormed(g *Graph) error {
+	for i, t := range g.Initializers {
+		if t == nil {
+			return fmt.Errorf("%w: graph %q: initializer #%d is nil", ErrImport, g.Name, i)
+		}
+	}
+	for what, vs := range map[string][]*ValueInfo{"input": g.Inputs, "output": g.Outputs, "value_info": g.ValueInfo} {
+		for i, v := range vs {
+			if v == nil {
+				return fmt.Errorf("%w: graph %q: %s #%d is nil", ErrImport, g.Name, what, i)
+			}
+		}
+	}
+	for i, n := range g.Nodes {
+		if n == nil {
+			return fmt.Errorf("%w: graph %q: node #%d is nil", ErrImport, g.Name, i)
+		}
+		seen := map[string]bool{}
+		for _, a := range n.Attrs {
+			if a == nil {
+				return fmt.Errorf("%w: node %q (%s): a nil attribute", ErrImport, n.Name, n.OpType)
+			}
+			if seen[a.Name] {
+				return fmt.Errorf("%w: node %q (%s): attribute %q given twice", ErrImport, n.Name, n.OpType, a.Name)
+			}
+			seen[a.Name] = true
+			for _, sub := range append([]*Graph{a.G}, a.Graphs...) {
+				if sub == nil {
+					continue
+				}
+				if err := wellFormed(sub); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // outputs declares the graph outputs under the model's names. Folding and
@@ -956,6 +1019,12 @@ func (im *importer) ifNode(n *Node) error {
 	}
 	if a, b := len(thenG.G.Outputs), len(elseG.G.Outputs); a != b || a != len(n.Outputs) {
 		return fmt.Errorf("%w: If branches have %d and %d outputs, the node %d", ErrImport, a, b, len(n.Outputs))
+	}
+	for i, o := range thenG.G.Outputs {
+		a, b := o.DataType, elseG.G.Outputs[i].DataType
+		if a != Undefined && b != Undefined && a != b {
+			return fmt.Errorf("%w: If output %d is %v in then_branch and %v in else_branch", ErrImport, i, a, b)
+		}
 	}
 	if len(n.Inputs) != 1 {
 		return fmt.Errorf("%w: an If has one input", ErrImport)
