@@ -23,7 +23,14 @@ type fault struct {
 	stage kernel.Stage
 	nth   int64
 	do    func(in, out []*kernel.Tensor) error // in InferShape (nil: panic in stage)
+	// resize and compute, when set, misbehave after ReLU's own Resize
+	// and Compute ran (the kernel contract broken, not a failure).
+	resize  func(in, out []*kernel.Tensor) error
+	compute func(a *kernel.Args) error
 }
+
+// panics reports whether the fault is a panic.
+func (f *fault) panics() bool { return f.do == nil && f.resize == nil && f.compute == nil }
 
 // badKernel is ReLU with a fault.
 type badKernel struct {
@@ -51,14 +58,26 @@ func (k *badKernel) InferShape(in, out []*kernel.Tensor) error {
 
 func (k *badKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 	if k.fire(kernel.StageResize) {
-		panic("bad kernel: " + k.f.name)
+		if k.f.resize == nil {
+			panic("bad kernel: " + k.f.name)
+		}
+		if err := k.Kernel.Resize(in, out, t); err != nil {
+			return err
+		}
+		return k.f.resize(in, out)
 	}
 	return k.Kernel.Resize(in, out, t)
 }
 
 func (k *badKernel) Compute(a *kernel.Args) error {
 	if k.fire(kernel.StageLaunch) {
-		panic("bad kernel: " + k.f.name)
+		if k.f.compute == nil {
+			panic("bad kernel: " + k.f.name)
+		}
+		if err := k.Kernel.Compute(a); err != nil {
+			return err
+		}
+		return k.f.compute(a)
 	}
 	return k.Kernel.Compute(a)
 }
@@ -97,6 +116,25 @@ func faults() []*fault {
 		}},
 		{name: "error on the 1000th call", stage: kernel.StageInfer, nth: 1000, do: func(in, out []*kernel.Tensor) error {
 			return errThousandth
+		}},
+		// The kernel contract broken: each gave a result that depended on
+		// the mode, without an error.
+		{name: "InferShape changes an input's shape", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+			out[0].DType, out[0].Shape = in[0].DType, in[0].Shape.Clone()
+			in[0].Shape = kernel.Shape{8}
+			return nil
+		}},
+		{name: "Resize changes an output's shape", stage: kernel.StageResize, nth: 1, resize: func(in, out []*kernel.Tensor) error {
+			out[0].Shape = kernel.Shape{100, 100}
+			return nil
+		}},
+		{name: "Compute clears its output's buffer", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
+			a.Out[0].Buf = device.Buffer{}
+			return nil
+		}},
+		{name: "Compute replaces its output tensor", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
+			a.Out[0] = &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2, 4}}
+			return nil
 		}},
 	}
 }
@@ -241,7 +279,7 @@ func checkNamed(t *testing.T, err error, f *fault) {
 	if ke.Node != "bad" || ke.Op != "Bad" || ke.Stage != f.stage {
 		t.Fatalf("error names node %q op %q stage %v, want bad Bad %v: %v", ke.Node, ke.Op, ke.Stage, f.stage, err)
 	}
-	if f.do == nil && !strings.Contains(err.Error(), "bad kernel: "+f.name) {
+	if f.panics() && !strings.Contains(err.Error(), "bad kernel: "+f.name) {
 		t.Fatalf("error %v does not carry the panic value", err)
 	}
 	if f.nth == 1000 && !errors.Is(err, errThousandth) {

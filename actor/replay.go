@@ -373,7 +373,7 @@ func (r *KernelRunner) replay1(pos int) (err error) {
 		ar.Workspace, _ = r.plannedWS(pos, n, real)
 	}
 	if real {
-		if err := nd.k.Compute(ar); err != nil {
+		if err := r.compute(pos); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
 	}

@@ -119,8 +119,13 @@ type KernelRunner struct {
 	iout     [][]byte
 	iok      []bool
 	iscratch []byte
-	inferOn  bool // InferReuse
-	setupOn  bool // SetupReuse: Setup is paid in Infer, on a miss
+	// The kernel contract's checks keep the shapes (and, before Compute,
+	// the buffers) a stage must leave as they were: one scratch per stage,
+	// each belonging to the goroutine running that stage.
+	inferShapes, resizeShapes, launchShapes []int64
+	launchBufs                              []device.Buffer
+	inferOn                                 bool // InferReuse
+	setupOn                                 bool // SetupReuse: Setup is paid in Infer, on a miss
 	// Memory plan (plan.MemoryPlan). seen and seenWS hold this run's bytes
 	// of each slot and each node's workspace, seenReal whether any was
 	// real, fallbacks the launches that did not fit the plan, inArena the
@@ -781,8 +786,14 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		}
 		cs.InferMisses++
 	}
+	r.inferShapes = saveShapes(r.inferShapes[:0], ar.In)
 	if err := nd.k.InferShape(ar.In, ar.Out); err != nil {
+		restoreShapes(r.inferShapes, ar.In)
 		return r.stageErr(pos, kernel.StageInfer, err)
+	}
+	if i := changedShape(r.inferShapes, ar.In); i >= 0 {
+		restoreShapes(r.inferShapes, ar.In)
+		return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("InferShape changed the shape of input %d", i))
 	}
 	for i, s := range nd.out {
 		t := ar.Out[i]
@@ -877,8 +888,12 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 func (r *KernelRunner) resize(pos int) error {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
+	r.resizeShapes = saveShapes(r.resizeShapes[:0], ar.Out)
 	if err := nd.k.Resize(ar.In, ar.Out, &ar.Tiling); err != nil {
 		return r.stageErr(pos, kernel.StageResize, err)
+	}
+	if err := r.sameOutputs(pos, r.resizeShapes); err != nil {
+		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("Resize %w", err))
 	}
 	if ar.Tiling.Workspace < 0 {
 		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("negative workspace %d", ar.Tiling.Workspace))
@@ -971,7 +986,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		r.tilingBefore(pos, &k)
 		if real {
 			t0 := clock.Now()
-			if err := nd.k.Compute(ar); err != nil {
+			if err := r.compute(pos); err != nil {
 				return r.stageErr(pos, kernel.StageLaunch, err)
 			}
 			k.Computed = device.Interval{Start: t0, End: clock.Now()}
@@ -1086,3 +1101,83 @@ type Launcher interface {
 // burn burns synthetic host cost d, stopping early when the run's context
 // ends.
 func (r *KernelRunner) burn(d time.Duration) { spin.ForUntil(d, r.done) }
+
+// compute runs node pos's Compute and checks that it left its outputs'
+// tensors, shapes and buffers as they were; a replaced buffer is put
+// back, so that the run frees what it allocated.
+func (r *KernelRunner) compute(pos int) error {
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	r.launchShapes = saveShapes(r.launchShapes[:0], ar.Out)
+	r.launchBufs = r.launchBufs[:0]
+	for _, t := range ar.Out {
+		r.launchBufs = append(r.launchBufs, t.Buf)
+	}
+	err := nd.k.Compute(ar)
+	if cerr := r.sameOutputs(pos, r.launchShapes); cerr != nil && err == nil {
+		err = fmt.Errorf("Compute %w", cerr)
+	}
+	for i, s := range nd.out {
+		if t := &r.tensors[s]; t.Buf.Addr != r.launchBufs[i].Addr || t.Buf.Size != r.launchBufs[i].Size {
+			t.Buf = r.launchBufs[i]
+			if err == nil {
+				err = fmt.Errorf("Compute replaced the buffer of output %d", i)
+			}
+		}
+	}
+	return err
+}
+
+// sameOutputs checks that a stage after InferShape left node pos's
+// outputs as InferShape made them: the runner's own tensors, of the
+// shapes saved. It puts back a replaced tensor.
+func (r *KernelRunner) sameOutputs(pos int, saved []int64) error {
+	ar := &r.args[pos]
+	for i, s := range r.prog.nodes[pos].out {
+		if ar.Out[i] != &r.tensors[s] {
+			ar.Out[i] = &r.tensors[s]
+			return fmt.Errorf("replaced output tensor %d", i)
+		}
+	}
+	if i := changedShape(saved, ar.Out); i >= 0 {
+		restoreShapes(saved, ar.Out)
+		return fmt.Errorf("changed the shape of output %d", i)
+	}
+	return nil
+}
+
+// saveShapes appends the shapes of ts to buf, each as its rank and dims.
+func saveShapes(buf []int64, ts []*kernel.Tensor) []int64 {
+	for _, t := range ts {
+		buf = append(buf, int64(len(t.Shape)))
+		buf = append(buf, t.Shape...)
+	}
+	return buf
+}
+
+// changedShape returns the index of the first tensor of ts whose shape is
+// not the one saveShapes saved, or -1.
+func changedShape(saved []int64, ts []*kernel.Tensor) int {
+	for i, t := range ts {
+		n := int(saved[0])
+		if len(t.Shape) != n {
+			return i
+		}
+		for j, d := range t.Shape {
+			if d != saved[1+j] {
+				return i
+			}
+		}
+		saved = saved[1+n:]
+	}
+	return -1
+}
+
+// restoreShapes puts back the shapes saveShapes saved.
+func restoreShapes(saved []int64, ts []*kernel.Tensor) {
+	for _, t := range ts {
+		n := int(saved[0])
+		t.Shape = append(t.Shape[:0], saved[1:1+n]...)
+		saved = saved[1+n:]
+	}
+}
