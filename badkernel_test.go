@@ -27,6 +27,11 @@ type fault struct {
 	// and Compute ran (the kernel contract broken, not a failure).
 	resize  func(in, out []*kernel.Tensor) error
 	compute func(a *kernel.Args) error
+	// serial runs the fault only in the modes whose node runs its stages
+	// on one goroutine: its write to a tensor other stages read is a data
+	// race of the kernel's own in the others (the runtime catches the
+	// broken contract there the same way).
+	serial bool
 }
 
 // panics reports whether the fault is a panic.
@@ -119,12 +124,12 @@ func faults() []*fault {
 		}},
 		// The kernel contract broken: each gave a result that depended on
 		// the mode, without an error.
-		{name: "InferShape changes an input's shape", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+		{name: "InferShape changes an input's shape", stage: kernel.StageInfer, nth: 1, serial: true, do: func(in, out []*kernel.Tensor) error {
 			out[0].DType, out[0].Shape = in[0].DType, in[0].Shape.Clone()
 			in[0].Shape = kernel.Shape{8}
 			return nil
 		}},
-		{name: "Resize changes an output's shape", stage: kernel.StageResize, nth: 1, resize: func(in, out []*kernel.Tensor) error {
+		{name: "Resize changes an output's shape", stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
 			out[0].Shape = kernel.Shape{100, 100}
 			return nil
 		}},
@@ -195,6 +200,9 @@ func TestBadKernelsBecomeErrors(t *testing.T) {
 	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
 	for _, m := range everyMode() {
 		for _, f := range faults() {
+			if f.serial && m.name != "kbk" && m.name != "hetero" { // hetero: the bad node's part is KBK
+				continue
+			}
 			for _, caches := range []string{"", "/default caches"} {
 				t.Run(m.name+"/"+f.name+caches, func(t *testing.T) {
 					dev, err := device.NewSim(device.SimOptions{})

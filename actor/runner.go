@@ -787,13 +787,15 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		cs.InferMisses++
 	}
 	r.inferShapes = saveShapes(r.inferShapes[:0], ar.In)
-	if err := nd.k.InferShape(ar.In, ar.Out); err != nil {
-		restoreShapes(r.inferShapes, ar.In)
-		return r.stageErr(pos, kernel.StageInfer, err)
-	}
+	err = nd.k.InferShape(ar.In, ar.Out)
 	if i := changedShape(r.inferShapes, ar.In); i >= 0 {
-		restoreShapes(r.inferShapes, ar.In)
-		return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("InferShape changed the shape of input %d", i))
+		restoreShapes(r.inferShapes, ar.In) // only then: other stages read them
+		if err == nil {
+			err = fmt.Errorf("InferShape changed the shape of input %d", i)
+		}
+	}
+	if err != nil {
+		return r.stageErr(pos, kernel.StageInfer, err)
 	}
 	for i, s := range nd.out {
 		t := ar.Out[i]
