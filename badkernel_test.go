@@ -433,8 +433,34 @@ func TestRunIntoMisuse(t *testing.T) {
 	if _, err := exe.RunInto(ctx, in, map[string]*kernel.Tensor{name: kernel.New(kernel.Float32, 1, 4)}); !errors.Is(err, pipert.ErrShortOutput) {
 		t.Errorf("a short output: %v, want ErrShortOutput", err)
 	}
+	if _, err := exe.RunInto(ctx, in, map[string]*kernel.Tensor{name: in["x"]}); err == nil || !strings.Contains(err.Error(), "input") {
+		t.Errorf("an output that is the input's tensor: %v", err)
+	}
+	view := &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2, 4}, Host: in["x"].Host}
+	if _, err := exe.RunInto(ctx, in, map[string]*kernel.Tensor{name: view}); err == nil {
+		t.Error("an output sharing the input's contents: no error")
+	}
 	out := map[string]*kernel.Tensor{name: kernel.New(kernel.Float32, 2, 4)}
 	if _, err := exe.RunInto(ctx, in, out); err != nil {
 		t.Fatalf("after the failures: %v", err)
+	}
+}
+
+// TestRunIntoAliasedOutputs: two outputs given one tensor is an error.
+func TestRunIntoAliasedOutputs(t *testing.T) {
+	b := subgraph.NewBuilder("two")
+	x := b.Input("x", kernel.Float32, 2)
+	b.Output(b.Op("ReLU", x))
+	b.Output(b.Op("Neg", x))
+	g := b.Graph()
+	exe, err := pipert.Compile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2}, 2)}
+	one := kernel.New(kernel.Float32, 2)
+	if _, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{g.Outputs[0]: one, g.Outputs[1]: one}); err == nil || !strings.Contains(err.Error(), "share") {
+		t.Errorf("two outputs in one tensor: %v", err)
 	}
 }

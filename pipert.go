@@ -379,9 +379,13 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 			}
 		}
 	}
-	for _, name := range e.g.Outputs {
-		if outputs[name] == nil {
+	for i, name := range e.g.Outputs {
+		d := outputs[name]
+		if d == nil {
 			return Stats{}, fmt.Errorf("pipert: run: no tensor for output %q", name)
+		}
+		if err := aliased(name, d, e.g.Outputs[i+1:], outputs, inputs); err != nil {
+			return Stats{}, err
 		}
 	}
 	if e.het != nil {
@@ -451,6 +455,26 @@ func (e *Executable) UseWorkspace(buf device.Buffer) error {
 		return errors.New("pipert: UseWorkspace: not available for heterogeneous executables")
 	}
 	return e.wrapErr(e.act.UseWorkspace(buf))
+}
+
+// aliased reports output d (named name) sharing its tensor or the start of
+// its contents with a later output (of names) or with an input: the run
+// would write one result over another, or over its own operands.
+func aliased(name string, d *kernel.Tensor, names []string, outputs, inputs map[string]*kernel.Tensor) error {
+	same := func(t *kernel.Tensor) bool {
+		return t == d || cap(t.Host) > 0 && cap(d.Host) > 0 && &t.Host[:1][0] == &d.Host[:1][0]
+	}
+	for _, o := range names {
+		if t := outputs[o]; t != nil && same(t) {
+			return fmt.Errorf("pipert: run: outputs %q and %q share their tensor or contents", name, o)
+		}
+	}
+	for in, t := range inputs {
+		if t != nil && same(t) {
+			return fmt.Errorf("pipert: run: output %q shares its tensor or contents with input %q", name, in)
+		}
+	}
+	return nil
 }
 
 // wrapErr wraps a failure outside a run; a lower layer's "closed" also

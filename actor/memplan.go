@@ -387,6 +387,9 @@ func (a *SuperKernelActor) UseWorkspace(buf device.Buffer) error {
 	if buf.IsZero() || buf.Size < mp.stats.ArenaBytes {
 		return fmt.Errorf("actor: workspace of %d bytes, the plan needs %d: %w", buf.Size, mp.stats.ArenaBytes, ErrShortWorkspace)
 	}
+	if buf.Data != nil && int64(len(buf.Data)) < buf.Size {
+		return fmt.Errorf("actor: workspace of %d bytes holds only %d bytes of contents", buf.Size, len(buf.Data))
+	}
 	if err := a.r.dropPlan(); err != nil {
 		return err
 	}

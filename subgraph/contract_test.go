@@ -80,3 +80,15 @@ func TestKernelContract(t *testing.T) {
 		})
 	}
 }
+
+// TestPlacementLabel: a label outside Unplaced, OnDevice and OnCPU is
+// ErrBadNode.
+func TestPlacementLabel(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 2)))
+	g := b.Graph()
+	g.Nodes[0].Placement = 99
+	if _, err := subgraph.Validate(g, ops.Builtins()); !errors.Is(err, subgraph.ErrBadNode) {
+		t.Fatalf("placement 99: %v, want ErrBadNode", err)
+	}
+}

@@ -87,6 +87,9 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		if names[n.Name] {
 			return fail(n.Name, n.Op, ErrDuplicate, "node name used twice")
 		}
+		if n.Placement > OnCPU {
+			return fail(n.Name, n.Op, ErrBadNode, "placement label %v", n.Placement)
+		}
 		names[n.Name] = true
 		if reg == nil || !reg.Has(n.Op) {
 			return fail(n.Name, n.Op, ErrUnknownOp, "%q is not registered", n.Op)
