@@ -180,6 +180,8 @@ func (e *Executable) submitInputs(inputs map[string]*kernel.Tensor, carries []Ca
 		switch {
 		case c.From == nil:
 			return nil, fmt.Errorf("pipert: submit: carry to input %q: no step to carry from", c.Input)
+		case c.From.e == nil:
+			return nil, fmt.Errorf("pipert: submit: carry to input %q: the step was not made by Submit", c.Input)
 		case c.From.e != e:
 			return nil, fmt.Errorf("pipert: submit: carry to input %q: the step is another executable's", c.Input)
 		case !e.hasInput(c.Input):
