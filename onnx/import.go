@@ -65,6 +65,12 @@ func ImportReader(r io.Reader, opt Options) (*subgraph.Graph, error) {
 // replaced by the nodes of the branch it takes. Anything pipert does not
 // implement is an error wrapping ErrUnsupported that names the node, op and
 // opset: the import never produces a silently different graph.
+//
+// An initializer that is also listed as a graph input (as models of IR
+// version 3 list every weight) is, in ONNX, a default the caller may
+// override; the import makes it a constant like any initializer, so the
+// graph has no such input and Run refuses one of that name. To feed it,
+// remove the initializer from the model before importing.
 func Import(m *Model, opt Options) (*subgraph.Graph, error) {
 	g, err := importModel(m, opt)
 	if err != nil && !errors.Is(err, ErrImport) && !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrFormat) {
