@@ -14,7 +14,8 @@ import (
 // virtual tensors, and kernels skip the computation for them.
 //
 // Contents are little-endian, row-major, dense: Host and Buf.Data hold
-// exactly Bytes() bytes. Float16 elements are IEEE 754 binary16 bit patterns.
+// exactly Bytes() bytes. Float16 elements are IEEE 754 binary16 bit patterns,
+// BFloat16 elements the upper halves of binary32 bit patterns.
 type Tensor struct {
 	Shape Shape
 	DType DType
@@ -138,7 +139,8 @@ func FromFloat64(v []float64, shape ...int64) *Tensor {
 	return t
 }
 
-// Uint16s views b as uint16 elements (float16 bit patterns).
+// Uint16s views b as uint16 elements: uint16 values, or float16 and
+// bfloat16 bit patterns.
 func Uint16s(b []byte) []uint16 {
 	if len(b) < 2 {
 		return nil
@@ -146,9 +148,34 @@ func Uint16s(b []byte) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
 }
 
+// Int16s views b as int16 elements.
+func Int16s(b []byte) []int16 {
+	if len(b) < 2 {
+		return nil
+	}
+	return unsafe.Slice((*int16)(unsafe.Pointer(&b[0])), len(b)/2)
+}
+
+// Uint32s views b as uint32 elements.
+func Uint32s(b []byte) []uint32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// Uint64s views b as uint64 elements.
+func Uint64s(b []byte) []uint64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
+}
+
 // IntValues reads an integer tensor's contents (any integer dtype) as int64s,
-// the form shape and index operands take. It fails for other dtypes and for
-// virtual tensors.
+// the form shape and index operands take. It fails for other dtypes, for
+// virtual tensors, and for a uint64 value above math.MaxInt64, which has
+// no int64 form.
 func (t *Tensor) IntValues() ([]int64, error) {
 	d := t.Data()
 	if d == nil && t.NumElements() != 0 {
@@ -177,8 +204,33 @@ func (t *Tensor) IntValues() ([]int64, error) {
 			out[i] = int64(x)
 		}
 		return out, nil
+	case Int16:
+		return widen(Int16s(d)), nil
+	case Uint16:
+		return widen(Uint16s(d)), nil
+	case Uint32:
+		return widen(Uint32s(d)), nil
+	case Uint64:
+		v := Uint64s(d)
+		out := make([]int64, len(v))
+		for i, x := range v {
+			if x > math.MaxInt64 {
+				return nil, fmt.Errorf("tensor %v: element %d is %d, above the int64 range", t, i, x)
+			}
+			out[i] = int64(x)
+		}
+		return out, nil
 	}
 	return nil, fmt.Errorf("tensor %v: want an integer tensor", t)
+}
+
+// widen converts integers every one of which int64 holds.
+func widen[T int16 | uint16 | uint32](v []T) []int64 {
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out
 }
 
 // Float16 converts between float32 and IEEE 754 binary16 bit patterns.
@@ -242,3 +294,27 @@ func F16ToF32(h uint16) float32 {
 	}
 	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
 }
+
+// BFloat16 converts between float32 and bfloat16 bit patterns, the upper
+// halves of float32's.
+
+// F32ToBF16 rounds f to the nearest bfloat16 value, ties to even, as
+// onnxruntime does: values beyond the largest finite bfloat16 round to
+// ±Inf, subnormals round like every other value, and a NaN becomes the
+// quiet NaN 0x7fc1 whatever its sign and payload.
+func F32ToBF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 {
+		return 0x7fc1
+	}
+	// Adding 0x7fff, plus 1 when the kept half is odd, carries into the
+	// kept half exactly when the dropped half is above one half, or is one
+	// half and the kept half odd. A carry out of the mantissa raises the
+	// exponent, which is correct rounding (up to Inf at the top).
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
+
+// BF16ToF32 widens a bfloat16 bit pattern to float32 exactly (a NaN keeps
+// its sign and payload).
+func BF16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }

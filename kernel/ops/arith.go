@@ -8,9 +8,12 @@ import (
 )
 
 // Add, Sub, Mul and Div: elementwise binary ops with numpy broadcasting on
-// float32, float16, float64, int32, int64, int8 and uint8 (integers wrap). Both inputs have the same dtype. Integer
-// Div truncates toward zero, and an integer division by zero fails the
-// launch; float division follows IEEE 754 (±Inf, NaN).
+// float32, float16, bfloat16, float64 and every integer type, signed
+// (int8 to int64) or unsigned (uint8 to uint64); integers wrap. Both
+// inputs have the same dtype. Integer Div truncates toward zero (unsigned
+// types divide as unsigned), and an integer division by zero fails the
+// launch; float division follows IEEE 754 (±Inf, NaN). float16 and
+// bfloat16 compute in float32 and round once to their type.
 //
 // Tiling (words):
 //
@@ -172,6 +175,16 @@ func (e *binExec) leaf(ox, oy, n, sx, sy int64) error {
 		return binLoop(e.op, kernel.Int8s(e.ob)[o:o+n], kernel.Int8s(e.xb)[ox:], kernel.Int8s(e.yb)[oy:], sx, sy)
 	case kernel.Uint8:
 		return binLoop(e.op, e.ob[o:o+n], e.xb[ox:], e.yb[oy:], sx, sy)
+	case kernel.Int16:
+		return binLoop(e.op, kernel.Int16s(e.ob)[o:o+n], kernel.Int16s(e.xb)[ox:], kernel.Int16s(e.yb)[oy:], sx, sy)
+	case kernel.Uint16:
+		return binLoop(e.op, kernel.Uint16s(e.ob)[o:o+n], kernel.Uint16s(e.xb)[ox:], kernel.Uint16s(e.yb)[oy:], sx, sy)
+	case kernel.Uint32:
+		return binLoop(e.op, kernel.Uint32s(e.ob)[o:o+n], kernel.Uint32s(e.xb)[ox:], kernel.Uint32s(e.yb)[oy:], sx, sy)
+	case kernel.Uint64:
+		return binLoop(e.op, kernel.Uint64s(e.ob)[o:o+n], kernel.Uint64s(e.xb)[ox:], kernel.Uint64s(e.yb)[oy:], sx, sy)
+	case kernel.BFloat16:
+		binBFloat16(e.op, kernel.Uint16s(e.ob)[o:o+n], kernel.Uint16s(e.xb)[ox:], kernel.Uint16s(e.yb)[oy:], sx, sy)
 	default:
 		return errors.New("unsupported dtype " + e.dt.String())
 	}
@@ -198,11 +211,32 @@ func binFloat16(op binOp, o, x, y []uint16, sx, sy int64) {
 	}
 }
 
+// binBFloat16 is binFloat16 for bfloat16.
+func binBFloat16(op binOp, o, x, y []uint16, sx, sy int64) {
+	var i, j int64
+	for k := range o {
+		a, b := kernel.BF16ToF32(x[i]), kernel.BF16ToF32(y[j])
+		var r float32
+		switch op {
+		case opAdd:
+			r = a + b
+		case opSub:
+			r = a - b
+		case opMul:
+			r = a * b
+		case opDiv:
+			r = a / b
+		}
+		o[k] = kernel.F32ToBF16(r)
+		i, j = i+sx, j+sy
+	}
+}
+
 // binLoop applies op element by element, walking x and y with strides sx
 // and sy (0 for a broadcast operand). The switch is outside the loops so
 // that each loop is a plain vector-friendly body. Integer division by zero
 // is an error; float division by zero follows IEEE 754.
-func binLoop[T float32 | float64 | int32 | int64 | int8 | uint8](op binOp, o, x, y []T, sx, sy int64) error {
+func binLoop[T float32 | float64 | int32 | int64 | int8 | uint8 | int16 | uint16 | uint32 | uint64](op binOp, o, x, y []T, sx, sy int64) error {
 	var i, j int64
 	switch op {
 	case opAdd:

@@ -48,11 +48,12 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 // rounded once; softmax_precision may be 1 (float32) or 11 (float64).
 // Refused: float16 and float64 (onnxruntime 1.30 rounds float16
 // intermediate results, and its float64 kernel gives NaN, not zero, for a
-// fully masked row), integer masks, masks of rank 1 or with a shorter last
-// dimension (onnxruntime refuses them), a non-positive scale, a negative
-// softcap, qk_matmul_output_mode 2 with is_causal or nonpad_kv_seqlen
-// (onnxruntime writes the lowest float32, not −∞, where those mask), and
-// left_window_size and right_window_size (opset 25) other than −1.
+// fully masked row), bfloat16 (not implemented), integer masks, masks of
+// rank 1 or with a shorter last dimension (onnxruntime refuses them), a
+// non-positive scale, a negative softcap, qk_matmul_output_mode 2 with
+// is_causal or nonpad_kv_seqlen (onnxruntime writes the lowest float32,
+// not −∞, where those mask), and left_window_size and right_window_size
+// (opset 25) other than −1.
 //
 // Workspace: none (a row of scores the kernel keeps).
 func newAttention(attrs kernel.Attrs) (kernel.Kernel, error) {

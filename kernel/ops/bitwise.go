@@ -7,8 +7,9 @@ import (
 )
 
 // BitwiseAnd, BitwiseOr and BitwiseXor (ONNX opset 18) combine the bits of
-// two integer tensors of one dtype (int8, uint8, int32 or int64) with
-// multidirectional broadcasting; BitwiseNot flips every bit of one.
+// two integer tensors of one dtype (int8, int16, int32, int64, uint8,
+// uint16, uint32 or uint64) with multidirectional broadcasting; BitwiseNot
+// flips every bit of one.
 //
 // Workspace: none. Cost: one operation per output element.
 var bitwiseOps = []builtin{
@@ -18,30 +19,14 @@ var bitwiseOps = []builtin{
 	{"BitwiseNot", newBitwiseNot},
 }
 
-var bitwiseTypes = []kernel.DType{kernel.Int8, kernel.Uint8, kernel.Int32, kernel.Int64}
+var bitwiseTypes = onnxInts
 
-// bitsAt reads element i of an integer tensor's bytes as its bit pattern.
-func bitsAt(dt kernel.DType, b []byte, i int64) uint64 {
-	switch dt {
-	case kernel.Int64:
-		return uint64(kernel.Int64s(b)[i])
-	case kernel.Int32:
-		return uint64(uint32(kernel.Int32s(b)[i]))
-	}
-	return uint64(b[i])
-}
+// bitsAt reads element i of an integer tensor's bytes as its bit pattern
+// (sign-extended for the signed types; only the type's bits matter).
+func bitsAt(dt kernel.DType, b []byte, i int64) uint64 { return uint64(loadI(dt, b, i)) }
 
 // setBits stores the low bits of v as element i.
-func setBits(dt kernel.DType, b []byte, i int64, v uint64) {
-	switch dt {
-	case kernel.Int64:
-		kernel.Int64s(b)[i] = int64(v)
-	case kernel.Int32:
-		kernel.Int32s(b)[i] = int32(uint32(v))
-	default:
-		b[i] = byte(v)
-	}
-}
+func setBits(dt kernel.DType, b []byte, i int64, v uint64) { storeI(dt, b, i, int64(v)) }
 
 func newBitwise(op string, f func(x, y uint64) uint64) kernel.Factory {
 	return func(attrs kernel.Attrs) (kernel.Kernel, error) {

@@ -11,14 +11,18 @@ import (
 
 // Cast converts elements to the dtype of attribute "to" (a kernel.DType or
 // its name), between every pair of pipert's dtypes: float32, float16,
-// float64, int32, int64, int8, uint8 and bool.
+// bfloat16, float64, int8, int16, int32, int64, uint8, uint16, uint32,
+// uint64 and bool.
 //
-//   - float to float rounds to nearest even, once (float64 to float16 too).
+//   - float to float rounds to nearest even, once (float64 to float16 and
+//     to bfloat16 too); a NaN stays NaN.
 //   - float to integer truncates toward zero and saturates at the bounds of
-//     the target type; NaN becomes 0.
-//   - integer to integer wraps (two's complement), as a Go conversion.
-//   - integer to float rounds to nearest even; int to float16 rounds through
-//     float32.
+//     the target type (0 for the unsigned types below 0); NaN becomes 0.
+//     ONNX leaves out-of-range values undefined.
+//   - integer to integer wraps (two's complement: the low bits are kept),
+//     as C's static_cast and a Go conversion do; a uint64 is unsigned.
+//   - integer to float rounds to nearest even; int to float16 and to
+//     bfloat16 round through float32, as onnxruntime does.
 //   - to bool: nonzero (NaN included) is true; from bool: false 0, true 1.
 //     A bool element is a byte; any nonzero byte reads as true.
 //
@@ -120,37 +124,35 @@ func (k *cast) compute(a *kernel.Args) error {
 		copy(ob, xb) // the identity keeps every bit: NaN payloads, signalling NaNs
 		return nil
 	}
+	u64 := isU64(x.DType)
 	for i := range n {
 		switch x.DType {
 		case kernel.Float32:
 			storeFloat(ob, k.to, i, float64(kernel.Float32s(xb)[i]))
 		case kernel.Float16:
 			storeFloat(ob, k.to, i, float64(kernel.F16ToF32(kernel.Uint16s(xb)[i])))
+		case kernel.BFloat16:
+			storeFloat(ob, k.to, i, float64(kernel.BF16ToF32(kernel.Uint16s(xb)[i])))
 		case kernel.Float64:
 			storeFloat(ob, k.to, i, kernel.Float64s(xb)[i])
-		case kernel.Int32:
-			storeInt(ob, k.to, i, int64(kernel.Int32s(xb)[i]))
-		case kernel.Int64:
-			storeInt(ob, k.to, i, kernel.Int64s(xb)[i])
-		case kernel.Int8:
-			storeInt(ob, k.to, i, int64(kernel.Int8s(xb)[i]))
-		case kernel.Uint8:
-			storeInt(ob, k.to, i, int64(xb[i]))
 		case kernel.Bool:
 			var v int64
 			if xb[i] != 0 {
 				v = 1
 			}
-			storeInt(ob, k.to, i, v)
+			storeInt(ob, k.to, i, v, false)
 		default:
-			return fmt.Errorf("cannot cast from %v", x.DType)
+			if !x.DType.IsInt() {
+				return fmt.Errorf("cannot cast from %v", x.DType)
+			}
+			storeInt(ob, k.to, i, loadI(x.DType, xb, i), u64)
 		}
 	}
 	return nil
 }
 
-// storeFloat stores float value v as element i of dtype dt. To float32 and
-// float16 it rounds once to nearest even; to integers it
+// storeFloat stores float value v as element i of dtype dt. To float32,
+// float16 and bfloat16 it rounds once to nearest even; to integers it
 // truncates toward zero and saturates (NaN gives 0).
 func storeFloat(b []byte, dt kernel.DType, i int64, v float64) {
 	switch dt {
@@ -158,21 +160,20 @@ func storeFloat(b []byte, dt kernel.DType, i int64, v float64) {
 		kernel.Float32s(b)[i] = float32(v)
 	case kernel.Float16:
 		kernel.Uint16s(b)[i] = f64ToF16(v)
+	case kernel.BFloat16:
+		kernel.Uint16s(b)[i] = f64ToBF16(v)
 	case kernel.Float64:
 		kernel.Float64s(b)[i] = v
-	case kernel.Int32:
-		kernel.Int32s(b)[i] = int32(saturate(v, math.MinInt32, math.MaxInt32))
-	case kernel.Int64:
-		kernel.Int64s(b)[i] = saturate(v, math.MinInt64, math.MaxInt64)
-	case kernel.Int8:
-		kernel.Int8s(b)[i] = int8(saturate(v, math.MinInt8, math.MaxInt8))
-	case kernel.Uint8:
-		b[i] = uint8(saturate(v, 0, math.MaxUint8))
+	case kernel.Uint64:
+		kernel.Uint64s(b)[i] = saturateU64(v)
 	case kernel.Bool:
 		b[i] = 0
 		if v != 0 {
 			b[i] = 1
 		}
+	default:
+		lo, hi := intRange(dt)
+		storeI(dt, b, i, saturate(v, lo, hi))
 	}
 }
 
@@ -191,29 +192,46 @@ func saturate(f float64, lo, hi int64) int64 {
 	return int64(f)
 }
 
+// saturateU64 truncates v toward zero and clamps it to the uint64 range;
+// NaN gives 0.
+func saturateU64(f float64) uint64 {
+	switch {
+	case !(f > 0):
+		return 0 // NaN too
+	case f >= 1<<64:
+		return math.MaxUint64
+	}
+	return f64ToU64(f)
+}
+
 // storeInt stores integer value v as element i of dtype dt: to floats it
-// rounds to nearest even, to narrower integers it wraps (two's
-// complement), to bool it tests nonzero.
-func storeInt(b []byte, dt kernel.DType, i int64, v int64) {
+// rounds to nearest even (to float16 and bfloat16 through float32, as
+// onnxruntime does), to integers it wraps (two's complement; the low bits
+// are kept), to bool it tests nonzero. u64 says v is the bit pattern of a
+// uint64, whose value is above math.MaxInt64 when v is negative.
+func storeInt(b []byte, dt kernel.DType, i int64, v int64, u64 bool) {
+	var f32 float32
+	if dt.IsFloat() {
+		if u64 {
+			f32 = float32(uint64(v))
+		} else {
+			f32 = float32(v)
+		}
+	}
 	switch dt {
 	case kernel.Float32:
-		kernel.Float32s(b)[i] = float32(v)
+		kernel.Float32s(b)[i] = f32
 	case kernel.Float16:
-		kernel.Uint16s(b)[i] = kernel.F32ToF16(float32(v))
+		kernel.Uint16s(b)[i] = kernel.F32ToF16(f32)
+	case kernel.BFloat16:
+		kernel.Uint16s(b)[i] = kernel.F32ToBF16(f32)
 	case kernel.Float64:
-		kernel.Float64s(b)[i] = float64(v)
-	case kernel.Int32:
-		kernel.Int32s(b)[i] = int32(v)
-	case kernel.Int64:
-		kernel.Int64s(b)[i] = v
-	case kernel.Int8:
-		kernel.Int8s(b)[i] = int8(v)
-	case kernel.Uint8:
-		b[i] = uint8(v)
-	case kernel.Bool:
-		b[i] = 0
-		if v != 0 {
-			b[i] = 1
+		if u64 {
+			kernel.Float64s(b)[i] = float64(uint64(v))
+		} else {
+			kernel.Float64s(b)[i] = float64(v)
 		}
+	default:
+		storeI(dt, b, i, v) // wraps; bool tests nonzero
 	}
 }

@@ -8,11 +8,12 @@ import (
 )
 
 // Conv and ConvTranspose: ONNX convolution over 1 to 3 spatial dimensions
-// on float32, float64 and float16, with every attribute of opsets 1 to 17
-// (auto_pad, dilations, group, kernel_shape, pads, strides; ConvTranspose
-// also output_padding and output_shape). float32 and float64 compute in
-// their own type; float16 computes in float32 and rounds once to float16,
-// as onnxruntime's float16 kernels accumulate in float32 (floats).
+// on float32, float64, float16 and bfloat16, with every attribute of
+// opsets 1 to 17 (auto_pad, dilations, group, kernel_shape, pads, strides;
+// ConvTranspose also output_padding and output_shape). float32 and float64
+// compute in their own type; float16 and bfloat16 compute in float32 and
+// round once to their type, as onnxruntime's float16 kernels accumulate in
+// float32 (floats).
 //
 // Conv(X [N,C,D…], W [M,C/group,k…], B [M]) → Y [N,M,O…] with
 // O = ⌊(D + padB + padE − ((k−1)·dil+1)) / stride⌋ + 1; auto_pad SAME_*
@@ -52,7 +53,7 @@ type conv struct {
 	group     int64
 	outPad    []int64
 	outShape  []int64
-	f32       floats[float32] // float32 and float16 operands
+	f32       floats[float32] // float32, float16 and bfloat16 operands
 	f64       floats[float64] // float64 operands
 }
 

@@ -62,9 +62,9 @@
 // Every computation has a fixed evaluation order (sums run in ascending index
 // order, products are rounded before they are accumulated, so no fused
 // multiply-add changes results) and gives bit-identical results run after
-// run. Float16 operands are widened to float32, computed on, and rounded to
-// nearest even on store, as onnxruntime's float16 kernels accumulate in
-// float32. The products and convolutions (MatMul, Gemm, Conv,
+// run. Float16 and bfloat16 operands are widened to float32, computed on,
+// and rounded to nearest even on store, as onnxruntime's float16 kernels
+// accumulate in float32. The products and convolutions (MatMul, Gemm, Conv,
 // ConvTranspose) and the recurrent cells (LSTM, GRU, RNN) compute float64
 // operands in float64, as ONNX and onnxruntime do: Gemm, the convolutions
 // and the cells share one generic implementation over float32 | float64

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/pipert/pipert/device"
@@ -51,6 +52,20 @@ func dtValues(dt kernel.DType, vs ...float64) *kernel.Tensor {
 			kernel.Int8s(t.Host)[i] = int8(v)
 		case kernel.Uint8, kernel.Bool:
 			t.Host[i] = uint8(v)
+		case kernel.Int16:
+			kernel.Int16s(t.Host)[i] = int16(v)
+		case kernel.Uint16:
+			kernel.Uint16s(t.Host)[i] = uint16(v)
+		case kernel.Uint32:
+			kernel.Uint32s(t.Host)[i] = uint32(v)
+		case kernel.Uint64:
+			kernel.Uint64s(t.Host)[i] = uint64(v)
+		case kernel.BFloat16:
+			// The values here are small integers: the upper half of their
+			// float32 bits is exact.
+			kernel.Uint16s(t.Host)[i] = uint16(math.Float32bits(float32(v)) >> 16)
+		default:
+			panic("dtValues: no case for " + dt.String())
 		}
 	}
 	return t

@@ -16,8 +16,8 @@ import (
 //	HardSigmoid max(0, min(1, alpha·x+beta))      float; alpha 0.2, beta 0.5
 //	HardSwish   x·max(0, min(1, x/6+1/2))         float
 //	Softplus    ln(1+e^x)                         float
-//	Neg         -x                                float, int32, int64, int8
-//	Abs         |x|                               float, int32, int64, int8, uint8
+//	Neg         -x                                float and the signed integers
+//	Abs         |x|                               float and every integer
 //	Sign        -1, 0 or 1 (+0 for ±0; NaN stays)  float and every integer
 //	LeakyRelu   x, or alpha·x below 0             float; alpha 0.01
 //	Elu         x, or alpha·(e^x−1) below 0       float; alpha 1
@@ -25,8 +25,8 @@ import (
 //	Selu        gamma·x, or gamma·alpha·(e^x−1) at or below 0  float;
 //	            alpha 1.6732632, gamma 1.0507010
 //	ThresholdedRelu  x above alpha, else 0        float; alpha 1
-//	Shrink      x+bias below −lambd, x−bias above lambd, else 0  float;
-//	            bias 0, lambd 0.5
+//	Shrink      x+bias below −lambd, x−bias above lambd, else 0  float
+//	            but bfloat16; bias 0, lambd 0.5
 //	Softsign    x/(1+|x|)                         float
 //	Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh  float
 //	Round       to nearest, ties to even          float
@@ -34,10 +34,14 @@ import (
 // Elu, Celu and Selu evaluate e^x − 1 as expm1, which keeps a tiny x's
 // value (e^x − 1 rounds it to 0) and rounds closer elsewhere.
 //
-// "float" is float32, float16 and float64. Each element is evaluated in
-// float64 and rounded once to its dtype, so the results do not depend on
-// the architecture. Integer Neg and Abs wrap as two's complement (|-128| is
-// -128 in int8), as ONNX leaves overflow to the element type. Opsets 6 to 17 share these forms.
+// "float" is float32, float16, bfloat16 and float64; the signed integers
+// are int8, int16, int32 and int64, the unsigned ones uint8, uint16,
+// uint32 and uint64 (ONNX's Neg takes no unsigned type). Each element is
+// evaluated in float64 and rounded once to its dtype, so the results do
+// not depend on the architecture. Integer Neg and Abs wrap as two's
+// complement (|-128| is -128 in int8), as ONNX leaves overflow to the
+// element type; Abs of an unsigned element is the element. Opsets 6 to 17
+// share these forms.
 //
 // Tiling (words):
 //
@@ -46,11 +50,12 @@ import (
 // Workspace: none. Cost: flopsPer (by op) operations per element; bytes of
 // input and output.
 type mathOp struct {
-	name  string
-	f     func(x float64) float64
-	ints  bool // Neg, Abs, Sign: integers too
-	uint8 bool // Abs, Sign: uint8 too
-	flops float64
+	name   string
+	f      func(x float64) float64
+	ints   bool // Neg, Abs, Sign: the signed integers too
+	uints  bool // Abs, Sign: the unsigned integers too
+	noBF16 bool // Shrink: not bfloat16, which ONNX's Shrink does not take
+	flops  float64
 	// Ops with parameters: their attribute names and defaults, and the
 	// function of x and the two parameters.
 	params      [2]param
@@ -114,7 +119,7 @@ var mathOps = []mathOp{
 		}
 		return 0
 	}},
-	{name: "Shrink", flops: 2, params: [2]param{{"bias", 0}, {"lambd", 0.5}}, fp: func(x, b, l float64) float64 {
+	{name: "Shrink", flops: 2, noBF16: true, params: [2]param{{"bias", 0}, {"lambd", 0.5}}, fp: func(x, b, l float64) float64 {
 		switch {
 		case x < -l:
 			return x + b
@@ -136,7 +141,7 @@ var mathOps = []mathOp{
 	{name: "Acosh", flops: 8, f: math.Acosh},
 	{name: "Atanh", flops: 8, f: math.Atanh},
 	{name: "Round", flops: 1, f: math.RoundToEven},
-	{name: "Sign", flops: 1, ints: true, uint8: true, f: func(x float64) float64 {
+	{name: "Sign", flops: 1, ints: true, uints: true, f: func(x float64) float64 {
 		switch {
 		case x > 0:
 			return 1
@@ -161,7 +166,7 @@ var mathOps = []mathOp{
 		return x * math.Tanh(math.Log1p(math.Exp(x)))
 	}},
 	{name: "Neg", flops: 1, ints: true, f: func(x float64) float64 { return -x }},
-	{name: "Abs", flops: 1, ints: true, uint8: true, f: math.Abs},
+	{name: "Abs", flops: 1, ints: true, uints: true, f: math.Abs},
 }
 
 // mathBuiltins lists the ops of mathOps with their factories.
@@ -213,10 +218,12 @@ func (k *mathOp) takes(dt kernel.DType) bool {
 	switch dt {
 	case kernel.Float32, kernel.Float16, kernel.Float64:
 		return true
-	case kernel.Int32, kernel.Int64, kernel.Int8:
+	case kernel.BFloat16:
+		return !k.noBF16
+	case kernel.Int32, kernel.Int64, kernel.Int8, kernel.Int16:
 		return k.ints
-	case kernel.Uint8:
-		return k.uint8
+	case kernel.Uint8, kernel.Uint16, kernel.Uint32, kernel.Uint64:
+		return k.uints
 	}
 	return false
 }
@@ -271,24 +278,42 @@ func (k *mathOp) compute(a *kernel.Args) error {
 		for i, v := range xs {
 			os[i] = k.float(v)
 		}
+	case kernel.BFloat16:
+		xs, os := kernel.Uint16s(xb)[:n], kernel.Uint16s(ob)[:n]
+		for i, v := range xs {
+			os[i] = f64ToBF16(k.float(float64(kernel.BF16ToF32(v))))
+		}
 	case kernel.Int32:
 		mathInt(k.name, kernel.Int32s(ob)[:n], kernel.Int32s(xb)[:n])
 	case kernel.Int64:
 		mathInt(k.name, kernel.Int64s(ob)[:n], kernel.Int64s(xb)[:n])
 	case kernel.Int8:
 		mathInt(k.name, kernel.Int8s(ob)[:n], kernel.Int8s(xb)[:n])
+	case kernel.Int16:
+		mathInt(k.name, kernel.Int16s(ob)[:n], kernel.Int16s(xb)[:n])
 	case kernel.Uint8:
-		copy(ob[:n], xb[:n]) // Abs of unsigned
-		if k.name == "Sign" {
-			for i, v := range ob[:n] {
-				ob[i] = min(v, 1)
-			}
-		}
+		mathUint(k.name, ob[:n], xb[:n])
+	case kernel.Uint16:
+		mathUint(k.name, kernel.Uint16s(ob)[:n], kernel.Uint16s(xb)[:n])
+	case kernel.Uint32:
+		mathUint(k.name, kernel.Uint32s(ob)[:n], kernel.Uint32s(xb)[:n])
+	case kernel.Uint64:
+		mathUint(k.name, kernel.Uint64s(ob)[:n], kernel.Uint64s(xb)[:n])
 	}
 	return nil
 }
 
-func mathInt[T int8 | int32 | int64](op string, o, x []T) {
+// mathUint is Abs (the element) or Sign (0 or 1) of unsigned elements.
+func mathUint[T uint8 | uint16 | uint32 | uint64](op string, o, x []T) {
+	for i, v := range x {
+		if op == "Sign" {
+			v = min(v, 1)
+		}
+		o[i] = v
+	}
+}
+
+func mathInt[T int8 | int16 | int32 | int64](op string, o, x []T) {
 	for i, v := range x {
 		switch {
 		case op == "Sign":
@@ -300,7 +325,7 @@ func mathInt[T int8 | int32 | int64](op string, o, x []T) {
 	}
 }
 
-func cmpSign[T int8 | int32 | int64](v T) int8 {
+func cmpSign[T int8 | int16 | int32 | int64](v T) int8 {
 	switch {
 	case v > 0:
 		return 1

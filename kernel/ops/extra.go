@@ -15,17 +15,20 @@ import (
 //     the elements along axis (default −1).
 //   - QuantizeLinear(x, y_scale[, y_zero_point]) (axis, from 13 for 1-D
 //     scales): saturate(round-half-even(x / scale) + zero_point) to the zero
-//     point's dtype (uint8 by default, or int8). From opset 19 y_scale has
+//     point's dtype (uint8 by default, int8, int16 or uint16); x float32,
+//     float16, bfloat16, float64 or int32. From opset 19 y_scale has
 //     x's dtype, and saturate (for float8 outputs, which pipert lacks) is
-//     accepted as 0 or 1 and changes nothing; from 21 output_dtype (uint8
-//     or int8, the zero point's dtype when both are given) names the
-//     output dtype; from 23 precision, the dtype of the division, may be
-//     0 or y_scale's own dtype (the division as before), or float32 for
-//     a float16 scale. The division of float16 and float32 operands
-//     rounds in float32 whatever the precision, as onnxruntime's does
-//     (ONNX would round a float16 scale's in float16).
+//     accepted as 0 or 1 and changes nothing; from 21 output_dtype (uint8,
+//     int8, uint16 or int16, the zero point's dtype when both are given)
+//     names the output dtype; from 23 precision, the dtype of the
+//     division, may be 0 or y_scale's own dtype (the division as before),
+//     or float32 for a float16 or bfloat16 scale. The division of float16,
+//     bfloat16 and float32 operands rounds in float32 whatever the
+//     precision, as onnxruntime's does (ONNX would round a float16
+//     scale's in float16).
 //   - DequantizeLinear(x, x_scale[, x_zero_point]) (axis): (x − zero_point)
-//     · scale, in the scale's dtype; x int8, uint8 or int32. From opset 23
+//     · scale, in the scale's dtype; x int8, uint8, int16, uint16 or int32.
+//     From opset 23
 //     output_dtype may be 0 or the scale's dtype (onnxruntime computes no
 //     other). Both take from opset 21 block_size B: with B > 0 the scale
 //     and zero point have x's shape except on axis, where they have
@@ -222,7 +225,7 @@ func newQuantize(quantize bool) kernel.Factory {
 				return fmt.Errorf("zero point %v and scale %v differ in shape", zp.Shape, scale.Shape)
 			}
 			if quantize {
-				if err := dtypeIn(x, "x", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32); err != nil {
+				if err := dtypeIn(x, "x", kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16, kernel.Int32); err != nil {
 					return err
 				}
 				if opset >= 19 {
@@ -230,9 +233,10 @@ func newQuantize(quantize bool) kernel.Factory {
 						return err
 					}
 				}
-				if !precision.none() && precision.dt != scale.DType && (precision.dt != kernel.Float32 || scale.DType != kernel.Float16) {
+				half := scale.DType == kernel.Float16 || scale.DType == kernel.BFloat16
+				if !precision.none() && precision.dt != scale.DType && (precision.dt != kernel.Float32 || !half) {
 					want := fmt.Sprintf("0 or %s", onnxTypeName(scale.DType))
-					if scale.DType == kernel.Float16 {
+					if half {
 						want += " or " + onnxTypeName(kernel.Float32)
 					}
 					return fmt.Errorf("precision %s with a %v y_scale: want %s", precision, scale.DType, want)
@@ -242,7 +246,7 @@ func newQuantize(quantize bool) kernel.Factory {
 					dt = outType
 				}
 				if zp != nil {
-					if err := dtypeIn(zp, "y_zero_point", kernel.Uint8, kernel.Int8); err != nil {
+					if err := dtypeIn(zp, "y_zero_point", quantTypes...); err != nil {
 						return err
 					}
 					if outType != 0 && zp.DType != outType {
@@ -253,7 +257,7 @@ func newQuantize(quantize bool) kernel.Factory {
 				setShape(out[0], x.Shape, dt)
 				return nil
 			}
-			if err := dtypeIn(x, "x", kernel.Int8, kernel.Uint8, kernel.Int32); err != nil {
+			if err := dtypeIn(x, "x", kernel.Int8, kernel.Uint8, kernel.Int16, kernel.Uint16, kernel.Int32); err != nil {
 				return err
 			}
 			if zp != nil {
@@ -275,10 +279,8 @@ func newQuantize(quantize bool) kernel.Factory {
 				return err
 			}
 			xb, sb, ob := x.Data(), scale.Data(), o.Data()
-			lo, hi := 0.0, 255.0
-			if o.DType == kernel.Int8 {
-				lo, hi = -128, 127
-			}
+			l, h := intRange(o.DType)
+			lo, hi := float64(l), float64(h)
 			for i := range x.NumElements() {
 				j := idx(i)
 				s := loadF(scale.DType, sb, j)
@@ -307,17 +309,21 @@ func newQuantize(quantize bool) kernel.Factory {
 	}
 }
 
+// quantTypes are the quantized dtypes QuantizeLinear outputs.
+var quantTypes = []kernel.DType{kernel.Uint8, kernel.Int8, kernel.Uint16, kernel.Int16}
+
 // quantOutputDType reads QuantizeLinear's output_dtype (opset 21), a
-// TensorProto data type: 0 (absent), uint8 or int8 (pipert has none of
-// ONNX's other quantized types).
+// TensorProto data type: 0 (absent), uint8, int8, uint16 or int16 (pipert
+// has none of ONNX's other quantized types).
 func quantOutputDType(attrs kernel.Attrs, op string) (kernel.DType, error) {
+	const want = "want uint8 (2), int8 (3), uint16 (4) or int16 (5)"
 	v, ok := attrs["output_dtype"]
 	if !ok {
 		return 0, nil
 	}
 	if dt, ok := v.(kernel.DType); ok {
-		if dt != kernel.Uint8 && dt != kernel.Int8 {
-			return 0, fmt.Errorf("ops: %s: output_dtype %v: want uint8 or int8", op, dt)
+		if dtypeIn(&kernel.Tensor{DType: dt}, "", quantTypes...) != nil {
+			return 0, fmt.Errorf("ops: %s: output_dtype %v: %s", op, dt, want)
 		}
 		return dt, nil
 	}
@@ -332,13 +338,17 @@ func quantOutputDType(attrs kernel.Attrs, op string) (kernel.DType, error) {
 		return kernel.Uint8, nil
 	case 3:
 		return kernel.Int8, nil
+	case 4:
+		return kernel.Uint16, nil
+	case 5:
+		return kernel.Int16, nil
 	}
-	names := map[int64]string{4: "uint16", 5: "int16", 17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
+	names := map[int64]string{17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
 		21: "uint4", 22: "int4", 23: "float4e2m1", 25: "uint2", 26: "int2"}
 	if n, ok := names[i]; ok {
-		return 0, fmt.Errorf("ops: %s: output_dtype %s (%d): pipert has no %s; want uint8 (2) or int8 (3)", op, n, i, n)
+		return 0, fmt.Errorf("ops: %s: output_dtype %s (%d): pipert has no %s; %s", op, n, i, n, want)
 	}
-	return 0, fmt.Errorf("ops: %s: output_dtype %d is not a quantized type: want uint8 (2) or int8 (3)", op, i)
+	return 0, fmt.Errorf("ops: %s: output_dtype %d is not a quantized type: %s", op, i, want)
 }
 
 // onnxType is an attribute naming an ONNX TensorProto data type: its
@@ -350,8 +360,9 @@ type onnxType struct {
 }
 
 // onnxCodes are the TensorProto codes of pipert's dtypes.
-var onnxCodes = map[int64]kernel.DType{1: kernel.Float32, 2: kernel.Uint8, 3: kernel.Int8, 6: kernel.Int32,
-	7: kernel.Int64, 9: kernel.Bool, 10: kernel.Float16, 11: kernel.Float64}
+var onnxCodes = map[int64]kernel.DType{1: kernel.Float32, 2: kernel.Uint8, 3: kernel.Int8, 4: kernel.Uint16,
+	5: kernel.Int16, 6: kernel.Int32, 7: kernel.Int64, 9: kernel.Bool, 10: kernel.Float16, 11: kernel.Float64,
+	12: kernel.Uint32, 13: kernel.Uint64, 16: kernel.BFloat16}
 
 // onnxTypeAttr reads attribute name as an onnxType; absent, it is 0.
 func onnxTypeAttr(attrs kernel.Attrs, name string) (onnxType, error) {

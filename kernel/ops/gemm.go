@@ -11,14 +11,14 @@ import (
 )
 
 // Gemm is ONNX's general matrix product (opsets 7 to 17) on float32,
-// float64 and float16: Y = alpha·A'·B' + beta·C, where A' is A [M,K] or,
-// with transA, Aᵀ of A [K,M]; B' likewise with transB; and C (optional
-// from opset 11) broadcasts to [M,N] (a scalar, [N], [M,1], [M,N], …).
-// alpha and beta (float attributes, so float32 values) default to 1. The
-// product accumulates in the compute type with the blocked axpy kernel
-// Conv uses: float32 and float64 in their own type, float16 in float32,
-// rounded once to float16. B is first transposed into the workspace when
-// transB is set, so its rows are contiguous.
+// float64, float16 and bfloat16: Y = alpha·A'·B' + beta·C, where A' is A
+// [M,K] or, with transA, Aᵀ of A [K,M]; B' likewise with transB; and C
+// (optional from opset 11) broadcasts to [M,N] (a scalar, [N], [M,1], [M,N],
+// …). alpha and beta (float attributes, so float32 values) default to 1. The
+// product accumulates in the compute type with the blocked axpy kernel Conv
+// uses: float32 and float64 in their own type, float16 and bfloat16 in
+// float32, rounded once to their type. B is first transposed into the
+// workspace when transB is set, so its rows are contiguous.
 //
 // Tiling (words):
 //
@@ -32,7 +32,7 @@ type gemm struct {
 	alpha, beta    float32
 	walk           bcast
 	mn             [2]int64        // Y's shape for walk: a literal would escape
-	f32            floats[float32] // float32 and float16 operands
+	f32            floats[float32] // float32, float16 and bfloat16 operands
 	f64            floats[float64] // float64 operands
 }
 
@@ -197,7 +197,8 @@ func gemmRun[T float32 | float64](k *gemm, c *floats[T], a *kernel.Args, m, n, k
 // before opset 10 and a one-element int64 input (a value dependency) from
 // 10; largest and sorted are attributes from opset 11. The results are
 // always sorted (which sorted=0 allows), equal values by ascending index.
-// Numeric dtypes; NaN counts as larger than every number.
+// Numeric dtypes (integers compare exactly, the unsigned ones unsigned);
+// NaN counts as larger than every number.
 //
 // Tiling (words):
 //
@@ -346,7 +347,7 @@ func (k *topK) compute(a *kernel.Args) error {
 				c = cmp.Compare(vi, vj)
 			}
 		} else {
-			c = cmp.Compare(loadI(x.DType, xb, base+i*inner), loadI(x.DType, xb, base+j*inner))
+			c = cmp.Compare(loadOrd(x.DType, xb, base+i*inner), loadOrd(x.DType, xb, base+j*inner))
 		}
 		if k.largest {
 			c = -c

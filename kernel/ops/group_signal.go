@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pipert/pipert/kernel"
 )
@@ -158,8 +159,7 @@ func outputDType(attrs kernel.Attrs, op string) (kernel.DType, error) {
 	if err != nil {
 		return 0, wrapAttr(err)
 	}
-	switch dt {
-	case kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8:
+	if slices.Contains(onnxNumeric, dt) {
 		return dt, nil
 	}
 	return 0, fmt.Errorf("ops: %s: output_datatype %v is not numeric", op, dt)

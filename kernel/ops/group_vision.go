@@ -691,6 +691,10 @@ func bilinear(y, x float64, h, w int64) (wts [4]float64, pos [4]int64) {
 	return [4]float64{hy * hx, hy * lx, ly * hx, ly * lx}, [4]int64{yl*w + xl, yl*w + xh, yh*w + xl, yh*w + xh}
 }
 
+// maxUnpoolTypes are MaxUnpool's dtypes: ONNX's float types, and the
+// integers of 8, 32 and 64 bits (pipert's, beyond ONNX).
+var maxUnpoolTypes = append(slices.Clip(onnxFloats), kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8)
+
 // MaxUnpool(X, I[, output_shape]) (kernel_shape, pads, strides) undoes a
 // MaxPool: a zero tensor of the unpooled shape, (D − 1)·stride + kernel −
 // padB − padE per spatial axis, with X's elements placed at the flat
@@ -712,7 +716,7 @@ func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
 	k := &simple{flops: 1}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		x, idx := in[0], in[1]
-		if err := dtypeIn(x, "X", onnxNumeric...); err != nil {
+		if err := dtypeIn(x, "X", maxUnpoolTypes...); err != nil {
 			return err
 		}
 		if idx.DType != kernel.Int64 || !idx.Shape.Equal(x.Shape) {

@@ -142,6 +142,18 @@ func setValue(b []byte, dt kernel.DType, i int, x float64) {
 		if x != 0 {
 			b[i] = 1
 		}
+	case kernel.BFloat16:
+		kernel.Uint16s(b)[i] = uint16(refBF16(x))
+	case kernel.Int16:
+		kernel.Int16s(b)[i] = int16(x)
+	case kernel.Uint16:
+		kernel.Uint16s(b)[i] = uint16(x)
+	case kernel.Uint32:
+		kernel.Uint32s(b)[i] = uint32(x)
+	case kernel.Uint64:
+		kernel.Uint64s(b)[i] = uint64(x)
+	default:
+		panic("setValue: no case for " + dt.String())
 	}
 }
 
@@ -168,6 +180,18 @@ func values(t *kernel.Tensor) []float64 {
 			v[i] = float64(kernel.Int8s(b)[i])
 		case kernel.Bool:
 			v[i] = float64(b[i])
+		case kernel.BFloat16:
+			v[i] = float64(math.Float32frombits(uint32(kernel.Uint16s(b)[i]) << 16))
+		case kernel.Int16:
+			v[i] = float64(kernel.Int16s(b)[i])
+		case kernel.Uint16:
+			v[i] = float64(kernel.Uint16s(b)[i])
+		case kernel.Uint32:
+			v[i] = float64(kernel.Uint32s(b)[i])
+		case kernel.Uint64:
+			v[i] = float64(kernel.Uint64s(b)[i])
+		default:
+			panic("values: no case for " + t.DType.String())
 		}
 	}
 	return v

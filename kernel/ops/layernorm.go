@@ -9,10 +9,11 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// LayerNorm normalizes float32 or float16 input X over its dimensions from
-// attribute axis (default -1) to the last, then scales by gamma and shifts
-// by beta: y = (x - mean)·rstd·gamma + beta with rstd = 1/√(var + epsilon)
-// (attribute epsilon, default 1e-5; var is the biased variance). Inputs are
+// LayerNorm normalizes float32, float16 or bfloat16 input X over its
+// dimensions from attribute axis (default -1) to the last, then scales by
+// gamma and shifts by beta: y = (x - mean)·rstd·gamma + beta with rstd =
+// 1/√(var + epsilon) (attribute epsilon, default 1e-5; var is the biased
+// variance). Inputs are
 // X, gamma and an optional beta, both shaped as the normalized dimensions
 // X.Shape[axis:] and of X's dtype. A row is one position of the leading
 // dimensions. Mean and variance accumulate in float64 in ascending order
@@ -147,6 +148,13 @@ func (k *layerNorm) compute(a *kernel.Args) error {
 		}
 		layerNormRows(f16vec(kernel.Uint16s(x.Data())), f16vec(kernel.Uint16s(g.Data())), beta,
 			f16vec(kernel.Uint16s(o.Data())), n, rowLen, eps, hasBeta)
+	case kernel.BFloat16:
+		var beta bf16vec
+		if hasBeta {
+			beta = bf16vec(kernel.Uint16s(a.In[2].Data()))
+		}
+		layerNormRows(bf16vec(kernel.Uint16s(x.Data())), bf16vec(kernel.Uint16s(g.Data())), beta,
+			bf16vec(kernel.Uint16s(o.Data())), n, rowLen, eps, hasBeta)
 	}
 	return nil
 }

@@ -22,8 +22,11 @@ import (
 //	Max, Min, Sum, Mean         1 or more inputs of one dtype (Max/Min
 //	                            numeric, Sum/Mean float) → that dtype
 //
-// Comparisons of floats follow IEEE 754 (NaN compares unequal); of integers
-// they are exact in int64. Max and Min are IEEE 754's maximum and minimum:
+// "numeric" is every float (float32, float16, bfloat16, float64) and
+// integer (int8 to int64, uint8 to uint64) dtype. Comparisons of floats
+// follow IEEE 754 (NaN compares unequal); of integers they are exact, in
+// the unsigned order for the unsigned types (uint64 values above 2^63
+// included). Max and Min are IEEE 754's maximum and minimum:
 // a NaN operand gives NaN, and -0 is below +0. Pow evaluates in float64 and rounds once to X's
 // dtype (an integer result is truncated toward zero, as onnxruntime casts
 // std::pow's result).
@@ -85,7 +88,7 @@ func (k *logic) infer(in, out []*kernel.Tensor) error {
 		}
 		data, want, dt = in[1:], onnxAll, in[1].DType
 	case "Pow":
-		if err := dtypeIn(in[0], "X", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64); err != nil {
+		if err := dtypeIn(in[0], "X", kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16, kernel.Int32, kernel.Int64); err != nil {
 			return err
 		}
 		if err := dtypeIn(in[1], "Y", onnxNumeric...); err != nil {
@@ -209,7 +212,7 @@ func (k *logic) compute(a *kernel.Args) error {
 			return nil
 		}
 		for i := range n {
-			ob[i] = b2u(compare(k.op, loadI(x.DType, xb, w.off[0]), loadI(y.DType, yb, w.off[1])))
+			ob[i] = b2u(compare(k.op, loadOrd(x.DType, xb, w.off[0]), loadOrd(y.DType, yb, w.off[1])))
 			w.next()
 		}
 	}
@@ -248,14 +251,14 @@ func (k *logic) fold(a *kernel.Args, w *bcast, n int64) {
 		return
 	}
 	for i := range n {
-		acc := loadI(dt, a.In[0].Data(), w.off[0])
+		acc := loadOrd(dt, a.In[0].Data(), w.off[0])
 		for j := 1; j < len(a.In); j++ {
-			v := loadI(dt, a.In[j].Data(), w.off[j])
+			v := loadOrd(dt, a.In[j].Data(), w.off[j])
 			if k.op == "Max" && v > acc || k.op == "Min" && v < acc {
 				acc = v
 			}
 		}
-		storeI(dt, ob, i, acc)
+		storeOrd(dt, ob, i, acc)
 		w.next()
 	}
 }
@@ -306,7 +309,8 @@ func b2u(b bool) byte {
 
 // Clip limits X to [min, max]: attributes "min" and "max" (float) before
 // opset 11, optional scalar inputs of X's dtype from 11 (float types; from
-// 12 integers too). An absent bound is the dtype's lowest or highest value;
+// 12 every integer type too, the unsigned ones compared unsigned). An
+// absent bound is the dtype's lowest or highest value;
 // when min > max every element becomes max. As ONNX defines it, Clip is
 // Min(max, Max(input, min)) with Max and Min's IEEE 754 semantics: a NaN
 // input or bound gives NaN, -0 clipped below at +0 is +0, +0 clipped above
@@ -402,15 +406,16 @@ func (k *clip) compute(a *kernel.Args) error {
 	}
 	xb, ob := x.Data(), o.Data()
 	if x.DType.IsInt() {
+		// In loadOrd's form, so that uint64 compares unsigned.
 		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 		if t, ok := bound(a.In, 1); ok {
-			lo = loadI(t.DType, t.Data(), 0)
+			lo = loadOrd(t.DType, t.Data(), 0)
 		}
 		if t, ok := bound(a.In, 2); ok {
-			hi = loadI(t.DType, t.Data(), 0)
+			hi = loadOrd(t.DType, t.Data(), 0)
 		}
 		for i := range n {
-			storeI(x.DType, ob, i, min(max(loadI(x.DType, xb, i), lo), hi))
+			storeOrd(x.DType, ob, i, min(max(loadOrd(x.DType, xb, i), lo), hi))
 		}
 		return nil
 	}

@@ -8,8 +8,9 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// lpOps are ONNX's Lp norm ops and MaxRoiPool, for float32, float16 and
-// float64. Sums are accumulated in float64 and each result rounded once.
+// lpOps are ONNX's Lp norm ops and MaxRoiPool, for float32, float16,
+// bfloat16 and float64. Sums are accumulated in float64 and each result
+// rounded once.
 //
 //   - LpNormalization (axis, default -1; p, 1 or 2, default 2): y = x /
 //     ‖x‖ₚ along axis; a lane whose norm is 0 is +0 throughout. Other p
@@ -36,19 +37,20 @@ import (
 //     spatial_scale, default 1): Y [R,C,ph,pw] as onnxruntime computes
 //     it. A roi (b, x1, y1, x2, y2) reads image trunc(b), which must be
 //     in X; its corners are round(coordinate·spatial_scale) (half away
-//     from zero; the product in float32 for float32 and float16, the
-//     types onnxruntime runs, in float64 for float64) and it spans
-//     max(y2−y1+1, 1) rows and max(x2−x1+1, 1) columns. Output bin (i, j)
-//     covers rows floor(i·h/ph) to ceil((i+1)·h/ph) (exclusive) from y1
+//     from zero; the product in float32 for float32, float16 and
+//     bfloat16, in float64 for float64, as onnxruntime computes the types
+//     it runs) and it spans max(y2−y1+1, 1) rows and max(x2−x1+1, 1)
+//     columns. Output bin (i, j) covers rows floor(i·h/ph) to
+//     ceil((i+1)·h/ph) (exclusive) from y1
 //     (the bin size h/ph, and its products, in the same float type), the
 //     columns likewise, clipped to the image; a bin that is empty after
 //     clipping is 0. A bin's value is onnxruntime's fold, which the
 //     operator's text ("max pooling") does not pin down: starting from
 //     the type's lowest finite value, each element in row-major order
 //     replaces the value unless it is below it. So a bin of −∞ only is
-//     the lowest finite value (−3.4028235e38 for float32; for float16,
-//     rounded, −∞), and a NaN is the result only when no element after it
-//     is compared (an element after a NaN replaces it).
+//     the lowest finite value (−3.4028235e38 for float32; for float16 and
+//     bfloat16, rounded, −∞), and a NaN is the result only when no element
+//     after it is compared (an element after a NaN replaces it).
 var lpOps = []builtin{
 	{"LpNormalization", newLpNorm},
 	{"LpPool", newLpPool("LpPool")},

@@ -10,10 +10,10 @@ import (
 )
 
 // LSTM is ONNX's long short-term memory layer (opsets 7 to 17) on
-// float32, float64 and float16, with every attribute: direction (forward,
-// reverse, bidirectional), hidden_size, layout (from opset 14: 0 is [seq,
-// batch, …], 1 is [batch, seq, …]), input_forget, clip, activations with
-// activation_alpha and activation_beta.
+// float32, float64, float16 and bfloat16, with every attribute: direction
+// (forward, reverse, bidirectional), hidden_size, layout (from opset 14: 0
+// is [seq, batch, …], 1 is [batch, seq, …]), input_forget, clip,
+// activations with activation_alpha and activation_beta.
 //
 // Inputs X [seq,batch,in], W [dirs,4h,in], R [dirs,4h,h] and the optional
 // B [dirs,8h], sequence_lens [batch] (int32 or int64), initial_h and
@@ -29,13 +29,12 @@ import (
 //	o = f(X·Woᵀ + H·Roᵀ + Po⊙C + Wbo + Rbo)
 //	H = o⊙h(C)
 //
-// clip limits every gate's input to [−clip, clip]. A batch entry stops
-// after its sequence length: its Y rows beyond are zero and Y_h, Y_c hold
-// its last state; the reverse direction starts at its last valid step.
-// Products accumulate in the compute type: float32 and float64 compute in
-// their own type, float16 in float32 (its results rounded once to
-// float16). Activations evaluate in float64 and round once to the compute
-// type.
+// clip limits every gate's input to [−clip, clip]. A batch entry stops after
+// its sequence length: its Y rows beyond are zero and Y_h, Y_c hold its last
+// state; the reverse direction starts at its last valid step. Products
+// accumulate in the compute type: float32 and float64 compute in their own
+// type, float16 and bfloat16 in float32 (its results rounded once to their
+// type). Activations evaluate in float64 and round once to the compute type.
 //
 // Tiling (words):
 //
@@ -64,7 +63,7 @@ type lstm struct {
 	inputForget  bool
 	clip         float64
 	act          [2][3]activation
-	f32          floats[float32] // float32 and float16 operands, and the state
+	f32          floats[float32] // float32, float16 and bfloat16 operands, and the state
 	f64          floats[float64] // float64 operands, and the state
 }
 

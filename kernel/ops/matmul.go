@@ -14,13 +14,14 @@ import (
 // broadcasting; a 1-D A is a row [1,K] and a 1-D B a column [K,1], whose
 // unit dimension the output drops. BatchMatMul takes inputs of rank ≥ 2, at
 // least one of rank ≥ 3, as MatMul does.
-// Both take float32, float16, float64, int32 or int64 (both inputs of one
-// dtype; integers wrap) and the optional bool
+// Both take float32, float16, bfloat16, float64, int32, int64, uint32 or
+// uint64 (both inputs of one dtype; integers wrap) and the optional bool
 // attributes transA and transB, which read A as [K,M] and B as [N,K].
 //
 // Each output element is the sum over k ascending of the float32-rounded
-// products A[i,k]·B[k,j], accumulated in float32 (float16 operands widen)
-// and rounded once to the output type.
+// products A[i,k]·B[k,j], accumulated in float32 (float16 and bfloat16
+// operands widen) and rounded once to the output type; float64 and the
+// integers accumulate in their own type.
 //
 // Tiling (words):
 //
@@ -79,7 +80,7 @@ func matDims(s kernel.Shape, trans bool) (rows, cols int64) {
 
 func (k *matmul) infer(in, out []*kernel.Tensor) error {
 	a, b, o := in[0], in[1], out[0]
-	if err := dtypeIn(a, "A", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64); err != nil {
+	if err := dtypeIn(a, "A", kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16, kernel.Int32, kernel.Int64, kernel.Uint32, kernel.Uint64); err != nil {
 		return err
 	}
 	if err := checkSameDType(b, "B", a, "A"); err != nil {
@@ -340,11 +341,17 @@ func (e *mmExec) product(oa, ob int64) {
 		mmRows(kernel.Int32s(e.ob)[o:o+size], kernel.Int32s(e.xb)[oa:], kernel.Int32s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Int64:
 		mmRows(kernel.Int64s(e.ob)[o:o+size], kernel.Int64s(e.xb)[oa:], kernel.Int64s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	case kernel.BFloat16:
+		mmBFloat16(kernel.Uint16s(e.ob)[o:o+size], kernel.Uint16s(e.xb)[oa:], kernel.Uint16s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	case kernel.Uint32:
+		mmRows(kernel.Uint32s(e.ob)[o:o+size], kernel.Uint32s(e.xb)[oa:], kernel.Uint32s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+	case kernel.Uint64:
+		mmRows(kernel.Uint64s(e.ob)[o:o+size], kernel.Uint64s(e.xb)[oa:], kernel.Uint64s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
 	}
 }
 
 // mmRows is mmFloat32 for float64 and the integer dtypes (which wrap).
-func mmRows[T float64 | int32 | int64](o, a, b []T, m, n, kk, am, ak, bk, bn int64) {
+func mmRows[T float64 | int32 | int64 | uint32 | uint64](o, a, b []T, m, n, kk, am, ak, bk, bn int64) {
 	for i := range m {
 		row := o[i*n : (i+1)*n]
 		startSums(row, kk)
@@ -385,6 +392,22 @@ func mmFloat16(o, a, b []uint16, m, n, kk, am, ak, bk, bn int64) {
 				acc += float32(kernel.F16ToF32(a[i*am+p*ak]) * kernel.F16ToF32(b[p*bk+j*bn]))
 			}
 			o[i*n+j] = kernel.F32ToF16(acc)
+		}
+	}
+}
+
+// mmBFloat16 is mmFloat16 for bfloat16.
+func mmBFloat16(o, a, b []uint16, m, n, kk, am, ak, bk, bn int64) {
+	for i := range m {
+		for j := range n {
+			acc := negZero32 // a sum of -0s is -0
+			if kk == 0 {
+				acc = 0
+			}
+			for p := range kk {
+				acc += float32(kernel.BF16ToF32(a[i*am+p*ak]) * kernel.BF16ToF32(b[p*bk+j*bn]))
+			}
+			o[i*n+j] = kernel.F32ToBF16(acc)
 		}
 	}
 }

@@ -57,17 +57,23 @@ func (k *simple) compute(a *kernel.Args) error {
 //   - Dropout (inference): output = data; the optional mask is all true.
 //     training_mode true is an error unless ratio is 0.
 //   - IsNaN; IsInf (detect_negative, detect_positive, default 1): bool.
-//   - PRelu(X, slope): x, or slope·x below 0; slope broadcasts to X.
+//   - PRelu(X, slope): x, or slope·x below 0; slope broadcasts to X. Float
+//     types, int8, uint8 and the integers of 32 and 64 bits; integers
+//     multiply exactly (wrapping), unsigned ones are never below 0.
 //   - Mod(A, B) (fmod 0: the result takes the divisor's sign, integers
-//     only; fmod 1: C's fmod, the dividend's sign); integer division by
-//     zero is an error.
+//     only; fmod 1: C's fmod, the dividend's sign); every numeric type,
+//     the unsigned ones divided as unsigned; integer division by zero is
+//     an error.
 //   - Tile(input, repeats): repeats (int64, a value dependency) per axis.
-//   - Range(start, limit, delta): scalars of one numeric dtype (value
+//   - Range(start, limit, delta): scalars of one dtype, float32, float16,
+//     bfloat16, float64, int8, int16, int32, int64 or uint8 (value
 //     dependencies); ⌈(limit−start)/delta⌉ elements (0 if negative).
 //   - ArgMax, ArgMin (axis, keepdims, select_last_index from 12): int64
-//     index of the first (or last) extreme along axis; a NaN is the
-//     extreme, as in ReduceMax and ReduceMin.
-//   - CumSum(x, axis) (exclusive, reverse): axis a value dependency.
+//     index of the first (or last) extreme along axis, of any numeric
+//     dtype; a NaN is the extreme, as in ReduceMax and ReduceMin; integers
+//     compare exactly, the unsigned ones unsigned.
+//   - CumSum(x, axis) (exclusive, reverse): axis a value dependency; float
+//     types and the integers of 32 and 64 bits (wrapping).
 //   - GatherElements(data, indices) (axis): out[i…] = data[… indices[i…] …].
 //   - DepthToSpace (blocksize, mode DCR or CRD) and SpaceToDepth
 //     (blocksize) on [N,C,H,W].
@@ -184,7 +190,7 @@ func newPRelu(attrs kernel.Attrs) (kernel.Kernel, error) {
 	k := &simple{flops: 2}
 	var w bcast
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		if err := dtypeIn(in[0], "X", onnxNumeric...); err != nil {
+		if err := dtypeIn(in[0], "X", onnxWide8...); err != nil {
 			return err
 		}
 		if err := checkSameDType(in[1], "slope", in[0], "X"); err != nil {
@@ -202,6 +208,18 @@ func newPRelu(attrs kernel.Attrs) (kernel.Kernel, error) {
 			return err
 		}
 		xb, sb, ob := x.Data(), s.Data(), o.Data()
+		if x.DType.IsInt() {
+			signed := !x.DType.IsUnsigned()
+			for i := range o.NumElements() {
+				v := loadI(x.DType, xb, i)
+				if signed && v < 0 {
+					v *= loadI(s.DType, sb, w.off[0])
+				}
+				storeI(o.DType, ob, i, v)
+				w.next()
+			}
+			return nil
+		}
 		for i := range o.NumElements() {
 			v := loadF(x.DType, xb, i)
 			if v < 0 {
@@ -265,9 +283,14 @@ func newMod(attrs kernel.Attrs) (kernel.Kernel, error) {
 				if q == 0 {
 					return errDivZero
 				}
-				r := p % q
-				if fm == 0 && r != 0 && (r < 0) != (q < 0) {
-					r += q
+				var r int64
+				if isU64(o.DType) {
+					r = int64(uint64(p) % uint64(q)) // no sign to fix
+				} else {
+					r = p % q
+					if fm == 0 && r != 0 && (r < 0) != (q < 0) {
+						r += q
+					}
 				}
 				storeI(o.DType, ob, i, r)
 			}
@@ -280,8 +303,9 @@ func newMod(attrs kernel.Attrs) (kernel.Kernel, error) {
 
 // newBitShift is ONNX BitShift: X shifted left or right (attribute
 // direction, "LEFT" or "RIGHT", required) by Y bits, elementwise with
-// broadcasting, over the unsigned integer dtypes pipert has (uint8). A
-// shift by the width or more gives 0, as the shifted-out bits are lost.
+// broadcasting, over the unsigned integer dtypes (uint8, uint16, uint32,
+// uint64). A right shift is logical. A shift by the width or more gives 0,
+// as the shifted-out bits are lost.
 func newBitShift(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("direction"); err != nil {
 		return nil, wrapAttr(err)
@@ -296,7 +320,7 @@ func newBitShift(attrs kernel.Attrs) (kernel.Kernel, error) {
 	k := &simple{flops: 1}
 	var w bcast
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		return inferSameBinary(in, out, "X", "Y", kernel.Uint8)
+		return inferSameBinary(in, out, "X", "Y", kernel.Uint8, kernel.Uint16, kernel.Uint32, kernel.Uint64)
 	}
 	k.computeF = func(a *kernel.Args) error {
 		x, y, o := a.In[0], a.In[1], a.Out[0]
@@ -304,16 +328,21 @@ func newBitShift(attrs kernel.Attrs) (kernel.Kernel, error) {
 			return err
 		}
 		xb, yb, ob := x.Data(), y.Data(), o.Data()
+		dt := o.DType
+		width := uint64(8 * dt.Size())
 		for i := range o.NumElements() {
-			v, n := xb[w.off[0]], yb[w.off[1]]
+			// loadI zero-extends the narrower unsigned types and keeps a
+			// uint64's bits: as uint64 both are the unsigned values.
+			v, n := uint64(loadI(dt, xb, w.off[0])), uint64(loadI(dt, yb, w.off[1]))
+			var r uint64
 			switch {
-			case n >= 8:
-				ob[i] = 0
+			case n >= width:
 			case dir == "LEFT":
-				ob[i] = v << n
+				r = v << n // storeI keeps the low bits
 			default:
-				ob[i] = v >> n
+				r = v >> n
 			}
+			storeI(dt, ob, i, int64(r))
 			w.next()
 		}
 		return nil
@@ -390,7 +419,7 @@ func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
 				}
 			}
 		}
-		if err := dtypeIn(in[0], "start", kernel.Float32, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Float16); err != nil {
+		if err := dtypeIn(in[0], "start", kernel.Float32, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Float16, kernel.Int16, kernel.BFloat16); err != nil {
 			return 0, err
 		}
 		sf, si, err := scalar(in[0], "start")
@@ -498,6 +527,27 @@ func newArg(op string) kernel.Factory {
 			}
 			outer, n, inner := around(x.Shape, ax)
 			xb, ob := x.Data(), kernel.Int64s(a.Out[0].Data())
+			if x.DType.IsInt() {
+				// Exactly, in loadOrd's form: int64 and uint64 beyond
+				// 2^53, uint64 as unsigned.
+				for o := range outer {
+					for i := range inner {
+						best, at := loadOrd(x.DType, xb, o*n*inner+i), int64(0)
+						for j := int64(1); j < n; j++ {
+							v := loadOrd(x.DType, xb, (o*n+j)*inner+i)
+							better := v > best
+							if op == "ArgMin" {
+								better = v < best
+							}
+							if better || last && v == best {
+								best, at = v, j
+							}
+						}
+						ob[o*inner+i] = at
+					}
+				}
+				return nil
+			}
 			for o := range outer {
 				for i := range inner {
 					best, at := loadF(x.DType, xb, o*n*inner+i), int64(0)
@@ -548,7 +598,7 @@ func newCumSum(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	k := &simple{flops: 1}
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		if err := dtypeIn(in[0], "x", kernel.Float32, kernel.Float64, kernel.Float16, kernel.Int32, kernel.Int64); err != nil {
+		if err := dtypeIn(in[0], "x", onnxWide...); err != nil {
 			return err
 		}
 		if _, err := axisOf(in); err != nil {
@@ -1080,12 +1130,14 @@ func (k *splitOp) compute(a *kernel.Args) error {
 //     max keeps the element when it is above the update and else takes
 //     the update, min when it is below: a NaN update replaces the element,
 //     a NaN element gives way to the next update, as in onnxruntime.
-//     Integers compare exactly; bool is false < true.
+//     Integers compare exactly (the unsigned ones unsigned); bool is
+//     false < true.
 //   - ScatterElements(data, indices, updates) (axis, reduction): a copy of
 //     data with element j of axis replaced where indices say.
 //   - OneHot(indices, depth, values) (axis −1): values[1] where the index
 //     (negative counting from depth) matches, else values[0]; depth is a
-//     value dependency.
+//     value dependency. indices of any numeric dtype but bfloat16, values
+//     of any dtype.
 //   - CastLike(input, target_type): Cast to target_type's dtype (saturate
 //     from opset 19 and round_mode from 24, as Cast's).
 func moreBuiltins() []builtin {
@@ -1217,7 +1269,7 @@ func newScatter(op string) kernel.Factory {
 					p, q := loadF(dt, b, at), loadF(dt, v, vi)
 					keep = red == "max" && p > q || red == "min" && p < q
 				} else {
-					p, q := loadI(dt, b, at), loadI(dt, v, vi)
+					p, q := loadOrd(dt, b, at), loadOrd(dt, v, vi)
 					if dt == kernel.Bool {
 						p, q = min(p, 1), min(q, 1)
 					}
@@ -1339,7 +1391,7 @@ func newOneHot(attrs kernel.Attrs) (kernel.Kernel, error) {
 	k := &simple{}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		ix, vals := in[0], in[2]
-		if err := dtypeIn(ix, "indices", onnxNumeric...); err != nil {
+		if err := dtypeIn(ix, "indices", onnxNumericNoBF16...); err != nil {
 			return err
 		}
 		if vals.NumElements() != 2 {
@@ -1458,7 +1510,8 @@ func (k *castLike) compute(a *kernel.Args) error {
 // the output has the indices that appear once, in alphabetical order,
 // after the broadcast "..." dimensions. Repeated indices within an
 // operand select its diagonal; "..." dimensions broadcast numpy-style.
-// Numeric dtypes; floats accumulate in float64, integers in int64.
+// Numeric dtypes but bfloat16 (as ONNX's Einsum); floats accumulate in
+// float64, integers in int64 (wrapping to the type).
 type einsum struct {
 	eq   string
 	ins  [][]int // per operand, the label of each of its dimensions
@@ -1489,7 +1542,7 @@ func newEinsum(attrs kernel.Attrs) (kernel.Kernel, error) {
 				return err
 			}
 		}
-		if err := dtypeIn(in[0], "Inputs", onnxNumeric...); err != nil {
+		if err := dtypeIn(in[0], "Inputs", onnxNumericNoBF16...); err != nil {
 			return err
 		}
 		shape := make(kernel.Shape, len(k.outL))

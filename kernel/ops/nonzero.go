@@ -110,11 +110,13 @@ func nonzeroAt(b []byte, dt kernel.DType, i int64) bool {
 	switch dt {
 	case kernel.Float32:
 		return kernel.Float32s(b)[i] != 0
-	case kernel.Float16:
-		return kernel.Uint16s(b)[i]&0x7fff != 0
-	case kernel.Int32:
+	case kernel.Float16, kernel.BFloat16:
+		return kernel.Uint16s(b)[i]&0x7fff != 0 // ±0 is zero
+	case kernel.Int16, kernel.Uint16:
+		return kernel.Uint16s(b)[i] != 0
+	case kernel.Int32, kernel.Uint32:
 		return kernel.Int32s(b)[i] != 0
-	case kernel.Int64:
+	case kernel.Int64, kernel.Uint64:
 		return kernel.Int64s(b)[i] != 0
 	case kernel.Float64:
 		return kernel.Float64s(b)[i] != 0

@@ -14,10 +14,11 @@ import (
 //     axes from axis on. scale has X's dtype and broadcasts to X
 //     (unidirectionally: of rank at most X's, each dimension 1 or X's).
 //     stash_type may only be 1, float32 statistics, which this computes
-//     in float64, rounding each output once. float32, float16, float64.
+//     in float64, rounding each output once. float32, float16, bfloat16,
+//     float64.
 //   - Swish(X) (alpha 1; opset 24): x · sigmoid(alpha · x), element-wise
 //     as the math ops: evaluated in float64, rounded once. float32,
-//     float16, float64.
+//     float16, bfloat16, float64.
 //   - RotaryEmbedding(X, cos_cache, sin_cache[, position_ids])
 //     (interleaved 0, rotary_embedding_dim 0, num_heads; opset 23): see
 //     newRotaryEmbedding.
@@ -134,9 +135,9 @@ func broadcastsTo(s, to kernel.Shape) bool {
 // rotary_embedding_dim/2], an entry per token; with position_ids (int64
 // [batch, seq]) they are [positions, rotary_embedding_dim/2], read at the
 // token's id, which must lie in [0, positions) (an error at compute
-// otherwise, as in onnxruntime). X and the caches are float32 or float16,
-// of one dtype; each output element is evaluated in float64 and rounded
-// once.
+// otherwise, as in onnxruntime). X and the caches are float32, float16 or
+// bfloat16, of one dtype; each output element is evaluated in float64 and
+// rounded once.
 func newRotaryEmbedding(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("interleaved", "rotary_embedding_dim", "num_heads"); err != nil {
 		return nil, wrapAttr(err)
@@ -194,7 +195,7 @@ func newRotaryEmbedding(attrs kernel.Attrs) (kernel.Kernel, error) {
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		x, cos, sin := in[0], in[1], in[2]
 		pos := positionIDs(in)
-		if err := dtypeIn(x, "X", kernel.Float32, kernel.Float16); err != nil {
+		if err := dtypeIn(x, "X", kernel.Float32, kernel.Float16, kernel.BFloat16); err != nil {
 			return err
 		}
 		d, err := layout(x.Shape)

@@ -26,7 +26,8 @@ import (
 //     output Indices (int64): the flat index of each maximum in X, row-major
 //     (storage_order 0) or with the two last spatial axes column-major (1).
 //
-// float32, float16 and float64 (MaxPool also int8 and uint8); means are
+// float32, float16, bfloat16 and float64 (MaxPool also int8 and uint8,
+// the integer types ONNX's MaxPool takes); means are
 // accumulated in float64 and rounded once. ceil_mode adds the partial
 // window at the end, but not one that would start past the input and its
 // leading padding (in the trailing padding), at every opset and in both
@@ -113,7 +114,7 @@ func newPool(op string) kernel.Factory {
 func (k *pool) geometry(x *kernel.Tensor) (geom, error) {
 	types := onnxFloats
 	if k.op == "MaxPool" {
-		types = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int8, kernel.Uint8}
+		types = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16, kernel.Int8, kernel.Uint8}
 	}
 	if err := dtypeIn(x, "X", types...); err != nil {
 		return geom{}, err
@@ -303,16 +304,15 @@ func (k *pool) compute(a *kernel.Args) error {
 	return nil
 }
 
-// BatchNormalization in inference mode: Y = (X − mean) / √(var + ε) ·
-// scale + B per channel (axis 1) of X [N,C,…], for float32, float16 and
-// float64. Opset 7's spatial=0 takes per-element statistics of shape
-// [C,D…]; from opset 14 training_mode must be 0 (training is refused).
-// Each element is ONNX's formula ((x − mean)/√(var + ε))·scale + B,
-// evaluated in float64 in that order and rounded once. (Folding the
-// statistics into one factor and offset per channel, x·factor + offset,
-// differs on special values: an infinite scale or a mean beyond the range
-// of the product gives Inf − Inf, NaN, where the formula is finite or
-// infinite.)
+// BatchNormalization in inference mode: Y = (X − mean) / √(var + ε) · scale
+// + B per channel (axis 1) of X [N,C,…], for float32, float16, bfloat16 and
+// float64. Opset 7's spatial=0 takes per-element statistics of shape [C,D…];
+// from opset 14 training_mode must be 0 (training is refused). Each element
+// is ONNX's formula ((x − mean)/√(var + ε))·scale + B, evaluated in float64
+// in that order and rounded once. (Folding the statistics into one factor
+// and offset per channel, x·factor + offset, differs on special values: an
+// infinite scale or a mean beyond the range of the product gives Inf − Inf,
+// NaN, where the formula is finite or infinite.)
 //
 // Tiling (words):
 //

@@ -9,16 +9,17 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// ReduceSum sums float32, float16, int32 or int64 input over a set of axes.
+// ReduceSum sums float32, float16, bfloat16, int32, int64, uint32 or uint64
+// input over a set of axes.
 // The axes come from attribute axes or, without it, from the optional int64
 // (or int32) 1-D input 1, a value dependency. Empty axes reduce every
 // dimension, unless attribute noop_with_empty_axes is set: then the input is
 // copied. Attribute keepdims (default true) keeps reduced dimensions as 1.
 // Negative axes count from the end; an axis repeated is an error.
 //
-// Each output element sums its inputs in ascending input order: float32
-// and float16 in a float32 accumulator, integers in int64 (an int32 result
-// wraps).
+// Each output element sums its inputs in ascending input order: float32,
+// float16 and bfloat16 in a float32 accumulator, integers in int64 (a
+// 32-bit result wraps, and so does a uint64 one, modulo 2^64).
 //
 // Tiling (words):
 //
@@ -124,7 +125,7 @@ func (k *reduceSum) reduced(axes ints, d, r int) bool {
 
 func (k *reduceSum) infer(in, out []*kernel.Tensor) error {
 	x, o := in[0], out[0]
-	if err := checkNumeric(x, "data"); err != nil {
+	if err := dtypeIn(x, "data", kernel.Float32, kernel.Float16, kernel.BFloat16, kernel.Int32, kernel.Int64, kernel.Uint32, kernel.Uint64); err != nil {
 		return err
 	}
 	axes, err := k.reduceAxes(in)
@@ -295,6 +296,15 @@ func (k *reduceSum) compute(a *kernel.Args) error {
 	case kernel.Int64:
 		e := sumInt[int64]{reducer: r, x: kernel.Int64s(xb), o: kernel.Int64s(ob)}
 		e.kept(0, 0)
+	case kernel.BFloat16:
+		e := sumFloat[bf16vec]{reducer: r, x: bf16vec(kernel.Uint16s(xb)), o: bf16vec(kernel.Uint16s(ob))}
+		e.kept(0, 0)
+	case kernel.Uint32:
+		e := sumInt[uint32]{reducer: r, x: kernel.Uint32s(xb), o: kernel.Uint32s(ob)}
+		e.kept(0, 0)
+	case kernel.Uint64:
+		e := sumInt[uint64]{reducer: r, x: kernel.Uint64s(xb), o: kernel.Uint64s(ob)}
+		e.kept(0, 0)
 	}
 	return nil
 }
@@ -306,7 +316,7 @@ var negZero32 = float32(math.Copysign(0, -1))
 // startSums readies s for sums of terms terms each, the products of a
 // matrix product or convolution: -0 (0 for integers), so that a sum of -0
 // terms, one term included, stays -0; +0 for empty sums.
-func startSums[T float32 | float64 | int32 | int64](s []T, terms int64) {
+func startSums[T float32 | float64 | int32 | int64 | uint32 | uint64](s []T, terms int64) {
 	if terms == 0 {
 		clear(s)
 		return
@@ -364,7 +374,7 @@ func (e *sumFloat[V]) sum(d int, off int64) {
 	}
 }
 
-type sumInt[T int32 | int64] struct {
+type sumInt[T int32 | int64 | uint32 | uint64] struct {
 	reducer
 	x, o []T
 	acc  int64

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
@@ -12,15 +13,19 @@ import (
 // (every axis when absent; negative counting from the end; opsets 1 to
 // 17), keepdims as ReduceSum:
 //
-//	ReduceMean       Σx / n                       float, int32, int64
-//	ReduceMax        max x (−Inf when empty)       float, int32, int64, int8, uint8; bool from opset 20
-//	ReduceMin        min x (+Inf when empty)       float, int32, int64, int8, uint8; bool from opset 20
-//	ReduceProd       Πx                            float, int32, int64
-//	ReduceSumSquare  Σx²                           float, int32, int64
-//	ReduceL1         Σ|x|                          float, int32, int64
-//	ReduceL2         √Σx²                          float, int32, int64
+//	ReduceMean       Σx / n                       float, wide
+//	ReduceMax        max x (−Inf when empty)       float, wide, int8, uint8; bool from opset 20
+//	ReduceMin        min x (+Inf when empty)       float, wide, int8, uint8; bool from opset 20
+//	ReduceProd       Πx                            float, wide
+//	ReduceSumSquare  Σx²                           float, wide
+//	ReduceL1         Σ|x|                          float, wide
+//	ReduceL2         √Σx²                          float, wide
 //	ReduceLogSum     ln Σx                         float
 //	ReduceLogSumExp  ln Σeˣ (shifted by the max)   float
+//
+// "float" is float32, float16, bfloat16 and float64; "wide" int32, int64,
+// uint32 and uint64, the integer types ONNX's reductions take besides
+// ReduceMax and ReduceMin's int8 and uint8.
 //
 // An empty ReduceMax of an integer type gives the type's minimum, an empty
 // ReduceMin its maximum (ONNX: "minus infinity if supported by the data
@@ -29,8 +34,10 @@ import (
 //
 // Each output accumulates its inputs in ascending input order in float64
 // and is rounded once to the output dtype (integers truncate toward zero,
-// as onnxruntime's integer mean does). Max and Min are IEEE 754's maximum
-// and minimum: a NaN input makes them NaN, and -0 is below +0. On bool
+// as onnxruntime's integer mean does); ReduceMax and ReduceMin of int64
+// and uint64 compare in their own type instead, exact beyond 2^53. Max
+// and Min are IEEE 754's maximum and minimum: a NaN input makes them NaN,
+// and -0 is below +0. On bool
 // (opset 20) false is below true: ReduceMax is the logical or of the
 // elements (false when there are none), ReduceMin their and (true when
 // there are none).
@@ -48,10 +55,19 @@ type reduction struct {
 	axes  reduceSum // axes, keepdims and shape inference
 	walk  bcast
 	acc   []float64
-	accI  []int64   // ReduceMax and ReduceMin of int64: exact
+	accI  []int64   // ReduceMax and ReduceMin of int64 and uint64: exact
 	aux   []float64 // ReduceLogSumExp: the maxima
 	keep  kernel.Shape
 }
+
+// The dtypes of the reductions (see the table above), and of ops with
+// the same ONNX type constraints: onnxWide, the floats and the integer
+// types of 32 and 64 bits; onnxWide8 those and int8 and uint8.
+var (
+	onnxWide      = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16, kernel.Int32, kernel.Int64, kernel.Uint32, kernel.Uint64}
+	onnxWide8     = append(slices.Clip(onnxWide), kernel.Int8, kernel.Uint8)
+	onnxWide8Bool = append(slices.Clip(onnxWide8), kernel.Bool)
+)
 
 var reductionOps = []string{"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}
 
@@ -94,12 +110,12 @@ func reductionBuiltins() []builtin {
 }
 
 func (k *reduction) infer(in, out []*kernel.Tensor) error {
-	types := []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64}
+	types := onnxWide
 	switch k.op {
 	case "ReduceMax", "ReduceMin":
-		types = append(types, kernel.Int8, kernel.Uint8)
+		types = onnxWide8
 		if k.bools {
-			types = append(types, kernel.Bool)
+			types = onnxWide8Bool
 		}
 	case "ReduceLogSum", "ReduceLogSumExp":
 		types = onnxFloats
@@ -200,7 +216,7 @@ func (k *reduction) compute(a *kernel.Args) error {
 			return nil
 		}
 	}
-	if x.DType == kernel.Int64 && (k.op == "ReduceMax" || k.op == "ReduceMin") {
+	if (x.DType == kernel.Int64 || x.DType == kernel.Uint64) && (k.op == "ReduceMax" || k.op == "ReduceMin") {
 		return k.extremaInt64(x, o, m, count)
 	}
 	if k.op == "ReduceLogSumExp" {
@@ -275,10 +291,11 @@ func (k *reduction) compute(a *kernel.Args) error {
 	return nil
 }
 
-// extremaInt64 is ReduceMax or ReduceMin of int64 x into the m elements of
-// o, in int64: exact beyond 2^53, where float64 would round. An empty
-// reduction (count 0) gives the type's minimum (ReduceMax) or maximum
-// (ReduceMin), as ONNX says. k.walk is set on x's shape and the kept one.
+// extremaInt64 is ReduceMax or ReduceMin of int64 or uint64 x into the m
+// elements of o, in loadOrd's form: exact beyond 2^53, where float64 would
+// round. An empty reduction (count 0) gives the type's minimum (ReduceMax)
+// or maximum (ReduceMin), as ONNX says. k.walk is set on x's shape and the
+// kept one.
 func (k *reduction) extremaInt64(x, o *kernel.Tensor, m, count int64) error {
 	if int64(cap(k.accI)) < m {
 		k.accI = make([]int64, m)
@@ -291,8 +308,9 @@ func (k *reduction) extremaInt64(x, o *kernel.Tensor, m, count int64) error {
 	for i := range acc {
 		acc[i] = init
 	}
-	xs := kernel.Int64s(x.Data())
-	for _, v := range xs[:x.NumElements()] {
+	xb, dt := x.Data(), x.DType
+	for i := range x.NumElements() {
+		v := loadOrd(dt, xb, i)
 		j := k.walk.off[0]
 		if k.op == "ReduceMax" {
 			acc[j] = max(acc[j], v)
@@ -301,6 +319,9 @@ func (k *reduction) extremaInt64(x, o *kernel.Tensor, m, count int64) error {
 		}
 		k.walk.next()
 	}
-	copy(kernel.Int64s(o.Data()), acc)
+	ob := o.Data()
+	for j, v := range acc {
+		storeOrd(dt, ob, int64(j), v)
+	}
 	return nil
 }

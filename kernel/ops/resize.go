@@ -9,8 +9,8 @@ import (
 )
 
 // Resize (opsets 10 to 22) and Upsample (opsets 7 and 9) interpolate X
-// [D0,…] to an output of the same rank, axis by axis, on float32, float16
-// and float64 (nearest mode also int8, uint8, int32, int64).
+// [D0,…] to an output of the same rank, axis by axis, on float32, float16,
+// bfloat16 and float64 (nearest mode also every integer type).
 //
 // Inputs: Resize-10 (X, scales); from Resize-11 (X, roi, scales, sizes),
 // exactly one of scales and sizes non-empty; Upsample-7 has the attribute
@@ -339,7 +339,7 @@ func (k *resize) infer(in, out []*kernel.Tensor) error {
 	x := in[0]
 	types := onnxFloats
 	if k.mode == "nearest" {
-		types = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int8, kernel.Uint8, kernel.Int32, kernel.Int64}
+		types = onnxNumeric
 	}
 	if err := dtypeIn(x, "X", types...); err != nil {
 		return err

@@ -20,10 +20,19 @@ func mul[T float32 | float64](x, y T) T { return T(x * y) }
 // f64ToF16 rounds v to float16, to nearest even, once. Rounding to float32
 // first and then to float16 would round twice: a value just above a tie
 // between two float16s can round to the tie in float32, which then rounds
-// to even, the wrong way. So v is rounded to float32 toward odd (an inexact
-// result takes the odd one of its two neighbours), which keeps the sticky
-// bit that float16's rounding needs; float32 has 13 bits to spare.
-func f64ToF16(v float64) uint16 {
+// to even, the wrong way. So v is rounded to float32 toward odd (see
+// f32Odd), which keeps the sticky bit that float16's rounding needs;
+// float32 has 13 bits to spare.
+func f64ToF16(v float64) uint16 { return kernel.F32ToF16(f32Odd(v)) }
+
+// f64ToBF16 rounds v to bfloat16, to nearest even, once, the same way:
+// bfloat16 is float32 with 16 bits fewer.
+func f64ToBF16(v float64) uint16 { return kernel.F32ToBF16(f32Odd(v)) }
+
+// f32Odd rounds v to float32 toward odd: an inexact result takes the odd
+// one of its two neighbours. Rounding that to a narrower format with the
+// same exponent range or less is then the correct rounding of v.
+func f32Odd(v float64) float32 {
 	f := float32(v)
 	if d := float64(f); d != v && v == v && !math.IsInf(d, 0) {
 		if b := math.Float32bits(f); b&1 == 0 {
@@ -35,5 +44,5 @@ func f64ToF16(v float64) uint16 {
 			f = math.Float32frombits(b)
 		}
 	}
-	return kernel.F32ToF16(f)
+	return f
 }

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/pipert/pipert/kernel"
@@ -10,7 +11,11 @@ import (
 // Element access by dtype, for the ops whose work per element is small
 // next to the bookkeeping (comparisons, selection, padding): an element is
 // loaded as a float64 or an int64 and stored back the same way. Integers
-// go through int64 so that int64 values above 2^53 stay exact.
+// go through int64 so that int64 values above 2^53 stay exact. A uint64
+// goes through int64 as its bit pattern, which wraps above math.MaxInt64:
+// addition, subtraction, multiplication and the bitwise ops are the same
+// on that form, while order, division and conversion to float need the
+// unsigned value (loadOrd, storeOrd, isU64, loadF).
 
 // loadF returns element i of b, of dtype dt, as a float64.
 func loadF(dt kernel.DType, b []byte, i int64) float64 {
@@ -21,15 +26,19 @@ func loadF(dt kernel.DType, b []byte, i int64) float64 {
 		return float64(kernel.F16ToF32(kernel.Uint16s(b)[i]))
 	case kernel.Float64:
 		return kernel.Float64s(b)[i]
+	case kernel.BFloat16:
+		return float64(kernel.BF16ToF32(kernel.Uint16s(b)[i]))
+	case kernel.Uint64:
+		return float64(kernel.Uint64s(b)[i])
 	}
 	return float64(loadI(dt, b, i))
 }
 
 // loadI returns element i of b, of an integer or bool dtype dt, as an
-// int64. Floats are truncated toward zero.
+// int64 (a uint64 as its bit pattern). Floats are truncated toward zero.
 func loadI(dt kernel.DType, b []byte, i int64) int64 {
 	switch dt {
-	case kernel.Int64:
+	case kernel.Int64, kernel.Uint64:
 		return kernel.Int64s(b)[i]
 	case kernel.Int32:
 		return int64(kernel.Int32s(b)[i])
@@ -37,7 +46,13 @@ func loadI(dt kernel.DType, b []byte, i int64) int64 {
 		return int64(int8(b[i]))
 	case kernel.Uint8, kernel.Bool:
 		return int64(b[i])
-	case kernel.Float32, kernel.Float16, kernel.Float64:
+	case kernel.Int16:
+		return int64(kernel.Int16s(b)[i])
+	case kernel.Uint16:
+		return int64(kernel.Uint16s(b)[i])
+	case kernel.Uint32:
+		return int64(kernel.Uint32s(b)[i])
+	case kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16:
 		return int64(loadF(dt, b, i))
 	}
 	return 0
@@ -53,20 +68,36 @@ func storeF(dt kernel.DType, b []byte, i int64, v float64) {
 		kernel.Uint16s(b)[i] = f64ToF16(v)
 	case kernel.Float64:
 		kernel.Float64s(b)[i] = v
+	case kernel.BFloat16:
+		kernel.Uint16s(b)[i] = f64ToBF16(v)
+	case kernel.Uint64:
+		kernel.Uint64s(b)[i] = f64ToU64(v)
 	default:
 		storeI(dt, b, i, int64(v))
 	}
 }
 
-// storeI stores v as element i of b, wrapping to dtype dt.
+// f64ToU64 truncates v toward zero into a uint64: exact from 0 to 2^64,
+// negative values wrap as through int64.
+func f64ToU64(v float64) uint64 {
+	if v >= 1<<63 {
+		return uint64(v-(1<<63)) | 1<<63
+	}
+	return uint64(int64(v))
+}
+
+// storeI stores v as element i of b, wrapping to dtype dt (a uint64 takes
+// v's bit pattern).
 func storeI(dt kernel.DType, b []byte, i int64, v int64) {
 	switch dt {
-	case kernel.Int64:
+	case kernel.Int64, kernel.Uint64:
 		kernel.Int64s(b)[i] = v
-	case kernel.Int32:
+	case kernel.Int32, kernel.Uint32:
 		kernel.Int32s(b)[i] = int32(v)
 	case kernel.Int8, kernel.Uint8:
 		b[i] = byte(v)
+	case kernel.Int16, kernel.Uint16:
+		kernel.Int16s(b)[i] = int16(v)
 	case kernel.Bool:
 		if v != 0 {
 			b[i] = 1
@@ -76,6 +107,55 @@ func storeI(dt kernel.DType, b []byte, i int64, v int64) {
 	default:
 		storeF(dt, b, i, float64(v))
 	}
+}
+
+// isU64 reports whether dt is uint64, the one integer dtype whose values
+// int64 does not hold.
+func isU64(dt kernel.DType) bool { return dt == kernel.Uint64 }
+
+// loadOrd returns element i of b, of an integer or bool dtype dt, as an
+// int64 whose order is the elements' order: loadI's value, except that a
+// uint64 has its top bit flipped, mapping 0 to math.MinInt64 and the
+// largest uint64 to math.MaxInt64. storeOrd stores such a value back.
+// Ops that only compare and select (Max, Min, Clip, the arg and sort ops)
+// work on this form; math.MinInt64 and math.MaxInt64 are then the
+// extremes of every integer dtype's range.
+func loadOrd(dt kernel.DType, b []byte, i int64) int64 {
+	v := loadI(dt, b, i)
+	if dt == kernel.Uint64 {
+		v ^= math.MinInt64
+	}
+	return v
+}
+
+// storeOrd stores v, in loadOrd's form, as element i of b.
+func storeOrd(dt kernel.DType, b []byte, i int64, v int64) {
+	if dt == kernel.Uint64 {
+		v ^= math.MinInt64
+	}
+	storeI(dt, b, i, v)
+}
+
+// intRange returns the lowest and highest value of integer dtype dt in
+// loadOrd's form.
+func intRange(dt kernel.DType) (lo, hi int64) {
+	switch dt {
+	case kernel.Int8:
+		return math.MinInt8, math.MaxInt8
+	case kernel.Uint8:
+		return 0, math.MaxUint8
+	case kernel.Int16:
+		return math.MinInt16, math.MaxInt16
+	case kernel.Uint16:
+		return 0, math.MaxUint16
+	case kernel.Int32:
+		return math.MinInt32, math.MaxInt32
+	case kernel.Uint32:
+		return 0, math.MaxUint32
+	case kernel.Bool:
+		return 0, 1
+	}
+	return math.MinInt64, math.MaxInt64 // int64, and uint64 in loadOrd's form
 }
 
 // copyElem copies element si of src to element di of dst, both of element
@@ -168,19 +248,26 @@ func dtypeIn(t *kernel.Tensor, name string, ok ...kernel.DType) error {
 	return fmt.Errorf("input %s has dtype %v, want one of %v", name, t.DType, slices.Clone(ok))
 }
 
-// The dtype sets the ONNX ops take.
+// The dtype sets the ONNX ops take: the float types, the integer types,
+// both (numeric), both and bool (all).
 var (
-	onnxFloats  = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64}
-	onnxNumeric = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8}
-	onnxAll     = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Bool}
+	onnxFloats  = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16}
+	onnxInts    = []kernel.DType{kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Int16, kernel.Uint16, kernel.Uint32, kernel.Uint64}
+	onnxNumeric = append(slices.Clip(onnxFloats), onnxInts...)
+	onnxAll     = append(slices.Clip(onnxNumeric), kernel.Bool)
+	// The same without bfloat16, for the ops ONNX has not extended to it
+	// (Einsum, OneHot, Unique, Compress, ReverseSequence).
+	onnxNumericNoBF16 = append([]kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64}, onnxInts...)
+	onnxAllNoBF16     = append(slices.Clip(onnxNumericNoBF16), kernel.Bool)
 )
 
 // floats lends the kernels built on the blocked axpy product (Conv,
 // ConvTranspose, Gemm) and the recurrent cells (LSTM, GRU, RNN) operands
-// of their compute type T: float32 for float32 and float16 tensors,
-// float64 for float64 ones. An operand of dtype T is viewed in place;
-// another (float16) is converted into a buffer the kernel keeps run after
-// run, and computed on in float32 then rounded once to float16 on store,
+// of their compute type T: float32 for float32, float16 and bfloat16
+// tensors, float64 for float64 ones. An operand of dtype T is viewed in
+// place; another (float16, bfloat16) is converted into a buffer the kernel
+// keeps run after run, and computed on in float32 then rounded once to its
+// type on store,
 // as onnxruntime's float16 kernels accumulate in float32. The same buffers
 // hold the kernel's scratch (a workspace with no contents, the recurrent
 // state), so that a computation allocates nothing in steady state.

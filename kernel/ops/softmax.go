@@ -8,15 +8,15 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// Softmax and LogSoftmax normalize float32, float16 or float64 input along attribute
-// axis (default -1; the input must have rank ≥ 1). Before ONNX opset 13
-// (attribute "opset") the input is flattened to 2-D at axis (default 1):
-// a row is every element of the dimensions from axis on. A row is the set of
-// elements along the axis at one position of the other dimensions. Both
-// subtract the row maximum m first: Softmax is exp(x-m)/Σexp(x-m), LogSoftmax
-// (x-m) - log Σexp(x-m). Sums run in float32 in ascending order; exp and log
-// evaluate in float64 and round to float32. Float64 input computes in
-// float64 throughout.
+// Softmax and LogSoftmax normalize float32, float16, bfloat16 or float64
+// input along attribute axis (default -1; the input must have rank ≥ 1).
+// Before ONNX opset 13 (attribute "opset") the input is flattened to 2-D at
+// axis (default 1): a row is every element of the dimensions from axis on. A
+// row is the set of elements along the axis at one position of the other
+// dimensions. Both subtract the row maximum m first: Softmax is
+// exp(x-m)/Σexp(x-m), LogSoftmax (x-m) - log Σexp(x-m). Sums run in float32
+// in ascending order; exp and log evaluate in float64 and round to float32.
+// Float64 input computes in float64 throughout.
 //
 // Tiling (words):
 //
@@ -128,6 +128,8 @@ func (k *softmax) compute(a *kernel.Args) error {
 		softmaxRows(k.log, f32vec(kernel.Float32s(xb)), f32vec(kernel.Float32s(ob)), outer, n, inner)
 	case kernel.Float16:
 		softmaxRows(k.log, f16vec(kernel.Uint16s(xb)), f16vec(kernel.Uint16s(ob)), outer, n, inner)
+	case kernel.BFloat16:
+		softmaxRows(k.log, bf16vec(kernel.Uint16s(xb)), bf16vec(kernel.Uint16s(ob)), outer, n, inner)
 	case kernel.Float64:
 		softmaxRows64(k.log, kernel.Float64s(xb), kernel.Float64s(ob), outer, n, inner)
 	}

@@ -60,7 +60,7 @@ var unaryCases = []unaryCase{
 	}},
 	{op: "Softsign", ref: func(x float64) float64 { return x / (1 + math.Abs(x)) }},
 	// Relu: max(0, x).
-	{op: "ReLU", ref: func(x float64) float64 { return ieeeMax(0, x) }, dts: []kernel.DType{kernel.Float32, kernel.Float16}},
+	{op: "ReLU", ref: func(x float64) float64 { return ieeeMax(0, x) }, dts: []kernel.DType{kernel.Float32, kernel.Float16, kernel.BFloat16}},
 	{op: "LeakyRelu", ref: func(x float64) float64 {
 		if x < 0 {
 			return float64(float32(0.01)) * x
@@ -106,7 +106,8 @@ var unaryCases = []unaryCase{
 	}},
 	// HardSwish: x·max(0, min(1, x/6 + 1/2)).
 	{op: "HardSwish", ref: func(x float64) float64 { return x * ieeeMax(0, ieeeMin(1, x/6+0.5)) }},
-	// Shrink: x+bias below -lambd, x-bias above lambd, else 0.
+	// Shrink: x+bias below -lambd, x-bias above lambd, else 0. ONNX's
+	// Shrink takes no bfloat16.
 	{op: "Shrink", attrs: kernel.Attrs{"bias": 1.5, "lambd": 1.0}, ref: func(x float64) float64 {
 		switch {
 		case x < -1:
@@ -115,14 +116,14 @@ var unaryCases = []unaryCase{
 			return x - 1.5
 		}
 		return 0
-	}},
+	}, dts: []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64}},
 	// Gelu: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), or with erf.
 	{op: "GELU", ref: func(x float64) float64 {
 		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
-	}, dts: []kernel.DType{kernel.Float32, kernel.Float16}},
+	}, dts: []kernel.DType{kernel.Float32, kernel.Float16, kernel.BFloat16}},
 	{op: "GELU", attrs: kernel.Attrs{"approximate": "none"}, ref: func(x float64) float64 {
 		return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
-	}, dts: []kernel.DType{kernel.Float32, kernel.Float16}},
+	}, dts: []kernel.DType{kernel.Float32, kernel.Float16, kernel.BFloat16}},
 }
 
 func (c unaryCase) name(dt kernel.DType) string {

@@ -49,6 +49,12 @@ func TestSpecialProducts(t *testing.T) {
 		} {
 			name := fmt.Sprintf("%s%v/%v", c.op, c.attrs, dt)
 			out, err := runOp(c.op, c.attrs, c.in...)
+			if c.op == "Einsum" && dt == kernel.BFloat16 { // not among ONNX's Einsum's types
+				if err == nil {
+					t.Errorf("%s: computed a dtype ONNX's Einsum does not take", name)
+				}
+				continue
+			}
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				continue

@@ -50,7 +50,7 @@ func normRows(dt kernel.DType) [][]uint64 {
 
 // subnormals returns the first two subnormals of the sweep's values of dt.
 func subnormals(dt kernel.DType) []uint64 {
-	tiny := map[kernel.DType]float64{kernel.Float32: 0x1p-126, kernel.Float16: 0x1p-14, kernel.Float64: 0x1p-1022}[dt]
+	tiny := map[kernel.DType]float64{kernel.Float32: 0x1p-126, kernel.Float16: 0x1p-14, kernel.Float64: 0x1p-1022, kernel.BFloat16: 0x1p-126}[dt]
 	var out []uint64
 	for _, b := range sweepBits(dt) {
 		if v := refValue(dt, b); v != 0 && math.Abs(v) < tiny && len(out) < 2 {

@@ -148,6 +148,12 @@ func TestSpecialUnique(t *testing.T) {
 		u := int64(len(y))
 		name := fmt.Sprintf("Unique(sorted)/%v", dt)
 		out, err := runOp("Unique", kernel.Attrs{"sorted": int64(1)}, bitsTensor(dt, shp(int64(len(x))), x))
+		if dt == kernel.BFloat16 { // not among ONNX's Unique's types, nor pipert's form's
+			if err == nil {
+				t.Errorf("%s: computed a dtype ONNX's Unique does not take", name)
+			}
+			continue
+		}
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue

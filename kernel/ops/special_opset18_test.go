@@ -21,16 +21,33 @@ func init() {
 // on the typed values.
 func TestSpecialBitwise(t *testing.T) {
 	extremes := map[kernel.DType][]int64{
-		kernel.Int8:  {math.MinInt8, -1, 0, 1, math.MaxInt8},
-		kernel.Uint8: {0, 1, 0x55, 0x80, 0xff},
-		kernel.Int32: {math.MinInt32, -1, 0, 0x5555_5555, math.MaxInt32},
-		kernel.Int64: {math.MinInt64, -1, 0, 0x5555_5555_5555_5555, math.MaxInt64},
+		kernel.Int8:   {math.MinInt8, -1, 0, 1, math.MaxInt8},
+		kernel.Uint8:  {0, 1, 0x55, 0x80, 0xff},
+		kernel.Int32:  {math.MinInt32, -1, 0, 0x5555_5555, math.MaxInt32},
+		kernel.Int64:  {math.MinInt64, -1, 0, 0x5555_5555_5555_5555, math.MaxInt64},
+		kernel.Int16:  {math.MinInt16, -1, 0, 0x5555, math.MaxInt16},
+		kernel.Uint16: {0, 1, 0x5555, 0x8000, 0xffff},
+		kernel.Uint32: {0, 1, 0x5555_5555, 0x8000_0000, 0xffff_ffff},
+		// uint64 as bit patterns: 2^63 and 2^64-1.
+		kernel.Uint64: {0, 1, 0x5555_5555_5555_5555, math.MinInt64, -1},
+	}
+	// The low bits of a result, as loadI reads the unsigned dtypes.
+	low := func(dt kernel.DType, v int64) int64 {
+		switch dt {
+		case kernel.Uint8:
+			return v & 0xff
+		case kernel.Uint16:
+			return v & 0xffff
+		case kernel.Uint32:
+			return v & 0xffff_ffff
+		}
+		return v
 	}
 	for dt, v := range extremes {
 		mk := func(shape []int64) *kernel.Tensor {
 			x := kernel.New(dt, shape...)
 			for i, e := range v {
-				storeInt(x.Host, dt, int64(i), e)
+				storeI(dt, x.Host, int64(i), e)
 			}
 			return x
 		}
@@ -50,10 +67,7 @@ func TestSpecialBitwise(t *testing.T) {
 			}
 			for i := range 25 {
 				a, b := v[i/5], v[i%5]
-				want := c.f(a, b)
-				if dt == kernel.Uint8 { // the low byte, as uint8
-					want &= 0xff
-				}
+				want := low(dt, c.f(a, b))
 				if got := loadI(dt, out[0].Data(), int64(i)); got != want {
 					t.Errorf("%s/%v(%d, %d) = %d, want %d", c.op, dt, a, b, got, want)
 				}
@@ -65,10 +79,7 @@ func TestSpecialBitwise(t *testing.T) {
 			continue
 		}
 		for i, a := range v {
-			want := ^a
-			if dt == kernel.Uint8 {
-				want &= 0xff
-			}
+			want := low(dt, ^a)
 			if got := loadI(dt, out[0].Data(), int64(i)); got != want {
 				t.Errorf("BitwiseNot/%v(%d) = %d, want %d", dt, a, got, want)
 			}

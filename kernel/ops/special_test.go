@@ -62,7 +62,7 @@ import (
 //	    determinant's expansion is (special_det_test.go).
 
 // sweepFloats are the float dtypes the sweep runs, in order.
-var sweepFloats = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64}
+var sweepFloats = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16}
 
 // sweepBits returns the bit patterns of dt the sweep feeds to the ops: the
 // special values of exact_test.go, the largest subnormal, halves for the
@@ -91,6 +91,15 @@ func sweepBits(dt kernel.DType) []uint64 {
 			0x3800, 0xb800, // ±0.5
 			0x3e00, 0xc100, // 1.5, -2.5
 		)
+	case kernel.BFloat16:
+		out = []uint64{
+			0x0000, 0x8000, 0x7f80, 0xff80, // ±0, ±Inf
+			0x7fc0, 0xffc1, 0x7f81, // NaNs: quiet, negative with a payload, signalling
+			0x0001, 0x807f, // subnormals: the smallest, minus the largest
+			0x7f7f, 0xff7f, 0x0080, // ±largest, smallest normal
+			0x3f80, 0xbf80, 0x4228, // 1, -1, 42
+			0x3f00, 0xbf00, 0x3fc0, 0xc020, // ±0.5, 1.5, -2.5
+		}
 	case kernel.Float64:
 		out = []uint64{
 			0, 1 << 63, // ±0
@@ -117,6 +126,23 @@ func refValue(dt kernel.DType, b uint64) float64 {
 		return float64(math.Float32frombits(uint32(b)))
 	case kernel.Float64:
 		return math.Float64frombits(b)
+	case kernel.BFloat16:
+		// sign, 8 exponent bits (bias 127), 7 fraction bits.
+		sign := 1.0
+		if b&0x8000 != 0 {
+			sign = -1
+		}
+		e, f := int(b>>7)&0xff, float64(b&0x7f)
+		switch e {
+		case 0xff:
+			if f != 0 {
+				return math.NaN()
+			}
+			return math.Inf(int(sign))
+		case 0:
+			return sign * math.Ldexp(f, -133)
+		}
+		return sign * math.Ldexp(128+f, e-134)
 	}
 	// float16: sign, 5 exponent bits (bias 15), 10 fraction bits.
 	sign := 1.0
@@ -137,13 +163,16 @@ func refValue(dt kernel.DType, b uint64) float64 {
 }
 
 // refBits rounds v once, to nearest even, to float dtype dt and returns its
-// bit pattern. Float16 is rounded here directly from float64.
+// bit pattern. Float16 and bfloat16 are rounded here directly from
+// float64.
 func refBits(dt kernel.DType, v float64) uint64 {
 	switch dt {
 	case kernel.Float32:
 		return uint64(math.Float32bits(float32(v)))
 	case kernel.Float64:
 		return math.Float64bits(v)
+	case kernel.BFloat16:
+		return refBF16(v)
 	}
 	var sign uint64
 	if math.Signbit(v) {
@@ -168,6 +197,35 @@ func refBits(dt kernel.DType, v float64) uint64 {
 		q, e = 1024, e+1
 	}
 	return sign | uint64(e+15)<<10 | (uint64(q) - 1024)
+}
+
+// refBF16 rounds v once, to nearest even, to bfloat16: 8 significant
+// bits, exponents from -126 (subnormals below, in steps of 2^-133), Inf
+// from halfway between the largest finite value (2^128 − 2^120) and 2^128.
+func refBF16(v float64) uint64 {
+	var sign uint64
+	if math.Signbit(v) {
+		sign = 0x8000
+	}
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v):
+		return sign | 0x7fc0
+	case a >= 0x1p128-0x1p119:
+		return sign | 0x7f80
+	case a == 0:
+		return sign
+	}
+	_, e := math.Frexp(a) // a = m·2^e, m in [0.5, 1)
+	e = max(e-1, -126)    // a's binade, subnormals in the lowest
+	q := math.RoundToEven(math.Ldexp(a, 7-e))
+	if q < 128 { // subnormal (e is -126)
+		return sign | uint64(q)
+	}
+	if q == 256 { // rounded up into the next binade
+		q, e = 128, e+1
+	}
+	return sign | uint64(e+127)<<7 | (uint64(q) - 128)
 }
 
 // bitsTensor makes a tensor of dtype dt and shape holding bit patterns b.
@@ -222,6 +280,8 @@ func isNaNBits(dt kernel.DType, b uint64) bool {
 		return b&0x7f800000 == 0x7f800000 && b&0x7fffff != 0
 	case kernel.Float16:
 		return b&0x7c00 == 0x7c00 && b&0x3ff != 0
+	case kernel.BFloat16:
+		return b&0x7f80 == 0x7f80 && b&0x7f != 0
 	case kernel.Float64:
 		return b&0x7ff0000000000000 == 0x7ff0000000000000 && b&0xfffffffffffff != 0
 	}

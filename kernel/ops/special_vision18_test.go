@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"testing"
 
@@ -50,15 +49,7 @@ func TestSpecialCenterCropPadTensorScatter(t *testing.T) {
 // definition: θ · (x, y, 1) in float64, each product rounded, then rounded
 // once to the dtype.
 func TestSpecialAffineGrid(t *testing.T) {
-	round := func(dt kernel.DType, v float64) uint64 {
-		switch dt {
-		case kernel.Float32:
-			return uint64(math.Float32bits(float32(v)))
-		case kernel.Float16:
-			return uint64(f64ToF16(v))
-		}
-		return math.Float64bits(v)
-	}
+	round := refBits
 	for _, dt := range sweepFloats {
 		for _, vb := range sweepBits(dt) {
 			v := refValue(dt, vb)
@@ -108,12 +99,4 @@ func TestSpecialDeformConv(t *testing.T) {
 	}
 }
 
-func roundBits(dt kernel.DType, v float64) uint64 {
-	switch dt {
-	case kernel.Float32:
-		return uint64(math.Float32bits(float32(v)))
-	case kernel.Float16:
-		return uint64(f64ToF16(v))
-	}
-	return math.Float64bits(v)
-}
+func roundBits(dt kernel.DType, v float64) uint64 { return refBits(dt, v) }

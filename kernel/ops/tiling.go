@@ -352,10 +352,10 @@ func checkNumeric(t *kernel.Tensor, name string) error {
 }
 
 func checkFloat(t *kernel.Tensor, name string) error {
-	if t.DType == kernel.Float32 || t.DType == kernel.Float16 {
+	if t.DType == kernel.Float32 || t.DType == kernel.Float16 || t.DType == kernel.BFloat16 {
 		return nil
 	}
-	return fmt.Errorf("input %s has dtype %v, want float32 or float16", name, t.DType)
+	return fmt.Errorf("input %s has dtype %v, want float32, float16 or bfloat16", name, t.DType)
 }
 
 func checkSameDType(t *kernel.Tensor, name string, ref *kernel.Tensor, refName string) error {

@@ -11,8 +11,10 @@ import (
 
 // ReLU and GELU: elementwise activations, same shape and dtype out as in.
 //
-// ReLU takes float32, float16, int32 and int64 and computes max(x, 0) (a NaN
-// stays NaN; -0 gives +0, as IEEE 754's maximum orders -0 below +0). GELU takes float32 and float16; attribute approximate selects
+// ReLU takes float32, float16, bfloat16, float64, int8, int16, int32 and
+// int64 (ONNX's signed types) and computes max(x, 0) (a NaN stays NaN; -0
+// gives +0, as IEEE 754's maximum orders -0 below +0). GELU takes float32,
+// float16, bfloat16 and float64; attribute approximate selects
 // the formula: "tanh" (the default) computes
 // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), "none" the exact
 // 0.5·x·(1 + erf(x/√2)). GELU evaluates in float64 and rounds once to the
@@ -73,9 +75,9 @@ func (k *unary) infer(in, out []*kernel.Tensor) error {
 	x := in[0]
 	var err error
 	if k.op == opReLU {
-		err = dtypeIn(x, "X", kernel.Float32, kernel.Float16, kernel.Float64, kernel.Int32, kernel.Int64)
+		err = dtypeIn(x, "X", kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Int16)
 	} else {
-		err = dtypeIn(x, "X", kernel.Float32, kernel.Float16, kernel.Float64)
+		err = dtypeIn(x, "X", onnxFloats...)
 	}
 	if err != nil {
 		return err
@@ -127,6 +129,12 @@ func (k *unary) compute(a *kernel.Args) error {
 		reluInt(kernel.Int32s(ob)[:n], kernel.Int32s(xb)[:n])
 	case kernel.Int64:
 		reluInt(kernel.Int64s(ob)[:n], kernel.Int64s(xb)[:n])
+	case kernel.BFloat16:
+		unaryFloat(k.op, bf16vec(kernel.Uint16s(ob)[:n]), bf16vec(kernel.Uint16s(xb)[:n]))
+	case kernel.Int8:
+		reluInt(kernel.Int8s(ob)[:n], kernel.Int8s(xb)[:n])
+	case kernel.Int16:
+		reluInt(kernel.Int16s(ob)[:n], kernel.Int16s(xb)[:n])
 	}
 	return nil
 }
@@ -156,14 +164,15 @@ func unaryFloat[V vec](op unaryOp, o, x V) {
 	}
 }
 
-func reluInt[T int32 | int64](o, x []T) {
+func reluInt[T int8 | int16 | int32 | int64](o, x []T) {
 	for i, v := range x {
 		o[i] = max(v, 0)
 	}
 }
 
-// vec is a float operand seen as float32 values: float16 elements widen on
-// load and round to nearest even on store; store rounds a float64 once.
+// vec is a float operand seen as float32 values: float16 and bfloat16
+// elements widen on load and round to nearest even on store; store rounds a
+// float64 once.
 type vec interface {
 	len() int
 	at(i int64) float32
@@ -196,3 +205,13 @@ func (v f16vec) at(i int64) float32       { return kernel.F16ToF32(v[i]) }
 func (v f16vec) at64(i int64) float64     { return float64(kernel.F16ToF32(v[i])) }
 func (v f16vec) set(i int64, x float32)   { v[i] = kernel.F32ToF16(x) }
 func (v f16vec) store(i int64, x float64) { v[i] = f64ToF16(x) }
+
+// bf16vec holds bfloat16 elements: they widen exactly on load and round to
+// nearest even on store.
+type bf16vec []uint16
+
+func (v bf16vec) len() int                 { return len(v) }
+func (v bf16vec) at(i int64) float32       { return kernel.BF16ToF32(v[i]) }
+func (v bf16vec) at64(i int64) float64     { return float64(kernel.BF16ToF32(v[i])) }
+func (v bf16vec) set(i int64, x float32)   { v[i] = kernel.F32ToBF16(x) }
+func (v bf16vec) store(i int64, x float64) { v[i] = f64ToBF16(x) }

@@ -17,7 +17,9 @@ import (
 // element by element) or, with sorted 0, in order of first occurrence;
 // indices (int64) is each one's first position in X, inverse_indices each
 // position's index in Y, counts each one's occurrences. Floats compare by
-// value (−0 equals +0, NaNs equal each other and sort first).
+// value (−0 equals +0, NaNs equal each other and sort first), integers
+// exactly (the unsigned ones unsigned). Every dtype but bfloat16, which
+// ONNX's Unique does not take.
 //
 // It is compute dependent: InferShape reports the bounds (as many distinct
 // values as elements or slices), OutputShapes the real count U. On virtual
@@ -68,7 +70,7 @@ func newUniqueONNX(attrs kernel.Attrs) (kernel.Kernel, error) {
 // geometry returns the axis (−1 without), and the outer, slice count and
 // inner extents of X around it.
 func (k *uniqueONNX) geometry(x *kernel.Tensor) (axis int, outer, n, inner int64, err error) {
-	if err := dtypeIn(x, "X", onnxAll...); err != nil {
+	if err := dtypeIn(x, "X", onnxAllNoBF16...); err != nil {
 		return 0, 0, 0, 0, err
 	}
 	if !k.hasAxis {
@@ -156,7 +158,7 @@ func (k *uniqueONNX) compute(a *kernel.Args) error {
 		if float {
 			return cmp.Compare(loadF(x.DType, xb, pi), loadF(x.DType, xb, qi))
 		}
-		return cmp.Compare(loadI(x.DType, xb, pi), loadI(x.DType, xb, qi))
+		return cmp.Compare(loadOrd(x.DType, xb, pi), loadOrd(x.DType, xb, qi))
 	}
 	size := outer * inner // elements per slice
 	key := func(p, q int64) int {

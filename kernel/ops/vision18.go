@@ -176,7 +176,7 @@ func checkElems(s kernel.Shape) error {
 // ONNX's reference implementation gives −1 and PyTorch 0). Each output
 // element Σₖ theta[j,k]·cₖ + theta[j,last] is evaluated in float64, each
 // product rounded, summed in order, and rounded once to the dtype.
-// float32, float16, float64.
+// float32, float16, bfloat16, float64.
 func newAffineGrid(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("align_corners"); err != nil {
 		return nil, wrapAttr(err)
@@ -291,7 +291,7 @@ func gridCoord(i, n int64, align bool) float64 {
 // mask; Y = B + Σ W·mask·sample over the group's channels and the kernel.
 // oH and oW follow Conv's rule, and offset's spatial dimensions must equal
 // them. Each output element is evaluated in float64, each product rounded,
-// and rounded once to the dtype. float32, float16, float64.
+// and rounded once to the dtype. float32, float16, bfloat16, float64.
 func newDeformConv(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("dilations", "group", "kernel_shape", "offset_group", "pads", "strides"); err != nil {
 		return nil, wrapAttr(err)
