@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 
 	"github.com/pipert/pipert/kernel"
 )
@@ -18,9 +19,12 @@ import (
 //	  "inputs": {NAME: {"dtype": "float32", "shape": [1, 3], "data": [...]}},
 //	  "outputs": {...}}]}
 //
-// with data flat and row-major; dtypes float32, float64, float16, int64,
-// int32, int8, uint8 and bool (data 0/1 or true/false). A float value JSON
-// cannot hold is the string "NaN", "Infinity" or "-Infinity".
+// with data flat and row-major; dtypes float32, float64, float16, bfloat16,
+// int64, int32, int16, int8, uint64, uint32, uint16, uint8 and bool (data
+// 0/1 or true/false). Integers are exact JSON integers (a uint64 up to
+// 2^64−1); float16 and bfloat16 data are numbers, rounded to the type. A
+// float value JSON cannot hold is the string "NaN", "Infinity" or
+// "-Infinity".
 type Golden struct {
 	Model, Runtime string
 	Cases          []Case
@@ -159,17 +163,28 @@ func (tj goldenTensorJSON) tensor() (*kernel.Tensor, error) {
 		if err := json.Unmarshal(r, &v); err != nil {
 			return nil, fmt.Errorf("data[%d]: %w", i, err)
 		}
-		switch dt {
-		case kernel.Int64, kernel.Int32, kernel.Int8, kernel.Uint8, kernel.Bool:
+		switch {
+		case dt == kernel.Uint64:
+			x, err := strconv.ParseUint(v.String(), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("data[%d]: %w", i, err)
+			}
+			kernel.Uint64s(t.Host)[i] = x
+		case !dt.IsFloat():
 			x, err := v.Int64()
 			if err != nil {
 				return nil, fmt.Errorf("data[%d]: %w", i, err)
 			}
+			if lo, hi := intRange(dt); x < lo || x > hi {
+				return nil, fmt.Errorf("data[%d]: %d is out of the %v range", i, x, dt)
+			}
 			switch dt {
 			case kernel.Int64:
 				kernel.Int64s(t.Host)[i] = x
-			case kernel.Int32:
-				kernel.Int32s(t.Host)[i] = int32(x)
+			case kernel.Int32, kernel.Uint32:
+				kernel.Uint32s(t.Host)[i] = uint32(x)
+			case kernel.Int16, kernel.Uint16:
+				kernel.Uint16s(t.Host)[i] = uint16(x)
 			default:
 				t.Host[i] = byte(x)
 			}
@@ -197,7 +212,30 @@ func storeGolden(t *kernel.Tensor, i int, x float64) {
 		kernel.Float64s(t.Host)[i] = x
 	case kernel.Float16:
 		kernel.Uint16s(t.Host)[i] = kernel.F32ToF16(float32(x))
+	case kernel.BFloat16:
+		kernel.Uint16s(t.Host)[i] = kernel.F32ToBF16(float32(x))
 	}
+}
+
+// intRange is the range of integer (or bool) dtype dt's values.
+func intRange(dt kernel.DType) (lo, hi int64) {
+	switch dt {
+	case kernel.Bool:
+		return 0, 1
+	case kernel.Int8:
+		return math.MinInt8, math.MaxInt8
+	case kernel.Uint8:
+		return 0, math.MaxUint8
+	case kernel.Int16:
+		return math.MinInt16, math.MaxInt16
+	case kernel.Uint16:
+		return 0, math.MaxUint16
+	case kernel.Int32:
+		return math.MinInt32, math.MaxInt32
+	case kernel.Uint32:
+		return 0, math.MaxUint32
+	}
+	return math.MinInt64, math.MaxInt64
 }
 
 // Mismatch is where an output differs most from its reference.
@@ -210,7 +248,8 @@ type Mismatch struct {
 }
 
 // Compare compares outputs with a case's reference outputs: floats to an
-// absolute tolerance tol, other dtypes exactly. It returns the largest
+// absolute tolerance tol, other dtypes exactly (uint64 and int64 too,
+// beyond 2^53). It returns the largest
 // absolute error and, when it exceeds tol (or an output is missing, or
 // differs in dtype or shape), an error naming the worst element.
 func (c *Case) Compare(got map[string]*kernel.Tensor, tol float64) (float64, error) {
@@ -238,7 +277,7 @@ func (c *Case) Compare(got map[string]*kernel.Tensor, tol float64) (float64, err
 			} else if math.IsNaN(a) {
 				d = 0
 			}
-			if !want.DType.IsFloat() && a != b {
+			if !want.DType.IsFloat() && elemBits(g, i) != elemBits(want, i) {
 				d = math.Inf(1)
 			}
 			if d > worst.MaxAbs || worst.Index < 0 {
@@ -262,12 +301,33 @@ func elemF(t *kernel.Tensor, i int64) float64 {
 		return kernel.Float64s(b)[i]
 	case kernel.Float16:
 		return float64(kernel.F16ToF32(kernel.Uint16s(b)[i]))
+	case kernel.BFloat16:
+		return float64(kernel.BF16ToF32(kernel.Uint16s(b)[i]))
 	case kernel.Int64:
 		return float64(kernel.Int64s(b)[i])
 	case kernel.Int32:
 		return float64(kernel.Int32s(b)[i])
+	case kernel.Int16:
+		return float64(kernel.Int16s(b)[i])
+	case kernel.Uint64:
+		return float64(kernel.Uint64s(b)[i])
+	case kernel.Uint32:
+		return float64(kernel.Uint32s(b)[i])
+	case kernel.Uint16:
+		return float64(kernel.Uint16s(b)[i])
 	case kernel.Int8:
 		return float64(int8(b[i]))
 	}
 	return float64(b[i])
+}
+
+// elemBits is element i of integer or bool tensor t as its bits, zero
+// extended: equal exactly when the elements are.
+func elemBits(t *kernel.Tensor, i int64) uint64 {
+	size := int64(t.DType.Size())
+	var v uint64
+	for j := size - 1; j >= 0; j-- {
+		v = v<<8 | uint64(t.Host[i*size+j])
+	}
+	return v
 }

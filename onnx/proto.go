@@ -140,7 +140,7 @@ type Tensor struct {
 	DataType DataType
 	Raw      []byte
 	Floats   []float32
-	Int32s   []int32 // int32_data: also int8/16, uint8/16, bool and float16 bits
+	Int32s   []int32 // int32_data: also int8/16, uint8/16, bool, float16 and bfloat16 bits
 	Int64s   []int64
 	Doubles  []float64
 	Uint64s  []uint64 // uint64_data: also uint32

@@ -21,9 +21,12 @@ type OpInfo struct {
 // op's range in the table ends there unless a later version of the op
 // changed what it does in a way pipert does not follow (then the range
 // ends before that version); versions that only admitted new element
-// types (bfloat16, float8, int4 and the like, which pipert does not have)
-// keep the range going, since a model of those opsets over pipert's
-// types means what it meant before.
+// types (float8, int4 and the like, which pipert does not have, or
+// bfloat16 and the 16- to 64-bit integers, which it has) keep the range
+// going, since a model of those opsets over pipert's types means what it
+// meant before. An op takes the element types its ONNX type constraints
+// list, among pipert's (kernel.DTypes); where a version widened the list,
+// pipert takes the widest at every opset of the range.
 const MaxOpset = 25
 
 // table lists every ONNX op the importer takes. The opset ranges are those
@@ -44,7 +47,7 @@ var table = map[string]OpInfo{
 	"GroupNormalization":        {Pipert: "GroupNormalization", MinOpset: 18, MaxOpset: MaxOpset, Note: "scale and bias per group at opsets 18 to 20, per channel from 21"},
 	"RMSNormalization":          {Pipert: "RMSNormalization", MinOpset: 23, MaxOpset: MaxOpset, Note: "stash_type 1 only"},
 	"Swish":                     {Pipert: "Swish", MinOpset: 24, MaxOpset: MaxOpset},
-	"RotaryEmbedding":           {Pipert: "RotaryEmbedding", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32 and float16; 3-D X with num_heads or 4-D X; an even rotary_embedding_dim"},
+	"RotaryEmbedding":           {Pipert: "RotaryEmbedding", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32, float16 and bfloat16; 3-D X with num_heads or 4-D X; an even rotary_embedding_dim"},
 	"Attention":                 {Pipert: "Attention", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32 only; 3-D or 4-D inputs, grouped-query heads, past and present caches, bool or float32 masks of rank 2 to 4 (last dimension total_sequence_length), is_causal, positive scale, softcap, qk_matmul_output_mode 0 to 3 (not 2 with is_causal or nonpad_kv_seqlen), softmax_precision 1 or 11, nonpad_kv_seqlen from 24; no sliding window, no integer mask"},
 	"Relu":                      {Pipert: "ReLU", MinOpset: 6, MaxOpset: MaxOpset},
 	"ReduceSum":                 {Pipert: "ReduceSum", MinOpset: 7, MaxOpset: MaxOpset, Note: "axes as attribute before 13, as input from 13; noop_with_empty_axes from 13"},
@@ -95,8 +98,8 @@ var table = map[string]OpInfo{
 	"ConstantOfShape":           {Pipert: "ConstantOfShape", MinOpset: 9, MaxOpset: MaxOpset},
 	"Size":                      {Pipert: "Size", MinOpset: 7, MaxOpset: MaxOpset},
 	"Pad":                       {Pipert: "Pad", MinOpset: 7, MaxOpset: MaxOpset, Note: "pads and value as attributes before 11, as inputs from 11; axes input from 18; constant, reflect, edge, and wrap from 19"},
-	"Conv":                      {Pipert: "Conv", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; float16 computed in float32"},
-	"ConvTranspose":             {Pipert: "ConvTranspose", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; float16 computed in float32"},
+	"Conv":                      {Pipert: "Conv", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; float16 and bfloat16 computed in float32"},
+	"ConvTranspose":             {Pipert: "ConvTranspose", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; float16 and bfloat16 computed in float32"},
 	"AveragePool":               {Pipert: "AveragePool", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; dilations from 19 (not with auto_pad SAME_UPPER or SAME_LOWER)"},
 	"MaxPool":                   {Pipert: "MaxPool", MinOpset: 8, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; Indices output"},
 	"GlobalAveragePool":         {Pipert: "GlobalAveragePool", MinOpset: 1, MaxOpset: MaxOpset},
@@ -117,7 +120,7 @@ var table = map[string]OpInfo{
 	"ReduceL2":                  {Pipert: "ReduceL2", MinOpset: 7, MaxOpset: MaxOpset},
 	"ReduceLogSum":              {Pipert: "ReduceLogSum", MinOpset: 1, MaxOpset: MaxOpset},
 	"ReduceLogSumExp":           {Pipert: "ReduceLogSumExp", MinOpset: 7, MaxOpset: MaxOpset},
-	"Gemm":                      {Pipert: "Gemm", MinOpset: 7, MaxOpset: MaxOpset, Note: "C optional from 11; float16 computed in float32"},
+	"Gemm":                      {Pipert: "Gemm", MinOpset: 7, MaxOpset: MaxOpset, Note: "C optional from 11; float16 and bfloat16 computed in float32"},
 	"TopK":                      {Pipert: "TopK", MinOpset: 7, MaxOpset: MaxOpset, Note: "k as attribute before 10, K as input from 10; largest and sorted from 11"},
 	"Sign":                      {Pipert: "Sign", MinOpset: 9, MaxOpset: MaxOpset},
 	"LeakyRelu":                 {Pipert: "LeakyRelu", MinOpset: 6, MaxOpset: MaxOpset},
@@ -144,7 +147,7 @@ var table = map[string]OpInfo{
 	"IsInf":                     {Pipert: "IsInf", MinOpset: 10, MaxOpset: MaxOpset},
 	"PRelu":                     {Pipert: "PRelu", MinOpset: 7, MaxOpset: MaxOpset},
 	"Mod":                       {Pipert: "Mod", MinOpset: 10, MaxOpset: MaxOpset},
-	"BitShift":                  {Pipert: "BitShift", MinOpset: 11, MaxOpset: MaxOpset, Note: "uint8 only: pipert has no uint16, uint32 or uint64"},
+	"BitShift":                  {Pipert: "BitShift", MinOpset: 11, MaxOpset: MaxOpset, Note: "uint8, uint16, uint32 and uint64; a right shift is logical"},
 	"Tile":                      {Pipert: "Tile", MinOpset: 7, MaxOpset: MaxOpset},
 	"Range":                     {Pipert: "Range", MinOpset: 11, MaxOpset: MaxOpset},
 	"ArgMax":                    {Pipert: "ArgMax", MinOpset: 7, MaxOpset: MaxOpset},
@@ -167,8 +170,8 @@ var table = map[string]OpInfo{
 	"CastLike":                  {Pipert: "CastLike", MinOpset: 15, MaxOpset: MaxOpset, Note: "saturate from 19 (float 8 only: no effect); round_mode from 24 (float8e8m0 only: no effect)"},
 	"Einsum":                    {Pipert: "Einsum", MinOpset: 12, MaxOpset: MaxOpset},
 	"Hardmax":                   {Pipert: "Hardmax", MinOpset: 7, MaxOpset: MaxOpset},
-	"QuantizeLinear":            {Pipert: "QuantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "uint8 and int8; saturate accepted (float8 only); blocked quantization and output_dtype from 21; precision from 23: 0, y_scale's dtype, or float32 for float16 (a float16 division rounds in float32, as in onnxruntime)"},
-	"DequantizeLinear":          {Pipert: "DequantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "int8, uint8 and int32; blocked quantization from 21; output_dtype from 23: 0 or x_scale's dtype"},
+	"QuantizeLinear":            {Pipert: "QuantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "to uint8, int8, uint16 and int16; saturate accepted (float8 only); blocked quantization and output_dtype from 21; precision from 23: 0, y_scale's dtype, or float32 for float16 and bfloat16 (their division rounds in float32, as in onnxruntime)"},
+	"DequantizeLinear":          {Pipert: "DequantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "int8, uint8, int16, uint16 and int32; blocked quantization from 21; output_dtype from 23: 0 or x_scale's dtype"},
 	"GatherND":                  {Pipert: "GatherND", MinOpset: 11, MaxOpset: MaxOpset},
 	"EyeLike":                   {Pipert: "EyeLike", MinOpset: 9, MaxOpset: MaxOpset},
 	"LRN":                       {Pipert: "LRN", MinOpset: 7, MaxOpset: MaxOpset},

@@ -16,7 +16,10 @@ import (
 // external data.
 var ErrUnsupported = errors.New("onnx: unsupported")
 
-// DType maps an ONNX data type onto pipert's, or reports false.
+// DType maps an ONNX data type onto pipert's, or reports false: FLOAT,
+// FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16,
+// UINT32, UINT64 and BOOL have a pipert dtype; STRING, the complex types
+// and the 8-, 4- and 2-bit float and integer types have none.
 func (d DataType) DType() (kernel.DType, bool) {
 	switch d {
 	case Float:
@@ -35,12 +38,27 @@ func (d DataType) DType() (kernel.DType, bool) {
 		return kernel.Uint8, true
 	case Bool:
 		return kernel.Bool, true
+	case Int16:
+		return kernel.Int16, true
+	case Uint16:
+		return kernel.Uint16, true
+	case Uint32:
+		return kernel.Uint32, true
+	case Uint64:
+		return kernel.Uint64, true
+	case BFloat16:
+		return kernel.BFloat16, true
 	}
 	return 0, false
 }
 
 // Kernel converts t to a pipert tensor with real contents. Raw data is
 // aliased when it is aligned for its element type, copied otherwise.
+// Without raw data the values come from the typed field the ONNX proto
+// keeps them in: float_data (float), double_data (double), int64_data
+// (int64), uint64_data (uint32 and uint64), and int32_data for the
+// others: int32, int16, int8, uint16, uint8 and bool values, and the bit
+// patterns of float16 and bfloat16.
 func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: a tensor is missing", ErrImport)
@@ -123,12 +141,26 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 		for i, v := range t.Int32s {
 			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
 		}
-	case kernel.Float16:
+	case kernel.Float16, kernel.BFloat16, kernel.Int16, kernel.Uint16:
 		if err := count(len(t.Int32s)); err != nil {
 			return nil, err
 		}
 		for i, v := range t.Int32s {
 			binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+		}
+	case kernel.Uint32:
+		if err := count(len(t.Uint64s)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Uint64s {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+		}
+	case kernel.Uint64:
+		if err := count(len(t.Uint64s)); err != nil {
+			return nil, err
+		}
+		for i, v := range t.Uint64s {
+			binary.LittleEndian.PutUint64(b[8*i:], v)
 		}
 	case kernel.Int8, kernel.Uint8, kernel.Bool:
 		if err := count(len(t.Int32s)); err != nil {

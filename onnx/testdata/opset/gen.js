@@ -13,7 +13,13 @@ const TYPES = { // name: [TensorProto.DataType, typed array, ort type]
   float32: [1, Float32Array, 'float32'], uint8: [2, Uint8Array, 'uint8'], int8: [3, Int8Array, 'int8'],
   int32: [6, Int32Array, 'int32'], int64: [7, BigInt64Array, 'int64'], bool: [9, Uint8Array, 'bool'],
   float64: [11, Float64Array, 'float64'], float16: [10, Uint16Array, 'float16'],
+  uint16: [4, Uint16Array, 'uint16'], int16: [5, Int16Array, 'int16'], uint32: [12, Uint32Array, 'uint32'],
+  uint64: [13, BigUint64Array, 'uint64'],
+  // onnxruntime-node has no bfloat16 tensors: bfloat16 lives inside a
+  // graph only (initializers, and the values between Casts).
+  bfloat16: [16, Uint16Array, null],
 };
+const BIG = new Set(['int64', 'uint64']);
 
 // f16 returns the float16 bits nearest x (ties to even); f16Value the value
 // of float16 bits h. float16 data is given and written as numbers.
@@ -30,6 +36,13 @@ function f16(x) {
 function roundEven(v) {
   const fl = Math.floor(v), d = v - fl;
   return d > 0.5 || (d === 0.5 && fl % 2 === 1) ? fl + 1 : fl;
+}
+// bf16 returns the bfloat16 bits nearest x (ties to even; NaN 0x7fc1, as
+// onnxruntime); bfloat16 data is given as numbers.
+function bf16(x) {
+  const b = new Uint32Array(new Float32Array([x]).buffer)[0];
+  if (Number.isNaN(x)) return 0x7fc1;
+  return Number((BigInt(b) + 0x7fffn + ((BigInt(b) >> 16n) & 1n)) >> 16n) & 0xffff;
 }
 function f16Value(h) {
   const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
@@ -51,7 +64,9 @@ function values(dtype, shape, data, r) {
   if (data) {
     if (data.length !== n) throw new Error(`data of ${data.length} for shape ${shape}`);
     if (dtype === 'float16') return Uint16Array.from(data, f16);
-    return dtype === 'int64' ? BigInt64Array.from(data.map(BigInt)) : Arr.from(data);
+    if (dtype === 'bfloat16') return Uint16Array.from(data, bf16);
+    // 64-bit data may be given as strings, for values beyond 2^53.
+    return BIG.has(dtype) ? Arr.from(data.map(BigInt)) : Arr.from(data);
   }
   const a = new Arr(n);
   for (let i = 0; i < n; i++) {
@@ -59,9 +74,14 @@ function values(dtype, shape, data, r) {
     switch (dtype) {
       case 'float32': case 'float64': a[i] = Math.fround(4 * u - 2); break;
       case 'float16': a[i] = f16(4 * u - 2); break;
+      case 'bfloat16': a[i] = bf16(4 * u - 2); break;
       case 'int64': a[i] = BigInt(Math.floor(20 * u) - 10); break;
       case 'bool': a[i] = u < 0.5 ? 1 : 0; break;
       case 'uint8': a[i] = Math.floor(256 * u); break;
+      case 'uint16': a[i] = Math.floor(65536 * u); break;
+      case 'int16': a[i] = Math.floor(65536 * u) - 32768; break;
+      case 'uint32': a[i] = Math.floor(4294967296 * u); break;
+      case 'uint64': a[i] = BigInt(Math.floor(4294967296 * u)) << 32n | BigInt(Math.floor(4294967296 * r())); break;
       default: a[i] = Math.floor(20 * u) - 10;
     }
   }
@@ -94,10 +114,15 @@ function rawBytes(dtype, arr) {
   return Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength);
 }
 
+// json is a tensor of a golden file. 64-bit integers become exact JSON
+// integers: a marked string here, unquoted by exactJSON.
 function json(dtype, shape, arr) {
   if (dtype === 'float16') arr = Float64Array.from(arr, f16Value);
-  const data = dtype === 'int64' ? Array.from(arr, (x) => Number(x)) : Array.from(arr, (x) => (Number.isFinite(x) || !dtype.startsWith('float') ? x : String(x)));
+  const data = BIG.has(dtype) ? Array.from(arr, (x) => `\u0000int:${x}`) : Array.from(arr, (x) => (Number.isFinite(x) || !dtype.startsWith('float') ? x : String(x)));
   return { dtype, shape, data };
+}
+function exactJSON(v) {
+  return JSON.stringify(v).replace(/"\\u0000int:(-?[0-9]+)"/g, '$1');
 }
 
 async function build(c, dir) {
@@ -137,7 +162,7 @@ async function build(c, dir) {
     goldOut[name] = json(dtype, t.dims.map(Number), t.data);
   }
   fs.writeFileSync(path.join(dir, `${c.name}.onnx`), bytes);
-  fs.writeFileSync(path.join(dir, `${c.name}.golden.json`), JSON.stringify({
+  fs.writeFileSync(path.join(dir, `${c.name}.golden.json`), exactJSON({
     model: `${c.name}.onnx`, runtime: `onnxruntime-node ${ort.env.versions.node} (CPU, graph optimizations disabled)`,
     cases: [{ name: 'ort', inputs: goldIn, outputs: goldOut }],
   }) + '\n');
