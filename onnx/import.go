@@ -106,6 +106,21 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	if im.g.Name == "" {
 		im.g.Name = "model"
 	}
+	im.declared = map[string]bool{}
+	declaredNames(m.Graph, im.declared)
+	for i, f := range m.Functions {
+		if f == nil {
+			return nil, fmt.Errorf("%w: function #%d is nil", ErrImport, i)
+		}
+		if im.funcs == nil {
+			im.funcs = map[funcKey]*Function{}
+		}
+		k := funcKey{f.Domain, f.Name, f.Overload}
+		if im.funcs[k] != nil {
+			return nil, fmt.Errorf("%w: function %s of domain %q defined twice", ErrImport, f.Name, f.Domain)
+		}
+		im.funcs[k] = f
+	}
 	if err := im.inputs(m.Graph, opt); err != nil {
 		return nil, err
 	}
@@ -262,7 +277,46 @@ type importer struct {
 	// and outer their names in the parent.
 	captures, outer []string
 	gen             int
+	// funcs are the model's local functions by domain, name and overload
+	// (set on the main graph's importer; branches ask their parent), and
+	// calls the functions being inlined, innermost last.
+	funcs map[funcKey]*Function
+	calls []*Function
+	// declared holds every tensor name the model's graph and subgraphs
+	// define (set on the main graph's importer): the tensors of an
+	// inlined branch or function are renamed apart from them, so that a
+	// later node of the model defining one is no clash.
+	declared map[string]bool
 }
+
+// declaredNames collects the tensor names g and its subgraphs define.
+func declaredNames(g *Graph, into map[string]bool) {
+	for _, v := range g.Inputs {
+		into[v.Name] = true
+	}
+	for _, t := range g.Initializers {
+		into[t.Name] = true
+	}
+	for _, n := range g.Nodes {
+		for _, o := range n.Outputs {
+			into[o] = true
+		}
+		for _, a := range n.Attrs {
+			for _, sub := range append([]*Graph{a.G}, a.Graphs...) {
+				if sub != nil {
+					declaredNames(sub, into)
+				}
+			}
+		}
+	}
+}
+
+// funcKey identifies a local function.
+type funcKey struct{ domain, name, overload string }
+
+// maxCallDepth bounds nested function calls (and recursion, which ONNX
+// forbids).
+const maxCallDepth = 32
 
 func (im *importer) unique(base string, taken map[string]bool) string {
 	name := base
@@ -374,7 +428,16 @@ func (im *importer) defineConst(name string, t *kernel.Tensor) error {
 // inlined branch, checked for uniqueness otherwise.
 func (im *importer) define(name string) (string, error) {
 	if n := len(im.scopes); n > 0 {
-		local := im.unique(name, im.used)
+		root := im
+		for root.parent != nil {
+			root = root.parent
+		}
+		local := name
+		for im.used[local] || root.declared[local] {
+			im.gen++
+			local = name + "_" + strconv.Itoa(im.gen)
+		}
+		im.used[local] = true
 		im.scopes[n-1][name] = local
 		return local, nil
 	}
@@ -463,6 +526,9 @@ func (im *importer) body(gp *Graph, rename map[string]string) error {
 
 // node imports one ONNX node.
 func (im *importer) node(n *Node) error {
+	if f := im.function(n); f != nil {
+		return im.call(n, f)
+	}
 	info, err := lookup(n.Domain, n.OpType, im.opset)
 	if err != nil {
 		return err
@@ -1016,6 +1082,125 @@ func (im *importer) identity(n *Node) error {
 	return nil
 }
 
+// function returns the local function node n calls, or nil.
+func (im *importer) function(n *Node) *Function {
+	for p := im; p != nil; p = p.parent {
+		if p.funcs != nil {
+			return p.funcs[funcKey{n.Domain, n.OpType, n.Overload}]
+		}
+	}
+	return nil
+}
+
+// call inlines node n, a call of local function f: f's nodes are imported
+// in a scope of their own where f's formal inputs name n's actual ones,
+// with n's attributes (or f's defaults) in place of the attributes that
+// refer to them; n's outputs then name what f's outputs computed.
+func (im *importer) call(n *Node, f *Function) error {
+	if len(im.calls) >= maxCallDepth || slices.Contains(im.calls, f) {
+		return fmt.Errorf("%w: function %s calls itself or nests deeper than %d", ErrImport, f.Name, maxCallDepth)
+	}
+	if len(n.Inputs) > len(f.Inputs) || len(n.Outputs) > len(f.Outputs) {
+		return fmt.Errorf("%w: call of function %s with %d inputs and %d outputs, it has %d and %d",
+			ErrImport, f.Name, len(n.Inputs), len(n.Outputs), len(f.Inputs), len(f.Outputs))
+	}
+	rename := map[string]string{}
+	absent := map[string]bool{}
+	for i, formal := range f.Inputs {
+		if i >= len(n.Inputs) || n.Inputs[i] == "" {
+			absent[formal] = true
+			continue
+		}
+		actual, err := im.resolve(n.Inputs[i])
+		if err != nil {
+			return err
+		}
+		rename[formal] = actual
+	}
+	body := &Graph{Name: f.Name}
+	for _, fn := range f.Nodes {
+		if fn == nil {
+			return fmt.Errorf("%w: function %s has a nil node", ErrImport, f.Name)
+		}
+		c := *fn
+		c.Inputs = slices.Clone(fn.Inputs)
+		for j, in := range c.Inputs {
+			if absent[in] {
+				c.Inputs[j] = "" // an optional input the call omits
+			}
+		}
+		c.Attrs = nil
+		for _, a := range fn.Attrs {
+			if a == nil || a.RefAttrName == "" {
+				c.Attrs = append(c.Attrs, a)
+				continue
+			}
+			v := n.Attr(a.RefAttrName)
+			if v == nil {
+				for _, d := range f.AttrDefaults {
+					if d != nil && d.Name == a.RefAttrName {
+						v = d
+					}
+				}
+			}
+			if v == nil {
+				continue // neither given nor defaulted: the attribute is absent
+			}
+			bound := *v
+			bound.Name, bound.RefAttrName = a.Name, ""
+			c.Attrs = append(c.Attrs, &bound)
+		}
+		body.Nodes = append(body.Nodes, &c)
+	}
+	opset := im.opset
+	if v, ok := f.Opsets[""]; ok {
+		if v < 1 || v > MaxOpset {
+			return fmt.Errorf("%w: function %s imports default-domain opset %d (have 1 to %d)", ErrUnsupported, f.Name, v, MaxOpset)
+		}
+		im.opset = v
+	}
+	im.calls = append(im.calls, f)
+	err := im.body(body, rename)
+	im.calls, im.opset = im.calls[:len(im.calls)-1], opset
+	if err != nil {
+		return fmt.Errorf("function %s: %w", f.Name, err)
+	}
+	return im.bindOutputs(n.Outputs, f.Outputs, rename)
+}
+
+// bindOutputs defines outs, the outputs of an inlined node, as other names
+// of what names computed in scope.
+func (im *importer) bindOutputs(outs, names []string, scope map[string]string) error {
+	im.scopes = append(im.scopes, scope)
+	srcs := make([]string, len(outs))
+	for i, o := range outs {
+		if o == "" {
+			continue
+		}
+		var err error
+		if srcs[i], err = im.resolve(names[i]); err != nil {
+			im.scopes = im.scopes[:len(im.scopes)-1]
+			return err
+		}
+	}
+	im.scopes = im.scopes[:len(im.scopes)-1]
+	for i, o := range outs {
+		if o == "" {
+			continue
+		}
+		local, err := im.define(o)
+		if err != nil {
+			return err
+		}
+		if im.alias == nil {
+			im.alias = map[string]string{}
+		}
+		im.alias[local] = srcs[i]
+		im.known[local] = im.known[srcs[i]]
+	}
+	return nil
+}
+
 // ifNode inlines an If whose condition folds, or imports it as a runtime
 // If with its branches as subgraphs.
 func (im *importer) ifNode(n *Node) error {
@@ -1048,27 +1233,11 @@ func (im *importer) ifNode(n *Node) error {
 		if err := im.body(taken, rename); err != nil {
 			return fmt.Errorf("inlined branch %q: %w", taken.Name, err)
 		}
-		im.scopes = append(im.scopes, rename)
-		srcs := make([]string, len(taken.Outputs))
+		names := make([]string, len(taken.Outputs))
 		for i, o := range taken.Outputs {
-			if srcs[i], err = im.resolve(o.Name); err != nil {
-				im.scopes = im.scopes[:len(im.scopes)-1]
-				return err
-			}
+			names[i] = o.Name
 		}
-		im.scopes = im.scopes[:len(im.scopes)-1]
-		for i, o := range n.Outputs {
-			local, err := im.define(o)
-			if err != nil {
-				return err
-			}
-			if im.alias == nil {
-				im.alias = map[string]string{}
-			}
-			im.alias[local] = srcs[i]
-			im.known[local] = im.known[srcs[i]]
-		}
-		return nil
+		return im.bindOutputs(n.Outputs, names, rename)
 	}
 	// A runtime If: each branch becomes a subgraph whose inputs are the
 	// outer tensors it reads; the node passes the union of both.

@@ -114,10 +114,82 @@ func parseModel(b []byte) (*Model, error) {
 				domain = ""
 			}
 			m.Opsets[domain] = version
+		case 25:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return nil, err
+			}
+			f, err := parseFunction(v)
+			if err != nil {
+				return nil, fmt.Errorf("function %d: %w", len(m.Functions), err)
+			}
+			m.Functions = append(m.Functions, f)
 		default:
 			if err := d.skip(num, typ); err != nil {
 				return nil, err
 			}
+		}
+	}
+}
+
+// parseFunction reads a FunctionProto.
+func parseFunction(b []byte) (*Function, error) {
+	d := &decoder{b: b, what: "FunctionProto"}
+	f := &Function{Opsets: map[string]int64{}}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return f, nil
+		}
+		switch num {
+		case 1, 4, 5, 6, 7, 9, 10, 11, 13:
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := d.bytes(typ)
+		if err != nil {
+			return nil, err
+		}
+		switch num {
+		case 1:
+			f.Name = string(v)
+		case 4:
+			f.Inputs = append(f.Inputs, string(v))
+		case 5:
+			f.Outputs = append(f.Outputs, string(v))
+		case 6:
+			f.Attrs = append(f.Attrs, string(v))
+		case 7:
+			n, err := parseNode(v, 1)
+			if err != nil {
+				return nil, fmt.Errorf("function %q node %d: %w", f.Name, len(f.Nodes), err)
+			}
+			f.Nodes = append(f.Nodes, n)
+		case 9:
+			domain, version, err := parseOpset(v)
+			if err != nil {
+				return nil, err
+			}
+			if domain == "ai.onnx" {
+				domain = ""
+			}
+			f.Opsets[domain] = version
+		case 10:
+			f.Domain = string(v)
+		case 11:
+			a, err := parseAttr(v, 1)
+			if err != nil {
+				return nil, fmt.Errorf("function %q: %w", f.Name, err)
+			}
+			f.AttrDefaults = append(f.AttrDefaults, a)
+		case 13:
+			f.Overload = string(v)
 		}
 	}
 }
@@ -219,7 +291,7 @@ func parseNode(b []byte, depth int) (*Node, error) {
 		if done {
 			return n, nil
 		}
-		if num < 1 || num > 7 || num == 6 {
+		if num < 1 || num > 8 || num == 6 {
 			if err := d.skip(num, typ); err != nil {
 				return nil, err
 			}
@@ -246,6 +318,8 @@ func parseNode(b []byte, depth int) (*Node, error) {
 			n.Attrs = append(n.Attrs, a)
 		case 7:
 			n.Domain = string(v)
+		case 8:
+			n.Overload = string(v)
 		}
 	}
 }

@@ -16,6 +16,24 @@ type Model struct {
 	Opsets   map[string]int64
 	Producer string
 	Graph    *Graph
+	// Functions are the model's local functions (ModelProto.functions):
+	// a node whose domain, op type and overload name one is a call of it,
+	// which the import inlines.
+	Functions []*Function
+}
+
+// Function is an ONNX FunctionProto: a named body of nodes over formal
+// inputs, outputs and attributes.
+type Function struct {
+	Name, Domain, Overload string
+	Inputs, Outputs        []string
+	// Attrs names the attributes a call may give; AttrDefaults are those
+	// with a default value.
+	Attrs        []string
+	AttrDefaults []*Attribute
+	Nodes        []*Node
+	// Opsets are the function's own operator-set imports.
+	Opsets map[string]int64
 }
 
 // Graph is an ONNX GraphProto.
@@ -34,6 +52,8 @@ type Node struct {
 	Name, OpType, Domain string
 	Inputs, Outputs      []string
 	Attrs                []*Attribute
+	// Overload selects among local functions of one domain and name.
+	Overload string
 }
 
 // Attr returns the attribute called name, or nil.

@@ -105,6 +105,13 @@ func TestSubgraphInitializers(t *testing.T) {
 
 func checkRun(t *testing.T, g *subgraph.Graph, in map[string]*kernel.Tensor, want []float32) {
 	t.Helper()
+	checkRunOutputs(t, g, in, [][]float32{want})
+}
+
+// checkRunOutputs runs g once and compares its first outputs with want,
+// exactly.
+func checkRunOutputs(t *testing.T, g *subgraph.Graph, in map[string]*kernel.Tensor, want [][]float32) {
+	t.Helper()
 	exe, err := pipert.Compile(g, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))
 	if err != nil {
 		t.Fatal(err)
@@ -114,13 +121,15 @@ func checkRun(t *testing.T, g *subgraph.Graph, in map[string]*kernel.Tensor, wan
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := kernel.Float32s(res.Outputs[g.Outputs[0]].Host)
-	if len(got) != len(want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("got %v, want %v", got, want)
+	for k, w := range want {
+		got := kernel.Float32s(res.Outputs[g.Outputs[k]].Host)
+		if len(got) != len(w) {
+			t.Fatalf("output %d: got %v, want %v", k, got, w)
+		}
+		for i := range w {
+			if got[i] != w[i] {
+				t.Fatalf("output %d: got %v, want %v", k, got, w)
+			}
 		}
 	}
 }
