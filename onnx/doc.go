@@ -1,8 +1,8 @@
 // Package onnx reads ONNX models and imports them as pipert graphs.
 //
 // The reader (Parse, Read, ReadFile) decodes ModelProto, GraphProto,
-// NodeProto, AttributeProto (every attribute type), TensorProto (raw and
-// typed data) and ValueInfoProto with google.golang.org/protobuf/encoding/
+// NodeProto, FunctionProto, AttributeProto (every attribute type),
+// TensorProto (raw and typed data) and ValueInfoProto with google.golang.org/protobuf/encoding/
 // protowire, without generated code. Tensor data alias the bytes read;
 // lengths are checked against the input, so malformed or truncated input
 // is an error wrapping ErrFormat, never a panic or an unbounded
@@ -14,7 +14,7 @@
 // Identity into a second name, every node whose inputs are known at
 // import into a constant (Shape of a statically shaped tensor, arithmetic
 // on shape constants), and an If whose condition folds into the nodes of
-// the branch it takes. Input dimensions and values can be fixed at import
+// the branch it takes; it inlines calls of the model's local functions. Input dimensions and values can be fixed at import
 // (Options.Shapes, Options.Values) so that more folds. A runtime If stays
 // an If node of package control, its branches subgraphs. An op, opset,
 // attribute or dtype pipert does not implement is an error wrapping
