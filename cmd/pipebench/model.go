@@ -75,40 +75,74 @@ func parseConsts(s string, m *onnx.Model) (map[string]*kernel.Tensor, error) {
 		}
 		t := kernel.New(dt)
 		t.Shape = kernel.Shape{}
-		switch {
-		case dt.IsFloat():
-			v, err := strconv.ParseFloat(val, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%w: -const %q: %v", errUsage, item, err)
-			}
-			storeScalar(t, v, 0)
-		default:
-			v, err := strconv.ParseInt(val, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%w: -const %q: %v", errUsage, item, err)
-			}
-			storeScalar(t, 0, v)
+		if err := storeScalar(t, val); err != nil {
+			return nil, fmt.Errorf("%w: -const %q: %v", errUsage, item, err)
 		}
 		out[name] = t
 	}
 	return out, nil
 }
 
-func storeScalar(t *kernel.Tensor, f float64, i int64) {
+// storeScalar parses val as one element of t's dtype and stores it: a
+// value the dtype cannot hold is an error.
+func storeScalar(t *kernel.Tensor, val string) error {
+	if t.DType.IsFloat() {
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return err
+		}
+		switch t.DType {
+		case kernel.Float32:
+			kernel.Float32s(t.Host)[0] = float32(f)
+		case kernel.Float64:
+			kernel.Float64s(t.Host)[0] = f
+		case kernel.Float16:
+			kernel.Uint16s(t.Host)[0] = kernel.F32ToF16(float32(f))
+		case kernel.BFloat16:
+			kernel.Uint16s(t.Host)[0] = kernel.F32ToBF16(float32(f))
+		default:
+			return fmt.Errorf("no scalar form for %v", t.DType)
+		}
+		return nil
+	}
+	if t.DType.IsUnsigned() || t.DType == kernel.Bool {
+		bits := 8 * t.DType.Size()
+		if t.DType == kernel.Bool {
+			bits = 1
+		}
+		u, err := strconv.ParseUint(val, 10, bits)
+		if err != nil {
+			return err
+		}
+		switch t.DType.Size() {
+		case 1:
+			t.Host[0] = byte(u)
+		case 2:
+			kernel.Uint16s(t.Host)[0] = uint16(u)
+		case 4:
+			kernel.Uint32s(t.Host)[0] = uint32(u)
+		default:
+			kernel.Uint64s(t.Host)[0] = u
+		}
+		return nil
+	}
+	i, err := strconv.ParseInt(val, 10, 8*t.DType.Size())
+	if err != nil {
+		return err
+	}
 	switch t.DType {
-	case kernel.Float32:
-		kernel.Float32s(t.Host)[0] = float32(f)
-	case kernel.Float64:
-		kernel.Float64s(t.Host)[0] = f
-	case kernel.Float16:
-		kernel.Uint16s(t.Host)[0] = kernel.F32ToF16(float32(f))
-	case kernel.Int64:
-		kernel.Int64s(t.Host)[0] = i
+	case kernel.Int8:
+		kernel.Int8s(t.Host)[0] = int8(i)
+	case kernel.Int16:
+		kernel.Int16s(t.Host)[0] = int16(i)
 	case kernel.Int32:
 		kernel.Int32s(t.Host)[0] = int32(i)
+	case kernel.Int64:
+		kernel.Int64s(t.Host)[0] = i
 	default:
-		t.Host[0] = byte(i)
+		return fmt.Errorf("no scalar form for %v", t.DType)
 	}
+	return nil
 }
 
 // modelScenario makes a scenario of the model file: imported with the
