@@ -90,6 +90,8 @@ function values(dtype, shape, data, r) {
 
 function attr(name, v) {
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    // A reference to an attribute of the local function the node is in.
+    if ('ref' in v) return { name, type: { float: 1, int: 2, string: 3, floats: 6, ints: 7 }[v.type], refAttrName: v.ref };
     if ('f' in v) return { name, type: 1, f: v.f };
     if ('floats' in v) return { name, type: 6, floats: v.floats };
     throw new Error(`attribute ${name}: ${JSON.stringify(v)}`);
@@ -142,13 +144,21 @@ async function build(c, dir) {
   // One node (op, attrs, nodeInputs), or a graph of them: nodes, each
   // {op, inputs, outputs, attrs}, in order, reading graph inputs,
   // initializers and earlier nodes' outputs.
-  const nodes = (c.nodes || [{ op: c.op, attrs: c.attrs, inputs: c.nodeInputs || c.inputs.map((i) => i[0]), outputs: c.outputs.map((o) => o[0]) }])
-    .map((n, i) => ({ opType: n.op, name: c.nodes ? `${c.name}/${i}` : c.name, input: n.inputs, output: n.outputs,
-      attribute: Object.entries(n.attrs || {}).map(([k, v]) => attr(k, v)) }));
+  const node = (n, i, prefix) => ({ opType: n.op, ...(n.domain ? { domain: n.domain } : {}), name: `${prefix}/${i}`, input: n.inputs, output: n.outputs,
+    attribute: Object.entries(n.attrs || {}).map(([k, v]) => attr(k, v)) });
+  const nodes = c.nodes ? c.nodes.map((n, i) => node(n, i, c.name))
+    : [{ ...node({ op: c.op, attrs: c.attrs, inputs: c.nodeInputs || c.inputs.map((i) => i[0]), outputs: c.outputs.map((o) => o[0]) }, 0, c.name), name: c.name }];
+  // Local functions: {name, domain, inputs, outputs, attrs: [names], nodes, opset}.
+  const functions = (c.functions || []).map((f) => ({
+    name: f.name, domain: f.domain, input: f.inputs, output: f.outputs, attribute: f.attrs || [],
+    node: f.nodes.map((n, i) => node(n, i, f.name)),
+    opsetImport: [{ domain: '', version: f.opset || c.opset }, ...Object.entries(c.domains || {}).map(([domain, version]) => ({ domain, version }))],
+  }));
   const model = {
     irVersion: c.ir || 8, producerName: 'pipert onnx/testdata/opset/gen.js',
-    opsetImport: [{ domain: '', version: c.opset }],
+    opsetImport: [{ domain: '', version: c.opset }, ...Object.entries(c.domains || {}).map(([domain, version]) => ({ domain, version }))],
     graph: { name: c.name, node: nodes, initializer: inits, input: graphIn, output: c.outputs.map(([n, t]) => valueInfo(n, t)) },
+    functions,
   };
   const err = onnx.ModelProto.verify(model);
   if (err) throw new Error(`${c.name}: ${err}`);
