@@ -6,7 +6,10 @@
 // protowire, without generated code. Tensor data alias the bytes read;
 // lengths are checked against the input, so malformed or truncated input
 // is an error wrapping ErrFormat, never a panic or an unbounded
-// allocation (FuzzParse). External data is refused.
+// allocation (FuzzParse). ReadFile also reads external data (tensors
+// kept in files beside the model, as exporters save large models) from
+// the model's directory; Parse and Read, which know no directory, leave
+// such tensors external, and importing one is an error saying so.
 //
 // The importer (Import, ImportFile, ImportReader) maps ONNX ops onto
 // pipert ops through the table Ops lists, with the opsets each mapping

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 )
 
 // maxDepth bounds the nesting of subgraphs (If branches within branches):
@@ -69,6 +70,9 @@ func ReadFile(path string) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	alignRaw(m, b)
+	if err := loadExternal(m, filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return m, nil
 }
 
@@ -511,9 +515,18 @@ func parseTensor(b []byte) (*Tensor, error) {
 			}
 		case 13:
 			t.External = true
-			if err := d.skip(num, typ); err != nil {
+			v, err := d.bytes(typ)
+			if err != nil {
 				return nil, err
 			}
+			k, val, err := parseEntry(v)
+			if err != nil {
+				return nil, err
+			}
+			if t.ExternalData == nil {
+				t.ExternalData = map[string]string{}
+			}
+			t.ExternalData[k] = val
 		case 14:
 			v, err := d.varint(typ)
 			if err != nil {
@@ -525,6 +538,33 @@ func parseTensor(b []byte) (*Tensor, error) {
 		default:
 			if err := d.skip(num, typ); err != nil {
 				return nil, err
+			}
+		}
+	}
+}
+
+// parseEntry reads a StringStringEntryProto.
+func parseEntry(b []byte) (key, value string, err error) {
+	d := &decoder{b: b, what: "StringStringEntryProto"}
+	for {
+		num, typ, done, err := d.next()
+		if err != nil || done {
+			return key, value, err
+		}
+		switch num {
+		case 1, 2:
+			v, err := d.bytes(typ)
+			if err != nil {
+				return "", "", err
+			}
+			if num == 1 {
+				key = string(v)
+			} else {
+				value = string(v)
+			}
+		default:
+			if err := d.skip(num, typ); err != nil {
+				return "", "", err
 			}
 		}
 	}

@@ -166,7 +166,12 @@ type Tensor struct {
 	Uint64s  []uint64 // uint64_data: also uint32
 	Strings  [][]byte
 	External bool // data_location EXTERNAL, or external_data entries
-	Segment  bool
+	// ExternalData holds the external_data entries (location, offset,
+	// length, checksum) of an External tensor; ReadFile reads its data
+	// from the file named, relative to the model's directory, into Raw
+	// and clears External.
+	ExternalData map[string]string
+	Segment      bool
 }
 
 // ValueInfo is an ONNX ValueInfoProto of a tensor type: its name, element

@@ -65,7 +65,8 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 	}
 	what := fmt.Sprintf("tensor %q", t.Name)
 	if t.External {
-		return nil, fmt.Errorf("%w: %s keeps its data in an external file", ErrUnsupported, what)
+		return nil, fmt.Errorf("%w: %s keeps its data in the external file %q: read the model with ReadFile or ImportFile, which know its directory",
+			ErrUnsupported, what, t.ExternalData["location"])
 	}
 	if t.Segment {
 		return nil, fmt.Errorf("%w: %s is segmented", ErrUnsupported, what)

@@ -1,0 +1,69 @@
+package onnx
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExternalData: ReadFile reads initializers kept in an external file
+// beside the model (the ext_ fixtures check the values against
+// onnxruntime); Read, which knows no directory, refuses them with a
+// message saying why; a location outside the directory, a missing file
+// and a range outside the file are ErrFormat.
+func TestExternalData(t *testing.T) {
+	path := filepath.Join("testdata", "opset", "ext_matmul_opset17.onnx")
+	m, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Graph.Initializers) == 0 {
+		t.Fatal("no initializers")
+	}
+	for _, in := range m.Graph.Initializers {
+		if in.External || len(in.Raw) == 0 && len(in.Int64s) == 0 {
+			t.Fatalf("initializer %q not loaded: %+v", in.Name, in)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = Read(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Import(m, Options{}); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "ReadFile") {
+		t.Fatalf("external data read without a directory: %v", err)
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "w.bin"), make([]byte, 16), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ext  map[string]string
+	}{
+		{"outside the directory", map[string]string{"location": "../w.bin"}},
+		{"absolute", map[string]string{"location": filepath.Join(dir, "w.bin")}},
+		{"missing file", map[string]string{"location": "nosuch.bin"}},
+		{"no location", map[string]string{"offset": "0"}},
+		{"offset past the end", map[string]string{"location": "w.bin", "offset": "17"}},
+		{"length past the end", map[string]string{"location": "w.bin", "offset": "8", "length": "9"}},
+		{"bad offset", map[string]string{"location": "w.bin", "offset": "x"}},
+	} {
+		m := &Model{Graph: &Graph{Initializers: []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, External: true, ExternalData: tc.ext}}}}
+		if err := loadExternal(m, dir); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: %v, want ErrFormat", tc.name, err)
+		}
+	}
+	m = &Model{Graph: &Graph{Initializers: []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, External: true,
+		ExternalData: map[string]string{"location": "w.bin", "offset": "8", "length": "8"}}}}}
+	if err := loadExternal(m, dir); err != nil || len(m.Graph.Initializers[0].Raw) != 8 {
+		t.Fatalf("a good range: %v, %d bytes", err, len(m.Graph.Initializers[0].Raw))
+	}
+}
