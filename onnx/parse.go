@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"google.golang.org/protobuf/encoding/protowire"
 	"io"
 	"math"
 	"os"
@@ -106,18 +107,9 @@ func parseModel(b []byte) (*Model, error) {
 				return nil, err
 			}
 		case 8:
-			v, err := d.bytes(typ)
-			if err != nil {
+			if err := d.opset(typ, m.Opsets); err != nil {
 				return nil, err
 			}
-			domain, version, err := parseOpset(v)
-			if err != nil {
-				return nil, err
-			}
-			if domain == "ai.onnx" {
-				domain = ""
-			}
-			m.Opsets[domain] = version
 		case 25:
 			v, err := d.bytes(typ)
 			if err != nil {
@@ -180,9 +172,6 @@ func parseFunction(b []byte) (*Function, error) {
 			if err != nil {
 				return nil, err
 			}
-			if domain == "ai.onnx" {
-				domain = ""
-			}
 			f.Opsets[domain] = version
 		case 10:
 			f.Domain = string(v)
@@ -198,6 +187,22 @@ func parseFunction(b []byte) (*Function, error) {
 	}
 }
 
+// opset reads an OperatorSetIdProto field into opsets.
+func (d *decoder) opset(typ protowire.Type, opsets map[string]int64) error {
+	v, err := d.bytes(typ)
+	if err != nil {
+		return err
+	}
+	domain, version, err := parseOpset(v)
+	if err != nil {
+		return err
+	}
+	opsets[domain] = version
+	return nil
+}
+
+// parseOpset reads an OperatorSetIdProto; the default domain, "" or
+// "ai.onnx", is "".
 func parseOpset(b []byte) (string, int64, error) {
 	d := &decoder{b: b, what: "OperatorSetIdProto"}
 	var domain string
@@ -213,7 +218,9 @@ func parseOpset(b []byte) (string, int64, error) {
 			if err != nil {
 				return "", 0, err
 			}
-			domain = string(v)
+			if domain = string(v); domain == "ai.onnx" {
+				domain = ""
+			}
 		case 2:
 			v, err := d.varint(typ)
 			if err != nil {
