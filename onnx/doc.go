@@ -17,7 +17,10 @@
 // Identity into a second name, every node whose inputs are known at
 // import into a constant (Shape of a statically shaped tensor, arithmetic
 // on shape constants), and an If whose condition folds into the nodes of
-// the branch it takes; it inlines calls of the model's local functions. Input dimensions and values can be fixed at import
+// the branch it takes; it inlines calls of the model's local functions,
+// and resolves sequences of tensors whose positions, splits and counts
+// are constants of the model into the tensor ops they stand for
+// (sequence.go). Input dimensions and values can be fixed at import
 // (Options.Shapes, Options.Values) so that more folds. A runtime If stays
 // an If node of package control, its branches subgraphs. An op, opset,
 // attribute or dtype pipert does not implement is an error wrapping

@@ -204,7 +204,10 @@ func (im *importer) outputs(gp *Graph) error {
 		}
 	}
 	for _, o := range gp.Outputs {
-		name, err := im.resolve(o.Name)
+		name, err := im.tensor(o.Name)
+		if errors.Is(err, ErrUnsupported) {
+			return fmt.Errorf("graph output %q: %w", o.Name, err)
+		}
 		if err != nil {
 			return fmt.Errorf("%w: graph output %q: %v", ErrImport, o.Name, err)
 		}
@@ -282,6 +285,9 @@ type importer struct {
 	// calls the functions being inlined, innermost last.
 	funcs map[funcKey]*Function
 	calls []*Function
+	// seqs holds the sequences known at import, by graph name (see
+	// sequence.go).
+	seqs map[string]*seqValue
 	// declared holds every tensor name the model's graph and subgraphs
 	// define (set on the main graph's importer): the tensors of an
 	// inlined branch or function are renamed apart from them, so that a
@@ -459,7 +465,7 @@ func (im *importer) resolve(name string) (string, error) {
 		return im.dealias(name), nil
 	}
 	if im.parent != nil {
-		outer, err := im.parent.resolve(name)
+		outer, err := im.parent.tensor(name)
 		if err != nil {
 			return "", err
 		}
@@ -476,6 +482,16 @@ func (im *importer) resolve(name string) (string, error) {
 		return name, nil
 	}
 	return "", fmt.Errorf("%w: tensor %q is used but never defined", ErrImport, name)
+}
+
+// tensor is resolve for a name that must be a tensor, not a sequence:
+// only the sequence ops and Identity take sequences.
+func (im *importer) tensor(name string) (string, error) {
+	r, err := im.resolve(name)
+	if err == nil && im.seqOf(r) != nil {
+		return "", fmt.Errorf("%w: %q is a sequence where a tensor is expected (sequences are resolved at import, for the sequence ops only)", ErrUnsupported, name)
+	}
+	return r, err
 }
 
 func (im *importer) dealias(name string) string {
@@ -529,6 +545,12 @@ func (im *importer) node(n *Node) error {
 	if f := im.function(n); f != nil {
 		return im.call(n, f)
 	}
+	if seqOps[n.OpType] && (n.Domain == "" || n.Domain == "ai.onnx") {
+		if im.opset < 11 {
+			return fmt.Errorf("%w: op %s at opset %d (from 11)", ErrUnsupported, n.OpType, im.opset)
+		}
+		return im.sequenceNode(n)
+	}
 	info, err := lookup(n.Domain, n.OpType, im.opset)
 	if err != nil {
 		return err
@@ -561,7 +583,7 @@ func (im *importer) node(n *Node) error {
 			inputs = append(inputs, empty)
 			continue
 		}
-		r, err := im.resolve(name)
+		r, err := im.tensor(name)
 		if err != nil {
 			return err
 		}
@@ -861,7 +883,7 @@ func (im *importer) loopNode(n *Node) error {
 			inputs[i] = empty
 			continue
 		}
-		r, err := im.resolve(name)
+		r, err := im.tensor(name)
 		if err != nil {
 			return err
 		}
@@ -1000,7 +1022,7 @@ func (im *importer) scanNode(n *Node) error {
 	}
 	var inputs []string
 	if lens != "" {
-		r, err := im.resolve(lens)
+		r, err := im.tensor(lens)
 		if err != nil {
 			return err
 		}
@@ -1009,7 +1031,7 @@ func (im *importer) scanNode(n *Node) error {
 	}
 	types := make([]kernel.DType, len(nodeIn))
 	for i, name := range nodeIn {
-		r, err := im.resolve(name)
+		r, err := im.tensor(name)
 		if err != nil {
 			return err
 		}
@@ -1070,16 +1092,13 @@ func (im *importer) identity(n *Node) error {
 	if err != nil {
 		return err
 	}
-	local, err := im.define(n.Outputs[0])
-	if err != nil {
-		return err
+	if s := im.seqOf(in); s != nil {
+		if im.opset < 14 {
+			return fmt.Errorf("%w: Identity of a sequence at opset %d (from 14)", ErrImport, im.opset)
+		}
+		return im.defineSeq(n.Outputs[0], s)
 	}
-	if im.alias == nil {
-		im.alias = map[string]string{}
-	}
-	im.alias[local] = in
-	im.known[local] = im.known[in]
-	return nil
+	return im.aliasAs(n.Outputs[0], in)
 }
 
 // function returns the local function node n calls, or nil.
@@ -1220,7 +1239,7 @@ func (im *importer) ifNode(n *Node) error {
 	if len(n.Inputs) != 1 {
 		return fmt.Errorf("%w: an If has one input", ErrImport)
 	}
-	cond, err := im.resolve(n.Inputs[0])
+	cond, err := im.tensor(n.Inputs[0])
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,455 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// Sequences are resolved at import: a sequence value is the list of the
+// graph tensors it holds, known when the import reaches it. The sequence
+// ops whose positions, splits and counts are constants of the model
+// (SequenceConstruct, SequenceEmpty, SequenceInsert, SequenceErase,
+// SequenceAt, SequenceLength, ConcatFromSequence, SplitToSequence, and
+// Identity of a sequence) become list edits or the tensor ops they stand
+// for (Concat, Unsqueeze, Split, Squeeze), as exporters write them for
+// a module's list of tensors; a sequence whose shape depends on run-time
+// values, or that is a graph input or output or crosses into a subgraph,
+// is an error wrapping ErrUnsupported.
+
+// seqValue is a sequence known at import: its tensors, in order, and
+// their element type (0 while unknown).
+type seqValue struct {
+	elems []string
+	dtype kernel.DType
+}
+
+// seqOps are the sequence ops the import resolves.
+var seqOps = map[string]bool{"SequenceConstruct": true, "SequenceEmpty": true, "SequenceInsert": true, "SequenceErase": true,
+	"SequenceAt": true, "SequenceLength": true, "ConcatFromSequence": true, "SplitToSequence": true}
+
+// seqOf returns the sequence a resolved name holds, or nil.
+func (im *importer) seqOf(name string) *seqValue { return im.seqs[name] }
+
+// defineSeq defines ONNX name out as sequence s.
+func (im *importer) defineSeq(out string, s *seqValue) error {
+	local, err := im.define(out)
+	if err != nil {
+		return err
+	}
+	if im.seqs == nil {
+		im.seqs = map[string]*seqValue{}
+	}
+	im.seqs[local] = s
+	return nil
+}
+
+// seqInput resolves input i of n, which must be a sequence.
+func (im *importer) seqInput(n *Node, i int) (*seqValue, error) {
+	if i >= len(n.Inputs) || n.Inputs[i] == "" {
+		return nil, fmt.Errorf("%w: %s needs a sequence as input %d", ErrImport, n.OpType, i)
+	}
+	name, err := im.resolve(n.Inputs[i])
+	if err != nil {
+		return nil, err
+	}
+	s := im.seqOf(name)
+	if s == nil {
+		return nil, fmt.Errorf("%w: %s input %q is not a sequence", ErrImport, n.OpType, n.Inputs[i])
+	}
+	return s, nil
+}
+
+// constInt returns the value of optional scalar input i of n, a constant
+// of the model; ok is false when n omits it.
+func (im *importer) constInt(n *Node, i int, what string) (v int64, ok bool, err error) {
+	if i >= len(n.Inputs) || n.Inputs[i] == "" {
+		return 0, false, nil
+	}
+	name, err := im.resolve(n.Inputs[i])
+	if err != nil {
+		return 0, false, err
+	}
+	t := im.known[name]
+	if t == nil || t.Host == nil {
+		return 0, false, fmt.Errorf("%w: %s's %s is computed at run time (sequences are resolved at import)", ErrUnsupported, n.OpType, what)
+	}
+	vs, err := t.IntValues()
+	if err != nil || len(vs) != 1 {
+		return 0, false, fmt.Errorf("%w: %s's %s must be one integer, have %v", ErrImport, n.OpType, what, t)
+	}
+	return vs[0], true, nil
+}
+
+// sequenceNode imports a sequence op.
+func (im *importer) sequenceNode(n *Node) error {
+	one := func() error {
+		if len(n.Outputs) != 1 || n.Outputs[0] == "" {
+			return fmt.Errorf("%w: %s has one output", ErrImport, n.OpType)
+		}
+		return nil
+	}
+	if err := one(); err != nil {
+		return err
+	}
+	switch n.OpType {
+	case "SequenceEmpty":
+		dt := kernel.Float32
+		if a := n.Attr("dtype"); a != nil {
+			d, ok := DataType(a.I).DType()
+			if !ok {
+				return fmt.Errorf("%w: SequenceEmpty of %v", ErrUnsupported, DataType(a.I))
+			}
+			dt = d
+		}
+		return im.defineSeq(n.Outputs[0], &seqValue{dtype: dt})
+	case "SequenceConstruct":
+		s := &seqValue{}
+		for _, in := range n.Inputs {
+			name, err := im.resolve(in)
+			if err != nil {
+				return err
+			}
+			if err := im.seqAppend(n, s, len(s.elems), name); err != nil {
+				return err
+			}
+		}
+		if len(s.elems) == 0 {
+			return fmt.Errorf("%w: SequenceConstruct needs at least one tensor", ErrImport)
+		}
+		return im.defineSeq(n.Outputs[0], s)
+	case "SequenceInsert":
+		s, err := im.seqInput(n, 0)
+		if err != nil {
+			return err
+		}
+		if len(n.Inputs) < 2 || n.Inputs[1] == "" {
+			return fmt.Errorf("%w: SequenceInsert needs a tensor", ErrImport)
+		}
+		t, err := im.resolve(n.Inputs[1])
+		if err != nil {
+			return err
+		}
+		pos, given, err := im.constInt(n, 2, "position")
+		if err != nil {
+			return err
+		}
+		if !given {
+			pos = int64(len(s.elems))
+		}
+		if pos < -int64(len(s.elems)) || pos > int64(len(s.elems)) {
+			return fmt.Errorf("%w: SequenceInsert at %d into a sequence of %d", ErrImport, pos, len(s.elems))
+		}
+		if pos < 0 {
+			pos += int64(len(s.elems))
+		}
+		c := &seqValue{elems: append([]string(nil), s.elems...), dtype: s.dtype}
+		if err := im.seqAppend(n, c, int(pos), t); err != nil {
+			return err
+		}
+		return im.defineSeq(n.Outputs[0], c)
+	case "SequenceErase":
+		s, err := im.seqInput(n, 0)
+		if err != nil {
+			return err
+		}
+		pos, given, err := im.constInt(n, 1, "position")
+		if err != nil {
+			return err
+		}
+		if !given {
+			pos = int64(len(s.elems)) - 1
+		}
+		if p, err := seqIndex(n, pos, len(s.elems)); err != nil {
+			return err
+		} else {
+			c := &seqValue{dtype: s.dtype}
+			c.elems = append(append(c.elems, s.elems[:p]...), s.elems[p+1:]...)
+			return im.defineSeq(n.Outputs[0], c)
+		}
+	case "SequenceAt":
+		s, err := im.seqInput(n, 0)
+		if err != nil {
+			return err
+		}
+		pos, given, err := im.constInt(n, 1, "position")
+		if err != nil {
+			return err
+		}
+		if !given {
+			return fmt.Errorf("%w: SequenceAt needs a position", ErrImport)
+		}
+		p, err := seqIndex(n, pos, len(s.elems))
+		if err != nil {
+			return err
+		}
+		return im.aliasAs(n.Outputs[0], s.elems[p])
+	case "SequenceLength":
+		s, err := im.seqInput(n, 0)
+		if err != nil {
+			return err
+		}
+		t := kernel.New(kernel.Int64)
+		t.Shape = kernel.Shape{}
+		kernel.Int64s(t.Host)[0] = int64(len(s.elems))
+		local, err := im.define(n.Outputs[0])
+		if err != nil {
+			return err
+		}
+		im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
+		im.known[local] = t
+		return nil
+	case "ConcatFromSequence":
+		return im.concatFromSequence(n)
+	case "SplitToSequence":
+		return im.splitToSequence(n)
+	}
+	return fmt.Errorf("%w: sequence op %s", ErrUnsupported, n.OpType)
+}
+
+// seqIndex checks position pos of a sequence of n tensors (negative from
+// the end) and returns it from the start.
+func seqIndex(nd *Node, pos int64, n int) (int, error) {
+	if pos < -int64(n) || pos >= int64(n) {
+		return 0, fmt.Errorf("%w: %s at %d of a sequence of %d", ErrImport, nd.OpType, pos, n)
+	}
+	if pos < 0 {
+		pos += int64(n)
+	}
+	return int(pos), nil
+}
+
+// seqAppend inserts tensor name into s at position at, checking that it
+// is a tensor of s's element type.
+func (im *importer) seqAppend(n *Node, s *seqValue, at int, name string) error {
+	if im.seqOf(name) != nil {
+		return fmt.Errorf("%w: %s: a sequence of sequences", ErrUnsupported, n.OpType)
+	}
+	if m := im.known[name]; m != nil && m.DType != 0 {
+		if s.dtype != 0 && s.dtype != m.DType {
+			return fmt.Errorf("%w: %s puts a %v tensor in a sequence of %v", ErrImport, n.OpType, m.DType, s.dtype)
+		}
+		s.dtype = m.DType
+	}
+	s.elems = append(s.elems, "")
+	copy(s.elems[at+1:], s.elems[at:])
+	s.elems[at] = name
+	return nil
+}
+
+// aliasAs defines ONNX name out as another name of graph tensor src.
+func (im *importer) aliasAs(out, src string) error {
+	local, err := im.define(out)
+	if err != nil {
+		return err
+	}
+	if im.alias == nil {
+		im.alias = map[string]string{}
+	}
+	im.alias[local] = src
+	im.known[local] = im.known[src]
+	return nil
+}
+
+// fresh returns an ONNX name for a tensor the import adds, taken by no
+// tensor of the model.
+func (im *importer) fresh(base string) string {
+	root := im
+	for root.parent != nil {
+		root = root.parent
+	}
+	for {
+		im.gen++
+		name := fmt.Sprintf("%s/%d", base, im.gen)
+		if !im.used[name] && !root.declared[name] {
+			return name
+		}
+	}
+}
+
+// constInts adds a constant int64 vector and returns its ONNX name.
+func (im *importer) constInts(base string, v ...int64) (string, error) {
+	name := im.fresh(base)
+	t := kernel.New(kernel.Int64, int64(len(v)))
+	copy(kernel.Int64s(t.Host), v)
+	local, err := im.define(name)
+	if err != nil {
+		return "", err
+	}
+	im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
+	im.known[local] = t
+	return name, nil
+}
+
+// axesNode imports an Unsqueeze or Squeeze of in on axis, in the form of
+// the importer's opset, into out.
+func (im *importer) axesNode(op, in, out string, axis int64) error {
+	nd := &Node{Name: im.fresh(op), OpType: op, Inputs: []string{in}, Outputs: []string{out}}
+	if im.opset < 13 {
+		nd.Attrs = []*Attribute{{Name: "axes", Type: AttrInts, Ints: []int64{axis}}}
+	} else {
+		axes, err := im.constInts(op+"/axes", axis)
+		if err != nil {
+			return err
+		}
+		nd.Inputs = append(nd.Inputs, axes)
+	}
+	return im.node(nd)
+}
+
+// concatFromSequence imports ConcatFromSequence as a Concat of the
+// sequence's tensors, each unsqueezed first with new_axis.
+func (im *importer) concatFromSequence(n *Node) error {
+	s, err := im.seqInput(n, 0)
+	if err != nil {
+		return err
+	}
+	if len(s.elems) == 0 {
+		return fmt.Errorf("%w: ConcatFromSequence of an empty sequence", ErrImport)
+	}
+	a := n.Attr("axis")
+	if a == nil {
+		return fmt.Errorf("%w: ConcatFromSequence needs an axis", ErrImport)
+	}
+	axis, newAxis := a.I, false
+	if na := n.Attr("new_axis"); na != nil {
+		newAxis = na.I != 0
+	}
+	inputs := s.elems
+	if newAxis {
+		m := im.known[s.elems[0]]
+		if m == nil || m.Shape == nil {
+			if axis < 0 {
+				return fmt.Errorf("%w: ConcatFromSequence with new_axis and a negative axis of tensors of unknown rank", ErrUnsupported)
+			}
+		} else if r := int64(len(m.Shape)); axis < -r-1 || axis > r {
+			return fmt.Errorf("%w: ConcatFromSequence axis %d with new_axis for rank %d", ErrImport, axis, r)
+		} else if axis < 0 {
+			axis += r + 1
+		}
+		inputs = make([]string, len(s.elems))
+		for i, e := range s.elems {
+			inputs[i] = im.fresh(nodeBase(n) + "/unsqueezed")
+			if err := im.axesNode("Unsqueeze", e, inputs[i], axis); err != nil {
+				return err
+			}
+		}
+	}
+	return im.node(&Node{Name: nodeBase(n), OpType: "Concat", Inputs: inputs, Outputs: n.Outputs,
+		Attrs: []*Attribute{{Name: "axis", Type: AttrInt, I: axis}}})
+}
+
+// splitToSequence imports SplitToSequence as a Split into known chunks
+// (and a Squeeze of each, for size-1 chunks without keepdims).
+func (im *importer) splitToSequence(n *Node) error {
+	if len(n.Inputs) == 0 || n.Inputs[0] == "" {
+		return fmt.Errorf("%w: SplitToSequence needs an input", ErrImport)
+	}
+	in, err := im.resolve(n.Inputs[0])
+	if err != nil {
+		return err
+	}
+	m := im.known[in]
+	if m == nil || m.Shape == nil {
+		return fmt.Errorf("%w: SplitToSequence of a tensor of unknown rank", ErrUnsupported)
+	}
+	r := int64(len(m.Shape))
+	axis := int64(0)
+	if a := n.Attr("axis"); a != nil {
+		axis = a.I
+	}
+	if axis < -r || axis >= r {
+		return fmt.Errorf("%w: SplitToSequence axis %d of rank %d", ErrImport, axis, r)
+	}
+	if axis < 0 {
+		axis += r
+	}
+	dim := m.Shape[axis]
+	if dim < 0 {
+		return fmt.Errorf("%w: SplitToSequence along dimension %d, unknown at import", ErrUnsupported, axis)
+	}
+	keep := true
+	if a := n.Attr("keepdims"); a != nil {
+		keep = a.I != 0
+	}
+	var sizes []int64
+	squeeze := false
+	if len(n.Inputs) < 2 || n.Inputs[1] == "" {
+		for range dim {
+			sizes = append(sizes, 1)
+		}
+		squeeze = !keep
+	} else {
+		name, err := im.resolve(n.Inputs[1])
+		if err != nil {
+			return err
+		}
+		t := im.known[name]
+		if t == nil || t.Host == nil {
+			return fmt.Errorf("%w: SplitToSequence's split is computed at run time (sequences are resolved at import)", ErrUnsupported)
+		}
+		vs, err := t.IntValues()
+		if err != nil {
+			return fmt.Errorf("%w: SplitToSequence split: %v", ErrImport, err)
+		}
+		switch {
+		case len(t.Shape) == 0:
+			if vs[0] <= 0 {
+				return fmt.Errorf("%w: SplitToSequence split %d", ErrImport, vs[0])
+			}
+			for left := dim; left > 0; left -= vs[0] {
+				sizes = append(sizes, min(vs[0], left))
+			}
+		default:
+			sum := int64(0)
+			for _, v := range vs {
+				if v < 0 {
+					return fmt.Errorf("%w: SplitToSequence split %v", ErrImport, vs)
+				}
+				sum += v
+			}
+			if sum != dim {
+				return fmt.Errorf("%w: SplitToSequence split %v of a dimension of %d", ErrImport, vs, dim)
+			}
+			sizes = vs
+		}
+	}
+	s := &seqValue{dtype: m.DType}
+	if len(sizes) == 0 {
+		return im.defineSeq(n.Outputs[0], s)
+	}
+	parts := make([]string, len(sizes))
+	for i := range parts {
+		parts[i] = im.fresh(nodeBase(n) + "/part")
+	}
+	split := &Node{Name: nodeBase(n), OpType: "Split", Inputs: []string{in}, Outputs: parts,
+		Attrs: []*Attribute{{Name: "axis", Type: AttrInt, I: axis}}}
+	if im.opset < 13 {
+		split.Attrs = append(split.Attrs, &Attribute{Name: "split", Type: AttrInts, Ints: sizes})
+	} else {
+		c, err := im.constInts(nodeBase(n)+"/split", sizes...)
+		if err != nil {
+			return err
+		}
+		split.Inputs = append(split.Inputs, c)
+	}
+	if err := im.node(split); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		e := p
+		if squeeze {
+			e = im.fresh(nodeBase(n) + "/squeezed")
+			if err := im.axesNode("Squeeze", p, e, axis); err != nil {
+				return err
+			}
+		}
+		name, err := im.resolve(e)
+		if err != nil {
+			return err
+		}
+		s.elems = append(s.elems, name)
+	}
+	return im.defineSeq(n.Outputs[0], s)
+}
