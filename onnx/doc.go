@@ -19,8 +19,8 @@
 // on shape constants), and an If whose condition folds into the nodes of
 // the branch it takes; it inlines calls of the model's local functions,
 // and resolves sequences of tensors whose positions, splits and counts
-// are constants of the model into the tensor ops they stand for
-// (sequence.go). Input dimensions and values can be fixed at import
+// are constants of the model, and optional values, into the tensor ops
+// they stand for (sequence.go). Input dimensions and values can be fixed at import
 // (Options.Shapes, Options.Values) so that more folds. A runtime If stays
 // an If node of package control, its branches subgraphs. An op, opset,
 // attribute or dtype pipert does not implement is an error wrapping

@@ -545,9 +545,9 @@ func (im *importer) node(n *Node) error {
 	if f := im.function(n); f != nil {
 		return im.call(n, f)
 	}
-	if seqOps[n.OpType] && (n.Domain == "" || n.Domain == "ai.onnx") {
-		if im.opset < 11 {
-			return fmt.Errorf("%w: op %s at opset %d (from 11)", ErrUnsupported, n.OpType, im.opset)
+	if from, ok := seqOps[n.OpType]; ok && (n.Domain == "" || n.Domain == "ai.onnx") {
+		if im.opset < from {
+			return fmt.Errorf("%w: op %s at opset %d (from %d)", ErrUnsupported, n.OpType, im.opset, from)
 		}
 		return im.sequenceNode(n)
 	}

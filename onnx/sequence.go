@@ -21,13 +21,21 @@ import (
 // seqValue is a sequence known at import: its tensors, in order, and
 // their element type (0 while unknown).
 type seqValue struct {
-	elems []string
-	dtype kernel.DType
+	elems    []string
+	dtype    kernel.DType
+	optional bool
 }
 
-// seqOps are the sequence ops the import resolves.
-var seqOps = map[string]bool{"SequenceConstruct": true, "SequenceEmpty": true, "SequenceInsert": true, "SequenceErase": true,
-	"SequenceAt": true, "SequenceLength": true, "ConcatFromSequence": true, "SplitToSequence": true}
+// seqOps are the sequence and optional ops the import resolves, with
+// the opset each first appears in.
+var seqOps = map[string]int64{"SequenceConstruct": 11, "SequenceEmpty": 11, "SequenceInsert": 11, "SequenceErase": 11,
+	"SequenceAt": 11, "SequenceLength": 11, "ConcatFromSequence": 11, "SplitToSequence": 11,
+	"Optional": 15, "OptionalHasElement": 15, "OptionalGetElement": 15}
+
+// An optional value known at import (Optional, OptionalHasElement,
+// OptionalGetElement, opset 15 on) is a sequence of at most one element:
+// seqValue with optional set, elems empty or the tensor (or sequence) it
+// holds.
 
 // seqOf returns the sequence a resolved name holds, or nil.
 func (im *importer) seqOf(name string) *seqValue { return im.seqs[name] }
@@ -55,7 +63,7 @@ func (im *importer) seqInput(n *Node, i int) (*seqValue, error) {
 		return nil, err
 	}
 	s := im.seqOf(name)
-	if s == nil {
+	if s == nil || s.optional {
 		return nil, fmt.Errorf("%w: %s input %q is not a sequence", ErrImport, n.OpType, n.Inputs[i])
 	}
 	return s, nil
@@ -94,6 +102,51 @@ func (im *importer) sequenceNode(n *Node) error {
 		return err
 	}
 	switch n.OpType {
+	case "Optional":
+		o := &seqValue{optional: true}
+		if len(n.Inputs) > 0 && n.Inputs[0] != "" {
+			name, err := im.resolve(n.Inputs[0])
+			if err != nil {
+				return err
+			}
+			o.elems = []string{name}
+		} else if n.Attr("type") == nil {
+			return fmt.Errorf("%w: an empty Optional needs its type attribute", ErrImport)
+		}
+		return im.defineSeq(n.Outputs[0], o)
+	case "OptionalHasElement", "OptionalGetElement":
+		if len(n.Inputs) == 0 || n.Inputs[0] == "" {
+			if n.OpType == "OptionalHasElement" && im.opset >= 18 {
+				return im.constBool(n.Outputs[0], false) // an omitted input is an empty optional
+			}
+			return fmt.Errorf("%w: %s needs an input", ErrImport, n.OpType)
+		}
+		name, err := im.resolve(n.Inputs[0])
+		if err != nil {
+			return err
+		}
+		o := im.seqOf(name)
+		switch {
+		case o == nil || !o.optional:
+			if im.opset < 18 {
+				return fmt.Errorf("%w: %s of %q, not an optional, at opset %d (from 18)", ErrImport, n.OpType, n.Inputs[0], im.opset)
+			}
+			if n.OpType == "OptionalHasElement" {
+				return im.constBool(n.Outputs[0], true)
+			}
+			if o != nil {
+				return im.defineSeq(n.Outputs[0], o)
+			}
+			return im.aliasAs(n.Outputs[0], name)
+		case n.OpType == "OptionalHasElement":
+			return im.constBool(n.Outputs[0], len(o.elems) > 0)
+		case len(o.elems) == 0:
+			return fmt.Errorf("%w: OptionalGetElement of an empty optional", ErrImport)
+		case im.seqOf(o.elems[0]) != nil:
+			return im.defineSeq(n.Outputs[0], im.seqOf(o.elems[0]))
+		default:
+			return im.aliasAs(n.Outputs[0], o.elems[0])
+		}
 	case "SequenceEmpty":
 		dt := kernel.Float32
 		if a := n.Attr("dtype"); a != nil {
@@ -206,6 +259,22 @@ func (im *importer) sequenceNode(n *Node) error {
 		return im.splitToSequence(n)
 	}
 	return fmt.Errorf("%w: sequence op %s", ErrUnsupported, n.OpType)
+}
+
+// constBool defines ONNX name out as a boolean scalar constant.
+func (im *importer) constBool(out string, v bool) error {
+	t := kernel.New(kernel.Bool)
+	t.Shape = kernel.Shape{}
+	if v {
+		t.Host[0] = 1
+	}
+	local, err := im.define(out)
+	if err != nil {
+		return err
+	}
+	im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
+	im.known[local] = t
+	return nil
 }
 
 // seqIndex checks position pos of a sequence of n tensors (negative from

@@ -54,3 +54,28 @@ func TestSequenceErrors(t *testing.T) {
 		t.Errorf("opset 10: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestOptionalErrors: opening an empty optional, an optional where a
+// tensor goes and the optional ops on a tensor before opset 18 are errors.
+func TestOptionalErrors(t *testing.T) {
+	x := vi("x", Float, 2)
+	empty := &Node{OpType: "Optional", Outputs: []string{"o"}, Attrs: []*Attribute{{Name: "type", Type: AttrTypeProto}}}
+	for _, tc := range []struct {
+		name  string
+		nodes []*Node
+		cause error
+	}{
+		{"open an empty optional", []*Node{empty, {OpType: "OptionalGetElement", Inputs: []string{"o"}, Outputs: []string{"y"}}}, ErrImport},
+		{"optional into a tensor op", []*Node{{OpType: "Optional", Inputs: []string{"x"}, Outputs: []string{"o"}},
+			{OpType: "Relu", Inputs: []string{"o"}, Outputs: []string{"y"}}}, ErrUnsupported},
+		{"a tensor before opset 18", []*Node{{OpType: "OptionalHasElement", Inputs: []string{"x"}, Outputs: []string{"y"}}}, ErrImport},
+		{"an empty Optional without a type", []*Node{{OpType: "Optional", Outputs: []string{"o"}},
+			{OpType: "OptionalHasElement", Inputs: []string{"o"}, Outputs: []string{"y"}}}, ErrImport},
+	} {
+		m := model(tc.nodes, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}})
+		m.Opsets[""] = 15
+		if _, err := Import(m, Options{}); !errors.Is(err, tc.cause) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.cause)
+		}
+	}
+}
