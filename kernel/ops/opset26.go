@@ -1,0 +1,187 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// opset26Ops are ONNX's ops of opset 26, which have no earlier form:
+//
+//   - CumProd(x, axis) (exclusive, reverse): the running product along
+//     axis, CumSum's twin; see newCumProd.
+//   - BitCast(input) (to): the bits of each element read as dtype to, of
+//     the same size; see bitcast.
+var opset26Ops = []builtin{
+	{"CumProd", newCumProd},
+	{"BitCast", newBitCast},
+}
+
+// newCumProd builds CumProd(x, axis) (exclusive 0, reverse 0). axis is a
+// 0-D or 1-element 1-D int32 or int64 tensor, a value dependency, in
+// [-r, r) for x of rank r ≥ 1. Output j along the axis is the product of
+// the elements up to j (exclusive: before j; reverse: from the end), an
+// empty product being 1. The dtypes are ONNX's: float32, float16,
+// bfloat16, float64, int32, int64, uint32 and uint64.
+//
+// Floats are multiplied in float64, in order along the axis, and each
+// output is rounded once to x's dtype, as CumSum's sums are. For float16
+// this is what onnxruntime computes; for float32 onnxruntime rounds every
+// step to float32, so results may differ from its in the last bits, and a
+// product whose prefix overflows float32 but comes back into range is
+// finite here. Integers multiply exactly, wrapping in two's complement
+// (the low bits of the true product), unsigned ones too.
+//
+// Tiling and cost are those of simple: one operation per element.
+func newCumProd(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("exclusive", "reverse"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	excl, err := flagAttr(attrs, "exclusive", false)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	rev, err := flagAttr(attrs, "reverse", false)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	axisOf := func(in []*kernel.Tensor) (int, error) {
+		v, err := valueInts(in[1], "axis", 1)
+		if err != nil {
+			return 0, err
+		}
+		if v.n != 1 {
+			return 0, fmt.Errorf("input axis has %d values, want 1", v.n)
+		}
+		return kernel.NormAxis(v.at(0), in[0].Shape.Rank())
+	}
+	k := &simple{flops: 1}
+	k.inferF = func(in, out []*kernel.Tensor) error {
+		if err := dtypeIn(in[0], "x", onnxWide...); err != nil {
+			return err
+		}
+		if _, err := axisOf(in); err != nil {
+			return err
+		}
+		setShape(out[0], in[0].Shape, in[0].DType)
+		return nil
+	}
+	k.computeF = func(a *kernel.Args) error {
+		x, o := a.In[0], a.Out[0]
+		if x.DType != o.DType || !x.Shape.Equal(o.Shape) {
+			return fmt.Errorf("operand %v differs from the output %v", x, o)
+		}
+		ax, err := axisOf(a.In)
+		if err != nil {
+			return err
+		}
+		outer, n, inner := around(x.Shape, ax)
+		xb, ob := x.Data(), o.Data()
+		isFloat := x.DType.IsFloat()
+		for q := range outer {
+			for i := range inner {
+				f, p := 1.0, int64(1)
+				for jj := range n {
+					j := jj
+					if rev {
+						j = n - 1 - jj
+					}
+					at := (q*n+j)*inner + i
+					if excl {
+						if isFloat {
+							storeF(o.DType, ob, at, f)
+						} else {
+							storeI(o.DType, ob, at, p)
+						}
+					}
+					if isFloat {
+						if v := loadF(x.DType, xb, at); jj == 0 {
+							f = v // the first factor as it is
+						} else {
+							f *= v
+						}
+					} else {
+						p *= loadI(x.DType, xb, at)
+					}
+					if !excl {
+						if isFloat {
+							storeF(o.DType, ob, at, f)
+						} else {
+							storeI(o.DType, ob, at, p)
+						}
+					}
+				}
+			}
+		}
+		return nil
+	}
+	return newKernel(sig{op: "CumProd", minIn: 2, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+}
+
+// bitcast is BitCast(input) (to): the output has input's shape and dtype
+// to (a kernel.DType or its name, required), and each element's bytes
+// unchanged, read as dtype to, little-endian as every tensor's contents.
+// The two dtypes must have the same size: float32, int32 and uint32;
+// float16, bfloat16, int16 and uint16; float64, int64 and uint64; int8,
+// uint8 and bool. A bool made from a byte other than 0 and 1 keeps that
+// byte, which every op reads as true. (ONNX's BitCast also takes complex,
+// float 8, float 4, int 4 and int 2 types, which pipert does not have.)
+//
+// Tiling (words):
+//
+//	0..4  split over the elements; 4 buffers
+//
+// Workspace: none. Cost: no arithmetic; bytes of the output, read and
+// written.
+type bitcast struct{ to kernel.DType }
+
+func newBitCast(attrs kernel.Attrs) (kernel.Kernel, error) {
+	if err := attrs.Check("to"); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if _, ok := attrs["to"]; !ok {
+		return nil, errors.New("ops: attribute \"to\" is required")
+	}
+	to, err := attrs.DType("to", 0)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	return newKernel(sig{op: "BitCast", minIn: 1, maxIn: 1, nOut: 1}, &bitcast{to: to}), nil
+}
+
+func (k *bitcast) infer(in, out []*kernel.Tensor) error {
+	x := in[0]
+	if x.DType.Size() != k.to.Size() {
+		return fmt.Errorf("cannot bitcast %v (%d bits) to %v (%d bits): the sizes must be equal", x.DType, 8*x.DType.Size(), k.to, 8*k.to.Size())
+	}
+	setShape(out[0], x.Shape, k.to)
+	return nil
+}
+
+func (k *bitcast) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
+	if !in[0].Shape.Equal(out[0].Shape) || out[0].DType != k.to || in[0].DType.Size() != k.to.Size() {
+		return 0, fmt.Errorf("output %v does not hold data %v bitcast to %v", out[0], in[0], k.to)
+	}
+	e.grow(splitWords)
+	splitElems(out[0].NumElements(), k.to.Size(), 4).put(e)
+	return 0, nil
+}
+
+func (k *bitcast) cost(in, out []*kernel.Tensor) device.Cost {
+	return device.Cost{Bytes: float64(2 * out[0].Bytes())}
+}
+
+func (k *bitcast) compute(a *kernel.Args) error {
+	x, o := a.In[0], a.Out[0]
+	if o.DType != k.to || x.Bytes() != o.Bytes() || x.NumElements() != o.NumElements() {
+		return errors.New("operands differ from the inferred ones")
+	}
+	d := decoder{b: a.Tiling.Data}
+	if err := readSplit(&d, o.NumElements()); err != nil {
+		return err
+	}
+	copy(o.Data(), x.Data()[:x.Bytes()])
+	return nil
+}
