@@ -26,8 +26,10 @@ type OpInfo struct {
 // going, since a model of those opsets over pipert's types means what it
 // meant before. An op takes the element types its ONNX type constraints
 // list, among pipert's (kernel.DTypes); where a version widened the list,
-// pipert takes the widest at every opset of the range.
-const MaxOpset = 25
+// pipert takes the widest at every opset of the range. Opset 26 (ONNX
+// 1.21) added CumProd and BitCast and changed no existing op: every range
+// that reached 25 reaches 26.
+const MaxOpset = 26
 
 // table lists every ONNX op the importer takes. The opset ranges are those
 // whose semantics the pipert op follows (checked against the ONNX backend
@@ -153,6 +155,8 @@ var table = map[string]OpInfo{
 	"ArgMax":                    {Pipert: "ArgMax", MinOpset: 7, MaxOpset: MaxOpset},
 	"ArgMin":                    {Pipert: "ArgMin", MinOpset: 7, MaxOpset: MaxOpset},
 	"CumSum":                    {Pipert: "CumSum", MinOpset: 11, MaxOpset: MaxOpset},
+	"CumProd":                   {Pipert: "CumProd", MinOpset: 26, MaxOpset: MaxOpset},
+	"BitCast":                   {Pipert: "BitCast", MinOpset: 26, MaxOpset: MaxOpset, Note: "between dtypes of one size among pipert's (no complex, float 8, float 4, int 4 or int 2 types)"},
 	"GatherElements":            {Pipert: "GatherElements", MinOpset: 11, MaxOpset: MaxOpset},
 	"DepthToSpace":              {Pipert: "DepthToSpace", MinOpset: 7, MaxOpset: MaxOpset},
 	"SpaceToDepth":              {Pipert: "SpaceToDepth", MinOpset: 7, MaxOpset: MaxOpset},
@@ -213,6 +217,10 @@ func init() {
 		info.ONNX = name
 		table[name] = info
 	}
+	// BitCast's "to" is a TensorProto data type, which the import maps to
+	// a pipert dtype (refusing those pipert lacks), as for the ops of
+	// dtypeAttrs.
+	dtypeAttrs["BitCast"] = "to"
 }
 
 // Ops lists the ONNX ops the importer takes, by name.
