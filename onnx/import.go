@@ -847,7 +847,7 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 // dtypeAttrs names, by op, the attribute holding a TensorProto data type,
 // which the import maps to a pipert dtype.
 var dtypeAttrs = map[string]string{
-	"EyeLike": "dtype", "HannWindow": "output_datatype", "HammingWindow": "output_datatype",
+	"BitCast": "to", "EyeLike": "dtype", "HannWindow": "output_datatype", "HammingWindow": "output_datatype",
 	"BlackmanWindow": "output_datatype", "MelWeightMatrix": "output_datatype",
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // TestOpsetFixtures runs the one-node models of testdata/opset — ops in
-// the forms of opsets 18 to 25, built by gen.js with their outputs
+// the forms of opsets 18 to 26, built by gen.js with their outputs
 // computed by onnxruntime — in KBK against onnxruntime's outputs (floats
 // to 1e-5 absolute, other dtypes exactly) and in Pipeline mode against
 // KBK, bit for bit; the small models (model_*) also in Async and Replay

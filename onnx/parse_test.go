@@ -212,7 +212,7 @@ func TestReadAligns(t *testing.T) {
 
 // FuzzImport: a model that parses imports or fails with an error, never a
 // panic; the seeds are the ONNX backend node-test models and the opset 18
-// to 25 models of testdata/opset.
+// to 26 models of testdata/opset.
 func FuzzImport(f *testing.F) {
 	if files, err := filepath.Glob(filepath.Join("testdata", "opset", "*.onnx")); err == nil {
 		for _, p := range files {

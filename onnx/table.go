@@ -217,10 +217,6 @@ func init() {
 		info.ONNX = name
 		table[name] = info
 	}
-	// BitCast's "to" is a TensorProto data type, which the import maps to
-	// a pipert dtype (refusing those pipert lacks), as for the ops of
-	// dtypeAttrs.
-	dtypeAttrs["BitCast"] = "to"
 }
 
 // Ops lists the ONNX ops the importer takes, by name.

@@ -1,4 +1,4 @@
-// Builds one-node ONNX models at the opsets 18 to 22 and their reference
+// Builds small ONNX models (one node, or a few) and their reference
 // outputs, computed by onnxruntime (CPU), for pipert's importer tests.
 // Setup: npm install --ignore-scripts onnxruntime-node@1.30.0 onnx-proto@8.0.1
 // Usage: NODE_PATH=…/node_modules node gen.js [DIR]   (default: this folder)
