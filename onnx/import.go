@@ -203,6 +203,7 @@ func (im *importer) outputs(gp *Graph) error {
 			exists[o] = true
 		}
 	}
+	renamed := map[string]string{} // tensors renamed to an earlier output's name
 	for _, o := range gp.Outputs {
 		name, err := im.tensor(o.Name)
 		if errors.Is(err, ErrUnsupported) {
@@ -211,12 +212,18 @@ func (im *importer) outputs(gp *Graph) error {
 		if err != nil {
 			return fmt.Errorf("%w: graph output %q: %v", ErrImport, o.Name, err)
 		}
+		if r, ok := renamed[name]; ok {
+			name = r
+		}
 		switch {
 		case name == o.Name:
+			fixed[name] = true // an output: later outputs of the same tensor copy it
 		case exists[o.Name]:
 			return fmt.Errorf("%w: graph output %q names another tensor than its value", ErrImport, o.Name)
 		case !fixed[name]:
 			im.rename(name, o.Name)
+			renamed[name] = o.Name
+			delete(exists, name)
 			exists[o.Name], fixed[o.Name] = true, true
 			name = o.Name
 		default:

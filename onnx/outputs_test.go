@@ -1,0 +1,37 @@
+package onnx_test
+
+import (
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/onnx"
+)
+
+// TestOutputsOfOneTensor: graph outputs that are one tensor under several
+// names (Identity of it, Identity of an Identity, the tensor itself in
+// either order) each get its value.
+func TestOutputsOfOneTensor(t *testing.T) {
+	x := &onnx.ValueInfo{Name: "x", DataType: onnx.Float, Dims: []onnx.Dim{{Value: 2, Known: true}}, HasShape: true}
+	nodes := []*onnx.Node{
+		{OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"t"}},
+		{OpType: "Identity", Inputs: []string{"t"}, Outputs: []string{"y"}},
+		{OpType: "Identity", Inputs: []string{"t"}, Outputs: []string{"z"}},
+		{OpType: "Identity", Inputs: []string{"y"}, Outputs: []string{"w"}},
+	}
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2}, 2)}
+	relu := []float32{0, 2}
+	for _, outs := range [][]string{{"y", "z"}, {"t", "y"}, {"y", "t"}, {"w", "y", "z", "t"}} {
+		var vs []*onnx.ValueInfo
+		want := make([][]float32, len(outs))
+		for i, o := range outs {
+			vs = append(vs, &onnx.ValueInfo{Name: o})
+			want[i] = relu
+		}
+		m := &onnx.Model{IRVersion: 8, Opsets: map[string]int64{"": 17}, Graph: &onnx.Graph{Name: "g", Inputs: []*onnx.ValueInfo{x}, Nodes: nodes, Outputs: vs}}
+		g, err := onnx.Import(m, onnx.Options{})
+		if err != nil {
+			t.Fatalf("outputs %v: %v", outs, err)
+		}
+		checkRunOutputs(t, g, in, want)
+	}
+}
