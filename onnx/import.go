@@ -327,6 +327,10 @@ func declaredNames(g *Graph, into map[string]bool) {
 // funcKey identifies a local function.
 type funcKey struct{ domain, name, overload string }
 
+// builtinOps are the default-domain ops the import handles itself, beyond
+// the table.
+var builtinOps = map[string]bool{"Constant": true, "Identity": true, "If": true, "Loop": true, "Scan": true}
+
 // maxCallDepth bounds nested function calls (and recursion, which ONNX
 // forbids).
 const maxCallDepth = 32
@@ -770,7 +774,7 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 	a := kernel.Attrs{kernel.OpsetAttr: im.opset}
 	for _, at := range n.Attrs {
 		if at.RefAttrName != "" {
-			return nil, fmt.Errorf("%w: attribute %q refers to a function attribute", ErrUnsupported, at.Name)
+			return nil, fmt.Errorf("%w: attribute %q refers to attribute %q of a function, outside a function", ErrImport, at.Name, at.RefAttrName)
 		}
 		switch at.Type {
 		case AttrFloat:
@@ -1057,6 +1061,12 @@ func (im *importer) constant(n *Node) error {
 		return fmt.Errorf("%w: a Constant needs one output and exactly one attribute", ErrImport)
 	}
 	at := n.Attrs[0]
+	if at.RefAttrName != "" {
+		return fmt.Errorf("%w: Constant attribute %q refers to attribute %q of a function, outside a function", ErrImport, at.Name, at.RefAttrName)
+	}
+	if want, ok := constantAttrTypes[at.Name]; ok && at.Type != want {
+		return fmt.Errorf("%w: Constant attribute %q is a %v, want a %v", ErrImport, at.Name, at.Type, want)
+	}
 	var t *kernel.Tensor
 	switch at.Name {
 	case "value":
@@ -1108,8 +1118,14 @@ func (im *importer) identity(n *Node) error {
 	return im.aliasAs(n.Outputs[0], in)
 }
 
-// function returns the local function node n calls, or nil.
+// function returns the local function node n calls, or nil. A standard
+// op of the default domain is never a local function's call.
 func (im *importer) function(n *Node) *Function {
+	if n.Domain == "" || n.Domain == "ai.onnx" {
+		if _, std := table[n.OpType]; std || seqOps[n.OpType] != 0 || builtinOps[n.OpType] {
+			return nil
+		}
+	}
 	for p := im; p != nil; p = p.parent {
 		if p.funcs != nil {
 			return p.funcs[funcKey{n.Domain, n.OpType, n.Overload}]
@@ -1123,8 +1139,15 @@ func (im *importer) function(n *Node) *Function {
 // with n's attributes (or f's defaults) in place of the attributes that
 // refer to them; n's outputs then name what f's outputs computed.
 func (im *importer) call(n *Node, f *Function) error {
-	if len(im.calls) >= maxCallDepth || slices.Contains(im.calls, f) {
-		return fmt.Errorf("%w: function %s calls itself or nests deeper than %d", ErrImport, f.Name, maxCallDepth)
+	depth := 0
+	for p := im; p != nil; p = p.parent { // calls inlined in enclosing graphs too
+		if slices.Contains(p.calls, f) {
+			return fmt.Errorf("%w: function %s calls itself", ErrImport, f.Name)
+		}
+		depth += len(p.calls)
+	}
+	if depth >= maxCallDepth {
+		return fmt.Errorf("%w: function %s nests deeper than %d calls", ErrImport, f.Name, maxCallDepth)
 	}
 	if len(n.Inputs) > len(f.Inputs) || len(n.Outputs) > len(f.Outputs) {
 		return fmt.Errorf("%w: call of function %s with %d inputs and %d outputs, it has %d and %d",
@@ -1148,35 +1171,13 @@ func (im *importer) call(n *Node, f *Function) error {
 		if fn == nil {
 			return fmt.Errorf("%w: function %s has a nil node", ErrImport, f.Name)
 		}
-		c := *fn
-		c.Inputs = slices.Clone(fn.Inputs)
+		c := bindNode(fn, n, f)
 		for j, in := range c.Inputs {
 			if absent[in] {
 				c.Inputs[j] = "" // an optional input the call omits
 			}
 		}
-		c.Attrs = nil
-		for _, a := range fn.Attrs {
-			if a == nil || a.RefAttrName == "" {
-				c.Attrs = append(c.Attrs, a)
-				continue
-			}
-			v := n.Attr(a.RefAttrName)
-			if v == nil {
-				for _, d := range f.AttrDefaults {
-					if d != nil && d.Name == a.RefAttrName {
-						v = d
-					}
-				}
-			}
-			if v == nil {
-				continue // neither given nor defaulted: the attribute is absent
-			}
-			bound := *v
-			bound.Name, bound.RefAttrName = a.Name, ""
-			c.Attrs = append(c.Attrs, &bound)
-		}
-		body.Nodes = append(body.Nodes, &c)
+		body.Nodes = append(body.Nodes, c)
 	}
 	opset := im.opset
 	if v, ok := f.Opsets[""]; ok {
@@ -1192,6 +1193,66 @@ func (im *importer) call(n *Node, f *Function) error {
 		return fmt.Errorf("function %s: %w", f.Name, err)
 	}
 	return im.bindOutputs(n.Outputs, f.Outputs, rename)
+}
+
+// bindNode copies fn, a node of function f's body, with the attributes
+// that refer to f's attributes bound to call's (or f's defaults; dropped
+// when neither gives one), in the subgraphs of its attributes too.
+func bindNode(fn, call *Node, f *Function) *Node {
+	c := *fn
+	c.Inputs = slices.Clone(fn.Inputs)
+	c.Attrs = nil
+	for _, a := range fn.Attrs {
+		if a == nil {
+			c.Attrs = append(c.Attrs, a)
+			continue
+		}
+		if a.RefAttrName == "" {
+			if a.G == nil && len(a.Graphs) == 0 {
+				c.Attrs = append(c.Attrs, a)
+				continue
+			}
+			b := *a
+			b.G = bindGraph(a.G, call, f)
+			b.Graphs = nil
+			for _, g := range a.Graphs {
+				b.Graphs = append(b.Graphs, bindGraph(g, call, f))
+			}
+			c.Attrs = append(c.Attrs, &b)
+			continue
+		}
+		v := call.Attr(a.RefAttrName)
+		if v == nil {
+			for _, d := range f.AttrDefaults {
+				if d != nil && d.Name == a.RefAttrName {
+					v = d
+				}
+			}
+		}
+		if v == nil {
+			continue // neither given nor defaulted: the attribute is absent
+		}
+		bound := *v
+		bound.Name, bound.RefAttrName = a.Name, ""
+		c.Attrs = append(c.Attrs, &bound)
+	}
+	return &c
+}
+
+// bindGraph copies g, a subgraph inside function f's body, with bindNode
+// applied to its nodes.
+func bindGraph(g *Graph, call *Node, f *Function) *Graph {
+	if g == nil {
+		return nil
+	}
+	c := *g
+	c.Nodes = make([]*Node, len(g.Nodes))
+	for i, n := range g.Nodes {
+		if n != nil {
+			c.Nodes[i] = bindNode(n, call, f)
+		}
+	}
+	return &c
 }
 
 // bindOutputs defines outs, the outputs of an inlined node, as other names
@@ -1226,6 +1287,10 @@ func (im *importer) bindOutputs(outs, names []string, scope map[string]string) e
 	}
 	return nil
 }
+
+// constantAttrTypes is the type of each Constant attribute pipert reads.
+var constantAttrTypes = map[string]AttrType{"value": AttrTensor, "value_float": AttrFloat, "value_floats": AttrFloats,
+	"value_int": AttrInt, "value_ints": AttrInts}
 
 // ifNode inlines an If whose condition folds, or imports it as a runtime
 // If with its branches as subgraphs.

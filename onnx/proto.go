@@ -113,8 +113,8 @@ type Attribute struct {
 	Strings [][]byte
 	Tensors []*Tensor
 	Graphs  []*Graph
-	// RefAttrName is set on attributes of function bodies, which pipert
-	// does not read.
+	// RefAttrName, set on attributes of a local function's nodes, names
+	// the function's attribute whose value a call gives this one.
 	RefAttrName string
 }
 
