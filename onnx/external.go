@@ -15,9 +15,18 @@ import (
 // ErrFormat.
 func loadExternal(m *Model, dir string) error {
 	files := map[string][]byte{}
+	var root *os.Root // opened at the first external tensor
+	defer func() {
+		if root != nil {
+			root.Close()
+		}
+	}()
 	load := func(t *Tensor) error {
 		if t == nil || !t.External {
 			return nil
+		}
+		if !t.ExternalLocation {
+			return fmt.Errorf("%w: tensor %q has external_data entries but data_location is not EXTERNAL", ErrFormat, t.Name)
 		}
 		loc, ok := t.ExternalData["location"]
 		if !ok {
@@ -29,25 +38,37 @@ func loadExternal(m *Model, dir string) error {
 		data, ok := files[loc]
 		if !ok {
 			var err error
-			if data, err = os.ReadFile(filepath.Join(dir, loc)); err != nil {
+			if root == nil {
+				if root, err = os.OpenRoot(dir); err != nil {
+					return fmt.Errorf("%w: tensor %q: external data: %v", ErrFormat, t.Name, err)
+				}
+			}
+			// The root refuses a path, symbolic links included, that
+			// leaves the model's directory.
+			if data, err = root.ReadFile(loc); err != nil {
 				return fmt.Errorf("%w: tensor %q: external data: %v", ErrFormat, t.Name, err)
 			}
 			files[loc] = data
 		}
-		off, n := int64(0), int64(len(data))
+		off := int64(0)
 		if v, ok := t.ExternalData["offset"]; ok {
 			o, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || o < 0 || o > int64(len(data)) {
 				return fmt.Errorf("%w: tensor %q: external data offset %q in a file of %d bytes", ErrFormat, t.Name, v, len(data))
 			}
-			off, n = o, int64(len(data))-o
+			off = o
 		}
-		if v, ok := t.ExternalData["length"]; ok {
+		// Without a length, the tensor's own size (its shape's elements).
+		n, ok := t.byteSize()
+		if v, given := t.ExternalData["length"]; given {
 			l, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || l < 0 || l > n {
-				return fmt.Errorf("%w: tensor %q: external data length %q from offset %d in a file of %d bytes", ErrFormat, t.Name, v, off, len(data))
+			if err != nil || l < 0 {
+				return fmt.Errorf("%w: tensor %q: external data length %q", ErrFormat, t.Name, v)
 			}
-			n = l
+			n, ok = l, true
+		}
+		if !ok || n > int64(len(data))-off {
+			return fmt.Errorf("%w: tensor %q: external data of %d bytes from offset %d in a file of %d bytes", ErrFormat, t.Name, n, off, len(data))
 		}
 		t.Raw, t.External = data[off:off+n:off+n], false
 		return nil
@@ -101,4 +122,25 @@ func loadExternal(m *Model, dir string) error {
 		}
 	}
 	return nil
+}
+
+// byteSize is the bytes of t's elements by its shape and type, for the
+// types of a fixed element size; ok is false when it overflows or the
+// type has none.
+func (t *Tensor) byteSize() (int64, bool) {
+	size := int64(t.DataType.elemSize())
+	switch t.DataType {
+	case Undefined, String:
+		return 0, false
+	case Complex128:
+		size = 16
+	}
+	n := size
+	for _, d := range t.Dims {
+		if d < 0 || d > 0 && n > (1<<62)/d {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
 }

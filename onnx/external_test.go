@@ -54,16 +54,41 @@ func TestExternalData(t *testing.T) {
 		{"no location", map[string]string{"offset": "0"}},
 		{"offset past the end", map[string]string{"location": "w.bin", "offset": "17"}},
 		{"length past the end", map[string]string{"location": "w.bin", "offset": "8", "length": "9"}},
+		{"shape past the end", map[string]string{"location": "w.bin", "offset": "12"}},
 		{"bad offset", map[string]string{"location": "w.bin", "offset": "x"}},
 	} {
-		m := &Model{Graph: &Graph{Initializers: []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, External: true, ExternalData: tc.ext}}}}
+		m := &Model{Graph: &Graph{Initializers: []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, External: true, ExternalLocation: true, ExternalData: tc.ext}}}}
 		if err := loadExternal(m, dir); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", tc.name, err)
 		}
 	}
+	for _, ext := range []map[string]string{
+		{"location": "w.bin", "offset": "8", "length": "8"},
+		{"location": "w.bin", "offset": "4"}, // the tensor's size: 2 float32
+		{"location": "w.bin"},
+	} {
+		m = &Model{Graph: &Graph{Initializers: []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, External: true, ExternalLocation: true, ExternalData: ext}}}}
+		if err := loadExternal(m, dir); err != nil || len(m.Graph.Initializers[0].Raw) != 8 {
+			t.Fatalf("%v: %v, %d bytes", ext, err, len(m.Graph.Initializers[0].Raw))
+		}
+	}
+	// external_data without data_location EXTERNAL is malformed.
 	m = &Model{Graph: &Graph{Initializers: []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, External: true,
-		ExternalData: map[string]string{"location": "w.bin", "offset": "8", "length": "8"}}}}}
-	if err := loadExternal(m, dir); err != nil || len(m.Graph.Initializers[0].Raw) != 8 {
-		t.Fatalf("a good range: %v, %d bytes", err, len(m.Graph.Initializers[0].Raw))
+		ExternalData: map[string]string{"location": "w.bin"}}}}}
+	if err := loadExternal(m, dir); !errors.Is(err, ErrFormat) {
+		t.Errorf("external_data without data_location: %v, want ErrFormat", err)
+	}
+	// A symbolic link out of the directory is refused like a path.
+	outside := filepath.Join(t.TempDir(), "secret.bin")
+	if err := os.WriteFile(outside, make([]byte, 8), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link.bin")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	m = &Model{Graph: &Graph{Initializers: []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, External: true, ExternalLocation: true,
+		ExternalData: map[string]string{"location": "link.bin"}}}}}
+	if err := loadExternal(m, dir); !errors.Is(err, ErrFormat) {
+		t.Errorf("a link out of the directory: %v, want ErrFormat", err)
 	}
 }

@@ -540,7 +540,7 @@ func parseTensor(b []byte) (*Tensor, error) {
 				return nil, err
 			}
 			if v == 1 {
-				t.External = true
+				t.External, t.ExternalLocation = true, true
 			}
 		default:
 			if err := d.skip(num, typ); err != nil {

@@ -171,7 +171,10 @@ type Tensor struct {
 	// from the file named, relative to the model's directory, into Raw
 	// and clears External.
 	ExternalData map[string]string
-	Segment      bool
+	// ExternalLocation is data_location EXTERNAL, which external data
+	// needs.
+	ExternalLocation bool
+	Segment          bool
 }
 
 // ValueInfo is an ONNX ValueInfoProto of a tensor type: its name, element
