@@ -488,6 +488,7 @@ func (im *importer) resolve(name string) (string, error) {
 		v := subgraph.Value{Name: name, DType: kernel.Float32}
 		if m != nil {
 			v.DType, v.Shape = m.DType, m.Shape.Clone()
+			im.known[name] = m // what the import knows of it here too
 		}
 		im.g.Inputs = append(im.g.Inputs, v)
 		return name, nil
@@ -954,7 +955,7 @@ func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*import
 		return nil, fmt.Errorf("body: %w", err)
 	}
 	for _, o := range body.Outputs {
-		name, err := sub.resolve(o.Name)
+		name, err := sub.tensor(o.Name)
 		if err != nil {
 			return nil, fmt.Errorf("body: output %q: %w", o.Name, err)
 		}
@@ -1340,7 +1341,7 @@ func (im *importer) ifNode(n *Node) error {
 			return fmt.Errorf("branch %s: %w", at.Name, err)
 		}
 		for _, o := range at.G.Outputs {
-			name, err := sub.resolve(o.Name)
+			name, err := sub.tensor(o.Name)
 			if err != nil {
 				return fmt.Errorf("branch %s: output %q: %w", at.Name, o.Name, err)
 			}
