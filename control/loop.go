@@ -147,9 +147,11 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 	}
 	for j, s := range scans {
 		if len(s) == 0 {
-			// No iteration: an empty stack of the dtype the body's
-			// static inference gives (float32 when it gives none).
-			k.outs = append(k.outs, &kernel.Tensor{DType: k.scanDType(in, j), Shape: kernel.Shape{0}, Host: []byte{}})
+			// No iteration: an empty stack of the dtype and element
+			// shape the body's static inference gives (float32 and a
+			// rank-1 [0] when it gives none).
+			dt, elem := k.scanMeta(in, j)
+			k.outs = append(k.outs, &kernel.Tensor{DType: dt, Shape: append(kernel.Shape{0}, elem...), Host: []byte{}})
 			continue
 		}
 		sh := append(kernel.Shape{int64(len(s))}, s[0].Shape...)
@@ -165,15 +167,20 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 	return nil
 }
 
-// scanDType is scan output j's dtype from the body's static inference on
-// the loop's inputs in, float32 when it has none.
-func (k *Loop) scanDType(in []*kernel.Tensor, j int) kernel.DType {
+// scanMeta is scan output j's dtype and the shape of one of its elements
+// from the body's static inference on the loop's inputs in: float32 when
+// it has none, and no shape unless every dimension is known.
+func (k *Loop) scanMeta(in []*kernel.Tensor, j int) (kernel.DType, kernel.Shape) {
 	bound := append([]*kernel.Tensor{kernel.New(kernel.Int64), kernel.New(kernel.Bool)}, in[2:]...)
 	outs, err := shapesOf(k.body, bound, k.res)
 	if err != nil {
-		return kernel.Float32
+		return kernel.Float32, nil
 	}
-	return outs[1+k.carried+j].DType
+	o := outs[1+k.carried+j]
+	if o.Shape == nil || !o.Shape.Known() {
+		return o.DType, nil
+	}
+	return o.DType, o.Shape.Clone()
 }
 
 // Resize implements kernel.Kernel: a Loop has no tiling of its own.
