@@ -47,6 +47,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"LpNormalization", "LpPool", "GlobalLpPool", "MaxRoiPool",
 		// new in ONNX opset 26
 		"CumProd", "BitCast",
+		// Col2Im and the random generators
+		"Col2Im", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -63,6 +65,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}, "LSTM": {"hidden_size": 1}, "GRU": {"hidden_size": 1}, "RNN": {"hidden_size": 1},
 		"DepthToSpace": {"blocksize": 2}, "Einsum": {"equation": "ij->ji"}, "LRN": {"size": 3}, "Split": {"num_outputs": 2}, "SpaceToDepth": {"blocksize": 2}, "MaxUnpool": {"kernel_shape": []int64{2}}, "BitShift": {"direction": "LEFT"}, "GroupNormalization": {"num_groups": 1}, "BitCast": {"to": "int32"}}
 	required["LpPool"], required["MaxRoiPool"] = kernel.Attrs{"kernel_shape": []int64{1}}, kernel.Attrs{"pooled_shape": []int64{1, 1}}
+	required["RandomNormal"], required["RandomUniform"] = kernel.Attrs{"shape": []int64{1}}, kernel.Attrs{"shape": []int64{1}}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])
@@ -84,7 +87,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
 			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}, "TopK": {1},
 			"Dropout": {1, 2}, "Tile": {1}, "Range": {0, 1, 2}, "CumSum": {1}, "CumProd": {1}, "Split": {1}, "Trilu": {1}, "OneHot": {1}, "Compress": {1}, "NonMaxSuppression": {2, 3, 4},
-			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}, "MaxUnpool": {2}}[op]
+			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}, "MaxUnpool": {2}, "Col2Im": {1, 2}}[op]
 		if op == "CenterCropPad" || op == "AffineGrid" {
 			wantValue = []int{1}
 		}
