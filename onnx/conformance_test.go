@@ -27,7 +27,9 @@ const nodeTests = "/usr/share/libonnx-testdata/data/node"
 
 // TestBackendNodeTests runs every ONNX backend node test whose ops the
 // importer takes, in KBK, and compares with the suite's expected outputs
-// (rtol 1e-3, atol 1e-7; exact for integers and booleans); the same test
+// (rtol 1e-3, atol 1e-7; exact for integers and booleans; dtype, shape and
+// 0-or-1 values only for the tests of the random generators, see
+// randomOps); the same test
 // in Pipeline mode must be bit-identical to KBK. Tests that use
 // an op outside the table are counted, not run. testdata/expected_failures.txt
 // lists the tests known to fail, each with its reason; an unexpected pass
@@ -188,11 +190,85 @@ func runNodeTest(dir string, m *onnx.Model) error {
 		}
 		want = asDeclared(want, o.DataType)
 		got := res.Outputs[g.Outputs[i]]
+		if drawsRandom(m) {
+			if err := sameDraws(got, want); err != nil {
+				return fmt.Errorf("output %q: %w", o.Name, err)
+			}
+			continue
+		}
 		if err := same(got, want); err != nil {
 			return fmt.Errorf("output %q: %w", o.Name, err)
 		}
 	}
 	return nil
+}
+
+// randomOps are the generators, whose values are pipert's own draws: no
+// two runtimes share a generator, the suite's expected values are one
+// draw of numpy's.
+var randomOps = map[string]bool{"RandomNormal": true, "RandomUniform": true, "RandomNormalLike": true,
+	"RandomUniformLike": true, "Bernoulli": true, "Multinomial": true}
+
+// drawsRandom reports whether a node of m's graph is a generator: its
+// outputs are compared by sameDraws.
+func drawsRandom(m *onnx.Model) bool {
+	for _, n := range m.Graph.Nodes {
+		if randomOps[n.OpType] {
+			return true
+		}
+	}
+	return false
+}
+
+// sameDraws compares an output drawn at random with the suite's draw:
+// dtype and shape, and, where the suite's values are all 0 or 1 (the
+// Bernoulli tests), that the output's are too.
+func sameDraws(got, want *kernel.Tensor) error {
+	if got == nil {
+		return errors.New("missing")
+	}
+	if got.DType != want.DType || !got.Shape.Equal(want.Shape) {
+		return fmt.Errorf("got %v %v, want %v %v", got.DType, got.Shape, want.DType, want.Shape)
+	}
+	if got.Host == nil {
+		return errors.New("no contents")
+	}
+	binary := func(t *kernel.Tensor) bool {
+		for _, v := range asFloats(t) {
+			if v != 0 && v != 1 {
+				return false
+			}
+		}
+		return true
+	}
+	if binary(want) && !binary(got) {
+		return errors.New("values other than 0 and 1, where the suite draws 0s and 1s")
+	}
+	return nil
+}
+
+// asFloats returns t's values as float64s, of the dtypes the suite's
+// generator tests output (floats, the integers, bool).
+func asFloats(t *kernel.Tensor) []float64 {
+	if t.DType.IsFloat() {
+		return floats(t)
+	}
+	out := make([]float64, t.NumElements())
+	for i := range out {
+		switch t.DType {
+		case kernel.Int64:
+			out[i] = float64(kernel.Int64s(t.Host)[i])
+		case kernel.Int32:
+			out[i] = float64(kernel.Int32s(t.Host)[i])
+		case kernel.Bool, kernel.Uint8:
+			out[i] = float64(t.Host[i])
+		case kernel.Int8:
+			out[i] = float64(int8(t.Host[i]))
+		default:
+			out[i] = math.NaN() // not 0 or 1
+		}
+	}
+	return out
 }
 
 // asDeclared returns t as the graph declares it: the 1.12 suite, written

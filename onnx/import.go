@@ -625,7 +625,7 @@ func (im *importer) node(n *Node) error {
 		}
 	}
 	deps := k.Deps()
-	if im.fold && known && (values || deps.ShapeOnly) && !deps.Compute && im.parent == nil && cheap(k, in, nOut) {
+	if im.fold && known && (values || deps.ShapeOnly) && !deps.Compute && !neverFold[info.Pipert] && im.parent == nil && cheap(k, in, nOut) {
 		var outs []*kernel.Tensor
 		if values && reshapes[info.Pipert] {
 			outs, err = aliasFold(k, nodeBase(n), in)
@@ -688,6 +688,11 @@ func (im *importer) node(n *Node) error {
 	}
 	return nil
 }
+
+// neverFold are the pipert ops the import never folds, even on known
+// inputs (the generators have none): their outputs differ run after run.
+var neverFold = map[string]bool{"RandomNormal": true, "RandomUniform": true, "RandomNormalLike": true,
+	"RandomUniformLike": true, "Bernoulli": true, "Multinomial": true}
 
 // reshapes are the pipert ops whose output holds the bytes of input 0
 // under another shape: folded, the output aliases the input's data.

@@ -210,6 +210,13 @@ var table = map[string]OpInfo{
 	"TensorScatter":             {Pipert: "TensorScatter", MinOpset: 24, MaxOpset: MaxOpset, Note: "modes linear and circular; a negative write index is an error in both, as in onnxruntime"},
 	"DeformConv":                {Pipert: "DeformConv", MinOpset: 19, MaxOpset: MaxOpset, Note: "2-D data only"},
 	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: MaxOpset, Note: "inlined when the condition folds; else a runtime If (package control)"},
+	"Col2Im":                    {Pipert: "Col2Im", MinOpset: 18, MaxOpset: MaxOpset, Note: "any number of spatial axes; image_shape and block_shape as value dependencies; numeric types"},
+	"RandomNormal":              {Pipert: "RandomNormal", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"RandomUniform":             {Pipert: "RandomUniform", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"RandomNormalLike":          {Pipert: "RandomNormalLike", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"RandomUniformLike":         {Pipert: "RandomUniformLike", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"Bernoulli":                 {Pipert: "Bernoulli", MinOpset: 15, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import; probabilities outside [0, 1] are an error"},
+	"Multinomial":               {Pipert: "Multinomial", MinOpset: 7, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
 }
 
 func init() {
