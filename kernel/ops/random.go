@@ -280,10 +280,10 @@ func (k *random) compute(a *kernel.Args) error {
 	ob := o.Data()
 	for i := range o.NumElements() {
 		if k.normal {
-			storeF(o.DType, ob, i, k.a+k.b*r.NormFloat64())
+			storeF(o.DType, ob, i, k.a+float64(k.b*r.NormFloat64())) // no fused multiply-add: the same bits on every machine
 			continue
 		}
-		v := k.a + (k.b-k.a)*r.Float64()
+		v := k.a + float64((k.b-k.a)*r.Float64())
 		storeF(o.DType, ob, i, v)
 		for range 4 { // a value rounded up to high steps below it
 			got := loadF(o.DType, ob, i)
@@ -462,7 +462,7 @@ func (k *multinomial) resize(in, out []*kernel.Tensor, e *encoder) (int64, error
 
 func (k *multinomial) cost(in, out []*kernel.Tensor) device.Cost {
 	classes := float64(in[0].Shape[in[0].Shape.Rank()-1])
-	return device.Cost{FLOPs: 4*float64(in[0].NumElements()) + float64(out[0].NumElements())*(2+math.Log2(classes+1)),
+	return device.Cost{FLOPs: float64(4*float64(in[0].NumElements())) + float64(float64(out[0].NumElements())*(2+math.Log2(classes+1))),
 		Bytes: float64(in[0].Bytes() + out[0].Bytes())}
 }
 
