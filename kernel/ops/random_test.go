@@ -70,7 +70,7 @@ func TestRandomDeterminism(t *testing.T) {
 		{"Multinomial", kernel.Attrs{"sample_size": int64(16)}, []*kernel.Tensor{x}},
 	}
 	for _, c := range cases {
-		for _, seed := range []any{nil, float32(3), 3.0, -0.0} {
+		for _, seed := range []any{nil, float32(3), 3.0, math.Copysign(0, -1)} {
 			attrs := kernel.Attrs{}
 			for k, v := range c.attrs {
 				attrs[k] = v
