@@ -62,6 +62,9 @@ type node struct {
 	volatile bool
 	attrs    []byte
 	global   string
+	// checked: the runner checks the kernel contract around its stages
+	// (a kernel that is not kernel.Trusted).
+	checked bool
 }
 
 // newProgram lowers c; costs prices each node (by node index). Every
@@ -220,6 +223,8 @@ func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs
 	nd := node{name: name, op: op, k: k, costs: cs, in: in, out: out, guard: g}
 	deps := k.Deps()
 	nd.volatile = deps.Volatile
+	_, trusted := k.(kernel.Trusted)
+	nd.checked = !trusted
 	key, opLen, encodable := attrKey(op, k, attrs)
 	nd.attrs = key
 	if encodable && !nd.volatile {

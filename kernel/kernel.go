@@ -93,6 +93,19 @@ type Kernel interface {
 	Compute(a *Args) error
 }
 
+// Trusted is implemented by kernels known to keep the contract of the
+// Kernel methods: InferShape leaves its inputs' shapes alone; Resize and
+// Compute leave the output tensors, their shapes and their buffers as
+// InferShape and the runtime made them. The runtime checks that contract
+// around the stages of every other kernel, at a few tens of nanoseconds a
+// kernel, and fails a run that breaks it; the built-in ops and control
+// flow implement Trusted. A kernel of the caller's should implement it
+// only once tested to keep the contract.
+type Trusted interface {
+	Kernel
+	Trusted()
+}
+
 // ComputeDependent is implemented by kernels with Deps().Compute set.
 type ComputeDependent interface {
 	// OutputShapes returns the real output shapes after the kernel ran with
