@@ -575,6 +575,15 @@ func newArg(op string) kernel.Factory {
 }
 
 func newCumSum(attrs kernel.Attrs) (kernel.Kernel, error) {
+	return newCumulative("CumSum", attrs, 0, func(a, b float64) float64 { return a + b }, func(a, b int64) int64 { return a + b })
+}
+
+// newCumulative builds CumSum and CumProd: op over x along the axis its
+// second input gives (attributes exclusive and reverse), from identity
+// one. Floats combine in float64, each output rounded once to x's dtype
+// (the first element as it is: not 0 + v, which turns a -0 into +0);
+// integers combine in int64 and wrap to the dtype.
+func newCumulative(op string, attrs kernel.Attrs, one float64, combF func(a, b float64) float64, combI func(a, b int64) int64) (kernel.Kernel, error) {
 	if err := attrs.Check("exclusive", "reverse"); err != nil {
 		return nil, wrapAttr(err)
 	}
@@ -609,16 +618,26 @@ func newCumSum(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	k.computeF = func(a *kernel.Args) error {
 		x, o := a.In[0], a.Out[0]
+		if x.DType != o.DType || !x.Shape.Equal(o.Shape) {
+			return fmt.Errorf("operand %v differs from the output %v", x, o)
+		}
 		ax, err := axisOf(a.In)
 		if err != nil {
 			return err
 		}
 		outer, n, inner := around(x.Shape, ax)
 		xb, ob := x.Data(), o.Data()
+		isFloat := x.DType.IsFloat()
+		store := func(at int64, f float64, p int64) {
+			if isFloat {
+				storeF(o.DType, ob, at, f)
+			} else {
+				storeI(o.DType, ob, at, p)
+			}
+		}
 		for q := range outer {
 			for i := range inner {
-				var f float64
-				var s int64
+				f, p := one, int64(one)
 				for jj := range n {
 					j := jj
 					if rev {
@@ -626,29 +645,26 @@ func newCumSum(attrs kernel.Attrs) (kernel.Kernel, error) {
 					}
 					at := (q*n+j)*inner + i
 					if excl {
-						storeF(o.DType, ob, at, f)
-						if !o.DType.IsFloat() {
-							storeI(o.DType, ob, at, s)
-						}
+						store(at, f, p)
 					}
-					if v := loadF(x.DType, xb, at); jj == 0 {
-						f = v // not 0 + v, which turns a -0 into +0
+					if isFloat {
+						if v := loadF(x.DType, xb, at); jj == 0 {
+							f = v
+						} else {
+							f = combF(f, v)
+						}
 					} else {
-						f += v
+						p = combI(p, loadI(x.DType, xb, at))
 					}
-					s += loadI(x.DType, xb, at)
 					if !excl {
-						storeF(o.DType, ob, at, f)
-						if !o.DType.IsFloat() {
-							storeI(o.DType, ob, at, s)
-						}
+						store(at, f, p)
 					}
 				}
 			}
 		}
 		return nil
 	}
-	return newKernel(sig{op: "CumSum", minIn: 2, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+	return newKernel(sig{op: op, minIn: 2, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
 }
 
 func newGatherElements(attrs kernel.Attrs) (kernel.Kernel, error) {
