@@ -1097,13 +1097,8 @@ func (im *importer) constant(n *Node) error {
 	default:
 		return fmt.Errorf("%w: Constant attribute %q", ErrUnsupported, at.Name)
 	}
-	local, err := im.define(n.Outputs[0])
-	if err != nil {
-		return err
-	}
-	im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
-	im.known[local] = t
-	return nil
+	_, err := im.constOut(n.Outputs[0], t)
+	return err
 }
 
 // identity makes an Identity's output another name of its input.

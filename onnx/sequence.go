@@ -203,37 +203,15 @@ func (im *importer) sequenceNode(n *Node) error {
 		}
 		return im.defineSeq(n.Outputs[0], c)
 	case "SequenceErase":
-		s, err := im.seqInput(n, 0)
+		s, p, err := im.seqAt(n, -1)
 		if err != nil {
 			return err
 		}
-		pos, given, err := im.constInt(n, 1, "position")
-		if err != nil {
-			return err
-		}
-		if !given {
-			pos = int64(len(s.elems)) - 1
-		}
-		if p, err := seqIndex(n, pos, len(s.elems)); err != nil {
-			return err
-		} else {
-			c := &seqValue{dtype: s.dtype}
-			c.elems = append(append(c.elems, s.elems[:p]...), s.elems[p+1:]...)
-			return im.defineSeq(n.Outputs[0], c)
-		}
+		c := &seqValue{dtype: s.dtype}
+		c.elems = append(append(c.elems, s.elems[:p]...), s.elems[p+1:]...)
+		return im.defineSeq(n.Outputs[0], c)
 	case "SequenceAt":
-		s, err := im.seqInput(n, 0)
-		if err != nil {
-			return err
-		}
-		pos, given, err := im.constInt(n, 1, "position")
-		if err != nil {
-			return err
-		}
-		if !given {
-			return fmt.Errorf("%w: SequenceAt needs a position", ErrImport)
-		}
-		p, err := seqIndex(n, pos, len(s.elems))
+		s, p, err := im.seqAt(n, 0)
 		if err != nil {
 			return err
 		}
@@ -246,13 +224,8 @@ func (im *importer) sequenceNode(n *Node) error {
 		t := kernel.New(kernel.Int64)
 		t.Shape = kernel.Shape{}
 		kernel.Int64s(t.Host)[0] = int64(len(s.elems))
-		local, err := im.define(n.Outputs[0])
-		if err != nil {
-			return err
-		}
-		im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
-		im.known[local] = t
-		return nil
+		_, err = im.constOut(n.Outputs[0], t)
+		return err
 	case "ConcatFromSequence":
 		return im.concatFromSequence(n)
 	case "SplitToSequence":
@@ -268,13 +241,41 @@ func (im *importer) constBool(out string, v bool) error {
 	if v {
 		t.Host[0] = 1
 	}
+	_, err := im.constOut(out, t)
+	return err
+}
+
+// constOut defines ONNX name out as constant t and returns its graph name.
+func (im *importer) constOut(out string, t *kernel.Tensor) (string, error) {
 	local, err := im.define(out)
 	if err != nil {
-		return err
+		return "", err
 	}
 	im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
 	im.known[local] = t
-	return nil
+	return local, nil
+}
+
+// seqAt returns the sequence node n reads and the position, from its
+// start, its second input names: the last when the input is omitted and
+// def is -1 (SequenceErase), an error when def is 0 (SequenceAt).
+func (im *importer) seqAt(n *Node, def int) (*seqValue, int, error) {
+	s, err := im.seqInput(n, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	pos, given, err := im.constInt(n, 1, "position")
+	if err != nil {
+		return nil, 0, err
+	}
+	if !given {
+		if def == 0 {
+			return nil, 0, fmt.Errorf("%w: %s needs a position", ErrImport, n.OpType)
+		}
+		pos = int64(len(s.elems)) - 1
+	}
+	p, err := seqIndex(n, pos, len(s.elems))
+	return s, p, err
 }
 
 // seqIndex checks position pos of a sequence of n tensors (negative from
@@ -342,13 +343,8 @@ func (im *importer) constInts(base string, v ...int64) (string, error) {
 	name := im.fresh(base)
 	t := kernel.New(kernel.Int64, int64(len(v)))
 	copy(kernel.Int64s(t.Host), v)
-	local, err := im.define(name)
-	if err != nil {
-		return "", err
-	}
-	im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
-	im.known[local] = t
-	return name, nil
+	_, err := im.constOut(name, t)
+	return name, err
 }
 
 // axesNode imports an Unsqueeze or Squeeze of in on axis, in the form of
