@@ -1,6 +1,9 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // DType is the element type of a tensor. The zero value is invalid.
 type DType uint8
@@ -99,4 +102,27 @@ func ParseDType(s string) (DType, error) {
 		}
 	}
 	return 0, fmt.Errorf("kernel: unknown dtype %q", s)
+}
+
+// IntRange returns the lowest and highest value of integer or bool dtype
+// d as int64s. For Int64 and Uint64 it is int64's range: a uint64 above
+// MaxInt64 is held in an int64 by its bits, as the ops load it.
+func (d DType) IntRange() (lo, hi int64) {
+	switch d {
+	case Int8:
+		return math.MinInt8, math.MaxInt8
+	case Uint8:
+		return 0, math.MaxUint8
+	case Int16:
+		return math.MinInt16, math.MaxInt16
+	case Uint16:
+		return 0, math.MaxUint16
+	case Int32:
+		return math.MinInt32, math.MaxInt32
+	case Uint32:
+		return 0, math.MaxUint32
+	case Bool:
+		return 0, 1
+	}
+	return math.MinInt64, math.MaxInt64
 }

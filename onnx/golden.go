@@ -175,7 +175,7 @@ func (tj goldenTensorJSON) tensor() (*kernel.Tensor, error) {
 			if err != nil {
 				return nil, fmt.Errorf("data[%d]: %w", i, err)
 			}
-			if lo, hi := intRange(dt); x < lo || x > hi {
+			if lo, hi := dt.IntRange(); x < lo || x > hi {
 				return nil, fmt.Errorf("data[%d]: %d is out of the %v range", i, x, dt)
 			}
 			switch dt {
@@ -215,27 +215,6 @@ func storeGolden(t *kernel.Tensor, i int, x float64) {
 	case kernel.BFloat16:
 		kernel.Uint16s(t.Host)[i] = kernel.F32ToBF16(float32(x))
 	}
-}
-
-// intRange is the range of integer (or bool) dtype dt's values.
-func intRange(dt kernel.DType) (lo, hi int64) {
-	switch dt {
-	case kernel.Bool:
-		return 0, 1
-	case kernel.Int8:
-		return math.MinInt8, math.MaxInt8
-	case kernel.Uint8:
-		return 0, math.MaxUint8
-	case kernel.Int16:
-		return math.MinInt16, math.MaxInt16
-	case kernel.Uint16:
-		return 0, math.MaxUint16
-	case kernel.Int32:
-		return math.MinInt32, math.MaxInt32
-	case kernel.Uint32:
-		return 0, math.MaxUint32
-	}
-	return math.MinInt64, math.MaxInt64
 }
 
 // Mismatch is where an output differs most from its reference.

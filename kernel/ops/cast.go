@@ -172,7 +172,7 @@ func storeFloat(b []byte, dt kernel.DType, i int64, v float64) {
 			b[i] = 1
 		}
 	default:
-		lo, hi := intRange(dt)
+		lo, hi := dt.IntRange()
 		storeI(dt, b, i, saturate(v, lo, hi))
 	}
 }

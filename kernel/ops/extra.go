@@ -279,7 +279,7 @@ func newQuantize(quantize bool) kernel.Factory {
 				return err
 			}
 			xb, sb, ob := x.Data(), scale.Data(), o.Data()
-			l, h := intRange(o.DType)
+			l, h := o.DType.IntRange()
 			lo, hi := float64(l), float64(h)
 			for i := range x.NumElements() {
 				j := idx(i)

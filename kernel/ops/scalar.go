@@ -136,28 +136,6 @@ func storeOrd(dt kernel.DType, b []byte, i int64, v int64) {
 	storeI(dt, b, i, v)
 }
 
-// intRange returns the lowest and highest value of integer dtype dt in
-// loadOrd's form.
-func intRange(dt kernel.DType) (lo, hi int64) {
-	switch dt {
-	case kernel.Int8:
-		return math.MinInt8, math.MaxInt8
-	case kernel.Uint8:
-		return 0, math.MaxUint8
-	case kernel.Int16:
-		return math.MinInt16, math.MaxInt16
-	case kernel.Uint16:
-		return 0, math.MaxUint16
-	case kernel.Int32:
-		return math.MinInt32, math.MaxInt32
-	case kernel.Uint32:
-		return 0, math.MaxUint32
-	case kernel.Bool:
-		return 0, 1
-	}
-	return math.MinInt64, math.MaxInt64 // int64, and uint64 in loadOrd's form
-}
-
 // copyElem copies element si of src to element di of dst, both of element
 // size size bytes.
 func copyElem(dst []byte, di int64, src []byte, si int64, size int64) {
