@@ -21,7 +21,14 @@ type Attrs map[string]any
 const OpsetAttr = "opset"
 
 // Opset returns the opset the node follows (OpsetAttr), or def when absent.
-func (a Attrs) Opset(def int64) (int64, error) { return a.Int(OpsetAttr, def) }
+// An opset below 1 is an error.
+func (a Attrs) Opset(def int64) (int64, error) {
+	v, err := a.Int(OpsetAttr, def)
+	if err == nil && v < 1 {
+		return 0, fmt.Errorf("attribute %q: opset %d, want at least 1", OpsetAttr, v)
+	}
+	return v, err
+}
 
 // Int returns attribute name as int64, or def if it is absent.
 func (a Attrs) Int(name string, def int64) (int64, error) {

@@ -81,8 +81,8 @@ func TestKernelContract(t *testing.T) {
 	}
 }
 
-// TestPlacementLabel: a label outside Unplaced, OnDevice and OnCPU is
-// ErrBadNode.
+// TestPlacementLabel: a label outside Unplaced, OnDevice and OnCPU, or an
+// opset attribute that is not an opset, is ErrBadNode.
 func TestPlacementLabel(t *testing.T) {
 	b := subgraph.NewBuilder("g")
 	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 2)))
@@ -90,5 +90,12 @@ func TestPlacementLabel(t *testing.T) {
 	g.Nodes[0].Placement = 99
 	if _, err := subgraph.Validate(g, ops.Builtins()); !errors.Is(err, subgraph.ErrBadNode) {
 		t.Fatalf("placement 99: %v, want ErrBadNode", err)
+	}
+	g.Nodes[0].Placement = subgraph.Unplaced
+	for _, opset := range []any{int64(-3), int64(0), "seven"} {
+		g.Nodes[0].Attrs = kernel.Attrs{kernel.OpsetAttr: opset}
+		if _, err := subgraph.Validate(g, ops.Builtins()); !errors.Is(err, subgraph.ErrBadNode) {
+			t.Errorf("opset attribute %v: %v, want ErrBadNode", opset, err)
+		}
 	}
 }

@@ -90,6 +90,9 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		if n.Placement > OnCPU {
 			return fail(n.Name, n.Op, ErrBadNode, "placement label %v", n.Placement)
 		}
+		if _, err := n.Attrs.Opset(1); err != nil {
+			return fail(n.Name, n.Op, ErrBadNode, "%v", err)
+		}
 		names[n.Name] = true
 		if reg == nil || !reg.Has(n.Op) {
 			return fail(n.Name, n.Op, ErrUnknownOp, "%q is not registered", n.Op)
