@@ -64,6 +64,9 @@ func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
 	key, ok := runnerKey(op, attrs)
 	if ok && r.pool != nil {
 		if k, hit := r.pool.Get(key); hit {
+			if st, ok := k.(kernel.Stateful); ok {
+				st.Reset() // another executable's until now
+			}
 			r.mu.Lock()
 			r.taken = append(r.taken, pooled{key, k})
 			r.hits++

@@ -106,6 +106,15 @@ type Trusted interface {
 	Trusted()
 }
 
+// Stateful is implemented by kernels that keep state from run to run (the
+// random generators' streams). A kernel serves one executable at a time;
+// the runtime calls Reset when it hands a kernel on to another (the runner
+// pool), which then sees it as a new kernel.
+type Stateful interface {
+	Kernel
+	Reset()
+}
+
 // ComputeDependent is implemented by kernels with Deps().Compute set.
 type ComputeDependent interface {
 	// OutputShapes returns the real output shapes after the kernel ran with

@@ -130,6 +130,14 @@ func (k *opKernel) Compute(a *kernel.Args) error {
 // contract (their tests check it).
 func (k *opKernel) Trusted() {}
 
+// Reset implements kernel.Stateful: an op with state from run to run
+// starts over.
+func (k *opKernel) Reset() {
+	if r, ok := k.impl.(interface{ reset() }); ok {
+		r.reset()
+	}
+}
+
 // OutputShapes implements kernel.ComputeDependent.
 func (k *dynKernel) OutputShapes(a *kernel.Args) ([]kernel.Shape, error) {
 	if !k.arityOK(len(a.In), len(a.Out)) {

@@ -29,9 +29,10 @@ import (
 // executable of a model draws the same sequence. The runtime computes
 // each node once per run, in run order, in every mode (KBK, Async,
 // Pipeline, Replay, heterogeneous), so a run's numbers are the same in
-// every mode. The stream belongs to the executable: a kernel launched by
-// another executable (a new compilation, or a kernel the runner pool
-// hands on) starts over, and a Compute outside a graph run (a placement
+// every mode. The stream belongs to the executable: its runs, and the
+// steps of Submit, draw from it in turn; a kernel of another executable
+// (a new compilation, or a kernel the runner pool hands on, which resets
+// it: kernel.Stateful) starts over, and a Compute outside a graph run (a placement
 // policy timing the kernel on stand-in data, with no node name) draws
 // from a stream of its own and leaves the node's alone. A graph that a
 // runtime evaluates afresh each time (the body of a Loop or Scan, which
@@ -61,8 +62,7 @@ type streams struct {
 	seeded bool
 	seed   uint64
 	mu     sync.Mutex
-	last   *kernel.Args // the launches the stream serves
-	r      *rand.Rand
+	r      *rand.Rand // nil until the first draw, and after reset
 }
 
 // The second PCG seed words of seeded and unseeded streams.
@@ -101,23 +101,34 @@ func (s *streams) fresh(name string) *rand.Rand {
 	return rand.New(rand.NewPCG(h.Sum64(), unseededStream))
 }
 
-// rng returns the stream launch a draws from. The runtime keeps one Args
-// per node for the life of an executable, so a kernel launched with
-// another Args serves a new executable (or was handed on by the runner
-// pool): its stream starts over. A launch without a node name is not a
-// node's (a placement policy timing the kernel on stand-in data): it draws
-// from a stream of its own, leaving the node's as it was.
+// rng returns the stream launch a draws from: the kernel's, which its
+// executable's runs, and steps of Submit on either of its lanes, draw
+// from in turn (a kernel serves one executable; the runner pool resets it
+// when it hands it on). A launch without a node name is not a node's (a
+// placement policy timing the kernel on stand-in data): it draws from a
+// stream of its own, leaving the node's as it was.
 func (s *streams) rng(a *kernel.Args) *rand.Rand {
 	if a.Node == "" {
 		return s.fresh("")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if a != s.last || s.r == nil {
-		s.last, s.r = a, s.fresh(a.Node)
+	if s.r == nil {
+		s.r = s.fresh(a.Node)
 	}
 	return s.r
 }
+
+// reset starts the stream over at the next draw.
+func (s *streams) reset() {
+	s.mu.Lock()
+	s.r = nil
+	s.mu.Unlock()
+}
+
+func (k *random) reset()      { k.s.reset() }
+func (k *bernoulli) reset()   { k.s.reset() }
+func (k *multinomial) reset() { k.s.reset() }
 
 // floatOut reads the dtype attribute of a generator of floats: absent, def
 // (0: the input's); else float32, float16, float64 or bfloat16.

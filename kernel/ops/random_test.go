@@ -97,11 +97,17 @@ func TestRandomDeterminism(t *testing.T) {
 			if string(third) == string(first) || string(third) == string(second) {
 				t.Errorf("%s seed %v: a nameless launch moved the sequence", c.op, seed)
 			}
-			// The same kernel in a new executable: new Args, from the start.
+			// Another Args (Submit's second lane) draws on from the same
+			// stream; the kernel handed on to another executable (Reset,
+			// kernel.Stateful) starts over.
 			again := *h.a
 			h.a = &again
+			if fourth := h.draw(); string(fourth) == string(first) || string(fourth) == string(third) {
+				t.Errorf("%s seed %v: a launch with other Args did not draw on", c.op, seed)
+			}
+			h.k.(kernel.Stateful).Reset()
 			if string(h.draw()) != string(first) {
-				t.Errorf("%s seed %v: a kernel launched with new Args did not start over", c.op, seed)
+				t.Errorf("%s seed %v: a reset kernel did not start over", c.op, seed)
 			}
 			// Unseeded, the node name chooses the stream; seeded, it does not.
 			o := newGen(t, c.op, attrs, c.in...)
