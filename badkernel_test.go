@@ -440,6 +440,12 @@ func TestRunIntoMisuse(t *testing.T) {
 	if _, err := exe.RunInto(ctx, in, map[string]*kernel.Tensor{name: view}); err == nil {
 		t.Error("an output sharing the input's contents: no error")
 	}
+	wide := make([]byte, 64)
+	in2 := map[string]*kernel.Tensor{"x": {DType: kernel.Float32, Shape: kernel.Shape{2, 4}, Host: wide[:32]}}
+	inside := &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2, 4}, Host: wide[4:36]}
+	if _, err := exe.RunInto(ctx, in2, map[string]*kernel.Tensor{name: inside}); err == nil {
+		t.Error("an output overlapping the input's contents from inside: no error")
+	}
 	out := map[string]*kernel.Tensor{name: kernel.New(kernel.Float32, 2, 4)}
 	if _, err := exe.RunInto(ctx, in, out); err != nil {
 		t.Fatalf("after the failures: %v", err)
@@ -462,5 +468,16 @@ func TestRunIntoAliasedOutputs(t *testing.T) {
 	one := kernel.New(kernel.Float32, 2)
 	if _, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{g.Outputs[0]: one, g.Outputs[1]: one}); err == nil || !strings.Contains(err.Error(), "share") {
 		t.Errorf("two outputs in one tensor: %v", err)
+	}
+	buf := make([]byte, 12)
+	a := &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2}, Host: buf[0:8:8]}
+	c := &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2}, Host: buf[4:12:12]}
+	if _, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{g.Outputs[0]: a, g.Outputs[1]: c}); err == nil {
+		t.Error("two outputs overlapping by 4 bytes: no error")
+	}
+	apart := &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2}, Host: buf[8:12:12]}
+	first := &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2}, Host: make([]byte, 8)}
+	if _, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{g.Outputs[0]: first, g.Outputs[1]: apart}); err != nil && strings.Contains(err.Error(), "share") {
+		t.Errorf("outputs in separate buffers refused: %v", err)
 	}
 }

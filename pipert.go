@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
@@ -457,12 +458,13 @@ func (e *Executable) UseWorkspace(buf device.Buffer) error {
 	return e.wrapErr(e.act.UseWorkspace(buf))
 }
 
-// aliased reports output d (named name) sharing its tensor or the start of
-// its contents with a later output (of names) or with an input: the run
-// would write one result over another, or over its own operands.
+// aliased reports output d (named name) sharing its tensor or any byte of
+// its buffer (up to its capacity, which the run may fill) with a later
+// output (of names) or with an input's contents: the run would write one
+// result over another, or over its own operands.
 func aliased(name string, d *kernel.Tensor, names []string, outputs, inputs map[string]*kernel.Tensor) error {
 	same := func(t *kernel.Tensor) bool {
-		return t == d || cap(t.Host) > 0 && cap(d.Host) > 0 && &t.Host[:1][0] == &d.Host[:1][0]
+		return t == d || overlap(d.Host[:cap(d.Host)], t.Host[:cap(t.Host)])
 	}
 	for _, o := range names {
 		if t := outputs[o]; t != nil && same(t) {
@@ -475,6 +477,15 @@ func aliased(name string, d *kernel.Tensor, names []string, outputs, inputs map[
 		}
 	}
 	return nil
+}
+
+// overlap reports whether byte slices a and b share memory.
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 // wrapErr wraps a failure outside a run; a lower layer's "closed" also
