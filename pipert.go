@@ -463,16 +463,14 @@ func (e *Executable) UseWorkspace(buf device.Buffer) error {
 // output (of names) or with an input's contents: the run would write one
 // result over another, or over its own operands.
 func aliased(name string, d *kernel.Tensor, names []string, outputs, inputs map[string]*kernel.Tensor) error {
-	same := func(t *kernel.Tensor) bool {
-		return t == d || overlap(d.Host[:cap(d.Host)], t.Host[:cap(t.Host)])
-	}
+	full := d.Host[:cap(d.Host)]
 	for _, o := range names {
-		if t := outputs[o]; t != nil && same(t) {
+		if t := outputs[o]; t != nil && (t == d || overlap(full, t.Host[:cap(t.Host)])) {
 			return fmt.Errorf("pipert: run: outputs %q and %q share their tensor or contents", name, o)
 		}
 	}
 	for in, t := range inputs {
-		if t != nil && same(t) {
+		if t != nil && (t == d || overlap(full, t.Host)) {
 			return fmt.Errorf("pipert: run: output %q shares its tensor or contents with input %q", name, in)
 		}
 	}
