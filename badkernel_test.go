@@ -137,6 +137,19 @@ func faults() []*fault {
 			a.Out[0].Buf = device.Buffer{}
 			return nil
 		}},
+		{name: "InferShape changes an input's dtype", stage: kernel.StageInfer, nth: 1, serial: true, do: func(in, out []*kernel.Tensor) error {
+			out[0].DType, out[0].Shape = in[0].DType, in[0].Shape.Clone()
+			in[0].DType = kernel.Int32
+			return nil
+		}},
+		{name: "Resize changes an output's dtype", stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
+			out[0].DType = kernel.Int32
+			return nil
+		}},
+		{name: "Compute changes its output's dtype", stage: kernel.StageLaunch, nth: 1, serial: true, compute: func(a *kernel.Args) error {
+			a.Out[0].DType = kernel.Int32
+			return nil
+		}},
 		{name: "Compute replaces its output tensor", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
 			a.Out[0] = &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2, 4}}
 			return nil

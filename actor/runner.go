@@ -794,7 +794,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		if i := changedShape(r.inferShapes, ar.In); i >= 0 {
 			restoreShapes(r.inferShapes, ar.In) // only then: other stages read them
 			if err == nil {
-				err = fmt.Errorf("InferShape changed the shape of input %d", i)
+				err = fmt.Errorf("InferShape changed the dtype or shape of input %d", i)
 			}
 		}
 	}
@@ -1155,43 +1155,45 @@ func (r *KernelRunner) sameOutputs(pos int, saved []int64) error {
 	}
 	if i := changedShape(saved, ar.Out); i >= 0 {
 		restoreShapes(saved, ar.Out)
-		return fmt.Errorf("changed the shape of output %d", i)
+		return fmt.Errorf("changed the dtype or shape of output %d", i)
 	}
 	return nil
 }
 
-// saveShapes appends the shapes of ts to buf, each as its rank and dims.
+// saveShapes appends the dtypes and shapes of ts to buf, each as its
+// dtype, rank and dims.
 func saveShapes(buf []int64, ts []*kernel.Tensor) []int64 {
 	for _, t := range ts {
-		buf = append(buf, int64(len(t.Shape)))
+		buf = append(buf, int64(t.DType), int64(len(t.Shape)))
 		buf = append(buf, t.Shape...)
 	}
 	return buf
 }
 
-// changedShape returns the index of the first tensor of ts whose shape is
-// not the one saveShapes saved, or -1.
+// changedShape returns the index of the first tensor of ts whose dtype or
+// shape is not the one saveShapes saved, or -1.
 func changedShape(saved []int64, ts []*kernel.Tensor) int {
 	for i, t := range ts {
-		n := int(saved[0])
-		if len(t.Shape) != n {
+		n := int(saved[1])
+		if t.DType != kernel.DType(saved[0]) || len(t.Shape) != n {
 			return i
 		}
 		for j, d := range t.Shape {
-			if d != saved[1+j] {
+			if d != saved[2+j] {
 				return i
 			}
 		}
-		saved = saved[1+n:]
+		saved = saved[2+n:]
 	}
 	return -1
 }
 
-// restoreShapes puts back the shapes saveShapes saved.
+// restoreShapes puts back the dtypes and shapes saveShapes saved.
 func restoreShapes(saved []int64, ts []*kernel.Tensor) {
 	for _, t := range ts {
-		n := int(saved[0])
-		t.Shape = append(t.Shape[:0], saved[1:1+n]...)
-		saved = saved[1+n:]
+		n := int(saved[1])
+		t.DType = kernel.DType(saved[0])
+		t.Shape = append(t.Shape[:0], saved[2:2+n]...)
+		saved = saved[2+n:]
 	}
 }
