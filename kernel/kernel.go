@@ -94,9 +94,9 @@ type Kernel interface {
 }
 
 // Trusted is implemented by kernels known to keep the contract of the
-// Kernel methods: InferShape leaves its inputs' shapes alone; Resize and
-// Compute leave the output tensors, their shapes and their buffers as
-// InferShape and the runtime made them. The runtime checks that contract
+// Kernel methods: InferShape leaves its inputs' dtypes and shapes alone;
+// Resize and Compute leave the output tensors, their dtypes, shapes and
+// buffers as InferShape and the runtime made them. The runtime checks that contract
 // around the stages of every other kernel, at a few tens of nanoseconds a
 // kernel, and fails a run that breaks it; the built-in ops and control
 // flow implement Trusted. A kernel of the caller's should implement it
