@@ -281,7 +281,9 @@ type Node struct {
 }
 
 // HostCost gives a node its synthetic host costs. It is called once per
-// node when a graph is compiled, never during a run.
+// node when a graph is compiled, never during a run. Its Create is
+// checked but not paid: kernels are built, and Config.Costs.Create paid
+// for each, before the nodes are priced.
 type HostCost func(n Node) Costs
 
 // Placer places the nodes of a validated graph on the host CPU or the
