@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -295,20 +296,36 @@ func cmpDesc(x1, x2 int64, y1, y2 any) int {
 
 // place gives every item, in order, the offset of the smallest gap that
 // holds it among the items placed before it whose lifetimes overlap its
-// own (or the end of them), and returns the arena's size.
+// own (or the end of them), and returns the arena's size. The placed
+// items are found through the node positions they live at, so that a
+// long graph of short-lived tensors places in time linear in its length.
 func place(items []planItem) int64 {
 	var arena int64
-	var placed []int // indices into items, by offset
-	var near []int
+	steps := 0
+	for _, it := range items {
+		steps = max(steps, it.end+1)
+	}
+	alive := make([][]int32, steps) // placed items by node position
+	seen := make([]int32, len(items))
+	var near []int32
 	for i := range items {
 		it := &items[i]
 		near = near[:0]
-		for _, j := range placed {
-			if o := &items[j]; o.start <= it.end && it.start <= o.end {
-				near = append(near, j)
+		for t := it.start; t <= it.end; t++ {
+			for _, j := range alive[t] {
+				if seen[j] != int32(i)+1 {
+					seen[j] = int32(i) + 1
+					near = append(near, j)
+				}
 			}
 		}
-		// placed is kept sorted by offset, so near is too: walk its gaps.
+		slices.SortFunc(near, func(a, b int32) int {
+			if c := cmp.Compare(items[a].off, items[b].off); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		// Walk the gaps between them, by offset.
 		best, bestGap := int64(-1), int64(-1)
 		var cur int64
 		for _, j := range near {
@@ -323,16 +340,9 @@ func place(items []planItem) int64 {
 		}
 		it.off = best
 		arena = max(arena, it.off+it.size)
-		k, _ := slices.BinarySearchFunc(placed, it.off, func(j int, off int64) int {
-			switch {
-			case items[j].off < off:
-				return -1
-			case items[j].off > off:
-				return 1
-			}
-			return 0
-		})
-		placed = slices.Insert(placed, k, i)
+		for t := it.start; t <= it.end; t++ {
+			alive[t] = append(alive[t], int32(i))
+		}
 	}
 	return arena
 }
