@@ -501,7 +501,7 @@ func (im *importer) resolve(name string) (string, error) {
 func (im *importer) tensor(name string) (string, error) {
 	r, err := im.resolve(name)
 	if err == nil && im.seqOf(r) != nil {
-		return "", fmt.Errorf("%w: %q is a sequence where a tensor is expected (sequences are resolved at import, for the sequence ops only)", ErrUnsupported, name)
+		return "", fmt.Errorf("%w: %q is a sequence or optional where a tensor is expected (they are resolved at import, for their own ops only)", ErrUnsupported, name)
 	}
 	return r, err
 }

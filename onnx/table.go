@@ -31,6 +31,12 @@ type OpInfo struct {
 // that reached 25 reaches 26.
 const MaxOpset = 26
 
+// The notes of the ops the import resolves itself (sequence.go).
+const (
+	seqNote = "resolved at import: positions, splits and counts constants of the model; no sequence as a graph input or output, or crossing into a subgraph"
+	optNote = "resolved at import: an optional known at import"
+)
+
 // table lists every ONNX op the importer takes. The opset ranges are those
 // whose semantics the pipert op follows (checked against the ONNX backend
 // node tests where they exist); other opsets are refused, never guessed.
@@ -183,6 +189,17 @@ var table = map[string]OpInfo{
 	"ReverseSequence":           {Pipert: "ReverseSequence", MinOpset: 10, MaxOpset: MaxOpset},
 	"Compress":                  {Pipert: "Compress", MinOpset: 9, MaxOpset: MaxOpset},
 	"Constant":                  {MinOpset: 1, MaxOpset: MaxOpset, Note: "folded into a graph constant"},
+	"SequenceConstruct":         {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceEmpty":             {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceInsert":            {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceErase":             {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceAt":                {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceLength":            {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"ConcatFromSequence":        {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Concat (Unsqueeze first with new_axis)"},
+	"SplitToSequence":           {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Split (Squeeze after, without keepdims)"},
+	"Optional":                  {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote},
+	"OptionalHasElement":        {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor or an omitted input from 18"},
+	"OptionalGetElement":        {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor from 18"},
 	"Identity":                  {MinOpset: 1, MaxOpset: MaxOpset, Note: "folded: its output names its input"},
 	"NonMaxSuppression":         {Pipert: "NonMaxSuppression", MinOpset: 10, MaxOpset: MaxOpset},
 	"Det":                       {Pipert: "Det", MinOpset: 11, MaxOpset: MaxOpset},
