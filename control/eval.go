@@ -15,14 +15,45 @@ import (
 // returns the outputs as new host tensors and the summed cost of the
 // kernels. Compute-dependent kernels' outputs take their real shapes.
 func Eval(g *subgraph.Graph, inputs []*kernel.Tensor, res kernel.Resolver) ([]*kernel.Tensor, device.Cost, error) {
-	var cost device.Cost
 	if len(inputs) != len(g.Inputs) {
-		return nil, cost, fmt.Errorf("graph %q takes %d inputs, got %d", g.Name, len(g.Inputs), len(inputs))
+		return nil, device.Cost{}, fmt.Errorf("graph %q takes %d inputs, got %d", g.Name, len(g.Inputs), len(inputs))
 	}
 	c, err := subgraph.Validate(concrete(g, inputs), res)
 	if err != nil {
-		return nil, cost, err
+		return nil, device.Cost{}, err
 	}
+	return evalChecked(g, c, inputs)
+}
+
+// body is a Loop's or Scan's body, validated once, on the first inputs
+// it ran on: its kernels then serve every iteration of every run, as a
+// graph's kernels serve its runs (a random generator in the body draws
+// on from iteration to iteration), each iteration inferring its shapes
+// anew.
+type body struct {
+	g       *subgraph.Graph
+	res     kernel.Resolver
+	checked *subgraph.Checked
+}
+
+// eval runs the body on inputs.
+func (b *body) eval(inputs []*kernel.Tensor) ([]*kernel.Tensor, device.Cost, error) {
+	if b.checked == nil {
+		if len(inputs) != len(b.g.Inputs) {
+			return nil, device.Cost{}, fmt.Errorf("graph %q takes %d inputs, got %d", b.g.Name, len(b.g.Inputs), len(inputs))
+		}
+		c, err := subgraph.Validate(concrete(b.g, inputs), b.res)
+		if err != nil {
+			return nil, device.Cost{}, err
+		}
+		b.checked = c
+	}
+	return evalChecked(b.g, b.checked, inputs)
+}
+
+// evalChecked runs g, validated as c, on inputs.
+func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor) ([]*kernel.Tensor, device.Cost, error) {
+	var cost device.Cost
 	vals := make(map[string]*kernel.Tensor, len(g.Inputs)+len(g.Consts)+len(g.Nodes))
 	for i, v := range g.Inputs {
 		vals[v.Name] = inputs[i]

@@ -39,6 +39,7 @@ var ErrLoop = errors.New("control: Loop")
 type Loop struct {
 	body    *subgraph.Graph
 	res     kernel.Resolver
+	run     *body // the body validated, its kernels kept
 	carried int
 	nIn     int // captures
 	nOut    int // carried + scan outputs
@@ -58,6 +59,7 @@ func NewLoop(attrs kernel.Attrs, res kernel.Resolver) (*Loop, error) {
 		return nil, fmt.Errorf("%w: %v", ErrLoop, err)
 	}
 	k := &Loop{body: g, res: res, carried: int(n)}
+	k.run = &body{g: g, res: res}
 	if n < 0 || len(g.Inputs) < 2+k.carried || len(g.Outputs) < 1+k.carried {
 		return nil, fmt.Errorf("%w: body %q with %d inputs and %d outputs cannot carry %d values", ErrLoop, g.Name, len(g.Inputs), len(g.Outputs), n)
 	}
@@ -121,7 +123,7 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 		bound[0], bound[1] = it, c
 		copy(bound[2:], carried)
 		copy(bound[2+k.carried:], caps)
-		outs, cost, err := Eval(k.body, bound, k.res)
+		outs, cost, err := k.run.eval(bound)
 		if err != nil {
 			return fmt.Errorf("%w: iteration %d of body %q: %w", ErrLoop, i, k.body.Name, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/pipert/pipert/control"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -85,5 +86,55 @@ func TestLoopRejectsBadBodies(t *testing.T) {
 	}
 	if _, err := control.NewLoop(kernel.Attrs{}, control.Resolver{}); !errors.Is(err, control.ErrLoop) {
 		t.Fatalf("no body: %v", err)
+	}
+}
+
+// TestLoopBodyDrawsOn: a random generator in a Loop's body draws on from
+// iteration to iteration and from run to run (the body's kernels are kept
+// as a graph's are), the same in every mode.
+func TestLoopBodyDrawsOn(t *testing.T) {
+	body := subgraph.NewBuilder("body")
+	body.Input("i", kernel.Int64)
+	body.Input("c", kernel.Bool)
+	s := body.Input("s", kernel.Float32, 2)
+	r := body.OpAttrs("RandomUniform", kernel.Attrs{"shape": []int64{2}, "seed": 5.0})
+	yes := body.Const("yes", &kernel.Tensor{DType: kernel.Bool, Shape: kernel.Shape{}, Host: []byte{1}})
+	body.Output(yes, body.Op("Add", s, r), r)
+	b := subgraph.NewBuilder("loop")
+	x := b.Input("x", kernel.Float32, 2)
+	mc := b.Const("M", kernel.FromInt64([]int64{3}))
+	noCond := b.Const("nocond", &kernel.Tensor{DType: kernel.Bool, Shape: kernel.Shape{0}, Host: []byte{}})
+	outs := b.Node(&subgraph.Node{Name: "loop", Op: "Loop", Inputs: []string{mc, noCond, x},
+		Attrs: kernel.Attrs{control.LoopBody: body.Graph(), control.LoopCarried: int64(1)}}, 2)
+	b.Output(outs...)
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{0, 0}, 2)}
+	var want []string
+	for _, m := range pipert.Modes() {
+		exe, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for range 2 {
+			res, err := exe.Run(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			draws := kernel.Float32s(res.Outputs[g.Outputs[1]].Host) // 3 iterations × 2
+			if fmt.Sprint(draws[0:2]) == fmt.Sprint(draws[2:4]) {
+				t.Fatalf("%v: two iterations drew the same numbers: %v", m, draws)
+			}
+			got = append(got, fmt.Sprint(draws))
+		}
+		exe.Close()
+		if got[0] == got[1] {
+			t.Fatalf("%v: two runs drew the same numbers: %v", m, got)
+		}
+		if want == nil {
+			want = got
+		} else if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%v: %v, want %v (KBK's)", m, got, want)
+		}
 	}
 }

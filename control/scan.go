@@ -51,7 +51,8 @@ var ErrScan = errors.New("control: Scan")
 type Scan struct {
 	body             *subgraph.Graph
 	res              kernel.Resolver
-	batched, lens    bool // opset 8: a batch axis; a sequence_lens input
+	run              *body // the body validated, its kernels kept
+	batched, lens    bool  // opset 8: a batch axis; a sequence_lens input
 	states, scans    int
 	nIn              int // captures
 	inAxes, inDirs   []int64
@@ -76,6 +77,7 @@ func NewScan(attrs kernel.Attrs, res kernel.Resolver) (*Scan, error) {
 		return nil, fmt.Errorf("%w: %v", ErrScan, err)
 	}
 	k := &Scan{body: g, res: res, states: int(n), scans: int(m)}
+	k.run = &body{g: g, res: res}
 	for _, f := range []struct {
 		name string
 		dst  *bool
@@ -222,7 +224,7 @@ func (k *Scan) scan(states, scanIn, caps []*kernel.Tensor, inAxes, outAxes, outD
 			bound[k.states+j] = sliceAt(x, axes[j], i)
 		}
 		copy(bound[k.states+k.scans:], caps)
-		outs, cost, err := Eval(k.body, bound, k.res)
+		outs, cost, err := k.run.eval(bound)
 		if err != nil {
 			return nil, fmt.Errorf("%w: iteration %d of body %q: %w", ErrScan, t, k.body.Name, err)
 		}

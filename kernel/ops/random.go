@@ -34,10 +34,9 @@ import (
 // (a new compilation, or a kernel the runner pool hands on, which resets
 // it: kernel.Stateful) starts over, and a Compute outside a graph run (a placement
 // policy timing the kernel on stand-in data, with no node name) draws
-// from a stream of its own and leaves the node's alone. A graph that a
-// runtime evaluates afresh each time (the body of a Loop or Scan, which
-// package control validates anew per iteration) restarts its streams
-// each time.
+// from a stream of its own and leaves the node's alone. In the body of a
+// Loop or Scan, whose kernels package control keeps from iteration to
+// iteration and run to run, it draws on as well.
 //
 // InferShape and Resize are functions of the shapes and attributes alone,
 // as the host caches require (they cache nothing else): the kernels are
