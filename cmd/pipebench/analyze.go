@@ -67,27 +67,10 @@ func partTrack(name string) (string, bool) {
 // start. It sets each part's sharedPred to the median over its runs.
 func shareCores(sums []actorSummary, exes map[string]bool, cores int) {
 	for exe := range exes {
-		var idx []int
-		n := -1
-		for i, s := range sums {
-			if s.shared && strings.HasPrefix(s.name, exe+" ") && len(s.parts) > 0 {
-				idx = append(idx, i)
-				if n < 0 || len(s.parts) < n {
-					n = len(s.parts)
-				}
-			}
-		}
+		idx, n := partsOf(sums, exe)
 		preds := make([][]int64, len(idx))
-		jobs := make([]analysis.Job, len(idx))
 		for k := 0; k < n; k++ {
-			for j, i := range idx {
-				p := sums[i].parts[k]
-				jobs[j] = analysis.Job{Start: p.start, Alone: p.alone}
-				if p.alone > 0 {
-					jobs[j].Demand = float64(p.cpu) / float64(p.alone)
-				}
-			}
-			ends, err := analysis.Share(jobs, cores)
+			jobs, ends, err := shareRun(sums, idx, k, cores)
 			if err != nil {
 				return // no cores known: no prediction
 			}
@@ -99,6 +82,58 @@ func shareCores(sums []actorSummary, exes map[string]bool, cores int) {
 			sums[i].sharedPred = median(preds[j])
 		}
 	}
+}
+
+// partsOf returns the summaries of the parts of heterogeneous executable
+// exe and the runs all of them have.
+func partsOf(sums []actorSummary, exe string) (idx []int, runs int) {
+	runs = -1
+	for i, s := range sums {
+		if s.shared && strings.HasPrefix(s.name, exe+" ") && len(s.parts) > 0 {
+			idx = append(idx, i)
+			if runs < 0 || len(s.parts) < runs {
+				runs = len(s.parts)
+			}
+		}
+	}
+	return idx, max(runs, 0)
+}
+
+// shareRun predicts run k of the parts idx with the cores shared
+// (analysis.Share): each part's job and its predicted end.
+func shareRun(sums []actorSummary, idx []int, k, cores int) ([]analysis.Job, []int64, error) {
+	jobs := make([]analysis.Job, len(idx))
+	for j, i := range idx {
+		p := sums[i].parts[k]
+		jobs[j] = analysis.Job{Start: p.start, Alone: p.alone}
+		if p.alone > 0 {
+			jobs[j].Demand = float64(p.cpu) / float64(p.alone)
+		}
+	}
+	ends, err := analysis.Share(jobs, cores)
+	return jobs, ends, err
+}
+
+// heteroPrediction predicts a run of heterogeneous executable exe: from
+// its first part's measured start to the latest predicted end of its
+// parts, the cores shared (the median over the runs; 0: none). The
+// parts' starts are those measured, and the time before the first part
+// and after the last (inputs in, outputs out) is not in the trace.
+func heteroPrediction(sums []actorSummary, exe string, cores int) int64 {
+	idx, n := partsOf(sums, exe)
+	var spans []int64
+	for k := 0; k < n; k++ {
+		jobs, ends, err := shareRun(sums, idx, k, cores)
+		if err != nil || len(jobs) == 0 {
+			return 0
+		}
+		first, last := jobs[0].Start, ends[0]
+		for j := range jobs {
+			first, last = min(first, jobs[j].Start), max(last, ends[j])
+		}
+		spans = append(spans, last-first)
+	}
+	return median(spans)
 }
 
 var stageOf = map[string]analysis.Stage{
@@ -233,17 +268,24 @@ func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
 	return 0
 }
 
-// predictRows gives each row run by a single actor (not hetero or overlap)
-// the prediction of its untraced makespan: its traced twin's prediction of
-// its own mode, times the runs of a repetition.
-func predictRows(rep *report, sums []actorSummary) {
+// predictRows gives each row (but overlap rows) the prediction of its
+// untraced makespan, times the runs of a repetition: a single actor's row
+// its traced twin's prediction of its own mode; a heterogeneous row that
+// of its parts sharing the cores (heteroPrediction).
+func predictRows(rep *report, sums []actorSummary, cores int) {
 	by := map[string]actorSummary{}
 	for _, s := range sums {
 		by[s.name] = s
 	}
 	for i := range rep.series {
 		ser := rep.series[i]
-		if ser.v.hetero || ser.v.overlap || i >= len(rep.Results) {
+		if ser.v.overlap || i >= len(rep.Results) {
+			continue
+		}
+		if ser.v.hetero {
+			if p := heteroPrediction(sums, ser.scenario+" "+ser.v.String(), cores) * int64(max(rep.Results[i].Steps, 1)); p > 0 {
+				rep.Results[i].PredictedNs = &p
+			}
 			continue
 		}
 		s, ok := by[ser.scenario+" "+ser.v.String()]

@@ -123,7 +123,8 @@ type result struct {
 	TraceOverheadIQR *[2]float64 `json:"trace_overhead_iqr,omitempty"`
 	TraceNsPerKernel *float64    `json:"trace_ns_per_kernel,omitempty"`
 	// PredictedNs is, with -trace, the prediction of MakespanNs from the
-	// traced twin (trace/analysis; absent for hetero and overlap).
+	// traced twin (trace/analysis; a hetero row's from its parts sharing
+	// the cores; absent for overlap rows).
 	PredictedNs *int64 `json:"predicted_ns,omitempty"`
 	// Caches are the host caches on, comma-separated (empty: none);
 	// HostNsPerKernel is the host busy time of every stage per kernel;

@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		writeAnalysis(stdout, sums)
-		predictRows(rep, sums)
+		predictRows(rep, sums, runtime.GOMAXPROCS(0))
 		writePredictionCheck(stdout, rep)
 	}
 	if cfg.tracePath != "" {
