@@ -128,3 +128,39 @@ func TestLongCostEndsWithItsRun(t *testing.T) {
 		exe.Close()
 	}
 }
+
+// TestGraphChangedAfterCompile: an executable keeps its own copy of the
+// graph: changing the caller's graph after Compile (an op, an attribute,
+// an edge, an output, an input's shape) changes none of its runs, in
+// every mode.
+func TestGraphChangedAfterCompile(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 4)}
+	for _, o := range []pipert.Option{pipert.WithMode(pipert.KBK), pipert.WithMode(pipert.Pipeline), pipert.WithMode(pipert.Replay), pipert.WithHeterogeneous(nil)} {
+		b := subgraph.NewBuilder("g")
+		x := b.Input("x", kernel.Float32, 4)
+		y := b.OpAttrs("Softmax", kernel.Attrs{"axis": int64(0)}, b.Op("ReLU", x))
+		b.Output(y)
+		g := b.Graph()
+		exe, err := pipert.Compile(g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Nodes[0].Op = "Neg"
+		g.Nodes[1].Attrs["axis"] = int64(5)
+		g.Nodes[1].Inputs[0] = "x"
+		g.Outputs[0] = "x"
+		g.Inputs[0].Shape[0] = 7
+		after, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatalf("after changing the graph: %v", err)
+		}
+		if string(after.Outputs[y].Host) != string(before.Outputs[y].Host) {
+			t.Errorf("the run changed with the caller's graph: %v, then %v", kernel.Float32s(before.Outputs[y].Host), kernel.Float32s(after.Outputs[y].Host))
+		}
+		exe.Close()
+	}
+}

@@ -227,6 +227,8 @@ type Executable struct {
 // Compile validates g and prepares it to run: kernels are built, the
 // execution order fixed, constants uploaded to the device. Every setting
 // is checked first: an out-of-range one is an error wrapping ErrConfig.
+// The executable keeps its own copy of g (subgraph.Graph.Clone): changing
+// g afterwards changes nothing it does.
 func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	var c Config
 	for _, o := range opts {
@@ -237,6 +239,7 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	if g == nil {
 		return nil, errors.New("pipert: compile: nil graph")
 	}
+	g = g.Clone() // the caller may change its graph after: the executable keeps its own
 	c, err := c.Check()
 	if err != nil {
 		return nil, err

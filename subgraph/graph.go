@@ -12,6 +12,7 @@ package subgraph
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pipert/pipert/kernel"
 )
@@ -77,6 +78,49 @@ type Graph struct {
 	Consts  []Const
 	Nodes   []*Node
 	Outputs []string
+}
+
+// Clone returns a copy of g that shares nothing a caller may change with
+// it: the inputs, nodes, attributes (slices and subgraphs of control flow
+// copied too) and outputs. Constants' and tensor attributes' contents are
+// shared: a constant is read when a graph is compiled. A nil g clones to
+// nil.
+func (g *Graph) Clone() *Graph {
+	if g == nil {
+		return nil
+	}
+	c := &Graph{Name: g.Name, Inputs: slices.Clone(g.Inputs), Consts: slices.Clone(g.Consts), Outputs: slices.Clone(g.Outputs)}
+	for i := range c.Inputs {
+		c.Inputs[i].Shape = c.Inputs[i].Shape.Clone()
+	}
+	if g.Nodes != nil {
+		c.Nodes = make([]*Node, len(g.Nodes))
+	}
+	for i, n := range g.Nodes {
+		if n == nil {
+			continue
+		}
+		m := *n
+		m.Inputs, m.Outputs = slices.Clone(n.Inputs), slices.Clone(n.Outputs)
+		if n.Attrs != nil {
+			m.Attrs = make(kernel.Attrs, len(n.Attrs))
+			for k, v := range n.Attrs {
+				switch x := v.(type) {
+				case []int64:
+					v = slices.Clone(x)
+				case []float64:
+					v = slices.Clone(x)
+				case []string:
+					v = slices.Clone(x)
+				case *Graph:
+					v = x.Clone()
+				}
+				m.Attrs[k] = v
+			}
+		}
+		c.Nodes[i] = &m
+	}
+	return c
 }
 
 // Error is a validation failure. Node is empty for graph-level problems.
