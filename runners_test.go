@@ -11,12 +11,18 @@ import (
 	"github.com/pipert/pipert/subgraph"
 )
 
+// poolTestCalls counts the calls of the runner pool's test.
+var poolTestCalls atomic.Int64
+
 // TestRunnerPoolReusesKernelsOfClosedExecutables: with the runner pool, an
 // executable compiled after another was closed takes that one's kernels
 // instead of building them; two open at once never share one; without the
 // pool every executable builds its own. Results are the same throughout.
 func TestRunnerPoolReusesKernelsOfClosedExecutables(t *testing.T) {
 	built := new(atomic.Int64)
+	// The pool is the process's: an attribute of this call's own keeps
+	// the kernels of an earlier call (go test -count) out of it.
+	call := poolTestCalls.Add(1)
 	reg := ops.NewRegistry()
 	if err := reg.Register("Counted", func(a kernel.Attrs) (kernel.Kernel, error) {
 		built.Add(1)
@@ -27,7 +33,7 @@ func TestRunnerPoolReusesKernelsOfClosedExecutables(t *testing.T) {
 	b := subgraph.NewBuilder("counted")
 	h := b.Input("x", kernel.Float32, 2)
 	for i := range 3 {
-		b.Node(&subgraph.Node{Name: "c" + string(rune('0'+i)), Op: "Counted", Inputs: []string{h}, Attrs: kernel.Attrs{"n": i % 2}}, 1)
+		b.Node(&subgraph.Node{Name: "c" + string(rune('0'+i)), Op: "Counted", Inputs: []string{h}, Attrs: kernel.Attrs{"n": i % 2, "call": call}}, 1)
 		h = b.Last().Outputs[0]
 	}
 	b.Output(h)
