@@ -327,10 +327,6 @@ func declaredNames(g *Graph, into map[string]bool) {
 // funcKey identifies a local function.
 type funcKey struct{ domain, name, overload string }
 
-// builtinOps are the default-domain ops the import handles itself, beyond
-// the table.
-var builtinOps = map[string]bool{"Constant": true, "Identity": true, "If": true, "Loop": true, "Scan": true}
-
 // maxCallDepth bounds nested function calls (and recursion, which ONNX
 // forbids).
 const maxCallDepth = 32
@@ -557,9 +553,9 @@ func (im *importer) node(n *Node) error {
 	if f := im.function(n); f != nil {
 		return im.call(n, f)
 	}
-	if from, ok := seqOps[n.OpType]; ok && (n.Domain == "" || n.Domain == "ai.onnx") {
-		if im.opset < from {
-			return fmt.Errorf("%w: op %s at opset %d (from %d)", ErrUnsupported, n.OpType, im.opset, from)
+	if seqOps[n.OpType] && (n.Domain == "" || n.Domain == "ai.onnx") {
+		if _, err := lookup(n.Domain, n.OpType, im.opset); err != nil {
+			return err
 		}
 		return im.sequenceNode(n)
 	}
@@ -1123,7 +1119,7 @@ func (im *importer) identity(n *Node) error {
 // op of the default domain is never a local function's call.
 func (im *importer) function(n *Node) *Function {
 	if n.Domain == "" || n.Domain == "ai.onnx" {
-		if _, std := table[n.OpType]; std || seqOps[n.OpType] != 0 || builtinOps[n.OpType] {
+		if _, std := table[n.OpType]; std { // the ops the import resolves itself included
 			return nil
 		}
 	}

@@ -26,11 +26,11 @@ type seqValue struct {
 	optional bool
 }
 
-// seqOps are the sequence and optional ops the import resolves, with
-// the opset each first appears in.
-var seqOps = map[string]int64{"SequenceConstruct": 11, "SequenceEmpty": 11, "SequenceInsert": 11, "SequenceErase": 11,
-	"SequenceAt": 11, "SequenceLength": 11, "ConcatFromSequence": 11, "SplitToSequence": 11,
-	"Optional": 15, "OptionalHasElement": 15, "OptionalGetElement": 15}
+// seqOps are the sequence and optional ops the import resolves (their
+// opsets are in the table).
+var seqOps = map[string]bool{"SequenceConstruct": true, "SequenceEmpty": true, "SequenceInsert": true, "SequenceErase": true,
+	"SequenceAt": true, "SequenceLength": true, "ConcatFromSequence": true, "SplitToSequence": true,
+	"Optional": true, "OptionalHasElement": true, "OptionalGetElement": true}
 
 // An optional value known at import (Optional, OptionalHasElement,
 // OptionalGetElement, opset 15 on) is a sequence of at most one element:
