@@ -15,14 +15,7 @@ import (
 // returns the outputs as new host tensors and the summed cost of the
 // kernels. Compute-dependent kernels' outputs take their real shapes.
 func Eval(g *subgraph.Graph, inputs []*kernel.Tensor, res kernel.Resolver) ([]*kernel.Tensor, device.Cost, error) {
-	if len(inputs) != len(g.Inputs) {
-		return nil, device.Cost{}, fmt.Errorf("graph %q takes %d inputs, got %d", g.Name, len(g.Inputs), len(inputs))
-	}
-	c, err := subgraph.Validate(concrete(g, inputs), res)
-	if err != nil {
-		return nil, device.Cost{}, err
-	}
-	return evalChecked(g, c, inputs)
+	return (&body{g: g, res: res}).eval(inputs)
 }
 
 // body is a Loop's or Scan's body, validated once, on the first inputs
