@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -39,6 +40,18 @@ type actorSummary struct {
 	// other parts of each run sharing the cores (0: none).
 	parts      []partRun
 	sharedPred int64
+	// steps are its runs as a step submitted after others would be, for
+	// overlapPrediction (recorded for every actor).
+	steps []stepRun
+}
+
+// stepRun is what the composition of submitted steps needs of one run:
+// its measured start, and, predicted in its own mode alone, the run's
+// makespan, the time until its host launched its last kernel, and the
+// time its device needs (device work and the download of its outputs),
+// each from the run's start.
+type stepRun struct {
+	start, alone, host, dev int64
 }
 
 // partRun is what the processor-sharing model needs of one run of a part
@@ -134,6 +147,52 @@ func heteroPrediction(sums []actorSummary, exe string, cores int) int64 {
 		spans = append(spans, last-first)
 	}
 	return median(spans)
+}
+
+// overlapLane is the suffix of the trace name of the second lane of an
+// executable whose steps are submitted (pipert.Executable.Submit).
+const overlapLane = " (lane 2)"
+
+// overlapPrediction predicts a repetition of submitted steps of executable
+// exe (its runs on both lanes, in order of start, steps to a repetition):
+// Executable.Submit returns once a step's host launched its last kernel,
+// and the next Submit starts then, but no sooner than the step before
+// the last ended (pipebench waits for it, and its lane is needed again);
+// the device runs the steps in order, so a step ends no sooner than its
+// device work after the step before ended. Each step's own figures are
+// its prediction alone (stepRun); the first step starts at its measured
+// start. The median over the repetitions; 0 when the runs do not make
+// whole repetitions.
+func overlapPrediction(sums []actorSummary, exe string, steps int) int64 {
+	var runs []stepRun
+	for _, s := range sums {
+		if s.name == exe || s.name == exe+overlapLane {
+			runs = append(runs, s.steps...)
+		}
+	}
+	if steps < 1 || len(runs) == 0 || len(runs)%steps != 0 {
+		return 0
+	}
+	slices.SortFunc(runs, func(a, b stepRun) int { return cmp.Compare(a.start, b.start) })
+	var spans []int64
+	for rep := range slices.Chunk(runs, steps) {
+		spans = append(spans, composeSteps(rep))
+	}
+	return median(spans)
+}
+
+// composeSteps is the makespan of consecutive submitted steps (see
+// overlapPrediction).
+func composeSteps(rep []stepRun) int64 {
+	start := rep[0].start
+	at := start                 // the next Submit's earliest start
+	end, before := start, start // the last step's end, and the one's before it
+	for _, r := range rep {
+		s := max(at, before)
+		e := max(s+r.alone, end+r.dev)
+		at, before, end = s+r.host, end, e
+	}
+	return end - start
 }
 
 var stageOf = map[string]analysis.Stage{
@@ -268,10 +327,11 @@ func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
 	return 0
 }
 
-// predictRows gives each row (but overlap rows) the prediction of its
-// untraced makespan, times the runs of a repetition: a single actor's row
-// its traced twin's prediction of its own mode; a heterogeneous row that
-// of its parts sharing the cores (heteroPrediction).
+// predictRows gives each row the prediction of its untraced makespan:
+// a single actor's row its traced twin's prediction of its own mode, times
+// the runs of a repetition; a heterogeneous row that of its parts sharing
+// the cores (heteroPrediction); an overlap row that of its steps submitted
+// one after another (overlapPrediction).
 func predictRows(rep *report, sums []actorSummary, cores int) {
 	by := map[string]actorSummary{}
 	for _, s := range sums {
@@ -279,7 +339,13 @@ func predictRows(rep *report, sums []actorSummary, cores int) {
 	}
 	for i := range rep.series {
 		ser := rep.series[i]
-		if ser.v.overlap || i >= len(rep.Results) {
+		if i >= len(rep.Results) {
+			continue
+		}
+		if ser.v.overlap {
+			if p := overlapPrediction(sums, ser.scenario+" "+ser.v.String(), max(rep.Results[i].Steps, 1)); p > 0 {
+				rep.Results[i].PredictedNs = &p
+			}
 			continue
 		}
 		if ser.v.hetero {
@@ -311,7 +377,11 @@ func writePredictionCheck(w io.Writer, rep *report) {
 		if caches == "" {
 			caches = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%+.1f%%\t\n", r.Scenario, r.Mode, r.Barrier, caches, us(*r.PredictedNs), us(r.MakespanNs),
+		mode := r.Mode
+		if r.Overlap {
+			mode += " (overlap)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%+.1f%%\t\n", r.Scenario, mode, r.Barrier, caches, us(*r.PredictedNs), us(r.MakespanNs),
 			100*(float64(*r.PredictedNs)/float64(r.MakespanNs)-1))
 	}
 	tw.Flush()

@@ -438,6 +438,10 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			if m.Name == a.mode.Name && a.stream < 0 {
 				sm.parts = append(sm.parts, partRun{start: r.start, alone: pr.Makespan + fixed, cpu: pr.HostWork - pr.BarrierCost})
 			}
+			if m.Name == a.mode.Name {
+				before, after := max(first-r.start, 0), max(r.end-last, 0)
+				sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceBusy + after})
+			}
 		}
 		cp, err := analysis.CriticalPath(cost, a.mode, mc)
 		if err != nil {

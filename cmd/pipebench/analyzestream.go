@@ -805,6 +805,10 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		if m.Name == a.mode.Name && a.stream == nil {
 			sm.parts = append(sm.parts, partRun{start: r.start, alone: pr.Makespan + fixed, cpu: pr.HostWork - pr.BarrierCost})
 		}
+		if m.Name == a.mode.Name {
+			before, after := max(first-r.start, 0), max(r.end-last, 0)
+			sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceBusy + after})
+		}
 	}
 	cp, err := analysis.CriticalPath(cost, a.mode, mc)
 	if err != nil {

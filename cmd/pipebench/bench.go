@@ -124,7 +124,7 @@ type result struct {
 	TraceNsPerKernel *float64    `json:"trace_ns_per_kernel,omitempty"`
 	// PredictedNs is, with -trace, the prediction of MakespanNs from the
 	// traced twin (trace/analysis; a hetero row's from its parts sharing
-	// the cores; absent for overlap rows).
+	// the cores; an overlap row's from its steps composed).
 	PredictedNs *int64 `json:"predicted_ns,omitempty"`
 	// Caches are the host caches on, comma-separated (empty: none);
 	// HostNsPerKernel is the host busy time of every stage per kernel;

@@ -26,3 +26,42 @@ func TestHeteroPrediction(t *testing.T) {
 		t.Errorf("no parts: %d, want 0", got)
 	}
 }
+
+// TestOverlapPrediction: submitted steps, composed by hand. Each step
+// alone takes 50 from its start, its host 30 of them, its device 20:
+// the second Submit starts at 30, once the first launched its kernels,
+// and ends at 80; the third at 60 and ends at 110. With 45 of device
+// work a step, the device is the limit: the steps end at 50, 95 and
+// 140, and the third starts only at 50, once the first ended.
+func TestOverlapPrediction(t *testing.T) {
+	steps := func(name string, start int64, n int, r stepRun) actorSummary {
+		s := actorSummary{name: name}
+		for i := range n {
+			r.start = start + int64(i)*1000
+			s.steps = append(s.steps, r)
+		}
+		return s
+	}
+	host := stepRun{alone: 50, host: 30, dev: 20}
+	// Two repetitions of three steps; lane 2 runs the second step of
+	// each, its start measured after the first's.
+	sums := []actorSummary{
+		steps("sc pipeline/per-tensor+overlap", 0, 2, host),
+		steps("sc pipeline/per-tensor+overlap (lane 2)", 31, 2, host),
+		steps("sc pipeline/per-tensor+overlap", 62, 2, host),
+		steps("sc pipeline/per-tensor", 0, 6, stepRun{alone: 1e6}),
+	}
+	if got := overlapPrediction(sums, "sc pipeline/per-tensor+overlap", 3); got != 110 {
+		t.Errorf("host-bound: %d, want 110", got)
+	}
+	dev := stepRun{alone: 50, host: 10, dev: 45}
+	if got := composeSteps([]stepRun{dev, dev, dev}); got != 140 {
+		t.Errorf("device-bound: %d, want 140", got)
+	}
+	if got := overlapPrediction(sums, "sc pipeline/per-tensor+overlap", 4); got != 0 {
+		t.Errorf("runs that make no whole repetitions: %d, want 0", got)
+	}
+	if got := overlapPrediction(sums, "no such exe", 3); got != 0 {
+		t.Errorf("no runs: %d, want 0", got)
+	}
+}

@@ -194,6 +194,12 @@ type Prediction struct {
 	HostWork, DeviceBusy int64
 	// Busiest is the total work of the busiest worker.
 	Busiest int64
+	// HostEnd is when the host is done with the kernels: the end of the
+	// last kernel's last host operation, the latest of the flow shops' and
+	// of HostWork / Cores (spinning included). A caller that submits the
+	// kernels is free again then, while the device may still run them
+	// until Makespan.
+	HostEnd int64
 	// Handoff is the hand-off time included in HostWork; Spin the CPU of
 	// spinning workers the Shared simulation and CoreBound count besides
 	// HostWork; BarrierCost the barriers' own host work in HostWork;
@@ -251,6 +257,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	}
 	fs := flowShop(ks, m, mach, nm, mc, 1)
 	pr.FlowShop, pr.BarrierWait = int64(math.Round(fs.makespan)), int64(math.Round(fs.wait))
+	pr.HostEnd = int64(math.Round(fs.hostEnd))
 	if mc.Cores > 0 && len(ks) > 0 {
 		cores := int64(mc.Cores)
 		cpu := pr.HostWork
@@ -259,6 +266,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 			cpu += pr.Spin
 		}
 		pr.CoreBound = (cpu+cores-1)/cores + mc.LaunchLatency + ks[len(ks)-1].Device
+		pr.HostEnd = max(pr.HostEnd, (cpu+cores-1)/cores)
 		if nm > mc.Cores && pr.Busiest > 0 {
 			busiest := 0
 			for w := range work {
@@ -268,6 +276,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 			}
 			sh := sharedFlowShop(ks, m, mach, nm, mc, busiest)
 			pr.Shared = int64(math.Round(sh.makespan))
+			pr.HostEnd = max(pr.HostEnd, int64(math.Round(sh.hostEnd)))
 			if pr.Shared > pr.FlowShop {
 				pr.BarrierWait = int64(math.Round(sh.wait))
 			}
@@ -279,6 +288,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 
 type flowShopRun struct {
 	makespan float64 // D[n-1]
+	hostEnd  float64 // C[n-1][last]: the last kernel's last host operation ended
 	wait     float64 // time barriers held their worker beyond its readiness
 }
 
@@ -331,6 +341,7 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 			prev = done[w]
 		}
 		dev = mc.deviceEnd(k, i, dev, prev, sub)
+		r.hostEnd = prev
 		if devEnd != nil {
 			devEnd[i] = dev
 		}

@@ -18,30 +18,30 @@ func TestPredictByHand(t *testing.T) {
 		want Prediction
 	}{
 		// One worker: host ends at 10 and 20; device 11–16 and 21–26.
-		// Core bound: 20/2 + 1 + 5 = 16.
+		// Core bound: 20/2 + 1 + 5 = 16. The host is done at 20.
 		{"kbk", two, KBK, Machine{LaunchLatency: 1, Cores: 2},
-			Prediction{Makespan: 26, FlowShop: 26, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 20}},
+			Prediction{Makespan: 26, FlowShop: 26, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 20, HostEnd: 20}},
 		// Worker A (6 a kernel) ends at 6, 12; B (4) at 10, 16; device
 		// 11–16, 17–22.
 		{"async", two, Async, Machine{LaunchLatency: 1, Cores: 2},
-			Prediction{Makespan: 22, FlowShop: 22, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 12}},
+			Prediction{Makespan: 22, FlowShop: 22, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 12, HostEnd: 16}},
 		// Kernel 0 ends its stages at 1, 3, 6, 10; kernel 1 at 2, 5, 9, 14;
 		// device 11–16, 16–21.
 		// Four workers on two cores: with two kernels no more than two
 		// operations ever run at once, so sharing the cores slows none:
 		// Shared is the flow shop.
 		{"pipeline", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2},
-			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 16, Shared: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
+			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 16, Shared: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8, HostEnd: 14}},
 		// No core count: no core bound.
 		{"pipeline, cores unset", two, Pipeline, Machine{LaunchLatency: 1},
-			Prediction{Makespan: 21, FlowShop: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
+			Prediction{Makespan: 21, FlowShop: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8, HostEnd: 14}},
 		// A long device is the bottleneck: it starts when the first launch
 		// ends, at 10, and never idles: 10 + 5*10. Core bound: 50/2 + 0 + 10.
 		// Shared: kernel 0's operations run at 0–1, 1–3, 3–6 and 6–10 (at
 		// 3 and at 6 the later worker's operation takes the free core
 		// first), so the device starts at 10 as in the flow shop.
 		{"device-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, Shared: 60, HostWork: 50, DeviceBusy: 50, Busiest: 20}},
+			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, Shared: 60, HostWork: 50, DeviceBusy: 50, Busiest: 20, HostEnd: 28}},
 		// Ten kernels of 10 ns host work on four workers and two cores: the
 		// launch worker ends at 10 + 4*9 = 46, the device at 47; the two
 		// cores need 100/2 = 50, + 0 + 1. Shared: the event simulation's
@@ -49,19 +49,19 @@ func TestPredictByHand(t *testing.T) {
 		// simulation in unit time steps): the launch worker falls behind
 		// while the others hold the cores and ends on its own.
 		{"core-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 1}, 10), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 54, FlowShop: 47, CoreBound: 51, Shared: 54, HostWork: 100, DeviceBusy: 10, Busiest: 40}},
+			Prediction{Makespan: 54, FlowShop: 47, CoreBound: 51, Shared: 54, HostWork: 100, DeviceBusy: 10, Busiest: 40, HostEnd: 53}},
 		// A custom mode: prepare+infer on worker 7, resize+launch on 3.
 		// Worker 7: 3, 6; worker 3: 10, 17; device (latency 2): 12–17, 19–24.
 		// Shared on one core: worker 7 alone until 3, then both at half
 		// speed until worker 7 ends kernel 1 at 9 (worker 3 has done 3 of
 		// kernel 0's 7), worker 3 alone: 13, 20; device 15–20, 22–27.
 		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
-			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, Shared: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14}},
+			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, Shared: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14, HostEnd: 20}},
 		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
 		// The device-bound case with a gap of 2 between queued kernels:
 		// 10 + 5×10 + 4×2.
 		{"device gap", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{DeviceGap: 2},
-			Prediction{Makespan: 68, FlowShop: 68, HostWork: 50, DeviceBusy: 50, Busiest: 20}},
+			Prediction{Makespan: 68, FlowShop: 68, HostWork: 50, DeviceBusy: 50, Busiest: 20, HostEnd: 26}},
 		// A replay submits three kernels from the launch worker at 0 (no
 		// hand-offs: 5 a boundary is not charged); the device takes them
 		// no earlier than 2, 6 and 10 after that, whatever the latency:
@@ -71,7 +71,7 @@ func TestPredictByHand(t *testing.T) {
 			{Device: 3, Replayed: true, Submission: 1},
 			{Device: 1, Replayed: true, Submission: 2},
 		}, Pipeline, Machine{LaunchLatency: 100, Handoff: 5, ReplayFirst: 2, ReplayNext: 4},
-			Prediction{Makespan: 11, FlowShop: 11, HostWork: 10, DeviceBusy: 7, Busiest: 10}},
+			Prediction{Makespan: 11, FlowShop: 11, HostWork: 10, DeviceBusy: 7, Busiest: 10, HostEnd: 10}},
 		// A kernel launched on its own after a submission is charged its
 		// hand-offs (3 × 5): its infer and resize (5 each) overlap the
 		// submission, the launch worker takes it at 10 and ends at 35,
@@ -80,7 +80,7 @@ func TestPredictByHand(t *testing.T) {
 			{Launch: 10, Device: 3, Replayed: true},
 			{Launch: 20, Device: 1},
 		}, Pipeline, Machine{LaunchLatency: 1, Handoff: 5, ReplayFirst: 2},
-			Prediction{Makespan: 37, FlowShop: 37, HostWork: 45, DeviceBusy: 4, Busiest: 35, Handoff: 15}},
+			Prediction{Makespan: 37, FlowShop: 37, HostWork: 45, DeviceBusy: 4, Busiest: 35, Handoff: 15, HostEnd: 35}},
 	}
 	for _, c := range cases {
 		got, err := Predict(c.ks, c.mode, c.mc)
@@ -209,6 +209,10 @@ func TestPredictMatchesSimulation(t *testing.T) {
 		if want := simulate(ks, m, lat, mc.ReplayFirst, mc.ReplayNext, mc.DeviceGap); got.FlowShop != want || got.Makespan != want {
 			t.Fatalf("trial %d, mode %s: Predict = %+v, simulation %d", trial, m.Name, got, want)
 		}
+		// The device runs the last kernel after the host is done with it.
+		if n := len(ks); n > 0 && !ks[n-1].Replayed && got.HostEnd+lat+ks[n-1].Device > got.Makespan || got.HostEnd > got.Makespan {
+			t.Fatalf("trial %d, mode %s: host done at %d, makespan %d", trial, m.Name, got.HostEnd, got.Makespan)
+		}
 		// Pipelining never loses to kernel-by-kernel in this model.
 		kbk, _ := Predict(ks, KBK, mc)
 		pipe, _ := Predict(ks, Pipeline, mc)
@@ -249,43 +253,43 @@ func TestPredictTerms(t *testing.T) {
 		// A ends at 6, 12; B at 12, 18; device 13–18, 19–24.
 		// Core bound: (20 + 4) / 2 + 1 + 5 = 18.
 		{"handoff", two, Async, Machine{LaunchLatency: 1, Cores: 2, Handoff: 2},
-			Prediction{Makespan: 24, FlowShop: 24, CoreBound: 18, HostWork: 24, DeviceBusy: 10, Busiest: 12, Handoff: 4}},
+			Prediction{Makespan: 24, FlowShop: 24, CoreBound: 18, HostWork: 24, DeviceBusy: 10, Busiest: 12, Handoff: 4, HostEnd: 18}},
 		// Spin 1 a kernel on three of four workers (all but the launch
 		// worker, the busiest), two kernels: 6 more CPU. The operations
 		// take 2, 3, 4 and 4; never more than two at once: kernel 0 ends
 		// them at 2, 5, 9, 13, kernel 1 at 4, 8, 13, 17; device 14–19,
 		// 19–24. Core bound: 26 / 2 + 1 + 5 = 19.
 		{"spin", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2, Spin: 1},
-			Prediction{Makespan: 24, FlowShop: 21, CoreBound: 19, Shared: 24, HostWork: 20, DeviceBusy: 10, Busiest: 8, Spin: 6}},
+			Prediction{Makespan: 24, FlowShop: 21, CoreBound: 19, Shared: 24, HostWork: 20, DeviceBusy: 10, Busiest: 8, Spin: 6, HostEnd: 17}},
 		// Spin costs nothing when every worker has a core.
 		{"spin, enough cores", two, Pipeline, Machine{LaunchLatency: 1, Cores: 4, Spin: 1},
-			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 11, HostWork: 20, DeviceBusy: 10, Busiest: 8}},
+			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 11, HostWork: 20, DeviceBusy: 10, Busiest: 8, HostEnd: 14}},
 		// Per-tensor: kernel 2 waits for kernel 0's completion at 11 (it
 		// was ready at 2), stages its value until 13, infers until 14;
 		// the device is busy with kernel 1 until 21: 21–22.
 		{"per-tensor barrier", chain, KBK, Machine{},
-			Prediction{Makespan: 22, FlowShop: 22, HostWork: 5, DeviceBusy: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 9}},
+			Prediction{Makespan: 22, FlowShop: 22, HostWork: 5, DeviceBusy: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 9, HostEnd: 14}},
 		// Drain: kernel 2 waits for the device to be idle, at 21: it
 		// stages until 23, infers until 24, runs 24–25.
 		{"drain barrier", chain, drain, Machine{},
-			Prediction{Makespan: 25, FlowShop: 25, HostWork: 5, DeviceBusy: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 19}},
+			Prediction{Makespan: 25, FlowShop: 25, HostWork: 5, DeviceBusy: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 19, HostEnd: 24}},
 		// A barrier whose producer was done costs only its staging: kernel
 		// 1's infer ends at 1 + 2 + 1 = 4, the device is busy until 11.
 		{"barrier without a wait", loose, KBK, Machine{},
-			Prediction{Makespan: 12, FlowShop: 12, HostWork: 4, DeviceBusy: 11, Busiest: 4, BarrierCost: 2}},
+			Prediction{Makespan: 12, FlowShop: 12, HostWork: 4, DeviceBusy: 11, Busiest: 4, BarrierCost: 2, HostEnd: 4}},
 		// In a pipeline the barrier holds the infer worker only: kernel 1
 		// waits there for kernel 0's completion at 11, stages until 13,
 		// infers until 14, is launched at 14 (hand-offs free), runs 14–15.
 		{"pipeline per-tensor barrier", []Kernel{chain[0], {Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: 0, Cost: 2}}}, Pipeline, Machine{},
-			Prediction{Makespan: 15, FlowShop: 15, HostWork: 4, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11}},
+			Prediction{Makespan: 15, FlowShop: 15, HostWork: 4, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11, HostEnd: 14}},
 		// The runner's drain before a Prepare: kernel 1's prepare waits
 		// for the idle device at 11, stages until 13, prepares until 14;
 		// infer 14–15, launched at 15, runs 15–16. (At Infer it would have
 		// prepared at 0–1 and run 14–15.)
 		{"pipeline drain before prepare", []Kernel{chain[0], {Prepare: 1, Infer: 1, Device: 1, Barrier: Barrier{On: true, At: Prepare, Producer: -1, Cost: 2}}}, pipelineDrain, Machine{},
-			Prediction{Makespan: 16, FlowShop: 16, HostWork: 5, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11}},
+			Prediction{Makespan: 16, FlowShop: 16, HostWork: 5, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11, HostEnd: 15}},
 		{"pipeline drain before infer", []Kernel{chain[0], {Prepare: 1, Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: -1, Cost: 2}}}, pipelineDrain, Machine{},
-			Prediction{Makespan: 15, FlowShop: 15, HostWork: 5, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 10}},
+			Prediction{Makespan: 15, FlowShop: 15, HostWork: 5, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 10, HostEnd: 14}},
 	}
 	for _, c := range cases {
 		got, err := Predict(c.ks, c.mode, c.mc)

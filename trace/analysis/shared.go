@@ -124,6 +124,9 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				if rem[w] <= 0 {
 					busy[w] = false
 					next[w]++
+					if w == nm-1 {
+						r.hostEnd = t
+					}
 					if w == nm-1 && !ks[i].Replayed {
 						finish(i, t)
 					}
@@ -177,6 +180,9 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				busy[w], running[w] = false, false
 				i := next[w]
 				next[w]++
+				if w == nm-1 {
+					r.hostEnd = t
+				}
 				if w == nm-1 && !ks[i].Replayed {
 					finish(i, t)
 				}
