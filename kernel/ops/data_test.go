@@ -121,6 +121,9 @@ func refSliceIndices(start, end, step, dim int64) []int64 {
 			idx = append(idx, i)
 		}
 	} else {
+		if end == math.MaxInt32 || end == math.MaxInt64 {
+			end = -1 // onnxruntime's "to the end", walking down
+		}
 		for i := clamp(start, 0, dim-1); i > clamp(end, -1, dim-1); i += step {
 			idx = append(idx, i)
 		}

@@ -70,7 +70,9 @@ func (k *simple) compute(a *kernel.Args) error {
 //     dependencies); ⌈(limit−start)/delta⌉ elements (0 if negative).
 //   - ArgMax, ArgMin (axis, keepdims, select_last_index from 12): int64
 //     index of the first (or last) extreme along axis, of any numeric
-//     dtype; a NaN is the extreme, as in ReduceMax and ReduceMin; integers
+//     dtype. The elements are compared in order with the extreme so far,
+//     as onnxruntime does: a NaN compares false, so it is passed over
+//     unless it comes first, and then it stays the extreme. Integers
 //     compare exactly, the unsigned ones unsigned.
 //   - CumSum(x, axis) (exclusive, reverse): axis a value dependency; float
 //     types and the integers of 32 and 64 bits (wrapping).
@@ -553,15 +555,7 @@ func newArg(op string) kernel.Factory {
 					best, at := loadF(x.DType, xb, o*n*inner+i), int64(0)
 					for j := int64(1); j < n; j++ {
 						v := loadF(x.DType, xb, (o*n+j)*inner+i)
-						// A NaN is the maximum and the minimum (as in
-						// ReduceMax and ReduceMin): the first NaN, or the
-						// last with select_last_index, wins.
-						better := v > best
-						if op == "ArgMin" {
-							better = v < best
-						}
-						nan := v != v
-						if better || nan && best == best || last && (v == best || nan && best != best) {
+						if argBetter(op == "ArgMin", last, v, best) {
 							best, at = v, j
 						}
 					}
@@ -572,6 +566,23 @@ func newArg(op string) kernel.Factory {
 		}
 		return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: 1}, k), nil
 	}
+}
+
+// argBetter says whether float v replaces the extreme best so far in
+// ArgMax (ArgMin when min), as in onnxruntime: v > best (v < best), or
+// v >= best (v <= best) with select_last_index (last). A NaN compares
+// false, so it never replaces, and a NaN in the first place is never
+// replaced.
+func argBetter(min, last bool, v, best float64) bool {
+	switch {
+	case min && last:
+		return v <= best
+	case min:
+		return v < best
+	case last:
+		return v >= best
+	}
+	return v > best
 }
 
 func newCumSum(attrs kernel.Attrs) (kernel.Kernel, error) {

@@ -20,12 +20,20 @@ import (
 //	ReduceSumSquare  Σx²                           float, wide
 //	ReduceL1         Σ|x|                          float, wide
 //	ReduceL2         √Σx²                          float, wide
-//	ReduceLogSum     ln Σx                         float
-//	ReduceLogSumExp  ln Σeˣ (shifted by the max)   float
+//	ReduceLogSum     ln Σx                         float, wide
+//	ReduceLogSumExp  ln Σeˣ (shifted by the max)   float, wide
 //
 // "float" is float32, float16, bfloat16 and float64; "wide" int32, int64,
 // uint32 and uint64, the integer types ONNX's reductions take besides
 // ReduceMax and ReduceMin's int8 and uint8.
+//
+// ReduceLogSum and ReduceLogSumExp of an integer type compute in the
+// type, as onnxruntime does: ReduceLogSum is ln Σx truncated toward zero,
+// ReduceLogSumExp is max + trunc(ln Σ trunc(e^(x−max))), where every
+// term below the maximum truncates to 0, so that it is the maximum plus
+// the truncated logarithm of the number of elements equal to it. A
+// logarithm of zero or of a negative sum gives the type's minimum, and a
+// result beyond the type's range saturates.
 //
 // An empty ReduceMax of an integer type gives the type's minimum, an empty
 // ReduceMin its maximum (ONNX: "minus infinity if supported by the data
@@ -117,8 +125,6 @@ func (k *reduction) infer(in, out []*kernel.Tensor) error {
 		if k.bools {
 			types = onnxWide8Bool
 		}
-	case "ReduceLogSum", "ReduceLogSumExp":
-		types = onnxFloats
 	}
 	if err := dtypeIn(in[0], "data", types...); err != nil {
 		return err
@@ -234,6 +240,7 @@ func (k *reduction) compute(a *kernel.Args) error {
 			return err
 		}
 	}
+	intOut := o.DType.IsInt()
 	for i := range n {
 		j := k.walk.off[0]
 		v := loadF(x.DType, xb, i)
@@ -256,7 +263,7 @@ func (k *reduction) compute(a *kernel.Args) error {
 			acc[j] += math.Abs(v)
 		case "ReduceLogSumExp":
 			if !math.IsInf(mx[j], 0) {
-				acc[j] += math.Exp(v - mx[j])
+				acc[j] += expTerm(v-mx[j], intOut)
 			}
 		}
 		k.walk.next()
@@ -268,16 +275,14 @@ func (k *reduction) compute(a *kernel.Args) error {
 			v /= float64(count)
 		case "ReduceL2":
 			v = math.Sqrt(v)
-		case "ReduceLogSum":
-			v = math.Log(v)
-		case "ReduceLogSumExp":
-			if math.IsInf(mx[j], 0) {
-				v = mx[j]
-			} else {
-				v = math.Log(v) + mx[j]
+		case "ReduceLogSum", "ReduceLogSumExp":
+			v = k.logResult(v, mx[j], intOut)
+			if intOut {
+				storeLogInt(ob, o.DType, int64(j), v)
+				continue
 			}
 		}
-		if o.DType.IsInt() && (math.IsInf(v, 0) || math.IsNaN(v)) {
+		if intOut && (math.IsInf(v, 0) || math.IsNaN(v)) {
 			if count == 0 && (k.op == "ReduceMax" || k.op == "ReduceMin") {
 				// ONNX: the maximum of nothing is the type's minimum, the
 				// minimum of nothing its maximum.
@@ -289,6 +294,43 @@ func (k *reduction) compute(a *kernel.Args) error {
 		storeF(o.DType, ob, int64(j), v)
 	}
 	return nil
+}
+
+// storeLogInt stores integer ReduceLogSum or ReduceLogSumExp result v:
+// saturated to the type's range, NaN (the logarithm of a negative sum)
+// giving the type's minimum, as onnxruntime does.
+func storeLogInt(b []byte, dt kernel.DType, i int64, v float64) {
+	if math.IsNaN(v) {
+		v = math.Inf(-1)
+	}
+	storeFloat(b, dt, i, v)
+}
+
+// expTerm is a term e^d of ReduceLogSumExp; for an integer output it is
+// truncated toward zero, as in the element type.
+func expTerm(d float64, intOut bool) float64 {
+	e := math.Exp(d)
+	if intOut {
+		return math.Trunc(e)
+	}
+	return e
+}
+
+// logResult finishes ReduceLogSum (ln sum) or ReduceLogSumExp (max +
+// ln sum, the max itself when it is infinite). For an integer output the
+// logarithm is truncated toward zero before the max is added.
+func (k *reduction) logResult(sum, max float64, intOut bool) float64 {
+	l := math.Log(sum)
+	if intOut {
+		l = math.Trunc(l)
+	}
+	if k.op == "ReduceLogSum" {
+		return l
+	}
+	if math.IsInf(max, 0) {
+		return max
+	}
+	return l + max
 }
 
 // extremaInt64 is ReduceMax or ReduceMin of int64 or uint64 x into the m

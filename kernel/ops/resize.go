@@ -31,9 +31,8 @@ import (
 //
 // Output coordinate x maps to input coordinate x' by
 // coordinate_transformation_mode (scale: the given one, or out/in when
-// sizes are given; out: the resized length, in·scale unrounded up to
-// Resize-17 as in the ONNX reference, the output dimension from Resize-18
-// as onnxruntime and the operator's text have it):
+// sizes are given; out: the output dimension, the length of the resized
+// axis, as onnxruntime and the operator's text have it in every opset):
 //
 //	half_pixel (default)   (x+0.5)/scale − 0.5
 //	half_pixel_symmetric   as half_pixel, plus in/2·(1 − ⌊in·scale⌋/(in·scale))
@@ -378,17 +377,13 @@ func (k *resize) cost(in, out []*kernel.Tensor) device.Cost {
 }
 
 // source maps output coordinate x on an axis of input extent in and
-// output extent outInt to the input coordinate. The resized length is
-// in·scale, unrounded, up to Resize-17, as in the ONNX reference (it is the
-// output extent when sizes are given), and the output extent from
-// Resize-18, as in onnxruntime.
+// output extent outInt to the input coordinate. The resized length is the
+// output extent in every opset, as in onnxruntime (the ONNX reference of
+// Resize-11 to 17 took in·scale, unrounded).
 func (k *resize) source(x, in, outInt int64, scale, start, end float64) float64 {
 	xf := float64(x)
 	frac := mul64(float64(in), scale)
-	out := frac
-	if k.opset >= 18 {
-		out = float64(outInt)
-	}
+	out := float64(outInt)
 	switch k.coord {
 	case "half_pixel":
 		return (xf+0.5)/scale - 0.5

@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
@@ -12,7 +13,11 @@ import (
 // semantics. For each listed axis it takes start, end (exclusive) and a
 // nonzero step: negative start and end count from the end of the dimension,
 // then both are clamped (to [0, dim] for a positive step, to [0, dim-1] and
-// [-1, dim-1] for a negative one); the output dimension is
+// [-1, dim-1] for a negative one). With a negative step an end of
+// math.MaxInt32 or math.MaxInt64 means "through index 0" (end −1), as in
+// onnxruntime, which reads those values as "to the end" in either
+// direction, where the clamping alone would give an empty range. The
+// output dimension is
 // max(0, ceil((end-start)/step)). Unlisted axes are taken whole. Axes
 // default to 0, 1, …; steps to 1; negative axes count from the end and no
 // axis may repeat.
@@ -162,6 +167,9 @@ func sliceDim(start, end, step, size int64) (first, n int64) {
 	}
 	if end < 0 {
 		end += size
+	}
+	if step < 0 && (end == math.MaxInt32 || end == math.MaxInt64) {
+		end = -1 // "to the end", walking down: through index 0
 	}
 	if step > 0 {
 		start, end = min(max(start, 0), size), min(max(end, 0), size)

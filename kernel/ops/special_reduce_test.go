@@ -284,6 +284,24 @@ func firstMax(row []float64, largest, last bool) int {
 	return best
 }
 
+// argRef is ArgMax (ArgMin unless largest) of row as onnxruntime computes
+// it: each element compared in order with the extreme so far, replacing it
+// when strictly beyond (or equal too, with last), so that a NaN compares
+// false: it is passed over unless it comes first.
+func argRef(row []float64, largest, last bool) int {
+	best, at := row[0], 0
+	for i, v := range row[1:] {
+		beyond, equal := v < best, v == best
+		if largest {
+			beyond = v > best
+		}
+		if beyond || last && equal {
+			best, at = v, i+1
+		}
+	}
+	return at
+}
+
 // softmaxBits are the values Softmax rows are made of: the specials whose
 // results every summation order rounds alike.
 func softmaxBits(dt kernel.DType) []uint64 {
@@ -346,7 +364,7 @@ func TestSpecialSoftmax(t *testing.T) {
 				}
 				want := make([]uint64, m)
 				for i := range m {
-					want[i] = uint64(firstMax([]float64{refValue(dt, p[2*i]), refValue(dt, p[2*i+1])}, op == "ArgMax", last == 1))
+					want[i] = uint64(argRef([]float64{refValue(dt, p[2*i]), refValue(dt, p[2*i+1])}, op == "ArgMax", last == 1))
 				}
 				checkBits(t, name, out[0], kernel.Int64, shp(m), want, true, func(i int) string {
 					return fmt.Sprintf("%s, %s", showBits(dt, p[2*i]), showBits(dt, p[2*i+1]))
