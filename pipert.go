@@ -17,6 +17,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"unsafe"
@@ -130,6 +132,19 @@ var (
 	// than WorkspaceSize.
 	ErrDynamicWorkspace = actor.ErrDynamicWorkspace
 	ErrShortWorkspace   = actor.ErrShortWorkspace
+	// ErrBadInput: a run's inputs do not match the graph's: an input
+	// missing, unknown, nil, of another dtype or shape than declared, or
+	// whose data does not fit its shape; or a Carry that cannot feed its
+	// input. (The same sentinel as subgraph's for a bad input
+	// declaration.)
+	ErrBadInput = subgraph.ErrBadInput
+	// ErrBadOutput: RunInto's outputs do not match the graph's: an output
+	// missing, unknown, or sharing its tensor or memory with another
+	// output or an input. (The same sentinel as subgraph's.)
+	ErrBadOutput = subgraph.ErrBadOutput
+	// ErrInvalid: a nil context, or a method of a nil or zero Executable
+	// or Pending (one Compile or Submit did not make).
+	ErrInvalid = errors.New("invalid argument")
 )
 
 // Option sets a field of the Config Compile uses.
@@ -199,7 +214,9 @@ func WithCarried(outputs ...string) Option {
 func WithSeed(s uint64) Option { return func(c *Config) { c.Seed = s } }
 
 // Executable is a compiled graph bound to a device. Its methods are safe for
-// concurrent use; runs are serialised.
+// concurrent use; runs are serialised. Only Compile makes a usable one:
+// the methods of a nil or zero Executable return errors wrapping
+// ErrInvalid (Config and Device return zero values).
 type Executable struct {
 	g    *subgraph.Graph
 	cfg  Config
@@ -288,10 +305,38 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 }
 
 // Config is the checked configuration the executable runs with.
-func (e *Executable) Config() Config { return e.cfg }
+func (e *Executable) Config() Config {
+	if e == nil {
+		return Config{}
+	}
+	return e.cfg
+}
 
 // Device is the device the executable runs on.
-func (e *Executable) Device() device.Device { return e.cfg.Device }
+func (e *Executable) Device() device.Device {
+	if e == nil {
+		return nil
+	}
+	return e.cfg.Device
+}
+
+// compiled reports whether e was made by Compile.
+func (e *Executable) compiled() bool { return e != nil && (e.act != nil || e.het != nil) }
+
+// usable returns nil if e can run, or why not: ErrInvalid for an
+// executable Compile did not make, ErrClosed for a closed one.
+func (e *Executable) usable(op string) error {
+	if !e.compiled() {
+		return fmt.Errorf("pipert: %s: %w: executable not made by Compile", op, ErrInvalid)
+	}
+	e.mu.RLock()
+	done := e.done
+	e.mu.RUnlock()
+	if done {
+		return ErrClosed
+	}
+	return nil
+}
 
 // Result is the outcome of one run.
 type Result struct {
@@ -306,17 +351,14 @@ type Result struct {
 // A failing kernel (an error or a panic) is an error naming node, op and
 // stage; the executable stays usable.
 func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) (*Result, error) {
-	e.mu.RLock()
-	done := e.done
-	e.mu.RUnlock()
-	if done {
-		return nil, ErrClosed
+	if err := e.usable("run"); err != nil {
+		return nil, err
 	}
 	if ctx == nil {
-		return nil, errors.New("pipert: run: nil context")
+		return nil, fmt.Errorf("pipert: run: %w: nil context", ErrInvalid)
 	}
 	in := make([]*kernel.Tensor, len(e.g.Inputs))
-	if err := e.bindInputs(in, inputs); err != nil {
+	if err := e.bindInputs("run", in, inputs); err != nil {
 		return nil, err
 	}
 	e.smu.Lock()
@@ -341,23 +383,79 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 }
 
 // bindInputs puts inputs in the graph's input order into in, and rejects
-// missing and unknown names.
-func (e *Executable) bindInputs(in []*kernel.Tensor, inputs map[string]*kernel.Tensor) error {
+// missing and unknown names and tensors that do not match their
+// declarations (ErrBadInput).
+func (e *Executable) bindInputs(op string, in []*kernel.Tensor, inputs map[string]*kernel.Tensor) error {
 	for i, v := range e.g.Inputs {
 		t, ok := inputs[v.Name]
 		if !ok {
-			return fmt.Errorf("pipert: run: missing input %q", v.Name)
+			return fmt.Errorf("pipert: %s: %w: missing input %q", op, ErrBadInput, v.Name)
+		}
+		if err := checkInput(v, t); err != nil {
+			return fmt.Errorf("pipert: %s: %w", op, err)
 		}
 		in[i] = t
 	}
 	if len(inputs) != len(e.g.Inputs) {
 		for name := range inputs {
 			if !e.hasInput(name) {
-				return fmt.Errorf("pipert: run: unknown input %q", name)
+				return fmt.Errorf("pipert: %s: %w: unknown input %q", op, ErrBadInput, name)
 			}
 		}
 	}
 	return nil
+}
+
+// checkInput checks tensor t given for graph input v: its dtype and shape
+// are the declared ones (a Dynamic dimension takes any size; an AnyShape
+// input any valid dtype and shape), and real data fills its shape exactly.
+func checkInput(v subgraph.Value, t *kernel.Tensor) error {
+	switch {
+	case t == nil:
+		return fmt.Errorf("%w: input %q is nil", ErrBadInput, v.Name)
+	case !t.DType.Valid():
+		return fmt.Errorf("%w: input %q: dtype %v", ErrBadInput, v.Name, t.DType)
+	case !t.Shape.Known():
+		return fmt.Errorf("%w: input %q: shape %v has a negative dimension", ErrBadInput, v.Name, t.Shape)
+	case v.AnyShape:
+	case t.DType != v.DType:
+		return fmt.Errorf("%w: input %q: dtype %v, declared %v", ErrBadInput, v.Name, t.DType, v.DType)
+	case len(t.Shape) != len(v.Shape):
+		return fmt.Errorf("%w: input %q: shape %v, declared %v", ErrBadInput, v.Name, t.Shape, v.Shape)
+	default:
+		for j, d := range v.Shape {
+			if d != kernel.Dynamic && d != t.Shape[j] {
+				return fmt.Errorf("%w: input %q: shape %v, declared %v", ErrBadInput, v.Name, t.Shape, v.Shape)
+			}
+		}
+	}
+	n, ok := bytesOf(t)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: input %q: %v %v is more than 2^63 bytes", ErrBadInput, v.Name, t.DType, t.Shape)
+	case t.Host != nil && int64(len(t.Host)) != n:
+		return fmt.Errorf("%w: input %q: %d bytes of data for %v %v", ErrBadInput, v.Name, len(t.Host), t.DType, t.Shape)
+	}
+	return nil
+}
+
+// bytesOf returns the byte size of t's contents, with false if it does not
+// fit an int64. t's shape is known and its dtype valid.
+func bytesOf(t *kernel.Tensor) (int64, bool) {
+	n := uint64(t.DType.Size())
+	for _, d := range t.Shape {
+		if d == 0 {
+			return 0, true
+		}
+	}
+	for _, d := range t.Shape {
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > math.MaxInt64 {
+			return 0, false
+		}
+		n = lo
+	}
+	return int64(n), true
 }
 
 // RunInto is Run with caller-owned outputs: outputs maps every graph
@@ -367,26 +465,23 @@ func (e *Executable) bindInputs(in []*kernel.Tensor, inputs map[string]*kernel.T
 // that does not fit fails the run with ErrShortOutput. Reusing the same
 // tensors, a steady-state run allocates nothing for its outputs.
 func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*kernel.Tensor) (Stats, error) {
-	e.mu.RLock()
-	done := e.done
-	e.mu.RUnlock()
-	if done {
-		return Stats{}, ErrClosed
+	if err := e.usable("run"); err != nil {
+		return Stats{}, err
 	}
 	if ctx == nil {
-		return Stats{}, errors.New("pipert: run: nil context")
+		return Stats{}, fmt.Errorf("pipert: run: %w: nil context", ErrInvalid)
 	}
 	if len(outputs) != len(e.g.Outputs) {
 		for name := range outputs {
 			if !slices.Contains(e.g.Outputs, name) {
-				return Stats{}, fmt.Errorf("pipert: run: unknown output %q", name)
+				return Stats{}, fmt.Errorf("pipert: run: %w: unknown output %q", ErrBadOutput, name)
 			}
 		}
 	}
 	for i, name := range e.g.Outputs {
 		d := outputs[name]
 		if d == nil {
-			return Stats{}, fmt.Errorf("pipert: run: no tensor for output %q", name)
+			return Stats{}, fmt.Errorf("pipert: run: %w: no tensor for output %q", ErrBadOutput, name)
 		}
 		if err := aliased(name, d, e.g.Outputs[i+1:], outputs, inputs); err != nil {
 			return Stats{}, err
@@ -419,7 +514,7 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 	}
 	defer e.slices.Put(bufp)
 	in, outs := (*bufp)[:n], (*bufp)[n:]
-	if err := e.bindInputs(in, inputs); err != nil {
+	if err := e.bindInputs("run", in, inputs); err != nil {
 		return Stats{}, err
 	}
 	for i, name := range e.g.Outputs {
@@ -442,8 +537,11 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 // have static shapes: a dynamic input dimension or a node that reads a
 // run-time value is an error wrapping ErrDynamicWorkspace naming it.
 func (e *Executable) WorkspaceSize() (int64, error) {
+	if err := e.usable("WorkspaceSize"); err != nil {
+		return 0, err
+	}
 	if e.het != nil {
-		return 0, errors.New("pipert: WorkspaceSize: not available for heterogeneous executables")
+		return 0, fmt.Errorf("pipert: WorkspaceSize: %w for heterogeneous executables", errors.ErrUnsupported)
 	}
 	n, err := e.act.WorkspaceSize()
 	return n, e.wrapErr(err)
@@ -455,8 +553,11 @@ func (e *Executable) WorkspaceSize() (int64, error) {
 // place every intermediate tensor and workspace in it. The caller frees it
 // after Close. A smaller buffer is an error wrapping ErrShortWorkspace.
 func (e *Executable) UseWorkspace(buf device.Buffer) error {
+	if err := e.usable("UseWorkspace"); err != nil {
+		return err
+	}
 	if e.het != nil {
-		return errors.New("pipert: UseWorkspace: not available for heterogeneous executables")
+		return fmt.Errorf("pipert: UseWorkspace: %w for heterogeneous executables", errors.ErrUnsupported)
 	}
 	return e.wrapErr(e.act.UseWorkspace(buf))
 }
@@ -469,12 +570,12 @@ func aliased(name string, d *kernel.Tensor, names []string, outputs, inputs map[
 	full := d.Host[:cap(d.Host)]
 	for _, o := range names {
 		if t := outputs[o]; t != nil && (t == d || overlap(full, t.Host[:cap(t.Host)])) {
-			return fmt.Errorf("pipert: run: outputs %q and %q share their tensor or contents", name, o)
+			return fmt.Errorf("pipert: run: %w: outputs %q and %q share their tensor or contents", ErrBadOutput, name, o)
 		}
 	}
 	for in, t := range inputs {
 		if t != nil && (t == d || overlap(full, t.Host)) {
-			return fmt.Errorf("pipert: run: output %q shares its tensor or contents with input %q", name, in)
+			return fmt.Errorf("pipert: run: %w: output %q shares its tensor or contents with input %q", ErrBadOutput, name, in)
 		}
 	}
 	return nil
@@ -522,6 +623,9 @@ func (e *Executable) hasInput(name string) bool {
 // Close releases the device memory the executable holds. Runs after Close
 // fail with ErrClosed; closing twice is a no-op.
 func (e *Executable) Close() error {
+	if !e.compiled() {
+		return fmt.Errorf("pipert: close: %w: executable not made by Compile", ErrInvalid)
+	}
 	var err error
 	e.once.Do(func() {
 		e.mu.Lock()

@@ -2,7 +2,6 @@ package pipert
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -24,6 +23,8 @@ type Carry struct {
 // Pending is a submitted step (Submit): every kernel of it has been
 // launched; its device tail and output copies may still be running. Wait
 // returns its Result. A Pending's methods are safe for concurrent use.
+// Only Submit makes one: a nil or zero Pending's Wait returns an error
+// wrapping ErrInvalid at once, and its Done channel is closed.
 type Pending struct {
 	e        *Executable
 	lane     int
@@ -63,16 +64,16 @@ const lanes = 2
 // returned. A heterogeneous executable runs the step within Submit.
 // Run, RunInto and Close first wait for every submitted step to end.
 func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tensor, carries ...Carry) (*Pending, error) {
+	if !e.compiled() {
+		return nil, e.usable("submit")
+	}
 	if ctx == nil {
-		return nil, errors.New("pipert: submit: nil context")
+		return nil, fmt.Errorf("pipert: submit: %w: nil context", ErrInvalid)
 	}
 	e.smu.Lock()
 	defer e.smu.Unlock()
-	e.mu.RLock()
-	done := e.done
-	e.mu.RUnlock()
-	if done {
-		return nil, ErrClosed
+	if err := e.usable("submit"); err != nil {
+		return nil, err
 	}
 	in, err := e.submitInputs(inputs, carries)
 	if err != nil {
@@ -179,19 +180,19 @@ func (e *Executable) submitInputs(inputs map[string]*kernel.Tensor, carries []Ca
 	for _, c := range carries {
 		switch {
 		case c.From == nil:
-			return nil, fmt.Errorf("pipert: submit: carry to input %q: no step to carry from", c.Input)
+			return nil, fmt.Errorf("pipert: submit: %w: carry to input %q: no step to carry from", ErrBadInput, c.Input)
 		case c.From.e == nil:
-			return nil, fmt.Errorf("pipert: submit: carry to input %q: the step was not made by Submit", c.Input)
+			return nil, fmt.Errorf("pipert: submit: %w: carry to input %q: the step was not made by Submit", ErrBadInput, c.Input)
 		case c.From.e != e:
-			return nil, fmt.Errorf("pipert: submit: carry to input %q: the step is another executable's", c.Input)
+			return nil, fmt.Errorf("pipert: submit: %w: carry to input %q: the step is another executable's", ErrBadInput, c.Input)
 		case !e.hasInput(c.Input):
-			return nil, fmt.Errorf("pipert: submit: carry to unknown input %q", c.Input)
+			return nil, fmt.Errorf("pipert: submit: %w: carry to unknown input %q", ErrBadInput, c.Input)
 		case !slices.Contains(e.g.Outputs, c.Output):
-			return nil, fmt.Errorf("pipert: submit: carry from unknown output %q", c.Output)
+			return nil, fmt.Errorf("pipert: submit: %w: carry from unknown output %q", ErrBadInput, c.Output)
 		case carried[c.Input]:
-			return nil, fmt.Errorf("pipert: submit: input %q carried twice", c.Input)
+			return nil, fmt.Errorf("pipert: submit: %w: input %q carried twice", ErrBadInput, c.Input)
 		case inputs[c.Input] != nil:
-			return nil, fmt.Errorf("pipert: submit: input %q both given and carried", c.Input)
+			return nil, fmt.Errorf("pipert: submit: %w: input %q both given and carried", ErrBadInput, c.Input)
 		}
 		carried[c.Input] = true
 	}
@@ -200,14 +201,17 @@ func (e *Executable) submitInputs(inputs map[string]*kernel.Tensor, carries []Ca
 		if carried[v.Name] {
 			continue
 		}
-		if !ok || t == nil {
-			return nil, fmt.Errorf("pipert: submit: missing input %q", v.Name)
+		if !ok {
+			return nil, fmt.Errorf("pipert: submit: %w: missing input %q", ErrBadInput, v.Name)
+		}
+		if err := checkInput(v, t); err != nil {
+			return nil, fmt.Errorf("pipert: submit: %w", err)
 		}
 		in[i] = t
 	}
 	for name := range inputs {
 		if !e.hasInput(name) {
-			return nil, fmt.Errorf("pipert: submit: unknown input %q", name)
+			return nil, fmt.Errorf("pipert: submit: %w: unknown input %q", ErrBadInput, name)
 		}
 	}
 	return in, nil
@@ -276,12 +280,27 @@ func (p *Pending) carried(ctx context.Context, name string) (*kernel.Tensor, err
 // Wait waits for the step to end and returns its result, as Run would
 // have. Waiting again returns the same result.
 func (p *Pending) Wait() (*Result, error) {
+	if p == nil || p.done == nil {
+		return nil, fmt.Errorf("pipert: wait: %w: step not made by Submit", ErrInvalid)
+	}
 	<-p.done
 	return p.res, p.err
 }
 
 // Done is closed when the step has ended.
-func (p *Pending) Done() <-chan struct{} { return p.done }
+func (p *Pending) Done() <-chan struct{} {
+	if p == nil || p.done == nil {
+		return closedChan
+	}
+	return p.done
+}
+
+// closedChan is the Done channel of a Pending Submit did not make.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // settle waits for every submitted step to end; the caller holds e.smu.
 func (e *Executable) settle() {

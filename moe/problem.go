@@ -118,10 +118,37 @@ func (p Problem) Check(f fabric.Config) error {
 	case p.Routing < Uniform || p.Routing > Zipf:
 		return fmt.Errorf("%w: routing %d", ErrProblem, int(p.Routing))
 	}
-	if int64(p.Ranks)*int64(p.Tokens)*int64(p.TopK)*int64(p.Hidden) > 1<<31 {
+	if !within(maxElements, p.Ranks, p.Tokens, p.TopK, p.Hidden) {
 		return fmt.Errorf("%w: %d×%d×%d×%d elements of dispatch buffer per rank exceed 2^31", ErrProblem, p.Ranks, p.Tokens, p.TopK, p.Hidden)
 	}
+	if !within(maxElements, p.Experts, p.Hidden) {
+		return fmt.Errorf("%w: %d×%d expert weights exceed 2^31", ErrProblem, p.Experts, p.Hidden)
+	}
+	if !within(maxElements, p.Tokens, p.Experts) {
+		return fmt.Errorf("%w: %d×%d router logits per rank exceed 2^31", ErrProblem, p.Tokens, p.Experts)
+	}
 	return nil
+}
+
+// maxElements bounds every buffer a Problem sizes, in elements.
+const maxElements = 1 << 31
+
+// within reports whether the product of the non-negative factors xs is at
+// most limit, without overflowing.
+func within(limit int64, xs ...int) bool {
+	prod := int64(1)
+	for _, x := range xs {
+		if x == 0 {
+			return true
+		}
+	}
+	for _, x := range xs {
+		if int64(x) > limit/prod {
+			return false
+		}
+		prod *= int64(x)
+	}
+	return prod <= limit
 }
 
 // Input is one layer's data: each rank's tokens and their routing, and the

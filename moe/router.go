@@ -12,8 +12,12 @@ import (
 // Route is the router: Softmax over each token's expert logits, then ONNX
 // TopK (largest, sorted, ties to the lower index) — both pipert's built-in
 // ops, run by a KBK executable. It returns the n × k expert indices and
-// their softmax weights.
+// their softmax weights. Negative token counts, no experts, or k outside
+// [0, experts] are errors wrapping ErrProblem.
 func Route(logits []float32, n, experts, k int) ([]int32, []float32, error) {
+	if n < 0 || experts < 1 || k < 0 || k > experts {
+		return nil, nil, fmt.Errorf("%w: router of %d tokens × %d experts, top-%d", ErrProblem, n, experts, k)
+	}
 	if n == 0 {
 		return []int32{}, []float32{}, nil
 	}

@@ -30,12 +30,17 @@ type Flags struct {
 	watchdog time.Duration
 }
 
-// NewFlags makes n flags named name on rank owner; setter(i) is the rank
-// that sets flag i. watchdog bounds a wait in wall time (0: no bound).
+// NewFlags makes n flags named name on rank owner (none for a negative n);
+// setter(i) is the rank that sets flag i (nil: unknown, -1). watchdog
+// bounds a wait in wall time (0: no bound).
 func NewFlags(name string, owner, n int, setter func(i int) int, watchdog time.Duration) *Flags {
+	n = max(n, 0)
 	f := &Flags{name: name, owner: owner, c: make([]ready.Counter, n), setter: make([]int, n), watchdog: watchdog}
 	for i := range f.setter {
-		f.setter[i] = setter(i)
+		f.setter[i] = -1
+		if setter != nil {
+			f.setter[i] = setter(i)
+		}
 	}
 	return f
 }
@@ -49,8 +54,12 @@ func (f *Flags) Set(i int, count uint64) { f.c[i].Store(count + 1) }
 
 // Wait returns flag i's count once it is set (load-acquire), ctx's error
 // if ctx ends first, or an ErrWatchdog error naming the flag, the waiter
-// and the rank that should have set it once the watchdog expires.
+// and the rank that should have set it once the watchdog expires. A flag
+// i out of range is an ErrConfig error.
 func (f *Flags) Wait(ctx context.Context, i int, waiter string) (uint64, error) {
+	if i < 0 || i >= len(f.c) {
+		return 0, fmt.Errorf("%w: %s[%d] waited on by %s: rank %d has %d flags", ErrConfig, f.name, i, waiter, f.owner, len(f.c))
+	}
 	if v := f.c[i].Load(); v > 0 {
 		return v - 1, nil
 	}

@@ -36,6 +36,10 @@ type object struct {
 	size int64
 }
 
+// maxMaterialized bounds the host memory of a materialized heap, over all
+// its ranks.
+const maxMaterialized = 16 << 30
+
 // Ptr is a symmetric object as one rank sees it.
 type Ptr struct {
 	Rank int
@@ -44,13 +48,18 @@ type Ptr struct {
 }
 
 // NewHeap makes a heap of size bytes on each of ranks ranks; materialize
-// gives it contents (zeroed).
+// gives it contents (zeroed), at most maxMaterialized bytes over all ranks
+// (16 GiB): a larger one is an ErrConfig error, as are a rank count out of
+// [1, MaxRanks] and a negative size.
 func NewHeap(ranks int, size int64, materialize bool) (*Heap, error) {
 	if ranks < 1 || ranks > MaxRanks {
 		return nil, fmt.Errorf("%w: heap of %d ranks, want 1 to %d", ErrConfig, ranks, MaxRanks)
 	}
 	if size < 0 {
 		return nil, fmt.Errorf("%w: heap size %d", ErrConfig, size)
+	}
+	if materialize && size > maxMaterialized/int64(ranks) {
+		return nil, fmt.Errorf("%w: materialized heap of %d ranks × %d bytes, more than %d in all", ErrConfig, ranks, size, int64(maxMaterialized))
 	}
 	h := &Heap{ranks: ranks, size: size, next: make([]int, ranks)}
 	if materialize {

@@ -1,0 +1,47 @@
+package fabric_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/pipert/pipert/device/fabric"
+)
+
+// TestHeapTooLargeIsAnError: a materialized heap larger than the host can
+// hold is an ErrConfig error, not a failed allocation; an unmaterialized
+// one (a model's) may be as large as an int64 counts.
+func TestHeapTooLargeIsAnError(t *testing.T) {
+	for _, c := range []struct {
+		ranks int
+		size  int64
+	}{{64, math.MaxInt64}, {2, 1 << 40}, {8, 1 << 32}} {
+		if _, err := fabric.NewHeap(c.ranks, c.size, true); !errors.Is(err, fabric.ErrConfig) {
+			t.Errorf("NewHeap(%d, %d, materialized) = %v, want ErrConfig", c.ranks, c.size, err)
+		}
+	}
+	if _, err := fabric.NewHeap(64, math.MaxInt64, false); err != nil {
+		t.Errorf("NewHeap(64, MaxInt64, not materialized) = %v", err)
+	}
+}
+
+// TestFlagsMisuse: a flag index out of range is an ErrConfig error of
+// Wait; a negative count makes no flags; without a setter function the
+// watchdog's error still comes.
+func TestFlagsMisuse(t *testing.T) {
+	f := fabric.NewFlags("f", 0, 2, func(int) int { return 1 }, time.Second)
+	for _, i := range []int{-1, 2, math.MaxInt} {
+		if _, err := f.Wait(context.Background(), i, "w"); !errors.Is(err, fabric.ErrConfig) {
+			t.Errorf("Wait(%d) = %v, want ErrConfig", i, err)
+		}
+	}
+	if n := fabric.NewFlags("f", 0, -1, nil, 0).Len(); n != 0 {
+		t.Errorf("NewFlags(-1) has %d flags", n)
+	}
+	g := fabric.NewFlags("g", 0, 1, nil, 10*time.Millisecond)
+	if _, err := g.Wait(context.Background(), 0, "w"); !errors.Is(err, fabric.ErrWatchdog) {
+		t.Errorf("Wait without setter function = %v, want ErrWatchdog", err)
+	}
+}

@@ -1,0 +1,54 @@
+package moe_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/pipert/pipert/device/fabric"
+	"github.com/pipert/pipert/moe"
+)
+
+// TestProblemSizesDoNotOverflow checks that a problem whose buffers'
+// element counts overflow an int64 product, or whose expert weights or
+// router logits alone are too large, is rejected before anything is
+// allocated.
+func TestProblemSizesDoNotOverflow(t *testing.T) {
+	for _, p := range []moe.Problem{
+		// 8 × 2^40 × 2 × 2^40 wraps to 0 in int64.
+		{Ranks: 8, Experts: 32, TopK: 2, Hidden: 1 << 40, Tokens: 1 << 40},
+		{Ranks: 8, Experts: 32, TopK: 2, Hidden: math.MaxInt, Tokens: math.MaxInt},
+		// no tokens, but 2^56 expert weights
+		{Ranks: 8, Experts: 1 << 28, TopK: 1, Hidden: 1 << 28},
+		// 2^50 router logits per rank
+		{Ranks: 8, Experts: 1 << 30, TopK: 1, Hidden: 1, Tokens: 1 << 20},
+	} {
+		if err := p.Check(fabric.Config{Ranks: 8}); !errors.Is(err, moe.ErrProblem) {
+			t.Errorf("Check(%+v) = %v, want ErrProblem", p, err)
+		}
+		if _, err := moe.Generate(p, nil); !errors.Is(err, moe.ErrProblem) {
+			t.Errorf("Generate(%+v) = %v, want ErrProblem", p, err)
+		}
+		if _, err := moe.Routes(p, nil); !errors.Is(err, moe.ErrProblem) {
+			t.Errorf("Routes(%+v) = %v, want ErrProblem", p, err)
+		}
+	}
+	if err := moe.Full.Check(fabric.Config{Ranks: 8}); err != nil {
+		t.Errorf("Check(Full) = %v", err)
+	}
+}
+
+// TestRouteRejectsBadCounts checks that the router's counts are checked
+// before a graph is built from them.
+func TestRouteRejectsBadCounts(t *testing.T) {
+	for _, c := range []struct{ n, experts, k int }{
+		{2, 4, 5}, {2, 4, -1}, {-2, -4, 1}, {0, 0, 1}, {0, 4, 5},
+	} {
+		if _, _, err := moe.Route(make([]float32, 8), c.n, c.experts, c.k); !errors.Is(err, moe.ErrProblem) {
+			t.Errorf("Route(8 logits, %d, %d, %d) = %v, want ErrProblem", c.n, c.experts, c.k, err)
+		}
+	}
+	if idx, w, err := moe.Route(nil, 0, 4, 2); err != nil || len(idx) != 0 || len(w) != 0 {
+		t.Errorf("Route of no tokens = %v, %v, %v", idx, w, err)
+	}
+}
