@@ -57,11 +57,14 @@
 // for. Every part runs under recover; the first error cancels the run and
 // is returned naming the part and, inside, the node, and a run whose
 // caller's context ends returns within 100 ms even if a part ignores the
-// cancellation.
+// cancellation (the part is left to finish before the next run starts).
 //
 // The Serial schedule runs the same placed graph on one actor, the CPU nodes
 // computed on the host inside its Launch stage: the single-launch-thread
-// runtime that Concurrent is measured against.
+// runtime that Concurrent is measured against. Its runs end as an actor's
+// do: at the first kernel boundary after the context ends, so a kernel
+// that blocks (which the kernel contract forbids) holds the run until it
+// returns.
 //
 // # Host costs
 //

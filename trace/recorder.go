@@ -457,15 +457,31 @@ func (r *Recorder) nameOf(n Name) (string, bool) {
 	return r.names[n], true
 }
 
-// countingWriter counts the bytes written through it.
+// ErrWriter is the error of a writer given to New that panicked: the
+// panic is recovered, the writer is not called again, and Close returns
+// an error wrapping ErrWriter with the panic's value.
+var ErrWriter = errors.New("trace: the writer panicked")
+
+// countingWriter counts the bytes written through it, and turns a panic
+// of the writer, which is the caller's code, into a sticky error.
 type countingWriter struct {
-	w io.Writer
-	n atomic.Uint64
+	w        io.Writer
+	n        atomic.Uint64
+	panicked error // set by the one goroutine writing at a time
 }
 
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n.Add(uint64(n))
+func (c *countingWriter) Write(p []byte) (n int, err error) {
+	if c.panicked != nil {
+		return 0, c.panicked
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			c.panicked = fmt.Errorf("%w: %v", ErrWriter, v)
+			n, err = 0, c.panicked
+		}
+	}()
+	n, err = c.w.Write(p)
+	c.n.Add(uint64(max(n, 0)))
 	return n, err
 }
 

@@ -438,6 +438,46 @@ func TestWriteErrorIsSticky(t *testing.T) {
 	}
 }
 
+// TestPanickingWriter: a writer that panics, in the writer goroutine or in
+// Close, is an error from Close wrapping ErrWriter, called no more after
+// its panic; the recording goroutines never notice.
+func TestPanickingWriter(t *testing.T) {
+	for _, after := range []int{0, 1, 300 << 10} { // New's header, the first chunk, later
+		w := &panicWriter{after: after}
+		r, err := New(w, Options{ChunkBytes: 1 << 10})
+		if err != nil {
+			t.Fatalf("after %d bytes: New: %v", after, err)
+		}
+		s := r.Track("s", SliceTrack, Host)
+		n := r.Intern("n")
+		for i := range 200_000 {
+			s.Slice(int64(i), 1, n)
+		}
+		err = r.Close()
+		if !errors.Is(err, ErrWriter) || !strings.Contains(err.Error(), "full up") {
+			t.Fatalf("after %d bytes: Close = %v, want an error wrapping ErrWriter with the panic's value", after, err)
+		}
+		if w.panics != 1 {
+			t.Errorf("after %d bytes: the writer was called %d times after its first panic, want never", after, w.panics-1)
+		}
+	}
+}
+
+// panicWriter takes after bytes, then panics at every write.
+type panicWriter struct {
+	after, n int
+	panics   int
+}
+
+func (w *panicWriter) Write(p []byte) (int, error) {
+	if w.panics > 0 || w.n+len(p) > w.after {
+		w.panics++
+		panic("full up")
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
 type failWriter struct{ err error }
 
 func (f failWriter) Write([]byte) (int, error) { return 0, f.err }

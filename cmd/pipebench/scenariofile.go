@@ -209,16 +209,16 @@ func (d costDist) MarshalYAML() (any, error) {
 func (d *costDist) check() error {
 	switch d.kind {
 	case distFixed:
-		if d.value < 0 {
-			return fmt.Errorf("negative cost %v", d.value)
+		if d.value < 0 || d.value > plan.MaxCost {
+			return fmt.Errorf("cost %v outside [0, %v]", d.value, plan.MaxCost)
 		}
 	case distUniform:
-		if d.lo < 0 || d.hi < d.lo {
-			return fmt.Errorf("uniform [%v, %v]: want 0 <= MIN <= MAX", d.lo, d.hi)
+		if d.lo < 0 || d.hi < d.lo || d.hi > plan.MaxCost {
+			return fmt.Errorf("uniform [%v, %v]: want 0 <= MIN <= MAX <= %v", d.lo, d.hi, plan.MaxCost)
 		}
 	case distLognormal:
-		if d.median < 0 {
-			return fmt.Errorf("negative median %v", d.median)
+		if d.median < 0 || d.median > plan.MaxCost {
+			return fmt.Errorf("median %v outside [0, %v]", d.median, plan.MaxCost)
 		}
 		if !(d.sigma >= 0) || d.sigma > 4 {
 			return fmt.Errorf("sigma %g outside [0, 4]", d.sigma)
@@ -238,7 +238,8 @@ func (d *costDist) mean() time.Duration {
 	return d.value
 }
 
-// draw samples d with r; a lognormal draw is capped at 100 times its median.
+// draw samples d with r; a lognormal draw is capped at 100 times its
+// median and at plan.MaxCost.
 func (d *costDist) draw(r *rand.Rand) time.Duration {
 	switch d.kind {
 	case distUniform:
@@ -247,7 +248,8 @@ func (d *costDist) draw(r *rand.Rand) time.Duration {
 		}
 		return d.lo + time.Duration(r.Int64N(int64(d.hi-d.lo)+1))
 	case distLognormal:
-		return time.Duration(float64(d.median) * math.Min(math.Exp(d.sigma*r.NormFloat64()), 100))
+		v := float64(d.median) * math.Min(math.Exp(d.sigma*r.NormFloat64()), 100)
+		return time.Duration(math.Min(v, float64(plan.MaxCost)))
 	}
 	return d.value
 }
@@ -466,6 +468,25 @@ func parseScenarioFile(path string, data []byte) (*scenarioFile, error) {
 		return nil, err
 	}
 	sf.line = ix
+	// What a file leaves out is what pipebench runs without it: the
+	// built-in's costs (an ONNX graph's: the default ones), the SW-AI card
+	// at scale 1, and pipebench's modes, barrier policies and repetitions.
+	def := scenarios.DefaultCosts()
+	if base, err := scenarios.Get(sf.Graph.Builtin); err == nil && sf.Graph.ONNX == "" {
+		def = base.Costs
+	}
+	defs := []time.Duration{def.Prepare, def.Infer, def.Resize, def.Launch, def.Tiling, def.Alloc, def.Create}
+	for i, d := range sf.Costs.fields() {
+		if _, ok := ix.lines["costs."+costStages[i]]; !ok {
+			*d = costDist{kind: distFixed, value: defs[i]}
+		}
+	}
+	if _, ok := ix.lines["device.profile"]; !ok {
+		sf.Device.Profile = "swai"
+	}
+	if _, ok := ix.lines["device.scale"]; !ok {
+		sf.Device.Scale = 1
+	}
 	if err := sf.check(); err != nil {
 		return nil, err
 	}
@@ -610,8 +631,8 @@ func (sf *scenarioFile) check() error {
 	if err := sf.resolveDevice(); err != nil {
 		return err
 	}
-	if len(sf.Modes) == 0 {
-		return sf.errorf("modes", "list at least one mode (%s)", modeList())
+	if _, given := sf.line.lines["modes"]; given && len(sf.Modes) == 0 {
+		return sf.errorf("modes", "list at least one mode (%s), or leave modes out for pipebench's own", modeList())
 	}
 	for i, m := range sf.Modes {
 		if m == "hetero" {
@@ -626,7 +647,7 @@ func (sf *scenarioFile) check() error {
 			return sf.errorf(fmt.Sprintf("barriers[%d]", i), "unknown barrier policy %q (have drain, per-tensor)", b)
 		}
 	}
-	if sf.Reps < 1 || sf.Reps > 10000 {
+	if _, given := sf.line.lines["reps"]; (given || sf.Reps != 0) && (sf.Reps < 1 || sf.Reps > 10000) {
 		return sf.errorf("reps", "%d outside [1, 10000]", sf.Reps)
 	}
 	return nil
@@ -895,7 +916,7 @@ func applyScenarioFile(c *config, sf *scenarioFile, set map[string]bool) error {
 	c.costs = &costs
 	c.hostCost = sf.hostCost
 	c.devices = newProfileFactory(sf.profile.Name, sf.profile)
-	if !set["mode"] {
+	if !set["mode"] && len(sf.Modes) > 0 {
 		c.modes, c.hetero = []pipert.Mode{pipert.KBK}, heteroOff
 		for _, n := range sf.Modes {
 			if n == "hetero" {
@@ -914,7 +935,7 @@ func applyScenarioFile(c *config, sf *scenarioFile, set map[string]bool) error {
 			c.policies = append(c.policies, p)
 		}
 	}
-	if !set["reps"] {
+	if !set["reps"] && sf.Reps > 0 {
 		c.reps = sf.Reps
 	}
 	if !set["seed"] {

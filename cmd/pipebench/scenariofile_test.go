@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,7 +126,11 @@ func TestScenarioFileErrors(t *testing.T) {
 		name, old, new, want string
 	}{
 		{"unknown field", "  prepare: 2us", "  prepare: 2us\n  bogus: 1", ":26: costs.bogus: unknown field"},
-		{"negative cost", "infer: 5us", "infer: -5us", ":26: costs.infer: negative cost"},
+		{"negative cost", "infer: 5us", "infer: -5us", ":26: costs.infer: cost -5µs outside [0, 10s]"},
+		{"cost over the bound", "infer: 5us", "infer: 99999h", ":26: costs.infer: cost 99999h0m0s outside [0, 10s]"},
+		{"range over the bound", "infer: 5us", "infer: {uniform: [1us, 11s]}", ":26: costs.infer: uniform [1µs, 11s]: want 0 <= MIN <= MAX <= 10s"},
+		{"median over the bound", "infer: 5us", "infer: {lognormal: {median: 20s, sigma: 1}}", ":26: costs.infer: median 20s outside [0, 10s]"},
+		{"no modes", "[kbk, async, pipeline, replay]", "[]", ":40: modes: list at least one mode"},
 		{"empty range", "infer: 5us", "infer: {uniform: [5us, 2us]}", ":26: costs.infer: uniform"},
 		{"bad duration", "infer: 5us", "infer: fast", ":26: costs.infer: \"fast\" is not a duration"},
 		{"unknown distribution", "infer: 5us", "infer: {gauss: 1us}", ":26: costs.infer.gauss: unknown distribution"},
@@ -160,6 +166,39 @@ func TestScenarioFileErrors(t *testing.T) {
 
 // TestScenarioFileJSON checks that a JSON file is read by the same
 // decoder: its errors carry the line and the field too.
+// TestScenarioFileDefaults: a file of a name and a graph runs what
+// pipebench runs without it: the built-in's costs, the SW-AI card at
+// scale 1, pipebench's modes and repetitions.
+func TestScenarioFileDefaults(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	text := "name: mine\ngraph:\n  builtin: decode\n  params: {layers: 1, batch: 1, hidden: 64, heads: 4, ffn: 64, kv: 8, vocab: 64}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sf, err := loadScenarioFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := scenarios.Get("decode")
+	if sf.meanCosts != sc.Costs {
+		t.Errorf("costs %+v, want decode's %+v", sf.meanCosts, sc.Costs)
+	}
+	if sf.Device.Profile != "swai" || sf.Device.Scale != 1 || sf.profile.Name != swai.Default().Name {
+		t.Errorf("device %+v (profile %q), want swai at scale 1", sf.Device, sf.profile.Name)
+	}
+	c, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes, reps := slices.Clone(c.modes), c.reps
+	if err := applyScenarioFile(c, sf, map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.modes, modes) || c.reps != reps {
+		t.Errorf("modes %v, reps %d; want pipebench's own %v, %d", c.modes, c.reps, modes, reps)
+	}
+}
+
 func TestScenarioFileJSON(t *testing.T) {
 	dir := t.TempDir()
 	good := `{
@@ -173,7 +212,7 @@ func TestScenarioFileJSON(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{good, ""},
 		{strings.Replace(good, `"reps": 1`, `"reps": 1, "extra": 2`, 1), ":7: extra: unknown field extra"},
-		{strings.Replace(good, `"5us"`, `"-5us"`, 1), ":4: costs.infer: negative cost"},
+		{strings.Replace(good, `"5us"`, `"-5us"`, 1), ":4: costs.infer: cost -5µs outside [0, 10s]"},
 	} {
 		path := filepath.Join(dir, "s.json")
 		os.WriteFile(path, []byte(c.text), 0o644)
