@@ -10,7 +10,8 @@ import (
 
 // Resize (opsets 10 to 22) and Upsample (opsets 7 and 9) interpolate X
 // [D0,…] to an output of the same rank, axis by axis, on float32, float16,
-// bfloat16 and float64 (nearest mode also every integer type).
+// bfloat16 and float64; nearest mode also on every integer type, linear
+// and cubic also on uint8, int8 and int32 (below).
 //
 // Inputs: Resize-10 (X, scales); from Resize-11 (X, roi, scales, sizes),
 // exactly one of scales and sizes non-empty; Upsample-7 has the attribute
@@ -54,6 +55,33 @@ import (
 // separable: each output element is Σ over tap combinations of the product
 // of the axis weights times the input, in float64, rounded once.
 //
+// On uint8, int8 and int32, linear and cubic compute as onnxruntime's CPU
+// kernels do, bit for bit (coordinates, weights and sums in float32, taps
+// clamped to the input, the extrapolation_value and each float result
+// converted as a C cast on x86-64 does: truncated toward zero to int32, out
+// of range −2^31, then the low bits). An output of X's shape is X. The
+// layouts are onnxruntime's:
+//
+//   - linear: rank 2 or 3, rank 4 with scales [1,1,h,w] or [1,h,w,1], rank 5
+//     with scales [1,1,d,h,w]; the result Σ weight·x over the 4 (8) taps,
+//     truncated, except uint8 and int8 on [N,H,W,C] data: weights in 10-bit
+//     fixed point (⌊x'·1024⌋ − 1024·⌊x'⌋ and its complement), the 20-bit
+//     sum divided by 2^20 rounding toward zero.
+//   - antialias (and cubic without antialias, which onnxruntime runs on
+//     integers only for [N,H,W,C] data enlarged along H and W): separable
+//     passes (width, height, then depth), an axis of unchanged extent
+//     copied, each pass's result in X's dtype: for 8-bit data weights
+//     round(w·2^22), the sum plus 2^21 shifted right by 22 and clamped to
+//     [0, 255] (so int8 results are those bits: negative values become 0);
+//     for int32 the float32 sum rounded half away from zero (and saturated,
+//     where onnxruntime fails). extrapolation_value is written last, for
+//     [N,H,W,C] data at the positions it would have in [N·C, H, W].
+//   - a scale of exactly 1 maps coordinates to themselves (the roi of
+//     tf_crop_and_resize is then unused on that axis).
+//
+// Other layouts, and cubic without antialias elsewhere, are refused (as
+// onnxruntime refuses them, or has no integer kernel for them).
+//
 // Tiling (words):
 //
 //	0..4  split over the output elements; 2 buffers
@@ -82,6 +110,10 @@ type resize struct {
 	tabW    [][]float64
 	outside [][]bool
 	ctr     []int64
+	// The integer path's tables (resize_int.go).
+	ints         resizeIntScratch
+	s32          []float32
+	starts, ends []float64
 }
 
 func newResize(op string) kernel.Factory {
@@ -336,7 +368,7 @@ func (k *resize) keepAspect(ax []int, x, out kernel.Shape, scales []float64) {
 
 func (k *resize) infer(in, out []*kernel.Tensor) error {
 	x := in[0]
-	types := onnxFloats
+	types := append(onnxFloats[:len(onnxFloats):len(onnxFloats)], kernel.Uint8, kernel.Int8, kernel.Int32)
 	if k.mode == "nearest" {
 		types = onnxNumeric
 	}
@@ -346,9 +378,14 @@ func (k *resize) infer(in, out []*kernel.Tensor) error {
 	if x.Shape.Rank() > 8 {
 		return fmt.Errorf("input X has rank %d: at most 8", x.Shape.Rank())
 	}
-	s, _, err := k.scalesSizes(in)
+	s, scales, err := k.scalesSizes(in)
 	if err != nil {
 		return err
+	}
+	if k.mode != "nearest" && !x.DType.IsFloat() {
+		if _, err := k.intLayout(x.Shape, s, scales32(nil, scales)); err != nil {
+			return err
+		}
 	}
 	setShape(out[0], s, x.DType)
 	return nil
@@ -612,6 +649,10 @@ func (k *resize) compute(a *kernel.Args) error {
 	if roi != nil && roi.NumElements() != int64(2*m) {
 		return fmt.Errorf("roi has %d values, want %d", roi.NumElements(), 2*m)
 	}
+	integer := k.mode != "nearest" && !x.DType.IsFloat()
+	if integer {
+		k.starts, k.ends = k.starts[:0], k.ends[:0]
+	}
 	for i := range r {
 		start, end := 0.0, 1.0
 		for j, a := range ax {
@@ -619,7 +660,14 @@ func (k *resize) compute(a *kernel.Args) error {
 				start, end = loadF(roi.DType, roi.Data(), int64(j)), loadF(roi.DType, roi.Data(), int64(m+j))
 			}
 		}
+		if integer {
+			k.starts, k.ends = append(k.starts, start), append(k.ends, end)
+			continue
+		}
 		k.table(i, x.Shape[i], y.Shape[i], scales[i], start, end)
+	}
+	if integer {
+		return k.computeInt(x, y, scales, k.starts, k.ends)
 	}
 	strides := grownInts(k.ctr, 2*r)
 	k.ctr = strides
