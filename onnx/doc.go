@@ -13,7 +13,10 @@
 //
 // The importer (Import, ImportFile, ImportReader) maps ONNX ops onto
 // pipert ops through the table Ops lists, with the opsets each mapping
-// covers; it folds Constant nodes and initializers into graph constants,
+// covers: the ops of the default domain, and onnxruntime's contrib ops of
+// domain com.microsoft (MSDomain) that optimized transformer models
+// contain, computed as onnxruntime's CPU kernels compute them (a node's
+// domain selects the op; another domain is unsupported); it folds Constant nodes and initializers into graph constants,
 // Identity into a second name, every node whose inputs are known at
 // import into a constant (Shape of a statically shaped tensor, arithmetic
 // on shape constants), and an If whose condition folds into the nodes of

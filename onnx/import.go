@@ -101,7 +101,8 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	if res == nil {
 		res = control.Resolver{Base: ops.Builtins()}
 	}
-	im := &importer{opset: opset, res: res, fold: !opt.NoFold,
+	// The com.microsoft version is checked by the nodes of the domain.
+	im := &importer{opset: opset, msOpset: m.Opsets[MSDomain], domains: m.Opsets, res: res, fold: !opt.NoFold,
 		g: &subgraph.Graph{Name: m.Graph.Name}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 	if im.g.Name == "" {
 		im.g.Name = "model"
@@ -268,11 +269,16 @@ func (im *importer) rename(from, to string) {
 // importer builds one pipert graph: the model's, or a runtime If branch's
 // (parent set).
 type importer struct {
-	opset  int64
-	res    kernel.Resolver
-	fold   bool
-	g      *subgraph.Graph
-	parent *importer
+	opset int64
+	// msOpset is the model's (or the inlined function's) opset of domain
+	// com.microsoft, 0 (or less) when it imports none.
+	msOpset int64
+	// domains are the model's opset imports by domain.
+	domains map[string]int64
+	res     kernel.Resolver
+	fold    bool
+	g       *subgraph.Graph
+	parent  *importer
 	// known holds what the import knows of each tensor of g: dtype and
 	// shape (Shape nil: not even the rank), and Host when the value is a
 	// constant.
@@ -553,17 +559,22 @@ func (im *importer) node(n *Node) error {
 	if f := im.function(n); f != nil {
 		return im.call(n, f)
 	}
-	if seqOps[n.OpType] && (n.Domain == "" || n.Domain == "ai.onnx") {
-		if _, err := lookup(n.Domain, n.OpType, im.opset); err != nil {
+	std := n.Domain == "" || n.Domain == "ai.onnx"
+	if seqOps[n.OpType] && std {
+		if _, err := im.lookup(n); err != nil {
 			return err
 		}
 		return im.sequenceNode(n)
 	}
-	info, err := lookup(n.Domain, n.OpType, im.opset)
+	info, err := im.lookup(n)
 	if err != nil {
 		return err
 	}
-	switch n.OpType {
+	op := n.OpType
+	if !std {
+		op = "" // the special cases below are ops of the default domain
+	}
+	switch op {
 	case "Constant":
 		return im.constant(n)
 	case "Identity":
@@ -805,6 +816,9 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 			return nil, fmt.Errorf("%w: attribute %q of type %v", ErrUnsupported, at.Name, at.Type)
 		}
 	}
+	if n.Domain != "" && n.Domain != "ai.onnx" {
+		return a, nil
+	}
 	if name := dtypeAttrs[n.OpType]; name != "" {
 		if dt, ok := a[name].(int64); ok {
 			d, ok := DataType(dt).DType()
@@ -936,7 +950,7 @@ func (im *importer) bodyNode(n *Node, op string, body *Graph, inputs []string, t
 // captures (sub.outer names them in the parent). A tensor the body
 // outputs twice is copied by an Identity node.
 func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*importer, error) {
-	sub := &importer{opset: im.opset, res: im.res, fold: im.fold, parent: im,
+	sub := &importer{opset: im.opset, msOpset: im.msOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
 		g: &subgraph.Graph{Name: nodeBase(n) + "/body"}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 	for i, v := range body.Inputs {
 		if v.NotTensor {
@@ -1176,16 +1190,19 @@ func (im *importer) call(n *Node, f *Function) error {
 		}
 		body.Nodes = append(body.Nodes, c)
 	}
-	opset := im.opset
+	opset, msOpset := im.opset, im.msOpset
 	if v, ok := f.Opsets[""]; ok {
 		if v < 1 || v > MaxOpset {
 			return fmt.Errorf("%w: function %s imports default-domain opset %d (have 1 to %d)", ErrUnsupported, f.Name, v, MaxOpset)
 		}
 		im.opset = v
 	}
+	if v, ok := f.Opsets[MSDomain]; ok {
+		im.msOpset = v // checked by the function's nodes of the domain
+	}
 	im.calls = append(im.calls, f)
 	err := im.body(body, rename)
-	im.calls, im.opset = im.calls[:len(im.calls)-1], opset
+	im.calls, im.opset, im.msOpset = im.calls[:len(im.calls)-1], opset, msOpset
 	if err != nil {
 		return fmt.Errorf("function %s: %w", f.Name, err)
 	}
@@ -1331,7 +1348,7 @@ func (im *importer) ifNode(n *Node) error {
 	// outer tensors it reads; the node passes the union of both.
 	branches := [2]*importer{}
 	for i, at := range []*Attribute{thenG, elseG} {
-		sub := &importer{opset: im.opset, res: im.res, fold: im.fold, parent: im,
+		sub := &importer{opset: im.opset, msOpset: im.msOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
 			g: &subgraph.Graph{Name: nodeBase(n) + "/" + at.Name}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 		if err := sub.body(at.G, nil); err != nil {
 			return fmt.Errorf("branch %s: %w", at.Name, err)

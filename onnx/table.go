@@ -6,10 +6,13 @@ import (
 )
 
 // OpInfo is how one ONNX op maps onto pipert: the pipert op it becomes
-// and the opsets of the default domain whose form of the op pipert
-// implements in full. Outside that range an import fails with
-// ErrUnsupported naming node, op and opset.
+// and the opsets of its domain whose form of the op pipert implements in
+// full. Outside that range an import fails with ErrUnsupported naming
+// node, domain, op and opset.
 type OpInfo struct {
+	// Domain is the op's domain: "" for the default domain (ai.onnx), or
+	// MSDomain.
+	Domain             string
 	ONNX, Pipert       string
 	MinOpset, MaxOpset int64
 	// Note says how the import treats the op, when it is not a plain
@@ -31,6 +34,17 @@ type OpInfo struct {
 // that reached 25 reaches 26.
 const MaxOpset = 26
 
+// MSDomain is the domain of onnxruntime's contrib ops ("Microsoft contrib
+// ops"), which optimized transformer models (Hugging Face Optimum, the
+// onnxruntime transformers optimizer, onnxruntime-genai) contain. The
+// importer takes the ops of msTable from it, computed as onnxruntime's CPU
+// kernels compute them; MaxMSOpset is the newest version of the domain it
+// takes (onnxruntime's contrib ops are all of version 1).
+const (
+	MSDomain   = "com.microsoft"
+	MaxMSOpset = 1
+)
+
 // The notes of the ops the import resolves itself (sequence.go).
 const (
 	seqNote = "resolved at import: positions, splits and counts constants of the model; no sequence as a graph input or output, or crossing into a subgraph"
@@ -41,199 +55,213 @@ const (
 // whose semantics the pipert op follows (checked against the ONNX backend
 // node tests where they exist); other opsets are refused, never guessed.
 var table = map[string]OpInfo{
-	"Add":                       {Pipert: "Add", MinOpset: 7, MaxOpset: MaxOpset},
-	"Sub":                       {Pipert: "Sub", MinOpset: 7, MaxOpset: MaxOpset},
-	"Mul":                       {Pipert: "Mul", MinOpset: 7, MaxOpset: MaxOpset},
-	"Div":                       {Pipert: "Div", MinOpset: 7, MaxOpset: MaxOpset},
-	"MatMul":                    {Pipert: "MatMul", MinOpset: 7, MaxOpset: MaxOpset},
-	"Gelu":                      {Pipert: "GELU", MinOpset: 20, MaxOpset: MaxOpset, Note: "approximate none (erf, the default) or tanh"},
-	"Mish":                      {Pipert: "Mish", MinOpset: 18, MaxOpset: MaxOpset},
-	"BitwiseAnd":                {Pipert: "BitwiseAnd", MinOpset: 18, MaxOpset: MaxOpset},
-	"BitwiseOr":                 {Pipert: "BitwiseOr", MinOpset: 18, MaxOpset: MaxOpset},
-	"BitwiseXor":                {Pipert: "BitwiseXor", MinOpset: 18, MaxOpset: MaxOpset},
-	"BitwiseNot":                {Pipert: "BitwiseNot", MinOpset: 18, MaxOpset: MaxOpset},
-	"GroupNormalization":        {Pipert: "GroupNormalization", MinOpset: 18, MaxOpset: MaxOpset, Note: "scale and bias per group at opsets 18 to 20, per channel from 21"},
-	"RMSNormalization":          {Pipert: "RMSNormalization", MinOpset: 23, MaxOpset: MaxOpset, Note: "stash_type 1 only"},
-	"Swish":                     {Pipert: "Swish", MinOpset: 24, MaxOpset: MaxOpset},
-	"RotaryEmbedding":           {Pipert: "RotaryEmbedding", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32, float16 and bfloat16; 3-D X with num_heads or 4-D X; an even rotary_embedding_dim"},
-	"Attention":                 {Pipert: "Attention", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32 only; 3-D or 4-D inputs, grouped-query heads, past and present caches, bool or float32 masks of rank 2 to 4 (last dimension total_sequence_length), is_causal, positive scale, softcap, qk_matmul_output_mode 0 to 3 (not 2 with is_causal or nonpad_kv_seqlen), softmax_precision 1 or 11, nonpad_kv_seqlen from 24; no sliding window, no integer mask"},
-	"Relu":                      {Pipert: "ReLU", MinOpset: 6, MaxOpset: MaxOpset},
-	"ReduceSum":                 {Pipert: "ReduceSum", MinOpset: 7, MaxOpset: MaxOpset, Note: "axes as attribute before 13, as input from 13; noop_with_empty_axes from 13"},
-	"NonZero":                   {Pipert: "NonZero", MinOpset: 9, MaxOpset: MaxOpset},
-	"Softmax":                   {Pipert: "Softmax", MinOpset: 7, MaxOpset: MaxOpset, Note: "before opset 13 flattened to 2-D at axis"},
-	"LogSoftmax":                {Pipert: "LogSoftmax", MinOpset: 7, MaxOpset: MaxOpset, Note: "before opset 13 flattened to 2-D at axis"},
-	"Transpose":                 {Pipert: "Transpose", MinOpset: 7, MaxOpset: MaxOpset},
-	"Concat":                    {Pipert: "Concat", MinOpset: 7, MaxOpset: MaxOpset},
-	"Slice":                     {Pipert: "Slice", MinOpset: 7, MaxOpset: MaxOpset},
-	"Gather":                    {Pipert: "Gather", MinOpset: 7, MaxOpset: MaxOpset},
-	"Cast":                      {Pipert: "Cast", MinOpset: 7, MaxOpset: MaxOpset, Note: "the `to` enum becomes a pipert dtype; saturate from 19 (float 8 only: no effect); round_mode from 24 (float8e8m0 only: no effect)"},
-	"Shape":                     {Pipert: "Shape", MinOpset: 7, MaxOpset: MaxOpset},
-	"Reshape":                   {Pipert: "Reshape", MinOpset: 7, MaxOpset: MaxOpset},
-	"Sigmoid":                   {Pipert: "Sigmoid", MinOpset: 6, MaxOpset: MaxOpset},
-	"Tanh":                      {Pipert: "Tanh", MinOpset: 6, MaxOpset: MaxOpset},
-	"Exp":                       {Pipert: "Exp", MinOpset: 6, MaxOpset: MaxOpset},
-	"Log":                       {Pipert: "Log", MinOpset: 6, MaxOpset: MaxOpset},
-	"Sqrt":                      {Pipert: "Sqrt", MinOpset: 6, MaxOpset: MaxOpset},
-	"Erf":                       {Pipert: "Erf", MinOpset: 9, MaxOpset: MaxOpset},
-	"Reciprocal":                {Pipert: "Reciprocal", MinOpset: 6, MaxOpset: MaxOpset},
-	"Floor":                     {Pipert: "Floor", MinOpset: 6, MaxOpset: MaxOpset},
-	"Ceil":                      {Pipert: "Ceil", MinOpset: 6, MaxOpset: MaxOpset},
-	"HardSigmoid":               {Pipert: "HardSigmoid", MinOpset: 6, MaxOpset: MaxOpset},
-	"HardSwish":                 {Pipert: "HardSwish", MinOpset: 14, MaxOpset: MaxOpset},
-	"Softplus":                  {Pipert: "Softplus", MinOpset: 1, MaxOpset: MaxOpset},
-	"Neg":                       {Pipert: "Neg", MinOpset: 6, MaxOpset: MaxOpset},
-	"Abs":                       {Pipert: "Abs", MinOpset: 6, MaxOpset: MaxOpset},
-	"Flatten":                   {Pipert: "Flatten", MinOpset: 7, MaxOpset: MaxOpset},
-	"Squeeze":                   {Pipert: "Squeeze", MinOpset: 7, MaxOpset: MaxOpset, Note: "axes as attribute before 13, as input from 13"},
-	"Unsqueeze":                 {Pipert: "Unsqueeze", MinOpset: 7, MaxOpset: MaxOpset, Note: "axes as attribute before 13, as input from 13"},
-	"Equal":                     {Pipert: "Equal", MinOpset: 7, MaxOpset: MaxOpset},
-	"Less":                      {Pipert: "Less", MinOpset: 7, MaxOpset: MaxOpset},
-	"Greater":                   {Pipert: "Greater", MinOpset: 7, MaxOpset: MaxOpset},
-	"LessOrEqual":               {Pipert: "LessOrEqual", MinOpset: 12, MaxOpset: MaxOpset},
-	"GreaterOrEqual":            {Pipert: "GreaterOrEqual", MinOpset: 12, MaxOpset: MaxOpset},
-	"And":                       {Pipert: "And", MinOpset: 7, MaxOpset: MaxOpset},
-	"Or":                        {Pipert: "Or", MinOpset: 7, MaxOpset: MaxOpset},
-	"Xor":                       {Pipert: "Xor", MinOpset: 7, MaxOpset: MaxOpset},
-	"Not":                       {Pipert: "Not", MinOpset: 1, MaxOpset: MaxOpset},
-	"Where":                     {Pipert: "Where", MinOpset: 9, MaxOpset: MaxOpset},
-	"Pow":                       {Pipert: "Pow", MinOpset: 7, MaxOpset: MaxOpset},
-	"Max":                       {Pipert: "Max", MinOpset: 8, MaxOpset: MaxOpset},
-	"Min":                       {Pipert: "Min", MinOpset: 8, MaxOpset: MaxOpset},
-	"Sum":                       {Pipert: "Sum", MinOpset: 8, MaxOpset: MaxOpset},
-	"Mean":                      {Pipert: "Mean", MinOpset: 8, MaxOpset: MaxOpset},
-	"Clip":                      {Pipert: "Clip", MinOpset: 7, MaxOpset: MaxOpset, Note: "min and max as attributes before 11, as inputs from 11"},
-	"Expand":                    {Pipert: "Expand", MinOpset: 8, MaxOpset: MaxOpset},
-	"ConstantOfShape":           {Pipert: "ConstantOfShape", MinOpset: 9, MaxOpset: MaxOpset},
-	"Size":                      {Pipert: "Size", MinOpset: 7, MaxOpset: MaxOpset},
-	"Pad":                       {Pipert: "Pad", MinOpset: 7, MaxOpset: MaxOpset, Note: "pads and value as attributes before 11, as inputs from 11; axes input from 18; constant, reflect, edge, and wrap from 19"},
-	"Conv":                      {Pipert: "Conv", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; float16 and bfloat16 computed in float32"},
-	"ConvTranspose":             {Pipert: "ConvTranspose", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; float16 and bfloat16 computed in float32"},
-	"AveragePool":               {Pipert: "AveragePool", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; dilations from 19 (not with auto_pad SAME_UPPER or SAME_LOWER)"},
-	"MaxPool":                   {Pipert: "MaxPool", MinOpset: 8, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; Indices output"},
-	"GlobalAveragePool":         {Pipert: "GlobalAveragePool", MinOpset: 1, MaxOpset: MaxOpset},
-	"GlobalMaxPool":             {Pipert: "GlobalMaxPool", MinOpset: 1, MaxOpset: MaxOpset},
-	"LpPool":                    {Pipert: "LpPool", MinOpset: 2, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; p 1 or more; ceil_mode and dilations from 18 (dilations not with auto_pad SAME_UPPER or SAME_LOWER)"},
-	"GlobalLpPool":              {Pipert: "GlobalLpPool", MinOpset: 2, MaxOpset: MaxOpset, Note: "p 1 or more"},
-	"MaxRoiPool":                {Pipert: "MaxRoiPool", MinOpset: 1, MaxOpset: MaxOpset, Note: "as onnxruntime: a bin of -Inf only is the lowest finite value"},
-	"BatchNormalization":        {Pipert: "BatchNormalization", MinOpset: 7, MaxOpset: MaxOpset, Note: "inference mode; training_mode is refused"},
-	"Resize":                    {Pipert: "Resize", MinOpset: 10, MaxOpset: MaxOpset, Note: "nearest, linear and cubic over any axes; every coordinate_transformation_mode; antialias, axes and keep_aspect_ratio_policy from 18"},
-	"Upsample":                  {Pipert: "Upsample", MinOpset: 7, MaxOpset: 9, Note: "scales as attribute at 7, as input at 9"},
-	"LSTM":                      {Pipert: "LSTM", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip, peepholes and sequence_lens"},
-	"ReduceMean":                {Pipert: "ReduceMean", MinOpset: 7, MaxOpset: MaxOpset},
-	"ReduceMax":                 {Pipert: "ReduceMax", MinOpset: 7, MaxOpset: MaxOpset, Note: "bool from 20"},
-	"ReduceMin":                 {Pipert: "ReduceMin", MinOpset: 7, MaxOpset: MaxOpset, Note: "bool from 20"},
-	"ReduceProd":                {Pipert: "ReduceProd", MinOpset: 7, MaxOpset: MaxOpset},
-	"ReduceSumSquare":           {Pipert: "ReduceSumSquare", MinOpset: 7, MaxOpset: MaxOpset},
-	"ReduceL1":                  {Pipert: "ReduceL1", MinOpset: 7, MaxOpset: MaxOpset},
-	"ReduceL2":                  {Pipert: "ReduceL2", MinOpset: 7, MaxOpset: MaxOpset},
-	"ReduceLogSum":              {Pipert: "ReduceLogSum", MinOpset: 1, MaxOpset: MaxOpset},
-	"ReduceLogSumExp":           {Pipert: "ReduceLogSumExp", MinOpset: 7, MaxOpset: MaxOpset},
-	"Gemm":                      {Pipert: "Gemm", MinOpset: 7, MaxOpset: MaxOpset, Note: "C optional from 11; float16 and bfloat16 computed in float32"},
-	"TopK":                      {Pipert: "TopK", MinOpset: 7, MaxOpset: MaxOpset, Note: "k as attribute before 10, K as input from 10; largest and sorted from 11"},
-	"Sign":                      {Pipert: "Sign", MinOpset: 9, MaxOpset: MaxOpset},
-	"LeakyRelu":                 {Pipert: "LeakyRelu", MinOpset: 6, MaxOpset: MaxOpset},
-	"Elu":                       {Pipert: "Elu", MinOpset: 6, MaxOpset: MaxOpset},
-	"Celu":                      {Pipert: "Celu", MinOpset: 12, MaxOpset: MaxOpset},
-	"Selu":                      {Pipert: "Selu", MinOpset: 6, MaxOpset: MaxOpset},
-	"ThresholdedRelu":           {Pipert: "ThresholdedRelu", MinOpset: 10, MaxOpset: MaxOpset},
-	"Shrink":                    {Pipert: "Shrink", MinOpset: 9, MaxOpset: MaxOpset},
-	"Softsign":                  {Pipert: "Softsign", MinOpset: 1, MaxOpset: MaxOpset},
-	"Sin":                       {Pipert: "Sin", MinOpset: 7, MaxOpset: MaxOpset},
-	"Cos":                       {Pipert: "Cos", MinOpset: 7, MaxOpset: MaxOpset},
-	"Tan":                       {Pipert: "Tan", MinOpset: 7, MaxOpset: MaxOpset},
-	"Asin":                      {Pipert: "Asin", MinOpset: 7, MaxOpset: MaxOpset},
-	"Acos":                      {Pipert: "Acos", MinOpset: 7, MaxOpset: MaxOpset},
-	"Atan":                      {Pipert: "Atan", MinOpset: 7, MaxOpset: MaxOpset},
-	"Sinh":                      {Pipert: "Sinh", MinOpset: 9, MaxOpset: MaxOpset},
-	"Cosh":                      {Pipert: "Cosh", MinOpset: 9, MaxOpset: MaxOpset},
-	"Asinh":                     {Pipert: "Asinh", MinOpset: 9, MaxOpset: MaxOpset},
-	"Acosh":                     {Pipert: "Acosh", MinOpset: 9, MaxOpset: MaxOpset},
-	"Atanh":                     {Pipert: "Atanh", MinOpset: 9, MaxOpset: MaxOpset},
-	"Round":                     {Pipert: "Round", MinOpset: 11, MaxOpset: MaxOpset},
-	"Dropout":                   {Pipert: "Dropout", MinOpset: 7, MaxOpset: MaxOpset},
-	"IsNaN":                     {Pipert: "IsNaN", MinOpset: 9, MaxOpset: MaxOpset},
-	"IsInf":                     {Pipert: "IsInf", MinOpset: 10, MaxOpset: MaxOpset},
-	"PRelu":                     {Pipert: "PRelu", MinOpset: 7, MaxOpset: MaxOpset},
-	"Mod":                       {Pipert: "Mod", MinOpset: 10, MaxOpset: MaxOpset},
-	"BitShift":                  {Pipert: "BitShift", MinOpset: 11, MaxOpset: MaxOpset, Note: "uint8, uint16, uint32 and uint64; a right shift is logical"},
-	"Tile":                      {Pipert: "Tile", MinOpset: 7, MaxOpset: MaxOpset},
-	"Range":                     {Pipert: "Range", MinOpset: 11, MaxOpset: MaxOpset},
-	"ArgMax":                    {Pipert: "ArgMax", MinOpset: 7, MaxOpset: MaxOpset},
-	"ArgMin":                    {Pipert: "ArgMin", MinOpset: 7, MaxOpset: MaxOpset},
-	"CumSum":                    {Pipert: "CumSum", MinOpset: 11, MaxOpset: MaxOpset},
-	"CumProd":                   {Pipert: "CumProd", MinOpset: 26, MaxOpset: MaxOpset},
-	"BitCast":                   {Pipert: "BitCast", MinOpset: 26, MaxOpset: MaxOpset, Note: "between dtypes of one size among pipert's (no complex, float 8, float 4, int 4 or int 2 types)"},
-	"GatherElements":            {Pipert: "GatherElements", MinOpset: 11, MaxOpset: MaxOpset},
-	"DepthToSpace":              {Pipert: "DepthToSpace", MinOpset: 7, MaxOpset: MaxOpset},
-	"SpaceToDepth":              {Pipert: "SpaceToDepth", MinOpset: 7, MaxOpset: MaxOpset},
-	"InstanceNormalization":     {Pipert: "InstanceNormalization", MinOpset: 6, MaxOpset: MaxOpset},
-	"LpNormalization":           {Pipert: "LpNormalization", MinOpset: 1, MaxOpset: MaxOpset, Note: "p 1 or 2"},
-	"LayerNormalization":        {Pipert: "LayerNormalization", MinOpset: 17, MaxOpset: MaxOpset},
-	"Split":                     {Pipert: "Split", MinOpset: 7, MaxOpset: MaxOpset, Note: "split as attribute before 13, as input from 13; num_outputs from 18"},
-	"GRU":                       {Pipert: "GRU", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip, linear_before_reset and sequence_lens"},
-	"RNN":                       {Pipert: "RNN", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip and sequence_lens"},
-	"Trilu":                     {Pipert: "Trilu", MinOpset: 14, MaxOpset: MaxOpset},
-	"ScatterND":                 {Pipert: "ScatterND", MinOpset: 11, MaxOpset: MaxOpset, Note: "reduction max and min from 18"},
-	"ScatterElements":           {Pipert: "ScatterElements", MinOpset: 11, MaxOpset: MaxOpset, Note: "reduction max and min from 18"},
-	"Scatter":                   {Pipert: "Scatter", MinOpset: 9, MaxOpset: 10},
-	"OneHot":                    {Pipert: "OneHot", MinOpset: 9, MaxOpset: MaxOpset},
-	"CastLike":                  {Pipert: "CastLike", MinOpset: 15, MaxOpset: MaxOpset, Note: "saturate from 19 (float 8 only: no effect); round_mode from 24 (float8e8m0 only: no effect)"},
-	"Einsum":                    {Pipert: "Einsum", MinOpset: 12, MaxOpset: MaxOpset},
-	"Hardmax":                   {Pipert: "Hardmax", MinOpset: 7, MaxOpset: MaxOpset},
-	"QuantizeLinear":            {Pipert: "QuantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "to uint8, int8, uint16 and int16; saturate accepted (float8 only); blocked quantization and output_dtype from 21; precision from 23: 0, y_scale's dtype, or float32 for float16 and bfloat16 (their division rounds in float32, as in onnxruntime)"},
-	"DequantizeLinear":          {Pipert: "DequantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "int8, uint8, int16, uint16 and int32; blocked quantization from 21; output_dtype from 23: 0 or x_scale's dtype"},
-	"GatherND":                  {Pipert: "GatherND", MinOpset: 11, MaxOpset: MaxOpset},
-	"EyeLike":                   {Pipert: "EyeLike", MinOpset: 9, MaxOpset: MaxOpset},
-	"LRN":                       {Pipert: "LRN", MinOpset: 7, MaxOpset: MaxOpset},
-	"MeanVarianceNormalization": {Pipert: "MeanVarianceNormalization", MinOpset: 9, MaxOpset: MaxOpset},
-	"ReverseSequence":           {Pipert: "ReverseSequence", MinOpset: 10, MaxOpset: MaxOpset},
-	"Compress":                  {Pipert: "Compress", MinOpset: 9, MaxOpset: MaxOpset},
-	"Constant":                  {MinOpset: 1, MaxOpset: MaxOpset, Note: "folded into a graph constant"},
-	"SequenceConstruct":         {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
-	"SequenceEmpty":             {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
-	"SequenceInsert":            {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
-	"SequenceErase":             {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
-	"SequenceAt":                {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
-	"SequenceLength":            {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
-	"ConcatFromSequence":        {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Concat (Unsqueeze first with new_axis)"},
-	"SplitToSequence":           {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Split (Squeeze after, without keepdims)"},
-	"Optional":                  {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote},
-	"OptionalHasElement":        {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor or an omitted input from 18"},
-	"OptionalGetElement":        {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor from 18"},
-	"Identity":                  {MinOpset: 1, MaxOpset: MaxOpset, Note: "folded: its output names its input"},
-	"NonMaxSuppression":         {Pipert: "NonMaxSuppression", MinOpset: 10, MaxOpset: MaxOpset},
-	"Det":                       {Pipert: "Det", MinOpset: 11, MaxOpset: MaxOpset},
-	"HannWindow":                {Pipert: "HannWindow", MinOpset: 17, MaxOpset: MaxOpset},
-	"HammingWindow":             {Pipert: "HammingWindow", MinOpset: 17, MaxOpset: MaxOpset},
-	"BlackmanWindow":            {Pipert: "BlackmanWindow", MinOpset: 17, MaxOpset: MaxOpset},
-	"MelWeightMatrix":           {Pipert: "MelWeightMatrix", MinOpset: 17, MaxOpset: MaxOpset},
-	"DFT":                       {Pipert: "DFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "axis as attribute before 20, as input from 20; inverse with onesided from 20, to dft_length 2(m−1) or 2m−1 for m bins"},
-	"STFT":                      {Pipert: "STFT", MinOpset: 17, MaxOpset: MaxOpset},
-	"DynamicQuantizeLinear":     {Pipert: "DynamicQuantizeLinear", MinOpset: 11, MaxOpset: MaxOpset},
-	"MatMulInteger":             {Pipert: "MatMulInteger", MinOpset: 10, MaxOpset: MaxOpset},
-	"QLinearMatMul":             {Pipert: "QLinearMatMul", MinOpset: 10, MaxOpset: MaxOpset},
-	"ConvInteger":               {Pipert: "ConvInteger", MinOpset: 10, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions"},
-	"QLinearConv":               {Pipert: "QLinearConv", MinOpset: 10, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; weight scales and zero points per tensor or per output channel"},
-	"NegativeLogLikelihoodLoss": {Pipert: "NegativeLogLikelihoodLoss", MinOpset: 12, MaxOpset: MaxOpset},
-	"SoftmaxCrossEntropyLoss":   {Pipert: "SoftmaxCrossEntropyLoss", MinOpset: 12, MaxOpset: MaxOpset, Note: "log_prob is the optional second output"},
-	"GridSample":                {Pipert: "GridSample", MinOpset: 16, MaxOpset: MaxOpset, Note: "4-D, and from 20 5-D (linear and nearest); every mode and padding_mode"},
-	"RoiAlign":                  {Pipert: "RoiAlign", MinOpset: 10, MaxOpset: MaxOpset, Note: "avg and max; coordinate_transformation_mode from 16"},
-	"MaxUnpool":                 {Pipert: "MaxUnpool", MinOpset: 9, MaxOpset: MaxOpset, Note: "output_shape input from 11"},
-	"Loop":                      {Pipert: "Loop", MinOpset: 11, MaxOpset: MaxOpset, Note: "tensor values (no sequences); runs its body on the host, on real data (package control)"},
-	"Unique":                    {Pipert: "Unique", MinOpset: 11, MaxOpset: MaxOpset, Note: "every output, sorted and axis; compute dependent"},
-	"Scan":                      {Pipert: "Scan", MinOpset: 8, MaxOpset: MaxOpset, Note: "every axis and direction; opset 8's batch axis and sequence_lens (a short sequence's scan outputs end in zeros); runs its body on the host, on real data (package control)"},
-	"CenterCropPad":             {Pipert: "CenterCropPad", MinOpset: 18, MaxOpset: MaxOpset, Note: "shape as a value dependency"},
-	"AffineGrid":                {Pipert: "AffineGrid", MinOpset: 20, MaxOpset: MaxOpset, Note: "2-D and 3-D; size as a value dependency; float16 computed in float64 (onnxruntime has no float16 kernel)"},
-	"TensorScatter":             {Pipert: "TensorScatter", MinOpset: 24, MaxOpset: MaxOpset, Note: "modes linear and circular; a negative write index is an error in both, as in onnxruntime"},
-	"DeformConv":                {Pipert: "DeformConv", MinOpset: 19, MaxOpset: MaxOpset, Note: "2-D data only"},
-	"If":                        {Pipert: "If", MinOpset: 7, MaxOpset: MaxOpset, Note: "inlined when the condition folds; else a runtime If (package control)"},
-	"Col2Im":                    {Pipert: "Col2Im", MinOpset: 18, MaxOpset: MaxOpset, Note: "any number of spatial axes; image_shape and block_shape as value dependencies; numeric types"},
-	"RandomNormal":              {Pipert: "RandomNormal", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
-	"RandomUniform":             {Pipert: "RandomUniform", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
-	"RandomNormalLike":          {Pipert: "RandomNormalLike", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
-	"RandomUniformLike":         {Pipert: "RandomUniformLike", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
-	"Bernoulli":                 {Pipert: "Bernoulli", MinOpset: 15, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import; probabilities outside [0, 1] are an error"},
-	"Multinomial":               {Pipert: "Multinomial", MinOpset: 7, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"Add":                          {Pipert: "Add", MinOpset: 7, MaxOpset: MaxOpset},
+	"Sub":                          {Pipert: "Sub", MinOpset: 7, MaxOpset: MaxOpset},
+	"Mul":                          {Pipert: "Mul", MinOpset: 7, MaxOpset: MaxOpset},
+	"Div":                          {Pipert: "Div", MinOpset: 7, MaxOpset: MaxOpset},
+	"MatMul":                       {Pipert: "MatMul", MinOpset: 7, MaxOpset: MaxOpset},
+	"Gelu":                         {Pipert: "GELU", MinOpset: 20, MaxOpset: MaxOpset, Note: "approximate none (erf, the default) or tanh"},
+	"Mish":                         {Pipert: "Mish", MinOpset: 18, MaxOpset: MaxOpset},
+	"BitwiseAnd":                   {Pipert: "BitwiseAnd", MinOpset: 18, MaxOpset: MaxOpset},
+	"BitwiseOr":                    {Pipert: "BitwiseOr", MinOpset: 18, MaxOpset: MaxOpset},
+	"BitwiseXor":                   {Pipert: "BitwiseXor", MinOpset: 18, MaxOpset: MaxOpset},
+	"BitwiseNot":                   {Pipert: "BitwiseNot", MinOpset: 18, MaxOpset: MaxOpset},
+	"GroupNormalization":           {Pipert: "GroupNormalization", MinOpset: 18, MaxOpset: MaxOpset, Note: "scale and bias per group at opsets 18 to 20, per channel from 21"},
+	"RMSNormalization":             {Pipert: "RMSNormalization", MinOpset: 23, MaxOpset: MaxOpset, Note: "stash_type 1 only"},
+	"Swish":                        {Pipert: "Swish", MinOpset: 24, MaxOpset: MaxOpset},
+	"RotaryEmbedding":              {Pipert: "RotaryEmbedding", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32, float16 and bfloat16; 3-D X with num_heads or 4-D X; an even rotary_embedding_dim"},
+	"Attention":                    {Pipert: "Attention", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32 only; 3-D or 4-D inputs, grouped-query heads, past and present caches, bool or float32 masks of rank 2 to 4 (last dimension total_sequence_length), is_causal, positive scale, softcap, qk_matmul_output_mode 0 to 3 (not 2 with is_causal or nonpad_kv_seqlen), softmax_precision 1 or 11, nonpad_kv_seqlen from 24; no sliding window, no integer mask"},
+	"Relu":                         {Pipert: "ReLU", MinOpset: 6, MaxOpset: MaxOpset},
+	"ReduceSum":                    {Pipert: "ReduceSum", MinOpset: 7, MaxOpset: MaxOpset, Note: "axes as attribute before 13, as input from 13; noop_with_empty_axes from 13"},
+	"NonZero":                      {Pipert: "NonZero", MinOpset: 9, MaxOpset: MaxOpset},
+	"Softmax":                      {Pipert: "Softmax", MinOpset: 7, MaxOpset: MaxOpset, Note: "before opset 13 flattened to 2-D at axis"},
+	"LogSoftmax":                   {Pipert: "LogSoftmax", MinOpset: 7, MaxOpset: MaxOpset, Note: "before opset 13 flattened to 2-D at axis"},
+	"Transpose":                    {Pipert: "Transpose", MinOpset: 7, MaxOpset: MaxOpset},
+	"Concat":                       {Pipert: "Concat", MinOpset: 7, MaxOpset: MaxOpset},
+	"Slice":                        {Pipert: "Slice", MinOpset: 7, MaxOpset: MaxOpset},
+	"Gather":                       {Pipert: "Gather", MinOpset: 7, MaxOpset: MaxOpset},
+	"Cast":                         {Pipert: "Cast", MinOpset: 7, MaxOpset: MaxOpset, Note: "the `to` enum becomes a pipert dtype; saturate from 19 (float 8 only: no effect); round_mode from 24 (float8e8m0 only: no effect)"},
+	"Shape":                        {Pipert: "Shape", MinOpset: 7, MaxOpset: MaxOpset},
+	"Reshape":                      {Pipert: "Reshape", MinOpset: 7, MaxOpset: MaxOpset},
+	"Sigmoid":                      {Pipert: "Sigmoid", MinOpset: 6, MaxOpset: MaxOpset},
+	"Tanh":                         {Pipert: "Tanh", MinOpset: 6, MaxOpset: MaxOpset},
+	"Exp":                          {Pipert: "Exp", MinOpset: 6, MaxOpset: MaxOpset},
+	"Log":                          {Pipert: "Log", MinOpset: 6, MaxOpset: MaxOpset},
+	"Sqrt":                         {Pipert: "Sqrt", MinOpset: 6, MaxOpset: MaxOpset},
+	"Erf":                          {Pipert: "Erf", MinOpset: 9, MaxOpset: MaxOpset},
+	"Reciprocal":                   {Pipert: "Reciprocal", MinOpset: 6, MaxOpset: MaxOpset},
+	"Floor":                        {Pipert: "Floor", MinOpset: 6, MaxOpset: MaxOpset},
+	"Ceil":                         {Pipert: "Ceil", MinOpset: 6, MaxOpset: MaxOpset},
+	"HardSigmoid":                  {Pipert: "HardSigmoid", MinOpset: 6, MaxOpset: MaxOpset},
+	"HardSwish":                    {Pipert: "HardSwish", MinOpset: 14, MaxOpset: MaxOpset},
+	"Softplus":                     {Pipert: "Softplus", MinOpset: 1, MaxOpset: MaxOpset},
+	"Neg":                          {Pipert: "Neg", MinOpset: 6, MaxOpset: MaxOpset},
+	"Abs":                          {Pipert: "Abs", MinOpset: 6, MaxOpset: MaxOpset},
+	"Flatten":                      {Pipert: "Flatten", MinOpset: 7, MaxOpset: MaxOpset},
+	"Squeeze":                      {Pipert: "Squeeze", MinOpset: 7, MaxOpset: MaxOpset, Note: "axes as attribute before 13, as input from 13"},
+	"Unsqueeze":                    {Pipert: "Unsqueeze", MinOpset: 7, MaxOpset: MaxOpset, Note: "axes as attribute before 13, as input from 13"},
+	"Equal":                        {Pipert: "Equal", MinOpset: 7, MaxOpset: MaxOpset},
+	"Less":                         {Pipert: "Less", MinOpset: 7, MaxOpset: MaxOpset},
+	"Greater":                      {Pipert: "Greater", MinOpset: 7, MaxOpset: MaxOpset},
+	"LessOrEqual":                  {Pipert: "LessOrEqual", MinOpset: 12, MaxOpset: MaxOpset},
+	"GreaterOrEqual":               {Pipert: "GreaterOrEqual", MinOpset: 12, MaxOpset: MaxOpset},
+	"And":                          {Pipert: "And", MinOpset: 7, MaxOpset: MaxOpset},
+	"Or":                           {Pipert: "Or", MinOpset: 7, MaxOpset: MaxOpset},
+	"Xor":                          {Pipert: "Xor", MinOpset: 7, MaxOpset: MaxOpset},
+	"Not":                          {Pipert: "Not", MinOpset: 1, MaxOpset: MaxOpset},
+	"Where":                        {Pipert: "Where", MinOpset: 9, MaxOpset: MaxOpset},
+	"Pow":                          {Pipert: "Pow", MinOpset: 7, MaxOpset: MaxOpset},
+	"Max":                          {Pipert: "Max", MinOpset: 8, MaxOpset: MaxOpset},
+	"Min":                          {Pipert: "Min", MinOpset: 8, MaxOpset: MaxOpset},
+	"Sum":                          {Pipert: "Sum", MinOpset: 8, MaxOpset: MaxOpset},
+	"Mean":                         {Pipert: "Mean", MinOpset: 8, MaxOpset: MaxOpset},
+	"Clip":                         {Pipert: "Clip", MinOpset: 7, MaxOpset: MaxOpset, Note: "min and max as attributes before 11, as inputs from 11"},
+	"Expand":                       {Pipert: "Expand", MinOpset: 8, MaxOpset: MaxOpset},
+	"ConstantOfShape":              {Pipert: "ConstantOfShape", MinOpset: 9, MaxOpset: MaxOpset},
+	"Size":                         {Pipert: "Size", MinOpset: 7, MaxOpset: MaxOpset},
+	"Pad":                          {Pipert: "Pad", MinOpset: 7, MaxOpset: MaxOpset, Note: "pads and value as attributes before 11, as inputs from 11; axes input from 18; constant, reflect, edge, and wrap from 19"},
+	"Conv":                         {Pipert: "Conv", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; float16 and bfloat16 computed in float32"},
+	"ConvTranspose":                {Pipert: "ConvTranspose", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; float16 and bfloat16 computed in float32"},
+	"AveragePool":                  {Pipert: "AveragePool", MinOpset: 7, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; dilations from 19 (not with auto_pad SAME_UPPER or SAME_LOWER)"},
+	"MaxPool":                      {Pipert: "MaxPool", MinOpset: 8, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; Indices output"},
+	"GlobalAveragePool":            {Pipert: "GlobalAveragePool", MinOpset: 1, MaxOpset: MaxOpset},
+	"GlobalMaxPool":                {Pipert: "GlobalMaxPool", MinOpset: 1, MaxOpset: MaxOpset},
+	"LpPool":                       {Pipert: "LpPool", MinOpset: 2, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; p 1 or more; ceil_mode and dilations from 18 (dilations not with auto_pad SAME_UPPER or SAME_LOWER)"},
+	"GlobalLpPool":                 {Pipert: "GlobalLpPool", MinOpset: 2, MaxOpset: MaxOpset, Note: "p 1 or more"},
+	"MaxRoiPool":                   {Pipert: "MaxRoiPool", MinOpset: 1, MaxOpset: MaxOpset, Note: "as onnxruntime: a bin of -Inf only is the lowest finite value"},
+	"BatchNormalization":           {Pipert: "BatchNormalization", MinOpset: 7, MaxOpset: MaxOpset, Note: "inference mode; training_mode is refused"},
+	"Resize":                       {Pipert: "Resize", MinOpset: 10, MaxOpset: MaxOpset, Note: "nearest, linear and cubic over any axes; every coordinate_transformation_mode; antialias, axes and keep_aspect_ratio_policy from 18"},
+	"Upsample":                     {Pipert: "Upsample", MinOpset: 7, MaxOpset: 9, Note: "scales as attribute at 7, as input at 9"},
+	"LSTM":                         {Pipert: "LSTM", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip, peepholes and sequence_lens"},
+	"ReduceMean":                   {Pipert: "ReduceMean", MinOpset: 7, MaxOpset: MaxOpset},
+	"ReduceMax":                    {Pipert: "ReduceMax", MinOpset: 7, MaxOpset: MaxOpset, Note: "bool from 20"},
+	"ReduceMin":                    {Pipert: "ReduceMin", MinOpset: 7, MaxOpset: MaxOpset, Note: "bool from 20"},
+	"ReduceProd":                   {Pipert: "ReduceProd", MinOpset: 7, MaxOpset: MaxOpset},
+	"ReduceSumSquare":              {Pipert: "ReduceSumSquare", MinOpset: 7, MaxOpset: MaxOpset},
+	"ReduceL1":                     {Pipert: "ReduceL1", MinOpset: 7, MaxOpset: MaxOpset},
+	"ReduceL2":                     {Pipert: "ReduceL2", MinOpset: 7, MaxOpset: MaxOpset},
+	"ReduceLogSum":                 {Pipert: "ReduceLogSum", MinOpset: 1, MaxOpset: MaxOpset},
+	"ReduceLogSumExp":              {Pipert: "ReduceLogSumExp", MinOpset: 7, MaxOpset: MaxOpset},
+	"Gemm":                         {Pipert: "Gemm", MinOpset: 7, MaxOpset: MaxOpset, Note: "C optional from 11; float16 and bfloat16 computed in float32"},
+	"TopK":                         {Pipert: "TopK", MinOpset: 7, MaxOpset: MaxOpset, Note: "k as attribute before 10, K as input from 10; largest and sorted from 11"},
+	"Sign":                         {Pipert: "Sign", MinOpset: 9, MaxOpset: MaxOpset},
+	"LeakyRelu":                    {Pipert: "LeakyRelu", MinOpset: 6, MaxOpset: MaxOpset},
+	"Elu":                          {Pipert: "Elu", MinOpset: 6, MaxOpset: MaxOpset},
+	"Celu":                         {Pipert: "Celu", MinOpset: 12, MaxOpset: MaxOpset},
+	"Selu":                         {Pipert: "Selu", MinOpset: 6, MaxOpset: MaxOpset},
+	"ThresholdedRelu":              {Pipert: "ThresholdedRelu", MinOpset: 10, MaxOpset: MaxOpset},
+	"Shrink":                       {Pipert: "Shrink", MinOpset: 9, MaxOpset: MaxOpset},
+	"Softsign":                     {Pipert: "Softsign", MinOpset: 1, MaxOpset: MaxOpset},
+	"Sin":                          {Pipert: "Sin", MinOpset: 7, MaxOpset: MaxOpset},
+	"Cos":                          {Pipert: "Cos", MinOpset: 7, MaxOpset: MaxOpset},
+	"Tan":                          {Pipert: "Tan", MinOpset: 7, MaxOpset: MaxOpset},
+	"Asin":                         {Pipert: "Asin", MinOpset: 7, MaxOpset: MaxOpset},
+	"Acos":                         {Pipert: "Acos", MinOpset: 7, MaxOpset: MaxOpset},
+	"Atan":                         {Pipert: "Atan", MinOpset: 7, MaxOpset: MaxOpset},
+	"Sinh":                         {Pipert: "Sinh", MinOpset: 9, MaxOpset: MaxOpset},
+	"Cosh":                         {Pipert: "Cosh", MinOpset: 9, MaxOpset: MaxOpset},
+	"Asinh":                        {Pipert: "Asinh", MinOpset: 9, MaxOpset: MaxOpset},
+	"Acosh":                        {Pipert: "Acosh", MinOpset: 9, MaxOpset: MaxOpset},
+	"Atanh":                        {Pipert: "Atanh", MinOpset: 9, MaxOpset: MaxOpset},
+	"Round":                        {Pipert: "Round", MinOpset: 11, MaxOpset: MaxOpset},
+	"Dropout":                      {Pipert: "Dropout", MinOpset: 7, MaxOpset: MaxOpset},
+	"IsNaN":                        {Pipert: "IsNaN", MinOpset: 9, MaxOpset: MaxOpset},
+	"IsInf":                        {Pipert: "IsInf", MinOpset: 10, MaxOpset: MaxOpset},
+	"PRelu":                        {Pipert: "PRelu", MinOpset: 7, MaxOpset: MaxOpset},
+	"Mod":                          {Pipert: "Mod", MinOpset: 10, MaxOpset: MaxOpset},
+	"BitShift":                     {Pipert: "BitShift", MinOpset: 11, MaxOpset: MaxOpset, Note: "uint8, uint16, uint32 and uint64; a right shift is logical"},
+	"Tile":                         {Pipert: "Tile", MinOpset: 7, MaxOpset: MaxOpset},
+	"Range":                        {Pipert: "Range", MinOpset: 11, MaxOpset: MaxOpset},
+	"ArgMax":                       {Pipert: "ArgMax", MinOpset: 7, MaxOpset: MaxOpset},
+	"ArgMin":                       {Pipert: "ArgMin", MinOpset: 7, MaxOpset: MaxOpset},
+	"CumSum":                       {Pipert: "CumSum", MinOpset: 11, MaxOpset: MaxOpset},
+	"CumProd":                      {Pipert: "CumProd", MinOpset: 26, MaxOpset: MaxOpset},
+	"BitCast":                      {Pipert: "BitCast", MinOpset: 26, MaxOpset: MaxOpset, Note: "between dtypes of one size among pipert's (no complex, float 8, float 4, int 4 or int 2 types)"},
+	"GatherElements":               {Pipert: "GatherElements", MinOpset: 11, MaxOpset: MaxOpset},
+	"DepthToSpace":                 {Pipert: "DepthToSpace", MinOpset: 7, MaxOpset: MaxOpset},
+	"SpaceToDepth":                 {Pipert: "SpaceToDepth", MinOpset: 7, MaxOpset: MaxOpset},
+	"InstanceNormalization":        {Pipert: "InstanceNormalization", MinOpset: 6, MaxOpset: MaxOpset},
+	"LpNormalization":              {Pipert: "LpNormalization", MinOpset: 1, MaxOpset: MaxOpset, Note: "p 1 or 2"},
+	"LayerNormalization":           {Pipert: "LayerNormalization", MinOpset: 1, MaxOpset: MaxOpset, Note: "below opset 17 the form onnxruntime takes in the default domain (its contrib op, the same computation)"},
+	"SimplifiedLayerNormalization": {Pipert: "SimplifiedLayerNormalization", MinOpset: 1, MaxOpset: MaxOpset, Note: "not an ONNX op: onnxruntime's RMS normalization, which it takes in the default domain at every opset; scale (and Y) may be of another float type than X"},
+	"Split":                        {Pipert: "Split", MinOpset: 7, MaxOpset: MaxOpset, Note: "split as attribute before 13, as input from 13; num_outputs from 18"},
+	"GRU":                          {Pipert: "GRU", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip, linear_before_reset and sequence_lens"},
+	"RNN":                          {Pipert: "RNN", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip and sequence_lens"},
+	"Trilu":                        {Pipert: "Trilu", MinOpset: 14, MaxOpset: MaxOpset},
+	"ScatterND":                    {Pipert: "ScatterND", MinOpset: 11, MaxOpset: MaxOpset, Note: "reduction max and min from 18"},
+	"ScatterElements":              {Pipert: "ScatterElements", MinOpset: 11, MaxOpset: MaxOpset, Note: "reduction max and min from 18"},
+	"Scatter":                      {Pipert: "Scatter", MinOpset: 9, MaxOpset: 10},
+	"OneHot":                       {Pipert: "OneHot", MinOpset: 9, MaxOpset: MaxOpset},
+	"CastLike":                     {Pipert: "CastLike", MinOpset: 15, MaxOpset: MaxOpset, Note: "saturate from 19 (float 8 only: no effect); round_mode from 24 (float8e8m0 only: no effect)"},
+	"Einsum":                       {Pipert: "Einsum", MinOpset: 12, MaxOpset: MaxOpset},
+	"Hardmax":                      {Pipert: "Hardmax", MinOpset: 7, MaxOpset: MaxOpset},
+	"QuantizeLinear":               {Pipert: "QuantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "to uint8, int8, uint16 and int16; saturate accepted (float8 only); blocked quantization and output_dtype from 21; precision from 23: 0, y_scale's dtype, or float32 for float16 and bfloat16 (their division rounds in float32, as in onnxruntime)"},
+	"DequantizeLinear":             {Pipert: "DequantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "int8, uint8, int16, uint16 and int32; blocked quantization from 21; output_dtype from 23: 0 or x_scale's dtype"},
+	"GatherND":                     {Pipert: "GatherND", MinOpset: 11, MaxOpset: MaxOpset},
+	"EyeLike":                      {Pipert: "EyeLike", MinOpset: 9, MaxOpset: MaxOpset},
+	"LRN":                          {Pipert: "LRN", MinOpset: 7, MaxOpset: MaxOpset},
+	"MeanVarianceNormalization":    {Pipert: "MeanVarianceNormalization", MinOpset: 9, MaxOpset: MaxOpset},
+	"ReverseSequence":              {Pipert: "ReverseSequence", MinOpset: 10, MaxOpset: MaxOpset},
+	"Compress":                     {Pipert: "Compress", MinOpset: 9, MaxOpset: MaxOpset},
+	"Constant":                     {MinOpset: 1, MaxOpset: MaxOpset, Note: "folded into a graph constant"},
+	"SequenceConstruct":            {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceEmpty":                {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceInsert":               {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceErase":                {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceAt":                   {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceLength":               {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"ConcatFromSequence":           {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Concat (Unsqueeze first with new_axis)"},
+	"SplitToSequence":              {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Split (Squeeze after, without keepdims)"},
+	"Optional":                     {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote},
+	"OptionalHasElement":           {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor or an omitted input from 18"},
+	"OptionalGetElement":           {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor from 18"},
+	"Identity":                     {MinOpset: 1, MaxOpset: MaxOpset, Note: "folded: its output names its input"},
+	"NonMaxSuppression":            {Pipert: "NonMaxSuppression", MinOpset: 10, MaxOpset: MaxOpset},
+	"Det":                          {Pipert: "Det", MinOpset: 11, MaxOpset: MaxOpset},
+	"HannWindow":                   {Pipert: "HannWindow", MinOpset: 17, MaxOpset: MaxOpset},
+	"HammingWindow":                {Pipert: "HammingWindow", MinOpset: 17, MaxOpset: MaxOpset},
+	"BlackmanWindow":               {Pipert: "BlackmanWindow", MinOpset: 17, MaxOpset: MaxOpset},
+	"MelWeightMatrix":              {Pipert: "MelWeightMatrix", MinOpset: 17, MaxOpset: MaxOpset},
+	"DFT":                          {Pipert: "DFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "axis as attribute before 20, as input from 20; inverse with onesided from 20, to dft_length 2(m−1) or 2m−1 for m bins"},
+	"STFT":                         {Pipert: "STFT", MinOpset: 17, MaxOpset: MaxOpset},
+	"DynamicQuantizeLinear":        {Pipert: "DynamicQuantizeLinear", MinOpset: 11, MaxOpset: MaxOpset},
+	"MatMulInteger":                {Pipert: "MatMulInteger", MinOpset: 10, MaxOpset: MaxOpset},
+	"QLinearMatMul":                {Pipert: "QLinearMatMul", MinOpset: 10, MaxOpset: MaxOpset},
+	"ConvInteger":                  {Pipert: "ConvInteger", MinOpset: 10, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions"},
+	"QLinearConv":                  {Pipert: "QLinearConv", MinOpset: 10, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; weight scales and zero points per tensor or per output channel"},
+	"NegativeLogLikelihoodLoss":    {Pipert: "NegativeLogLikelihoodLoss", MinOpset: 12, MaxOpset: MaxOpset},
+	"SoftmaxCrossEntropyLoss":      {Pipert: "SoftmaxCrossEntropyLoss", MinOpset: 12, MaxOpset: MaxOpset, Note: "log_prob is the optional second output"},
+	"GridSample":                   {Pipert: "GridSample", MinOpset: 16, MaxOpset: MaxOpset, Note: "4-D, and from 20 5-D (linear and nearest); every mode and padding_mode"},
+	"RoiAlign":                     {Pipert: "RoiAlign", MinOpset: 10, MaxOpset: MaxOpset, Note: "avg and max; coordinate_transformation_mode from 16"},
+	"MaxUnpool":                    {Pipert: "MaxUnpool", MinOpset: 9, MaxOpset: MaxOpset, Note: "output_shape input from 11"},
+	"Loop":                         {Pipert: "Loop", MinOpset: 11, MaxOpset: MaxOpset, Note: "tensor values (no sequences); runs its body on the host, on real data (package control)"},
+	"Unique":                       {Pipert: "Unique", MinOpset: 11, MaxOpset: MaxOpset, Note: "every output, sorted and axis; compute dependent"},
+	"Scan":                         {Pipert: "Scan", MinOpset: 8, MaxOpset: MaxOpset, Note: "every axis and direction; opset 8's batch axis and sequence_lens (a short sequence's scan outputs end in zeros); runs its body on the host, on real data (package control)"},
+	"CenterCropPad":                {Pipert: "CenterCropPad", MinOpset: 18, MaxOpset: MaxOpset, Note: "shape as a value dependency"},
+	"AffineGrid":                   {Pipert: "AffineGrid", MinOpset: 20, MaxOpset: MaxOpset, Note: "2-D and 3-D; size as a value dependency; float16 computed in float64 (onnxruntime has no float16 kernel)"},
+	"TensorScatter":                {Pipert: "TensorScatter", MinOpset: 24, MaxOpset: MaxOpset, Note: "modes linear and circular; a negative write index is an error in both, as in onnxruntime"},
+	"DeformConv":                   {Pipert: "DeformConv", MinOpset: 19, MaxOpset: MaxOpset, Note: "2-D data only"},
+	"If":                           {Pipert: "If", MinOpset: 7, MaxOpset: MaxOpset, Note: "inlined when the condition folds; else a runtime If (package control)"},
+	"Col2Im":                       {Pipert: "Col2Im", MinOpset: 18, MaxOpset: MaxOpset, Note: "any number of spatial axes; image_shape and block_shape as value dependencies; numeric types"},
+	"RandomNormal":                 {Pipert: "RandomNormal", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"RandomUniform":                {Pipert: "RandomUniform", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"RandomNormalLike":             {Pipert: "RandomNormalLike", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"RandomUniformLike":            {Pipert: "RandomUniformLike", MinOpset: 1, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+	"Bernoulli":                    {Pipert: "Bernoulli", MinOpset: 15, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import; probabilities outside [0, 1] are an error"},
+	"Multinomial":                  {Pipert: "Multinomial", MinOpset: 7, MaxOpset: MaxOpset, Note: "pipert's own generator (PCG), not onnxruntime's: seeded by seed, else by the node's name; new numbers each run, the same sequence in every executable and mode; never folded at import"},
+}
+
+// msTable lists the ops of domain com.microsoft the importer takes, with
+// the domain versions of their form (all 1).
+var msTable = map[string]OpInfo{
+	"Gelu":                             {Pipert: "BiasGelu", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "exact (erf) GELU: BiasGelu without bias; float32 and float16; float16 as onnxruntime's CPU provider computes it up to a few units in the last place (it rounds intermediates to float16, pipert rounds once)"},
+	"BiasGelu":                         {Pipert: "BiasGelu", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "float32 and float16; bias 1-D over the last axis; float16 as onnxruntime's CPU provider computes it up to a few units in the last place (it rounds intermediates to float16, pipert rounds once)"},
+	"FastGelu":                         {Pipert: "FastGelu", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "tanh GELU; float32 and float16; optional 1-D bias over the last axis; float16 as onnxruntime's CPU provider computes it up to a few units in the last place (it rounds intermediates to float16, pipert rounds once)"},
+	"QuickGelu":                        {Pipert: "QuickGelu", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "x·sigmoid(alpha·x); float32 and float16; float16 as onnxruntime's CPU provider computes it up to a few units in the last place (it rounds intermediates to float16, pipert rounds once)"},
+	"SkipLayerNormalization":           {Pipert: "SkipLayerNormalization", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "float32 and float16, in float32 as onnxruntime; 2-D or 3-D input; skip of input's shape, [1,S,H] or [S,H]; optional beta and bias; every output (mean, inv_std_var, input_skip_bias_sum)"},
+	"SkipSimplifiedLayerNormalization": {Pipert: "SkipSimplifiedLayerNormalization", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "as SkipLayerNormalization, RMS form: no beta; outputs mean (zeros, as onnxruntime gives), inv_std_var and input_skip_bias_sum"},
+	"RotaryEmbedding":                  {Pipert: "MSRotaryEmbedding", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "float32 and float16; 3-D [batch, seq, hidden] or 4-D [batch, heads, seq, head_size] input; position_ids [batch, seq] or one start position; interleaved, num_heads, rotary_embedding_dim (the rest of each head copied); scale accepted and unused, as in onnxruntime's CPU kernel; is_packed_batching 0 only"},
+	"FusedMatMul":                      {Pipert: "FusedMatMul", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "alpha·MatMul with transA, transB, transBatchA, transBatchB; float32, float16 and float64"},
 }
 
 func init() {
@@ -241,20 +269,58 @@ func init() {
 		info.ONNX = name
 		table[name] = info
 	}
+	for name, info := range msTable {
+		info.ONNX, info.Domain = name, MSDomain
+		msTable[name] = info
+	}
 }
 
-// Ops lists the ONNX ops the importer takes, by name.
+// Ops lists the ONNX ops the importer takes: those of the default domain
+// by name, then those of MSDomain by name.
 func Ops() []OpInfo {
-	out := make([]OpInfo, 0, len(table))
+	out := make([]OpInfo, 0, len(table)+len(msTable))
 	for _, info := range table {
 		out = append(out, info)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ONNX < out[j].ONNX })
+	for _, info := range msTable {
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Domain != out[j].Domain {
+			return out[i].Domain < out[j].Domain
+		}
+		return out[i].ONNX < out[j].ONNX
+	})
 	return out
 }
 
-// lookup returns the mapping of op at opset, or an error naming what is
-// missing.
+// lookup returns the mapping of node n at the opsets the importer is at,
+// or an error naming what is missing.
+func (im *importer) lookup(n *Node) (OpInfo, error) {
+	switch n.Domain {
+	case "", "ai.onnx":
+		return lookup(n.Domain, n.OpType, im.opset)
+	case MSDomain:
+		info, ok := msTable[n.OpType]
+		if !ok {
+			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s (version %d) is not implemented", ErrUnsupported, n.OpType, MSDomain, im.msOpset)
+		}
+		if im.msOpset <= 0 {
+			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s, which the model does not import (opset_import)", ErrImport, n.OpType, MSDomain)
+		}
+		if im.msOpset < info.MinOpset || im.msOpset > info.MaxOpset {
+			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s at version %d (implemented for versions %d to %d)", ErrUnsupported, n.OpType, MSDomain, im.msOpset, info.MinOpset, info.MaxOpset)
+		}
+		return info, nil
+	}
+	return OpInfo{}, fmt.Errorf("%w: op %s of domain %q (version %d) is not implemented: the importer takes the default domain and %s", ErrUnsupported, n.OpType, n.Domain, im.domainVersion(n.Domain), MSDomain)
+}
+
+// domainVersion is the version of domain the model imports, 0 if none.
+func (im *importer) domainVersion(domain string) int64 { return im.domains[domain] }
+
+// lookup returns the mapping of op of the default domain at opset, or an
+// error naming what is missing.
 func lookup(domain, op string, opset int64) (OpInfo, error) {
 	if domain != "" && domain != "ai.onnx" {
 		return OpInfo{}, fmt.Errorf("%w: op %s of domain %q", ErrUnsupported, op, domain)

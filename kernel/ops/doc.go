@@ -30,6 +30,9 @@
 //	Concat Gather                 joins and lookups (concat.go, gather.go)
 //	Shape Reshape                 shape ops (shape.go, reshape.go)
 //	Unique NonZero                compute dependent (unique.go, nonzero.go)
+//	BiasGelu FastGelu QuickGelu   onnxruntime's contrib ops: GELUs,
+//	SkipLayerNormalization ...    normalizations, FusedMatMul,
+//	MSRotaryEmbedding             rotary embedding (contrib.go)
 //
 // Each op's file documents its semantics, its tiling layout, its workspace
 // and its cost.

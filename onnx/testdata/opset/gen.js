@@ -2,6 +2,8 @@
 // outputs, computed by onnxruntime (CPU), for pipert's importer tests.
 // Setup: npm install --ignore-scripts onnxruntime-node@1.30.0 onnx-proto@8.0.1
 // Usage: NODE_PATH=…/node_modules node gen.js [DIR]   (default: this folder)
+// (CASES=regexp builds only the cases it matches; CASESDIR=folder reads the
+// cases*.js files of that folder instead of this one's.)
 // Each case of cases.js becomes NAME.onnx and NAME.golden.json (onnx.Golden:
 // one case, "ort", the graph inputs and the outputs onnxruntime computed).
 // Inputs are deterministic (xorshift32, seeded by the case name).
@@ -152,13 +154,17 @@ async function build(c, dir) {
     feeds[name] = new ort.Tensor(TYPES[dtype][2], arr, shape);
     goldIn[name] = json(dtype, shape, arr);
   }
-  // One node (op, attrs, nodeInputs), or a graph of them: nodes, each
+  // One node (op, domain, attrs, nodeInputs), or a graph of them: nodes, each
   // {op, inputs, outputs, attrs}, in order, reading graph inputs,
   // initializers and earlier nodes' outputs.
   const node = (n, i, prefix) => ({ opType: n.op, ...(n.domain ? { domain: n.domain } : {}), name: `${prefix}/${i}`, input: n.inputs, output: n.outputs,
     attribute: Object.entries(n.attrs || {}).map(([k, v]) => attr(k, v)) });
   const nodes = c.nodes ? c.nodes.map((n, i) => node(n, i, c.name))
-    : [{ ...node({ op: c.op, attrs: c.attrs, inputs: c.nodeInputs || c.inputs.map((i) => i[0]), outputs: c.outputs.map((o) => o[0]) }, 0, c.name), name: c.name }];
+    : [{ ...node({ op: c.op, domain: c.domain, attrs: c.attrs, inputs: c.nodeInputs || c.inputs.map((i) => i[0]), outputs: c.outputs.map((o) => o[0]) }, 0, c.name), name: c.name }];
+  // A node of domain com.microsoft (onnxruntime's contrib ops) needs the
+  // domain imported: version 1 unless the case's domains say otherwise.
+  const domains = { ...(c.domains || {}) };
+  if (nodes.some((n) => n.domain === 'com.microsoft') && !('com.microsoft' in domains)) domains['com.microsoft'] = 1;
   // Local functions: {name, domain, inputs, outputs, attrs: [names], nodes, opset}.
   const functions = (c.functions || []).map((f) => ({
     name: f.name, domain: f.domain, input: f.inputs, output: f.outputs, attribute: f.attrs || [],
@@ -167,7 +173,7 @@ async function build(c, dir) {
   }));
   const model = {
     irVersion: c.ir || 8, producerName: 'pipert onnx/testdata/opset/gen.js',
-    opsetImport: [{ domain: '', version: c.opset }, ...Object.entries(c.domains || {}).map(([domain, version]) => ({ domain, version }))],
+    opsetImport: [{ domain: '', version: c.opset }, ...Object.entries(domains).map(([domain, version]) => ({ domain, version }))],
     graph: { name: c.name, node: nodes, initializer: inits, input: graphIn, output: c.outputs.map(([n, t]) => valueInfo(n, t)) },
     functions,
   };
@@ -198,9 +204,11 @@ async function build(c, dir) {
 
 (async () => {
   const dir = process.argv[2] || __dirname;
+  // CASESDIR: the folder whose cases*.js files to build (default: this one).
+  const casesDir = path.resolve(process.env.CASESDIR || __dirname);
   const cases = [];
-  for (const f of fs.readdirSync(__dirname).filter((f) => /^cases.*\.js$/.test(f)).sort()) {
-    cases.push(...require(path.join(__dirname, f)));
+  for (const f of fs.readdirSync(casesDir).filter((f) => /^cases.*\.js$/.test(f)).sort()) {
+    cases.push(...require(path.join(casesDir, f)));
   }
   const only = process.env.CASES ? new RegExp(process.env.CASES) : null;
   let n = 0, failed = 0;
