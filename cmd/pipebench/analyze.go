@@ -238,7 +238,7 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 	fmt.Fprintf(w, "\ntrace analysis (medians over runs; predictions: the flow-shop model of trace/analysis over the measured\nper-kernel stage costs, plus the run's measured upload and download time)\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "actor\tmode\truns\tkernels\tmeasured\tpredicted kbk\tasync\tpipeline\tpred/meas\tdevice util\tbubbles/run\tidle/run\t\n")
-	shared := false
+	shared, lane := false, false
 	for _, s := range sums {
 		own := s.predicted[s.mode]
 		if s.sharedPred > 0 {
@@ -249,7 +249,10 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 			ratio = float64(own) / float64(s.measured)
 		}
 		name := s.name
-		if s.shared {
+		switch {
+		case s.shared && s.sharedPred == 0 && strings.HasSuffix(name, overlapLane):
+			name, lane = name+" +", true
+		case s.shared:
 			name, shared = name+" *", true
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%v\t%v\t%v\t%.2f\t%.2f\t%d\t%v\t\n", name, s.mode, s.runs, s.kernels,
@@ -262,6 +265,11 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 			"  device util counts its own kernels; the predictions per mode assume the cores are its own, and\n"+
 			"  pred/meas is of its own mode with the cores shared among the parts of each run as they were\n"+
 			"  measured to start (processor sharing, trace/analysis.Share)\n")
+	}
+	if lane {
+		fmt.Fprintf(w, "+ the second lane of submitted steps (Executable.Submit): it shares the device with the first, and\n"+
+			"  its runs overlap the first lane's and wait for their device work, so a run alone is predicted\n"+
+			"  shorter than measured; the overlap row's predicted_ns composes the steps of both lanes\n")
 	}
 	for _, s := range sums {
 		total := s.path.Total()

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestHeteroPrediction: a heterogeneous run is predicted from its first
 // part's start to the latest predicted end of its parts, the cores
@@ -63,5 +66,23 @@ func TestOverlapPrediction(t *testing.T) {
 	}
 	if got := overlapPrediction(sums, "no such exe", 3); got != 0 {
 		t.Errorf("no runs: %d, want 0", got)
+	}
+}
+
+// TestAnalysisMarksLanes: the second lane of submitted steps shares the
+// device but is no part of a heterogeneous run: its own mark and note.
+func TestAnalysisMarksLanes(t *testing.T) {
+	sums := []actorSummary{
+		{name: "sc kbk+overlap", mode: "kbk", predicted: map[string]int64{}},
+		{name: "sc kbk+overlap" + overlapLane, mode: "kbk", shared: true, predicted: map[string]int64{}},
+		{name: "sc hetero/per-tensor sc/0.cpu", mode: "kbk", shared: true, sharedPred: 5, predicted: map[string]int64{}},
+	}
+	var b strings.Builder
+	writeAnalysis(&b, sums)
+	out := b.String()
+	for _, want := range []string{"sc kbk+overlap (lane 2) +", "sc/0.cpu *", "\n+ the second lane of submitted steps", "\n* shares its devices"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("analysis lacks %q:\n%s", want, out)
+		}
 	}
 }
