@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	"kernel/ops":              {"kernel", "device"},
 	"subgraph":                {"kernel"},
 	"control":                 {"subgraph", "kernel", "device"},
-	"onnx":                    {"control", "subgraph", "kernel", "kernel/ops"},
+	"onnx":                    {"control", "subgraph", "kernel", "kernel/ops", "internal/minheap"},
 	"plan":                    {"control", "subgraph", "kernel", "kernel/ops", "device", "device/host", "trace"},
 	"actor":                   {"cache", "plan", "subgraph", "kernel", "device", "queues", "sync/ready", "internal/clock", "internal/spin", "trace"},
 	"heterog":                 {"plan", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/ready", "internal/clock", "internal/minheap", "internal/spin", "trace"},

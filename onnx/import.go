@@ -542,7 +542,11 @@ func (im *importer) body(gp *Graph, rename map[string]string) error {
 			im.known[local] = k
 		}
 	}
-	for i, n := range gp.Nodes {
+	nodes, err := sorted(gp)
+	if err != nil {
+		return err
+	}
+	for i, n := range nodes {
 		if err := im.node(n); err != nil {
 			name := n.Name
 			if name == "" {

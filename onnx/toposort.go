@@ -1,0 +1,123 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/pipert/pipert/internal/minheap"
+)
+
+// sorted returns the nodes of a graph in an order in which every node comes
+// after the nodes whose outputs it reads. ONNX asks for nodes in such an
+// order, but onnxruntime sorts the graph itself, and models edited or
+// merged by tools are not always sorted: the import takes them as
+// onnxruntime does. A node reads its inputs and, through the graphs of its
+// attributes (If, Loop, Scan bodies), every name those graphs use; a name
+// no node of gp produces is a graph input, an initializer or a tensor of an
+// enclosing graph. Among the nodes ready at a time the earliest in the
+// given order goes first, so a sorted graph keeps its order. A cycle is an
+// ErrImport error naming a node on it.
+func sorted(gp *Graph) ([]*Node, error) {
+	nodes := gp.Nodes
+	producer := make(map[string]int, len(nodes))
+	for i, n := range nodes {
+		if n == nil {
+			continue // wellFormed reports it
+		}
+		for _, o := range n.Outputs {
+			if _, ok := producer[o]; !ok && o != "" {
+				producer[o] = i
+			}
+		}
+	}
+	deps := make([][]int, len(nodes)) // the producers each node reads from
+	inOrder := true
+	for i, n := range nodes {
+		if n == nil {
+			continue
+		}
+		seen := map[int]bool{}
+		visitNames(n, func(name string) {
+			if j, ok := producer[name]; ok && !seen[j] {
+				seen[j] = true
+				deps[i] = append(deps[i], j)
+				inOrder = inOrder && j < i
+			}
+		})
+	}
+	if inOrder {
+		return nodes, nil
+	}
+	waiting := make([]int, len(nodes)) // producers not yet placed, per node
+	readers := make([][]int, len(nodes))
+	var ready minheap.Heap[position]
+	for i, ds := range deps {
+		waiting[i] = len(ds)
+		for _, j := range ds {
+			readers[j] = append(readers[j], i)
+		}
+		if len(ds) == 0 {
+			ready.Push(position(i))
+		}
+	}
+	out := make([]*Node, 0, len(nodes))
+	for len(ready) > 0 {
+		i := int(ready.Pop())
+		out = append(out, nodes[i])
+		for _, r := range readers[i] {
+			if waiting[r]--; waiting[r] == 0 {
+				ready.Push(position(r))
+			}
+		}
+	}
+	if len(out) < len(nodes) {
+		for i, w := range waiting {
+			if w > 0 {
+				return nil, fmt.Errorf("%w: graph %q: node %q (%s) is on a cycle of nodes reading each other's outputs", ErrImport, gp.Name, nodes[i].Name, nodes[i].OpType)
+			}
+		}
+	}
+	return out, nil
+}
+
+// visitNames calls f with every tensor name node n reads: its inputs and
+// the names the graphs of its attributes use (a superset of what they read
+// from outside: names they define themselves are not produced outside).
+func visitNames(n *Node, f func(string)) {
+	for _, in := range n.Inputs {
+		if in != "" {
+			f(in)
+		}
+	}
+	for _, a := range n.Attrs {
+		if a == nil {
+			continue
+		}
+		if a.G != nil {
+			visitGraphNames(a.G, f)
+		}
+		for _, g := range a.Graphs {
+			if g != nil {
+				visitGraphNames(g, f)
+			}
+		}
+	}
+}
+
+func visitGraphNames(g *Graph, f func(string)) {
+	for _, n := range g.Nodes {
+		if n != nil {
+			visitNames(n, f)
+		}
+	}
+	for _, o := range g.Outputs {
+		if o != nil {
+			f(o.Name)
+		}
+	}
+}
+
+// position is a node's index in its graph's given order; the ready nodes
+// pop the earliest first.
+type position int
+
+func (a position) Less(b position) bool { return a < b }
