@@ -91,7 +91,11 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	}
 	opset, ok := m.Opsets[""]
 	if !ok {
-		opset = 1
+		// "ai.onnx" is the default domain's other name (a parsed model has
+		// it as ""; a Model built by hand may not).
+		if opset, ok = m.Opsets["ai.onnx"]; !ok {
+			opset = 1
+		}
 	}
 	if opset < 1 || opset > MaxOpset {
 		// Each op's range is checked too (table): most start at opset 7.
@@ -1195,7 +1199,11 @@ func (im *importer) call(n *Node, f *Function) error {
 		body.Nodes = append(body.Nodes, c)
 	}
 	opset, msOpset := im.opset, im.msOpset
-	if v, ok := f.Opsets[""]; ok {
+	v, ok := f.Opsets[""]
+	if !ok {
+		v, ok = f.Opsets["ai.onnx"]
+	}
+	if ok {
 		if v < 1 || v > MaxOpset {
 			return fmt.Errorf("%w: function %s imports default-domain opset %d (have 1 to %d)", ErrUnsupported, f.Name, v, MaxOpset)
 		}
