@@ -72,6 +72,35 @@ import (
 //     (interleaved 0, num_heads 0, rotary_embedding_dim 0, scale 1,
 //     is_packed_batching 0): com.microsoft's RotaryEmbedding; see
 //     newMSRotaryEmbedding.
+//   - MatMulNBits(A, B, scales[, zero_points[, g_idx[, bias]]]) (K, N,
+//     block_size required; bits 4, accuracy_level 0): Y = A × Bᵀ (+ bias)
+//     with B [N, K] quantized blockwise along K. A is [..., K] of float32
+//     or float16, Y is [..., N] of A's type. B is uint8 [N, ⌈K/block_size⌉,
+//     block_size·bits/8]: the values of column k, in block k/block_size,
+//     are packed in ascending k, two 4-bit values a byte (the low nibble
+//     first) or one 8-bit value a byte; the last block is padded. scales
+//     (of A's type) hold one scale per block, [N·blocks] or [N, blocks].
+//     zero_points are absent (each zero point 2^(bits−1)), uint8 packed as
+//     B per row ([N·⌈blocks·bits/8⌉]), or of A's type, one per block
+//     (bits 4 only); g_idx (int32 [K], bits 4 only) gives the block of
+//     each column; bias is [N]. block_size is a power of 2 ≥ 16; bits 4
+//     or 8 (2 is refused). B's value is w = (q − zp)·scale, rounded to
+//     float32; with g_idx or zero points of A's type it is q·scale +
+//     (−scale·zp), each term rounded, and with g_idx uint8 zero points
+//     are read as 8, as onnxruntime's CPU kernel reads them. Products
+//     accumulate in float32, k ascending, each step rounded once (as a
+//     fused multiply-add), then bias is added; float16 operands are
+//     widened and Y rounded once. accuracy_level 4 (without g_idx and
+//     without zero points of A's type) computes as onnxruntime's int8
+//     path: each block of a row of A is quantized to int8 with scale
+//     max|a|/127 (values rounded half to even), the block's integer dot
+//     product with q − zp is scaled by both scales and accumulated in
+//     float32. Levels 0 to 3 compute in float32, as onnxruntime's CPU
+//     provider does. onnxruntime sums in its own order, so results agree
+//     to float32 rounding (a few units in the last place; level 4 to
+//     about 2e-6 relative), not always bit for bit; float16 results, one
+//     rounding of those, agree. onnxruntime takes its int8 path only when
+//     B is an initializer, pipert whenever level 4 is given.
 var contribOps = []builtin{
 	{"BiasGelu", newGeluFamily("BiasGelu")},
 	{"FastGelu", newGeluFamily("FastGelu")},
@@ -81,6 +110,7 @@ var contribOps = []builtin{
 	{"SimplifiedLayerNormalization", newSimplifiedLayerNorm},
 	{"FusedMatMul", newFusedMatMul},
 	{"MSRotaryEmbedding", newMSRotaryEmbedding},
+	{"MatMulNBits", newMatMulNBits},
 }
 
 // float32 and float16, the dtypes of onnxruntime's GELU contrib kernels.

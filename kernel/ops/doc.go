@@ -33,6 +33,8 @@
 //	BiasGelu FastGelu QuickGelu   onnxruntime's contrib ops: GELUs,
 //	SkipLayerNormalization ...    normalizations, FusedMatMul,
 //	MSRotaryEmbedding             rotary embedding (contrib.go)
+//	MatMulNBits                   blockwise 4- and 8-bit quantized
+//	                              MatMul (contrib_nbits.go)
 //
 // Each op's file documents its semantics, its tiling layout, its workspace
 // and its cost.

@@ -51,7 +51,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Col2Im", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
 		// onnxruntime's contrib ops
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
-		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding",
+		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -69,6 +69,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"DepthToSpace": {"blocksize": 2}, "Einsum": {"equation": "ij->ji"}, "LRN": {"size": 3}, "Split": {"num_outputs": 2}, "SpaceToDepth": {"blocksize": 2}, "MaxUnpool": {"kernel_shape": []int64{2}}, "BitShift": {"direction": "LEFT"}, "GroupNormalization": {"num_groups": 1}, "BitCast": {"to": "int32"}}
 	required["LpPool"], required["MaxRoiPool"] = kernel.Attrs{"kernel_shape": []int64{1}}, kernel.Attrs{"pooled_shape": []int64{1, 1}}
 	required["RandomNormal"], required["RandomUniform"] = kernel.Attrs{"shape": []int64{1}}, kernel.Attrs{"shape": []int64{1}}
+	required["MatMulNBits"] = kernel.Attrs{"K": int64(16), "N": int64(1), "block_size": int64(16)}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])
