@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -142,8 +143,20 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.size < 0 || c.size%32 != 0 {
 		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32", errUsage, c.size)
 	}
-	if c.qcap != 0 && (c.qcap < 1 || c.qcap > plan.MaxQueueCapacity) {
+	flagSet := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { flagSet[f.Name] = true })
+	if (flagSet["queue-capacity"] || c.qcap != 0) && (c.qcap < 1 || c.qcap > plan.MaxQueueCapacity) {
 		return nil, fmt.Errorf("%w: -queue-capacity %d outside [1, %d]", errUsage, c.qcap, plan.MaxQueueCapacity)
+	}
+	// Output files are checked before anything runs: a run must not end
+	// in an error that loses its results.
+	for _, out := range []struct{ flag, path string }{{"json", c.jsonPath}, {"benchfmt", c.benchfmt}, {"cpuprofile", c.cpuprof}} {
+		if out.path == "" {
+			continue
+		}
+		if err := writable(out.path); err != nil {
+			return nil, fmt.Errorf("%w: -%s: %v", errUsage, out.flag, err)
+		}
 	}
 	var err error
 	if c.devices, err = newDeviceFactory(*dev); err != nil {
@@ -262,8 +275,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: -tiling-blocks %d outside [1, %d]", errUsage, *tblocks, plan.MaxCacheSlots)
 	}
 	c.tilingBlocks = *tblocks
-	flagSet := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { flagSet[f.Name] = true })
 	for _, sl := range []struct {
 		name string
 		v    int
@@ -276,7 +287,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	costFlags := []*time.Duration{prepare, infer, resize, launch, tiling}
 	set := false
-	for _, d := range costFlags {
+	for i, d := range costFlags {
+		name := []string{"prepare", "infer", "resize", "launch", "tiling"}[i]
+		if flagSet[name] && (*d < 0 || *d > plan.MaxCost) {
+			return nil, fmt.Errorf("%w: -%s %v outside [0, %v]", errUsage, name, *d, plan.MaxCost)
+		}
 		if *d >= 0 {
 			set = true
 		}
@@ -322,3 +337,18 @@ const (
 	heteroOn
 	heteroOff
 )
+
+// writable reports why path cannot be written, if it cannot: a directory,
+// or a file that cannot be opened for writing (its directory missing, no
+// permission). It creates the file if missing and leaves an existing one
+// as it is.
+func writable(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}

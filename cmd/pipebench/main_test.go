@@ -45,6 +45,12 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-tiling-copy", "later"},
 		{"-tiling-blocks", "1025"},
 		{"-tiling-blocks", "-1"},
+		{"-queue-capacity", "0"},
+		{"-infer", "-5us"},
+		{"-launch", "11s"},
+		{"-json", os.TempDir()}, // a directory: checked before the run
+		{"-benchfmt", filepath.Join(os.TempDir(), "no", "such", "dir", "b.txt")},
+		{"-cpuprofile", os.TempDir()},
 	} {
 		code, _, stderr := runArgs(t, args...)
 		if code != 2 {
