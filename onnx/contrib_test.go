@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/onnx"
 )
 
@@ -16,36 +15,7 @@ import (
 // these to float16 where pipert rounds once, so the tolerance is about two
 // float16 units in the last place of the outputs (of magnitude below 2).
 func TestContribFloat16Gelu(t *testing.T) {
-	goldens, _ := filepath.Glob(filepath.Join("testdata", "contrib_f16", "*.golden.json"))
-	if len(goldens) == 0 {
-		t.Fatal("no fixtures in testdata/contrib_f16")
-	}
-	for _, path := range goldens {
-		name := strings.TrimSuffix(filepath.Base(path), ".golden.json")
-		t.Run(name, func(t *testing.T) {
-			gold, err := onnx.ReadGolden(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := onnx.ReadFile(filepath.Join("testdata", "contrib_f16", gold.Model))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range gold.Cases {
-				g, err := onnx.Import(m, onnx.Options{Shapes: c.InputShapes()})
-				if err != nil {
-					t.Fatalf("import: %v", err)
-				}
-				res, err := runIn(g, c.Inputs, pipert.KBK)
-				if err != nil {
-					t.Fatalf("kbk: %v", err)
-				}
-				if _, err := c.Compare(res.Outputs, 2e-3); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
+	runFixtures(t, filepath.Join("testdata", "contrib_f16"), 2e-3)
 }
 
 // TestDomains checks the import's handling of op domains: com.microsoft

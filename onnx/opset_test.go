@@ -16,9 +16,15 @@ import (
 // KBK, bit for bit; the small models (model_*) also in Async and Replay
 // mode.
 func TestOpsetFixtures(t *testing.T) {
-	goldens, _ := filepath.Glob(filepath.Join("testdata", "opset", "*.golden.json"))
+	runFixtures(t, filepath.Join("testdata", "opset"), 1e-5)
+}
+
+// runFixtures checks every golden file of dir, its floats to tol absolute
+// (see TestOpsetFixtures).
+func runFixtures(t *testing.T, dir string, tol float64) {
+	goldens, _ := filepath.Glob(filepath.Join(dir, "*.golden.json"))
 	if len(goldens) == 0 {
-		t.Fatal("no fixtures in testdata/opset (node gen.js writes them)")
+		t.Fatalf("no fixtures in %s (node gen.js writes them)", dir)
 	}
 	for _, path := range goldens {
 		name := strings.TrimSuffix(filepath.Base(path), ".golden.json")
@@ -27,7 +33,7 @@ func TestOpsetFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := onnx.ReadFile(filepath.Join("testdata", "opset", gold.Model))
+			m, err := onnx.ReadFile(filepath.Join(dir, gold.Model))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +46,7 @@ func TestOpsetFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatalf("kbk: %v", err)
 				}
-				if _, err := c.Compare(res.Outputs, 1e-5); err != nil {
+				if _, err := c.Compare(res.Outputs, tol); err != nil {
 					t.Error(err)
 				}
 				modes := []pipert.Mode{pipert.Pipeline}
