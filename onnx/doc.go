@@ -15,7 +15,9 @@
 // pipert ops through the table Ops lists, with the opsets each mapping
 // covers: the ops of the default domain, and onnxruntime's contrib ops of
 // domain com.microsoft (MSDomain) that optimized transformer models
-// contain, computed as onnxruntime's CPU kernels compute them (a node's
+// contain, and ops of domain ai.onnx.ml (MLDomain) that converted
+// scikit-learn, LightGBM and XGBoost models contain, computed as
+// onnxruntime's CPU kernels compute them (a node's
 // domain selects the op; another domain is unsupported); it folds Constant nodes and initializers into graph constants,
 // Identity into a second name, every node whose inputs are known at
 // import into a constant (Shape of a statically shaped tensor, arithmetic

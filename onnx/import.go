@@ -106,7 +106,7 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 		res = control.Resolver{Base: ops.Builtins()}
 	}
 	// The com.microsoft version is checked by the nodes of the domain.
-	im := &importer{opset: opset, msOpset: m.Opsets[MSDomain], domains: m.Opsets, res: res, fold: !opt.NoFold,
+	im := &importer{opset: opset, msOpset: m.Opsets[MSDomain], mlOpset: m.Opsets[MLDomain], domains: m.Opsets, res: res, fold: !opt.NoFold,
 		g: &subgraph.Graph{Name: m.Graph.Name}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 	if im.g.Name == "" {
 		im.g.Name = "model"
@@ -277,6 +277,9 @@ type importer struct {
 	// msOpset is the model's (or the inlined function's) opset of domain
 	// com.microsoft, 0 (or less) when it imports none.
 	msOpset int64
+	// mlOpset is the model's (or the inlined function's) opset of domain
+	// ai.onnx.ml, 0 (or less) when it imports none.
+	mlOpset int64
 	// domains are the model's opset imports by domain.
 	domains map[string]int64
 	res     kernel.Resolver
@@ -824,6 +827,10 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 			return nil, fmt.Errorf("%w: attribute %q of type %v", ErrUnsupported, at.Name, at.Type)
 		}
 	}
+	if n.Domain == MLDomain {
+		// The ops of ai.onnx.ml follow the domain's version.
+		a[kernel.OpsetAttr] = im.mlOpset
+	}
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return a, nil
 	}
@@ -958,7 +965,7 @@ func (im *importer) bodyNode(n *Node, op string, body *Graph, inputs []string, t
 // captures (sub.outer names them in the parent). A tensor the body
 // outputs twice is copied by an Identity node.
 func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*importer, error) {
-	sub := &importer{opset: im.opset, msOpset: im.msOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
+	sub := &importer{opset: im.opset, msOpset: im.msOpset, mlOpset: im.mlOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
 		g: &subgraph.Graph{Name: nodeBase(n) + "/body"}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 	for i, v := range body.Inputs {
 		if v.NotTensor {
@@ -1198,7 +1205,7 @@ func (im *importer) call(n *Node, f *Function) error {
 		}
 		body.Nodes = append(body.Nodes, c)
 	}
-	opset, msOpset := im.opset, im.msOpset
+	opset, msOpset, mlOpset := im.opset, im.msOpset, im.mlOpset
 	v, ok := f.Opsets[""]
 	if !ok {
 		v, ok = f.Opsets["ai.onnx"]
@@ -1212,9 +1219,12 @@ func (im *importer) call(n *Node, f *Function) error {
 	if v, ok := f.Opsets[MSDomain]; ok {
 		im.msOpset = v // checked by the function's nodes of the domain
 	}
+	if v, ok := f.Opsets[MLDomain]; ok {
+		im.mlOpset = v // checked by the function's nodes of the domain
+	}
 	im.calls = append(im.calls, f)
 	err := im.body(body, rename)
-	im.calls, im.opset, im.msOpset = im.calls[:len(im.calls)-1], opset, msOpset
+	im.calls, im.opset, im.msOpset, im.mlOpset = im.calls[:len(im.calls)-1], opset, msOpset, mlOpset
 	if err != nil {
 		return fmt.Errorf("function %s: %w", f.Name, err)
 	}
@@ -1360,7 +1370,7 @@ func (im *importer) ifNode(n *Node) error {
 	// outer tensors it reads; the node passes the union of both.
 	branches := [2]*importer{}
 	for i, at := range []*Attribute{thenG, elseG} {
-		sub := &importer{opset: im.opset, msOpset: im.msOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
+		sub := &importer{opset: im.opset, msOpset: im.msOpset, mlOpset: im.mlOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
 			g: &subgraph.Graph{Name: nodeBase(n) + "/" + at.Name}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 		if err := sub.body(at.G, nil); err != nil {
 			return fmt.Errorf("branch %s: %w", at.Name, err)

@@ -21,12 +21,16 @@ func TestOpsDocIsCurrent(t *testing.T) {
 	b.WriteString("Generated from the importer's table (`onnx.Ops`) by `go test ./onnx -run OpsDoc -update`; a test keeps it current.\n")
 	b.WriteString("An op outside this table, or at an opset outside its range, fails the import with an error naming the node, op and opset.\n\n")
 	b.WriteString("| ONNX op | pipert op | opsets | note |\n|---|---|---|---|\n")
-	ms := false
+	about := map[string]string{
+		onnx.MSDomain: "onnxruntime's contrib ops, computed as its CPU kernels compute them.",
+		onnx.MLDomain: "The classic machine-learning ops (scikit-learn, LightGBM and XGBoost exports), computed as onnxruntime's CPU kernels compute them; string labels, maps and sequences are refused.",
+	}
+	domain := ""
 	for _, info := range onnx.Ops() {
-		if info.Domain == onnx.MSDomain && !ms {
-			ms = true
-			fmt.Fprintf(&b, "\n## Domain %s\n\n", onnx.MSDomain)
-			b.WriteString("onnxruntime's contrib ops, computed as its CPU kernels compute them. A model using them imports the domain (opset_import); an op of another domain fails the import with an error naming the domain, op and version.\n\n")
+		if info.Domain != domain {
+			domain = info.Domain
+			fmt.Fprintf(&b, "\n## Domain %s\n\n", domain)
+			b.WriteString(about[domain] + " A model using them imports the domain (opset_import); an op of another domain fails the import with an error naming the domain, op and version.\n\n")
 			b.WriteString("| op | pipert op | versions | note |\n|---|---|---|---|\n")
 		}
 		p := info.Pipert

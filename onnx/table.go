@@ -10,8 +10,8 @@ import (
 // full. Outside that range an import fails with ErrUnsupported naming
 // node, domain, op and opset.
 type OpInfo struct {
-	// Domain is the op's domain: "" for the default domain (ai.onnx), or
-	// MSDomain.
+	// Domain is the op's domain: "" for the default domain (ai.onnx),
+	// MSDomain or MLDomain.
 	Domain             string
 	ONNX, Pipert       string
 	MinOpset, MaxOpset int64
@@ -43,6 +43,19 @@ const MaxOpset = 26
 const (
 	MSDomain   = "com.microsoft"
 	MaxMSOpset = 1
+)
+
+// MLDomain is the domain of ONNX's classic machine-learning ops, which
+// models converted from scikit-learn (skl2onnx), LightGBM and XGBoost
+// (onnxmltools) contain. The importer takes the ops of mlTable from it,
+// computed as onnxruntime's CPU kernels compute them; the model's version
+// of the domain selects each op's form. pipert has no string, map or
+// sequence tensors: the ops and attributes that need them (ZipMap,
+// DictVectorizer, CategoryMapper, string labels) are refused. MaxMLOpset
+// is the newest version of the domain the importer takes.
+const (
+	MLDomain   = "ai.onnx.ml"
+	MaxMLOpset = 5
 )
 
 // The notes of the ops the import resolves itself (sequence.go).
@@ -265,6 +278,18 @@ var msTable = map[string]OpInfo{
 	"FusedMatMul":                      {Pipert: "FusedMatMul", MinOpset: 1, MaxOpset: MaxMSOpset, Note: "alpha·MatMul with transA, transB, transBatchA, transBatchB; float32, float16 and float64"},
 }
 
+// mlTable lists the ops of domain ai.onnx.ml the importer takes, with the
+// domain versions of their form.
+var mlTable = map[string]OpInfo{
+	"TreeEnsembleRegressor":  {Pipert: "TreeEnsembleRegressor", MinOpset: 1, MaxOpset: 4, Note: mlTreeNote},
+	"TreeEnsembleClassifier": {Pipert: "TreeEnsembleClassifier", MinOpset: 1, MaxOpset: 4, Note: mlTreeNote + "; classlabels_int64s (2 or more; classlabels_strings refused); the binary cases (one class of weights, two classes) as onnxruntime computes them"},
+}
+
+// mlTreeNote is the note of the tree ensembles; it names the domain, since
+// the generated table lists the ops of ai.onnx.ml after the default
+// domain's.
+const mlTreeNote = "domain ai.onnx.ml (the range is of its versions); float32 and float64 X of rank 2 (int64 and int32 where onnxruntime takes them: the classifier); every node mode but BRANCH_MEMBER, nodes_missing_value_tracks_true, aggregate_function, post_transform, base_values; the _as_tensor attributes from version 3 (float64 for float64 X only, as onnxruntime); the trees checked at import (node ids, children, cycles)"
+
 func init() {
 	for name, info := range table {
 		info.ONNX = name
@@ -274,16 +299,23 @@ func init() {
 		info.ONNX, info.Domain = name, MSDomain
 		msTable[name] = info
 	}
+	for name, info := range mlTable {
+		info.ONNX, info.Domain = name, MLDomain
+		mlTable[name] = info
+	}
 }
 
 // Ops lists the ONNX ops the importer takes: those of the default domain
-// by name, then those of MSDomain by name.
+// by name, then those of MLDomain, then those of MSDomain, each by name.
 func Ops() []OpInfo {
-	out := make([]OpInfo, 0, len(table)+len(msTable))
+	out := make([]OpInfo, 0, len(table)+len(msTable)+len(mlTable))
 	for _, info := range table {
 		out = append(out, info)
 	}
 	for _, info := range msTable {
+		out = append(out, info)
+	}
+	for _, info := range mlTable {
 		out = append(out, info)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -313,8 +345,20 @@ func (im *importer) lookup(n *Node) (OpInfo, error) {
 			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s at version %d (implemented for versions %d to %d)", ErrUnsupported, n.OpType, MSDomain, im.msOpset, info.MinOpset, info.MaxOpset)
 		}
 		return info, nil
+	case MLDomain:
+		info, ok := mlTable[n.OpType]
+		if !ok {
+			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s (version %d) is not implemented", ErrUnsupported, n.OpType, MLDomain, im.mlOpset)
+		}
+		if im.mlOpset <= 0 {
+			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s, which the model does not import (opset_import)", ErrImport, n.OpType, MLDomain)
+		}
+		if im.mlOpset < info.MinOpset || im.mlOpset > info.MaxOpset {
+			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s at version %d (implemented for versions %d to %d)", ErrUnsupported, n.OpType, MLDomain, im.mlOpset, info.MinOpset, info.MaxOpset)
+		}
+		return info, nil
 	}
-	return OpInfo{}, fmt.Errorf("%w: op %s of domain %q (version %d) is not implemented: the importer takes the default domain and %s", ErrUnsupported, n.OpType, n.Domain, im.domainVersion(n.Domain), MSDomain)
+	return OpInfo{}, fmt.Errorf("%w: op %s of domain %q (version %d) is not implemented: the importer takes the default domain, %s and %s", ErrUnsupported, n.OpType, n.Domain, im.domainVersion(n.Domain), MLDomain, MSDomain)
 }
 
 // domainVersion is the version of domain the model imports, 0 if none.

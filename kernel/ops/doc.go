@@ -35,6 +35,8 @@
 //	MSRotaryEmbedding             rotary embedding (contrib.go)
 //	MatMulNBits                   blockwise 4- and 8-bit quantized
 //	                              MatMul (contrib_nbits.go)
+//	TreeEnsembleRegressor         ai.onnx.ml: tree ensembles (ml_tree.go,
+//	TreeEnsembleClassifier        the post transforms in ml_post.go)
 //
 // Each op's file documents its semantics, its tiling layout, its workspace
 // and its cost.

@@ -52,6 +52,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// onnxruntime's contrib ops
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
+		// ai.onnx.ml
+		"TreeEnsembleRegressor", "TreeEnsembleClassifier",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -70,6 +72,13 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["LpPool"], required["MaxRoiPool"] = kernel.Attrs{"kernel_shape": []int64{1}}, kernel.Attrs{"pooled_shape": []int64{1, 1}}
 	required["RandomNormal"], required["RandomUniform"] = kernel.Attrs{"shape": []int64{1}}, kernel.Attrs{"shape": []int64{1}}
 	required["MatMulNBits"] = kernel.Attrs{"K": int64(16), "N": int64(1), "block_size": int64(16)}
+	leaf := kernel.Attrs{"nodes_treeids": []int64{0}, "nodes_nodeids": []int64{0}, "nodes_featureids": []int64{0},
+		"nodes_modes": []string{"LEAF"}, "nodes_values": []float64{0}, "nodes_truenodeids": []int64{0}, "nodes_falsenodeids": []int64{0}}
+	required["TreeEnsembleRegressor"] = kernel.Attrs{"n_targets": int64(1), "target_ids": []int64{0}, "target_nodeids": []int64{0}, "target_treeids": []int64{0}, "target_weights": []float64{1}}
+	required["TreeEnsembleClassifier"] = kernel.Attrs{"classlabels_int64s": []int64{0, 1}, "class_ids": []int64{1}, "class_nodeids": []int64{0}, "class_treeids": []int64{0}, "class_weights": []float64{1}}
+	for k, v := range leaf {
+		required["TreeEnsembleRegressor"][k], required["TreeEnsembleClassifier"][k] = v, v
+	}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])

@@ -96,6 +96,8 @@ function attr(name, v) {
     if ('ref' in v) return { name, type: { float: 1, int: 2, string: 3, floats: 6, ints: 7 }[v.type], refAttrName: v.ref };
     if ('f' in v) return { name, type: 1, f: v.f };
     if ('floats' in v) return { name, type: 6, floats: v.floats };
+    // A 1-D tensor attribute: {t: dtype, data} (the _as_tensor attributes of ai.onnx.ml).
+    if ('t' in v) return { name, type: 4, t: { dataType: TYPES[v.t][0], dims: [v.data.length], rawData: rawBytes(v.t, values(v.t, [v.data.length], v.data)) } };
     throw new Error(`attribute ${name}: ${JSON.stringify(v)}`);
   }
   if (typeof v === 'number') return Number.isInteger(v) ? { name, type: 2, i: v } : { name, type: 1, f: v };
