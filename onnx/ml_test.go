@@ -119,3 +119,50 @@ func TestMLTreeChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestMLStringsRefused checks that the forms of the ai.onnx.ml ops that
+// need string tensors are refused at import with an error naming the
+// attribute or the version.
+func TestMLStringsRefused(t *testing.T) {
+	strs := func(name string, v ...string) *onnx.Attribute {
+		a := &onnx.Attribute{Name: name, Type: onnx.AttrStrings}
+		for _, s := range v {
+			a.Strings = append(a.Strings, []byte(s))
+		}
+		return a
+	}
+	ints := func(name string, v ...int64) *onnx.Attribute {
+		return &onnx.Attribute{Name: name, Type: onnx.AttrInts, Ints: v}
+	}
+	floats := func(name string, v ...float32) *onnx.Attribute {
+		return &onnx.Attribute{Name: name, Type: onnx.AttrFloats, Floats: v}
+	}
+	for _, c := range []struct {
+		name, op string
+		version  int64
+		attrs    []*onnx.Attribute
+		outs     int
+		want     string
+	}{
+		{"linear string labels", "LinearClassifier", 1, []*onnx.Attribute{floats("coefficients", 1, 2), floats("intercepts", 0), strs("classlabels_strings", "a", "b")}, 2, "classlabels_strings"},
+		{"one-hot string categories", "OneHotEncoder", 1, []*onnx.Attribute{strs("cats_strings", "a", "b")}, 1, "cats_strings"},
+		{"label encoder string keys", "LabelEncoder", 2, []*onnx.Attribute{strs("keys_strings", "a"), ints("values_int64s", 1)}, 1, "keys_strings"},
+		{"label encoder string values", "LabelEncoder", 4, []*onnx.Attribute{ints("keys_int64s", 1), strs("values_strings", "a")}, 1, "values_strings"},
+		{"label encoder version 1", "LabelEncoder", 1, []*onnx.Attribute{strs("classes_strings", "a")}, 1, "versions 2 to 5"},
+	} {
+		node := &onnx.Node{Name: "n", OpType: c.op, Domain: onnx.MLDomain, Inputs: []string{"x"}, Attrs: c.attrs}
+		var outs []*onnx.ValueInfo
+		for i := range c.outs {
+			name := []string{"y", "z"}[i]
+			node.Outputs = append(node.Outputs, name)
+			outs = append(outs, &onnx.ValueInfo{Name: name, DataType: onnx.Float})
+		}
+		m := &onnx.Model{IRVersion: 8, Opsets: map[string]int64{"": 17, onnx.MLDomain: c.version}, Graph: &onnx.Graph{Name: "g", Nodes: []*onnx.Node{node},
+			Inputs:  []*onnx.ValueInfo{{Name: "x", DataType: onnx.Int64, HasShape: true, Dims: []onnx.Dim{{Value: 2}, {Value: 2}}}},
+			Outputs: outs}}
+		_, err := onnx.Import(m, onnx.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
+}

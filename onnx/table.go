@@ -283,7 +283,20 @@ var msTable = map[string]OpInfo{
 var mlTable = map[string]OpInfo{
 	"TreeEnsembleRegressor":  {Pipert: "TreeEnsembleRegressor", MinOpset: 1, MaxOpset: 4, Note: mlTreeNote},
 	"TreeEnsembleClassifier": {Pipert: "TreeEnsembleClassifier", MinOpset: 1, MaxOpset: 4, Note: mlTreeNote + "; classlabels_int64s (2 or more; classlabels_strings refused); the binary cases (one class of weights, two classes) as onnxruntime computes them"},
+	"LinearClassifier":       {Pipert: "LinearClassifier", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "X float32, float64, int64 or int32 of rank 1 or 2 (read as float32, as onnxruntime); coefficients, intercepts (one per class), post_transform, classlabels_ints (classlabels_strings refused); one class scored as onnxruntime: labels by the sign of the score, two columns [1−p, p] with two labels; scores within float32 rounding of onnxruntime's GEMM"},
+	"LinearRegressor":        {Pipert: "LinearRegressor", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "X float32 of rank 0 to 2 (the type onnxruntime takes); coefficients, intercepts (used when one per target), targets, post_transform; within float32 rounding of onnxruntime's GEMM"},
+	"Scaler":                 {Pipert: "Scaler", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "X float32, float64, int64 or int32; (x − offset)·scale per feature or with one value, in X's type for float64 X and float32 otherwise; Y float32"},
+	"Normalizer":             {Pipert: "Normalizer", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "X float32, float64, int64 or int32 of rank 1 or 2; norm MAX, L1, L2 per row, in float32 as onnxruntime (squares and absolute values of integers wrap); a row of norm 0 copied"},
+	"Binarizer":              {Pipert: "Binarizer", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "X float32 (the type onnxruntime takes); threshold; NaN in X is an error, as in onnxruntime"},
+	"Imputer":                {Pipert: "Imputer", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "X float32 (imputed_value_floats, replaced_value_float; NaN replaces NaN) or int64 (imputed_value_int64s, replaced_value_int64); one value or one per feature"},
+	"ArrayFeatureExtractor":  {Pipert: "ArrayFeatureExtractor", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "X float32, float64, int64 or int32 (strings refused); int64 indices into the last axis, checked at run; 1-D X gives [1, indices]"},
+	"OneHotEncoder":          {Pipert: "OneHotEncoder", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "X int64, float32 or float64 of rank 0 to 2 (floats truncated to int64 as onnxruntime on x86-64; int32 refused, as onnxruntime); cats_int64s (cats_strings refused), zeros"},
+	"FeatureVectorizer":      {Pipert: "FeatureVectorizer", MinOpset: 1, MaxOpset: 5, Note: mlDomainNote + "inputs of one dtype (float32, float64, int64 or int32), inputdimensions one per input: each input's row cut or padded with zeros to its width; Y float32"},
+	"LabelEncoder":           {Pipert: "LabelEncoder", MinOpset: 2, MaxOpset: 5, Note: mlDomainNote + "int64 and float keys and values: keys_int64s, keys_floats, values_int64s, values_floats, default_int64, default_float; from version 4 keys_tensor, values_tensor, default_tensor (int64, float32, float64: the key and value dtypes onnxruntime has kernels for) and NaN keys; string keys, values and version 1 refused"},
 }
+
+// mlDomainNote starts the notes of the ops of ai.onnx.ml.
+const mlDomainNote = "domain ai.onnx.ml (the range is of its versions); "
 
 // mlTreeNote is the note of the tree ensembles; it names the domain, since
 // the generated table lists the ops of ai.onnx.ml after the default

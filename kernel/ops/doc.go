@@ -36,7 +36,10 @@
 //	MatMulNBits                   blockwise 4- and 8-bit quantized
 //	                              MatMul (contrib_nbits.go)
 //	TreeEnsembleRegressor         ai.onnx.ml: tree ensembles (ml_tree.go,
-//	TreeEnsembleClassifier        the post transforms in ml_post.go)
+//	TreeEnsembleClassifier        the post transforms in ml_post.go),
+//	LinearClassifier ...          linear models (ml_linear.go), feature
+//	Scaler Normalizer ...         preprocessing (ml_prep.go), LabelEncoder
+//	                              (ml_label.go)
 //
 // Each op's file documents its semantics, its tiling layout, its workspace
 // and its cost.

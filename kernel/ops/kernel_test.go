@@ -53,7 +53,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
 		// ai.onnx.ml
-		"TreeEnsembleRegressor", "TreeEnsembleClassifier",
+		"TreeEnsembleRegressor", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
+		"Binarizer", "Imputer", "ArrayFeatureExtractor", "OneHotEncoder", "FeatureVectorizer", "LabelEncoder",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -79,6 +80,13 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	for k, v := range leaf {
 		required["TreeEnsembleRegressor"][k], required["TreeEnsembleClassifier"][k] = v, v
 	}
+	required["LinearClassifier"] = kernel.Attrs{"coefficients": []float64{1}, "intercepts": []float64{0}}
+	required["LinearRegressor"] = kernel.Attrs{"coefficients": []float64{1}}
+	required["Scaler"] = kernel.Attrs{"scale": []float64{1}, "offset": []float64{0}}
+	required["Imputer"] = kernel.Attrs{"imputed_value_floats": []float64{0}}
+	required["OneHotEncoder"] = kernel.Attrs{"cats_int64s": []int64{0}}
+	required["FeatureVectorizer"] = kernel.Attrs{"inputdimensions": []int64{1}}
+	required["LabelEncoder"] = kernel.Attrs{"keys_int64s": []int64{1}, "values_int64s": []int64{2}}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])

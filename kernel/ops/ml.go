@@ -53,7 +53,82 @@ package ops
 //     otherwise, or no base values), the logistic of both with LOGISTIC,
 //     probit(p) and 0 with PROBIT, or p and 0 otherwise.
 //     classlabels_strings is refused: pipert has no string tensors.
+//   - LinearClassifier(X) → Y, Z (coefficients, intercepts required;
+//     multi_class read and unused; post_transform NONE): X is [C] (one
+//     row) or [N, C] of float32, float64, int64 or int32, read as float32;
+//     coefficients has one row of C per class, the classes being the
+//     intercepts. The scores X·coefficientsᵀ + intercepts are summed in
+//     float64 and rounded once to float32 (onnxruntime's GEMM rounds in
+//     its own order: scores agree to float32 rounding). With two or more
+//     classes Y is classlabels_ints (one per class or more) of the first
+//     largest score and Z the post transform of the scores. With one
+//     class classlabels_ints has 0 or 2 labels; Y is labels[1] (else 1)
+//     when the score p > 0, labels[0] (else 0) otherwise; Z is p, or its
+//     probit with PROBIT, the other transforms ignored; with two labels Z
+//     has two columns, [1−p, p], with p's logistic for LOGISTIC, and with
+//     PROBIT the probits of the N scores fill the first N entries of Z
+//     and the rest is 0 (onnxruntime leaves it unset). classlabels_strings
+//     is refused.
+//   - LinearRegressor(X) → Y (coefficients required; targets default 1;
+//     post_transform NONE): X float32 [C], [N, C] or a scalar; Y float32
+//     [N, targets], the scores as above, intercepts added only when there
+//     is one per target; one target takes PROBIT only, more every post
+//     transform.
+//   - Scaler(X) → Y (scale and offset required, of one length): Y float32
+//     of X's shape is (x − offset)·scale, with one value for all or one per
+//     feature (X's first dimension if 1-D, else its second, taken modulo
+//     over the flat index as onnxruntime does); in float64 for float64 X,
+//     in float32 otherwise. X float32, float64, int64 or int32.
+//   - Normalizer(X) → Y (norm MAX, L1 or L2; default MAX): X [C] or [N,
+//     C] of float32, float64, int64 or int32; each row divided by its
+//     maximum (MAX), the sum of its absolute values (L1) or, for L2, y =
+//     ±√(x²/Σx²) (the sign of x); in float32, squares and absolute values
+//     in X's type (integers wrap); a row whose norm is 0 is copied.
+//   - Binarizer(X) → Y (threshold, default 0): X float32; 1 where x >
+//     threshold, else 0; a NaN in X is an error, as in onnxruntime.
+//   - Imputer(X) → Y: X float32 with imputed_value_floats and
+//     replaced_value_float (default 0; NaN replaces NaNs), or int64 with
+//     imputed_value_int64s and replaced_value_int64; exactly one of the
+//     value lists is non-empty. One value per feature (counted as for
+//     Scaler), else the first value, replaces each x equal to the
+//     replaced value.
+//   - ArrayFeatureExtractor(X, I) → Z: X float32, float64, int64 or int32
+//     of rank 1 or more, I int64 indices (at least one, checked at run to
+//     lie in [0, last dimension)); Z is X's shape with the last dimension
+//     the number of indices, [1, indices] for 1-D X.
+//   - OneHotEncoder(X) → Y (cats_int64s required; zeros default 1): X
+//     int64, float32 or float64 of rank 0 to 2, floats truncated to int64
+//     (NaN and values out of range to the minimum int64, as on x86-64); Y
+//     float32 of X's shape plus the categories, 1 at the category's
+//     position (its last, when repeated); a value of no category is an
+//     error when zeros is 0. cats_strings is refused.
+//   - FeatureVectorizer(X...) → Y (inputdimensions, one per input): the
+//     inputs of one dtype (float32, float64, int64 or int32), each [W] (one
+//     row) or [N, ...] (rows of the product of the other dimensions, N at
+//     most input 0's); Y float32 [N, Σ inputdimensions] holds each input's
+//     rows cut or padded with zeros to its inputdimensions value.
+//   - LabelEncoder(X) → Y (versions 2 to 4): the keys (keys_int64s,
+//     keys_floats, or from version 4 keys_tensor) and values
+//     (values_int64s, values_floats, values_tensor), one of each and of
+//     one length, in the dtype pairs onnxruntime has kernels for: int64
+//     and float32 either way and to themselves, and from version 4 float64
+//     to float64 or int64 and int64 to float64. X has the keys' dtype, Y
+//     the values'; a key given twice maps to its first value; a missing
+//     key gives default_tensor (version 4, one value of the values'
+//     dtype), else default_int64 (default −1) or default_float (default
+//     −0; float64 values take −0). NaN keys match NaN from version 4 only.
+//     Version 1 and string keys or values are refused.
 var mlOps = []builtin{
 	{"TreeEnsembleRegressor", newMLTrees(false)},
 	{"TreeEnsembleClassifier", newMLTrees(true)},
+	{"LinearClassifier", newMLLinear(true)},
+	{"LinearRegressor", newMLLinear(false)},
+	{"Scaler", mlFactory("Scaler", 1, 1, parseMLScaler)},
+	{"Normalizer", mlFactory("Normalizer", 1, 1, parseMLNormalizer)},
+	{"Binarizer", mlFactory("Binarizer", 1, 1, parseMLBinarizer)},
+	{"Imputer", mlFactory("Imputer", 1, 1, parseMLImputer)},
+	{"ArrayFeatureExtractor", mlFactory("ArrayFeatureExtractor", 2, 2, parseMLAFE)},
+	{"OneHotEncoder", mlFactory("OneHotEncoder", 1, 1, parseMLOneHot)},
+	{"FeatureVectorizer", mlFactory("FeatureVectorizer", 1, -1, parseMLFV)},
+	{"LabelEncoder", newMLLabelEncoder},
 }
