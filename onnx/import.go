@@ -698,7 +698,13 @@ func (im *importer) node(n *Node) error {
 			outs[j] = &kernel.Tensor{}
 		}
 		if err := safeInfer(k, in, outs); err != nil {
-			return err
+			if im.parent == nil {
+				return err
+			}
+			// In a branch or a loop body the node may never run (an If
+			// branch not taken, a Loop of no iteration): its outputs
+			// stay unknown, and the error comes at run time if it runs.
+			return nil
 		}
 		for j, name := range outputs {
 			im.known[name] = &kernel.Tensor{DType: outs[j].DType, Shape: outs[j].Shape}

@@ -1697,7 +1697,9 @@ func (k *einsum) parse(in []*kernel.Tensor) ([]int64, error) {
 		}
 	}
 	for i := range dims {
-		dims[i] = max(dims[i], 1)
+		if dims[i] < 0 { // an ellipsis dimension no operand has
+			dims[i] = 1
+		}
 	}
 	return dims, nil
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/pipert/pipert/kernel"
 )
 
-// ReduceSum sums float32, float16, bfloat16, int32, int64, uint32 or uint64
-// input over a set of axes.
+// ReduceSum sums float32, float64, float16, bfloat16, int32, int64, uint32
+// or uint64 input over a set of axes.
 // The axes come from attribute axes or, without it, from the optional int64
 // (or int32) 1-D input 1, a value dependency. Empty axes reduce every
 // dimension, unless attribute noop_with_empty_axes is set: then the input is
@@ -18,8 +18,9 @@ import (
 // Negative axes count from the end; an axis repeated is an error.
 //
 // Each output element sums its inputs in ascending input order: float32,
-// float16 and bfloat16 in a float32 accumulator, integers in int64 (a
-// 32-bit result wraps, and so does a uint64 one, modulo 2^64).
+// float16 and bfloat16 in a float32 accumulator, float64 in a float64 one,
+// integers in int64 (a 32-bit result wraps, and so does a uint64 one,
+// modulo 2^64).
 //
 // Tiling (words):
 //
@@ -36,7 +37,7 @@ import (
 // row-major order.
 //
 // Workspace: with fewer than 32 outputs, cores·outElems partial sums (4
-// bytes for float, 8 for integer types). Cost: one operation per input
+// bytes for float32, float16 and bfloat16, 8 for float64 and integer types). Cost: one operation per input
 // element; bytes of input and output.
 type reduceSum struct {
 	axes    []int64
@@ -125,7 +126,7 @@ func (k *reduceSum) reduced(axes ints, d, r int) bool {
 
 func (k *reduceSum) infer(in, out []*kernel.Tensor) error {
 	x, o := in[0], out[0]
-	if err := dtypeIn(x, "data", kernel.Float32, kernel.Float16, kernel.BFloat16, kernel.Int32, kernel.Int64, kernel.Uint32, kernel.Uint64); err != nil {
+	if err := dtypeIn(x, "data", kernel.Float32, kernel.Float64, kernel.Float16, kernel.BFloat16, kernel.Int32, kernel.Int64, kernel.Uint32, kernel.Uint64); err != nil {
 		return err
 	}
 	axes, err := k.reduceAxes(in)
@@ -198,7 +199,7 @@ func (k *reduceSum) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) 
 		outsPer, redPer = outElems, ceilDiv(redElems, cores)
 		if cores > 1 {
 			acc := int64(4)
-			if x.DType.IsInt() {
+			if x.DType.IsInt() || x.DType == kernel.Float64 {
 				acc = 8
 			}
 			ws = cores * outElems * acc
@@ -287,6 +288,9 @@ func (k *reduceSum) compute(a *kernel.Args) error {
 	case kernel.Float32:
 		e := sumFloat[f32vec]{reducer: r, x: f32vec(kernel.Float32s(xb)), o: f32vec(kernel.Float32s(ob))}
 		e.kept(0, 0)
+	case kernel.Float64:
+		e := sumFloat64{reducer: r, x: kernel.Float64s(xb), o: kernel.Float64s(ob)}
+		e.kept(0, 0)
 	case kernel.Float16:
 		e := sumFloat[f16vec]{reducer: r, x: f16vec(kernel.Uint16s(xb)), o: f16vec(kernel.Uint16s(ob))}
 		e.kept(0, 0)
@@ -364,6 +368,47 @@ func (e *sumFloat[V]) sum(d int, off int64) {
 	if d == e.nr-1 {
 		for range n {
 			e.acc += e.x.at(off)
+			off += s
+		}
+		return
+	}
+	for range n {
+		e.sum(d+1, off)
+		off += s
+	}
+}
+
+// sumFloat64 is sumFloat for float64, in a float64 accumulator.
+type sumFloat64 struct {
+	reducer
+	x, o []float64
+	acc  float64
+}
+
+func (e *sumFloat64) kept(d int, off int64) {
+	if d == e.nk {
+		e.acc = math.Copysign(0, -1) // the additive identity: a sum of -0s is -0
+		e.sum(0, off)
+		e.o[e.next] = e.acc
+		e.next++
+		return
+	}
+	n, s := e.kd.at(d), e.ks.at(d)
+	for range n {
+		e.kept(d+1, off)
+		off += s
+	}
+}
+
+func (e *sumFloat64) sum(d int, off int64) {
+	if d == e.nr {
+		e.acc += e.x[off]
+		return
+	}
+	n, s := e.rd.at(d), e.rs.at(d)
+	if d == e.nr-1 {
+		for range n {
+			e.acc += e.x[off]
 			off += s
 		}
 		return
