@@ -567,11 +567,11 @@ func (f *fusedMatMul) geometry(as, bs kernel.Shape, g *mmGeometry) (kernel.Shape
 	bdims, bstr := f.scratch[2][:0], f.scratch[3][:0]
 	switch {
 	case as.Rank() == 0 || bs.Rank() == 0:
-		return nil, fmt.Errorf("A %v and B %v: want rank ≥ 1", as, bs)
+		return nil, fmt.Errorf("operands A %v and B %v: want rank ≥ 1", as, bs)
 	case as.Rank() == 1 && f.transA, bs.Rank() == 1 && f.transB:
-		return nil, fmt.Errorf("A %v and B %v: a 1-D operand takes no trans", as, bs)
+		return nil, fmt.Errorf("operands A %v and B %v: a 1-D operand takes no trans", as, bs)
 	case (f.transBatchA || f.transBatchB) && (as.Rank() < 3 || as.Rank() != bs.Rank()):
-		return nil, fmt.Errorf("A %v and B %v: with transBatchA or transBatchB both need one rank, 3 or more", as, bs)
+		return nil, fmt.Errorf("operands A %v and B %v: with transBatchA or transBatchB both need one rank, 3 or more", as, bs)
 	}
 	if as.Rank() == 1 {
 		m, ka, am, ak = 1, as[0], 0, 1
@@ -590,7 +590,7 @@ func (f *fusedMatMul) geometry(as, bs kernel.Shape, g *mmGeometry) (kernel.Shape
 	}
 	f.scratch = [4][]int64{adims, astr, bdims, bstr}
 	if ka != kb {
-		return nil, fmt.Errorf("A %v and B %v (transA %v, transB %v, transBatchA %v, transBatchB %v): inner dimensions %d and %d differ",
+		return nil, fmt.Errorf("operands A %v and B %v (transA %v, transB %v, transBatchA %v, transBatchB %v): inner dimensions %d and %d differ",
 			as, bs, f.transA, f.transB, f.transBatchA, f.transBatchB, ka, kb)
 	}
 	r := max(len(adims), len(bdims))

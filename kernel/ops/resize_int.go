@@ -451,10 +451,10 @@ func (k *resize) aaFilter32(u float32) float32 {
 	a := float32(k.cubicA)
 	switch {
 	case u < 1:
-		t := float32(float32((a+2)*u)-(a+3)) * u
+		t := float32(float32(float32((a+2)*u)-(a+3)) * u)
 		return float32(t*u) + 1
 	case u < 2:
-		t := float32(float32(float32(u-5)*u)+8) * u
+		t := float32(float32(float32(float32(u-5)*u)+8) * u)
 		return float32(t-4) * a
 	}
 	return 0
