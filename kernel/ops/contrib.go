@@ -101,6 +101,14 @@ import (
 //     about 2e-6 relative), not always bit for bit; float16 results, one
 //     rounding of those, agree. onnxruntime takes its int8 path only when
 //     B is an initializer, pipert whenever level 4 is given.
+//   - GroupQueryAttention(query, key, value, past_key, past_value,
+//     seqlens_k, total_sequence_length[, cos_cache, sin_cache[,
+//     position_ids[, attention_bias[, head_sink]]]]) (num_heads and
+//     kv_num_heads required, num_heads a multiple of kv_num_heads; scale
+//     0, softcap 0, local_window_size −1, do_rotary 0, rotary_interleaved
+//     0, smooth_softmax 0) → output, present_key, present_value: causal
+//     attention of LLM decoders, query head n reading key/value head
+//     n/(num_heads/kv_num_heads); see newGroupQueryAttention.
 var contribOps = []builtin{
 	{"BiasGelu", newGeluFamily("BiasGelu")},
 	{"FastGelu", newGeluFamily("FastGelu")},
@@ -111,6 +119,7 @@ var contribOps = []builtin{
 	{"FusedMatMul", newFusedMatMul},
 	{"MSRotaryEmbedding", newMSRotaryEmbedding},
 	{"MatMulNBits", newMatMulNBits},
+	{"GroupQueryAttention", newGroupQueryAttention},
 }
 
 // float32 and float16, the dtypes of onnxruntime's GELU contrib kernels.

@@ -35,6 +35,8 @@
 //	MSRotaryEmbedding             rotary embedding (contrib.go)
 //	MatMulNBits                   blockwise 4- and 8-bit quantized
 //	                              MatMul (contrib_nbits.go)
+//	GroupQueryAttention           attention of LLM decoders
+//	                              (contrib_attn.go)
 //	TreeEnsembleRegressor         ai.onnx.ml: tree ensembles (ml_tree.go,
 //	TreeEnsembleClassifier        the post transforms in ml_post.go),
 //	LinearClassifier ...          linear models (ml_linear.go), feature
