@@ -838,21 +838,7 @@ func newMSRotaryEmbedding(attrs kernel.Attrs) (kernel.Kernel, error) {
 						at = ((b*d.heads+h)*d.seq + s) * d.size
 					}
 					for i := range d.rot {
-						var c, j int64
-						var sign float32 = 1
-						if interleaved {
-							c, j = i/2, i+1
-							if i%2 == 1 {
-								j = i - 1
-							} else {
-								sign = -1
-							}
-						} else {
-							c, j = i%half, (i+half)%d.rot
-							if i < half {
-								sign = -1
-							}
-						}
+						c, j, sign := rotaryPartner(i, d.rot, interleaved)
 						xi, xj := float32(loadF(dt, xb, at+i)), float32(loadF(dt, xb, at+j))
 						cv, sv := float32(loadF(dt, cb, p*half+c)), float32(loadF(dt, sb, p*half+c))
 						v := float32(xi*cv) + float32(sign*float32(xj*sv))
@@ -867,4 +853,22 @@ func newMSRotaryEmbedding(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil
 	}
 	return newKernel(sig{op: "MSRotaryEmbedding", minIn: 4, maxIn: 4, nOut: 1}, k), nil
+}
+
+// rotaryPartner returns, for element i of the rot rotated elements of a
+// head, the index c of its cos and sin entries, the index j of the element
+// it rotates with and the sign of that element's term: interleaved pairs
+// (2c, 2c+1), or halves (c, c+rot/2).
+func rotaryPartner(i, rot int64, interleaved bool) (c, j int64, sign float32) {
+	if interleaved {
+		if i%2 == 1 {
+			return i / 2, i - 1, 1
+		}
+		return i / 2, i + 1, -1
+	}
+	half := rot / 2
+	if i < half {
+		return i % half, (i + half) % rot, -1
+	}
+	return i % half, (i + half) % rot, 1
 }

@@ -362,21 +362,7 @@ func (g *gqa) rotate(dst []float64, dt kernel.DType, xb []byte, at int64, d gqaD
 			dst[i] = float64(xi)
 			continue
 		}
-		var c, j int64
-		var sign float32 = 1
-		if g.interleaved {
-			c, j = i/2, i+1
-			if i%2 == 1 {
-				j = i - 1
-			} else {
-				sign = -1
-			}
-		} else {
-			c, j = i%half, (i+half)%d.rot
-			if i < half {
-				sign = -1
-			}
-		}
+		c, j, sign := rotaryPartner(i, d.rot, g.interleaved)
 		xj := float32(loadF(dt, xb, at+j))
 		cv, sv := float64(float32(loadF(dt, cb, p*half+c))), float64(float32(loadF(dt, sb, p*half+c)))
 		// The pair's first element times its factor is exact in float64;
