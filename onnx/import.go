@@ -1106,9 +1106,9 @@ func (im *importer) constant(n *Node) error {
 	}
 	var t *kernel.Tensor
 	switch at.Name {
-	case "value":
+	case "value", "sparse_value": // a sparse value is read dense (parseSparse)
 		if at.T == nil {
-			return fmt.Errorf("%w: Constant value is not a tensor", ErrImport)
+			return fmt.Errorf("%w: Constant %s is not a tensor", ErrImport, at.Name)
 		}
 		k, err := at.T.Kernel()
 		if err != nil {
@@ -1331,7 +1331,7 @@ func (im *importer) bindOutputs(outs, names []string, scope map[string]string) e
 }
 
 // constantAttrTypes is the type of each Constant attribute pipert reads.
-var constantAttrTypes = map[string]AttrType{"value": AttrTensor, "value_float": AttrFloat, "value_floats": AttrFloats,
+var constantAttrTypes = map[string]AttrType{"value": AttrTensor, "sparse_value": AttrSparseTensor, "value_float": AttrFloat, "value_floats": AttrFloats,
 	"value_int": AttrInt, "value_ints": AttrInts}
 
 // ifNode inlines an If whose condition folds, or imports it as a runtime

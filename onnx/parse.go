@@ -249,7 +249,7 @@ func parseGraph(b []byte, depth int) (*Graph, error) {
 		if done {
 			return g, nil
 		}
-		if num != 1 && num != 2 && num != 5 && num != 11 && num != 12 && num != 13 {
+		if num != 1 && num != 2 && num != 5 && num != 11 && num != 12 && num != 13 && num != 15 {
 			if err := d.skip(num, typ); err != nil {
 				return nil, err
 			}
@@ -274,6 +274,12 @@ func parseGraph(b []byte, depth int) (*Graph, error) {
 				return nil, fmt.Errorf("graph %q initializer %d: %w", g.Name, len(g.Initializers), err)
 			}
 			g.Initializers = append(g.Initializers, t)
+		case 15:
+			t, err := parseSparse(v)
+			if err != nil {
+				return nil, fmt.Errorf("graph %q sparse initializer: %w", g.Name, err)
+			}
+			g.Initializers = append(g.Initializers, t) // dense, as onnxruntime holds it
 		case 11, 12, 13:
 			vi, err := parseValueInfo(v)
 			if err != nil {
@@ -338,6 +344,7 @@ func parseNode(b []byte, depth int) (*Node, error) {
 func parseAttr(b []byte, depth int) (*Attribute, error) {
 	d := &decoder{b: b, what: "AttributeProto"}
 	a := &Attribute{}
+	sparse := false
 	for {
 		num, typ, done, err := d.next()
 		if err != nil {
@@ -347,7 +354,7 @@ func parseAttr(b []byte, depth int) (*Attribute, error) {
 			break
 		}
 		switch num {
-		case 1, 4, 5, 6, 9, 10, 11, 21:
+		case 1, 4, 5, 6, 9, 10, 11, 21, 22:
 			v, err := d.bytes(typ)
 			if err != nil {
 				return nil, err
@@ -381,6 +388,11 @@ func parseAttr(b []byte, depth int) (*Attribute, error) {
 				a.Graphs = append(a.Graphs, g)
 			case 21:
 				a.RefAttrName = string(v)
+			case 22:
+				if a.T, err = parseSparse(v); err != nil { // dense
+					return nil, fmt.Errorf("attribute %q: %w", a.Name, err)
+				}
+				sparse = true
 			}
 		case 2:
 			v, err := d.fixed32(typ)
@@ -416,6 +428,9 @@ func parseAttr(b []byte, depth int) (*Attribute, error) {
 	}
 	if a.Type == AttrUndefined {
 		a.Type = guessType(a)
+		if sparse {
+			a.Type = AttrSparseTensor
+		}
 	}
 	return a, nil
 }

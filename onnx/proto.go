@@ -106,7 +106,7 @@ type Attribute struct {
 	F       float32
 	I       int64
 	S       []byte
-	T       *Tensor
+	T       *Tensor // also a sparse_tensor attribute, read dense
 	G       *Graph
 	Floats  []float32
 	Ints    []int64
