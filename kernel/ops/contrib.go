@@ -109,6 +109,17 @@ import (
 //     0, smooth_softmax 0) → output, present_key, present_value: causal
 //     attention of LLM decoders, query head n reading key/value head
 //     n/(num_heads/kv_num_heads); see newGroupQueryAttention.
+//   - MSAttention(input, weights, bias[, mask_index[, past[,
+//     attention_bias[, past_sequence_length]]]]) (num_heads required;
+//     qkv_hidden_sizes, unidirectional 0, scale 0, mask_filter_value
+//     −10000, do_rotary 0, past_present_share_buffer 0) → output, present:
+//     com.microsoft Attention, the self-attention of BERT-family models
+//     with packed QKV weights; see newMSAttention.
+//   - MultiHeadAttention(query, key, value[, bias[, key_padding_mask[,
+//     attention_bias[, past_key, past_value]]]]) (num_heads required;
+//     unidirectional 0, scale 0, mask_filter_value −10000) → output,
+//     present_key, present_value, qk: the attention of encoder-decoder
+//     exports, self or cross; see newMultiHeadAttention.
 var contribOps = []builtin{
 	{"BiasGelu", newGeluFamily("BiasGelu")},
 	{"FastGelu", newGeluFamily("FastGelu")},
@@ -120,6 +131,8 @@ var contribOps = []builtin{
 	{"MSRotaryEmbedding", newMSRotaryEmbedding},
 	{"MatMulNBits", newMatMulNBits},
 	{"GroupQueryAttention", newGroupQueryAttention},
+	{"MSAttention", newMSAttention},
+	{"MultiHeadAttention", newMultiHeadAttention},
 }
 
 // float32 and float16, the dtypes of onnxruntime's GELU contrib kernels.

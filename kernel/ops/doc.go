@@ -37,6 +37,10 @@
 //	                              MatMul (contrib_nbits.go)
 //	GroupQueryAttention           attention of LLM decoders
 //	                              (contrib_attn.go)
+//	MSAttention                   com.microsoft Attention: BERT
+//	                              self-attention (contrib_mha.go)
+//	MultiHeadAttention            attention of encoder-decoder
+//	                              exports (contrib_mha.go)
 //	TreeEnsembleRegressor         ai.onnx.ml: tree ensembles (ml_tree.go,
 //	TreeEnsembleClassifier        the post transforms in ml_post.go),
 //	LinearClassifier ...          linear models (ml_linear.go), feature

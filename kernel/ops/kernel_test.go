@@ -52,7 +52,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// onnxruntime's contrib ops
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
-		"GroupQueryAttention",
+		"GroupQueryAttention", "MSAttention", "MultiHeadAttention",
 		// ai.onnx.ml
 		"TreeEnsembleRegressor", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
 		"Binarizer", "Imputer", "ArrayFeatureExtractor", "OneHotEncoder", "FeatureVectorizer", "LabelEncoder",
@@ -75,6 +75,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["RandomNormal"], required["RandomUniform"] = kernel.Attrs{"shape": []int64{1}}, kernel.Attrs{"shape": []int64{1}}
 	required["MatMulNBits"] = kernel.Attrs{"K": int64(16), "N": int64(1), "block_size": int64(16)}
 	required["GroupQueryAttention"] = kernel.Attrs{"num_heads": int64(1), "kv_num_heads": int64(1)}
+	required["MSAttention"], required["MultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}, kernel.Attrs{"num_heads": int64(1)}
 	leaf := kernel.Attrs{"nodes_treeids": []int64{0}, "nodes_nodeids": []int64{0}, "nodes_featureids": []int64{0},
 		"nodes_modes": []string{"LEAF"}, "nodes_values": []float64{0}, "nodes_truenodeids": []int64{0}, "nodes_falsenodeids": []int64{0}}
 	required["TreeEnsembleRegressor"] = kernel.Attrs{"n_targets": int64(1), "target_ids": []int64{0}, "target_nodeids": []int64{0}, "target_treeids": []int64{0}, "target_weights": []float64{1}}
