@@ -189,14 +189,7 @@ func (c *gqaCost) cost(in, out []*kernel.Tensor) device.Cost {
 	if err != nil {
 		return c.simple.cost(in, out)
 	}
-	var b int64
-	for _, t := range in {
-		b += t.Bytes()
-	}
-	for _, t := range out {
-		b += t.Bytes()
-	}
-	return device.Cost{FLOPs: float64(4 * d.b * d.n * d.s * d.total * d.h), Bytes: float64(b)}
+	return device.Cost{FLOPs: float64(4 * d.b * d.n * d.s * d.total * d.h), Bytes: ioBytes(in, out)}
 }
 
 // dims validates GroupQueryAttention's operands (all but the values of

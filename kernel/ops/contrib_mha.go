@@ -169,15 +169,8 @@ func (c *msAttnCost) cost(in, out []*kernel.Tensor) device.Cost {
 	if err != nil {
 		return c.simple.cost(in, out)
 	}
-	var b int64
-	for _, t := range in {
-		b += t.Bytes()
-	}
-	for _, t := range out {
-		b += t.Bytes()
-	}
 	proj := 2 * d.b * d.s * d.hin * d.n * (2*d.h + d.hv)
-	return device.Cost{FLOPs: float64(proj + 2*d.b*d.n*d.s*d.t*(d.h+d.hv)), Bytes: float64(b)}
+	return device.Cost{FLOPs: float64(proj + 2*d.b*d.n*d.s*d.t*(d.h+d.hv)), Bytes: ioBytes(in, out)}
 }
 
 // presentShape is present's shape: [2, batch, num_heads, T, Hv].
@@ -588,14 +581,7 @@ func (c *mhaCost) cost(in, out []*kernel.Tensor) device.Cost {
 	if err != nil {
 		return c.simple.cost(in, out)
 	}
-	var b int64
-	for _, t := range in {
-		b += t.Bytes()
-	}
-	for _, t := range out {
-		b += t.Bytes()
-	}
-	return device.Cost{FLOPs: float64(2 * d.b * d.n * d.s * d.t * (d.h + d.hv)), Bytes: float64(b)}
+	return device.Cost{FLOPs: float64(2 * d.b * d.n * d.s * d.t * (d.h + d.hv)), Bytes: ioBytes(in, out)}
 }
 
 // dims validates MultiHeadAttention's operands (all but the mask's values)

@@ -305,14 +305,7 @@ func (k *lstm) cost(in, out []*kernel.Tensor) device.Cost {
 	}
 	seq, batch, inSize := k.dims(in[0].Shape)
 	f := float64(k.dirs) * float64(seq*batch) * (mul64(2*float64(k.gates*k.hidden), float64(inSize+k.hidden)) + mul64(30, float64(k.hidden)))
-	var b int64
-	for _, t := range in {
-		b += t.Bytes()
-	}
-	for _, t := range out {
-		b += t.Bytes()
-	}
-	return device.Cost{FLOPs: f, Bytes: float64(b)}
+	return device.Cost{FLOPs: f, Bytes: ioBytes(in, out)}
 }
 
 // lstmStep updates the hidden and cell state from the gate

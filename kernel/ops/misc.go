@@ -33,7 +33,9 @@ func (k *simple) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	return 0, nil
 }
 
-func (k *simple) cost(in, out []*kernel.Tensor) device.Cost {
+// ioBytes is the bytes a kernel reads and writes: its inputs' and its
+// outputs'.
+func ioBytes(in, out []*kernel.Tensor) float64 {
 	var b int64
 	for _, t := range in {
 		b += t.Bytes()
@@ -41,7 +43,11 @@ func (k *simple) cost(in, out []*kernel.Tensor) device.Cost {
 	for _, t := range out {
 		b += t.Bytes()
 	}
-	return device.Cost{FLOPs: k.flops * float64(out[0].NumElements()), Bytes: float64(b)}
+	return float64(b)
+}
+
+func (k *simple) cost(in, out []*kernel.Tensor) device.Cost {
+	return device.Cost{FLOPs: k.flops * float64(out[0].NumElements()), Bytes: ioBytes(in, out)}
 }
 
 func (k *simple) compute(a *kernel.Args) error {
