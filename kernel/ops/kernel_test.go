@@ -56,6 +56,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// ai.onnx.ml
 		"TreeEnsembleRegressor", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
 		"Binarizer", "Imputer", "ArrayFeatureExtractor", "OneHotEncoder", "FeatureVectorizer", "LabelEncoder",
+		"SVMRegressor", "SVMClassifier",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -90,6 +91,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["OneHotEncoder"] = kernel.Attrs{"cats_int64s": []int64{0}}
 	required["FeatureVectorizer"] = kernel.Attrs{"inputdimensions": []int64{1}}
 	required["LabelEncoder"] = kernel.Attrs{"keys_int64s": []int64{1}, "values_int64s": []int64{2}}
+	required["SVMRegressor"] = kernel.Attrs{"coefficients": []float64{1}, "rho": []float64{0}, "kernel_params": []float64{1, 0, 3}}
+	required["SVMClassifier"] = kernel.Attrs{"coefficients": []float64{1, 1}, "rho": []float64{0}, "kernel_params": []float64{1, 0, 3}, "classlabels_ints": []int64{0, 1}}
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])

@@ -118,6 +118,40 @@ package ops
 //     dtype), else default_int64 (default −1) or default_float (default
 //     −0; float64 values take −0). NaN keys match NaN from version 4 only.
 //     Version 1 and string keys or values are refused.
+//   - SVMRegressor(X) → Y (coefficients, rho and kernel_params, as in
+//     onnxruntime, required): X float32 [C] (one row) or [N, C]; Y float32
+//     [N, 1]. With n_supports > 0 (default 0) support_vectors holds
+//     n_supports vectors of C features, and Y is Σ coefficients[v]·K(x,
+//     sv_v) plus rho[0] (summed in float64, rounded once), K the
+//     kernel_type: LINEAR x·sv, POLY (γ·x·sv + coef0)^degree, RBF
+//     e^(−γ·Σ(x−sv)²) (in float32, in order), SIGMOID tanh(γ·x·sv + coef0),
+//     with kernel_params [γ, coef0, degree] (or empty: 0s); dot products are
+//     summed in float64 and rounded once (onnxruntime's GEMM rounds in its
+//     own order). With no support vectors Y is x·coefficients plus rho[0]
+//     (the kernel type ignored). one_class 1 maps Y to 1 where it is > 0,
+//     else −1. post_transform is checked and, as in onnxruntime, not
+//     applied.
+//   - SVMClassifier(X) → Y, Z (coefficients, rho, kernel_params and
+//     classlabels_ints required): X float32, float64, int64 or int32 [C] or
+//     [N, C], read as float32; Y the int64 label, Z float32. With
+//     vectors_per_class (one count per label, summing to V > 0)
+//     support_vectors holds V vectors, coefficients V per row for classes −
+//     1 rows (libsvm's layout), and each pair of classes i < j has the
+//     decision value d = Σ coef·K over both classes' vectors plus rho[pair]
+//     (products in float32, summed in float64), a vote for i when d > 0,
+//     else for j; Y is the label of the first class of most votes. Without
+//     prob_a Z holds the decision values with the post transform (two
+//     classes: [−d, d] with NONE, their logistics with LOGISTIC, probit(d)
+//     and 0 with PROBIT, [1−d, d] with SOFTMAX and SOFTMAX_ZERO); with
+//     prob_a and prob_b (one per pair) each d becomes 1 − logistic(d·a + b),
+//     clipped to [1e-7, 1−1e-7], and Z the class probabilities of libsvm's
+//     pairwise coupling (in float32, at most 100 iterations), then the post
+//     transform. With no support vectors (linear mode) Z is X·coefficientsᵀ
+//     plus rho[0] per class, Y the label of the first largest score, except
+//     that two classes without prob_a give labels[1] when that score is ≥
+//     0.5 (all coefficients ≥ 0) or > 0 (otherwise); one class takes PROBIT
+//     only. classlabels_strings is refused, as are support vectors with one
+//     class.
 var mlOps = []builtin{
 	{"TreeEnsembleRegressor", newMLTrees(false)},
 	{"TreeEnsembleClassifier", newMLTrees(true)},
@@ -131,4 +165,6 @@ var mlOps = []builtin{
 	{"OneHotEncoder", mlFactory("OneHotEncoder", 1, 1, parseMLOneHot)},
 	{"FeatureVectorizer", mlFactory("FeatureVectorizer", 1, -1, parseMLFV)},
 	{"LabelEncoder", newMLLabelEncoder},
+	{"SVMRegressor", newMLSVM(false)},
+	{"SVMClassifier", newMLSVM(true)},
 }
