@@ -28,17 +28,7 @@ func newMLLinear(classifier bool) kernel.Factory {
 	if classifier {
 		op = "LinearClassifier"
 	}
-	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
-		k, err := parseMLLinear(attrs, classifier, op)
-		if err != nil {
-			return nil, fmt.Errorf("ops: %s: %w", op, err)
-		}
-		nOut := 1
-		if classifier {
-			nOut = 2
-		}
-		return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: nOut}, k), nil
-	}
+	return mlModel(op, classifier, func(attrs kernel.Attrs) (impl, error) { return parseMLLinear(attrs, classifier, op) })
 }
 
 func parseMLLinear(attrs kernel.Attrs, classifier bool, op string) (*mlLinear, error) {

@@ -76,13 +76,25 @@ func mlCheckAttrs(attrs kernel.Attrs, known ...string) error {
 	return err
 }
 
-func mlFactory(op string, minIn, maxIn int, parse func(kernel.Attrs) (impl, error)) kernel.Factory {
+// mlModel is the factory of a regressor or classifier op of one input X:
+// a classifier has two outputs (the labels Y and the scores Z), a
+// regressor one.
+func mlModel(op string, classifier bool, parse func(kernel.Attrs) (impl, error)) kernel.Factory {
+	if classifier {
+		return mlFactory(op, 1, 1, 2, parse)
+	}
+	return mlFactory(op, 1, 1, 1, parse)
+}
+
+// mlFactory is the factory of an ML op of minIn to maxIn inputs (-1: any
+// number) and nOut outputs whose impl parse builds from the attributes.
+func mlFactory(op string, minIn, maxIn, nOut int, parse func(kernel.Attrs) (impl, error)) kernel.Factory {
 	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
 		k, err := parse(attrs)
 		if err != nil {
 			return nil, fmt.Errorf("ops: %s: %w", op, err)
 		}
-		return newKernel(sig{op: op, minIn: minIn, maxIn: maxIn, nOut: 1}, k), nil
+		return newKernel(sig{op: op, minIn: minIn, maxIn: maxIn, nOut: nOut}, k), nil
 	}
 }
 

@@ -53,17 +53,7 @@ func newMLSVM(classifier bool) kernel.Factory {
 	if classifier {
 		op = "SVMClassifier"
 	}
-	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
-		k, err := parseMLSVM(attrs, classifier, op)
-		if err != nil {
-			return nil, fmt.Errorf("ops: %s: %w", op, err)
-		}
-		nOut := 1
-		if classifier {
-			nOut = 2
-		}
-		return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: nOut}, k), nil
-	}
+	return mlModel(op, classifier, func(attrs kernel.Attrs) (impl, error) { return parseMLSVM(attrs, classifier, op) })
 }
 
 func parseMLSVM(attrs kernel.Attrs, classifier bool, op string) (*mlSVM, error) {

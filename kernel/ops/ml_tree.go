@@ -122,17 +122,7 @@ func newMLTrees(classifier bool) kernel.Factory {
 	if classifier {
 		op, tgt = "TreeEnsembleClassifier", "class"
 	}
-	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
-		k, err := parseMLTrees(attrs, classifier, op, tgt)
-		if err != nil {
-			return nil, fmt.Errorf("ops: %s: %w", op, err)
-		}
-		nOut := 1
-		if classifier {
-			nOut = 2
-		}
-		return newKernel(sig{op: op, minIn: 1, maxIn: 1, nOut: nOut}, k), nil
-	}
+	return mlModel(op, classifier, func(attrs kernel.Attrs) (impl, error) { return parseMLTrees(attrs, classifier, op, tgt) })
 }
 
 func parseMLTrees(attrs kernel.Attrs, classifier bool, op, tgt string) (*mlTrees, error) {
