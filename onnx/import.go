@@ -106,7 +106,7 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 		res = control.Resolver{Base: ops.Builtins()}
 	}
 	// The com.microsoft version is checked by the nodes of the domain.
-	im := &importer{opset: opset, msOpset: m.Opsets[MSDomain], mlOpset: m.Opsets[MLDomain], domains: m.Opsets, res: res, fold: !opt.NoFold,
+	im := &importer{opset: opset, legacy: legacyOf(opset), msOpset: m.Opsets[MSDomain], mlOpset: m.Opsets[MLDomain], domains: m.Opsets, res: res, fold: !opt.NoFold,
 		g: &subgraph.Graph{Name: m.Graph.Name}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 	if im.g.Name == "" {
 		im.g.Name = "model"
@@ -273,7 +273,13 @@ func (im *importer) rename(from, to string) {
 // importer builds one pipert graph: the model's, or a runtime If branch's
 // (parent set).
 type importer struct {
+	// opset is the default-domain opset the nodes are imported at: the
+	// model's (or the inlined function's), or while a node of a legacy
+	// model is imported the opset of its upgraded form (legacy.go).
 	opset int64
+	// legacy is the model's (or the inlined function's) default-domain
+	// opset when below legacyOpset, 0 otherwise: its nodes are upgraded.
+	legacy int64
 	// msOpset is the model's (or the inlined function's) opset of domain
 	// com.microsoft, 0 (or less) when it imports none.
 	msOpset int64
@@ -559,7 +565,7 @@ func (im *importer) body(gp *Graph, rename map[string]string) error {
 			if name == "" {
 				name = fmt.Sprintf("#%d", i)
 			}
-			return fmt.Errorf("onnx: node %q (%s, opset %d): %w", name, n.OpType, im.opset, err)
+			return fmt.Errorf("onnx: node %q (%s, opset %d): %w", name, n.OpType, im.modelOpset(), err)
 		}
 	}
 	return nil
@@ -571,6 +577,14 @@ func (im *importer) node(n *Node) error {
 		return im.call(n, f)
 	}
 	std := n.Domain == "" || n.Domain == "ai.onnx"
+	if std && im.legacy != 0 {
+		up, opset, err := im.upgrade(n)
+		if err != nil {
+			return err
+		}
+		defer func(saved int64) { im.opset = saved }(im.opset)
+		n, im.opset = up, opset
+	}
 	if seqOps[n.OpType] && std {
 		if _, err := im.lookup(n); err != nil {
 			return err
@@ -971,7 +985,7 @@ func (im *importer) bodyNode(n *Node, op string, body *Graph, inputs []string, t
 // captures (sub.outer names them in the parent). A tensor the body
 // outputs twice is copied by an Identity node.
 func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*importer, error) {
-	sub := &importer{opset: im.opset, msOpset: im.msOpset, mlOpset: im.mlOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
+	sub := &importer{opset: im.opset, legacy: im.legacy, msOpset: im.msOpset, mlOpset: im.mlOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
 		g: &subgraph.Graph{Name: nodeBase(n) + "/body"}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 	for i, v := range body.Inputs {
 		if v.NotTensor {
@@ -1211,7 +1225,7 @@ func (im *importer) call(n *Node, f *Function) error {
 		}
 		body.Nodes = append(body.Nodes, c)
 	}
-	opset, msOpset, mlOpset := im.opset, im.msOpset, im.mlOpset
+	opset, legacy, msOpset, mlOpset := im.opset, im.legacy, im.msOpset, im.mlOpset
 	v, ok := f.Opsets[""]
 	if !ok {
 		v, ok = f.Opsets["ai.onnx"]
@@ -1220,7 +1234,7 @@ func (im *importer) call(n *Node, f *Function) error {
 		if v < 1 || v > MaxOpset {
 			return fmt.Errorf("%w: function %s imports default-domain opset %d (have 1 to %d)", ErrUnsupported, f.Name, v, MaxOpset)
 		}
-		im.opset = v
+		im.opset, im.legacy = v, legacyOf(v)
 	}
 	if v, ok := f.Opsets[MSDomain]; ok {
 		im.msOpset = v // checked by the function's nodes of the domain
@@ -1230,7 +1244,7 @@ func (im *importer) call(n *Node, f *Function) error {
 	}
 	im.calls = append(im.calls, f)
 	err := im.body(body, rename)
-	im.calls, im.opset, im.msOpset, im.mlOpset = im.calls[:len(im.calls)-1], opset, msOpset, mlOpset
+	im.calls, im.opset, im.legacy, im.msOpset, im.mlOpset = im.calls[:len(im.calls)-1], opset, legacy, msOpset, mlOpset
 	if err != nil {
 		return fmt.Errorf("function %s: %w", f.Name, err)
 	}
@@ -1376,7 +1390,7 @@ func (im *importer) ifNode(n *Node) error {
 	// outer tensors it reads; the node passes the union of both.
 	branches := [2]*importer{}
 	for i, at := range []*Attribute{thenG, elseG} {
-		sub := &importer{opset: im.opset, msOpset: im.msOpset, mlOpset: im.mlOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
+		sub := &importer{opset: im.opset, legacy: im.legacy, msOpset: im.msOpset, mlOpset: im.mlOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
 			g: &subgraph.Graph{Name: nodeBase(n) + "/" + at.Name}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
 		if err := sub.body(at.G, nil); err != nil {
 			return fmt.Errorf("branch %s: %w", at.Name, err)

@@ -20,6 +20,12 @@ func TestOpsDocIsCurrent(t *testing.T) {
 	b.WriteString("# ONNX ops pipert imports\n\n")
 	b.WriteString("Generated from the importer's table (`onnx.Ops`) by `go test ./onnx -run OpsDoc -update`; a test keeps it current.\n")
 	b.WriteString("An op outside this table, or at an opset outside its range, fails the import with an error naming the node, op and opset.\n\n")
+	b.WriteString("A model of default-domain opsets 1 to 6 has each node upgraded to its form at opset 7, as ONNX's version converter upgrades it: consumed_inputs dropped; ")
+	b.WriteString("the binary ops' broadcast and axis (B aligned at axis, the ranks known at import) made numpy broadcasting; Gemm's broadcast dropped; ")
+	b.WriteString("BatchNormalization's and Dropout's is_test dropped (inference); PRelu's per-channel slope [C] applied along dimension 1; ")
+	b.WriteString("Reshape's shape attribute, Tile's tiles and axis and Split's split input (known at import) made the later forms; Concat's default axis 1; ")
+	b.WriteString("Pad's paddings, Cast's type names, Upsample's height_scale and width_scale, LpPool's float p, Clip's and Selu's version-1 defaults; ")
+	b.WriteString("output_sequence of the recurrent ops dropped. An op ONNX added at opset 7 or later is refused in such a model.\n\n")
 	b.WriteString("| ONNX op | pipert op | opsets | note |\n|---|---|---|---|\n")
 	about := map[string]string{
 		onnx.MSDomain: "onnxruntime's contrib ops, computed as its CPU kernels compute them.",

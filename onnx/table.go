@@ -3,6 +3,7 @@ package onnx
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // OpInfo is how one ONNX op maps onto pipert: the pipert op it becomes
@@ -327,7 +328,12 @@ func init() {
 // by name, then those of MLDomain, then those of MSDomain, each by name.
 func Ops() []OpInfo {
 	out := make([]OpInfo, 0, len(table)+len(msTable)+len(mlTable))
-	for _, info := range table {
+	for name, info := range table {
+		if legacyOps[name] && info.MinOpset > 1 && info.MinOpset <= 8 {
+			// A model of opsets 1 to 6 has the node upgraded (legacy.go).
+			info.MinOpset = 1
+			info.Note = strings.TrimSuffix("opsets 1 to 6 upgraded to the form of opset 7; "+info.Note, "; ")
+		}
 		out = append(out, info)
 	}
 	for _, info := range msTable {
