@@ -22,7 +22,11 @@ func TestGroupCosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := heterog.NewManager(chip.CPU(), chip.Cluster(0), heterog.WithGroupCosts(heterog.GroupCosts{Create: p.GroupCreate, Cached: p.GroupExec}))
+	dsp, err := chip.Cluster(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := heterog.NewManager(chip.CPU(), dsp, heterog.WithGroupCosts(heterog.GroupCosts{Create: p.GroupCreate, Cached: p.GroupExec}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +112,11 @@ func TestVirtualOnMT3000(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := heterog.NewManager(chip.CPU(), chip.Cluster(0), heterog.WithGroupCosts(heterog.GroupCosts{Create: p.GroupCreate, Cached: p.GroupExec}))
+			dsp, err := chip.Cluster(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := heterog.NewManager(chip.CPU(), dsp, heterog.WithGroupCosts(heterog.GroupCosts{Create: p.GroupCreate, Cached: p.GroupExec}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +144,7 @@ func TestVirtualOnMT3000(t *testing.T) {
 				t.Errorf("virtual %v, %v: groups paid %v", virtual, s, st.Modeled)
 			}
 			m.Release()
-			if st := chip.Cluster(0).Stats(); st.MemInUse != 0 {
+			if st := dsp.Stats(); st.MemInUse != 0 {
 				t.Errorf("virtual %v, %v: %d bytes leaked", virtual, s, st.MemInUse)
 			}
 		}

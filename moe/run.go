@@ -276,11 +276,15 @@ func (rd *round) dispatchSend(rs *rankState, x []float32, idx []int32) error {
 		m := rd.heap.Int32s(rd.meta[dst])[at*metaLen:]
 		m[0], m[1], m[2] = int32(t), int32(k), idx[f]
 		if rd.t.perToken {
-			rd.dTok[dst].Set(at, 0)
+			if err := rd.dTok[dst].Set(at, 0); err != nil {
+				return err
+			}
 		}
 	}
 	for dst, n := range rs.sent {
-		rd.dCnt[dst].Set(r, uint64(n))
+		if err := rd.dCnt[dst].Set(r, uint64(n)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -373,11 +377,15 @@ func (rd *round) combineSend(rs *rankState) error {
 		}
 		copy(rd.heap.Float32s(rd.comb[s.src])[f*p.Hidden:(f+1)*p.Hidden], y)
 		if rd.t.perToken {
-			rd.cTok[s.src].Set(f, 0)
+			if err := rd.cTok[s.src].Set(f, 0); err != nil {
+				return err
+			}
 		}
 	}
 	for src, n := range sent {
-		rd.cCnt[src].Set(r, uint64(n))
+		if err := rd.cCnt[src].Set(r, uint64(n)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

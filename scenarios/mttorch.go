@@ -31,7 +31,11 @@ func MT3000(p mt3000.Profile, obs device.Observer) (*Platform, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %w", err)
 	}
-	return &Platform{Accelerator: chip.Cluster(0), CPU: chip.CPU(), GroupCreate: p.GroupCreate, GroupCached: p.GroupExec}, nil
+	dsp, err := chip.Cluster(0)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %w", err)
+	}
+	return &Platform{Accelerator: dsp, CPU: chip.CPU(), GroupCreate: p.GroupCreate, GroupCached: p.GroupExec}, nil
 }
 
 func init() {

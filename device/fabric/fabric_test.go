@@ -3,6 +3,7 @@ package fabric_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -125,7 +126,9 @@ func TestFlagsPublishAndCount(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			data[i] = 100 + i // published by Set's release
-			f.Set(i, uint64(i))
+			if err := f.Set(i, uint64(i)); err != nil {
+				t.Error(err)
+			}
 		}()
 	}
 	for i := range 16 {
@@ -137,9 +140,19 @@ func TestFlagsPublishAndCount(t *testing.T) {
 	wg.Wait()
 	// count 0 still signals (flag = count + 1)
 	g := fabric.NewFlags("zero", 0, 1, func(int) int { return 0 }, 0)
-	g.Set(0, 0)
+	if err := g.Set(0, 0); err != nil {
+		t.Fatal(err)
+	}
 	if !g.IsSet(0) {
 		t.Fatal("count 0 did not set the flag")
+	}
+	for _, i := range []int{-1, 1} {
+		if err := g.Set(i, 0); !errors.Is(err, fabric.ErrConfig) {
+			t.Errorf("Set(%d): %v, want ErrConfig", i, err)
+		}
+	}
+	if err := g.Set(0, math.MaxUint64); !errors.Is(err, fabric.ErrConfig) {
+		t.Errorf("Set(0, MaxUint64): %v, want ErrConfig", err)
 	}
 }
 

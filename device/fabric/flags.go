@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pipert/pipert/sync/ready"
@@ -49,8 +50,19 @@ func NewFlags(name string, owner, n int, setter func(i int) int, watchdog time.D
 func (f *Flags) Len() int { return len(f.c) }
 
 // Set publishes flag i with count: store-release, after the caller's
-// writes. Setting a set flag again keeps the larger value.
-func (f *Flags) Set(i int, count uint64) { f.c[i].Store(count + 1) }
+// writes. Setting a set flag again keeps the larger value. A flag i out
+// of range, or a count of math.MaxUint64 (which has no stored form), is
+// an ErrConfig error.
+func (f *Flags) Set(i int, count uint64) error {
+	if i < 0 || i >= len(f.c) {
+		return fmt.Errorf("%w: %s[%d] set: rank %d has %d flags", ErrConfig, f.name, i, f.owner, len(f.c))
+	}
+	if count == math.MaxUint64 {
+		return fmt.Errorf("%w: %s[%d] set to %d, beyond the largest count", ErrConfig, f.name, i, count)
+	}
+	f.c[i].Store(count + 1)
+	return nil
+}
 
 // Wait returns flag i's count once it is set (load-acquire), ctx's error
 // if ctx ends first, or an ErrWatchdog error naming the flag, the waiter

@@ -112,9 +112,10 @@ func (h *Heap) Translate(p Ptr, rank int) Ptr {
 	return Ptr{Rank: rank, Off: p.Off, Size: p.Size}
 }
 
-// Bytes returns p's contents (nil on a virtual heap).
+// Bytes returns p's contents (nil on a virtual heap, and for a Ptr
+// outside the heap).
 func (h *Heap) Bytes(p Ptr) []byte {
-	if h.mem == nil {
+	if h.mem == nil || p.Rank < 0 || p.Rank >= len(h.mem) || p.Off < 0 || p.Size < 0 || p.Off > int64(len(h.mem[p.Rank]))-p.Size {
 		return nil
 	}
 	return h.mem[p.Rank][p.Off : p.Off+p.Size : p.Off+p.Size]

@@ -45,3 +45,27 @@ func TestFlagsMisuse(t *testing.T) {
 		t.Errorf("Wait without setter function = %v, want ErrWatchdog", err)
 	}
 }
+
+// TestHeapBytesOutside: a Ptr outside the heap (another rank, past the
+// end, negative) reads as nil, not a panic.
+func TestHeapBytesOutside(t *testing.T) {
+	h, err := fabric.NewHeap(2, 1<<12, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.Alloc(0, "x", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Bytes(p)) != 64 || len(h.Float32s(p)) != 16 {
+		t.Fatal("a valid Ptr does not read")
+	}
+	for _, q := range []fabric.Ptr{{Rank: 2, Size: 4}, {Rank: -1, Size: 4}, {Off: 1 << 12, Size: 4}, {Off: 1<<12 - 4, Size: 8}, {Off: -4, Size: 4}, {Size: -1}, {Off: 8, Size: math.MaxInt64}} {
+		if b := h.Bytes(q); b != nil {
+			t.Errorf("Bytes(%+v) = %d bytes, want nil", q, len(b))
+		}
+		if f := h.Float32s(q); f != nil {
+			t.Errorf("Float32s(%+v) not nil", q)
+		}
+	}
+}

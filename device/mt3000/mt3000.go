@@ -14,7 +14,7 @@
 // (GroupCosts).
 //
 //	chip, err := mt3000.New(mt3000.Default(), mt3000.Options{})
-//	dsp := chip.Cluster(0) // a host.Mapped device: virtual operators run on it
+//	dsp, err := chip.Cluster(0) // a host.Mapped device: virtual operators run on it
 //	cpu := chip.CPU()
 //
 // Dependency rule: mt3000 imports device, device/host and the standard
@@ -22,6 +22,7 @@
 package mt3000
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pipert/pipert/device"
@@ -69,10 +70,18 @@ func (c *Chip) Profile() Profile { return c.prof }
 // Clusters is the number of DSP clusters.
 func (c *Chip) Clusters() int { return len(c.clusters) }
 
-// Cluster returns DSP cluster i (0 ≤ i < Clusters()): its memory is
-// host-mapped, as the MT-3000's CPU reads and writes every cluster's DDR
-// (section 3.3).
-func (c *Chip) Cluster(i int) *host.Mapped { return c.clusters[i] }
+// ErrNoCluster: a cluster index outside [0, Clusters()).
+var ErrNoCluster = errors.New("mt3000: no such cluster")
+
+// Cluster returns DSP cluster i (0 ≤ i < Clusters(); another i is an
+// ErrNoCluster error): its memory is host-mapped, as the MT-3000's CPU
+// reads and writes every cluster's DDR (section 3.3).
+func (c *Chip) Cluster(i int) (*host.Mapped, error) {
+	if i < 0 || i >= len(c.clusters) {
+		return nil, fmt.Errorf("%w: cluster %d of %d", ErrNoCluster, i, len(c.clusters))
+	}
+	return c.clusters[i], nil
+}
 
 // CPU returns the general-purpose cores as a host device.
 func (c *Chip) CPU() *host.Device { return c.cpu }

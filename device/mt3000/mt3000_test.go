@@ -1,6 +1,7 @@
 package mt3000_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,13 @@ func TestConformance(t *testing.T) {
 		})
 	})
 	t.Run("mapped", func(t *testing.T) {
-		devicetest.Run(t, func(t *testing.T) device.Device { return open(t).Cluster(3) })
+		devicetest.Run(t, func(t *testing.T) device.Device {
+			d, err := open(t).Cluster(3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		})
 	})
 	t.Run("cpu", func(t *testing.T) {
 		devicetest.Run(t, func(t *testing.T) device.Device { return open(t).CPU() })
@@ -57,11 +64,19 @@ func TestChip(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i := range c.Clusters() {
-		d := c.Cluster(i)
+		d, err := c.Cluster(i)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, ok := device.Device(d).(host.Mapper); !ok {
 			t.Fatalf("cluster %d not host-mapped", i)
 		}
 		seen[d.Name()] = true
+	}
+	for _, i := range []int{-1, c.Clusters()} {
+		if d, err := c.Cluster(i); !errors.Is(err, mt3000.ErrNoCluster) || d != nil {
+			t.Errorf("Cluster(%d): %v, %v; want ErrNoCluster", i, d, err)
+		}
 	}
 	if len(seen) != 4 {
 		t.Fatalf("cluster names %v", seen)
