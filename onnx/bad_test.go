@@ -40,7 +40,7 @@ func TestBadGraphsAreClearErrors(t *testing.T) {
 			{Name: "b", OpType: "Relu", Inputs: []string{"a_out"}, Outputs: []string{"b_out"}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "b_out"}}), ErrImport},
 		{"missing input", "r", model([]*Node{{Name: "r", OpType: "Relu", Inputs: []string{"nowhere"}, Outputs: []string{"y"}}},
 			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrImport},
-		{"unsupported op", "h", model([]*Node{{Name: "h", OpType: "TfIdfVectorizer", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+		{"unsupported op", "h", model([]*Node{{Name: "h", OpType: "StringNormalizer", Inputs: []string{"x"}, Outputs: []string{"y"}}},
 			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrUnsupported},
 		{"foreign domain", "c", model([]*Node{{Name: "c", OpType: "Relu", Domain: "com.microsoft", Inputs: []string{"x"}, Outputs: []string{"y"}}},
 			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}), ErrUnsupported},

@@ -316,7 +316,7 @@ func (im *importer) upgradeSplit(n *Node) error {
 	}
 	vals, err := im.knownInts(n.Inputs[1])
 	if err != nil {
-		return fmt.Errorf("Split's split input: %w", err)
+		return fmt.Errorf("split input of Split: %w", err)
 	}
 	n.Inputs = n.Inputs[:1]
 	n.Attrs = append(n.Attrs, &Attribute{Name: "split", Type: AttrInts, Ints: vals})
@@ -367,11 +367,11 @@ func (im *importer) upgradeTile(n *Node) error {
 	}
 	tiles, err := im.knownInts(n.Inputs[1])
 	if err != nil {
-		return fmt.Errorf("Tile's tiles input: %w", err)
+		return fmt.Errorf("tiles input of Tile: %w", err)
 	}
 	axis, err := im.knownInts(n.Inputs[2])
 	if err != nil {
-		return fmt.Errorf("Tile's axis input: %w", err)
+		return fmt.Errorf("axis input of Tile: %w", err)
 	}
 	if len(tiles) != 1 || len(axis) != 1 {
 		return fmt.Errorf("%w: Tile's tiles %v and axis %v must be one value each", ErrImport, tiles, axis)
