@@ -366,9 +366,31 @@ func mmRows[T float64 | int32 | int64 | uint32 | uint64](o, a, b []T, m, n, kk, 
 }
 
 // mmFloat32 accumulates each output row over k ascending; per element this
-// is the same sequence of float32 additions as a scalar dot product.
+// is the same sequence of float32 additions as a scalar dot product. With
+// B's rows contiguous (bn 1) it takes four output rows at a time, each B
+// row loaded once for the four: the same additions in the same order.
 func mmFloat32(o, a, b []float32, m, n, kk, am, ak, bk, bn int64) {
-	for i := range m {
+	i := int64(0)
+	if bn == 1 {
+		for ; i+4 <= m; i += 4 {
+			r0 := o[i*n : (i+1)*n]
+			r1 := o[(i+1)*n : (i+2)*n][:len(r0)]
+			r2 := o[(i+2)*n : (i+3)*n][:len(r0)]
+			r3 := o[(i+3)*n : (i+4)*n][:len(r0)]
+			startSums(o[i*n:(i+4)*n], kk)
+			for p := range kk {
+				a0, a1, a2, a3 := a[i*am+p*ak], a[(i+1)*am+p*ak], a[(i+2)*am+p*ak], a[(i+3)*am+p*ak]
+				brow := b[p*bk : p*bk+n][:len(r0)]
+				for j, bv := range brow {
+					r0[j] += float32(a0 * bv)
+					r1[j] += float32(a1 * bv)
+					r2[j] += float32(a2 * bv)
+					r3[j] += float32(a3 * bv)
+				}
+			}
+		}
+	}
+	for ; i < m; i++ {
 		row := o[i*n : (i+1)*n]
 		startSums(row, kk)
 		for p := range kk {
