@@ -65,6 +65,11 @@ const (
 	optNote = "resolved at import: an optional known at import"
 )
 
+// experimentalNote is the note of the experimental ops ONNX removed at
+// opset 10, which onnxruntime still runs for models of opsets 1 to 9
+// (Windows ML took them as production ops).
+const experimentalNote = "experimental op of opsets 1 to 9, removed from ONNX at 10; computed as onnxruntime, which keeps it, computes it"
+
 // table lists every ONNX op the importer takes. The opset ranges are those
 // whose semantics the pipert op follows (checked against the ONNX backend
 // node tests where they exist); other opsets are refused, never guessed.
@@ -163,7 +168,7 @@ var table = map[string]OpInfo{
 	"Elu":                          {Pipert: "Elu", MinOpset: 6, MaxOpset: MaxOpset},
 	"Celu":                         {Pipert: "Celu", MinOpset: 12, MaxOpset: MaxOpset},
 	"Selu":                         {Pipert: "Selu", MinOpset: 6, MaxOpset: MaxOpset},
-	"ThresholdedRelu":              {Pipert: "ThresholdedRelu", MinOpset: 10, MaxOpset: MaxOpset},
+	"ThresholdedRelu":              {Pipert: "ThresholdedRelu", MinOpset: 1, MaxOpset: MaxOpset, Note: "the experimental op of opsets 1 to 9 (as onnxruntime keeps it) and the op of opset 10"},
 	"Shrink":                       {Pipert: "Shrink", MinOpset: 9, MaxOpset: MaxOpset},
 	"Softsign":                     {Pipert: "Softsign", MinOpset: 1, MaxOpset: MaxOpset},
 	"Sin":                          {Pipert: "Sin", MinOpset: 7, MaxOpset: MaxOpset},
@@ -202,6 +207,7 @@ var table = map[string]OpInfo{
 	"GRU":                          {Pipert: "GRU", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip, linear_before_reset and sequence_lens"},
 	"RNN":                          {Pipert: "RNN", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip and sequence_lens"},
 	"Trilu":                        {Pipert: "Trilu", MinOpset: 14, MaxOpset: MaxOpset},
+	"TfIdfVectorizer":              {Pipert: "TfIdfVectorizer", MinOpset: 9, MaxOpset: MaxOpset, Note: "int32 and int64 inputs (pipert has no string tensors: pool_strings is refused)"},
 	"ScatterND":                    {Pipert: "ScatterND", MinOpset: 11, MaxOpset: MaxOpset, Note: "reduction max and min from 18"},
 	"ScatterElements":              {Pipert: "ScatterElements", MinOpset: 11, MaxOpset: MaxOpset, Note: "reduction max and min from 18"},
 	"Scatter":                      {Pipert: "Scatter", MinOpset: 9, MaxOpset: 10},
@@ -214,7 +220,13 @@ var table = map[string]OpInfo{
 	"GatherND":                     {Pipert: "GatherND", MinOpset: 11, MaxOpset: MaxOpset},
 	"EyeLike":                      {Pipert: "EyeLike", MinOpset: 9, MaxOpset: MaxOpset},
 	"LRN":                          {Pipert: "LRN", MinOpset: 7, MaxOpset: MaxOpset},
-	"MeanVarianceNormalization":    {Pipert: "MeanVarianceNormalization", MinOpset: 9, MaxOpset: MaxOpset},
+	"MeanVarianceNormalization":    {Pipert: "MeanVarianceNormalization", MinOpset: 1, MaxOpset: MaxOpset, Note: "before 9 the experimental op (across_channels, normalize_variance), as onnxruntime keeps it; axes from 9"},
+	"ImageScaler":                  {Pipert: "ImageScaler", MinOpset: 1, MaxOpset: 9, Note: experimentalNote},
+	"Affine":                       {Pipert: "Affine", MinOpset: 1, MaxOpset: 9, Note: experimentalNote},
+	"ScaledTanh":                   {Pipert: "ScaledTanh", MinOpset: 1, MaxOpset: 9, Note: experimentalNote},
+	"ParametricSoftplus":           {Pipert: "ParametricSoftplus", MinOpset: 1, MaxOpset: 9, Note: experimentalNote},
+	"Crop":                         {Pipert: "Crop", MinOpset: 1, MaxOpset: 9, Note: experimentalNote},
+	"DynamicSlice":                 {Pipert: "DynamicSlice", MinOpset: 1, MaxOpset: 9, Note: experimentalNote},
 	"ReverseSequence":              {Pipert: "ReverseSequence", MinOpset: 10, MaxOpset: MaxOpset},
 	"Compress":                     {Pipert: "Compress", MinOpset: 9, MaxOpset: MaxOpset},
 	"Constant":                     {MinOpset: 1, MaxOpset: MaxOpset, Note: "folded into a graph constant"},

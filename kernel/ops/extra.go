@@ -40,7 +40,8 @@ import (
 //   - LRN(X) (alpha 1e-4, beta 0.75, bias 1, size): X / (bias +
 //     alpha/size · Σ x² over the size channels around)^beta.
 //   - MeanVarianceNormalization(X) (axes [0, 2, 3]): (X − mean) /
-//     (√variance + 1e-9) over the axes.
+//     (√variance + 1e-9) over the axes. Before opset 9 the experimental
+//     form (across_channels, normalize_variance; see newMVN1).
 //   - ReverseSequence(input, sequence_lens) (batch_axis 1, time_axis 0):
 //     each batch entry's first sequence_lens steps reversed.
 //   - Compress(input, condition) (axis): the slices (elements when axis is
@@ -578,6 +579,13 @@ func newLRN(attrs kernel.Attrs) (kernel.Kernel, error) {
 var mvnEpsilon = float64(float32(1e-9))
 
 func newMVN(attrs kernel.Attrs) (kernel.Kernel, error) {
+	opset, err := attrs.Opset(13)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	if opset < 9 {
+		return newMVN1(attrs)
+	}
 	if err := attrs.Check("axes"); err != nil {
 		return nil, wrapAttr(err)
 	}

@@ -22,7 +22,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"Softplus", "Sqrt", "Tanh", "Sign", "LeakyRelu", "Elu", "Celu", "Selu", "ThresholdedRelu", "Shrink", "Softsign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Round",
 		"And", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Max", "Mean", "Min", "Not", "Or", "Pow",
 		"Sum", "Where", "Xor",
-		"Dropout", "IsNaN", "IsInf", "PRelu", "Mod", "BitShift", "Tile", "Range", "ArgMax", "ArgMin", "CumSum", "GatherElements", "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "LayerNormalization", "Split", "Einsum", "Hardmax", "QuantizeLinear", "DequantizeLinear", "GatherND", "EyeLike", "LRN", "MeanVarianceNormalization", "ReverseSequence", "Compress", "Trilu", "ScatterND", "ScatterElements", "Scatter", "OneHot", "CastLike",
+		"Dropout", "IsNaN", "IsInf", "PRelu", "Mod", "BitShift", "Tile", "Range", "ArgMax", "ArgMin", "CumSum", "GatherElements", "DepthToSpace", "SpaceToDepth", "InstanceNormalization", "LayerNormalization", "Split", "Einsum", "Hardmax", "QuantizeLinear", "DequantizeLinear", "GatherND", "EyeLike", "LRN", "MeanVarianceNormalization", "ReverseSequence", "Compress", "Trilu", "ScatterND", "ScatterElements", "Scatter", "OneHot", "CastLike", "TfIdfVectorizer",
 		"Clip", "ConstantOfShape",
 		// spatial
 		"AveragePool", "BatchNormalization", "Conv", "ConvTranspose", "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "Resize", "Upsample", "Gemm",
@@ -57,6 +57,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"TreeEnsembleRegressor", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
 		"Binarizer", "Imputer", "ArrayFeatureExtractor", "OneHotEncoder", "FeatureVectorizer", "LabelEncoder",
 		"SVMRegressor", "SVMClassifier",
+		// experimental ops of opsets 1 to 9
+		"ImageScaler", "Affine", "ScaledTanh", "ParametricSoftplus", "Crop", "DynamicSlice",
 	}
 	slices.Sort(want)
 	if got := Builtins().Ops(); !slices.Equal(got, want) {
@@ -84,6 +86,10 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	for k, v := range leaf {
 		required["TreeEnsembleRegressor"][k], required["TreeEnsembleClassifier"][k] = v, v
 	}
+	required["TfIdfVectorizer"] = kernel.Attrs{"mode": "TF", "min_gram_length": int64(1), "max_gram_length": int64(1), "max_skip_count": int64(0),
+		"ngram_counts": []int64{0}, "ngram_indexes": []int64{0}, "pool_int64s": []int64{7}}
+	required["ImageScaler"], required["Crop"] = kernel.Attrs{"bias": []float64{0}}, kernel.Attrs{"border": []int64{0, 0, 0, 0}}
+	required["ScaledTanh"], required["ParametricSoftplus"] = kernel.Attrs{"alpha": 1.0, "beta": 1.0}, kernel.Attrs{"alpha": 1.0, "beta": 1.0}
 	required["LinearClassifier"] = kernel.Attrs{"coefficients": []float64{1}, "intercepts": []float64{0}}
 	required["LinearRegressor"] = kernel.Attrs{"coefficients": []float64{1}}
 	required["Scaler"] = kernel.Attrs{"scale": []float64{1}, "offset": []float64{0}}
@@ -114,7 +120,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
 			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}, "TopK": {1},
 			"Dropout": {1, 2}, "Tile": {1}, "Range": {0, 1, 2}, "CumSum": {1}, "CumProd": {1}, "Split": {1}, "Trilu": {1}, "OneHot": {1}, "Compress": {1}, "NonMaxSuppression": {2, 3, 4},
-			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}, "MaxUnpool": {2}, "Col2Im": {1, 2}, "GroupQueryAttention": {6}}[op]
+			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}, "MaxUnpool": {2}, "Col2Im": {1, 2}, "GroupQueryAttention": {6}, "DynamicSlice": {1, 2, 3}}[op]
 		if op == "CenterCropPad" || op == "AffineGrid" {
 			wantValue = []int{1}
 		}

@@ -90,6 +90,7 @@ func (k *simple) compute(a *kernel.Args) error {
 //   - LayerNormalization(X, Scale[, B]) (axis −1, epsilon 1e-5,
 //     stash_type): normalised over the axes from axis on; outputs Y, Mean
 //     and InvStdDev (the two last of the normalised shape with 1s).
+//   - TfIdfVectorizer: n-gram counts of int32 and int64 rows (tfidf.go).
 //
 // Floating-point statistics and sums accumulate in float64 and round once.
 func miscBuiltins() []builtin {
@@ -111,6 +112,7 @@ func miscBuiltins() []builtin {
 		{"InstanceNormalization", newInstanceNorm},
 		{"LayerNormalization", newLayerNormalization},
 		{"Split", newSplit},
+		{"TfIdfVectorizer", newTfIdf},
 	}
 }
 
