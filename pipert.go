@@ -85,13 +85,24 @@ type Stats = plan.Stats
 // Caches configure the host caches (tiling, InferShape and Setup reuse);
 // see plan.Caches. CacheKinds is a set of them.
 type (
-	Caches      = plan.Caches
-	CacheKinds  = plan.CacheKinds
-	CacheStats  = plan.CacheStats
-	PlanStats   = plan.PlanStats
-	ReplayStats = plan.ReplayStats
-	// TilingCopy is how tiling data reaches the device; TilingStats
-	// count it (see plan.TilingCopy).
+	Caches     = plan.Caches
+	CacheKinds = plan.CacheKinds
+)
+
+// CacheStats count a run's hits and misses of each host cache; see
+// plan.CacheStats.
+type CacheStats = plan.CacheStats
+
+// PlanStats describe a run's memory plan; see plan.PlanStats.
+type PlanStats = plan.PlanStats
+
+// ReplayStats count a run's captures and replays (mode Replay); see
+// plan.ReplayStats.
+type ReplayStats = plan.ReplayStats
+
+// TilingCopy is how tiling data reaches the device; TilingStats count it
+// (see plan.TilingCopy).
+type (
 	TilingCopy  = plan.TilingCopy
 	TilingStats = plan.TilingStats
 )
@@ -160,7 +171,8 @@ func WithMode(m Mode) Option { return func(c *Config) { c.Mode = m } }
 func WithBarrier(p BarrierPolicy) Option { return func(c *Config) { c.Barrier = p } }
 
 // WithQueueCapacity sets the capacity of each stage queue, in [1, 1<<20]
-// (default plan.DefaultQueueCapacity, 8; see there why it is small).
+// (default, also for 0, plan.DefaultQueueCapacity, 8; see there why it is
+// small).
 func WithQueueCapacity(n int) Option { return func(c *Config) { c.QueueCapacity = n } }
 
 // WithCosts adds synthetic host costs per stage (default none).
@@ -349,7 +361,8 @@ type Result struct {
 // Run executes the graph once. Every declared graph input must be given, by
 // name; a tensor with Host data runs on real data, a virtual one on shapes.
 // A failing kernel (an error or a panic) is an error naming node, op and
-// stage; the executable stays usable.
+// stage; the executable stays usable. A panic in the methods of a device
+// of the caller's (WithDevice) fails the run, or Compile, with an error too.
 func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) (*Result, error) {
 	if err := e.usable("run"); err != nil {
 		return nil, err
@@ -694,5 +707,5 @@ func LoadONNX(path string, opts ...ImportOption) (*subgraph.Graph, error) {
 // Modes lists the execution modes, KBK first.
 func Modes() []Mode { return plan.Modes() }
 
-// ParseMode returns the mode called s ("kbk", "async", "pipeline").
+// ParseMode returns the mode called s ("kbk", "async", "pipeline", "replay").
 func ParseMode(s string) (Mode, error) { return plan.ParseMode(s) }

@@ -245,22 +245,23 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 		}
 		a.eng = e
 	}
-	a.eng.setFeed(f)
+	eng := a.eng // a run that fails badly replaces a.eng
+	eng.setFeed(f)
 	st := plan.Stats{Mode: a.plan.Mode, Barrier: a.plan.Barrier, Kernels: len(a.prog.nodes), Procs: runtime.GOMAXPROCS(0)}
 	dev0, str0 := a.dev.Stats(), a.r.stream.Stats()
-	cp0 := a.eng.copy.Stats()
+	cp0 := eng.copy.Stats()
 	a.mem.ResetPeak()
 	pprof.SetGoroutineLabels(a.labels)
 	defer pprof.SetGoroutineLabels(ctx)
 	start := clock.Now()
 	a.tr.runBegin(start, dev0)
-	outs, err := a.eng.run(ctx, inputs, into, start, &st)
+	outs, err := eng.run(ctx, inputs, into, start, &st)
 	end := clock.Now()
 	a.tr.runEnd(end, st.Cache)
 	st.Makespan = time.Duration(end - start)
 	ds := a.dev.Stats().Sub(dev0)
 	st.DeviceBusy = time.Duration(ds.BusyNs)
-	st.DeviceWork = time.Duration(max(a.r.stream.Stats().Sub(str0).BusyNs, a.eng.copy.Stats().Sub(cp0).BusyNs))
+	st.DeviceWork = time.Duration(max(a.r.stream.Stats().Sub(str0).BusyNs, eng.copy.Stats().Sub(cp0).BusyNs))
 	st.PeakDeviceBytes = a.mem.Peak()
 	if err != nil {
 		return nil, st, err

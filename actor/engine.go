@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync/atomic"
@@ -111,6 +112,9 @@ type engine struct {
 	opLabels [maxWorkers][]context.Context
 	// last is recorded after a fed run's last launch (Feed.Launched).
 	last device.Event
+	// broken: the device's code panicked on the calling goroutine; the
+	// actor replaces the engine after the run.
+	broken bool
 }
 
 // runState is the state of one run. It is reset when a run begins: no
@@ -480,32 +484,9 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		published = make([]*kernel.Tensor, len(e.a.prog.outputs))
 		pubDone = e.startPublisher(rs, published)
 	}
-	replayed := false
 	r.tiling.begin()
 	r.done = ctx.Done() // the caller's: rs.ctx would make a channel a run
-	err := r.Begin(inputs, flow)
-	if err != nil {
-		rs.fail(err)
-	} else {
-		if e.feed != nil && e.feed.After != nil {
-			r.stream.WaitEvent(e.feed.After)
-		}
-		if c := r.capture; c != nil {
-			c.beginRun()
-			if c.whole() {
-				var rerr error
-				replayed, rerr = e.replayAll(rs)
-				rs.fail(rerr)
-			}
-		}
-		if !replayed {
-			if r.tiling.how == plan.Whole {
-				e.feedWhole(rs)
-			} else {
-				e.feedNodes(rs)
-			}
-		}
-	}
+	e.start(rs, inputs, flow)
 	var qerr error
 	if e.pipe != nil {
 		qerr = e.pipe.Wait()
@@ -519,7 +500,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		<-pubDone
 		e.pubCh = nil
 	}
-	err = rs.err.Load()
+	err := rs.err.Load()
 	if cerr := ctx.Err(); cerr != nil {
 		if err == nil {
 			err = cerr
@@ -552,16 +533,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	}
 	var outs []*kernel.Tensor
 	if err == nil {
-		if into != nil {
-			outs, err = into, r.OutputsInto(ctx, into)
-		} else {
-			outs, err = r.Outputs(ctx, published)
-		}
-	}
-	if err == nil {
-		if err = r.stream.Synchronize(ctx); err != nil && ctx.Err() == nil {
-			err = fmt.Errorf("actor: end of run: %w", err)
-		}
+		outs, err = e.collect(ctx, into, published)
 	}
 	if err == nil && e.feed != nil {
 		// What could not be published early: outputs of compute-dependent
@@ -575,19 +547,98 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	if err == nil && r.capture != nil {
 		r.record()
 	}
-	if ferr := r.End(); err == nil {
+	if ferr := e.end(); err == nil {
 		err = ferr
 	}
 	if err == nil {
 		err = r.replan()
 	}
-	if qerr != nil {
-		// A panic outside kernel code poisoned the queues: start afresh.
+	if qerr != nil || e.broken {
+		// A panic outside kernel code poisoned the queues or left the
+		// calling goroutine's state half way: start afresh.
 		e.close()
 		e.a.eng = nil
 	}
 	e.account(rs, st)
 	return outs, err
+}
+
+// start uploads the run's inputs and feeds its kernels to the stages (or
+// replays them whole). A panic of the device's code on the calling
+// goroutine fails the run, as an error does.
+func (e *engine) start(rs *runState, inputs []*kernel.Tensor, flow uint64) {
+	defer e.recovered(rs, nil)
+	r := e.r
+	if err := r.Begin(inputs, flow); err != nil {
+		rs.fail(err)
+		return
+	}
+	if e.feed != nil && e.feed.After != nil {
+		r.stream.WaitEvent(e.feed.After)
+	}
+	if c := r.capture; c != nil {
+		c.beginRun()
+		if c.whole() {
+			replayed, err := e.replayAll(rs)
+			rs.fail(err)
+			if replayed {
+				return
+			}
+		}
+	}
+	if r.tiling.how == plan.Whole {
+		e.feedWhole(rs)
+	} else {
+		e.feedNodes(rs)
+	}
+}
+
+// collect copies the run's outputs to the host (into the caller's tensors
+// when into is not nil) and waits for the stream to finish. A panic of the
+// device's code is its error.
+func (e *engine) collect(ctx context.Context, into, published []*kernel.Tensor) (outs []*kernel.Tensor, err error) {
+	defer e.recovered(nil, &err)
+	r := e.r
+	if into != nil {
+		outs, err = into, r.OutputsInto(ctx, into)
+	} else {
+		outs, err = r.Outputs(ctx, published)
+	}
+	if err == nil {
+		if err = r.stream.Synchronize(ctx); err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("actor: end of run: %w", err)
+		}
+	}
+	return outs, err
+}
+
+// end is KernelRunner.End, a panic of the device's code its error.
+func (e *engine) end() (err error) {
+	defer e.recovered(nil, &err)
+	return e.r.End()
+}
+
+// recovered turns a panic of the device's code on the calling goroutine
+// into the error *err, or, with a nil err, the failure of run rs; the
+// engine is then replaced after the run. Use as `defer e.recovered(rs, &err)`.
+func (e *engine) recovered(rs *runState, err *error) {
+	if p := recover(); p != nil {
+		perr := fmt.Errorf("actor: device: %w", &PanicError{Value: p, Stack: debug.Stack()})
+		e.broken = true
+		if err != nil {
+			*err = perr
+		} else {
+			rs.fail(perr)
+		}
+	}
+}
+
+// devicePanic turns a panic of the device's code (a device.Device of the
+// caller's) into the error *err; use as `defer devicePanic(&err)`.
+func devicePanic(err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("actor: device: %w", &PanicError{Value: p, Stack: debug.Stack()})
+	}
 }
 
 // feedNodes is goroutine 0: it runs its steps of each node and pushes the

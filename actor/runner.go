@@ -255,7 +255,8 @@ func (r *KernelRunner) uploadConsts() error {
 	return nil
 }
 
-func (r *KernelRunner) uploadConsts1() error {
+func (r *KernelRunner) uploadConsts1() (err error) {
+	defer devicePanic(&err)
 	for i, s := range r.prog.consts {
 		if err := r.place(s, r.prog.constVals[i], r.stream); err != nil {
 			return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)

@@ -89,7 +89,10 @@ type Kernel interface {
 	Cost(in, out []*Tensor) device.Cost
 	// Compute computes the outputs from the inputs' contents. The runtime
 	// calls it only when the outputs are real (OutputsReal), after a.Out
-	// and a.Workspace were allocated, in stream order.
+	// and a.Workspace were allocated, in stream order. It must not write
+	// its inputs' contents: an input may be a constant of the graph, kept
+	// on the device from run to run, or read by other kernels; the
+	// runtime does not check this.
 	Compute(a *Args) error
 }
 

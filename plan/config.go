@@ -106,11 +106,10 @@ type Config struct {
 }
 
 // Check returns c with its defaults filled in, or an error wrapping
-// ErrConfig naming the first setting out of range.
+// ErrConfig naming the first setting out of range. It checks every field
+// every time, also of a Config it returned whose fields were changed since
+// (a WithConfig of an executable's Config, then options).
 func (c Config) Check() (Config, error) {
-	if c.checked {
-		return c, nil
-	}
 	bad := func(format string, args ...any) (Config, error) {
 		return Config{}, fmt.Errorf("pipert: %w: "+format, append([]any{ErrConfig}, args...)...)
 	}

@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -160,11 +161,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// splitList splits a comma-separated flag value, dropping empty items.
+// splitList splits a comma-separated flag value, dropping empty items and
+// repeated ones (a scenario, mode or policy named twice runs once).
 func splitList(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
+		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
