@@ -303,6 +303,9 @@ func checkNamed(t *testing.T, err error, f *fault) {
 	if f.panics() && !strings.Contains(err.Error(), "bad kernel: "+f.name) {
 		t.Fatalf("error %v does not carry the panic value", err)
 	}
+	if f.panics() != errors.Is(err, pipert.ErrPanic) {
+		t.Fatalf("error %v: errors.Is(err, ErrPanic) = %v for a kernel that panics: %v", err, !f.panics(), f.panics())
+	}
 	if f.nth == 1000 && !errors.Is(err, errThousandth) {
 		t.Fatalf("error %v does not wrap the kernel's", err)
 	}
@@ -324,6 +327,9 @@ func TestFactoryFailuresAreErrors(t *testing.T) {
 			_, err := pipert.Compile(badGraph(), append([]pipert.Option{pipert.WithRegistry(r)}, m.opts...)...)
 			if err == nil || !strings.Contains(err.Error(), "Bad") {
 				t.Errorf("factory that %s, %s: error %v", name, m.name, err)
+			}
+			if (name == "panics") != errors.Is(err, pipert.ErrPanic) {
+				t.Errorf("factory that %s, %s: errors.Is(%v, ErrPanic) wrong", name, m.name, err)
 			}
 		}
 	}

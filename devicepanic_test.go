@@ -2,6 +2,7 @@ package pipert_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -103,7 +104,7 @@ func TestDevicePanicIsAnError(t *testing.T) {
 						}()
 						exe, err := pipert.Compile(g, opts...)
 						if err != nil {
-							if !strings.Contains(err.Error(), "device bug") {
+							if !strings.Contains(err.Error(), "device bug") || !errors.Is(err, pipert.ErrPanic) {
 								t.Errorf("%s: compile: %v", name, err)
 							}
 							return
@@ -120,7 +121,7 @@ func TestDevicePanicIsAnError(t *testing.T) {
 						for i := range 3 {
 							res, err := exe.Run(context.Background(), in)
 							if err != nil {
-								if !strings.Contains(err.Error(), "device bug") {
+								if !strings.Contains(err.Error(), "device bug") || !errors.Is(err, pipert.ErrPanic) {
 									t.Errorf("%s: run %d: %v", name, i, err)
 								}
 								failed = true

@@ -156,6 +156,10 @@ var (
 	// ErrInvalid: a nil context, or a method of a nil or zero Executable
 	// or Pending (one Compile or Submit did not make).
 	ErrInvalid = errors.New("invalid argument")
+	// ErrPanic: user code panicked — a kernel's method, an op factory, a
+	// placement policy, a host-cost hook, a device of the caller's. The
+	// error names where and carries the panic value. (kernel.ErrPanic.)
+	ErrPanic = kernel.ErrPanic
 )
 
 // Option sets a field of the Config Compile uses.

@@ -510,6 +510,11 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	}
 	if err == nil && qerr != nil {
 		err = qerr
+		if errors.Is(qerr, queues.ErrPanic) {
+			// Not kernel code (that is recovered in its step): the
+			// device's, called from a stage.
+			err = fmt.Errorf("actor: %w (%w)", qerr, kernel.ErrPanic)
+		}
 	}
 	if err == nil {
 		// Graph outputs of compute-dependent nodes nobody consumed.

@@ -594,6 +594,10 @@ type PanicError struct {
 
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.Value, e.Stack) }
 
+// Is reports whether target is kernel.ErrPanic, which every PanicError
+// matches.
+func (e *PanicError) Is(target error) bool { return target == kernel.ErrPanic }
+
 // Prepare gathers node pos's inputs. Inputs are bound when the graph is
 // lowered, so the step is the node's synthetic prepare cost. A node of a
 // spliced branch pays it in Infer, once it is known to run.

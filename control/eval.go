@@ -103,7 +103,7 @@ func Run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int) (out []*k
 	fail := func(e error) error { return &kernel.Error{Node: name, Op: op, Stage: stage, Err: e} }
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, fail(fmt.Errorf("panic: %v", p))
+			out, err = nil, fail(fmt.Errorf("%w: %v", kernel.ErrPanic, p))
 		}
 	}()
 	out = make([]*kernel.Tensor, nOut)

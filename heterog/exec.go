@@ -184,7 +184,7 @@ func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error
 func (e *Executable) placeNodes(c *subgraph.Checked) (pl []subgraph.Placement, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			pl, err = nil, fmt.Errorf("placement policy panicked: %v\n\n%s", p, debug.Stack())
+			pl, err = nil, fmt.Errorf("placement policy: %w: %v\n\n%s", kernel.ErrPanic, p, debug.Stack())
 		}
 	}()
 	return e.cfg.Placement.Place(c, Target{CPU: e.cpu, Accelerator: e.accel, Cost: func(n plan.Node) plan.Costs {

@@ -116,7 +116,7 @@ func (s *scheduler) exec(i int) {
 	defer func() { s.done <- i }()
 	defer func() {
 		if p := recover(); p != nil {
-			s.errs[i] = fmt.Errorf("heterog: part %d panicked: %v\n\n%s", i, p, debug.Stack())
+			s.errs[i] = fmt.Errorf("heterog: part %d: %w: %v\n\n%s", i, kernel.ErrPanic, p, debug.Stack())
 		}
 	}()
 	s.errs[i] = s.task(s.ctx, i)

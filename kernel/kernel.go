@@ -191,6 +191,12 @@ type Factory func(attrs Attrs) (Kernel, error)
 // know.
 var ErrUnknownOp = errors.New("unknown op")
 
+// ErrPanic is the cause of a failure when user code panicked: a kernel's
+// method, an op factory or resolver, a placement policy, a host-cost
+// hook, a device's method. The error names where, and holds the panic
+// value (and, where recovered on a stage goroutine, the stack).
+var ErrPanic = errors.New("panic in user code")
+
 // Resolver builds the kernels of a graph's nodes from their op names:
 // what validation and compilation need of an op registry. Package
 // kernel/ops holds pipert's registry and its built-in ops.

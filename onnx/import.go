@@ -797,7 +797,7 @@ func foldable(outs []*kernel.Tensor) bool {
 func safeInfer(k kernel.Kernel, in, out []*kernel.Tensor) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("InferShape panicked: %v", p)
+			err = fmt.Errorf("InferShape: %w: %v", kernel.ErrPanic, p)
 		}
 	}()
 	return k.InferShape(in, out)

@@ -195,7 +195,7 @@ func (c *Config) CostOf(n Node) (cs Costs, err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			cs, err = Costs{}, fmt.Errorf("pipert: %w: HostCost of node %q panicked: %v", ErrConfig, n.Name, p)
+			cs, err = Costs{}, fmt.Errorf("pipert: %w: HostCost of node %q: %w: %v", ErrConfig, n.Name, kernel.ErrPanic, p)
 		}
 	}()
 	cs = c.HostCost(n)

@@ -51,8 +51,8 @@ func TestKernelContract(t *testing.T) {
 		k    contractKernel
 		want string // "" when valid
 	}{
-		{"arity panics", contractKernel{maxIn: 1, panicArity: true}, "panicked: arity"},
-		{"deps panics", contractKernel{maxIn: 1, panicDeps: true}, "panicked: deps"},
+		{"arity panics", contractKernel{maxIn: 1, panicArity: true}, "Arity or Deps: panic in user code: arity"},
+		{"deps panics", contractKernel{maxIn: 1, panicDeps: true}, "Arity or Deps: panic in user code: deps"},
 		{"negative value input", contractKernel{maxIn: 1, value: []int{-1}}, "input -1"},
 		{"value input past the arity", contractKernel{maxIn: 1, value: []int{7}}, "input 7"},
 		{"omitted optional value input", contractKernel{maxIn: 2, value: []int{1}}, ""},
@@ -76,6 +76,9 @@ func TestKernelContract(t *testing.T) {
 			var se *subgraph.Error
 			if !errors.Is(err, subgraph.ErrBadNode) || !errors.As(err, &se) || se.Node == "" || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want ErrBadNode naming the node and %q", err, tc.want)
+			}
+			if panics := tc.k.panicArity || tc.k.panicDeps; panics != errors.Is(err, kernel.ErrPanic) {
+				t.Fatalf("got %v: errors.Is(err, kernel.ErrPanic) = %v", err, !panics)
 			}
 		})
 	}

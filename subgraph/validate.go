@@ -91,7 +91,7 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 			return fail(n.Name, n.Op, ErrBadNode, "placement label %v", n.Placement)
 		}
 		if _, err := n.Attrs.Opset(1); err != nil {
-			return fail(n.Name, n.Op, ErrBadNode, "%v", err)
+			return fail(n.Name, n.Op, ErrBadNode, "%w", err)
 		}
 		names[n.Name] = true
 		if reg == nil || !reg.Has(n.Op) {
@@ -99,12 +99,12 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		}
 		k, err := newKernel(reg, n)
 		if err != nil {
-			return fail(n.Name, n.Op, ErrBadNode, "%v", err)
+			return fail(n.Name, n.Op, ErrBadNode, "%w", err)
 		}
 		c.Kernels[i] = k
 		minIn, maxIn, nOut, deps, err := contract(k)
 		if err != nil {
-			return fail(n.Name, n.Op, ErrBadNode, "%v", err)
+			return fail(n.Name, n.Op, ErrBadNode, "%w", err)
 		}
 		if len(n.Inputs) < minIn || (maxIn >= 0 && len(n.Inputs) > maxIn) {
 			want := fmt.Sprintf("%d to %d", minIn, maxIn)
@@ -174,7 +174,7 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 func newKernel(reg kernel.Resolver, n *Node) (k kernel.Kernel, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			k, err = nil, fmt.Errorf("building the kernel panicked: %v", p)
+			k, err = nil, fmt.Errorf("building the kernel: %w: %v", kernel.ErrPanic, p)
 		}
 	}()
 	k, err = reg.New(n.Op, n.Attrs)
@@ -326,7 +326,7 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 func contract(k kernel.Kernel) (minIn, maxIn, nOut int, deps kernel.Deps, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the kernel's Arity or Deps panicked: %v", p)
+			err = fmt.Errorf("the kernel's Arity or Deps: %w: %v", kernel.ErrPanic, p)
 		}
 	}()
 	minIn, maxIn, nOut = k.Arity()
@@ -338,7 +338,7 @@ func contract(k kernel.Kernel) (minIn, maxIn, nOut int, deps kernel.Deps, err er
 func safeInfer(k kernel.Kernel, in, out []*kernel.Tensor) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("InferShape panicked: %v", r)
+			err = fmt.Errorf("InferShape: %w: %v", kernel.ErrPanic, r)
 		}
 	}()
 	return k.InferShape(in, out)

@@ -119,7 +119,7 @@ func (r *Registry) New(op string, attrs kernel.Attrs) (k kernel.Kernel, err erro
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			k, err = nil, fmt.Errorf("op %s: factory panicked: %v", op, p)
+			k, err = nil, fmt.Errorf("op %s: factory: %w: %v", op, kernel.ErrPanic, p)
 		}
 	}()
 	k, err = f(attrs)
