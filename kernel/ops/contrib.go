@@ -120,7 +120,10 @@ import (
 //     unidirectional 0, scale 0, mask_filter_value −10000) → output,
 //     present_key, present_value, qk: the attention of encoder-decoder
 //     exports, self or cross; see newMultiHeadAttention.
-var contribOps = []builtin{
+//
+// The quantized contrib ops (QLinearAdd and the others) are those of
+// contribQuantOps.
+var contribOps = append([]builtin{
 	{"BiasGelu", newGeluFamily("BiasGelu")},
 	{"FastGelu", newGeluFamily("FastGelu")},
 	{"QuickGelu", newGeluFamily("QuickGelu")},
@@ -133,7 +136,7 @@ var contribOps = []builtin{
 	{"GroupQueryAttention", newGroupQueryAttention},
 	{"MSAttention", newMSAttention},
 	{"MultiHeadAttention", newMultiHeadAttention},
-}
+}, contribQuantOps...)
 
 // float32 and float16, the dtypes of onnxruntime's GELU contrib kernels.
 var msGeluTypes = []kernel.DType{kernel.Float32, kernel.Float16}

@@ -53,6 +53,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
 		"GroupQueryAttention", "MSAttention", "MultiHeadAttention",
+		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul",
 		// ai.onnx.ml
 		"TreeEnsembleRegressor", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
 		"Binarizer", "Imputer", "ArrayFeatureExtractor", "OneHotEncoder", "FeatureVectorizer", "LabelEncoder",
@@ -77,6 +78,9 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["LpPool"], required["MaxRoiPool"] = kernel.Attrs{"kernel_shape": []int64{1}}, kernel.Attrs{"pooled_shape": []int64{1, 1}}
 	required["RandomNormal"], required["RandomUniform"] = kernel.Attrs{"shape": []int64{1}}, kernel.Attrs{"shape": []int64{1}}
 	required["MatMulNBits"] = kernel.Attrs{"K": int64(16), "N": int64(1), "block_size": int64(16)}
+	required["QLinearAveragePool"] = kernel.Attrs{"kernel_shape": []int64{1}}
+	required["QLinearConcat"] = kernel.Attrs{"axis": int64(0)}
+	required["QLinearSoftmax"] = kernel.Attrs{"opset": int64(13)}
 	required["GroupQueryAttention"] = kernel.Attrs{"num_heads": int64(1), "kv_num_heads": int64(1)}
 	required["MSAttention"], required["MultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}, kernel.Attrs{"num_heads": int64(1)}
 	leaf := kernel.Attrs{"nodes_treeids": []int64{0}, "nodes_nodeids": []int64{0}, "nodes_featureids": []int64{0},
