@@ -1597,20 +1597,7 @@ func qMatMul(A, B *kernel.Tensor, za int64, zb func(bBatch, j int64) int64, f fu
 	}
 	ab, bb := A.Data(), B.Data()
 	for p := range batch {
-		var pa, pb int64
-		rem, sa, sb := p, int64(1), int64(1)
-		for d := ob - 1; d >= 0; d-- {
-			idx := rem % outBatch[d]
-			rem /= outBatch[d]
-			if abatch[d] != 1 {
-				pa += idx * sa
-			}
-			if bbatch[d] != 1 {
-				pb += idx * sb
-			}
-			sa *= abatch[d]
-			sb *= bbatch[d]
-		}
+		pa, pb := batchPair(p, outBatch, abatch, bbatch)
 		for i := range m {
 			for j := range n {
 				z := zb(pb, j)

@@ -237,21 +237,7 @@ func newMatMulInteger(linear bool) kernel.Factory {
 			acc = acc[:m*n]
 			ab, bb, od := A.Data(), B.Data(), o.Data()
 			for p := range batch {
-				// Unravel p over outBatch into A's and B's batch indices.
-				var pa, pb int64
-				rem, sa, sb := p, int64(1), int64(1)
-				for d := ob - 1; d >= 0; d-- {
-					idx := rem % outBatch[d]
-					rem /= outBatch[d]
-					if abatch[d] != 1 {
-						pa += idx * sa
-					}
-					if bbatch[d] != 1 {
-						pb += idx * sb
-					}
-					sa *= abatch[d]
-					sb *= bbatch[d]
-				}
+				pa, pb := batchPair(p, outBatch, abatch, bbatch)
 				clear(acc)
 				for i := range m {
 					azp := int64(az.at(i))
@@ -286,6 +272,25 @@ func newMatMulInteger(linear bool) kernel.Factory {
 // batchOf returns the batch dimensions of a matrix operand of shape s
 // (rank r after promoting a vector to a matrix), right-aligned to n
 // dimensions with leading ones.
+// batchPair unravels output batch p over outBatch into A's and B's batch
+// indices, their batch shapes abatch and bbatch broadcasting to it.
+func batchPair(p int64, outBatch, abatch, bbatch kernel.Shape) (pa, pb int64) {
+	rem, sa, sb := p, int64(1), int64(1)
+	for d := len(outBatch) - 1; d >= 0; d-- {
+		idx := rem % outBatch[d]
+		rem /= outBatch[d]
+		if abatch[d] != 1 {
+			pa += idx * sa
+		}
+		if bbatch[d] != 1 {
+			pb += idx * sb
+		}
+		sa *= abatch[d]
+		sb *= bbatch[d]
+	}
+	return pa, pb
+}
+
 func batchOf(s kernel.Shape, r, n int) kernel.Shape {
 	out := make(kernel.Shape, n)
 	for i := range out {
