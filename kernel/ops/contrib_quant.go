@@ -402,16 +402,7 @@ func qRange(dt kernel.DType) (lo, hi int64) {
 // float32, clamped to [lo − zp, hi − zp] (a NaN becomes the lower bound,
 // as MAXPS gives), rounded half to even, plus zp.
 func mlasRequant(dt kernel.DType, acc int32, scale float32, zp int64) int64 {
-	lo, hi := qRange(dt)
-	v := float32(float32(acc) * scale)
-	lof, hif := float32(lo-zp), float32(hi-zp)
-	if !(v > lof) {
-		v = lof
-	}
-	if !(v < hif) {
-		v = hif
-	}
-	return int64(math.RoundToEven(float64(v))) + zp
+	return mlasClampRound(dt, float32(float32(acc)*scale), zp)
 }
 
 func newQLinearGlobalAveragePool(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -807,16 +798,21 @@ func (p *qPool) run(g qPoolGeom, in []*kernel.Tensor, y *kernel.Tensor) error {
 // clamped to [lo − zp, hi − zp] (a NaN to the lower bound), rounded half
 // to even, plus zp.
 func mlasQuantize(dt kernel.DType, v, scale float32, zp int64) int64 {
+	return mlasClampRound(dt, v/scale, zp)
+}
+
+// mlasClampRound clamps v to [lo − zp, hi − zp] of dt's range (a NaN to
+// the lower bound, as MAXPS gives), rounds it half to even and adds zp.
+func mlasClampRound(dt kernel.DType, v float32, zp int64) int64 {
 	lo, hi := qRange(dt)
-	q := v / scale
 	lof, hif := float32(lo-zp), float32(hi-zp)
-	if !(q > lof) {
-		q = lof
+	if !(v > lof) {
+		v = lof
 	}
-	if !(q < hif) {
-		q = hif
+	if !(v < hif) {
+		v = hif
 	}
-	return int64(math.RoundToEven(float64(q))) + zp
+	return int64(math.RoundToEven(float64(v))) + zp
 }
 
 // qTable is onnxruntime's 256-entry lookup table of a QLinear op on one
