@@ -113,6 +113,13 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	}
 	im.declared = map[string]bool{}
 	declaredNames(m.Graph, im.declared)
+	im.narrow = map[string]bool{}
+	narrowNames(m.Graph, im.narrow)
+	for _, f := range m.Functions {
+		if f != nil {
+			narrowNames(&Graph{Nodes: f.Nodes}, im.narrow)
+		}
+	}
 	for i, f := range m.Functions {
 		if f == nil {
 			return nil, fmt.Errorf("%w: function #%d is nil", ErrImport, i)
@@ -319,6 +326,10 @@ type importer struct {
 	// inlined branch or function are renamed apart from them, so that a
 	// later node of the model defining one is no clash.
 	declared map[string]bool
+	// narrow holds the names of the model's INT4 and UINT4 constants,
+	// widened at import (Tensor.Kernel) (set on the main graph's
+	// importer).
+	narrow map[string]bool
 }
 
 // declaredNames collects the tensor names g and its subgraphs define.
@@ -337,6 +348,29 @@ func declaredNames(g *Graph, into map[string]bool) {
 			for _, sub := range append([]*Graph{a.G}, a.Graphs...) {
 				if sub != nil {
 					declaredNames(sub, into)
+				}
+			}
+		}
+	}
+}
+
+// narrowNames collects the names of the INT4 and UINT4 initializers and
+// Constant outputs of g and its subgraphs.
+func narrowNames(g *Graph, into map[string]bool) {
+	four := func(t *Tensor) bool { return t != nil && (t.DataType == Int4 || t.DataType == Uint4) }
+	for _, t := range g.Initializers {
+		if four(t) {
+			into[t.Name] = true
+		}
+	}
+	for _, n := range g.Nodes {
+		for _, a := range n.Attrs {
+			if n.OpType == "Constant" && len(n.Outputs) == 1 && four(a.T) {
+				into[n.Outputs[0]] = true
+			}
+			for _, sub := range append([]*Graph{a.G}, a.Graphs...) {
+				if sub != nil {
+					narrowNames(sub, into)
 				}
 			}
 		}
@@ -598,6 +632,9 @@ func (im *importer) node(n *Node) error {
 	op := n.OpType
 	if !std {
 		op = "" // the special cases below are ops of the default domain
+	}
+	if op == "QuantizeLinear" && len(n.Inputs) > 2 && im.root().narrow[n.Inputs[2]] {
+		return fmt.Errorf("%w: QuantizeLinear to a 4-bit integer type (y_zero_point %q is INT4 or UINT4; pipert reads 4-bit constants as 8-bit ones)", ErrUnsupported, n.Inputs[2])
 	}
 	switch op {
 	case "Constant":
@@ -1441,4 +1478,12 @@ func (im *importer) ifNode(n *Node) error {
 		Inputs: append([]string{cond}, outer...), Outputs: outputs,
 		Attrs: kernel.Attrs{control.ThenBranch: branches[0].g, control.ElseBranch: branches[1].g}})
 	return nil
+}
+
+// root is the importer of the model's main graph.
+func (im *importer) root() *importer {
+	for im.parent != nil {
+		im = im.parent
+	}
+	return im
 }

@@ -140,10 +140,21 @@ const (
 	Complex64
 	Complex128
 	BFloat16
+	Float8E4M3FN
+	Float8E4M3FNUZ
+	Float8E5M2
+	Float8E5M2FNUZ
+	Uint4
+	Int4
+	Float4E2M1
+	Float8E8M0
+	Uint2
+	Int2
 )
 
 var dataTypeNames = [...]string{"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING",
-	"BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"}
+	"BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
+	"FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1", "FLOAT8E8M0", "UINT2", "INT2"}
 
 func (d DataType) String() string {
 	if d >= 0 && int(d) < len(dataTypeNames) {

@@ -53,7 +53,11 @@ func (d DataType) DType() (kernel.DType, bool) {
 }
 
 // Kernel converts t to a pipert tensor with real contents. Raw data is
-// aliased when it is aligned for its element type, copied otherwise.
+// aliased when it is aligned for its element type, copied otherwise. An
+// INT4 or UINT4 tensor (two elements a byte, the first in the low 4 bits,
+// in raw_data or one packed byte an int32_data entry) is widened to INT8
+// or UINT8: the ops that take 4-bit integers (DequantizeLinear, the
+// reshaping ops, Cast from them) compute the same on the wider type.
 // Without raw data the values come from the typed field the ONNX proto
 // keeps them in: float_data (float), double_data (double), int64_data
 // (int64), uint64_data (uint32 and uint64), and int32_data for the
@@ -70,6 +74,9 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 	}
 	if t.Segment {
 		return nil, fmt.Errorf("%w: %s is segmented", ErrUnsupported, what)
+	}
+	if t.DataType == Int4 || t.DataType == Uint4 {
+		return t.unpack4(what)
 	}
 	dt, ok := t.DataType.DType()
 	if !ok {
@@ -173,6 +180,45 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 				b[i] = 1
 			}
 		}
+	}
+	return out, nil
+}
+
+// unpack4 is Kernel for an INT4 or UINT4 tensor: one byte an element,
+// sign-extended for INT4.
+func (t *Tensor) unpack4(what string) (*kernel.Tensor, error) {
+	n := int64(1)
+	for _, d := range t.Dims {
+		if d < 0 {
+			return nil, fmt.Errorf("%w: %s has the negative dimension %d", ErrFormat, what, d)
+		}
+		hi, lo := bits.Mul64(uint64(n), uint64(d))
+		if hi != 0 || lo > 1<<40 {
+			return nil, fmt.Errorf("%w: %s has dims %v: too many elements", ErrFormat, what, t.Dims)
+		}
+		n = int64(lo)
+	}
+	packed := t.Raw
+	if packed == nil {
+		packed = make([]byte, len(t.Int32s))
+		for i, v := range t.Int32s {
+			packed[i] = byte(v)
+		}
+	}
+	if int64(len(packed)) != (n+1)/2 {
+		return nil, fmt.Errorf("%w: %s: %d bytes of 4-bit data for %d elements", ErrFormat, what, len(packed), n)
+	}
+	dt := kernel.Uint8
+	if t.DataType == Int4 {
+		dt = kernel.Int8
+	}
+	out := &kernel.Tensor{DType: dt, Shape: kernel.Shape(append([]int64{}, t.Dims...)), Host: make([]byte, n)}
+	for i := range out.Host {
+		v := packed[i/2] >> (4 * (i % 2)) & 0xf
+		if dt == kernel.Int8 && v >= 8 {
+			v |= 0xf0 // sign-extended
+		}
+		out.Host[i] = v
 	}
 	return out, nil
 }

@@ -20,6 +20,9 @@ const TYPES = { // name: [TensorProto.DataType, typed array, ort type]
   // onnxruntime-node has no bfloat16 tensors: bfloat16 lives inside a
   // graph only (initializers, and the values between Casts).
   bfloat16: [16, Uint16Array, null],
+  // 4-bit integers (initializers only): one element a byte here, packed
+  // two a byte (the first in the low 4 bits) in the model.
+  uint4: [21, Uint8Array, null], int4: [22, Int8Array, null],
 };
 const BIG = new Set(['int64', 'uint64']);
 
@@ -84,6 +87,8 @@ function values(dtype, shape, data, r) {
       case 'int16': a[i] = Math.floor(65536 * u) - 32768; break;
       case 'uint32': a[i] = Math.floor(4294967296 * u); break;
       case 'uint64': a[i] = BigInt(Math.floor(4294967296 * u)) << 32n | BigInt(Math.floor(4294967296 * r())); break;
+      case 'int4': a[i] = Math.floor(16 * u) - 8; break;
+      case 'uint4': a[i] = Math.floor(16 * u); break;
       default: a[i] = Math.floor(20 * u) - 10;
     }
   }
@@ -117,6 +122,11 @@ function valueInfo(name, dtype, shape) {
 }
 
 function rawBytes(dtype, arr) {
+  if (dtype === 'int4' || dtype === 'uint4') {
+    const b = Buffer.alloc((arr.length + 1) >> 1);
+    arr.forEach((v, i) => { b[i >> 1] |= (v & 0xf) << (4 * (i & 1)); });
+    return b;
+  }
   return Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength);
 }
 
