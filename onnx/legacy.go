@@ -88,7 +88,7 @@ func (im *importer) modelOpset() int64 {
 }
 
 // upgrade returns n, a default-domain node of a model of opset im.legacy
-// (1 to 6), in its form at the opset it returns (7, or 8 for the ops
+// (1 to 6), in its form at the opset it returns (7, or 8 for an op
 // pipert takes from 8), importing first the constants and nodes the form
 // needs.
 func (im *importer) upgrade(n *Node) (*Node, int64, error) {
@@ -101,7 +101,7 @@ func (im *importer) upgrade(n *Node) (*Node, int64, error) {
 		if info.MinOpset > 8 {
 			return nil, 0, fmt.Errorf("%w: op %s at opset %d (pipert takes it from opset %d)", ErrUnsupported, n.OpType, v, info.MinOpset)
 		}
-		opset = info.MinOpset // Max, Min, Mean, Sum and MaxPool: supersets at 8
+		opset = info.MinOpset // its form at 8 a superset of its older ones
 	}
 	c := *n
 	c.Inputs = slices.Clone(n.Inputs)

@@ -45,8 +45,10 @@ import (
 //   - ReverseSequence(input, sequence_lens) (batch_axis 1, time_axis 0):
 //     each batch entry's first sequence_lens steps reversed.
 //   - Compress(input, condition) (axis): the slices (elements when axis is
-//     absent, of the flattened input) where condition is true; condition
-//     is a value dependency, so the output size is known before launch.
+//     absent, of the flattened input) where condition is true (past a
+//     shorter condition's end none; a longer one's tail ignored, as
+//     onnxruntime ignores it); condition is a value dependency, so the
+//     output size is known before launch.
 func extraBuiltins() []builtin {
 	return []builtin{
 		{"Hardmax", newHardmax},
@@ -741,10 +743,9 @@ func newCompress(attrs kernel.Attrs) (kernel.Kernel, error) {
 			}
 			outer, n, inner = around(x.Shape, a)
 		}
-		if cond.NumElements() > n {
-			return 0, 0, 0, 0, fmt.Errorf("condition has %d elements, the axis %d", cond.NumElements(), n)
-		}
-		for _, c := range cond.Host[:cond.NumElements()] {
+		// A condition longer than the axis has its tail ignored, as
+		// onnxruntime ignores it (ONNX says only what a shorter one does).
+		for _, c := range cond.Host[:min(n, cond.NumElements())] {
 			if c != 0 {
 				kept++
 			}

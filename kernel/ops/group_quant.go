@@ -221,6 +221,9 @@ func newMatMulInteger(linear bool) kernel.Factory {
 			}
 			az, _ := newPerAxis(input(a.In, iaz), "a_zero_point", m, A.DType)
 			bz, _ := newPerAxis(input(a.In, ibz), "b_zero_point", n, B.DType)
+			if o.NumElements() == 0 {
+				return nil
+			}
 			// Batch offsets: the output's batch dimensions broadcast
 			// over A's and B's.
 			batch := o.NumElements() / (m * n)

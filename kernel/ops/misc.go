@@ -60,8 +60,10 @@ func (k *simple) compute(a *kernel.Args) error {
 
 // miscBuiltins lists the ops of this file:
 //
-//   - Dropout (inference): output = data; the optional mask is all true.
-//     training_mode true is an error unless ratio is 0.
+//   - Dropout (inference): output = data; the optional mask is all true
+//     from opset 12, and all false before (as onnxruntime's kernels of
+//     opsets 7 to 11 write it; of data's type before opset 10, bool
+//     from 10). training_mode true is an error unless ratio is 0.
 //   - IsNaN; IsInf (detect_negative, detect_positive, default 1): bool.
 //   - PRelu(X, slope): x, or slope·x below 0; slope broadcasts to X. Float
 //     types, int8, uint8 and the integers of 32 and 64 bits; integers
@@ -120,6 +122,10 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("ratio", "seed", "is_test"); err != nil {
 		return nil, wrapAttr(err)
 	}
+	opset, err := attrs.Opset(12)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
 	k := &simple{}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		if len(in) > 2 && in[2].NumElements() > 0 {
@@ -135,14 +141,22 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 			}
 		}
 		setShape(out[0], in[0].Shape, in[0].DType)
-		setShape(out[1], in[0].Shape, kernel.Bool)
+		if opset < 10 {
+			setShape(out[1], in[0].Shape, in[0].DType)
+		} else {
+			setShape(out[1], in[0].Shape, kernel.Bool)
+		}
 		return nil
 	}
 	k.computeF = func(a *kernel.Args) error {
 		copy(a.Out[0].Data(), a.In[0].Data()[:a.In[0].Bytes()])
 		m := a.Out[1].Data()
+		var one byte
+		if opset >= 12 {
+			one = 1
+		}
 		for i := range m {
-			m[i] = 1
+			m[i] = one
 		}
 		return nil
 	}

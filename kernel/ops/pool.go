@@ -24,7 +24,9 @@ import (
 //     maximum over the window's elements inside the input (IEEE 754's: a
 //     NaN wins, +0 is above -0), and optional
 //     output Indices (int64): the flat index of each maximum in X, row-major
-//     (storage_order 0) or with the two last spatial axes column-major (1).
+//     (storage_order 0) or with the spatial axes column-major (1: the
+//     first spatial axis varies fastest, as onnxruntime's and the ONNX
+//     reference's 3-D pools take it).
 //
 // float32, float16, bfloat16 and float64 (MaxPool also int8 and uint8,
 // the integer types ONNX's MaxPool takes); means are
@@ -263,9 +265,10 @@ func (k *pool) compute(a *kernel.Args) error {
 						storeF(y.DType, yb, o, best)
 						if idx != nil {
 							if k.order == 1 && at >= 0 {
-								// Column-major over the last two spatial axes.
-								w, h := at%g.in[2], at/g.in[2]%g.in[1]
-								at = at - h*g.in[2] - w + w*g.in[1] + h
+								// Column-major over the spatial axes (the
+								// leading ones of fewer than 3 are of size 1).
+								w, h, d := at%g.in[2], at/g.in[2]%g.in[1], at/(g.in[2]*g.in[1])
+								at = d + (h+w*g.in[1])*g.in[0]
 							}
 							idx[o] = base + at
 						}

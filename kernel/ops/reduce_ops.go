@@ -35,6 +35,7 @@ import (
 // logarithm of zero or of a negative sum gives the type's minimum, and a
 // result beyond the type's range saturates.
 //
+// An empty ReduceMean is 0, as onnxruntime's (ONNX leaves it undefined).
 // An empty ReduceMax of an integer type gives the type's minimum, an empty
 // ReduceMin its maximum (ONNX: "minus infinity if supported by the data
 // type, or the minimum value of the data type otherwise"); of bool, false
@@ -272,7 +273,11 @@ func (k *reduction) compute(a *kernel.Args) error {
 	for j, v := range acc {
 		switch k.op {
 		case "ReduceMean":
-			v /= float64(count)
+			if count == 0 {
+				v = 0 // ONNX leaves the mean of nothing undefined; onnxruntime's is 0
+			} else {
+				v /= float64(count)
+			}
 		case "ReduceL2":
 			v = math.Sqrt(v)
 		case "ReduceLogSum", "ReduceLogSumExp":

@@ -46,14 +46,19 @@ import (
 //	                       from roi, and extrapolation_value outside
 //	                       [0, in−1]
 //
-// mode nearest rounds x' by nearest_mode (round_prefer_floor default,
+// Whether tf_crop_and_resize extrapolates, and the element nearest picks,
+// are decided on x' computed in float32, as onnxruntime computes it. Mode
+// nearest rounds x' by nearest_mode (round_prefer_floor default,
 // round_prefer_ceil, floor, ceil; Resize-10 and Upsample: floor when
 // enlarging, ceil when shrinking); linear interpolates between ⌊x'⌋ and
-// ⌊x'⌋+1; cubic uses ⌊x'⌋−1 … ⌊x'⌋+2 with the Keys kernel of parameter
+// ⌊x'⌋+1, x' clamped to [0, in−1] first (one tap at in−1), as onnxruntime
+// does; cubic uses ⌊x'⌋−1 … ⌊x'⌋+2 with the Keys kernel of parameter
 // cubic_coeff_a (−0.75), and exclude_outside drops taps outside the input
 // and renormalises. Taps outside the input read its edge. Interpolation is
 // separable: each output element is Σ over tap combinations of the product
-// of the axis weights times the input, in float64, rounded once.
+// of the axis weights times the input, in float64, rounded once; a tap of
+// weight 0 counts (a NaN or infinity there makes the result NaN, as in
+// onnxruntime).
 //
 // On uint8, int8 and int32, linear and cubic compute as onnxruntime's CPU
 // kernels do, bit for bit (coordinates, weights and sums in float32, taps
@@ -522,10 +527,13 @@ func (k *resize) table(a int, in, out int64, scale, start, end float64) {
 	}
 	outside := k.outside[a][:out]
 	clampIdx := func(i int64) int64 { return min(max(i, 0), in-1) }
-	single := true
 	for x := range out {
 		src := k.source(x, in, out, scale, start, end)
-		outside[x] = k.coord == "tf_crop_and_resize" && (src < 0 || src > float64(in-1))
+		// The coordinate as onnxruntime computes it, in float32, decides
+		// the nearest element and whether tf_crop_and_resize extrapolates
+		// (a coordinate on an end in float32 may be past it in float64).
+		src32 := float64(k.source32(float32(x), float32(scale), float32(out), float32(in), float32(start), float32(end)))
+		outside[x] = k.coord == "tf_crop_and_resize" && (src32 < 0 || src32 > float64(in-1))
 		t := idx[int(x)*n : int(x+1)*n]
 		tw := w[int(x)*n : int(x+1)*n]
 		switch {
@@ -539,7 +547,7 @@ func (k *resize) table(a int, in, out int64, scale, start, end float64) {
 			}
 			sum := 0.0
 			for j := range t {
-				t[j], tw[j] = 0, 0
+				t[j], tw[j] = -1, 0 // no tap
 				if i := lo + int64(j); i < hi {
 					t[j], tw[j] = clampIdx(i), k.aaFilter(mul64(float64(i)-src, inv))
 					sum += tw[j]
@@ -551,12 +559,18 @@ func (k *resize) table(a int, in, out int64, scale, start, end float64) {
 				}
 			}
 		case k.mode == "nearest":
-			t[0], tw[0] = clampIdx(int64(k.round(src, scale))), 1
+			t[0], tw[0] = clampIdx(int64(k.round(src32, scale))), 1
 		case k.mode == "linear":
-			f := math.Floor(src)
-			r := src - f
+			// As onnxruntime: the coordinate clamped to the input, the
+			// taps ⌊x'⌋ and ⌊x'⌋+1 (one tap at the last element).
+			c := min(max(src, 0), float64(in-1))
+			f := math.Floor(c)
+			r := c - f
 			t[0], t[1] = int64(f), int64(f)+1
 			tw[0], tw[1] = 1-r, r
+			if t[1] >= in {
+				t[1], tw[0], tw[1] = -1, 1, 0 // no tap
+			}
 		case k.mode == "cubic":
 			f := math.Floor(src)
 			r := src - f
@@ -585,22 +599,11 @@ func (k *resize) table(a int, in, out int64, scale, start, end float64) {
 				}
 			}
 			for j := range t {
-				t[j] = clampIdx(t[j])
+				if t[j] >= 0 || k.mode != "linear" {
+					t[j] = clampIdx(t[j])
+				}
 			}
 		}
-		for j := range t {
-			if j > 0 && tw[j] != 0 || j == 0 && tw[j] != 1 {
-				single = false
-			}
-		}
-	}
-	if single && n > 1 {
-		// Every coordinate reads one input element with weight 1.
-		for x := range out {
-			idx[x] = idx[int(x)*n]
-			w[x] = 1
-		}
-		n = 1
 	}
 	k.taps[a], k.tabIdx[a], k.tabW[a] = n, idx[:int(out)*n], w[:int(out)*n]
 }
@@ -730,13 +733,17 @@ func (k *resize) point(xb []byte, dt kernel.DType, ctr, strides []int64) float64
 	var sel [8]int
 	var sum float64
 	for {
-		w, off := 1.0, int64(0)
+		w, off, tap := 1.0, int64(0), true
 		for i := range r {
 			j := int(ctr[i])*k.taps[i] + sel[i]
 			w *= k.tabW[i][j]
 			off += k.tabIdx[i][j] * strides[i]
+			tap = tap && k.tabIdx[i][j] >= 0
 		}
-		if w != 0 {
+		// A tap of weight 0 counts (0·NaN and 0·Inf are NaN, as in
+		// onnxruntime and the ONNX reference); a slot past an antialias
+		// window's end is no tap.
+		if tap {
 			sum += mul64(w, loadF(dt, xb, off))
 		}
 		i := r - 1

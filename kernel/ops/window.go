@@ -139,8 +139,14 @@ func (w *window) forward(g *geom) error {
 			g.padE[a] = total - g.padB[a]
 		}
 		span := in + g.padB[a] + g.padE[a] - ext
-		if span < 0 {
+		if span < 0 && !(w.ceil && span > -s) {
 			return fmt.Errorf("kernel extent %d exceeds padded input %d on spatial axis %d", ext, in+g.padB[a]+g.padE[a], i)
+		}
+		if span < 0 {
+			// ceil_mode: ⌈span/stride⌉ + 1 is one window, reaching past
+			// the padded input (as onnxruntime and ONNX's formula have it).
+			g.out[a] = 1
+			continue
 		}
 		g.out[a] = span/s + 1
 		if w.ceil && span%s != 0 {
