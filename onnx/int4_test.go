@@ -52,6 +52,11 @@ func TestInt4Constants(t *testing.T) {
 	if _, err := onnx.Import(quant, onnx.Options{}); !errors.Is(err, onnx.ErrUnsupported) {
 		t.Errorf("QuantizeLinear to int4: got %v, want ErrUnsupported", err)
 	}
+	quant.Graph.Nodes[0].Domain = onnx.MSDomain
+	quant.Opsets[onnx.MSDomain] = 1
+	if _, err := onnx.Import(quant, onnx.Options{}); !errors.Is(err, onnx.ErrUnsupported) {
+		t.Errorf("com.microsoft QuantizeLinear to int4: got %v, want ErrUnsupported", err)
+	}
 	in := legacyModel(21, []*onnx.Node{{Name: "i", OpType: "Identity", Inputs: []string{"x"}, Outputs: []string{"y"}}}, nil, nil, "y")
 	in.Graph.Inputs = []*onnx.ValueInfo{{Name: "x", DataType: onnx.Int4, HasShape: true, Dims: []onnx.Dim{{Value: 2, Known: true}}}}
 	if _, err := onnx.Import(in, onnx.Options{}); !errors.Is(err, onnx.ErrUnsupported) {

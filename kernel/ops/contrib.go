@@ -122,8 +122,9 @@ import (
 //     exports, self or cross; see newMultiHeadAttention.
 //
 // The quantized contrib ops (QLinearAdd and the others) are those of
-// contribQuantOps.
-var contribOps = append([]builtin{
+// contribQuantOps; EmbedLayerNormalization, FusedConv, FusedGemm and the
+// others of BERT exports and optimized models those of contribMoreOps.
+var contribOps = append(append([]builtin{
 	{"BiasGelu", newGeluFamily("BiasGelu")},
 	{"FastGelu", newGeluFamily("FastGelu")},
 	{"QuickGelu", newGeluFamily("QuickGelu")},
@@ -136,7 +137,7 @@ var contribOps = append([]builtin{
 	{"GroupQueryAttention", newGroupQueryAttention},
 	{"MSAttention", newMSAttention},
 	{"MultiHeadAttention", newMultiHeadAttention},
-}, contribQuantOps...)
+}, contribQuantOps...), contribMoreOps...)
 
 // float32 and float16, the dtypes of onnxruntime's GELU contrib kernels.
 var msGeluTypes = []kernel.DType{kernel.Float32, kernel.Float16}

@@ -54,6 +54,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
 		"GroupQueryAttention", "MSAttention", "MultiHeadAttention",
 		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul",
+		"EmbedLayerNormalization", "FusedConv", "FusedGemm", "MSQuantizeLinear", "MSDequantizeLinear", "MSTrilu", "ExpandDims", "NhwcMaxPool", "Inverse",
 		// ai.onnx.ml
 		"TreeEnsembleRegressor", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
 		"Binarizer", "Imputer", "ArrayFeatureExtractor", "OneHotEncoder", "FeatureVectorizer", "LabelEncoder",
@@ -83,6 +84,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["QLinearSoftmax"] = kernel.Attrs{"opset": int64(13)}
 	required["GroupQueryAttention"] = kernel.Attrs{"num_heads": int64(1), "kv_num_heads": int64(1)}
 	required["MSAttention"], required["MultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}, kernel.Attrs{"num_heads": int64(1)}
+	required["FusedGemm"], required["NhwcMaxPool"] = kernel.Attrs{"activation": "Relu"}, kernel.Attrs{"kernel_shape": []int64{1}}
 	leaf := kernel.Attrs{"nodes_treeids": []int64{0}, "nodes_nodeids": []int64{0}, "nodes_featureids": []int64{0},
 		"nodes_modes": []string{"LEAF"}, "nodes_values": []float64{0}, "nodes_truenodeids": []int64{0}, "nodes_falsenodeids": []int64{0}}
 	required["TreeEnsembleRegressor"] = kernel.Attrs{"n_targets": int64(1), "target_ids": []int64{0}, "target_nodeids": []int64{0}, "target_treeids": []int64{0}, "target_weights": []float64{1}}
@@ -124,7 +126,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
 			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}, "TopK": {1},
 			"Dropout": {1, 2}, "Tile": {1}, "Range": {0, 1, 2}, "CumSum": {1}, "CumProd": {1}, "Split": {1}, "Trilu": {1}, "OneHot": {1}, "Compress": {1}, "NonMaxSuppression": {2, 3, 4},
-			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}, "MaxUnpool": {2}, "Col2Im": {1, 2}, "GroupQueryAttention": {6}, "DynamicSlice": {1, 2, 3}}[op]
+			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}, "MaxUnpool": {2}, "Col2Im": {1, 2}, "GroupQueryAttention": {6}, "DynamicSlice": {1, 2, 3}, "MSTrilu": {1}, "ExpandDims": {1}}[op]
 		if op == "CenterCropPad" || op == "AffineGrid" {
 			wantValue = []int{1}
 		}
