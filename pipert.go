@@ -160,6 +160,10 @@ var (
 	// placement policy, a host-cost hook, a device of the caller's. The
 	// error names where and carries the panic value. (kernel.ErrPanic.)
 	ErrPanic = kernel.ErrPanic
+	// ErrTilingSpace: tiling data does not fit the device's tiling ring
+	// (WithTilingCopy: a kernel's beyond a 3 MB block, or a Whole batch's
+	// beyond the ring). (plan.ErrTilingSpace.)
+	ErrTilingSpace = plan.ErrTilingSpace
 )
 
 // Option sets a field of the Config Compile uses.

@@ -121,7 +121,7 @@ func (r *KernelRunner) copyTiling(ctx context.Context, pos int, launched func(ct
 		return nil // a replayed kernel's tiling stayed on the device
 	}
 	if len(data) > plan.TilingBlockBytes {
-		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("tiling data of %d bytes exceeds a %d-byte block", len(data), plan.TilingBlockBytes))
+		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("%w: %d bytes of tiling data, a block holds %d", plan.ErrTilingSpace, len(data), plan.TilingBlockBytes))
 	}
 	if err := r.ensurePool(); err != nil {
 		return err
@@ -197,7 +197,7 @@ func (r *KernelRunner) copyWhole(first, last int) error {
 		return err
 	}
 	if len(tc.host) > int(tc.pool.Size) {
-		return fmt.Errorf("actor: tilings of nodes %q to %q: %d bytes exceed the tiling ring's %d", r.prog.nodes[first].name, r.prog.nodes[last].name, len(tc.host), tc.pool.Size)
+		return fmt.Errorf("actor: tilings of nodes %q to %q: %w: %d bytes, the ring holds %d", r.prog.nodes[first].name, r.prog.nodes[last].name, plan.ErrTilingSpace, len(tc.host), tc.pool.Size)
 	}
 	src, err := r.stageTiling(tc.host)
 	if err != nil {

@@ -1,6 +1,9 @@
 package plan
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // TilingCopy is how a kernel's tiling data (what Resize computes) reaches
 // the device: ATB's three strategies. The zero value is invalid; Config's
@@ -36,6 +39,12 @@ const (
 // TilingBlockBytes is the size of a block of the tiling ring: ATB's 3 MB,
 // which it does not let a user change.
 const TilingBlockBytes = 3 << 20
+
+// ErrTilingSpace is the cause of a run's failure when tiling data does not
+// fit the device's tiling ring: a kernel's beyond a block (MultiStream), or
+// a batch's beyond the ring (Whole: more TilingBlocks, or another
+// TilingCopy, make room).
+var ErrTilingSpace = errors.New("tiling data does not fit the tiling ring")
 
 // DefaultTilingBlocks is the number of blocks of the tiling ring: ATB's
 // device memory pool of 32 blocks.
