@@ -39,12 +39,14 @@ var ErrScan = errors.New("control: Scan")
 // scan input along its axis (from the end with direction 1) and the
 // captures; the body returns the next states and one slice per scan
 // output, which are stacked along the output's axis (in reverse with
-// direction 1).
+// direction 1). A sequence of no step returns the initial states and
+// empty scan outputs, their element dtype and shape from the body's
+// static inference (an error when it gives none).
 //
 // Opset 8's form (ScanBatched) puts a batch axis first on every state and
 // scan input and scans along axis 1, each batch element on its own, after
 // an optional sequence_lens input (ScanSequenceLens): a shorter sequence
-// stops early and its scan outputs end in zeros.
+// (of no step too) stops early and its scan outputs end in zeros.
 //
 // Like Loop, every input is a value dependency and InferShape runs the
 // iterations on the host (Eval), on real data only.
@@ -244,7 +246,26 @@ func (k *Scan) scan(states, scanIn, caps []*kernel.Tensor, inAxes, outAxes, outD
 	}
 	for j, ss := range stacks {
 		if len(ss) == 0 {
-			return nil, fmt.Errorf("%w: no iteration: scan output %d has no shape", ErrScan, j)
+			// No iteration: the dtype and element shape of the body's
+			// static inference.
+			dt, elem, err := k.scanMeta(states, scanIn, caps, axes, j)
+			if err != nil {
+				return nil, fmt.Errorf("%w: no iteration, and scan output %d: %v", ErrScan, j, err)
+			}
+			if pad <= 0 {
+				a := int64(0)
+				if pad < 0 {
+					na, err := normAxis(outAxes[j], elem.Rank()+1)
+					if err != nil {
+						return nil, fmt.Errorf("%w: scan output %d: %v", ErrScan, j, err)
+					}
+					a = int64(na)
+				}
+				sh := append(append(elem[:a:a], 0), elem[a:]...)
+				res = append(res, &kernel.Tensor{DType: dt, Shape: sh, Host: []byte{}})
+				continue
+			}
+			ss = append(ss, kernel.New(dt, elem...))
 		}
 		for pad > int64(len(ss)) { // zeros after a short sequence
 			ss = append(ss, kernel.New(ss[0].DType, ss[0].Shape...))
@@ -256,6 +277,33 @@ func (k *Scan) scan(states, scanIn, caps []*kernel.Tensor, inAxes, outAxes, outD
 		res = append(res, st)
 	}
 	return res, nil
+}
+
+// scanMeta is the dtype and element shape of scan output j, from the
+// body's static inference on the states, the scan inputs' elements (their
+// scan axes, axes, taken out) and the captures; every dimension must be
+// known.
+func (k *Scan) scanMeta(states, scanIn, caps []*kernel.Tensor, axes []int, j int) (kernel.DType, kernel.Shape, error) {
+	bound := make([]*kernel.Tensor, 0, len(k.body.Inputs))
+	for _, s := range states {
+		bound = append(bound, &kernel.Tensor{DType: s.DType, Shape: s.Shape.Clone()})
+	}
+	for i, x := range scanIn {
+		sh := slices.Delete(x.Shape.Clone(), axes[i], axes[i]+1)
+		bound = append(bound, &kernel.Tensor{DType: x.DType, Shape: sh})
+	}
+	for _, c := range caps {
+		bound = append(bound, &kernel.Tensor{DType: c.DType, Shape: c.Shape.Clone()})
+	}
+	outs, err := shapesOf(k.body, bound, k.res)
+	if err != nil {
+		return 0, nil, err
+	}
+	o := outs[k.states+j]
+	if o.Shape == nil || !o.Shape.Known() {
+		return 0, nil, fmt.Errorf("the body's static inference gives no shape")
+	}
+	return o.DType, o.Shape.Clone(), nil
 }
 
 // batch is opset 8's Scan: each element of the leading batch axis scans
@@ -303,9 +351,6 @@ func (k *Scan) batch(lens *kernel.Tensor, states, scanIn, caps []*kernel.Tensor)
 		steps := seq
 		if lv != nil {
 			steps = lv[b]
-		}
-		if steps == 0 {
-			return fmt.Errorf("%w: batch element %d has no step", ErrScan, b)
 		}
 		for j, t := range scanIn {
 			bx[j] = sliceRange(sliceAt(t, 0, b), steps) // its sequence only

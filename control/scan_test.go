@@ -112,3 +112,70 @@ func TestBatchedScanWithSequenceLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestScanOfNoStep: a Scan over a sequence of no step returns its initial
+// states and empty scan outputs whose element shape the body infers
+// (along the output axis asked); an opset-8 batch element of sequence
+// length 0 keeps its state and scans zeros.
+func TestScanOfNoStep(t *testing.T) {
+	body := subgraph.NewBuilder("body")
+	s := body.Input("s", kernel.Float32, kernel.Dynamic)
+	x := body.Input("x", kernel.Float32, kernel.Dynamic)
+	sum := body.Op("Add", s, x)
+	body.Output(sum, body.Op("Identity", sum))
+	for _, c := range []struct {
+		outAxis int64
+		shape   kernel.Shape
+	}{{0, kernel.Shape{0, 2}}, {1, kernel.Shape{2, 0}}, {-1, kernel.Shape{2, 0}}} {
+		b := subgraph.NewBuilder("scan")
+		init := b.Input("init", kernel.Float32, 2)
+		xs := b.Input("X", kernel.Float32, 0, 2)
+		outs := b.Node(&subgraph.Node{Name: "scan", Op: "Scan", Inputs: []string{init, xs}, Attrs: kernel.Attrs{
+			control.LoopBody: body.Graph(), control.LoopCarried: int64(1), control.ScanInputs: int64(1),
+			control.ScanOutputAxes: []int64{c.outAxis}}}, 2)
+		b.Output(outs...)
+		g := b.Graph()
+		in := map[string]*kernel.Tensor{"init": kernel.FromFloat32([]float32{7, 8}, 2), "X": kernel.New(kernel.Float32, 0, 2)}
+		for _, m := range pipert.Modes() {
+			exe, err := pipert.Compile(g, pipert.WithMode(m))
+			if err != nil {
+				t.Fatalf("axis %d %v: %v", c.outAxis, m, err)
+			}
+			res, err := exe.Run(context.Background(), in)
+			exe.Close()
+			if err != nil {
+				t.Fatalf("axis %d %v: %v", c.outAxis, m, err)
+			}
+			f, sc := res.Outputs[g.Outputs[0]], res.Outputs[g.Outputs[1]]
+			if fmt.Sprint(kernel.Float32s(f.Host)) != "[7 8]" || !sc.Shape.Equal(c.shape) || sc.DType != kernel.Float32 {
+				t.Fatalf("axis %d %v: final %v, scan %v %v", c.outAxis, m, kernel.Float32s(f.Host), sc.DType, sc.Shape)
+			}
+		}
+	}
+	b := subgraph.NewBuilder("scan8")
+	lens := b.Input("lens", kernel.Int64, 2)
+	init := b.Input("init", kernel.Float32, 2, 2)
+	xs := b.Input("X", kernel.Float32, 2, 2, 2)
+	outs := b.Node(&subgraph.Node{Name: "scan", Op: "Scan", Inputs: []string{lens, init, xs}, Attrs: kernel.Attrs{
+		control.LoopBody: body.Graph(), control.LoopCarried: int64(1), control.ScanInputs: int64(1),
+		control.ScanBatched: int64(1), control.ScanSequenceLens: int64(1)}}, 2)
+	b.Output(outs...)
+	g := b.Graph()
+	exe, err := pipert.Compile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{
+		"lens": kernel.FromInt64([]int64{0, 1}, 2),
+		"init": kernel.FromFloat32([]float32{0, 100, 1, 1}, 2, 2),
+		"X":    kernel.FromFloat32([]float32{1, 2, 3, 4, 10, 20, 30, 40}, 2, 2, 2),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, sc := res.Outputs[g.Outputs[0]], res.Outputs[g.Outputs[1]]
+	if fmt.Sprint(kernel.Float32s(f.Host)) != "[0 100 11 21]" || fmt.Sprint(kernel.Float32s(sc.Host)) != "[0 0 0 0 11 21 0 0]" {
+		t.Fatalf("batched: final %v, scan %v %v", kernel.Float32s(f.Host), sc.Shape, kernel.Float32s(sc.Host))
+	}
+}
