@@ -40,7 +40,9 @@ import (
 //   - LRN(X) (alpha 1e-4, beta 0.75, bias 1, size): X / (bias +
 //     alpha/size · Σ x² over the size channels around)^beta.
 //   - MeanVarianceNormalization(X) (axes [0, 2, 3]): (X − mean) /
-//     (√variance + 1e-9) over the axes. Before opset 9 the experimental
+//     (√variance + 1e-9) over the axes; on an input of rank 1 to 3 the
+//     default axes within its rank, as onnxruntime takes them. Before
+//     opset 9 the experimental
 //     form (across_channels, normalize_variance; see newMVN1).
 //   - ReverseSequence(input, sequence_lens) (batch_axis 1, time_axis 0):
 //     each batch entry's first sequence_lens steps reversed.
@@ -597,6 +599,24 @@ func newMVN(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	red := reduction{op: "ReduceMean"}
 	red.axes.hasAxes, red.axes.axes, red.axes.keep = true, axes, true
+	// The default axes on an input of rank 1 to 3: those within its rank,
+	// as onnxruntime takes them.
+	_, given := attrs["axes"]
+	var low [4]reduceSum
+	for r := 1; r < 4; r++ {
+		low[r] = reduceSum{hasAxes: true, keep: true}
+		for _, a := range axes {
+			if a < int64(r) {
+				low[r].axes = append(low[r].axes, a)
+			}
+		}
+	}
+	axesOf := func(x *kernel.Tensor) *reduceSum {
+		if r := x.Shape.Rank(); !given && r >= 1 && r < 4 {
+			return &low[r]
+		}
+		return &red.axes
+	}
 	var mean, sq []float64
 	var w bcast
 	k := &simple{flops: 6}
@@ -604,7 +624,7 @@ func newMVN(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if err := dtypeIn(in[0], "X", onnxFloats...); err != nil {
 			return err
 		}
-		if _, err := red.axes.reduceAxes(in); err != nil {
+		if _, err := axesOf(in[0]).reduceAxes(in); err != nil {
 			return err
 		}
 		setShape(out[0], in[0].Shape, in[0].DType)
@@ -612,7 +632,8 @@ func newMVN(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	k.computeF = func(a *kernel.Args) error {
 		x, o := a.In[0], a.Out[0]
-		ax, err := red.axes.reduceAxes(a.In)
+		ra := axesOf(x)
+		ax, err := ra.reduceAxes(a.In)
 		if err != nil {
 			return err
 		}
@@ -620,7 +641,7 @@ func newMVN(attrs kernel.Attrs) (kernel.Kernel, error) {
 		keep := x.Shape.Clone()
 		count := int64(1)
 		for i := range r {
-			if red.axes.reduced(ax, i, r) {
+			if ra.reduced(ax, i, r) {
 				count *= keep[i]
 				keep[i] = 1
 			}

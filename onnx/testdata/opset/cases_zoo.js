@@ -103,4 +103,9 @@ module.exports = [
     nodes: [{ op: 'Resize', inputs: ['x', 'roi', 's'], outputs: ['y'], attrs: { mode: 'nearest', coordinate_transformation_mode: 'tf_crop_and_resize', nearest_mode: 'round_prefer_ceil', extrapolation_value: { f: 7 } } }],
     outputs: [['y', 'float32']],
   },
+  // MeanVarianceNormalization's default axes [0, 2, 3] on inputs of rank
+  // 1 to 3: onnxruntime keeps those within the rank.
+  { name: 'zoo_mvn_rank3_default', opset: 13, op: 'MeanVarianceNormalization', inputs: [['x', 'float32', [2, 3, 4]]], outputs: [['y', 'float32']] },
+  { name: 'zoo_mvn_rank2_default', opset: 9, op: 'MeanVarianceNormalization', inputs: [['x', 'float32', [3, 5]]], outputs: [['y', 'float32']] },
+  { name: 'zoo_mvn_rank1_default', opset: 13, op: 'MeanVarianceNormalization', inputs: [['x', 'float32', [6]]], outputs: [['y', 'float32']] },
 ];
