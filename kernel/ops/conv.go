@@ -106,6 +106,9 @@ func (k *conv) geometry(in []*kernel.Tensor) (geom, error) {
 	if w.Shape.Rank() != x.Shape.Rank() {
 		return geom{}, fmt.Errorf("weights W %v and input X %v differ in rank", w.Shape, x.Shape)
 	}
+	if x.Shape.Rank() < 3 {
+		return geom{}, fmt.Errorf("input X %v: want [N, C, spatial...] of rank 3 to 5", x.Shape)
+	}
 	g, err := k.w.spatial(x.Shape, w.Shape[2:])
 	if err != nil {
 		return g, err
