@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -464,6 +465,14 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 				}
 			}
 			shape = kernel.Shape(slices.Clone(fixed))
+			bytes := uint64(dt.Size())
+			for _, d := range shape {
+				hi, lo := bits.Mul64(bytes, uint64(d))
+				if hi != 0 || lo > math.MaxInt64 {
+					return fmt.Errorf("%w: Options.Shapes[%q] = %v: more bytes than an int64 counts", ErrImport, vi.Name, fixed)
+				}
+				bytes = lo
+			}
 		} else if !vi.HasShape {
 			return fmt.Errorf("%w: graph input %q has no shape: give its dimensions (Options.Shapes)", ErrImport, vi.Name)
 		}

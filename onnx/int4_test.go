@@ -63,3 +63,18 @@ func TestInt4Constants(t *testing.T) {
 		t.Errorf("int4 graph input: got %v, want ErrUnsupported", err)
 	}
 }
+
+// TestFixedShapeOverflow: Options.Shapes whose bytes overflow an int64
+// (or a dimension that is negative) fail the import with ErrImport.
+func TestFixedShapeOverflow(t *testing.T) {
+	m := legacyModel(13, []*onnx.Node{{Name: "r", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}}, nil, nil, "y")
+	m.Graph.Inputs = []*onnx.ValueInfo{{Name: "x", DataType: onnx.Float, HasShape: true, Dims: []onnx.Dim{{Param: "a"}, {Param: "b"}}}}
+	for _, s := range [][]int64{{1 << 40, 1 << 40}, {1 << 62, 2}, {-1, 2}} {
+		if _, err := onnx.Import(m, onnx.Options{Shapes: map[string][]int64{"x": s}}); !errors.Is(err, onnx.ErrImport) {
+			t.Errorf("shape %v: got %v, want ErrImport", s, err)
+		}
+	}
+	if _, err := onnx.Import(m, onnx.Options{Shapes: map[string][]int64{"x": {0, 1 << 40}}}); err != nil {
+		t.Errorf("shape [0, 2^40]: %v", err)
+	}
+}
