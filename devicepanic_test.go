@@ -147,3 +147,49 @@ func checkSame(t *testing.T, name string, got, want map[string]*kernel.Tensor) {
 		}
 	}
 }
+
+// shortDev is a device whose materialized buffers, from the nth
+// allocation on, have less backing than asked.
+type shortDev struct {
+	*device.Sim
+	n     int64
+	calls atomic.Int64
+}
+
+func (d *shortDev) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	b, err := d.Sim.Alloc(size, materialize)
+	if err == nil && size > 0 && b.Data != nil && d.calls.Add(1) >= d.n {
+		b.Data = b.Data[:size-1]
+	}
+	return b, err
+}
+
+// TestShortDeviceBufferIsAnError: a device that allocates less backing
+// than asked fails Compile or the run with an error wrapping
+// device.ErrNotBacked, instead of kernels writing past the buffer; no
+// device bytes are left.
+func TestShortDeviceBufferIsAnError(t *testing.T) {
+	g, in := faultyGraph()
+	for _, m := range pipert.Modes() {
+		for _, n := range []int64{1, 3, 6} {
+			sim, err := device.NewSim(device.SimOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &shortDev{Sim: sim, n: n}
+			exe, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithDevice(d))
+			if err == nil {
+				_, err = exe.Run(context.Background(), in)
+				if cerr := exe.Close(); cerr != nil {
+					t.Fatal(cerr)
+				}
+			}
+			if !errors.Is(err, device.ErrNotBacked) {
+				t.Errorf("%v from allocation %d: got %v, want ErrNotBacked", m, n, err)
+			}
+			if b := sim.Stats().MemInUse; b != 0 {
+				t.Errorf("%v from allocation %d: %d device bytes in use", m, n, b)
+			}
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package actor
 
 import (
+	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/pipert/pipert/device"
@@ -20,6 +22,13 @@ func (m *Memory) alloc(dev device.Device, size int64, materialize bool) (device.
 	b, err := dev.Alloc(size, materialize)
 	if err != nil {
 		return b, err
+	}
+	if b.Size < size || (b.Data != nil && int64(len(b.Data)) < size) {
+		// A device of the caller's that answers with less than asked:
+		// its kernels would read and write past the buffer.
+		ferr := dev.Free(b)
+		return device.Buffer{}, errors.Join(fmt.Errorf("actor: device %s: alloc of %d bytes returned a buffer of %d (%d backed): %w",
+			dev.Name(), size, b.Size, len(b.Data), device.ErrNotBacked), ferr)
 	}
 	m.add(b.Size)
 	return b, nil
