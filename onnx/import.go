@@ -638,12 +638,13 @@ func (im *importer) node(n *Node) error {
 	if err != nil {
 		return err
 	}
+	if n.OpType == "QuantizeLinear" && (std || n.Domain == MSDomain) && len(n.Inputs) > 2 && im.root().narrow[n.Inputs[2]] {
+		// Its output dtype is the zero point's, which pipert widened.
+		return fmt.Errorf("%w: QuantizeLinear to a 4-bit integer type (y_zero_point %q is INT4 or UINT4; pipert reads 4-bit constants as 8-bit ones)", ErrUnsupported, n.Inputs[2])
+	}
 	op := n.OpType
 	if !std {
 		op = "" // the special cases below are ops of the default domain
-	}
-	if op == "QuantizeLinear" && len(n.Inputs) > 2 && im.root().narrow[n.Inputs[2]] {
-		return fmt.Errorf("%w: QuantizeLinear to a 4-bit integer type (y_zero_point %q is INT4 or UINT4; pipert reads 4-bit constants as 8-bit ones)", ErrUnsupported, n.Inputs[2])
 	}
 	switch op {
 	case "Constant":

@@ -400,9 +400,6 @@ func (im *importer) lookup(n *Node) (OpInfo, error) {
 		if im.msOpset < info.MinOpset || im.msOpset > info.MaxOpset {
 			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s at version %d (implemented for versions %d to %d)", ErrUnsupported, n.OpType, MSDomain, im.msOpset, info.MinOpset, info.MaxOpset)
 		}
-		if n.OpType == "QuantizeLinear" && len(n.Inputs) > 2 && im.root().narrow[n.Inputs[2]] {
-			return OpInfo{}, fmt.Errorf("%w: QuantizeLinear of domain %s to a 4-bit integer type (y_zero_point %q is INT4 or UINT4; pipert reads 4-bit constants as 8-bit ones)", ErrUnsupported, MSDomain, n.Inputs[2])
-		}
 		return info, nil
 	case MLDomain:
 		info, ok := mlTable[n.OpType]
