@@ -75,23 +75,17 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 	if t.Segment {
 		return nil, fmt.Errorf("%w: %s is segmented", ErrUnsupported, what)
 	}
-	if t.DataType == Int4 || t.DataType == Uint4 {
-		return t.unpack4(what)
-	}
+	four := t.DataType == Int4 || t.DataType == Uint4
 	dt, ok := t.DataType.DType()
-	if !ok {
+	if !ok && !four {
 		return nil, fmt.Errorf("%w: %s has dtype %v", ErrUnsupported, what, t.DataType)
 	}
-	n := uint64(1)
-	for _, d := range t.Dims {
-		if d < 0 {
-			return nil, fmt.Errorf("%w: %s has the negative dimension %d", ErrFormat, what, d)
-		}
-		hi, lo := bits.Mul64(n, uint64(d))
-		if hi != 0 || lo > 1<<40 {
-			return nil, fmt.Errorf("%w: %s has dims %v: too many elements", ErrFormat, what, t.Dims)
-		}
-		n = lo
+	n, err := t.count(what)
+	if err != nil {
+		return nil, err
+	}
+	if four {
+		return t.unpack4(what, int64(n))
 	}
 	size := uint64(dt.Size())
 	out := &kernel.Tensor{DType: dt, Shape: kernel.Shape(append([]int64{}, t.Dims...))}
@@ -184,20 +178,9 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 	return out, nil
 }
 
-// unpack4 is Kernel for an INT4 or UINT4 tensor: one byte an element,
-// sign-extended for INT4.
-func (t *Tensor) unpack4(what string) (*kernel.Tensor, error) {
-	n := int64(1)
-	for _, d := range t.Dims {
-		if d < 0 {
-			return nil, fmt.Errorf("%w: %s has the negative dimension %d", ErrFormat, what, d)
-		}
-		hi, lo := bits.Mul64(uint64(n), uint64(d))
-		if hi != 0 || lo > 1<<40 {
-			return nil, fmt.Errorf("%w: %s has dims %v: too many elements", ErrFormat, what, t.Dims)
-		}
-		n = int64(lo)
-	}
+// unpack4 is Kernel for an INT4 or UINT4 tensor of n elements: one byte
+// an element, sign-extended for INT4.
+func (t *Tensor) unpack4(what string, n int64) (*kernel.Tensor, error) {
 	packed := t.Raw
 	if packed == nil {
 		packed = make([]byte, len(t.Int32s))
@@ -221,4 +204,21 @@ func (t *Tensor) unpack4(what string) (*kernel.Tensor, error) {
 		out.Host[i] = v
 	}
 	return out, nil
+}
+
+// count is t's element count, checked: no negative dimension, at most
+// 2^40 elements.
+func (t *Tensor) count(what string) (uint64, error) {
+	n := uint64(1)
+	for _, d := range t.Dims {
+		if d < 0 {
+			return 0, fmt.Errorf("%w: %s has the negative dimension %d", ErrFormat, what, d)
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > 1<<40 {
+			return 0, fmt.Errorf("%w: %s has dims %v: too many elements", ErrFormat, what, t.Dims)
+		}
+		n = lo
+	}
+	return n, nil
 }
