@@ -621,12 +621,12 @@ func (im *importer) node(n *Node) error {
 	}
 	std := n.Domain == "" || n.Domain == "ai.onnx"
 	if std && im.legacy != 0 {
-		up, opset, err := im.upgrade(n)
+		up, err := im.upgrade(n)
 		if err != nil {
 			return err
 		}
 		defer func(saved int64) { im.opset = saved }(im.opset)
-		n, im.opset = up, opset
+		n, im.opset = up, legacyOpset
 	}
 	if seqOps[n.OpType] && std {
 		if _, err := im.lookup(n); err != nil {

@@ -88,20 +88,15 @@ func (im *importer) modelOpset() int64 {
 }
 
 // upgrade returns n, a default-domain node of a model of opset im.legacy
-// (1 to 6), in its form at the opset it returns (7, or 8 for an op
-// pipert takes from 8), importing first the constants and nodes the form
-// needs.
-func (im *importer) upgrade(n *Node) (*Node, int64, error) {
+// (1 to 6), in its form at opset 7 (legacyOpset), importing first the
+// constants and nodes the form needs.
+func (im *importer) upgrade(n *Node) (*Node, error) {
 	v := im.legacy
 	if !legacyOps[n.OpType] {
-		return nil, 0, fmt.Errorf("%w: op %s is not in default-domain opset %d (ONNX added it at opset 7 or later)", ErrImport, n.OpType, v)
+		return nil, fmt.Errorf("%w: op %s is not in default-domain opset %d (ONNX added it at opset 7 or later)", ErrImport, n.OpType, v)
 	}
-	opset := int64(legacyOpset)
-	if info, ok := table[n.OpType]; ok && info.MinOpset > opset {
-		if info.MinOpset > 8 {
-			return nil, 0, fmt.Errorf("%w: op %s at opset %d (pipert takes it from opset %d)", ErrUnsupported, n.OpType, v, info.MinOpset)
-		}
-		opset = info.MinOpset // its form at 8 a superset of its older ones
+	if info, ok := table[n.OpType]; ok && info.MinOpset > legacyOpset {
+		return nil, fmt.Errorf("%w: op %s at opset %d (pipert takes it from opset %d)", ErrUnsupported, n.OpType, v, info.MinOpset)
 	}
 	c := *n
 	c.Inputs = slices.Clone(n.Inputs)
@@ -145,22 +140,23 @@ func (im *importer) upgrade(n *Node) (*Node, int64, error) {
 	case op == "Upsample":
 		err = upgradeUpsample(&c)
 	case op == "Clip" && v < 6:
-		for name, def := range map[string]float64{"min": math.Inf(-1), "max": math.Inf(1)} {
-			if c.Attr(name) == nil {
-				c.Attrs = append(c.Attrs, &Attribute{Name: name, Type: AttrFloat, F: float32(def)})
-			}
-		}
+		c.floatDefault("min", float32(math.Inf(-1)))
+		c.floatDefault("max", float32(math.Inf(1)))
 	case op == "Selu" && v < 6:
-		for name, def := range map[string]float32{"alpha": 1.6732, "gamma": 1.0507} {
-			if c.Attr(name) == nil {
-				c.Attrs = append(c.Attrs, &Attribute{Name: name, Type: AttrFloat, F: def})
-			}
-		}
+		c.floatDefault("alpha", 1.6732)
+		c.floatDefault("gamma", 1.0507)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return &c, opset, nil
+	return &c, nil
+}
+
+// floatDefault gives n the float attribute name, v, unless it has one.
+func (n *Node) floatDefault(name string, v float32) {
+	if n.Attr(name) == nil {
+		n.Attrs = append(n.Attrs, &Attribute{Name: name, Type: AttrFloat, F: v})
+	}
 }
 
 // drop removes n's attribute name.
