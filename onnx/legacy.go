@@ -78,8 +78,7 @@ func legacyOf(v int64) int64 {
 }
 
 // modelOpset is the default-domain opset of the model (or function) being
-// imported, for messages: a legacy model's nodes are imported at opset 7
-// or 8.
+// imported, for messages: a legacy model's nodes are imported at opset 7.
 func (im *importer) modelOpset() int64 {
 	if im.legacy != 0 {
 		return im.legacy
