@@ -22,6 +22,9 @@ type actorSummary struct {
 	kernels   int // per run
 	measured  int64
 	predicted map[string]int64
+	// unexplained are the medians of its runs' terms the prediction of
+	// its own mode leaves out (unexplainedTerms).
+	unexplained terms
 	// predictedBound is, per mode, the bound of the predicted run: max of
 	// its device time, busiest worker and host work over the cores (plus
 	// the measured upload and download, as the prediction).
@@ -368,6 +371,10 @@ func predictRows(rep *report, sums []actorSummary, cores int) {
 		}
 		p := s.predicted[s.mode] * int64(max(rep.Results[i].Steps, 1))
 		rep.Results[i].PredictedNs = &p
+		if name, v, ok := s.unexplained.largest(); ok {
+			v *= int64(max(rep.Results[i].Steps, 1))
+			rep.Results[i].Unexplained = &unexplainedTerm{Term: name, Ns: v}
+		}
 	}
 }
 
@@ -376,7 +383,7 @@ func predictRows(rep *report, sums []actorSummary, cores int) {
 func writePredictionCheck(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "\nprediction vs untraced twin (medians)\n")
-	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tcaches\tpredicted\tmeasured\terror\t\n")
+	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tcaches\tpredicted\tmeasured\terror\tlargest unexplained term\t\n")
 	for _, r := range rep.Results {
 		if r.PredictedNs == nil || r.MakespanNs <= 0 {
 			continue
@@ -389,8 +396,16 @@ func writePredictionCheck(w io.Writer, rep *report) {
 		if r.Overlap {
 			mode += " (overlap)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%+.1f%%\t\n", r.Scenario, mode, r.Barrier, caches, us(*r.PredictedNs), us(r.MakespanNs),
-			100*(float64(*r.PredictedNs)/float64(r.MakespanNs)-1))
+		term := "-"
+		if r.Unexplained != nil {
+			term = r.Unexplained.String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%+.1f%%\t%s\t\n", r.Scenario, mode, r.Barrier, caches, us(*r.PredictedNs), us(r.MakespanNs),
+			100*(float64(*r.PredictedNs)/float64(r.MakespanNs)-1), term)
 	}
 	tw.Flush()
+	fmt.Fprintf(w, "largest unexplained term: of the traced twin's runs, summed over a repetition's kernels (not all on\n"+
+		"  the critical path): host gaps (operations ready but not begun, and time inside one outside its stages,\n"+
+		"  beyond the model's waits for a core), device starts (beyond launch end + latency, signed) or barriers\n"+
+		"  (beyond the model's barrier waits and costs)\n")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -53,6 +54,15 @@ type kernelTrace struct {
 	barEnd    int64
 	hasBar    bool
 	barAt     analysis.Stage
+	// ops are its operations by host track: its slices there (those of
+	// the submission's first kernel only, for a replay).
+	ops map[int]*refOp
+}
+
+// refOp is a kernel's operation on one host track.
+type refOp struct {
+	start, end, covered int64
+	first               analysis.Stage // its first stage
 }
 
 // analyzeTraceRef splits a parsed trace into actors by track name and explains
@@ -226,6 +236,14 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 			}
 			if sub == 0 {
 				byTrack[s.Track] = append(byTrack[s.Track], hostSlice{start: s.Start, end: s.End, k: k, stage: st})
+				if k.ops == nil {
+					k.ops = map[int]*refOp{}
+				}
+				if o := k.ops[s.Track]; o == nil {
+					k.ops[s.Track] = &refOp{start: s.Start, end: s.End, covered: s.Dur(), first: st}
+				} else {
+					o.start, o.end, o.covered, o.first = min(o.start, s.Start), max(o.end, s.End), o.covered+s.Dur(), min(o.first, st)
+				}
 			}
 			if !k.begun || s.Start < k.begin {
 				k.begin, k.begun = s.Start, true
@@ -394,6 +412,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		}
 	}
 	var measured []int64
+	var terms [numTerms][]int64
 	predBound := map[string][]int64{}
 	pred := map[string][]int64{}
 	var devBusy, span int64
@@ -441,6 +460,9 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			if m.Name == a.mode.Name {
 				before, after := max(first-r.start, 0), max(r.end-last, 0)
 				sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceBusy + after})
+				for i, v := range termsRef(r.kernels, mc, pr) {
+					terms[i] = append(terms[i], v)
+				}
 			}
 		}
 		cp, err := analysis.CriticalPath(cost, a.mode, mc)
@@ -496,6 +518,9 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	for m, v := range pred {
 		sm.predicted[m] = median(v)
 	}
+	for i, v := range terms {
+		sm.unexplained[i] = median(v)
+	}
 	for m, v := range predBound {
 		sm.predictedBound[m] = median(v)
 	}
@@ -503,6 +528,62 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		sm.deviceUtil = float64(devBusy) / float64(span)
 	}
 	return sm, nil
+}
+
+// termsRef is unexplainedTerms' reference, from the kernels' operations
+// track by track: an operation is ready when the kernel's operation of the
+// stage before (on another track) and the track's operation of the kernel
+// before ended, and the kernel's barrier if it holds a stage of it; a
+// replay's submission starts the tracks afresh.
+func termsRef(ks []*kernelTrace, mc analysis.Machine, pr analysis.Prediction) terms {
+	var t terms
+	last := map[int]int64{} // each track's last operation's end
+	var prevDev int64
+	devSeen := false
+	for i, k := range ks {
+		if k.hasBar {
+			t[termBarriers] += k.barEnd - k.barStart
+		}
+		replayed := k.hasLaunch && !k.staged
+		if !replayed {
+			tracks := slices.Collect(maps.Keys(k.ops))
+			slices.SortFunc(tracks, func(a, b int) int { return cmp.Compare(k.ops[a].first, k.ops[b].first) })
+			for j, tr := range tracks {
+				o := k.ops[tr]
+				t[termHostGaps] += max(o.end-o.start-o.covered, 0)
+				var ready []int64
+				if j > 0 {
+					ready = append(ready, k.ops[tracks[j-1]].end)
+				}
+				if e, ok := last[tr]; ok {
+					ready = append(ready, e)
+				}
+				holds := j+1 < len(tracks) && k.ops[tracks[j+1]].first > k.barAt || j+1 == len(tracks)
+				if k.hasBar && o.first <= k.barAt && holds {
+					ready = append(ready, k.barEnd)
+				}
+				if len(ready) > 0 && (i > 0 || j > 0) {
+					t[termHostGaps] += max(o.start-slices.Max(ready), 0)
+				}
+				last[tr] = o.end
+			}
+			if k.hasDev && k.hasLaunch {
+				earliest := k.launched + mc.LaunchLatency
+				if devSeen {
+					earliest = max(earliest, prevDev+mc.DeviceGap)
+				}
+				t[termDeviceStarts] += k.devStart - earliest
+			}
+		} else {
+			clear(last)
+		}
+		if k.hasDev {
+			prevDev, devSeen = k.devEnd, true
+		}
+	}
+	t[termHostGaps] -= pr.HostGap
+	t[termBarriers] -= pr.BarrierWait + pr.BarrierCost
+	return t
 }
 
 // barrierRef is barrierOf's reference: the producer is the last kernel

@@ -161,6 +161,7 @@ type lastReleased struct {
 type actorAcc struct {
 	runs      int
 	measured  []int64
+	terms     [numTerms][]int64 // by run, of its own mode's prediction
 	pred      map[string][]int64
 	predBound map[string][]int64
 	devBusy   int64
@@ -172,6 +173,12 @@ type sRun struct {
 	closed     bool
 	kernels    []*sKernel
 	busy       map[*sTrack][]analysis.Interval // by track; the shared device under nil
+}
+
+// span is the extent of the slices of one host stage of a kernel.
+type span struct {
+	start, end int64
+	ok         bool
 }
 
 type sKernel struct {
@@ -192,8 +199,10 @@ type sKernel struct {
 	barEnd    int64
 	hasBar    bool
 	barAt     analysis.Stage // Infer or Prepare
-	run       *sRun
-	actor     *sActor
+	// spans are its host stages' first start and last end, by stage.
+	spans [analysis.NumStages]span
+	run   *sRun
+	actor *sActor
 }
 
 // streamAnalyzer is a trace.Handler that analyses a trace as it is read.
@@ -436,6 +445,13 @@ func (z *streamAnalyzer) kernelSlice(a *sActor, t *sTrack, s sSlice, k *sKernel,
 			// slice places it until a prepare slice does.
 			z.placeKnown(a, k, s.start)
 		}
+	}
+	if sub == 0 {
+		sp := &k.spans[st-1]
+		if !sp.ok || s.start < sp.start {
+			sp.start = s.start
+		}
+		sp.end, sp.ok = max(sp.end, s.end), true
 	}
 	switch st {
 	case analysis.Prepare:
@@ -806,6 +822,9 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 			sm.parts = append(sm.parts, partRun{start: r.start, alone: pr.Makespan + fixed, cpu: pr.HostWork - pr.BarrierCost})
 		}
 		if m.Name == a.mode.Name {
+			for i, v := range unexplainedTerms(ks, m, mc, pr) {
+				a.acc.terms[i] = append(a.acc.terms[i], v)
+			}
 			before, after := max(first-r.start, 0), max(r.end-last, 0)
 			sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceBusy + after})
 		}
@@ -943,6 +962,9 @@ func (z *streamAnalyzer) summaries() ([]actorSummary, error) {
 		}
 		for m, v := range a.acc.pred {
 			sm.predicted[m] = median(v)
+		}
+		for i, v := range a.acc.terms {
+			sm.unexplained[i] = median(v)
 		}
 		for m, v := range a.acc.predBound {
 			sm.predictedBound[m] = median(v)

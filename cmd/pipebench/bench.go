@@ -32,7 +32,7 @@ import (
 // each addition of fields bumps one, and README's "The JSON documents"
 // says what each minor added.
 const (
-	reportMinor = 3
+	reportMinor = 4
 	moeMinor    = 1
 	soakMinor   = 0
 )
@@ -126,6 +126,10 @@ type result struct {
 	// traced twin (trace/analysis; a hetero row's from its parts sharing
 	// the cores; an overlap row's from its steps composed).
 	PredictedNs *int64 `json:"predicted_ns,omitempty"`
+	// Unexplained is, with PredictedNs of a single actor's row, the
+	// largest term its prediction leaves out, measured in the traced
+	// twin (unexplainedTerms).
+	Unexplained *unexplainedTerm `json:"unexplained,omitempty"`
 	// Caches are the host caches on, comma-separated (empty: none);
 	// HostNsPerKernel is the host busy time of every stage per kernel;
 	// Steps the consecutive runs one repetition holds (the figures above

@@ -206,6 +206,11 @@ type Prediction struct {
 	// BarrierWait the time the flow shop that gives Makespan spends
 	// waiting at barriers beyond the worker's own readiness.
 	Handoff, Spin, BarrierCost, BarrierWait int64
+	// HostGap is the time, summed over the operations, that operations
+	// ready to run waited for a core in the shared flow shop, when it
+	// gives Makespan; zero otherwise (the flow shop gives each worker a
+	// core of its own).
+	HostGap int64
 }
 
 // Predict computes the makespan the mode should reach on the machine for
@@ -280,6 +285,9 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 			if pr.Shared > pr.FlowShop {
 				pr.BarrierWait = int64(math.Round(sh.wait))
 			}
+			if pr.Shared >= pr.FlowShop && pr.Shared >= pr.CoreBound {
+				pr.HostGap = int64(math.Round(sh.gap))
+			}
 		}
 	}
 	pr.Makespan = max(pr.FlowShop, pr.Shared, pr.CoreBound)
@@ -290,6 +298,7 @@ type flowShopRun struct {
 	makespan float64 // D[n-1]
 	hostEnd  float64 // C[n-1][last]: the last kernel's last host operation ended
 	wait     float64 // time barriers held their worker beyond its readiness
+	gap      float64 // time operations ready waited for a core (shared only)
 }
 
 // flowShop runs the recurrence with every host cost multiplied by scale.

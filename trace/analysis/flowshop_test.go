@@ -39,24 +39,29 @@ func TestPredictByHand(t *testing.T) {
 		// ends, at 10, and never idles: 10 + 5*10. Core bound: 50/2 + 0 + 10.
 		// Shared: kernel 0's operations run at 0–1, 1–3, 3–6 and 6–10 (at
 		// 3 and at 6 the later worker's operation takes the free core
-		// first), so the device starts at 10 as in the flow shop.
+		// first), so the device starts at 10 as in the flow shop. Ready
+		// operations wait for a core 17 in all: prepare of kernels 3 and 4
+		// (2 and 4), infer of 2, 3 and 4 (1, 3 and 2), resize of 1, 2 and
+		// 3 (2, 2 and 1).
 		{"device-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, Shared: 60, HostWork: 50, DeviceBusy: 50, Busiest: 20, HostEnd: 28}},
+			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, Shared: 60, HostWork: 50, DeviceBusy: 50, Busiest: 20, HostEnd: 28, HostGap: 17}},
 		// Ten kernels of 10 ns host work on four workers and two cores: the
 		// launch worker ends at 10 + 4*9 = 46, the device at 47; the two
 		// cores need 100/2 = 50, + 0 + 1. Shared: the event simulation's
-		// 54 (TestSharedFlowShopMatchesTimeSteps checks it against a
+		// 54, its operations waiting 62 for a core in all
+		// (TestSharedFlowShopMatchesTimeSteps checks both against a
 		// simulation in unit time steps): the launch worker falls behind
 		// while the others hold the cores and ends on its own.
 		{"core-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 1}, 10), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 54, FlowShop: 47, CoreBound: 51, Shared: 54, HostWork: 100, DeviceBusy: 10, Busiest: 40, HostEnd: 53}},
+			Prediction{Makespan: 54, FlowShop: 47, CoreBound: 51, Shared: 54, HostWork: 100, DeviceBusy: 10, Busiest: 40, HostEnd: 53, HostGap: 62}},
 		// A custom mode: prepare+infer on worker 7, resize+launch on 3.
 		// Worker 7: 3, 6; worker 3: 10, 17; device (latency 2): 12–17, 19–24.
-		// Shared on one core: worker 7 alone until 3, then both at half
-		// speed until worker 7 ends kernel 1 at 9 (worker 3 has done 3 of
-		// kernel 0's 7), worker 3 alone: 13, 20; device 15–20, 22–27.
+		// Shared on one core: worker 7 runs kernel 0 at 0–3; at 3 worker
+		// 3's kernel 0 and worker 7's kernel 1 are ready, and the later
+		// worker's goes first (3–10), then worker 7's (10–13, after
+		// waiting 7) and worker 3's kernel 1 (13–20); device 12–17, 22–27.
 		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
-			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, Shared: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14, HostEnd: 20}},
+			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, Shared: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14, HostEnd: 20, HostGap: 7}},
 		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
 		// The device-bound case with a gap of 2 between queued kernels:
 		// 10 + 5×10 + 4×2.

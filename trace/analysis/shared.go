@@ -155,6 +155,7 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				break
 			}
 			running[pick] = true
+			r.gap += t - since[pick]
 			run++
 		}
 		dt := math.Inf(1)

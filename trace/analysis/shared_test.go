@@ -91,7 +91,7 @@ func TestSharedFlowShopBounds(t *testing.T) {
 // starts the operations that can start (the worker before done with the
 // kernel, room in the next queue) and hands the free cores to the ready
 // operations, the one ready the longest first, the later worker's on a tie.
-func steppedShare(ks []Kernel, mach [NumStages]int, nm int, mc Machine) int64 {
+func steppedShare(ks []Kernel, mach [NumStages]int, nm int, mc Machine) (makespan, gap int64) {
 	n := len(ks)
 	next := make([]int, nm)
 	rem := make([]int64, nm)
@@ -156,6 +156,7 @@ func steppedShare(ks []Kernel, mach [NumStages]int, nm int, mc Machine) int64 {
 				break
 			}
 			onCore[pick] = true
+			gap += t - since[pick]
 			cores++
 		}
 		t++
@@ -168,7 +169,7 @@ func steppedShare(ks []Kernel, mach [NumStages]int, nm int, mc Machine) int64 {
 			}
 		}
 	}
-	return dev
+	return dev, gap
 }
 
 // TestSharedFlowShopMatchesTimeSteps compares the event simulation with
@@ -183,13 +184,14 @@ func TestSharedFlowShopMatchesTimeSteps(t *testing.T) {
 			ks[i] = Kernel{Prepare: rng.Int64N(6), Infer: rng.Int64N(6), Resize: rng.Int64N(6), Launch: rng.Int64N(6), Device: rng.Int64N(8)}
 		}
 		mc := Machine{Cores: 1 + rng.IntN(3), LaunchLatency: rng.Int64N(3), QueueCapacity: rng.IntN(3)}
-		got := sharedFlowShop(ks, Pipeline, mach, nm, mc, 0).makespan
-		if want := steppedShare(ks, mach, nm, mc); got != float64(want) {
-			t.Fatalf("trial %d, %+v: event simulation %g, time steps %d", trial, mc, got, want)
+		got := sharedFlowShop(ks, Pipeline, mach, nm, mc, 0)
+		if want, gap := steppedShare(ks, mach, nm, mc); got.makespan != float64(want) || got.gap != float64(gap) {
+			t.Fatalf("trial %d, %+v: event simulation %g (gaps %g), time steps %d (gaps %d)", trial, mc, got.makespan, got.gap, want, gap)
 		}
 	}
 	ks := repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 1}, 10)
-	if got, want := sharedFlowShop(ks, Pipeline, mach, nm, Machine{Cores: 2}, 0).makespan, steppedShare(ks, mach, nm, Machine{Cores: 2}); got != float64(want) || want != 54 {
-		t.Errorf("the core-bound case of TestPredictByHand: event simulation %g, time steps %d, want 54", got, want)
+	got := sharedFlowShop(ks, Pipeline, mach, nm, Machine{Cores: 2}, 0)
+	if want, gap := steppedShare(ks, mach, nm, Machine{Cores: 2}); got.makespan != float64(want) || want != 54 || got.gap != float64(gap) || gap != 62 {
+		t.Errorf("the core-bound case of TestPredictByHand: event simulation %g (gaps %g), time steps %d (gaps %d), want 54 (gaps 62)", got.makespan, got.gap, want, gap)
 	}
 }

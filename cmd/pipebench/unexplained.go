@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/pipert/pipert/trace/analysis"
+)
+
+// The terms a run's prediction may leave unexplained, measured in its trace
+// against what the model takes (unexplainedTerms). Each is a sum over the
+// run's kernels, not all of it on the critical path, so a term can exceed
+// the error of the prediction: it says where the model and the run part,
+// not by how much the makespan does.
+const (
+	// termHostGaps: time a kernel's operation on a worker was ready (its
+	// operation on the worker before it, the worker's operation of the
+	// kernel before it and its barrier there had ended) but had not
+	// begun, plus time between the stages of one operation outside any
+	// slice: descheduling, wake-ups, garbage collection, the runtime's
+	// own steps. The model counts the waits for a core of its shared
+	// simulation (Prediction.HostGap).
+	termHostGaps = iota
+	// termDeviceStarts: the device start of each kernel not replayed
+	// minus the model's earliest, max(launch end + launch latency, end of
+	// the kernel before + device gap): the spread of the launch path
+	// around the medians the model takes. Signed.
+	termDeviceStarts
+	// termBarriers: the barriers' slices (waits for values and for the
+	// queues to drain) minus the model's barrier waits and costs.
+	termBarriers
+	numTerms
+)
+
+var termNames = [numTerms]string{"host gaps", "device starts", "barriers"}
+
+// terms are a run's, or the median of an actor's runs', unexplained terms
+// in ns, by term.
+type terms [numTerms]int64
+
+// largest returns the term of the largest magnitude and its value; ok is
+// false when every term is zero.
+func (t terms) largest() (name string, v int64, ok bool) {
+	best := -1
+	for i, x := range t {
+		if x != 0 && (best < 0 || abs64(x) > abs64(t[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", 0, false
+	}
+	return termNames[best], t[best], true
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// unexplainedTerms measures a run's terms: ks are its kernels in order
+// (each with the slices seen of its stages), m its mode, mc the machine
+// its prediction took, pr the prediction of its mode.
+func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr analysis.Prediction) terms {
+	var t terms
+	// The workers in stage order, and each stage's.
+	var mach [analysis.NumStages]int
+	nm := 0
+	for s := range analysis.NumStages {
+		if s == 0 || m.Worker[s] != m.Worker[s-1] {
+			nm++
+		}
+		mach[s] = nm - 1
+	}
+	prevEnd := make([]int64, nm) // the end of each worker's operation of the kernel before
+	hasPrev := make([]bool, nm)
+	var prevDev int64
+	hasPrevDev := false
+	for i, k := range ks {
+		if k.hasBar {
+			t[termBarriers] += k.barEnd - k.barStart
+		}
+		if k.replayed() {
+			if k.hasDev {
+				prevDev, hasPrevDev = k.devEnd, true
+			}
+			clear(hasPrev) // a submission takes the workers' turn
+			continue
+		}
+		var start, end, covered [analysis.NumStages]int64
+		var seen [analysis.NumStages]bool
+		cost := [analysis.NumStages]int64{k.cost.Prepare, k.cost.Infer, k.cost.Resize, k.cost.Launch}
+		for s := range analysis.NumStages {
+			sp := k.spans[s]
+			if !sp.ok {
+				continue
+			}
+			w := mach[s]
+			if !seen[w] || sp.start < start[w] {
+				start[w] = sp.start
+			}
+			if !seen[w] || sp.end > end[w] {
+				end[w] = sp.end
+			}
+			covered[w] += cost[s]
+			seen[w] = true
+		}
+		before := -1 // the kernel's worker before w with slices
+		for w := range nm {
+			if !seen[w] {
+				continue
+			}
+			t[termHostGaps] += max(end[w]-start[w]-covered[w], 0)
+			ready, known := int64(0), false
+			if before >= 0 {
+				ready, known = end[before], true
+			}
+			if hasPrev[w] {
+				ready, known = max(ready, prevEnd[w]), true
+			}
+			if k.hasBar && mach[k.barAt-1] == w {
+				ready, known = max(ready, k.barEnd), true
+			}
+			if known && (i > 0 || before >= 0) {
+				t[termHostGaps] += max(start[w]-ready, 0)
+			}
+			prevEnd[w], hasPrev[w] = end[w], true
+			before = w
+		}
+		if k.hasDev && k.hasLaunch {
+			earliest := k.launched + mc.LaunchLatency
+			if hasPrevDev {
+				earliest = max(earliest, prevDev+mc.DeviceGap)
+			}
+			t[termDeviceStarts] += k.devStart - earliest
+		}
+		if k.hasDev {
+			prevDev, hasPrevDev = k.devEnd, true
+		}
+	}
+	t[termHostGaps] -= pr.HostGap
+	t[termBarriers] -= pr.BarrierWait + pr.BarrierCost
+	return t
+}
+
+// unexplainedTerm is a row's largest unexplained term (JSON
+// "unexplained"): its name and its value in ns a repetition.
+type unexplainedTerm struct {
+	Term string `json:"term"`
+	Ns   int64  `json:"ns"`
+}
+
+func (u unexplainedTerm) String() string {
+	sign, v := "+", u.Ns
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	return fmt.Sprintf("%s %s%v", u.Term, sign, us(v))
+}
