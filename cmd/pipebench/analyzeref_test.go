@@ -401,7 +401,11 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		slices.Sort(v)
 		return max(v[len(v)/2], 0)
 	}
-	sm.latency = med(lat)
+	sm.latency = 0
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		sm.latency = lat[len(lat)/2] // may be negative, unlike the device's rates
+	}
 	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin, QueueCapacity: meta.queueCap,
 		ReplayFirst: med(first), ReplayNext: med(next), DeviceGap: med(gaps)}
 	// Device and host busy intervals, for utilisation and bubbles.
@@ -568,7 +572,7 @@ func termsRef(ks []*kernelTrace, mc analysis.Machine, pr analysis.Prediction) te
 				last[tr] = o.end
 			}
 			if k.hasDev && k.hasLaunch {
-				earliest := k.launched + mc.LaunchLatency
+				earliest := max(k.launched+mc.LaunchLatency, k.launched-k.cost.Launch)
 				if devSeen {
 					earliest = max(earliest, prevDev+mc.DeviceGap)
 				}

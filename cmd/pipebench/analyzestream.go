@@ -1151,7 +1151,13 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 	}
 	latency := map[string]int64{}
 	for n, s := range sel {
-		latency[n] = max(s.value, 0)
+		// A launch latency may be negative (the device took the kernel
+		// before the launch call returned); the device's rates and gaps
+		// may not.
+		latency[n] = s.value
+		if strings.Contains(n, "\x00") {
+			latency[n] = max(s.value, 0)
+		}
 	}
 	z := pass(streamPass{cores: cores, latency: latency, meta: meta})
 	sums, err := z.summaries()

@@ -21,9 +21,10 @@ const (
 	// simulation (Prediction.HostGap).
 	termHostGaps = iota
 	// termDeviceStarts: the device start of each kernel not replayed
-	// minus the model's earliest, max(launch end + launch latency, end of
-	// the kernel before + device gap): the spread of the launch path
-	// around the medians the model takes. Signed.
+	// minus the model's earliest, max(launch end + launch latency (no
+	// earlier than the launch began), end of the kernel before + device
+	// gap): the spread of the launch path around the medians the model
+	// takes. Signed.
 	termDeviceStarts
 	// termBarriers: the barriers' slices (waits for values and for the
 	// queues to drain) minus the model's barrier waits and costs.
@@ -129,7 +130,7 @@ func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr an
 			before = w
 		}
 		if k.hasDev && k.hasLaunch {
-			earliest := k.launched + mc.LaunchLatency
+			earliest := k.launched + max(mc.LaunchLatency, -k.cost.Launch)
 			if hasPrevDev {
 				earliest = max(earliest, prevDev+mc.DeviceGap)
 			}

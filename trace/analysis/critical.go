@@ -79,7 +79,14 @@ func CriticalPath(ks []Kernel, m Mode, mc Machine) (Path, error) {
 			}
 			c[w] = max(prevK, prevW, 0) + p[w]
 		}
-		ready, from, lat := c[nm-1]+mc.LaunchLatency, path[nm-1], mc.LaunchLatency
+		lat := mc.latency(k)
+		ready, from := c[nm-1]+lat, path[nm-1]
+		if lat < 0 {
+			// The device took the kernel before its launch ended: the
+			// rest of the launch is not on the path.
+			from.Stage[Launch-1] += lat
+			lat = 0
+		}
 		if k.Replayed {
 			lat = mc.ReplayFirst + int64(k.Submission)*mc.ReplayNext
 			ready, from = sub+lat, subP
@@ -97,6 +104,10 @@ func CriticalPath(ks []Kernel, m Mode, mc Machine) (Path, error) {
 			d = ready + k.Device
 		}
 		dp.Device += k.Device
+	}
+	if len(ks) > 0 && c[nm-1] > d {
+		// The device ended the last kernel before its launch did.
+		return path[nm-1], nil
 	}
 	return dp, nil
 }

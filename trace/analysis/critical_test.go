@@ -21,6 +21,22 @@ func TestCriticalPathHandComputed(t *testing.T) {
 	if p != want {
 		t.Fatalf("path %+v, want %+v", p, want)
 	}
+	// The device takes each kernel 3 into its launch of 4: kernel 0's
+	// device runs at 2–5, kernel 1's at 7–10, as its launch ends. The
+	// path: both prepares, kernel 0's launch, kernel 1's launch up to the
+	// device's start (1) and its device time.
+	ks = []Kernel{{Prepare: 1, Launch: 4, Device: 3}, {Prepare: 1, Launch: 4, Device: 3}}
+	p, _ = CriticalPath(ks, KBK, Machine{LaunchLatency: -3})
+	if want := (Path{Stage: [NumStages]int64{2, 0, 0, 5}, Device: 3}); p != want {
+		t.Fatalf("negative latency: path %+v, want %+v", p, want)
+	}
+	// A device faster than the launch: the run ends with the host's
+	// launch, the path is the host's.
+	ks = []Kernel{{Prepare: 1, Launch: 4, Device: 1}, {Prepare: 1, Launch: 4, Device: 1}}
+	p, _ = CriticalPath(ks, KBK, Machine{LaunchLatency: -3})
+	if want := (Path{Stage: [NumStages]int64{2, 0, 0, 8}}); p != want {
+		t.Fatalf("negative latency, short device: path %+v, want %+v", p, want)
+	}
 	// Device-bound: the path is the device chain after the first launch.
 	ks = []Kernel{{Prepare: 1, Launch: 1, Device: 100}, {Prepare: 1, Launch: 1, Device: 100}}
 	p, _ = CriticalPath(ks, KBK, Machine{})
@@ -36,7 +52,7 @@ func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 		for i := range ks {
 			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
 		}
-		mc := Machine{LaunchLatency: rng.Int64N(10)}
+		mc := Machine{LaunchLatency: rng.Int64N(20) - 10}
 		if trial%2 == 1 {
 			replays(rng, ks)
 			mc.ReplayFirst, mc.ReplayNext = rng.Int64N(10), rng.Int64N(5)
@@ -55,6 +71,11 @@ func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 			}
 			if p.Total() != pr.FlowShop {
 				t.Fatalf("trial %d %s: path %d (%+v), flow shop %d", trial, m.Name, p.Total(), p, pr.FlowShop)
+			}
+			for _, v := range append(p.Stage[:], p.Device, p.Latency) {
+				if v < 0 {
+					t.Fatalf("trial %d %s, latency %d: negative part of the path %+v", trial, m.Name, mc.LaunchLatency, p)
+				}
 			}
 		}
 	}

@@ -23,12 +23,16 @@
 //	D[i]    = max(D[i-1] + device gap, C[i][last] + launch latency) + device[i]
 //
 // where p[i][w] is kernel i's work on worker w, C its completion, D the end
-// of its device execution, and the makespan is D[n-1]. The recurrence gives
-// each worker a core of its own. With fewer cores than workers, the host
-// cannot finish before HostWork / Cores, and the last kernel's launch is the
-// last host operation, so the makespan is at least
+// of its device execution, and the makespan is D[n-1], or C[n-1][last] if
+// the host ends later. The launch latency is negative when the device takes
+// a kernel before the launch call returns (the SW-AI card's fast launch
+// issues the kernel early in the call), but never reaches back before the
+// launch stage began. The recurrence gives each worker a core of its own.
+// With fewer cores than workers, the host cannot finish before HostWork /
+// Cores, and the last kernel's launch is the last host operation, so the
+// makespan is at least
 //
-//	HostWork / Cores + launch latency + device[n-1].
+//	HostWork / Cores + max(launch latency + device[n-1], 0).
 //
 // Both numbers are lower bounds of any run of the mode on that machine. When
 // the mode has more workers than cores, the workers also slow one another

@@ -139,7 +139,10 @@ func (m Mode) machines() ([NumStages]int, int, error) {
 // Machine is what the kernels run on.
 type Machine struct {
 	// LaunchLatency is the time from the end of a kernel's launch to the
-	// earliest start of its device execution.
+	// earliest start of its device execution. It is negative when the
+	// device takes a kernel before the host's launch call returns (the
+	// call goes on after it issued the kernel); a kernel then starts no
+	// earlier than its launch stage began (Kernel.Launch before its end).
 	LaunchLatency int64
 	// Cores is the number of host cores; zero means as many as workers.
 	Cores int
@@ -180,8 +183,10 @@ type Prediction struct {
 	// FlowShop is the makespan of the flow-shop recurrence, each worker on
 	// a core of its own.
 	FlowShop int64
-	// CoreBound is HostWork / Cores (rounded up) + LaunchLatency + the last
-	// kernel's device time; zero when Machine.Cores is zero.
+	// CoreBound is HostWork / Cores (rounded up) + the last kernel's launch
+	// latency (LaunchLatency, but no earlier than its launch began) and
+	// device time, if together they are positive; zero when Machine.Cores
+	// is zero.
 	CoreBound int64
 	// Shared is the flow shop with the workers sharing the cores: when
 	// the mode has more workers than Machine.Cores, an event simulation of
@@ -222,7 +227,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	if err != nil {
 		return pr, err
 	}
-	if mc.LaunchLatency < 0 || mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 || mc.QueueCapacity < 0 {
+	if mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 || mc.QueueCapacity < 0 {
 		return pr, fmt.Errorf("analysis: invalid machine %+v", mc)
 	}
 	work := make([]int64, nm)
@@ -270,7 +275,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 			pr.Spin = mc.Spin * handed * int64(nm-1)
 			cpu += pr.Spin
 		}
-		pr.CoreBound = (cpu+cores-1)/cores + mc.LaunchLatency + ks[len(ks)-1].Device
+		pr.CoreBound = (cpu+cores-1)/cores + max(mc.latency(ks[len(ks)-1])+ks[len(ks)-1].Device, 0)
 		pr.HostEnd = max(pr.HostEnd, (cpu+cores-1)/cores)
 		if nm > mc.Cores && pr.Busiest > 0 {
 			busiest := 0
@@ -355,15 +360,19 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 			devEnd[i] = dev
 		}
 	}
-	r.makespan = dev
+	r.makespan = max(dev, r.hostEnd) // the host's, when the device took the last kernel before its launch ended
 	return r
 }
+
+// latency is k's launch latency: LaunchLatency, but no earlier than its
+// launch stage began.
+func (mc Machine) latency(k Kernel) int64 { return max(mc.LaunchLatency, -k.Launch) }
 
 // deviceEnd is the end of kernel i's device execution, k, after the
 // kernel before ended at prev: launched (its last host operation ended) at
 // launched, or, replayed, in a submission that began at sub.
 func (mc Machine) deviceEnd(k Kernel, i int, prev, launched, sub float64) float64 {
-	ready := launched + float64(mc.LaunchLatency)
+	ready := launched + float64(mc.latency(k))
 	after := prev // the earliest start behind the kernel before
 	if k.Replayed {
 		ready = sub + float64(mc.ReplayFirst) + float64(k.Submission)*float64(mc.ReplayNext)

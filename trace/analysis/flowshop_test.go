@@ -63,6 +63,15 @@ func TestPredictByHand(t *testing.T) {
 		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
 			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, Shared: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14, HostEnd: 20, HostGap: 7}},
 		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
+		// The device takes each kernel 3 into its launch of 4 (latency
+		// -3): kernel 0's host 0–5, device 2–5; kernel 1's host 5–10,
+		// device 7–10. With a latency of -10 the device takes a kernel
+		// when its launch begins (1–3 and 6–8), and the run ends with the
+		// host at 10.
+		{"negative latency", repeat(Kernel{Prepare: 1, Launch: 4, Device: 3}, 2), KBK, Machine{LaunchLatency: -3},
+			Prediction{Makespan: 10, FlowShop: 10, HostWork: 10, DeviceBusy: 6, Busiest: 10, HostEnd: 10}},
+		{"latency before the launch", repeat(Kernel{Prepare: 1, Launch: 4, Device: 2}, 2), KBK, Machine{LaunchLatency: -10, Cores: 1},
+			Prediction{Makespan: 10, FlowShop: 10, CoreBound: 10, HostWork: 10, DeviceBusy: 4, Busiest: 10, HostEnd: 10}},
 		// The device-bound case with a gap of 2 between queued kernels:
 		// 10 + 5×10 + 4×2.
 		{"device gap", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{DeviceGap: 2},
@@ -118,7 +127,6 @@ func TestPredictErrors(t *testing.T) {
 		{"negative worker", ok, Mode{Name: "x", Worker: [NumStages]int{0, -1, 1, 1}}, Machine{}},
 		{"negative cost", []Kernel{{Resize: -1}}, KBK, Machine{}},
 		{"negative device cost", []Kernel{{Device: -1}}, KBK, Machine{}},
-		{"negative latency", ok, KBK, Machine{LaunchLatency: -1}},
 		{"negative cores", ok, KBK, Machine{Cores: -2}},
 		{"negative replay rate", ok, KBK, Machine{ReplayNext: -1}},
 		{"negative device gap", ok, KBK, Machine{DeviceGap: -1}},
@@ -136,11 +144,14 @@ func TestPredictErrors(t *testing.T) {
 // starting when its worker is free and the kernel's previous stage is done.
 // A replay's submission begins when its first kernel's first stage on the
 // launch worker starts; the device takes kernel j of it first+j×next later.
+// A kernel reaches the device lat after its launch stage ends, but not
+// before that stage began; the run ends when the device and the host both
+// have.
 func simulate(ks []Kernel, m Mode, lat, first, next, gap int64) int64 {
 	free := map[int]int64{}
-	var dev, sub int64
+	var dev, sub, hostEnd int64
 	for i, k := range ks {
-		var prev int64
+		var prev, launchStart int64
 		began := false
 		for s, c := range k.host() {
 			w := m.Worker[s]
@@ -151,10 +162,14 @@ func simulate(ks []Kernel, m Mode, lat, first, next, gap int64) int64 {
 					sub = start
 				}
 			}
+			if Stage(s+1) == Launch {
+				launchStart = start
+			}
 			free[w] = start + c
 			prev = start + c
 		}
-		ready := prev + lat
+		hostEnd = prev
+		ready := max(prev+lat, launchStart)
 		behind := dev
 		if k.Replayed {
 			ready = sub + first + int64(k.Submission)*next
@@ -163,7 +178,7 @@ func simulate(ks []Kernel, m Mode, lat, first, next, gap int64) int64 {
 		}
 		dev = max(behind, ready) + k.Device
 	}
-	return dev
+	return max(dev, hostEnd)
 }
 
 // replays marks random runs of ks as replay submissions: the first kernel
@@ -198,7 +213,7 @@ func TestPredictMatchesSimulation(t *testing.T) {
 			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
 		}
 		m := modes[rng.IntN(len(modes))]
-		lat := rng.Int64N(10)
+		lat := rng.Int64N(20) - 10 // negative: the device takes a kernel before its launch call returns
 		mc := Machine{LaunchLatency: lat}
 		if trial%2 == 1 {
 			replays(rng, ks)
