@@ -347,6 +347,11 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	// give its device rate instead: the first of a submission its start
 	// after the submission began, the others theirs after the kernel
 	// before.
+	// An asynchronous device ran some kernel past the end of its launch;
+	// one that never did is taken as synchronous.
+	async := slices.ContainsFunc(ks, func(k *kernelTrace) bool {
+		return k.hasDev && k.hasLaunch && k.staged && k.devEnd > k.launched
+	})
 	var lat, first, next, gaps []int64
 	var lastDevEnd int64
 	var prev *kernelTrace
@@ -381,17 +386,22 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			case !behind && p != nil && !p.staged && p.hasLaunch && p.subStart == k.subStart && p.sub == k.sub-1:
 				next = append(next, k.devStart-p.devStart)
 			}
-		case k.devEnd <= k.launched:
-			// A synchronous device (the host CPU) ran the kernel inside
-			// the launch call: the launch stage already holds its time.
-			k.cost.Device = 0
-		case busy:
-			if gap >= 0 {
-				gaps = append(gaps, gap)
-			}
-		case behind:
 		default:
-			lat = append(lat, k.devStart-k.launched)
+			if k.devEnd <= k.launched && !async {
+				// A synchronous device (the host CPU) ran the kernel
+				// inside the launch call: the launch stage already holds
+				// its time.
+				k.cost.Device = 0
+			}
+			switch {
+			case busy:
+				if gap >= 0 {
+					gaps = append(gaps, gap)
+				}
+			case behind:
+			default:
+				lat = append(lat, k.devStart-k.launched)
+			}
 		}
 	}
 	med := func(v []int64) int64 {

@@ -39,6 +39,10 @@ type streamPass struct {
 	meta    *traceMeta               // the machine the trace records, filled by the first pass
 	latency map[string]int64         // by actor; nil in a latency pass
 	sel     map[string]*medianSelect // the latency pass's selectors, by actor
+	// async holds the actors whose device ran a kernel past the end of
+	// its launch (an asynchronous device), shared by the passes: complete
+	// once the first has read the trace.
+	async map[string]bool
 }
 
 // machineTrack is the track on which pipebench records the machine a trace
@@ -225,6 +229,9 @@ type problemCounts struct {
 }
 
 func newStreamAnalyzer(pass streamPass) *streamAnalyzer {
+	if pass.async == nil {
+		pass.async = map[string]bool{}
+	}
 	return &streamAnalyzer{pass: pass, actors: map[string]*sActor{}, exes: map[string]bool{}, shared: map[uint64]*sKernel{}, devSeen: map[uint64]analysis.Interval{}}
 }
 
@@ -692,10 +699,30 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
 		case !behind && prev.replayed && prev.subStart == k.subStart && prev.sub == k.sub-1:
 			z.sample(a.name+replayNextKey, k.devStart-prev.devStart)
 		}
-	case k.devEnd <= k.launched:
-		// A synchronous device (the host CPU) ran the kernel inside the
-		// launch call: the launch stage already holds its time.
-		k.cost.Device = 0
+	default:
+		if k.devEnd > k.launched {
+			z.pass.async[a.name] = true
+		} else if z.pass.latency != nil && !z.pass.async[a.name] {
+			// A synchronous device (the host CPU) ran the kernel inside
+			// the launch call: the launch stage already holds its time.
+			// An asynchronous device may end a short kernel before the
+			// launch call returns too; it is one when any of the actor's
+			// kernels ran past its launch (known after the first pass).
+			k.cost.Device = 0
+		}
+		z.latencySample(a, k, busy, behind, gap)
+	}
+	delete(a.kernels, k.flow)
+	if a.stream == nil {
+		delete(z.shared, k.flow)
+	}
+	z.free = append(z.free, k)
+}
+
+// latencySample samples a kernel launched on its own: the device's gap
+// when it was handed to a busy device, its latency when to an idle one.
+func (z *streamAnalyzer) latencySample(a *sActor, k *sKernel, busy, behind bool, gap int64) {
+	switch {
 	case busy:
 		// It waited for the kernel before it on the device: the device's
 		// gap between the two, unless another stream ran it alongside.
@@ -706,11 +733,6 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
 	default:
 		z.sample(a.name, k.devStart-k.launched)
 	}
-	delete(a.kernels, k.flow)
-	if a.stream == nil {
-		delete(z.shared, k.flow)
-	}
-	z.free = append(z.free, k)
 }
 
 // The keys, after an actor's name, of the medians of its replays' device
@@ -1138,7 +1160,8 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 		z.end()
 		return z
 	}
-	lat := streamPass{cores: cores, sel: sel, meta: meta}
+	async := map[string]bool{}
+	lat := streamPass{cores: cores, sel: sel, meta: meta, async: async}
 	for {
 		pass(lat)
 		done := true
@@ -1159,7 +1182,7 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 			latency[n] = max(s.value, 0)
 		}
 	}
-	z := pass(streamPass{cores: cores, latency: latency, meta: meta})
+	z := pass(streamPass{cores: cores, latency: latency, meta: meta, async: async})
 	sums, err := z.summaries()
 	if err != nil {
 		return nil, nil, err

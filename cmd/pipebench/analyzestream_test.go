@@ -211,6 +211,57 @@ func TestAnalyzeReplayedRun(t *testing.T) {
 	checkStreamingEqualsReference(t, path)
 }
 
+// TestAnalyzeEarlyDevice: an asynchronous device that ends short kernels
+// before their launch calls return (the SW-AI card takes a kernel early in
+// the call) keeps their device time, and the launch latency is negative.
+// Kernels 0 and 1 launch at 1–10 and 11–20 and run on the device at 3–4
+// and 13–14; kernel 2 launches at 21–23 and runs at 24–30, past its
+// launch: the device is asynchronous. Latencies −7, −7 and 1: median −7
+// µs. The prediction, by hand: kernel 0's device at 3–4, kernel 1's at
+// 13–14, kernel 2's no earlier than its launch began (21, as 23 − 7 is
+// earlier) and after 14: 21–27; plus the 1 µs after the last device
+// slice: 28 µs.
+func TestAnalyzeEarlyDevice(t *testing.T) {
+	const body = `[
+{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"x runner"}},
+{"ph":"M","pid":1,"tid":3,"name":"thread_name","args":{"name":"x stream 0"}},
+{"ph":"M","pid":1,"tid":4,"name":"thread_name","args":{"name":"pipebench machine"}},
+{"ph":"i","pid":1,"tid":4,"ts":0,"name":"gomaxprocs 2"},
+{"ph":"i","pid":1,"tid":4,"ts":0,"name":"calibration handoff=0 spin=0 trace=0"},
+{"ph":"i","pid":1,"tid":1,"ts":0,"name":"plan kbk/per-tensor 0000"},
+{"ph":"B","pid":1,"tid":1,"ts":0,"name":"run"},
+{"ph":"X","pid":1,"tid":1,"ts":0,"dur":1,"name":"Add prepare"},{"ph":"s","pid":1,"tid":1,"ts":0,"id":1},
+{"ph":"X","pid":1,"tid":1,"ts":1,"dur":9,"name":"Add launch"},{"ph":"t","pid":1,"tid":1,"ts":1,"id":1},
+{"ph":"X","pid":1,"tid":1,"ts":10,"dur":1,"name":"Add prepare"},{"ph":"s","pid":1,"tid":1,"ts":10,"id":2},
+{"ph":"X","pid":1,"tid":1,"ts":11,"dur":9,"name":"Add launch"},{"ph":"t","pid":1,"tid":1,"ts":11,"id":2},
+{"ph":"X","pid":1,"tid":1,"ts":20,"dur":1,"name":"Mul prepare"},{"ph":"s","pid":1,"tid":1,"ts":20,"id":3},
+{"ph":"X","pid":1,"tid":1,"ts":21,"dur":2,"name":"Mul launch"},{"ph":"t","pid":1,"tid":1,"ts":21,"id":3},
+{"ph":"E","pid":1,"tid":1,"ts":31},
+{"ph":"X","pid":1,"tid":3,"ts":3,"dur":1,"name":"Add"},{"ph":"f","pid":1,"tid":3,"ts":3,"id":1},
+{"ph":"X","pid":1,"tid":3,"ts":13,"dur":1,"name":"Add"},{"ph":"f","pid":1,"tid":3,"ts":13,"id":2},
+{"ph":"X","pid":1,"tid":3,"ts":24,"dur":6,"name":"Mul"},{"ph":"f","pid":1,"tid":3,"ts":24,"id":3}
+]`
+	path := filepath.Join(t.TempDir(), "early.json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sums, warns, err := analyzeFile(path, 2)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("analyzeFile: %v, warnings %q", err, warns)
+	}
+	if len(sums) != 1 {
+		t.Fatalf("%d actors, want 1: %+v", len(sums), sums)
+	}
+	s := sums[0]
+	if s.kernels != 3 || s.latency != -7000 {
+		t.Errorf("summary %+v: want 3 kernels, latency -7 µs", s)
+	}
+	if got := s.predicted["kbk"]; got != 28000 {
+		t.Errorf("predicted %d ns, want 28000", got)
+	}
+	checkStreamingEqualsReference(t, path)
+}
+
 // TestShareCores: the parts of one heterogeneous executable, matched by
 // name and run index, share the cores run by run; an actor of another
 // executable, or one with a device of its own, keeps no shared prediction;
