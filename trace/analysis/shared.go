@@ -190,6 +190,6 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 			}
 		}
 	}
-	r.makespan = lastDev
+	r.makespan = max(lastDev, r.hostEnd)
 	return r
 }
