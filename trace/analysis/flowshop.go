@@ -309,16 +309,19 @@ type flowShopRun struct {
 // flowShop runs the recurrence with every host cost multiplied by scale.
 // A hand-off joins the receiving worker's operation; a barrier delays the
 // start of its kernel's operation on the worker of its stage (infer or
-// prepare) until its producer's
-// device completion (per-tensor) or the device completion of every earlier
-// kernel (drain: the queues below are empty and the device idle), then
-// adds its cost.
+// prepare) until its producer has completed (per-tensor) or every earlier
+// kernel has (drain: the queues below are empty and the device idle),
+// then adds its cost. A kernel completes when its launch has returned and
+// its device execution ended (a device may end a kernel before the launch
+// call returns: a negative launch latency); a replayed one when its device
+// execution has.
 func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scale float64) flowShopRun {
 	var r flowShopRun
 	done := make([]float64, nm) // C[i-1][w], then C[i][w]
 	var dev float64             // D[i-1]
 	var sub float64             // the start of the last replay submission
-	var devEnd []float64        // D[j], for the per-tensor producers
+	var devEnd []float64        // completions, for the per-tensor producers
+	var complete float64        // kernel i-1's completion
 	for _, k := range ks {
 		if k.Barrier.On && k.Barrier.Producer >= 0 && !m.Drain {
 			devEnd = make([]float64, len(ks))
@@ -341,7 +344,7 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 				rel := start
 				switch {
 				case m.Drain && i > 0:
-					rel = max(rel, dev)
+					rel = max(rel, complete)
 				case !m.Drain && b.Producer >= 0:
 					rel = max(rel, devEnd[b.Producer])
 				}
@@ -356,8 +359,12 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 		}
 		dev = mc.deviceEnd(k, i, dev, prev, sub)
 		r.hostEnd = prev
+		complete = dev
+		if !k.Replayed {
+			complete = max(dev, prev)
+		}
 		if devEnd != nil {
-			devEnd[i] = dev
+			devEnd[i] = complete
 		}
 	}
 	r.makespan = max(dev, r.hostEnd) // the host's, when the device took the last kernel before its launch ended

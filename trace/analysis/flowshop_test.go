@@ -70,6 +70,15 @@ func TestPredictByHand(t *testing.T) {
 		// host at 10.
 		{"negative latency", repeat(Kernel{Prepare: 1, Launch: 4, Device: 3}, 2), KBK, Machine{LaunchLatency: -3},
 			Prediction{Makespan: 10, FlowShop: 10, HostWork: 10, DeviceBusy: 6, Busiest: 10, HostEnd: 10}},
+		// Async, latency -3: kernel 0's launch at 1–5, its device at 2–3;
+		// kernel 1's barrier needs kernel 0 completed, its launch returned
+		// at 5 (not its device end at 3): kernel 1 at 5–6 and 6–7 (its
+		// device no earlier than its launch began, 6–7).
+		{"barrier after a launch the device outran", []Kernel{
+			{Prepare: 1, Launch: 4, Device: 1},
+			{Prepare: 1, Launch: 1, Device: 1, Barrier: Barrier{On: true, At: Infer, Producer: 0}},
+		}, Async, Machine{LaunchLatency: -3},
+			Prediction{Makespan: 7, FlowShop: 7, HostWork: 7, DeviceBusy: 2, Busiest: 5, HostEnd: 7, BarrierWait: 4}},
 		{"latency before the launch", repeat(Kernel{Prepare: 1, Launch: 4, Device: 2}, 2), KBK, Machine{LaunchLatency: -10, Cores: 1},
 			Prediction{Makespan: 10, FlowShop: 10, CoreBound: 10, HostWork: 10, DeviceBusy: 4, Busiest: 10, HostEnd: 10}},
 		// The device-bound case with a gap of 2 between queued kernels:

@@ -23,8 +23,8 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 		return r
 	}
 	cores := float64(mc.Cores)
-	devEnd := make([]float64, n) // D[i], once known
-	known := 0                   // D[0..known) are known
+	complete := make([]float64, n) // when kernel i completed, once known
+	known := 0                     // D[0..known) are known
 	var lastDev float64
 	next := make([]int, nm)     // the kernel of each worker's next operation
 	rem := make([]float64, nm)  // the work left of its operation in progress
@@ -62,19 +62,23 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 			if known < i {
 				return 0, false
 			}
-			return devEnd[i-1], true
+			return complete[i-1], true
 		case !m.Drain && b.Producer >= 0:
 			if known <= b.Producer {
 				return 0, false
 			}
-			return devEnd[b.Producer], true
+			return complete[b.Producer], true
 		}
 		return 0, true
 	}
 	finish := func(i int, t float64) {
-		// Kernel i's last operation ended at t: its device execution.
+		// Kernel i's last operation ends at t: its device execution, and
+		// its completion (its launch returned too).
 		lastDev = mc.deviceEnd(ks[i], i, lastDev, t, sub)
-		devEnd[i] = lastDev
+		complete[i] = lastDev
+		if !ks[i].Replayed {
+			complete[i] = max(lastDev, t)
+		}
 		known = i + 1
 	}
 	t := 0.0
