@@ -13,7 +13,9 @@ import (
 //   - DynamicQuantizeLinear(x) → y, y_scale, y_zero_point: x (float32)
 //     quantized to uint8 over the range [min(0, min x), max(0, max x)]:
 //     scale = range/255, zero_point = saturate(round(−min/scale)), y =
-//     saturate(round(x/scale) + zero_point), rounding half to even.
+//     saturate(round(x/scale) + zero_point), rounding half to even. An
+//     empty range (x all zeros, or empty) has scale 1, as onnxruntime and
+//     ONNX's reference give: zero point 0, y all 0.
 //   - MatMulInteger(A, B[, a_zero_point[, b_zero_point]]) → int32: the
 //     numpy matrix product of (A − a_zero_point) and (B − b_zero_point),
 //     A and B int8 or uint8; zero points per tensor, per row of A and per
@@ -67,6 +69,9 @@ func newDynamicQuantize(attrs kernel.Attrs) (kernel.Kernel, error) {
 			lo, hi = min(lo, v), max(hi, v)
 		}
 		scale := (hi - lo) / 255
+		if hi == lo {
+			scale = 1
+		}
 		var zp int64
 		if scale != 0 {
 			zp = requant(kernel.Uint8, float64(-lo/scale))
