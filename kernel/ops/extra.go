@@ -222,7 +222,7 @@ func newQuantize(quantize bool) kernel.Factory {
 		k := &simple{flops: 3}
 		k.inferF = func(in, out []*kernel.Tensor) error {
 			x, scale := in[0], in[1]
-			zp := optional(in, 2)
+			zp := zeroPoint(in)
 			if _, err := at(x, scale); err != nil {
 				return err
 			}
@@ -278,7 +278,7 @@ func newQuantize(quantize bool) kernel.Factory {
 		}
 		k.computeF = func(a *kernel.Args) error {
 			x, scale, o := a.In[0], a.In[1], a.Out[0]
-			zp := optional(a.In, 2)
+			zp := zeroPoint(a.In)
 			idx, err := at(x, scale)
 			if err != nil {
 				return err
@@ -312,6 +312,16 @@ func newQuantize(quantize bool) kernel.Factory {
 		}
 		return newKernel(sig{op: op, minIn: 2, maxIn: 3, nOut: 1}, k), nil
 	}
+}
+
+// zeroPoint returns the zero point of QuantizeLinear or DequantizeLinear
+// (input 2), nil when absent. A zero point of no elements (per axis, along
+// an axis of length 0) is there: its dtype is the output's.
+func zeroPoint(in []*kernel.Tensor) *kernel.Tensor {
+	if len(in) < 3 || in[2].NumElements() == 0 && in[2].DType == kernel.Float32 {
+		return nil
+	}
+	return in[2]
 }
 
 // quantTypes are the quantized dtypes QuantizeLinear outputs.
