@@ -300,6 +300,19 @@ func clamp[T float32 | float64](v, lo, hi T) T {
 	return v
 }
 
+// maxFinite returns the largest finite value of float dtype dt.
+func maxFinite(dt kernel.DType) float64 {
+	switch dt {
+	case kernel.Float16:
+		return 65504
+	case kernel.BFloat16:
+		return float64(math.Float32frombits(0x7f7f0000))
+	case kernel.Float32:
+		return math.MaxFloat32
+	}
+	return math.MaxFloat64
+}
+
 func b2u(b bool) byte {
 	if b {
 		return 1
@@ -310,11 +323,13 @@ func b2u(b bool) byte {
 // Clip limits X to [min, max]: attributes "min" and "max" (float) before
 // opset 11, optional scalar inputs of X's dtype from 11 (float types; from
 // 12 every integer type too, the unsigned ones compared unsigned). An
-// absent bound is the dtype's lowest or highest value;
-// when min > max every element becomes max. As ONNX defines it, Clip is
-// Min(max, Max(input, min)) with Max and Min's IEEE 754 semantics: a NaN
-// input or bound gives NaN, -0 clipped below at +0 is +0, +0 clipped above
-// at -0 is -0.
+// absent bound is the dtype's lowest or highest finite value, as the
+// operator's text says and onnxruntime gives (so ±Inf becomes ±3.4028235e38
+// in float32, ±65504 in float16); before opset 11 the attributes' defaults
+// are float32's. When min > max every element becomes max. As ONNX defines
+// it, Clip is Min(max, Max(input, min)) with Max and Min's IEEE 754
+// semantics: a NaN input or bound gives NaN, -0 clipped below at +0 is +0,
+// +0 clipped above at -0 is -0.
 //
 // Tiling (words):
 //
@@ -332,7 +347,7 @@ func newClip(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &clip{attrs: opset < 11, min: math.Inf(-1), max: math.Inf(1)}
+	k := &clip{attrs: opset < 11}
 	if !k.attrs {
 		if err := attrs.Check(); err != nil {
 			return nil, wrapAttr(fmt.Errorf("%w (from opset 11 min and max are inputs)", err))
@@ -420,6 +435,10 @@ func (k *clip) compute(a *kernel.Args) error {
 		return nil
 	}
 	lo, hi := k.min, k.max
+	if !k.attrs {
+		hi = maxFinite(x.DType)
+		lo = -hi
+	}
 	if t, ok := bound(a.In, 1); ok {
 		lo = loadF(t.DType, t.Data(), 0)
 	}

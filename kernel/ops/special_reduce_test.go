@@ -49,8 +49,13 @@ func TestSpecialPredicates(t *testing.T) {
 }
 
 // TestSpecialClip: Clip is Min(max, Max(input, min)), every bound a
-// special value or absent.
+// special value or absent: an absent bound is the dtype's lowest or
+// highest finite value.
 func TestSpecialClip(t *testing.T) {
+	top := map[kernel.DType]float64{
+		kernel.Float16: 65504, kernel.BFloat16: float64(math.Float32frombits(0x7f7f0000)),
+		kernel.Float32: math.MaxFloat32, kernel.Float64: math.MaxFloat64,
+	}
 	for _, dt := range sweepFloats {
 		bits := sweepBits(dt)
 		n := int64(len(bits))
@@ -75,13 +80,14 @@ func TestSpecialClip(t *testing.T) {
 				}
 				want := make([]uint64, n)
 				for i, b := range bits {
-					v := refValue(dt, b)
+					lo, up := -top[dt], top[dt]
 					if li >= 0 {
-						v = ieeeMax(v, bounds[li])
+						lo = bounds[li]
 					}
 					if hi >= 0 {
-						v = ieeeMin(bounds[hi], v)
+						up = bounds[hi]
 					}
+					v := ieeeMin(up, ieeeMax(refValue(dt, b), lo))
 					want[i] = refBits(dt, v)
 				}
 				checkBits(t, name, out[0], dt, shp(n), want, false, func(i int) string { return "x " + showBits(dt, bits[i]) })
