@@ -25,8 +25,9 @@ import (
 // The parameters come either from the attributes starts, ends, axes and
 // steps (then the node has one input), or, without attributes, from the
 // int64 (or int32) 1-D inputs 1 to 4 — starts, ends, optional axes,
-// optional steps — which are value dependencies, so that Shape → Slice
-// chains compute shapes from shapes.
+// optional steps, each omitted when empty (axes may be omitted before
+// steps) — which are value dependencies, so that Shape → Slice chains
+// compute shapes from shapes.
 //
 // Tiling and computation: the strided copy (see strided.go); base is
 // Σ start·stride and a loop stride is step·stride.
@@ -89,14 +90,20 @@ func (k *slice) args(in []*kernel.Tensor) (sliceArgs, error) {
 		p.hasAxes, p.hasSteps = k.hasAxes, k.hasSteps
 	} else {
 		lists := [...]*ints{nil, &p.starts, &p.ends, &p.axes, &p.steps}
+		has := [...]*bool{nil, nil, nil, &p.hasAxes, &p.hasSteps}
 		for i := 1; i < len(in); i++ {
+			if i >= 3 && in[i].NumElements() == 0 {
+				continue // omitted (axes omitted before steps)
+			}
 			l, err := valueInts(in[i], sliceNames[i], 1)
 			if err != nil {
 				return p, err
 			}
 			*lists[i] = l
+			if has[i] != nil {
+				*has[i] = true
+			}
 		}
-		p.hasAxes, p.hasSteps = len(in) > 3, len(in) > 4
 	}
 	n := p.starts.n
 	switch {
