@@ -1483,6 +1483,12 @@ func (im *importer) ifNode(n *Node) error {
 		if outputs[i], err = im.define(o); err != nil {
 			return err
 		}
+		// An output both branches give with one known shape and dtype has
+		// them, whichever branch runs.
+		t, e := branches[0].known[branches[0].g.Outputs[i]], branches[1].known[branches[1].g.Outputs[i]]
+		if t != nil && e != nil && t.Shape != nil && t.Shape.Known() && t.DType == e.DType && t.Shape.Equal(e.Shape) {
+			im.known[outputs[i]] = &kernel.Tensor{DType: t.DType, Shape: t.Shape.Clone()}
+		}
 	}
 	im.g.Nodes = append(im.g.Nodes, &subgraph.Node{Name: im.unique(nodeBase(n), im.nodes), Op: "If",
 		Inputs: append([]string{cond}, outer...), Outputs: outputs,

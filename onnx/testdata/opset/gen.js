@@ -97,6 +97,10 @@ function values(dtype, shape, data, r) {
 
 function attr(name, v) {
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    // A graph (If's branches, a Loop's or Scan's body): {graph: {nodes,
+    // inputs: [[name, dtype, shape]], outputs: [[name, dtype, shape?]]}},
+    // its nodes in the format of a case's.
+    if ('graph' in v) return { name, type: 5, g: subGraph(v.graph, name) };
     // A reference to an attribute of the local function the node is in.
     if ('ref' in v) return { name, type: { float: 1, int: 2, string: 3, floats: 6, ints: 7 }[v.type], refAttrName: v.ref };
     if ('f' in v) return { name, type: 1, f: v.f };
@@ -113,6 +117,16 @@ function attr(name, v) {
     return { name, type: 6, floats: v };
   }
   throw new Error(`attribute ${name}: ${v}`);
+}
+
+function subGraph(g, prefix) {
+  return {
+    name: prefix,
+    node: g.nodes.map((n, i) => ({ opType: n.op, name: `${prefix}/${i}`, input: n.inputs, output: n.outputs,
+      attribute: Object.entries(n.attrs || {}).map(([k, v]) => attr(k, v)) })),
+    input: (g.inputs || []).map(([n, t, sh]) => valueInfo(n, t, sh)),
+    output: g.outputs.map(([n, t, sh]) => valueInfo(n, t, sh)),
+  };
 }
 
 function valueInfo(name, dtype, shape) {
