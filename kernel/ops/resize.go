@@ -16,7 +16,8 @@ import (
 // Inputs: Resize-10 (X, scales); from Resize-11 (X, roi, scales, sizes),
 // exactly one of scales and sizes non-empty; Upsample-7 has the attribute
 // "scales", Upsample-9 the input. scales and sizes are value dependencies.
-// An output dimension is ⌊D·scale⌋, or sizes.
+// An output dimension is ⌊D·scale⌋, the product in float32 as onnxruntime
+// and PyTorch compute it, or sizes.
 //
 // From Resize-18, attribute axes names the axes roi, scales and sizes
 // refer to (negative counting from the end; the others keep their size);
@@ -316,7 +317,9 @@ func (k *resize) scalesSizes(in []*kernel.Tensor) (kernel.Shape, []float64, erro
 			return nil, nil, fmt.Errorf("scales %v: each must be positive", scales)
 		}
 		a := ax[j]
-		o := math.Floor(float64(x.Shape[a]) * s)
+		// In float32, as onnxruntime and PyTorch compute it (10 × 0.7 is
+		// 7 there, 6.9999998… in float64).
+		o := math.Floor(float64(float32(x.Shape[a]) * float32(s)))
 		if o > 1<<40 {
 			return nil, nil, fmt.Errorf("scales %v make dimension %d %g long", scales, a, o)
 		}

@@ -67,4 +67,13 @@ module.exports = [
     ],
     outputs: [['z', 'float32'], ['sh', 'int64']],
   },
+  // Resize's output dimension is ⌊D·scale⌋ with the product in float32,
+  // as onnxruntime and PyTorch compute it: 10 × 0.7 is 7 (6.9999998… in
+  // float64), 10 × 1.3 is 13 (12.999999…); nearest and linear.
+  ...['nearest', 'linear'].map((mode) => ({
+    name: `z13_resize_scale_float32_${mode}`, opset: 13,
+    inputs: [['x', 'float32', [1, 1, 10, 10]], ['roi', 'float32', [0], [], true], ['sc', 'float32', [4], [1, 1, 0.7, 1.3], true]],
+    nodes: [{ op: 'Resize', inputs: ['x', 'roi', 'sc'], outputs: ['y'], attrs: { mode } }],
+    outputs: [['y', 'float32']],
+  })),
 ];
