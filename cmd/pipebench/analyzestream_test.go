@@ -190,7 +190,21 @@ func TestAnalyzeReplayedRun(t *testing.T) {
 {"ph":"X","pid":1,"tid":3,"ts":16,"dur":2,"name":"Mul"},{"ph":"f","pid":1,"tid":3,"ts":16,"id":3},
 {"ph":"X","pid":1,"tid":3,"ts":20,"dur":2,"name":"Mul"},{"ph":"f","pid":1,"tid":3,"ts":20,"id":4}
 ]`
-	path := filepath.Join(t.TempDir(), "replay.json")
+	s := analyzeOne(t, body)
+	if s.name != "x" || s.mode != "replay" || s.kernels != 4 || s.measured != 30000 || s.latency != 1000 || s.unmatched != 0 {
+		t.Errorf("summary %+v: want actor x, mode replay, 4 kernels, 30 µs measured, 1 µs latency", s)
+	}
+	if got := s.predicted["replay"]; got != 24000 {
+		t.Errorf("predicted %d ns, want 24000", got)
+	}
+}
+
+// analyzeOne analyses the JSON trace body, which must give one actor and
+// no warnings, checks the streaming analysis against the in-memory
+// reference on it, and returns the actor's summary.
+func analyzeOne(t *testing.T, body string) actorSummary {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trace.json")
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -201,14 +215,8 @@ func TestAnalyzeReplayedRun(t *testing.T) {
 	if len(sums) != 1 {
 		t.Fatalf("%d actors, want 1: %+v", len(sums), sums)
 	}
-	s := sums[0]
-	if s.name != "x" || s.mode != "replay" || s.kernels != 4 || s.measured != 30000 || s.latency != 1000 || s.unmatched != 0 {
-		t.Errorf("summary %+v: want actor x, mode replay, 4 kernels, 30 µs measured, 1 µs latency", s)
-	}
-	if got := s.predicted["replay"]; got != 24000 {
-		t.Errorf("predicted %d ns, want 24000", got)
-	}
 	checkStreamingEqualsReference(t, path)
+	return sums[0]
 }
 
 // TestAnalyzeEarlyDevice: an asynchronous device that ends short kernels
@@ -241,25 +249,13 @@ func TestAnalyzeEarlyDevice(t *testing.T) {
 {"ph":"X","pid":1,"tid":3,"ts":13,"dur":1,"name":"Add"},{"ph":"f","pid":1,"tid":3,"ts":13,"id":2},
 {"ph":"X","pid":1,"tid":3,"ts":24,"dur":6,"name":"Mul"},{"ph":"f","pid":1,"tid":3,"ts":24,"id":3}
 ]`
-	path := filepath.Join(t.TempDir(), "early.json")
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sums, warns, err := analyzeFile(path, 2)
-	if err != nil || len(warns) > 0 {
-		t.Fatalf("analyzeFile: %v, warnings %q", err, warns)
-	}
-	if len(sums) != 1 {
-		t.Fatalf("%d actors, want 1: %+v", len(sums), sums)
-	}
-	s := sums[0]
+	s := analyzeOne(t, body)
 	if s.kernels != 3 || s.latency != -7000 {
 		t.Errorf("summary %+v: want 3 kernels, latency -7 µs", s)
 	}
 	if got := s.predicted["kbk"]; got != 28000 {
 		t.Errorf("predicted %d ns, want 28000", got)
 	}
-	checkStreamingEqualsReference(t, path)
 }
 
 // TestShareCores: the parts of one heterogeneous executable, matched by
