@@ -150,6 +150,10 @@ type Machine struct {
 	// workers (the queue push and pop, the wake-up of a parked worker),
 	// charged to the receiving worker. Zero: hand-offs are free.
 	Handoff int64
+	// Step is the host time the first worker spends per kernel outside
+	// the kernel's stages (taking the next node, the run's bookkeeping),
+	// charged to it for every kernel not replayed. Zero: none.
+	Step int64
 	// Spin is the CPU time a worker burns per kernel while it waits for
 	// work before parking. It is charged, for every worker but the
 	// busiest, only when the mode has more workers than Cores: then it
@@ -205,12 +209,13 @@ type Prediction struct {
 	// kernels is free again then, while the device may still run them
 	// until Makespan.
 	HostEnd int64
-	// Handoff is the hand-off time included in HostWork; Spin the CPU of
+	// Handoff and Steps are the hand-off and step time included in
+	// HostWork; Spin the CPU of
 	// spinning workers the Shared simulation and CoreBound count besides
 	// HostWork; BarrierCost the barriers' own host work in HostWork;
 	// BarrierWait the time the flow shop that gives Makespan spends
 	// waiting at barriers beyond the worker's own readiness.
-	Handoff, Spin, BarrierCost, BarrierWait int64
+	Handoff, Steps, Spin, BarrierCost, BarrierWait int64
 	// HostGap is the time, summed over the operations, that operations
 	// ready to run waited for a core in the shared flow shop, when it
 	// gives Makespan; zero otherwise (the flow shop gives each worker a
@@ -227,7 +232,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	if err != nil {
 		return pr, err
 	}
-	if mc.Cores < 0 || mc.Handoff < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 || mc.QueueCapacity < 0 {
+	if mc.Cores < 0 || mc.Handoff < 0 || mc.Step < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 || mc.QueueCapacity < 0 {
 		return pr, fmt.Errorf("analysis: invalid machine %+v", mc)
 	}
 	work := make([]int64, nm)
@@ -260,6 +265,10 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	for w := 1; w < nm; w++ {
 		work[w] += mc.Handoff * handed
 		pr.Handoff += mc.Handoff * handed
+	}
+	if nm > 0 {
+		pr.Steps = mc.Step * handed
+		work[0] += pr.Steps
 	}
 	for _, w := range work {
 		pr.HostWork += w
@@ -311,10 +320,10 @@ type flowShopRun struct {
 // start of its kernel's operation on the worker of its stage (infer or
 // prepare) until its producer has completed (per-tensor) or every earlier
 // kernel has (drain: the queues below are empty and the device idle),
-// then adds its cost. A kernel completes when its launch has returned and
-// its device execution ended (a device may end a kernel before the launch
-// call returns: a negative launch latency); a replayed one when its device
-// execution has.
+// then adds its cost. A kernel completes when its launch has returned (a
+// replayed one's: its submission's) and its device execution ended (a
+// device may end a kernel before the launch call returns: a negative
+// launch latency).
 func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scale float64) flowShopRun {
 	var r flowShopRun
 	done := make([]float64, nm) // C[i-1][w], then C[i][w]
@@ -336,6 +345,9 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 		}
 		for w := 1; w < nm && !k.Replayed; w++ {
 			p[w] += float64(mc.Handoff) * scale
+		}
+		if !k.Replayed {
+			p[0] += float64(mc.Step) * scale
 		}
 		var prev float64 // C[i][w-1]
 		for w := range nm {
@@ -359,10 +371,7 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 		}
 		dev = mc.deviceEnd(k, i, dev, prev, sub)
 		r.hostEnd = prev
-		complete = dev
-		if !k.Replayed {
-			complete = max(dev, prev)
-		}
+		complete = max(dev, prev)
 		if devEnd != nil {
 			devEnd[i] = complete
 		}

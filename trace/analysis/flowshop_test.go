@@ -79,6 +79,21 @@ func TestPredictByHand(t *testing.T) {
 			{Prepare: 1, Launch: 1, Device: 1, Barrier: Barrier{On: true, At: Infer, Producer: 0}},
 		}, Async, Machine{LaunchLatency: -3},
 			Prediction{Makespan: 7, FlowShop: 7, HostWork: 7, DeviceBusy: 2, Busiest: 5, HostEnd: 7, BarrierWait: 4}},
+		// Drain after a replay: kernels 0 and 1 are one submission (its
+		// launch at 0–10, their devices 1–2 and 2–3); kernel 2's barrier
+		// waits for kernel 1 to complete, its submission's launch returned
+		// at 10 (not its device end at 3): kernel 2 at 10–11 and 11–12,
+		// its device 12–13.
+		{"drain after a replay", []Kernel{
+			{Launch: 10, Device: 1, Replayed: true},
+			{Device: 1, Replayed: true, Submission: 1},
+			{Prepare: 1, Launch: 1, Device: 1, Barrier: Barrier{On: true, At: Infer, Producer: -1}},
+		}, Mode{Name: "async", Worker: Async.Worker, Drain: true}, Machine{ReplayFirst: 1, ReplayNext: 1},
+			Prediction{Makespan: 13, FlowShop: 13, HostWork: 12, DeviceBusy: 3, Busiest: 11, HostEnd: 12, BarrierWait: 10}},
+		// A step of 1 before each kernel on the first worker (KBK: its only
+		// one): host 0–3 and 3–6, device 3–4 and 6–7.
+		{"step", repeat(Kernel{Prepare: 1, Launch: 1, Device: 1}, 2), KBK, Machine{Step: 1},
+			Prediction{Makespan: 7, FlowShop: 7, HostWork: 6, DeviceBusy: 2, Busiest: 6, HostEnd: 6, Steps: 2}},
 		{"latency before the launch", repeat(Kernel{Prepare: 1, Launch: 4, Device: 2}, 2), KBK, Machine{LaunchLatency: -10, Cores: 1},
 			Prediction{Makespan: 10, FlowShop: 10, CoreBound: 10, HostWork: 10, DeviceBusy: 4, Busiest: 10, HostEnd: 10}},
 		// The device-bound case with a gap of 2 between queued kernels:
@@ -137,6 +152,7 @@ func TestPredictErrors(t *testing.T) {
 		{"negative cost", []Kernel{{Resize: -1}}, KBK, Machine{}},
 		{"negative device cost", []Kernel{{Device: -1}}, KBK, Machine{}},
 		{"negative cores", ok, KBK, Machine{Cores: -2}},
+		{"negative step", ok, KBK, Machine{Step: -1}},
 		{"negative replay rate", ok, KBK, Machine{ReplayNext: -1}},
 		{"negative device gap", ok, KBK, Machine{DeviceGap: -1}},
 		{"submission index after a kernel not replayed", []Kernel{{Device: 1}, {Replayed: true, Submission: 1}}, KBK, Machine{}},

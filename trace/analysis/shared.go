@@ -24,7 +24,7 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 	}
 	cores := float64(mc.Cores)
 	complete := make([]float64, n) // when kernel i completed, once known
-	known := 0                     // D[0..known) are known
+	known := 0                     // complete[0..known) are known
 	var lastDev float64
 	next := make([]int, nm)     // the kernel of each worker's next operation
 	rem := make([]float64, nm)  // the work left of its operation in progress
@@ -44,6 +44,9 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 		}
 		if w > 0 && !k.Replayed {
 			p += float64(mc.Handoff)
+		}
+		if w == 0 && !k.Replayed {
+			p += float64(mc.Step)
 		}
 		if w != busiest && !k.Replayed {
 			p += spin
@@ -71,14 +74,20 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 		}
 		return 0, true
 	}
-	finish := func(i int, t float64) {
-		// Kernel i's last operation ends at t: its device execution, and
-		// its completion (its launch returned too).
+	devEnd := make([]float64, n) // D[i], once computed
+	device := func(i int, t float64) {
+		// Kernel i's device execution, launched at t (or, replayed, in the
+		// submission that began at sub).
 		lastDev = mc.deviceEnd(ks[i], i, lastDev, t, sub)
-		complete[i] = lastDev
+		devEnd[i] = lastDev
+	}
+	finish := func(i int, t float64) {
+		// Kernel i's last operation ended at t: its completion, once its
+		// device execution has ended too.
 		if !ks[i].Replayed {
-			complete[i] = max(lastDev, t)
+			device(i, t)
 		}
+		complete[i] = max(devEnd[i], t)
 		known = i + 1
 	}
 	t := 0.0
@@ -123,15 +132,13 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				if w == nm-1 && ks[i].Replayed {
 					// Its device start follows the submission's, not the
 					// end of this operation: known now, as in flowShop.
-					finish(i, t)
+					device(i, t)
 				}
 				if rem[w] <= 0 {
 					busy[w] = false
 					next[w]++
 					if w == nm-1 {
 						r.hostEnd = t
-					}
-					if w == nm-1 && !ks[i].Replayed {
 						finish(i, t)
 					}
 				}
@@ -187,8 +194,6 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				next[w]++
 				if w == nm-1 {
 					r.hostEnd = t
-				}
-				if w == nm-1 && !ks[i].Replayed {
 					finish(i, t)
 				}
 			}

@@ -48,7 +48,7 @@ func TestSharedFlowShopWithEveryCore(t *testing.T) {
 		}
 		m := modes[rng.IntN(len(modes))]
 		m.Drain = rng.IntN(2) == 0
-		mc := Machine{LaunchLatency: rng.Int64N(20) - 10, Handoff: rng.Int64N(3), Spin: rng.Int64N(3), ReplayFirst: rng.Int64N(5), ReplayNext: rng.Int64N(3), DeviceGap: rng.Int64N(3)}
+		mc := Machine{LaunchLatency: rng.Int64N(20) - 10, Handoff: rng.Int64N(3), Step: rng.Int64N(3), Spin: rng.Int64N(3), ReplayFirst: rng.Int64N(5), ReplayNext: rng.Int64N(3), DeviceGap: rng.Int64N(3)}
 		mach, nm, err := m.machines()
 		if err != nil {
 			t.Fatal(err)
