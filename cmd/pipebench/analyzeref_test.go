@@ -416,7 +416,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		slices.Sort(lat)
 		sm.latency = lat[len(lat)/2] // may be negative, unlike the device's rates
 	}
-	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin, QueueCapacity: meta.queueCap,
+	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin, Step: meta.step, QueueCapacity: meta.queueCap,
 		ReplayFirst: med(first), ReplayNext: med(next), DeviceGap: med(gaps)}
 	// Device and host busy intervals, for utilisation and bubbles.
 	busy := map[int][]analysis.Interval{}
@@ -595,7 +595,7 @@ func termsRef(ks []*kernelTrace, mc analysis.Machine, pr analysis.Prediction) te
 			prevDev, devSeen = k.devEnd, true
 		}
 	}
-	t[termHostGaps] -= pr.HostGap
+	t[termHostGaps] -= pr.HostGap + pr.Steps
 	t[termBarriers] -= pr.BarrierWait + pr.BarrierCost
 	return t
 }

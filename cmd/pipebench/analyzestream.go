@@ -58,6 +58,7 @@ type traceMeta struct {
 	handoff    int64
 	spin       int64
 	trace      int64 // tracing's cost per kernel in its measured host stages
+	step       int64 // the runner's host time per kernel outside the stages
 	queueCap   int   // the stage queues' capacity; 0: unknown
 }
 
@@ -71,10 +72,14 @@ func (m *traceMeta) instant(name string) {
 	if n, _ := fmt.Sscanf(name, "queue capacity %d", &p); n == 1 && p > 0 {
 		m.queueCap = p
 	}
-	if n, _ := fmt.Sscanf(name, "calibration handoff=%d spin=%d trace=%d", &h, &sp, &tr); n >= 2 && h >= 0 && sp >= 0 && tr >= 0 {
+	var st int64
+	if n, _ := fmt.Sscanf(name, "calibration handoff=%d spin=%d trace=%d step=%d", &h, &sp, &tr, &st); n >= 2 && h >= 0 && sp >= 0 && tr >= 0 && st >= 0 {
 		m.calibrated, m.handoff, m.spin = true, h, sp
-		if n == 3 {
+		if n >= 3 {
 			m.trace = tr
+		}
+		if n == 4 {
+			m.step = st
 		}
 	}
 }
@@ -803,7 +808,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		if m.procs > 0 {
 			mc.Cores, cores = m.procs, m.procs
 		}
-		mc.Handoff, mc.Spin, mc.QueueCapacity = m.handoff, m.spin, m.queueCap
+		mc.Handoff, mc.Spin, mc.Step, mc.QueueCapacity = m.handoff, m.spin, m.step, m.queueCap
 	}
 	a.acc.measured = append(a.acc.measured, r.end-r.start)
 	cost := make([]analysis.Kernel, len(ks))

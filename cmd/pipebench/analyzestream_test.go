@@ -136,13 +136,22 @@ func TestAnalyzeBadInput(t *testing.T) {
 }
 
 // TestTraceMetaCalibration: the machine track's calibration instant is
-// read with and without the tracing cost (older traces), and untrace
+// read with and without the tracing cost and the runner's step (older
+// traces), and untrace
 // takes that cost out of the timed stages only, none below zero.
 func TestTraceMetaCalibration(t *testing.T) {
 	var m traceMeta
 	m.instant("calibration handoff=120 spin=30 trace=90")
 	if !m.calibrated || m.handoff != 120 || m.spin != 30 || m.trace != 90 {
 		t.Errorf("with trace: %+v", m)
+	}
+	var st traceMeta
+	st.instant("calibration handoff=120 spin=30 trace=90 step=170")
+	if !st.calibrated || st.handoff != 120 || st.spin != 30 || st.trace != 90 || st.step != 170 {
+		t.Errorf("with step: %+v", st)
+	}
+	if m.step != 0 {
+		t.Errorf("without step: %+v", m)
 	}
 	var old traceMeta
 	old.instant("calibration handoff=120 spin=30")

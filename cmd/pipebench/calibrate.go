@@ -25,6 +25,9 @@ import (
 type machineCalibration struct {
 	procs         int
 	handoff, spin int64 // ns
+	// step is the runner's own host time per kernel outside the stages
+	// (analysis.Machine.Step), ns.
+	step int64
 	// trace is what recording a kernel's slices, flows and device slice
 	// adds to its measured host stages, per kernel (ns): the traced
 	// stage costs the analysis reads carry it, the untraced twin the
@@ -39,12 +42,14 @@ const calibrationReps = 7
 
 // calibrate measures the calibration: zerocost at its quick size, kbk, async
 // and pipeline (per-tensor) untraced, repetitions interleaved, medians.
-// KBK gives the run's fixed cost (what the model leaves out whatever the
-// mode: upload, download, untimed steps); Handoff is then the one that
-// makes the model of async, with its single boundary, meet async's
-// makespan, and Spin, with that Handoff, the one that makes the model of
-// pipeline meet pipeline's (only when its four workers outnumber the cores;
-// otherwise no worker's spinning takes a core from another, and Spin is 0).
+// KBK gives the runner's step per kernel (what KBK's makespan holds beyond
+// its model: the runner's own work between the stages, counted per kernel,
+// with the run's upload and download); Handoff is then the one that makes
+// the model of async, with its single boundary, meet async's makespan, and
+// Spin, with that Handoff, the one that makes the model of pipeline meet
+// pipeline's (only when its four workers outnumber the cores; otherwise no
+// worker's spinning takes a core from another, and Spin is 0), the step
+// charged in both.
 func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration, error) {
 	c := machineCalibration{procs: procs, queueCap: cfg.qcap}
 	if c.queueCap == 0 {
@@ -106,10 +111,11 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 		c.trace = max(host(ks[3][0])-host(ks[0][0]), 0)
 	}
 	predict := func(i int, m analysis.Mode, h, s int64) int64 {
-		pr, _ := analysis.Predict(ks[i], m, analysis.Machine{Cores: procs, Handoff: h, Spin: s, QueueCapacity: c.queueCap})
+		pr, _ := analysis.Predict(ks[i], m, analysis.Machine{Cores: procs, Handoff: h, Spin: s, Step: c.step, QueueCapacity: c.queueCap})
 		return pr.Makespan
 	}
-	fixed := max(meas[0]-predict(0, analysis.KBK, 0, 0), 0)
+	n := int64(max(len(ks[0]), 1))
+	c.step = max(meas[0]-predict(0, analysis.KBK, 0, 0), 0) / n
 	// The smallest value in [0, hi] at which f reaches want (f grows with it).
 	solve := func(f func(int64) int64, want, hi int64) int64 {
 		if f(0) >= want {
@@ -126,10 +132,10 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 		}
 		return hi
 	}
-	n := int64(max(len(ks[1]), 1))
-	c.handoff = solve(func(h int64) int64 { return predict(1, analysis.Async, h, 0) + fixed }, meas[1], meas[1]/n+1)
+	n = int64(max(len(ks[1]), 1))
+	c.handoff = solve(func(h int64) int64 { return predict(1, analysis.Async, h, 0) }, meas[1], meas[1]/n+1)
 	if analysis.NumStages > procs {
-		c.spin = solve(func(s int64) int64 { return predict(2, analysis.Pipeline, c.handoff, s) + fixed }, meas[2], meas[2]/n+1)
+		c.spin = solve(func(s int64) int64 { return predict(2, analysis.Pipeline, c.handoff, s) }, meas[2], meas[2]/n+1)
 	}
 	return c, nil
 }
@@ -158,7 +164,7 @@ func (c machineCalibration) record(rec *trace.Recorder) {
 	t := rec.Track(machineTrack, trace.SliceTrack, trace.Host)
 	now := clock.Now()
 	t.Instant(now, rec.Intern(fmt.Sprintf("gomaxprocs %d", c.procs)))
-	t.Instant(now, rec.Intern(fmt.Sprintf("calibration handoff=%d spin=%d trace=%d", c.handoff, c.spin, c.trace)))
+	t.Instant(now, rec.Intern(fmt.Sprintf("calibration handoff=%d spin=%d trace=%d step=%d", c.handoff, c.spin, c.trace, c.step)))
 	t.Instant(now, rec.Intern(fmt.Sprintf("queue capacity %d", c.queueCap)))
 	t.Flush()
 }

@@ -17,8 +17,9 @@ const (
 	// kernel before it and its barrier there had ended) but had not
 	// begun, plus time between the stages of one operation outside any
 	// slice: descheduling, wake-ups, garbage collection, the runtime's
-	// own steps. The model counts the waits for a core of its shared
-	// simulation (Prediction.HostGap).
+	// own steps. The model counts the runner's calibrated step per kernel
+	// (Prediction.Steps) and the waits for a core of its shared simulation
+	// (Prediction.HostGap).
 	termHostGaps = iota
 	// termDeviceStarts: the device start of each kernel not replayed
 	// minus the model's earliest, max(launch end + launch latency (no
@@ -140,7 +141,7 @@ func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr an
 			prevDev, hasPrevDev = k.devEnd, true
 		}
 	}
-	t[termHostGaps] -= pr.HostGap
+	t[termHostGaps] -= pr.HostGap + pr.Steps
 	t[termBarriers] -= pr.BarrierWait + pr.BarrierCost
 	return t
 }
