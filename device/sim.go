@@ -361,7 +361,12 @@ func (s *simStream) CopyD2D(dst, src Buffer) error {
 
 func (s *simStream) Record(e Event) { markEvent(e, s.busy.Load()) }
 
+// WaitEvent implements Stream. A nil event, like one never recorded, is
+// complete.
 func (s *simStream) WaitEvent(e Event) {
+	if e == nil {
+		return
+	}
 	if t := e.At(); t > s.busy.Load() {
 		s.busy.Store(t)
 	}

@@ -139,6 +139,18 @@ func TestUnrecordedEventIsComplete(t *testing.T) {
 	}
 }
 
+// TestNilEventIsComplete: a stream waiting for a nil event, like one never
+// recorded, waits for nothing; recording one does nothing.
+func TestNilEventIsComplete(t *testing.T) {
+	d := newSim(t, device.Default(), nil)
+	s := d.NewStream()
+	s.Record(nil)
+	s.WaitEvent(nil)
+	if err := s.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRooflineAndCopyCosts(t *testing.T) {
 	p := device.Default()
 	compute := p.KernelTime(device.Cost{FLOPs: 1e12})

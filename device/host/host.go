@@ -249,7 +249,11 @@ func (s *stream) Record(e device.Event) {
 
 // WaitEvent implements device.Stream: later work starts no earlier than the
 // event's time. Any device's event will do: times share the host's clock.
+// A nil event, like one never recorded, is complete.
 func (s *stream) WaitEvent(e device.Event) {
+	if e == nil {
+		return
+	}
 	if t := e.At(); t > s.after.Load() {
 		s.after.Store(t)
 	}

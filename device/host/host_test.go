@@ -366,3 +366,62 @@ func TestMappedMarksItsLiveBuffers(t *testing.T) {
 		t.Fatal("Mapped is not a Mapper")
 	}
 }
+
+// TestMappedMarksPartsOfItsLiveBuffers: a part of a live buffer (a tensor
+// a memory plan placed in its arena) is host-mapped; a range that runs
+// past the buffer, or lies in a freed one, is not.
+func TestMappedMarksPartsOfItsLiveBuffers(t *testing.T) {
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := host.Map(sim)
+	var bufs []device.Buffer
+	for _, size := range []int64{256, 64, 1024} {
+		b, err := m.Alloc(size, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs = append(bufs, b)
+	}
+	for _, b := range bufs {
+		for _, part := range []device.Buffer{
+			{Addr: b.Addr, Size: b.Size},
+			{Addr: b.Addr + 16, Size: 16},
+			{Addr: b.Addr + uint64(b.Size) - 8, Size: 8},
+		} {
+			if !m.HostMapped(part) {
+				t.Errorf("part [%d, +%d) of live buffer [%d, +%d) not host-mapped", part.Addr, part.Size, b.Addr, b.Size)
+			}
+		}
+		if past := (device.Buffer{Addr: b.Addr + 8, Size: b.Size}); m.HostMapped(past) {
+			t.Errorf("range [%d, +%d) past live buffer [%d, +%d) host-mapped", past.Addr, past.Size, b.Addr, b.Size)
+		}
+	}
+	if err := m.Free(bufs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if part := (device.Buffer{Addr: bufs[0].Addr + 16, Size: 16}); m.HostMapped(part) {
+		t.Error("part of a freed buffer host-mapped")
+	}
+	for _, b := range bufs[1:] {
+		if err := m.Free(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestNilEventIsComplete: a host stream waiting for a nil event, like one
+// never recorded, waits for nothing; recording one does nothing.
+func TestNilEventIsComplete(t *testing.T) {
+	d, err := host.New(host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.NewStream()
+	s.Record(nil)
+	s.WaitEvent(nil)
+	if err := s.Synchronize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,6 +1,8 @@
 package host
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 
 	"github.com/pipert/pipert/device"
@@ -21,13 +23,15 @@ type Mapper interface {
 type Mapped struct {
 	device.Device
 
-	mu   sync.Mutex
-	live map[uint64]struct{} // addresses of the live buffers allocated here
+	mu sync.Mutex
+	// live holds the live buffers allocated here, by address, in address
+	// order.
+	live []device.Buffer
 }
 
 // Map returns d with host-mapped memory.
 func Map(d device.Device) *Mapped {
-	return &Mapped{Device: d, live: make(map[uint64]struct{})}
+	return &Mapped{Device: d}
 }
 
 // Alloc implements device.Device; the buffer is host-mapped until freed.
@@ -37,7 +41,8 @@ func (m *Mapped) Alloc(size int64, materialize bool) (device.Buffer, error) {
 		return b, err
 	}
 	m.mu.Lock()
-	m.live[b.Addr] = struct{}{}
+	i, _ := m.find(b.Addr)
+	m.live = slices.Insert(m.live, i, device.Buffer{Addr: b.Addr, Size: b.Size})
 	m.mu.Unlock()
 	return b, nil
 }
@@ -48,20 +53,37 @@ func (m *Mapped) Free(b device.Buffer) error {
 		return err
 	}
 	m.mu.Lock()
-	delete(m.live, b.Addr)
+	if i, ok := m.find(b.Addr); ok {
+		m.live = slices.Delete(m.live, i, i+1)
+	}
 	m.mu.Unlock()
 	return nil
 }
 
-// HostMapped implements Mapper: b is a live buffer of this device.
+// find returns the position of the live buffer at addr, or where one would
+// go; m.mu is held.
+func (m *Mapped) find(addr uint64) (int, bool) {
+	return slices.BinarySearchFunc(m.live, addr, func(b device.Buffer, a uint64) int { return cmp.Compare(b.Addr, a) })
+}
+
+// HostMapped implements Mapper: b lies within a live buffer of this
+// device — one Alloc returned, or a part of one (a tensor a memory plan
+// placed in its arena).
 func (m *Mapped) HostMapped(b device.Buffer) bool {
 	if b.IsZero() {
 		return false
 	}
 	m.mu.Lock()
-	_, ok := m.live[b.Addr]
-	m.mu.Unlock()
-	return ok
+	defer m.mu.Unlock()
+	i, ok := m.find(b.Addr)
+	if !ok {
+		if i == 0 {
+			return false
+		}
+		i-- // the live buffer starting before b
+	}
+	l := m.live[i]
+	return b.Addr >= l.Addr && b.Addr-l.Addr <= uint64(l.Size) && uint64(b.Size) <= uint64(l.Size)-(b.Addr-l.Addr)
 }
 
 // NewStream implements device.Device. The stream is a Mapper.
