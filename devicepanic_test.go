@@ -193,3 +193,174 @@ func TestShortDeviceBufferIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// methodDev is a device of the caller's whose methods, its streams' and
+// its events' panic at the n-th call of one method (counted over the
+// device's life; 0: never); calls counts every method's calls.
+type methodDev struct {
+	*device.Sim
+	method string
+	n      int64
+	calls  map[string]*atomic.Int64
+}
+
+// deviceMethods are the methods methodDev can make panic.
+var deviceMethods = []string{"Profile", "Alloc", "Free", "NewStream", "NewEvent", "Stats",
+	"Launch", "CopyD2D", "Record", "WaitEvent", "Query", "Stream.Stats", "Replay",
+	"Event.Synchronize", "Event.Query"}
+
+func newMethodDev(t *testing.T, method string, n int64) *methodDev {
+	t.Helper()
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &methodDev{Sim: sim, method: method, n: n, calls: map[string]*atomic.Int64{}}
+	for _, m := range deviceMethods {
+		d.calls[m] = new(atomic.Int64)
+	}
+	return d
+}
+
+func (d *methodDev) hit(method string) {
+	if c := d.calls[method].Add(1); method == d.method && c == d.n {
+		panic(fmt.Sprintf("device bug at %s %d", method, d.n))
+	}
+}
+
+func (d *methodDev) Profile() device.Profile { d.hit("Profile"); return d.Sim.Profile() }
+func (d *methodDev) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	d.hit("Alloc")
+	return d.Sim.Alloc(size, materialize)
+}
+func (d *methodDev) Free(b device.Buffer) error { d.hit("Free"); return d.Sim.Free(b) }
+func (d *methodDev) NewStream() device.Stream {
+	d.hit("NewStream")
+	return &methodStream{Stream: d.Sim.NewStream(), d: d}
+}
+func (d *methodDev) NewEvent() device.Event {
+	d.hit("NewEvent")
+	return &methodEvent{Event: d.Sim.NewEvent(), d: d}
+}
+func (d *methodDev) Stats() device.Stats { d.hit("Stats"); return d.Sim.Stats() }
+
+type methodStream struct {
+	device.Stream
+	d *methodDev
+}
+
+// simEvent is the simulator's event under e.
+func simEvent(e device.Event) device.Event {
+	if m, ok := e.(*methodEvent); ok {
+		return m.Event
+	}
+	return e
+}
+
+func (s *methodStream) Launch(k device.Kernel) error { s.d.hit("Launch"); return s.Stream.Launch(k) }
+func (s *methodStream) CopyD2D(dst, src device.Buffer) error {
+	s.d.hit("CopyD2D")
+	return s.Stream.CopyD2D(dst, src)
+}
+func (s *methodStream) Record(e device.Event) { s.d.hit("Record"); s.Stream.Record(simEvent(e)) }
+func (s *methodStream) WaitEvent(e device.Event) {
+	s.d.hit("WaitEvent")
+	s.Stream.WaitEvent(simEvent(e))
+}
+func (s *methodStream) Query() bool               { s.d.hit("Query"); return s.Stream.Query() }
+func (s *methodStream) Stats() device.StreamStats { s.d.hit("Stream.Stats"); return s.Stream.Stats() }
+func (s *methodStream) Replay(ks []device.Kernel) error {
+	s.d.hit("Replay")
+	return s.Stream.(device.Replayer).Replay(ks)
+}
+
+type methodEvent struct {
+	device.Event
+	d *methodDev
+}
+
+func (e *methodEvent) Synchronize(ctx context.Context) error {
+	e.d.hit("Event.Synchronize")
+	return e.Event.Synchronize(ctx)
+}
+func (e *methodEvent) Query() bool { e.d.hit("Event.Query"); return e.Event.Query() }
+
+// TestDeviceMethodPanicIsAnError makes each method of a device of the
+// caller's, of its streams and of its events panic at some of its calls
+// of a compile, three runs and Close, in every mode, with each tiling
+// copy, and heterogeneously: no panic escapes, no run waits for what the
+// panicking call did not do, the error matches ErrPanic, and the run
+// after a failed one is correct.
+func TestDeviceMethodPanicIsAnError(t *testing.T) {
+	g, in := faultyGraph()
+	type variant struct {
+		name string
+		opts []pipert.Option
+	}
+	var variants []variant
+	for _, m := range pipert.Modes() {
+		variants = append(variants, variant{m.String(), []pipert.Option{pipert.WithMode(m)}})
+	}
+	variants = append(variants,
+		variant{"multi-stream", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithTilingCopy(pipert.MultiStream, 2)}},
+		variant{"whole, drain", []pipert.Option{pipert.WithMode(pipert.Pipeline), pipert.WithTilingCopy(pipert.Whole, 0), pipert.WithBarrier(pipert.Drain)}},
+		variant{"replay, memory plan", []pipert.Option{pipert.WithMode(pipert.Replay), pipert.WithCaches(pipert.Caches{Kinds: pipert.DefaultCaches | pipert.MemoryPlan})}},
+		variant{"hetero", []pipert.Option{pipert.WithHeterogeneous(nil)}},
+	)
+	for _, v := range variants {
+		healthy := newMethodDev(t, "", 0)
+		exe, err := pipert.Compile(g, append(v.opts, pipert.WithDevice(healthy))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []map[string]*kernel.Tensor
+		for range 3 {
+			res, err := exe.Run(context.Background(), in)
+			if err != nil {
+				t.Fatalf("%s: healthy run: %v", v.name, err)
+			}
+			want = append(want, res.Outputs)
+		}
+		if err := exe.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, method := range deviceMethods {
+			total := healthy.calls[method].Load()
+			for n := int64(1); n <= total; n += max(1, total/5) {
+				name := fmt.Sprintf("%s: %s %d of %d", v.name, method, n, total)
+				d := newMethodDev(t, method, n)
+				func() {
+					defer func() {
+						if p := recover(); p != nil {
+							t.Errorf("%s: panic escaped: %v", name, p)
+						}
+					}()
+					exe, err := pipert.Compile(g, append(v.opts, pipert.WithDevice(d))...)
+					if err != nil {
+						if !errors.Is(err, pipert.ErrPanic) {
+							t.Errorf("%s: compile: %v", name, err)
+						}
+						return
+					}
+					failed := false
+					for i := range 3 {
+						res, err := exe.Run(context.Background(), in)
+						if err != nil {
+							if !errors.Is(err, pipert.ErrPanic) {
+								t.Errorf("%s: run %d: %v", name, i, err)
+							}
+							failed = true
+							continue
+						}
+						if failed {
+							checkSame(t, name, res.Outputs, want[i])
+						}
+					}
+					if err := exe.Close(); err != nil && !errors.Is(err, pipert.ErrPanic) {
+						t.Errorf("%s: close: %v", name, err)
+					}
+				}()
+			}
+		}
+	}
+}

@@ -164,3 +164,41 @@ func TestGraphChangedAfterCompile(t *testing.T) {
 		exe.Close()
 	}
 }
+
+// TestConfigListsAreTheExecutables: the lists of the Config an executable
+// returns, or of one given to WithConfig, are not the executable's own:
+// changing them after Compile changes nothing its steps carry.
+func TestConfigListsAreTheExecutables(t *testing.T) {
+	b := subgraph.NewBuilder("carry")
+	x, past := b.Input("x", kernel.Float32, 2), b.Input("past", kernel.Float32, 2)
+	b.Node(&subgraph.Node{Name: "add", Op: "Add", Inputs: []string{x, past}, Outputs: []string{"present"}}, 1)
+	b.Output("present")
+	g := b.Graph()
+	mine := pipert.Config{Mode: pipert.Pipeline, Carried: []string{"present"}}
+	exe, err := pipert.Compile(g, pipert.WithConfig(mine))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	mine.Carried[0] = "x"
+	exe.Config().Carried[0] = "past"
+	if c := exe.Config().Carried; len(c) != 1 || c[0] != "present" {
+		t.Errorf("Config().Carried = %v after the caller changed its copies", c)
+	}
+	ones := func() *kernel.Tensor { return kernel.FromFloat32([]float32{1, 1}, 2) }
+	p0, err := exe.Submit(context.Background(), map[string]*kernel.Tensor{"x": ones(), "past": ones()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := exe.Submit(context.Background(), map[string]*kernel.Tensor{"x": ones()}, pipert.Carry{From: p0, Output: "present", Input: "past"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p1.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kernel.Float32s(res.Outputs["present"].Host); got[0] != 3 || got[1] != 3 {
+		t.Errorf("the carried step gave %v, want [3 3]", got)
+	}
+}

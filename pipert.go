@@ -157,8 +157,9 @@ var (
 	// or Pending (one Compile or Submit did not make).
 	ErrInvalid = errors.New("invalid argument")
 	// ErrPanic: user code panicked — a kernel's method, an op factory, a
-	// placement policy, a host-cost hook, a device of the caller's. The
-	// error names where and carries the panic value. (kernel.ErrPanic.)
+	// registry, a placement policy, a host-cost hook, a device of the
+	// caller's. The error names where and carries the panic value.
+	// (kernel.ErrPanic.)
 	ErrPanic = kernel.ErrPanic
 	// ErrTilingSpace: tiling data does not fit the device's tiling ring
 	// (WithTilingCopy: a kernel's beyond a 3 MB block, or a Whole batch's
@@ -277,6 +278,8 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 		return nil, errors.New("pipert: compile: nil graph")
 	}
 	g = g.Clone() // the caller may change its graph after: the executable keeps its own
+	// The same for the Config's lists, which WithConfig shares with the caller.
+	c.Carried, c.Virtual = slices.Clone(c.Carried), slices.Clone(c.Virtual)
 	c, err := c.Check()
 	if err != nil {
 		return nil, err
@@ -324,12 +327,15 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	return e, nil
 }
 
-// Config is the checked configuration the executable runs with.
+// Config is the checked configuration the executable runs with, a copy:
+// changing it changes nothing the executable does.
 func (e *Executable) Config() Config {
 	if e == nil {
 		return Config{}
 	}
-	return e.cfg
+	c := e.cfg
+	c.Carried, c.Virtual = slices.Clone(c.Carried), slices.Clone(c.Virtual)
+	return c
 }
 
 // Device is the device the executable runs on.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
@@ -76,4 +77,68 @@ func TestRunnerPoolReusesKernelsOfClosedExecutables(t *testing.T) {
 	}
 	a.Close()
 	c.Close()
+}
+
+// TestRunnerPoolKeepsRegistriesApart: two registries build op "Scaled"
+// with different factories; with the runner pool, an executable of the
+// second compiled after one of the first was closed gets the second's
+// kernel, not the first's from the pool.
+func TestRunnerPoolKeepsRegistriesApart(t *testing.T) {
+	call := poolTestCalls.Add(1)
+	scaled := func(f float32) *ops.Registry {
+		reg := ops.NewRegistry()
+		if err := reg.Register("Scaled", func(a kernel.Attrs) (kernel.Kernel, error) {
+			return &scaleKernel{f: f}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}
+	b := subgraph.NewBuilder("scaled")
+	x := b.Input("x", kernel.Float32, 2)
+	b.Node(&subgraph.Node{Name: "s", Op: "Scaled", Inputs: []string{x}, Attrs: kernel.Attrs{"call": call}}, 1)
+	b.Output(b.Last().Outputs[0])
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2}, 2)}
+	cs := pipert.WithCaches(pipert.Caches{Kinds: pipert.DefaultCaches | pipert.Runners})
+	for _, f := range []float32{10, -1, 10} {
+		exe, err := pipert.Compile(g, pipert.WithRegistry(scaled(f)), cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := kernel.Float32s(res.Outputs[g.Outputs[0]].Host); got[0] != f || got[1] != 2*f {
+			t.Errorf("the registry scaling by %v gave %v", f, got)
+		}
+		if err := exe.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// scaleKernel multiplies its float32 input by f, a value its factory
+// captured.
+type scaleKernel struct{ f float32 }
+
+func (k *scaleKernel) Op() string             { return "Scaled" }
+func (k *scaleKernel) Arity() (int, int, int) { return 1, 1, 1 }
+func (k *scaleKernel) Deps() kernel.Deps      { return kernel.Deps{} }
+func (k *scaleKernel) InferShape(in, out []*kernel.Tensor) error {
+	out[0].DType, out[0].Shape = in[0].DType, append(out[0].Shape[:0], in[0].Shape...)
+	return nil
+}
+func (k *scaleKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error { return nil }
+func (k *scaleKernel) Cost(in, out []*kernel.Tensor) device.Cost               { return device.Cost{} }
+func (k *scaleKernel) Compute(a *kernel.Args) error {
+	if !a.Real() {
+		return nil
+	}
+	x, y := kernel.Float32s(a.In[0].Data()), kernel.Float32s(a.Out[0].Data())
+	for i := range y {
+		y[i] = x[i] * k.f
+	}
+	return nil
 }

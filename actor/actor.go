@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"sync"
@@ -96,23 +97,33 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 		name = c.Graph.Name
 	}
 	a := &SuperKernelActor{prog: prog, cfg: cfg, plan: pl, dev: dev, mem: mem,
-		r:      newRunner(prog, dev, mem, cfg.Seed),
 		labels: pprof.WithLabels(context.Background(), pprof.Labels("pipert.actor", name, "pipert.stage", "prepare", "pipert.mode", pl.Mode.String())),
 	}
-	a.r.setCaches(cfg.Caches)
-	if pl.Replay {
-		a.r.enableReplay()
-	}
-	a.r.tiling = newTilingCopy(a.r, cfg.TilingCopy, cfg.TilingBlocks)
-	a.tr = newTracer(cfg.Trace, name, pl, prog, cfg.Caches.Kinds)
-	if ep, ok := dev.(device.Epocher); ok {
-		a.r.epoch = ep.Epoch()
+	if err := a.setUp(name); err != nil {
+		return nil, err // nothing is allocated on the device yet
 	}
 	if err := a.r.uploadConsts(); err != nil {
 		a.Close()
 		return nil, err
 	}
 	return a, nil
+}
+
+// setUp makes the actor's runner, its streams and events, on the device;
+// a panic of the device's code is the error.
+func (a *SuperKernelActor) setUp(name string) (err error) {
+	defer devicePanic(&err)
+	a.r = newRunner(a.prog, a.dev, a.mem, a.cfg.Seed)
+	a.r.setCaches(a.cfg.Caches)
+	if a.plan.Replay {
+		a.r.enableReplay()
+	}
+	a.r.tiling = newTilingCopy(a.r, a.cfg.TilingCopy, a.cfg.TilingBlocks)
+	a.tr = newTracer(a.cfg.Trace, name, a.plan, a.prog, a.cfg.Caches.Kinds)
+	if ep, ok := a.dev.(device.Epocher); ok {
+		a.r.epoch = ep.Epoch()
+	}
+	return nil
 }
 
 // Plan is the actor's stage plan.
@@ -128,10 +139,11 @@ func (a *SuperKernelActor) Kernels() int { return len(a.prog.nodes) }
 func (a *SuperKernelActor) Memory() *Memory { return a.mem }
 
 // Close stops the stage workers and frees the constants. Closing twice is a
-// no-op.
-func (a *SuperKernelActor) Close() error {
+// no-op. A panic of the device's code is the error.
+func (a *SuperKernelActor) Close() (err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer devicePanic(&err)
 	if a.closed {
 		return nil
 	}
@@ -213,9 +225,21 @@ func (a *SuperKernelActor) RunInto(ctx context.Context, inputs, outs []*kernel.T
 	return st, err
 }
 
-func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *Feed, into []*kernel.Tensor) ([]*kernel.Tensor, plan.Stats, error) {
+func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *Feed, into []*kernel.Tensor) (_ []*kernel.Tensor, _ plan.Stats, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	// The engine recovers the device's panics in a run; those of the
+	// calls around it (a new engine's stream, the statistics) fail the
+	// run here, and the next run starts with a new engine.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("actor: device: %w", &PanicError{Value: p, Stack: debug.Stack()})
+			if a.eng != nil {
+				a.eng.close()
+				a.eng = nil
+			}
+		}
+	}()
 	if a.closed {
 		return nil, plan.Stats{}, ErrClosed
 	}

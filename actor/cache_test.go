@@ -613,3 +613,62 @@ func TestPlanConvergesOnVaryingShapes(t *testing.T) {
 		t.Errorf("%d replans in 40 runs, want at most 3", last.Replans)
 	}
 }
+
+// TestGlobalCacheKeysDTypeAttributes: a node whose attribute is a
+// kernel.DType (Cast's "to", as the ONNX importer and builders set it) is
+// looked up in the global tiling cache after a local miss, so that the
+// counts add up, and a second executable finds the first's tilings there.
+func TestGlobalCacheKeysDTypeAttributes(t *testing.T) {
+	b := subgraph.NewBuilder("casts")
+	x := b.Input("x", kernel.Float32, 3)
+	h := b.OpAttrs("Cast", kernel.Attrs{"to": kernel.Int32}, x)
+	h = b.OpAttrs("Cast", kernel.Attrs{"to": kernel.Float64}, h)
+	b.Output(h)
+	g := b.Graph()
+	in := []*kernel.Tensor{kernel.FromFloat32([]float32{1.5, -2, 3}, 3)}
+	cs := plan.Caches{Kinds: plan.TilingLocal | plan.TilingGlobal}
+	for i := range 2 {
+		a, _, done := newActor(t, g, plan.Config{Caches: cs}, ops.Builtins())
+		_, st, err := a.Run(context.Background(), in)
+		done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cacheCountsAddUp(cs.Kinds, st.Kernels, &st.Cache); err != nil {
+			t.Errorf("executable %d: %v", i, err)
+		}
+		if i == 1 && st.Cache.GlobalHits != 2 {
+			t.Errorf("second executable: %d global hits, want 2 (the first's Casts)", st.Cache.GlobalHits)
+		}
+	}
+}
+
+// TestWorkspaceSizeAfterReplays: in mode Replay, WorkspaceSize after runs
+// that were captured and replayed is what it was before any run, and a
+// replayed run after it still replays: the dry plan is no run.
+func TestWorkspaceSizeAfterReplays(t *testing.T) {
+	b := subgraph.NewBuilder("replayed")
+	x := b.Input("x", kernel.Float32, 3, 8)
+	h := b.Op("GELU", b.Op("MatMul", x, b.Const("w", kernel.New(kernel.Float32, 8, 8))))
+	b.Output(b.OpAttrs("Softmax", kernel.Attrs{"axis": int64(-1)}, b.Op("Add", h, x)))
+	g := b.Graph()
+	in := graphtest.Refill(rand.New(rand.NewPCG(6, 6)), g, 3)
+	a, _, done := newActor(t, g, plan.Config{Mode: plan.Replay, Caches: plan.Caches{Kinds: plan.MemoryPlan}}, ops.Builtins())
+	defer done()
+	before, err := a.WorkspaceSize()
+	if err != nil || before <= 0 {
+		t.Fatalf("WorkspaceSize: %d, %v", before, err)
+	}
+	for run := range 5 {
+		_, st, err := a.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run >= 2 && st.Replay.Replays != 1 {
+			t.Errorf("run %d: replay %+v, want the graph replayed", run, st.Replay)
+		}
+		if size, err := a.WorkspaceSize(); err != nil || size != before {
+			t.Errorf("after run %d: WorkspaceSize %d, %v, want %d", run, size, err, before)
+		}
+	}
+}

@@ -66,6 +66,8 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 		return appendFloat(append(b, 'f'), x), true
 	case float32:
 		return appendFloat(append(b, 'f'), float64(x)), true
+	case kernel.DType: // Cast's "to", as the ONNX importer sets it
+		return append(b, 'd', byte(x)), true
 	case bool:
 		if x {
 			return append(b, 'b', 1), true

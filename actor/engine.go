@@ -235,9 +235,18 @@ func noCancel() {}
 // (queues.Queue.LongTurn): about a typical stage cost.
 const longTurn = 2 * time.Microsecond
 
-// handler returns the task handler of goroutine w ≥ 1.
+// handler returns the task handler of goroutine w ≥ 1. A panic of the
+// device's code fails the run at once, so that no goroutine waits for what
+// the stage did not do, and poisons the queue: the engine is replaced
+// after the run.
 func (e *engine) handler(w int) func(int32) error {
-	return func(pos int32) error {
+	return func(pos int32) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("actor: device: %w", &PanicError{Value: p, Stack: debug.Stack()})
+				e.cur.fail(err)
+			}
+		}()
 		if !e.labeled[w].Load() {
 			pprof.SetGoroutineLabels(e.labels[w])
 			e.labeled[w].Store(true)
@@ -510,11 +519,11 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	}
 	if err == nil && qerr != nil {
 		err = qerr
-		if errors.Is(qerr, queues.ErrPanic) {
-			// Not kernel code (that is recovered in its step): the
-			// device's, called from a stage.
-			err = fmt.Errorf("actor: %w (%w)", qerr, kernel.ErrPanic)
-		}
+	}
+	if errors.Is(err, queues.ErrPanic) && !errors.Is(err, kernel.ErrPanic) {
+		// Not kernel code (that is recovered in its step): the device's,
+		// called from a stage.
+		err = fmt.Errorf("actor: %w (%w)", err, kernel.ErrPanic)
 	}
 	if err == nil {
 		// Graph outputs of compute-dependent nodes nobody consumed.

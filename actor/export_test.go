@@ -61,3 +61,10 @@ func CheckPlan(a *SuperKernelActor) (PlanFigures, error) {
 // PlanFigures are a plan's arena, its lower bound and the sum of what it
 // places.
 type PlanFigures struct{ Arena, PeakLive, Sum int64 }
+
+// RunnerPools is the number of runner pools the process holds.
+func RunnerPools() int {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	return len(pools)
+}

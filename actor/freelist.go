@@ -109,7 +109,7 @@ func (f *freeList) release() error {
 		for _, sf := range f.bySize {
 			for _, l := range [...]*[]device.Buffer{&sf.virtual, &sf.real} {
 				for i, b := range *l {
-					if err := f.dev.Free(b); err != nil && first == nil {
+					if err := freeOn(f.dev, b); err != nil && first == nil {
 						first = err
 					}
 					(*l)[i] = device.Buffer{} // keep no backing alive

@@ -26,7 +26,7 @@ func (m *Memory) alloc(dev device.Device, size int64, materialize bool) (device.
 	if b.Size < size || (b.Data != nil && int64(len(b.Data)) < size) {
 		// A device of the caller's that answers with less than asked:
 		// its kernels would read and write past the buffer.
-		ferr := dev.Free(b)
+		ferr := freeOn(dev, b)
 		return device.Buffer{}, errors.Join(fmt.Errorf("actor: device %s: alloc of %d bytes returned a buffer of %d (%d backed): %w",
 			dev.Name(), size, b.Size, len(b.Data), device.ErrNotBacked), ferr)
 	}
@@ -46,11 +46,19 @@ func (m *Memory) free(dev device.Device, b device.Buffer) error {
 	if b.IsZero() {
 		return nil
 	}
-	if err := dev.Free(b); err != nil {
+	if err := freeOn(dev, b); err != nil {
 		return err
 	}
 	m.add(-b.Size)
 	return nil
+}
+
+// freeOn frees b on dev. A panic of the device's code is the error, as a
+// failed free is: a caller freeing many buffers goes on with the others
+// and keeps its bookkeeping.
+func freeOn(dev device.Device, b device.Buffer) (err error) {
+	defer devicePanic(&err)
+	return dev.Free(b)
 }
 
 // forget accounts b as gone without freeing it (its device was reset).

@@ -429,6 +429,11 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 			}
 		}
 	}
+	// A dry plan is no run: mode Replay's capture neither decides it nor
+	// skips the InferShape of the nodes it replays.
+	c := r.capture
+	r.capture = nil
+	defer func() { r.capture = c }()
 	seen, seenWS := make([]int64, len(p.slots)), make([]int64, len(p.nodes))
 	for s := range r.tensors {
 		if !p.slots[s].isConst {

@@ -1,8 +1,11 @@
 package actor
 
 import (
+	"reflect"
+	"runtime"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/pipert/pipert/cache"
 	"github.com/pipert/pipert/internal/spin"
@@ -15,8 +18,12 @@ import (
 // when plan.Runners is on, builds it otherwise, paying Costs.Create for
 // each it builds, and gives every kernel it handed out back to the pool at
 // Release, when the executable is closed. A kernel is never in the pool
-// while an executable uses it. Kernels whose attributes cannot be encoded
-// (subgraphs of control flow) are always built and never pooled.
+// while an executable uses it. The pool is the resolver's: a kernel built
+// by one resolver is never handed to an executable of another, whose
+// factory for the same op may build another kernel. Kernels whose
+// attributes cannot be encoded (subgraphs of control flow), and those of a
+// resolver that cannot be told apart from others (a value of a type that
+// is not comparable), are always built and never pooled.
 type Runners struct {
 	base   kernel.Resolver
 	pool   *cache.Pool[kernel.Kernel] // nil: off
@@ -32,21 +39,55 @@ type pooled struct {
 	k   kernel.Kernel
 }
 
+// poolKey names a runner pool: its slots per key and the resolver whose
+// kernels it holds — the resolver itself, or, for a pointer, a weak
+// pointer to what it points to, so that the pool does not keep a
+// registry the program dropped (the pool goes with it).
+type poolKey struct {
+	slots int
+	typ   reflect.Type
+	reg   any
+}
+
 var (
 	poolsMu sync.Mutex
-	pools   = map[int]*cache.Pool[kernel.Kernel]{}
+	pools   = map[poolKey]*cache.Pool[kernel.Kernel]{}
 )
 
-// runnerPool is the process's runner pool of slots kernels per key.
-func runnerPool(slots int) *cache.Pool[kernel.Kernel] {
+// runnerPool is the process's runner pool of slots kernels per key for
+// the kernels reg builds, nil when reg cannot be a map key.
+func runnerPool(slots int, reg kernel.Resolver) *cache.Pool[kernel.Kernel] {
+	if reg == nil {
+		return nil
+	}
+	v := reflect.ValueOf(reg)
+	if !v.Comparable() {
+		return nil
+	}
+	k := poolKey{slots: slots, typ: v.Type(), reg: reg}
+	var obj *byte // what a pointer resolver points to, when it can be held weakly
+	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Type().Elem().Size() > 0 {
+		obj = (*byte)(v.UnsafePointer())
+		k.reg = weak.Make(obj)
+	}
 	poolsMu.Lock()
 	defer poolsMu.Unlock()
-	p := pools[slots]
+	p := pools[k]
 	if p == nil {
 		p = cache.NewPool[kernel.Kernel](slots)
-		pools[slots] = p
+		pools[k] = p
+		if obj != nil {
+			runtime.AddCleanup(obj, dropPool, k)
+		}
 	}
 	return p
+}
+
+// dropPool forgets the pool of a resolver the program dropped.
+func dropPool(k poolKey) {
+	poolsMu.Lock()
+	delete(pools, k)
+	poolsMu.Unlock()
 }
 
 // NewRunners returns the resolver an executable of the checked Config c
@@ -54,7 +95,7 @@ func runnerPool(slots int) *cache.Pool[kernel.Kernel] {
 func NewRunners(c plan.Config) *Runners {
 	r := &Runners{base: c.Registry, create: c.Costs.Create}
 	if c.Caches.Kinds.Has(plan.Runners) {
-		r.pool = runnerPool(c.Caches.RunnerSlots)
+		r.pool = runnerPool(c.Caches.RunnerSlots, c.Registry)
 	}
 	return r
 }

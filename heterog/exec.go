@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -161,33 +162,61 @@ func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error
 		return nil, fmt.Errorf("heterog: compile: %w", err)
 	}
 	if len(e.place) != len(g.Nodes) {
-		return nil, fmt.Errorf("heterog: compile: policy placed %d of %d nodes", len(e.place), len(g.Nodes))
+		return nil, fmt.Errorf("heterog: compile: %w: policy placed %d of %d nodes", plan.ErrConfig, len(e.place), len(g.Nodes))
 	}
 	for i, p := range e.place {
 		if p != subgraph.OnCPU && p != subgraph.OnDevice {
-			return nil, fmt.Errorf("heterog: compile: policy placed node %q on %v", g.Nodes[i].Name, p)
+			return nil, fmt.Errorf("heterog: compile: %w: policy placed node %q on %v", plan.ErrConfig, g.Nodes[i].Name, p)
 		}
 	}
-	if cfg.Schedule == Serial {
-		err = e.compileSerial(c)
-	} else {
-		err = e.compileConcurrent(c)
-	}
-	if err != nil {
+	if err := e.compileParts(c); err != nil {
 		e.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
+// compileParts builds the actors of the configured schedule; a panic of
+// the device's code is the error.
+func (e *Executable) compileParts(c *subgraph.Checked) (err error) {
+	defer devicePanic("compile", &err)
+	if e.cfg.Schedule == Serial {
+		return e.compileSerial(c)
+	}
+	return e.compileConcurrent(c)
+}
+
+// devicePanic turns a panic of the device's code on the calling goroutine
+// into the error *err of operation op; use as `defer devicePanic(op, &err)`.
+func devicePanic(op string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("heterog: %s: device: %w", op, &actor.PanicError{Value: p, Stack: debug.Stack()})
+	}
+}
+
+// deviceStats reads the statistics of both devices.
+func (e *Executable) deviceStats() (ds, hs device.Stats, err error) {
+	defer devicePanic("run", &err)
+	return e.accel.Stats(), e.cpu.Stats(), nil
+}
+
 // placeNodes runs the placement policy under recover: it is user code.
+// The policy gets a copy of c, so that what it changes in the graph, the
+// order or the shapes changes nothing the executable runs.
 func (e *Executable) placeNodes(c *subgraph.Checked) (pl []subgraph.Placement, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			pl, err = nil, fmt.Errorf("placement policy: %w: %v\n\n%s", kernel.ErrPanic, p, debug.Stack())
 		}
 	}()
-	return e.cfg.Placement.Place(c, Target{CPU: e.cpu, Accelerator: e.accel, Cost: func(n plan.Node) plan.Costs {
+	view := &subgraph.Checked{Graph: c.Graph.Clone(), Order: slices.Clone(c.Order), Kernels: slices.Clone(c.Kernels),
+		Producer: maps.Clone(c.Producer), Meta: make(map[string]*kernel.Tensor, len(c.Meta))}
+	for name, t := range c.Meta {
+		m := *t
+		m.Shape = t.Shape.Clone()
+		view.Meta[name] = &m
+	}
+	return e.cfg.Placement.Place(view, Target{CPU: e.cpu, Accelerator: e.accel, Cost: func(n plan.Node) plan.Costs {
 		cs, err := e.cfg.CostOf(n)
 		if err != nil {
 			return plan.Costs{}
@@ -564,18 +593,24 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 			}
 		}
 	}
-	ds0, hs0 := e.accel.Stats(), e.cpu.Stats()
+	ds0, hs0, err := e.deviceStats()
+	if err != nil {
+		return nil, err
+	}
 	e.mem.ResetPeak()
 	st := plan.Stats{Mode: e.cfg.Mode, Barrier: e.cfg.Barrier, Heterogeneous: true, Schedule: e.cfg.Schedule, Procs: runtime.GOMAXPROCS(0)}
 	e.start = clock.Now()
-	var err error
 	if e.single != nil {
 		err = e.runSerial(ctx, inputs, &st)
 	} else {
 		err = e.runConcurrent(ctx, inputs, &st)
 	}
 	st.Makespan = time.Duration(clock.Now() - e.start)
-	ds, hs := e.accel.Stats().Sub(ds0), e.cpu.Stats().Sub(hs0)
+	ds1, hs1, serr := e.deviceStats()
+	if err == nil {
+		err = serr
+	}
+	ds, hs := ds1.Sub(ds0), hs1.Sub(hs0)
 	st.DeviceBusy, st.DeviceWork = time.Duration(ds.BusyNs), time.Duration(ds.BusyNs)
 	st.CPUBusy = time.Duration(hs.KernelNs)
 	st.PeakDeviceBytes = e.mem.Peak()
@@ -689,8 +724,11 @@ func (e *Executable) output(at source, inputs map[string]*kernel.Tensor) *kernel
 }
 
 // Close releases the actors' device memory. The worker groups stay with the
-// manager. Closing twice is a no-op.
+// manager. Closing twice, or a nil Executable, is a no-op.
 func (e *Executable) Close() error {
+	if e == nil {
+		return nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {

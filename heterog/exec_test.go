@@ -440,3 +440,101 @@ func TestPolicies(t *testing.T) {
 		t.Fatal("threshold of a target without devices")
 	}
 }
+
+// meddler is a placement policy that changes the checked graph it is
+// given before placing every node on the CPU: it rewires node 2 to read
+// the graph's input, truncates the node list, or scrambles the order.
+type meddler struct{ how string }
+
+func (m meddler) Place(c *subgraph.Checked, t heterog.Target) ([]subgraph.Placement, error) {
+	n := len(c.Graph.Nodes)
+	switch m.how {
+	case "rewire":
+		c.Graph.Nodes[2].Inputs[0] = c.Graph.Inputs[0].Name
+	case "truncate":
+		c.Graph.Nodes = c.Graph.Nodes[:1]
+	case "order":
+		for i := range c.Order {
+			c.Order[i] = 0
+		}
+	case "meta":
+		for _, t := range c.Meta {
+			t.Shape = append(t.Shape[:0], 7, 7, 7)
+		}
+	}
+	pl := make([]subgraph.Placement, n)
+	for i := range pl {
+		pl[i] = subgraph.OnCPU
+	}
+	return pl, nil
+}
+
+// TestPolicyChangesNothingItIsGiven: a placement policy that changes the
+// checked graph, its order or its shapes changes nothing the executable
+// runs: outputs match kernel by kernel, and Compile does not panic.
+// Placements of the wrong count or value are ErrConfig errors.
+func TestPolicyChangesNothingItIsGiven(t *testing.T) {
+	g, in := joined()
+	want := reference(t, g, in)
+	mgr := newManager(t, false)
+	for _, how := range []string{"rewire", "truncate", "order", "meta"} {
+		e := compile(t, g, opts{Manager: mgr, Policy: meddler{how}})
+		if err := sameOutputs(want, run(t, e, in).Outputs); err != nil {
+			t.Errorf("policy meddling with %s: %v", how, err)
+		}
+	}
+	short := placeFunc(func(c *subgraph.Checked) []subgraph.Placement { return []subgraph.Placement{subgraph.OnCPU} })
+	bad := placeFunc(func(c *subgraph.Checked) []subgraph.Placement { return make([]subgraph.Placement, len(c.Graph.Nodes)) })
+	for name, p := range map[string]heterog.Policy{"count": short, "value": bad} {
+		if _, err := compileWith(g, opts{Manager: mgr, Policy: p}); !errors.Is(err, plan.ErrConfig) {
+			t.Errorf("placements of a wrong %s: %v, want an ErrConfig error", name, err)
+		}
+	}
+}
+
+// placeFunc is a placement policy from a function.
+type placeFunc func(c *subgraph.Checked) []subgraph.Placement
+
+func (f placeFunc) Place(c *subgraph.Checked, t heterog.Target) ([]subgraph.Placement, error) {
+	return f(c), nil
+}
+
+// TestVirtualOperatorInAnArena: a virtual operator computes in place over
+// tensors a memory plan placed in its arena (parts of one host-mapped
+// buffer), in every mode, run after run: mode Replay and the MemoryPlan
+// cache place them so from the second run on.
+func TestVirtualOperatorInAnArena(t *testing.T) {
+	g, in := joined()
+	want := reference(t, g, in)
+	for _, m := range plan.Modes() {
+		for _, schedule := range []heterog.Schedule{heterog.Concurrent, heterog.Serial} {
+			e := compile(t, g, opts{Schedule: schedule, Mode: m, Manager: newManager(t, true), Policy: heterog.Fixed(subgraph.OnDevice),
+				Virtual: []string{"Add", "Softmax"}, Caches: plan.Caches{Kinds: plan.DefaultCaches | plan.MemoryPlan}})
+			for i := range 3 {
+				if err := sameOutputs(want, run(t, e, in).Outputs); err != nil {
+					t.Errorf("%v %v run %d: %v", m, schedule, i, err)
+				}
+			}
+		}
+	}
+}
+
+// TestPoliciesWithoutDevices: the policies that price nodes on the target's
+// devices refuse a target without them with an ErrConfig error, not a nil
+// dereference; closing a nil Executable is a no-op.
+func TestPoliciesWithoutDevices(t *testing.T) {
+	g, _ := joined()
+	c, err := subgraph.Validate(g, ops.Builtins())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]heterog.Policy{"cost": heterog.Cost{}, "size": heterog.Size{}} {
+		if _, err := p.Place(c, heterog.Target{}); !errors.Is(err, plan.ErrConfig) {
+			t.Errorf("%s policy without devices: %v, want an ErrConfig error", name, err)
+		}
+	}
+	var e *heterog.Executable
+	if err := e.Close(); err != nil {
+		t.Errorf("Close of a nil Executable: %v", err)
+	}
+}

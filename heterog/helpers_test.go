@@ -60,11 +60,12 @@ type opts struct {
 	Seed     uint64
 	Trace    *trace.Recorder
 	Name     string
+	Caches   plan.Caches
 }
 
 func (o opts) config() plan.Config {
 	c := plan.Config{Mode: o.Mode, Barrier: o.Barrier, Costs: o.Costs, Placement: o.Policy, Schedule: o.Schedule,
-		Virtual: o.Virtual, Seed: o.Seed, Trace: o.Trace, TraceName: o.Name}
+		Virtual: o.Virtual, Seed: o.Seed, Trace: o.Trace, TraceName: o.Name, Caches: o.Caches}
 	if c.Mode == 0 {
 		c.Mode = plan.Pipeline
 	}

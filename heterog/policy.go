@@ -154,6 +154,9 @@ type Cost struct {
 
 // Place implements Policy.
 func (p Cost) Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error) {
+	if t.CPU == nil || t.Accelerator == nil {
+		return nil, fmt.Errorf("heterog: cost placement: %w: target without devices", plan.ErrConfig)
+	}
 	out, err := fallback(p.Fallback).Place(c, t)
 	if err != nil {
 		return nil, err
@@ -290,7 +293,7 @@ func cpuTime(k kernel.Kernel, in []*kernel.Tensor) (time.Duration, bool) {
 // and caches the answer for the life of the process.
 func MeasureThreshold(t Target) (int64, error) {
 	if t.CPU == nil || t.Accelerator == nil {
-		return 0, fmt.Errorf("heterog: measure threshold: target without devices")
+		return 0, fmt.Errorf("heterog: measure threshold: %w: target without devices", plan.ErrConfig)
 	}
 	add := &subgraph.Node{Name: "threshold", Op: "Add"}
 	devCosts, cpuCosts := costsOn(t, add, false), costsOn(t, add, true)

@@ -38,8 +38,8 @@ const (
 	// makes no allocator call and skips Costs.Alloc.
 	MemoryPlan
 	// Runners keeps the kernels (ATB's Runners) of closed executables in a
-	// pool per op and attributes, RunnerSlots each, shared by the
-	// process: Compile takes a kernel from it before building one, and
+	// pool per registry, op and attributes, RunnerSlots each, shared by
+	// the process: Compile takes a kernel from it before building one, and
 	// skips Costs.Create.
 	Runners
 
@@ -133,10 +133,10 @@ type Caches struct {
 	// (zero: DefaultGlobalSlots). Executables with the same count share
 	// one global cache per process.
 	GlobalSlots int
-	// RunnerSlots is the runner pool's kernels per op and attributes
-	// (ATB_RUNNER_POOL_SIZE), in [1, MaxCacheSlots] (zero:
-	// DefaultRunnerSlots). Executables with the same count share one pool
-	// per process.
+	// RunnerSlots is the runner pool's kernels per registry, op and
+	// attributes (ATB_RUNNER_POOL_SIZE), in [1, MaxCacheSlots] (zero:
+	// DefaultRunnerSlots). Executables with the same count and registry
+	// share one pool per process.
 	RunnerSlots int
 }
 

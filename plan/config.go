@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/pipert/pipert/control"
@@ -95,7 +96,8 @@ type Config struct {
 	// single-placement parts, and an actor per part runs concurrently with
 	// the others (package heterog).
 	Placement Placer
-	// Schedule is how a heterogeneous run proceeds (zero: Concurrent).
+	// Schedule is how a heterogeneous run proceeds (zero: Concurrent);
+	// Serial needs Placement.
 	Schedule Schedule
 	// Virtual names ops that are virtual operators in a heterogeneous run:
 	// placed on the accelerator, they are computed by the CPU in place over
@@ -152,6 +154,9 @@ func (c Config) Check() (Config, error) {
 	if c.TilingBlocks < 1 || c.TilingBlocks > MaxCacheSlots {
 		return bad("TilingBlocks %d outside [1, %d]", c.TilingBlocks, MaxCacheSlots)
 	}
+	if isNilPointer(c.Registry) {
+		return bad("Registry is a nil %T", c.Registry)
+	}
 	if c.Registry == nil {
 		c.Registry = control.Resolver{Base: ops.Builtins()}
 	}
@@ -161,13 +166,23 @@ func (c Config) Check() (Config, error) {
 	if c.Schedule != Concurrent && c.Schedule != Serial {
 		return bad("Schedule %d is not a schedule (have concurrent, serial)", uint8(c.Schedule))
 	}
+	if c.Placement == nil && c.Schedule == Serial {
+		return bad("Schedule serial needs a heterogeneous run (Placement)")
+	}
 	if c.Placement == nil && len(c.Virtual) > 0 {
 		return bad("Virtual operators %v need a heterogeneous run (Placement)", c.Virtual)
 	}
 	for _, op := range c.Virtual {
-		if !c.Registry.Has(op) {
+		has, err := registryHas(c.Registry, op)
+		if err != nil {
+			return bad("Virtual operator %q: %w", op, err)
+		}
+		if !has {
 			return bad("Virtual operator %q is not a registered op", op)
 		}
+	}
+	if isNilPointer(c.Device) {
+		return bad("Device is a nil %T", c.Device)
 	}
 	if c.Device == nil {
 		d, err := device.NewSim(device.SimOptions{})
@@ -178,6 +193,24 @@ func (c Config) Check() (Config, error) {
 	}
 	c.checked = true
 	return c, nil
+}
+
+// registryHas reports whether reg resolves op; a panic in reg's Has, the
+// caller's code, is an error wrapping kernel.ErrPanic.
+func registryHas(reg kernel.Resolver, op string) (has bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			has, err = false, fmt.Errorf("the registry's Has: %w: %v", kernel.ErrPanic, p)
+		}
+	}()
+	return reg.Has(op), nil
+}
+
+// isNilPointer reports whether v, an interface value, holds a nil pointer:
+// a setting that is set, but to nothing its methods can use.
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // Checked reports whether c came from Check.
@@ -289,7 +322,8 @@ type HostCost func(n Node) Costs
 // accelerator (package heterog has the policies).
 type Placer interface {
 	// Place returns, by node index, subgraph.OnCPU or subgraph.OnDevice for
-	// every node of c.
+	// every node of c. c is the placer's own copy: changing it changes
+	// nothing the executable runs.
 	Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error)
 }
 

@@ -66,9 +66,12 @@ type Stats struct {
 // CacheStats count host-cache lookups by cache: hits skipped the work,
 // misses did it. The global tiling cache is looked up after a local miss
 // (or alone), so with both on, LocalMisses = GlobalHits + GlobalMisses
-// and GlobalMisses Resizes were computed. A cache that is off counts
-// nothing; nodes whose kernel is volatile (kernel.Deps.Volatile) are never
-// looked up.
+// and GlobalMisses Resizes were computed — but for nodes the global cache
+// cannot key, whose attributes hold a value of a type of the caller's
+// (neither a number, a bool, a string, a slice of those, a
+// *kernel.Tensor nor a kernel.DType): their local misses compute Resize.
+// A cache that is off counts nothing; nodes whose kernel is volatile
+// (kernel.Deps.Volatile) are never looked up.
 type CacheStats struct {
 	LocalHits, LocalMisses   int
 	GlobalHits, GlobalMisses int

@@ -43,8 +43,13 @@ func (b *Builder) OpAttrs(op string, attrs kernel.Attrs, inputs ...string) strin
 }
 
 // Node adds n. Empty Name and Outputs are generated (nOut outputs). It
-// returns the node's output names.
+// returns the node's output names. A nil n is added as it is, for
+// validation to report, and has no outputs.
 func (b *Builder) Node(n *Node, nOut int) []string {
+	if n == nil {
+		b.g.Nodes = append(b.g.Nodes, nil)
+		return nil
+	}
 	if n.Name == "" {
 		base := strings.ToLower(n.Op)
 		n.Name = fmt.Sprintf("%s_%d", base, b.counts[base])

@@ -94,7 +94,11 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 			return fail(n.Name, n.Op, ErrBadNode, "%w", err)
 		}
 		names[n.Name] = true
-		if reg == nil || !reg.Has(n.Op) {
+		has, err := registryHas(reg, n.Op)
+		if err != nil {
+			return fail(n.Name, n.Op, ErrBadNode, "%w", err)
+		}
+		if !has {
 			return fail(n.Name, n.Op, ErrUnknownOp, "%q is not registered", n.Op)
 		}
 		k, err := newKernel(reg, n)
@@ -319,6 +323,20 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 		}
 	}
 	return out, nil
+}
+
+// registryHas reports whether reg (nil: no registry) resolves op; a panic
+// in reg's Has, the caller's code, is an error wrapping kernel.ErrPanic.
+func registryHas(reg kernel.Resolver, op string) (has bool, err error) {
+	if reg == nil {
+		return false, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			has, err = false, fmt.Errorf("the registry's Has(%q): %w: %v", op, kernel.ErrPanic, p)
+		}
+	}()
+	return reg.Has(op), nil
 }
 
 // contract returns k's Arity and Deps, turning a panic of either into an

@@ -204,3 +204,38 @@ func FuzzValidate(f *testing.F) {
 		subgraph.Validate(g, reg()) // must not panic
 	})
 }
+
+// hasPanics is a resolver of the caller's whose Has panics.
+type hasPanics struct{}
+
+func (hasPanics) Has(op string) bool                                   { panic("registry bug") }
+func (hasPanics) New(op string, a kernel.Attrs) (kernel.Kernel, error) { return nil, nil }
+
+// TestValidateRecoversRegistryPanic: a registry whose Has panics fails
+// validation with an error naming the node and matching kernel.ErrPanic;
+// Validate never panics.
+func TestValidateRecoversRegistryPanic(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 2)))
+	_, err := subgraph.Validate(b.Graph(), hasPanics{})
+	var se *subgraph.Error
+	if !errors.Is(err, kernel.ErrPanic) || !errors.As(err, &se) || se.Node != "relu_0" {
+		t.Errorf("Validate gave %v, want an *Error naming relu_0 matching kernel.ErrPanic", err)
+	}
+}
+
+// TestBuilderNilNode: a nil node given to the builder is kept for
+// validation to report by its position, not a panic while building.
+func TestBuilderNilNode(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	x := b.Input("x", kernel.Float32, 2)
+	if out := b.Node(nil, 1); out != nil {
+		t.Errorf("a nil node has outputs %v", out)
+	}
+	b.Output(b.Op("ReLU", x))
+	_, err := subgraph.Validate(b.Graph(), ops.Builtins())
+	var se *subgraph.Error
+	if !errors.As(err, &se) || se.Node != "#0" || !errors.Is(err, subgraph.ErrBadNode) {
+		t.Errorf("Validate gave %v, want a bad node #0", err)
+	}
+}
