@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/alloc"
 )
 
 // Run runs every conformance check, each on a new device from open.
@@ -160,6 +161,12 @@ func checkOutOfMemory(t *testing.T, d device.Device) {
 	}
 	if after := d.Stats(); after.MemInUse != before.MemInUse {
 		t.Errorf("a failed Alloc changed MemInUse from %d to %d", before.MemInUse, after.MemInUse)
+	}
+	if _, err := d.Alloc(-1, true); !errors.Is(err, alloc.ErrBadSize) {
+		t.Fatalf("Alloc of -1 bytes: %v, want alloc.ErrBadSize", err)
+	}
+	if after := d.Stats(); after.MemInUse != before.MemInUse || after.Allocs != before.Allocs {
+		t.Errorf("a refused Alloc changed the device's memory: %+v, before %+v", after, before)
 	}
 	// The device still works.
 	b := mustAlloc(t, d, 64, true)

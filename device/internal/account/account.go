@@ -34,9 +34,13 @@ func NewMemory(a alloc.Allocator) *Memory { return &Memory{alloc: a} }
 // Alloc reserves size bytes (at least one, so that a zero-size tensor still
 // has an address of its own) and returns the address, the size reserved and,
 // when materialize is set, zeroed host memory of that size. An error is the
-// allocator's (wrapping alloc.ErrOutOfMemory when the space is exhausted).
+// allocator's (wrapping alloc.ErrOutOfMemory when the space is exhausted),
+// or alloc.ErrBadSize for a negative size.
 func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int64, data []byte, err error) {
-	if size <= 0 {
+	if size < 0 {
+		return 0, 0, nil, fmt.Errorf("%w: %d", alloc.ErrBadSize, size)
+	}
+	if size == 0 {
 		size = 1
 	}
 	m.mu.Lock()
