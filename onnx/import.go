@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pipert/pipert/control"
 	"github.com/pipert/pipert/kernel"
@@ -439,6 +440,22 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 		if v, ok := opt.Values[vi.Name]; ok {
 			if v == nil || v.Host == nil || v.DType != dt {
 				return fmt.Errorf("%w: Options.Values[%q] must be a real %v tensor", ErrImport, vi.Name, dt)
+			}
+			if vi.HasShape {
+				bad := len(v.Shape) != len(vi.Dims)
+				decl := make([]string, len(vi.Dims))
+				for i, d := range vi.Dims {
+					decl[i] = d.Param
+					if d.Known {
+						decl[i] = strconv.FormatInt(d.Value, 10)
+						bad = bad || d.Value != v.Shape[i]
+					} else if decl[i] == "" {
+						decl[i] = "?"
+					}
+				}
+				if bad {
+					return fmt.Errorf("%w: Options.Values[%q] has shape %v, the model declares [%s]", ErrImport, vi.Name, v.Shape, strings.Join(decl, " "))
+				}
 			}
 			if err := im.defineConst(vi.Name, v); err != nil {
 				return err
