@@ -394,7 +394,10 @@ func (a *SuperKernelActor) UseWorkspace(buf device.Buffer) error {
 	if err != nil {
 		return err
 	}
-	if buf.IsZero() || buf.Size < mp.stats.ArenaBytes {
+	if buf.IsZero() {
+		return fmt.Errorf("actor: the zero Buffer is no workspace: allocate one of the device (the plan needs %d bytes): %w", mp.stats.ArenaBytes, ErrShortWorkspace)
+	}
+	if buf.Size < mp.stats.ArenaBytes {
 		return fmt.Errorf("actor: workspace of %d bytes, the plan needs %d: %w", buf.Size, mp.stats.ArenaBytes, ErrShortWorkspace)
 	}
 	if buf.Data != nil && int64(len(buf.Data)) < buf.Size {
