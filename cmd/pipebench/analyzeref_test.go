@@ -54,6 +54,7 @@ type kernelTrace struct {
 	barEnd    int64
 	hasBar    bool
 	barAt     analysis.Stage
+	dev       string // its device slice's device (deviceName)
 	// ops are its operations by host track: its slices there (those of
 	// the submission's first kernel only, for a replay).
 	ops map[int]*refOp
@@ -225,6 +226,7 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 			}
 			if role[s.Track] == "device" {
 				k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.Dur(), s.Start, s.End, true
+				k.dev = deviceName(p.Tracks[s.Track].Name)
 				continue
 			}
 			if !ok {
@@ -286,7 +288,18 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		for _, k := range a.kernels {
 			if s, ok := devFlow[k.flow]; ok {
 				k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.Dur(), s.Start, s.End, true
+				k.dev = deviceName(p.Tracks[s.Track].Name)
 				a.devSlices = append(a.devSlices, analysis.Interval{Start: s.Start, End: s.End})
+			}
+		}
+	}
+	// An asynchronous device ran some kernel past the end of its launch;
+	// one that never did is taken as synchronous.
+	async := map[string]bool{}
+	for _, a := range actors {
+		for _, k := range a.kernels {
+			if k.hasDev && k.hasLaunch && k.staged && k.devEnd > k.launched {
+				async[k.dev] = true
 			}
 		}
 	}
@@ -301,7 +314,7 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		if len(a.runs) == 0 {
 			continue
 		}
-		sm, err := summarizeActorRef(p, a, cores, meta)
+		sm, err := summarizeActorRef(p, a, cores, meta, async)
 		if err != nil {
 			return nil, fmt.Errorf("actor %q: %w", a.name, err)
 		}
@@ -314,7 +327,7 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 	return out, nil
 }
 
-func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMeta) (actorSummary, error) {
+func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMeta, async map[string]bool) (actorSummary, error) {
 	if meta.procs > 0 {
 		cores = meta.procs
 	}
@@ -347,11 +360,6 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	// give its device rate instead: the first of a submission its start
 	// after the submission began, the others theirs after the kernel
 	// before.
-	// An asynchronous device ran some kernel past the end of its launch;
-	// one that never did is taken as synchronous.
-	async := slices.ContainsFunc(ks, func(k *kernelTrace) bool {
-		return k.hasDev && k.hasLaunch && k.staged && k.devEnd > k.launched
-	})
 	var lat, first, next, gaps []int64
 	var lastDevEnd int64
 	var prev *kernelTrace
@@ -387,7 +395,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 				next = append(next, k.devStart-p.devStart)
 			}
 		default:
-			if k.devEnd <= k.launched && !async {
+			if k.devEnd <= k.launched && !async[k.dev] {
 				// A synchronous device (the host CPU) ran the kernel
 				// inside the launch call: the launch stage already holds
 				// its time.

@@ -39,9 +39,9 @@ type streamPass struct {
 	meta    *traceMeta               // the machine the trace records, filled by the first pass
 	latency map[string]int64         // by actor; nil in a latency pass
 	sel     map[string]*medianSelect // the latency pass's selectors, by actor
-	// async holds the actors whose device ran a kernel past the end of
-	// its launch (an asynchronous device), shared by the passes: complete
-	// once the first has read the trace.
+	// async holds the devices (by deviceName) that ran a kernel past the
+	// end of its launch (an asynchronous device), shared by the passes:
+	// complete once the first has read the trace.
 	async map[string]bool
 }
 
@@ -208,6 +208,7 @@ type sKernel struct {
 	barEnd    int64
 	hasBar    bool
 	barAt     analysis.Stage // Infer or Prepare
+	dev       string         // the device of its device slice (deviceName)
 	// spans are its host stages' first start and last end, by stage.
 	spans [analysis.NumStages]span
 	run   *sRun
@@ -219,9 +220,9 @@ type streamAnalyzer struct {
 	pass    streamPass
 	tracks  []*sTrack
 	actors  map[string]*sActor
-	exes    map[string]bool              // heterogeneous executables, by their part tracks
-	shared  map[uint64]*sKernel          // kernels of actors without a stream of their own, by flow
-	devSeen map[uint64]analysis.Interval // device slices of shared devices not yet claimed
+	exes    map[string]bool       // heterogeneous executables, by their part tracks
+	shared  map[uint64]*sKernel   // kernels of actors without a stream of their own, by flow
+	devSeen map[uint64]seenDevice // device slices of shared devices not yet claimed
 	free    []*sKernel
 	events  int
 	probs   problemCounts
@@ -237,7 +238,7 @@ func newStreamAnalyzer(pass streamPass) *streamAnalyzer {
 	if pass.async == nil {
 		pass.async = map[string]bool{}
 	}
-	return &streamAnalyzer{pass: pass, actors: map[string]*sActor{}, exes: map[string]bool{}, shared: map[uint64]*sKernel{}, devSeen: map[uint64]analysis.Interval{}}
+	return &streamAnalyzer{pass: pass, actors: map[string]*sActor{}, exes: map[string]bool{}, shared: map[uint64]*sKernel{}, devSeen: map[uint64]seenDevice{}}
 }
 
 func (z *streamAnalyzer) actor(name string) *sActor {
@@ -436,6 +437,7 @@ func (z *streamAnalyzer) slice(t *sTrack, s sSlice) {
 func (z *streamAnalyzer) kernelSlice(a *sActor, t *sTrack, s sSlice, k *sKernel, st analysis.Stage, d int64, sub int) {
 	if t.role == "device" {
 		k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.end-s.start, s.start, s.end, true
+		k.dev = deviceName(t.name)
 		return
 	}
 	if t.hasBar {
@@ -516,12 +518,29 @@ func (z *streamAnalyzer) place(a *sActor, k *sKernel, at int64) bool {
 	return k.run != nil
 }
 
+// seenDevice is a device slice waiting for its kernel: its interval and
+// its device.
+type seenDevice struct {
+	iv  analysis.Interval
+	dev string
+}
+
+// deviceName is the device of a device track "<device> stream N" (the
+// track's name when it has no such suffix).
+func deviceName(track string) string {
+	if i := strings.LastIndex(track, " stream "); i >= 0 {
+		return track[:i]
+	}
+	return track
+}
+
 // sharedDevice gives a device slice to the kernel of its flow in an actor
 // that has no stream of its own, now or when that kernel appears.
 func (z *streamAnalyzer) sharedDevice(t *sTrack, s sSlice) {
 	if k, ok := z.shared[s.flow]; ok {
 		if !k.hasDev {
 			k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.end-s.start, s.start, s.end, true
+			k.dev = deviceName(t.name)
 			k.actor.devByFlow = true
 			z.busy(k.actor, nil, analysis.Interval{Start: s.start, End: s.end})
 		}
@@ -529,7 +548,7 @@ func (z *streamAnalyzer) sharedDevice(t *sTrack, s sSlice) {
 	}
 	if t.owner == nil || len(t.owner.host) == 0 {
 		if _, seen := z.devSeen[s.flow]; !seen {
-			z.devSeen[s.flow] = analysis.Interval{Start: s.start, End: s.end}
+			z.devSeen[s.flow] = seenDevice{analysis.Interval{Start: s.start, End: s.end}, deviceName(t.name)}
 		}
 	}
 }
@@ -551,8 +570,10 @@ func (z *streamAnalyzer) kernel(a *sActor, flow uint64) *sKernel {
 	a.loose = append(a.loose, k)
 	if a.stream == nil {
 		z.shared[flow] = k
-		if iv, ok := z.devSeen[flow]; ok {
+		if sd, ok := z.devSeen[flow]; ok {
 			delete(z.devSeen, flow)
+			iv := sd.iv
+			k.dev = sd.dev
 			k.cost.Device, k.devStart, k.devEnd, k.hasDev = iv.Len(), iv.Start, iv.End, true
 			a.devByFlow = true
 			z.busy(a, nil, iv)
@@ -706,13 +727,13 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
 		}
 	default:
 		if k.devEnd > k.launched {
-			z.pass.async[a.name] = true
-		} else if z.pass.latency != nil && !z.pass.async[a.name] {
+			z.pass.async[k.dev] = true
+		} else if z.pass.latency != nil && !z.pass.async[k.dev] {
 			// A synchronous device (the host CPU) ran the kernel inside
 			// the launch call: the launch stage already holds its time.
 			// An asynchronous device may end a short kernel before the
-			// launch call returns too; it is one when any of the actor's
-			// kernels ran past its launch (known after the first pass).
+			// launch call returns too; it is one when any kernel ran past
+			// its launch on it (known after the first pass).
 			k.cost.Device = 0
 		}
 		z.latencySample(a, k, busy, behind, gap)

@@ -267,6 +267,43 @@ func TestAnalyzeEarlyDevice(t *testing.T) {
 	}
 }
 
+// TestAnalyzeSynchronousDeviceBeside: an actor whose kernels run on two
+// devices it shares, as the serial schedule of a heterogeneous run does:
+// kernel 0 on the host CPU ("gpu cpu"), which computes inside the launch
+// call (1–5, its device slice 2–5: synchronous, its time is the launch's),
+// kernel 1 on the accelerator ("gpu"), launched at 6–7 and run at 8–20,
+// past its launch (asynchronous). Only the accelerator's kernels keep
+// their device time. Latencies −3 and 1: the median 1. The prediction,
+// by hand: kernel 0's device ends at its launch's end plus 1, 6, with no
+// time of its own; kernel 1's at 8–20; plus the run's 2 after: 22 µs (23
+// if kernel 0 kept its 3 µs: 9, then 9–21).
+func TestAnalyzeSynchronousDeviceBeside(t *testing.T) {
+	const body = `[
+{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"x runner"}},
+{"ph":"M","pid":1,"tid":3,"name":"thread_name","args":{"name":"gpu stream 0"}},
+{"ph":"M","pid":1,"tid":5,"name":"thread_name","args":{"name":"gpu cpu stream 0"}},
+{"ph":"M","pid":1,"tid":4,"name":"thread_name","args":{"name":"pipebench machine"}},
+{"ph":"i","pid":1,"tid":4,"ts":0,"name":"gomaxprocs 2"},
+{"ph":"i","pid":1,"tid":4,"ts":0,"name":"calibration handoff=0 spin=0 trace=0"},
+{"ph":"i","pid":1,"tid":1,"ts":0,"name":"plan kbk/per-tensor 0000"},
+{"ph":"B","pid":1,"tid":1,"ts":0,"name":"run"},
+{"ph":"X","pid":1,"tid":1,"ts":0,"dur":1,"name":"Relu prepare"},{"ph":"s","pid":1,"tid":1,"ts":0,"id":1},
+{"ph":"X","pid":1,"tid":1,"ts":1,"dur":4,"name":"Relu launch"},{"ph":"t","pid":1,"tid":1,"ts":1,"id":1},
+{"ph":"X","pid":1,"tid":1,"ts":5,"dur":1,"name":"MatMul prepare"},{"ph":"s","pid":1,"tid":1,"ts":5,"id":2},
+{"ph":"X","pid":1,"tid":1,"ts":6,"dur":1,"name":"MatMul launch"},{"ph":"t","pid":1,"tid":1,"ts":6,"id":2},
+{"ph":"E","pid":1,"tid":1,"ts":22},
+{"ph":"X","pid":1,"tid":5,"ts":2,"dur":3,"name":"Relu"},{"ph":"f","pid":1,"tid":5,"ts":2,"id":1},
+{"ph":"X","pid":1,"tid":3,"ts":8,"dur":12,"name":"MatMul"},{"ph":"f","pid":1,"tid":3,"ts":8,"id":2}
+]`
+	s := analyzeOne(t, body)
+	if s.name != "x" || s.kernels != 2 || s.latency != 1000 {
+		t.Errorf("summary %+v: want actor x, 2 kernels, latency 1 µs", s)
+	}
+	if got := s.predicted["kbk"]; got != 22000 {
+		t.Errorf("predicted %d ns, want 22000", got)
+	}
+}
+
 // TestShareCores: the parts of one heterogeneous executable, matched by
 // name and run index, share the cores run by run; an actor of another
 // executable, or one with a device of its own, keeps no shared prediction;
