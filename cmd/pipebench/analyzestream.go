@@ -436,8 +436,7 @@ func (z *streamAnalyzer) slice(t *sTrack, s sSlice) {
 // the slice (its place in a replay's submission).
 func (z *streamAnalyzer) kernelSlice(a *sActor, t *sTrack, s sSlice, k *sKernel, st analysis.Stage, d int64, sub int) {
 	if t.role == "device" {
-		k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.end-s.start, s.start, s.end, true
-		k.dev = deviceName(t.name)
+		k.setDevice(analysis.Interval{Start: s.start, End: s.end}, deviceName(t.name))
 		return
 	}
 	if t.hasBar {
@@ -518,6 +517,11 @@ func (z *streamAnalyzer) place(a *sActor, k *sKernel, at int64) bool {
 	return k.run != nil
 }
 
+// setDevice gives k its device slice iv on device dev (deviceName).
+func (k *sKernel) setDevice(iv analysis.Interval, dev string) {
+	k.cost.Device, k.devStart, k.devEnd, k.hasDev, k.dev = iv.Len(), iv.Start, iv.End, true, dev
+}
+
 // seenDevice is a device slice waiting for its kernel: its interval and
 // its device.
 type seenDevice struct {
@@ -539,8 +543,7 @@ func deviceName(track string) string {
 func (z *streamAnalyzer) sharedDevice(t *sTrack, s sSlice) {
 	if k, ok := z.shared[s.flow]; ok {
 		if !k.hasDev {
-			k.cost.Device, k.devStart, k.devEnd, k.hasDev = s.end-s.start, s.start, s.end, true
-			k.dev = deviceName(t.name)
+			k.setDevice(analysis.Interval{Start: s.start, End: s.end}, deviceName(t.name))
 			k.actor.devByFlow = true
 			z.busy(k.actor, nil, analysis.Interval{Start: s.start, End: s.end})
 		}
@@ -572,11 +575,9 @@ func (z *streamAnalyzer) kernel(a *sActor, flow uint64) *sKernel {
 		z.shared[flow] = k
 		if sd, ok := z.devSeen[flow]; ok {
 			delete(z.devSeen, flow)
-			iv := sd.iv
-			k.dev = sd.dev
-			k.cost.Device, k.devStart, k.devEnd, k.hasDev = iv.Len(), iv.Start, iv.End, true
+			k.setDevice(sd.iv, sd.dev)
 			a.devByFlow = true
-			z.busy(a, nil, iv)
+			z.busy(a, nil, sd.iv)
 		}
 	}
 	return k
