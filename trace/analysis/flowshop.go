@@ -266,10 +266,8 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 		work[w] += mc.Handoff * handed
 		pr.Handoff += mc.Handoff * handed
 	}
-	if nm > 0 {
-		pr.Steps = mc.Step * handed
-		work[0] += pr.Steps
-	}
+	pr.Steps = mc.Step * handed
+	work[0] += pr.Steps
 	for _, w := range work {
 		pr.HostWork += w
 		pr.Busiest = max(pr.Busiest, w)
@@ -329,11 +327,11 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 	done := make([]float64, nm) // C[i-1][w], then C[i][w]
 	var dev float64             // D[i-1]
 	var sub float64             // the start of the last replay submission
-	var devEnd []float64        // completions, for the per-tensor producers
+	var completed []float64     // by kernel, for the per-tensor producers
 	var complete float64        // kernel i-1's completion
 	for _, k := range ks {
 		if k.Barrier.On && k.Barrier.Producer >= 0 && !m.Drain {
-			devEnd = make([]float64, len(ks))
+			completed = make([]float64, len(ks))
 			break
 		}
 	}
@@ -358,7 +356,7 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 				case m.Drain && i > 0:
 					rel = max(rel, complete)
 				case !m.Drain && b.Producer >= 0:
-					rel = max(rel, devEnd[b.Producer])
+					rel = max(rel, completed[b.Producer])
 				}
 				r.wait += rel - start
 				start = rel + float64(b.Cost)*scale
@@ -372,8 +370,8 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 		dev = mc.deviceEnd(k, i, dev, prev, sub)
 		r.hostEnd = prev
 		complete = max(dev, prev)
-		if devEnd != nil {
-			devEnd[i] = complete
+		if completed != nil {
+			completed[i] = complete
 		}
 	}
 	r.makespan = max(dev, r.hostEnd) // the host's, when the device took the last kernel before its launch ended
