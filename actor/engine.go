@@ -260,7 +260,7 @@ func (e *engine) handler(w int) func(int32) error {
 		if t == 0 || e.queue[w].Yielded() {
 			t = clock.Now()
 		}
-		if e.a.tr.on() {
+		if e.a.tr.depthDue(w, t) {
 			e.a.tr.depth(w, e.pipe.Len(queues.Stage(w)), t)
 		}
 		ph := phaseAll

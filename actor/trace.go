@@ -196,14 +196,16 @@ func (t *tracer) runEnd(now int64, cs plan.CacheStats) {
 	}
 }
 
-// depth records the length of goroutine w's queue at clock time now, from
-// that goroutine.
+// depthDue reports whether goroutine w's queue depth is due a sample at
+// clock time now. The caller reads the queue's length only then: reading
+// it takes the cache lines the queue's producers write.
+func (t *tracer) depthDue(w int, now int64) bool {
+	return t.on() && t.qdepth[w] != nil && now-t.lastDepth[w] >= counterEvery
+}
+
+// depth records n, the length of goroutine w's queue at clock time now,
+// from that goroutine, when depthDue said so.
 func (t *tracer) depth(w, n int, now int64) {
-	if !t.on() || t.qdepth[w] == nil {
-		return
-	}
-	if now-t.lastDepth[w] >= counterEvery {
-		t.lastDepth[w] = now
-		t.qdepth[w].Counter(now, int64(n))
-	}
+	t.lastDepth[w] = now
+	t.qdepth[w].Counter(now, int64(n))
 }
