@@ -450,8 +450,8 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			if cost[i].Replayed = k.hasLaunch && !k.staged; cost[i].Replayed && i > 0 && cost[i-1].Replayed {
 				cost[i].Submission = k.sub
 			}
-			if meta.trace > 0 {
-				untrace(&cost[i], meta.trace)
+			if tr := meta.traceOf(a.mode); tr > 0 {
+				untrace(&cost[i], tr)
 			}
 			cost[i].Barrier = barrierRef(r.kernels, i)
 			first = min(first, k.begin)

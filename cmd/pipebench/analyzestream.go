@@ -47,8 +47,10 @@ type streamPass struct {
 
 // machineTrack is the track on which pipebench records the machine a trace
 // was taken on, as instants: "gomaxprocs N", "calibration handoff=H
-// spin=S trace=T" (ns; see calibrate; older traces lack trace=T) and
-// "queue capacity Q" (older traces lack it: the queues count as unbounded).
+// spin=S trace=T step=P" (ns; see calibrate; older traces lack trace=T
+// and step=P), "calibration trace async=A pipeline=Q" (tracing's cost in
+// those modes; older traces lack it) and "queue capacity Q" (older traces
+// lack it: the queues count as unbounded).
 const machineTrack = "pipebench machine"
 
 // traceMeta is what a trace says of its machine.
@@ -60,6 +62,9 @@ type traceMeta struct {
 	trace      int64 // tracing's cost per kernel in its measured host stages
 	step       int64 // the runner's host time per kernel outside the stages
 	queueCap   int   // the stage queues' capacity; 0: unknown
+	// traceAsync and tracePipeline are trace in modes async and
+	// pipeline; 0: as in KBK (older traces).
+	traceAsync, tracePipeline int64
 }
 
 // instant reads one instant of the machine track.
@@ -72,6 +77,10 @@ func (m *traceMeta) instant(name string) {
 	if n, _ := fmt.Sscanf(name, "queue capacity %d", &p); n == 1 && p > 0 {
 		m.queueCap = p
 	}
+	var ta, tp int64
+	if n, _ := fmt.Sscanf(name, "calibration trace async=%d pipeline=%d", &ta, &tp); n == 2 && ta >= 0 && tp >= 0 {
+		m.traceAsync, m.tracePipeline = ta, tp
+	}
 	var st int64
 	if n, _ := fmt.Sscanf(name, "calibration handoff=%d spin=%d trace=%d step=%d", &h, &sp, &tr, &st); n >= 2 && h >= 0 && sp >= 0 && tr >= 0 && st >= 0 {
 		m.calibrated, m.handoff, m.spin = true, h, sp
@@ -82,6 +91,21 @@ func (m *traceMeta) instant(name string) {
 			m.step = st
 		}
 	}
+}
+
+// traceOf is tracing's cost per kernel in the measured host stages of a
+// run in mode md: async's and pipeline's own when the trace has them,
+// KBK's otherwise. A nil m has none.
+func (m *traceMeta) traceOf(md analysis.Mode) int64 {
+	switch {
+	case m == nil:
+		return 0
+	case md.Name == analysis.Async.Name && m.traceAsync > 0:
+		return m.traceAsync
+	case md.Name == analysis.Pipeline.Name && m.tracePipeline > 0:
+		return m.tracePipeline
+	}
+	return m.trace
 }
 
 // sTrack is the analysis's state of one track.
@@ -840,8 +864,8 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		if cost[i].Replayed = k.replayed(); cost[i].Replayed && i > 0 && cost[i-1].Replayed {
 			cost[i].Submission = k.sub // 0 unless it follows its submission's kernel before it
 		}
-		if m := z.pass.meta; m != nil && m.trace > 0 {
-			untrace(&cost[i], m.trace)
+		if tr := z.pass.meta.traceOf(a.mode); tr > 0 {
+			untrace(&cost[i], tr)
 		}
 		cost[i].Barrier = barrierOf(ks, i)
 		first = min(first, k.begin)

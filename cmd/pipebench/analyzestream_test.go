@@ -163,6 +163,30 @@ func TestTraceMetaCalibration(t *testing.T) {
 	if bad.calibrated {
 		t.Errorf("negative trace cost accepted: %+v", bad)
 	}
+	// Tracing's cost by mode: async's and pipeline's own when the trace
+	// has them, KBK's for the other modes and for older traces.
+	if got := st.traceOf(analysis.Pipeline); got != 90 {
+		t.Errorf("without the costs by mode, pipeline's is %d, want KBK's 90", got)
+	}
+	st.instant("calibration trace async=40 pipeline=150")
+	if !st.calibrated || st.handoff != 120 || st.trace != 90 || st.step != 170 {
+		t.Errorf("the costs by mode changed the rest: %+v", st)
+	}
+	for _, c := range []struct {
+		m    analysis.Mode
+		want int64
+	}{{analysis.KBK, 90}, {analysis.Async, 40}, {analysis.Pipeline, 150}, {analysis.Mode{Name: "replay"}, 90}} {
+		if got := st.traceOf(c.m); got != c.want {
+			t.Errorf("%s: tracing cost %d, want %d", c.m.Name, got, c.want)
+		}
+	}
+	st.instant("calibration trace async=-1 pipeline=5")
+	if st.traceAsync != 40 || st.tracePipeline != 150 {
+		t.Errorf("a negative cost by mode was taken: %+v", st)
+	}
+	if got := (*traceMeta)(nil).traceOf(analysis.Async); got != 0 {
+		t.Errorf("no metadata: tracing cost %d", got)
+	}
 	k := analysis.Kernel{Prepare: 0, Infer: 100, Resize: 20, Launch: 60, Device: 7}
 	untrace(&k, 90) // 30 a timed stage
 	if want := (analysis.Kernel{Prepare: 0, Infer: 70, Resize: 0, Launch: 30, Device: 7}); k != want {

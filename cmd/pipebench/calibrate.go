@@ -31,18 +31,29 @@ type machineCalibration struct {
 	// trace is what recording a kernel's slices, flows and device slice
 	// adds to its measured host stages, per kernel (ns): the traced
 	// stage costs the analysis reads carry it, the untraced twin the
-	// prediction is for does not.
-	trace int64
+	// prediction is for does not. It is KBK's; traceAsync and
+	// tracePipeline are async's and pipeline's, measured apart since
+	// they differ (on 2 cores, in five invocations: 110-130 ns a kernel
+	// in KBK, 75-125 in async, 80-120 in pipeline).
+	trace, traceAsync, tracePipeline int64
 	// queueCap is the capacity of the stage queues of the runs traced.
 	queueCap int
 }
 
-// calibrationReps is the number of measured repetitions of each mode.
-const calibrationReps = 7
+// calibrationReps is the number of measured repetitions of each mode,
+// after calibrationWarmups unmeasured ones. With 7 and 1, the hand-off
+// and spinning costs moved by a factor of two between invocations (82 to
+// 197 ns, 94 to 229 ns, over four invocations); with 25 and 3, by
+// about 10% (44 to 46 ns, 66 to 73 ns, over five).
+const (
+	calibrationReps    = 25
+	calibrationWarmups = 3
+)
 
 // calibrate measures the calibration: zerocost at its quick size, kbk, async
-// and pipeline (per-tensor) untraced, repetitions interleaved, medians.
-// KBK gives the runner's step per kernel (what KBK's makespan holds beyond
+// and pipeline (per-tensor), each untraced and traced, repetitions
+// interleaved, medians. Each traced twin gives its mode's tracing cost;
+// the untraced runs give the rest. KBK gives the runner's step per kernel (what KBK's makespan holds beyond
 // its model: the runner's own work between the stages, counted per kernel,
 // with the run's upload and download); Handoff is then the one that makes
 // the model of async, with its single boundary, meet async's makespan, and
@@ -63,9 +74,9 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 	if err != nil {
 		return c, err
 	}
-	// The three modes untraced, then KBK traced to a recorder whose
-	// events are dropped at the end, to weigh the tracing.
-	modes := []pipert.Mode{pipert.KBK, pipert.Async, pipert.Pipeline, pipert.KBK}
+	// The three modes untraced, then traced to a recorder whose events
+	// are dropped at the end, to weigh the tracing in each.
+	modes := []pipert.Mode{pipert.KBK, pipert.Async, pipert.Pipeline, pipert.KBK, pipert.Async, pipert.Pipeline}
 	rec, err := trace.New(io.Discard, trace.Options{Defer: true})
 	if err != nil {
 		return c, err
@@ -77,7 +88,7 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 			obs device.Observer
 			rc  *trace.Recorder
 		)
-		if i == len(modes)-1 {
+		if i >= 3 {
 			obs, rc = devtrace.New(rec, "calibration"), rec
 		}
 		dev, err := cfg.devices.make(sc.Profile, obs)
@@ -90,7 +101,7 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 		defer exes[i].close()
 	}
 	runs := make([][]pipert.Stats, len(modes))
-	for rp := -1; rp < calibrationReps; rp++ {
+	for rp := -calibrationWarmups; rp < calibrationReps; rp++ {
 		for i, e := range exes {
 			s, _, err := e.run(ctx, w.InputsOf(0))
 			if err != nil {
@@ -101,15 +112,15 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 			}
 		}
 	}
-	var meas [4]int64
-	var ks [4][]analysis.Kernel
+	var meas [6]int64
+	var ks [6][]analysis.Kernel
 	for i := range modes {
 		meas[i], ks[i] = uniformKernels(runs[i])
 	}
-	if len(ks[0]) > 0 && len(ks[3]) > 0 {
-		host := func(k analysis.Kernel) int64 { return k.Prepare + k.Infer + k.Resize + k.Launch }
-		c.trace = max(host(ks[3][0])-host(ks[0][0]), 0)
-	}
+	// Tracing's cost: the median over repetitions of the host stages
+	// per kernel, traced less untraced.
+	traced := func(i int) int64 { return max(stagesPerKernel(runs[i+3])-stagesPerKernel(runs[i]), 0) }
+	c.trace, c.traceAsync, c.tracePipeline = traced(0), traced(1), traced(2)
 	predict := func(i int, m analysis.Mode, h, s int64) int64 {
 		pr, _ := analysis.Predict(ks[i], m, analysis.Machine{Cores: procs, Handoff: h, Spin: s, Step: c.step, QueueCapacity: c.queueCap})
 		return pr.Makespan
@@ -140,6 +151,19 @@ func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration,
 	return c, nil
 }
 
+// stagesPerKernel is the median over runs of the host stages' time per
+// kernel, ns.
+func stagesPerKernel(runs []pipert.Stats) int64 {
+	if len(runs) == 0 {
+		return 0
+	}
+	v := make([]float64, len(runs))
+	for i, s := range runs {
+		v[i] = float64(s.Prepare+s.Infer+s.Resize+s.Launch) / float64(max(s.Kernels, 1))
+	}
+	return int64(quantile(v, 0.5))
+}
+
 // uniformKernels turns the median repetition of a mode (by makespan) into
 // its makespan and as many kernels as it ran, each with its mean stage and
 // device costs.
@@ -165,6 +189,7 @@ func (c machineCalibration) record(rec *trace.Recorder) {
 	now := clock.Now()
 	t.Instant(now, rec.Intern(fmt.Sprintf("gomaxprocs %d", c.procs)))
 	t.Instant(now, rec.Intern(fmt.Sprintf("calibration handoff=%d spin=%d trace=%d step=%d", c.handoff, c.spin, c.trace, c.step)))
+	t.Instant(now, rec.Intern(fmt.Sprintf("calibration trace async=%d pipeline=%d", c.traceAsync, c.tracePipeline)))
 	t.Instant(now, rec.Intern(fmt.Sprintf("queue capacity %d", c.queueCap)))
 	t.Flush()
 }
