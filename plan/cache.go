@@ -66,12 +66,13 @@ func (k CacheKinds) Has(o CacheKinds) bool { return k&o == o && k&NoCaches == 0 
 func (k CacheKinds) Any() bool { return k&allCaches != 0 && k&NoCaches == 0 }
 
 // String lists the caches of k, comma-separated ("local,global,setup"),
-// "none" for NoCaches.
+// "none" for NoCaches and "default" for the zero CacheKinds, which
+// Caches.Kinds takes as DefaultCaches.
 func (k CacheKinds) String() string {
-	if k&NoCaches != 0 || k == 0 {
-		if k == 0 {
-			return ""
-		}
+	if k == 0 {
+		return "default"
+	}
+	if k&NoCaches != 0 {
 		return "none"
 	}
 	var names []string
@@ -87,11 +88,15 @@ func (k CacheKinds) String() string {
 }
 
 // ParseCaches parses a comma-separated list of local, global, infer,
-// setup, plan and runners, or "none" (or the empty string) for NoCaches.
+// setup, plan and runners, "none" (or the empty string) for NoCaches, or
+// "default" for DefaultCaches. It parses what CacheKinds.String writes.
 func ParseCaches(s string) (CacheKinds, error) {
 	s = strings.TrimSpace(s)
-	if s == "" || s == "none" {
+	switch s {
+	case "", "none":
 		return NoCaches, nil
+	case "default":
+		return DefaultCaches, nil
 	}
 	var k CacheKinds
 	for _, f := range strings.Split(s, ",") {
@@ -104,7 +109,7 @@ func ParseCaches(s string) (CacheKinds, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("plan: unknown cache %q (have local, global, infer, setup, plan, runners, or none)", f)
+			return 0, fmt.Errorf("plan: unknown cache %q (have local, global, infer, setup, plan, runners, or none or default alone)", f)
 		}
 	}
 	return k, nil

@@ -24,7 +24,15 @@ func TestParseCaches(t *testing.T) {
 			t.Errorf("%v does not round-trip: %v, %v", got, back, err)
 		}
 	}
-	for _, bad := range []string{"tiling", "local,none", "local,,global"} {
+	// The zero CacheKinds means the defaults: its string says so and
+	// parses back to them.
+	if got, err := ParseCaches(CacheKinds(0).String()); err != nil || got != DefaultCaches {
+		t.Errorf("CacheKinds(0) is %q, which parses to %v, %v; want %v", CacheKinds(0).String(), got, err, DefaultCaches)
+	}
+	if got, err := ParseCaches(" default "); err != nil || got != DefaultCaches {
+		t.Errorf(`ParseCaches("default") = %v, %v`, got, err)
+	}
+	for _, bad := range []string{"tiling", "local,none", "local,,global", "default,local"} {
 		if _, err := ParseCaches(bad); err == nil {
 			t.Errorf("ParseCaches(%q): no error", bad)
 		}

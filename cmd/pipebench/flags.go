@@ -104,7 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		resize    = fs.Duration("resize", -1, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
 		launch    = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
 		tiling    = fs.Duration("tiling", -1, "the part of the Resize cost a tiling cache hit saves (default: the scenario's; at most -resize)")
-		caches    = fs.String("cache", "", "host caches of every variant: none, a comma-separated set of local, global, infer, setup, plan, runners, or study (none, each alone, all; the default on decode-steps, none elsewhere)")
+		caches    = fs.String("cache", "", "host caches of every variant: none, default (local,global,setup), a comma-separated set of local, global, infer, setup, plan, runners, or study (none, each alone, all; the default on decode-steps, none elsewhere)")
 		tcopy     = fs.String("tiling-copy", "with-kernel", "how tiling data reaches the device, comma-separated to compare: with-kernel (ATB's default), multi-stream (a copy stream and a ring of -tiling-blocks 3 MB device blocks), whole (each batch's tilings at once before its launches), or all")
 		tblocks   = fs.Int("tiling-blocks", 0, "blocks of the multi-stream tiling ring, 1 to 1024 (default 32, ATB's pool)")
 		overlap   = fs.Bool("overlap", true, "on scenarios of consecutive steps (decode-steps), also submit each repetition's steps so that each step's host stages overlap the device tail of the one before (rows with \"overlap\": true)")
