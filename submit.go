@@ -61,8 +61,14 @@ const lanes = 2
 // two steps in flight (each with its own device state: constants, memory
 // plan; the second is made by the first Submit): a third waits for the
 // first's device tail. Steps are cancelled with ctx, also after Submit
-// returned. A heterogeneous executable runs the step within Submit.
-// Run, RunInto and Close first wait for every submitted step to end.
+// returned. A step that carries an output of a step that failed (or was
+// cancelled) fails with an error wrapping that step's error, unless the
+// output was handed over before the failure: an output named by
+// WithCarried is handed over as soon as its producer completed, and that
+// value is the one the step would have given had it succeeded, so the
+// later step runs with it. A heterogeneous executable runs the step
+// within Submit. Run, RunInto and Close first wait for every submitted
+// step to end.
 func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tensor, carries ...Carry) (*Pending, error) {
 	if !e.compiled() {
 		return nil, e.usable("submit")
