@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 		{"Alloc", checkAlloc},
 		{"OutOfMemory", checkOutOfMemory},
 		{"Free", checkFree},
+		{"ForeignFree", func(t *testing.T, d device.Device) { checkForeignFree(t, d, open(t)) }},
 		{"Copies", checkCopies},
 		{"CopyErrors", checkCopyErrors},
 		{"StreamOrder", checkStreamOrder},
@@ -187,6 +188,57 @@ func checkFree(t *testing.T, d device.Device) {
 	}
 	if err := d.Free(device.Buffer{Addr: 0xdead0000, Size: 8}); err == nil {
 		t.Error("Free of an address never allocated accepted")
+	}
+}
+
+// checkForeignFree: Free of another device's buffer is an error and
+// leaves this device's buffers and accounting as they were, even when the
+// two devices gave the same sizes in the same order (so that a shared
+// address space would give both the same addresses).
+func checkForeignFree(t *testing.T, d, other device.Device) {
+	if other == nil {
+		t.Fatal("open returned a nil device")
+	}
+	mine := mustAlloc(t, d, 256, true)
+	theirs := mustAlloc(t, other, 256, true)
+	defer func() {
+		for _, c := range []struct {
+			d device.Device
+			b device.Buffer
+		}{{d, mine}, {other, theirs}} {
+			if err := c.d.Free(c.b); err != nil {
+				t.Errorf("Free of its own buffer after a foreign Free: %v", err)
+			}
+		}
+	}()
+	s := d.NewStream()
+	want := bytes.Repeat([]byte{7}, 256)
+	if err := s.CopyH2D(mine, want); err != nil {
+		t.Fatal(err)
+	}
+	before := d.Stats()
+	if err := d.Free(theirs); err == nil {
+		t.Fatalf("Free of another device's buffer %#x accepted (own buffer at %#x)", theirs.Addr, mine.Addr)
+	}
+	if got := d.Stats(); got.MemInUse != before.MemInUse || got.Frees != before.Frees {
+		t.Errorf("a refused foreign Free changed the accounting: in use %d → %d, frees %d → %d", before.MemInUse, got.MemInUse, before.Frees, got.Frees)
+	}
+	// The own buffer is still allocated: a new one does not overlap it.
+	fresh := mustAlloc(t, d, 256, true)
+	defer func() {
+		if err := d.Free(fresh); err != nil {
+			t.Error(err)
+		}
+	}()
+	if fresh.Addr < mine.Addr+uint64(mine.Size) && mine.Addr < fresh.Addr+uint64(fresh.Size) {
+		t.Errorf("after a refused foreign Free, Alloc gave [%#x, +%d), overlapping the live buffer [%#x, +%d)", fresh.Addr, fresh.Size, mine.Addr, mine.Size)
+	}
+	got := make([]byte, 256)
+	if err := s.CopyD2H(context.Background(), got, mine); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("the own buffer's contents changed after a refused foreign Free")
 	}
 }
 

@@ -10,6 +10,7 @@
 package account
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,14 @@ import (
 // Memory is the memory of a device: an allocator over its address space,
 // host backings for materialized buffers (reused by size class), and the
 // accounting of bytes in use. It is safe for concurrent use.
+//
+// Each Memory hands out addresses in a window of its own: the allocator's
+// address plus base, a multiple of windowSize distinct among the Memories
+// of the process (up to maxWindows of them). A buffer of another device
+// falls outside the window, so that Free refuses it instead of freeing
+// this device's block at the same allocator address.
 type Memory struct {
+	base          uint64     // the window; set once by NewMemory
 	mu            sync.Mutex // guards everything below
 	alloc         alloc.Allocator
 	pool          [64][][]byte // free backings by size class (power of two)
@@ -28,8 +36,26 @@ type Memory struct {
 	nAlloc, nFree int64
 }
 
+// The address windows: 16 TiB each, far beyond any modeled device's
+// memory, and 2^19 - 1 of them before they are reused (the window of the
+// Memory made 2^19 - 1 Memories earlier).
+const (
+	windowBits = 44
+	windowSize = uint64(1) << windowBits
+	maxWindows = 1<<(64-windowBits-1) - 1
+)
+
+// windows numbers the Memories of the process.
+var windows atomic.Uint64
+
 // NewMemory manages the address space of a.
-func NewMemory(a alloc.Allocator) *Memory { return &Memory{alloc: a} }
+func NewMemory(a alloc.Allocator) *Memory {
+	return &Memory{alloc: a, base: (windows.Add(1)%maxWindows + 1) << windowBits}
+}
+
+// ErrForeign is the error of Free of an address outside the device's
+// window: a buffer of another device.
+var ErrForeign = errors.New("not an address of this device")
 
 // Alloc reserves size bytes (at least one, so that a zero-size tensor still
 // has an address of its own) and returns the address, the size reserved and,
@@ -49,6 +75,11 @@ func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int6
 	if err != nil {
 		return 0, 0, nil, err
 	}
+	if addr >= windowSize {
+		_ = m.alloc.Free(addr) // the block was just allocated
+		return 0, 0, nil, fmt.Errorf("allocator address %#x beyond the %d-bit window of a device", addr, windowBits)
+	}
+	addr += m.base
 	m.inUse += size
 	m.peak = max(m.peak, m.inUse)
 	m.nAlloc++
@@ -82,9 +113,12 @@ func sizeClass(size int64) int {
 // Free releases the block at addr of the given reserved size; data, its
 // backing if any, is kept for reuse.
 func (m *Memory) Free(addr uint64, size int64, data []byte) error {
+	if addr < m.base || addr-m.base >= windowSize {
+		return fmt.Errorf("free %#x: %w", addr, ErrForeign)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.alloc.Free(addr); err != nil {
+	if err := m.alloc.Free(addr - m.base); err != nil {
 		return fmt.Errorf("free %#x: %w", addr, err)
 	}
 	m.inUse -= size
