@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"unsafe"
@@ -153,8 +154,9 @@ var (
 	// missing, unknown, or sharing its tensor or memory with another
 	// output or an input. (The same sentinel as subgraph's.)
 	ErrBadOutput = subgraph.ErrBadOutput
-	// ErrInvalid: a nil context, or a method of a nil or zero Executable
-	// or Pending (one Compile or Submit did not make).
+	// ErrInvalid: a nil context, a method of a nil or zero Executable or
+	// Pending (one Compile or Submit did not make), or a workspace that is
+	// not memory of the executable's device (device.Owner).
 	ErrInvalid = errors.New("invalid argument")
 	// ErrPanic: user code panicked — a kernel's method, an op factory, a
 	// registry, a placement policy, a host-cost hook, a device of the
@@ -578,7 +580,9 @@ func (e *Executable) WorkspaceSize() (int64, error) {
 // Device(), at least WorkspaceSize bytes, materialized for real data) as
 // the arena of its memory plan (WithCaches with MemoryPlan): runs then
 // place every intermediate tensor and workspace in it. The caller frees it
-// after Close. A smaller buffer is an error wrapping ErrShortWorkspace.
+// after Close. A smaller buffer is an error wrapping ErrShortWorkspace; a
+// buffer of another device, when the device tells (device.Owner), one
+// wrapping ErrInvalid.
 func (e *Executable) UseWorkspace(buf device.Buffer) error {
 	if err := e.usable("UseWorkspace"); err != nil {
 		return err
@@ -586,7 +590,26 @@ func (e *Executable) UseWorkspace(buf device.Buffer) error {
 	if e.het != nil {
 		return fmt.Errorf("pipert: UseWorkspace: %w for heterogeneous executables", errors.ErrUnsupported)
 	}
+	if o, ok := e.cfg.Device.(device.Owner); ok && !buf.IsZero() {
+		switch mine, err := owns(o, buf); {
+		case err != nil:
+			return err
+		case !mine:
+			return fmt.Errorf("pipert: UseWorkspace: %w: buffer [%#x, +%d) is not memory of the executable's device", ErrInvalid, buf.Addr, buf.Size)
+		}
+	}
 	return e.wrapErr(e.act.UseWorkspace(buf))
+}
+
+// owns asks a device whether buf is its memory; its panic is an error
+// matching ErrPanic.
+func owns(o device.Owner, buf device.Buffer) (mine bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("pipert: UseWorkspace: device: %w", &actor.PanicError{Value: p, Stack: debug.Stack()})
+		}
+	}()
+	return o.Owns(buf), nil
 }
 
 // aliased reports output d (named name) sharing its tensor or any byte of

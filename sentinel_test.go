@@ -163,3 +163,70 @@ func TestClosedHeterogeneousWorkspace(t *testing.T) {
 		exe.Device().Free(buf)
 	}
 }
+
+// TestForeignWorkspace: UseWorkspace refuses a buffer of another device
+// (ErrInvalid) and the executable then runs with a workspace of its own;
+// a device whose Owns panics fails UseWorkspace with ErrPanic.
+func TestForeignWorkspace(t *testing.T) {
+	g := reluGraph()
+	g.Inputs[0].Shape[0] = 2 // static, so that the workspace size is known
+	exe, err := pipert.Compile(g, pipert.WithCaches(pipert.Caches{Kinds: pipert.MemoryPlan}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	n, err := exe.WorkspaceSize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := other.Alloc(n, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Free(foreign)
+	if err := exe.UseWorkspace(foreign); !errors.Is(err, pipert.ErrInvalid) {
+		t.Fatalf("UseWorkspace of another device's buffer: %v, want ErrInvalid", err)
+	}
+	own, err := exe.Device().Alloc(n, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Device().Free(own)
+	if err := exe.UseWorkspace(own); err != nil {
+		t.Fatalf("UseWorkspace of the device's own buffer: %v", err)
+	}
+	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 2, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kernel.Float32s(res.Outputs["relu_0:0"].Host); got[0] != 0 || got[1] != 2 || got[2] != 0 || got[3] != 4 {
+		t.Errorf("run in the own workspace gave %v", got)
+	}
+
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := pipert.Compile(g, pipert.WithCaches(pipert.Caches{Kinds: pipert.MemoryPlan}), pipert.WithDevice(panickyOwner{sim}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	buf, err := sim.Alloc(n, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Free(buf)
+	if err := bad.UseWorkspace(buf); !errors.Is(err, pipert.ErrPanic) {
+		t.Errorf("UseWorkspace on a device whose Owns panics: %v, want ErrPanic", err)
+	}
+}
+
+// panickyOwner is a simulator whose Owns panics.
+type panickyOwner struct{ *device.Sim }
+
+func (panickyOwner) Owns(device.Buffer) bool { panic("owns") }

@@ -138,6 +138,15 @@ type Device interface {
 	Stats() Stats
 }
 
+// Owner is implemented by devices that tell their own buffers from other
+// devices': Owns reports whether b lies in memory this device hands out
+// (not whether it is allocated now). The simulator and the host CPU
+// device implement it; the runtime uses it, when a device does, to refuse
+// another device's buffer (Executable.UseWorkspace).
+type Owner interface {
+	Owns(b Buffer) bool
+}
+
 // Stream is an in-order queue of device work. Launch, the copies, Record and
 // WaitEvent are called by one goroutine at a time (the stream's owner);
 // Synchronize, Query and Stats may be called from any goroutine.

@@ -156,6 +156,9 @@ func (d *Sim) Alloc(size int64, materialize bool) (Buffer, error) {
 // keeps the contents it computed on.
 func (d *Sim) Free(b Buffer) error { return freeIn(d.mem, d.who, b) }
 
+// Owns implements Owner.
+func (d *Sim) Owns(b Buffer) bool { return d.mem.Owns(b.Addr, b.Size) }
+
 // NewStream implements Device.
 func (d *Sim) NewStream() Stream {
 	return &simStream{dev: d, id: int(d.nstreams.Add(1) - 1)}

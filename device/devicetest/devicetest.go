@@ -216,6 +216,12 @@ func checkForeignFree(t *testing.T, d, other device.Device) {
 	if err := s.CopyH2D(mine, want); err != nil {
 		t.Fatal(err)
 	}
+	if o, ok := d.(device.Owner); ok {
+		part := device.Buffer{Addr: mine.Addr + 16, Size: 16}
+		if !o.Owns(mine) || !o.Owns(part) || o.Owns(theirs) {
+			t.Errorf("Owns: own buffer %v, part of it %v, another device's %v; want true, true, false", o.Owns(mine), o.Owns(part), o.Owns(theirs))
+		}
+	}
 	before := d.Stats()
 	if err := d.Free(theirs); err == nil {
 		t.Fatalf("Free of another device's buffer %#x accepted (own buffer at %#x)", theirs.Addr, mine.Addr)

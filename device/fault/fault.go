@@ -252,6 +252,13 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 	return b, nil
 }
 
+// Owns implements device.Owner: the wrapped device's answer, or true when
+// it cannot tell.
+func (d *Device) Owns(b device.Buffer) bool {
+	o, ok := d.inner.(device.Owner)
+	return !ok || o.Owns(b)
+}
+
 // Free implements device.Device. It never fails for a fault; a buffer
 // Reset already freed is not freed again.
 func (d *Device) Free(b device.Buffer) error {

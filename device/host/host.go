@@ -96,6 +96,9 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 
 // Free implements device.Device. Host work is synchronous, so the memory is
 // free for reuse at once.
+// Owns implements device.Owner.
+func (d *Device) Owns(b device.Buffer) bool { return d.mem.Owns(b.Addr, b.Size) }
+
 func (d *Device) Free(b device.Buffer) error {
 	if b.IsZero() {
 		return nil

@@ -53,6 +53,11 @@ func NewMemory(a alloc.Allocator) *Memory {
 	return &Memory{alloc: a, base: (windows.Add(1)%maxWindows + 1) << windowBits}
 }
 
+// Owns reports whether [addr, addr+size) lies in the window of m.
+func (m *Memory) Owns(addr uint64, size int64) bool {
+	return addr >= m.base && addr-m.base < windowSize && size >= 0 && uint64(size) <= windowSize-(addr-m.base)
+}
+
 // ErrForeign is the error of Free of an address outside the device's
 // window: a buffer of another device.
 var ErrForeign = errors.New("not an address of this device")
