@@ -304,11 +304,15 @@ func (p *Profile) KernelTime(c Cost) time.Duration {
 	return p.KernelFixed + time.Duration(t*1e9)
 }
 
+// MaxMemoryBytes is the largest device memory a Profile models, 8 TiB:
+// each device hands out addresses in a window of its own, 16 TiB wide.
+const MaxMemoryBytes = 1 << 43
+
 // Validate reports the first field that makes p unusable.
 func (p *Profile) Validate() error {
 	switch {
-	case p.MemoryBytes <= 0:
-		return fmt.Errorf("device: profile %q: MemoryBytes must be positive", p.Name)
+	case p.MemoryBytes <= 0 || p.MemoryBytes > MaxMemoryBytes:
+		return fmt.Errorf("device: profile %q: MemoryBytes %d outside [1, %d]", p.Name, p.MemoryBytes, int64(MaxMemoryBytes))
 	case p.PeakFLOPS <= 0 || p.MemBandwidth <= 0:
 		return fmt.Errorf("device: profile %q: PeakFLOPS and MemBandwidth must be positive", p.Name)
 	case p.LaunchLatency < 0 || p.KernelFixed < 0:

@@ -385,3 +385,35 @@ func TestEnginesBoundConcurrentStreams(t *testing.T) {
 		t.Error("a negative engine count validates")
 	}
 }
+
+// TestLargestMemory: a profile of MaxMemoryBytes makes a device that hands
+// out all of it, in its own address window; one byte more is refused.
+func TestLargestMemory(t *testing.T) {
+	p := device.Default()
+	p.MemoryBytes = device.MaxMemoryBytes
+	d, err := device.NewSim(device.SimOptions{Profile: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Alloc(device.MaxMemoryBytes, false)
+	if err != nil {
+		t.Fatalf("Alloc of the whole memory: %v", err)
+	}
+	other, err := device.NewSim(device.SimOptions{Profile: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Owns(b) || other.Owns(b) {
+		t.Errorf("Owns of the whole memory: own %v, another device's %v", d.Owns(b), other.Owns(b))
+	}
+	if err := other.Free(b); err == nil {
+		t.Error("another device freed the buffer")
+	}
+	if err := d.Free(b); err != nil {
+		t.Fatal(err)
+	}
+	p.MemoryBytes++
+	if _, err := device.NewSim(device.SimOptions{Profile: p}); err == nil {
+		t.Errorf("a profile of %d bytes accepted", p.MemoryBytes)
+	}
+}
