@@ -189,6 +189,21 @@ func checkFree(t *testing.T, d device.Device) {
 	if err := d.Free(device.Buffer{Addr: 0xdead0000, Size: 8}); err == nil {
 		t.Error("Free of an address never allocated accepted")
 	}
+	// A buffer whose Size changed, or a part of one, is not freed, and
+	// the buffer stays allocated.
+	b = mustAlloc(t, d, 128, false)
+	before := d.Stats()
+	for _, bad := range []device.Buffer{{Addr: b.Addr, Size: b.Size / 2}, {Addr: b.Addr, Size: b.Size + 64}, {Addr: b.Addr + 64, Size: 64}} {
+		if err := d.Free(bad); err == nil {
+			t.Errorf("Free of [%#x, +%d) accepted for the buffer [%#x, +%d)", bad.Addr, bad.Size, b.Addr, b.Size)
+		}
+	}
+	if got := d.Stats(); got.MemInUse != before.MemInUse || got.Frees != before.Frees {
+		t.Errorf("refused Frees changed the accounting: in use %d → %d, frees %d → %d", before.MemInUse, got.MemInUse, before.Frees, got.Frees)
+	}
+	if err := d.Free(b); err != nil {
+		t.Errorf("Free of the buffer after refused Frees of parts of it: %v", err)
+	}
 }
 
 // checkForeignFree: Free of another device's buffer is an error and

@@ -266,14 +266,25 @@ func (d *Device) Free(b device.Buffer) error {
 		return nil
 	}
 	d.mu.Lock()
-	_, ok := d.live[b.Addr]
-	delete(d.live, b.Addr)
+	live, ok := d.live[b.Addr]
+	delete(d.live, b.Addr) // so that a concurrent Reset does not free it too
+	epoch := d.epoch
 	d.check0(Free)
 	d.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("device %s: free %#x: not allocated (since the last Reset)", d.inner.Name(), b.Addr)
 	}
-	return d.inner.Free(b)
+	if err := d.inner.Free(b); err != nil {
+		// Refused (a part of the buffer, say): the buffer is still
+		// allocated, to be freed, unless a Reset freed it meanwhile.
+		d.mu.Lock()
+		if d.epoch == epoch {
+			d.live[b.Addr] = live
+		}
+		d.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // check0 is check for a Free, which never fails: an Async or Lost rule

@@ -31,7 +31,8 @@ type Memory struct {
 	base          uint64     // the window; set once by NewMemory
 	mu            sync.Mutex // guards everything below
 	alloc         alloc.Allocator
-	pool          [64][][]byte // free backings by size class (power of two)
+	live          map[uint64]int64 // reserved size by address, of the live blocks
+	pool          [64][][]byte     // free backings by size class (power of two)
 	inUse, peak   int64
 	nAlloc, nFree int64
 }
@@ -50,13 +51,17 @@ var windows atomic.Uint64
 
 // NewMemory manages the address space of a.
 func NewMemory(a alloc.Allocator) *Memory {
-	return &Memory{alloc: a, base: (windows.Add(1)%maxWindows + 1) << windowBits}
+	return &Memory{alloc: a, base: (windows.Add(1)%maxWindows + 1) << windowBits, live: map[uint64]int64{}}
 }
 
 // Owns reports whether [addr, addr+size) lies in the window of m.
 func (m *Memory) Owns(addr uint64, size int64) bool {
 	return addr >= m.base && addr-m.base < windowSize && size >= 0 && uint64(size) <= windowSize-(addr-m.base)
 }
+
+// ErrWrongSize is the error of Free of a live block with another size
+// than Alloc reserved: a part of a buffer, or one whose Size was changed.
+var ErrWrongSize = errors.New("size is not the block's")
 
 // ErrForeign is the error of Free of an address outside the device's
 // window: a buffer of another device.
@@ -85,6 +90,7 @@ func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int6
 		return 0, 0, nil, fmt.Errorf("allocator address %#x beyond the %d-bit window of a device", addr, windowBits)
 	}
 	addr += m.base
+	m.live[addr] = size
 	m.inUse += size
 	m.peak = max(m.peak, m.inUse)
 	m.nAlloc++
@@ -115,17 +121,21 @@ func sizeClass(size int64) int {
 	return c
 }
 
-// Free releases the block at addr of the given reserved size; data, its
-// backing if any, is kept for reuse.
+// Free releases the block at addr of the given reserved size, which must
+// be the size Alloc reserved; data, its backing if any, is kept for reuse.
 func (m *Memory) Free(addr uint64, size int64, data []byte) error {
 	if addr < m.base || addr-m.base >= windowSize {
 		return fmt.Errorf("free %#x: %w", addr, ErrForeign)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if n, ok := m.live[addr]; ok && n != size {
+		return fmt.Errorf("free %#x: %w: %d bytes, allocated %d", addr, ErrWrongSize, size, n)
+	}
 	if err := m.alloc.Free(addr - m.base); err != nil {
 		return fmt.Errorf("free %#x: %w", addr, err)
 	}
+	delete(m.live, addr)
 	m.inUse -= size
 	m.nFree++
 	if data != nil {
