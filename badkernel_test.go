@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,6 +28,8 @@ type fault struct {
 	// and Compute ran (the kernel contract broken, not a failure).
 	resize  func(in, out []*kernel.Tensor) error
 	compute func(a *kernel.Args) error
+	// cost, when set, is the kernel's answer to Cost in place of ReLU's.
+	cost func() device.Cost
 	// serial runs the fault only in the modes whose node runs its stages
 	// on one goroutine: its write to a tensor other stages read is a data
 	// race of the kernel's own in the others (the runtime catches the
@@ -35,7 +38,9 @@ type fault struct {
 }
 
 // panics reports whether the fault is a panic.
-func (f *fault) panics() bool { return f.do == nil && f.resize == nil && f.compute == nil }
+func (f *fault) panics() bool {
+	return f.do == nil && f.resize == nil && f.compute == nil && f.cost == nil
+}
 
 // badKernel is ReLU with a fault.
 type badKernel struct {
@@ -72,6 +77,13 @@ func (k *badKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 		return k.f.resize(in, out)
 	}
 	return k.Kernel.Resize(in, out, t)
+}
+
+func (k *badKernel) Cost(in, out []*kernel.Tensor) device.Cost {
+	if k.f.cost != nil && k.fire(kernel.StageLaunch) {
+		return k.f.cost()
+	}
+	return k.Kernel.Cost(in, out)
 }
 
 func (k *badKernel) Compute(a *kernel.Args) error {
@@ -150,6 +162,8 @@ func faults() []*fault {
 			a.Out[0].DType = kernel.Int32
 			return nil
 		}},
+		{name: "NaN cost", stage: kernel.StageLaunch, nth: 1, cost: func() device.Cost { return device.Cost{FLOPs: math.NaN()} }},
+		{name: "negative cost", stage: kernel.StageLaunch, nth: 1, cost: func() device.Cost { return device.Cost{FLOPs: -1, Bytes: -1} }},
 		{name: "Compute replaces its output tensor", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
 			a.Out[0] = &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2, 4}}
 			return nil
@@ -305,6 +319,9 @@ func checkNamed(t *testing.T, err error, f *fault) {
 	}
 	if f.panics() != errors.Is(err, pipert.ErrPanic) {
 		t.Fatalf("error %v: errors.Is(err, ErrPanic) = %v for a kernel that panics: %v", err, !f.panics(), f.panics())
+	}
+	if f.cost != nil && !errors.Is(err, pipert.ErrLaunchFailed) {
+		t.Fatalf("error %v for a cost no device can model does not match ErrLaunchFailed", err)
 	}
 	if f.nth == 1000 && !errors.Is(err, errThousandth) {
 		t.Fatalf("error %v does not wrap the kernel's", err)

@@ -42,6 +42,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -292,7 +293,9 @@ type Replayer interface {
 }
 
 // KernelTime is the modeled duration of a kernel of cost c: KernelFixed plus
-// the roofline max(FLOPs / PeakFLOPS, Bytes / MemBandwidth).
+// the roofline max(FLOPs / PeakFLOPS, Bytes / MemBandwidth). A cost Check
+// refuses counts as nothing beyond KernelFixed; the roofline is at most
+// maxKernelSeconds.
 func (p *Profile) KernelTime(c Cost) time.Duration {
 	var t float64
 	if p.PeakFLOPS > 0 {
@@ -301,7 +304,24 @@ func (p *Profile) KernelTime(c Cost) time.Duration {
 	if p.MemBandwidth > 0 {
 		t = max(t, c.Bytes/p.MemBandwidth)
 	}
-	return p.KernelFixed + time.Duration(t*1e9)
+	if c.Check() != nil || !(t > 0) {
+		t = 0
+	}
+	return p.KernelFixed + time.Duration(min(t, maxKernelSeconds)*1e9)
+}
+
+// maxKernelSeconds bounds a modeled kernel's roofline time, a day: far
+// beyond any kernel, far below time.Duration's range.
+const maxKernelSeconds = 86400
+
+// Check reports a cost no device can model — a negative, infinite or NaN
+// count of operations or bytes, a kernel's bad answer — as an error
+// wrapping ErrLaunchFailed. Devices refuse to launch such a kernel.
+func (c Cost) Check() error {
+	if !(c.FLOPs >= 0 && c.Bytes >= 0) || math.IsInf(c.FLOPs, 1) || math.IsInf(c.Bytes, 1) {
+		return fmt.Errorf("%w: cost of %g operations and %g bytes", ErrLaunchFailed, c.FLOPs, c.Bytes)
+	}
+	return nil
 }
 
 // MaxMemoryBytes is the largest device memory a Profile models, 8 TiB:

@@ -257,6 +257,9 @@ func (s *simStream) enqueue(earliest int64, dur time.Duration, eng *engines) (st
 }
 
 func (s *simStream) Launch(k Kernel) error {
+	if err := k.Cost.Check(); err != nil {
+		return fmt.Errorf("%s: launch %s: %w", s.dev.who, k.Name, err)
+	}
 	p := &s.dev.prof
 	dur := p.KernelTime(k.Cost)
 	now := clock.Now()
@@ -295,6 +298,11 @@ func (s *simStream) Launch(k Kernel) error {
 // costs nothing beyond its own instructions: the launch path is the
 // device's.
 func (s *simStream) Replay(ks []Kernel) error {
+	for i := range ks {
+		if err := ks[i].Cost.Check(); err != nil {
+			return fmt.Errorf("%s: replay of %s (kernel %d of %d): %w", s.dev.who, ks[i].Name, i, len(ks), err)
+		}
+	}
 	p := &s.dev.prof
 	now := clock.Now()
 	t := now + int64(p.ReplayFixed)

@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -43,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 		{"OutOfMemory", checkOutOfMemory},
 		{"Free", checkFree},
 		{"ForeignFree", func(t *testing.T, d device.Device) { checkForeignFree(t, d, open(t)) }},
+		{"BadCost", checkBadCost},
 		{"Copies", checkCopies},
 		{"CopyErrors", checkCopyErrors},
 		{"StreamOrder", checkStreamOrder},
@@ -260,6 +262,29 @@ func checkForeignFree(t *testing.T, d, other device.Device) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Error("the own buffer's contents changed after a refused foreign Free")
+	}
+}
+
+// checkBadCost: a kernel whose cost no device can model (negative,
+// infinite or NaN) is refused with ErrLaunchFailed, by Launch and by
+// Replay, and the stream stays usable.
+func checkBadCost(t *testing.T, d device.Device) {
+	s := d.NewStream()
+	for _, c := range []device.Cost{{FLOPs: math.NaN()}, {Bytes: -1}, {FLOPs: math.Inf(1)}, {FLOPs: -1e15, Bytes: -1e12}} {
+		if err := s.Launch(device.Kernel{Name: "bad", Cost: c}); !errors.Is(err, device.ErrLaunchFailed) {
+			t.Errorf("Launch of cost %+v: %v, want ErrLaunchFailed", c, err)
+		}
+		if r, ok := s.(device.Replayer); ok {
+			if err := r.Replay([]device.Kernel{{Name: "good", Cost: kernelCost(d.Profile(), time.Microsecond)}, {Name: "bad", Cost: c}}); !errors.Is(err, device.ErrLaunchFailed) {
+				t.Errorf("Replay with a kernel of cost %+v: %v, want ErrLaunchFailed", c, err)
+			}
+		}
+	}
+	if err := s.Launch(device.Kernel{Name: "good", Cost: kernelCost(d.Profile(), time.Microsecond)}); err != nil {
+		t.Fatalf("Launch after refused ones: %v", err)
+	}
+	if err := s.Synchronize(context.Background()); err != nil {
+		t.Fatalf("Synchronize after refused launches: %v", err)
 	}
 }
 

@@ -125,6 +125,9 @@ type stream struct {
 // the cluster profile (FLOPs over PeakFLOPS, after KernelFixed =
 // GroupExec) is the kernel's tiled time.
 func (s *stream) Launch(k device.Kernel) error {
+	if err := k.Cost.Check(); err != nil {
+		return fmt.Errorf("mt3000: launch %s: %w", k.Name, err)
+	}
 	p := &s.c.prof
 	t := p.tiles(k.Cost, p.PingPong)
 	k.Cost = device.Cost{FLOPs: t.Seconds() * p.PeakFLOPS}
