@@ -333,7 +333,21 @@ func (s *simStream) copyWork(kind string, l Link, host []byte, n int64) int64 {
 	return end
 }
 
+// foreign reports a buffer of another device among bufs (the zero Buffer
+// aside) as an error wrapping ErrBadCopy.
+func (d *Sim) foreign(op string, bufs ...Buffer) error {
+	for _, b := range bufs {
+		if !b.IsZero() && !d.mem.Owns(b.Addr, b.Size) {
+			return fmt.Errorf("device %s: %s: [%#x, +%d) is not memory of this device: %w", d.prof.Name, op, b.Addr, b.Size, ErrBadCopy)
+		}
+	}
+	return nil
+}
+
 func (s *simStream) CopyH2D(dst Buffer, src []byte) error {
+	if err := s.dev.foreign("h2d", dst); err != nil {
+		return err
+	}
 	if int64(len(src)) > dst.Size {
 		return fmt.Errorf("device %s: h2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, len(src), dst.Size, ErrBadCopy)
 	}
@@ -345,6 +359,9 @@ func (s *simStream) CopyH2D(dst Buffer, src []byte) error {
 }
 
 func (s *simStream) CopyD2H(ctx context.Context, dst []byte, src Buffer) error {
+	if err := s.dev.foreign("d2h", src); err != nil {
+		return err
+	}
 	if int64(len(dst)) > src.Size {
 		return fmt.Errorf("device %s: d2h of %d bytes from %d-byte buffer: %w", s.dev.prof.Name, len(dst), src.Size, ErrBadCopy)
 	}
@@ -360,6 +377,9 @@ func (s *simStream) CopyD2H(ctx context.Context, dst []byte, src Buffer) error {
 }
 
 func (s *simStream) CopyD2D(dst, src Buffer) error {
+	if err := s.dev.foreign("d2d", dst, src); err != nil {
+		return err
+	}
 	if src.Size > dst.Size {
 		return fmt.Errorf("device %s: d2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, src.Size, dst.Size, ErrBadCopy)
 	}

@@ -239,6 +239,18 @@ func checkForeignFree(t *testing.T, d, other device.Device) {
 			t.Errorf("Owns: own buffer %v, part of it %v, another device's %v; want true, true, false", o.Owns(mine), o.Owns(part), o.Owns(theirs))
 		}
 	}
+	if _, ok := d.(device.Owner); ok {
+		// A device that tells its buffers refuses to copy another's.
+		if err := s.CopyH2D(theirs, want); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("CopyH2D into another device's buffer: %v, want ErrBadCopy", err)
+		}
+		if err := s.CopyD2H(context.Background(), make([]byte, 256), theirs); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("CopyD2H from another device's buffer: %v, want ErrBadCopy", err)
+		}
+		if err := s.CopyD2D(mine, theirs); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("CopyD2D from another device's buffer: %v, want ErrBadCopy", err)
+		}
+	}
 	before := d.Stats()
 	if err := d.Free(theirs); err == nil {
 		t.Fatalf("Free of another device's buffer %#x accepted (own buffer at %#x)", theirs.Addr, mine.Addr)

@@ -26,7 +26,13 @@ func TestObserverRecordsStreamsAndEndsFlows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s1.CopyH2D(device.Buffer{Addr: 1, Size: 8}, make([]byte, 8))
+	b, err := d.Alloc(8, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.CopyH2D(b, make([]byte, 8)); err != nil {
+		t.Fatal(err)
+	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -194,8 +194,22 @@ func (s *stream) copied(kind string, t0 int64) {
 	}
 }
 
+// foreign reports a buffer of another device among bufs (the zero Buffer
+// aside) as an error wrapping device.ErrBadCopy.
+func (d *Device) foreign(op string, bufs ...device.Buffer) error {
+	for _, b := range bufs {
+		if !b.IsZero() && !d.mem.Owns(b.Addr, b.Size) {
+			return fmt.Errorf("host %s: %s: [%#x, +%d) is not memory of this device: %w", d.prof.Name, op, b.Addr, b.Size, device.ErrBadCopy)
+		}
+	}
+	return nil
+}
+
 // CopyH2D implements device.Stream: a memcpy into dst's backing, if any.
 func (s *stream) CopyH2D(dst device.Buffer, src []byte) error {
+	if err := s.dev.foreign("h2d", dst); err != nil {
+		return err
+	}
 	if int64(len(src)) > dst.Size {
 		return fmt.Errorf("host %s: h2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, len(src), dst.Size, device.ErrBadCopy)
 	}
@@ -210,6 +224,9 @@ func (s *stream) CopyH2D(dst device.Buffer, src []byte) error {
 
 // CopyD2H implements device.Stream: a memcpy out of src's backing.
 func (s *stream) CopyD2H(ctx context.Context, dst []byte, src device.Buffer) error {
+	if err := s.dev.foreign("d2h", src); err != nil {
+		return err
+	}
 	if int64(len(dst)) > src.Size {
 		return fmt.Errorf("host %s: d2h of %d bytes from %d-byte buffer: %w", s.dev.prof.Name, len(dst), src.Size, device.ErrBadCopy)
 	}
@@ -230,6 +247,9 @@ func (s *stream) CopyD2H(ctx context.Context, dst []byte, src device.Buffer) err
 
 // CopyD2D implements device.Stream.
 func (s *stream) CopyD2D(dst, src device.Buffer) error {
+	if err := s.dev.foreign("d2d", dst, src); err != nil {
+		return err
+	}
 	if src.Size > dst.Size {
 		return fmt.Errorf("host %s: d2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, src.Size, dst.Size, device.ErrBadCopy)
 	}
