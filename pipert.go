@@ -375,7 +375,8 @@ type Result struct {
 }
 
 // Run executes the graph once. Every declared graph input must be given, by
-// name; a tensor with Host data runs on real data, a virtual one on shapes.
+// name; a tensor with Host data runs on real data, a virtual one (no Host,
+// no Buf) on shapes. An input's Buf is not read.
 // A failing kernel (an error or a panic) is an error naming node, op and
 // stage; the executable stays usable. A panic in the methods of a device
 // of the caller's (WithDevice) fails the run, or Compile, with an error too.
@@ -437,7 +438,8 @@ func (e *Executable) bindInputs(op string, in []*kernel.Tensor, inputs map[strin
 
 // checkInput checks tensor t given for graph input v: its dtype and shape
 // are the declared ones (a Dynamic dimension takes any size; an AnyShape
-// input any valid dtype and shape), and real data fills its shape exactly.
+// input any valid dtype and shape), real data fills its shape exactly, and
+// a virtual one holds no device buffer.
 func checkInput(v subgraph.Value, t *kernel.Tensor) error {
 	switch {
 	case t == nil:
@@ -464,6 +466,10 @@ func checkInput(v subgraph.Value, t *kernel.Tensor) error {
 		return fmt.Errorf("%w: input %q: %v %v is more than 2^63 bytes", ErrBadInput, v.Name, t.DType, t.Shape)
 	case t.Host != nil && int64(len(t.Host)) != n:
 		return fmt.Errorf("%w: input %q: %d bytes of data for %v %v", ErrBadInput, v.Name, len(t.Host), t.DType, t.Shape)
+	case t.Host == nil && !t.Buf.IsZero():
+		// Inputs are read from Host; a device buffer alone would run
+		// the graph on shapes only, without a word.
+		return fmt.Errorf("%w: input %q holds a device buffer but no host data: an input is read from Host (a virtual one has neither)", ErrBadInput, v.Name)
 	}
 	return nil
 }

@@ -19,16 +19,17 @@ import (
 func TestInputMisuseMatchesSentinels(t *testing.T) {
 	good := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 2, 2)}
 	badInputs := map[string]map[string]*kernel.Tensor{
-		"nil map":       nil,
-		"nil tensor":    {"x": nil},
-		"unknown input": {"x": good["x"], "y": good["x"]},
-		"wrong dtype":   {"x": kernel.New(kernel.Int64, 2, 2)},
-		"invalid dtype": {"x": {DType: 99, Shape: kernel.Shape{2, 2}}},
-		"wrong rank":    {"x": kernel.New(kernel.Float32, 4)},
-		"wrong dim":     {"x": kernel.New(kernel.Float32, 2, 3)},
-		"short data":    {"x": {DType: kernel.Float32, Shape: kernel.Shape{2, 2}, Host: make([]byte, 3)}},
-		"negative dim":  {"x": {DType: kernel.Float32, Shape: kernel.Shape{-2, 2}}},
-		"huge shape":    {"x": {DType: kernel.Float32, Shape: kernel.Shape{1 << 62, 2}}},
+		"nil map":                         nil,
+		"nil tensor":                      {"x": nil},
+		"unknown input":                   {"x": good["x"], "y": good["x"]},
+		"wrong dtype":                     {"x": kernel.New(kernel.Int64, 2, 2)},
+		"invalid dtype":                   {"x": {DType: 99, Shape: kernel.Shape{2, 2}}},
+		"wrong rank":                      {"x": kernel.New(kernel.Float32, 4)},
+		"wrong dim":                       {"x": kernel.New(kernel.Float32, 2, 3)},
+		"short data":                      {"x": {DType: kernel.Float32, Shape: kernel.Shape{2, 2}, Host: make([]byte, 3)}},
+		"negative dim":                    {"x": {DType: kernel.Float32, Shape: kernel.Shape{-2, 2}}},
+		"huge shape":                      {"x": {DType: kernel.Float32, Shape: kernel.Shape{1 << 62, 2}}},
+		"device buffer without host data": {"x": {DType: kernel.Float32, Shape: kernel.Shape{2, 2}, Buf: device.Buffer{Addr: 1 << 20, Size: 16}}},
 	}
 	for _, m := range everyMode() {
 		exe, err := pipert.Compile(reluGraph(), m.opts...)
