@@ -184,20 +184,10 @@ func TestForeignWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign, err := other.Alloc(n, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Free(foreign)
-	if err := exe.UseWorkspace(foreign); !errors.Is(err, pipert.ErrInvalid) {
+	if err := exe.UseWorkspace(workspace(t, other, n)); !errors.Is(err, pipert.ErrInvalid) {
 		t.Fatalf("UseWorkspace of another device's buffer: %v, want ErrInvalid", err)
 	}
-	own, err := exe.Device().Alloc(n, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exe.Device().Free(own)
-	if err := exe.UseWorkspace(own); err != nil {
+	if err := exe.UseWorkspace(workspace(t, exe.Device(), n)); err != nil {
 		t.Fatalf("UseWorkspace of the device's own buffer: %v", err)
 	}
 	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 2, 2)})
@@ -217,14 +207,25 @@ func TestForeignWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bad.Close()
-	buf, err := sim.Alloc(n, true)
+	if err := bad.UseWorkspace(workspace(t, sim, n)); !errors.Is(err, pipert.ErrPanic) {
+		t.Errorf("UseWorkspace on a device whose Owns panics: %v, want ErrPanic", err)
+	}
+}
+
+// workspace allocates n materialized bytes of d, freed when the test ends
+// (after the executables the test closes with defer).
+func workspace(t *testing.T, d device.Device, n int64) device.Buffer {
+	t.Helper()
+	b, err := d.Alloc(n, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sim.Free(buf)
-	if err := bad.UseWorkspace(buf); !errors.Is(err, pipert.ErrPanic) {
-		t.Errorf("UseWorkspace on a device whose Owns panics: %v, want ErrPanic", err)
-	}
+	t.Cleanup(func() {
+		if err := d.Free(b); err != nil {
+			t.Error(err)
+		}
+	})
+	return b
 }
 
 // panickyOwner is a simulator whose Owns panics.
