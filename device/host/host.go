@@ -94,11 +94,11 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 	return device.Buffer{Addr: addr, Size: n, Data: data}, nil
 }
 
-// Free implements device.Device. Host work is synchronous, so the memory is
-// free for reuse at once.
 // Owns implements device.Owner.
 func (d *Device) Owns(b device.Buffer) bool { return d.mem.Owns(b.Addr, b.Size) }
 
+// Free implements device.Device. Host work is synchronous, so the memory is
+// free for reuse at once.
 func (d *Device) Free(b device.Buffer) error {
 	if b.IsZero() {
 		return nil
