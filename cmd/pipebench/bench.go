@@ -889,8 +889,8 @@ func writeTable(w io.Writer, rep *report) {
 // runners'. With twins (runners holds each variant untraced, then traced),
 // the twins swap places in every other round: whichever of a pair runs
 // second pays for what the first leaves behind (about 0.4% of the
-// makespan on smallops in either mode, measured with two untraced twins),
-// and the swap cancels that from the paired overhead.
+// makespan of smallops in KBK, measured with two untraced twins), and the
+// swap cancels that from the paired overhead.
 func twinOrder[T any](runners []T, rp int, twins bool) []T {
 	if !twins || rp%2 == 0 {
 		return runners

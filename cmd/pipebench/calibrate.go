@@ -53,7 +53,8 @@ const (
 // calibrate measures the calibration: zerocost at its quick size, kbk, async
 // and pipeline (per-tensor), each untraced and traced, repetitions
 // interleaved, medians. Each traced twin gives its mode's tracing cost;
-// the untraced runs give the rest. KBK gives the runner's step per kernel (what KBK's makespan holds beyond
+// the untraced runs give the rest. KBK gives the runner's step per kernel
+// (what KBK's makespan holds beyond
 // its model: the runner's own work between the stages, counted per kernel,
 // with the run's upload and download); Handoff is then the one that makes
 // the model of async, with its single boundary, meet async's makespan, and
