@@ -50,18 +50,17 @@ const (
 	calibrationWarmups = 3
 )
 
-// calibrate measures the calibration: zerocost at its quick size, kbk, async
-// and pipeline (per-tensor), each untraced and traced, repetitions
+// calibrate measures the calibration: zerocost at its quick size, kbk,
+// async and pipeline (per-tensor), each untraced and traced, repetitions
 // interleaved, medians. Each traced twin gives its mode's tracing cost;
 // the untraced runs give the rest. KBK gives the runner's step per kernel
-// (what KBK's makespan holds beyond
-// its model: the runner's own work between the stages, counted per kernel,
-// with the run's upload and download); Handoff is then the one that makes
-// the model of async, with its single boundary, meet async's makespan, and
-// Spin, with that Handoff, the one that makes the model of pipeline meet
-// pipeline's (only when its four workers outnumber the cores; otherwise no
-// worker's spinning takes a core from another, and Spin is 0), the step
-// charged in both.
+// (what KBK's makespan holds beyond its model: the runner's own work
+// between the stages, counted per kernel, with the run's upload and
+// download); Handoff is then the one that makes the model of async, with
+// its single boundary, meet async's makespan, and Spin, with that Handoff,
+// the one that makes the model of pipeline meet pipeline's (only when its
+// four workers outnumber the cores; otherwise no worker's spinning takes a
+// core from another, and Spin is 0), the step charged in both.
 func calibrate(ctx context.Context, cfg *config, procs int) (machineCalibration, error) {
 	c := machineCalibration{procs: procs, queueCap: cfg.qcap}
 	if c.queueCap == 0 {
