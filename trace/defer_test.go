@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -121,12 +122,9 @@ func TestSliceFlow(t *testing.T) {
 	if got, want := rec(true), rec(false); len(got) != 400 || !sameEvents(got, want) {
 		t.Fatalf("SliceFlow: %d events, differ from Slice + flow (%d)", len(got), len(want))
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("SliceFlow with a slice kind did not panic")
-		}
-	}()
 	r, _ := New(&bytes.Buffer{}, Options{})
-	defer r.Close()
 	r.Track("a", SliceTrack, Host).SliceFlow(0, 1, 0, EvSlice, 1)
+	if err := r.Close(); !errors.Is(err, ErrMisuse) {
+		t.Errorf("SliceFlow with a slice kind: Close = %v, want ErrMisuse", err)
+	}
 }

@@ -137,6 +137,21 @@ const (
 	Device Group = 2 // device streams and device counters
 )
 
+// ErrMisuse is matched by the error Close returns when the Recorder was
+// misused: a track of an invalid kind or group, or an event of the wrong
+// kind for its track. The misused call records nothing (a misused Track
+// returns nil) and the rest of the trace is written.
+var ErrMisuse = errors.New("trace: misuse")
+
+// misused records the first misuse of the API, for Close.
+func (r *Recorder) misused(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.misuse == nil {
+		r.misuse = fmt.Errorf("%w: "+format, append([]any{ErrMisuse}, args...)...)
+	}
+}
+
 // Stats are a Recorder's running totals.
 type Stats struct {
 	Events  uint64 // event records handed to the writer
@@ -166,6 +181,7 @@ type Recorder struct {
 	file    *os.File // closed by Close when Create opened it
 
 	mu       sync.Mutex
+	misuse   error    // the first misuse of the API, reported by Close
 	names    []string // by Name; names[0] is the empty name
 	nameIDs  map[string]Name
 	groups   []string // by Group; groups[0] is unused
@@ -295,18 +311,23 @@ func (r *Recorder) Group(name string) Group {
 // Track registers a track named name of the given kind in group g and returns
 // the handle its writer records through. Tracks may be registered at any
 // time before Close. It returns nil on a nil Recorder; a nil *Track records
-// nothing. It panics if kind or g is invalid.
+// nothing. An invalid kind or group is a misuse: Track returns nil and
+// Close an error wrapping ErrMisuse.
 func (r *Recorder) Track(name string, kind TrackKind, g Group) *Track {
 	if r == nil {
 		return nil
 	}
 	if kind != SliceTrack && kind != CounterTrack {
-		panic(fmt.Sprintf("trace: Track %q: invalid kind %v", name, kind))
+		r.misused("Track %q: invalid kind %v", name, kind)
+		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if g == 0 || int(g) >= len(r.groups) {
-		panic(fmt.Sprintf("trace: Track %q: unknown group %d", name, g))
+		if r.misuse == nil {
+			r.misuse = fmt.Errorf("%w: Track %q: unknown group %d", ErrMisuse, name, g)
+		}
+		return nil
 	}
 	t := &Track{r: r, id: len(r.tracks), name: name, kind: kind, group: g}
 	r.tracks = append(r.tracks, t)
@@ -385,6 +406,9 @@ func (r *Recorder) Close() error {
 		}
 	}
 	r.mu.Lock()
+	if r.misuse != nil {
+		err = errors.Join(r.misuse, err)
+	}
 	r.closeErr = err
 	r.mu.Unlock()
 	return err
@@ -586,14 +610,16 @@ func (t *Track) FlowEnd(id uint64) {
 
 // SliceFlow records a complete slice named name from ts to ts+dur and, on
 // it, flow event kind (EvFlowBegin, EvFlowStep or EvFlowEnd) of flow id:
-// Slice followed by FlowBegin, FlowStep or FlowEnd, in one call. It
-// panics if kind is not a flow event.
+// Slice followed by FlowBegin, FlowStep or FlowEnd, in one call. A kind
+// that is not a flow event, or a counter track, is a misuse (ErrMisuse):
+// nothing is recorded.
 func (t *Track) SliceFlow(ts, dur int64, name Name, kind EventKind, id uint64) {
 	if t == nil || !t.r.enabled.Load() {
 		return
 	}
 	if !kind.IsFlow() || t.kind != SliceTrack {
-		panic(fmt.Sprintf("trace: SliceFlow %v on %v track %q", kind, t.kind, t.name))
+		t.r.misused("SliceFlow %v on %v track %q", kind, t.kind, t.name)
+		return
 	}
 	c := t.cur
 	if c == nil || c.n+2 > len(c.recs) {
@@ -618,10 +644,12 @@ func (t *Track) Flush() {
 }
 
 // put appends one record to t's chunk, taking a new chunk when it is full.
-// It panics if the kind does not belong on t's kind of track.
+// A kind that does not belong on t's kind of track is a misuse: nothing is
+// recorded.
 func (t *Track) put(kind EventKind, name Name, ts int64, arg uint64) {
-	if specs[kind].Track != t.kind {
-		panic(fmt.Sprintf("trace: %v event on %v track %q", kind, t.kind, t.name))
+	if !kind.valid() || specs[kind].Track != t.kind {
+		t.r.misused("%v event on %v track %q", kind, t.kind, t.name)
+		return
 	}
 	c := t.cur
 	if c == nil || c.n == len(c.recs) {

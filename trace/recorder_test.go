@@ -523,27 +523,43 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-func TestPanicsOnMisuse(t *testing.T) {
-	r, err := New(io.Discard, Options{})
+// TestMisuseIsAnError: each misuse of the API records nothing and makes
+// Close fail with an error wrapping ErrMisuse naming the first one; the
+// rest of the trace is written; nothing panics.
+func TestMisuseIsAnError(t *testing.T) {
+	var buf bytes.Buffer
+	r, err := New(&buf, Options{Format: JSON})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	mustPanic := func(name string, f func()) {
-		t.Helper()
-		defer func() {
-			if recover() == nil {
-				t.Errorf("%s did not panic", name)
-			}
-		}()
-		f()
+	if tr := r.Track("x", 0, Host); tr != nil {
+		t.Error("Track with kind 0 returned a track")
 	}
-	mustPanic("Track with kind 0", func() { r.Track("x", 0, Host) })
-	mustPanic("Track in an unknown group", func() { r.Track("x", SliceTrack, 99) })
+	if tr := r.Track("y", SliceTrack, 99); tr != nil {
+		t.Error("Track in an unknown group returned a track")
+	}
 	c := r.Track("c", CounterTrack, Host)
-	mustPanic("Slice on a counter track", func() { c.Slice(1, 1, 0) })
+	c.Slice(1, 1, 0)
+	c.SliceFlow(1, 1, 0, EvFlowBegin, 7)
 	s := r.Track("s", SliceTrack, Host)
-	mustPanic("Counter on a slice track", func() { s.Counter(1, 1) })
+	s.Counter(1, 1)
+	s.SliceFlow(2, 1, r.Intern("a"), EvSlice, 1)
+	s.Slice(5, 2, r.Intern("kept"))
+	c.Counter(6, 3)
+	if got := EventKind(0).Spec(); got != (Spec{}) {
+		t.Errorf("Spec of an invalid kind: %+v", got)
+	}
+	err = r.Close()
+	if !errors.Is(err, ErrMisuse) || !strings.Contains(err.Error(), `Track "x"`) {
+		t.Fatalf("Close = %v, want an error wrapping ErrMisuse naming the first misuse", err)
+	}
+	p, perr := Parse(buf.Bytes())
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if len(p.Tracks) != 2 || len(p.Events) != 2 {
+		t.Errorf("misuse recorded something: tracks %+v, events %+v", p.Tracks, p.Events)
+	}
 }
 
 func TestCreateAndReadFile(t *testing.T) {

@@ -66,10 +66,11 @@ var specs = [numEventKinds]Spec{
 	EvFlowEnd:      {Name: "FlowEnd", Track: SliceTrack, Arg: ArgFlow, Phase: 'f', FlowField: fEventTerminatingFlowIDs},
 }
 
-// Spec returns the spec of k. It panics if k is not a valid kind.
+// Spec returns the spec of k, and the zero Spec (no Name) if k is not a
+// valid kind.
 func (k EventKind) Spec() Spec {
 	if !k.valid() {
-		panic(fmt.Sprintf("trace: invalid event kind %d", k))
+		return Spec{}
 	}
 	return specs[k]
 }
