@@ -66,14 +66,18 @@ type span struct {
 // Align is the granularity of Reference allocations.
 const Align = 256
 
-// NewReference returns a Reference allocator over capacity bytes.
+// NewReference returns a Reference allocator over capacity bytes. A
+// capacity of zero or less gives one without any: every Alloc fails with
+// ErrOutOfMemory.
 func NewReference(capacity int64) *Reference {
-	if capacity <= 0 {
-		panic("alloc: NewReference with non-positive capacity")
+	capacity = max(capacity, 0)
+	var free []span
+	if capacity > 0 {
+		free = []span{{Base, capacity}}
 	}
 	return &Reference{
 		capacity: capacity,
-		free:     []span{{Base, capacity}},
+		free:     free,
 		live:     make(map[uint64]int64),
 		req:      make(map[uint64]int64),
 		stats:    Stats{Capacity: capacity},

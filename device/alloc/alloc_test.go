@@ -40,3 +40,28 @@ func TestBadSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCapacity: a Reference or Caching allocator made with a capacity of
+// zero or less has no bytes: every Alloc fails with ErrOutOfMemory (a bad
+// size still with ErrBadSize), nothing panics; NewMultilevel refuses such
+// a capacity.
+func TestNoCapacity(t *testing.T) {
+	for _, c := range []int64{0, -1, math.MinInt64} {
+		for name, a := range map[string]Allocator{"reference": NewReference(c), "caching": NewCaching(c)} {
+			for _, size := range []int64{1, Align, 1 << 20} {
+				if addr, err := a.Alloc(size); !errors.Is(err, ErrOutOfMemory) {
+					t.Errorf("%s of capacity %d: Alloc(%d) = %#x, %v; want ErrOutOfMemory", name, c, size, addr, err)
+				}
+			}
+			if _, err := a.Alloc(0); !errors.Is(err, ErrBadSize) {
+				t.Errorf("%s of capacity %d: Alloc(0): %v, want ErrBadSize", name, c, err)
+			}
+			if s := a.Stats(); s.Capacity != 0 || s.InUse != 0 {
+				t.Errorf("%s of capacity %d: stats %+v", name, c, s)
+			}
+		}
+		if _, err := NewMultilevel(c); err == nil {
+			t.Errorf("NewMultilevel(%d) accepted", c)
+		}
+	}
+}

@@ -81,11 +81,11 @@ type cseg struct {
 	first int32 // block at base
 }
 
-// NewCaching returns a Caching allocator over capacity bytes.
+// NewCaching returns a Caching allocator over capacity bytes. A capacity
+// of zero or less gives one without any: every Alloc fails with
+// ErrOutOfMemory.
 func NewCaching(capacity int64) *Caching {
-	if capacity <= 0 {
-		panic("alloc: NewCaching with non-positive capacity")
-	}
+	capacity = max(capacity, 0)
 	return &Caching{
 		capacity: capacity,
 		space:    NewReference(capacity),
