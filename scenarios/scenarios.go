@@ -178,9 +178,9 @@ func (d *data) float(dt kernel.DType, scale float32, shape ...int64) *kernel.Ten
 	t := kernel.New(dt, shape...)
 	switch dt {
 	case kernel.Float32:
-		for i, v := range kernel.Float32s(t.Host) {
-			_ = v
-			kernel.Float32s(t.Host)[i] = (d.rng.Float32()*2 - 1) * scale
+		f := kernel.Float32s(t.Host)
+		for i := range f {
+			f[i] = (d.rng.Float32()*2 - 1) * scale
 		}
 	case kernel.Float16:
 		for i := range kernel.Uint16s(t.Host) {
