@@ -147,6 +147,11 @@ var ErrMisuse = errors.New("trace: misuse")
 func (r *Recorder) misused(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.misusedLocked(format, args...)
+}
+
+// misusedLocked is misused with r.mu held.
+func (r *Recorder) misusedLocked(format string, args ...any) {
 	if r.misuse == nil {
 		r.misuse = fmt.Errorf("%w: "+format, append([]any{ErrMisuse}, args...)...)
 	}
@@ -324,9 +329,7 @@ func (r *Recorder) Track(name string, kind TrackKind, g Group) *Track {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if g == 0 || int(g) >= len(r.groups) {
-		if r.misuse == nil {
-			r.misuse = fmt.Errorf("%w: Track %q: unknown group %d", ErrMisuse, name, g)
-		}
+		r.misusedLocked("Track %q: unknown group %d", name, g)
 		return nil
 	}
 	t := &Track{r: r, id: len(r.tracks), name: name, kind: kind, group: g}

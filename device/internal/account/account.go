@@ -124,7 +124,7 @@ func sizeClass(size int64) int {
 // Free releases the block at addr of the given reserved size, which must
 // be the size Alloc reserved; data, its backing if any, is kept for reuse.
 func (m *Memory) Free(addr uint64, size int64, data []byte) error {
-	if addr < m.base || addr-m.base >= windowSize {
+	if !m.Owns(addr, 0) {
 		return fmt.Errorf("free %#x: %w", addr, ErrForeign)
 	}
 	m.mu.Lock()
