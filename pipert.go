@@ -587,8 +587,8 @@ func (e *Executable) WorkspaceSize() (int64, error) {
 // the arena of its memory plan (WithCaches with MemoryPlan): runs then
 // place every intermediate tensor and workspace in it. The caller frees it
 // after Close. A smaller buffer is an error wrapping ErrShortWorkspace; a
-// buffer of another device, when the device tells (device.Owner), one
-// wrapping ErrInvalid.
+// buffer of another device, or one freed, when the device tells
+// (device.Owner), one wrapping ErrInvalid.
 func (e *Executable) UseWorkspace(buf device.Buffer) error {
 	if err := e.usable("UseWorkspace"); err != nil {
 		return err
@@ -601,7 +601,7 @@ func (e *Executable) UseWorkspace(buf device.Buffer) error {
 		case err != nil:
 			return err
 		case !mine:
-			return fmt.Errorf("pipert: UseWorkspace: %w: buffer [%#x, +%d) is not memory of the executable's device", ErrInvalid, buf.Addr, buf.Size)
+			return fmt.Errorf("pipert: UseWorkspace: %w: buffer [%#x, +%d) is not allocated memory of the executable's device (another device's, or freed)", ErrInvalid, buf.Addr, buf.Size)
 		}
 	}
 	return e.wrapErr(e.act.UseWorkspace(buf))

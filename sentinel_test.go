@@ -166,7 +166,8 @@ func TestClosedHeterogeneousWorkspace(t *testing.T) {
 }
 
 // TestForeignWorkspace: UseWorkspace refuses a buffer of another device
-// (ErrInvalid) and the executable then runs with a workspace of its own;
+// or a freed one (ErrInvalid) and the executable then runs with a
+// workspace of its own;
 // a device whose Owns panics fails UseWorkspace with ErrPanic.
 func TestForeignWorkspace(t *testing.T) {
 	g := reluGraph()
@@ -186,6 +187,16 @@ func TestForeignWorkspace(t *testing.T) {
 	}
 	if err := exe.UseWorkspace(workspace(t, other, n)); !errors.Is(err, pipert.ErrInvalid) {
 		t.Fatalf("UseWorkspace of another device's buffer: %v, want ErrInvalid", err)
+	}
+	freed, err := exe.Device().Alloc(n, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exe.Device().Free(freed); err != nil {
+		t.Fatal(err)
+	}
+	if err := exe.UseWorkspace(freed); !errors.Is(err, pipert.ErrInvalid) {
+		t.Fatalf("UseWorkspace of a freed buffer: %v, want ErrInvalid", err)
 	}
 	if err := exe.UseWorkspace(workspace(t, exe.Device(), n)); err != nil {
 		t.Fatalf("UseWorkspace of the device's own buffer: %v", err)

@@ -50,8 +50,12 @@ import (
 var (
 	ErrOutOfMemory = errors.New("device: out of memory")
 	ErrNotBacked   = errors.New("device: buffer has no host backing")
-	ErrBadCopy     = errors.New("device: copy size mismatch")
-	ErrClosed      = errors.New("device: stream closed")
+	// ErrBadCopy: a copy larger than its buffer, or (on a device that
+	// tells its buffers, Owner) from or into a buffer that is not
+	// allocated memory of the device: another device's, freed, or past
+	// the end of its block.
+	ErrBadCopy = errors.New("device: bad copy")
+	ErrClosed  = errors.New("device: stream closed")
 	// ErrLaunchFailed: a kernel launch was refused.
 	ErrLaunchFailed = errors.New("device: launch failed")
 	// ErrCopyFailed: a copy failed.
@@ -140,10 +144,10 @@ type Device interface {
 }
 
 // Owner is implemented by devices that tell their own buffers from other
-// devices': Owns reports whether b lies in memory this device hands out
-// (not whether it is allocated now). The simulator and the host CPU
+// devices' and from freed ones: Owns reports whether b lies in one block
+// this device allocated and has not freed. The simulator and the host CPU
 // device implement it; the runtime uses it, when a device does, to refuse
-// another device's buffer (Executable.UseWorkspace).
+// another device's or a freed buffer (Executable.UseWorkspace).
 type Owner interface {
 	Owns(b Buffer) bool
 }

@@ -157,7 +157,7 @@ func (d *Sim) Alloc(size int64, materialize bool) (Buffer, error) {
 func (d *Sim) Free(b Buffer) error { return freeIn(d.mem, d.who, b) }
 
 // Owns implements Owner.
-func (d *Sim) Owns(b Buffer) bool { return d.mem.Owns(b.Addr, b.Size) }
+func (d *Sim) Owns(b Buffer) bool { return d.mem.Check(b.Addr, b.Size) == nil }
 
 // NewStream implements Device.
 func (d *Sim) NewStream() Stream {
@@ -333,19 +333,23 @@ func (s *simStream) copyWork(kind string, l Link, host []byte, n int64) int64 {
 	return end
 }
 
-// foreign reports a buffer of another device among bufs (the zero Buffer
-// aside) as an error wrapping ErrBadCopy.
-func (d *Sim) foreign(op string, bufs ...Buffer) error {
+// unusable reports a buffer among bufs (the zero Buffer aside) that is not
+// allocated memory of this device (another device's, freed, or past the
+// end of its block) as an error wrapping ErrBadCopy.
+func (d *Sim) unusable(op string, bufs ...Buffer) error {
 	for _, b := range bufs {
-		if !b.IsZero() && !d.mem.Owns(b.Addr, b.Size) {
-			return fmt.Errorf("device %s: %s: [%#x, +%d) is not memory of this device: %w", d.prof.Name, op, b.Addr, b.Size, ErrBadCopy)
+		if b.IsZero() {
+			continue
+		}
+		if err := d.mem.Check(b.Addr, b.Size); err != nil {
+			return fmt.Errorf("device %s: %s: %w: %w", d.prof.Name, op, ErrBadCopy, err)
 		}
 	}
 	return nil
 }
 
 func (s *simStream) CopyH2D(dst Buffer, src []byte) error {
-	if err := s.dev.foreign("h2d", dst); err != nil {
+	if err := s.dev.unusable("h2d", dst); err != nil {
 		return err
 	}
 	if int64(len(src)) > dst.Size {
@@ -359,7 +363,7 @@ func (s *simStream) CopyH2D(dst Buffer, src []byte) error {
 }
 
 func (s *simStream) CopyD2H(ctx context.Context, dst []byte, src Buffer) error {
-	if err := s.dev.foreign("d2h", src); err != nil {
+	if err := s.dev.unusable("d2h", src); err != nil {
 		return err
 	}
 	if int64(len(dst)) > src.Size {
@@ -377,7 +381,7 @@ func (s *simStream) CopyD2H(ctx context.Context, dst []byte, src Buffer) error {
 }
 
 func (s *simStream) CopyD2D(dst, src Buffer) error {
-	if err := s.dev.foreign("d2d", dst, src); err != nil {
+	if err := s.dev.unusable("d2d", dst, src); err != nil {
 		return err
 	}
 	if src.Size > dst.Size {

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 		{"Free", checkFree},
 		{"ForeignFree", func(t *testing.T, d device.Device) { checkForeignFree(t, d, open(t)) }},
 		{"BadCost", checkBadCost},
+		{"FreedCopy", checkFreedCopy},
 		{"Copies", checkCopies},
 		{"CopyErrors", checkCopyErrors},
 		{"StreamOrder", checkStreamOrder},
@@ -274,6 +275,58 @@ func checkForeignFree(t *testing.T, d, other device.Device) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Error("the own buffer's contents changed after a refused foreign Free")
+	}
+}
+
+// checkFreedCopy: a device that tells its buffers (device.Owner) does not
+// own a freed buffer, and refuses,
+// with ErrBadCopy, a copy into or out of a buffer after its Free, or
+// reaching past the end of a live buffer; the buffers it holds keep their
+// contents.
+func checkFreedCopy(t *testing.T, d device.Device) {
+	o, ok := d.(device.Owner)
+	if !ok {
+		return
+	}
+	s := d.NewStream()
+	keep := mustAlloc(t, d, 256, true)
+	defer func() {
+		if err := d.Free(keep); err != nil {
+			t.Error(err)
+		}
+	}()
+	want := bytes.Repeat([]byte{5}, 256)
+	if err := s.CopyH2D(keep, want); err != nil {
+		t.Fatal(err)
+	}
+	freed := mustAlloc(t, d, 256, true)
+	if err := d.Free(freed); err != nil {
+		t.Fatal(err)
+	}
+	past := device.Buffer{Addr: keep.Addr + 128, Size: keep.Size, Data: keep.Data}
+	if o.Owns(freed) || o.Owns(past) {
+		t.Errorf("Owns of a freed buffer %v, of a range past a live block's end %v; want false, false", o.Owns(freed), o.Owns(past))
+	}
+	for _, b := range []device.Buffer{freed, {Addr: freed.Addr + 16, Size: 16}, past} {
+		if err := s.CopyH2D(b, make([]byte, 16)); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("CopyH2D into [%#x, +%d) (freed or past its block): %v, want ErrBadCopy", b.Addr, b.Size, err)
+		}
+		if err := s.CopyD2H(context.Background(), make([]byte, 16), b); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("CopyD2H from [%#x, +%d) (freed or past its block): %v, want ErrBadCopy", b.Addr, b.Size, err)
+		}
+		if err := s.CopyD2D(keep, b); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("CopyD2D from [%#x, +%d) (freed or past its block): %v, want ErrBadCopy", b.Addr, b.Size, err)
+		}
+		if err := s.CopyD2D(b, device.Buffer{Addr: keep.Addr, Size: 16, Data: keep.Data[:16]}); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("CopyD2D into [%#x, +%d) (freed or past its block): %v, want ErrBadCopy", b.Addr, b.Size, err)
+		}
+	}
+	got := make([]byte, 256)
+	if err := s.CopyD2H(context.Background(), got, keep); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("a live buffer's contents changed after refused copies")
 	}
 }
 

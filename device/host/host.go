@@ -95,7 +95,7 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 }
 
 // Owns implements device.Owner.
-func (d *Device) Owns(b device.Buffer) bool { return d.mem.Owns(b.Addr, b.Size) }
+func (d *Device) Owns(b device.Buffer) bool { return d.mem.Check(b.Addr, b.Size) == nil }
 
 // Free implements device.Device. Host work is synchronous, so the memory is
 // free for reuse at once.
@@ -194,12 +194,16 @@ func (s *stream) copied(kind string, t0 int64) {
 	}
 }
 
-// foreign reports a buffer of another device among bufs (the zero Buffer
-// aside) as an error wrapping device.ErrBadCopy.
-func (d *Device) foreign(op string, bufs ...device.Buffer) error {
+// unusable reports a buffer among bufs (the zero Buffer aside) that is not
+// allocated memory of this device (another device's, freed, or past the
+// end of its block) as an error wrapping device.ErrBadCopy.
+func (d *Device) unusable(op string, bufs ...device.Buffer) error {
 	for _, b := range bufs {
-		if !b.IsZero() && !d.mem.Owns(b.Addr, b.Size) {
-			return fmt.Errorf("host %s: %s: [%#x, +%d) is not memory of this device: %w", d.prof.Name, op, b.Addr, b.Size, device.ErrBadCopy)
+		if b.IsZero() {
+			continue
+		}
+		if err := d.mem.Check(b.Addr, b.Size); err != nil {
+			return fmt.Errorf("host %s: %s: %w: %w", d.prof.Name, op, device.ErrBadCopy, err)
 		}
 	}
 	return nil
@@ -207,7 +211,7 @@ func (d *Device) foreign(op string, bufs ...device.Buffer) error {
 
 // CopyH2D implements device.Stream: a memcpy into dst's backing, if any.
 func (s *stream) CopyH2D(dst device.Buffer, src []byte) error {
-	if err := s.dev.foreign("h2d", dst); err != nil {
+	if err := s.dev.unusable("h2d", dst); err != nil {
 		return err
 	}
 	if int64(len(src)) > dst.Size {
@@ -224,7 +228,7 @@ func (s *stream) CopyH2D(dst device.Buffer, src []byte) error {
 
 // CopyD2H implements device.Stream: a memcpy out of src's backing.
 func (s *stream) CopyD2H(ctx context.Context, dst []byte, src device.Buffer) error {
-	if err := s.dev.foreign("d2h", src); err != nil {
+	if err := s.dev.unusable("d2h", src); err != nil {
 		return err
 	}
 	if int64(len(dst)) > src.Size {
@@ -247,7 +251,7 @@ func (s *stream) CopyD2H(ctx context.Context, dst []byte, src device.Buffer) err
 
 // CopyD2D implements device.Stream.
 func (s *stream) CopyD2D(dst, src device.Buffer) error {
-	if err := s.dev.foreign("d2d", dst, src); err != nil {
+	if err := s.dev.unusable("d2d", dst, src); err != nil {
 		return err
 	}
 	if src.Size > dst.Size {

@@ -10,8 +10,10 @@
 package account
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -31,10 +33,26 @@ type Memory struct {
 	base          uint64     // the window; set once by NewMemory
 	mu            sync.Mutex // guards everything below
 	alloc         alloc.Allocator
-	live          map[uint64]int64 // reserved size by address, of the live blocks
-	pool          [64][][]byte     // free backings by size class (power of two)
+	live          []block      // the live blocks, by address
+	pool          [64][][]byte // free backings by size class (power of two)
 	inUse, peak   int64
 	nAlloc, nFree int64
+}
+
+// block is a live block of a Memory: its address and reserved size.
+type block struct {
+	addr uint64
+	size int64
+}
+
+// find returns the index of the last live block at or below addr, or -1.
+// Called with m.mu held.
+func (m *Memory) find(addr uint64) int {
+	i, found := slices.BinarySearchFunc(m.live, addr, func(b block, a uint64) int { return cmp.Compare(b.addr, a) })
+	if found {
+		return i
+	}
+	return i - 1
 }
 
 // The address windows: 16 TiB each, far beyond any modeled device's
@@ -51,7 +69,7 @@ var windows atomic.Uint64
 
 // NewMemory manages the address space of a.
 func NewMemory(a alloc.Allocator) *Memory {
-	return &Memory{alloc: a, base: (windows.Add(1)%maxWindows + 1) << windowBits, live: map[uint64]int64{}}
+	return &Memory{alloc: a, base: (windows.Add(1)%maxWindows + 1) << windowBits}
 }
 
 // Owns reports whether [addr, addr+size) lies in the window of m.
@@ -59,13 +77,35 @@ func (m *Memory) Owns(addr uint64, size int64) bool {
 	return addr >= m.base && addr-m.base < windowSize && size >= 0 && uint64(size) <= windowSize-(addr-m.base)
 }
 
+// Check returns nil if [addr, addr+size) lies in one block of m that is
+// allocated now, and otherwise an error wrapping ErrForeign (outside m's
+// window: another device's memory) or ErrNotLive (a freed block, or past
+// the end of its block).
+func (m *Memory) Check(addr uint64, size int64) error {
+	if size < 0 || !m.Owns(addr, size) {
+		return fmt.Errorf("[%#x, +%d): %w", addr, size, ErrForeign)
+	}
+	m.mu.Lock()
+	i := m.find(addr)
+	live := i >= 0 && addr-m.live[i].addr+uint64(size) <= uint64(m.live[i].size)
+	m.mu.Unlock()
+	if !live {
+		return fmt.Errorf("[%#x, +%d): %w", addr, size, ErrNotLive)
+	}
+	return nil
+}
+
 // ErrWrongSize is the error of Free of a live block with another size
 // than Alloc reserved: a part of a buffer, or one whose Size was changed.
 var ErrWrongSize = errors.New("size is not the block's")
 
-// ErrForeign is the error of Free of an address outside the device's
-// window: a buffer of another device.
+// ErrForeign is the error of Free or Check of an address outside the
+// device's window: a buffer of another device.
 var ErrForeign = errors.New("not an address of this device")
+
+// ErrNotLive is the error of Check of a range in no allocated block: a
+// buffer used after its Free, or past the end of its block.
+var ErrNotLive = errors.New("not in an allocated block (freed?)")
 
 // Alloc reserves size bytes (at least one, so that a zero-size tensor still
 // has an address of its own) and returns the address, the size reserved and,
@@ -90,7 +130,8 @@ func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int6
 		return 0, 0, nil, fmt.Errorf("allocator address %#x beyond the %d-bit window of a device", addr, windowBits)
 	}
 	addr += m.base
-	m.live[addr] = size
+	i := m.find(addr) + 1 // the allocator never hands out a live address
+	m.live = slices.Insert(m.live, i, block{addr, size})
 	m.inUse += size
 	m.peak = max(m.peak, m.inUse)
 	m.nAlloc++
@@ -129,13 +170,16 @@ func (m *Memory) Free(addr uint64, size int64, data []byte) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if n, ok := m.live[addr]; ok && n != size {
-		return fmt.Errorf("free %#x: %w: %d bytes, allocated %d", addr, ErrWrongSize, size, n)
+	i := m.find(addr)
+	if i >= 0 && m.live[i].addr == addr && m.live[i].size != size {
+		return fmt.Errorf("free %#x: %w: %d bytes, allocated %d", addr, ErrWrongSize, size, m.live[i].size)
 	}
 	if err := m.alloc.Free(addr - m.base); err != nil {
 		return fmt.Errorf("free %#x: %w", addr, err)
 	}
-	delete(m.live, addr)
+	if i >= 0 && m.live[i].addr == addr {
+		m.live = slices.Delete(m.live, i, i+1)
+	}
 	m.inUse -= size
 	m.nFree++
 	if data != nil {
