@@ -191,6 +191,12 @@ type Factory func(attrs Attrs) (Kernel, error)
 // know.
 var ErrUnknownOp = errors.New("unknown op")
 
+// ErrNotImplemented is the cause of a kernel's refusal of valid operands
+// or attributes it does not implement (a dtype the op takes in ONNX but
+// the kernel does not compute, a mode it leaves out): unlike other errors
+// of InferShape, the model is not at fault.
+var ErrNotImplemented = errors.New("not implemented")
+
 // ErrPanic is the cause of a failure when user code panicked: a kernel's
 // method, an op factory or resolver, a placement policy, a host-cost
 // hook, a device's method. The error names where, and holds the panic

@@ -142,3 +142,23 @@ func TestRuntimeIfImports(t *testing.T) {
 		t.Fatalf("folded If imported as %+v", g.Nodes)
 	}
 }
+
+// TestNotImplementedIsUnsupported: a valid node whose operands a kernel
+// does not implement (training-mode Dropout with a non-zero ratio, found
+// at shape inference, not by the op's factory) is ErrUnsupported, not an
+// invalid graph.
+func TestNotImplementedIsUnsupported(t *testing.T) {
+	m := model([]*Node{{OpType: "Dropout", Inputs: []string{"x", "r", "t"}, Outputs: []string{"y"}}},
+		[]*ValueInfo{vi("x", Float, 2, 3)}, []*ValueInfo{{Name: "y"}})
+	m.Graph.Initializers = []*Tensor{
+		{Name: "r", DataType: Float, Floats: []float32{0.5}},
+		{Name: "t", DataType: Bool, Int32s: []int32{1}},
+	}
+	_, err := Import(m, Options{})
+	if !errors.Is(err, ErrUnsupported) || errors.Is(err, ErrImport) {
+		t.Fatalf("training-mode Dropout: %v, want ErrUnsupported (and not ErrImport)", err)
+	}
+	if !strings.Contains(err.Error(), "not implemented") {
+		t.Errorf("error %q does not say what is not implemented", err)
+	}
+}

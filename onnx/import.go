@@ -75,6 +75,10 @@ func ImportReader(r io.Reader, opt Options) (*subgraph.Graph, error) {
 // remove the initializer from the model before importing.
 func Import(m *Model, opt Options) (*subgraph.Graph, error) {
 	g, err := importModel(m, opt)
+	if err != nil && errors.Is(err, kernel.ErrNotImplemented) && !errors.Is(err, ErrUnsupported) {
+		// A node pipert's kernel does not implement for these operands.
+		err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+	}
 	if err != nil && !errors.Is(err, ErrImport) && !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrFormat) {
 		// A node failing on the values and shapes the model gives it (an
 		// axis out of range, a shape Reshape cannot take, operands of the
@@ -625,6 +629,9 @@ func (im *importer) body(gp *Graph, rename map[string]string) error {
 			if name == "" {
 				name = fmt.Sprintf("#%d", i)
 			}
+			if n.Domain != "" && n.Domain != "ai.onnx" {
+				return fmt.Errorf("onnx: node %q (%s of domain %s, version %d): %w", name, n.OpType, n.Domain, im.domainVersion(n.Domain), err)
+			}
 			return fmt.Errorf("onnx: node %q (%s, opset %d): %w", name, n.OpType, im.modelOpset(), err)
 		}
 	}
@@ -737,8 +744,15 @@ func (im *importer) node(n *Node) error {
 				if err != nil {
 					return err
 				}
-				im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: outs[j]})
-				im.known[local] = outs[j]
+				t := outs[j]
+				if t.Host == nil && t.NumElements() == 0 {
+					// Folded from empty operands: a real empty tensor.
+					c := *t
+					c.Host = []byte{}
+					t = &c
+				}
+				im.g.Consts = append(im.g.Consts, subgraph.Const{Name: local, Tensor: t})
+				im.known[local] = t
 			}
 			return nil
 		}

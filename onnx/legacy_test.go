@@ -240,7 +240,7 @@ func TestLegacyRefused(t *testing.T) {
 		want error
 	}{
 		{"op of opset 7", legacyModel(6, node("Acos", []string{"a"}), map[string][]int64{"a": {2}}, nil, "y"), onnx.ErrImport},
-		{"Loop before 11", legacyModel(6, node("Loop", []string{"a"}), map[string][]int64{"a": {2}}, nil, "y"), onnx.ErrUnsupported},
+		{"Loop without a body", legacyModel(6, node("Loop", []string{"a"}), map[string][]int64{"a": {2}}, nil, "y"), onnx.ErrImport},
 		{"broadcast axis out of range", legacyModel(6, node("Add", ab, attrI("broadcast", 1), attrI("axis", 2)),
 			map[string][]int64{"a": {2, 3}, "b": {3}}, nil, "y"), onnx.ErrImport},
 		{"broadcast B of higher rank", legacyModel(6, node("Add", ab, attrI("broadcast", 1)),

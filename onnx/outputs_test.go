@@ -1,8 +1,10 @@
 package onnx_test
 
 import (
+	"context"
 	"testing"
 
+	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/onnx"
 )
@@ -33,5 +35,27 @@ func TestOutputsOfOneTensor(t *testing.T) {
 			t.Fatalf("outputs %v: %v", outs, err)
 		}
 		checkRunOutputs(t, g, in, want)
+	}
+}
+
+// TestEmptyFoldedOutputIsReal: a graph output folded at import from an
+// empty input (Reshape of [2, 0, 3]) is a real empty tensor: it has host
+// data (of no bytes), so that a caller tells it from a virtual one.
+func TestEmptyFoldedOutputIsReal(t *testing.T) {
+	g, err := onnx.ImportFile("testdata/opset/e_empty_reshape.onnx", onnx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := pipert.Compile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"a": kernel.New(kernel.Float32, 2, 0, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := res.Outputs["y"]; y == nil || y.Host == nil || !y.Shape.Equal(kernel.Shape{2, 0}) {
+		t.Fatalf("output y %+v: want a real [2 0] tensor", y)
 	}
 }

@@ -170,7 +170,7 @@ func (k *attention) dims(in []*kernel.Tensor) (attnDims, error) {
 	q, kk, v := in[0], in[1], in[2]
 	dt := q.DType
 	if err := dtypeIn(q, "Q", kernel.Float32); err != nil {
-		return d, fmt.Errorf("%w (float16 and float64 are not implemented)", err)
+		return d, notImplemented("%v (float16 and float64 are not implemented)", err)
 	}
 	if err := checkSameDType(kk, "K", q, "Q"); err != nil {
 		return d, err
@@ -256,7 +256,7 @@ func (k *attention) dims(in []*kernel.Tensor) (attnDims, error) {
 			return d, err
 		}
 		if k.mode == 2 {
-			return d, fmt.Errorf("qk_matmul_output_mode 2 with nonpad_kv_seqlen is not implemented")
+			return d, notImplemented("qk_matmul_output_mode 2 with nonpad_kv_seqlen is not implemented")
 		}
 		if !n.Shape.Equal(kernel.Shape{d.batch}) {
 			return d, fmt.Errorf("input nonpad_kv_seqlen %v: want [batch] = [%d]", n.Shape, d.batch)

@@ -741,7 +741,7 @@ func newMSRotaryEmbedding(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	if packed {
-		return nil, errors.New("ops: MSRotaryEmbedding: is_packed_batching 1 (packed batches) is not implemented")
+		return nil, notImplemented("ops: MSRotaryEmbedding: is_packed_batching 1 (packed batches) is not implemented")
 	}
 	if _, err := attrs.Float("scale", 1); err != nil {
 		return nil, wrapAttr(err)

@@ -216,7 +216,7 @@ func (m *msAttn) dims(in []*kernel.Tensor, share bool) (msAttnDims, error) {
 	}
 	if past != nil {
 		if share {
-			return d, errors.New("attribute past_present_share_buffer 1 with input past: not implemented, as in onnxruntime's CPU kernel (want 0)")
+			return d, notImplemented("attribute past_present_share_buffer 1 with input past: not implemented, as in onnxruntime's CPU kernel (want 0)")
 		}
 		if ab != nil {
 			return d, errors.New("inputs past and attention_bias: want one or the other, as onnxruntime")
@@ -246,7 +246,7 @@ func (m *msAttn) dims(in []*kernel.Tensor, share bool) (msAttnDims, error) {
 			d.noMask = true
 		case s.Rank() == 3 && s[0] == d.b && s[1] == d.s && s[2] == d.t:
 		case s.Rank() == 4:
-			return d, fmt.Errorf("input mask_index %v: a 4-D mask is not implemented, as in onnxruntime's CPU kernel", s)
+			return d, notImplemented("input mask_index %v: a 4-D mask is not implemented, as in onnxruntime's CPU kernel", s)
 		default:
 			return d, fmt.Errorf("input mask_index %v: want [batch], [2·batch], [batch, total], [batch, sequence, total] or [batch or 1, 1], batch %d, sequence %d, total %d", s, d.b, d.s, d.t)
 		}
@@ -594,10 +594,10 @@ func (m *mha) dims(in []*kernel.Tensor) (mhaDims, error) {
 		return d, err
 	}
 	if q.Shape.Rank() == 5 || key == nil && value == nil {
-		return d, errors.New("input query: packed Q, K and V (query without key and value) are not implemented, as in onnxruntime's CPU kernel")
+		return d, notImplemented("input query: packed Q, K and V (query without key and value) are not implemented, as in onnxruntime's CPU kernel")
 	}
 	if key != nil && key.Shape.Rank() == 5 {
-		return d, errors.New("input key: packed K and V (a 5-D key) are not implemented, as in onnxruntime's CPU kernel")
+		return d, notImplemented("input key: packed K and V (a 5-D key) are not implemented, as in onnxruntime's CPU kernel")
 	}
 	if key == nil || value == nil {
 		return d, errors.New("inputs key and value: want both")
@@ -675,7 +675,7 @@ func (m *mha) dims(in []*kernel.Tensor) (mhaDims, error) {
 	}
 	for i, name := range [...]string{"past_sequence_length", "cache_indirection"} {
 		if optional(in, 8+i) != nil {
-			return d, fmt.Errorf("input %s is not implemented (DecoderMaskedMultiHeadAttention's)", name)
+			return d, notImplemented("input %s is not implemented (DecoderMaskedMultiHeadAttention's)", name)
 		}
 	}
 	return d, nil

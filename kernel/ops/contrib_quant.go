@@ -1252,7 +1252,7 @@ func newQGemm(attrs kernel.Attrs) (kernel.Kernel, error) {
 			return fail(fmt.Errorf("inputs A %v and B %v (transA %d, transB %d): inner dimensions %d and %d differ", a.Shape, b.Shape, ta, tb, k, kb))
 		}
 		if k == 0 {
-			return fail(errors.New("an empty inner dimension (K = 0) is not implemented"))
+			return fail(notImplemented("an empty inner dimension (K = 0) is not implemented"))
 		}
 		if err := qScaleIn(in[1], "a_scale"); err != nil {
 			return fail(err)

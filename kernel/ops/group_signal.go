@@ -372,7 +372,7 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	if inverse && onesided && opset < 20 {
-		return nil, fmt.Errorf("ops: DFT: inverse and onesided together are not implemented before opset 20")
+		return nil, notImplemented("ops: DFT: inverse and onesided together are not implemented before opset 20")
 	}
 	irfft := inverse && onesided
 	// geometry returns the signal axis, its input length, the DFT length

@@ -92,7 +92,7 @@ func newLpNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	if p != 1 && p != 2 {
-		return nil, fmt.Errorf("ops: LpNormalization: p %d is not implemented (want 1 or 2)", p)
+		return nil, notImplemented("ops: LpNormalization: p %d is not implemented (want 1 or 2)", p)
 	}
 	// geometry returns the lanes' outer count, length and stride.
 	geometry := func(s kernel.Shape) (outer, m, inner int64, err error) {
@@ -192,7 +192,7 @@ func newLpPool(op string) kernel.Factory {
 			return nil, wrapAttr(err)
 		}
 		if k.p < 1 {
-			return nil, fmt.Errorf("ops: %s: p %d is not implemented (want 1 or more)", op, k.p)
+			return nil, notImplemented("ops: %s: p %d is not implemented (want 1 or more)", op, k.p)
 		}
 		if !k.global {
 			if k.w, err = parseWindow(op, attrs); err != nil {
@@ -204,7 +204,7 @@ func newLpPool(op string) kernel.Factory {
 			if k.w.autoPad == "SAME_UPPER" || k.w.autoPad == "SAME_LOWER" {
 				for _, d := range k.w.dilations {
 					if d != 1 {
-						return nil, fmt.Errorf("ops: %s: auto_pad %s with dilations %v is not implemented (use explicit pads)", op, k.w.autoPad, k.w.dilations)
+						return nil, notImplemented("ops: %s: auto_pad %s with dilations %v is not implemented (use explicit pads)", op, k.w.autoPad, k.w.dilations)
 					}
 				}
 			}

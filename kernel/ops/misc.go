@@ -137,7 +137,7 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 				ratio = loadF(in[1].DType, in[1].Host, 0)
 			}
 			if in[2].Host[0] != 0 && ratio != 0 {
-				return fmt.Errorf("training_mode true with ratio %g: random dropping is not implemented (inference, or ratio 0, is)", ratio)
+				return notImplemented("training_mode true with ratio %g: random dropping is not implemented (inference, or ratio 0, is)", ratio)
 			}
 		}
 		setShape(out[0], in[0].Shape, in[0].DType)

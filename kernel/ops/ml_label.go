@@ -34,7 +34,7 @@ var mlLabelPairs = [2][][2]kernel.DType{
 // values as float64 (floats) or int64, and their dtype.
 func mlLabelList(attrs kernel.Attrs, what string, opset int64) ([]float64, []int64, kernel.DType, error) {
 	if _, ok := attrs[what+"_strings"]; ok {
-		return nil, nil, 0, fmt.Errorf("attribute %q: string %s are not implemented (pipert has no string tensors)", what+"_strings", what)
+		return nil, nil, 0, notImplemented("attribute %q: string %s are not implemented (pipert has no string tensors)", what+"_strings", what)
 	}
 	var given []string
 	for _, s := range []string{"_int64s", "_floats", "_tensor"} {
@@ -101,7 +101,7 @@ func parseMLLabelEncoder(attrs kernel.Attrs) (*mlLabelEncoder, error) {
 		return nil, err
 	}
 	if opset < 2 {
-		return nil, fmt.Errorf("version %d of ai.onnx.ml maps strings (attribute \"classes_strings\"): not implemented (pipert has no string tensors)", opset)
+		return nil, notImplemented("version %d of ai.onnx.ml maps strings (attribute \"classes_strings\"): not implemented (pipert has no string tensors)", opset)
 	}
 	if _, ok := attrs["classes_strings"]; ok {
 		return nil, fmt.Errorf("attribute \"classes_strings\" is of version 1 of ai.onnx.ml (the node's is %d)", opset)

@@ -69,7 +69,7 @@ func parseMLLinear(attrs kernel.Attrs, classifier bool, op string) (*mlLinear, e
 			return nil, err
 		}
 		if _, ok := attrs["classlabels_strings"]; ok {
-			return nil, fmt.Errorf("attribute \"classlabels_strings\": string labels are not implemented (pipert has no string tensors)")
+			return nil, notImplemented("attribute \"classlabels_strings\": string labels are not implemented (pipert has no string tensors)")
 		}
 		if m.labels, err = attrs.Ints("classlabels_ints", nil); err != nil {
 			return nil, err

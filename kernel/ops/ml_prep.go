@@ -408,7 +408,7 @@ func parseMLOneHot(attrs kernel.Attrs) (impl, error) {
 		return nil, err
 	}
 	if _, ok := attrs["cats_strings"]; ok {
-		return nil, fmt.Errorf("attribute \"cats_strings\": string categories are not implemented (pipert has no string tensors)")
+		return nil, notImplemented("attribute \"cats_strings\": string categories are not implemented (pipert has no string tensors)")
 	}
 	cats, err := attrs.Ints("cats_int64s", nil)
 	if err != nil {

@@ -182,7 +182,7 @@ func (m *mlSVM) parseRegressor(attrs kernel.Attrs) error {
 
 func (m *mlSVM) parseClassifier(attrs kernel.Attrs) error {
 	if _, ok := attrs["classlabels_strings"]; ok {
-		return fmt.Errorf("attribute \"classlabels_strings\": string labels are not implemented (pipert has no string tensors)")
+		return notImplemented("attribute \"classlabels_strings\": string labels are not implemented (pipert has no string tensors)")
 	}
 	var err error
 	if m.labels, err = attrs.Ints("classlabels_ints", nil); err != nil {

@@ -152,7 +152,7 @@ func parseMLTrees(attrs kernel.Attrs, classifier bool, op, tgt string) (*mlTrees
 	}
 	if classifier {
 		if _, ok := attrs["classlabels_strings"]; ok {
-			return nil, fmt.Errorf("attribute \"classlabels_strings\": string labels are not implemented (pipert has no string tensors)")
+			return nil, notImplemented("attribute \"classlabels_strings\": string labels are not implemented (pipert has no string tensors)")
 		}
 		if m.labels, err = attrs.Ints("classlabels_int64s", nil); err != nil {
 			return nil, err

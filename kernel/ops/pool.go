@@ -94,7 +94,7 @@ func newPool(op string) kernel.Factory {
 		if op == "AveragePool" && (k.w.autoPad == "SAME_UPPER" || k.w.autoPad == "SAME_LOWER") {
 			for _, d := range k.w.dilations {
 				if d != 1 {
-					return nil, fmt.Errorf("ops: %s: auto_pad %s with dilations %v is not implemented (use explicit pads)", op, k.w.autoPad, k.w.dilations)
+					return nil, notImplemented("ops: %s: auto_pad %s with dilations %v is not implemented (use explicit pads)", op, k.w.autoPad, k.w.dilations)
 				}
 			}
 		}

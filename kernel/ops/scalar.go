@@ -226,6 +226,18 @@ func dtypeIn(t *kernel.Tensor, name string, ok ...kernel.DType) error {
 	return fmt.Errorf("input %s has dtype %v, want one of %v", name, t.DType, slices.Clone(ok))
 }
 
+// notImpl is the error of something valid a kernel does not implement:
+// its text as given, matching kernel.ErrNotImplemented.
+type notImpl struct{ msg string }
+
+func (e notImpl) Error() string { return e.msg }
+func (notImpl) Unwrap() error   { return kernel.ErrNotImplemented }
+
+// notImplemented formats a notImpl.
+func notImplemented(format string, args ...any) error {
+	return notImpl{fmt.Sprintf(format, args...)}
+}
+
 // The dtype sets the ONNX ops take: the float types, the integer types,
 // both (numeric), both and bool (all).
 var (

@@ -71,7 +71,7 @@ func parseTfIdf(attrs kernel.Attrs) (*tfidf, error) {
 		return nil, err
 	}
 	if _, ok := attrs["pool_strings"]; ok {
-		return nil, fmt.Errorf("attribute \"pool_strings\": string n-grams are not implemented (pipert has no string tensors; pool_int64s is)")
+		return nil, notImplemented("attribute \"pool_strings\": string n-grams are not implemented (pipert has no string tensors; pool_int64s is)")
 	}
 	for _, name := range []string{"mode", "min_gram_length", "max_gram_length", "max_skip_count", "ngram_counts", "ngram_indexes", "pool_int64s"} {
 		if _, ok := attrs[name]; !ok {
