@@ -696,11 +696,12 @@ func bilinear(y, x float64, h, w int64) (wts [4]float64, pos [4]int64) {
 var maxUnpoolTypes = append(slices.Clip(onnxFloats), kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8)
 
 // MaxUnpool(X, I[, output_shape]) (kernel_shape, pads, strides) undoes a
-// MaxPool: a zero tensor of the unpooled shape, (D − 1)·stride + kernel −
-// padB − padE per spatial axis, with X's elements placed at the flat
-// positions I (MaxPool's Indices, over that whole tensor). A larger
-// output_shape (a value dependency) pads it with zeros at the end of each
-// axis: the indices keep their coordinates.
+// MaxPool: a zero tensor with X's elements placed at the flat positions I
+// (MaxPool's Indices, over that whole tensor). Its shape is output_shape
+// when given (a value dependency: the shape of MaxPool's input, which
+// several input shapes pool to the same output, so that the flat
+// positions are those MaxPool gave), and otherwise (D − 1)·stride +
+// kernel − padB − padE per spatial axis.
 func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("kernel_shape", "pads", "strides"); err != nil {
 		return nil, wrapAttr(err)
@@ -712,7 +713,6 @@ func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if win.kernel == nil {
 		return nil, fmt.Errorf("ops: MaxUnpool: attribute kernel_shape is required")
 	}
-	var inner kernel.Shape // the unpooled shape the indices address
 	k := &simple{flops: 1}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		x, idx := in[0], in[1]
@@ -728,12 +728,6 @@ func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
 			return fmt.Errorf("input X %v does not fit kernel_shape %v, strides %v and pads %v", x.Shape, win.kernel, win.strides, win.pads)
 		}
 		s := x.Shape.Clone()
-		for i := range nd {
-			s[2+i] = (x.Shape[2+i]-1)*attrAt(win.strides, i, 1) + win.kernel[i] - attrAt(win.pads, i, 0) - attrAt(win.pads, nd+i, 0)
-			if s[2+i] < 0 {
-				return fmt.Errorf("pads %v leave no output on spatial axis %d", win.pads, i)
-			}
-		}
 		if len(in) > 2 && in[2].NumElements() > 0 {
 			l, err := valueInts(in[2], "output_shape", 1)
 			if err != nil {
@@ -743,17 +737,18 @@ func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
 				return fmt.Errorf("output_shape has %d values for input X %v", l.n, x.Shape)
 			}
 			for i := range r {
-				if v := l.at(i); v < s[i] || i < 2 && v != s[i] {
-					return fmt.Errorf("output_shape %v is smaller than the unpooled %v", valuesString(l), s)
+				if v := l.at(i); v < 0 || i < 2 && v != s[i] {
+					return fmt.Errorf("output_shape %v does not fit input X %v (batch and channels kept, no negative size)", valuesString(l), x.Shape)
 				}
-			}
-			// The unpooled shape stays in k.inner for Compute.
-			inner = append(inner[:0], s...)
-			for i := range r {
 				s[i] = l.at(i)
 			}
 		} else {
-			inner = append(inner[:0], s...)
+			for i := range nd {
+				s[2+i] = (x.Shape[2+i]-1)*attrAt(win.strides, i, 1) + win.kernel[i] - attrAt(win.pads, i, 0) - attrAt(win.pads, nd+i, 0)
+				if s[2+i] < 0 {
+					return fmt.Errorf("pads %v leave no output on spatial axis %d", win.pads, i)
+				}
+			}
 		}
 		setShape(out[0], s, x.DType)
 		return nil
@@ -764,22 +759,11 @@ func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
 		clear(ob)
 		size, total := int64(x.DType.Size()), o.NumElements()
 		xb := x.Data()
-		limit := inner.NumElements()
 		for i, p := range kernel.Int64s(idx.Data())[:x.NumElements()] {
-			if p < 0 || p >= limit {
-				return fmt.Errorf("index %d at element %d is outside the unpooled %v", p, i, inner)
+			if p < 0 || p >= total {
+				return fmt.Errorf("index %d at element %d is outside the output %v", p, i, o.Shape)
 			}
-			// The same coordinates in the (possibly larger) output.
-			q, stride := int64(0), int64(1)
-			for d := len(inner) - 1; d >= 0; d-- {
-				q += p % inner[d] * stride
-				p /= inner[d]
-				stride *= o.Shape[d]
-			}
-			if q >= total {
-				return errTiling
-			}
-			copy(ob[q*size:(q+1)*size], xb[int64(i)*size:(int64(i)+1)*size])
+			copy(ob[p*size:(p+1)*size], xb[int64(i)*size:(int64(i)+1)*size])
 		}
 		return nil
 	}
