@@ -226,6 +226,20 @@ func (e *Executable) submitInputs(inputs map[string]*kernel.Tensor, carries []Ca
 // run is the step's goroutine: the whole run on its lane.
 func (p *Pending) run(ctx context.Context, a *actor.SuperKernelActor, in []*kernel.Tensor, f *actor.Feed) {
 	defer p.e.inflight.Done()
+	returned := false
+	defer func() {
+		if !returned {
+			// User code called runtime.Goexit on this goroutine: the step
+			// fails, and its waiters learn of it.
+			p.err = fmt.Errorf("pipert: submit: %w (%w)", kernel.ErrGoexit, ErrPanic)
+		}
+		select {
+		case <-p.launched:
+		default:
+			close(p.launched) // the run stopped before its engine started
+		}
+		close(p.done)
+	}()
 	outs, st, err := a.RunFeed(ctx, in, f)
 	if err != nil {
 		p.err = p.e.runErr(err)
@@ -236,12 +250,7 @@ func (p *Pending) run(ctx context.Context, a *actor.SuperKernelActor, in []*kern
 		}
 		p.publishAll()
 	}
-	select {
-	case <-p.launched:
-	default:
-		close(p.launched) // the run stopped before its engine started
-	}
-	close(p.done)
+	returned = true
 }
 
 // publish is the run's Feed.Publish: output o is ready for carries.

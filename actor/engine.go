@@ -144,6 +144,10 @@ type worker struct {
 	busy  [kernel.StageLaunch + 1]time.Duration
 	wait  time.Duration
 	spans []plan.Span
+	// pos and stage are the node and step the goroutine runs (for the
+	// error of user code that ends the goroutine: runtime.Goexit).
+	pos   int
+	stage kernel.Stage
 	_     [64]byte
 }
 
@@ -238,13 +242,18 @@ const longTurn = 2 * time.Microsecond
 // handler returns the task handler of goroutine w ≥ 1. A panic of the
 // device's code fails the run at once, so that no goroutine waits for what
 // the stage did not do, and poisons the queue: the engine is replaced
-// after the run.
+// after the run. So does a runtime.Goexit of user code, which ends the
+// goroutine (its queue hands its tasks to a new one).
 func (e *engine) handler(w int) func(int32) error {
 	return func(pos int32) (err error) {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("actor: device: %w", &PanicError{Value: p, Stack: debug.Stack()})
 				e.cur.fail(err)
+			} else if !returned {
+				e.labeled[w].Store(false) // the new goroutine labels itself
+				e.cur.fail(e.goexited(w))
 			}
 		}()
 		if !e.labeled[w].Load() {
@@ -254,6 +263,7 @@ func (e *engine) handler(w int) func(int32) error {
 		rs, k := e.cur, &e.wk[w]
 		if rs.stopped() {
 			k.carried = 0
+			returned = true
 			return nil
 		}
 		t := k.carried
@@ -275,8 +285,16 @@ func (e *engine) handler(w int) func(int32) error {
 			e.queue[w].LongTurn()
 		}
 		rs.fail(err)
+		returned = true
 		return nil
 	}
+}
+
+// goexited is the error of a runtime.Goexit of user code on goroutine w:
+// it names the node and step the goroutine ran.
+func (e *engine) goexited(w int) error {
+	k := &e.wk[w]
+	return e.r.stageErr(k.pos, k.stage, fmt.Errorf("%w (%w)", kernel.ErrGoexit, kernel.ErrPanic))
 }
 
 // work records [start, end) as host work of goroutine w, merged into the
@@ -306,6 +324,7 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 			continue
 		}
 		launches = launches || s == kernel.StageLaunch
+		k.pos, k.stage = pos, s
 		var err error
 		switch s {
 		case kernel.StagePrepare:
@@ -489,6 +508,29 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	}
 	var published []*kernel.Tensor
 	var pubDone chan struct{}
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		// The calling goroutine leaves without returning: user code called
+		// runtime.Goexit on it (or a panic is on its way to the actor's
+		// recover). The run fails, the stages drain what they were given,
+		// its state is released and the engine closed: the next run starts
+		// afresh.
+		rs.fail(e.goexited(0))
+		if e.pipe != nil {
+			_ = e.pipe.Wait()
+		}
+		if pubDone != nil && e.pubCh != nil {
+			close(e.pubCh)
+			<-pubDone
+			e.pubCh = nil
+		}
+		_ = e.end()
+		e.close()
+		e.a.eng = nil
+	}()
 	if e.feed != nil {
 		published = make([]*kernel.Tensor, len(e.a.prog.outputs))
 		pubDone = e.startPublisher(rs, published)
@@ -574,6 +616,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		e.a.eng = nil
 	}
 	e.account(rs, st)
+	returned = true
 	return outs, err
 }
 

@@ -111,15 +111,21 @@ func newScheduler(succ [][]int, group []int, groups []groupSlot, task func(ctx c
 }
 
 // exec runs task i on a worker and always reports it done: a panic of the
-// task (user code: a kernel, a factory) becomes its error.
+// task (user code: a kernel, a factory) becomes its error, and so does a
+// runtime.Goexit, which ends the worker's goroutine (the pool starts
+// another).
 func (s *scheduler) exec(i int) {
+	returned := false
 	defer func() { s.done <- i }()
 	defer func() {
 		if p := recover(); p != nil {
 			s.errs[i] = fmt.Errorf("heterog: part %d: %w: %v\n\n%s", i, kernel.ErrPanic, p, debug.Stack())
+		} else if !returned && s.errs[i] == nil {
+			s.errs[i] = fmt.Errorf("heterog: part %d: %w (%w)", i, kernel.ErrGoexit, kernel.ErrPanic)
 		}
 	}()
 	s.errs[i] = s.task(s.ctx, i)
+	returned = true
 }
 
 // run runs every task once. It returns the task that failed first (-1 if

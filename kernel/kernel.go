@@ -197,6 +197,14 @@ var ErrUnknownOp = errors.New("unknown op")
 // of InferShape, the model is not at fault.
 var ErrNotImplemented = errors.New("not implemented")
 
+// ErrGoexit is the cause of a failure when user code called
+// runtime.Goexit (as testing's FailNow and Fatal do): the goroutine it ran
+// on ends, as Goexit asks, and the run fails with an error matching both
+// ErrGoexit and ErrPanic. On a goroutine of pipert's, a new one takes its
+// work over; on the caller's own goroutine (a KBK run, say), the call
+// never returns, but the executable is left usable for other goroutines.
+var ErrGoexit = errors.New("runtime.Goexit in user code")
+
 // ErrPanic is the cause of a failure when user code panicked: a kernel's
 // method, an op factory or resolver, a placement policy, a host-cost
 // hook, a device's method. The error names where, and holds the panic

@@ -353,16 +353,31 @@ func (q *Queue[T]) wakeWorker() bool {
 }
 
 // run is the worker. Executed only by the worker goroutine, which owns head.
-func (q *Queue[T]) run() {
-	defer close(q.exited)
+func (q *Queue[T]) run() { q.work(0) }
+
+// work is the worker's loop from task head on. A handler that calls
+// runtime.Goexit (user code, as testing's FailNow does) ends the worker's
+// goroutine: its task fails as if the handler had panicked, and a new
+// goroutine goes on with the next task, so that no waiter hangs.
+func (q *Queue[T]) work(head uint64) {
+	finished := false
+	defer func() {
+		if finished {
+			close(q.exited)
+			return
+		}
+		q.fail(head, fmt.Errorf("%w: runtime.Goexit in the handler", ErrPanic))
+		go q.work(head)
+	}()
 	var zero T
-	for head := uint64(0); ; {
+	for {
 		s := &q.slots[head&q.mask]
 		// load-acquire: pairs with the producer's store-release of
 		// seq = head+1, so val is the value it wrote.
 		if s.seq.Load() != head+1 {
 			q.yielded = true // awaitTask yields at least once
 			if !q.awaitTask(s, head) {
+				finished = true
 				return
 			}
 			continue
@@ -384,10 +399,26 @@ func (q *Queue[T]) handle(ticket uint64, v T) {
 		if q.errc.load() != nil {
 			q.bad.Store(ticket) // another stage failed: discard from here on
 		} else if err := q.call(v); err != nil {
-			q.errc.set(fmt.Errorf("queues: %s: task %d: %w", q.name, ticket, err))
-			q.bad.Store(ticket)
+			q.fail(ticket, err)
+			return
 		}
 	}
+	q.finish(ticket)
+}
+
+// fail records the error of the task with the given ticket, unless one is
+// recorded, and counts it handled. Executed only by the worker.
+func (q *Queue[T]) fail(ticket uint64, err error) {
+	if q.bad.Load() == 0 {
+		q.errc.set(fmt.Errorf("queues: %s: task %d: %w", q.name, ticket, err))
+		q.bad.Store(ticket)
+	}
+	q.finish(ticket)
+}
+
+// finish counts the task with the given ticket handled. Executed only by
+// the worker.
+func (q *Queue[T]) finish(ticket uint64) {
 	// store-release: the handler's effects and bad happen before anything a
 	// waiter does after its load-acquire of handled >= ticket.
 	q.handled.Store(ticket)

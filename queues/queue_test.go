@@ -643,6 +643,35 @@ func TestHandlerPanicIsATaskError(t *testing.T) {
 	}
 }
 
+// TestHandlerGoexitIsATaskError: a handler that calls runtime.Goexit (as
+// testing's FailNow does) ends the worker's goroutine; its task fails as a
+// panic would, a new worker handles the tasks after it, and neither Wait
+// nor Close hangs.
+func TestHandlerGoexitIsATaskError(t *testing.T) {
+	var handled atomic.Int64
+	q := mustNew(t, "goexit", 4, func(v int) error {
+		if v == 2 {
+			runtime.Goexit()
+		}
+		handled.Add(1)
+		return nil
+	})
+	for v := range 8 {
+		if err := q.Push(v); err != nil && !errors.Is(err, ErrPanic) {
+			t.Fatalf("Push %d: %v", v, err)
+		}
+	}
+	if err := q.Wait(); !errors.Is(err, ErrPanic) || !strings.Contains(err.Error(), "Goexit") {
+		t.Fatalf("Wait after a handler's Goexit: %v", err)
+	}
+	if n := handled.Load(); n != 2 {
+		t.Errorf("%d tasks handled, want the 2 before the failed one (the rest discarded)", n)
+	}
+	if err := q.Close(); !errors.Is(err, ErrPanic) {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
 func mustNew[T any](tb testing.TB, name string, capacity int, h func(T) error, opts ...Option) *Queue[T] {
 	tb.Helper()
 	q, err := New(name, capacity, h, opts...)

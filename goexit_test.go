@@ -1,0 +1,117 @@
+package pipert_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
+)
+
+// errEnded stands for a run whose goroutine ended without returning.
+var errEnded = errors.New("the goroutine ended")
+
+// goexitFaults are kernels that call runtime.Goexit (as testing's FailNow
+// and Fatal do) in each of their stages.
+func goexitFaults() []*fault {
+	exit := func(in, out []*kernel.Tensor) error { runtime.Goexit(); return nil }
+	return []*fault{
+		{name: "Goexit in InferShape", stage: kernel.StageInfer, nth: 1, do: exit},
+		{name: "Goexit in Resize", stage: kernel.StageResize, nth: 1, resize: exit},
+		{name: "Goexit in Compute", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error { runtime.Goexit(); return nil }},
+	}
+}
+
+// TestGoexitInKernel: in every mode, through Run and through Submit, a
+// kernel that calls runtime.Goexit neither hangs the run nor leaves the
+// executable broken. Where the kernel ran on a goroutine of pipert's, the
+// run fails with an error matching ErrGoexit and ErrPanic that names the
+// node; where it ran on the caller's goroutine, that goroutine ends, as
+// Goexit asks. Either way the next run is correct, Close returns, and no
+// device memory or goroutine leaks (TestMain).
+func TestGoexitInKernel(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 2, 4)}
+	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
+	for _, m := range everyMode() {
+		for _, f := range goexitFaults() {
+			for _, submit := range []bool{false, true} {
+				name := m.name + "/" + f.name
+				if submit {
+					name += "/Submit"
+				}
+				t.Run(name, func(t *testing.T) {
+					dev, err := device.NewSim(device.SimOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					armed := new(atomic.Bool)
+					opts := append([]pipert.Option{pipert.WithDevice(dev), pipert.WithRegistry(badRegistry(t, f, armed)),
+						pipert.WithCaches(pipert.Caches{Kinds: pipert.NoCaches})}, m.opts...)
+					exe, err := pipert.Compile(badGraph(), opts...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					armed.Store(true)
+					returned := make(chan error, 1)
+					go func() {
+						ok := false
+						defer func() {
+							if !ok {
+								returned <- errEnded
+							}
+						}()
+						ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+						defer cancel()
+						if submit {
+							p, err := exe.Submit(ctx, in)
+							if err == nil {
+								_, err = p.Wait()
+							}
+							ok = true
+							returned <- err
+							return
+						}
+						_, err := exe.Run(ctx, in)
+						ok = true
+						returned <- err
+					}()
+					// The kernel's stage runs on the caller's goroutine in KBK,
+					// and, but for Launch, in Async.
+					caller := !submit && (m.name == "kbk" || strings.HasPrefix(m.name, "async") && f.stage != kernel.StageLaunch)
+					select {
+					case err := <-returned:
+						switch {
+						case caller && err != errEnded:
+							t.Fatalf("the run on the caller's goroutine returned %v; the kernel's Goexit should have ended the goroutine", err)
+						case !caller && (!errors.Is(err, kernel.ErrGoexit) || !errors.Is(err, pipert.ErrPanic)):
+							t.Fatalf("the failed run: %v, want an error matching ErrGoexit and ErrPanic", err)
+						}
+					case <-time.After(15 * time.Second):
+						t.Fatal("the run hangs")
+					}
+					armed.Store(false)
+					res, err := exe.Run(context.Background(), in)
+					if err != nil {
+						t.Fatalf("run after the Goexit: %v", err)
+					}
+					if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("run after the Goexit gave %v, want %v", got, want)
+					}
+					if err := exe.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if n := dev.Stats().MemInUse; n != 0 {
+						t.Fatalf("%d device bytes leaked", n)
+					}
+				})
+			}
+		}
+	}
+}
