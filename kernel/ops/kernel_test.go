@@ -56,7 +56,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul",
 		"EmbedLayerNormalization", "FusedConv", "FusedGemm", "MSQuantizeLinear", "MSDequantizeLinear", "MSTrilu", "ExpandDims", "NhwcMaxPool", "Inverse",
 		// ai.onnx.ml
-		"TreeEnsembleRegressor", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
+		"TreeEnsembleRegressor", "TreeEnsemble", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
 		"Binarizer", "Imputer", "ArrayFeatureExtractor", "OneHotEncoder", "FeatureVectorizer", "LabelEncoder",
 		"SVMRegressor", "SVMClassifier",
 		// experimental ops of opsets 1 to 9
@@ -92,6 +92,9 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	for k, v := range leaf {
 		required["TreeEnsembleRegressor"][k], required["TreeEnsembleClassifier"][k] = v, v
 	}
+	required["TreeEnsemble"] = kernel.Attrs{"n_targets": int64(1), "tree_roots": []int64{0}, "nodes_modes": tensor(kernel.Uint8, shp(1), 0),
+		"nodes_featureids": []int64{0}, "nodes_splits": f32(shp(1), 0), "nodes_truenodeids": []int64{0}, "nodes_trueleafs": []int64{1},
+		"nodes_falsenodeids": []int64{0}, "nodes_falseleafs": []int64{1}, "leaf_targetids": []int64{0}, "leaf_weights": f32(shp(1), 1)}
 	required["TfIdfVectorizer"] = kernel.Attrs{"mode": "TF", "min_gram_length": int64(1), "max_gram_length": int64(1), "max_skip_count": int64(0),
 		"ngram_counts": []int64{0}, "ngram_indexes": []int64{0}, "pool_int64s": []int64{7}}
 	required["ImageScaler"], required["Crop"] = kernel.Attrs{"bias": []float64{0}}, kernel.Attrs{"border": []int64{0, 0, 0, 0}}

@@ -154,6 +154,7 @@ package ops
 //     class.
 var mlOps = []builtin{
 	{"TreeEnsembleRegressor", newMLTrees(false)},
+	{"TreeEnsemble", newMLTree5},
 	{"TreeEnsembleClassifier", newMLTrees(true)},
 	{"LinearClassifier", newMLLinear(true)},
 	{"LinearRegressor", newMLLinear(false)},
