@@ -164,6 +164,7 @@ func faults() []*fault {
 		}},
 		{name: "NaN cost", stage: kernel.StageLaunch, nth: 1, cost: func() device.Cost { return device.Cost{FLOPs: math.NaN()} }},
 		{name: "negative cost", stage: kernel.StageLaunch, nth: 1, cost: func() device.Cost { return device.Cost{FLOPs: -1, Bytes: -1} }},
+		{name: "cost of more than a day", stage: kernel.StageLaunch, nth: 1, cost: func() device.Cost { return device.Cost{FLOPs: 1e30} }},
 		{name: "Compute replaces its output tensor", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
 			a.Out[0] = &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2, 4}}
 			return nil

@@ -318,6 +318,21 @@ func (p *Profile) KernelTime(c Cost) time.Duration {
 // beyond any kernel, far below time.Duration's range.
 const maxKernelSeconds = 86400
 
+// CheckCost reports, as an error wrapping ErrLaunchFailed, a cost Check
+// refuses or one whose roofline on p is beyond a day (10^30 operations,
+// say: a kernel's bad answer, which would hold the stream busy for as
+// long, a cancelled run's successors waiting on it). Devices refuse to
+// launch such a kernel.
+func (p *Profile) CheckCost(c Cost) error {
+	if err := c.Check(); err != nil {
+		return err
+	}
+	if p.PeakFLOPS > 0 && c.FLOPs/p.PeakFLOPS > maxKernelSeconds || p.MemBandwidth > 0 && c.Bytes/p.MemBandwidth > maxKernelSeconds {
+		return fmt.Errorf("%w: cost of %g operations and %g bytes takes more than a day on %s", ErrLaunchFailed, c.FLOPs, c.Bytes, p.Name)
+	}
+	return nil
+}
+
 // Check reports a cost no device can model — a negative, infinite or NaN
 // count of operations or bytes, a kernel's bad answer — as an error
 // wrapping ErrLaunchFailed. Devices refuse to launch such a kernel.

@@ -257,7 +257,7 @@ func (s *simStream) enqueue(earliest int64, dur time.Duration, eng *engines) (st
 }
 
 func (s *simStream) Launch(k Kernel) error {
-	if err := k.Cost.Check(); err != nil {
+	if err := s.dev.prof.CheckCost(k.Cost); err != nil {
 		return fmt.Errorf("%s: launch %s: %w", s.dev.who, k.Name, err)
 	}
 	p := &s.dev.prof
@@ -299,7 +299,7 @@ func (s *simStream) Launch(k Kernel) error {
 // device's.
 func (s *simStream) Replay(ks []Kernel) error {
 	for i := range ks {
-		if err := ks[i].Cost.Check(); err != nil {
+		if err := s.dev.prof.CheckCost(ks[i].Cost); err != nil {
 			return fmt.Errorf("%s: replay of %s (kernel %d of %d): %w", s.dev.who, ks[i].Name, i, len(ks), err)
 		}
 	}

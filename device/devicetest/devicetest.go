@@ -331,11 +331,11 @@ func checkFreedCopy(t *testing.T, d device.Device) {
 }
 
 // checkBadCost: a kernel whose cost no device can model (negative,
-// infinite or NaN) is refused with ErrLaunchFailed, by Launch and by
+// infinite or NaN, or finite but taking more than a day) is refused with ErrLaunchFailed, by Launch and by
 // Replay, and the stream stays usable.
 func checkBadCost(t *testing.T, d device.Device) {
 	s := d.NewStream()
-	for _, c := range []device.Cost{{FLOPs: math.NaN()}, {Bytes: -1}, {FLOPs: math.Inf(1)}, {FLOPs: -1e15, Bytes: -1e12}} {
+	for _, c := range []device.Cost{{FLOPs: math.NaN()}, {Bytes: -1}, {FLOPs: math.Inf(1)}, {FLOPs: -1e15, Bytes: -1e12}, {FLOPs: 1e40}, {Bytes: 1e40}} {
 		if err := s.Launch(device.Kernel{Name: "bad", Cost: c}); !errors.Is(err, device.ErrLaunchFailed) {
 			t.Errorf("Launch of cost %+v: %v, want ErrLaunchFailed", c, err)
 		}

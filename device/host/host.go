@@ -160,7 +160,7 @@ func (s *stream) begin() (int64, error) {
 // data) burns, on the calling goroutine, the profile's time for its cost,
 // as the CPU would spend it, after any event the stream waits for.
 func (s *stream) Launch(k device.Kernel) error {
-	if err := k.Cost.Check(); err != nil {
+	if err := s.dev.prof.CheckCost(k.Cost); err != nil {
 		return fmt.Errorf("host %s: launch %s: %w", s.dev.prof.Name, k.Name, err)
 	}
 	t0, t1 := k.Computed.Start, k.Computed.End
