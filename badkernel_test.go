@@ -518,3 +518,32 @@ func TestRunIntoAliasedOutputs(t *testing.T) {
 		t.Errorf("outputs in separate buffers refused: %v", err)
 	}
 }
+
+// TestRunIntoEmptyOutputIsReal: a real output of no elements, written by
+// RunInto into a zero-value tensor, is real (host data of no bytes), as
+// Run returns it, in every mode.
+func TestRunIntoEmptyOutputIsReal(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": {DType: kernel.Float32, Shape: kernel.Shape{0, 2}, Host: []byte{}}}
+	for _, m := range everyMode() {
+		exe, err := pipert.Compile(reluGraph(), m.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		name := reluGraph().Outputs[0]
+		if res.Outputs[name].IsVirtual() {
+			t.Fatalf("%s: Run returned a virtual empty output", m.name)
+		}
+		d := &kernel.Tensor{}
+		if _, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{name: d}); err != nil {
+			t.Fatalf("%s: RunInto: %v", m.name, err)
+		}
+		if d.IsVirtual() || !d.Shape.Equal(kernel.Shape{0, 2}) {
+			t.Errorf("%s: RunInto wrote %+v, want a real [0 2] tensor", m.name, d)
+		}
+		exe.Close()
+	}
+}

@@ -46,6 +46,10 @@ func TestMisuseIsAnError(t *testing.T) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)
 		}
 	}
+	// Virtual operators need a host-mapped device; the default, SW-AI, is not.
+	if _, err := pipert.Compile(reluGraph(), pipert.WithConfig(pipert.Config{Virtual: []string{"ReLU"}}), pipert.WithHeterogeneous(nil)); !errors.Is(err, pipert.ErrConfig) {
+		t.Errorf("virtual operators on a device that is not host-mapped: %v, want ErrConfig", err)
+	}
 	good := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 2, 2)}
 	for _, m := range everyMode() {
 		exe, err := pipert.Compile(reluGraph(), append([]pipert.Option{nil, pipert.WithQueueCapacity(1)}, m.opts...)...)

@@ -172,7 +172,9 @@ var (
 // Option sets a field of the Config Compile uses.
 type Option func(*Config)
 
-// WithConfig starts from c; later options override its fields.
+// WithConfig starts from c; later options override its fields. It
+// replaces the whole Config, so options before it are lost: give it
+// first.
 func WithConfig(c Config) Option { return func(d *Config) { *d = c } }
 
 // WithMode selects the execution mode (default KBK).
@@ -535,8 +537,8 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 			d.DType, d.Shape = t.DType, append(d.Shape[:0], t.Shape...)
 			if t.Host == nil {
 				d.Host = nil
-			} else {
-				d.Host = append(d.Host[:0], t.Host...)
+			} else if d.Host = append(d.Host[:0], t.Host...); d.Host == nil {
+				d.Host = []byte{} // real, and empty: not virtual
 			}
 		}
 		return res.Stats, nil

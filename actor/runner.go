@@ -528,6 +528,9 @@ func (r *KernelRunner) OutputsInto(ctx context.Context, dst []*kernel.Tensor) er
 			return fmt.Errorf("actor: output %q: %d bytes into a buffer of %d: %w", r.prog.slots[s].name, n, cap(d.Host), ErrShortOutput)
 		}
 		d.Host = d.Host[:n]
+		if d.Host == nil {
+			d.Host = []byte{} // real, and empty: not virtual
+		}
 		if src != nil {
 			copy(d.Host, src)
 			continue

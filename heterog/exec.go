@@ -146,7 +146,7 @@ func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error
 	}
 	if len(cfg.Virtual) > 0 {
 		if _, ok := m.Accelerator().(host.Mapper); !ok {
-			return nil, fmt.Errorf("heterog: virtual operators on %s: %w", m.Accelerator().Name(), ErrNotHostMapped)
+			return nil, fmt.Errorf("heterog: compile: %w: Virtual operators %v need a host-mapped device, and %s is not: %w", plan.ErrConfig, cfg.Virtual, m.Accelerator().Name(), ErrNotHostMapped)
 		}
 	}
 	c, err := subgraph.Validate(g, cfg.Registry)

@@ -261,7 +261,7 @@ func TestCompileRejectsBadOptions(t *testing.T) {
 	if _, err := compileWith(&subgraph.Graph{Name: "empty"}, opts{Manager: mgr}); err == nil {
 		t.Error("invalid graph accepted")
 	}
-	if _, err := compileWith(g, opts{Manager: mgr, Virtual: []string{"Unique"}}); !errors.Is(err, heterog.ErrNotHostMapped) {
+	if _, err := compileWith(g, opts{Manager: mgr, Virtual: []string{"Unique"}}); !errors.Is(err, heterog.ErrNotHostMapped) || !errors.Is(err, plan.ErrConfig) {
 		t.Errorf("virtual operators on unmapped memory: %v", err)
 	}
 }

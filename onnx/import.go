@@ -445,6 +445,9 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 			if v == nil || v.Host == nil || v.DType != dt {
 				return fmt.Errorf("%w: Options.Values[%q] must be a real %v tensor", ErrImport, vi.Name, dt)
 			}
+			if err := hostFits(v); err != nil {
+				return fmt.Errorf("%w: Options.Values[%q]: %v", ErrImport, vi.Name, err)
+			}
 			if vi.HasShape {
 				bad := len(v.Shape) != len(vi.Dims)
 				decl := make([]string, len(vi.Dims))
@@ -500,6 +503,25 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 		im.used[vi.Name] = true
 		im.g.Inputs = append(im.g.Inputs, subgraph.Value{Name: vi.Name, DType: dt, Shape: shape})
 		im.known[vi.Name] = &kernel.Tensor{DType: dt, Shape: shape}
+	}
+	return nil
+}
+
+// hostFits reports a shape that is not one (a negative dimension, or more
+// bytes than an int64 counts) or host data shorter than the shape.
+func hostFits(v *kernel.Tensor) error {
+	n := uint64(v.DType.Size())
+	for _, d := range v.Shape {
+		if d < 0 {
+			return fmt.Errorf("shape %v has a negative dimension", v.Shape)
+		}
+		if d > 0 && n > math.MaxInt64/uint64(d) {
+			return fmt.Errorf("shape %v: more bytes than an int64 counts", v.Shape)
+		}
+		n *= uint64(d)
+	}
+	if uint64(len(v.Host)) < n {
+		return fmt.Errorf("%d bytes of data for a %v %v tensor of %d", len(v.Host), v.DType, v.Shape, n)
 	}
 	return nil
 }

@@ -24,3 +24,19 @@ func TestValueOfTheDeclaredShape(t *testing.T) {
 		t.Errorf("value of the declared shape: %v", err)
 	}
 }
+
+// TestValueOfTooFewBytes: a value fixed at import whose host data is
+// shorter than its shape, or whose shape is not one, is an error naming
+// Options.Values and the input, not a node's failure.
+func TestValueOfTooFewBytes(t *testing.T) {
+	path := filepath.Join("testdata", "opset", "z13_resize_scale_float32_nearest.onnx") // x: float32 [1 1 10 10]
+	for name, v := range map[string]*kernel.Tensor{
+		"short":    {DType: kernel.Float32, Shape: kernel.Shape{1, 1, 10, 10}, Host: make([]byte, 399)},
+		"negative": {DType: kernel.Float32, Shape: kernel.Shape{1, 1, -10, -10}, Host: make([]byte, 400)},
+	} {
+		_, err := ImportFile(path, Options{Values: map[string]*kernel.Tensor{"x": v}})
+		if !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), `Options.Values["x"]`) {
+			t.Errorf("%s value: %v, want ErrImport naming Options.Values[\"x\"]", name, err)
+		}
+	}
+}

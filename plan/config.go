@@ -228,12 +228,12 @@ func (c *Config) CostOf(n Node) (cs Costs, err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			cs, err = Costs{}, fmt.Errorf("pipert: %w: HostCost of node %q: %w: %v", ErrConfig, n.Name, kernel.ErrPanic, p)
+			cs, err = Costs{}, fmt.Errorf("plan: %w: HostCost of node %q: %w: %v", ErrConfig, n.Name, kernel.ErrPanic, p)
 		}
 	}()
 	cs = c.HostCost(n)
 	if err := cs.check(fmt.Sprintf("HostCost of node %q", n.Name)); err != nil {
-		return Costs{}, fmt.Errorf("pipert: %w: %v", ErrConfig, err)
+		return Costs{}, fmt.Errorf("plan: %w: %v", ErrConfig, err)
 	}
 	return cs, nil
 }
