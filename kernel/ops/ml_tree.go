@@ -59,11 +59,33 @@ type mlTrees struct {
 	labels     []int64
 	binaryCase bool
 	allPos     bool
-	// Scratch, allocated by the first run.
+	mlScratch
+}
+
+// mlScratch is a tree ensemble's scratch for a row's scores, allocated by
+// the first run and kept.
+type mlScratch struct {
 	sc32 []float32
 	sc64 []float64
 	has  []bool
 	out  []float32
+}
+
+// ensure makes room for n scores.
+func (s *mlScratch) ensure(n int) {
+	if len(s.has) < n {
+		s.sc32, s.sc64, s.has, s.out = make([]float32, n), make([]float64, n), make([]bool, n), make([]float32, n)
+	}
+}
+
+// mlTreeCost is the cost of an ensemble of nodes nodes on X = in[0]: a
+// node a row.
+func mlTreeCost(nodes int, in, out []*kernel.Tensor) device.Cost {
+	rows := float64(1)
+	if in[0].Shape.Rank() == 2 {
+		rows = float64(in[0].Shape[0])
+	}
+	return device.Cost{FLOPs: rows * float64(nodes), Bytes: float64(in[0].Bytes() + out[0].Bytes())}
 }
 
 // mlTreeInts reads an integer-list attribute.
@@ -447,11 +469,7 @@ func (m *mlTrees) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 }
 
 func (m *mlTrees) cost(in, out []*kernel.Tensor) device.Cost {
-	rows := float64(1)
-	if in[0].Shape.Rank() == 2 {
-		rows = float64(in[0].Shape[0])
-	}
-	return device.Cost{FLOPs: rows * float64(len(m.mode)), Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+	return mlTreeCost(len(m.mode), in, out)
 }
 
 func (m *mlTrees) compute(a *kernel.Args) error {
@@ -459,11 +477,7 @@ func (m *mlTrees) compute(a *kernel.Args) error {
 	if err := m.check(x); err != nil {
 		return err
 	}
-	if len(m.has) < m.n {
-		// The scratch, allocated by the first run and kept.
-		m.sc32, m.sc64, m.has = make([]float32, m.n), make([]float64, m.n), make([]bool, m.n)
-		m.out = make([]float32, m.n)
-	}
+	m.ensure(m.n)
 	var label []int64
 	z := kernel.Float32s(a.Out[0].Data())
 	if m.classifier {

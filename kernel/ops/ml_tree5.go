@@ -64,11 +64,7 @@ type mlTree5 struct {
 	leafW    []float64
 	roots    []int32
 	maxFeat  int64
-	// Scratch, allocated by the first run.
-	sc32 []float32
-	sc64 []float64
-	has  []bool
-	out  []float32
+	mlScratch
 }
 
 // mlMember is the node mode of BRANCH_MEMBER in mlTree5.mode.
@@ -431,11 +427,7 @@ func (m *mlTree5) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 }
 
 func (m *mlTree5) cost(in, out []*kernel.Tensor) device.Cost {
-	rows := float64(1)
-	if in[0].Shape.Rank() == 2 {
-		rows = float64(in[0].Shape[0])
-	}
-	return device.Cost{FLOPs: rows * float64(len(m.mode)), Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+	return mlTreeCost(len(m.mode), in, out)
 }
 
 func (m *mlTree5) compute(a *kernel.Args) error {
@@ -443,11 +435,7 @@ func (m *mlTree5) compute(a *kernel.Args) error {
 	if err := m.check(x); err != nil {
 		return err
 	}
-	if len(m.has) < m.n {
-		// The scratch, allocated by the first run and kept.
-		m.sc32, m.sc64, m.has = make([]float32, m.n), make([]float64, m.n), make([]bool, m.n)
-		m.out = make([]float32, m.n)
-	}
+	m.ensure(m.n)
 	if x.DType == kernel.Float64 {
 		mlRunTree5(m, m.sc64[:m.n], kernel.Float64s(x.Data()), x.Shape[1], kernel.Float64s(a.Out[0].Data()))
 		return nil
@@ -460,19 +448,8 @@ func (m *mlTree5) compute(a *kernel.Args) error {
 // (exact: v and the values are of one float type, widened exactly to
 // float64). NaN is never a member.
 func mlIsMember(s []float64, v float64) bool {
-	if v != v {
-		return false
-	}
-	lo, hi := 0, len(s)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if s[mid] < v {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return lo < len(s) && s[lo] == v
+	_, found := slices.BinarySearch(s, v) // NaN compares below every value: never found
+	return found
 }
 
 // mlLeaf5 walks one tree from root over row xr and returns its leaf.
