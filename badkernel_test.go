@@ -279,25 +279,32 @@ func TestBadKernelsBecomeErrors(t *testing.T) {
 					default:
 						checkNamed(t, runErr, f)
 					}
-					res, err := exe.Run(context.Background(), in)
-					if err != nil {
-						t.Fatalf("run after the failure: %v", err)
-					}
-					if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); fmt.Sprint(got) != fmt.Sprint(want) {
-						t.Fatalf("run after the failure gave %v, want %v", got, want)
-					}
-					if err := exe.Close(); err != nil {
-						t.Fatal(err)
-					}
-					if n := dev.Stats().MemInUse; n != 0 {
-						t.Fatalf("%d device bytes leaked", n)
-					}
+					checkRecovered(t, exe, dev, in, want)
 					if _, err := exe.Run(context.Background(), in); !errors.Is(err, pipert.ErrClosed) {
 						t.Fatalf("run after Close: %v, want ErrClosed", err)
 					}
 				})
 			}
 		}
+	}
+}
+
+// checkRecovered checks, after a failed run, that the next run of exe
+// gives want, that Close succeeds and that no device memory of dev leaks.
+func checkRecovered(t *testing.T, exe *pipert.Executable, dev device.Device, in map[string]*kernel.Tensor, want []float32) {
+	t.Helper()
+	res, err := exe.Run(context.Background(), in)
+	if err != nil {
+		t.Fatalf("run after the failure: %v", err)
+	}
+	if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("run after the failure gave %v, want %v", got, want)
+	}
+	if err := exe.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := dev.Stats().MemInUse; n != 0 {
+		t.Fatalf("%d device bytes leaked", n)
 	}
 }
 

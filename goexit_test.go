@@ -3,7 +3,6 @@ package pipert_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -97,19 +96,7 @@ func TestGoexitInKernel(t *testing.T) {
 						t.Fatal("the run hangs")
 					}
 					armed.Store(false)
-					res, err := exe.Run(context.Background(), in)
-					if err != nil {
-						t.Fatalf("run after the Goexit: %v", err)
-					}
-					if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); fmt.Sprint(got) != fmt.Sprint(want) {
-						t.Fatalf("run after the Goexit gave %v, want %v", got, want)
-					}
-					if err := exe.Close(); err != nil {
-						t.Fatal(err)
-					}
-					if n := dev.Stats().MemInUse; n != 0 {
-						t.Fatalf("%d device bytes leaked", n)
-					}
+					checkRecovered(t, exe, dev, in, want)
 				})
 			}
 		}
