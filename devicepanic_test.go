@@ -364,3 +364,70 @@ func TestDeviceMethodPanicIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishingDevicePanicIsAnError: with outputs handed over tensor by
+// tensor (Submit with a carried output, in every mode), a device whose
+// copies or synchronisations panic at each of their calls fails the step
+// with an error matching ErrPanic, on the goroutine that publishes, and
+// never crashes the process; the next step is correct.
+func TestPublishingDevicePanicIsAnError(t *testing.T) {
+	g, in := faultyGraph()
+	carried := pipert.WithCarried(g.Outputs[0])
+	for _, m := range pipert.Modes() {
+		for _, kind := range []string{"d2h", "sync"} {
+			sim, err := device.NewSim(device.SimOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &panicDev{Sim: sim, kind: kind}
+			exe, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithDevice(d), carried)
+			if err != nil {
+				t.Fatal(err)
+			}
+			step := func(exe *pipert.Executable) (*pipert.Result, error) {
+				p, err := exe.Submit(context.Background(), in)
+				if err != nil {
+					return nil, err
+				}
+				return p.Wait()
+			}
+			want, err := step(exe)
+			if err != nil {
+				t.Fatalf("%v: healthy step: %v", m, err)
+			}
+			exe.Close()
+			total := d.calls.Load()
+			for n := int64(1); n <= total; n++ {
+				name := fmt.Sprintf("%v/%s %d of %d", m, kind, n, total)
+				sim, err := device.NewSim(device.SimOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				exe, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithDevice(&panicDev{Sim: sim, kind: kind, n: n}), carried)
+				if err != nil {
+					if !errors.Is(err, pipert.ErrPanic) {
+						t.Errorf("%s: compile: %v", name, err)
+					}
+					continue
+				}
+				failed := false
+				for range 2 {
+					res, err := step(exe)
+					if err != nil {
+						if !errors.Is(err, pipert.ErrPanic) {
+							t.Errorf("%s: %v, want ErrPanic", name, err)
+						}
+						failed = true
+						continue
+					}
+					if failed {
+						checkSame(t, name, res.Outputs, want.Outputs)
+					}
+				}
+				if err := exe.Close(); err != nil {
+					t.Errorf("%s: close: %v", name, err)
+				}
+			}
+		}
+	}
+}

@@ -777,25 +777,45 @@ func (e *engine) startPublisher(rs *runState, published []*kernel.Tensor) chan s
 	go func() {
 		defer close(done)
 		for pos := range e.pubCh {
-			if rs.stopped() {
-				continue
-			}
-			if err := e.r.Event(pos).Synchronize(rs.ctx); err != nil {
-				rs.fail(err)
-				continue
-			}
-			for _, o := range e.pubOuts[pos] {
-				t, err := e.r.published(rs.ctx, o, e.pubS)
-				if err != nil {
-					rs.fail(err)
-					break
-				}
-				published[o] = t
-				e.feed.Publish(o, t)
+			if !rs.stopped() {
+				e.publish(rs, pos, published)
 			}
 		}
 	}()
 	return done
+}
+
+// publish waits for node pos's completion and publishes its fed outputs.
+// A panic of the device's code (the event's wait, the copy) fails the run
+// and the engine is replaced after it, as on the calling goroutine; a
+// runtime.Goexit in it fails the run too (the goroutine ends, and the
+// outputs not yet published are published at the end of the run).
+func (e *engine) publish(rs *runState, pos int, published []*kernel.Tensor) {
+	returned := false
+	defer func() {
+		if p := recover(); p != nil {
+			e.broken = true
+			rs.fail(fmt.Errorf("actor: device: %w", &PanicError{Value: p, Stack: debug.Stack()}))
+		} else if !returned {
+			e.broken = true
+			rs.fail(fmt.Errorf("actor: device: %w (%w)", kernel.ErrGoexit, kernel.ErrPanic))
+		}
+	}()
+	if err := e.r.Event(pos).Synchronize(rs.ctx); err != nil {
+		rs.fail(err)
+		returned = true
+		return
+	}
+	for _, o := range e.pubOuts[pos] {
+		t, err := e.r.published(rs.ctx, o, e.pubS)
+		if err != nil {
+			rs.fail(err)
+			break
+		}
+		published[o] = t
+		e.feed.Publish(o, t)
+	}
+	returned = true
 }
 
 // setFeed prepares the engine and runner for runs fed by f (nil: plain
