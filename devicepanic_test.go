@@ -431,3 +431,58 @@ func TestPublishingDevicePanicIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// nilDev is a device whose NewStream or NewEvent (kind) answers nil from
+// its n-th call on.
+type nilDev struct {
+	*device.Sim
+	kind  string
+	n     int64
+	calls atomic.Int64
+}
+
+func (d *nilDev) NewStream() device.Stream {
+	if d.kind == "stream" && d.calls.Add(1) >= d.n {
+		return nil
+	}
+	return d.Sim.NewStream()
+}
+
+func (d *nilDev) NewEvent() device.Event {
+	if d.kind == "event" && d.calls.Add(1) >= d.n {
+		return nil
+	}
+	return d.Sim.NewEvent()
+}
+
+// TestNilStreamOrEventIsAnError: a device that answers NewStream or
+// NewEvent with nil fails Compile or Run with an error naming the call
+// (matching ErrPanic: the device broke its contract), in every mode,
+// instead of a nil dereference deeper in.
+func TestNilStreamOrEventIsAnError(t *testing.T) {
+	g, in := faultyGraph()
+	for _, m := range pipert.Modes() {
+		for _, kind := range []string{"stream", "event"} {
+			for n := int64(1); n <= 4; n++ {
+				sim, err := device.NewSim(device.SimOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := &nilDev{Sim: sim, kind: kind, n: n}
+				name := fmt.Sprintf("%v/%s from call %d", m, kind, n)
+				want := "NewStream returned nil"
+				if kind == "event" {
+					want = "NewEvent returned nil"
+				}
+				exe, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithDevice(d))
+				if err == nil {
+					_, err = exe.Run(context.Background(), in)
+					exe.Close()
+				}
+				if err != nil && (!errors.Is(err, pipert.ErrPanic) || !strings.Contains(err.Error(), want)) {
+					t.Errorf("%s: %v, want ErrPanic naming %q", name, err, want)
+				}
+			}
+		}
+	}
+}

@@ -157,7 +157,7 @@ func (k *worker) reset() {
 }
 
 func newEngine(a *SuperKernelActor) (*engine, error) {
-	e := &engine{a: a, r: a.r, plan: a.plan, workers: a.plan.Workers(), copy: a.dev.NewStream()}
+	e := &engine{a: a, r: a.r, plan: a.plan, workers: a.plan.Workers(), copy: newStream(a.dev)}
 	for s := kernel.StagePrepare; s <= kernel.StageLaunch; s++ {
 		w := int(e.plan.Worker[s])
 		e.steps[w] = append(e.steps[w], s)
@@ -582,7 +582,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	}
 	if e.feed != nil && e.feed.Launched != nil {
 		if e.last == nil {
-			e.last = e.a.dev.NewEvent()
+			e.last = newEvent(e.a.dev)
 		}
 		r.stream.Record(e.last)
 		e.feed.Launched(e.last)
@@ -828,7 +828,7 @@ func (e *engine) setFeed(f *Feed) {
 	r := e.r
 	r.feedable()
 	if e.pubS == nil {
-		e.pubS = e.a.dev.NewStream()
+		e.pubS = newStream(e.a.dev)
 	}
 	e.pubOuts = make([][]int, len(e.a.prog.nodes))
 	clear(r.publish)
@@ -840,7 +840,7 @@ func (e *engine) setFeed(f *Feed) {
 		e.pubOuts[pr] = append(e.pubOuts[pr], o)
 		r.publish[pr] = true
 		if r.events[pr] == nil {
-			r.events[pr] = e.a.dev.NewEvent()
+			r.events[pr] = newEvent(e.a.dev)
 		}
 	}
 }

@@ -168,7 +168,7 @@ type Need struct {
 // stream for kernels.
 func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *KernelRunner {
 	r := &KernelRunner{
-		prog: prog, dev: dev, mem: mem, spare: newFreeList(dev, mem), stream: dev.NewStream(), seed: seed,
+		prog: prog, dev: dev, mem: mem, spare: newFreeList(dev, mem), stream: newStream(dev), seed: seed,
 		tensors:  make([]kernel.Tensor, len(prog.slots)),
 		args:     make([]kernel.Args, len(prog.nodes)),
 		events:   make([]device.Event, len(prog.nodes)),
@@ -209,7 +209,7 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 			ar.Out[i] = &r.tensors[s]
 		}
 		if nd.watched {
-			r.events[pos] = dev.NewEvent()
+			r.events[pos] = newEvent(dev)
 		}
 	}
 	return r
@@ -402,7 +402,7 @@ func (r *KernelRunner) feedable() {
 	r.pending = make([]bool, len(r.prog.slots))
 	r.uploaded = make([]device.Event, len(r.prog.nodes))
 	r.publish = make([]bool, len(r.prog.nodes))
-	r.upload = r.dev.NewStream()
+	r.upload = newStream(r.dev)
 }
 
 // Acquire uploads the graph inputs node pos reads that Begin left pending,
@@ -419,7 +419,7 @@ func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx cont
 			return err
 		}
 		if r.nUp == len(r.upEvents) {
-			r.upEvents = append(r.upEvents, r.dev.NewEvent())
+			r.upEvents = append(r.upEvents, newEvent(r.dev))
 		}
 		ev := r.upEvents[r.nUp]
 		r.nUp++
@@ -458,7 +458,7 @@ func (r *KernelRunner) AcquireRest(ctx context.Context, await func(ctx context.C
 		if err := r.acquire(ctx, s, await); err != nil {
 			return err
 		}
-		ev := r.dev.NewEvent()
+		ev := newEvent(r.dev)
 		r.upload.Record(ev)
 		r.stream.WaitEvent(ev)
 	}
@@ -572,6 +572,26 @@ func (r *KernelRunner) End() error {
 	}
 	note(r.spare.release())
 	return first
+}
+
+// newStream is d.NewStream, whose nil answer (a device breaking its
+// contract) panics with a message naming the device: the callers recover
+// a device's panics into the run's or Compile's error (ErrPanic).
+func newStream(d device.Device) device.Stream {
+	s := d.NewStream()
+	if s == nil {
+		panic(fmt.Sprintf("device %q: NewStream returned nil", d.Name()))
+	}
+	return s
+}
+
+// newEvent is d.NewEvent, checked as newStream.
+func newEvent(d device.Device) device.Event {
+	e := d.NewEvent()
+	if e == nil {
+		panic(fmt.Sprintf("device %q: NewEvent returned nil", d.Name()))
+	}
+	return e
 }
 
 // stageErr wraps a kernel failure with its node, op and stage.

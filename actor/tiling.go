@@ -51,13 +51,13 @@ func newTilingCopy(r *KernelRunner, how plan.TilingCopy, blocks int) *tilingCopy
 	case plan.MultiStream:
 		tc.ready = make([]device.Event, len(p.nodes))
 		for i := range tc.ready {
-			tc.ready[i] = r.dev.NewEvent()
+			tc.ready[i] = newEvent(r.dev)
 		}
 		tc.free = make([]device.Event, blocks)
 		for i := range tc.free {
-			tc.free[i] = r.dev.NewEvent()
+			tc.free[i] = newEvent(r.dev)
 		}
-		tc.stream = r.dev.NewStream()
+		tc.stream = newStream(r.dev)
 	case plan.Whole:
 		// A batch ends before a kernel whose InferShape waits for an
 		// earlier kernel's launch: one reading values, or the real shapes
