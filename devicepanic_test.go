@@ -149,34 +149,43 @@ func checkSame(t *testing.T, name string, got, want map[string]*kernel.Tensor) {
 }
 
 // shortDev is a device whose materialized buffers, from the nth
-// allocation on, have less backing than asked.
+// allocation on, have less backing than asked (none at all with none).
 type shortDev struct {
 	*device.Sim
 	n     int64
+	none  bool
 	calls atomic.Int64
 }
 
 func (d *shortDev) Alloc(size int64, materialize bool) (device.Buffer, error) {
 	b, err := d.Sim.Alloc(size, materialize)
 	if err == nil && size > 0 && b.Data != nil && d.calls.Add(1) >= d.n {
-		b.Data = b.Data[:size-1]
+		if d.none {
+			b.Data = nil
+		} else {
+			b.Data = b.Data[:size-1]
+		}
 	}
 	return b, err
 }
 
 // TestShortDeviceBufferIsAnError: a device that allocates less backing
-// than asked fails Compile or the run with an error wrapping
+// than asked (or none, for a materialized buffer) fails Compile or the run with an error wrapping
 // device.ErrNotBacked, instead of kernels writing past the buffer; no
 // device bytes are left.
 func TestShortDeviceBufferIsAnError(t *testing.T) {
 	g, in := faultyGraph()
 	for _, m := range pipert.Modes() {
-		for _, n := range []int64{1, 3, 6} {
+		for _, c := range []struct {
+			n    int64
+			none bool
+		}{{1, false}, {3, false}, {6, false}, {1, true}, {3, true}, {6, true}} {
+			n := c.n
 			sim, err := device.NewSim(device.SimOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := &shortDev{Sim: sim, n: n}
+			d := &shortDev{Sim: sim, n: n, none: c.none}
 			exe, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithDevice(d))
 			if err == nil {
 				_, err = exe.Run(context.Background(), in)

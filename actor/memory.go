@@ -23,9 +23,10 @@ func (m *Memory) alloc(dev device.Device, size int64, materialize bool) (device.
 	if err != nil {
 		return b, err
 	}
-	if b.Size < size || (b.Data != nil && int64(len(b.Data)) < size) {
-		// A device of the caller's that answers with less than asked:
-		// its kernels would read and write past the buffer.
+	if b.Size < size || (b.Data != nil || materialize) && int64(len(b.Data)) < size {
+		// A device of the caller's that answers with less than asked (a
+		// materialized buffer without host backing among them): its
+		// kernels would read and write past the buffer.
 		ferr := freeOn(dev, b)
 		return device.Buffer{}, errors.Join(fmt.Errorf("actor: device %s: alloc of %d bytes returned a buffer of %d (%d backed): %w",
 			dev.Name(), size, b.Size, len(b.Data), device.ErrNotBacked), ferr)
