@@ -3,11 +3,14 @@ package pipert_test
 import (
 	"context"
 	"errors"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
@@ -204,5 +207,28 @@ func TestConfigListsAreTheExecutables(t *testing.T) {
 	}
 	if got := kernel.Float32s(res.Outputs["present"].Host); got[0] != 3 || got[1] != 3 {
 		t.Errorf("the carried step gave %v, want [3 3]", got)
+	}
+}
+
+// badProfileDev is a simulator whose Profile answers an invalid profile.
+type badProfileDev struct{ *device.Sim }
+
+func (d badProfileDev) Profile() device.Profile {
+	p := d.Sim.Profile()
+	p.PeakFLOPS = math.NaN()
+	return p
+}
+
+// TestInvalidDeviceProfileIsAConfigError: a device of the caller's whose
+// Profile does not validate fails Compile with ErrConfig, in every mode.
+func TestInvalidDeviceProfileIsAConfigError(t *testing.T) {
+	for _, m := range everyMode() {
+		sim, err := device.NewSim(device.SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pipert.Compile(reluGraph(), append(m.opts, pipert.WithDevice(badProfileDev{sim}))...); !errors.Is(err, pipert.ErrConfig) || !strings.Contains(err.Error(), "PeakFLOPS") {
+			t.Errorf("%s: %v, want ErrConfig naming PeakFLOPS", m.name, err)
+		}
 	}
 }

@@ -347,19 +347,29 @@ func (c Cost) Check() error {
 // each device hands out addresses in a window of its own, 16 TiB wide.
 const MaxMemoryBytes = 1 << 43
 
+// MaxProfileDuration bounds a Profile's latencies and fixed costs: beyond
+// it, a modeled call is a mistake (a run of such calls would last days).
+const MaxProfileDuration = 10 * time.Second
+
+// positive reports whether v is a positive finite number.
+func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+
+// inRange reports whether d is in [0, MaxProfileDuration].
+func inRange(d time.Duration) bool { return d >= 0 && d <= MaxProfileDuration }
+
 // Validate reports the first field that makes p unusable.
 func (p *Profile) Validate() error {
 	switch {
 	case p.MemoryBytes <= 0 || p.MemoryBytes > MaxMemoryBytes:
 		return fmt.Errorf("device: profile %q: MemoryBytes %d outside [1, %d]", p.Name, p.MemoryBytes, int64(MaxMemoryBytes))
-	case p.PeakFLOPS <= 0 || p.MemBandwidth <= 0:
-		return fmt.Errorf("device: profile %q: PeakFLOPS and MemBandwidth must be positive", p.Name)
-	case p.LaunchLatency < 0 || p.KernelFixed < 0:
-		return fmt.Errorf("device: profile %q: latencies must not be negative", p.Name)
-	case p.H2D.Bandwidth <= 0 || p.D2H.Bandwidth <= 0 || p.D2D.Bandwidth <= 0:
-		return fmt.Errorf("device: profile %q: copy bandwidths must be positive", p.Name)
-	case p.ReplayFixed < 0 || p.ReplayNode < 0:
-		return fmt.Errorf("device: profile %q: replay costs must not be negative", p.Name)
+	case !positive(p.PeakFLOPS) || !positive(p.MemBandwidth):
+		return fmt.Errorf("device: profile %q: PeakFLOPS and MemBandwidth must be positive and finite", p.Name)
+	case !inRange(p.LaunchLatency) || !inRange(p.KernelFixed) || !inRange(p.H2D.Latency) || !inRange(p.D2H.Latency) || !inRange(p.D2D.Latency):
+		return fmt.Errorf("device: profile %q: latencies must be in [0, %v]", p.Name, MaxProfileDuration)
+	case !positive(p.H2D.Bandwidth) || !positive(p.D2H.Bandwidth) || !positive(p.D2D.Bandwidth):
+		return fmt.Errorf("device: profile %q: copy bandwidths must be positive and finite", p.Name)
+	case !inRange(p.ReplayFixed) || !inRange(p.ReplayNode):
+		return fmt.Errorf("device: profile %q: replay costs must be in [0, %v]", p.Name, MaxProfileDuration)
 	case p.ComputeEngines < 0 || p.CopyEngines < 0:
 		return fmt.Errorf("device: profile %q: engine counts must not be negative", p.Name)
 	}

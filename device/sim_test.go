@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/pipert/pipert/internal/clock"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -415,5 +416,35 @@ func TestLargestMemory(t *testing.T) {
 	p.MemoryBytes++
 	if _, err := device.NewSim(device.SimOptions{Profile: p}); err == nil {
 		t.Errorf("a profile of %d bytes accepted", p.MemoryBytes)
+	}
+}
+
+// TestProfileValidateRefusesNonsense: Validate refuses NaN, infinite and
+// non-positive rates and latencies or fixed costs outside [0, 10 s], one
+// field at a time, and the default profile validates.
+func TestProfileValidateRefusesNonsense(t *testing.T) {
+	if p := device.Default(); p.Validate() != nil {
+		t.Fatalf("the default profile does not validate: %v", p.Validate())
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	for name, edit := range map[string]func(*device.Profile){
+		"PeakFLOPS NaN":        func(p *device.Profile) { p.PeakFLOPS = nan },
+		"MemBandwidth +Inf":    func(p *device.Profile) { p.MemBandwidth = inf },
+		"H2D bandwidth NaN":    func(p *device.Profile) { p.H2D.Bandwidth = nan },
+		"D2D bandwidth +Inf":   func(p *device.Profile) { p.D2D.Bandwidth = inf },
+		"LaunchLatency 100 s":  func(p *device.Profile) { p.LaunchLatency = 100 * time.Second },
+		"KernelFixed -1":       func(p *device.Profile) { p.KernelFixed = -1 },
+		"D2H latency 1 h":      func(p *device.Profile) { p.D2H.Latency = time.Hour },
+		"H2D latency negative": func(p *device.Profile) { p.H2D.Latency = -time.Microsecond },
+		"ReplayFixed 11 s":     func(p *device.Profile) { p.ReplayFixed = 11 * time.Second },
+	} {
+		p := device.Default()
+		edit(&p)
+		if err := p.Validate(); err == nil {
+			t.Errorf("%s validates", name)
+		}
+		if _, err := device.NewSim(device.SimOptions{Profile: p}); err == nil {
+			t.Errorf("%s: NewSim accepted it", name)
+		}
 	}
 }

@@ -190,6 +190,8 @@ func (c Config) Check() (Config, error) {
 			return Config{}, fmt.Errorf("pipert: default device: %w", err)
 		}
 		c.Device = d
+	} else if err := profileOf(c.Device); err != nil {
+		return bad("Device: %w", err)
 	}
 	c.checked = true
 	return c, nil
@@ -204,6 +206,18 @@ func registryHas(reg kernel.Resolver, op string) (has bool, err error) {
 		}
 	}()
 	return reg.Has(op), nil
+}
+
+// profileOf validates the profile of d, a device of the caller's; a panic
+// in its Profile is an error wrapping kernel.ErrPanic.
+func profileOf(d device.Device) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("Profile: %w: %v", kernel.ErrPanic, p)
+		}
+	}()
+	p := d.Profile()
+	return p.Validate()
 }
 
 // isNilPointer reports whether v, an interface value, holds a nil pointer:
