@@ -76,11 +76,45 @@ func checkIdentity(t *testing.T, d device.Device) {
 	}
 }
 
+// mustStream returns a new stream of d, failing the check on nil.
+func mustStream(t *testing.T, d device.Device) device.Stream {
+	t.Helper()
+	s := d.NewStream()
+	if s == nil {
+		t.Fatal("NewStream returned nil")
+	}
+	return s
+}
+
+// mustEvent returns a new event of d, failing the check on nil.
+func mustEvent(t *testing.T, d device.Device) device.Event {
+	t.Helper()
+	e := d.NewEvent()
+	if e == nil {
+		t.Fatal("NewEvent returned nil")
+	}
+	return e
+}
+
+// waitLimit bounds every wait of a check: a device whose work never
+// completes fails the check instead of hanging the suite.
+const waitLimit = time.Minute
+
+// wait is the context of a check's waits (copies, synchronisations).
+func wait(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func mustAlloc(t *testing.T, d device.Device, size int64, materialize bool) device.Buffer {
 	t.Helper()
 	b, err := d.Alloc(size, materialize)
 	if err != nil {
 		t.Fatalf("Alloc(%d, %v): %v", size, materialize, err)
+	}
+	if b.Size < size || materialize && int64(len(b.Data)) < size {
+		t.Fatalf("Alloc(%d, %v) gave a %d-byte buffer with %d bytes of contents", size, materialize, b.Size, len(b.Data))
 	}
 	return b
 }
@@ -229,7 +263,7 @@ func checkForeignFree(t *testing.T, d, other device.Device) {
 			}
 		}
 	}()
-	s := d.NewStream()
+	s := mustStream(t, d)
 	want := bytes.Repeat([]byte{7}, 256)
 	if err := s.CopyH2D(mine, want); err != nil {
 		t.Fatal(err)
@@ -245,7 +279,7 @@ func checkForeignFree(t *testing.T, d, other device.Device) {
 		if err := s.CopyH2D(theirs, want); !errors.Is(err, device.ErrBadCopy) {
 			t.Errorf("CopyH2D into another device's buffer: %v, want ErrBadCopy", err)
 		}
-		if err := s.CopyD2H(context.Background(), make([]byte, 256), theirs); !errors.Is(err, device.ErrBadCopy) {
+		if err := s.CopyD2H(wait(t), make([]byte, 256), theirs); !errors.Is(err, device.ErrBadCopy) {
 			t.Errorf("CopyD2H from another device's buffer: %v, want ErrBadCopy", err)
 		}
 		if err := s.CopyD2D(mine, theirs); !errors.Is(err, device.ErrBadCopy) {
@@ -270,7 +304,7 @@ func checkForeignFree(t *testing.T, d, other device.Device) {
 		t.Errorf("after a refused foreign Free, Alloc gave [%#x, +%d), overlapping the live buffer [%#x, +%d)", fresh.Addr, fresh.Size, mine.Addr, mine.Size)
 	}
 	got := make([]byte, 256)
-	if err := s.CopyD2H(context.Background(), got, mine); err != nil {
+	if err := s.CopyD2H(wait(t), got, mine); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
@@ -288,7 +322,7 @@ func checkFreedCopy(t *testing.T, d device.Device) {
 	if !ok {
 		return
 	}
-	s := d.NewStream()
+	s := mustStream(t, d)
 	keep := mustAlloc(t, d, 256, true)
 	defer func() {
 		if err := d.Free(keep); err != nil {
@@ -311,7 +345,7 @@ func checkFreedCopy(t *testing.T, d device.Device) {
 		if err := s.CopyH2D(b, make([]byte, 16)); !errors.Is(err, device.ErrBadCopy) {
 			t.Errorf("CopyH2D into [%#x, +%d) (freed or past its block): %v, want ErrBadCopy", b.Addr, b.Size, err)
 		}
-		if err := s.CopyD2H(context.Background(), make([]byte, 16), b); !errors.Is(err, device.ErrBadCopy) {
+		if err := s.CopyD2H(wait(t), make([]byte, 16), b); !errors.Is(err, device.ErrBadCopy) {
 			t.Errorf("CopyD2H from [%#x, +%d) (freed or past its block): %v, want ErrBadCopy", b.Addr, b.Size, err)
 		}
 		if err := s.CopyD2D(keep, b); !errors.Is(err, device.ErrBadCopy) {
@@ -322,7 +356,7 @@ func checkFreedCopy(t *testing.T, d device.Device) {
 		}
 	}
 	got := make([]byte, 256)
-	if err := s.CopyD2H(context.Background(), got, keep); err != nil {
+	if err := s.CopyD2H(wait(t), got, keep); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
@@ -334,7 +368,7 @@ func checkFreedCopy(t *testing.T, d device.Device) {
 // infinite or NaN, or finite but taking more than a day) is refused with ErrLaunchFailed, by Launch and by
 // Replay, and the stream stays usable.
 func checkBadCost(t *testing.T, d device.Device) {
-	s := d.NewStream()
+	s := mustStream(t, d)
 	for _, c := range []device.Cost{{FLOPs: math.NaN()}, {Bytes: -1}, {FLOPs: math.Inf(1)}, {FLOPs: -1e15, Bytes: -1e12}, {FLOPs: 1e40}, {Bytes: 1e40}} {
 		if err := s.Launch(device.Kernel{Name: "bad", Cost: c}); !errors.Is(err, device.ErrLaunchFailed) {
 			t.Errorf("Launch of cost %+v: %v, want ErrLaunchFailed", c, err)
@@ -348,13 +382,13 @@ func checkBadCost(t *testing.T, d device.Device) {
 	if err := s.Launch(device.Kernel{Name: "good", Cost: kernelCost(d.Profile(), time.Microsecond)}); err != nil {
 		t.Fatalf("Launch after refused ones: %v", err)
 	}
-	if err := s.Synchronize(context.Background()); err != nil {
+	if err := s.Synchronize(wait(t)); err != nil {
 		t.Fatalf("Synchronize after refused launches: %v", err)
 	}
 }
 
 func checkCopies(t *testing.T, d device.Device) {
-	s := d.NewStream()
+	s := mustStream(t, d)
 	const n = 1000
 	src := make([]byte, n)
 	for i := range src {
@@ -371,13 +405,13 @@ func checkCopies(t *testing.T, d device.Device) {
 		t.Fatal(err)
 	}
 	dst := make([]byte, n)
-	if err := s.CopyD2H(context.Background(), dst, b); err != nil {
+	if err := s.CopyD2H(wait(t), dst, b); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(dst, src) {
 		t.Fatal("H2D, D2D, D2H round trip changed the bytes")
 	}
-	if err := s.Synchronize(context.Background()); err != nil || !s.Query() {
+	if err := s.Synchronize(wait(t)); err != nil || !s.Query() {
 		t.Fatalf("Synchronize: %v, Query %v", err, s.Query())
 	}
 	if ss := s.Stats(); ss.Copies != 3 {
@@ -392,7 +426,7 @@ func checkCopies(t *testing.T, d device.Device) {
 }
 
 func checkCopyErrors(t *testing.T, d device.Device) {
-	s := d.NewStream()
+	s := mustStream(t, d)
 	a := mustAlloc(t, d, 8, true)
 	v := mustAlloc(t, d, 8, false)
 	defer d.Free(a)
@@ -400,7 +434,7 @@ func checkCopyErrors(t *testing.T, d device.Device) {
 	if err := s.CopyH2D(a, make([]byte, a.Size+1)); !errors.Is(err, device.ErrBadCopy) {
 		t.Errorf("oversized H2D: %v, want ErrBadCopy", err)
 	}
-	if err := s.CopyD2H(context.Background(), make([]byte, a.Size+1), a); !errors.Is(err, device.ErrBadCopy) {
+	if err := s.CopyD2H(wait(t), make([]byte, a.Size+1), a); !errors.Is(err, device.ErrBadCopy) {
 		t.Errorf("oversized D2H: %v, want ErrBadCopy", err)
 	}
 	big := mustAlloc(t, d, a.Size*4, true)
@@ -408,7 +442,7 @@ func checkCopyErrors(t *testing.T, d device.Device) {
 	if err := s.CopyD2D(a, big); !errors.Is(err, device.ErrBadCopy) {
 		t.Errorf("oversized D2D: %v, want ErrBadCopy", err)
 	}
-	if err := s.CopyD2H(context.Background(), make([]byte, 8), v); !errors.Is(err, device.ErrNotBacked) {
+	if err := s.CopyD2H(wait(t), make([]byte, 8), v); !errors.Is(err, device.ErrNotBacked) {
 		t.Errorf("D2H from a virtual buffer: %v, want ErrNotBacked", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -424,7 +458,7 @@ func kernelCost(p device.Profile, d time.Duration) device.Cost {
 }
 
 func checkStreamOrder(t *testing.T, d device.Device) {
-	s := d.NewStream()
+	s := mustStream(t, d)
 	before, sb := d.Stats(), s.Stats()
 	last := sb.LastEnd
 	cost := kernelCost(d.Profile(), 20*time.Microsecond)
@@ -438,7 +472,7 @@ func checkStreamOrder(t *testing.T, d device.Device) {
 		}
 		last = st.LastEnd
 	}
-	if err := s.Synchronize(context.Background()); err != nil {
+	if err := s.Synchronize(wait(t)); err != nil {
 		t.Fatal(err)
 	}
 	if !s.Query() {
@@ -461,14 +495,14 @@ func checkStreamOrder(t *testing.T, d device.Device) {
 }
 
 func checkEvents(t *testing.T, d device.Device) {
-	e := d.NewEvent()
+	e := mustEvent(t, d)
 	if !e.Query() {
 		t.Error("an event never recorded is not complete")
 	}
-	if err := e.Synchronize(context.Background()); err != nil {
+	if err := e.Synchronize(wait(t)); err != nil {
 		t.Errorf("Synchronize of an event never recorded: %v", err)
 	}
-	s := d.NewStream()
+	s := mustStream(t, d)
 	if err := s.Launch(device.Kernel{Name: "k", Cost: kernelCost(d.Profile(), 2*time.Millisecond)}); err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +510,7 @@ func checkEvents(t *testing.T, d device.Device) {
 	if e.At() < s.Stats().LastEnd {
 		t.Errorf("event recorded at %d, before the work it follows ends at %d", e.At(), s.Stats().LastEnd)
 	}
-	if err := e.Synchronize(context.Background()); err != nil {
+	if err := e.Synchronize(wait(t)); err != nil {
 		t.Fatal(err)
 	}
 	if !e.Query() || !s.Query() {
@@ -485,11 +519,11 @@ func checkEvents(t *testing.T, d device.Device) {
 }
 
 func checkWaitEvent(t *testing.T, d device.Device) {
-	a, b := d.NewStream(), d.NewStream()
+	a, b := mustStream(t, d), mustStream(t, d)
 	if err := a.Launch(device.Kernel{Name: "first", Cost: kernelCost(d.Profile(), 3*time.Millisecond)}); err != nil {
 		t.Fatal(err)
 	}
-	e := d.NewEvent()
+	e := mustEvent(t, d)
 	a.Record(e)
 	b.WaitEvent(e)
 	if err := b.Launch(device.Kernel{Name: "second"}); err != nil {
@@ -498,7 +532,7 @@ func checkWaitEvent(t *testing.T, d device.Device) {
 	if end := b.Stats().LastEnd; end < e.At() {
 		t.Errorf("kernel after WaitEvent ends at %d, before the event at %d", end, e.At())
 	}
-	if err := b.Synchronize(context.Background()); err != nil {
+	if err := b.Synchronize(wait(t)); err != nil {
 		t.Fatal(err)
 	}
 	if !e.Query() {
@@ -507,7 +541,7 @@ func checkWaitEvent(t *testing.T, d device.Device) {
 }
 
 func checkSynchronizeCancel(t *testing.T, d device.Device) {
-	s := d.NewStream()
+	s := mustStream(t, d)
 	t0 := time.Now()
 	if err := s.Launch(device.Kernel{Name: "long", Cost: kernelCost(d.Profile(), 50*time.Millisecond)}); err != nil {
 		t.Fatal(err)
@@ -520,18 +554,18 @@ func checkSynchronizeCancel(t *testing.T, d device.Device) {
 	if err := s.Synchronize(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Synchronize with a cancelled context while work runs: %v, want context.Canceled", err)
 	}
-	e := d.NewEvent()
+	e := mustEvent(t, d)
 	s.Record(e)
 	if err := e.Synchronize(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("event Synchronize with a cancelled context: %v, want context.Canceled", err)
 	}
-	if err := s.Synchronize(context.Background()); err != nil {
+	if err := s.Synchronize(wait(t)); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func checkStatsSnapshots(t *testing.T, d device.Device) {
-	s := d.NewStream()
+	s := mustStream(t, d)
 	prev := d.Stats()
 	for i := range 10 {
 		b := mustAlloc(t, d, 256, i%2 == 0)
@@ -574,8 +608,11 @@ func checkConcurrent(t *testing.T, d device.Device) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := d.NewStream()
-			e := d.NewEvent()
+			s, e := d.NewStream(), d.NewEvent()
+			if s == nil || e == nil {
+				t.Errorf("NewStream %v, NewEvent %v: want both non-nil", s, e)
+				return
+			}
 			src := []byte{byte(w), 1, 2, 3, 4, 5, 6, 7}
 			for range rounds {
 				b, err := d.Alloc(8, true)
@@ -591,7 +628,7 @@ func checkConcurrent(t *testing.T, d device.Device) {
 				}
 				s.Record(e)
 				dst := make([]byte, 8)
-				if err := s.CopyD2H(context.Background(), dst, b); err != nil {
+				if err := s.CopyD2H(wait(t), dst, b); err != nil {
 					t.Error(err)
 				} else if !bytes.Equal(dst, src) {
 					t.Errorf("worker %d read %v back, wrote %v", w, dst, src)
@@ -600,7 +637,7 @@ func checkConcurrent(t *testing.T, d device.Device) {
 					t.Error(err)
 				}
 			}
-			if err := s.Synchronize(context.Background()); err != nil {
+			if err := s.Synchronize(wait(t)); err != nil {
 				t.Error(err)
 			}
 		}()
