@@ -358,3 +358,36 @@ func TestSubmitLanesNeverShareAKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestCarryOfAnotherDTypeIsBadInput: a step carrying an output into an
+// input of another dtype fails, when it runs, with an error matching
+// ErrBadInput, in every mode; the executable stays usable.
+func TestCarryOfAnotherDTypeIsBadInput(t *testing.T) {
+	b := subgraph.NewBuilder("carry")
+	x := b.Input("x", kernel.Float32, 2, 4)
+	b.Output(b.Op("ReLU", x))
+	b.Output(b.OpAttrs("Cast", kernel.Attrs{"to": "int64"}, x))
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32(make([]float32, 8), 2, 4)}
+	for _, m := range everyMode() {
+		exe, err := pipert.Compile(g, append(m.opts, pipert.WithCarried(g.Outputs[1]))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := exe.Submit(context.Background(), in)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		q, err := exe.Submit(context.Background(), nil, pipert.Carry{From: p, Output: g.Outputs[1], Input: "x"})
+		if err == nil {
+			_, err = q.Wait()
+		}
+		if !errors.Is(err, pipert.ErrBadInput) {
+			t.Errorf("%s: carry of an int64 output into a float32 input: %v, want ErrBadInput", m.name, err)
+		}
+		if _, err := exe.Run(context.Background(), in); err != nil {
+			t.Errorf("%s: run after: %v", m.name, err)
+		}
+		exe.Close()
+	}
+}

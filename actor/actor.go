@@ -296,7 +296,7 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 func (a *SuperKernelActor) checkInputs(inputs []*kernel.Tensor, fed bool) error {
 	decl := a.prog.g.Inputs
 	if len(inputs) != len(decl) {
-		return fmt.Errorf("actor: graph %q takes %d inputs, got %d", a.prog.g.Name, len(decl), len(inputs))
+		return fmt.Errorf("actor: %w: graph %q takes %d inputs, got %d", subgraph.ErrBadInput, a.prog.g.Name, len(decl), len(inputs))
 	}
 	for i, t := range inputs {
 		d := decl[i]
@@ -305,33 +305,33 @@ func (a *SuperKernelActor) checkInputs(inputs []*kernel.Tensor, fed bool) error 
 		}
 		if t != nil && d.AnyShape {
 			if !t.DType.Valid() || !t.Shape.Known() {
-				return fmt.Errorf("actor: input %q: dtype %v, shape %v", d.Name, t.DType, t.Shape)
+				return fmt.Errorf("actor: %w: input %q: dtype %v, shape %v", subgraph.ErrBadInput, d.Name, t.DType, t.Shape)
 			}
 			if n, ok := bytesOf(t.Shape, t.DType); !ok || t.Host != nil && int64(len(t.Host)) != n {
-				return fmt.Errorf("actor: input %q: %d bytes of data for %v %v", d.Name, len(t.Host), t.DType, t.Shape)
+				return fmt.Errorf("actor: %w: input %q: %d bytes of data for %v %v", subgraph.ErrBadInput, d.Name, len(t.Host), t.DType, t.Shape)
 			}
 			continue
 		}
 		switch {
 		case t == nil:
-			return fmt.Errorf("actor: input %q is nil", d.Name)
+			return fmt.Errorf("actor: %w: input %q is nil", subgraph.ErrBadInput, d.Name)
 		case t.DType != d.DType:
-			return fmt.Errorf("actor: input %q: dtype %v, declared %v", d.Name, t.DType, d.DType)
+			return fmt.Errorf("actor: %w: input %q: dtype %v, declared %v", subgraph.ErrBadInput, d.Name, t.DType, d.DType)
 		case len(t.Shape) != len(d.Shape):
-			return fmt.Errorf("actor: input %q: shape %v, declared %v", d.Name, t.Shape, d.Shape)
+			return fmt.Errorf("actor: %w: input %q: shape %v, declared %v", subgraph.ErrBadInput, d.Name, t.Shape, d.Shape)
 		case !t.Shape.Known():
-			return fmt.Errorf("actor: input %q: shape %v has unknown dimensions", d.Name, t.Shape)
+			return fmt.Errorf("actor: %w: input %q: shape %v has unknown dimensions", subgraph.ErrBadInput, d.Name, t.Shape)
 		}
 		n, ok := bytesOf(t.Shape, t.DType)
 		if !ok {
-			return fmt.Errorf("actor: input %q: shape %v has a negative dimension or too many bytes", d.Name, t.Shape)
+			return fmt.Errorf("actor: %w: input %q: shape %v has a negative dimension or too many bytes", subgraph.ErrBadInput, d.Name, t.Shape)
 		}
 		if t.Host != nil && int64(len(t.Host)) != n {
-			return fmt.Errorf("actor: input %q: %d bytes of data for %v", d.Name, len(t.Host), t.Shape)
+			return fmt.Errorf("actor: %w: input %q: %d bytes of data for %v", subgraph.ErrBadInput, d.Name, len(t.Host), t.Shape)
 		}
 		for j, dim := range d.Shape {
 			if dim != kernel.Dynamic && dim != t.Shape[j] {
-				return fmt.Errorf("actor: input %q: shape %v, declared %v", d.Name, t.Shape, d.Shape)
+				return fmt.Errorf("actor: %w: input %q: shape %v, declared %v", subgraph.ErrBadInput, d.Name, t.Shape, d.Shape)
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/pipert/pipert/internal/spin"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/subgraph"
 )
 
 // KernelRunner is the per-kernel core of an actor, the KernelRunner of
@@ -471,15 +472,22 @@ func (r *KernelRunner) checkInput(i int, t *kernel.Tensor) error {
 	d := r.prog.g.Inputs[i]
 	switch {
 	case t == nil:
-		return fmt.Errorf("actor: input %q is nil", d.Name)
+		return fmt.Errorf("actor: %w: input %q is nil", subgraph.ErrBadInput, d.Name)
 	case d.AnyShape && (!t.DType.Valid() || !t.Shape.Known()):
-		return fmt.Errorf("actor: input %q: %v %v", d.Name, t.DType, t.Shape)
+		return fmt.Errorf("actor: %w: input %q: %v %v", subgraph.ErrBadInput, d.Name, t.DType, t.Shape)
 	case !d.AnyShape && (t.DType != d.DType || len(t.Shape) != len(d.Shape)):
-		return fmt.Errorf("actor: input %q: %v %v, declared %v %v", d.Name, t.DType, t.Shape, d.DType, d.Shape)
+		return fmt.Errorf("actor: %w: input %q: %v %v, declared %v %v", subgraph.ErrBadInput, d.Name, t.DType, t.Shape, d.DType, d.Shape)
+	}
+	if !d.AnyShape {
+		for j, dim := range d.Shape {
+			if dim != kernel.Dynamic && dim != t.Shape[j] {
+				return fmt.Errorf("actor: %w: input %q: shape %v, declared %v", subgraph.ErrBadInput, d.Name, t.Shape, d.Shape)
+			}
+		}
 	}
 	n, ok := bytesOf(t.Shape, t.DType)
 	if !ok || (t.Host != nil && int64(len(t.Host)) != n) {
-		return fmt.Errorf("actor: input %q: shape %v and %d bytes of data do not match", d.Name, t.Shape, len(t.Host))
+		return fmt.Errorf("actor: %w: input %q: shape %v and %d bytes of data do not match", subgraph.ErrBadInput, d.Name, t.Shape, len(t.Host))
 	}
 	return nil
 }
