@@ -102,3 +102,54 @@ func TestGoexitInKernel(t *testing.T) {
 		}
 	}
 }
+
+// goexitDev is a simulator whose streams' Synchronize calls
+// runtime.Goexit on its first call.
+type goexitDev struct {
+	*device.Sim
+	calls atomic.Int64
+}
+
+func (d *goexitDev) NewStream() device.Stream { return &goexitStream{Stream: d.Sim.NewStream(), d: d} }
+
+type goexitStream struct {
+	device.Stream
+	d *goexitDev
+}
+
+func (s *goexitStream) Synchronize(ctx context.Context) error {
+	if s.d.calls.Add(1) == 1 {
+		runtime.Goexit()
+	}
+	return s.Stream.Synchronize(ctx)
+}
+
+// TestGoexitInCompile: a device whose code calls runtime.Goexit while
+// Compile uploads the constants ends the caller's goroutine, as Goexit
+// asks, and leaves no device memory in use (nor goroutines: TestMain), in
+// every mode.
+func TestGoexitInCompile(t *testing.T) {
+	g, _ := faultyGraph()
+	for _, m := range everyMode() {
+		sim, err := device.NewSim(device.SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &goexitDev{Sim: sim}
+		done := make(chan bool)
+		go func() {
+			returned := false
+			defer func() { done <- returned }()
+			if exe, err := pipert.Compile(g, append(m.opts, pipert.WithDevice(d))...); err == nil {
+				exe.Close()
+			}
+			returned = true
+		}()
+		if <-done {
+			t.Errorf("%s: Compile returned; the device's Goexit should have ended the goroutine", m.name)
+		}
+		if n := sim.Stats().MemInUse; n != 0 {
+			t.Errorf("%s: %d device bytes in use after Compile ended by Goexit", m.name, n)
+		}
+	}
+}

@@ -312,7 +312,16 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 		if err != nil {
 			return fail(err)
 		}
+		returned := false
+		defer func() {
+			if !returned {
+				// A device's runtime.Goexit on the calling goroutine:
+				// release the manager's pool before it ends.
+				m.Release()
+			}
+		}()
 		h, err := heterog.Compile(g, rc, m)
+		returned = true
 		if err != nil {
 			m.Release()
 			return fail(err)

@@ -102,10 +102,20 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 	if err := a.setUp(name); err != nil {
 		return nil, err // nothing is allocated on the device yet
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			// The device's code called runtime.Goexit on the calling
+			// goroutine: free what was uploaded before it ends.
+			a.Close()
+		}
+	}()
 	if err := a.r.uploadConsts(); err != nil {
 		a.Close()
+		returned = true
 		return nil, err
 	}
+	returned = true
 	return a, nil
 }
 

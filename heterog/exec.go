@@ -169,10 +169,18 @@ func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error
 			return nil, fmt.Errorf("heterog: compile: %w: policy placed node %q on %v", plan.ErrConfig, g.Nodes[i].Name, p)
 		}
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			e.Close() // a device's runtime.Goexit: free the parts compiled
+		}
+	}()
 	if err := e.compileParts(c); err != nil {
 		e.Close()
+		returned = true
 		return nil, err
 	}
+	returned = true
 	return e, nil
 }
 
