@@ -219,8 +219,14 @@ func (d badProfileDev) Profile() device.Profile {
 	return p
 }
 
+// namelessDev is a simulator without a name.
+type namelessDev struct{ *device.Sim }
+
+func (namelessDev) Name() string { return "" }
+
 // TestInvalidDeviceProfileIsAConfigError: a device of the caller's whose
-// Profile does not validate fails Compile with ErrConfig, in every mode.
+// Profile does not validate, or whose Name is empty, fails Compile with
+// ErrConfig, in every mode.
 func TestInvalidDeviceProfileIsAConfigError(t *testing.T) {
 	for _, m := range everyMode() {
 		sim, err := device.NewSim(device.SimOptions{})
@@ -229,6 +235,9 @@ func TestInvalidDeviceProfileIsAConfigError(t *testing.T) {
 		}
 		if _, err := pipert.Compile(reluGraph(), append(m.opts, pipert.WithDevice(badProfileDev{sim}))...); !errors.Is(err, pipert.ErrConfig) || !strings.Contains(err.Error(), "PeakFLOPS") {
 			t.Errorf("%s: %v, want ErrConfig naming PeakFLOPS", m.name, err)
+		}
+		if _, err := pipert.Compile(reluGraph(), append(m.opts, pipert.WithDevice(namelessDev{sim}))...); !errors.Is(err, pipert.ErrConfig) || !strings.Contains(err.Error(), "Name") {
+			t.Errorf("%s: a device without a name: %v, want ErrConfig", m.name, err)
 		}
 	}
 }

@@ -294,8 +294,10 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 	a.tr.runEnd(end, st.Cache)
 	st.Makespan = time.Duration(end - start)
 	ds := a.dev.Stats().Sub(dev0)
-	st.DeviceBusy = time.Duration(ds.BusyNs)
-	st.DeviceWork = time.Duration(max(a.r.stream.Stats().Sub(str0).BusyNs, eng.copy.Stats().Sub(cp0).BusyNs))
+	// A device of the caller's whose counters go back gives no negative
+	// figure.
+	st.DeviceBusy = time.Duration(max(ds.BusyNs, 0))
+	st.DeviceWork = time.Duration(max(a.r.stream.Stats().Sub(str0).BusyNs, eng.copy.Stats().Sub(cp0).BusyNs, 0))
 	st.PeakDeviceBytes = a.mem.Peak()
 	if err != nil {
 		return nil, st, err

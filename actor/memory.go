@@ -59,7 +59,10 @@ func (m *Memory) free(dev device.Device, b device.Buffer) error {
 // and keeps its bookkeeping.
 func freeOn(dev device.Device, b device.Buffer) (err error) {
 	defer devicePanic(&err)
-	return dev.Free(b)
+	if err := dev.Free(b); err != nil {
+		return fmt.Errorf("actor: free of [%#x, +%d): %w", b.Addr, b.Size, err)
+	}
+	return nil
 }
 
 // forget accounts b as gone without freeing it (its device was reset).

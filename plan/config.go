@@ -216,6 +216,9 @@ func profileOf(d device.Device) (err error) {
 			err = fmt.Errorf("Profile: %w: %v", kernel.ErrPanic, p)
 		}
 	}()
+	if d.Name() == "" {
+		return errors.New("has an empty Name")
+	}
 	p := d.Profile()
 	return p.Validate()
 }

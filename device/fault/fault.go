@@ -165,7 +165,10 @@ func (d *Device) Epoch() uint64 {
 
 // Reset clears every fault and frees every buffer allocated through d (the
 // rules stay). Buffers held from before are gone: their holders must
-// notice the new Epoch.
+// notice the new Epoch. As cudaDeviceReset, it is for a device no work is
+// running on: a run in flight across a Reset fails, and its kernels may
+// read memory a later allocation reuses (a data race of the caller's);
+// reset between runs.
 func (d *Device) Reset() error {
 	d.mu.Lock()
 	live := d.live
