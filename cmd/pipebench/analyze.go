@@ -30,13 +30,15 @@ type actorSummary struct {
 	// the measured upload and download, as the prediction).
 	predictedBound map[string]int64
 	deviceUtil     float64
-	bubbles        int
-	idle           int64
-	idleBy         map[string]int64
-	path           analysis.Path
-	latency        int64
-	unmatched      int
-	shared         bool // no device of its own: see streamAnalyzer.sharedDevice
+	bubbles        int   // median over its runs
+	idle           int64 // the device's idle time in a run, median over its runs
+	// idleBy is the device's idle time by the stage it waited on, summed
+	// over the runs: the shares of idle.
+	idleBy    map[string]int64
+	path      analysis.Path
+	latency   int64
+	unmatched int
+	shared    bool // no device of its own: see streamAnalyzer.sharedDevice
 	// parts are its runs as a part of a heterogeneous executable would
 	// be, for shareCores (recorded for every actor without a device of
 	// its own); sharedPred is the median of their predictions with the
@@ -238,7 +240,7 @@ func median(v []int64) int64 {
 }
 
 func writeAnalysis(w io.Writer, sums []actorSummary) {
-	fmt.Fprintf(w, "\ntrace analysis (medians over runs; predictions: the flow-shop model of trace/analysis over the measured\nper-kernel stage costs, plus the run's measured upload and download time)\n")
+	fmt.Fprintf(w, "\ntrace analysis (medians over runs, device util over all of them; predictions: the flow-shop model of\ntrace/analysis over the measured per-kernel stage costs, plus the run's measured upload and download time)\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "actor\tmode\truns\tkernels\tmeasured\tpredicted kbk\tasync\tpipeline\tpred/meas\tdevice util\tbubbles/run\tidle/run\t\n")
 	shared, lane := false, false
@@ -257,6 +259,12 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 			name, lane = name+" +", true
 		case s.shared:
 			name, shared = name+" *", true
+		}
+		if s.kernels == 0 {
+			// No slice tied to a kernel (see the warning): only the
+			// makespan is known, and a prediction of no kernels is none.
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t-\t-\t-\t-\t-\t-\t-\t\n", name, s.mode, s.runs, s.kernels, us(s.measured))
+			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t%v\t%v\t%v\t%.2f\t%.2f\t%d\t%v\t\n", name, s.mode, s.runs, s.kernels,
 			us(s.measured), us(s.predicted["kbk"]), us(s.predicted["async"]), us(s.predicted["pipeline"]), ratio,
@@ -287,8 +295,10 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 		if s.idle > 0 {
 			fmt.Fprintf(w, "; device idle %v a run, waiting on", us(s.idle))
 			keys := make([]string, 0, len(s.idleBy))
-			for k := range s.idleBy {
+			all := int64(0)
+			for k, v := range s.idleBy {
 				keys = append(keys, k)
+				all += v
 			}
 			sort.Slice(keys, func(i, j int) bool { // by share, ties by name: the same order every time
 				if a, b := s.idleBy[keys[i]], s.idleBy[keys[j]]; a != b {
@@ -297,7 +307,7 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 				return keys[i] < keys[j]
 			})
 			for _, k := range keys {
-				fmt.Fprintf(w, " %s %.0f%%", k, 100*float64(s.idleBy[k])/float64(s.idle))
+				fmt.Fprintf(w, " %s %.0f%%", k, 100*float64(s.idleBy[k])/float64(max(all, 1)))
 			}
 		}
 		if s.unmatched > 0 {
@@ -378,6 +388,23 @@ func predictRows(rep *report, sums []actorSummary, cores int) {
 	}
 }
 
+// rowMode labels a result's mode as the results table does: with its
+// schedule when serial, overlap and virtual operator, which tell apart the
+// rows of one mode and barrier (mttorch's hetero rows).
+func rowMode(r result) string {
+	mode := r.Mode
+	if r.Schedule == "serial" {
+		mode += " (serial)"
+	}
+	if r.Overlap {
+		mode += " (overlap)"
+	}
+	if r.Virtual != "" {
+		mode += " (virtual " + r.Virtual + ")"
+	}
+	return mode
+}
+
 // writePredictionCheck compares each row's prediction with its untraced
 // makespan.
 func writePredictionCheck(w io.Writer, rep *report) {
@@ -392,10 +419,7 @@ func writePredictionCheck(w io.Writer, rep *report) {
 		if caches == "" {
 			caches = "-"
 		}
-		mode := r.Mode
-		if r.Overlap {
-			mode += " (overlap)"
-		}
+		mode := rowMode(r)
 		term := "-"
 		if r.Unexplained != nil {
 			term = r.Unexplained.String()

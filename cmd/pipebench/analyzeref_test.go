@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -361,7 +362,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	// after the submission began, the others theirs after the kernel
 	// before.
 	var lat, first, next, gaps []int64
-	var lastDevEnd int64
+	lastDevEnd := int64(math.MinInt64)
 	var prev *kernelTrace
 	for _, k := range ks {
 		// busy: the device was still running an earlier kernel of the run
@@ -376,7 +377,10 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			if replayed {
 				handed = k.subStart
 			}
-			busy, behind, gap = handed < lastDevEnd, k.devStart <= lastDevEnd, k.devStart-lastDevEnd
+			busy, behind = handed < lastDevEnd, k.devStart <= lastDevEnd
+			if busy {
+				gap = k.devStart - lastDevEnd
+			}
 			lastDevEnd = max(lastDevEnd, k.devEnd)
 			prev = k
 		}
@@ -438,13 +442,14 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	predBound := map[string][]int64{}
 	pred := map[string][]int64{}
 	var devBusy, span int64
+	var idles, bubbles []int64
 	for _, r := range a.runs {
+		measured = append(measured, r.end-r.start)
 		if len(r.kernels) == 0 {
 			continue
 		}
-		measured = append(measured, r.end-r.start)
 		cost := make([]analysis.Kernel, len(r.kernels))
-		first, last := r.kernels[0].begin, int64(0)
+		first, last := r.kernels[0].begin, int64(math.MinInt64)
 		for i, k := range r.kernels {
 			cost[i] = k.cost
 			if cost[i].Replayed = k.hasLaunch && !k.staged; cost[i].Replayed && i > 0 && cost[i-1].Replayed {
@@ -458,7 +463,15 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			if k.hasBar {
 				first = min(first, k.barStart) // the model holds the barrier
 			}
-			last = max(last, k.devEnd, k.launched)
+			if k.hasDev {
+				last = max(last, k.devEnd)
+			}
+			if k.hasLaunch {
+				last = max(last, k.launched)
+			}
+		}
+		if last == math.MinInt64 {
+			last = r.end
 		}
 		// The model covers the kernel stream; the run also uploads inputs
 		// before it and downloads outputs after it: add those as measured.
@@ -517,9 +530,10 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			devBusy += iv.Len()
 		}
 		span += r.end - r.start
+		var runIdle, runBubbles int64
 		for _, b := range analysis.Bubbles(dev, stages) {
-			sm.bubbles++
-			sm.idle += b.Len()
+			runBubbles++
+			runIdle += b.Len()
 			who := b.Bottleneck
 			if who == "" {
 				who = "(no host stage busy)"
@@ -528,15 +542,10 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			}
 			sm.idleBy[who] += b.Len()
 		}
+		idles, bubbles = append(idles, runIdle), append(bubbles, runBubbles)
 	}
 	sm.measured = median(measured)
-	if n := int64(len(measured)); n > 0 {
-		sm.idle /= n
-		for k := range sm.idleBy {
-			sm.idleBy[k] /= n
-		}
-		sm.bubbles /= int(n)
-	}
+	sm.idle, sm.bubbles = median(idles), int(median(bubbles))
 	for m, v := range pred {
 		sm.predicted[m] = median(v)
 	}

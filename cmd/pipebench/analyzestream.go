@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"os"
@@ -199,6 +200,10 @@ type actorAcc struct {
 	predBound map[string][]int64
 	devBusy   int64
 	span      int64
+	// idle and bubbles are each run's device idle time and bubbles, for
+	// their medians.
+	idle, bubbles []int64
+	empty         int // runs none of whose slices is tied to a kernel
 }
 
 type sRun struct {
@@ -255,8 +260,15 @@ type streamAnalyzer struct {
 // problemCounts are the defects seen while reading, for the warning.
 type problemCounts struct {
 	backwards, unmatchedEnds, unterminated int
-	example                                string
+	// absurd counts events whose time is beyond ±2^62 ns (146 years) of
+	// the trace's zero: an overflow or a foreign time base.
+	absurd  int
+	example string
 }
+
+// absurdTime is the magnitude beyond which a timestamp is absurd: 2^62 ns,
+// 146 years (a timestamp past it has likely overflowed on reading).
+const absurdTime = int64(1) << 62
 
 func newStreamAnalyzer(pass streamPass) *streamAnalyzer {
 	if pass.async == nil {
@@ -268,7 +280,8 @@ func newStreamAnalyzer(pass streamPass) *streamAnalyzer {
 func (z *streamAnalyzer) actor(name string) *sActor {
 	a := z.actors[name]
 	if a == nil {
-		a = &sActor{name: name, mode: analysis.KBK, kernels: map[uint64]*sKernel{}, waiting: map[*sTrack][]analysis.Interval{}}
+		a = &sActor{name: name, mode: analysis.KBK, kernels: map[uint64]*sKernel{}, waiting: map[*sTrack][]analysis.Interval{},
+			lastDevEnd: math.MinInt64} // before any time, negative ones included
 		a.acc.pred, a.acc.predBound = map[string][]int64{}, map[string][]int64{}
 		a.summary = actorSummary{predicted: map[string]int64{}, predictedBound: map[string]int64{}, idleBy: map[string]int64{}}
 		z.actors[name] = a
@@ -329,6 +342,9 @@ func (z *streamAnalyzer) Event(ev *trace.Event) {
 		return
 	}
 	t := z.tracks[ev.Track]
+	if ev.TS >= absurdTime || ev.TS <= -absurdTime || ev.Dur >= absurdTime || ev.Dur <= -absurdTime {
+		z.problem(&z.probs.absurd, fmt.Sprintf("%v on track %q at %d ns", ev.Kind, t.name, ev.TS))
+	}
 	if t.events && ev.TS < t.last {
 		z.problem(&z.probs.backwards, fmt.Sprintf("%v on track %q at %d ns after an event at %d", ev.Kind, t.name, ev.TS, t.last))
 	}
@@ -488,7 +504,10 @@ func (z *streamAnalyzer) kernelSlice(a *sActor, t *sTrack, s sSlice, k *sKernel,
 		if !sp.ok || s.start < sp.start {
 			sp.start = s.start
 		}
-		sp.end, sp.ok = max(sp.end, s.end), true
+		if !sp.ok || s.end > sp.end { // not max with the zero value: times may be negative
+			sp.end = s.end
+		}
+		sp.ok = true
 	}
 	switch st {
 	case analysis.Prepare:
@@ -729,7 +748,10 @@ func (z *streamAnalyzer) release(a *sActor, k *sKernel, inRun bool) {
 		if replayed {
 			handed = k.subStart
 		}
-		busy, behind, gap = handed < a.lastDevEnd, k.devStart <= a.lastDevEnd, k.devStart-a.lastDevEnd
+		busy, behind = handed < a.lastDevEnd, k.devStart <= a.lastDevEnd
+		if busy {
+			gap = k.devStart - a.lastDevEnd
+		}
 		a.lastDevEnd = max(a.lastDevEnd, k.devEnd)
 		a.lastRun = lastReleased{replayed: replayed, sub: k.sub, subStart: k.subStart, devStart: k.devStart}
 	}
@@ -842,7 +864,14 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	for _, k := range ks {
 		z.release(a, k, true)
 	}
-	if z.pass.latency == nil || len(ks) == 0 {
+	if z.pass.latency == nil {
+		return
+	}
+	if len(ks) == 0 {
+		// No slice of the run is tied to a kernel (no flow events, or
+		// none of the actor's): its makespan is known, nothing else.
+		a.acc.measured = append(a.acc.measured, r.end-r.start)
+		a.acc.empty++
 		return
 	}
 	sm := &a.summary
@@ -858,7 +887,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	}
 	a.acc.measured = append(a.acc.measured, r.end-r.start)
 	cost := make([]analysis.Kernel, len(ks))
-	first, last := ks[0].begin, int64(0)
+	first, last := ks[0].begin, int64(math.MinInt64) // times may be negative: no zero floor
 	for i, k := range ks {
 		cost[i] = k.cost
 		if cost[i].Replayed = k.replayed(); cost[i].Replayed && i > 0 && cost[i-1].Replayed {
@@ -872,7 +901,15 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		if k.hasBar {
 			first = min(first, k.barStart) // the model holds the barrier
 		}
-		last = max(last, k.devEnd, k.launched)
+		if k.hasDev {
+			last = max(last, k.devEnd)
+		}
+		if k.hasLaunch {
+			last = max(last, k.launched)
+		}
+	}
+	if last == math.MinInt64 { // no kernel reached the device nor launched
+		last = r.end
 	}
 	// The model covers the kernel stream; the run also uploads inputs
 	// before it and downloads outputs after it: add those as measured.
@@ -924,17 +961,19 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		a.acc.devBusy += iv.Len()
 	}
 	a.acc.span += r.end - r.start
+	var idle, bubbles int64
 	for _, b := range analysis.Bubbles(dev, stages) {
-		sm.bubbles++
-		sm.idle += b.Len()
+		bubbles++
+		idle += b.Len()
 		who := b.Bottleneck
 		if who == "" {
 			who = "(no host stage busy)"
 		} else {
 			_, who, _ = cut(who)
 		}
-		sm.idleBy[who] += b.Len()
+		sm.idleBy[who] += b.Len() // summed over the runs: the shares
 	}
+	a.acc.idle, a.acc.bubbles = append(a.acc.idle, idle), append(a.acc.bubbles, bubbles)
 }
 
 // predictedModes are the modes a run of an actor in mode own is predicted
@@ -1026,13 +1065,10 @@ func (z *streamAnalyzer) summaries() ([]actorSummary, error) {
 		sm.shared = a.stream == nil && a.devByFlow
 		sm.latency = z.pass.latency[a.name]
 		sm.measured = median(a.acc.measured)
-		if n := int64(len(a.acc.measured)); n > 0 {
-			sm.idle /= n
-			for k := range sm.idleBy {
-				sm.idleBy[k] /= n
-			}
-			sm.bubbles /= int(n)
-		}
+		// Each run's idle time lies within its span; their median is one
+		// run's, as the measured makespan is (a mean would let one long
+		// run push it past the median makespan).
+		sm.idle, sm.bubbles = median(a.acc.idle), int(median(a.acc.bubbles))
 		for m, v := range a.acc.pred {
 			sm.predicted[m] = median(v)
 		}
@@ -1059,12 +1095,13 @@ func (z *streamAnalyzer) summaries() ([]actorSummary, error) {
 func (z *streamAnalyzer) warnings() []string {
 	var w []string
 	p := z.probs
-	if n := p.backwards + p.unmatchedEnds + p.unterminated; n > 0 {
+	if n := p.backwards + p.unmatchedEnds + p.unterminated + p.absurd; n > 0 {
 		var parts []string
 		for _, c := range []struct {
 			n    int
 			what string
-		}{{p.backwards, "timestamps going backwards"}, {p.unmatchedEnds, "unmatched slice ends"}, {p.unterminated, "slices that never end"}} {
+		}{{p.absurd, "events at absurd times (beyond ±146 years: overflowed or not pipert's time base; the times and predictions are meaningless)"},
+			{p.backwards, "timestamps going backwards"}, {p.unmatchedEnds, "unmatched slice ends"}, {p.unterminated, "slices that never end"}} {
 			if c.n > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
 			}
@@ -1086,8 +1123,26 @@ func (z *streamAnalyzer) warnings() []string {
 		case a.acc.runs == 0:
 			w = append(w, fmt.Sprintf("actor %q: no complete run slice on %q", n, n+" runner"))
 		}
-		if a.stream == nil && !a.devByFlow && a.acc.runs > 0 {
+		if a.stream == nil && !a.devByFlow && a.acc.runs > 0 && a.acc.empty < a.acc.runs {
 			w = append(w, fmt.Sprintf("actor %q: no device track (%q) and no kernel found on another device stream: device time unknown", n, n+" stream 0"))
+		}
+		if e := a.acc.empty; e > 0 {
+			w = append(w, fmt.Sprintf("actor %q: %d of %d runs have no slice tied to a kernel (the trace has no flow events, or none that match its slices): their kernels, predictions, device use and idle time are unknown; only their makespans are measured",
+				n, e, a.acc.runs))
+		}
+		if u := a.summary.unmatched; u > 0 && a.acc.empty < a.acc.runs {
+			w = append(w, fmt.Sprintf("actor %q: %d kernels have no device slice (no flow event on a device track matches theirs): their device time counts as 0", n, u))
+		}
+	}
+	// Device slices with flows no actor's kernel claimed: their actor's
+	// host tracks are missing or not named as pipert names them.
+	if len(z.devSeen) > 0 && len(names) > 0 {
+		by := map[string]int{}
+		for _, sd := range z.devSeen {
+			by[sd.dev]++
+		}
+		for _, d := range slices.Sorted(maps.Keys(by)) {
+			w = append(w, fmt.Sprintf("%d device slices on %q belong to no actor's kernel: their actor's host tracks (\"<actor> runner\", and its stage tracks) are missing or unnamed, so its runs are not analysed", by[d], d))
 		}
 	}
 	return w

@@ -520,7 +520,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 		if err != nil {
 			return nil, err
 		}
-		if ifs := countOp(w.Graph, "If"); ifs > 0 || sc.Name == "vad" {
+		if ifs := countOp(w.Graph, "If"); ifs > 0 {
 			progress.note("%s: %d runtime If nodes remain after folding", sc.Name, ifs)
 		}
 		costs := sc.Costs

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"runtime"
 	"strings"
 	"unicode"
@@ -16,19 +16,16 @@ import (
 // with ns/op (the makespan) and the units speedup (KBK's makespan in the
 // same repetition over this one's: the interleaved pair), efficiency,
 // host-ns/kernel and peak-B.
-func writeBenchfmt(path string, rep *report) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(path) // nothing written half
-		}
-	}()
+//
+// A write that fails is reported; the file is removed only if this run
+// created it (writeOutput): an existing file, pipe or device is never
+// removed.
+func writeBenchfmt(path string, rep *report) error {
+	return writeOutput(path, func(f io.Writer) error { return writeBenchfmtTo(f, rep) })
+}
+
+// writeBenchfmtTo is writeBenchfmt on a writer.
+func writeBenchfmtTo(f io.Writer, rep *report) error {
 	w := benchfmt.NewWriter(f)
 	cfg := []benchfmt.Config{
 		{Key: "goos", Value: []byte(runtime.GOOS), File: true},

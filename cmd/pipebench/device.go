@@ -124,6 +124,14 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
 		return code
 	}
+	if *maxSize < 0 {
+		fmt.Fprintf(stderr, "pipebench device: -max-size %d: want a size in bytes ≥ 0 (0: all sizes)\n", *maxSize)
+		return 2
+	}
+	if err := checkOutputs([]outFlag{{"profile", *profile}}, outFlag{"json", *jsonPath}); err != nil {
+		fmt.Fprintf(stderr, "pipebench device: %v\n", err)
+		return 2
+	}
 	opts := swai.FigureOptions{MaxSize: *maxSize}
 	traceRows, paperRows := true, true
 	if *figures != "" {
@@ -149,6 +157,11 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if *profile != "" {
 		p, err := swai.LoadProfile(*profile)
+		if err == nil {
+			if err = checkProfileRanges(p); err != nil {
+				err = fmt.Errorf("profile %s: %w", *profile, err)
+			}
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench device: %v\n", err)
 			return 2

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,7 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		modes     = fs.String("mode", "", "comma-separated modes to run (default all: "+modeList()+"); kbk always runs as the reference")
 		policies  = fs.String("barrier", "", "comma-separated barrier policies of the queued modes: drain, per-tensor (default per-tensor, and both on scenarios with barriers)")
 		check     = fs.Bool("check", false, "exit with status 1 if any row's efficiency exceeds 1.0 by more than 0.5% (the bound must be a bound)")
-		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes (default 9, or 5 with -quick)")
+		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes, at least 1 (default 9, or 5 with -quick)")
 		quick     = fs.Bool("quick", false, "CI-sized run: smaller scenarios and fewer repetitions (under 20 s on 2 cores)")
 		jsonPath  = fs.String("json", "", "also write the results as JSON to this file")
 		quiet     = fs.Bool("q", false, "print nothing on stderr but errors (no progress line, no summary)")
@@ -115,6 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: pipebench [flags]\n       pipebench device [flags]   reproduce the SW-AI runtime paper's figures\n       pipebench analyze TRACE    analyse a trace written with -trace\n")
 		fmt.Fprintf(stderr, "       pipebench soak [flags]     long runs and load\n")
+		fmt.Fprintf(stderr, "       pipebench moe [flags]      the MoE all-to-all ladder on a fabric of simulated devices (moe -h)\n")
 		fmt.Fprintf(stderr, "       pipebench scenarios [-dump NAME [-quick]]   list the built-in scenarios, or print one as a scenario file\n")
 		fmt.Fprintf(stderr, "       pipebench profiles [-dump swai|gpu]         list the device profiles, or print one as YAML\n")
 		fmt.Fprintf(stderr, "       pipebench sweep [flags]    what-if sweeps over scenario and profile fields (sweep -h)\n")
@@ -149,14 +154,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: -queue-capacity %d outside [1, %d]", errUsage, c.qcap, plan.MaxQueueCapacity)
 	}
 	// Output files are checked before anything runs: a run must not end
-	// in an error that loses its results.
-	for _, out := range []struct{ flag, path string }{{"json", c.jsonPath}, {"benchfmt", c.benchfmt}, {"cpuprofile", c.cpuprof}} {
-		if out.path == "" {
-			continue
-		}
-		if err := writable(out.path); err != nil {
-			return nil, fmt.Errorf("%w: -%s: %v", errUsage, out.flag, err)
-		}
+	// in an error that loses its results, nor write two of them to one
+	// file, nor over one of its inputs.
+	ins := []outFlag{{"scenario-file", *scenFile}, {"model", *model}, {"golden", *goldenF}}
+	if e := pathExt(*dev); e == ".json" || e == ".yaml" || e == ".yml" {
+		ins = append(ins, outFlag{"device", *dev})
+	}
+	if err := checkOutputs(ins, outFlag{"json", c.jsonPath}, outFlag{"benchfmt", c.benchfmt}, outFlag{"cpuprofile", c.cpuprof}, outFlag{"trace", c.tracePath}); err != nil {
+		return nil, err
 	}
 	var err error
 	if c.devices, err = newDeviceFactory(*dev); err != nil {
@@ -166,6 +171,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if _, err := trace.FormatOf(c.tracePath); err != nil {
 			return nil, fmt.Errorf("%w: -trace: %v", errUsage, err)
 		}
+	}
+	if flagSet["reps"] && c.reps < 1 {
+		return nil, fmt.Errorf("%w: -reps %d: want at least 1 (leave -reps out for the default, 9 or 5 with -quick)", errUsage, c.reps)
 	}
 	if c.reps == 0 {
 		c.reps = 9
@@ -188,7 +196,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("%w: -golden takes every input from its cases: -input and -const go without it", errUsage)
 		}
 		if !(*tol >= 0) {
-			return nil, fmt.Errorf("%w: -tol %g must not be negative", errUsage, *tol)
+			return nil, fmt.Errorf("%w: -tol %g: want a number ≥ 0", errUsage, *tol)
 		}
 		mf := &modelFlags{path: *model, golden: *goldenF, tol: *tol}
 		m, err := onnx.ReadFile(*model)
@@ -253,9 +261,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	case "study":
 		c.cacheSets = cacheStudy
 	default:
+		if list := splitList(v); len(list) > 1 {
+			for _, alone := range []string{"none", "default", "study"} {
+				if slices.Contains(list, alone) {
+					return nil, fmt.Errorf("%w: -cache %s: %s cannot be combined with other caches", errUsage, v, alone)
+				}
+			}
+		}
 		k, err := plan.ParseCaches(v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: -cache: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: -cache: %s", errUsage, strings.TrimPrefix(err.Error(), "plan: "))
 		}
 		c.cacheSets = []pipert.CacheKinds{k}
 	}
@@ -271,7 +286,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.tilingCopies = append(c.tilingCopies, tc)
 	}
-	if *tblocks < 0 || *tblocks > plan.MaxCacheSlots {
+	if (flagSet["tiling-blocks"] || *tblocks != 0) && (*tblocks < 1 || *tblocks > plan.MaxCacheSlots) {
 		return nil, fmt.Errorf("%w: -tiling-blocks %d outside [1, %d]", errUsage, *tblocks, plan.MaxCacheSlots)
 	}
 	c.tilingBlocks = *tblocks
@@ -338,17 +353,146 @@ const (
 	heteroOff
 )
 
+// outFlag is a file flag and its path (empty: not given).
+type outFlag struct{ flag, path string }
+
+// checkOutputs checks, before anything runs, the output files of a
+// command: none may name the same file as another or as one of inputs (by
+// cleaned absolute path, or by identity for files that exist), and each
+// must be writable. Every error is a usage error naming the flags.
+func checkOutputs(inputs []outFlag, outs ...outFlag) error {
+	type seen struct {
+		outFlag
+		abs   string
+		fi    os.FileInfo
+		isOut bool
+	}
+	var all []seen
+	add := func(o outFlag, isOut bool) error {
+		if o.path == "" {
+			return nil
+		}
+		abs, err := filepath.Abs(o.path)
+		if err != nil {
+			return fmt.Errorf("%w: -%s: %v", errUsage, o.flag, err)
+		}
+		fi, _ := os.Stat(abs)
+		for _, s := range all {
+			if isOut || s.isOut {
+				if s.abs == abs || (fi != nil && s.fi != nil && os.SameFile(fi, s.fi)) {
+					if !s.isOut {
+						return fmt.Errorf("%w: -%s %s would write over the file of -%s", errUsage, o.flag, o.path, s.flag)
+					}
+					return fmt.Errorf("%w: -%s and -%s both write %s: give each output its own file", errUsage, s.flag, o.flag, o.path)
+				}
+			}
+		}
+		all = append(all, seen{o, abs, fi, isOut})
+		return nil
+	}
+	for _, in := range inputs {
+		if err := add(in, false); err != nil {
+			return err
+		}
+	}
+	for _, o := range outs {
+		if err := add(o, true); err != nil {
+			return err
+		}
+	}
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		if err := writable(o.path); err != nil {
+			return fmt.Errorf("%w: -%s: %v", errUsage, o.flag, err)
+		}
+	}
+	return nil
+}
+
 // writable reports why path cannot be written, if it cannot: a directory,
 // or a file that cannot be opened for writing (its directory missing, no
-// permission). It creates the file if missing and leaves an existing one
-// as it is.
+// permission). It leaves everything as it found it: an existing file is
+// opened without truncating it, and one it creates to try is removed; a
+// pipe or a device is not opened (that could block), its writes are checked
+// when they happen.
 func writable(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
 		return fmt.Errorf("%s is a directory", path)
+	case err == nil && !fi.Mode().IsRegular():
+		return nil
+	case err == nil:
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	return f.Close()
+	f.Close()
+	return os.Remove(path) // this call created it, empty
+}
+
+// outFile is an output file being written. created says this run created
+// it: only then does a failed write remove it. A file that was there
+// (someone's file, a pipe, a device) is written in place and never removed
+// or replaced.
+type outFile struct {
+	*os.File
+	path    string
+	created bool
+}
+
+// createOutput opens path for writing: a new regular file, or the existing
+// file, truncated if it is a regular one.
+func createOutput(path string) (*outFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		return &outFile{File: f, path: path, created: true}, nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	flags := os.O_WRONLY
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		flags |= os.O_TRUNC
+	}
+	if f, err = os.OpenFile(path, flags, 0); err != nil {
+		return nil, err
+	}
+	return &outFile{File: f, path: path}, nil
+}
+
+// finish closes o after its writes, werr the first of their errors, and
+// returns werr or the close's error. On an error it removes the file if
+// this run created it and the path still names that regular file.
+func (o *outFile) finish(werr error) error {
+	ofi, serr := o.File.Stat()
+	err := o.File.Close()
+	if werr != nil {
+		err = werr
+	}
+	if err != nil && o.created && serr == nil {
+		if fi, lerr := os.Lstat(o.path); lerr == nil && fi.Mode().IsRegular() && os.SameFile(ofi, fi) {
+			os.Remove(o.path) // nothing written half
+		}
+	}
+	return err
+}
+
+// writeOutput writes path with write, as createOutput and finish do.
+func writeOutput(path string, write func(io.Writer) error) error {
+	o, err := createOutput(path)
+	if err != nil {
+		return err
+	}
+	return o.finish(write(o))
 }

@@ -40,7 +40,7 @@ var errUsage = errors.New("usage")
 
 // run is main without the process: it parses args, runs, and returns the
 // exit code (0 ok, 1 failure, 2 usage).
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) > 0 {
 		switch args[0] {
 		case "analyze":
@@ -79,17 +79,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true, TimeFormat: time.TimeOnly}).Level(level).With().Timestamp().Logger()
 	if cfg.cpuprof != "" {
-		f, err := os.Create(cfg.cpuprof)
+		stopProfile, err := startCPUProfile(cfg.cpuprof)
 		if err != nil {
-			fmt.Fprintf(stderr, "pipebench: %v\n", err)
+			fmt.Fprintf(stderr, "pipebench: -cpuprofile: %v\n", err)
 			return 1
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "pipebench: %v\n", err)
-			return 1
-		}
-		defer pprof.StopCPUProfile()
+		defer func() {
+			if err := stopProfile(); err != nil {
+				fmt.Fprintf(stderr, "pipebench: -cpuprofile: %v\n", err)
+				if code == 0 {
+					code = 1
+				}
+			}
+		}()
 	}
 	goldenOK := true
 	if cfg.model != nil && cfg.model.golden != "" {
@@ -171,4 +173,50 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// startCPUProfile starts the CPU profile of -cpuprofile into path; stop
+// ends it and returns the first error of its writes or of closing the
+// file (pprof itself drops them).
+func startCPUProfile(path string) (stop func() error, err error) {
+	o, err := createOutput(path)
+	if err != nil {
+		return nil, err
+	}
+	stopw, err := startCPUProfileTo(o)
+	if err != nil {
+		o.finish(err)
+		return nil, err
+	}
+	return func() error { return o.finish(stopw()) }, nil
+}
+
+// startCPUProfileTo starts a CPU profile into w; stop ends it and returns
+// the first error of its writes to w.
+func startCPUProfileTo(w io.Writer) (stop func() error, err error) {
+	ew := &firstErrWriter{w: w}
+	if err := pprof.StartCPUProfile(ew); err != nil {
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return ew.err
+	}, nil
+}
+
+// firstErrWriter keeps the first error of w's writes.
+type firstErrWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *firstErrWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
 }

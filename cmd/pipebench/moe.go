@@ -140,11 +140,22 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		return usage("-topology %q, want xgmi or pcie", *topology)
 	}
+	if *fabRanks < 1 {
+		return usage("-fabric-ranks %d: want at least 1", *fabRanks)
+	}
 	if *watchdog <= 0 {
 		return usage("-watchdog %v must be positive", *watchdog)
 	}
 	p := moe.Problem{Ranks: *ranks, Experts: *experts, TopK: *topk, Hidden: *hidden, Tokens: *tokens, Routing: rt, Seed: *seed}
 	if err := p.Check(fab); err != nil {
+		return usage("%v", err)
+	}
+	if *tracePath != "" {
+		if _, err := trace.FormatOf(*tracePath); err != nil {
+			return usage("-trace: %v", err)
+		}
+	}
+	if err := checkOutputs(nil, outFlag{"json", *jsonPath}, outFlag{"trace", *tracePath}); err != nil {
 		return usage("%v", err)
 	}
 	full := moe.Full

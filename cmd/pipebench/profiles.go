@@ -21,6 +21,7 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device/swai"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
 )
 
@@ -79,7 +80,46 @@ func overrideProfile(base swai.Profile, over map[string]any) (swai.Profile, erro
 		}
 		return base, err
 	}
+	if err := checkProfileRanges(p); err != nil {
+		return base, err
+	}
 	return p, nil
+}
+
+// maxProfileDuration bounds every duration of a device profile, as
+// plan.MaxCost bounds the scenarios' host costs: the simulated device
+// takes its modeled time for real, so a launch of 100 s makes a run of
+// days.
+const maxProfileDuration = plan.MaxCost
+
+// checkProfileRanges checks that every duration of p (its _ns fields) is
+// in [0, maxProfileDuration]; the error is a profileError naming the
+// first field outside it.
+func checkProfileRanges(p swai.Profile) error {
+	var bad *profileError
+	var walk func(v reflect.Value, t reflect.Type, prefix string)
+	walk = func(v reflect.Value, t reflect.Type, prefix string) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if bad != nil || !f.IsExported() || name == "" || name == "-" {
+				continue
+			}
+			switch fv := v.Field(i); {
+			case f.Type == durationType:
+				if d := time.Duration(fv.Int()); d < 0 || d > maxProfileDuration {
+					bad = &profileError{field: prefix + name, msg: fmt.Sprintf("%d ns (%v) outside [0, %v]", int64(d), d, maxProfileDuration)}
+				}
+			case f.Type.Kind() == reflect.Struct:
+				walk(fv, f.Type, prefix+name+".")
+			}
+		}
+	}
+	walk(reflect.ValueOf(p), reflect.TypeFor[swai.Profile](), "")
+	if bad != nil {
+		return bad
+	}
+	return nil
 }
 
 func mergeProfile(dst, over map[string]any, prefix string) error {
@@ -119,7 +159,15 @@ func mergeProfile(dst, over map[string]any, prefix string) error {
 func loadProfileFile(path string) (swai.Profile, error) {
 	switch strings.ToLower(pathExt(path)) {
 	case ".json":
-		return swai.LoadProfile(path)
+		p, err := swai.LoadProfile(path)
+		if err != nil {
+			return p, err
+		}
+		if err := checkProfileRanges(p); err != nil {
+			pe := err.(*profileError)
+			return p, &fileError{file: path, field: pe.field, msg: pe.msg}
+		}
+		return p, nil
 	case ".yaml", ".yml":
 	default:
 		return swai.Profile{}, fmt.Errorf("profile %s: want a .json, .yaml or .yml file", path)

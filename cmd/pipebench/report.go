@@ -155,6 +155,10 @@ func writeReport(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "report.html")
+	if fi, err := os.Lstat(out); err == nil && !fi.Mode().IsRegular() {
+		// The rename below would replace it: a pipe, a device, a link.
+		return "", fmt.Errorf("%s is not a regular file: report.html is written by replacing it", out)
+	}
 	tmp, err := os.CreateTemp(dir, ".report-*.html")
 	if err != nil {
 		return "", err

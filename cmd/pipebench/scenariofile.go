@@ -59,6 +59,40 @@ type scenarioFile struct {
 	zeroProfile *device.Profile // device.profile zero
 }
 
+// scenarioFileDoc is scenarioFile without its methods, for MarshalYAML.
+type scenarioFileDoc scenarioFile
+
+// MarshalYAML writes the file's fields, but no device section for a
+// built-in that runs on a platform of its own (mttorch): none of its
+// fields would do anything there (check refuses them).
+func (sf scenarioFile) MarshalYAML() (any, error) {
+	var n yaml.Node
+	if err := n.Encode((*scenarioFileDoc)(&sf)); err != nil {
+		return nil, err
+	}
+	if !sf.onPlatform() || n.Kind != yaml.MappingNode {
+		return &n, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "device" {
+			n.Content = slices.Delete(n.Content, i, i+2)
+			break
+		}
+	}
+	return &n, nil
+}
+
+// onPlatform reports whether the file's graph is a built-in that runs on
+// a platform of its own (scenarios.Scenario.Platform) instead of the
+// simulated accelerator.
+func (sf *scenarioFile) onPlatform() bool {
+	if sf.Graph.Builtin == "" || sf.Graph.ONNX != "" {
+		return false
+	}
+	sc, err := scenarios.Get(sf.Graph.Builtin)
+	return err == nil && sc.Platform != nil
+}
+
 // graphSpec names the graph: a built-in generator and its size parameters,
 // or an ONNX file with its input shapes and fixed scalar inputs.
 type graphSpec struct {
@@ -628,6 +662,24 @@ func (sf *scenarioFile) check() error {
 	if err := sf.checkCosts(); err != nil {
 		return err
 	}
+	if sf.onPlatform() {
+		// Its platform replaces the simulated accelerator: a device
+		// section that would change it does nothing, and is refused
+		// (the defaults, which older dumps wrote, are let be).
+		d := sf.Device
+		field := ""
+		switch {
+		case d.Profile != "swai":
+			field = "device.profile"
+		case d.Scale != 1:
+			field = "device.scale"
+		case len(d.Overrides) > 0:
+			field = "device.overrides"
+		}
+		if field != "" {
+			return sf.errorf(field, "%s runs on a platform of its own (its accelerator and CPU), not on the simulated accelerator: the device section does not apply to it; remove it", sf.Graph.Builtin)
+		}
+	}
 	if err := sf.resolveDevice(); err != nil {
 		return err
 	}
@@ -888,6 +940,9 @@ func (sf *scenarioFile) resolveDevice() error {
 	if err := p.Validate(); err != nil {
 		return sf.errorf("device.scale", "the scaled profile: %v", err)
 	}
+	if err := checkProfileRanges(p); err != nil {
+		return sf.errorf("device.scale", "the scaled profile: %v", err)
+	}
 	sf.profile = p
 	return nil
 }
@@ -915,7 +970,11 @@ func applyScenarioFile(c *config, sf *scenarioFile, set map[string]bool) error {
 	costs := sf.meanCosts
 	c.costs = &costs
 	c.hostCost = sf.hostCost
-	c.devices = newProfileFactory(sf.profile.Name, sf.profile)
+	name := sf.profile.Name
+	if sf.zeroProfile != nil {
+		name = "zero" // the scenario's own device replaces the card: name what runs
+	}
+	c.devices = newProfileFactory(name, sf.profile)
 	if !set["mode"] && len(sf.Modes) > 0 {
 		c.modes, c.hetero = []pipert.Mode{pipert.KBK}, heteroOff
 		for _, n := range sf.Modes {

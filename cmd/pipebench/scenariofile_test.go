@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -426,5 +428,57 @@ func TestDeriveIsTheEditedFile(t *testing.T) {
 	// A value the file's checks refuse names the field.
 	if _, err := sf.derive([]string{"graph.params.layers"}, []string{"0"}); err == nil || !strings.Contains(err.Error(), "graph.params.layers: 0 outside") {
 		t.Errorf("layers 0: %v", err)
+	}
+}
+
+// TestPlatformScenarioRefusesDevice: mttorch runs on a platform of its own,
+// so its dump has no device section, and a file whose device section would
+// change the simulated accelerator (another profile, a scale, overrides)
+// is refused naming the field, rather than run as if it had taken effect;
+// the defaults older dumps wrote still load.
+func TestPlatformScenarioRefusesDevice(t *testing.T) {
+	base := string(dumped(t, "mttorch", true))
+	if strings.Contains(base, "device") {
+		t.Errorf("the mttorch dump has a device section:\n%s", base)
+	}
+	for _, c := range []struct{ device, field string }{
+		{"device:\n  profile: swai\n  scale: 4\n", "device.scale"},
+		{"device:\n  profile: gpu\n", "device.profile"},
+		{"device:\n  profile: zero\n", "device.profile"},
+		{"device:\n  overrides: {launch: {cpu_ns: 400}}\n", "device.overrides"},
+		{"device:\n  profile: swai\n  scale: 1\n", ""},
+	} {
+		_, err := parseScenarioFile("mt.yaml", []byte(base+c.device))
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%q: %v", c.device, err)
+		case c.field != "" && (err == nil || !strings.Contains(err.Error(), c.field+": mttorch runs on a platform of its own") || !errors.Is(err, errUsage)):
+			t.Errorf("%q: error %v, want one naming %s", c.device, err, c.field)
+		}
+	}
+	// A scenario on the simulated accelerator keeps its section.
+	if !strings.Contains(string(dumped(t, "decode", true)), "device:") {
+		t.Error("the decode dump lost its device section")
+	}
+}
+
+// TestZeroDeviceLabel: a scenario file on the zero device says so in the
+// footer and the JSON, not swai.
+func TestZeroDeviceLabel(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "z.yaml")
+	os.WriteFile(path, dumped(t, "zerocost", true), 0o644)
+	jsonPath := filepath.Join(dir, "z.json")
+	code, out, errb := runArgs(t, "-scenario-file", path, "-mode", "kbk", "-reps", "1", "-json", jsonPath)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "\ndevice zero;") {
+		t.Errorf("footer:\n%s", out)
+	}
+	var rep report
+	b, _ := os.ReadFile(jsonPath)
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Device != "zero" {
+		t.Errorf("JSON device %q (%v), want zero", rep.Device, err)
 	}
 }

@@ -85,6 +85,12 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pipebench: soak: usage: -runs ≥ 10, -executables ≥ 1, positive -duration and -every, no arguments")
 		return 2
 	}
+	// The output is checked before the soak: it must not end in an error
+	// that loses its results.
+	if err := checkOutputs(nil, outFlag{"json", *jsonPath}); err != nil {
+		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
+		return 2
+	}
 	set := flagsSet(fs)
 	if *quick {
 		if !set["runs"] {

@@ -16,7 +16,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -262,6 +265,9 @@ type sweepFlags struct {
 	// sf is the scenario, parsed and checked once: every point is derived
 	// from it.
 	sf *scenarioFile
+	// base is the scenario file's text (a built-in's dump): what its
+	// points vary.
+	base []byte
 }
 
 type varyFlag []string
@@ -319,8 +325,8 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.Var(&vary, "vary", "PATH=FROM..TO/N, PATH=FROM..TO/logN or PATH=V1,V2,…: a field of the dumped scenario (costs.infer, or infer for short; graph.params.layers; device.scale) or profile (device.launch.cpu_ns); repeat for a full factorial")
 	fs.StringVar(&sw.modes, "mode", "", "comma-separated modes (default the scenario's); kbk always runs, the reference")
 	fs.StringVar(&sw.barriers, "barrier", "", "comma-separated barrier policies (default the scenario's)")
-	fs.IntVar(&sw.reps, "reps", 0, "measured repetitions per point and mode (default the scenario's)")
-	fs.StringVar(&sw.dir, "o", "sweep", "directory of sweep.csv and the figures; a sweep.csv there is resumed")
+	fs.IntVar(&sw.reps, "reps", 0, "measured repetitions per point and mode, at least 1 (default the scenario's)")
+	fs.StringVar(&sw.dir, "o", "sweep", "directory of sweep.csv and the figures; a sweep.csv there is resumed by the same sweep (sweep.settings), refused otherwise")
 	fs.BoolVar(&sw.quiet, "q", false, "print nothing on stderr but errors")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: pipebench sweep (-scenario NAME [-quick] | -scenario-file FILE) -vary PATH=SPEC… [flags]\n\n")
@@ -369,6 +375,7 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 	if sw.sf, err = parseScenarioFile(name, base); err != nil {
 		return nil, err
 	}
+	sw.base = base
 	if len(vary) == 0 {
 		return nil, fmt.Errorf("%w: nothing to sweep: give at least one -vary PATH=SPEC", errUsage)
 	}
@@ -396,8 +403,10 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 		}
 		sw.axes = append(sw.axes, a)
 	}
-	if sw.reps < 0 {
-		return nil, fmt.Errorf("%w: -reps %d must be positive", errUsage, sw.reps)
+	repsGiven := false
+	fs.Visit(func(f *flag.Flag) { repsGiven = repsGiven || f.Name == "reps" })
+	if sw.reps < 0 || repsGiven && sw.reps < 1 {
+		return nil, fmt.Errorf("%w: -reps %d: want at least 1", errUsage, sw.reps)
 	}
 	// Every point must load: check the corners of the factorial now, so
 	// that a bad value fails before anything runs.
@@ -476,6 +485,13 @@ func sweep(ctx context.Context, sw *sweepFlags, stdout, stderr io.Writer) error 
 	header = append(header, sweepColumns...)
 	done, err := readSweepCSV(csvPath, header)
 	if err != nil {
+		return err
+	}
+	settings, err := sw.settings()
+	if err != nil {
+		return err
+	}
+	if err := checkSweepSettings(sw.dir, settings, len(done) > 0); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(csvPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -657,6 +673,131 @@ func pointKey(axes []axis, vals []float64) string {
 		parts = append(parts, a.name+"="+a.text(vals[i]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// sweepSettingsFile, in a sweep's directory, records the settings its rows
+// were measured with, so that a sweep resumes only the same sweep.
+const sweepSettingsFile = "sweep.settings"
+
+// sweepSetting is one line of sweep.settings: "key: value".
+type sweepSetting struct{ key, value string }
+
+// settings are what determines the sweep's rows besides the points' own
+// values: the scenario's text (a built-in's dump, which holds its graph,
+// costs, device, modes, barriers, reps and seed, at its -quick size or
+// not) and what it reads beside it (the ONNX model, the device profile as
+// resolved), the flags laid over it, the varied fields and the host's
+// GOMAXPROCS (the runs' cores, and the host bound's). The scenario's name
+// is recorded but not compared: the same text is the same scenario.
+func (sw *sweepFlags) settings() ([]sweepSetting, error) {
+	sum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+	name := "-scenario " + sw.scenario
+	if sw.quick {
+		name += " -quick"
+	}
+	if sw.file != "" {
+		name = "-scenario-file " + sw.file
+	}
+	prof, err := json.Marshal(struct {
+		Profile swai.Profile
+		Zero    *device.Profile
+	}{sw.sf.profile, sw.sf.zeroProfile})
+	if err != nil {
+		return nil, err
+	}
+	model := "-"
+	if g := sw.sf.graph; g != nil && g.mf != nil {
+		b, err := os.ReadFile(g.mf.path)
+		if err != nil {
+			return nil, err
+		}
+		model = sum(b)
+	}
+	orDefault := func(v string) string {
+		if v == "" {
+			return "(the scenario's)"
+		}
+		return v
+	}
+	reps := "(the scenario's)"
+	if sw.reps > 0 {
+		reps = strconv.Itoa(sw.reps)
+	}
+	var vary []string
+	for _, a := range sw.axes {
+		vary = append(vary, a.name+"="+a.path)
+	}
+	return []sweepSetting{
+		{"scenario", name},
+		{"scenario sha256", sum(sw.base)},
+		{"model sha256", model},
+		{"device sha256", sum(prof)},
+		{"mode", orDefault(sw.modes)},
+		{"barrier", orDefault(sw.barriers)},
+		{"reps", reps},
+		{"quick", strconv.FormatBool(sw.quick)},
+		{"vary", strings.Join(vary, " ")},
+		{"gomaxprocs", strconv.Itoa(runtime.GOMAXPROCS(0))},
+	}, nil
+}
+
+// checkSweepSettings compares the settings with those dir's rows were
+// measured with (resumed: it has rows), and records them when it has none.
+// A directory of rows without settings (written by an older pipebench)
+// cannot be checked and is refused.
+func checkSweepSettings(dir string, settings []sweepSetting, resumed bool) error {
+	path := filepath.Join(dir, sweepSettingsFile)
+	csvPath := filepath.Join(dir, "sweep.csv")
+	if !resumed {
+		var b strings.Builder
+		b.WriteString("# pipebench sweep: the settings the rows of sweep.csv were measured with; a sweep resumes\n# only with the same (the scenario's name aside)\n")
+		for _, s := range settings {
+			fmt.Fprintf(&b, "%s: %s\n", s.key, s.value)
+		}
+		return os.WriteFile(path, []byte(b.String()), 0o644)
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %s holds rows but %s has no %s (written by an older pipebench): the settings they were measured with are unknown, so they cannot be resumed; give another -o, or remove %s to measure them again",
+			errUsage, csvPath, dir, sweepSettingsFile, dir)
+	}
+	if err != nil {
+		return err
+	}
+	had := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && !strings.HasPrefix(line, "#") {
+			had[k] = v
+		}
+	}
+	var diff []string
+	for _, s := range settings {
+		if s.key == "scenario" {
+			continue
+		}
+		if v, ok := had[s.key]; !ok || v != s.value {
+			what := fmt.Sprintf("%s was %s, now %s", s.key, orMissing(v, ok), s.value)
+			if strings.HasSuffix(s.key, " sha256") {
+				what = strings.TrimSuffix(s.key, " sha256") + " differs"
+				if s.key == "scenario sha256" {
+					what = fmt.Sprintf("the scenario differs (it was %s, now %s)", orMissing(had["scenario"], true), settings[0].value)
+				}
+			}
+			diff = append(diff, what)
+		}
+	}
+	if len(diff) > 0 {
+		return fmt.Errorf("%w: %s was measured with other settings than this sweep's (%s): its rows would stand for this sweep's; give another -o, or remove %s to measure again",
+			errUsage, csvPath, strings.Join(diff, "; "), dir)
+	}
+	return nil
+}
+
+func orMissing(v string, ok bool) string {
+	if !ok || v == "" {
+		return "(none recorded)"
+	}
+	return v
 }
 
 // readSweepCSV returns the points path already holds (by pointKey); a

@@ -152,6 +152,8 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"-vary", "device.transfer.bandwidth=0,1"}, "device.overrides.transfer.bandwidth: must be positive"},
 		{[]string{"-vary", "infer=1us", "-vary", "costs.infer=2us"}, "varied twice"},
 		{[]string{}, "nothing to sweep"},
+		{[]string{"-vary", "infer=1us", "-reps", "0"}, "-reps 0: want at least 1"},
+		{[]string{"-vary", "device.scale=900000"}, "the scaled profile: launch.init_ns"},
 	} {
 		args := append([]string{"sweep", "-scenario", "decode", "-quick", "-o", dir, "-q"}, c.args...)
 		code, out, errb := runArgs(t, args...)
@@ -204,5 +206,50 @@ func TestSweepPlotsOneLogValue(t *testing.T) {
 	files, err := plotSweep(t.TempDir(), []axis{a}, rows)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("%v: %v", files, err)
+	}
+}
+
+// TestSweepResumesOnlyTheSameSweep: a sweep.csv is resumed only by a sweep
+// of the same settings (the scenario's text, the modes, barriers, reps and
+// -quick); another, even of the same varied columns, is refused with the
+// settings that differ, and so is a directory without the settings file
+// (an older pipebench's), rather than taking its rows for its own.
+func TestSweepResumesOnlyTheSameSweep(t *testing.T) {
+	dir := t.TempDir()
+	args := func(extra ...string) []string {
+		return append([]string{"sweep", "-quick", "-reps", "1", "-vary", "infer=0us", "-o", dir, "-q"}, extra...)
+	}
+	if code, _, errb := runArgs(t, args("-scenario", "decode", "-mode", "kbk,pipeline")...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "sweep.csv"))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{args("-scenario", "smallops", "-mode", "kbk,pipeline"), "the scenario differs"},
+		{args("-scenario", "decode", "-mode", "kbk,async"), "mode was kbk,pipeline, now kbk,async"},
+		{args("-scenario", "decode", "-mode", "kbk,pipeline", "-barrier", "drain"), "barrier"},
+		{append(args("-scenario", "decode", "-mode", "kbk,pipeline"), "-reps", "2"), "reps was 1, now 2"},
+		{[]string{"sweep", "-scenario", "decode", "-reps", "1", "-mode", "kbk,pipeline", "-vary", "infer=0us", "-o", dir, "-q"}, "the scenario differs"},
+	} {
+		code, out, errb := runArgs(t, c.args...)
+		if code != 2 || !strings.Contains(errb, "measured with other settings") || !strings.Contains(errb, c.want) || !strings.Contains(errb, "another -o") {
+			t.Errorf("%q: exit %d, want 2 naming %q\n%s%s", c.args, code, c.want, out, errb)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "sweep.csv")); string(after) != string(before) {
+		t.Errorf("a refused sweep changed sweep.csv:\n%s\nwas\n%s", after, before)
+	}
+	// The same sweep resumes.
+	code, out, errb := runArgs(t, args("-scenario", "decode", "-mode", "kbk,pipeline")...)
+	if code != 0 || !strings.Contains(out, "0 run, 1 resumed") {
+		t.Errorf("same sweep: exit %d\n%s%s", code, out, errb)
+	}
+	// A directory of an older pipebench, without sweep.settings.
+	os.Remove(filepath.Join(dir, sweepSettingsFile))
+	code, out, errb = runArgs(t, args("-scenario", "decode", "-mode", "kbk,pipeline")...)
+	if code != 2 || !strings.Contains(errb, "older pipebench") || !strings.Contains(errb, "another -o") {
+		t.Errorf("no settings file: exit %d\n%s%s", code, out, errb)
 	}
 }

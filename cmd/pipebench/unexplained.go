@@ -115,14 +115,19 @@ func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr an
 			}
 			t[termHostGaps] += max(end[w]-start[w]-covered[w], 0)
 			ready, known := int64(0), false
+			at := func(v int64) { // no max with the zero value: times may be negative
+				if !known || v > ready {
+					ready, known = v, true
+				}
+			}
 			if before >= 0 {
-				ready, known = end[before], true
+				at(end[before])
 			}
 			if hasPrev[w] {
-				ready, known = max(ready, prevEnd[w]), true
+				at(prevEnd[w])
 			}
 			if k.hasBar && mach[k.barAt-1] == w {
-				ready, known = max(ready, k.barEnd), true
+				at(k.barEnd)
 			}
 			if known && (i > 0 || before >= 0) {
 				t[termHostGaps] += max(start[w]-ready, 0)
