@@ -825,16 +825,7 @@ func writeTable(w io.Writer, rep *report) {
 		if policy == "" {
 			policy = "-"
 		}
-		mode := r.Mode
-		if r.Schedule == "serial" {
-			mode += " (serial)"
-		}
-		if r.Overlap {
-			mode += " (overlap)"
-		}
-		if r.Virtual != "" {
-			mode += " (virtual " + r.Virtual + ")"
-		}
+		mode := rowMode(r)
 		caches := r.Caches
 		if caches == "" {
 			caches = "-"
