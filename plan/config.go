@@ -213,7 +213,7 @@ func registryHas(reg kernel.Resolver, op string) (has bool, err error) {
 func profileOf(d device.Device) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("Profile: %w: %v", kernel.ErrPanic, p)
+			err = fmt.Errorf("its Profile method: %w: %v", kernel.ErrPanic, p)
 		}
 	}()
 	if d.Name() == "" {
