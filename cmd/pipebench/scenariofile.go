@@ -103,6 +103,47 @@ type graphSpec struct {
 	Consts  map[string]float64 `yaml:"consts,omitempty"`
 }
 
+// UnmarshalYAML decodes a graphSpec, refusing a number that is not a whole
+// one among its params and inputs, which yaml.v3 would truncate (6.5
+// layers would run 6).
+func (g *graphSpec) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; k == "params" || k == "inputs" {
+				if err := wholeNumbers(n.Content[i+1]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	type plain graphSpec // without this method
+	return n.Decode((*plain)(g))
+}
+
+// wholeNumbers reports the first value under n, a mapping of numbers or of
+// lists of numbers, that is a number but not an integer.
+func wholeNumbers(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if err := wholeNumbers(n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := wholeNumbers(c); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		if n.Tag == "!!float" {
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s is not a whole number", n.Line, n.Value)}}
+		}
+	}
+	return nil
+}
+
 type onnxGraph struct {
 	mf *modelFlags
 }

@@ -138,6 +138,7 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"unknown distribution", "infer: 5us", "infer: {gauss: 1us}", ":26: costs.infer.gauss: unknown distribution"},
 		{"unknown parameter", "    layers: 6", "    layerz: 6", ":19: graph.params.layerz: decode has no parameter"},
 		{"parameter out of range", "    layers: 6", "    layers: 0", ":19: graph.params.layers: 0 outside"},
+		{"fractional parameter", "    layers: 6", "    layers: 6.5", ":19: graph.params.layers: 6.5 is not a whole number"},
 		{"bandwidth 0", "profile: swai", "profile: swai\n  overrides: {transfer: {bandwidth: 0}}", ":39: device.overrides.transfer.bandwidth: must be positive"},
 		{"unknown profile field", "profile: swai", "profile: swai\n  overrides:\n    launch:\n      cpu_nz: 1", ":41: device.overrides.launch.cpu_nz: unknown field"},
 		{"zero scale", "scale: 1", "scale: 0", ":39: device.scale:"},

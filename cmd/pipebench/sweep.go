@@ -93,6 +93,9 @@ func (a *axis) parseValue(s string) (float64, error) {
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
+	if a.kind == kindInt && v != math.Trunc(v) {
+		return 0, fmt.Errorf("%q is not a whole number", s)
+	}
 	return v, nil
 }
 

@@ -153,6 +153,7 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"-vary", "infer=1us", "-vary", "costs.infer=2us"}, "varied twice"},
 		{[]string{}, "nothing to sweep"},
 		{[]string{"-vary", "infer=1us", "-reps", "0"}, "-reps 0: want at least 1"},
+		{[]string{"-vary", "layers=1,2.5"}, `"2.5" is not a whole number`},
 		{[]string{"-vary", "device.scale=900000"}, "the scaled profile: launch.init_ns"},
 	} {
 		args := append([]string{"sweep", "-scenario", "decode", "-quick", "-o", dir, "-q"}, c.args...)
