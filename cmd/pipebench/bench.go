@@ -830,13 +830,18 @@ func writeTable(w io.Writer, rep *report) {
 		if caches == "" {
 			caches = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%v\t%v\t%v\t%.2f\t%v\t%.2f\t%.2f\t%v\t%.1f\t\n",
+		// A run of no kernel (a graph folded whole) has no per-kernel figure.
+		perKernel, host, over := "-", "-", "-"
+		if r.Kernels > 0 {
+			perKernel = (time.Duration(r.MakespanNs) / time.Duration(r.Kernels)).Round(10 * time.Nanosecond).String()
+			host = time.Duration(r.HostNsPerKernel).Round(10 * time.Nanosecond).String()
+			over = time.Duration(r.OverheadNs).Round(10 * time.Nanosecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%v\t%s\t%s\t%.2f\t%v\t%.2f\t%.2f\t%s\t%.1f\t\n",
 			r.Scenario, mode, policy, caches, r.TilingCopy, r.Kernels,
-			time.Duration(r.MakespanNs).Round(time.Microsecond),
-			(time.Duration(r.MakespanNs) / time.Duration(max(r.Kernels, 1))).Round(10*time.Nanosecond),
-			time.Duration(r.HostNsPerKernel).Round(10*time.Nanosecond),
+			time.Duration(r.MakespanNs).Round(time.Microsecond), perKernel, host,
 			r.DeviceUtil, time.Duration(r.BoundNs).Round(time.Microsecond), r.Efficiency, r.SpeedupVsKBK,
-			time.Duration(r.OverheadNs).Round(10*time.Nanosecond), float64(r.PeakBytes)/(1<<20))
+			over, float64(r.PeakBytes)/(1<<20))
 	}
 	tw.Flush()
 	dev := rep.Device
