@@ -105,3 +105,20 @@ func text(n *html.Node) string {
 	walk(n)
 	return b.String()
 }
+
+// TestTableOfNoKernel: a run of no kernel (a graph folded whole) prints no
+// per-kernel figure: its makespan divided by one kernel would be one.
+func TestTableOfNoKernel(t *testing.T) {
+	var b strings.Builder
+	writeTable(&b, &report{Results: []result{{Scenario: "folded", Mode: "kbk", TilingCopy: "with-kernel", Kernels: 0, MakespanNs: 18000, BoundNs: 15000, Efficiency: 0.83, SpeedupVsKBK: 1, HostNsPerKernel: 15000, OverheadNs: 3000}}})
+	var row string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, "folded") {
+			row = l
+		}
+	}
+	f := strings.Fields(row)
+	if len(f) < 14 || f[7] != "-" || f[8] != "-" || f[13] != "-" {
+		t.Fatalf("row %q: want - for per kernel, host/kernel and overhead/kernel", row)
+	}
+}
