@@ -1310,8 +1310,10 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 
 // analyzeFile analyses the trace file at path; see analyzeScan.
 func analyzeFile(path string, cores int) ([]actorSummary, []string, error) {
-	if _, err := os.Stat(path); err != nil {
+	if fi, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("trace: %w", err)
+	} else if fi.IsDir() {
+		return nil, nil, fmt.Errorf("trace: %s is a directory", path)
 	}
 	return analyzeScan(func(h trace.Handler) error {
 		_, err := trace.ScanFile(path, h)

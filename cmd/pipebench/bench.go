@@ -919,7 +919,7 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err // an *fs.PathError: it names the path
 	}
 	return nil
 }

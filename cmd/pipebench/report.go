@@ -128,6 +128,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 // no file.
 func writeReport(dir string) (string, error) {
 	page := reportPage{Generated: time.Now().UTC().Format(time.RFC3339), Dir: dir}
+	if fi, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("%w: %v", errUsage, err)
+	} else if !fi.IsDir() {
+		return "", fmt.Errorf("%w: %s is not a directory", errUsage, dir)
+	}
 	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil {
 		var rep report
 		if err := json.Unmarshal(b, &rep); err != nil {

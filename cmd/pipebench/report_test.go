@@ -122,3 +122,15 @@ func TestTableOfNoKernel(t *testing.T) {
 		t.Fatalf("row %q: want - for per kernel, host/kernel and overhead/kernel", row)
 	}
 }
+
+// TestMissingInputsNamed: report on a missing directory and analyze on a
+// directory say so, instead of what the directory lacks or holds.
+func TestMissingInputsNamed(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errb := runArgs(t, "report", filepath.Join(dir, "nosuch")); code != 2 || !strings.Contains(errb, "no such file") {
+		t.Errorf("report on a missing directory: exit %d, %q", code, errb)
+	}
+	if code, _, errb := runArgs(t, "analyze", dir); code == 0 || !strings.Contains(errb, "is a directory") {
+		t.Errorf("analyze on a directory: exit %d, %q", code, errb)
+	}
+}
