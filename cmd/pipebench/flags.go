@@ -150,6 +150,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	flagSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagSet[f.Name] = true })
+	// A flag that does nothing without another is said so, not ignored
+	// silently.
+	for _, d := range []struct {
+		flag, needs string
+		has         bool
+	}{{"tol", "-golden", *goldenF != ""}, {"analyze", "-trace", *tracePath != ""}} {
+		if flagSet[d.flag] && !d.has && !*quiet {
+			fmt.Fprintf(stderr, "pipebench: -%s does nothing without %s\n", d.flag, d.needs)
+		}
+	}
 	if (flagSet["queue-capacity"] || c.qcap != 0) && (c.qcap < 1 || c.qcap > plan.MaxQueueCapacity) {
 		return nil, fmt.Errorf("%w: -queue-capacity %d outside [1, %d]", errUsage, c.qcap, plan.MaxQueueCapacity)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -16,5 +17,20 @@ func TestListFlagsRunEachItemOnce(t *testing.T) {
 	if len(c.scenarios) != 1 || len(c.modes) != 2 || len(c.policies) != 1 || len(c.tilingCopies) != 1 {
 		t.Errorf("scenarios %d, modes %v, policies %v, tiling copies %v: want 1, [kbk pipeline], 1, 1",
 			len(c.scenarios), c.modes, c.policies, c.tilingCopies)
+	}
+}
+
+// TestFlagsThatDoNothingAreSaid: -tol without -golden and -analyze
+// without -trace are said to do nothing (and -q silences it).
+func TestFlagsThatDoNothingAreSaid(t *testing.T) {
+	base := []string{"-scenario", "zerocost", "-quick", "-reps", "1", "-mode", "kbk"}
+	for flag, want := range map[string]string{"-tol=1e-3": "-tol does nothing without -golden", "-analyze=false": "-analyze does nothing without -trace"} {
+		code, _, errb := runArgs(t, append(base, flag)...)
+		if code != 0 || !strings.Contains(errb, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 0 and %q", flag, code, errb, want)
+		}
+		if _, _, errb := runArgs(t, append(base, flag, "-q")...); strings.Contains(errb, want) {
+			t.Errorf("%s -q: %q printed", flag, want)
+		}
 	}
 }
