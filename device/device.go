@@ -301,6 +301,16 @@ type Replayer interface {
 // refuses counts as nothing beyond KernelFixed; the roofline is at most
 // maxKernelSeconds.
 func (p *Profile) KernelTime(c Cost) time.Duration {
+	t := p.roofline(c)
+	if c.Check() != nil || !(t > 0) {
+		t = 0
+	}
+	return p.KernelFixed + time.Duration(min(t, maxKernelSeconds)*1e9)
+}
+
+// roofline is the seconds c takes on p: max(FLOPs / PeakFLOPS, Bytes /
+// MemBandwidth), a rate of 0 counting nothing.
+func (p *Profile) roofline(c Cost) float64 {
 	var t float64
 	if p.PeakFLOPS > 0 {
 		t = c.FLOPs / p.PeakFLOPS
@@ -308,10 +318,7 @@ func (p *Profile) KernelTime(c Cost) time.Duration {
 	if p.MemBandwidth > 0 {
 		t = max(t, c.Bytes/p.MemBandwidth)
 	}
-	if c.Check() != nil || !(t > 0) {
-		t = 0
-	}
-	return p.KernelFixed + time.Duration(min(t, maxKernelSeconds)*1e9)
+	return t
 }
 
 // maxKernelSeconds bounds a modeled kernel's roofline time, a day: far
@@ -327,7 +334,7 @@ func (p *Profile) CheckCost(c Cost) error {
 	if err := c.Check(); err != nil {
 		return err
 	}
-	if p.PeakFLOPS > 0 && c.FLOPs/p.PeakFLOPS > maxKernelSeconds || p.MemBandwidth > 0 && c.Bytes/p.MemBandwidth > maxKernelSeconds {
+	if p.roofline(c) > maxKernelSeconds {
 		return fmt.Errorf("%w: cost of %g operations and %g bytes takes more than a day on %s", ErrLaunchFailed, c.FLOPs, c.Bytes, p.Name)
 	}
 	return nil

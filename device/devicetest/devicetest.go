@@ -303,20 +303,25 @@ func checkForeignFree(t *testing.T, d, other device.Device) {
 	if fresh.Addr < mine.Addr+uint64(mine.Size) && mine.Addr < fresh.Addr+uint64(fresh.Size) {
 		t.Errorf("after a refused foreign Free, Alloc gave [%#x, +%d), overlapping the live buffer [%#x, +%d)", fresh.Addr, fresh.Size, mine.Addr, mine.Size)
 	}
-	got := make([]byte, 256)
-	if err := s.CopyD2H(wait(t), got, mine); err != nil {
+	expectContents(t, s, mine, want, "after a refused foreign Free")
+}
+
+// expectContents checks that buffer b holds want, read back on s.
+func expectContents(t *testing.T, s device.Stream, b device.Buffer, want []byte, when string) {
+	t.Helper()
+	got := make([]byte, len(want))
+	if err := s.CopyD2H(wait(t), got, b); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("the own buffer's contents changed after a refused foreign Free")
+		t.Errorf("a live buffer's contents changed %s", when)
 	}
 }
 
 // checkFreedCopy: a device that tells its buffers (device.Owner) does not
-// own a freed buffer, and refuses,
-// with ErrBadCopy, a copy into or out of a buffer after its Free, or
-// reaching past the end of a live buffer; the buffers it holds keep their
-// contents.
+// own a freed buffer, and refuses, with ErrBadCopy, a copy into or out of
+// a buffer after its Free, or reaching past the end of a live buffer; the
+// buffers it holds keep their contents.
 func checkFreedCopy(t *testing.T, d device.Device) {
 	o, ok := d.(device.Owner)
 	if !ok {
@@ -355,18 +360,12 @@ func checkFreedCopy(t *testing.T, d device.Device) {
 			t.Errorf("CopyD2D into [%#x, +%d) (freed or past its block): %v, want ErrBadCopy", b.Addr, b.Size, err)
 		}
 	}
-	got := make([]byte, 256)
-	if err := s.CopyD2H(wait(t), got, keep); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("a live buffer's contents changed after refused copies")
-	}
+	expectContents(t, s, keep, want, "after refused copies")
 }
 
 // checkBadCost: a kernel whose cost no device can model (negative,
-// infinite or NaN, or finite but taking more than a day) is refused with ErrLaunchFailed, by Launch and by
-// Replay, and the stream stays usable.
+// infinite or NaN, or finite but taking more than a day) is refused with
+// ErrLaunchFailed, by Launch and by Replay, and the stream stays usable.
 func checkBadCost(t *testing.T, d device.Device) {
 	s := mustStream(t, d)
 	for _, c := range []device.Cost{{FLOPs: math.NaN()}, {Bytes: -1}, {FLOPs: math.Inf(1)}, {FLOPs: -1e15, Bytes: -1e12}, {FLOPs: 1e40}, {Bytes: 1e40}} {
