@@ -2,10 +2,12 @@ package pipert_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/onnx"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -60,6 +62,37 @@ func ExampleLoadONNX() {
 	}
 	fmt.Println(kernel.Float32s(res.Outputs["y"].Host))
 	// Output: [0 2 0]
+}
+
+// ExampleWithOutputs imports a scikit-learn classifier as skl2onnx writes
+// it, whose probabilities leave through ZipMap as a sequence of maps:
+// selecting the label and the tensor before ZipMap imports it.
+func ExampleWithOutputs() {
+	path := "onnx/testdata/opset/e_skl2onnx_zipmap.onnx"
+	if _, err := pipert.LoadONNX(path); errors.Is(err, onnx.ErrUnsupported) {
+		fmt.Println("as written: unsupported (ZipMap)")
+	}
+	g, err := pipert.LoadONNX(path, pipert.WithOutputs("output_label", "probabilities"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	exe, err := pipert.Compile(g)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer exe.Close()
+	x := kernel.FromFloat32([]float32{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, -1, 0}, 5, 3)
+	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"float_input": x})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(kernel.Int64s(res.Outputs["output_label"].Host), res.Outputs["probabilities"].Shape)
+	// Output:
+	// as written: unsupported (ZipMap)
+	// [1 2 2 2 0] [5,3]
 }
 
 // ExampleWithCaches runs one graph twice with every host cache on: the

@@ -741,6 +741,14 @@ func WithInputValue(name string, t *kernel.Tensor) ImportOption {
 	}
 }
 
+// WithOutputs takes the named tensors as the graph's outputs instead of
+// the model's: graph outputs or any tensor the model computes (the
+// probabilities before a scikit-learn classifier's ZipMap, a layer's
+// activation). Only the nodes they need are imported (onnx.Options.Outputs).
+func WithOutputs(names ...string) ImportOption {
+	return func(o *onnx.Options) { o.Outputs = append([]string{}, names...) }
+}
+
 // LoadONNX reads the ONNX model in file path and imports it as a graph to
 // Compile (see package onnx for what is folded at import and what is
 // refused). Errors name the node, op and opset at fault.

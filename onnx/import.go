@@ -30,6 +30,15 @@ type Options struct {
 	Values map[string]*kernel.Tensor
 	// NoFold keeps every node, folding nothing but Constant and Identity.
 	NoFold bool
+	// Outputs, when not nil, replaces the model's graph outputs by these
+	// names, in this order: graph outputs, tensors the graph computes
+	// (a layer's activation, to compare with another runtime), graph
+	// inputs or initializers. Only the nodes they depend on are imported,
+	// so a model whose other outputs pipert cannot represent (a
+	// scikit-learn classifier's ZipMap, a sequence of maps) imports with
+	// the tensor before it. The graph keeps every input the model
+	// declares, needed or not.
+	Outputs []string
 }
 
 // ErrImport is the cause of an import's failure on a graph that is not
@@ -94,6 +103,15 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	}
 	if err := wellFormed(m.Graph); err != nil {
 		return nil, err
+	}
+	if opt.Outputs != nil {
+		g, err := selectOutputs(m.Graph, opt.Outputs)
+		if err != nil {
+			return nil, err
+		}
+		sel := *m
+		sel.Graph = g
+		m = &sel
 	}
 	opset, ok := m.Opsets[""]
 	if !ok {

@@ -1,7 +1,9 @@
 package onnx_test
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,8 +39,18 @@ func runFixtures(t *testing.T, dir string, tol float64) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A model whose outputs onnxruntime-node cannot return (a
+			// ZipMap's maps) has golden outputs before them: those are
+			// selected.
+			var outs []string
+			for name := range gold.Cases[0].Outputs {
+				if !slices.ContainsFunc(m.Graph.Outputs, func(v *onnx.ValueInfo) bool { return v.Name == name }) {
+					outs = slices.Sorted(maps.Keys(gold.Cases[0].Outputs))
+					break
+				}
+			}
 			for _, c := range gold.Cases {
-				g, err := onnx.Import(m, onnx.Options{Shapes: c.InputShapes()})
+				g, err := onnx.Import(m, onnx.Options{Shapes: c.InputShapes(), Outputs: outs})
 				if err != nil {
 					t.Fatalf("import: %v", err)
 				}

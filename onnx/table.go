@@ -52,7 +52,9 @@ const (
 // computed as onnxruntime's CPU kernels compute them; the model's version
 // of the domain selects each op's form. pipert has no string, map or
 // sequence tensors: the ops and attributes that need them (ZipMap,
-// DictVectorizer, CategoryMapper, string labels) are refused. MaxMLOpset
+// DictVectorizer, CategoryMapper, string labels) are refused; a
+// classifier's ZipMap is left out by selecting the tensor before it
+// (Options.Outputs). MaxMLOpset
 // is the newest version of the domain the importer takes.
 const (
 	MLDomain   = "ai.onnx.ml"
@@ -404,6 +406,9 @@ func (im *importer) lookup(n *Node) (OpInfo, error) {
 		return info, nil
 	case MLDomain:
 		info, ok := mlTable[n.OpType]
+		if !ok && n.OpType == "ZipMap" && len(n.Inputs) > 0 {
+			return OpInfo{}, fmt.Errorf("%w: op ZipMap of domain %s makes a sequence of maps, which pipert does not have: select its input %q, the tensor it maps, as an output instead (onnx.Options.Outputs, pipert.WithOutputs, pipebench -outputs)", ErrUnsupported, MLDomain, n.Inputs[0])
+		}
 		if !ok {
 			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s (version %d) is not implemented", ErrUnsupported, n.OpType, MLDomain, im.mlOpset)
 		}

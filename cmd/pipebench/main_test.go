@@ -80,13 +80,62 @@ func TestModelGolden(t *testing.T) {
 	}
 }
 
+// TestModelOutputs checks -outputs on a scikit-learn classifier as
+// skl2onnx writes it (its probabilities leave through ZipMap, which pipert
+// has not): without the flag the error says what to select; with it the
+// model runs and matches onnxruntime's outputs in every setting; bad lists
+// are usage errors.
+func TestModelOutputs(t *testing.T) {
+	model := "../../onnx/testdata/opset/e_skl2onnx_zipmap.onnx"
+	golden := "../../onnx/testdata/opset/e_skl2onnx_zipmap.golden.json"
+	args := []string{"-model", model, "-golden", golden, "-reps", "1", "-mode", "kbk,pipeline"}
+	code, _, stderr := runArgs(t, args...)
+	if code == 0 || !strings.Contains(stderr, "pipebench -outputs") || !strings.Contains(stderr, `"probabilities"`) {
+		t.Errorf("without -outputs: exit %d, want an error saying what -outputs selects:\n%s", code, stderr)
+	}
+	code, stdout, stderr := runArgs(t, append(args, "-outputs", "label,probabilities", "-tol", "1e-6")...)
+	if code != 0 {
+		t.Fatalf("-outputs label,probabilities: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if n := strings.Count(stdout, " ok"); n != 3 {
+		t.Errorf("%d settings matched, want 3:\n%s", n, stdout)
+	}
+	// A selected output the golden file lacks is said to be unchecked.
+	code, stdout, stderr = runArgs(t, append(args, "-outputs", "probabilities,probability_tensor")...)
+	if code != 0 || !strings.Contains(stdout, `output "probability_tensor" is not in the golden file: not checked`) {
+		t.Errorf("-outputs with an output the golden file lacks: exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	for _, c := range []struct{ outputs, want string }{
+		{"", "names no tensor"},
+		{"label,,probabilities", "item 2 is empty"},
+		{"label,label", `names "label" twice`},
+		{"probability_tensor", "has none of the -outputs probability_tensor"},
+	} {
+		code, _, stderr := runArgs(t, append(args, "-outputs", c.outputs)...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("-outputs %q: exit %d, want an error saying %s:\n%s", c.outputs, code, c.want, stderr)
+		}
+	}
+	code, _, stderr = runArgs(t, "-model", model, "-reps", "1", "-mode", "kbk", "-outputs", "nope")
+	if code == 0 || !strings.Contains(stderr, `"nope", which the graph neither takes nor computes`) {
+		t.Errorf("-outputs nope: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = runArgs(t, "-model", model, "-reps", "1", "-mode", "kbk,pipeline", "-outputs", "output_label")
+	if code != 0 || !strings.Contains(stdout, "e_skl2onnx_zipmap") {
+		t.Errorf("-outputs output_label without -golden: exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runArgs(t, "-outputs", "y", "-scenario", "smallops"); code != 2 || !strings.Contains(stderr, "go with -model") {
+		t.Errorf("-outputs without -model: exit %d: %s", code, stderr)
+	}
+}
+
 func TestHelpDocumentsEveryFlag(t *testing.T) {
 	code, _, stderr := runArgs(t, "-h")
 	if code != 0 {
 		t.Fatalf("-h exit %d", code)
 	}
 	for _, f := range []string{"-scenario", "-mode", "-barrier", "-check", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch",
-		"-model", "-input", "-const", "-golden", "-tol", "-size", "-overlap", "-tiling-copy", "-tiling-blocks", "-benchfmt", "-q", "-scenario-file"} {
+		"-model", "-input", "-const", "-outputs", "-golden", "-tol", "-size", "-overlap", "-tiling-copy", "-tiling-blocks", "-benchfmt", "-q", "-scenario-file"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("-h does not document %s", f)
 		}

@@ -101,6 +101,8 @@ type graphSpec struct {
 	Params  map[string]int64   `yaml:"params,omitempty"`
 	Inputs  map[string][]int64 `yaml:"inputs,omitempty"`
 	Consts  map[string]float64 `yaml:"consts,omitempty"`
+	// Outputs replace the ONNX model's graph outputs (pipebench -outputs).
+	Outputs []string `yaml:"outputs,omitempty"`
 }
 
 // UnmarshalYAML decodes a graphSpec, refusing a number that is not a whole
@@ -680,6 +682,9 @@ func (sf *scenarioFile) check() error {
 		if len(g.Inputs) > 0 || len(g.Consts) > 0 {
 			return sf.errorf("graph.inputs", "inputs and consts go with graph.onnx: a built-in's inputs follow its params")
 		}
+		if g.Outputs != nil {
+			return sf.errorf("graph.outputs", "outputs go with graph.onnx: a built-in's outputs are its own")
+		}
 		for _, name := range slices.Sorted(mapsKeys(g.Params)) {
 			if err := checkParam(base, name, g.Params[name]); err != nil {
 				return sf.errorf("graph.params."+name, "%v", err)
@@ -801,7 +806,13 @@ func (sf *scenarioFile) importONNX() error {
 	if mf.values, err = parseConsts(strings.Join(consts, ","), m); err != nil {
 		return sf.errorf("graph.consts", "%v", strings.TrimPrefix(err.Error(), "usage: "))
 	}
-	g, err := onnx.Import(m, onnx.Options{Shapes: mf.shapes, Values: mf.values})
+	if sf.Graph.Outputs != nil {
+		if err := checkOutputNames(sf.Graph.Outputs); err != nil {
+			return sf.errorf("graph.outputs", "%v", strings.TrimPrefix(strings.Replace(err.Error(), "-outputs", "the list", 1), "usage: "))
+		}
+		mf.outputs = sf.Graph.Outputs
+	}
+	g, err := onnx.Import(m, mf.options(mf.shapes))
 	if err != nil {
 		return sf.errorf("graph.onnx", "%v", err)
 	}

@@ -483,3 +483,39 @@ func TestZeroDeviceLabel(t *testing.T) {
 		t.Errorf("JSON device %q (%v), want zero", rep.Device, err)
 	}
 }
+
+// TestScenarioFileOutputs: graph.outputs selects an ONNX model's outputs
+// as -outputs does (a scikit-learn classifier's tensors before ZipMap),
+// and a bad list names the field.
+func TestScenarioFileOutputs(t *testing.T) {
+	model, err := filepath.Abs("../../onnx/testdata/opset/e_skl2onnx_zipmap.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ graph, want string }{
+		{"  outputs: [output_label, probabilities]", ""},
+		{"", ":3: graph.onnx: "},
+		{"  outputs: []", ":4: graph.outputs: the list names no tensor"},
+		{"  outputs: [label, label]", `:4: graph.outputs: the list names "label" twice`},
+		{`  outputs: [label, ""]`, ":4: graph.outputs: the list: item 2 is empty"},
+	} {
+		path := filepath.Join(dir, "s.yaml")
+		text := "name: skl\ngraph:\n  onnx: " + model + "\n" + c.graph + "\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errb := runArgs(t, "-scenario-file", path, "-reps", "1", "-mode", "kbk,pipeline", "-q")
+		switch {
+		case c.want == "" && (code != 0 || !strings.Contains(out, "skl")):
+			t.Errorf("%q: exit %d: %s\n%s", c.graph, code, errb, out)
+		case c.want != "" && (code != 2 || !strings.Contains(errb, path+c.want)):
+			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", c.graph, code, errb, path+c.want)
+		}
+	}
+	path := filepath.Join(dir, "b.yaml")
+	os.WriteFile(path, []byte("name: b\ngraph:\n  builtin: decode\n  outputs: [y]\n"), 0o644)
+	if code, _, errb := runArgs(t, "-scenario-file", path, "-q"); code != 2 || !strings.Contains(errb, "graph.outputs: outputs go with graph.onnx") {
+		t.Errorf("outputs of a built-in: exit %d: %s", code, errb)
+	}
+}

@@ -53,3 +53,31 @@ module.exports = [
     outputs: [['y', f]],
   },
 ];
+
+// A scikit-learn classifier as skl2onnx writes it: LinearClassifier, a
+// Normalizer of its scores, and ZipMap turning the probabilities into a
+// sequence of maps, the model's second output. pipert has no maps: the
+// import takes the tensor before ZipMap with Options.Outputs (golden: the
+// label and probabilities onnxruntime computes).
+const ML = 'ai.onnx.ml';
+const seqMap = { sequenceType: { elemType: { mapType: { keyType: 7, valueType: { tensorType: { elemType: 1 } } } } } };
+const tensorOf = (elemType) => ({ tensorType: { elemType } });
+module.exports.push({
+  name: 'e_skl2onnx_zipmap', opset: 15, domains: { [ML]: 1 },
+  inputs: [['float_input', f, [5, 3]]],
+  nodes: [
+    { op: 'LinearClassifier', domain: ML, inputs: ['float_input'], outputs: ['label', 'probability_tensor'], attrs: {
+      coefficients: { floats: [0.5, -1, 0.25, 1, 0.75, -0.5, -0.25, 0.5, 1] }, intercepts: { floats: [0.1, -0.2, 0.3] },
+      classlabels_ints: [0, 1, 2], multi_class: 1, post_transform: 'LOGISTIC' } },
+    { op: 'Normalizer', domain: ML, inputs: ['probability_tensor'], outputs: ['probabilities'], attrs: { norm: 'L1' } },
+  ],
+  outputs: [['label', i64], ['probabilities', f]],
+  tail: {
+    nodes: [
+      { op: 'Cast', inputs: ['label'], outputs: ['output_label'], attrs: { to: 7 } },
+      { op: 'ZipMap', domain: ML, inputs: ['probabilities'], outputs: ['output_probability'], attrs: { classlabels_int64s: [0, 1, 2] } },
+    ],
+    outputs: [['output_label', tensorOf(7)], ['output_probability', seqMap]],
+    fetch: [['output_label', 'label']],
+  },
+});
