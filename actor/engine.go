@@ -741,11 +741,12 @@ func (e *engine) drainResolve(rs *runState, pos int) error {
 
 // traceStage records stage s of node pos.
 func (e *engine) traceStage(s kernel.Stage, pos int, t0, t1 int64) {
-	if !e.a.tr.on() {
+	tr := e.a.tr
+	if !tr.on() {
 		return
 	}
 	if e.r.capture == nil {
-		e.a.tr.stage(s, pos, e.r.args[pos].Flow, t0, t1)
+		tr.stageOn(s, pos, e.r.args[pos].Flow, t0, t1)
 	} else {
 		e.traceReplay(s, pos, t0, t1)
 	}

@@ -131,6 +131,15 @@ func (t *tracer) stage(s kernel.Stage, pos int, flow uint64, t0, t1 int64) {
 	t.stageAs(flowAsUsual, s, pos, flow, t0, t1)
 }
 
+// stageOn is stage for a caller that found t on.
+func (t *tracer) stageOn(s kernel.Stage, pos int, flow uint64, t0, t1 int64) {
+	kind := trace.EvFlowStep
+	if s == kernel.StagePrepare {
+		kind = trace.EvFlowBegin
+	}
+	t.track[s].SliceFlow(t0, t1-t0, t.names[s][pos], kind, flow)
+}
+
 // How a stage slice carries its kernel's flow.
 const (
 	flowAsUsual = iota // begins at prepare, steps through the others

@@ -620,6 +620,19 @@ func (t *Track) SliceFlow(ts, dur int64, name Name, kind EventKind, id uint64) {
 	if t == nil || !t.r.enabled.Load() {
 		return
 	}
+	// The common case, kept free of calls so that it spills nothing.
+	if c := t.cur; c != nil && c.n+2 <= len(c.recs) && t.kind == SliceTrack && kind.IsFlow() {
+		r := c.recs[c.n : c.n+2 : c.n+2]
+		r[0] = record{kind: EvSlice, name: name, ts: ts, arg: uint64(dur)}
+		r[1] = record{kind: kind, arg: id}
+		c.n += 2
+		return
+	}
+	t.sliceFlowSlow(ts, dur, name, kind, id)
+}
+
+// sliceFlowSlow is SliceFlow when t's chunk is full or absent, or on misuse.
+func (t *Track) sliceFlowSlow(ts, dur int64, name Name, kind EventKind, id uint64) {
 	if !kind.IsFlow() || t.kind != SliceTrack {
 		t.r.misused("SliceFlow %v on %v track %q", kind, t.kind, t.name)
 		return
@@ -650,6 +663,17 @@ func (t *Track) Flush() {
 // A kind that does not belong on t's kind of track is a misuse: nothing is
 // recorded.
 func (t *Track) put(kind EventKind, name Name, ts int64, arg uint64) {
+	// The common case, kept free of calls so that it spills nothing.
+	if c := t.cur; c != nil && c.n < len(c.recs) && kind.valid() && specs[kind].Track == t.kind {
+		c.recs[c.n] = record{kind: kind, name: name, ts: ts, arg: arg}
+		c.n++
+		return
+	}
+	t.putSlow(kind, name, ts, arg)
+}
+
+// putSlow is put when t's chunk is full or absent, or on misuse.
+func (t *Track) putSlow(kind EventKind, name Name, ts int64, arg uint64) {
 	if !kind.valid() || specs[kind].Track != t.kind {
 		t.r.misused("%v event on %v track %q", kind, t.kind, t.name)
 		return

@@ -33,6 +33,33 @@ type Observer struct {
 type stream struct {
 	t     *trace.Track
 	names map[string]trace.Name
+	// recent caches names by a cheap hash in front of names: a kernel's
+	// name is its op's, so a graph's few ops hit it, and a hit costs a
+	// string comparison (usually of one pointer) instead of a map lookup.
+	recent [recentSlots]struct {
+		s string
+		n trace.Name
+	}
+}
+
+const recentSlots = 64 // a power of two
+
+// name returns the interned s, interning it with rec the first time.
+func (st *stream) name(rec *trace.Recorder, s string) trace.Name {
+	var h int
+	if len(s) > 0 {
+		h = (len(s)*31 + int(s[0]) + 7*int(s[len(s)-1])) & (recentSlots - 1)
+	}
+	if r := &st.recent[h]; r.n != 0 && r.s == s {
+		return r.n
+	}
+	n, ok := st.names[s]
+	if !ok {
+		n = rec.Intern(s)
+		st.names[s] = n
+	}
+	st.recent[h].s, st.recent[h].n = s, n
+	return n
 }
 
 // New returns an observer recording to rec, naming tracks "<prefix> stream N".
@@ -58,11 +85,7 @@ func (o *Observer) OnWork(w device.Work) {
 		}
 		o.mu.Unlock()
 	}
-	n, ok := st.names[w.Name]
-	if !ok {
-		n = o.rec.Intern(w.Name)
-		st.names[w.Name] = n
-	}
+	n := st.name(o.rec, w.Name)
 	if w.Flow != 0 {
 		st.t.SliceFlow(w.Start, w.End-w.Start, n, trace.EvFlowEnd, w.Flow)
 	} else {

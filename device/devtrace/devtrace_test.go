@@ -2,8 +2,12 @@ package devtrace_test
 
 import (
 	"bytes"
-	"github.com/pipert/pipert/internal/clock"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/pipert/pipert/internal/clock"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
@@ -77,5 +81,45 @@ func TestObserverAllocatesNothingPerEvent(t *testing.T) {
 	var off *devtrace.Observer = devtrace.New(nil, "x")
 	if n := testing.AllocsPerRun(100, func() { off.OnWork(w) }); n != 0 {
 		t.Fatalf("disabled observer: %v allocations", n)
+	}
+}
+
+// TestObserverNames: kernels of many names, some alike in length and in
+// their first and last letters (the name cache's hash) and some built at
+// run time (equal strings at other addresses), each keep their own name.
+func TestObserverNames(t *testing.T) {
+	var buf bytes.Buffer
+	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := devtrace.New(rec, "dev")
+	var want []string
+	for i := range 500 {
+		name := fmt.Sprintf("A%cB", 'a'+i%26) // same length, first and last letter
+		switch i % 3 {
+		case 1:
+			name = fmt.Sprintf("op%d", i%97)
+		case 2:
+			name = strings.Repeat("x", i%7)
+		}
+		want = append(want, name)
+		o.OnWork(device.Work{Kind: "kernel", Name: string([]byte(name)), Start: int64(10 * i), End: int64(10*i + 5)})
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := trace.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range p.Events {
+		if e.Kind == trace.EvSlice {
+			got = append(got, e.Name)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("slice names differ from the kernels':\n got %q\nwant %q", got, want)
 	}
 }
