@@ -383,7 +383,7 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 		t1 := clock.Now()
 		k.busy[s] += time.Duration(t1 - t)
 		e.traceStage(s, pos, t, t1)
-		if s == kernel.StageLaunch {
+		if s == kernel.StageLaunch && tr != nil {
 			tr.memory(e.a.dev, t1)
 		}
 		t = t1
@@ -739,10 +739,17 @@ func (e *engine) drainResolve(rs *runState, pos int) error {
 	})
 }
 
-// traceStage records stage s of node pos.
+// traceStage records stage s of node pos. It inlines to one check when
+// the actor is not traced.
 func (e *engine) traceStage(s kernel.Stage, pos int, t0, t1 int64) {
+	if e.a.tr != nil {
+		e.traceStageOn(s, pos, t0, t1)
+	}
+}
+
+func (e *engine) traceStageOn(s kernel.Stage, pos int, t0, t1 int64) {
 	tr := e.a.tr
-	if !tr.on() {
+	if !tr.rec.Enabled() {
 		return
 	}
 	if e.r.capture == nil {
