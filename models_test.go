@@ -73,6 +73,13 @@ var realModels = []modelCase{
 	{file: "silero-vad-legacy", tol: 5e-5, fold: []string{"sr"}, state: map[string]string{"h": "hn", "c": "cn"}},
 	{file: "silero-vad-legacy", tol: 5e-5, runtimeIf: true, state: map[string]string{"h": "hn", "c": "cn"}},
 	{file: "ppocr-cls", tol: 1e-5},
+	// paddle2onnx at opset 9: an SVTR text recogniser (MatMul attention,
+	// Softmax over 6625 classes).
+	{file: "ppocrv4-rec", tol: 1e-4},
+	// PyTorch's dynamo exporter at opset 18: the LSTM unrolled into Gemm,
+	// Split and Tanh, one If on the sample rate.
+	{file: "silero-vad-op18", tol: 5e-5, fold: []string{"sr"}, state: map[string]string{"state": "stateN"}},
+	{file: "silero-vad-op18", tol: 5e-5, runtimeIf: true, state: map[string]string{"state": "stateN"}},
 }
 
 // TestModelGoldens runs every golden case of the real models in every
