@@ -100,7 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		model     = fs.String("model", "", "run this ONNX model file instead of the built-in scenarios")
 		inputs    = fs.String("input", "", "with -model: comma-separated input shapes to fix at import, name=D1xD2x… (e.g. x=1x3x96x96)")
 		consts    = fs.String("const", "", "with -model: comma-separated scalar inputs to fix to a value at import, name=value (e.g. sr=16000)")
-		outputs   = fs.String("outputs", "", "with -model: comma-separated tensors to take as the graph's outputs instead of the model's (graph outputs or any tensor it computes, e.g. the scores before a classifier's ZipMap); only the nodes they need are imported")
+		outputs   = fs.String("outputs", "", "with -model: comma-separated tensors to take as the graph's outputs instead of the model's (graph outputs or any tensor it computes, e.g. the scores before a classifier's ZipMap); only the nodes they need are imported; write a comma inside a name as \\,")
 		goldenF   = fs.String("golden", "", "with -model: check every case of this golden JSON file (inputs and reference outputs) in every selected mode; exit 1 on a mismatch")
 		tol       = fs.Float64("tol", 1e-4, "with -golden: the largest absolute error accepted")
 		size      = fs.Int64("size", 0, "image side of the ocr scenario, a multiple of 32 (default 640, or 96 with -quick or -real)")

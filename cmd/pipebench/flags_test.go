@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,33 @@ func TestFlagsThatDoNothingAreSaid(t *testing.T) {
 		}
 		if _, _, errb := runArgs(t, append(base, flag, "-q")...); strings.Contains(errb, want) {
 			t.Errorf("%s -q: %q printed", flag, want)
+		}
+	}
+}
+
+// TestParseOutputs: -outputs splits on commas, trims spaces, and takes a
+// comma or backslash escaped by a backslash as part of a name.
+func TestParseOutputs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+		err  string
+	}{
+		{in: "a,b", want: []string{"a", "b"}},
+		{in: " a , b ", want: []string{"a", "b"}},
+		{in: `{"1": "1_minute_timer"\, "2": "x"}`, want: []string{`{"1": "1_minute_timer", "2": "x"}`}},
+		{in: `a\\,b`, want: []string{`a\`, "b"}},
+		{in: `a\b`, want: []string{`a\b`}},
+		{in: "", err: "names no tensor"},
+		{in: "a,", err: "item 2 is empty"},
+		{in: "a,a", err: `names "a" twice`},
+	} {
+		got, err := parseOutputs(c.in)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: %v, want an error saying %s", c.in, err, c.err)
+		case c.err == "" && (err != nil || !slices.Equal(got, c.want)):
+			t.Errorf("%q: %q, %v, want %q", c.in, got, err, c.want)
 		}
 	}
 }

@@ -53,15 +53,30 @@ func checkOutputNames(names []string) error {
 	return nil
 }
 
-// parseOutputs parses "-outputs a,b" (a name is trimmed of spaces).
+// parseOutputs parses "-outputs a,b": names separated by commas, each
+// trimmed of spaces; a comma or backslash inside a name is escaped by a
+// backslash (exporters name tensors freely: "{\"1\": \"timer\"}").
 func parseOutputs(s string) ([]string, error) {
-	var names []string
-	for _, f := range strings.Split(s, ",") {
-		names = append(names, strings.TrimSpace(f))
-	}
 	if strings.TrimSpace(s) == "" {
-		names = nil
+		return nil, checkOutputNames(nil)
 	}
+	var (
+		names []string
+		cur   strings.Builder
+	)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s) && (s[i+1] == ',' || s[i+1] == '\\'):
+			i++
+			cur.WriteByte(s[i])
+		case c == ',':
+			names = append(names, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	names = append(names, strings.TrimSpace(cur.String()))
 	return names, checkOutputNames(names)
 }
 
