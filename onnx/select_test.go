@@ -3,6 +3,7 @@ package onnx_test
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,7 +133,7 @@ func TestSelectOutputs(t *testing.T) {
 				t.Fatalf("outputs %v, %v: %v", c.outs, mode, err)
 			}
 			for i, o := range c.outs {
-				if got := res.Outputs[o]; got == nil || !equalFloats(kernel.Float32s(got.Host), c.want[i]) {
+				if got := res.Outputs[o]; got == nil || !slices.Equal(kernel.Float32s(got.Host), c.want[i]) {
 					t.Errorf("outputs %v, %v: %s = %v, want %v", c.outs, mode, o, got, c.want[i])
 				}
 			}
@@ -155,18 +156,6 @@ func TestSelectOutputs(t *testing.T) {
 	if _, err := onnx.Import(selectModel(), onnx.Options{Outputs: []string{"junk"}}); !errors.Is(err, onnx.ErrUnsupported) || !strings.Contains(err.Error(), "NoSuchOp") {
 		t.Errorf("outputs [junk]: %v, want ErrUnsupported naming NoSuchOp", err)
 	}
-}
-
-func equalFloats(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func boolScalar(v bool) *kernel.Tensor {
