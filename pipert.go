@@ -272,6 +272,17 @@ type Executable struct {
 // The executable keeps its own copy of g (subgraph.Graph.Clone): changing
 // g afterwards changes nothing it does.
 func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
+	return CompileContext(context.Background(), g, opts...)
+}
+
+// CompileContext is Compile waiting for the device only as long as ctx lets
+// it: when ctx ends before the constants are uploaded (a device of the
+// caller's that does not answer, a deadline), what was uploaded is freed
+// and the error wraps ctx.Err().
+func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Executable, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("pipert: compile: %w: nil context", ErrInvalid)
+	}
 	var c Config
 	for _, o := range opts {
 		if o != nil {
@@ -320,7 +331,7 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 				m.Release()
 			}
 		}()
-		h, err := heterog.Compile(g, rc, m)
+		h, err := heterog.CompileContext(ctx, g, rc, m)
 		returned = true
 		if err != nil {
 			m.Release()
@@ -332,7 +343,7 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	if err != nil {
 		return fail(err)
 	}
-	act, err := actor.New(checked, rc, actor.Options{})
+	act, err := actor.NewContext(ctx, checked, rc, actor.Options{})
 	if err != nil {
 		return fail(err)
 	}

@@ -119,7 +119,7 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 		return p, nil
 	}
 	if e.second == nil {
-		a, err := actor.New(e.checked, e.rcfg, actor.Options{Name: e.laneName()})
+		a, err := actor.NewContext(ctx, e.checked, e.rcfg, actor.Options{Name: e.laneName()})
 		if err != nil {
 			return nil, fmt.Errorf("pipert: submit: %w", err)
 		}

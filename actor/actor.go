@@ -59,6 +59,16 @@ type SuperKernelActor struct {
 // New lowers a validated graph for cfg (checked here if it was not).
 // Constants are uploaded now and stay resident until Close.
 func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, error) {
+	return NewContext(context.Background(), c, cfg, opt)
+}
+
+// NewContext is New waiting for the constants' upload only as long as ctx
+// lets it: when ctx ends first, what was uploaded is freed and the error
+// wraps ctx.Err().
+func NewContext(ctx context.Context, c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, error) {
+	if ctx == nil {
+		return nil, errors.New("actor: nil context")
+	}
 	cfg, err := cfg.Check()
 	if err != nil {
 		return nil, err
@@ -110,7 +120,7 @@ func New(c *subgraph.Checked, cfg plan.Config, opt Options) (*SuperKernelActor, 
 			a.Close()
 		}
 	}()
-	if err := a.r.uploadConsts(); err != nil {
+	if err := a.r.uploadConsts(ctx); err != nil {
 		a.Close()
 		returned = true
 		return nil, err
@@ -269,7 +279,7 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 			}
 		}
 	}
-	if err := a.r.ensureDevice(); err != nil {
+	if err := a.r.ensureDevice(ctx); err != nil {
 		return nil, plan.Stats{}, fmt.Errorf("actor: %w", err)
 	}
 	if a.eng == nil {

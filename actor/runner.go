@@ -248,22 +248,22 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 // uploadConsts copies the graph's constants to the device; they stay there
 // until releaseConsts. After a failed upload, releaseConsts then
 // uploadConsts again.
-func (r *KernelRunner) uploadConsts() error {
-	if err := r.uploadConsts1(); err != nil {
+func (r *KernelRunner) uploadConsts(ctx context.Context) error {
+	if err := r.uploadConsts1(ctx); err != nil {
 		return err
 	}
 	r.constsUp = true
 	return nil
 }
 
-func (r *KernelRunner) uploadConsts1() (err error) {
+func (r *KernelRunner) uploadConsts1(ctx context.Context) (err error) {
 	defer devicePanic(&err)
 	for i, s := range r.prog.consts {
 		if err := r.place(s, r.prog.constVals[i], r.stream); err != nil {
 			return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)
 		}
 	}
-	return r.stream.Synchronize(context.Background())
+	return r.stream.Synchronize(ctx)
 }
 
 // place gives slot s the dtype, shape and contents of src: device memory,
@@ -302,8 +302,9 @@ func (r *KernelRunner) releaseConsts() error {
 // ensureDevice makes the device hold what the runner keeps there between
 // runs: after a device reset (a new device.Epocher epoch) every buffer is
 // gone and is forgotten, not freed; then the constants are uploaded again
-// if they are not all there. It runs on goroutine 0 before a run.
-func (r *KernelRunner) ensureDevice() error {
+// if they are not all there, waiting as long as ctx lets it. It runs on
+// goroutine 0 before a run.
+func (r *KernelRunner) ensureDevice(ctx context.Context) error {
 	if ep, ok := r.dev.(device.Epocher); ok {
 		if e := ep.Epoch(); e != r.epoch {
 			r.forgetDevice()
@@ -316,7 +317,7 @@ func (r *KernelRunner) ensureDevice() error {
 	if err := r.releaseConsts(); err != nil {
 		return err
 	}
-	return r.uploadConsts()
+	return r.uploadConsts(ctx)
 }
 
 // forgetDevice drops every buffer the runner holds without freeing it:

@@ -46,7 +46,7 @@ func TestRunnerStepByStep(t *testing.T) {
 	}
 	mem := new(Memory)
 	r := newRunner(p, dev, mem, 1)
-	if err := r.uploadConsts(); err != nil {
+	if err := r.uploadConsts(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	in := kernel.FromFloat32([]float32{3, -1, 2, 3, -5, 2}, 3, 2)

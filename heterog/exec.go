@@ -121,6 +121,16 @@ type source struct {
 // now. The device parts run in cfg's mode and barrier policy (Mode zero:
 // Pipeline); CPU parts run kernel by kernel.
 func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error) {
+	return CompileContext(context.Background(), g, cfg, m)
+}
+
+// CompileContext is Compile waiting for the constants' upload only as long
+// as ctx lets it: when ctx ends first, what was uploaded is freed and the
+// error wraps ctx.Err().
+func CompileContext(ctx context.Context, g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error) {
+	if ctx == nil {
+		return nil, errors.New("heterog: compile: nil context")
+	}
 	if cfg.Placement == nil {
 		cfg.Placement = Labels()
 	}
@@ -175,7 +185,7 @@ func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error
 			e.Close() // a device's runtime.Goexit: free the parts compiled
 		}
 	}()
-	if err := e.compileParts(c); err != nil {
+	if err := e.compileParts(ctx, c); err != nil {
 		e.Close()
 		returned = true
 		return nil, err
@@ -186,12 +196,12 @@ func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error
 
 // compileParts builds the actors of the configured schedule; a panic of
 // the device's code is the error.
-func (e *Executable) compileParts(c *subgraph.Checked) (err error) {
+func (e *Executable) compileParts(ctx context.Context, c *subgraph.Checked) (err error) {
 	defer devicePanic("compile", &err)
 	if e.cfg.Schedule == Serial {
-		return e.compileSerial(c)
+		return e.compileSerial(ctx, c)
 	}
-	return e.compileConcurrent(c)
+	return e.compileConcurrent(ctx, c)
 }
 
 // devicePanic turns a panic of the device's code on the calling goroutine
@@ -260,7 +270,7 @@ func (e *Executable) traceName(name string) string {
 	return name
 }
 
-func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
+func (e *Executable) compileConcurrent(ctx context.Context, c *subgraph.Checked) error {
 	part, err := subgraph.Partition(c, func(i int) subgraph.Placement { return e.place[i] },
 		func(p subgraph.Placement) bool { return p == subgraph.OnCPU })
 	if err != nil {
@@ -340,7 +350,7 @@ func (e *Executable) compileConcurrent(c *subgraph.Checked) error {
 				}
 			}
 		}
-		if pr.act, err = actor.New(pc, e.cfg, ao); err != nil {
+		if pr.act, err = actor.NewContext(ctx, pc, e.cfg, ao); err != nil {
 			return fmt.Errorf("heterog: compile: part %d: %w", k, err)
 		}
 		pr.src = make([]source, len(pt.Graph.Inputs))
@@ -516,7 +526,7 @@ func (e *Executable) finished(k int, outs []*kernel.Tensor, st plan.Stats, xfer 
 	}
 }
 
-func (e *Executable) compileSerial(c *subgraph.Checked) error {
+func (e *Executable) compileSerial(ctx context.Context, c *subgraph.Checked) error {
 	g := c.Graph
 	_, mapped := e.accel.(host.Mapper)
 	prof := e.accel.Profile()
@@ -552,7 +562,7 @@ func (e *Executable) compileSerial(c *subgraph.Checked) error {
 		e.outAt[i] = source{name: name, part: 0, out: i}
 	}
 	var err error
-	e.single, err = actor.New(c, e.cfg, actor.Options{Memory: &e.mem, Device: e.accel, Name: e.traceName(g.Name),
+	e.single, err = actor.NewContext(ctx, c, e.cfg, actor.Options{Memory: &e.mem, Device: e.accel, Name: e.traceName(g.Name),
 		Costs: e.costs(c, func(i int) bool { return e.place[i] == subgraph.OnCPU })})
 	if err != nil {
 		return fmt.Errorf("heterog: compile: %w", err)

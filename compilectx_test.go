@@ -1,0 +1,81 @@
+package pipert_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/actor"
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/heterog"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// stuckDevice is a device whose streams never finish synchronising: a
+// caller's device that stopped answering. Synchronize returns only when
+// its context ends.
+type stuckDevice struct{ device.Device }
+
+func (d stuckDevice) NewStream() device.Stream { return stuckStream{d.Device.NewStream()} }
+
+type stuckStream struct{ device.Stream }
+
+func (stuckStream) Synchronize(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestCompileContext: with a device that never finishes the constants'
+// upload, CompileContext returns when its context ends, with an error
+// wrapping the context's, having freed what it uploaded, for one actor
+// and for heterogeneous parts; a nil context is ErrInvalid.
+func TestCompileContext(t *testing.T) {
+	b := subgraph.NewBuilder("consts")
+	x := b.Input("x", kernel.Float32, 4, 4)
+	w := b.Const("w", kernel.FromFloat32(make([]float32, 16), 4, 4))
+	b.Output(b.Op("ReLU", b.Op("MatMul", x, w)))
+	g := b.Graph()
+	for _, c := range []struct {
+		name string
+		opts []pipert.Option
+	}{
+		{"pipeline", []pipert.Option{pipert.WithMode(pipert.Pipeline)}},
+		{"kbk", []pipert.Option{pipert.WithMode(pipert.KBK)}},
+		{"heterogeneous", []pipert.Option{pipert.WithHeterogeneous(heterog.Size{Elements: 1})}},
+	} {
+		sim, err := device.NewSim(device.SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		exe, err := pipert.CompileContext(ctx, g, append(c.opts, pipert.WithDevice(stuckDevice{sim}))...)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || exe != nil {
+			t.Errorf("%s: %v, want an error wrapping context.DeadlineExceeded", c.name, err)
+		}
+		if n := sim.Stats().MemInUse; n != 0 {
+			t.Errorf("%s: %d device bytes left in use", c.name, n)
+		}
+	}
+	//lint:ignore SA1012 a nil context is the misuse under test
+	if _, err := pipert.CompileContext(nil, g); !errors.Is(err, pipert.ErrInvalid) {
+		t.Errorf("nil context: %v, want ErrInvalid", err)
+	}
+	c, err := subgraph.Validate(g, ops.Builtins())
+	if err != nil {
+		t.Fatal(err)
+	}
+	//lint:ignore SA1012 a nil context is the misuse under test
+	if _, err := actor.NewContext(nil, c, plan.Config{}, actor.Options{}); err == nil {
+		t.Error("actor.NewContext with a nil context: no error")
+	}
+	//lint:ignore SA1012 a nil context is the misuse under test
+	if _, err := heterog.CompileContext(nil, g, plan.Config{}, nil); err == nil {
+		t.Error("heterog.CompileContext with a nil context: no error")
+	}
+}
