@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/kernel"
@@ -62,6 +63,30 @@ func ExampleLoadONNX() {
 	}
 	fmt.Println(kernel.Float32s(res.Outputs["y"].Host))
 	// Output: [0 2 0]
+}
+
+// ExampleCompileContext bounds Compile (which uploads the constants to
+// the device) by a deadline, as a caller whose device may stop answering
+// does.
+func ExampleCompileContext() {
+	b := subgraph.NewBuilder("bounded")
+	x := b.Input("x", kernel.Float32, 2)
+	b.Output(b.Op("Add", x, b.Const("one", kernel.FromFloat32([]float32{1, 1}, 2))))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	exe, err := pipert.CompileContext(ctx, b.Graph())
+	if err != nil {
+		fmt.Println(err) // wraps context.DeadlineExceeded if the device did not answer in time
+		return
+	}
+	defer exe.Close()
+	res, err := exe.Run(ctx, map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2}, 2)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(kernel.Float32s(res.Outputs[b.Graph().Outputs[0]].Host))
+	// Output: [2 3]
 }
 
 // ExampleWithOutputs imports a scikit-learn classifier as skl2onnx writes
