@@ -1588,7 +1588,7 @@ func qMatMul(A, B *kernel.Tensor, za int64, zb func(bBatch, j int64) int64, f fu
 	outBatch := make(kernel.Shape, ob)
 	batch := int64(1)
 	for i := range ob {
-		outBatch[i] = max(abatch[i], bbatch[i])
+		outBatch[i] = broadcastDim(abatch[i], bbatch[i])
 		batch *= outBatch[i]
 	}
 	ab, bb := A.Data(), B.Data()

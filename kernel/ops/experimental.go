@@ -186,6 +186,10 @@ func newImageScaler(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if int64(len(bias)) != x.Shape[1] {
 			return fmt.Errorf("%d biases for %d channels", len(bias), x.Shape[1])
 		}
+		if x.NumElements() == 0 && x.Shape[:4].NumElements() != 0 {
+			// onnxruntime would read N·C·H·W elements past an empty input.
+			return fmt.Errorf("input %v has no elements for the [N,C,H,W] output %v", x.Shape, x.Shape[:4])
+		}
 		setShape(out[0], x.Shape[:4], x.DType)
 		return nil
 	}

@@ -115,6 +115,19 @@ func newPerAxis(t *kernel.Tensor, name string, n int64, dts ...kernel.DType) (pe
 	return perAxis{}, fmt.Errorf("input %s %v: want one element or %d", name, t.Shape, n)
 }
 
+// requiredPerAxis is newPerAxis for an input that must be given: an empty
+// one (the encoding of an omitted input) is an error.
+func requiredPerAxis(t *kernel.Tensor, name string, n int64, dts ...kernel.DType) error {
+	if t == nil || t.NumElements() == 0 {
+		if n == 1 {
+			return fmt.Errorf("input %s is empty or absent: want one element", name)
+		}
+		return fmt.Errorf("input %s is empty or absent: want one element or %d", name, n)
+	}
+	_, err := newPerAxis(t, name, n, dts...)
+	return err
+}
+
 // at returns the value for index i (0 when absent).
 func (p perAxis) at(i int64) float64 {
 	if p.t == nil {
@@ -205,11 +218,11 @@ func newMatMulInteger(linear bool) kernel.Factory {
 					name string
 					n    int64
 				}{{1, "a_scale", m}, {4, "b_scale", n}, {6, "y_scale", 1}} {
-					if _, err := newPerAxis(in[c.i], c.name, c.n, kernel.Float32); err != nil {
+					if err := requiredPerAxis(in[c.i], c.name, c.n, kernel.Float32); err != nil {
 						return err
 					}
 				}
-				if err := dtypeIn(in[7], "y_zero_point", qTypes...); err != nil {
+				if err := requiredPerAxis(in[7], "y_zero_point", 1, qTypes...); err != nil {
 					return err
 				}
 				dt = in[7].DType
@@ -237,7 +250,7 @@ func newMatMulInteger(linear bool) kernel.Factory {
 			outBatch := make(kernel.Shape, ob)
 			abatch, bbatch := batchOf(A.Shape, ra, ob), batchOf(B.Shape, rb, ob)
 			for i := range ob {
-				outBatch[i] = max(abatch[i], bbatch[i])
+				outBatch[i] = broadcastDim(abatch[i], bbatch[i])
 			}
 			if int64(cap(acc)) < m*n {
 				acc = make([]int64, m*n)
@@ -360,11 +373,11 @@ func newConvInteger(linear bool) kernel.Factory {
 					name string
 					n    int64
 				}{{1, "x_scale", 1}, {4, "w_scale", g.m}, {6, "y_scale", 1}} {
-					if _, err := newPerAxis(in[s.i], s.name, s.n, kernel.Float32); err != nil {
+					if err := requiredPerAxis(in[s.i], s.name, s.n, kernel.Float32); err != nil {
 						return g, err
 					}
 				}
-				if err := dtypeIn(in[7], "y_zero_point", qTypes...); err != nil {
+				if err := requiredPerAxis(in[7], "y_zero_point", 1, qTypes...); err != nil {
 					return g, err
 				}
 				if b := input(in, 8); b != nil && b.NumElements() > 0 {

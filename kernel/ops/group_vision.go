@@ -285,7 +285,8 @@ func (k *nms) outputShapes(a *kernel.Args) ([]kernel.Shape, error) {
 // (x, y then z): "linear" is then trilinear, over the eight neighbours;
 // "cubic" takes 4-D input only, as in onnxruntime. Other ranks are
 // refused. "cubic" with "border" clamps the pixels only, not the point
-// (before opset 20 both, as ONNX's reference implementation does).
+// (before opset 20 both, as ONNX's reference implementation does). An X
+// with an empty spatial axis is refused: there is no pixel to sample.
 func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 	opset, err := attrs.Opset(17)
 	if err != nil {
@@ -351,6 +352,10 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		if r == 5 && mode == "cubic" {
 			return fmt.Errorf("mode cubic takes 4-D input, X is %v (onnxruntime has no 5-D cubic)", x.Shape)
+		}
+		if x.Shape[2:].NumElements() == 0 {
+			// No pixel to sample or to pad from (PyTorch refuses it too).
+			return fmt.Errorf("input X %v has an empty spatial axis: nothing to sample", x.Shape)
 		}
 		s := append(kernel.Shape{x.Shape[0], x.Shape[1]}, g.Shape[1:r-1]...)
 		setShape(out[0], s, x.DType)
@@ -645,7 +650,8 @@ func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 							for ix := range gw {
 								xx := x1 + mul64(float64(pw), bw) + mul64(float64(ix)+0.5, bw)/float64(gw)
 								var v [4]float64
-								if !(yy < -1 || yy > float64(h) || xx < -1 || xx > float64(w)) {
+								// An image with an empty axis has no pixel: its samples are 0.
+								if h > 0 && w > 0 && !(yy < -1 || yy > float64(h) || xx < -1 || xx > float64(w)) {
 									wts, pos := bilinear(yy, xx, h, w)
 									for q := range 4 {
 										v[q] = wts[q] * loadF(x.DType, xb, img+pos[q])

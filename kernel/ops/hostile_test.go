@@ -41,9 +41,36 @@ func TestHostileShapes(t *testing.T) {
 		{"ScatterND", nil, []*kernel.Tensor{f32(shp(4)), i64(shp(1, 1), 9), f32(shp(1))}},
 		{"GatherElements", nil, []*kernel.Tensor{f32(shp(2, 2)), i64(shp(2, 2), 0, 5, 1, 0)}},
 		{"Mod", nil, []*kernel.Tensor{i64(shp(2), 1, 2), i64(shp(2), 0, 1)}},
+		// Labels beyond the operand's rank, around an ellipsis.
+		{"Einsum", kernel.Attrs{"equation": "...ii->...i"}, []*kernel.Tensor{f32(shp(2))}},
+		{"Einsum", kernel.Attrs{"equation": "...ii->...i"}, []*kernel.Tensor{f32(shp())}},
+		{"Einsum", kernel.Attrs{"equation": "...ij,jk->...ik"}, []*kernel.Tensor{f32(shp(2)), f32(shp(2, 2))}},
+		// Empty operands where a value is needed.
+		{"GridSample", nil, []*kernel.Tensor{f32(shp(1, 1, 2, 0)), f32(shp(1, 1, 1, 2), 0.25, -0.5)}},
+		{"GridSample", kernel.Attrs{"padding_mode": "border"}, []*kernel.Tensor{f32(shp(1, 1, 0, 2)), f32(shp(1, 1, 1, 2), 0.25, -0.5)}},
+		{"ImageScaler", kernel.Attrs{"bias": []float64{0.5, 2.5}}, []*kernel.Tensor{f32(shp(1, 2, 2, 2, 0))}},
+		{"QLinearMatMul", nil, qlinearMatMulOperands(1, f32(shp(0)))},
+		{"QLinearMatMul", nil, qlinearMatMulOperands(7, u8t(shp(0)))},
+		{"QLinearMatMul", nil, qlinearMatMulOperands(6, f32(shp(0)))},
+		{"QLinearConv", nil, []*kernel.Tensor{u8t(shp(1, 1, 2, 2), 1, 2, 3, 4), f32(shp(), 0.5), u8t(shp()), u8t(shp(1, 1, 1, 1), 2), f32(shp(0)), u8t(shp(1)), f32(shp(), 0.25), u8t(shp())}},
 	} {
 		if _, err := runOp(c.op, c.attrs, c.in...); err == nil {
 			t.Errorf("%s %v on %v: no error", c.op, c.attrs, c.in)
 		}
 	}
+}
+
+// u8t is a uint8 tensor of shape with values v (zeros when none).
+func u8t(shape []int64, v ...byte) *kernel.Tensor {
+	t := kernel.New(kernel.Uint8, shape...)
+	copy(t.Host, v)
+	return t
+}
+
+// qlinearMatMulOperands are QLinearMatMul's eight operands on 2×2 uint8
+// matrices, per-tensor parameters, with operand i replaced by t.
+func qlinearMatMulOperands(i int, t *kernel.Tensor) []*kernel.Tensor {
+	in := []*kernel.Tensor{u8t(shp(2, 2), 1, 2, 3, 4), f32(shp(1), 0.5), u8t(shp(1)), u8t(shp(2, 2), 1, 0, 0, 1), f32(shp(1), 0.5), u8t(shp(1)), f32(shp(1), 0.25), u8t(shp(1))}
+	in[i] = t
+	return in
 }

@@ -1619,6 +1619,9 @@ func (k *einsum) parse(in []*kernel.Tensor) ([]int64, error) {
 		letters := strings.Count(strings.ReplaceAll(term, "...", ""), "")
 		letters--
 		if strings.Contains(term, "...") {
+			if in[i].Shape.Rank() < letters {
+				return nil, fmt.Errorf("equation term %q has %d indices besides \"...\", input %d has rank %d", term, letters, i, in[i].Shape.Rank())
+			}
 			ell = max(ell, in[i].Shape.Rank()-letters)
 		} else if letters != in[i].Shape.Rank() {
 			return nil, fmt.Errorf("equation term %q has %d indices, input %d has rank %d", term, letters, i, in[i].Shape.Rank())

@@ -249,6 +249,15 @@ func bcastStrides(dst []int64, in, out kernel.Shape, unit int64) error {
 	return nil
 }
 
+// broadcastDim is the numpy broadcast of two dimensions known to
+// broadcast: the one that is not 1 (0 with 1 is 0, not max's 1).
+func broadcastDim(a, b int64) int64 {
+	if a == 1 {
+		return b
+	}
+	return a
+}
+
 // broadcastDims writes the numpy broadcast of a and b into dst, which has
 // length max(len(a), len(b)).
 func broadcastDims(dst []int64, a, b kernel.Shape) error {
