@@ -852,6 +852,7 @@ type nhwcMaxPool struct {
 	w                       window
 	ceil                    bool
 	padB, out, in, tap, pos []int64 // per spatial axis; reused
+	tlo, thi                []int64 // the taps inside the input, per axis; reused
 }
 
 func newNhwcMaxPool(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -883,7 +884,8 @@ func newNhwcMaxPool(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &nhwcMaxPool{w: w, ceil: ceil, padB: make([]int64, nd), out: make([]int64, nd), in: make([]int64, nd), tap: make([]int64, nd), pos: make([]int64, nd)}
+	k := &nhwcMaxPool{w: w, ceil: ceil, padB: make([]int64, nd), out: make([]int64, nd), in: make([]int64, nd), tap: make([]int64, nd), pos: make([]int64, nd),
+		tlo: make([]int64, nd), thi: make([]int64, nd)}
 	return newKernel(sig{op: "NhwcMaxPool", minIn: 1, maxIn: 1, nOut: 1}, k), nil
 }
 
@@ -956,11 +958,12 @@ func (k *nhwcMaxPool) resize(in, out []*kernel.Tensor, e *encoder) (int64, error
 }
 
 func (k *nhwcMaxPool) cost(in, out []*kernel.Tensor) device.Cost {
-	taps := int64(1)
-	for _, v := range k.w.kernel {
-		taps *= v
+	// The taps inside the input: at most the kernel's and the input's.
+	taps := 1.0
+	for i, v := range k.w.kernel {
+		taps *= float64(min(v, in[0].Shape[1+i]))
 	}
-	return device.Cost{FLOPs: float64(out[0].NumElements() * taps), Bytes: float64(in[0].Bytes() + out[0].Bytes())}
+	return device.Cost{FLOPs: float64(out[0].NumElements()) * taps, Bytes: float64(in[0].Bytes() + out[0].Bytes())}
 }
 
 func (k *nhwcMaxPool) compute(a *kernel.Args) error {
@@ -975,34 +978,49 @@ func (k *nhwcMaxPool) compute(a *kernel.Args) error {
 	c := x.Shape[nd+1]
 	lo, _ := x.DType.IntRange()
 	xb, yb := x.Data(), y.Data()
-	ip, op, taps := int64(1), int64(1), int64(1)
+	ip, op := int64(1), int64(1)
 	for i := range nd {
-		ip, op, taps = ip*k.in[i], op*k.out[i], taps*k.w.kernel[i]
+		ip, op = ip*k.in[i], op*k.out[i]
 	}
 	for n := range x.Shape[0] {
 		for o := range op {
-			// The output position, last axis fastest.
-			rem := o
+			// The output position, last axis fastest, and on each axis
+			// the taps t with 0 ≤ base + t·d < in: the others read the
+			// padding, the type's minimum, which a max does not need.
+			rem, empty := o, false
 			for i := nd - 1; i >= 0; i-- {
 				k.pos[i], rem = rem%k.out[i], rem/k.out[i]
+				d := attrAt(k.w.dilations, i, 1)
+				base := k.pos[i]*attrAt(k.w.strides, i, 1) - k.padB[i]
+				k.tlo[i], k.thi[i] = 0, k.w.kernel[i]
+				if base < 0 {
+					k.tlo[i] = (-base + d - 1) / d
+				}
+				if lim := (k.in[i] - base + d - 1) / d; lim < k.thi[i] {
+					k.thi[i] = lim
+				}
+				empty = empty || k.tlo[i] >= k.thi[i]
 			}
 			for ch := range c {
 				best := lo
-				for t := range taps {
-					rem, at, inside := t, int64(0), true
-					for i := nd - 1; i >= 0; i-- {
-						k.tap[i], rem = rem%k.w.kernel[i], rem/k.w.kernel[i]
-					}
-					for i := range nd {
-						p := k.pos[i]*attrAt(k.w.strides, i, 1) - k.padB[i] + k.tap[i]*attrAt(k.w.dilations, i, 1)
-						if p < 0 || p >= k.in[i] {
-							inside = false
+				if !empty {
+					copy(k.tap, k.tlo)
+					for {
+						at := int64(0)
+						for i := range nd {
+							at = at*k.in[i] + k.pos[i]*attrAt(k.w.strides, i, 1) - k.padB[i] + k.tap[i]*attrAt(k.w.dilations, i, 1)
+						}
+						best = max(best, loadI(x.DType, xb, (n*ip+at)*c+ch))
+						i := nd - 1
+						for ; i >= 0; i-- { // the next tap, last axis fastest
+							if k.tap[i]++; k.tap[i] < k.thi[i] {
+								break
+							}
+							k.tap[i] = k.tlo[i]
+						}
+						if i < 0 {
 							break
 						}
-						at = at*k.in[i] + p
-					}
-					if inside {
-						best = max(best, loadI(x.DType, xb, (n*ip+at)*c+ch))
 					}
 				}
 				storeI(y.DType, yb, (n*op+o)*c+ch, best)

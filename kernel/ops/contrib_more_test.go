@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -417,4 +418,107 @@ func TestContribInverse(t *testing.T) {
 	if _, err := Builtins().New("Inverse", kernel.Attrs{"axis": int64(0)}); err == nil {
 		t.Error("Inverse takes an attribute")
 	}
+}
+
+// TestNhwcMaxPoolAgainstEveryTap compares NhwcMaxPool, which visits only
+// the taps inside the input, with a reference that visits every tap of
+// the window (a tap in the padding reads the type's minimum), on random
+// shapes, kernels, strides, dilations, pads, auto_pad and ceil_mode; and
+// checks that a window far larger than the input costs no more than the
+// input (it took forever when every tap was visited).
+func TestNhwcMaxPoolAgainstEveryTap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	compared := 0
+	for c := range 400 {
+		nd := 1 + rng.IntN(2)
+		shape := []int64{1 + rng.Int64N(2)}
+		kern, strides, dils, pads := make([]int64, nd), make([]int64, nd), make([]int64, nd), make([]int64, 2*nd)
+		for i := range nd {
+			shape = append(shape, 1+rng.Int64N(6))
+			kern[i], strides[i], dils[i] = 1+rng.Int64N(4), 1+rng.Int64N(3), 1+rng.Int64N(2)
+			pads[i], pads[nd+i] = rng.Int64N(kern[i]), rng.Int64N(kern[i])
+		}
+		shape = append(shape, 1+rng.Int64N(3))
+		attrs := kernel.Attrs{"kernel_shape": kern, "strides": strides, "dilations": dils}
+		switch rng.IntN(4) {
+		case 0:
+			attrs["pads"] = pads
+		case 1:
+			attrs["auto_pad"] = "SAME_UPPER"
+		case 2:
+			attrs["auto_pad"] = "SAME_LOWER"
+		}
+		if rng.IntN(2) == 0 {
+			attrs["ceil_mode"] = int64(1)
+		}
+		x := kernel.New(kernel.Int8, shape...)
+		for i := range x.Host {
+			x.Host[i] = byte(rng.IntN(256))
+		}
+		out, err := runOp("NhwcMaxPool", attrs, x)
+		if err != nil {
+			continue // a window that does not fit: an error either way
+		}
+		k, err := newNhwcMaxPool(attrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := k.(*opKernel).impl.(*nhwcMaxPool)
+		if err := p.geometry(x); err != nil {
+			t.Fatal(err)
+		}
+		want := everyTapMaxPool(p, x)
+		if got := out[0].Data()[:out[0].Bytes()]; string(got) != string(want) {
+			t.Fatalf("case %d: %v on %v: %v, want %v", c, attrs, x.Shape, got, want)
+		}
+		compared++
+	}
+	if compared < 200 {
+		t.Fatalf("only %d of 400 random windows fit their inputs", compared)
+	}
+	huge := kernel.Attrs{"kernel_shape": []int64{1 << 40}, "strides": []int64{2}, "auto_pad": "SAME_LOWER"}
+	checkValues(t, "huge window", mustRun(t, "NhwcMaxPool", huge, tensor(kernel.Int8, shp(1, 3, 1), 1, -5, 7)), shp(1, 2, 1), []float64{7, 7})
+}
+
+// everyTapMaxPool is NhwcMaxPool over every tap of every window, with the
+// geometry p holds.
+func everyTapMaxPool(p *nhwcMaxPool, x *kernel.Tensor) []byte {
+	nd := len(p.w.kernel)
+	c := x.Shape[nd+1]
+	ip, op, taps := int64(1), int64(1), int64(1)
+	for i := range nd {
+		ip, op, taps = ip*p.in[i], op*p.out[i], taps*p.w.kernel[i]
+	}
+	y := make([]byte, x.Shape[0]*op*c)
+	pos, tap := make([]int64, nd), make([]int64, nd)
+	for n := range x.Shape[0] {
+		for o := range op {
+			rem := o
+			for i := nd - 1; i >= 0; i-- {
+				pos[i], rem = rem%p.out[i], rem/p.out[i]
+			}
+			for ch := range c {
+				best := int8(-128)
+				for t := range taps {
+					rem, at, inside := t, int64(0), true
+					for i := nd - 1; i >= 0; i-- {
+						tap[i], rem = rem%p.w.kernel[i], rem/p.w.kernel[i]
+					}
+					for i := range nd {
+						q := pos[i]*attrAt(p.w.strides, i, 1) - p.padB[i] + tap[i]*attrAt(p.w.dilations, i, 1)
+						if q < 0 || q >= p.in[i] {
+							inside = false
+							break
+						}
+						at = at*p.in[i] + q
+					}
+					if inside {
+						best = max(best, int8(x.Host[(n*ip+at)*c+ch]))
+					}
+				}
+				y[(n*op+o)*c+ch] = byte(best)
+			}
+		}
+	}
+	return y
 }
