@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -73,4 +74,34 @@ func qlinearMatMulOperands(i int, t *kernel.Tensor) []*kernel.Tensor {
 	in := []*kernel.Tensor{u8t(shp(2, 2), 1, 2, 3, 4), f32(shp(1), 0.5), u8t(shp(1)), u8t(shp(2, 2), 1, 0, 0, 1), f32(shp(1), 0.5), u8t(shp(1)), f32(shp(1), 0.25), u8t(shp(1))}
 	in[i] = t
 	return in
+}
+
+// TestWindowBeyondTiling: a window size, stride or dilation, or a spatial
+// dimension, beyond what a tiling holds is an error naming it at
+// InferShape, not an internal tiling error at launch.
+func TestWindowBeyondTiling(t *testing.T) {
+	x := f32(shp(1, 1, 9))
+	for _, c := range []struct {
+		op    string
+		attrs kernel.Attrs
+		x     *kernel.Tensor
+		want  string
+	}{
+		{"MaxPool", kernel.Attrs{"kernel_shape": []int64{1<<31 + 1}, "auto_pad": "SAME_UPPER"}, x, "kernel_shape [2147483649]: a value above 2^31"},
+		{"AveragePool", kernel.Attrs{"kernel_shape": []int64{3}, "strides": []int64{1<<31 + 1}}, x, "strides [2147483649]: a value above 2^31"},
+		{"LpPool", kernel.Attrs{"kernel_shape": []int64{1<<31 + 1}, "auto_pad": "SAME_LOWER"}, x, "kernel_shape [2147483649]: a value above 2^31"},
+		{"MaxPool", kernel.Attrs{"kernel_shape": []int64{1}}, kernel.Virtual(kernel.Float32, 1, 1, 1<<31+1), "a spatial dimension above 2^31"},
+	} {
+		k, err := Builtins().New(c.op, c.attrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []*kernel.Tensor{{}, {}}
+		_, _, n := k.Arity()
+		if err := k.InferShape([]*kernel.Tensor{c.x}, out[:n]); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %v: InferShape: %v, want an error saying %s", c.op, c.attrs, err, c.want)
+		}
+	}
+	// At the bound, the window runs.
+	mustRun(t, "MaxPool", kernel.Attrs{"kernel_shape": []int64{1 << 31}, "auto_pad": "SAME_UPPER"}, x)
 }

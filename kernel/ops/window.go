@@ -98,9 +98,18 @@ func (w *window) spatial(x kernel.Shape, kshape []int64) (geom, error) {
 	if kshape == nil {
 		return g, fmt.Errorf("attribute kernel_shape is required")
 	}
-	for name, v := range map[string][]int64{"kernel_shape": kshape, "strides": w.strides, "dilations": w.dilations} {
-		if v != nil && len(v) != g.nd {
-			return g, fmt.Errorf("%s %v: want %d values for input %v", name, v, g.nd, x)
+	for _, a := range [...]struct {
+		name string
+		v    []int64
+	}{{"kernel_shape", kshape}, {"strides", w.strides}, {"dilations", w.dilations}} {
+		if a.v != nil && len(a.v) != g.nd {
+			return g, fmt.Errorf("%s %v: want %d values for input %v", a.name, a.v, g.nd, x)
+		}
+		for _, d := range a.v {
+			if d > maxWindow {
+				// The tiling's words hold at most this (readGeom).
+				return g, fmt.Errorf("%s %v: a value above 2^31", a.name, a.v)
+			}
 		}
 	}
 	if w.pads != nil && len(w.pads) != 2*g.nd {
@@ -109,6 +118,9 @@ func (w *window) spatial(x kernel.Shape, kshape []int64) (geom, error) {
 	g.in, g.k, g.out, g.stride, g.dil = dims3{1, 1, 1}, dims3{1, 1, 1}, dims3{1, 1, 1}, dims3{1, 1, 1}, dims3{1, 1, 1}
 	off := 3 - g.nd
 	for i := range g.nd {
+		if x[2+i] > maxWindow {
+			return g, fmt.Errorf("input X has shape %v: a spatial dimension above 2^31", x)
+		}
 		g.in[off+i] = x[2+i]
 		g.k[off+i] = kshape[i]
 		g.stride[off+i] = attrAt(w.strides, i, 1)
@@ -180,6 +192,10 @@ func (g *geom) put(e *encoder) {
 
 const geomWords = 4 + 21
 
+// maxWindow bounds a window's sizes, strides and dilations and an axis's
+// extent in the tiling.
+const maxWindow = 1 << 31
+
 // readGeom reads the geometry words back.
 func readGeom(d *decoder) (geom, error) {
 	var g geom
@@ -194,7 +210,7 @@ func readGeom(d *decoder) (geom, error) {
 	}
 	for _, p := range [...]dims3{g.in, g.k, g.out, g.stride, g.dil} {
 		for _, v := range p {
-			if v < 0 || v > 1<<31 {
+			if v < 0 || v > maxWindow {
 				return g, errTiling
 			}
 		}
