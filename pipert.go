@@ -264,6 +264,18 @@ type Executable struct {
 	second   *actor.SuperKernelActor
 	last     *Pending // the latest step that launched, while in flight
 	inflight sync.WaitGroup
+	// runs counts the runs and steps given to the actors (kernel.Args.Run),
+	// under smu; runFeed carries the number of a Run or RunInto.
+	runs    uint64
+	runFeed actor.Feed
+}
+
+// nextRun numbers the next run of the executable's actors: the Feed of a
+// Run or RunInto, which holds smu.
+func (e *Executable) nextRun() *actor.Feed {
+	e.runs++
+	e.runFeed = actor.Feed{Seq: e.runs}
+	return &e.runFeed
 }
 
 // Compile validates g and prepares it to run: kernels are built, the
@@ -423,7 +435,7 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 		}
 		return &Result{Outputs: res.Outputs, Stats: res.Stats}, nil
 	}
-	outs, st, err := e.act.Run(ctx, in)
+	outs, st, err := e.act.RunFeed(ctx, in, e.nextRun())
 	if err != nil {
 		return nil, e.runErr(err)
 	}
@@ -579,7 +591,7 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 	}
 	e.smu.Lock()
 	e.settle()
-	st, err := e.act.RunInto(ctx, in, outs)
+	st, err := e.act.RunIntoFeed(ctx, in, outs, e.nextRun())
 	e.smu.Unlock()
 	clear(*bufp)
 	if err != nil {

@@ -130,7 +130,9 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 		p.lane = (e.last.lane + 1) % lanes
 		after = e.last.last
 	}
+	e.runs++
 	feed := &actor.Feed{
+		Seq:     e.runs,
 		Await:   await,
 		Outputs: make([]int, 0, len(e.cfg.Carried)),
 		Publish: p.publish,

@@ -216,11 +216,26 @@ type Feed struct {
 	// last of them: the After of a run that follows. The event is reused by
 	// the actor's next run.
 	Launched func(last device.Event)
+	// Seq, when not 0, is the run's number in its executable
+	// (kernel.Args.Run), counted by the caller over every actor that runs
+	// its runs (heterogeneous parts, Submit's lanes); 0 counts the actor's
+	// own runs.
+	Seq uint64
 }
 
 // RunFeed is Run with a Feed (nil: Run).
 func (a *SuperKernelActor) RunFeed(ctx context.Context, inputs []*kernel.Tensor, f *Feed) ([]*kernel.Tensor, plan.Stats, error) {
 	return a.run(ctx, inputs, f, nil)
+}
+
+// RunIntoFeed is RunInto with a Feed (nil: RunInto); the Feed's Outputs
+// are published from the caller's tensors.
+func (a *SuperKernelActor) RunIntoFeed(ctx context.Context, inputs, outs []*kernel.Tensor, f *Feed) (plan.Stats, error) {
+	if err := a.checkOutsInto(outs); err != nil {
+		return plan.Stats{}, err
+	}
+	_, st, err := a.run(ctx, inputs, f, outs)
+	return st, err
 }
 
 // ErrShortOutput is the cause of RunInto's failure when a caller's output
@@ -233,16 +248,20 @@ var ErrShortOutput = errors.New("output buffer too small")
 // with ErrShortOutput); a virtual output gets a nil Host. In steady state
 // it allocates no outputs.
 func (a *SuperKernelActor) RunInto(ctx context.Context, inputs, outs []*kernel.Tensor) (plan.Stats, error) {
+	return a.RunIntoFeed(ctx, inputs, outs, nil)
+}
+
+// checkOutsInto checks RunInto's outs: one tensor per graph output.
+func (a *SuperKernelActor) checkOutsInto(outs []*kernel.Tensor) error {
 	if len(outs) != len(a.prog.outputs) {
-		return plan.Stats{}, fmt.Errorf("actor: graph %q has %d outputs, RunInto got %d", a.prog.g.Name, len(a.prog.outputs), len(outs))
+		return fmt.Errorf("actor: graph %q has %d outputs, RunInto got %d", a.prog.g.Name, len(a.prog.outputs), len(outs))
 	}
 	for i, o := range outs {
 		if o == nil {
-			return plan.Stats{}, fmt.Errorf("actor: RunInto: output %q is nil", a.prog.slots[a.prog.outputs[i]].name)
+			return fmt.Errorf("actor: RunInto: output %q is nil", a.prog.slots[a.prog.outputs[i]].name)
 		}
 	}
-	_, st, err := a.run(ctx, inputs, nil, outs)
-	return st, err
+	return nil
 }
 
 func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *Feed, into []*kernel.Tensor) (_ []*kernel.Tensor, _ plan.Stats, err error) {
@@ -262,6 +281,13 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 	}()
 	if a.closed {
 		return nil, plan.Stats{}, ErrClosed
+	}
+	var seq uint64
+	if f != nil {
+		seq = f.Seq
+		if f.Await == nil && len(f.Outputs) == 0 && f.Publish == nil && f.After == nil && f.Launched == nil {
+			f = nil // a run's number only: a plain run
+		}
 	}
 	if err := a.checkInputs(inputs, f != nil); err != nil {
 		return nil, plan.Stats{}, err
@@ -291,6 +317,7 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 	}
 	eng := a.eng // a run that fails badly replaces a.eng
 	eng.setFeed(f)
+	eng.seq = seq
 	st := plan.Stats{Mode: a.plan.Mode, Barrier: a.plan.Barrier, Kernels: len(a.prog.nodes), Procs: runtime.GOMAXPROCS(0)}
 	dev0, str0 := a.dev.Stats(), a.r.stream.Stats()
 	cp0 := eng.copy.Stats()

@@ -102,6 +102,7 @@ type engine struct {
 	// A fed run (Feed): its feed, the outputs each node publishes, and
 	// the channel of launched nodes to the publishing goroutine.
 	feed    *Feed
+	seq     uint64 // the run's number (Feed.Seq; 0: the runner counts)
 	pubOuts [][]int
 	pubCh   chan int
 	pubS    device.Stream
@@ -626,6 +627,9 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 func (e *engine) start(rs *runState, inputs []*kernel.Tensor, flow uint64) {
 	defer e.recovered(rs, nil)
 	r := e.r
+	if e.seq != 0 {
+		r.runSeed = e.seq - 1 // Begin counts it
+	}
 	if err := r.Begin(inputs, flow); err != nil {
 		rs.fail(err)
 		return

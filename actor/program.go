@@ -2,6 +2,7 @@ package actor
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 
 	"github.com/pipert/pipert/kernel"
@@ -36,6 +37,7 @@ type slotInfo struct {
 // node is one kernel in execution order.
 type node struct {
 	name, op string
+	nameSeed uint64 // mixes the node's name into kernel.Args.Seed
 	k        kernel.Kernel
 	costs    plan.Costs // synthetic host costs per stage
 	in, out  []int      // slots
@@ -220,7 +222,7 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 // the node's position as producer).
 func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
-	nd := node{name: name, op: op, k: k, costs: cs, in: in, out: out, guard: g}
+	nd := node{name: name, op: op, k: k, costs: cs, in: in, out: out, guard: g, nameSeed: nameSeed(name)}
 	deps := k.Deps()
 	nd.volatile = deps.Volatile
 	_, trusted := k.(kernel.Trusted)
@@ -253,4 +255,13 @@ func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs
 	}
 	l.p.nodes = append(l.p.nodes, nd)
 	return nil
+}
+
+// nameSeed is the name's part of a node's kernel.Args.Seed: a hash of the
+// name, so that a node's seed is the same in every actor that runs it (a
+// heterogeneous part holds it at another position).
+func nameSeed(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64() * 0xbf58476d1ce4e5b9
 }

@@ -91,7 +91,7 @@ type KernelRunner struct {
 	// skip marks the nodes of spliced branches not taken in this run, set
 	// by the goroutine running InferShape (see Brancher).
 	skip    []bool
-	runSeed uint64
+	runSeed uint64 // the run's number (kernel.Args.Run), set by Begin
 	seed    uint64
 
 	// A run fed by other parts (see Feed): pending marks input slots not
@@ -374,7 +374,8 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 	r.runSeed++
 	for pos := range r.args {
 		a := &r.args[pos]
-		a.Seed = r.seed ^ (r.runSeed * 0x9e3779b97f4a7c15) ^ uint64(pos)*0xbf58476d1ce4e5b9
+		a.Seed = r.seed ^ (r.runSeed * 0x9e3779b97f4a7c15) ^ r.prog.nodes[pos].nameSeed
+		a.Run = r.runSeed
 		a.Flow = 0
 		if flow != 0 {
 			a.Flow = flow + uint64(pos)

@@ -57,6 +57,11 @@ type Executable struct {
 
 	mu     sync.Mutex // serialises runs and Close
 	closed bool
+	// runs counts the runs (kernel.Args.Run of every part's kernels);
+	// seq carries the current one to an actor run without a Feed of its
+	// own.
+	runs uint64
+	seq  actor.Feed
 	// Per run: written by the task of a part, read by the scheduler and
 	// the tasks after it (see scheduler).
 	inputs map[string]*kernel.Tensor
@@ -84,6 +89,7 @@ type partRun struct {
 	// Per-tensor hand-over: the part's feed, and a cell per output other
 	// parts read (nil elsewhere), set as soon as its producer completed.
 	feed  actor.Feed
+	seq   actor.Feed // the run's number, for a part run without hand-over
 	cells []*cell
 	// xferIn and xferOut are the modeled transfers of virtual tensors the
 	// part waited for, written by its goroutine 0 and its publisher.
@@ -464,7 +470,8 @@ func (e *Executable) runPart(ctx context.Context, k int) error {
 	if err := pause(ctx, xfer); err != nil {
 		return err
 	}
-	outs, st, err := pr.act.Run(ctx, pr.ins)
+	pr.seq = actor.Feed{Seq: e.runs}
+	outs, st, err := pr.act.RunFeed(ctx, pr.ins, &pr.seq)
 	if err != nil {
 		return err
 	}
@@ -497,6 +504,7 @@ func (e *Executable) runPartFed(ctx context.Context, k int, t0 int64) error {
 	pr.xferIn.Store(0)
 	pr.xferOut.Store(0)
 	pr.lastAwait = 0
+	pr.feed.Seq = e.runs
 	outs, st, err := pr.act.RunFeed(ctx, pr.ins, &pr.feed)
 	if err != nil {
 		return err
@@ -618,6 +626,8 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 	e.mem.ResetPeak()
 	st := plan.Stats{Mode: e.cfg.Mode, Barrier: e.cfg.Barrier, Heterogeneous: true, Schedule: e.cfg.Schedule, Procs: runtime.GOMAXPROCS(0)}
 	e.start = clock.Now()
+	e.runs++
+	e.seq = actor.Feed{Seq: e.runs}
 	if e.single != nil {
 		err = e.runSerial(ctx, inputs, &st)
 	} else {
@@ -649,7 +659,7 @@ func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Te
 	for i, v := range e.g.Inputs {
 		in[i] = inputs[v.Name]
 	}
-	outs, as, err := e.single.Run(ctx, in)
+	outs, as, err := e.single.RunFeed(ctx, in, &e.seq)
 	if err != nil {
 		return fmt.Errorf("heterog: run: %w", err)
 	}

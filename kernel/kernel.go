@@ -132,9 +132,14 @@ type Args struct {
 	Workspace device.Buffer
 	Tiling    Tiling
 	// Node names the node in errors; Seed varies per run and per node, for
-	// kernels that model data-dependent results on virtual data.
+	// kernels that model data-dependent results on virtual data. Run is
+	// the run's number in its executable, from 1 (0 outside a run): every
+	// Run and Submit step counts, failed or not, in every mode, so that
+	// Seed and Run are the same for a node of the n-th run however the
+	// executable runs it.
 	Node string
 	Seed uint64
+	Run  uint64
 	// Flow is the kernel's trace flow id in this run (0: not traced).
 	Flow uint64
 }

@@ -20,16 +20,19 @@ import (
 // shapes, dtypes and distributions, they follow.
 //
 // The generator. Each kernel draws from a PCG stream of math/rand/v2 (the
-// standard library's, fixed across Go releases), advanced by every
-// Compute, so that each run of a node gives new numbers. The stream is
-// seeded with the float64 bits of attribute seed when the node has one
-// (the same seed gives the same sequence, run after run, in every
-// executable of the model), and otherwise with a hash of the node's name
-// (Args.Node), so that unseeded nodes differ from one another and every
-// executable of a model draws the same sequence. The runtime computes
-// each node once per run, in run order, in every mode (KBK, Async,
-// Pipeline, Replay, heterogeneous), so a run's numbers are the same in
-// every mode. The stream belongs to the executable: its runs, and the
+// standard library's, fixed across Go releases), one stream per run of
+// the executable: seeded with the float64 bits of attribute seed when the
+// node has one (the same seed gives the same sequence, run after run, in
+// every executable of the model), and otherwise with a hash of the node's
+// name (Args.Node), so that unseeded nodes differ from one another and
+// every executable of a model draws the same sequence; and mixed with the
+// run's number in its executable (Args.Run), so that each run gives new
+// numbers. The runtime numbers runs the same in every mode (KBK, Async,
+// Pipeline, Replay, heterogeneous, the steps of Submit), failed runs
+// included, so the n-th run's numbers are the same in every mode whatever
+// failed before it (a failed run may stop before a node computes in one
+// mode and after it in another). Draws within one run go on along the
+// run's stream. The stream belongs to the executable: its runs, and the
 // steps of Submit, draw from it in turn; a kernel of another executable
 // (a new compilation, or a kernel the runner pool hands on, which resets
 // it: kernel.Stateful) starts over, and a Compute outside a graph run (a placement
@@ -61,7 +64,9 @@ type streams struct {
 	seeded bool
 	seed   uint64
 	mu     sync.Mutex
+	pcg    *rand.PCG  // r's source, reseeded for each run
 	r      *rand.Rand // nil until the first draw, and after reset
+	run    uint64     // the run r serves (kernel.Args.Run; 0: none)
 }
 
 // The second PCG seed words of seeded and unseeded streams.
@@ -90,14 +95,16 @@ func newStreams(attrs kernel.Attrs) (*streams, error) {
 	return s, nil
 }
 
-// fresh returns a new stream for node name, at its start.
-func (s *streams) fresh(name string) *rand.Rand {
+// seeds are the PCG seed words of node name's stream in run run (0: of
+// no run).
+func (s *streams) seeds(name string, run uint64) (uint64, uint64) {
+	mix := run * 0x9e3779b97f4a7c15
 	if s.seeded {
-		return rand.New(rand.NewPCG(s.seed, seededStream))
+		return s.seed ^ mix, seededStream
 	}
 	h := fnv.New64a()
 	h.Write([]byte(name))
-	return rand.New(rand.NewPCG(h.Sum64(), unseededStream))
+	return h.Sum64() ^ mix, unseededStream
 }
 
 // rng returns the stream launch a draws from: the kernel's, which its
@@ -108,12 +115,16 @@ func (s *streams) fresh(name string) *rand.Rand {
 // stream of its own, leaving the node's as it was.
 func (s *streams) rng(a *kernel.Args) *rand.Rand {
 	if a.Node == "" {
-		return s.fresh("")
+		return rand.New(rand.NewPCG(s.seeds("", 0)))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.r == nil {
-		s.r = s.fresh(a.Node)
+		s.pcg = rand.NewPCG(s.seeds(a.Node, a.Run))
+		s.r, s.run = rand.New(s.pcg), a.Run
+	} else if a.Run != s.run {
+		s.pcg.Seed(s.seeds(a.Node, a.Run))
+		s.run = a.Run
 	}
 	return s.r
 }
