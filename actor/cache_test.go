@@ -570,6 +570,16 @@ func TestWorkspaceSizeBeforeRun(t *testing.T) {
 	if _, err := v.WorkspaceSize(); !errors.Is(err, actor.ErrDynamicWorkspace) || !strings.Contains(err.Error(), "Reshape") {
 		t.Errorf("value dependency: %v", err)
 	}
+	// A node that fails on a compute-dependent node's upper bound (NonZero
+	// of 4 elements: [1, 4]), though every run gives it fewer.
+	cb := subgraph.NewBuilder("computedep")
+	cx := cb.Input("x", kernel.Float32, 4)
+	cb.Output(cb.Op("Reshape", cb.Op("NonZero", cx), cb.Const("three", kernel.FromInt64([]int64{3}, 1))))
+	c, _, cDone := newActor(t, cb.Graph(), cfg, ops.Builtins())
+	defer cDone()
+	if _, err := c.WorkspaceSize(); !errors.Is(err, actor.ErrDynamicWorkspace) || !strings.Contains(err.Error(), "compute-dependent node \"nonzero_0\"") {
+		t.Errorf("compute dependency: %v", err)
+	}
 }
 
 // TestPlanConvergesOnVaryingShapes: two chains whose rows change run to

@@ -360,7 +360,8 @@ var ErrShortWorkspace = errors.New("workspace buffer too small")
 // graph placed by lifetime (ATB's Setup). It needs a static-shape graph:
 // a dynamic input dimension, a value-dependent node or a spliced branch is
 // an error wrapping ErrDynamicWorkspace and naming it. A compute-dependent
-// node counts its upper bound.
+// node counts its upper bound; a node that fails on the shapes following
+// from that bound is an error wrapping ErrDynamicWorkspace naming both.
 func (a *SuperKernelActor) WorkspaceSize() (int64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -450,12 +451,32 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 	}
 	clear(r.skip)
 	clear(r.staged)
+	// bound names, by slot, the compute-dependent node whose upper bound
+	// the slot's shape follows from ("" when it follows from the inputs).
+	bound := make([]string, len(p.slots))
 	for pos := range p.nodes {
-		if err := r.Infer(pos); err != nil {
+		nd := &p.nodes[pos]
+		from := ""
+		for _, s := range nd.in {
+			if from == "" {
+				from = bound[s]
+			}
+		}
+		err := r.Infer(pos)
+		if err == nil {
+			err = r.Resize(pos)
+		}
+		if err != nil && from != "" {
+			// Shapes a run computes would differ from the bound.
+			return nil, fmt.Errorf("actor: node %q (op %s) fails on the upper bound of compute-dependent node %q, whose run-time shapes it follows: %w (%w)", nd.name, nd.op, from, ErrDynamicWorkspace, err)
+		}
+		if err != nil {
 			return nil, err
 		}
-		if err := r.Resize(pos); err != nil {
-			return nil, err
+		for _, s := range nd.out {
+			if bound[s] = from; nd.compute {
+				bound[s] = nd.name
+			}
 		}
 		for _, s := range p.nodes[pos].out {
 			seen[s] = r.tensors[s].Bytes()
