@@ -281,7 +281,7 @@ func (c *Checked) infer() error {
 		}
 		out, err := inferOutputs(k, in, len(n.Outputs))
 		if err != nil {
-			return &Error{Graph: g.Name, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: %v", ErrInferShape, err)}
+			return &Error{Graph: g.Name, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: %w", ErrInferShape, err)}
 		}
 		if deps.Compute {
 			continue // only an upper bound is known
