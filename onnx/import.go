@@ -750,7 +750,7 @@ func (im *importer) node(n *Node) error {
 	}
 	k, err := im.res.New(info.Pipert, attrs)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
 	_, _, nOut := k.Arity()
 	if len(n.Outputs) > nOut {

@@ -2,6 +2,7 @@ package onnx_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/onnx"
 )
 
@@ -164,4 +166,27 @@ func boolScalar(v bool) *kernel.Tensor {
 		b = 1
 	}
 	return &kernel.Tensor{DType: kernel.Bool, Shape: kernel.Shape{}, Host: []byte{b}}
+}
+
+// refusingResolver builds every op but Relu with the built-ins; Relu's
+// factory fails with errRefused.
+type refusingResolver struct{ kernel.Resolver }
+
+var errRefused = errors.New("refused by the caller's resolver")
+
+func (r refusingResolver) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
+	if op == "ReLU" || op == "Relu" {
+		return nil, fmt.Errorf("%s: %w", op, errRefused)
+	}
+	return r.Resolver.New(op, attrs)
+}
+
+// TestResolverErrorKeepsItsCause: a caller's resolver that refuses a node
+// gives an import error matching ErrUnsupported and the resolver's own
+// error.
+func TestResolverErrorKeepsItsCause(t *testing.T) {
+	_, err := onnx.Import(selectModel(), onnx.Options{Resolver: refusingResolver{ops.Builtins()}, Outputs: []string{"t"}})
+	if !errors.Is(err, onnx.ErrUnsupported) || !errors.Is(err, errRefused) {
+		t.Errorf("%v: want ErrUnsupported and the resolver's error", err)
+	}
 }
