@@ -228,8 +228,7 @@ func (a *SuperKernelActor) RunFeed(ctx context.Context, inputs []*kernel.Tensor,
 	return a.run(ctx, inputs, f, nil)
 }
 
-// RunIntoFeed is RunInto with a Feed (nil: RunInto); the Feed's Outputs
-// are published from the caller's tensors.
+// RunIntoFeed is RunInto with a Feed (nil: RunInto).
 func (a *SuperKernelActor) RunIntoFeed(ctx context.Context, inputs, outs []*kernel.Tensor, f *Feed) (plan.Stats, error) {
 	if err := a.checkOutsInto(outs); err != nil {
 		return plan.Stats{}, err
