@@ -37,7 +37,8 @@ type slotInfo struct {
 // node is one kernel in execution order.
 type node struct {
 	name, op string
-	nameSeed uint64 // mixes the node's name into kernel.Args.Seed
+	nameSeed uint64             // mixes the node's name into kernel.Args.Seed
+	numbered kernel.RunNumbered // k, when it takes the run's number
 	k        kernel.Kernel
 	costs    plan.Costs // synthetic host costs per stage
 	in, out  []int      // slots
@@ -223,6 +224,7 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
 	nd := node{name: name, op: op, k: k, costs: cs, in: in, out: out, guard: g, nameSeed: nameSeed(name)}
+	nd.numbered, _ = k.(kernel.RunNumbered)
 	deps := k.Deps()
 	nd.volatile = deps.Volatile
 	_, trusted := k.(kernel.Trusted)

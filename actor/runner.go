@@ -827,6 +827,9 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	if nd.checked {
 		r.inferShapes = saveShapes(r.inferShapes[:0], ar.In)
 	}
+	if nd.numbered != nil {
+		nd.numbered.SetRun(r.runSeed)
+	}
 	err = nd.k.InferShape(ar.In, ar.Out)
 	if nd.checked {
 		if i := changedShape(r.inferShapes, ar.In); i >= 0 {

@@ -15,22 +15,22 @@ import (
 // returns the outputs as new host tensors and the summed cost of the
 // kernels. Compute-dependent kernels' outputs take their real shapes.
 func Eval(g *subgraph.Graph, inputs []*kernel.Tensor, res kernel.Resolver) ([]*kernel.Tensor, device.Cost, error) {
-	return (&body{g: g, res: res}).eval(inputs)
+	return (&body{g: g, res: res}).eval(inputs, 0)
 }
 
 // body is a Loop's or Scan's body, validated once, on the first inputs
 // it ran on: its kernels then serve every iteration of every run, as a
-// graph's kernels serve its runs (a random generator in the body draws
-// on from iteration to iteration), each iteration inferring its shapes
-// anew.
+// graph's kernels serve its runs (they see the run's number as their
+// Args.Run: a random generator in the body draws on from iteration to
+// iteration of a run), each iteration inferring its shapes anew.
 type body struct {
 	g       *subgraph.Graph
 	res     kernel.Resolver
 	checked *subgraph.Checked
 }
 
-// eval runs the body on inputs.
-func (b *body) eval(inputs []*kernel.Tensor) ([]*kernel.Tensor, device.Cost, error) {
+// eval runs the body on inputs, in run run of the executable (0: none).
+func (b *body) eval(inputs []*kernel.Tensor, run uint64) ([]*kernel.Tensor, device.Cost, error) {
 	if b.checked == nil {
 		if len(inputs) != len(b.g.Inputs) {
 			return nil, device.Cost{}, fmt.Errorf("graph %q takes %d inputs, got %d", b.g.Name, len(b.g.Inputs), len(inputs))
@@ -41,11 +41,11 @@ func (b *body) eval(inputs []*kernel.Tensor) ([]*kernel.Tensor, device.Cost, err
 		}
 		b.checked = c
 	}
-	return evalChecked(b.g, b.checked, inputs)
+	return evalChecked(b.g, b.checked, inputs, run)
 }
 
 // evalChecked runs g, validated as c, on inputs.
-func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor) ([]*kernel.Tensor, device.Cost, error) {
+func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor, run uint64) ([]*kernel.Tensor, device.Cost, error) {
 	var cost device.Cost
 	vals := make(map[string]*kernel.Tensor, len(g.Inputs)+len(g.Consts)+len(g.Nodes))
 	for i, v := range g.Inputs {
@@ -56,7 +56,7 @@ func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor
 	}
 	for _, i := range c.Order {
 		n, k := g.Nodes[i], c.Kernels[i]
-		if err := step(n, k, vals, &cost); err != nil {
+		if err := step(n, k, vals, &cost, run); err != nil {
 			return nil, cost, err
 		}
 	}
@@ -76,12 +76,12 @@ func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor
 }
 
 // step runs node n's kernel k on the host and records its outputs.
-func step(n *subgraph.Node, k kernel.Kernel, vals map[string]*kernel.Tensor, cost *device.Cost) error {
+func step(n *subgraph.Node, k kernel.Kernel, vals map[string]*kernel.Tensor, cost *device.Cost, run uint64) error {
 	in := make([]*kernel.Tensor, len(n.Inputs))
 	for j, name := range n.Inputs {
 		in[j] = vals[name]
 	}
-	out, c, err := Run1(k, n.Name, in, len(n.Outputs))
+	out, c, err := run1(k, n.Name, in, len(n.Outputs), run)
 	if err != nil {
 		return err
 	}
@@ -98,6 +98,11 @@ func step(n *subgraph.Node, k kernel.Kernel, vals map[string]*kernel.Tensor, cos
 // recover. It returns nOut new host tensors and the kernel's cost; a
 // failure is a *kernel.Error naming the node, op and stage.
 func Run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int) (out []*kernel.Tensor, cost device.Cost, err error) {
+	return run1(k, name, in, nOut, 0)
+}
+
+// run1 is Run1 in run run of an executable (kernel.Args.Run; 0: none).
+func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run uint64) (out []*kernel.Tensor, cost device.Cost, err error) {
 	op := k.Op()
 	stage := kernel.StageInfer
 	fail := func(e error) error { return &kernel.Error{Node: name, Op: op, Stage: stage, Err: e} }
@@ -109,6 +114,9 @@ func Run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int) (out []*k
 	out = make([]*kernel.Tensor, nOut)
 	for j := range out {
 		out[j] = &kernel.Tensor{}
+	}
+	if n, ok := k.(kernel.RunNumbered); ok {
+		n.SetRun(run)
 	}
 	if err := k.InferShape(in, out); err != nil {
 		return nil, cost, fail(err)
@@ -136,7 +144,7 @@ func Run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int) (out []*k
 	if ws := a.Tiling.Workspace; ws > 0 {
 		a.Workspace = device.Buffer{Addr: 1, Size: ws, Data: make([]byte, ws)}
 	}
-	a.In, a.Out, a.Node = in, out, name
+	a.In, a.Out, a.Node, a.Run = in, out, name, run
 	cost = k.Cost(in, out)
 	if err := k.Compute(&a); err != nil {
 		return nil, cost, fail(err)

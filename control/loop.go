@@ -39,7 +39,8 @@ var ErrLoop = errors.New("control: Loop")
 type Loop struct {
 	body    *subgraph.Graph
 	res     kernel.Resolver
-	run     *body // the body validated, its kernels kept
+	run     *body  // the body validated, its kernels kept
+	runNo   uint64 // the run's number (kernel.RunNumbered)
 	carried int
 	nIn     int // captures
 	nOut    int // carried + scan outputs
@@ -123,7 +124,7 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 		bound[0], bound[1] = it, c
 		copy(bound[2:], carried)
 		copy(bound[2+k.carried:], caps)
-		outs, cost, err := k.run.eval(bound)
+		outs, cost, err := k.run.eval(bound, k.runNo)
 		if err != nil {
 			return fmt.Errorf("%w: iteration %d of body %q: %w", ErrLoop, i, k.body.Name, err)
 		}
@@ -200,3 +201,7 @@ func (k *Loop) Compute(a *kernel.Args) error { return handOver("Loop", k.outs, a
 
 // Trusted implements kernel.Trusted.
 func (k *Loop) Trusted() {}
+
+// SetRun implements kernel.RunNumbered: the body's kernels see run as
+// their Args.Run.
+func (k *Loop) SetRun(run uint64) { k.runNo = run }

@@ -138,3 +138,56 @@ func TestLoopBodyDrawsOn(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopBodyDrawsByRun: a random op in a Loop's body draws, in the
+// n-th run, the same numbers whether or not earlier runs failed before
+// the Loop (the body's kernels take the run's number, kernel.Args.Run),
+// in every mode.
+func TestLoopBodyDrawsByRun(t *testing.T) {
+	body := subgraph.NewBuilder("body")
+	body.Input("i", kernel.Int64)
+	c := body.Input("c", kernel.Bool)
+	s := body.Input("s", kernel.Float32, 4)
+	r := body.OpAttrs("RandomUniform", kernel.Attrs{"shape": []int64{4}, "seed": 7.0})
+	body.Output(body.Op("Identity", c), body.Op("Add", s, r))
+	b := subgraph.NewBuilder("loop")
+	x := b.Input("x", kernel.Float32, 4)
+	shape := b.Input("shape", kernel.Int64, 1)
+	s0 := b.Op("Reshape", x, shape) // fails, before the Loop, on a bad shape
+	mc := b.Const("M", kernel.FromInt64([]int64{2}))
+	noCond := b.Const("nocond", &kernel.Tensor{DType: kernel.Bool, Shape: kernel.Shape{0}, Host: []byte{}})
+	outs := b.Node(&subgraph.Node{Name: "loop", Op: "Loop", Inputs: []string{mc, noCond, s0},
+		Attrs: kernel.Attrs{control.LoopBody: body.Graph(), control.LoopCarried: int64(1)}}, 1)
+	b.Output(outs...)
+	g := b.Graph()
+	in := func(n int64) map[string]*kernel.Tensor {
+		return map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2, 3, 4}, 4), "shape": kernel.FromInt64([]int64{n}, 1)}
+	}
+	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}}
+	for _, m := range pipert.Modes() {
+		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
+	}
+	for m, opts := range settings {
+		third := func(second int64) string {
+			exe, err := pipert.Compile(g, append(opts, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer exe.Close()
+			var last string
+			for i, n := range []int64{4, second, 4} {
+				res, err := exe.Run(context.Background(), in(n))
+				if (err != nil) != (n != 4) {
+					t.Fatalf("%v: run %d: %v", m, i+1, err)
+				}
+				if err == nil {
+					last = fmt.Sprint(kernel.Float32s(res.Outputs[outs[0]].Host))
+				}
+			}
+			return last
+		}
+		if good, afterFailure := third(4), third(5); good != afterFailure {
+			t.Errorf("%v: the third run drew %s after a good run, %s after a failed one", m, good, afterFailure)
+		}
+	}
+}

@@ -53,8 +53,9 @@ var ErrScan = errors.New("control: Scan")
 type Scan struct {
 	body             *subgraph.Graph
 	res              kernel.Resolver
-	run              *body // the body validated, its kernels kept
-	batched, lens    bool  // opset 8: a batch axis; a sequence_lens input
+	run              *body  // the body validated, its kernels kept
+	runNo            uint64 // the run's number (kernel.RunNumbered)
+	batched, lens    bool   // opset 8: a batch axis; a sequence_lens input
 	states, scans    int
 	nIn              int // captures
 	inAxes, inDirs   []int64
@@ -226,7 +227,7 @@ func (k *Scan) scan(states, scanIn, caps []*kernel.Tensor, inAxes, outAxes, outD
 			bound[k.states+j] = sliceAt(x, axes[j], i)
 		}
 		copy(bound[k.states+k.scans:], caps)
-		outs, cost, err := k.run.eval(bound)
+		outs, cost, err := k.run.eval(bound, k.runNo)
 		if err != nil {
 			return nil, fmt.Errorf("%w: iteration %d of body %q: %w", ErrScan, t, k.body.Name, err)
 		}
@@ -426,3 +427,7 @@ func (k *Scan) Compute(a *kernel.Args) error { return handOver("Scan", k.outs, a
 
 // Trusted implements kernel.Trusted.
 func (k *Scan) Trusted() {}
+
+// SetRun implements kernel.RunNumbered: the body's kernels see run as
+// their Args.Run.
+func (k *Scan) SetRun(run uint64) { k.runNo = run }

@@ -26,6 +26,14 @@ type nodeKernel struct {
 	cpu *onHost // nil: launched on the device stream
 }
 
+// SetRun hands the run's number on to the kernel when it takes it
+// (kernel.RunNumbered).
+func (k *nodeKernel) SetRun(run uint64) {
+	if n, ok := k.Kernel.(kernel.RunNumbered); ok {
+		n.SetRun(run)
+	}
+}
+
 // LaunchOn implements actor.Launcher.
 func (k *nodeKernel) LaunchOn(s device.Stream, a *kernel.Args, real bool) error {
 	if k.cpu == nil {

@@ -155,6 +155,14 @@ func (a *Args) Real() bool {
 	return true
 }
 
+// RunNumbered is implemented by kernels that run other kernels within
+// their InferShape (a Loop's or Scan's body): the runtime gives them the
+// run's number (Args.Run) before each InferShape, and the kernels they
+// run see it as their Args.Run.
+type RunNumbered interface {
+	SetRun(run uint64)
+}
+
 // Stage names a host stage of the kernel life cycle, for errors and traces.
 type Stage uint8
 

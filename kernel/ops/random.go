@@ -39,7 +39,9 @@ import (
 // policy timing the kernel on stand-in data, with no node name) draws
 // from a stream of its own and leaves the node's alone. In the body of a
 // Loop or Scan, whose kernels package control keeps from iteration to
-// iteration and run to run, it draws on as well.
+// iteration and run to run, the body's kernels take the run's number of
+// the Loop (kernel.RunNumbered): a run's iterations draw on along the
+// run's stream.
 //
 // InferShape and Resize are functions of the shapes and attributes alone,
 // as the host caches require (they cache nothing else): the kernels are
