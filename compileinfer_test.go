@@ -30,9 +30,12 @@ func (shaky) InferShape(in, out []*kernel.Tensor) error {
 	out[0].Shape, out[0].DType = in[0].Shape.Clone(), in[0].DType
 	return nil
 }
-func (shaky) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error { t.Data = t.Data[:0]; return nil }
-func (shaky) Cost(in, out []*kernel.Tensor) device.Cost              { return device.Cost{} }
-func (shaky) Compute(a *kernel.Args) error                           { return nil }
+func (shaky) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	t.Data = t.Data[:0]
+	return nil
+}
+func (shaky) Cost(in, out []*kernel.Tensor) device.Cost { return device.Cost{} }
+func (shaky) Compute(a *kernel.Args) error              { return nil }
 
 // TestCompileInferShapeErrorsKeepTheirCause: an InferShape that panics or
 // fails at Compile (static shapes) gives an error matching what it
