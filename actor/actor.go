@@ -223,6 +223,12 @@ type Feed struct {
 	Seq uint64
 }
 
+// handsOver reports whether f hands tensors or events over (anything
+// but Seq): only then is the run a fed one.
+func (f *Feed) handsOver() bool {
+	return f.Await != nil || len(f.Outputs) > 0 || f.Publish != nil || f.After != nil || f.Launched != nil
+}
+
 // RunFeed is Run with a Feed (nil: Run).
 func (a *SuperKernelActor) RunFeed(ctx context.Context, inputs []*kernel.Tensor, f *Feed) ([]*kernel.Tensor, plan.Stats, error) {
 	return a.run(ctx, inputs, f, nil)
@@ -284,7 +290,7 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 	var seq uint64
 	if f != nil {
 		seq = f.Seq
-		if f.Await == nil && len(f.Outputs) == 0 && f.Publish == nil && f.After == nil && f.Launched == nil {
+		if !f.handsOver() {
 			f = nil // a run's number only: a plain run
 		}
 	}

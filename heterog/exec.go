@@ -58,8 +58,8 @@ type Executable struct {
 	mu     sync.Mutex // serialises runs and Close
 	closed bool
 	// runs counts the runs (kernel.Args.Run of every part's kernels);
-	// seq carries the current one to an actor run without a Feed of its
-	// own.
+	// seq carries the current one to the actor runs without a Feed of
+	// their own (it is only read while they run).
 	runs uint64
 	seq  actor.Feed
 	// Per run: written by the task of a part, read by the scheduler and
@@ -89,7 +89,6 @@ type partRun struct {
 	// Per-tensor hand-over: the part's feed, and a cell per output other
 	// parts read (nil elsewhere), set as soon as its producer completed.
 	feed  actor.Feed
-	seq   actor.Feed // the run's number, for a part run without hand-over
 	cells []*cell
 	// xferIn and xferOut are the modeled transfers of virtual tensors the
 	// part waited for, written by its goroutine 0 and its publisher.
@@ -470,8 +469,7 @@ func (e *Executable) runPart(ctx context.Context, k int) error {
 	if err := pause(ctx, xfer); err != nil {
 		return err
 	}
-	pr.seq = actor.Feed{Seq: e.runs}
-	outs, st, err := pr.act.RunFeed(ctx, pr.ins, &pr.seq)
+	outs, st, err := pr.act.RunFeed(ctx, pr.ins, &e.seq)
 	if err != nil {
 		return err
 	}
