@@ -14,18 +14,21 @@ import (
 	"github.com/pipert/pipert/trace"
 )
 
-// maxStreams bounds the streams of one observed device; work on streams
-// beyond it is not traced.
-const maxStreams = 64
-
 // Observer is a device.Observer writing to a trace.Recorder. Each stream's
 // work is recorded by the stream's owner goroutine, so every track keeps
 // the recorder's one-writer rule.
+//
+// Streams are numbered from 0 in creation order over the device's life,
+// so a process that compiles many executables on one device reaches high
+// numbers: every one is traced.
 type Observer struct {
 	rec    *trace.Recorder
 	prefix string
 	mu     sync.Mutex // serialises track creation
-	tracks [maxStreams]atomic.Pointer[stream]
+	// chunks holds the tracks by stream number, chunkSize to a chunk. The
+	// slice is replaced, never written, once published, and a chunk's
+	// entries are set once: a stream's owner reads both without a lock.
+	chunks atomic.Pointer[[]*chunk]
 }
 
 // stream is one stream's track and name cache, used only by the stream's
@@ -68,22 +71,51 @@ func New(rec *trace.Recorder, prefix string) *Observer {
 	return &Observer{rec: rec, prefix: prefix}
 }
 
+// chunk is the tracks of chunkSize consecutive streams.
+type chunk [chunkSize]atomic.Pointer[stream]
+
+const chunkSize = 64
+
+// track returns stream id's track, made on its first work.
+func (o *Observer) track(id int) *stream {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var cs []*chunk
+	if p := o.chunks.Load(); p != nil {
+		cs = *p
+	}
+	if id/chunkSize >= len(cs) {
+		next := make([]*chunk, id/chunkSize+1)
+		copy(next, cs)
+		for i := len(cs); i < len(next); i++ {
+			next[i] = new(chunk)
+		}
+		cs = next
+		o.chunks.Store(&next)
+	}
+	slot := &cs[id/chunkSize][id%chunkSize]
+	if st := slot.Load(); st != nil {
+		return st
+	}
+	st := &stream{
+		t:     o.rec.Track(fmt.Sprintf("%s stream %d", o.prefix, id), trace.SliceTrack, trace.Device),
+		names: make(map[string]trace.Name),
+	}
+	slot.Store(st)
+	return st
+}
+
 // OnWork implements device.Observer.
 func (o *Observer) OnWork(w device.Work) {
-	if !o.rec.Enabled() || w.Stream < 0 || w.Stream >= maxStreams {
+	if !o.rec.Enabled() || w.Stream < 0 {
 		return
 	}
-	st := o.tracks[w.Stream].Load()
+	var st *stream
+	if cs := o.chunks.Load(); cs != nil && w.Stream/chunkSize < len(*cs) {
+		st = (*cs)[w.Stream/chunkSize][w.Stream%chunkSize].Load()
+	}
 	if st == nil {
-		o.mu.Lock()
-		if st = o.tracks[w.Stream].Load(); st == nil {
-			st = &stream{
-				t:     o.rec.Track(fmt.Sprintf("%s stream %d", o.prefix, w.Stream), trace.SliceTrack, trace.Device),
-				names: make(map[string]trace.Name),
-			}
-			o.tracks[w.Stream].Store(st)
-		}
-		o.mu.Unlock()
+		st = o.track(w.Stream)
 	}
 	n := st.name(o.rec, w.Name)
 	if w.Flow != 0 {

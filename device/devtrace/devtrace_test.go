@@ -2,6 +2,7 @@ package devtrace_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -121,5 +122,56 @@ func TestObserverNames(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("slice names differ from the kernels':\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestObserverTracesEveryStream: a device's streams are numbered over its
+// life, so a process compiling many executables on one device reaches
+// high numbers; each stream's work gets its track and ends its flow, the
+// first stream to work being the last made.
+func TestObserverTracesEveryStream(t *testing.T) {
+	var buf bytes.Buffer
+	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "dev")})
+	const n = 300
+	streams := make([]device.Stream, n)
+	for i := range streams {
+		streams[i] = d.NewStream()
+	}
+	host := rec.Track("runner", trace.SliceTrack, trace.Host)
+	for i := n - 1; i >= 0; i -= 7 {
+		flow := uint64(i + 1)
+		host.Slice(clock.Now(), 10, rec.Intern("launch"))
+		host.FlowBegin(flow)
+		if err := streams[i].Launch(device.Kernel{Name: "k", Flow: flow}); err != nil {
+			t.Fatal(err)
+		}
+		if err := streams[i].Synchronize(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := trace.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := map[uint64]bool{}
+	for _, e := range p.Events {
+		if e.Kind == trace.EvFlowEnd {
+			ends[e.Flow] = true
+		}
+	}
+	for i := n - 1; i >= 0; i -= 7 {
+		if _, ok := p.TrackIndex(fmt.Sprintf("dev stream %d", i)); !ok {
+			t.Errorf("no track for stream %d", i)
+		}
+		if !ends[uint64(i+1)] {
+			t.Errorf("stream %d: its kernel's flow does not end on the device", i)
+		}
 	}
 }
