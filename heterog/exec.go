@@ -258,13 +258,22 @@ func (e *Executable) costs(c *subgraph.Checked, onCPU func(i int) bool) func(i i
 
 // wrap returns a node's kernel in a nodeKernel, made a virtual operator
 // when the node is one: an op named in Options.Virtual placed on the
-// device.
-func (e *Executable) wrap(k kernel.Kernel, op string, p subgraph.Placement) *nodeKernel {
+// device. Its host computation goes to *hs, a host stream made on first
+// need and shared by the nodes of one actor (one launching goroutine).
+func (e *Executable) wrap(k kernel.Kernel, op string, p subgraph.Placement, hs *device.Stream) *nodeKernel {
 	nk := &nodeKernel{Kernel: k}
 	if p == subgraph.OnDevice && slices.Contains(e.cfg.Virtual, op) {
-		nk.cpu = &onHost{stream: e.cpu.NewStream(), virtual: true}
+		nk.cpu = &onHost{stream: e.hostStream(hs), virtual: true}
 	}
 	return nk
+}
+
+// hostStream returns *hs, made first if nil.
+func (e *Executable) hostStream(hs *device.Stream) device.Stream {
+	if *hs == nil {
+		*hs = e.cpu.NewStream()
+	}
+	return *hs
 }
 
 // traceName is the trace name of an actor of the executable.
@@ -349,8 +358,9 @@ func (e *Executable) compileConcurrent(ctx context.Context, c *subgraph.Checked)
 		} else {
 			pr.onAccel = true
 			ao.Device, ao.Memory, group[k] = e.accel, &e.mem, accelSlot
+			var hs device.Stream
 			for i, nd := range pt.Graph.Nodes {
-				if nk := e.wrap(pc.Kernels[i], nd.Op, pt.Placement); nk.cpu != nil {
+				if nk := e.wrap(pc.Kernels[i], nd.Op, pt.Placement, &hs); nk.cpu != nil {
 					pc.Kernels[i] = nk
 				}
 			}
@@ -544,11 +554,14 @@ func (e *Executable) compileSerial(ctx context.Context, c *subgraph.Checked) err
 			}
 		}
 	}
+	// The actor's launch goroutine computes every host node: on one host
+	// stream.
+	var hs device.Stream
 	for i, nd := range g.Nodes {
 		p := e.place[i]
-		nk := e.wrap(c.Kernels[i], nd.Op, p)
+		nk := e.wrap(c.Kernels[i], nd.Op, p, &hs)
 		if p == subgraph.OnCPU {
-			h := &onHost{stream: e.cpu.NewStream(), copies: !mapped, d2h: prof.D2H, h2d: prof.H2D,
+			h := &onHost{stream: e.hostStream(&hs), copies: !mapped, d2h: prof.D2H, h2d: prof.H2D,
 				fromDevice: make([]bool, len(nd.Inputs)), toDevice: make([]bool, len(nd.Outputs))}
 			for j, in := range nd.Inputs {
 				if u := c.Producer[in]; u >= 0 && e.place[u] == subgraph.OnDevice {

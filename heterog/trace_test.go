@@ -8,6 +8,8 @@ import (
 	"github.com/pipert/pipert/device/devtrace"
 	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/heterog"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
 	"github.com/pipert/pipert/trace"
 )
 
@@ -78,5 +80,70 @@ func TestTracedRunValidates(t *testing.T) {
 	// part's activation to the consuming part's.
 	if want := runs * len(e.Partitioning().Edges); edges != want || want == 0 {
 		t.Fatalf("%d complete edge flows, want %d", edges, want)
+	}
+}
+
+// TestSerialTracesEveryHostKernel: the Serial schedule computes its CPU
+// nodes on one host stream, and every one of a long chain's kernels ends
+// its flow on a device slice, the host's included.
+func TestSerialTracesEveryHostKernel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serial.pftrace")
+	rec, err := trace.Create(path, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := host.New(host.Options{Observer: devtrace.New(rec, "cpu")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "accel")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := heterog.NewManager(cpu, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mgr.Release()
+	b := subgraph.NewBuilder("long")
+	x := b.Input("x", kernel.Float32, 4)
+	for i := range 150 {
+		x = b.Op("ReLU", x)
+		if i%3 != 0 {
+			b.Last().Placement = subgraph.OnCPU
+		}
+	}
+	b.Output(x)
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4}, 4)}
+	e := compile(t, g, opts{Manager: mgr, Trace: rec, Name: "long", Schedule: heterog.Serial})
+	const runs = 2
+	for range runs {
+		run(t, e, in)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := trace.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.Validate(p); err != nil {
+		t.Fatal(err)
+	}
+	ends := map[uint64]bool{}
+	for _, ev := range p.Events {
+		if ev.Kind == trace.EvFlowEnd && ev.Flow&(1<<62) == 0 {
+			ends[ev.Flow] = true
+		}
+	}
+	if want := runs * len(g.Nodes); len(ends) != want {
+		t.Fatalf("%d kernel flows end on a device slice, want %d", len(ends), want)
+	}
+	if _, ok := p.TrackIndex("cpu stream 1"); ok {
+		t.Fatal("the CPU nodes use more than one host stream")
 	}
 }
