@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -59,6 +60,32 @@ func TestParseOutputs(t *testing.T) {
 			t.Errorf("%q: %v, want an error saying %s", c.in, err, c.err)
 		case c.err == "" && (err != nil || !slices.Equal(got, c.want)):
 			t.Errorf("%q: %q, %v, want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+// TestParseInputs: -input names may hold '=' and escaped commas (the
+// value starts after the last '='); a name given twice is an error.
+func TestParseInputs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want map[string][]int64
+		err  string
+	}{
+		{in: "x=1x3, y = 2", want: map[string][]int64{"x": {1, 3}, "y": {2}}},
+		{in: `a\,b=4,c=scalar`, want: map[string][]int64{"a,b": {4}, "c": nil}},
+		{in: "k=v=2x2", want: map[string][]int64{"k=v": {2, 2}}},
+		{in: "x=1,x=1", err: `"x" given twice`},
+		{in: "x", err: "want name=D1xD2"},
+		{in: "=3", err: "want name=D1xD2"},
+		{in: "x=1xq", err: `dimension "q"`},
+	} {
+		got, err := parseInputs(c.in)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: %v, want an error saying %s", c.in, err, c.err)
+		case c.err == "" && (err != nil || !maps.EqualFunc(got, c.want, slices.Equal)):
+			t.Errorf("%q: %v, %v, want %v", c.in, got, err, c.want)
 		}
 	}
 }

@@ -60,8 +60,16 @@ func parseOutputs(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, checkOutputNames(nil)
 	}
+	names := splitEscaped(s)
+	return names, checkOutputNames(names)
+}
+
+// splitEscaped splits a comma-separated list of tensor names (or items
+// starting with one), where a name may hold a comma written \, and a
+// backslash written \\; items are trimmed of spaces, empty ones kept.
+func splitEscaped(s string) []string {
 	var (
-		names []string
+		items []string
 		cur   strings.Builder
 	)
 	for i := 0; i < len(s); i++ {
@@ -70,24 +78,51 @@ func parseOutputs(s string) ([]string, error) {
 			i++
 			cur.WriteByte(s[i])
 		case c == ',':
-			names = append(names, strings.TrimSpace(cur.String()))
+			items = append(items, strings.TrimSpace(cur.String()))
 			cur.Reset()
 		default:
 			cur.WriteByte(c)
 		}
 	}
-	names = append(names, strings.TrimSpace(cur.String()))
-	return names, checkOutputNames(names)
+	return append(items, strings.TrimSpace(cur.String()))
+}
+
+// namedItems splits a -input or -const value into name=value pairs: the
+// value is after the last '=' (a name may hold '=', and a comma written
+// \,); a name given twice is an error.
+func namedItems(flag, s, want string) ([][2]string, error) {
+	var out [][2]string
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	for _, item := range splitEscaped(s) {
+		if item == "" {
+			continue
+		}
+		i := strings.LastIndexByte(item, '=')
+		if i <= 0 {
+			return nil, fmt.Errorf("%w: -%s %q: want %s", errUsage, flag, item, want)
+		}
+		name, val := strings.TrimSpace(item[:i]), strings.TrimSpace(item[i+1:])
+		if seen[name] {
+			return nil, fmt.Errorf("%w: -%s: input %q given twice", errUsage, flag, name)
+		}
+		seen[name] = true
+		out = append(out, [2]string{name, val})
+	}
+	return out, nil
 }
 
 // parseInputs parses "-input a=1x3x96x96,b=2x128".
 func parseInputs(s string) (map[string][]int64, error) {
+	items, err := namedItems("input", s, "name=D1xD2x…")
+	if err != nil {
+		return nil, err
+	}
 	out := map[string][]int64{}
-	for _, item := range splitList(s) {
-		name, dims, ok := strings.Cut(item, "=")
-		if !ok || name == "" {
-			return nil, fmt.Errorf("%w: -input %q: want name=D1xD2x…", errUsage, item)
-		}
+	for _, it := range items {
+		name, dims, item := it[0], it[1], it[0]+"="+it[1]
 		var shape []int64
 		if dims != "" && dims != "scalar" {
 			for _, d := range strings.Split(dims, "x") {
@@ -106,12 +141,13 @@ func parseInputs(s string) (map[string][]int64, error) {
 // parseConsts parses "-const sr=16000" into scalars of each input's dtype
 // in model m.
 func parseConsts(s string, m *onnx.Model) (map[string]*kernel.Tensor, error) {
+	items, err := namedItems("const", s, "name=value")
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]*kernel.Tensor{}
-	for _, item := range splitList(s) {
-		name, val, ok := strings.Cut(item, "=")
-		if !ok || name == "" {
-			return nil, fmt.Errorf("%w: -const %q: want name=value", errUsage, item)
-		}
+	for _, it := range items {
+		name, val, item := it[0], it[1], it[0]+"="+it[1]
 		var dt kernel.DType
 		for _, vi := range m.Graph.Inputs {
 			if vi.Name == name {
