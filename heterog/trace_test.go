@@ -20,42 +20,14 @@ import (
 // parts' activations.
 func TestTracedRunValidates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.pftrace")
-	rec, err := trace.Create(path, trace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpu, err := host.New(host.Options{Observer: devtrace.New(rec, "cpu")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "accel")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := heterog.NewManager(cpu, sim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mgr.Release()
+	rec, mgr := tracedDevices(t, path)
 	g, in := joined()
 	e := compile(t, g, opts{Manager: mgr, Trace: rec, Name: "joined"})
 	const runs = 2
 	for range runs {
 		run(t, e, in)
 	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := trace.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := trace.Validate(p); err != nil {
-		t.Fatal(err)
-	}
+	p := closeAndRead(t, e, rec, path)
 	flows := map[uint64]int{}
 	for _, ev := range p.Events {
 		if ev.Kind == trace.EvFlowBegin || ev.Kind == trace.EvFlowEnd {
@@ -88,23 +60,7 @@ func TestTracedRunValidates(t *testing.T) {
 // its flow on a device slice, the host's included.
 func TestSerialTracesEveryHostKernel(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "serial.pftrace")
-	rec, err := trace.Create(path, trace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpu, err := host.New(host.Options{Observer: devtrace.New(rec, "cpu")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "accel")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := heterog.NewManager(cpu, sim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mgr.Release()
+	rec, mgr := tracedDevices(t, path)
 	b := subgraph.NewBuilder("long")
 	x := b.Input("x", kernel.Float32, 4)
 	for i := range 150 {
@@ -121,6 +77,50 @@ func TestSerialTracesEveryHostKernel(t *testing.T) {
 	for range runs {
 		run(t, e, in)
 	}
+	p := closeAndRead(t, e, rec, path)
+	ends := map[uint64]bool{}
+	for _, ev := range p.Events {
+		if ev.Kind == trace.EvFlowEnd && ev.Flow&(1<<62) == 0 {
+			ends[ev.Flow] = true
+		}
+	}
+	if want := runs * len(g.Nodes); len(ends) != want {
+		t.Fatalf("%d kernel flows end on a device slice, want %d", len(ends), want)
+	}
+	if _, ok := p.TrackIndex("cpu stream 1"); ok {
+		t.Fatal("the CPU nodes use more than one host stream")
+	}
+}
+
+// tracedDevices returns a recorder writing to path and a manager of a
+// host CPU and a simulated accelerator traced into it, as "cpu" and
+// "accel".
+func tracedDevices(t *testing.T, path string) (*trace.Recorder, *heterog.Manager) {
+	t.Helper()
+	rec, err := trace.Create(path, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := host.New(host.Options{Observer: devtrace.New(rec, "cpu")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "accel")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := heterog.NewManager(cpu, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mgr.Release() })
+	return rec, mgr
+}
+
+// closeAndRead closes e and rec, and reads back and validates the trace
+// at path.
+func closeAndRead(t *testing.T, e *heterog.Executable, rec *trace.Recorder, path string) *trace.Parsed {
+	t.Helper()
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,16 +134,5 @@ func TestSerialTracesEveryHostKernel(t *testing.T) {
 	if err := trace.Validate(p); err != nil {
 		t.Fatal(err)
 	}
-	ends := map[uint64]bool{}
-	for _, ev := range p.Events {
-		if ev.Kind == trace.EvFlowEnd && ev.Flow&(1<<62) == 0 {
-			ends[ev.Flow] = true
-		}
-	}
-	if want := runs * len(g.Nodes); len(ends) != want {
-		t.Fatalf("%d kernel flows end on a device slice, want %d", len(ends), want)
-	}
-	if _, ok := p.TrackIndex("cpu stream 1"); ok {
-		t.Fatal("the CPU nodes use more than one host stream")
-	}
+	return p
 }
