@@ -498,6 +498,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		rs.ctx, rs.cancel = ctx, noCancel
 	}
 	defer rs.cancel()
+	defer func() { r.runCtx = nil }() // a later Infer outside a run has none
 	e.cur = rs
 	for w := range e.wk {
 		e.wk[w].reset()
@@ -630,6 +631,7 @@ func (e *engine) start(rs *runState, inputs []*kernel.Tensor, flow uint64) {
 	if e.seq != 0 {
 		r.runSeed = e.seq - 1 // Begin counts it
 	}
+	r.runCtx = rs.ctx
 	if err := r.Begin(inputs, flow); err != nil {
 		rs.fail(err)
 		return

@@ -36,12 +36,13 @@ type slotInfo struct {
 
 // node is one kernel in execution order.
 type node struct {
-	name, op string
-	nameSeed uint64             // mixes the node's name into kernel.Args.Seed
-	numbered kernel.RunNumbered // k, when it takes the run's number
-	k        kernel.Kernel
-	costs    plan.Costs // synthetic host costs per stage
-	in, out  []int      // slots
+	name, op  string
+	nameSeed  uint64               // mixes the node's name into kernel.Args.Seed
+	numbered  kernel.RunNumbered   // k, when it takes the run's number
+	stoppable kernel.Interruptible // k, when it takes the run's context
+	k         kernel.Kernel
+	costs     plan.Costs // synthetic host costs per stage
+	in, out   []int      // slots
 	// free lists the slots whose last use is this node (inputs and outputs
 	// nobody reads), freed right after its launch.
 	free      []int
@@ -225,6 +226,7 @@ func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs
 	pos := len(l.p.nodes)
 	nd := node{name: name, op: op, k: k, costs: cs, in: in, out: out, guard: g, nameSeed: nameSeed(name)}
 	nd.numbered, _ = k.(kernel.RunNumbered)
+	nd.stoppable, _ = k.(kernel.Interruptible)
 	deps := k.Deps()
 	nd.volatile = deps.Volatile
 	_, trusted := k.(kernel.Trusted)

@@ -92,7 +92,10 @@ type KernelRunner struct {
 	// by the goroutine running InferShape (see Brancher).
 	skip    []bool
 	runSeed uint64 // the run's number (kernel.Args.Run), set by Begin
-	seed    uint64
+	// runCtx is the run's context, for kernel.Interruptible kernels (nil:
+	// none, outside a run).
+	runCtx context.Context
+	seed   uint64
 
 	// A run fed by other parts (see Feed): pending marks input slots not
 	// uploaded yet, written by goroutine 0 only; uploaded holds, by node
@@ -829,6 +832,13 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	}
 	if nd.numbered != nil {
 		nd.numbered.SetRun(r.runSeed)
+	}
+	if nd.stoppable != nil {
+		ctx := r.runCtx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		nd.stoppable.SetContext(ctx)
 	}
 	err = nd.k.InferShape(ar.In, ar.Out)
 	if nd.checked {

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 
@@ -15,7 +16,29 @@ import (
 // returns the outputs as new host tensors and the summed cost of the
 // kernels. Compute-dependent kernels' outputs take their real shapes.
 func Eval(g *subgraph.Graph, inputs []*kernel.Tensor, res kernel.Resolver) ([]*kernel.Tensor, device.Cost, error) {
-	return (&body{g: g, res: res}).eval(inputs, 0)
+	return (&body{g: g, res: res}).eval(inputs, runOf{})
+}
+
+// runOf is what the kernels of a body learn of the run they serve.
+type runOf struct {
+	no  uint64          // the run's number (kernel.Args.Run; 0: none)
+	ctx context.Context // the run's context (nil: none)
+}
+
+// context is the run's context, Background when it has none.
+func (r runOf) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
+}
+
+// stopped returns the run's context's error once it ended.
+func (r runOf) stopped() error {
+	if r.ctx == nil {
+		return nil
+	}
+	return r.ctx.Err()
 }
 
 // body is a Loop's or Scan's body, validated once, on the first inputs
@@ -29,8 +52,8 @@ type body struct {
 	checked *subgraph.Checked
 }
 
-// eval runs the body on inputs, in run run of the executable (0: none).
-func (b *body) eval(inputs []*kernel.Tensor, run uint64) ([]*kernel.Tensor, device.Cost, error) {
+// eval runs the body on inputs, in run run of the executable.
+func (b *body) eval(inputs []*kernel.Tensor, run runOf) ([]*kernel.Tensor, device.Cost, error) {
 	if b.checked == nil {
 		if len(inputs) != len(b.g.Inputs) {
 			return nil, device.Cost{}, fmt.Errorf("graph %q takes %d inputs, got %d", b.g.Name, len(b.g.Inputs), len(inputs))
@@ -44,8 +67,9 @@ func (b *body) eval(inputs []*kernel.Tensor, run uint64) ([]*kernel.Tensor, devi
 	return evalChecked(b.g, b.checked, inputs, run)
 }
 
-// evalChecked runs g, validated as c, on inputs.
-func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor, run uint64) ([]*kernel.Tensor, device.Cost, error) {
+// evalChecked runs g, validated as c, on inputs; it stops before a node
+// once the run's context ended.
+func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor, run runOf) ([]*kernel.Tensor, device.Cost, error) {
 	var cost device.Cost
 	vals := make(map[string]*kernel.Tensor, len(g.Inputs)+len(g.Consts)+len(g.Nodes))
 	for i, v := range g.Inputs {
@@ -56,6 +80,9 @@ func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor
 	}
 	for _, i := range c.Order {
 		n, k := g.Nodes[i], c.Kernels[i]
+		if err := run.stopped(); err != nil {
+			return nil, cost, fmt.Errorf("graph %q: before node %q: %w", g.Name, n.Name, err)
+		}
 		if err := step(n, k, vals, &cost, run); err != nil {
 			return nil, cost, err
 		}
@@ -76,7 +103,7 @@ func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor
 }
 
 // step runs node n's kernel k on the host and records its outputs.
-func step(n *subgraph.Node, k kernel.Kernel, vals map[string]*kernel.Tensor, cost *device.Cost, run uint64) error {
+func step(n *subgraph.Node, k kernel.Kernel, vals map[string]*kernel.Tensor, cost *device.Cost, run runOf) error {
 	in := make([]*kernel.Tensor, len(n.Inputs))
 	for j, name := range n.Inputs {
 		in[j] = vals[name]
@@ -98,11 +125,12 @@ func step(n *subgraph.Node, k kernel.Kernel, vals map[string]*kernel.Tensor, cos
 // recover. It returns nOut new host tensors and the kernel's cost; a
 // failure is a *kernel.Error naming the node, op and stage.
 func Run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int) (out []*kernel.Tensor, cost device.Cost, err error) {
-	return run1(k, name, in, nOut, 0)
+	return run1(k, name, in, nOut, runOf{})
 }
 
-// run1 is Run1 in run run of an executable (kernel.Args.Run; 0: none).
-func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run uint64) (out []*kernel.Tensor, cost device.Cost, err error) {
+// run1 is Run1 in run run of an executable: the kernel gets its number
+// (kernel.RunNumbered) and context (kernel.Interruptible).
+func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf) (out []*kernel.Tensor, cost device.Cost, err error) {
 	op := k.Op()
 	stage := kernel.StageInfer
 	fail := func(e error) error { return &kernel.Error{Node: name, Op: op, Stage: stage, Err: e} }
@@ -116,7 +144,10 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run uint6
 		out[j] = &kernel.Tensor{}
 	}
 	if n, ok := k.(kernel.RunNumbered); ok {
-		n.SetRun(run)
+		n.SetRun(run.no)
+	}
+	if n, ok := k.(kernel.Interruptible); ok {
+		n.SetContext(run.context())
 	}
 	if err := k.InferShape(in, out); err != nil {
 		return nil, cost, fail(err)
@@ -144,7 +175,7 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run uint6
 	if ws := a.Tiling.Workspace; ws > 0 {
 		a.Workspace = device.Buffer{Addr: 1, Size: ws, Data: make([]byte, ws)}
 	}
-	a.In, a.Out, a.Node, a.Run = in, out, name, run
+	a.In, a.Out, a.Node, a.Run = in, out, name, run.no
 	cost = k.Cost(in, out)
 	if err := k.Compute(&a); err != nil {
 		return nil, cost, fail(err)

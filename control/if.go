@@ -22,6 +22,7 @@
 package control
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -74,6 +75,8 @@ func (r Resolver) Has(op string) bool {
 // called by one goroutine at a time.
 type If struct {
 	branch [2]*subgraph.Graph // then, else
+	bodies [2]*body           // the branches, validated on their first real run
+	cur    runOf              // the run's number and context (kernel.RunNumbered, Interruptible)
 	res    kernel.Resolver
 	nIn    int // captures the node passes, after the condition
 	nOut   int
@@ -94,6 +97,7 @@ func NewIf(attrs kernel.Attrs, res kernel.Resolver) (*If, error) {
 			return nil, fmt.Errorf("%w: attribute %q is %T, want a *subgraph.Graph", ErrBranch, name, attrs[name])
 		}
 		k.branch[i] = g
+		k.bodies[i] = &body{g: g, res: res}
 	}
 	if a, b := len(k.branch[0].Outputs), len(k.branch[1].Outputs); a != b {
 		return nil, fmt.Errorf("%w: then branch %q has %d outputs, else branch %q has %d", ErrBranch, k.branch[0].Name, a, k.branch[1].Name, b)
@@ -170,7 +174,7 @@ func (k *If) InferShape(in, out []*kernel.Tensor) error {
 	}
 	k.outs, k.cost = nil, device.Cost{}
 	if real {
-		outs, cost, err := Eval(g, bound, k.res)
+		outs, cost, err := k.bodies[k.taken].eval(bound, k.cur)
 		if err != nil {
 			return fmt.Errorf("%w %q: %w", ErrBranch, g.Name, err)
 		}
@@ -187,6 +191,14 @@ func (k *If) InferShape(in, out []*kernel.Tensor) error {
 	}
 	return nil
 }
+
+// SetRun implements kernel.RunNumbered: the branch's kernels see run as
+// their Args.Run.
+func (k *If) SetRun(run uint64) { k.cur.no = run }
+
+// SetContext implements kernel.Interruptible: a branch stops between its
+// nodes once ctx ended, and its loops between their iterations.
+func (k *If) SetContext(ctx context.Context) { k.cur.ctx = ctx }
 
 // Resize implements kernel.Kernel: an If has no tiling of its own.
 func (k *If) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {

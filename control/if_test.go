@@ -160,3 +160,64 @@ func TestIfMisuse(t *testing.T) {
 		t.Fatalf("error %v does not name the If node", err)
 	}
 }
+
+// TestIfBranchDrawsByRun: a random generator in the branch of an If that
+// a Loop's body runs (on the host, not spliced) draws on from iteration
+// to iteration and run to run, as one outside a branch does, and the n-th
+// run draws the same in every mode.
+func TestIfBranchDrawsByRun(t *testing.T) {
+	then := subgraph.NewBuilder("then")
+	tx := then.Input("then/x", kernel.Float32, 4)
+	then.Output(then.Op("Add", tx, then.OpAttrs("RandomUniform", kernel.Attrs{"shape": []int64{4}, "seed": 7.0})))
+	body := subgraph.NewBuilder("body")
+	body.Input("i", kernel.Int64)
+	bc := body.Input("c", kernel.Bool)
+	bx := body.Input("x", kernel.Float32, 4)
+	body.Node(&subgraph.Node{Name: "if", Op: "If", Inputs: []string{bc, bx},
+		Attrs: kernel.Attrs{control.ThenBranch: then.Graph(), control.ElseBranch: branch("else", "Add")}}, 1)
+	drawn := body.Last().Outputs[0]
+	body.Output(body.Op("Identity", bc), bx, drawn)
+	b := subgraph.NewBuilder("loop")
+	x := b.Input("x", kernel.Float32, 4)
+	m := b.Const("M", kernel.FromInt64([]int64{3}))
+	c := b.Const("c", &kernel.Tensor{DType: kernel.Bool, Shape: kernel.Shape{}, Host: []byte{1}})
+	outs := b.Node(&subgraph.Node{Name: "loop", Op: "Loop", Inputs: []string{m, c, x},
+		Attrs: kernel.Attrs{control.LoopBody: body.Graph(), control.LoopCarried: int64(1)}}, 2)
+	b.Output(outs[1])
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2, 3, 4}, 4)}
+	draws := func(opts ...pipert.Option) [2][]float32 {
+		exe, err := pipert.Compile(g, append(opts, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer exe.Close()
+		var d [2][]float32
+		for i := range d {
+			res, err := exe.Run(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d[i] = kernel.Float32s(res.Outputs[outs[1]].Host)
+		}
+		return d
+	}
+	want := draws(pipert.WithMode(pipert.KBK))
+	for r, d := range want {
+		if slices.Equal(d[:4], d[4:8]) || slices.Equal(d[4:8], d[8:]) {
+			t.Errorf("KBK run %d: the iterations drew the same: %v", r+1, d)
+		}
+	}
+	if slices.Equal(want[0], want[1]) {
+		t.Errorf("KBK's runs drew the same: %v", want[0])
+	}
+	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
+	for _, md := range pipert.Modes() {
+		settings[md.String()] = []pipert.Option{pipert.WithMode(md)}
+	}
+	for name, opts := range settings {
+		if got := draws(opts...); !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
+			t.Errorf("%s: runs drew %v, KBK %v", name, got, want)
+		}
+	}
+}

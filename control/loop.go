@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -35,12 +36,14 @@ var ErrLoop = errors.New("control: Loop")
 // and InferShape runs the loop there, each iteration evaluating the body
 // kernel by kernel (Eval); Compute hands the outputs over. The trip count
 // is known only on real data: on virtual data a Loop fails. Its modeled
-// device work is the sum of its iterations'.
+// device work is the sum of its iterations'. A Loop stops between
+// iterations once the run's context ended (kernel.Interruptible): a loop
+// with no trip limit may never end by itself.
 type Loop struct {
 	body    *subgraph.Graph
 	res     kernel.Resolver
-	run     *body  // the body validated, its kernels kept
-	runNo   uint64 // the run's number (kernel.RunNumbered)
+	run     *body // the body validated, its kernels kept
+	cur     runOf // the run's number and context (kernel.RunNumbered, Interruptible)
 	carried int
 	nIn     int // captures
 	nOut    int // carried + scan outputs
@@ -117,6 +120,9 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 	bound := make([]*kernel.Tensor, len(k.body.Inputs))
 	iter := 0
 	for i := int64(0); i < trip && cond; i++ {
+		if err := k.cur.stopped(); err != nil {
+			return fmt.Errorf("%w: iteration %d of body %q: %w", ErrLoop, i, k.body.Name, err)
+		}
 		it := kernel.New(kernel.Int64)
 		kernel.Int64s(it.Host)[0] = i
 		c := kernel.New(kernel.Bool)
@@ -124,7 +130,7 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 		bound[0], bound[1] = it, c
 		copy(bound[2:], carried)
 		copy(bound[2+k.carried:], caps)
-		outs, cost, err := k.run.eval(bound, k.runNo)
+		outs, cost, err := k.run.eval(bound, k.cur)
 		if err != nil {
 			return fmt.Errorf("%w: iteration %d of body %q: %w", ErrLoop, i, k.body.Name, err)
 		}
@@ -204,4 +210,9 @@ func (k *Loop) Trusted() {}
 
 // SetRun implements kernel.RunNumbered: the body's kernels see run as
 // their Args.Run.
-func (k *Loop) SetRun(run uint64) { k.runNo = run }
+func (k *Loop) SetRun(run uint64) { k.cur.no = run }
+
+// SetContext implements kernel.Interruptible: the loop stops between
+// iterations once ctx ended (an ONNX Loop may have no trip limit and run
+// until its body's condition is false, which it may never be).
+func (k *Loop) SetContext(ctx context.Context) { k.cur.ctx = ctx }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/control"
@@ -188,6 +191,52 @@ func TestLoopBodyDrawsByRun(t *testing.T) {
 		}
 		if good, afterFailure := third(4), third(5); good != afterFailure {
 			t.Errorf("%v: the third run drew %s after a good run, %s after a failed one", m, good, afterFailure)
+		}
+	}
+}
+
+// TestEndlessLoopStopsAtTheDeadline: a Loop with no trip limit whose body
+// never makes its condition false runs until the run's context ends, then
+// Run returns the context's error naming the Loop, in every mode, and the
+// executable then runs a loop that ends.
+func TestEndlessLoopStopsAtTheDeadline(t *testing.T) {
+	body := subgraph.NewBuilder("forever")
+	body.Input("i", kernel.Int64)
+	c := body.Input("c", kernel.Bool)
+	s := body.Input("s", kernel.Float32, 1)
+	body.Output(body.Op("Identity", c), body.Op("Add", s, body.Const("one", kernel.FromFloat32([]float32{1}, 1))))
+	b := subgraph.NewBuilder("endless")
+	m := b.Input("M", kernel.Int64, kernel.Dynamic) // empty: no trip limit
+	x := b.Input("x", kernel.Float32, 1)
+	cond := b.Const("cond", &kernel.Tensor{DType: kernel.Bool, Shape: kernel.Shape{1}, Host: []byte{1}})
+	outs := b.Node(&subgraph.Node{Name: "loop", Op: "Loop", Inputs: []string{m, cond, x},
+		Attrs: kernel.Attrs{control.LoopBody: body.Graph(), control.LoopCarried: int64(1)}}, 1)
+	b.Output(outs...)
+	g := b.Graph()
+	endless := map[string]*kernel.Tensor{"M": kernel.FromInt64([]int64{}, 0), "x": kernel.FromFloat32([]float32{0}, 1)}
+	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}}
+	for _, md := range pipert.Modes() {
+		settings[md.String()] = []pipert.Option{pipert.WithMode(md)}
+	}
+	for name, opts := range settings {
+		exe, err := pipert.Compile(g, append(opts, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		_, err = exe.Run(ctx, endless)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, control.ErrLoop) || !strings.Contains(err.Error(), `"loop"`) {
+			t.Errorf("%s: endless loop: %v, want the deadline's error naming the Loop", name, err)
+		}
+		res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"M": kernel.FromInt64([]int64{3}, 1), "x": kernel.FromFloat32([]float32{0}, 1)})
+		if err != nil {
+			t.Errorf("%s: run after the deadline: %v", name, err)
+		} else if got := kernel.Float32s(res.Outputs[outs[0]].Host); !slices.Equal(got, []float32{3}) {
+			t.Errorf("%s: three iterations gave %v, want [3]", name, got)
+		}
+		if err := exe.Close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -53,9 +54,9 @@ var ErrScan = errors.New("control: Scan")
 type Scan struct {
 	body             *subgraph.Graph
 	res              kernel.Resolver
-	run              *body  // the body validated, its kernels kept
-	runNo            uint64 // the run's number (kernel.RunNumbered)
-	batched, lens    bool   // opset 8: a batch axis; a sequence_lens input
+	run              *body // the body validated, its kernels kept
+	cur              runOf // the run's number and context (kernel.RunNumbered, Interruptible)
+	batched, lens    bool  // opset 8: a batch axis; a sequence_lens input
 	states, scans    int
 	nIn              int // captures
 	inAxes, inDirs   []int64
@@ -218,6 +219,9 @@ func (k *Scan) scan(states, scanIn, caps []*kernel.Tensor, inAxes, outAxes, outD
 	stacks := make([][]*kernel.Tensor, nOut)
 	bound := make([]*kernel.Tensor, len(k.body.Inputs))
 	for t := range steps {
+		if err := k.cur.stopped(); err != nil {
+			return nil, fmt.Errorf("%w: iteration %d of body %q: %w", ErrScan, t, k.body.Name, err)
+		}
 		copy(bound, states)
 		for j, x := range scanIn {
 			i := t
@@ -227,7 +231,7 @@ func (k *Scan) scan(states, scanIn, caps []*kernel.Tensor, inAxes, outAxes, outD
 			bound[k.states+j] = sliceAt(x, axes[j], i)
 		}
 		copy(bound[k.states+k.scans:], caps)
-		outs, cost, err := k.run.eval(bound, k.runNo)
+		outs, cost, err := k.run.eval(bound, k.cur)
 		if err != nil {
 			return nil, fmt.Errorf("%w: iteration %d of body %q: %w", ErrScan, t, k.body.Name, err)
 		}
@@ -430,4 +434,8 @@ func (k *Scan) Trusted() {}
 
 // SetRun implements kernel.RunNumbered: the body's kernels see run as
 // their Args.Run.
-func (k *Scan) SetRun(run uint64) { k.runNo = run }
+func (k *Scan) SetRun(run uint64) { k.cur.no = run }
+
+// SetContext implements kernel.Interruptible: the scan stops between
+// iterations once ctx ended.
+func (k *Scan) SetContext(ctx context.Context) { k.cur.ctx = ctx }

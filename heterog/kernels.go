@@ -34,6 +34,14 @@ func (k *nodeKernel) SetRun(run uint64) {
 	}
 }
 
+// SetContext passes the run's context to the wrapped kernel, if it takes
+// it (kernel.Interruptible).
+func (k *nodeKernel) SetContext(ctx context.Context) {
+	if n, ok := k.Kernel.(kernel.Interruptible); ok {
+		n.SetContext(ctx)
+	}
+}
+
 // LaunchOn implements actor.Launcher.
 func (k *nodeKernel) LaunchOn(s device.Stream, a *kernel.Args, real bool) error {
 	if k.cpu == nil {

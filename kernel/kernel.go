@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -161,6 +162,16 @@ func (a *Args) Real() bool {
 // run see it as their Args.Run.
 type RunNumbered interface {
 	SetRun(run uint64)
+}
+
+// Interruptible is implemented by kernels whose InferShape can run long
+// on legal inputs (a Loop's iterations, whose number the data decides):
+// the runtime gives them the run's context before each InferShape, and
+// they return an error wrapping its Err soon after it ends, so that a
+// run's caller can stop such a run. The context is valid until that
+// InferShape returns.
+type Interruptible interface {
+	SetContext(ctx context.Context)
 }
 
 // Stage names a host stage of the kernel life cycle, for errors and traces.
