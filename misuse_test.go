@@ -138,15 +138,20 @@ func TestLongCostEndsWithItsRun(t *testing.T) {
 
 // TestGraphChangedAfterCompile: an executable keeps its own copy of the
 // graph: changing the caller's graph after Compile (an op, an attribute,
-// an edge, an output, an input's shape) changes none of its runs, in
-// every mode.
+// a tensor attribute's contents, an edge, an output, an input's shape, a
+// constant passed to the outputs) changes none of its runs, in every
+// mode.
 func TestGraphChangedAfterCompile(t *testing.T) {
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 4)}
-	for _, o := range []pipert.Option{pipert.WithMode(pipert.KBK), pipert.WithMode(pipert.Pipeline), pipert.WithMode(pipert.Replay), pipert.WithHeterogeneous(nil)} {
+	for _, o := range []pipert.Option{pipert.WithMode(pipert.KBK), pipert.WithMode(pipert.Async), pipert.WithMode(pipert.Pipeline), pipert.WithMode(pipert.Replay), pipert.WithHeterogeneous(nil)} {
 		b := subgraph.NewBuilder("g")
 		x := b.Input("x", kernel.Float32, 4)
-		y := b.OpAttrs("Softmax", kernel.Attrs{"axis": int64(0)}, b.Op("ReLU", x))
-		b.Output(y)
+		fill := kernel.FromFloat32([]float32{7}, 1)
+		w := kernel.FromFloat32([]float32{1, 2, 3, 4}, 4)
+		sevens := b.OpAttrs("ConstantOfShape", kernel.Attrs{"value": fill}, b.Const("shape", kernel.FromInt64([]int64{4}, 1)))
+		a := b.Op("Add", b.Op("ReLU", x), sevens)
+		y := b.OpAttrs("Softmax", kernel.Attrs{"axis": int64(0)}, a)
+		b.Output(y, a, b.Const("w", w))
 		g := b.Graph()
 		exe, err := pipert.Compile(g, o)
 		if err != nil {
@@ -156,17 +161,22 @@ func TestGraphChangedAfterCompile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.Nodes[0].Op = "Neg"
-		g.Nodes[1].Attrs["axis"] = int64(5)
-		g.Nodes[1].Inputs[0] = "x"
+		relu, softmax := g.Nodes[1], g.Nodes[3]
+		relu.Op = "Neg"
+		softmax.Attrs["axis"] = int64(5)
+		softmax.Inputs[0] = "x"
 		g.Outputs[0] = "x"
 		g.Inputs[0].Shape[0] = 7
+		copy(fill.Host, kernel.FromFloat32([]float32{-1}, 1).Host)
+		copy(w.Host, kernel.FromFloat32([]float32{9, 9, 9, 9}, 4).Host)
 		after, err := exe.Run(context.Background(), in)
 		if err != nil {
 			t.Fatalf("after changing the graph: %v", err)
 		}
-		if string(after.Outputs[y].Host) != string(before.Outputs[y].Host) {
-			t.Errorf("the run changed with the caller's graph: %v, then %v", kernel.Float32s(before.Outputs[y].Host), kernel.Float32s(after.Outputs[y].Host))
+		for _, name := range []string{y, a, "w"} {
+			if string(after.Outputs[name].Host) != string(before.Outputs[name].Host) {
+				t.Errorf("%s changed with the caller's graph: %v, then %v", name, kernel.Float32s(before.Outputs[name].Host), kernel.Float32s(after.Outputs[name].Host))
+			}
 		}
 		exe.Close()
 	}

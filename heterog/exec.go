@@ -170,7 +170,11 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, cfg plan.Config, m *
 	}
 	e := &Executable{cfg: cfg, mgr: m, g: g, cpu: m.CPU(), accel: m.Accelerator(), consts: make(map[string]*kernel.Tensor)}
 	for _, k := range g.Consts {
-		e.consts[k.Name] = k.Tensor
+		if slices.Contains(g.Outputs, k.Name) {
+			// A constant passed through to the outputs: the executable
+			// keeps its own, as the actors keep theirs on the device.
+			e.consts[k.Name] = &kernel.Tensor{DType: k.Tensor.DType, Shape: k.Tensor.Shape.Clone(), Host: slices.Clone(k.Tensor.Host)}
+		}
 	}
 	e.place, err = e.placeNodes(c)
 	if err != nil {

@@ -103,14 +103,14 @@ func TestPlacementLabel(t *testing.T) {
 	}
 }
 
-// TestCloneSharesNothing: a clone's inputs, nodes, attributes (slices and
-// nested graphs) and outputs are its own.
+// TestCloneSharesNothing: a clone's inputs, nodes, attributes (slices,
+// tensors and nested graphs) and outputs are its own.
 func TestCloneSharesNothing(t *testing.T) {
 	inner := subgraph.NewBuilder("inner")
 	inner.Output(inner.Op("ReLU", inner.Input("a", kernel.Float32, 2)))
 	b := subgraph.NewBuilder("g")
 	x := b.Input("x", kernel.Float32, 2, 3)
-	b.Output(b.OpAttrs("Transpose", kernel.Attrs{"perm": []int64{1, 0}, "body": inner.Graph()}, x))
+	b.Output(b.OpAttrs("Transpose", kernel.Attrs{"perm": []int64{1, 0}, "body": inner.Graph(), "value": kernel.FromFloat32([]float32{5}, 1)}, x))
 	g := b.Graph()
 	c := g.Clone()
 	g.Inputs[0].Shape[0] = 9
@@ -118,10 +118,11 @@ func TestCloneSharesNothing(t *testing.T) {
 	g.Nodes[0].Inputs[0] = "y"
 	g.Nodes[0].Attrs["perm"].([]int64)[0] = 7
 	g.Nodes[0].Attrs["body"].(*subgraph.Graph).Nodes[0].Op = "Neg"
+	g.Nodes[0].Attrs["value"].(*kernel.Tensor).Host[3] = 0x7f
 	g.Outputs[0] = "z"
 	n := c.Nodes[0]
 	if c.Inputs[0].Shape[0] != 2 || n.Op != "Transpose" || n.Inputs[0] != "x" || n.Attrs["perm"].([]int64)[0] != 1 ||
-		n.Attrs["body"].(*subgraph.Graph).Nodes[0].Op != "ReLU" || c.Outputs[0] == "z" {
+		n.Attrs["body"].(*subgraph.Graph).Nodes[0].Op != "ReLU" || kernel.Float32s(n.Attrs["value"].(*kernel.Tensor).Host)[0] != 5 || c.Outputs[0] == "z" {
 		t.Fatalf("the clone changed with the original: %+v", c)
 	}
 	if (*subgraph.Graph)(nil).Clone() != nil {

@@ -81,10 +81,10 @@ type Graph struct {
 }
 
 // Clone returns a copy of g that shares nothing a caller may change with
-// it: the inputs, nodes, attributes (slices and subgraphs of control flow
-// copied too) and outputs. Constants' and tensor attributes' contents are
-// shared: a constant is read when a graph is compiled. A nil g clones to
-// nil.
+// it: the inputs, nodes, attributes (slices, tensors and subgraphs of
+// control flow copied too) and outputs. Constants' contents are shared: a
+// constant is read when a graph is compiled (kernels read their tensor
+// attributes when they run). A nil g clones to nil.
 func (g *Graph) Clone() *Graph {
 	if g == nil {
 		return nil
@@ -112,8 +112,26 @@ func (g *Graph) Clone() *Graph {
 					v = slices.Clone(x)
 				case []string:
 					v = slices.Clone(x)
+				case []int:
+					v = slices.Clone(x)
+				case []float32:
+					v = slices.Clone(x)
+				case *kernel.Tensor:
+					v = cloneTensor(x)
+				case []*kernel.Tensor:
+					ts := make([]*kernel.Tensor, len(x))
+					for i, t := range x {
+						ts[i] = cloneTensor(t)
+					}
+					v = ts
 				case *Graph:
 					v = x.Clone()
+				case []*Graph:
+					gs := make([]*Graph, len(x))
+					for i, sg := range x {
+						gs[i] = sg.Clone()
+					}
+					v = gs
 				}
 				m.Attrs[k] = v
 			}
@@ -121,6 +139,19 @@ func (g *Graph) Clone() *Graph {
 		c.Nodes[i] = &m
 	}
 	return c
+}
+
+// cloneTensor copies t's shape and host contents (nil stays nil).
+func cloneTensor(t *kernel.Tensor) *kernel.Tensor {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.Shape = t.Shape.Clone()
+	if t.Host != nil {
+		c.Host = slices.Clone(t.Host)
+	}
+	return &c
 }
 
 // Error is a validation failure. Node is empty for graph-level problems.
