@@ -25,8 +25,8 @@ func reluGraph() *subgraph.Graph {
 // TestMisuseIsAnError: every misuse of the facade is an error, in every
 // mode, and never a panic or a hang.
 func TestMisuseIsAnError(t *testing.T) {
-	if _, err := pipert.Compile(nil); err == nil {
-		t.Error("nil graph compiled")
+	if _, err := pipert.Compile(nil); !errors.Is(err, pipert.ErrInvalid) {
+		t.Errorf("nil graph: %v, want ErrInvalid", err)
 	}
 	if _, err := pipert.Compile(&subgraph.Graph{Name: "dangling", Nodes: []*subgraph.Node{{Name: "n", Op: "ReLU", Inputs: []string{"nowhere"}, Outputs: []string{"y"}}}, Outputs: []string{"y"}}); err == nil {
 		t.Error("graph reading an undefined tensor compiled")

@@ -154,7 +154,7 @@ var (
 	// missing, unknown, or sharing its tensor or memory with another
 	// output or an input. (The same sentinel as subgraph's.)
 	ErrBadOutput = subgraph.ErrBadOutput
-	// ErrInvalid: a nil context, a method of a nil or zero Executable or
+	// ErrInvalid: a nil context or graph, a method of a nil or zero Executable or
 	// Pending (one Compile or Submit did not make), or a workspace that is
 	// not memory of the executable's device (device.Owner).
 	ErrInvalid = errors.New("invalid argument")
@@ -302,7 +302,7 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 		}
 	}
 	if g == nil {
-		return nil, errors.New("pipert: compile: nil graph")
+		return nil, fmt.Errorf("pipert: compile: %w: nil graph", ErrInvalid)
 	}
 	g = g.Clone() // the caller may change its graph after: the executable keeps its own
 	// The same for the Config's lists, which WithConfig shares with the caller.

@@ -162,3 +162,24 @@ func TestNotImplementedIsUnsupported(t *testing.T) {
 		t.Errorf("error %q does not say what is not implemented", err)
 	}
 }
+
+// TestNoDefaultOpset: a model of IR version 3 or later whose nodes are of
+// the default domain must import its opset (a file cut short loses
+// opset_import); before IR version 3 models had none and follow opset 1.
+func TestNoDefaultOpset(t *testing.T) {
+	m := model([]*Node{{Name: "sm", OpType: "Softmax", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+		[]*ValueInfo{vi("x", Float, 2, 2, 2)}, []*ValueInfo{{Name: "y"}})
+	m.Opsets = nil
+	_, err := Import(m, Options{})
+	if !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), "opset_import") || !strings.Contains(err.Error(), `"sm"`) {
+		t.Fatalf("IR version 8 without opset_import: %v, want ErrImport naming opset_import and the node", err)
+	}
+	m.Opsets = map[string]int64{MLDomain: 3}
+	if _, err := Import(m, Options{}); !errors.Is(err, ErrImport) {
+		t.Fatalf("IR version 8 importing only ai.onnx.ml: %v, want ErrImport", err)
+	}
+	m.IRVersion, m.Opsets = 2, nil
+	if _, err := Import(m, Options{}); err != nil {
+		t.Fatalf("IR version 2 without opset_import (opset 1): %v", err)
+	}
+}

@@ -121,6 +121,16 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 			opset = 1
 		}
 	}
+	if !ok && m.IRVersion >= 3 {
+		// Before IR version 3 a model had no opset_import and followed
+		// opset 1; from 3 on it must name the default domain's opset if
+		// a node is of it (a truncated file loses the field).
+		for _, n := range m.Graph.Nodes {
+			if n.Domain == "" || n.Domain == "ai.onnx" {
+				return nil, fmt.Errorf("%w: the model (IR version %d) imports no opset of the default domain (opset_import), and its node %q (%s) is of it", ErrImport, m.IRVersion, n.Name, n.OpType)
+			}
+		}
+	}
 	if opset < 1 || opset > MaxOpset {
 		// Each op's range is checked too (table): most start at opset 7.
 		return nil, fmt.Errorf("%w: default-domain opset %d (have 1 to %d)", ErrUnsupported, opset, MaxOpset)
