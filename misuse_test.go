@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -249,5 +250,40 @@ func TestInvalidDeviceProfileIsAConfigError(t *testing.T) {
 		if _, err := pipert.Compile(reluGraph(), append(m.opts, pipert.WithDevice(namelessDev{sim}))...); !errors.Is(err, pipert.ErrConfig) || !strings.Contains(err.Error(), "Name") {
 			t.Errorf("%s: a device without a name: %v, want ErrConfig", m.name, err)
 		}
+	}
+}
+
+// TestRunIntoShortChangesNothing: when one of RunInto's outputs cannot
+// hold its output, the run fails with ErrShortOutput and no output
+// tensor changes, in every mode.
+func TestRunIntoShortChangesNothing(t *testing.T) {
+	b := subgraph.NewBuilder("two")
+	x := b.Input("x", kernel.Float32, 4)
+	first, second := b.Op("ReLU", x), b.Op("Neg", x)
+	b.Output(first, second)
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 4)}
+	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
+	for _, m := range pipert.Modes() {
+		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
+	}
+	for name, opts := range settings {
+		exe, err := pipert.Compile(g, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fits := kernel.FromFloat32([]float32{9, 9, 9, 9}, 4)
+		short := kernel.FromFloat32([]float32{9, 9}, 2)
+		outs := map[string]*kernel.Tensor{first: fits, second: short}
+		if _, err := exe.RunInto(context.Background(), in, outs); !errors.Is(err, pipert.ErrShortOutput) {
+			t.Errorf("%s: %v, want ErrShortOutput", name, err)
+		}
+		if got := kernel.Float32s(fits.Host); !slices.Equal(got, []float32{9, 9, 9, 9}) || !fits.Shape.Equal(kernel.Shape{4}) {
+			t.Errorf("%s: the output that fits became %v %v", name, fits.Shape, got)
+		}
+		if got := kernel.Float32s(short.Host); !slices.Equal(got, []float32{9, 9}) || !short.Shape.Equal(kernel.Shape{2}) {
+			t.Errorf("%s: the short output became %v %v", name, short.Shape, got)
+		}
+		exe.Close()
 	}
 }

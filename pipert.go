@@ -531,7 +531,8 @@ func bytesOf(t *kernel.Tensor) (int64, bool) {
 // output name to a tensor whose dtype and shape RunInto sets and whose
 // Host it fills within its capacity (make it with kernel.New of the
 // output's largest shape; a virtual output gets a nil Host). An output
-// that does not fit fails the run with ErrShortOutput. Reusing the same
+// that does not fit fails the run with ErrShortOutput, and then no output
+// tensor is changed. Reusing the same
 // tensors, a steady-state run allocates nothing for its outputs.
 func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*kernel.Tensor) (Stats, error) {
 	if err := e.usable("run"); err != nil {
@@ -561,11 +562,14 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 		if err != nil {
 			return Stats{}, err
 		}
-		for name, t := range res.Outputs {
-			d := outputs[name]
-			if t.Host != nil && cap(d.Host) < len(t.Host) {
+		// Every output fits, or none is written.
+		for _, name := range e.g.Outputs {
+			if t, d := res.Outputs[name], outputs[name]; t.Host != nil && cap(d.Host) < len(t.Host) {
 				return res.Stats, fmt.Errorf("pipert: run: output %q: %d bytes into a buffer of %d: %w", name, len(t.Host), cap(d.Host), ErrShortOutput)
 			}
+		}
+		for name, t := range res.Outputs {
+			d := outputs[name]
 			d.DType, d.Shape = t.DType, append(d.Shape[:0], t.Shape...)
 			if t.Host == nil {
 				d.Host = nil

@@ -522,8 +522,16 @@ func (r *KernelRunner) Outputs(ctx context.Context, have []*kernel.Tensor) ([]*k
 }
 
 // OutputsInto copies the graph outputs into the caller's tensors dst
-// (RunInto), after every kernel launched.
+// (RunInto), after every kernel launched: all of them, or, when one does
+// not fit, none (ErrShortOutput).
 func (r *KernelRunner) OutputsInto(ctx context.Context, dst []*kernel.Tensor) error {
+	for i, s := range r.prog.outputs {
+		t := &r.tensors[s]
+		real := t.Buf.Data != nil || t.Host != nil && t.Buf.IsZero()
+		if n := t.Bytes(); real && int64(cap(dst[i].Host)) < n {
+			return fmt.Errorf("actor: output %q: %d bytes into a buffer of %d: %w", r.prog.slots[s].name, n, cap(dst[i].Host), ErrShortOutput)
+		}
+	}
 	for i, s := range r.prog.outputs {
 		t, d := &r.tensors[s], dst[i]
 		n := t.Bytes()
@@ -536,9 +544,6 @@ func (r *KernelRunner) OutputsInto(ctx context.Context, dst []*kernel.Tensor) er
 		default:
 			d.Host = nil // virtual
 			continue
-		}
-		if int64(cap(d.Host)) < n {
-			return fmt.Errorf("actor: output %q: %d bytes into a buffer of %d: %w", r.prog.slots[s].name, n, cap(d.Host), ErrShortOutput)
 		}
 		d.Host = d.Host[:n]
 		if d.Host == nil {
