@@ -320,6 +320,9 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 	r, tr, k := e.r, e.a.tr, &e.wk[w]
 	open := t // start of the current work interval
 	launches := false
+	// fused: the node's Prepare had nothing to time and wrote no slice:
+	// its kernel's flow begins at the Infer slice.
+	fused := false
 	for _, s := range e.steps[w] {
 		if ph == phaseSetup && s == kernel.StageLaunch || ph == phaseExecute && s != kernel.StageLaunch {
 			continue
@@ -332,8 +335,13 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 			r.Prepare(pos)
 			if e.fusePrepare && r.prog.nodes[pos].costs.Prepare <= 0 {
 				// Nothing to time: its few instructions count in Infer,
-				// traced or not; a trace shows it as an instant slice.
-				e.traceStage(s, pos, t, t)
+				// traced or not, and a trace begins the kernel's flow
+				// at its Infer slice (in a replay, at an instant slice).
+				if r.capture != nil {
+					e.traceStage(s, pos, t, t)
+				} else {
+					fused = true
+				}
 				continue
 			}
 		case kernel.StageInfer:
@@ -383,7 +391,12 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 		}
 		t1 := clock.Now()
 		k.busy[s] += time.Duration(t1 - t)
-		e.traceStage(s, pos, t, t1)
+		if fused && s == kernel.StageInfer {
+			fused = false
+			e.traceFlowBegin(s, pos, t, t1)
+		} else {
+			e.traceStage(s, pos, t, t1)
+		}
 		if s == kernel.StageLaunch && tr != nil {
 			tr.memory(e.a.dev, t1)
 		}
@@ -750,6 +763,14 @@ func (e *engine) drainResolve(rs *runState, pos int) error {
 func (e *engine) traceStage(s kernel.Stage, pos int, t0, t1 int64) {
 	if e.a.tr != nil {
 		e.traceStageOn(s, pos, t0, t1)
+	}
+}
+
+// traceFlowBegin records stage s of node pos as the slice its kernel's
+// flow begins at (its Prepare wrote none).
+func (e *engine) traceFlowBegin(s kernel.Stage, pos int, t0, t1 int64) {
+	if tr := e.a.tr; tr != nil {
+		tr.stageAs(flowBegin, s, pos, e.r.args[pos].Flow, t0, t1)
 	}
 }
 
