@@ -541,7 +541,13 @@ func cubicCoeffs(t float64) [4]float64 {
 // in IEEE 754's maximum) the bilinear samples of a grid of
 // sampling_ratio² points (adaptive: ⌈roi size / bins⌉ per axis). Samples
 // more than a pixel outside the image count as zero. A region with a NaN
-// or infinite coordinate is an error. Float64 arithmetic, rounded once.
+// or infinite coordinate is an error. The arithmetic is onnxruntime's, in
+// the input's precision: float64 for float64, float32 for float32 (and for
+// float16 and bfloat16, which onnxruntime casts to float32; the result
+// rounded once to their type). The sampling coordinates thus round as
+// onnxruntime's do: a sample that lands exactly on the image's edge in
+// float32 (y = H) is kept, where float64 arithmetic might put it just
+// outside, and an adaptive grid is ⌈size / bins⌉ of the float32 size.
 func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("mode", "output_height", "output_width", "sampling_ratio", "spatial_scale", "coordinate_transformation_mode"); err != nil {
 		return nil, wrapAttr(err)
@@ -604,97 +610,123 @@ func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 		setShape(out[0], kernel.Shape{rois.Shape[0], x.Shape[1], oh, ow}, x.DType)
 		return nil
 	}
+	ra := roiAlign{max: mode == "max", half: half, oh: oh, ow: ow, ratio: ratio, scale: scale}
 	k.computeF = func(a *kernel.Args) error {
-		x, rois, bi, o := a.In[0], a.In[1], a.In[2], a.Out[0]
-		n, c, h, w := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
-		xb, rb, ob := x.Data(), rois.Data(), o.Data()
-		off := 0.0
-		if half {
-			off = 0.5
+		if a.In[0].DType == kernel.Float64 {
+			return roiAlignRun[float64](ra, a)
 		}
-		for r := range rois.Shape[0] {
-			b := loadI(bi.DType, bi.Data(), r)
-			if b < 0 || b >= n {
-				return fmt.Errorf("batch_indices[%d] = %d is not an image of X's %d", r, b, n)
-			}
-			x1, y1 := mul64(loadF(rois.DType, rb, 4*r), scale)-off, mul64(loadF(rois.DType, rb, 4*r+1), scale)-off
-			x2, y2 := mul64(loadF(rois.DType, rb, 4*r+2), scale)-off, mul64(loadF(rois.DType, rb, 4*r+3), scale)-off
-			if c := x1 + y1 + x2 + y2; math.IsNaN(c) || math.IsInf(c, 0) {
-				// ONNX's reference cannot index a pixel there (Python's
-				// int() of it raises); unchecked, the sample's pixel
-				// index is out of range.
-				return fmt.Errorf("rois[%d] %g %g %g %g: not finite", r, loadF(rois.DType, rb, 4*r), loadF(rois.DType, rb, 4*r+1), loadF(rois.DType, rb, 4*r+2), loadF(rois.DType, rb, 4*r+3))
-			}
-			rw, rh := x2-x1, y2-y1
-			if !half {
-				rw, rh = max(rw, 1), max(rh, 1)
-			}
-			bh, bw := rh/float64(oh), rw/float64(ow)
-			gh, gw := ratio, ratio
-			if ratio == 0 {
-				sh, sw := math.Ceil(rh/float64(oh)), math.Ceil(rw/float64(ow))
-				if sh*sw > maxRoiSamples {
-					return fmt.Errorf("rois[%d]: %g×%g adaptive samples per bin, over %d", r, sh, sw, int64(maxRoiSamples))
-				}
-				gh, gw = int64(sh), int64(sw)
-			}
-			count := float64(max(gh*gw, 1))
-			for ci := range c {
-				img := (b*c + ci) * h * w
-				for ph := range oh {
-					for pw := range ow {
-						var sum float64
-						best, first := 0.0, true
-						for iy := range gh {
-							yy := y1 + mul64(float64(ph), bh) + mul64(float64(iy)+0.5, bh)/float64(gh)
-							for ix := range gw {
-								xx := x1 + mul64(float64(pw), bw) + mul64(float64(ix)+0.5, bw)/float64(gw)
-								var v [4]float64
-								// An image with an empty axis has no pixel: its samples are 0.
-								if h > 0 && w > 0 && !(yy < -1 || yy > float64(h) || xx < -1 || xx > float64(w)) {
-									wts, pos := bilinear(yy, xx, h, w)
-									for q := range 4 {
-										v[q] = wts[q] * loadF(x.DType, xb, img+pos[q])
-									}
-								}
-								if mode == "avg" {
-									sum += v[0] + v[1] + v[2] + v[3]
-								} else if m := max(v[0], v[1], v[2], v[3]); first {
-									best, first = m, false
-								} else {
-									best = max(best, m)
-								}
-							}
-						}
-						res := sum / count
-						if mode == "max" {
-							res = best
-						}
-						storeF(o.DType, ob, ((r*c+ci)*oh+ph)*ow+pw, res)
-					}
-				}
-			}
-		}
-		return nil
+		return roiAlignRun[float32](ra, a)
 	}
 	return newKernel(sig{op: "RoiAlign", minIn: 3, maxIn: 3, nOut: 1}, k), nil
 }
 
+// roiAlign holds RoiAlign's attributes: mode max (else avg), the
+// half_pixel transformation, the output size, sampling_ratio and
+// spatial_scale (a float32 value).
+type roiAlign struct {
+	max, half     bool
+	oh, ow, ratio int64
+	scale         float64
+}
+
+// roiAlignRun computes RoiAlign in T, the compute type: float64 for
+// float64 tensors, float32 for the others. Every step rounds to T, in
+// onnxruntime's order, so that a sample on the image's edge lands on the
+// same side of it.
+func roiAlignRun[T float32 | float64](ra roiAlign, a *kernel.Args) error {
+	x, rois, bi, o := a.In[0], a.In[1], a.In[2], a.Out[0]
+	n, c, h, w := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3]
+	xb, rb, ob := x.Data(), rois.Data(), o.Data()
+	oh, ow, scale := ra.oh, ra.ow, T(ra.scale)
+	var off T
+	if ra.half {
+		off = 0.5
+	}
+	fh, fw := T(h), T(w)
+	for r := range rois.Shape[0] {
+		b := loadI(bi.DType, bi.Data(), r)
+		if b < 0 || b >= n {
+			return fmt.Errorf("batch_indices[%d] = %d is not an image of X's %d", r, b, n)
+		}
+		coord := func(j int64) T { return mul(T(loadF(rois.DType, rb, 4*r+j)), scale) - off }
+		x1, y1, x2, y2 := coord(0), coord(1), coord(2), coord(3)
+		if c := float64(x1) + float64(y1) + float64(x2) + float64(y2); math.IsNaN(c) || math.IsInf(c, 0) {
+			// ONNX's reference cannot index a pixel there (Python's
+			// int() of it raises); unchecked, the sample's pixel
+			// index is out of range.
+			return fmt.Errorf("rois[%d] %g %g %g %g: not finite", r, loadF(rois.DType, rb, 4*r), loadF(rois.DType, rb, 4*r+1), loadF(rois.DType, rb, 4*r+2), loadF(rois.DType, rb, 4*r+3))
+		}
+		rw, rh := x2-x1, y2-y1
+		if !ra.half {
+			rw, rh = max(rw, 1), max(rh, 1)
+		}
+		bh, bw := rh/T(oh), rw/T(ow)
+		gh, gw := ra.ratio, ra.ratio
+		if gh == 0 {
+			sh, sw := math.Ceil(float64(bh)), math.Ceil(float64(bw))
+			if sh*sw > maxRoiSamples {
+				return fmt.Errorf("rois[%d]: %g×%g adaptive samples per bin, over %d", r, sh, sw, int64(maxRoiSamples))
+			}
+			gh, gw = int64(sh), int64(sw)
+		}
+		count := T(max(gh*gw, 1))
+		for ci := range c {
+			img := (b*c + ci) * h * w
+			for ph := range oh {
+				for pw := range ow {
+					var sum, best T
+					first := true
+					for iy := range gh {
+						yy := y1 + mul(T(ph), bh) + mul(T(iy)+0.5, bh)/T(gh)
+						for ix := range gw {
+							xx := x1 + mul(T(pw), bw) + mul(T(ix)+0.5, bw)/T(gw)
+							var v [4]T
+							// A sample more than a pixel outside the image
+							// (or at a NaN coordinate) is 0, as is every
+							// sample of an image with an empty axis.
+							if h > 0 && w > 0 && yy >= -1 && yy <= fh && xx >= -1 && xx <= fw {
+								wts, pos := bilinear(yy, xx, h, w)
+								for q := range 4 {
+									v[q] = mul(wts[q], T(loadF(x.DType, xb, img+pos[q])))
+								}
+							}
+							if !ra.max {
+								sum += v[0] + v[1] + v[2] + v[3]
+							} else if m := max(v[0], v[1], v[2], v[3]); first {
+								best, first = m, false
+							} else {
+								best = max(best, m)
+							}
+						}
+					}
+					res := sum / count
+					if ra.max {
+						res = best
+					}
+					storeF(o.DType, ob, ((r*c+ci)*oh+ph)*ow+pw, float64(res))
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // bilinear returns the weights and flat positions of the four pixels
-// around (y, x) in an h×w image, clamped to it (RoiAlign's sampling).
-func bilinear(y, x float64, h, w int64) (wts [4]float64, pos [4]int64) {
+// around (y, x) in an h×w image, clamped to it (RoiAlign's sampling), in
+// T.
+func bilinear[T float32 | float64](y, x T, h, w int64) (wts [4]T, pos [4]int64) {
 	y, x = max(y, 0), max(x, 0)
 	yl, xl := int64(y), int64(x)
 	yh, xh := yl+1, xl+1
 	if yl >= h-1 {
-		yl, yh, y = h-1, h-1, float64(h-1)
+		yl, yh, y = h-1, h-1, T(h-1)
 	}
 	if xl >= w-1 {
-		xl, xh, x = w-1, w-1, float64(w-1)
+		xl, xh, x = w-1, w-1, T(w-1)
 	}
-	ly, lx := y-float64(yl), x-float64(xl)
+	ly, lx := y-T(yl), x-T(xl)
 	hy, hx := 1-ly, 1-lx
-	return [4]float64{hy * hx, hy * lx, ly * hx, ly * lx}, [4]int64{yl*w + xl, yl*w + xh, yh*w + xl, yh*w + xh}
+	return [4]T{hy * hx, hy * lx, ly * hx, ly * lx}, [4]int64{yl*w + xl, yl*w + xh, yh*w + xl, yh*w + xh}
 }
 
 // maxUnpoolTypes are MaxUnpool's dtypes: ONNX's float types, and the

@@ -31,7 +31,10 @@ import (
 //
 // clip limits every gate's input to [−clip, clip]. A batch entry stops after
 // its sequence length: its Y rows beyond are zero and Y_h, Y_c hold its last
-// state; the reverse direction starts at its last valid step. Products
+// state; the reverse direction starts at its last valid step. An entry of
+// sequence length 0 has zero Y_h and Y_c in every direction, whatever
+// initial_h and initial_c hold (onnxruntime's result; layout 1, which
+// onnxruntime's CPU kernels refuse, is the same). Products
 // accumulate in the compute type: float32 and float64 compute in their own
 // type, float16 and bfloat16 in float32 (its results rounded once to their
 // type). Activations evaluate in float64 and round once to the compute type.
@@ -466,12 +469,14 @@ func recurrentRun[T float32 | float64](k *lstm, c *floats[T], a *kernel.Args, se
 				}
 			}
 			hs, cs := hAll[b*H:(b+1)*H], cAll[b*H:(b+1)*H]
-			if h0 != nil {
+			// An empty sequence (length 0) has zero final states, as
+			// onnxruntime gives it, whatever initial_h and initial_c hold.
+			if h0 != nil && n > 0 {
 				copy(hs, h0[stAt(dir, b):][:H])
 			} else {
 				clear(hs)
 			}
-			if c0 != nil && k.cell == "LSTM" {
+			if c0 != nil && k.cell == "LSTM" && n > 0 {
 				copy(cs, c0[stAt(dir, b):][:H])
 			} else {
 				clear(cs)

@@ -1186,7 +1186,11 @@ func (k *splitOp) compute(a *kernel.Args) error {
 //   - OneHot(indices, depth, values) (axis −1): values[1] where the index
 //     (negative counting from depth) matches, else values[0]; depth is a
 //     value dependency. indices of any numeric dtype but bfloat16, values
-//     of any dtype.
+//     of any dtype. A float index selects a position only when equal to
+//     it, as in onnxruntime and ONNX's reference (1.5, 0.9 and −1.2
+//     select none, where truncation would select 1, 0 and depth − 1); a
+//     negative one adds depth first, in float32 for float32 and float16
+//     indices (onnxruntime's arithmetic), in float64 for float64 ones.
 //   - CastLike(input, target_type): Cast to target_type's dtype (saturate
 //     from opset 19 and round_mode from 24, as Cast's).
 func moreBuiltins() []builtin {
@@ -1472,12 +1476,8 @@ func newOneHot(attrs kernel.Attrs) (kernel.Kernel, error) {
 		for p := range outer {
 			for j := range d {
 				for q := range inner {
-					v := int64(loadF(ix.DType, ib, p*inner+q))
-					if v < 0 {
-						v += d
-					}
 					sel := int64(0)
-					if v == j {
+					if oneHotMatch(ix.DType, ib, p*inner+q, j, d) {
 						sel = 1
 					}
 					copyElem(ob, (p*d+j)*inner+q, vb, sel, size)
@@ -1487,6 +1487,35 @@ func newOneHot(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil
 	}
 	return newKernel(sig{op: "OneHot", minIn: 3, maxIn: 3, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
+}
+
+// oneHotMatch reports whether element i of OneHot's indices b (of dtype
+// dt) selects position j of depth d. An integer index selects j when it
+// is j, or j − d when negative (a uint64 one is never negative). A float
+// index computes as onnxruntime's kernels do, in the index type (float16
+// cast to float32): a negative one adds depth, rounded to that type, and
+// the result must equal j converted to that type, so that a fractional
+// index selects nothing and whole ones select as integers do.
+func oneHotMatch(dt kernel.DType, b []byte, i, j, d int64) bool {
+	switch dt {
+	case kernel.Float32, kernel.Float16:
+		v := float32(loadF(dt, b, i))
+		if v < 0 {
+			v += float32(d)
+		}
+		return v == float32(j)
+	case kernel.Float64:
+		v := loadF(dt, b, i)
+		if v < 0 {
+			v += float64(d)
+		}
+		return v == float64(j)
+	}
+	v := loadI(dt, b, i)
+	if v < 0 && dt != kernel.Uint64 {
+		v += d
+	}
+	return v == j
 }
 
 // castLike runs a Cast to the dtype of input 1, built when that dtype is
