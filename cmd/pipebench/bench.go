@@ -527,6 +527,9 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 		if cfg.costs != nil {
 			costs = *cfg.costs
 		}
+		if costs, err = cfg.setCosts.over(costs); err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		}
 		type runner struct {
 			v      variant
 			traced bool

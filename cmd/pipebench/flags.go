@@ -32,6 +32,7 @@ type config struct {
 	seed      uint64
 	policies  []pipert.BarrierPolicy // nil: per-tensor, and drain too where a scenario has barriers
 	costs     *pipert.Costs          // nil: each scenario's own
+	setCosts  costFlags              // the -prepare … -tiling flags, over each scenario's costs
 	real      bool
 	devices   *deviceFactory
 	qcap      int
@@ -316,28 +317,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		*sl.dst = sl.v
 	}
-	costFlags := []*time.Duration{prepare, infer, resize, launch, tiling}
-	set := false
-	for i, d := range costFlags {
-		name := []string{"prepare", "infer", "resize", "launch", "tiling"}[i]
+	for i, d := range []*time.Duration{prepare, infer, resize, launch, tiling} {
+		name := costFlagNames[i]
 		if flagSet[name] && (*d < 0 || *d > plan.MaxCost) {
 			return nil, fmt.Errorf("%w: -%s %v outside [0, %v]", errUsage, name, *d, plan.MaxCost)
 		}
 		if *d >= 0 {
-			set = true
+			c.setCosts.set[i], c.setCosts.v[i] = true, *d
 		}
 	}
-	if set {
-		cs := scenarios.DefaultCosts()
-		for i, dst := range []*time.Duration{&cs.Prepare, &cs.Infer, &cs.Resize, &cs.Launch, &cs.Tiling} {
-			if *costFlags[i] >= 0 {
-				*dst = *costFlags[i]
-			}
-		}
-		if cs.Tiling > cs.Resize {
-			return nil, fmt.Errorf("%w: -tiling %v exceeds the Resize cost %v", errUsage, cs.Tiling, cs.Resize)
-		}
-		c.costs = &cs
+	if f := c.setCosts; f.set[4] && f.set[2] && f.v[4] > f.v[2] {
+		return nil, fmt.Errorf("%w: -tiling %v exceeds -resize %v", errUsage, f.v[4], f.v[2])
 	}
 	if *scenFile != "" {
 		sf, err := loadScenarioFile(*scenFile)
@@ -349,6 +339,29 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// costFlags are the synthetic host costs set on the command line, by
+// stage (prepare, infer, resize, launch, tiling); where one is not set,
+// the scenario's own stays.
+type costFlags struct {
+	set [5]bool
+	v   [5]time.Duration
+}
+
+var costFlagNames = [5]string{"prepare", "infer", "resize", "launch", "tiling"}
+
+// over returns cs with the costs set in f in place of its own.
+func (f costFlags) over(cs pipert.Costs) (pipert.Costs, error) {
+	for i, dst := range []*time.Duration{&cs.Prepare, &cs.Infer, &cs.Resize, &cs.Launch, &cs.Tiling} {
+		if f.set[i] {
+			*dst = f.v[i]
+		}
+	}
+	if cs.Tiling > cs.Resize {
+		return cs, fmt.Errorf("%w: the tiling cost %v (-tiling) exceeds the Resize cost %v (-resize)", errUsage, cs.Tiling, cs.Resize)
+	}
+	return cs, nil
 }
 
 func modeList() string {

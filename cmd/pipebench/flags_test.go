@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"time"
+
+	"github.com/pipert/pipert"
 	"io"
 	"maps"
 	"slices"
@@ -87,5 +91,30 @@ func TestParseInputs(t *testing.T) {
 		case c.err == "" && (err != nil || !maps.EqualFunc(got, c.want, slices.Equal)):
 			t.Errorf("%q: %v, %v, want %v", c.in, got, err, c.want)
 		}
+	}
+}
+
+// TestCostFlagsOverScenario: a cost flag replaces that stage's cost of
+// each scenario and leaves the scenario's others (a zero-cost scenario
+// stays free but for it); a tiling cost above the resulting Resize cost
+// is a usage error.
+func TestCostFlagsOverScenario(t *testing.T) {
+	cfg, err := parseFlags([]string{"-scenario", "zerocost", "-prepare", "3us"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cfg.setCosts.over(pipert.Costs{})
+	if err != nil || got != (pipert.Costs{Prepare: 3 * time.Microsecond}) {
+		t.Fatalf("-prepare 3us over zero costs: %+v, %v", got, err)
+	}
+	cfg, err = parseFlags([]string{"-tiling", "7us"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.setCosts.over(pipert.Costs{Resize: 6 * time.Microsecond}); !errors.Is(err, errUsage) {
+		t.Fatalf("-tiling 7us over a 6µs Resize: %v, want a usage error", err)
+	}
+	if _, err := parseFlags([]string{"-tiling", "7us", "-resize", "6us"}, io.Discard); !errors.Is(err, errUsage) {
+		t.Fatalf("-tiling 7us -resize 6us: %v, want a usage error", err)
 	}
 }
