@@ -2,14 +2,14 @@ package main
 
 import (
 	"errors"
-	"time"
-
-	"github.com/pipert/pipert"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pipert/pipert"
 )
 
 // TestListFlagsRunEachItemOnce: a scenario, mode, barrier policy or
