@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"io"
 	"io/fs"
 	"os"
@@ -207,8 +208,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if *goldenF != "" && (*inputs != "" || *consts != "") {
 			return nil, fmt.Errorf("%w: -golden takes every input from its cases: -input and -const go without it", errUsage)
 		}
-		if !(*tol >= 0) {
-			return nil, fmt.Errorf("%w: -tol %g: want a number ≥ 0", errUsage, *tol)
+		if !(*tol >= 0) || math.IsInf(*tol, 1) {
+			return nil, fmt.Errorf("%w: -tol %g: want a finite number ≥ 0", errUsage, *tol)
 		}
 		mf := &modelFlags{path: *model, golden: *goldenF, tol: *tol}
 		m, err := onnx.ReadFile(*model)

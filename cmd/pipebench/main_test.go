@@ -78,6 +78,17 @@ func TestModelGolden(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "MISMATCH") || !strings.Contains(stdout, "want") {
 		t.Errorf("-tol 1e-9: exit %d, want 1 with the worst element named:\n%s", code, stdout)
 	}
+	for _, tol := range []string{"Inf", "-1", "NaN"} {
+		if code, _, stderr := runArgs(t, append(args, "-tol", tol)...); code != 2 || !strings.Contains(stderr, "finite number") {
+			t.Errorf("-tol %s: exit %d, want 2 saying a finite number:\n%s", tol, code, stderr)
+		}
+	}
+	// The golden file's outputs left out by -outputs are said to be
+	// unchecked.
+	code, stdout, _ = runArgs(t, append(args, "-outputs", "output", "-tol", "1e-5")...)
+	if code != 0 || strings.Count(stdout, `output "stateN" is not among -outputs: not checked`) != 6 {
+		t.Errorf("-outputs output: exit %d, want each case to say stateN is not checked:\n%s", code, stdout)
+	}
 }
 
 // TestModelOutputs checks -outputs on a scikit-learn classifier as

@@ -309,6 +309,12 @@ func checkGolden(ctx context.Context, cfg *config, stdout io.Writer) (bool, erro
 		if mf.outputs != nil {
 			// Only the selected outputs are computed: the golden file's
 			// others are not checked, and a selected one it lacks cannot be.
+			// Both are said.
+			for _, o := range slices.Sorted(maps.Keys(c.Outputs)) {
+				if !slices.Contains(mf.outputs, o) {
+					fmt.Fprintf(stdout, "golden %-24s output %q is not among -outputs: not checked\n", c.Name, o)
+				}
+			}
 			want := map[string]*kernel.Tensor{}
 			for _, o := range mf.outputs {
 				if t, has := c.Outputs[o]; has {
