@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -328,6 +329,9 @@ func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
 	sums, warns, err := analyzeFile(args[0], cores)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: analyze: %v\n", err)
+		if errors.Is(err, errNotRegular) {
+			return 2
+		}
 		return 1
 	}
 	for _, w := range warns {

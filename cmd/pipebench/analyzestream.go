@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -1314,12 +1315,18 @@ func analyzeFile(path string, cores int) ([]actorSummary, []string, error) {
 		return nil, nil, fmt.Errorf("trace: %w", err)
 	} else if fi.IsDir() {
 		return nil, nil, fmt.Errorf("trace: %s is a directory", path)
+	} else if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("trace: %s is not a regular file (a pipe or device): the analysis reads a trace more than once; save it to a file first: %w", path, errNotRegular)
 	}
 	return analyzeScan(func(h trace.Handler) error {
 		_, err := trace.ScanFile(path, h)
 		return err
 	}, cores)
 }
+
+// errNotRegular marks a trace path analyzeFile cannot read: not a regular
+// file.
+var errNotRegular = errors.New("not a regular file")
 
 // analyzeTrace analyses a trace already in memory.
 func analyzeTrace(p *trace.Parsed, cores int) ([]actorSummary, error) {

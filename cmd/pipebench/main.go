@@ -109,7 +109,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return 1
 	}
 	writeTable(stdout, rep)
-	if cfg.tracePath != "" && cfg.analyze {
+	if st, err := os.Stat(cfg.tracePath); cfg.tracePath != "" && cfg.analyze && err == nil && !st.Mode().IsRegular() {
+		// A pipe or device: the trace went by, it cannot be read back.
+		fmt.Fprintf(stderr, "pipebench: trace %s is not a regular file: not analysed (pipebench analyze reads a saved trace)\n", cfg.tracePath)
+	} else if cfg.tracePath != "" && cfg.analyze {
 		sums, warns, err := analyzeFile(cfg.tracePath, runtime.GOMAXPROCS(0))
 		if err == nil && len(warns) > 0 { // a trace pipert wrote must be sound
 			err = errors.New(strings.Join(warns, "; "))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -33,5 +34,37 @@ func TestWriteOutputKeepsFIFO(t *testing.T) {
 	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("a failed write removed or replaced the FIFO: %v %v", fi, err)
+	}
+}
+
+// TestTraceToFIFO: a trace written to a FIFO goes through it whole and is
+// not read back for the analysis (which would block on the FIFO), and
+// pipebench analyze refuses a FIFO, with exit status 2, instead of
+// waiting on it.
+func TestTraceToFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "trace.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan int64, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- -1
+			return
+		}
+		n, _ := io.Copy(io.Discard, f)
+		f.Close()
+		got <- n
+	}()
+	code, _, stderr := runArgs(t, "-quick", "-scenario", "zerocost", "-reps", "1", "-mode", "kbk", "-trace", fifo)
+	if code != 0 || !strings.Contains(stderr, "not a regular file: not analysed") {
+		t.Fatalf("-trace to a FIFO: exit %d, stderr %q", code, stderr)
+	}
+	if n := <-got; n <= 0 {
+		t.Fatalf("the FIFO's reader got %d bytes", n)
+	}
+	if code, _, stderr := runArgs(t, "analyze", fifo); code != 2 || !strings.Contains(stderr, "not a regular file") {
+		t.Fatalf("analyze of a FIFO: exit %d, stderr %q", code, stderr)
 	}
 }
