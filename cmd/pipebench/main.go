@@ -41,6 +41,16 @@ var errUsage = errors.New("usage")
 // run is main without the process: it parses args, runs, and returns the
 // exit code (0 ok, 1 failure, 2 usage).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	// The results go to stdout: a run whose results were lost (a full
+	// disk, a closed pipe) fails.
+	out := &stickyWriter{w: stdout}
+	stdout = out
+	defer func() {
+		if out.err != nil && code == 0 {
+			fmt.Fprintf(stderr, "pipebench: writing the results: %v\n", out.err)
+			code = 1
+		}
+	}()
 	if len(args) > 0 {
 		switch args[0] {
 		case "analyze":
@@ -164,6 +174,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return 1
 	}
 	return 0
+}
+
+// stickyWriter is a writer that remembers its first error and writes
+// nothing after it.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
 }
 
 // splitList splits a comma-separated flag value, dropping empty items and

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,22 @@ func TestHeteroVsSerialNamesBothPolicies(t *testing.T) {
 	for _, want := range []string{"h drain vs serial per-tensor: 1.60x", "h per-tensor vs serial per-tensor: 2.00x"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no line with %q in\n%s", want, b.String())
+		}
+	}
+}
+
+// fullWriter fails every write, as a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errDiskFull }
+
+// TestLostResultsFail: results that could not be written to stdout fail
+// the run (exit 1, the error said), for the main job and a subcommand.
+func TestLostResultsFail(t *testing.T) {
+	for _, args := range [][]string{{"-quick", "-scenario", "zerocost", "-reps", "1", "-mode", "kbk", "-q"}, {"profiles"}} {
+		var errb strings.Builder
+		if code := run(context.Background(), args, fullWriter{}, &errb); code != 1 || !strings.Contains(errb.String(), "writing the results") {
+			t.Errorf("%v to a full disk: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
 }
