@@ -94,7 +94,7 @@ func TestStreamingOnFiles(t *testing.T) {
 func TestAnalyzeBadInput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.json")
-	if code, _, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
+	if code, _, stderr := runArgs(t, "-real", "-reps", "2", "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	data, err := os.ReadFile(path)

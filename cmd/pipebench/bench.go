@@ -577,12 +577,16 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 		// One warm-up repetition each (two in mode replay: the first run
 		// sizes the memory plan, the second is captured), then
 		// interleaved measured repetitions, each of sc.Steps consecutive
-		// runs.
+		// runs. The warm-ups are not traced: the analysis takes the
+		// measured repetitions only (a replay's capture is slow).
 		steps := max(sc.Steps, 1)
 		for rp := -2; rp < cfg.reps; rp++ {
 			for _, r := range twinOrder(runners, rp, rec != nil) {
 				if rp == -2 && r.v.mode != pipert.Replay {
 					continue
+				}
+				if r.traced {
+					rec.SetEnabled(rp >= 0)
 				}
 				var rs sample
 				sim0 := r.meter.load()
@@ -623,7 +627,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 					Dur("makespan", rs.Makespan).Dur("device_busy", rs.DeviceBusy).Msg("run")
 				if !r.traced {
 					progress.step(sc.Name, r.v.String(), max(rp, 0), cfg.reps)
-				} else {
+				} else if rp >= 0 {
 					rep.tracedKernels += int64(rs.Kernels)
 				}
 				if rp >= 0 {

@@ -174,8 +174,8 @@ func TestZeroAndNegativeValues(t *testing.T) {
 	}{
 		{[]string{"-reps", "0"}, "-reps 0: want at least 1"},
 		{[]string{"-tiling-blocks", "0"}, "-tiling-blocks 0 outside [1, 1024]"},
-		{[]string{"-model", "../../models/silero-vad-v5.onnx", "-tol", "NaN"}, "want a number ≥ 0"},
-		{[]string{"-model", "../../models/silero-vad-v5.onnx", "-tol", "-1"}, "want a number ≥ 0"},
+		{[]string{"-model", "../../models/silero-vad-v5.onnx", "-tol", "NaN"}, "want a finite number ≥ 0"},
+		{[]string{"-model", "../../models/silero-vad-v5.onnx", "-tol", "-1"}, "want a finite number ≥ 0"},
 		{[]string{"-cache", "none,local"}, "none cannot be combined with other caches"},
 		{[]string{"-cache", "local,default"}, "default cannot be combined with other caches"},
 	} {
