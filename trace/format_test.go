@@ -46,6 +46,7 @@ func TestParseMicros(t *testing.T) {
 		{"", 0}, {"0", 0}, {"12", 12000}, {"12.3", 12300}, {"12.345", 12345},
 		{"12.3454", 12345}, {"12.3455", 12346}, {"-0.5", -500}, {".25", 250},
 		{"1e3", 1000000}, {"1.5E-3", 2},
+		{"1e18", math.MaxInt64}, {"-1e18", math.MinInt64}, // saturated
 	} {
 		got, err := parseMicros(json.Number(c.in))
 		if err != nil || got != c.want {

@@ -823,7 +823,18 @@ func parseMicros[T ~string | ~[]byte](num T) (int64, error) {
 			if err != nil {
 				return 0, err
 			}
-			return int64(math.Round(f * 1000)), nil
+			// Beyond int64's range the time saturates (the conversion of
+			// such a float is undefined: MinInt64 on amd64, a duration
+			// of 1e18 µs read as a negative one); a reader flags times
+			// that far out as absurd.
+			switch ns := math.Round(f * 1000); {
+			case ns >= math.MaxInt64:
+				return math.MaxInt64, nil
+			case ns <= math.MinInt64:
+				return math.MinInt64, nil
+			default:
+				return int64(ns), nil
+			}
 		case '.':
 			dot = min(dot, i)
 		}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/trace"
 	"github.com/pipert/pipert/trace/analysis"
 )
@@ -69,14 +70,19 @@ type traceMeta struct {
 	traceAsync, tracePipeline int64
 }
 
+// maxTraceProcs bounds the GOMAXPROCS a trace's metadata may give.
+const maxTraceProcs = 1 << 16
+
 // instant reads one instant of the machine track.
 func (m *traceMeta) instant(name string) {
 	var p int
 	var h, sp, tr int64
-	if n, _ := fmt.Sscanf(name, "gomaxprocs %d", &p); n == 1 && p > 0 {
+	// Values no machine or configuration has are not taken (the trace's
+	// other figures are, with this machine's cores or no queue bound).
+	if n, _ := fmt.Sscanf(name, "gomaxprocs %d", &p); n == 1 && p > 0 && p <= maxTraceProcs {
 		m.procs = p
 	}
-	if n, _ := fmt.Sscanf(name, "queue capacity %d", &p); n == 1 && p > 0 {
+	if n, _ := fmt.Sscanf(name, "queue capacity %d", &p); n == 1 && p > 0 && p <= plan.MaxQueueCapacity {
 		m.queueCap = p
 	}
 	var ta, tp int64
@@ -345,6 +351,9 @@ func (z *streamAnalyzer) Event(ev *trace.Event) {
 	t := z.tracks[ev.Track]
 	if ev.TS >= absurdTime || ev.TS <= -absurdTime || ev.Dur >= absurdTime || ev.Dur <= -absurdTime {
 		z.problem(&z.probs.absurd, fmt.Sprintf("%v on track %q at %d ns", ev.Kind, t.name, ev.TS))
+		if ev.Dur >= absurdTime || ev.Dur <= -absurdTime {
+			ev.Dur = 0 // its end would overflow the sums of stage costs
+		}
 	}
 	if t.events && ev.TS < t.last {
 		z.problem(&z.probs.backwards, fmt.Sprintf("%v on track %q at %d ns after an event at %d", ev.Kind, t.name, ev.TS, t.last))
@@ -1297,7 +1306,7 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 	warns := z.warnings()
 	if len(sums) > 0 {
 		if meta.procs == 0 {
-			warns = append(warns, fmt.Sprintf("the trace does not record its GOMAXPROCS (instant \"gomaxprocs N\" on track %q): the predictions assume this machine's %d cores", machineTrack, cores))
+			warns = append(warns, fmt.Sprintf("the trace does not record its GOMAXPROCS (instant \"gomaxprocs N\" on track %q, N from 1 to %d): the predictions assume this machine's %d cores", machineTrack, maxTraceProcs, cores))
 		}
 		if !meta.calibrated {
 			warns = append(warns, fmt.Sprintf("the trace has no calibration of hand-offs and spinning workers (instant \"calibration handoff=H spin=S\" on track %q): the predictions charge neither, as the flow-shop model of before", machineTrack))

@@ -38,3 +38,21 @@ func TestLostResultsFail(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceMetaRefusesAbsurdValues: a trace's machine metadata giving a
+// GOMAXPROCS or queue capacity no machine or configuration has is not
+// taken.
+func TestTraceMetaRefusesAbsurdValues(t *testing.T) {
+	var m traceMeta
+	for _, s := range []string{"gomaxprocs 100000000000", "queue capacity 99999999999999", "gomaxprocs -3"} {
+		m.instant(s)
+	}
+	if m.procs != 0 || m.queueCap != 0 {
+		t.Fatalf("absurd metadata taken: %+v", m)
+	}
+	m.instant("gomaxprocs 4")
+	m.instant("queue capacity 8")
+	if m.procs != 4 || m.queueCap != 8 {
+		t.Fatalf("metadata %+v, want 4 cores and capacity 8", m)
+	}
+}
