@@ -304,13 +304,24 @@ func (d *costDist) check() error {
 	return nil
 }
 
-// mean is d's expected value.
+// mean is d's expected value, of the draws as draw makes them: a
+// lognormal's is its mean capped where draw caps it, so never above
+// plan.MaxCost.
 func (d *costDist) mean() time.Duration {
 	switch d.kind {
 	case distUniform:
 		return (d.lo + d.hi) / 2
 	case distLognormal:
-		return time.Duration(float64(d.median) * math.Exp(d.sigma*d.sigma/2))
+		m, s := float64(d.median), d.sigma
+		c := math.Min(100*m, float64(plan.MaxCost))
+		if s == 0 || m == 0 {
+			return time.Duration(math.Min(m, c))
+		}
+		// E[min(X, c)] = E[X; X < c] + c·P(X ≥ c), X lognormal of median
+		// m and shape s, Φ the standard normal distribution function.
+		phi := func(x float64) float64 { return 0.5 * (1 + math.Erf(x/math.Sqrt2)) }
+		z := math.Log(c/m) / s
+		return time.Duration(m*math.Exp(s*s/2)*phi(z-s) + c*(1-phi(z)))
 	}
 	return d.value
 }

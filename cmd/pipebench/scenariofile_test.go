@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -517,5 +520,31 @@ func TestScenarioFileOutputs(t *testing.T) {
 	os.WriteFile(path, []byte("name: b\ngraph:\n  builtin: decode\n  outputs: [y]\n"), 0o644)
 	if code, _, errb := runArgs(t, "-scenario-file", path, "-q"); code != 2 || !strings.Contains(errb, "graph.outputs: outputs go with graph.onnx") {
 		t.Errorf("outputs of a built-in: exit %d: %s", code, errb)
+	}
+}
+
+// TestLognormalMeanIsOfTheDraws: a lognormal cost's mean is the mean of
+// its draws as capped (at 100 times the median and at plan.MaxCost), so a
+// valid distribution never has a mean outside [0, plan.MaxCost].
+func TestLognormalMeanIsOfTheDraws(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []costDist{
+		{kind: distLognormal, median: 5 * time.Microsecond, sigma: 0.5},
+		{kind: distLognormal, median: 5 * time.Microsecond, sigma: 3},
+		{kind: distLognormal, median: 5 * time.Second, sigma: 3},
+		{kind: distLognormal, median: 2 * time.Microsecond},
+	} {
+		if err := d.check(); err != nil {
+			t.Fatal(err)
+		}
+		const n = 400_000
+		var sum float64
+		for range n {
+			sum += float64(d.draw(r))
+		}
+		got, want := float64(d.mean()), sum/n
+		if got > float64(plan.MaxCost) || math.Abs(got-want) > 0.03*want {
+			t.Errorf("median %v sigma %g: mean %v, draws average %v", d.median, d.sigma, time.Duration(got), time.Duration(want))
+		}
 	}
 }
