@@ -339,7 +339,47 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, err
 		}
 	}
+	if !*quiet {
+		for _, w := range idleFlags(c, flagSet, *scenFile != "") {
+			fmt.Fprintf(stderr, "pipebench: %s\n", w)
+		}
+	}
 	return c, nil
+}
+
+// idleFlags says which flags set (in set) do nothing in the run c
+// describes, so that none is ignored silently.
+func idleFlags(c *config, set map[string]bool, scenarioFile bool) []string {
+	var out []string
+	say := func(flag, why string) {
+		if set[flag] {
+			out = append(out, fmt.Sprintf("-%s does nothing %s", flag, why))
+		}
+	}
+	if !slices.ContainsFunc(c.modes, func(m pipert.Mode) bool { return m != pipert.KBK }) && c.hetero == heteroOff {
+		say("queue-capacity", "when only kbk runs (it has no stage queues)")
+		say("barrier", "when only kbk runs (it has no barriers between stages)")
+	}
+	if !slices.Contains(c.tilingCopies, pipert.MultiStream) {
+		say("tiling-blocks", "without -tiling-copy multi-stream")
+	}
+	if c.cacheSets != nil {
+		for _, cs := range []struct {
+			flag string
+			kind pipert.CacheKinds
+		}{{"cache-local", pipert.TilingLocal}, {"cache-global", pipert.TilingGlobal}} {
+			if !slices.ContainsFunc(c.cacheSets, func(k pipert.CacheKinds) bool { return k.Has(cs.kind) }) {
+				say(cs.flag, "without its cache in -cache")
+			}
+		}
+	}
+	if c.model != nil || !slices.ContainsFunc(c.scenarios, func(sc scenarios.Scenario) bool { return sc.Name == "ocr" }) {
+		say("size", "without the ocr scenario")
+	}
+	if scenarioFile {
+		say("quick", "with -scenario-file (the file sets the sizes)")
+	}
+	return out
 }
 
 // costFlags are the synthetic host costs set on the command line, by

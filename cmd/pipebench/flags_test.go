@@ -118,3 +118,33 @@ func TestCostFlagsOverScenario(t *testing.T) {
 		t.Fatalf("-tiling 7us -resize 6us: %v, want a usage error", err)
 	}
 }
+
+// TestIdleFlagsAreSaid: flags the run would ignore are said to do
+// nothing, and flags that act are not.
+func TestIdleFlagsAreSaid(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" : nothing said
+	}{
+		{[]string{"-mode", "kbk", "-queue-capacity", "4"}, "-queue-capacity does nothing when only kbk runs"},
+		{[]string{"-mode", "kbk", "-barrier", "drain"}, "-barrier does nothing when only kbk runs"},
+		{[]string{"-mode", "pipeline", "-queue-capacity", "4"}, ""},
+		{[]string{"-tiling-blocks", "8"}, "-tiling-blocks does nothing without -tiling-copy multi-stream"},
+		{[]string{"-tiling-blocks", "8", "-tiling-copy", "multi-stream"}, ""},
+		{[]string{"-cache", "local", "-cache-global", "3"}, "-cache-global does nothing without its cache"},
+		{[]string{"-cache", "local", "-cache-local", "3"}, ""},
+		{[]string{"-scenario", "smallops", "-size", "320"}, "-size does nothing without the ocr scenario"},
+		{[]string{"-scenario", "ocr", "-size", "320"}, ""},
+	} {
+		var errb strings.Builder
+		if _, err := parseFlags(c.args, &errb); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		switch got := errb.String(); {
+		case c.want == "" && strings.Contains(got, "does nothing"):
+			t.Errorf("%v: %q said", c.args, got)
+		case c.want != "" && !strings.Contains(got, c.want):
+			t.Errorf("%v: stderr %q, want %q", c.args, got, c.want)
+		}
+	}
+}
