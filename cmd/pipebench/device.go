@@ -110,7 +110,7 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var (
 		jsonPath = fs.String("json", "", "also write the rows as JSON to this file")
-		profile  = fs.String("profile", "", "JSON profile file of the SW-AI card (default: the built-in profile)")
+		profile  = fs.String("profile", "", "profile file of the SW-AI card, .json or .yaml as -device takes (pipebench profiles -dump swai prints one; default: the built-in profile)")
 		maxSize  = fs.Int64("max-size", 0, "skip transfer sizes above this many bytes (0: all sizes up to 1 GB, which really copies 1 GB)")
 		quick    = fs.Bool("quick", false, "sizes up to 64 MB and fewer repetitions")
 		figures  = fs.String("figures", "", "comma-separated figures to run, of "+strings.Join(deviceFigures(), ",")+" (default: all)")
@@ -156,14 +156,12 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	if *profile != "" {
-		p, err := swai.LoadProfile(*profile)
-		if err == nil {
-			if err = checkProfileRanges(p); err != nil {
-				err = fmt.Errorf("profile %s: %w", *profile, err)
-			}
-		}
+		// The loader of -device and of scenario files: JSON as
+		// swai.LoadProfile reads it, or YAML as profiles -dump writes it,
+		// every duration within its bounds.
+		p, err := loadProfileFile(*profile)
 		if err != nil {
-			fmt.Fprintf(stderr, "pipebench device: %v\n", err)
+			fmt.Fprintf(stderr, "pipebench device: -profile: %v\n", err)
 			return 2
 		}
 		opts.Profile = p

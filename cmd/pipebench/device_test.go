@@ -153,3 +153,40 @@ func TestDeviceBadFigureNamesTheFlag(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestDeviceProfileFormats: -profile takes what -device takes, a profile
+// as pipebench profiles -dump prints it (YAML) or as -dump -json prints it,
+// and refuses a bad one naming the file and the field.
+func TestDeviceProfileFormats(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	_, yml, _ := runArgs(t, "profiles", "-dump", "swai")
+	_, js, _ := runArgs(t, "profiles", "-dump", "swai", "-json")
+	for _, c := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{write("swai.yaml", yml), 0, ""},
+		{write("swai.json", js), 0, ""},
+		{write("slow.yml", "launch:\n  cpu_ns: 20us\n"), 0, ""},
+		{write("bad.yaml", "launch:\n  cpu_ns: fast\n"), 2, `bad.yaml:2: launch.cpu_ns: "fast" is not a duration`},
+		{write("long.yaml", "launch:\n  cpu_ns: 100000000000\n"), 2, "launch.cpu_ns: 100000000000 ns (1m40s) outside [0, 10s]"},
+		{write("profile.txt", js), 2, "want a .json, .yaml or .yml file"},
+		{filepath.Join(dir, "nosuch.yaml"), 2, "no such file"},
+	} {
+		code, out, errb := runArgs(t, "device", "-profile", c.path, "-figures", "launch", "-quick")
+		if code != c.code || !strings.Contains(errb, c.want) || c.code == 0 && !strings.Contains(out, "paper claims: ") {
+			t.Errorf("-profile %s: exit %d, %q; want %d and %q", filepath.Base(c.path), code, errb, c.code, c.want)
+		}
+		if c.code != 0 && !strings.Contains(errb, "-profile") {
+			t.Errorf("-profile %s: the error does not name the flag: %q", filepath.Base(c.path), errb)
+		}
+	}
+}

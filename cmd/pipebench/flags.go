@@ -214,7 +214,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		mf := &modelFlags{path: *model, golden: *goldenF, tol: *tol}
 		m, err := onnx.ReadFile(*model)
 		if err != nil {
-			return nil, err
+			return nil, usageIfMissing("-model", err)
 		}
 		if mf.shapes, err = parseInputs(*inputs); err != nil {
 			return nil, err
@@ -230,7 +230,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if mf.golden != "" {
 			g, err := onnx.ReadGolden(mf.golden)
 			if err != nil {
-				return nil, err
+				return nil, usageIfMissing("-golden", err)
 			}
 			// The table runs the first case's shapes.
 			mf.shapes = g.Cases[0].InputShapes()
@@ -345,6 +345,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// usageIfMissing makes err a usage error when it says the file a flag
+// names is missing or cannot be read as a file (exit 2, as for a missing
+// -scenario-file); a file that is there but bad stays a failure.
+func usageIfMissing(flag string, err error) error {
+	var pe *fs.PathError
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.As(err, &pe) && pe.Err != nil && strings.Contains(pe.Err.Error(), "is a directory") {
+		return fmt.Errorf("%w: %s: %w", errUsage, flag, err)
+	}
+	return err
 }
 
 // idleFlags says which flags set (in set) do nothing in the run c

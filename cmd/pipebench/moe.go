@@ -140,8 +140,29 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		return usage("-topology %q, want xgmi or pcie", *topology)
 	}
-	if *fabRanks < 1 {
-		return usage("-fabric-ranks %d: want at least 1", *fabRanks)
+	if *fabRanks < 1 || *fabRanks > fabric.MaxRanks {
+		return usage("-fabric-ranks %d outside [1, %d]", *fabRanks, fabric.MaxRanks)
+	}
+	// Each size flag's lower bound, named; moe.Problem.Check below checks
+	// how they go together (-ranks and -experts, -topk and -experts) and
+	// that the buffers they size fit.
+	for _, f := range []struct {
+		name string
+		v    int
+		want string
+	}{
+		{"ranks", *ranks, fmt.Sprintf("1 to -fabric-ranks (%d)", *fabRanks)},
+		{"experts", *experts, fmt.Sprintf("a positive multiple of -ranks (%d)", *ranks)},
+		{"topk", *topk, fmt.Sprintf("1 to -experts (%d)", *experts)},
+		{"hidden", *hidden, "at least 1"},
+		{"tokens", *tokens, "at least 1 (a rank of no token has nothing to dispatch)"},
+	} {
+		if f.v < 1 {
+			return usage("-%s %d: want %s", f.name, f.v, f.want)
+		}
+	}
+	if *ranks > *fabRanks {
+		return usage("-ranks %d: want 1 to -fabric-ranks (%d)", *ranks, *fabRanks)
 	}
 	if *watchdog <= 0 {
 		return usage("-watchdog %v must be positive", *watchdog)

@@ -103,21 +103,34 @@ func TestMoEScenario(t *testing.T) {
 	}
 }
 
+// TestMoEBadInput: a bad flag exits 2 before anything runs, naming the
+// flag (and, for the sizes, the range it wants).
 func TestMoEBadInput(t *testing.T) {
-	for _, args := range [][]string{
-		{"moe", "-ranks", "0"},
-		{"moe", "-ranks", "9"},
-		{"moe", "-topk", "65"},
-		{"moe", "-experts", "12"},
-		{"moe", "-routing", "gauss"},
-		{"moe", "-variants", "fast"},
-		{"moe", "-topology", "ring"},
-		{"moe", "-tokens", "-1"},
-		{"moe", "extra"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-ranks", "0"}, "-ranks 0: want 1 to -fabric-ranks (8)"},
+		{[]string{"-ranks", "9"}, "-ranks 9: want 1 to -fabric-ranks (8)"},
+		{[]string{"-fabric-ranks", "0"}, "-fabric-ranks 0 outside [1, 64]"},
+		{[]string{"-fabric-ranks", "65"}, "-fabric-ranks 65 outside [1, 64]"},
+		{[]string{"-topk", "65"}, "top-k 65"},
+		{[]string{"-topk", "0"}, "-topk 0: want 1 to -experts (64)"},
+		{[]string{"-experts", "12"}, "experts do not split evenly"},
+		{[]string{"-experts", "0"}, "-experts 0: want a positive multiple of -ranks (8)"},
+		{[]string{"-hidden", "0"}, "-hidden 0: want at least 1"},
+		{[]string{"-tokens", "0"}, "-tokens 0: want at least 1"},
+		{[]string{"-quick", "-tokens", "0"}, "-tokens 0: want at least 1"},
+		{[]string{"-tokens", "-1"}, "-tokens -1: want at least 1"},
+		{[]string{"-watchdog", "0s"}, "-watchdog"},
+		{[]string{"-routing", "gauss"}, "-routing"},
+		{[]string{"-variants", "fast"}, "-variants"},
+		{[]string{"-topology", "ring"}, "-topology"},
+		{[]string{"extra"}, "moe"},
 	} {
-		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "moe") {
-			t.Errorf("%v: exit %d, %q", args, code, errb.String())
+		code, out, errb := runCancelled(t, append([]string{"moe"}, c.args...)...)
+		if code != 2 || !strings.Contains(errb, "moe") || !strings.Contains(errb, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb, c.want)
 		}
 	}
 }

@@ -245,12 +245,34 @@ func jsonPaths(t reflect.Type, goPrefix, jsonPrefix string, out map[string]strin
 	}
 }
 
+// builtinProfiles are the profiles pipebench profiles lists: every one
+// that -dump prints (builtinProfile's), in its order.
+var builtinProfiles = []struct{ name, doc string }{
+	{"swai", "the SW-AI card of the SDAA runtime paper (device/swai.Default)"},
+	{"gpu", "a CUDA-like V100 on the paper's host, to compare with (device/swai.GPU)"},
+}
+
+// unknownProfile is the usage error of -dump NAME for a name that is not
+// a built-in profile; zero, which a scenario file's device.profile takes,
+// is a device without a profile of the card.
+func unknownProfile(name string) error {
+	var have []string
+	for _, p := range builtinProfiles {
+		have = append(have, p.name)
+	}
+	if name == "zero" {
+		return fmt.Errorf("%w: zero is the device that takes no time (a scenario file's device.profile: zero), not a profile of the card: it has nothing to dump (have %s)",
+			errUsage, strings.Join(have, ", "))
+	}
+	return fmt.Errorf("%w: unknown profile %q (have %s)", errUsage, name, strings.Join(have, ", "))
+}
+
 // dumpProfile writes the named built-in profile as YAML, each field with
 // what it means above it and its source beside it.
 func dumpProfile(w io.Writer, name string) error {
 	p, ok := builtinProfile(name)
 	if !ok {
-		return fmt.Errorf("%w: unknown profile %q (have swai, gpu)", errUsage, name)
+		return unknownProfile(name)
 	}
 	b, err := json.Marshal(p)
 	if err != nil {
@@ -296,7 +318,7 @@ func dumpProfile(w io.Writer, name string) error {
 func dumpProfileJSON(w io.Writer, name string) error {
 	p, ok := builtinProfile(name)
 	if !ok {
-		return fmt.Errorf("%w: unknown profile %q (have swai, gpu)", errUsage, name)
+		return unknownProfile(name)
 	}
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
@@ -514,24 +536,28 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
 		return code
 	}
+	// The output is written at once, its error checked: a listing or a
+	// dump lost on stdout (a full disk) fails the command.
+	var b bytes.Buffer
 	if *dump == "" {
 		for _, sc := range scenarios.All() {
-			fmt.Fprintf(stdout, "%-14s %s\n", sc.Name, sc.Description)
+			fmt.Fprintf(&b, "%-14s %s\n", sc.Name, sc.Description)
 		}
-		return 0
+	} else {
+		sf, err := builtinFile(*dump, *quick)
+		if err == nil {
+			err = dumpScenario(&b, sf, *quick)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "pipebench scenarios: %v\n", err)
+			if errors.Is(err, errUsage) {
+				return 2
+			}
+			return 1
+		}
 	}
-	sf, err := builtinFile(*dump, *quick)
-	if err == nil {
-		var b bytes.Buffer
-		if err = dumpScenario(&b, sf, *quick); err == nil {
-			_, err = stdout.Write(b.Bytes())
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "pipebench scenarios: %v\n", err)
-		if errors.Is(err, errUsage) {
-			return 2
-		}
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		fmt.Fprintf(stderr, "pipebench scenarios: writing the results: %v\n", err)
 		return 1
 	}
 	return 0
@@ -544,30 +570,37 @@ func runProfiles(args []string, stdout, stderr io.Writer) int {
 	dump := fs.String("dump", "", "print this built-in device profile (swai or gpu) as YAML, each field with its meaning and source")
 	asJSON := fs.Bool("json", false, "with -dump: print the profile as JSON (swai.LoadProfile's format), without the comments")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: pipebench profiles [-dump swai|gpu]\n\nLists the built-in device profiles, or prints one as a file to start from.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: pipebench profiles [-dump swai|gpu]\n\nLists the built-in device profiles, or prints one as a file to start from (-device FILE,\n"+
+			"a scenario file's device.profile). A scenario file's device.profile also takes zero, a device\n"+
+			"that takes no time (the zerocost scenario's): it is no profile of the card, and has none to print.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
 		return code
 	}
-	if *dump == "" {
-		fmt.Fprintln(stdout, "swai   the SW-AI card of the SDAA runtime paper (device/swai.Default)")
-		fmt.Fprintln(stdout, "gpu    a CUDA-like V100 on the paper's host, to compare with (device/swai.GPU)")
-		fmt.Fprintln(stdout, "zero   a device that takes no time (the zerocost scenario's; scenario files only)")
-		return 0
-	}
+	// As scenarios: written at once, its error checked.
 	var b bytes.Buffer
-	dumpf := dumpProfile
-	if *asJSON {
-		dumpf = dumpProfileJSON
+	var err error
+	switch {
+	case *dump == "":
+		for _, p := range builtinProfiles {
+			fmt.Fprintf(&b, "%-6s %s\n", p.name, p.doc)
+		}
+	case *asJSON:
+		err = dumpProfileJSON(&b, *dump)
+	default:
+		err = dumpProfile(&b, *dump)
 	}
-	if err := dumpf(&b, *dump); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "pipebench profiles: %v\n", err)
 		if errors.Is(err, errUsage) {
 			return 2
 		}
 		return 1
 	}
-	stdout.Write(b.Bytes())
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		fmt.Fprintf(stderr, "pipebench profiles: writing the results: %v\n", err)
+		return 1
+	}
 	return 0
 }

@@ -133,12 +133,13 @@ func writeReport(dir string) (string, error) {
 	} else if !fi.IsDir() {
 		return "", fmt.Errorf("%w: %s is not a directory", errUsage, dir)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil {
-		var rep report
-		if err := json.Unmarshal(b, &rep); err != nil {
-			return "", fmt.Errorf("%w: %s: %v", errUsage, filepath.Join(dir, "run.json"), err)
+	runPath := filepath.Join(dir, "run.json")
+	if b, err := os.ReadFile(runPath); err == nil {
+		rep, err := readRunJSON(b)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s: %v", errUsage, runPath, err)
 		}
-		page.Run, page.RunRows = &rep, rep.Results
+		page.Run, page.RunRows = rep, rep.Results
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
@@ -146,7 +147,7 @@ func writeReport(dir string) (string, error) {
 	if b, err := os.ReadFile(csvPath); err == nil {
 		sp, err := sweepSection(csvPath, b)
 		if err != nil {
-			return "", fmt.Errorf("%w: %s: %v", errUsage, csvPath, err)
+			return "", fmt.Errorf("%w: %v", errUsage, err)
 		}
 		page.Sweep = sp
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -180,22 +181,51 @@ func writeReport(dir string) (string, error) {
 	return out, nil
 }
 
+// runSchemaVersion is the schema_version of the document pipebench -json
+// writes (bench's report): the major version, which a reader must know.
+// Its minors only add fields, so any is read.
+const runSchemaVersion = 1
+
+// readRunJSON reads a document of pipebench -json: it must be one of
+// runSchemaVersion and hold results (pipebench writes a row per scenario
+// and variant it ran, and runs at least one); anything else, {} or null
+// among them, is not a run to report.
+func readRunJSON(b []byte) (*report, error) {
+	var rep *report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, err
+	}
+	switch {
+	case rep == nil:
+		return nil, errors.New("null: not a document of pipebench -json")
+	case rep.SchemaVersion == 0:
+		return nil, errors.New("no schema_version: not a document of pipebench -json")
+	case rep.SchemaVersion != runSchemaVersion:
+		return nil, fmt.Errorf("schema_version %d: want %d, the version pipebench -json writes", rep.SchemaVersion, runSchemaVersion)
+	case len(rep.Results) == 0:
+		return nil, errors.New("no results: not a run of pipebench -json")
+	}
+	return rep, nil
+}
+
+// sweepSection is the page's section of the sweep CSV at path, whose
+// contents are data; an error names path.
 func sweepSection(path string, data []byte) (*sweepPage, error) {
 	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(recs) < 2 {
-		return nil, errors.New("no rows")
+		return nil, fmt.Errorf("%s: no rows", path)
 	}
 	nAxes := slices.Index(recs[0], "mode")
-	rows, err := readSweepRows(path, max(nAxes, 0))
+	rows, err := readSweepRows(path, max(nAxes, 0)) // its errors name path
 	if err != nil {
 		return nil, err
 	}
 	axes, err := axesOf(recs[0], rows)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	sp := &sweepPage{Columns: recs[0], Rows: recs[1:]}
 	points := map[string]bool{}
@@ -206,7 +236,7 @@ func sweepSection(path string, data []byte) (*sweepPage, error) {
 	for _, f := range sweepFigures(axes, rows) {
 		var b bytes.Buffer
 		if err := renderFigure(&b, f); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		svg := b.String()
 		if i := strings.Index(svg, "<svg"); i >= 0 {

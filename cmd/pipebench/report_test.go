@@ -134,3 +134,34 @@ func TestMissingInputsNamed(t *testing.T) {
 		t.Errorf("analyze on a directory: exit %d, %q", code, errb)
 	}
 }
+
+// TestReportRefusesNonRuns: a run.json that is no run of pipebench -json
+// (no results, another schema_version, null) is refused, naming the file,
+// rather than rendered as an empty report.
+func TestReportRefusesNonRuns(t *testing.T) {
+	row := `{"scenario":"decode","mode":"kbk","kernels":3,"makespan_ns":1000,"bound_ns":900,"efficiency":0.9,"speedup_vs_kbk":1}`
+	for _, c := range []struct {
+		doc, want string
+		code      int
+	}{
+		{`{}`, "no schema_version", 2},
+		{`null`, "null", 2},
+		{`{"schema_version":99,"results":[` + row + `]}`, "schema_version 99: want 1", 2},
+		{`{"schema_version":1}`, "no results", 2},
+		{`{"schema_version":1,"results":[]}`, "no results", 2},
+		{`{"schema_version":1,"results":null}`, "no results", 2},
+		{`[1]`, "cannot unmarshal", 2},
+		{`{"schema_version":1,"schema_minor":99,"results":[` + row + `]}`, "", 0}, // a later minor only adds fields
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "run.json")
+		os.WriteFile(path, []byte(c.doc), 0o644)
+		code, _, errb := runArgs(t, "report", dir)
+		if code != c.code || c.code != 0 && (!strings.Contains(errb, path+": ") || !strings.Contains(errb, c.want)) {
+			t.Errorf("%s: exit %d, %q; want %d and %s: … %s", c.doc, code, errb, c.code, path, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "report.html")); (err == nil) != (c.code == 0) {
+			t.Errorf("%s: report.html written: %v", c.doc, err == nil)
+		}
+	}
+}

@@ -67,10 +67,10 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var (
 		quick    = fs.Bool("quick", false, "CI-sized: 1 000 runs per mode, a 20 s load phase sampled every 2 s (under 60 s)")
 		scenario = fs.String("scenario", "zerocost", "the scenario whose graph every executable runs (its benchmark size, no synthetic host cost)")
-		runs     = fs.Int("runs", 10_000, "consecutive runs per mode")
-		duration = fs.Duration("duration", 2*time.Minute, "length of the load phase")
-		every    = fs.Duration("every", 5*time.Second, "sampling period of the load phase")
-		execs    = fs.Int("executables", 8, "executables running at once in the load phase")
+		runs     = fs.Int("runs", 10_000, fmt.Sprintf("consecutive runs per mode, %d to %d", minSoakRuns, maxSoakRuns))
+		duration = fs.Duration("duration", 2*time.Minute, fmt.Sprintf("length of the load phase, at most %v", maxSoakDuration))
+		every    = fs.Duration("every", 5*time.Second, fmt.Sprintf("sampling period of the load phase, at least %v; -duration/-every samples are taken, %d to %d", minSoakEvery, minSoakSamples, maxSoakSamples))
+		execs    = fs.Int("executables", 8, fmt.Sprintf("executables running at once in the load phase, 1 to %d", maxSoakExecutables))
 		modeName = fs.String("mode", "pipeline", "mode of the load phase's executables (all the same, so that their throughputs compare), or mixed (modes in turn)")
 		jsonPath = fs.String("json", "", "also write the results as JSON to this file")
 	)
@@ -80,16 +80,6 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
 		return code
-	}
-	if *runs < 10 || *execs < 1 || *duration <= 0 || *every <= 0 {
-		fmt.Fprintln(stderr, "pipebench: soak: usage: -runs ≥ 10, -executables ≥ 1, positive -duration and -every, no arguments")
-		return 2
-	}
-	// The output is checked before the soak: it must not end in an error
-	// that loses its results.
-	if err := checkOutputs(nil, outFlag{"json", *jsonPath}); err != nil {
-		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
-		return 2
 	}
 	set := flagsSet(fs)
 	if *quick {
@@ -102,6 +92,18 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if !set["every"] {
 			*every = 2 * time.Second
 		}
+	}
+	// Every bound is checked before anything runs (with -quick's values):
+	// a soak must not fail after its first phases, nor exhaust memory.
+	if err := checkSoakFlags(*runs, *execs, *duration, *every); err != nil {
+		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
+		return 2
+	}
+	// The output is checked before the soak: it must not end in an error
+	// that loses its results.
+	if err := checkOutputs(nil, outFlag{"json", *jsonPath}); err != nil {
+		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
+		return 2
 	}
 	sc, err := scenarios.Get(*scenario)
 	if err != nil {
@@ -139,6 +141,49 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// The bounds of pipebench soak's flags. A load phase's executable holds
+// its compiled graph, buffers and goroutines (about 5 MB for zerocost),
+// so that thousands of them exhaust the memory of a test machine; the
+// latencies of a mode's runs are kept (8 bytes each); the samples are
+// taken every -every, after a GC with every run paused.
+const (
+	minSoakRuns        = 10 // the first tenth is the warm-up
+	maxSoakRuns        = 1_000_000
+	maxSoakExecutables = 1_000
+	maxSoakDuration    = 24 * time.Hour
+	minSoakEvery       = 10 * time.Millisecond
+	minSoakSamples     = 3 // a slope after the warm-up needs them
+	maxSoakSamples     = 100_000
+)
+
+// checkSoakFlags checks soak's flags against their bounds: the error, a
+// usage error, names the flag and its range.
+func checkSoakFlags(runs, execs int, duration, every time.Duration) error {
+	switch {
+	case runs < minSoakRuns || runs > maxSoakRuns:
+		return fmt.Errorf("%w: -runs %d outside [%d, %d]", errUsage, runs, minSoakRuns, maxSoakRuns)
+	case execs < 1 || execs > maxSoakExecutables:
+		return fmt.Errorf("%w: -executables %d outside [1, %d]", errUsage, execs, maxSoakExecutables)
+	case duration <= 0 || duration > maxSoakDuration:
+		return fmt.Errorf("%w: -duration %v outside (0, %v]", errUsage, duration, maxSoakDuration)
+	case every < minSoakEvery:
+		return fmt.Errorf("%w: -every %v: want at least %v", errUsage, every, minSoakEvery)
+	}
+	switch n := soakSamples(duration, every); {
+	case n < minSoakSamples:
+		return fmt.Errorf("%w: -duration %v / -every %v = %d samples, want %d to %d: lengthen -duration or shorten -every",
+			errUsage, duration, every, n, minSoakSamples, maxSoakSamples)
+	case n > maxSoakSamples:
+		return fmt.Errorf("%w: -duration %v / -every %v = %d samples, want %d to %d: shorten -duration or lengthen -every",
+			errUsage, duration, every, n, minSoakSamples, maxSoakSamples)
+	}
+	return nil
+}
+
+// soakSamples is the number of samples of a load phase: one every
+// period, the last at most duration after the start.
+func soakSamples(duration, every time.Duration) int64 { return int64(duration / every) }
 
 func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every time.Duration, execs int, modes []pipert.Mode, progress io.Writer) (*soakReport, error) {
 	procs := runtime.GOMAXPROCS(0)
@@ -231,10 +276,13 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	start := time.Now()
 	var counted []int64
-	for time.Since(start) < duration {
+	// Sample k is due k periods after the start, however long the ones
+	// before took (a GC of a large heap, runs to wait for): the phase
+	// takes exactly soakSamples samples, as checkSoakFlags counted them.
+	for k := int64(1); k <= soakSamples(duration, every); k++ {
 		select {
 		case <-ctx.Done():
-		case <-time.After(every):
+		case <-time.After(time.Until(start.Add(time.Duration(k) * every))):
 		}
 		if ctx.Err() != nil {
 			break

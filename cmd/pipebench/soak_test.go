@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -30,6 +31,11 @@ func TestSoakWritesItsReport(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
+	}
+	// A sample is due every -every from the start, however long the ones
+	// before took: 1500ms / 300ms, as many as the flags say.
+	if n, _ := doc["samples"].(float64); n != 5 {
+		t.Errorf("%v samples, want 5 (-duration / -every)", doc["samples"])
 	}
 	for _, k := range []string{"heap_slope_bytes_per_min", "device_slope_bytes_per_min", "goroutine_slope_per_min", "fairness",
 		"modes", "cancel_max_ns", "runs_per_second", "held"} {
@@ -65,6 +71,49 @@ func TestLongSoak(t *testing.T) {
 	for _, k := range []string{"device bytes flat", "goroutines flat", "heap slope ≤ 64 KB/min", "heap within 1 MB"} {
 		if !rep.Held[k] {
 			t.Errorf("%s: does not hold (%+v)", k, rep)
+		}
+	}
+}
+
+// runCancelled runs pipebench with a context already cancelled: a command
+// refused before anything runs exits as it would anyway; one that starts
+// running fails at once (the context's error, exit 1) instead of running
+// what it should have refused.
+func runCancelled(t testing.TB, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb strings.Builder
+	code := run(ctx, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestSoakFlagsOutOfRange: every soak flag is bounded and an out-of-range
+// value is refused (exit 2, naming the flag and its range) before
+// anything runs, -quick's values included: executables beyond memory, a
+// load phase of fewer than 3 samples (which only failed after every
+// phase had run).
+func TestSoakFlagsOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-runs", "10", "-duration", "3s", "-every", "1s", "-executables", "100000000"}, "-executables 100000000 outside [1, 1000]"},
+		{[]string{"-executables", "0"}, "-executables 0 outside [1, 1000]"},
+		{[]string{"-runs", "9"}, "-runs 9 outside [10, 1000000]"},
+		{[]string{"-runs", "1000001"}, "-runs 1000001 outside [10, 1000000]"},
+		{[]string{"-duration", "0s"}, "-duration 0s outside (0, 24h0m0s]"},
+		{[]string{"-duration", "25h"}, "-duration 25h0m0s outside (0, 24h0m0s]"},
+		{[]string{"-every", "-1s"}, "-every -1s: want at least 10ms"},
+		{[]string{"-every", "1ms"}, "-every 1ms: want at least 10ms"},
+		{[]string{"-runs", "10", "-duration", "2s", "-every", "1s", "-executables", "2"}, "-duration 2s / -every 1s = 2 samples, want 3 to 100000"},
+		{[]string{"-duration", "1s", "-every", "2s"}, "= 0 samples, want 3 to 100000"},
+		{[]string{"-quick", "-every", "10s"}, "-duration 20s / -every 10s = 2 samples"},
+		{[]string{"-duration", "2000s", "-every", "10ms"}, "= 200000 samples, want 3 to 100000"},
+	} {
+		code, out, errb := runCancelled(t, append([]string{"soak"}, c.args...)...)
+		if code != 2 || !strings.Contains(errb, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb, c.want)
 		}
 	}
 }

@@ -10,7 +10,9 @@ package main
 //
 // The results go to DIR/sweep.csv, a point's rows at once as it completes,
 // so that an interrupted sweep resumes where it stopped (a point whose
-// rows are all there is skipped); the figures go to DIR/*.svg.
+// rows are all there, one per variant, is skipped; one with some of them
+// is measured again); the figures go to DIR/*.svg. A sweep measures at
+// most maxSweepRuns points × variants.
 
 import (
 	"bufio"
@@ -24,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -271,7 +274,15 @@ type sweepFlags struct {
 	// base is the scenario file's text (a built-in's dump): what its
 	// points vary.
 	base []byte
+	// variants are the rows of each point, by sweepResult.variant: one per
+	// variant bench runs, in its order.
+	variants []string
 }
+
+// maxSweepRuns bounds a sweep: its points (the product of the -vary axes'
+// values) times the variants measured at each (modes × barriers…), each
+// a row of sweep.csv. Each axis alone takes at most 1000 values.
+const maxSweepRuns = 100_000
 
 type varyFlag []string
 
@@ -325,7 +336,7 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.StringVar(&sw.scenario, "scenario", "", "the built-in scenario to sweep (pipebench scenarios lists them)")
 	fs.StringVar(&sw.file, "scenario-file", "", "the scenario file to sweep instead of a built-in")
 	fs.BoolVar(&sw.quick, "quick", false, "with -scenario: the built-in at its -quick size and repetitions")
-	fs.Var(&vary, "vary", "PATH=FROM..TO/N, PATH=FROM..TO/logN or PATH=V1,V2,…: a field of the dumped scenario (costs.infer, or infer for short; graph.params.layers; device.scale) or profile (device.launch.cpu_ns); repeat for a full factorial")
+	fs.Var(&vary, "vary", fmt.Sprintf("PATH=FROM..TO/N, PATH=FROM..TO/logN or PATH=V1,V2,…: a field of the dumped scenario (costs.infer, or infer for short; graph.params.layers; device.scale) or profile (device.launch.cpu_ns); repeat for a full factorial (N at most 1000; points × variants at most %d)", maxSweepRuns))
 	fs.StringVar(&sw.modes, "mode", "", "comma-separated modes (default the scenario's); kbk always runs, the reference")
 	fs.StringVar(&sw.barriers, "barrier", "", "comma-separated barrier policies (default the scenario's)")
 	fs.IntVar(&sw.reps, "reps", 0, "measured repetitions per point and mode, at least 1 (default the scenario's)")
@@ -413,12 +424,44 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 	}
 	// Every point must load: check the corners of the factorial now, so
 	// that a bad value fails before anything runs.
+	var first *config
 	for _, idx := range [][]int{make([]int, len(sw.axes)), lastIndex(sw.axes)} {
-		if _, _, err := sw.pointConfig(sw.point(idx)); err != nil {
+		cfg, _, err := sw.pointConfig(sw.point(idx))
+		if err != nil {
 			return nil, err
 		}
+		if first == nil {
+			first = cfg
+		}
+	}
+	// The rows of a point: one per variant, named as the CSV names them
+	// (each variant summarised as bench summarises it, of an empty
+	// sample: only its names are used). The varied fields change no
+	// variant: every point has these rows.
+	for _, v := range variants(first, first.scenarios[0]) {
+		r := sweepRow(nil, summarize("", v, []sample{{}}, 1, pipert.Costs{}), &prediction{}, 1)
+		sw.variants = append(sw.variants, r.variant())
+	}
+	if err := sw.checkSize(); err != nil {
+		return nil, err
 	}
 	return sw, nil
+}
+
+// checkSize refuses a sweep of more than maxSweepRuns points × variants,
+// naming the count.
+func (sw *sweepFlags) checkSize() error {
+	points := 1.0 // a float: 1000 values on each of 7 axes overflow an int64
+	var dims []string
+	for _, a := range sw.axes {
+		points *= float64(len(a.values))
+		dims = append(dims, strconv.Itoa(len(a.values)))
+	}
+	if runs := points * float64(len(sw.variants)); runs > maxSweepRuns {
+		return fmt.Errorf("%w: -vary: %s = %.0f points × %d variants = %.0f rows to measure, more than the %d a sweep takes: vary fewer values or fewer modes",
+			errUsage, strings.Join(dims, " × "), points, len(sw.variants), runs, maxSweepRuns)
+	}
+	return nil
 }
 
 func lastIndex(axes []axis) []int {
@@ -486,7 +529,7 @@ func sweep(ctx context.Context, sw *sweepFlags, stdout, stderr io.Writer) error 
 		header = append(header, a.name)
 	}
 	header = append(header, sweepColumns...)
-	done, err := readSweepCSV(csvPath, header)
+	had, err := readSweepCSV(csvPath, header, sw.axes)
 	if err != nil {
 		return err
 	}
@@ -494,8 +537,22 @@ func sweep(ctx context.Context, sw *sweepFlags, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if err := checkSweepSettings(sw.dir, settings, len(done) > 0); err != nil {
+	if err := checkSweepSettings(sw.dir, settings, len(had.rows) > 0); err != nil {
 		return err
+	}
+	prog := newProgress(stderr, sw.quiet)
+	// Only now, the sweep being the same, may its file change: a point of
+	// this sweep with some of its rows is measured again (its rows
+	// dropped, so that they do not stand beside the new ones), and a last
+	// line cut short is dropped.
+	done, redo := had.resume(sw.variants, sw.inGrid)
+	if had.cut || len(redo) > 0 {
+		for _, p := range slices.Sorted(maps.Keys(redo)) {
+			prog.note("sweep: %s: the point %s %s: measuring it again", csvPath, p, redo[p])
+		}
+		if err := had.rewrite(csvPath, redo); err != nil {
+			return err
+		}
 	}
 	f, err := os.OpenFile(csvPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -515,7 +572,6 @@ func sweep(ctx context.Context, sw *sweepFlags, stdout, stderr io.Writer) error 
 	// the predictions included); the rest of the wall time is bookkeeping:
 	// loading the points, compiling, devices, trace analysis, CSV, plots.
 	var benchRun, predRun, benchTime, predTime, plotTime time.Duration
-	prog := newProgress(stderr, sw.quiet)
 	pool := &devicePool{}
 	defer pool.close()
 	var workloads workloadCache
@@ -605,7 +661,7 @@ func sweep(ctx context.Context, sw *sweepFlags, stdout, stderr io.Writer) error 
 	plotTime = time.Since(t0)
 	wall := time.Since(start)
 	fmt.Fprintf(stdout, "sweep: %d points (%d run, %d resumed from %s) × %d variants; figures %s\n",
-		total, ran, skipped, csvPath, len(rows)/max(total, 1), strings.Join(figs, ", "))
+		total, ran, skipped, csvPath, len(sw.variants), strings.Join(figs, ", "))
 	if ran > 0 {
 		runTime := benchRun + predRun
 		book := wall - runTime
@@ -803,44 +859,228 @@ func orMissing(v string, ok bool) string {
 	return v
 }
 
-// readSweepCSV returns the points path already holds (by pointKey); a
-// missing file holds none. A file of other columns is an error; a last
-// line cut short by an interruption is dropped.
-func readSweepCSV(path string, header []string) (map[string]bool, error) {
+// sweepCSV is what a sweep's CSV holds: its rows, each with its point, its
+// variant and its place in the file.
+type sweepCSV struct {
+	data []byte // the file, but for a last line cut short
+	cut  bool   // such a line was left out of data
+	rows []sweepCSVRow
+}
+
+// sweepCSVRow is one row of a sweep's CSV.
+type sweepCSVRow struct {
+	point      string // pointKey of its values
+	values     []string
+	variant    string // sweepResult.variant
+	start, end int64  // its bytes in data
+}
+
+// readSweepCSV reads the rows path already holds; a missing file holds
+// none. A file of other columns is a usage error (another sweep's); a
+// row that is not well-formed (a field count, a value of an axis or of a
+// measurement that does not parse) is an error naming the file, its line
+// and its column, before anything runs. A last line cut short by an
+// interruption is left out (sweepCSV.cut), not an error; the file is not
+// changed (sweepCSV.rewrite does it).
+func readSweepCSV(path string, header []string, axes []axis) (*sweepCSV, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]bool{}, nil
+		return &sweepCSV{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	out := &sweepCSV{data: data}
 	if i := bytes.LastIndexByte(data, '\n'); i+1 != len(data) {
-		data = data[:i+1]
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return nil, err
-		}
+		out.data, out.cut = data[:i+1], true
 	}
-	if len(data) == 0 {
-		return map[string]bool{}, nil
+	if len(out.data) == 0 {
+		return out, nil
 	}
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
+	r := csv.NewReader(bytes.NewReader(out.data))
+	r.FieldsPerRecord = len(header)
+	got, err := r.Read()
+	if err != nil && !errors.Is(err, csv.ErrFieldCount) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !slices.Equal(recs[0], header) {
+	if !slices.Equal(got, header) {
 		return nil, fmt.Errorf("%w: %s has the columns %s, not this sweep's %s: give another -o", errUsage, path,
-			strings.Join(recs[0], ","), strings.Join(header, ","))
+			strings.Join(got, ","), strings.Join(header, ","))
 	}
-	nAxes := len(header) - len(sweepColumns)
-	done := map[string]bool{}
-	for _, r := range recs[1:] {
-		var parts []string
-		for i := range nAxes {
-			parts = append(parts, header[i]+"="+r[i])
+	for {
+		start := r.InputOffset()
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
 		}
-		done[strings.Join(parts, " ")] = true
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for i, a := range axes {
+			if _, err := a.parseValue(rec[i]); err != nil {
+				line, _ := r.FieldPos(i)
+				return nil, fmt.Errorf("%s: line %d, column %d (%s): %v", path, line, i+1, a.name, err)
+			}
+		}
+		s, err := parseSweepRecord(rec, len(axes), r.FieldPos)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var key []string
+		for i, a := range axes {
+			key = append(key, a.name+"="+rec[i])
+		}
+		out.rows = append(out.rows, sweepCSVRow{point: strings.Join(key, " "), values: s.point, variant: s.variant(),
+			start: start, end: r.InputOffset()})
 	}
-	return done, nil
+	return out, nil
+}
+
+// resume returns the points the file holds whole, a row for each of
+// variants (no more, no fewer), and, by point, what each point of the
+// sweep (inGrid) holding only some of them lacks: those are measured
+// again.
+func (c *sweepCSV) resume(variants []string, inGrid func(values []string) bool) (done map[string]bool, redo map[string]string) {
+	byPoint := map[string][]string{}
+	values := map[string][]string{}
+	for _, r := range c.rows {
+		byPoint[r.point] = append(byPoint[r.point], r.variant)
+		values[r.point] = r.values
+	}
+	want := slices.Sorted(slices.Values(variants))
+	done, redo = map[string]bool{}, map[string]string{}
+	for p, got := range byPoint {
+		slices.Sort(got)
+		if slices.Equal(got, want) {
+			done[p] = true
+			continue
+		}
+		if !inGrid(values[p]) {
+			continue // another sweep's point, of other values: kept as it is
+		}
+		var missing []string
+		for _, v := range want {
+			if i := slices.Index(got, v); i >= 0 {
+				got = slices.Delete(got, i, i+1)
+			} else {
+				missing = append(missing, v)
+			}
+		}
+		redo[p] = "lacks the rows of " + strings.Join(missing, ", ")
+		if len(missing) == 0 {
+			redo[p] = fmt.Sprintf("has %d rows for its %d variants", len(byPoint[p]), len(want))
+		}
+	}
+	return done, redo
+}
+
+// rewrite writes c's file again without the rows of the points of redo
+// (measured again: they must not stand beside the new rows) and without a
+// last line cut short. The file is replaced whole (a new file renamed
+// over it), so that an interruption leaves one or the other.
+func (c *sweepCSV) rewrite(path string, redo map[string]string) error {
+	var b bytes.Buffer
+	at := int64(0)
+	for _, r := range c.rows {
+		if _, ok := redo[r.point]; ok {
+			b.Write(c.data[at:r.start])
+			at = r.end
+		}
+	}
+	b.Write(c.data[at:])
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sweep-*.csv")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(b.Bytes())
+	if err := errors.Join(werr, tmp.Chmod(0o644), tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// inGrid reports whether values (an axis' value each, as the CSV holds
+// them) are a point of the sweep.
+func (sw *sweepFlags) inGrid(values []string) bool {
+	if len(values) != len(sw.axes) {
+		return false
+	}
+	for i, a := range sw.axes {
+		if !slices.ContainsFunc(a.values, func(v float64) bool { return a.text(v) == values[i] }) {
+			return false
+		}
+	}
+	return true
+}
+
+// variant names the row's variant as its mode and barrier columns do:
+// mode, or mode/barrier.
+func (s sweepResult) variant() string {
+	if s.barrier == "" {
+		return s.mode
+	}
+	return s.mode + "/" + s.barrier
+}
+
+// parseSweepRecord reads a row of a sweep CSV of nAxes axes; an error
+// names the line and the column of the bad field (pos is the reader's
+// FieldPos).
+func parseSweepRecord(rec []string, nAxes int, pos func(field int) (line, column int)) (sweepResult, error) {
+	line, _ := pos(0)
+	if len(rec) != nAxes+len(sweepColumns) {
+		return sweepResult{}, fmt.Errorf("line %d has %d fields, want %d", line, len(rec), nAxes+len(sweepColumns))
+	}
+	m := rec[nAxes:]
+	s := sweepResult{point: rec[:nAxes], mode: m[0], barrier: m[1]}
+	if m[1] == "-" {
+		s.barrier = ""
+	}
+	bad := func(j int, format string, a ...any) error {
+		line, _ := pos(nAxes + j)
+		return fmt.Errorf("line %d, column %d (%s): %s", line, nAxes+j+1, sweepColumns[j], fmt.Sprintf(format, a...))
+	}
+	// predicted_ns and predicted_efficiency are empty where the mode has
+	// no prediction (replay, hetero); every other field is there.
+	optional := func(j int) bool {
+		return sweepColumns[j] == "predicted_ns" || sweepColumns[j] == "predicted_efficiency"
+	}
+	for j := range m {
+		if m[j] == "" && !optional(j) {
+			return sweepResult{}, bad(j, "empty")
+		}
+	}
+	var err error
+	pi := func(j int) int64 {
+		if m[j] == "" || err != nil {
+			return 0
+		}
+		v, perr := strconv.ParseInt(m[j], 10, 64)
+		if perr != nil {
+			err = bad(j, "%q is not an integer", m[j])
+		}
+		return v
+	}
+	pf := func(j int) float64 {
+		if m[j] == "" || err != nil {
+			return 0
+		}
+		v, perr := strconv.ParseFloat(m[j], 64)
+		if perr != nil {
+			err = bad(j, "%q is not a number", m[j])
+		}
+		return v
+	}
+	s.makespan, s.speedup, s.efficiency, s.predicted, s.predEff = pi(2), pf(3), pf(4), pi(5), pf(6)
+	s.bound, s.device, s.hostBound = pi(7), pi(8), pi(9)
+	if err != nil {
+		return sweepResult{}, err
+	}
+	return s, nil
 }
 
 // readSweepRows reads every row of a sweep CSV of nAxes axes.
@@ -850,48 +1090,26 @@ func readSweepRows(path string, nAxes int) ([]sweepResult, error) {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(bufio.NewReader(f)).ReadAll()
-	if err != nil {
+	r := csv.NewReader(bufio.NewReader(f))
+	r.FieldsPerRecord = -1 // parseSweepRecord counts them, naming the line
+	if _, err := r.Read(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var out []sweepResult
-	for i, r := range recs {
-		if i == 0 {
-			continue
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
 		}
-		if len(r) != nAxes+len(sweepColumns) {
-			return nil, fmt.Errorf("%s: line %d has %d fields, want %d", path, i+1, len(r), nAxes+len(sweepColumns))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		m := r[nAxes:]
-		s := sweepResult{point: r[:nAxes], mode: m[0], barrier: m[1]}
-		if m[1] == "-" {
-			s.barrier = ""
-		}
-		var errs []error
-		pi := func(x string) int64 {
-			if x == "" {
-				return 0
-			}
-			v, err := strconv.ParseInt(x, 10, 64)
-			errs = append(errs, err)
-			return v
-		}
-		pf := func(x string) float64 {
-			if x == "" {
-				return 0
-			}
-			v, err := strconv.ParseFloat(x, 64)
-			errs = append(errs, err)
-			return v
-		}
-		s.makespan, s.speedup, s.efficiency, s.predicted, s.predEff = pi(m[2]), pf(m[3]), pf(m[4]), pi(m[5]), pf(m[6])
-		s.bound, s.device, s.hostBound = pi(m[7]), pi(m[8]), pi(m[9])
-		if err := errors.Join(errs...); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, i+1, err)
+		s, err := parseSweepRecord(rec, nAxes, r.FieldPos)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		out = append(out, s)
 	}
-	return out, nil
 }
 
 // workloadCache keeps the workload last built: a sweep's points that vary

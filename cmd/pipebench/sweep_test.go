@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -252,5 +253,157 @@ func TestSweepResumesOnlyTheSameSweep(t *testing.T) {
 	code, out, errb = runArgs(t, args("-scenario", "decode", "-mode", "kbk,pipeline")...)
 	if code != 2 || !strings.Contains(errb, "older pipebench") || !strings.Contains(errb, "another -o") {
 		t.Errorf("no settings file: exit %d\n%s%s", code, out, errb)
+	}
+}
+
+// TestSweepTooLarge: each axis takes at most 1000 values, and the whole
+// sweep at most maxSweepRuns points × variants: a larger one is refused
+// (exit 2, naming the count) before anything runs.
+func TestSweepTooLarge(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-vary", "infer=1us..2us/1000", "-vary", "resize=1us..2us/1000", "-vary", "launch=1us..2us/1000"},
+			"1000 × 1000 × 1000 = 1000000000 points × 4 variants = 4000000000 rows to measure, more than the 100000"},
+		{[]string{"-vary", "infer=1us..2us/1000", "-vary", "resize=1us..2us/200", "-mode", "kbk"},
+			"1000 × 200 = 200000 points × 1 variants = 200000 rows"},
+		{[]string{"-vary", "infer=1us..2us/1000", "-vary", "resize=1us..2us/50", "-mode", "kbk,pipeline,async"},
+			"50000 points × 3 variants = 150000 rows"},
+		{[]string{"-vary", "infer=1us..2us/1000", "-vary", "resize=1us..2us/1000", "-vary", "launch=1us..2us/1000",
+			"-vary", "prepare=1us..2us/1000", "-vary", "tiling=1us..2us/1000", "-vary", "alloc=1us..2us/1000", "-vary", "create=1us..2us/1000"},
+			"= 1000000000000000000000 points"},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"sweep", "-scenario", "decode", "-quick", "-o", dir, "-q"}, c.args...)
+		code, out, errb := runCancelled(t, args...)
+		if code != 2 || !strings.Contains(errb, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "sweep.csv")); err == nil {
+			t.Errorf("%v: a refused sweep wrote sweep.csv", c.args)
+		}
+	}
+	// The bound itself is a sweep.
+	sw, err := parseSweep([]string{"-scenario", "decode", "-quick", "-mode", "kbk", "-vary", "infer=1us..2us/1000", "-vary", "resize=1us..2us/100"}, io.Discard)
+	if err != nil || len(sw.variants) != 1 {
+		t.Errorf("100000 points × 1 variant: %v", err)
+	}
+}
+
+// TestSweepResumesPartialPoint: a point counts as done only when its CSV
+// rows are one per variant; a point missing a variant's row (its write
+// cut short at a line's end, a line deleted) is measured again whole, its
+// old rows dropped, and the summary counts the variants of a point.
+func TestSweepResumesPartialPoint(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1,2", "-mode", "kbk,pipeline", "-reps", "1", "-o", dir}
+	if code, _, errb := runArgs(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	csvPath := filepath.Join(dir, "sweep.csv")
+	b, _ := os.ReadFile(csvPath)
+	lines := strings.SplitAfter(string(b), "\n")
+	lines = lines[:len(lines)-1] // after the last newline
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want a header and 2 points × 2 variants:\n%s", len(lines), b)
+	}
+	// The first point loses its pipeline row: layers=1 is partial.
+	var kept []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "1,pipeline,") {
+			kept = append(kept, l)
+		}
+	}
+	os.WriteFile(csvPath, []byte(strings.Join(kept, "")), 0o644)
+	code, out, errb := runArgs(t, args...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "2 points (1 run, 1 resumed") || !strings.Contains(out, "× 2 variants") {
+		t.Errorf("resume: %s", out)
+	}
+	if !strings.Contains(errb, "layers=1 lacks the rows of pipeline/per-tensor: measuring it again") {
+		t.Errorf("resume does not say what it measures again: %s", errb)
+	}
+	rows := sweepRowsOf(t, dir, 1)
+	got := map[string][]string{}
+	for _, r := range rows {
+		got[r.point[0]] = append(got[r.point[0]], r.variant())
+	}
+	for _, p := range []string{"1", "2"} {
+		if g := strings.Join(got[p], " "); g != "kbk pipeline/per-tensor" {
+			t.Errorf("layers=%s: rows %s, want kbk pipeline/per-tensor", p, g)
+		}
+	}
+	// The same sweep again: every point whole, nothing measured.
+	if code, out, errb := runArgs(t, args...); code != 0 || !strings.Contains(out, "2 points (0 run, 2 resumed") || !strings.Contains(out, "× 2 variants") {
+		t.Errorf("resume of a whole sweep: exit %d\n%s%s", code, out, errb)
+	}
+}
+
+// TestSweepRefusesCorruptCSV: a value of sweep.csv that does not parse is
+// an error naming the file, the line and the column, found when the file
+// is read: before anything is measured (a point is missing here) and
+// without changing the file.
+func TestSweepRefusesCorruptCSV(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1,2", "-mode", "kbk", "-reps", "1", "-o", dir, "-q"}
+	if code, _, errb := runArgs(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	csvPath := filepath.Join(dir, "sweep.csv")
+	b, _ := os.ReadFile(csvPath)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	f := strings.Split(lines[1], ",")
+	f[3] = "abc" // makespan_ns
+	// layers=1's row, corrupt; layers=2 missing, to be measured.
+	corrupt := lines[0] + strings.Join(f, ",")
+	os.WriteFile(csvPath, []byte(corrupt), 0o644)
+	code, out, errb := runArgs(t, args...)
+	if want := csvPath + `: line 2, column 4 (makespan_ns): "abc" is not an integer`; code != 1 || !strings.Contains(errb, want) || out != "" {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errb, want)
+	}
+	if after, _ := os.ReadFile(csvPath); string(after) != corrupt {
+		t.Errorf("a refused sweep changed sweep.csv:\n%s\nwas\n%s", after, corrupt)
+	}
+}
+
+// TestReadSweepCSVNamesBadField: each malformed row of a sweep CSV is an
+// error naming the file, the line and the column; readSweepRows (the
+// figures, pipebench report) refuses the same measurements (it does not
+// know the axes' kinds).
+func TestReadSweepCSVNamesBadField(t *testing.T) {
+	axes := []axis{{name: "infer", kind: kindDuration}, {name: "layers", kind: kindInt}}
+	header := append([]string{"infer", "layers"}, sweepColumns...)
+	good := "5us,2,kbk,-,1000,1.0000,0.5000,900,0.5500,500,400,500\n"
+	for _, c := range []struct {
+		row, want string
+		axis      bool // a bad axis value, which readSweepRows takes as text
+	}{
+		{"5us,2,kbk,-,abc,1.0000,0.5000,900,0.5500,500,400,500\n", `line 3, column 5 (makespan_ns): "abc" is not an integer`, false},
+		{"5us,2,kbk,-,1000,fast,0.5000,900,0.5500,500,400,500\n", `line 3, column 6 (speedup_vs_kbk): "fast" is not a number`, false},
+		{"5us,2,kbk,-,1000,1.0000,0.5000,9e2,0.5500,500,400,500\n", `line 3, column 8 (predicted_ns): "9e2" is not an integer`, false},
+		{"5us,2,kbk,-,1000,1.0000,0.5000,900,0.5500,,400,500\n", "line 3, column 10 (bound_ns): empty", false},
+		{"5us,2,,-,1000,1.0000,0.5000,900,0.5500,500,400,500\n", "line 3, column 3 (mode): empty", false},
+		{"5us,2,kbk,-,1000\n", "line 3", false},
+		{"soon,2,kbk,-,1000,1.0000,0.5000,900,0.5500,500,400,500\n", `line 3, column 1 (infer): "soon" is not a duration`, true},
+		{"5us,2.5,kbk,-,1000,1.0000,0.5000,900,0.5500,500,400,500\n", `line 3, column 2 (layers): "2.5" is not a whole number`, true},
+	} {
+		path := filepath.Join(t.TempDir(), "sweep.csv")
+		os.WriteFile(path, []byte(strings.Join(header, ",")+"\n"+good+c.row), 0o644)
+		_, err := readSweepCSV(path, header, axes)
+		if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %s: … %s", c.row, err, path, c.want)
+		}
+		if _, err := readSweepRows(path, len(axes)); !c.axis && (err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("readSweepRows %q: %v, want %s: … %s", c.row, err, path, c.want)
+		}
+	}
+	// Empty predictions (replay, hetero) are well-formed.
+	path := filepath.Join(t.TempDir(), "sweep.csv")
+	os.WriteFile(path, []byte(strings.Join(header, ",")+"\n"+good+"5us,2,replay,per-tensor,1000,1.0000,0.5000,,,500,400,500\n"), 0o644)
+	if got, err := readSweepCSV(path, header, axes); err != nil || len(got.rows) != 2 || got.rows[1].variant != "replay/per-tensor" {
+		t.Errorf("empty predictions: %+v, %v", got, err)
 	}
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProfilesListsWhatDumps: every profile pipebench profiles lists,
+// profiles -dump prints (as YAML and as JSON); zero, which a scenario
+// file's device.profile also takes, is no profile of the card: not
+// listed, and -dump zero says why.
+func TestProfilesListsWhatDumps(t *testing.T) {
+	code, out, errb := runArgs(t, "profiles")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var names []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		names = append(names, strings.Fields(l)[0])
+	}
+	if strings.Join(names, " ") != "swai gpu" {
+		t.Errorf("profiles lists %v, want swai gpu", names)
+	}
+	for _, name := range names {
+		for _, args := range [][]string{{"profiles", "-dump", name}, {"profiles", "-dump", name, "-json"}} {
+			if code, out, errb := runArgs(t, args...); code != 0 || out == "" {
+				t.Errorf("%v: exit %d: %s", args, code, errb)
+			}
+		}
+	}
+	if code, _, errb := runArgs(t, "profiles", "-dump", "zero"); code != 2 || !strings.Contains(errb, "zero is the device that takes no time") || !strings.Contains(errb, "have swai, gpu") {
+		t.Errorf("-dump zero: exit %d: %s", code, errb)
+	}
+}
+
+// TestStdoutWriteErrorsFail: a command whose output to stdout fails (a
+// full disk: > /dev/full) exits 1, naming the failed write, however much
+// it wrote before.
+func TestStdoutWriteErrorsFail(t *testing.T) {
+	dir := t.TempDir()
+	row := `{"scenario":"decode","mode":"kbk","kernels":3,"makespan_ns":1000,"bound_ns":900,"efficiency":0.9,"speedup_vs_kbk":1}`
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"schema_version":1,"results":[`+row+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"profiles"},
+		{"profiles", "-dump", "swai"},
+		{"profiles", "-dump", "gpu", "-json"},
+		{"scenarios"},
+		{"scenarios", "-dump", "decode"},
+		{"report", dir},
+		{"moe", "-quick", "-hidden", "8", "-tokens", "6", "-variants", "sorted"},
+		{"device", "-quick", "-figures", "launch"},
+		{"soak", "-runs", "10", "-duration", "300ms", "-every", "100ms", "-executables", "1"},
+		{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1", "-mode", "kbk", "-reps", "1", "-o", filepath.Join(dir, "sweep"), "-q"},
+	} {
+		for _, ok := range []int{0, 10} { // the first write fails, or after a part
+			var errb strings.Builder
+			code := run(context.Background(), args, &failingWriter{ok: ok}, &errb)
+			if code != 1 || !strings.Contains(errb.String(), errDiskFull.Error()) {
+				t.Errorf("%v, stdout failing after %d bytes: exit %d, %q; want 1 and the write's error", args, ok, code, errb.String())
+			}
+		}
+	}
+}
