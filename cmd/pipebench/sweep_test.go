@@ -98,14 +98,8 @@ func TestSweepPointAgreesWithRun(t *testing.T) {
 // TestSweepResumes interrupts a sweep's CSV (a missing point and a line
 // cut short) and checks the next run measures only what is missing.
 func TestSweepResumes(t *testing.T) {
-	dir := t.TempDir()
-	args := []string{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1,2", "-mode", "kbk", "-reps", "1", "-o", dir, "-q"}
-	if code, _, errb := runArgs(t, args...); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
-	csvPath := filepath.Join(dir, "sweep.csv")
-	b, _ := os.ReadFile(csvPath)
-	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	args, csvPath, b, lines := twoPointSweep(t)
+	dir := filepath.Dir(csvPath)
 	if len(lines) != 3 {
 		t.Fatalf("%d lines, want a header and 2 rows:\n%s", len(lines), b)
 	}
@@ -347,14 +341,7 @@ func TestSweepResumesPartialPoint(t *testing.T) {
 // is read: before anything is measured (a point is missing here) and
 // without changing the file.
 func TestSweepRefusesCorruptCSV(t *testing.T) {
-	dir := t.TempDir()
-	args := []string{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1,2", "-mode", "kbk", "-reps", "1", "-o", dir, "-q"}
-	if code, _, errb := runArgs(t, args...); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
-	csvPath := filepath.Join(dir, "sweep.csv")
-	b, _ := os.ReadFile(csvPath)
-	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	args, csvPath, _, lines := twoPointSweep(t)
 	f := strings.Split(lines[1], ",")
 	f[3] = "abc" // makespan_ns
 	// layers=1's row, corrupt; layers=2 missing, to be measured.
@@ -406,4 +393,20 @@ func TestReadSweepCSVNamesBadField(t *testing.T) {
 	if got, err := readSweepCSV(path, header, axes); err != nil || len(got.rows) != 2 || got.rows[1].variant != "replay/per-tensor" {
 		t.Errorf("empty predictions: %+v, %v", got, err)
 	}
+}
+
+// twoPointSweep runs a sweep of two points (decode, layers 1 and 2, kbk)
+// into a temporary directory and returns its arguments, the path of its
+// CSV, the CSV and its lines.
+func twoPointSweep(t *testing.T) (args []string, csvPath string, csv []byte, lines []string) {
+	t.Helper()
+	dir := t.TempDir()
+	args = []string{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1,2", "-mode", "kbk", "-reps", "1", "-o", dir, "-q"}
+	if code, _, errb := runArgs(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	csvPath = filepath.Join(dir, "sweep.csv")
+	csv, _ = os.ReadFile(csvPath)
+	lines = strings.SplitAfter(strings.TrimSuffix(string(csv), "\n"), "\n")
+	return args, csvPath, csv, lines
 }
