@@ -456,6 +456,9 @@ func (p Profile) Validate() error {
 	}
 	if p.Allocator == AllocMultilevel {
 		v.posInt("segment_entries", int64(p.SegmentEntries))
+		if p.MemoryBytes > 0 && p.MemoryBytes%alloc.DefaultPageSize != 0 {
+			v.add("memory_bytes", fmt.Sprintf("must be a multiple of the multilevel allocator's page, %d bytes, got %d", alloc.DefaultPageSize, p.MemoryBytes))
+		}
 	} else {
 		v.nonNegInt("segment_entries", int64(p.SegmentEntries))
 	}

@@ -227,3 +227,22 @@ func FuzzParseProfile(f *testing.F) {
 		_ = p.Device()
 	})
 }
+
+// TestValidateMemoryOfWholePages: the multilevel allocator manages whole
+// pages, so a capacity that is not a multiple of its page is refused when
+// the profile is loaded, not when a device is made of it.
+func TestValidateMemoryOfWholePages(t *testing.T) {
+	p := Default()
+	p.Allocator, p.MemoryBytes = AllocMultilevel, 1
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "memory_bytes") {
+		t.Fatalf("1 byte of multilevel memory: %v", err)
+	}
+	p.MemoryBytes = 1 << 30
+	if err := p.Validate(); err != nil {
+		t.Fatalf("1 GiB of multilevel memory: %v", err)
+	}
+	p.Allocator, p.MemoryBytes = AllocReference, 1
+	if err := p.Validate(); err != nil {
+		t.Fatalf("1 byte of reference memory: %v", err)
+	}
+}
