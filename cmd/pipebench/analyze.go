@@ -322,6 +322,10 @@ func us(ns int64) time.Duration { return time.Duration(ns).Round(time.Microsecon
 
 // runAnalyze is "pipebench analyze TRACE".
 func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintf(stdout, "usage: pipebench analyze TRACE (a .pftrace or .json file written with -trace)\n")
+		return 0
+	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		fmt.Fprintf(stderr, "pipebench: usage: pipebench analyze TRACE (a .pftrace or .json file written with -trace)\n")
 		return 2

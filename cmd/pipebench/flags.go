@@ -148,6 +148,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.profileOps = *profOps; c.profileOps && c.cpuprof == "" {
 		return nil, fmt.Errorf("%w: -profile-ops goes with -cpuprofile", errUsage)
 	}
+	if *quiet && *verbose {
+		return nil, fmt.Errorf("%w: -q and -v are exclusive (quiet, or verbose)", errUsage)
+	}
 	if c.size < 0 || c.size%32 != 0 {
 		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32", errUsage, c.size)
 	}

@@ -36,6 +36,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-model", "../../models/ppocrv4-det.onnx", "-input", "x=1x3xbig"},
 		{"-model", "../../models/silero-vad-v5.onnx", "-const", "nosuch=1"},
 		{"-model", "../../models/nosuch.onnx"},
+		{"-q", "-v"},
 		{"-model", "../../models"},
 		{"-model", "../../models/silero-vad-v5.onnx", "-golden", "../../models/nosuch.golden.json"},
 		{"-model", "../../models/ppocrv4-det.onnx", "-mode", "kbk"}, // x has dynamic dimensions
