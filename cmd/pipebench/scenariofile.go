@@ -140,7 +140,11 @@ func wholeNumbers(n *yaml.Node) error {
 		}
 	case yaml.ScalarNode:
 		if n.Tag == "!!float" {
-			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s is not a whole number", n.Line, n.Value)}}
+			what := "is not a whole number"
+			if _, err := strconv.ParseInt(strings.TrimPrefix(n.Value, "+"), 0, 64); errors.Is(err, strconv.ErrRange) {
+				what = "is out of range" // a whole number beyond int64
+			}
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: column %d: %s %s", n.Line, n.Column, n.Value, what)}}
 		}
 	}
 	return nil
@@ -400,12 +404,19 @@ func (e *fileError) Unwrap() error { return errUsage }
 
 // lineIndex maps the fields of a YAML document to their lines and back.
 type lineIndex struct {
-	lines map[string]int // path → line of its key (or of the value)
-	paths map[int]string // line → deepest path on it
+	lines   map[string]int         // path → line of its key (or of the value)
+	paths   map[int]string         // line → deepest path on it
+	scalars map[int][]scalarOnLine // line → its scalar values, in order
+}
+
+// scalarOnLine is a scalar value of a line: its column, text and path.
+type scalarOnLine struct {
+	col         int
+	value, path string
 }
 
 func newLineIndex(root *yaml.Node) *lineIndex {
-	ix := &lineIndex{lines: map[string]int{}, paths: map[int]string{}}
+	ix := &lineIndex{lines: map[string]int{}, paths: map[int]string{}, scalars: map[int][]scalarOnLine{}}
 	if root != nil {
 		ix.walk(root, "", 0)
 	}
@@ -450,7 +461,24 @@ func (ix *lineIndex) walk(n *yaml.Node, path string, line int) {
 		if n.Line != line {
 			ix.record(path, n.Line)
 		}
+		ix.scalars[n.Line] = append(ix.scalars[n.Line], scalarOnLine{col: n.Column, value: n.Value, path: path})
 	}
+}
+
+// scalar returns the path of the scalar at column col of line (col 0:
+// the only scalar of the line whose text is value), or "" if there is
+// none or several.
+func (ix *lineIndex) scalar(line, col int, value string) string {
+	found := ""
+	for _, s := range ix.scalars[line] {
+		if col > 0 && s.col == col || col == 0 && s.value == value {
+			if found != "" {
+				return ""
+			}
+			found = s.path
+		}
+	}
+	return found
 }
 
 // named returns the path on line whose last element is name (the first
@@ -491,6 +519,13 @@ func (sf *scenarioFile) errorf(field, format string, args ...any) error {
 var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 var yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
 
+// yamlColumn is the column this file's own decoders put after a line;
+// yamlValue is the value yaml.v3 quotes in a type error.
+var (
+	yamlColumn = regexp.MustCompile(`^column (\d+): (.*)`)
+	yamlValue  = regexp.MustCompile("cannot unmarshal !!\\w+ `([^`]*)`")
+)
+
 // yamlErrors turns the decoder's errors into fileErrors naming the field
 // on the line.
 func yamlErrors(file string, ix *lineIndex, err error) error {
@@ -503,6 +538,19 @@ func yamlErrors(file string, ix *lineIndex, err error) error {
 		line, _ := strconv.Atoi(m[1])
 		msg := m[2]
 		field := ix.paths[line]
+		// A value's own column, or its text quoted in yaml.v3's message,
+		// names it among the values of a line ({a: 1, b: x} or [1, 2.5]).
+		if c := yamlColumn.FindStringSubmatch(msg); c != nil {
+			col, _ := strconv.Atoi(c[1])
+			msg = c[2]
+			if p := ix.scalar(line, col, ""); p != "" {
+				field = p
+			}
+		} else if v := yamlValue.FindStringSubmatch(msg); v != nil {
+			if p := ix.scalar(line, 0, v[1]); p != "" {
+				field = p
+			}
+		}
 		if u := yamlUnknown.FindStringSubmatch(msg); u != nil {
 			msg = "unknown field " + u[1] + " (pipebench scenarios -dump NAME prints every field)"
 			field = ix.named(line, u[1])

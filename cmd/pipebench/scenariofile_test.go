@@ -548,3 +548,26 @@ func TestLognormalMeanIsOfTheDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioFileErrorsNameTheElement: an error in one of several values
+// on a line (a flow list or mapping) names that value's field.
+func TestScenarioFileErrorsNameTheElement(t *testing.T) {
+	dir := t.TempDir()
+	model, err := filepath.Abs("../../models/silero-vad-v5.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ graph, want string }{
+		{"{onnx: " + model + ", inputs: {input: [1, 512], state: [2, 1, 128]}, consts: {sr: abc}}", ":2: graph.consts.sr: cannot unmarshal"},
+		{"{onnx: " + model + ", inputs: {input: [1, 512.5], state: [2, 1, 128]}, consts: {sr: 16000}}", ":2: graph.inputs.input[1]: 512.5 is not a whole number"},
+		{"{onnx: " + model + ", inputs: {input: [1, 99999999999999999999], state: [2, 1, 128]}, consts: {sr: 16000}}", ":2: graph.inputs.input[1]: 99999999999999999999 is out of range"},
+	} {
+		path := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(path, []byte("name: t\ngraph: "+c.graph+"\nmodes: [kbk]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errb := runArgs(t, "-scenario-file", path, "-q"); code != 2 || !strings.Contains(errb, path+c.want) {
+			t.Errorf("exit %d, stderr %q, want 2 and %q", code, errb, path+c.want)
+		}
+	}
+}
