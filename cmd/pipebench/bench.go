@@ -792,8 +792,10 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 			r.Schedule = "serial"
 		}
 	}
-	if lost := r.MakespanNs - int64(modeledBound(time.Duration(r.DeviceBusyNs), costs, r.Kernels, procs)); lost > 0 {
-		r.OverheadNs = float64(lost) / float64(max(r.Kernels, 1))
+	// A graph of no kernels (its outputs are inputs or constants) has no
+	// overhead per kernel: 0, and the table prints -.
+	if lost := r.MakespanNs - int64(modeledBound(time.Duration(r.DeviceBusyNs), costs, r.Kernels, procs)); lost > 0 && r.Kernels > 0 {
+		r.OverheadNs = float64(lost) / float64(r.Kernels)
 	}
 	if r.MakespanNs > 0 {
 		r.DeviceUtil = float64(r.DeviceBusyNs) / float64(r.MakespanNs)

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,5 +68,28 @@ func TestAnalyzeHelp(t *testing.T) {
 		if code := run(context.Background(), []string{"analyze", h}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage: pipebench analyze TRACE") {
 			t.Errorf("analyze %s: exit %d, stdout %q, stderr %q", h, code, out.String(), errb.String())
 		}
+	}
+}
+
+// TestNoKernelsNoOverhead: a graph of no kernels (its output is its
+// input) has no overhead per kernel in the JSON.
+func TestNoKernelsNoOverhead(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "out.json")
+	code, _, errb := runArgs(t, "-model", "../../models/ppocrv4-det.onnx", "-input", "x=1x3x96x96", "-outputs", "x", "-mode", "kbk", "-reps", "1", "-json", js, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Results []struct {
+			Kernels  int     `json:"kernels"`
+			Overhead float64 `json:"overhead_ns_per_kernel"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Results) != 1 || doc.Results[0].Kernels != 0 || doc.Results[0].Overhead != 0 {
+		t.Fatalf("results %+v (%v): want one row of 0 kernels and 0 overhead", doc.Results, err)
 	}
 }
