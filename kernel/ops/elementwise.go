@@ -26,7 +26,7 @@ import (
 //	            alpha 1.6732632, gamma 1.0507010
 //	ThresholdedRelu  x above alpha, else 0        float; alpha 1
 //	Shrink      x+bias below −lambd, x−bias above lambd, else 0  float
-//	            but bfloat16; bias 0, lambd 0.5
+//	            but bfloat16, and every integer; bias 0, lambd 0.5
 //	Softsign    x/(1+|x|)                         float
 //	Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh  float
 //	Round       to nearest, ties to even          float
@@ -40,8 +40,11 @@ import (
 // evaluated in float64 and rounded once to its dtype, so the results do
 // not depend on the architecture. Integer Neg and Abs wrap as two's
 // complement (|-128| is -128 in int8), as ONNX leaves overflow to the
-// element type; Abs of an unsigned element is the element. Opsets 6 to 17
-// share these forms.
+// element type; Abs of an unsigned element is the element. Integer Shrink
+// is computed as onnxruntime computes it: the element compared with
+// ±lambd and offset by bias in float32, the result truncated toward zero
+// (and saturated to the element type, which ONNX leaves undefined). Opsets
+// 6 to 17 share these forms.
 //
 // Tiling (words):
 //
@@ -119,7 +122,7 @@ var mathOps = []mathOp{
 		}
 		return 0
 	}},
-	{name: "Shrink", flops: 2, noBF16: true, params: [2]param{{"bias", 0}, {"lambd", 0.5}}, fp: func(x, b, l float64) float64 {
+	{name: "Shrink", flops: 2, noBF16: true, ints: true, uints: true, params: [2]param{{"bias", 0}, {"lambd", 0.5}}, fp: func(x, b, l float64) float64 {
 		switch {
 		case x < -l:
 			return x + b
@@ -284,26 +287,86 @@ func (k *mathOp) compute(a *kernel.Args) error {
 			os[i] = f64ToBF16(k.float(float64(kernel.BF16ToF32(v))))
 		}
 	case kernel.Int32:
+		if k.name == "Shrink" {
+			shrinkInt(kernel.Int32s(ob)[:n], kernel.Int32s(xb)[:n], k.alpha, k.beta, math.MinInt32, math.MaxInt32)
+			break
+		}
 		mathInt(k.name, kernel.Int32s(ob)[:n], kernel.Int32s(xb)[:n])
 	case kernel.Int64:
+		if k.name == "Shrink" {
+			shrinkInt(kernel.Int64s(ob)[:n], kernel.Int64s(xb)[:n], k.alpha, k.beta, math.MinInt64, math.MaxInt64)
+			break
+		}
 		mathInt(k.name, kernel.Int64s(ob)[:n], kernel.Int64s(xb)[:n])
 	case kernel.Int8:
+		if k.name == "Shrink" {
+			shrinkInt(kernel.Int8s(ob)[:n], kernel.Int8s(xb)[:n], k.alpha, k.beta, math.MinInt8, math.MaxInt8)
+			break
+		}
 		mathInt(k.name, kernel.Int8s(ob)[:n], kernel.Int8s(xb)[:n])
 	case kernel.Int16:
+		if k.name == "Shrink" {
+			shrinkInt(kernel.Int16s(ob)[:n], kernel.Int16s(xb)[:n], k.alpha, k.beta, math.MinInt16, math.MaxInt16)
+			break
+		}
 		mathInt(k.name, kernel.Int16s(ob)[:n], kernel.Int16s(xb)[:n])
 	case kernel.Uint8:
+		if k.name == "Shrink" {
+			shrinkInt(ob[:n], xb[:n], k.alpha, k.beta, 0, math.MaxUint8)
+			break
+		}
 		mathUint(k.name, ob[:n], xb[:n])
 	case kernel.Uint16:
+		if k.name == "Shrink" {
+			shrinkInt(kernel.Uint16s(ob)[:n], kernel.Uint16s(xb)[:n], k.alpha, k.beta, 0, math.MaxUint16)
+			break
+		}
 		mathUint(k.name, kernel.Uint16s(ob)[:n], kernel.Uint16s(xb)[:n])
 	case kernel.Uint32:
+		if k.name == "Shrink" {
+			shrinkInt(kernel.Uint32s(ob)[:n], kernel.Uint32s(xb)[:n], k.alpha, k.beta, 0, math.MaxUint32)
+			break
+		}
 		mathUint(k.name, kernel.Uint32s(ob)[:n], kernel.Uint32s(xb)[:n])
 	case kernel.Uint64:
+		if k.name == "Shrink" {
+			shrinkInt(kernel.Uint64s(ob)[:n], kernel.Uint64s(xb)[:n], k.alpha, k.beta, 0, math.MaxUint64)
+			break
+		}
 		mathUint(k.name, kernel.Uint64s(ob)[:n], kernel.Uint64s(xb)[:n])
 	}
 	return nil
 }
 
-// mathUint is Abs (the element) or Sign (0 or 1) of unsigned elements.
+// shrinkInt is Shrink of integer elements, as onnxruntime computes it: x
+// in float32, x + bias below −lambd, x − bias above lambd (in float32),
+// else 0; the result truncated toward zero and saturated to [lo, hi] (a
+// NaN, from an infinite bias, gives 0).
+func shrinkInt[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](o, x []T, bias, lambd float64, lo, hi T) {
+	b, l := float32(bias), float32(lambd)
+	for i, v := range x {
+		f := float32(v)
+		var r float32
+		switch {
+		case f < -l:
+			r = f + b
+		case f > l:
+			r = f - b
+		}
+		t := math.Trunc(float64(r))
+		switch {
+		case t != t:
+			o[i] = 0
+		case t <= float64(lo):
+			o[i] = lo
+		case t >= float64(hi):
+			o[i] = hi
+		default:
+			o[i] = T(t)
+		}
+	}
+}
+
 func mathUint[T uint8 | uint16 | uint32 | uint64](op string, o, x []T) {
 	for i, v := range x {
 		if op == "Sign" {

@@ -433,8 +433,11 @@ func newGatherND(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if b < 0 || int(b) >= min(q, r) {
 			return nil, fmt.Errorf("batch_dims %d: want 0 to min(rank of indices, data) − 1", b)
 		}
+		// An empty index tuple (indices [..., 0]) gathers whole slices,
+		// as onnxruntime and ONNX's reference do (the spec asks for 1 or
+		// more).
 		last := ix[q-1]
-		if last < 1 || int(b)+int(last) > r {
+		if last < 0 || int(b)+int(last) > r {
 			return nil, fmt.Errorf("indices %v address more of data %v than it has", ix, x)
 		}
 		if !x[:b].Equal(ix[:b]) {

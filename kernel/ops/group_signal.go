@@ -19,7 +19,9 @@ import (
 //     float32, periodic 1): the window of size elements, N = size when
 //     periodic, else size − 1: Hann sin²(πn/N); Hamming α − β·cos(2πn/N)
 //     with α = 25/46, β = 1 − α; Blackman 0.42 − 0.5·cos(2πn/N) +
-//     0.08·cos(4πn/N). size is a value dependency.
+//     0.08·cos(4πn/N). size is a value dependency. An integer
+//     output_datatype truncates the values toward zero (the peak 1 stays
+//     1).
 //   - MelWeightMatrix(num_mel_bins, dft_length, sample_rate,
 //     lower_edge_hertz, upper_edge_hertz) (output_datatype float32): the
 //     [dft_length/2 + 1, num_mel_bins] triangular filter bank of ONNX's
@@ -221,7 +223,11 @@ func newWindow(op string) kernel.Factory {
 					const alpha = 25.0 / 46
 					v = alpha - mul64(1-alpha, math.Cos(2*math.Pi*x/n))
 				default:
-					v = 0.42 - mul64(0.5, math.Cos(2*math.Pi*x/n)) + mul64(0.08, math.Cos(4*math.Pi*x/n))
+					// 0.42 + 0.08 first: their sum rounds to 0.5, so the
+					// window's peak is exactly 1 and its ends exactly 0
+					// (an integer output_datatype then holds 1 at the
+					// peak, as onnxruntime's does).
+					v = (0.42 + mul64(0.08, math.Cos(4*math.Pi*x/n))) - mul64(0.5, math.Cos(2*math.Pi*x/n))
 				}
 				storeF(dt, ob, i, v)
 			}

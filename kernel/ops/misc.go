@@ -1587,7 +1587,10 @@ func (k *castLike) compute(a *kernel.Args) error {
 // "ii->i" a diagonal, "...ij->...ji" a batched transpose. Without "->",
 // the output has the indices that appear once, in alphabetical order,
 // after the broadcast "..." dimensions. Repeated indices within an
-// operand select its diagonal; "..." dimensions broadcast numpy-style.
+// operand select its diagonal; "..." dimensions broadcast numpy-style,
+// and so does an index of extent 1 in one operand against the others'
+// ("ij,ij->ij" with [1, 3] and [2, 3] is [2, 3]), as in numpy, PyTorch and
+// onnxruntime.
 // Numeric dtypes but bfloat16 (as ONNX's Einsum); floats accumulate in
 // float64, integers in int64 (wrapping to the type).
 type einsum struct {
@@ -1738,13 +1741,21 @@ func (k *einsum) parse(in []*kernel.Tensor) ([]int64, error) {
 	for i := range dims {
 		dims[i] = -1
 	}
+	// An index of extent 1 in one operand broadcasts against the others'
+	// (numpy, PyTorch and onnxruntime do so); an index repeated within an
+	// operand (a diagonal) has one extent there.
 	for i, ls := range k.ins {
 		for j, l := range ls {
 			d := in[i].Shape[j]
+			for j2 := range j {
+				if ls[j2] == l && in[i].Shape[j2] != d {
+					return nil, fmt.Errorf("equation %q: input %d repeats index %d with extents %d and %d", k.eq, i, l, in[i].Shape[j2], d)
+				}
+			}
 			switch {
-			case dims[l] < 0 || dims[l] == 1 && l < ell:
+			case dims[l] < 0 || dims[l] == 1:
 				dims[l] = d
-			case d == dims[l] || d == 1 && l < ell:
+			case d == dims[l] || d == 1:
 			default:
 				return nil, fmt.Errorf("equation %q: index %d is %d in one place and %d in another", k.eq, l, dims[l], d)
 			}
