@@ -57,7 +57,7 @@ func TestTraceToFIFO(t *testing.T) {
 		f.Close()
 		got <- n
 	}()
-	code, _, stderr := runArgs(t, "-quick", "-scenario", "zerocost", "-reps", "1", "-mode", "kbk", "-trace", fifo)
+	code, _, stderr := runArgs(t, "-real", "-scenario", "zerocost", "-reps", "1", "-mode", "kbk", "-trace", fifo)
 	if code != 0 || !strings.Contains(stderr, "not a regular file: not analysed") {
 		t.Fatalf("-trace to a FIFO: exit %d, stderr %q", code, stderr)
 	}

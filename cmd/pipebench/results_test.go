@@ -34,7 +34,7 @@ func (fullWriter) Write([]byte) (int, error) { return 0, errDiskFull }
 // TestLostResultsFail: results that could not be written to stdout fail
 // the run (exit 1, the error said), for the main job and a subcommand.
 func TestLostResultsFail(t *testing.T) {
-	for _, args := range [][]string{{"-quick", "-scenario", "zerocost", "-reps", "1", "-mode", "kbk", "-q"}, {"profiles"}} {
+	for _, args := range [][]string{{"-real", "-scenario", "zerocost", "-reps", "1", "-mode", "kbk", "-q"}, {"profiles"}} {
 		var errb strings.Builder
 		if code := run(context.Background(), args, fullWriter{}, &errb); code != 1 || !strings.Contains(errb.String(), "no space left") {
 			t.Errorf("%v to a full disk: exit %d, stderr %q", args, code, errb.String())
