@@ -408,17 +408,14 @@ func TestTraceCountsItsKernels(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	b, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Results []struct {
 			Kernels int `json:"kernels"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Results) != 1 {
-		t.Fatalf("results %+v: %v", doc, err)
+	readJSON(t, js, &doc)
+	if len(doc.Results) != 1 {
+		t.Fatalf("results %+v", doc)
 	}
 	want := fmt.Sprintf("(%d traced kernels", doc.Results[0].Kernels*2)
 	if !strings.Contains(stdout, want) {

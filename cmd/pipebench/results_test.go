@@ -79,17 +79,26 @@ func TestNoKernelsNoOverhead(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	b, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Results []struct {
 			Kernels  int     `json:"kernels"`
 			Overhead float64 `json:"overhead_ns_per_kernel"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Results) != 1 || doc.Results[0].Kernels != 0 || doc.Results[0].Overhead != 0 {
-		t.Fatalf("results %+v (%v): want one row of 0 kernels and 0 overhead", doc.Results, err)
+	readJSON(t, js, &doc)
+	if len(doc.Results) != 1 || doc.Results[0].Kernels != 0 || doc.Results[0].Overhead != 0 {
+		t.Fatalf("results %+v: want one row of 0 kernels and 0 overhead", doc.Results)
+	}
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 }
