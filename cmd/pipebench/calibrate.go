@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/pipert/pipert"
@@ -15,6 +16,8 @@ import (
 	"github.com/pipert/pipert/scenarios"
 	"github.com/pipert/pipert/trace"
 	"github.com/pipert/pipert/trace/analysis"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // machineCalibration is what the prediction charges for the runtime itself on
@@ -194,12 +197,32 @@ func (c machineCalibration) record(rec *trace.Recorder) {
 	t.Flush()
 }
 
-// recordMachine calibrates and records the result in the trace.
+// recordMachine calibrates, once a process for the same device, queue
+// capacity, cores and seed, and records the result in the trace.
 func recordMachine(ctx context.Context, cfg *config, rec *trace.Recorder, procs int) error {
-	c, err := calibrate(ctx, cfg, procs)
-	if err != nil {
-		return err
+	key := fmt.Sprintf("%s %+v %d %d %d", cfg.devices.name, cfg.devices.profile, cfg.qcap, procs, cfg.seed)
+	calibrations.Lock()
+	c, ok := calibrations.done[key]
+	calibrations.Unlock()
+	if !ok {
+		v, err, _ := calibrations.group.Do(key, func() (any, error) { return calibrate(ctx, cfg, procs) })
+		if err != nil {
+			return err
+		}
+		c = v.(machineCalibration)
+		calibrations.Lock()
+		calibrations.done[key] = c
+		calibrations.Unlock()
 	}
 	c.record(rec)
 	return nil
 }
+
+// calibrations keeps the calibrations a process measured: the machine is
+// measured once however many traced runs a process makes (a sweep's
+// points, a test binary's commands).
+var calibrations = struct {
+	sync.Mutex
+	done  map[string]machineCalibration
+	group singleflight.Group
+}{done: map[string]machineCalibration{}}
