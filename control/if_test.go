@@ -11,6 +11,7 @@ import (
 	"github.com/pipert/pipert/internal/leaktest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -211,13 +212,20 @@ func TestIfBranchDrawsByRun(t *testing.T) {
 	if slices.Equal(want[0], want[1]) {
 		t.Errorf("KBK's runs drew the same: %v", want[0])
 	}
-	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
-	for _, md := range pipert.Modes() {
-		settings[md.String()] = []pipert.Option{pipert.WithMode(md)}
-	}
+	settings := everySetting(nil)
 	for name, opts := range settings {
 		if got := draws(opts...); !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
 			t.Errorf("%s: runs drew %v, KBK %v", name, got, want)
 		}
 	}
+}
+
+// everySetting is the options of each mode, by name, and of a
+// heterogeneous run placed by placer ("heterogeneous").
+func everySetting(placer plan.Placer) map[string][]pipert.Option {
+	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(placer)}}
+	for _, m := range pipert.Modes() {
+		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
+	}
+	return settings
 }

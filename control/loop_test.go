@@ -166,10 +166,7 @@ func TestLoopBodyDrawsByRun(t *testing.T) {
 	in := func(n int64) map[string]*kernel.Tensor {
 		return map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2, 3, 4}, 4), "shape": kernel.FromInt64([]int64{n}, 1)}
 	}
-	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}}
-	for _, m := range pipert.Modes() {
-		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
-	}
+	settings := everySetting(heterog.Size{Elements: 4096})
 	for m, opts := range settings {
 		third := func(second int64) string {
 			exe, err := pipert.Compile(g, append(opts, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))...)
@@ -214,10 +211,7 @@ func TestEndlessLoopStopsAtTheDeadline(t *testing.T) {
 	b.Output(outs...)
 	g := b.Graph()
 	endless := map[string]*kernel.Tensor{"M": kernel.FromInt64([]int64{}, 0), "x": kernel.FromFloat32([]float32{0}, 1)}
-	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}}
-	for _, md := range pipert.Modes() {
-		settings[md.String()] = []pipert.Option{pipert.WithMode(md)}
-	}
+	settings := everySetting(heterog.Size{Elements: 4096})
 	for name, opts := range settings {
 		exe, err := pipert.Compile(g, append(opts, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))...)
 		if err != nil {
