@@ -265,7 +265,7 @@ func (e *Executable) costs(c *subgraph.Checked, onCPU func(i int) bool) func(i i
 // device. Its host computation goes to *hs, a host stream made on first
 // need and shared by the nodes of one actor (one launching goroutine).
 func (e *Executable) wrap(k kernel.Kernel, op string, p subgraph.Placement, hs *device.Stream) *nodeKernel {
-	nk := &nodeKernel{Kernel: k}
+	nk := newNodeKernel(k)
 	if p == subgraph.OnDevice && slices.Contains(e.cfg.Virtual, op) {
 		nk.cpu = &onHost{stream: e.hostStream(hs), virtual: true}
 	}

@@ -24,21 +24,33 @@ var ErrNotHostMapped = errors.New("device memory is not host-mapped")
 type nodeKernel struct {
 	kernel.Kernel
 	cpu *onHost // nil: launched on the device stream
+	// The wrapped kernel as it takes the run's number and context (nil:
+	// it does not), found once, not at every InferShape.
+	numbered  kernel.RunNumbered
+	stoppable kernel.Interruptible
+}
+
+// newNodeKernel wraps k.
+func newNodeKernel(k kernel.Kernel) *nodeKernel {
+	nk := &nodeKernel{Kernel: k}
+	nk.numbered, _ = k.(kernel.RunNumbered)
+	nk.stoppable, _ = k.(kernel.Interruptible)
+	return nk
 }
 
 // SetRun hands the run's number on to the kernel when it takes it
 // (kernel.RunNumbered).
 func (k *nodeKernel) SetRun(run uint64) {
-	if n, ok := k.Kernel.(kernel.RunNumbered); ok {
-		n.SetRun(run)
+	if k.numbered != nil {
+		k.numbered.SetRun(run)
 	}
 }
 
 // SetContext passes the run's context to the wrapped kernel, if it takes
 // it (kernel.Interruptible).
 func (k *nodeKernel) SetContext(ctx context.Context) {
-	if n, ok := k.Kernel.(kernel.Interruptible); ok {
-		n.SetContext(ctx)
+	if k.stoppable != nil {
+		k.stoppable.SetContext(ctx)
 	}
 }
 
