@@ -317,7 +317,11 @@ func readTensor(path string) (*kernel.Tensor, error) {
 }
 
 // same compares with the backend tests' tolerance.
-func same(got, want *kernel.Tensor) error {
+func same(got, want *kernel.Tensor) error { return within(got, want, 1e-3, 1e-7) }
+
+// within compares got with want: dtype, shape, and contents exactly or, for
+// floats, each element within atol + rtol·|want| (NaN where want has NaN).
+func within(got, want *kernel.Tensor, rtol, atol float64) error {
 	if got == nil {
 		return errors.New("missing")
 	}
@@ -335,7 +339,7 @@ func same(got, want *kernel.Tensor) error {
 	}
 	g, w := floats(got), floats(want)
 	for i := range w {
-		if math.IsNaN(w[i]) != math.IsNaN(g[i]) || !math.IsNaN(w[i]) && math.Abs(g[i]-w[i]) > 1e-7+1e-3*math.Abs(w[i]) {
+		if math.IsNaN(w[i]) != math.IsNaN(g[i]) || !math.IsNaN(w[i]) && math.Abs(g[i]-w[i]) > atol+rtol*math.Abs(w[i]) {
 			return fmt.Errorf("element %d: %g, want %g", i, g[i], w[i])
 		}
 	}
