@@ -3,6 +3,7 @@ package onnx_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert"
@@ -79,4 +80,36 @@ func TestSequenceModels(t *testing.T) {
 		pass++
 	}
 	t.Logf("%d of %d sequence models pass", pass, len(dirs))
+}
+
+// TestSimpleModels runs the ONNX project's other simple models
+// (libonnx-testdata, data/simple: Expand by a computed shape, Shrink,
+// Sign, Relu) against the suite's outputs, in KBK and in Pipeline mode
+// bit-identical to KBK. Left out: the sequence models (TestSequenceModels),
+// the gradient models (ai.onnx.preview.training) and StringNormalizer's
+// (strings).
+func TestSimpleModels(t *testing.T) {
+	dirs, _ := filepath.Glob("/usr/share/libonnx-testdata/data/simple/test_*")
+	if len(dirs) == 0 {
+		t.Skip("no ONNX simple models (install libonnx-testdata)")
+	}
+	ran := 0
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		if strings.HasPrefix(name, "test_sequence_model") || strings.HasPrefix(name, "test_gradient_") || strings.HasPrefix(name, "test_strnorm_") {
+			continue
+		}
+		m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if err := runNodeTest(dir, m); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		ran++
+	}
+	if ran < 7 {
+		t.Errorf("ran %d simple models, want the suite's 7", ran)
+	}
 }
