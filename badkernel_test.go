@@ -35,6 +35,9 @@ type fault struct {
 	// race of the kernel's own in the others (the runtime catches the
 	// broken contract there the same way).
 	serial bool
+	// blocks: the fault waits for its run's context to end; the run has a
+	// deadline of 50 ms, and its error must say the deadline passed.
+	blocks bool
 }
 
 // panics reports whether the fault is a panic.
@@ -126,10 +129,18 @@ func faults() []*fault {
 			out[0] = nil
 			return nil
 		}},
-		{name: "blocks until cancelled", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+		{name: "blocks until cancelled", stage: kernel.StageInfer, nth: 1, blocks: true, do: func(in, out []*kernel.Tensor) error {
 			ctx := *blockCtx.Load()
 			<-ctx.Done()
 			return ctx.Err()
+		}},
+		// A long computation polls its run's context (kernel.Args.Ctx).
+		{name: "Compute runs until its run ends", stage: kernel.StageLaunch, nth: 1, blocks: true, compute: func(a *kernel.Args) error {
+			if a.Ctx == nil {
+				return errors.New("Compute without its run's context")
+			}
+			<-a.Ctx.Done()
+			return a.Err()
 		}},
 		{name: "error on the 1000th call", stage: kernel.StageInfer, nth: 1000, do: func(in, out []*kernel.Tensor) error {
 			return errThousandth
@@ -260,7 +271,7 @@ func TestBadKernelsBecomeErrors(t *testing.T) {
 					var runErr error
 					for i := int64(0); i < f.nth && runErr == nil; i++ {
 						ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-						if f.name == "blocks until cancelled" {
+						if f.blocks {
 							cancel()
 							ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
 						}
@@ -310,7 +321,7 @@ func checkRecovered(t *testing.T, exe *pipert.Executable, dev device.Device, in 
 
 func checkNamed(t *testing.T, err error, f *fault) {
 	t.Helper()
-	if f.name == "blocks until cancelled" {
+	if f.blocks {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("error %v does not say the run was cancelled", err)
 		}

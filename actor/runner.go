@@ -998,6 +998,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		return r.freeDead(pos)
 	}
 	r.viewBuffers(pos)
+	ar.Ctx = r.runCtx // for a Launcher's Compute; compute sets it too
 	real := kernel.OutputsReal(nd.k, ar.In)
 	allPlanned := r.planOn
 	if real && r.planOn {
@@ -1175,6 +1176,7 @@ func (r *KernelRunner) burn(d time.Duration) { spin.ForUntil(d, r.done) }
 func (r *KernelRunner) compute(pos int) error {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
+	ar.Ctx = r.runCtx
 	if !nd.checked {
 		return nd.k.Compute(ar)
 	}

@@ -175,7 +175,7 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf
 	if ws := a.Tiling.Workspace; ws > 0 {
 		a.Workspace = device.Buffer{Addr: 1, Size: ws, Data: make([]byte, ws)}
 	}
-	a.In, a.Out, a.Node, a.Run = in, out, name, run.no
+	a.In, a.Out, a.Node, a.Run, a.Ctx = in, out, name, run.no, run.ctx
 	cost = k.Cost(in, out)
 	if err := k.Compute(&a); err != nil {
 		return nil, cost, fail(err)

@@ -143,6 +143,22 @@ type Args struct {
 	Run  uint64
 	// Flow is the kernel's trace flow id in this run (0: not traced).
 	Flow uint64
+	// Ctx is the run's context while the runtime has the kernel compute
+	// (nil outside a run, as when the partitioner folds constants). A
+	// Compute that can run long on legal inputs (large matrix products
+	// and convolutions) polls Err between blocks of its work and returns
+	// its error once the run ended, so that a run's caller is not held
+	// by one kernel; the runtime reports it naming the node, op and stage.
+	Ctx context.Context
+}
+
+// Err returns the error of a's run's context once it ended (nil while the
+// run goes on, and outside a run).
+func (a *Args) Err() error {
+	if a == nil || a.Ctx == nil {
+		return nil
+	}
+	return a.Ctx.Err()
 }
 
 // Real reports whether every input has contents, so that the kernel computes

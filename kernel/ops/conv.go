@@ -259,17 +259,15 @@ func (k *conv) compute(a *kernel.Args) error {
 		return errTiling
 	}
 	if y.DType == kernel.Float64 {
-		convRun(k, &k.f64, a, &g)
-	} else {
-		convRun(k, &k.f32, a, &g)
+		return convRun(k, &k.f64, a, &g)
 	}
-	return nil
+	return convRun(k, &k.f32, a, &g)
 }
 
 // convRun computes a Conv or ConvTranspose in T, the compute type, on
 // operands whose geometry compute checked: one matrix product per (image,
-// group).
-func convRun[T float32 | float64](k *conv, c *floats[T], a *kernel.Args, g *geom) {
+// group). It stops when a's run ends (kernel.Args.Ctx) and returns why.
+func convRun[T float32 | float64](k *conv, c *floats[T], a *kernel.Args, g *geom) error {
 	x, w, y := a.In[0], a.In[1], a.Out[0]
 	need := k.colElems(g)
 	col := c.work(4, a.Workspace.Data, need)
@@ -288,7 +286,9 @@ func convRun[T float32 | float64](k *conv, c *floats[T], a *kernel.Args, g *geom
 				// col [mg·kp, ip] = W_gᵀ × X_g; W_g is [cg, mg·kp].
 				wg := ws[gr*cg*mg*kp : (gr+1)*cg*mg*kp]
 				startSums(col, cg)
-				mmAxpy(col, ip, wg, 1, mg*kp, xg, ip, mg*kp, ip, cg)
+				if err := mmAxpy(a, col, ip, wg, 1, mg*kp, xg, ip, mg*kp, ip, cg); err != nil {
+					return err
+				}
 				startSums(yg, 1)
 				col2im(yg, col, g, mg)
 				emptySums(yg, g, mg)
@@ -300,7 +300,9 @@ func convRun[T float32 | float64](k *conv, c *floats[T], a *kernel.Args, g *geom
 					b = col
 				}
 				startSums(yg, cg*kp)
-				mmAxpy(yg, op, wg, cg*kp, 1, b, op, mg, op, cg*kp)
+				if err := mmAxpy(a, yg, op, wg, cg*kp, 1, b, op, mg, op, cg*kp); err != nil {
+					return err
+				}
 			}
 			if bias != nil {
 				for m := range mg {
@@ -314,6 +316,7 @@ func convRun[T float32 | float64](k *conv, c *floats[T], a *kernel.Args, g *geom
 		}
 	}
 	flush(y, ys)
+	return nil
 }
 
 // im2col writes the receptive fields of x (ch channels of g.in) as the
@@ -439,20 +442,30 @@ func reached(g *geom, d int, o int64) bool {
 const (
 	mmN = 1024
 	mmK = 64
+	// mmPoll is how many rows of a block (at most mmK·mmN products each)
+	// mmAxpy computes between two checks that the run goes on.
+	mmPoll = 16
 )
 
 // mmAxpy accumulates o[i, j] += Σ_p a[i·ai + p·ap] · b[p·ldb + j] for i
 // < m, j < n, p < kk, where o's rows are ldo apart, in T. The inner loop is
 // an axpy over a contiguous row of b, four reduction steps at a time: per
 // element, each block of mmK steps adds ((t0 + t1) + t2) + t3 for every
-// four rounded products, then the products left one by one.
-func mmAxpy[T float32 | float64](o []T, ldo int64, a []T, ai, ap int64, b []T, ldb, m, n, kk int64) {
+// four rounded products, then the products left one by one. Every
+// mmPoll rows of a block it checks that the kernel's run goes on
+// (run.Err) and returns the run's error once it ended.
+func mmAxpy[T float32 | float64](run *kernel.Args, o []T, ldo int64, a []T, ai, ap int64, b []T, ldb, m, n, kk int64) error {
 	for j0 := int64(0); j0 < n; j0 += mmN {
 		j1 := min(j0+mmN, n)
 		w := j1 - j0
 		for p0 := int64(0); p0 < kk; p0 += mmK {
 			p1 := min(p0+mmK, kk)
 			for i := range m {
+				if i%mmPoll == 0 {
+					if err := run.Err(); err != nil {
+						return err
+					}
+				}
 				row := o[i*ldo+j0 : i*ldo+j1]
 				p := p0
 				for ; p+4 <= p1; p += 4 {
@@ -475,4 +488,5 @@ func mmAxpy[T float32 | float64](o []T, ldo int64, a []T, ai, ap int64, b []T, l
 			}
 		}
 	}
+	return nil
 }

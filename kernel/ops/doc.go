@@ -87,6 +87,15 @@
 // (conv.go's mmAxpy, lstm.go), whose products are rounded by round.go's
 // explicit conversions, so that float32 results keep their bits.
 //
+// # Long computations
+//
+// The kernels whose Compute can run long on legal inputs stop when their
+// run ends (kernel.Args.Ctx), returning its error: MatMul between blocks
+// of rows (a few million multiply-adds each), Gemm, Conv and
+// ConvTranspose every 16 rows of a block of their matrix products, and
+// LSTM, GRU and RNN at every step of a sequence. The blocks do not change
+// the order of any sum: results keep their bits.
+//
 // # Shapes
 //
 // InferShape writes out[i].Shape in place when its capacity suffices; a

@@ -172,7 +172,9 @@ func gemmRun[T float32 | float64](k *gemm, c *floats[T], a *kernel.Args, m, n, k
 		ai, ap = 1, m
 	}
 	startSums(Y, kk)
-	mmAxpy(Y, n, A, ai, ap, B, n, m, n, kk)
+	if err := mmAxpy(a, Y, n, A, ai, ap, B, n, m, n, kk); err != nil {
+		return err
+	}
 	if alpha := T(k.alpha); alpha != 1 {
 		for i := range Y {
 			Y[i] *= alpha

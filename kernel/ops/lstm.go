@@ -482,6 +482,9 @@ func recurrentRun[T float32 | float64](k *lstm, c *floats[T], a *kernel.Args, se
 				clear(cs)
 			}
 			for s := range n {
+				if err := a.Err(); err != nil {
+					return err // the run ended (kernel.Args.Ctx)
+				}
 				t := s
 				if reverse {
 					t = n - 1 - s

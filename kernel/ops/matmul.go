@@ -288,9 +288,8 @@ func (k *matmul) compute(a *kernel.Args) error {
 		return errTiling
 	}
 	e.m, e.n, e.k, e.rank = m, n, kk, int(nb)
-	e.xb, e.yb, e.ob, e.dt = x.Data(), y.Data(), o.Data(), o.DType
-	e.walk(0, 0, 0)
-	return nil
+	e.xb, e.yb, e.ob, e.dt, e.run = x.Data(), y.Data(), o.Data(), o.DType, a
+	return e.walk(0, 0, 0)
 }
 
 // mmExec walks the batch loop of a matmul, one matrix product per point.
@@ -301,23 +300,33 @@ type mmExec struct {
 	dims, sa, sb   words
 	dt             kernel.DType
 	xb, yb, ob     []byte
-	next           int64 // offset of the next output matrix
+	next           int64        // offset of the next output matrix
+	run            *kernel.Args // whose run's end stops the products
 }
 
-func (e *mmExec) walk(d int, oa, ob int64) {
+func (e *mmExec) walk(d int, oa, ob int64) error {
 	if d == e.rank {
-		e.product(oa, ob)
-		return
+		return e.product(oa, ob)
 	}
 	n, sa, sb := e.dims.at(d), e.sa.at(d), e.sb.at(d)
 	for range n {
-		e.walk(d+1, oa, ob)
+		if err := e.walk(d+1, oa, ob); err != nil {
+			return err
+		}
 		oa += sa
 		ob += sb
 	}
+	return nil
 }
 
-func (e *mmExec) product(oa, ob int64) {
+// mmPollProducts is about how many multiply-adds a matrix product does
+// between two checks that its run goes on: a few milliseconds' work.
+const mmPollProducts = 1 << 22
+
+// product computes one matrix product of the batch, a block of rows at a
+// time, each row as the scalar loop computes it: between blocks it
+// returns the run's error once the run ended (kernel.Args.Err).
+func (e *mmExec) product(oa, ob int64) error {
 	// Element strides: A[i,k] at oa + i·am + k·ak, B[k,j] at ob + k·bk + j·bn.
 	am, ak := e.k, int64(1)
 	if e.transA {
@@ -327,26 +336,40 @@ func (e *mmExec) product(oa, ob int64) {
 	if e.transB {
 		bk, bn = 1, e.k
 	}
-	size := e.m * e.n
 	o := e.next
-	e.next += size
+	e.next += e.m * e.n
+	// Rows a block: a multiple of 4 (mmFloat32 takes four at a time).
+	step := max(4, mmPollProducts/max(1, e.n*e.k)) &^ 3
+	for i0 := int64(0); i0 < e.m; i0 += step {
+		if err := e.run.Err(); err != nil {
+			return err
+		}
+		e.rows(o+i0*e.n, oa+i0*am, ob, min(step, e.m-i0), am, ak, bk, bn)
+	}
+	return nil
+}
+
+// rows computes m rows of a product into the output at offset o, from A
+// at oa and B at ob with the element strides of product.
+func (e *mmExec) rows(o, oa, ob, m, am, ak, bk, bn int64) {
+	size := m * e.n
 	switch e.dt {
 	case kernel.Float32:
-		mmFloat32(kernel.Float32s(e.ob)[o:o+size], kernel.Float32s(e.xb)[oa:], kernel.Float32s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+		mmFloat32(kernel.Float32s(e.ob)[o:o+size], kernel.Float32s(e.xb)[oa:], kernel.Float32s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Float16:
-		mmFloat16(kernel.Uint16s(e.ob)[o:o+size], kernel.Uint16s(e.xb)[oa:], kernel.Uint16s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+		mmFloat16(kernel.Uint16s(e.ob)[o:o+size], kernel.Uint16s(e.xb)[oa:], kernel.Uint16s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Float64:
-		mmRows(kernel.Float64s(e.ob)[o:o+size], kernel.Float64s(e.xb)[oa:], kernel.Float64s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+		mmRows(kernel.Float64s(e.ob)[o:o+size], kernel.Float64s(e.xb)[oa:], kernel.Float64s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Int32:
-		mmRows(kernel.Int32s(e.ob)[o:o+size], kernel.Int32s(e.xb)[oa:], kernel.Int32s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+		mmRows(kernel.Int32s(e.ob)[o:o+size], kernel.Int32s(e.xb)[oa:], kernel.Int32s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Int64:
-		mmRows(kernel.Int64s(e.ob)[o:o+size], kernel.Int64s(e.xb)[oa:], kernel.Int64s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+		mmRows(kernel.Int64s(e.ob)[o:o+size], kernel.Int64s(e.xb)[oa:], kernel.Int64s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	case kernel.BFloat16:
-		mmBFloat16(kernel.Uint16s(e.ob)[o:o+size], kernel.Uint16s(e.xb)[oa:], kernel.Uint16s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+		mmBFloat16(kernel.Uint16s(e.ob)[o:o+size], kernel.Uint16s(e.xb)[oa:], kernel.Uint16s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Uint32:
-		mmRows(kernel.Uint32s(e.ob)[o:o+size], kernel.Uint32s(e.xb)[oa:], kernel.Uint32s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+		mmRows(kernel.Uint32s(e.ob)[o:o+size], kernel.Uint32s(e.xb)[oa:], kernel.Uint32s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Uint64:
-		mmRows(kernel.Uint64s(e.ob)[o:o+size], kernel.Uint64s(e.xb)[oa:], kernel.Uint64s(e.yb)[ob:], e.m, e.n, e.k, am, ak, bk, bn)
+		mmRows(kernel.Uint64s(e.ob)[o:o+size], kernel.Uint64s(e.xb)[oa:], kernel.Uint64s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	}
 }
 

@@ -1,0 +1,132 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// TestLongComputesStopWithTheirRun checks that the kernels whose Compute
+// can run long (matrix products, Gemm, convolutions, recurrent cells)
+// return the error of
+// their run's context (kernel.Args.Ctx) once it ended, and compute the
+// same bits with a live context as without one.
+func TestLongComputesStopWithTheirRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	f32 := func(shape ...int64) *kernel.Tensor {
+		x := kernel.New(kernel.Float32, shape...)
+		for i := range kernel.Float32s(x.Host) {
+			kernel.Float32s(x.Host)[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	f64 := func(shape ...int64) *kernel.Tensor {
+		x := kernel.New(kernel.Float64, shape...)
+		for i := range kernel.Float64s(x.Host) {
+			kernel.Float64s(x.Host)[i] = r.NormFloat64()
+		}
+		return x
+	}
+	i32 := func(shape ...int64) *kernel.Tensor {
+		x := kernel.New(kernel.Int32, shape...)
+		for i := range kernel.Int32s(x.Host) {
+			kernel.Int32s(x.Host)[i] = int32(r.IntN(100) - 50)
+		}
+		return x
+	}
+	cases := []struct {
+		name  string
+		op    string
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
+	}{
+		// 200 rows of 256×256 products: blocks of 64 rows between checks.
+		{"MatMul float32", "MatMul", nil, []*kernel.Tensor{f32(2, 200, 256), f32(256, 256)}},
+		{"MatMul float64", "MatMul", nil, []*kernel.Tensor{f64(200, 256), f64(256, 256)}},
+		{"MatMul int32", "MatMul", nil, []*kernel.Tensor{i32(200, 256), i32(256, 256)}},
+		{"Gemm transB", "Gemm", kernel.Attrs{"transB": int64(1)}, []*kernel.Tensor{f32(40, 300), f32(200, 300)}},
+		{"Conv", "Conv", kernel.Attrs{"pads": []int64{1, 1, 1, 1}}, []*kernel.Tensor{f32(2, 8, 20, 20), f32(40, 8, 3, 3), f32(40)}},
+		{"ConvTranspose", "ConvTranspose", nil, []*kernel.Tensor{f32(1, 40, 10, 10), f32(40, 8, 3, 3)}},
+		{"LSTM", "LSTM", kernel.Attrs{"hidden_size": int64(8)}, []*kernel.Tensor{f32(5, 2, 4), f32(1, 32, 4), f32(1, 32, 8)}},
+		{"GRU", "GRU", kernel.Attrs{"hidden_size": int64(8)}, []*kernel.Tensor{f32(5, 2, 4), f32(1, 24, 4), f32(1, 24, 8)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var want string
+			for _, ctx := range []context.Context{nil, context.Background()} {
+				k, err := Builtins().New(c.op, c.attrs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := prepare(k, 1, c.in...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.Ctx = ctx
+				if err := k.Compute(a); err != nil {
+					t.Fatalf("context %v: %v", ctx, err)
+				}
+				got := string(a.Out[0].Data())
+				if ctx == nil {
+					want = got
+				} else if got != want {
+					t.Fatal("a live context changes the results")
+				}
+			}
+			if c.op == "MatMul" && c.in[0].DType != kernel.Int32 {
+				checkMatMulRows(t, c.in[0], c.in[1], want)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			k, err := Builtins().New(c.op, c.attrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := prepare(k, 1, c.in...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Ctx = ctx
+			if err := k.Compute(a); !errors.Is(err, context.Canceled) {
+				t.Fatalf("Compute in a cancelled run: %v, want context.Canceled", err)
+			}
+		})
+	}
+}
+
+// checkMatMulRows checks a MatMul's output against the scalar loop in the
+// operands' float type, each product rounded: the blocks of rows between
+// checks compute every row as it does.
+func checkMatMulRows(t *testing.T, x, y *kernel.Tensor, got string) {
+	t.Helper()
+	m, kk, n := x.Shape[x.Shape.Rank()-2], y.Shape[0], y.Shape[1]
+	batch := x.NumElements() / (m * kk)
+	want := kernel.New(x.DType, batch, m, n)
+	for b := range batch {
+		for i := range m {
+			for j := range n {
+				if x.DType == kernel.Float32 {
+					xs, ys := kernel.Float32s(x.Host), kernel.Float32s(y.Host)
+					var s float32
+					for p := range kk {
+						s += float32(xs[(b*m+i)*kk+p] * ys[p*n+j])
+					}
+					kernel.Float32s(want.Host)[(b*m+i)*n+j] = s
+				} else {
+					xs, ys := kernel.Float64s(x.Host), kernel.Float64s(y.Host)
+					var s float64
+					for p := range kk {
+						s += float64(xs[(b*m+i)*kk+p] * ys[p*n+j])
+					}
+					kernel.Float64s(want.Host)[(b*m+i)*n+j] = s
+				}
+			}
+		}
+	}
+	if got != string(want.Host) {
+		t.Fatal("the product differs from the scalar loop's")
+	}
+}
