@@ -379,6 +379,9 @@ func (k *attention) computeAttention(a *kernel.Args) error {
 			offset = nonpad[b] - d.qSeq
 		}
 		for h := range d.qHeads {
+			if err := a.Err(); err != nil {
+				return err // the run ended (kernel.Args.Ctx)
+			}
 			g := h / group
 			kBase := (b*d.kvHeads + g) * d.total
 			for i := range d.qSeq {

@@ -92,8 +92,9 @@
 // The kernels whose Compute can run long on legal inputs stop when their
 // run ends (kernel.Args.Ctx), returning its error: MatMul between blocks
 // of rows (a few million multiply-adds each), Gemm, Conv and
-// ConvTranspose every 16 rows of a block of their matrix products, and
-// LSTM, GRU and RNN at every step of a sequence. The blocks do not change
+// ConvTranspose every 16 rows of a block of their matrix products,
+// LSTM, GRU and RNN at every step of a sequence, and Attention at every
+// head. The blocks do not change
 // the order of any sum: results keep their bits.
 //
 // # Shapes
