@@ -414,6 +414,10 @@ type Result struct {
 // A failing kernel (an error or a panic) is an error naming node, op and
 // stage; the executable stays usable. A panic in the methods of a device
 // of the caller's (WithDevice) fails the run, or Compile, with an error too.
+// When ctx ends, the run stops at the next kernel boundary, or inside a
+// kernel that polls its run's context (kernel.Args.Ctx: the built-in
+// matrix products, convolutions, recurrent cells and attention), and
+// returns an error wrapping ctx's.
 func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) (*Result, error) {
 	if err := e.usable("run"); err != nil {
 		return nil, err
