@@ -56,46 +56,41 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var want string
-			for _, ctx := range []context.Context{nil, context.Background()} {
-				k, err := Builtins().New(c.op, c.attrs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				a, err := prepare(k, 1, c.in...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				a.Ctx = ctx
-				if err := k.Compute(a); err != nil {
-					t.Fatalf("context %v: %v", ctx, err)
-				}
-				got := string(a.Out[0].Data())
-				if ctx == nil {
-					want = got
-				} else if got != want {
-					t.Fatal("a live context changes the results")
-				}
+			want, err := computeIn(t, nil, c.op, c.attrs, c.in)
+			if err != nil {
+				t.Fatalf("without a context: %v", err)
+			}
+			if got, err := computeIn(t, context.Background(), c.op, c.attrs, c.in); err != nil || got != want {
+				t.Fatalf("with a live context: %v; same results: %v", err, got == want)
 			}
 			if c.op == "MatMul" && c.in[0].DType != kernel.Int32 {
 				checkMatMulRows(t, c.in[0], c.in[1], want)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			k, err := Builtins().New(c.op, c.attrs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := prepare(k, 1, c.in...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a.Ctx = ctx
-			if err := k.Compute(a); !errors.Is(err, context.Canceled) {
+			if _, err := computeIn(t, ctx, c.op, c.attrs, c.in); !errors.Is(err, context.Canceled) {
 				t.Fatalf("Compute in a cancelled run: %v, want context.Canceled", err)
 			}
 		})
 	}
+}
+
+// computeIn makes op's kernel, prepares it on in and has it compute in a
+// run of context ctx (nil: outside a run); it returns the first output's
+// bytes and Compute's error.
+func computeIn(t *testing.T, ctx context.Context, op string, attrs kernel.Attrs, in []*kernel.Tensor) (string, error) {
+	t.Helper()
+	k, err := Builtins().New(op, attrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := prepare(k, 1, in...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Ctx = ctx
+	err = k.Compute(a)
+	return string(a.Out[0].Data()), err
 }
 
 // checkMatMulRows checks a MatMul's output against the scalar loop in the
