@@ -52,6 +52,7 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 		{"ConvTranspose", "ConvTranspose", nil, []*kernel.Tensor{f32(1, 40, 10, 10), f32(40, 8, 3, 3)}},
 		{"LSTM", "LSTM", kernel.Attrs{"hidden_size": int64(8)}, []*kernel.Tensor{f32(5, 2, 4), f32(1, 32, 4), f32(1, 32, 8)}},
 		{"Attention", "Attention", nil, []*kernel.Tensor{f32(1, 2, 6, 8), f32(1, 2, 7, 8), f32(1, 2, 7, 8)}},
+		{"Einsum", "Einsum", kernel.Attrs{"equation": "ij,jk->ik"}, []*kernel.Tensor{f32(40, 256), f32(256, 256)}},
 		{"GRU", "GRU", kernel.Attrs{"hidden_size": int64(8)}, []*kernel.Tensor{f32(5, 2, 4), f32(1, 24, 4), f32(1, 24, 8)}},
 	}
 	for _, c := range cases {

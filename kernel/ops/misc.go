@@ -1637,6 +1637,10 @@ func newEinsum(attrs kernel.Attrs) (kernel.Kernel, error) {
 	return newKernel(sig{op: "Einsum", minIn: 1, maxIn: -1, nOut: 1}, s), nil
 }
 
+// einsumPoll is how many terms Einsum sums between two checks that its
+// run goes on.
+const einsumPoll = 1 << 20
+
 // parse maps the equation's labels onto the operands' dimensions and
 // returns each label's extent; "..." becomes labels of its own.
 func (k *einsum) parse(in []*kernel.Tensor) ([]int64, error) {
@@ -1808,7 +1812,12 @@ func (k *einsum) run(a *kernel.Args) error {
 	}
 	startSums(accF, total) // every output has total/len(accF) terms
 	offs := make([]int64, len(strides))
-	for range total {
+	for n := range total {
+		if n%einsumPoll == 0 {
+			if err := a.Err(); err != nil {
+				return err // the run ended (kernel.Args.Ctx)
+			}
+		}
 		if float {
 			p := 1.0
 			for i, t := range a.In {
