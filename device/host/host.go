@@ -145,9 +145,9 @@ type stream struct {
 
 // begin waits for the events the stream was told to wait for and returns
 // the start time of the next work.
-func (s *stream) begin() (int64, error) {
+func (s *stream) begin(ctx context.Context) (int64, error) {
 	if t := s.after.Load(); t > clock.Now() {
-		if err := clock.WaitUntil(context.Background(), t); err != nil {
+		if err := clock.WaitUntil(ctx, t); err != nil {
 			return 0, err
 		}
 	}
@@ -164,9 +164,12 @@ func (s *stream) Launch(k device.Kernel) error {
 		return fmt.Errorf("host %s: launch %s: %w", s.dev.prof.Name, k.Name, err)
 	}
 	t0, t1 := k.Computed.Start, k.Computed.End
+	if t1 > 0 && t1 < t0 {
+		return fmt.Errorf("host %s: launch %s: %w: computed from %d to %d, which ends before it starts", s.dev.prof.Name, k.Name, device.ErrLaunchFailed, t0, t1)
+	}
 	if t1 <= 0 {
 		var err error
-		if t0, err = s.begin(); err != nil {
+		if t0, err = s.begin(context.Background()); err != nil {
 			return err
 		}
 		spin.For(s.dev.prof.KernelTime(k.Cost)) // calibrated CPU work, as the computation would be
@@ -217,7 +220,7 @@ func (s *stream) CopyH2D(dst device.Buffer, src []byte) error {
 	if int64(len(src)) > dst.Size {
 		return fmt.Errorf("host %s: h2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, len(src), dst.Size, device.ErrBadCopy)
 	}
-	t0, err := s.begin()
+	t0, err := s.begin(context.Background())
 	if err != nil {
 		return err
 	}
@@ -240,7 +243,7 @@ func (s *stream) CopyD2H(ctx context.Context, dst []byte, src device.Buffer) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t0, err := s.begin()
+	t0, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -257,7 +260,7 @@ func (s *stream) CopyD2D(dst, src device.Buffer) error {
 	if src.Size > dst.Size {
 		return fmt.Errorf("host %s: d2d of %d bytes into %d-byte buffer: %w", s.dev.prof.Name, src.Size, dst.Size, device.ErrBadCopy)
 	}
-	t0, err := s.begin()
+	t0, err := s.begin(context.Background())
 	if err != nil {
 		return err
 	}

@@ -425,3 +425,45 @@ func TestNilEventIsComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCopyD2HStopsWithItsContext checks that a device-to-host copy waiting
+// for an event of a long simulated kernel returns its context's error
+// when the context ends, not after the kernel.
+func TestCopyD2HStopsWithItsContext(t *testing.T) {
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := sim.NewStream()
+	if err := ss.Launch(device.Kernel{Name: "Hour", Cost: device.Cost{FLOPs: 3600 * sim.Profile().PeakFLOPS}}); err != nil {
+		t.Fatal(err)
+	}
+	se := sim.NewEvent()
+	ss.Record(se)
+	d := newHost(t, host.Options{})
+	hs := d.NewStream()
+	hs.WaitEvent(se)
+	b, err := d.Alloc(8, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go cancel()
+	if err := hs.CopyD2H(ctx, make([]byte, 8), b); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CopyD2H behind an hour's kernel, context cancelled: %v, want context.Canceled", err)
+	}
+}
+
+// TestLaunchRefusesAReversedInterval checks that a kernel computed over an
+// interval that ends before it starts is refused, and counts nothing.
+func TestLaunchRefusesAReversedInterval(t *testing.T) {
+	d := newHost(t, host.Options{})
+	s := d.NewStream()
+	err := s.Launch(device.Kernel{Name: "Back", Computed: device.Interval{Start: 1000, End: 10}})
+	if !errors.Is(err, device.ErrLaunchFailed) {
+		t.Fatalf("Launch of a reversed interval: %v, want ErrLaunchFailed", err)
+	}
+	if st := s.Stats(); st.Kernels != 0 || st.BusyNs != 0 {
+		t.Fatalf("stream stats after the refused launch: %+v", st)
+	}
+}
