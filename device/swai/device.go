@@ -257,13 +257,15 @@ func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer,
 // MallocHost is sdaaMallocHost: it returns size bytes of pinned host memory
 // (for Pinned copies) and the call's modeled duration, MallocHostTime.
 // Nothing goes to the card. Stream copies from or to it take the pinned
-// path until FreeHost releases it (it stays reachable until then).
+// path until FreeHost releases it (it stays reachable until then). A
+// negative size, or one beyond device.MaxMemoryBytes, is an
+// alloc.ErrBadSize error; the host must have the memory asked for.
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 	start := clock.Now()
 	if d.closed.Load() {
 		return nil, 0, ErrClosed
 	}
-	if size < 0 {
+	if size < 0 || size > device.MaxMemoryBytes {
 		return nil, 0, fmt.Errorf("swai %s: malloc host %d bytes: %w", d.prof.Name, size, alloc.ErrBadSize)
 	}
 	b := make([]byte, size)
@@ -294,6 +296,9 @@ func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, p
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	if err := d.foreign("h2d", dst); err != nil {
+		return 0, err
+	}
 	if int64(len(src)) > dst.Size {
 		return 0, fmt.Errorf("swai %s: h2d of %d bytes into %d-byte buffer: %w", d.prof.Name, len(src), dst.Size, device.ErrBadCopy)
 	}
@@ -317,6 +322,9 @@ func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, p
 		return 0, ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := d.foreign("d2h", src); err != nil {
 		return 0, err
 	}
 	if int64(len(dst)) > src.Size {
@@ -343,6 +351,9 @@ func (d *Device) MemcpyD2D(ctx context.Context, dst, src device.Buffer) (Engine,
 	if err := ctx.Err(); err != nil {
 		return 0, 0, err
 	}
+	if err := d.foreign("d2d", dst, src); err != nil {
+		return 0, 0, err
+	}
 	if src.Size > dst.Size {
 		return 0, 0, fmt.Errorf("swai %s: d2d of %d bytes into %d-byte buffer: %w", d.prof.Name, src.Size, dst.Size, device.ErrBadCopy)
 	}
@@ -351,6 +362,19 @@ func (d *Device) MemcpyD2D(ctx context.Context, dst, src device.Buffer) (Engine,
 	}
 	e, t := d.d2d.Choose(src.Size)
 	return e, t, d.wait(ctx, start, t)
+}
+
+// foreign reports a buffer among bufs (the zero Buffer aside) that is not
+// allocated memory of the card (another device's, freed, or past the end
+// of its block) as an error wrapping device.ErrBadCopy, as the stream
+// copies do.
+func (d *Device) foreign(op string, bufs ...device.Buffer) error {
+	for _, b := range bufs {
+		if !b.IsZero() && !d.Owns(b) {
+			return fmt.Errorf("swai %s: %s: %w: [%#x, +%d) is not allocated memory of the card", d.prof.Name, op, device.ErrBadCopy, b.Addr, b.Size)
+		}
+	}
+	return nil
 }
 
 // transfer moves bytes between host and dev (nil when the device buffer is

@@ -2,11 +2,14 @@ package swai
 
 import (
 	"context"
+	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/alloc"
 	"github.com/pipert/pipert/internal/clock"
 )
 
@@ -153,5 +156,58 @@ func TestMemcpyD2D(t *testing.T) {
 	}
 	if d.Config().Name != "swai" || len(d.D2D().Engines()) != 4 {
 		t.Errorf("config %+v", d.Config())
+	}
+}
+
+// TestMemcpyRefusesBuffersNotOfTheCard checks that the synchronous copies,
+// as the stream copies do, refuse another device's buffer and a freed one
+// (device.ErrBadCopy), and that MallocHost refuses a size beyond
+// device.MaxMemoryBytes instead of panicking.
+func TestMemcpyRefusesBuffersNotOfTheCard(t *testing.T) {
+	ctx := context.Background()
+	d := newTestDevice(t, Default())
+	other, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := other.Alloc(16, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := d.Alloc(16, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	freed, err := d.Alloc(4096, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Free(freed); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string]device.Buffer{"another device's": theirs, "freed": freed} {
+		if _, err := d.MemcpyH2D(ctx, b, []byte{5}, Pinned); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("MemcpyH2D into a %s buffer: %v, want ErrBadCopy", name, err)
+		}
+		if _, err := d.MemcpyD2H(ctx, make([]byte, 1), b, Pinned); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("MemcpyD2H from a %s buffer: %v, want ErrBadCopy", name, err)
+		}
+		if _, _, err := d.MemcpyD2D(ctx, mine, b); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("MemcpyD2D from a %s buffer: %v, want ErrBadCopy", name, err)
+		}
+		if _, _, err := d.MemcpyD2D(ctx, b, mine); !errors.Is(err, device.ErrBadCopy) {
+			t.Errorf("MemcpyD2D into a %s buffer: %v, want ErrBadCopy", name, err)
+		}
+	}
+	if v := theirs.Data[0]; v != 0 {
+		t.Errorf("another device's buffer was written: %d", v)
+	}
+	if _, err := d.MemcpyH2D(ctx, mine, []byte{5}, Pinned); err != nil {
+		t.Errorf("MemcpyH2D into its own buffer: %v", err)
+	}
+	for _, size := range []int64{-1, device.MaxMemoryBytes + 1, math.MaxInt64} {
+		if _, _, err := d.MallocHost(size); !errors.Is(err, alloc.ErrBadSize) {
+			t.Errorf("MallocHost(%d): %v, want alloc.ErrBadSize", size, err)
+		}
 	}
 }
