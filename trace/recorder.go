@@ -59,7 +59,7 @@ type Options struct {
 	// on a machine whose cores the traced goroutines keep busy every
 	// wake-up displaces one of them while it encodes (pipebench smallops
 	// in pipeline mode on 2 cores: tracing cost about 9% of the makespan
-	// with 64 KiB chunks, about 1% with 1 MiB). With Defer the writer only
+	// with 64 KiB chunks, about 1% with 1 MiB); the most is 1 GiB. With Defer the writer only
 	// appends the chunk to the spill file, and smaller chunks keep the
 	// tracks' buffers in the cores' caches (zerocost -quick, 2 cores:
 	// tracing cost per kernel, kbk/async/pipeline, about 140/125/165 ns
@@ -94,6 +94,7 @@ const (
 	defaultChunkBytes  = 1 << 20
 	deferChunkBytes    = 256 << 10
 	minChunkBytes      = 1 << 10
+	maxChunkBytes      = 1 << 30
 	defaultSpareChunks = 4
 )
 
@@ -111,8 +112,8 @@ func (o Options) withDefaults() (Options, error) {
 			o.ChunkBytes = deferChunkBytes
 		}
 	}
-	if o.ChunkBytes < minChunkBytes {
-		return o, fmt.Errorf("trace: chunk size %d below the minimum %d", o.ChunkBytes, minChunkBytes)
+	if o.ChunkBytes < minChunkBytes || o.ChunkBytes > maxChunkBytes {
+		return o, fmt.Errorf("trace: chunk size %d outside [%d, %d]", o.ChunkBytes, minChunkBytes, maxChunkBytes)
 	}
 	if o.SpareChunks == 0 {
 		o.SpareChunks = defaultSpareChunks

@@ -502,7 +502,7 @@ func TestOrphanFlows(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	for _, o := range []Options{{Format: 9}, {ChunkBytes: 100}, {SpareChunks: -1}} {
+	for _, o := range []Options{{Format: 9}, {ChunkBytes: 100}, {ChunkBytes: -1}, {ChunkBytes: 1<<30 + 1}, {ChunkBytes: math.MaxInt}, {SpareChunks: -1}} {
 		if _, err := New(io.Discard, o); err == nil {
 			t.Errorf("New(%+v) succeeded", o)
 		}

@@ -19,6 +19,7 @@ package fabric
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pipert/pipert/device"
@@ -98,11 +99,15 @@ func (c *Config) Check() error {
 	if c.Link.Latency == 0 {
 		c.Link.Latency = DefaultLatency
 	}
-	if c.Link.Bandwidth < 0 || c.Link.Latency < 0 {
-		return fmt.Errorf("%w: link bandwidth %g B/s and latency %v must be positive", ErrConfig, c.Link.Bandwidth, c.Link.Latency)
+	if !(c.Link.Bandwidth > 0) || math.IsInf(c.Link.Bandwidth, 0) || c.Link.Latency < 0 || c.Link.Latency > maxLatency {
+		return fmt.Errorf("%w: link bandwidth %g B/s must be positive and finite, latency %v within [0, %v]", ErrConfig, c.Link.Bandwidth, c.Link.Latency, maxLatency)
 	}
 	return nil
 }
+
+// maxLatency is the longest link latency a Config takes: a second, beyond
+// any fabric's.
+const maxLatency = time.Second
 
 // Links is the number of link resources of the fabric: one per ordered
 // pair under XGMI, one port per device under PCIe.

@@ -91,5 +91,5 @@ func (f *Flags) Wait(ctx context.Context, i int, waiter string) (uint64, error) 
 	return f.c[i].Load() - 1, nil
 }
 
-// IsSet reports whether flag i is set.
-func (f *Flags) IsSet(i int) bool { return f.c[i].Load() > 0 }
+// IsSet reports whether flag i is set; a flag out of range is not.
+func (f *Flags) IsSet(i int) bool { return i >= 0 && i < len(f.c) && f.c[i].Load() > 0 }

@@ -103,6 +103,9 @@ func (m *Model) Add(rank int, k Kernel) error {
 	if err := m.cfg.CheckRank(rank); err != nil {
 		return fmt.Errorf("fabric: kernel %s: %w", k.Name, err)
 	}
+	if k.Host < 0 {
+		return fmt.Errorf("%w: rank %d kernel %s: negative host time %v", ErrConfig, rank, k.Name, k.Host)
+	}
 	for j, lane := range k.Lanes {
 		for i, it := range lane {
 			if it.Work < 0 || it.Bytes < 0 || it.Rate < 0 {
@@ -212,6 +215,9 @@ func (m *Model) Run() (Result, error) {
 	for i := range m.flags {
 		f := &m.flags[i]
 		f.set, f.at, f.setBy, f.waiters = false, 0, Where{}, nil
+	}
+	if m.LaunchLatency < 0 || m.Watchdog < 0 {
+		return Result{}, fmt.Errorf("%w: launch latency %v and watchdog %v must not be negative", ErrConfig, m.LaunchLatency, m.Watchdog)
 	}
 	wd := m.Watchdog
 	if wd == 0 {
