@@ -52,3 +52,55 @@ func TestRouteRejectsBadCounts(t *testing.T) {
 		t.Errorf("Route of no tokens = %v, %v, %v", idx, w, err)
 	}
 }
+
+// TestBadInputsAreErrors checks that Model, Run and Reference refuse what
+// Input.Check refuses (an expert index out of range, a nil input, indices
+// that do not match the counts) without panicking, and that Model refuses
+// costs that are NaN or infinite.
+func TestBadInputsAreErrors(t *testing.T) {
+	p := moe.Problem{Ranks: 2, Experts: 4, TopK: 2, Hidden: 4, Tokens: 3}
+	f := fabric.Config{Ranks: 2}
+	bad := map[string]func(in *moe.Input){
+		"expert out of range": func(in *moe.Input) { in.Idx[0][0] = 99 },
+		"negative expert":     func(in *moe.Input) { in.Idx[1][1] = -1 },
+		"short indices":       func(in *moe.Input) { in.Idx[0] = in.Idx[0][:1] },
+		"counts of one rank":  func(in *moe.Input) { in.Counts = in.Counts[:1] },
+	}
+	for name, spoil := range bad {
+		in, err := moe.Generate(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spoil(in)
+		if _, err := moe.Model(moe.VReference, in, moe.DefaultCosts(), f, moe.ModelOptions{}); !errors.Is(err, moe.ErrProblem) {
+			t.Errorf("%s: Model = %v, want ErrProblem", name, err)
+		}
+		if _, err := moe.Run(t.Context(), moe.VReference, in, moe.Options{Fabric: f}); !errors.Is(err, moe.ErrProblem) {
+			t.Errorf("%s: Run = %v, want ErrProblem", name, err)
+		}
+		if out := moe.Reference(in); out != nil {
+			t.Errorf("%s: Reference gave a result", name)
+		}
+	}
+	if _, err := moe.Model(moe.VReference, nil, moe.DefaultCosts(), f, moe.ModelOptions{}); !errors.Is(err, moe.ErrProblem) {
+		t.Errorf("Model of no input = %v, want ErrProblem", err)
+	}
+	if _, err := moe.Run(t.Context(), moe.VReference, nil, moe.Options{Fabric: f}); !errors.Is(err, moe.ErrProblem) {
+		t.Errorf("Run of no input = %v, want ErrProblem", err)
+	}
+	in, err := moe.Generate(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spoil := range []func(c *moe.Costs){
+		func(c *moe.Costs) { c.MemBandwidth = math.NaN() },
+		func(c *moe.Costs) { c.MemBandwidth = math.Inf(1) },
+		func(c *moe.Costs) { c.LaunchShare = math.NaN() },
+	} {
+		c := moe.DefaultCosts()
+		spoil(&c)
+		if _, err := moe.Model(moe.VReference, in, c, f, moe.ModelOptions{}); !errors.Is(err, moe.ErrProblem) {
+			t.Errorf("costs %+v: Model = %v, want ErrProblem", c, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package moe
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -54,7 +55,7 @@ func DefaultCosts() Costs {
 
 // Check rejects costs out of range.
 func (c Costs) Check() error {
-	if c.CUs < 1 || c.MemBandwidth <= 0 || c.ElemBytes < 1 || c.LaunchShare <= 0 || c.LaunchShare > 1 ||
+	if c.CUs < 1 || !(c.MemBandwidth > 0) || math.IsInf(c.MemBandwidth, 0) || c.ElemBytes < 1 || !(c.LaunchShare > 0 && c.LaunchShare <= 1) ||
 		c.KernelIssue < 0 || c.EagerOp < 0 || c.LaunchLatency < 0 || c.Alloc < 0 || c.FlagPoll < 0 {
 		return fmt.Errorf("%w: costs %+v", ErrProblem, c)
 	}
@@ -93,8 +94,14 @@ type ModelOptions struct {
 // Model gives variant v's modeled run on the routing of in (its Idx and
 // Counts; Routes makes one at full size without data) over fabric f.
 func Model(v Variant, in *Input, c Costs, f fabric.Config, opt ModelOptions) (fabric.Result, error) {
+	if in == nil {
+		return fabric.Result{}, fmt.Errorf("%w: no input", ErrProblem)
+	}
 	p := in.P
 	if err := p.Check(f); err != nil {
+		return fabric.Result{}, err
+	}
+	if err := in.checkRouting(); err != nil {
 		return fabric.Result{}, err
 	}
 	if err := c.Check(); err != nil {

@@ -167,19 +167,43 @@ type Input struct {
 // rank over the symmetric buffers' worst case (more than P.Tokens tokens),
 // an expert index out of range or repeated within a token.
 func (in *Input) Check() error {
+	if in == nil {
+		return fmt.Errorf("%w: no input", ErrProblem)
+	}
 	p := in.P
-	if len(in.Counts) != p.Ranks || len(in.X) != p.Ranks || len(in.Idx) != p.Ranks || len(in.W) != p.Ranks {
-		return fmt.Errorf("%w: input has data for %d/%d/%d/%d ranks, want %d", ErrProblem, len(in.Counts), len(in.X), len(in.Idx), len(in.W), p.Ranks)
+	if len(in.X) != p.Ranks || len(in.W) != p.Ranks {
+		return fmt.Errorf("%w: input has tokens for %d ranks and weights for %d, want %d", ErrProblem, len(in.X), len(in.W), p.Ranks)
 	}
 	if len(in.Experts) != p.Experts*p.Hidden {
 		return fmt.Errorf("%w: %d expert weights, want %d×%d", ErrProblem, len(in.Experts), p.Experts, p.Hidden)
+	}
+	if err := in.checkRouting(); err != nil {
+		return err
+	}
+	for r, n := range in.Counts {
+		if len(in.X[r]) != n*p.Hidden || len(in.W[r]) != n*p.TopK {
+			return fmt.Errorf("%w: rank %d: tensors do not match its %d tokens", ErrProblem, r, n)
+		}
+	}
+	return nil
+}
+
+// checkRouting is Check of the routing alone (Counts and Idx), all that
+// Model reads.
+func (in *Input) checkRouting() error {
+	if in == nil {
+		return fmt.Errorf("%w: no input", ErrProblem)
+	}
+	p := in.P
+	if len(in.Counts) != p.Ranks || len(in.Idx) != p.Ranks {
+		return fmt.Errorf("%w: input has counts for %d ranks and expert indices for %d, want %d", ErrProblem, len(in.Counts), len(in.Idx), p.Ranks)
 	}
 	for r, n := range in.Counts {
 		if n < 0 || n > p.Tokens {
 			return fmt.Errorf("%w: rank %d holds %d tokens, over the symmetric buffers' worst case of %d", ErrProblem, r, n, p.Tokens)
 		}
-		if len(in.X[r]) != n*p.Hidden || len(in.Idx[r]) != n*p.TopK || len(in.W[r]) != n*p.TopK {
-			return fmt.Errorf("%w: rank %d: tensors do not match its %d tokens", ErrProblem, r, n)
+		if len(in.Idx[r]) != n*p.TopK {
+			return fmt.Errorf("%w: rank %d: %d expert indices for its %d tokens, want %d", ErrProblem, r, len(in.Idx[r]), n, n*p.TopK)
 		}
 		for t := range n {
 			row := in.Idx[r][t*p.TopK : (t+1)*p.TopK]

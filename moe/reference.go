@@ -3,8 +3,11 @@ package moe
 // Reference computes the layer on one device with plain loops, none of the
 // machinery: out[t] = Σ_k w[t,k] · (x[t] ⊙ expert[idx[t,k]]), summed in k
 // order from +0, every product rounded to float32. Every variant's result
-// equals it bit for bit.
+// equals it bit for bit. An input that fails Check has no reference: nil.
 func Reference(in *Input) [][]float32 {
+	if in.Check() != nil {
+		return nil
+	}
 	p := in.P
 	out := make([][]float32, p.Ranks)
 	for r := range p.Ranks {

@@ -50,6 +50,9 @@ type Failure struct {
 // rank's output, Counts[r] × Hidden. The first rank error cancels the
 // others and is returned naming its rank.
 func Run(ctx context.Context, v Variant, in *Input, opt Options) ([][]float32, error) {
+	if in == nil {
+		return nil, fmt.Errorf("%w: no input", ErrProblem)
+	}
 	if err := in.P.Check(opt.Fabric); err != nil {
 		return nil, err
 	}
