@@ -39,7 +39,8 @@ type slot struct {
 // LRU is a cache of a fixed number of slots with least-recently-used
 // eviction, for one goroutine at a time. Its slots' buffers are reused:
 // once every slot has held keys and values as long as the ones it sees,
-// Get and Put allocate nothing.
+// Get and Put allocate nothing. The zero LRU has no slots: it holds
+// nothing (NewLRU makes one that does).
 type LRU struct {
 	// slots[:n] hold entries, most recently used first.
 	slots []slot
@@ -79,6 +80,9 @@ func (c *LRU) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok b
 // Put stores a copy of key and data as the most recently used entry,
 // replacing the entry of an equal key or else the least recently used one.
 func (c *LRU) Put(h uint64, key, data []byte, workspace int64) {
+	if len(c.slots) == 0 {
+		return
+	}
 	i := 0
 	for ; i < c.n; i++ {
 		if c.slots[i].h == h && bytes.Equal(c.slots[i].key, key) {

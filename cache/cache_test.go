@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pipert/pipert/cache"
 	"github.com/pipert/pipert/internal/leaktest"
@@ -271,5 +272,62 @@ func TestPoolHandsEachValueToOneUser(t *testing.T) {
 	wg.Wait()
 	if p.Len("k") != 64 {
 		t.Fatalf("%d values left of 64", p.Len("k"))
+	}
+}
+
+// TestGlobalOpsNeverShareAFlight checks that two ops whose name and key
+// bytes run together the same way (op "a\x00b" with key "c", op "a" with
+// key "b\x00c") do not share a computation in flight: each caller gets its
+// own op's value.
+func TestGlobalOpsNeverShareAFlight(t *testing.T) {
+	g := cache.NewGlobal(4)
+	k1, k2 := []byte("c"), []byte("b\x00c")
+	inFirst, release := make(chan struct{}), make(chan struct{})
+	first := make(chan []byte)
+	go func() {
+		d, _, _, err := g.Fill("a\x00b", cache.Hash(k1), k1, nil, func(dst []byte) (cache.Value, error) {
+			close(inFirst)
+			<-release
+			return cache.Value{Data: append(dst[:0], "first"...)}, nil
+		})
+		if err != nil {
+			d = []byte(err.Error())
+		}
+		first <- d
+	}()
+	<-inFirst
+	second := make(chan []byte)
+	go func() {
+		d, _, _, err := g.Fill("a", cache.Hash(k2), k2, nil, func(dst []byte) (cache.Value, error) {
+			return cache.Value{Data: append(dst[:0], "second"...)}, nil
+		})
+		if err != nil {
+			d = []byte(err.Error())
+		}
+		second <- d
+	}()
+	var got []byte
+	select {
+	case got = <-second:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("the second op's Fill waited for the first op's computation")
+	}
+	close(release)
+	if string(got) != "second" {
+		t.Errorf("op a, key b\\x00c: got %q, want its own value", got)
+	}
+	if d := <-first; string(d) != "first" {
+		t.Errorf("op a\\x00b, key c: got %q", d)
+	}
+}
+
+// TestZeroLRUHoldsNothing checks that the zero LRU takes Puts and finds
+// nothing, instead of panicking.
+func TestZeroLRUHoldsNothing(t *testing.T) {
+	var c cache.LRU
+	c.Put(1, []byte("k"), []byte("v"), 0)
+	if _, _, ok := c.Get(1, []byte("k"), nil); ok || c.Len() != 0 {
+		t.Fatalf("the zero LRU holds %d entries", c.Len())
 	}
 }

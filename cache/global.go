@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"go.uber.org/atomic"
@@ -117,7 +118,9 @@ func (o *Op) Fill(h uint64, key, dst []byte, compute func(dst []byte) (Value, er
 	}
 	var mine Value
 	ran, fresh := false, false
-	v, err, _ := o.g.group.Do(o.name+"\x00"+string(key), func() (any, error) {
+	// The op's name's length first: no two (op, key) pairs share a
+	// flight, whatever bytes they hold.
+	v, err, _ := o.g.group.Do(strconv.Itoa(len(o.name))+":"+o.name+string(key), func() (any, error) {
 		ran = true
 		o.mu.Lock()
 		d, ws, ok := o.lru.Get(h, key, dst)

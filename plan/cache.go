@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -184,13 +185,16 @@ const (
 	EnvRunnerPool  = "ATB_RUNNER_POOL_SIZE"
 )
 
-// CachesFromEnv reads ATB's cache variables through getenv (os.Getenv; an
-// empty value is unset, leaving the default): the cache type (0 none, 1
+// CachesFromEnv reads ATB's cache variables through getenv (os.Getenv, which
+// a nil getenv stands for; an empty value is unset, leaving the default): the cache type (0 none, 1
 // local, 2 global, 3 both), the slot counts (1 to 1024; 0 or a negative
 // count is an error), whether Setup is reused (0 or 1), and the runner
 // pool's size (set: the pool is on). InferReuse has no ATB variable and
 // stays off.
 func CachesFromEnv(getenv func(string) string) (Caches, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	c := Caches{Kinds: DefaultCaches}
 	num := func(name string, lo, hi int) (int, bool, error) {
 		v := strings.TrimSpace(getenv(name))

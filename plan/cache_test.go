@@ -73,6 +73,11 @@ func TestCachesFromEnv(t *testing.T) {
 	if err != nil || c.Kinds != DefaultCaches {
 		t.Fatalf("empty environment: %+v, %v", c, err)
 	}
+	// A nil getenv reads the process's environment.
+	t.Setenv(EnvLocalCount, "7")
+	if c, err := CachesFromEnv(nil); err != nil || c.LocalSlots != 7 {
+		t.Fatalf("nil getenv with %s=7: %+v, %v", EnvLocalCount, c, err)
+	}
 	c, err = CachesFromEnv(env(map[string]string{EnvCacheType: "1", EnvSetupCache: "0", EnvLocalCount: "4", EnvGlobalCount: "9"}))
 	if err != nil || c != (Caches{Kinds: TilingLocal, LocalSlots: 4, GlobalSlots: 9}) {
 		t.Fatalf("got %+v, %v", c, err)
