@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipert/pipert/device"
@@ -75,7 +76,9 @@ type Rule struct {
 	// Op, for Launch, is the kernel's name ("" any).
 	Op string
 	// Stream is the stream's number in creation order, from 1 (0 any);
-	// Alloc and Free have none and match any.
+	// Alloc and Free have none and match any. An event's Synchronize is
+	// that of the stream that last recorded the event (none, and so
+	// matched only by Stream 0, before one did).
 	Stream int
 	// Nth fires the rule at the n-th call it matches (from 1), once; with
 	// Nth 0 each matching call fires with probability Prob.
@@ -199,7 +202,7 @@ func (d *Device) check(k Kind, stream int, op string) error {
 	}
 	for i := range d.rules {
 		r := &d.rules[i]
-		if r.Kind != k || r.Op != "" && r.Op != op || r.Stream != 0 && stream != 0 && r.Stream != stream {
+		if r.Kind != k || r.Op != "" && r.Op != op || r.Stream != 0 && k != Alloc && r.Stream != stream {
 			continue
 		}
 		r.seen++
@@ -386,7 +389,12 @@ func (s *stream) CopyD2D(dst, src device.Buffer) error {
 	return s.inner.CopyD2D(dst, src)
 }
 
-func (s *stream) Record(e device.Event)    { s.inner.Record(unwrap(e)) }
+func (s *stream) Record(e device.Event) {
+	if fe, ok := e.(*event); ok {
+		fe.stream.Store(int64(s.n))
+	}
+	s.inner.Record(unwrap(e))
+}
 func (s *stream) WaitEvent(e device.Event) { s.inner.WaitEvent(unwrap(e)) }
 
 func (s *stream) Synchronize(ctx context.Context) error {
@@ -423,12 +431,13 @@ func (s *replayStream) Replay(ks []device.Kernel) error {
 
 // event is an event of a faulty device: its Synchronize is a Sync.
 type event struct {
-	d     *Device
-	inner device.Event
+	d      *Device
+	inner  device.Event
+	stream atomic.Int64 // the number of the stream that last recorded it (0: none)
 }
 
 func (e *event) Synchronize(ctx context.Context) error {
-	if err := e.d.check(Sync, 0, ""); err != nil {
+	if err := e.d.check(Sync, int(e.stream.Load()), ""); err != nil {
 		return err
 	}
 	return e.inner.Synchronize(ctx)

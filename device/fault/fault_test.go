@@ -178,3 +178,23 @@ func TestHostAllocatorForwarded(t *testing.T) {
 		t.Errorf("FreeHost on a device without pinned memory: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestSyncRuleOfAStreamSparesOtherStreamsEvents checks that a Sync rule
+// for stream 2 fires at the Synchronize of an event stream 2 recorded, not
+// at one stream 1 recorded.
+func TestSyncRuleOfAStreamSparesOtherStreamsEvents(t *testing.T) {
+	d := fault.New(sim(t), 1, fault.Rule{Kind: fault.Sync, Stream: 2, Nth: 1})
+	s1, s2 := d.NewStream(), d.NewStream()
+	e1, e2 := d.NewEvent(), d.NewEvent()
+	s1.Record(e1)
+	if err := e1.Synchronize(t.Context()); err != nil {
+		t.Fatalf("stream 1's event: %v (the rule is for stream 2)", err)
+	}
+	if err := s1.Synchronize(t.Context()); err != nil {
+		t.Fatalf("stream 1: %v", err)
+	}
+	s2.Record(e2)
+	if err := e2.Synchronize(t.Context()); !errors.Is(err, device.ErrKernelFault) {
+		t.Fatalf("stream 2's event: %v, want ErrKernelFault", err)
+	}
+}
