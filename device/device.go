@@ -93,7 +93,8 @@ type Kernel struct {
 	// Args is the bytes of arguments the launch command carries (a
 	// kernel's tiling data, sent with it): they cross the host-to-device
 	// link with the command, delaying the kernel's earliest start by
-	// Args / H2D.Bandwidth.
+	// Args / H2D.Bandwidth. Negative arguments, or ones that take more
+	// than a day to send, fail the launch (ErrLaunchFailed).
 	Args int64
 	// Computed is the host interval, on the clock of package
 	// internal/clock, in which the runtime computed the kernel's real
