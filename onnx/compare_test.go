@@ -1,0 +1,29 @@
+package onnx_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/onnx"
+)
+
+// TestCompareAfterEqualInfinities checks that outputs starting with the
+// same infinity (log of 0, masked attention scores) are still compared
+// element by element: a mismatch after them fails the case, and equal
+// infinities and NaNs compare equal.
+func TestCompareAfterEqualInfinities(t *testing.T) {
+	want := kernel.FromFloat32([]float32{float32(math.Inf(-1)), float32(math.Inf(1)), float32(math.NaN()), 1, 2}, 5)
+	c := onnx.Case{Name: "inf", Outputs: map[string]*kernel.Tensor{"y": want}}
+	bad := kernel.FromFloat32([]float32{float32(math.Inf(-1)), float32(math.Inf(1)), float32(math.NaN()), 1, 200}, 5)
+	if d, err := c.Compare(map[string]*kernel.Tensor{"y": bad}, 1e-5); err == nil {
+		t.Fatalf("an output 198 off after equal infinities compared equal (max error %g)", d)
+	}
+	if d, err := c.Compare(map[string]*kernel.Tensor{"y": want}, 1e-5); err != nil || d != 0 {
+		t.Fatalf("an output compared with itself: %g, %v", d, err)
+	}
+	other := kernel.FromFloat32([]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.NaN()), 1, 2}, 5)
+	if _, err := c.Compare(map[string]*kernel.Tensor{"y": other}, 1e-5); err == nil {
+		t.Fatal("+Inf compared equal to -Inf")
+	}
+}
