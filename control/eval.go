@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -16,6 +17,17 @@ import (
 // returns the outputs as new host tensors and the summed cost of the
 // kernels. Compute-dependent kernels' outputs take their real shapes.
 func Eval(g *subgraph.Graph, inputs []*kernel.Tensor, res kernel.Resolver) ([]*kernel.Tensor, device.Cost, error) {
+	if g == nil {
+		return nil, device.Cost{}, errors.New("control: eval: nil graph")
+	}
+	for i, t := range inputs {
+		switch {
+		case t == nil:
+			return nil, device.Cost{}, fmt.Errorf("control: eval: graph %q: input %d is nil", g.Name, i)
+		case t.Host == nil && t.Shape.Known() && t.NumElements() > 0:
+			return nil, device.Cost{}, fmt.Errorf("control: eval: graph %q: input %d is virtual (no Host): Eval computes on real data", g.Name, i)
+		}
+	}
 	return (&body{g: g, res: res}).eval(inputs, runOf{})
 }
 
