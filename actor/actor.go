@@ -69,6 +69,9 @@ func NewContext(ctx context.Context, c *subgraph.Checked, cfg plan.Config, opt O
 	if ctx == nil {
 		return nil, errors.New("actor: nil context")
 	}
+	if c == nil || c.Graph == nil {
+		return nil, errors.New("actor: no validated graph (subgraph.Validate's result)")
+	}
 	cfg, err := cfg.Check()
 	if err != nil {
 		return nil, err

@@ -21,7 +21,9 @@ type Counter struct {
 func (c *Counter) Load() uint64 { return c.v.Load() }
 
 // Advance adds n to the counter, wakes the waiters it satisfies and returns
-// the new value.
+// the new value. The counter counts events: an n that takes it past 2^64−1
+// is a misuse, and wraps it (a check would cost every hand-off an atomic
+// compare-and-swap loop).
 func (c *Counter) Advance(n uint64) uint64 {
 	v, _ := c.AdvanceYield(n)
 	return v
