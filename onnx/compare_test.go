@@ -2,6 +2,7 @@ package onnx_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -25,5 +26,14 @@ func TestCompareAfterEqualInfinities(t *testing.T) {
 	other := kernel.FromFloat32([]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.NaN()), 1, 2}, 5)
 	if _, err := c.Compare(map[string]*kernel.Tensor{"y": other}, 1e-5); err == nil {
 		t.Fatal("+Inf compared equal to -Inf")
+	}
+}
+
+// TestDecodeGoldenRefusesWrappingShapes checks that a shape whose element
+// count wraps around int64 (to 0 here) is too large, not an empty tensor.
+func TestDecodeGoldenRefusesWrappingShapes(t *testing.T) {
+	doc := `{"cases": [{"name": "c", "inputs": {}, "outputs": {"y": {"dtype": "float32", "shape": [4294967296, 4294967296], "data": []}}}]}`
+	if _, err := onnx.DecodeGolden(strings.NewReader(doc)); err == nil {
+		t.Fatal("a 2^64-element shape with no data was read")
 	}
 }

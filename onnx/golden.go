@@ -125,9 +125,13 @@ func (tj goldenTensorJSON) tensor() (*kernel.Tensor, error) {
 	if shape == nil {
 		shape = kernel.Shape{}
 	}
-	n := shape.NumElements()
-	if n > 1<<28 {
-		return nil, fmt.Errorf("shape %v is too large", tj.Shape)
+	// The count grows dimension by dimension, so that no product wraps.
+	n := int64(1)
+	for _, d := range shape {
+		if d > 0 && n > (1<<28)/d {
+			return nil, fmt.Errorf("shape %v is too large", tj.Shape)
+		}
+		n *= d
 	}
 	t := kernel.New(dt, shape...)
 	var raw []json.RawMessage

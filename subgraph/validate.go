@@ -52,6 +52,9 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 				return fail("", "", ErrBadInput, "input %q: negative dimension in %v", in.Name, in.Shape)
 			}
 		}
+		if tooLarge(in.Shape, in.DType) {
+			return fail("", "", ErrBadInput, "input %q: %v of %v is too large: its size overflows", in.Name, in.Shape, in.DType)
+		}
 		if _, dup := c.Producer[in.Name]; dup {
 			return fail("", "", ErrDuplicate, "input %q declared twice", in.Name)
 		}
@@ -66,6 +69,8 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 			return fail("", "", ErrBadConst, "constant with empty name")
 		case k.Tensor == nil || !k.Tensor.DType.Valid() || !k.Tensor.Shape.Known():
 			return fail("", "", ErrBadConst, "constant %q: missing tensor, dtype or shape", k.Name)
+		case tooLarge(k.Tensor.Shape, k.Tensor.DType):
+			return fail("", "", ErrBadConst, "constant %q: %v of %v is too large: its size overflows", k.Name, k.Tensor.Shape, k.Tensor.DType)
 		case k.Tensor.Host != nil && int64(len(k.Tensor.Host)) != k.Tensor.Bytes():
 			return fail("", "", ErrBadConst, "constant %q: %d bytes of data for %v", k.Name, len(k.Tensor.Host), k.Tensor)
 		}
@@ -307,19 +312,13 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 		if t == nil {
 			return nil, fmt.Errorf("InferShape left output %d nil", j)
 		}
-		n := uint64(1)
 		for _, d := range t.Shape {
-			if d == kernel.Dynamic {
-				continue
-			}
-			if d < 0 {
+			if d < kernel.Dynamic {
 				return nil, fmt.Errorf("InferShape gave output %d the negative dimension %d", j, d)
 			}
-			hi, lo := bits.Mul64(n, uint64(d))
-			if hi != 0 || lo > 1<<62 {
-				return nil, fmt.Errorf("InferShape gave output %d the shape %v, whose element count overflows", j, t.Shape)
-			}
-			n = lo
+		}
+		if tooLarge(t.Shape, 0) {
+			return nil, fmt.Errorf("InferShape gave output %d the shape %v, whose element count overflows", j, t.Shape)
 		}
 	}
 	return out, nil
@@ -373,4 +372,25 @@ func (h *intHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// tooLarge reports whether a tensor of shape s (its dynamic dimensions
+// aside) has more than 2^62 elements, or, of dtype dt (0: not known yet),
+// more than 2^62 bytes: counts no int64 arithmetic on it may overflow.
+func tooLarge(s kernel.Shape, dt kernel.DType) bool {
+	n := uint64(1)
+	if dt.Valid() {
+		n = uint64(dt.Size())
+	}
+	for _, d := range s {
+		if d < 0 {
+			continue
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > 1<<62 {
+			return true
+		}
+		n = lo
+	}
+	return false
 }
