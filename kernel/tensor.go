@@ -26,7 +26,10 @@ type Tensor struct {
 	Buf device.Buffer
 }
 
-// New returns a zero-filled host tensor of the given dtype and shape.
+// New returns a zero-filled host tensor of the given dtype and shape. The
+// shape must be known (no Dynamic or negative dimension) and its size fit
+// in memory: like make, New panics otherwise. subgraph.Validate refuses
+// inputs and constants whose sizes overflow.
 func New(dt DType, shape ...int64) *Tensor {
 	t := &Tensor{Shape: Shape(shape).Clone(), DType: dt}
 	t.Host = make([]byte, t.Bytes())
@@ -38,21 +41,27 @@ func Virtual(dt DType, shape ...int64) *Tensor {
 	return &Tensor{Shape: Shape(shape).Clone(), DType: dt}
 }
 
-// FromFloat32 returns a float32 host tensor holding v with the given shape.
+// FromFloat32 returns a float32 host tensor holding v with the given shape
+// (New's). v should have one value per element: of a longer v the tensor
+// holds the first ones, and a shorter v leaves the last elements 0.
 func FromFloat32(v []float32, shape ...int64) *Tensor {
 	t := New(Float32, shape...)
 	copy(Float32s(t.Host), v)
 	return t
 }
 
-// FromInt64 returns an int64 host tensor holding v with the given shape.
+// FromInt64 returns an int64 host tensor holding v with the given shape
+// (New's). v should have one value per element: of a longer v the tensor
+// holds the first ones, and a shorter v leaves the last elements 0.
 func FromInt64(v []int64, shape ...int64) *Tensor {
 	t := New(Int64, shape...)
 	copy(Int64s(t.Host), v)
 	return t
 }
 
-// FromInt32 returns an int32 host tensor holding v with the given shape.
+// FromInt32 returns an int32 host tensor holding v with the given shape
+// (New's). v should have one value per element: of a longer v the tensor
+// holds the first ones, and a shorter v leaves the last elements 0.
 func FromInt32(v []int32, shape ...int64) *Tensor {
 	t := New(Int32, shape...)
 	copy(Int32s(t.Host), v)
@@ -132,7 +141,9 @@ func Int8s(b []byte) []int8 {
 	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
 }
 
-// FromFloat64 returns a float64 host tensor holding v with the given shape.
+// FromFloat64 returns a float64 host tensor holding v with the given shape
+// (New's). v should have one value per element: of a longer v the tensor
+// holds the first ones, and a shorter v leaves the last elements 0.
 func FromFloat64(v []float64, shape ...int64) *Tensor {
 	t := New(Float64, shape...)
 	copy(Float64s(t.Host), v)
