@@ -998,7 +998,6 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		return r.freeDead(pos)
 	}
 	r.viewBuffers(pos)
-	ar.Ctx = r.runCtx // for a Launcher's Compute; compute sets it too
 	real := kernel.OutputsReal(nd.k, ar.In)
 	allPlanned := r.planOn
 	if real && r.planOn {
@@ -1045,6 +1044,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		ar.Workspace = buf
 	}
 	if l, ok := nd.k.(Launcher); ok {
+		ar.Ctx = r.runCtx // its Compute's context; compute sets it for the others
 		if err := l.LaunchOn(r.stream, ar, real); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
