@@ -11,6 +11,7 @@ import (
 	"github.com/pipert/pipert/cache"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/internal/clock"
+	"github.com/pipert/pipert/internal/hostmem"
 	"github.com/pipert/pipert/internal/spin"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/plan"
@@ -509,7 +510,10 @@ func (r *KernelRunner) Outputs(ctx context.Context, have []*kernel.Tensor) ([]*k
 		t := &r.tensors[s]
 		o := &kernel.Tensor{Shape: t.Shape.Clone(), DType: t.DType}
 		if t.Buf.Data != nil {
-			o.Host = make([]byte, o.Bytes())
+			var err error
+			if o.Host, err = hostmem.Make(o.Bytes()); err != nil {
+				return nil, fmt.Errorf("actor: download output %q: %w", r.prog.slots[s].name, err)
+			}
 			if err := r.stream.CopyD2H(ctx, o.Host, t.Buf); err != nil {
 				return nil, fmt.Errorf("actor: download output %q: %w", r.prog.slots[s].name, err)
 			}
@@ -734,7 +738,11 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 	}
 	n := t.Bytes()
 	if int64(cap(r.staging[slot])) < n {
-		r.staging[slot] = make([]byte, n)
+		b, err := hostmem.Make(n)
+		if err != nil {
+			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("stage input %d: %w", j, err))
+		}
+		r.staging[slot] = b
 	}
 	h := r.staging[slot][:n]
 	if err := s.CopyD2H(ctx, h, t.Buf); err != nil {
@@ -1109,7 +1117,10 @@ func (r *KernelRunner) published(ctx context.Context, out int, s device.Stream) 
 	t := &r.tensors[r.prog.outputs[out]]
 	o := &kernel.Tensor{Shape: t.Shape.Clone(), DType: t.DType}
 	if t.Buf.Data != nil {
-		o.Host = make([]byte, o.Bytes())
+		var err error
+		if o.Host, err = hostmem.Make(o.Bytes()); err != nil {
+			return nil, fmt.Errorf("actor: publish output %q: %w", r.prog.slots[r.prog.outputs[out]].name, err)
+		}
 		if err := s.CopyD2H(ctx, o.Host, t.Buf); err != nil {
 			return nil, fmt.Errorf("actor: publish output %q: %w", r.prog.slots[r.prog.outputs[out]].name, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/hostmem"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/subgraph"
 )
@@ -181,11 +182,17 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf
 		return nil, cost, fail(fmt.Errorf("workspace of %d bytes", a.Tiling.Workspace))
 	}
 	stage = kernel.StageLaunch
-	for _, t := range out {
-		t.Host = make([]byte, t.Bytes())
+	for j, t := range out {
+		if t.Host, err = hostmem.Make(t.Bytes()); err != nil {
+			return nil, cost, fail(fmt.Errorf("output %d %v: %w", j, t.Shape, err))
+		}
 	}
 	if ws := a.Tiling.Workspace; ws > 0 {
-		a.Workspace = device.Buffer{Addr: 1, Size: ws, Data: make([]byte, ws)}
+		data, err := hostmem.Make(ws)
+		if err != nil {
+			return nil, cost, fail(fmt.Errorf("workspace: %w", err))
+		}
+		a.Workspace = device.Buffer{Addr: 1, Size: ws, Data: data}
 	}
 	a.In, a.Out, a.Node, a.Run, a.Ctx = in, out, name, run.no, run.ctx
 	cost = k.Cost(in, out)

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/hostmem"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/subgraph"
 )
@@ -164,6 +165,9 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 			continue
 		}
 		sh := append(kernel.Shape{int64(len(s))}, s[0].Shape...)
+		if err := hostmem.Check(int64(len(s)) * s[0].Bytes()); err != nil {
+			return fmt.Errorf("scan output %d: %w", j, err)
+		}
 		st := &kernel.Tensor{DType: s[0].DType, Shape: sh, Host: make([]byte, 0, int64(len(s))*s[0].Bytes())}
 		for _, t := range s {
 			st.Host = append(st.Host, t.Host[:t.Bytes()]...)

@@ -44,12 +44,19 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/pipert/pipert/internal/hostmem"
 )
 
 // Errors of the device layer.
 var (
 	ErrOutOfMemory = errors.New("device: out of memory")
-	ErrNotBacked   = errors.New("device: buffer has no host backing")
+	// ErrHostMemory: host memory for a buffer's contents, or for a tensor,
+	// beyond what the machine has available. The allocation is refused
+	// before it is made: Go cannot recover from a failed one. A device
+	// allocation refused for it wraps ErrOutOfMemory too.
+	ErrHostMemory = hostmem.ErrTooLarge
+	ErrNotBacked  = errors.New("device: buffer has no host backing")
 	// ErrBadCopy: a copy larger than its buffer, or (on a device that
 	// tells its buffers, Owner) from or into a buffer that is not
 	// allocated memory of the device: another device's, freed, or past

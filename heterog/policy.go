@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/hostmem"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/plan"
@@ -238,6 +239,9 @@ func cpuTime(k kernel.Kernel, in []*kernel.Tensor) (time.Duration, bool) {
 	for i, m := range in {
 		t := &kernel.Tensor{Shape: m.Shape.Clone(), DType: m.DType, Host: m.Host}
 		if t.Host == nil {
+			if hostmem.Check(t.Bytes()) != nil {
+				return 0, false
+			}
 			t.Host = make([]byte, t.Bytes())
 			switch t.DType {
 			case kernel.Float32:
@@ -265,10 +269,16 @@ func cpuTime(k kernel.Kernel, in []*kernel.Tensor) (time.Duration, bool) {
 		return 0, false
 	}
 	for _, t := range args.Out {
+		if hostmem.Check(t.Bytes()) != nil {
+			return 0, false
+		}
 		t.Host = make([]byte, t.Bytes())
 	}
 	args.Tiling = til
 	if til.Workspace > 0 {
+		if hostmem.Check(til.Workspace) != nil {
+			return 0, false
+		}
 		args.Workspace = device.Buffer{Addr: 1, Size: til.Workspace, Data: make([]byte, til.Workspace)}
 	}
 	best := time.Duration(1<<63 - 1)

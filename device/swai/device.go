@@ -13,6 +13,7 @@ import (
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/alloc"
 	"github.com/pipert/pipert/internal/clock"
+	"github.com/pipert/pipert/internal/hostmem"
 )
 
 // ErrClosed is returned by the calls of a closed Device.
@@ -259,7 +260,8 @@ func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer,
 // Nothing goes to the card. Stream copies from or to it take the pinned
 // path until FreeHost releases it (it stays reachable until then). A
 // negative size, or one beyond device.MaxMemoryBytes, is an
-// alloc.ErrBadSize error; the host must have the memory asked for.
+// alloc.ErrBadSize error; one beyond the host's available memory is a
+// device.ErrHostMemory error.
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 	start := clock.Now()
 	if d.closed.Load() {
@@ -268,7 +270,10 @@ func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 	if size < 0 || size > device.MaxMemoryBytes {
 		return nil, 0, fmt.Errorf("swai %s: malloc host %d bytes: %w", d.prof.Name, size, alloc.ErrBadSize)
 	}
-	b := make([]byte, size)
+	b, err := hostmem.Make(size)
+	if err != nil {
+		return nil, 0, fmt.Errorf("swai %s: malloc host: %w", d.prof.Name, err)
+	}
 	d.model.pin(b)
 	t := d.prof.MallocHostTime(size)
 	return b, t, d.wait(context.Background(), start, t)

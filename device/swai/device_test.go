@@ -210,4 +210,9 @@ func TestMemcpyRefusesBuffersNotOfTheCard(t *testing.T) {
 			t.Errorf("MallocHost(%d): %v, want alloc.ErrBadSize", size, err)
 		}
 	}
+	// Within the bound but beyond the host's memory: refused, where the
+	// allocation would end the process.
+	if _, _, err := d.MallocHost(device.MaxMemoryBytes); !errors.Is(err, device.ErrHostMemory) {
+		t.Errorf("MallocHost(%d): %v, want device.ErrHostMemory", int64(device.MaxMemoryBytes), err)
+	}
 }

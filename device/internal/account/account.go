@@ -5,8 +5,8 @@
 // over its streams). Counters are cumulative over the device's life; callers
 // take snapshots and subtract them, nothing is ever reset.
 //
-// It imports no pipert package but device/alloc, so that package device and
-// the devices beside it can all use it.
+// It imports no pipert package but device/alloc and internal/hostmem, so
+// that package device and the devices beside it can all use it.
 package account
 
 import (
@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pipert/pipert/device/alloc"
+	"github.com/pipert/pipert/internal/hostmem"
 )
 
 // Memory is the memory of a device: an allocator over its address space,
@@ -119,6 +120,11 @@ func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int6
 	if size == 0 {
 		size = 1
 	}
+	if materialize {
+		if err := hostmem.Check(size); err != nil {
+			return 0, 0, nil, fmt.Errorf("%w: host backing: %w", alloc.ErrOutOfMemory, err)
+		}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	addr, err = m.alloc.Alloc(size)
@@ -142,17 +148,26 @@ func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int6
 }
 
 // backing returns zeroed host memory for a materialized buffer, reusing
-// released backings of the same size class. Called with m.mu held.
+// a released backing of the same size class that is large enough. Called
+// with m.mu held.
 func (m *Memory) backing(size int64) []byte {
 	c := sizeClass(size)
-	if n := len(m.pool[c]); n > 0 {
+	if n := len(m.pool[c]); n > 0 && int64(cap(m.pool[c][n-1])) >= size {
 		b := m.pool[c][n-1][:size]
 		m.pool[c] = m.pool[c][:n-1]
 		clear(b)
 		return b
 	}
+	if size > exactFrom {
+		return make([]byte, size) // a power of two could double it
+	}
 	return make([]byte, size, int64(1)<<c)
 }
+
+// exactFrom is the size above which a backing is made to its exact size,
+// not rounded up to its class: the host memory a run needs stays what its
+// buffers need (a 17 GiB buffer would reserve 32 GiB).
+const exactFrom = 64 << 20
 
 func sizeClass(size int64) int {
 	c := 0
@@ -183,7 +198,7 @@ func (m *Memory) Free(addr uint64, size int64, data []byte) error {
 	m.inUse -= size
 	m.nFree++
 	if data != nil {
-		if c := sizeClass(int64(cap(data))); int64(1)<<c == int64(cap(data)) {
+		if c := sizeClass(int64(cap(data))); int64(1)<<c == int64(cap(data)) || int64(cap(data)) > exactFrom {
 			m.pool[c] = append(m.pool[c], data[:0])
 		}
 	}

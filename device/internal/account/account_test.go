@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert/device/alloc"
+	"github.com/pipert/pipert/internal/hostmem"
 )
 
 // TestCheckAgainstLiveList: after random Allocs and Frees, Check of random
@@ -68,5 +69,51 @@ func TestCheckAgainstLiveList(t *testing.T) {
 		if err := m.Check(m.base, -1); !errors.Is(err, ErrForeign) {
 			t.Errorf("Check of a negative size: %v", err)
 		}
+	}
+}
+
+// TestHostBacking: a materialized buffer the host cannot hold is refused
+// before anything is reserved (a virtual one of that size is not), and a
+// large backing is made to its size, not rounded up to a power of two.
+func TestHostBacking(t *testing.T) {
+	m := NewMemory(alloc.NewReference(1 << 50))
+	_, _, _, err := m.Alloc(1<<49, true)
+	if !errors.Is(err, hostmem.ErrTooLarge) || !errors.Is(err, alloc.ErrOutOfMemory) {
+		t.Fatalf("Alloc(2^49, materialized) = %v, want ErrTooLarge and ErrOutOfMemory", err)
+	}
+	var c Counts
+	if m.Snapshot(&c); c.MemInUse != 0 || c.Allocs != 0 {
+		t.Errorf("a refused allocation left %d bytes in use, %d allocations", c.MemInUse, c.Allocs)
+	}
+	addr, n, data, err := m.Alloc(1<<49, false)
+	if err != nil || data != nil {
+		t.Fatalf("Alloc(2^49, virtual) = %d bytes of data, %v", len(data), err)
+	}
+	if err := m.Free(addr, n, nil); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(exactFrom + 1)
+	addr, n, data, err = m.Alloc(size, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(data)) != size || int64(cap(data)) != size {
+		t.Errorf("backing of %d bytes: len %d cap %d, want both %d", size, len(data), cap(data), size)
+	}
+	data[0] = 1
+	if err := m.Free(addr, n, data); err != nil {
+		t.Fatal(err)
+	}
+	// Reused, zeroed, when large enough; a larger request in its class is
+	// made anew.
+	addr, n, again, err := m.Alloc(size, true)
+	if err != nil || &again[0] != &data[0] || again[0] != 0 {
+		t.Fatalf("second Alloc(%d): reused %v, first byte %d, %v", size, err == nil && &again[0] == &data[0], again[0], err)
+	}
+	if err := m.Free(addr, n, again); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, big, err := m.Alloc(size+1, true); err != nil || int64(len(big)) != size+1 || &big[0] == &data[0] {
+		t.Fatalf("Alloc(%d) after a free of %d: %d bytes, reused %v, %v", size+1, size, len(big), len(big) > 0 && &big[0] == &data[0], err)
 	}
 }
