@@ -10,8 +10,9 @@ import (
 )
 
 // TestLongComputesStopWithTheirRun checks that the kernels whose Compute
-// can run long (matrix products, Gemm, convolutions, recurrent cells)
-// return the error of
+// can run long (matrix products, Gemm, convolutions, recurrent cells,
+// attention, Einsum, DFT and STFT, pooling, non-max suppression) return
+// the error of
 // their run's context (kernel.Args.Ctx) once it ended, and compute the
 // same bits with a live context as without one.
 func TestLongComputesStopWithTheirRun(t *testing.T) {
@@ -37,6 +38,17 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 		}
 		return x
 	}
+	// n boxes [y1, x1, y2, x2] of sides 1 to 2 at random corners in a
+	// 10×10 square: some overlap.
+	boxes := func(n int64) *kernel.Tensor {
+		x := kernel.New(kernel.Float32, 1, n, 4)
+		v := kernel.Float32s(x.Host)
+		for i := range n {
+			y, xx := float32(r.Float64()*10), float32(r.Float64()*10)
+			v[4*i], v[4*i+1], v[4*i+2], v[4*i+3] = y, xx, y+1+float32(r.Float64()), xx+1+float32(r.Float64())
+		}
+		return x
+	}
 	cases := []struct {
 		name  string
 		op    string
@@ -54,6 +66,13 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 		{"Attention", "Attention", nil, []*kernel.Tensor{f32(1, 2, 6, 8), f32(1, 2, 7, 8), f32(1, 2, 7, 8)}},
 		{"Einsum", "Einsum", kernel.Attrs{"equation": "ij,jk->ik"}, []*kernel.Tensor{f32(40, 256), f32(256, 256)}},
 		{"GRU", "GRU", kernel.Attrs{"hidden_size": int64(8)}, []*kernel.Tensor{f32(5, 2, 4), f32(1, 24, 4), f32(1, 24, 8)}},
+		// 600 points: 600 terms a bin, a check every 437 bins.
+		{"DFT", "DFT", nil, []*kernel.Tensor{f32(2, 600, 1)}},
+		{"STFT", "STFT", nil, []*kernel.Tensor{f32(1, 600, 1), kernel.FromInt64([]int64{8}), kernel.New(kernel.Float32, 0), kernel.FromInt64([]int64{64})}},
+		{"MaxPool", "MaxPool", kernel.Attrs{"kernel_shape": []int64{3, 3}}, []*kernel.Tensor{f32(1, 4, 20, 20)}},
+		{"AveragePool", "AveragePool", kernel.Attrs{"kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1}}, []*kernel.Tensor{f32(1, 4, 20, 20)}},
+		{"LpPool", "LpPool", kernel.Attrs{"kernel_shape": []int64{3, 3}}, []*kernel.Tensor{f32(1, 4, 20, 20)}},
+		{"NonMaxSuppression", "NonMaxSuppression", nil, []*kernel.Tensor{boxes(300), f32(1, 1, 300), kernel.FromInt64([]int64{100}, 1)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -328,29 +328,80 @@ func newMelWeightMatrix(attrs kernel.Attrs) (kernel.Kernel, error) {
 
 // dftInto writes the n-point DFT (or inverse DFT) of the complex sequence
 // x (re, im pairs, len(x)/2 ≤ n points, zero beyond) into y, bins pairs.
-func dftInto(y, x []float64, n, bins int64, inverse bool) {
+// It checks that a's run goes on as it goes (poller), and returns its
+// context's error when it ended. w keeps the factors between calls.
+func dftInto(a *kernel.Args, w *twiddles, y, x []float64, n, bins int64, inverse bool) error {
 	sign := -1.0
 	if inverse {
 		sign = 1
 	}
+	table := w.of(n, sign)
 	m := int64(len(x) / 2)
 	// The sums start from −0, the identity of IEEE addition: from +0, a
 	// bin whose terms are all −0 (a signal of −0s) would come out +0.
 	negZero := math.Copysign(0, -1)
+	p := poller{a: a}
 	for k := range bins {
+		if err := p.add(min(m, n)); err != nil {
+			return err
+		}
 		re, im := negZero, negZero
+		j, step := int64(0), k%n // j = k·t mod n
 		for t := range min(m, n) {
-			// The angle reduced mod n first keeps it exact for large k·t.
-			ang := sign * 2 * math.Pi * float64(k*t%n) / float64(n)
-			c, s := math.Cos(ang), math.Sin(ang)
+			var c, s float64
+			if table {
+				c, s = w.cos[j], w.sin[j]
+			} else {
+				c, s = twiddle(sign, j, n)
+			}
 			re += mul64(x[2*t], c) - mul64(x[2*t+1], s)
 			im += mul64(x[2*t], s) + mul64(x[2*t+1], c)
+			if j += step; j >= n {
+				j -= n
+			}
 		}
 		if inverse {
 			re, im = re/float64(n), im/float64(n)
 		}
 		y[2*k], y[2*k+1] = re, im
 	}
+	return nil
+}
+
+// twiddle is the DFT factor of exponent j of n points: the cosine and
+// sine of sign·2π·j/n. The angle reduced mod n first (j < n) keeps it
+// exact for large k·t.
+func twiddle(sign float64, j, n int64) (c, s float64) {
+	ang := sign * 2 * math.Pi * float64(j) / float64(n)
+	return math.Cos(ang), math.Sin(ang)
+}
+
+// twiddles caches the factors of one transform length and direction, the
+// last one asked, computed by twiddle (the same bits).
+type twiddles struct {
+	n        int64
+	sign     float64
+	cos, sin []float64
+}
+
+// maxTwiddles is the longest transform whose factors are cached (16 MiB).
+const maxTwiddles = 1 << 20
+
+// of makes w hold the factors of n points in direction sign; it reports
+// false, and holds none, when n is too long to cache.
+func (w *twiddles) of(n int64, sign float64) bool {
+	if n > maxTwiddles {
+		return false
+	}
+	if w.n == n && w.sign == sign && w.cos != nil {
+		return true
+	}
+	w.n, w.sign = n, sign
+	w.cos, w.sin = grow(w.cos, n), grow(w.sin, n)
+	for j := range n {
+		w.cos[j], w.sin[j] = twiddle(sign, j, n)
+	}
+	return true
 }
 
 func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -447,6 +498,7 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return axis, m, n, bins, nil
 	}
 	var xs, ys []float64
+	var tw twiddles
 	k := &simple{flops: 8}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		if err := dtypeIn(in[0], "input", onnxFloats...); err != nil {
@@ -497,7 +549,9 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 					}
 				}
 				if !irfft {
-					dftInto(ys, xs, n, bins, inverse)
+					if err := dftInto(a, &tw, ys, xs, n, bins, inverse); err != nil {
+						return err
+					}
 					for f := range bins {
 						j := ((p*bins+f)*inner + q) * 2
 						storeF(o.DType, ob, j, ys[2*f])
@@ -511,7 +565,9 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 				for t := m; t < n; t++ {
 					xs[2*t], xs[2*t+1] = xs[2*(n-t)], -xs[2*(n-t)+1]
 				}
-				dftInto(ys, xs, n, n, true)
+				if err := dftInto(a, &tw, ys, xs, n, n, true); err != nil {
+					return err
+				}
 				for t := range n {
 					storeF(o.DType, ob, (p*n+t)*inner+q, ys[2*t])
 				}
@@ -577,6 +633,7 @@ func newSTFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return step, length, frames, bins, nil
 	}
 	var xs, ys []float64
+	var tw twiddles
 	k := &simple{flops: 8}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		if err := dtypeIn(in[0], "signal", onnxFloats...); err != nil {
@@ -626,7 +683,9 @@ func newSTFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 						xs[2*t+1] = w * loadF(x.DType, xb, i+1)
 					}
 				}
-				dftInto(ys, xs, length, bins, false)
+				if err := dftInto(a, &tw, ys, xs, length, bins, false); err != nil {
+					return err
+				}
 				for k := range bins {
 					j := ((b*frames+f)*bins + k) * 2
 					storeF(o.DType, ob, j, ys[2*k])

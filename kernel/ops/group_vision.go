@@ -213,6 +213,7 @@ func (k *nms) compute(a *kernel.Args) error {
 	scoresAll := kernel.Float32s(a.In[1].Data())
 	out := kernel.Int64s(a.Out[0].Data())
 	var rows int64
+	p := poller{a: a}
 	for bi := range b {
 		boxes := boxesAll[bi*n*4 : (bi+1)*n*4]
 		for ci := range c {
@@ -236,6 +237,9 @@ func (k *nms) compute(a *kernel.Args) error {
 			for _, i := range k.cand {
 				if int64(len(k.sel)) >= maxOut {
 					break
+				}
+				if err := p.add(int64(len(k.sel)) + 1); err != nil {
+					return err
 				}
 				keep := true
 				for _, j := range k.sel {

@@ -310,11 +310,15 @@ func (k *lpPool) compute(a *kernel.Args) error {
 	}
 	ip, op := g.in.prod(), g.out.prod()
 	var lo, hi, start dims3 // per axis: taps start+j·dil, j in [lo, hi), inside the input
+	p, row := poller{a: a}, g.out[2]*g.k.prod()
 	for nc := range g.n * g.c {
 		base := nc * ip
 		o := nc * op
 		for od := range g.out[0] {
 			for oh := range g.out[1] {
+				if err := p.add(row); err != nil {
+					return err
+				}
 				for ow := range g.out[2] {
 					pos := dims3{od, oh, ow}
 					for i := range 3 {
