@@ -65,6 +65,41 @@ func TestPartitionOfAnUnknownRank(t *testing.T) {
 	}
 }
 
+// TestPartitionOfARankThatDependsOnADimension: Squeeze without axes of a
+// tensor with a dynamic dimension, on the CPU, feeding the device (a ReLU,
+// or a Softmax over the last axis, which the squeezed rank must have): the
+// squeezed rank depends on the dimension's value, and every run gives
+// KBK's outputs, under both barrier policies, whether the dimension is 1
+// or not.
+func TestPartitionOfARankThatDependsOnADimension(t *testing.T) {
+	graph := func(op string, attrs kernel.Attrs) *subgraph.Graph {
+		b := subgraph.NewBuilder("squeeze")
+		sq := b.Op("Squeeze", b.Input("x", kernel.Float32, kernel.Dynamic, 1))
+		b.Last().Placement = subgraph.OnCPU
+		b.Output(b.OpAttrs(op, attrs, sq))
+		return b.Graph()
+	}
+	x3, x1 := kernel.FromFloat32([]float32{-1, 2, 3}, 3, 1), kernel.FromFloat32([]float32{-1}, 1, 1)
+	for _, c := range []struct {
+		g  *subgraph.Graph
+		xs []*kernel.Tensor
+	}{
+		{graph("ReLU", nil), []*kernel.Tensor{x3, x1}},
+		{graph("Softmax", kernel.Attrs{"axis": int64(-1)}), []*kernel.Tensor{x3}},
+	} {
+		for _, x := range c.xs {
+			in := map[string]*kernel.Tensor{"x": x}
+			want := runOnce(t, c.g, in)
+			for _, p := range []pipert.BarrierPolicy{pipert.Drain, pipert.PerTensor} {
+				got := runOnce(t, c.g, in, pipert.WithHeterogeneous(nil), pipert.WithBarrier(p))
+				if err := sameResults(want, got); err != nil {
+					t.Errorf("%s, x %v, %v: %v", c.g.Nodes[1].Op, x.Shape, p, err)
+				}
+			}
+		}
+	}
+}
+
 // TestPartitionAcceptsEveryValidGraph: random graphs with placements
 // flipping, value dependencies, compute dependencies and ranks known only
 // at run time crossing parts, whose rows change between runs, compile

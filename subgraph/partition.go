@@ -530,13 +530,28 @@ func crossValue(c *Checked, bound map[string]*kernel.Tensor, t string) (Value, e
 // gets its rank. A node that needs a value it does not have, or whose
 // InferShape fails on these stand-ins, leaves its outputs unknown.
 //
-// Only the ranks and dtypes of the result are used, and they are right
-// even where a stand-in dimension is not: a built-in op's output rank
-// depends on its inputs' ranks and on the lengths of its value inputs,
-// never on the values themselves, and a folded shape vector has the real
-// length whatever its entries.
+// Only the ranks and dtypes of the result are used. Most ops' output
+// ranks depend only on their inputs' ranks and on the lengths of their
+// value inputs, and a folded shape vector has the real length whatever
+// its entries, so those are right even where a stand-in dimension is
+// not. Some depend on the dimensions' values (Squeeze without axes drops
+// the dimensions equal to 1; a custom kernel may do anything): inference
+// runs first with every dynamic dimension taken as 2, and an output whose
+// rank or dtype differs between the two stays unknown (so do the tensors
+// computed from it).
 func (c *Checked) bounds() map[string]*kernel.Tensor {
+	return c.boundsAt(1, c.boundsAt(2, nil))
+}
+
+// boundsAt is bounds with every dynamic input dimension taken as stand;
+// an output whose dtype or rank differs from ref's (when ref knows it)
+// stays unknown.
+func (c *Checked) boundsAt(stand int64, ref map[string]*kernel.Tensor) map[string]*kernel.Tensor {
 	g := c.Graph
+	agrees := func(name string, t *kernel.Tensor) bool {
+		r, ok := ref[name]
+		return !ok || r.DType == t.DType && r.Shape.Rank() == t.Shape.Rank()
+	}
 	b := make(map[string]*kernel.Tensor, len(c.Meta))
 	for name, m := range c.Meta {
 		b[name] = m
@@ -546,7 +561,7 @@ func (c *Checked) bounds() map[string]*kernel.Tensor {
 			s := in.Shape.Clone()
 			for i, d := range s {
 				if d == kernel.Dynamic {
-					s[i] = 1
+					s[i] = stand
 				}
 			}
 			b[in.Name] = &kernel.Tensor{DType: in.DType, Shape: s}
@@ -566,7 +581,9 @@ func (c *Checked) bounds() map[string]*kernel.Tensor {
 		}
 		if out := fold(k, n, in); out != nil {
 			for j, name := range n.Outputs {
-				b[name] = out[j]
+				if agrees(name, out[j]) {
+					b[name] = out[j]
+				}
 			}
 			continue
 		}
@@ -586,7 +603,9 @@ func (c *Checked) bounds() map[string]*kernel.Tensor {
 			continue
 		}
 		for j, name := range n.Outputs {
-			b[name] = out[j]
+			if agrees(name, out[j]) {
+				b[name] = out[j]
+			}
 		}
 	}
 	return b

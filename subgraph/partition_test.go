@@ -437,6 +437,41 @@ func TestPartitionDeclaresTensorsOfUnknownRank(t *testing.T) {
 	}
 }
 
+func TestPartitionDeclaresRanksThatDependOnDimensions(t *testing.T) {
+	// Squeeze without axes drops the dimensions equal to 1: its output's
+	// rank depends on the dynamic dimension's value, so the other part
+	// takes it as an input of any shape. Squeeze of the static one keeps
+	// its rank.
+	for _, c := range []struct {
+		axes    []int64
+		anyRank bool
+	}{{nil, true}, {[]int64{1}, false}} {
+		b := subgraph.NewBuilder("squeeze")
+		x := b.Input("x", kernel.Float32, kernel.Dynamic, 1)
+		var sq string
+		if c.axes == nil {
+			sq = b.Op("Squeeze", x)
+		} else {
+			sq = b.Op("Squeeze", x, b.Const("axes", kernel.FromInt64(c.axes, int64(len(c.axes)))))
+		}
+		b.Last().Placement = subgraph.OnDevice
+		b.Output(b.Op("ReLU", sq))
+		b.Last().Placement = subgraph.OnCPU
+		chk, err := subgraph.Validate(b.Graph(), reg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := subgraph.Partition(chk, labels(chk), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := p.Parts[1].Graph.Inputs
+		if len(in) != 1 || in[0].Name != sq || in[0].AnyShape != c.anyRank || !c.anyRank && !in[0].Shape.Equal(kernel.Shape{kernel.Dynamic}) {
+			t.Errorf("axes %v: cross input declared as %+v, want any shape %v", c.axes, in, c.anyRank)
+		}
+	}
+}
+
 func TestPartitionKeepsDeadNodesRunning(t *testing.T) {
 	// A CPU node whose output nobody reads still gets a part, which outputs
 	// that tensor so that the part validates.
