@@ -708,11 +708,11 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 	}
 	for i, sh := range shapes {
 		t := ar.Out[i]
-		n, ok := elements(sh)
+		n, ok := bytesOf(sh, t.DType)
 		if !ok {
-			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("OutputShapes: output %d shape %v has a negative or overflowing dimension", i, sh))
+			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", i, sh))
 		}
-		if n > 0 && n*int64(t.DType.Size()) > t.Buf.Size {
+		if n > 0 && n > t.Buf.Size {
 			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("real output shape %v exceeds the %d bytes allocated", sh, t.Buf.Size))
 		}
 		t.Shape = append(t.Shape[:0], sh...)

@@ -208,9 +208,19 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf
 		if err != nil {
 			return nil, cost, fail(err)
 		}
+		if len(shapes) != len(out) {
+			return nil, cost, fail(fmt.Errorf("OutputShapes returned %d shapes for %d outputs", len(shapes), len(out)))
+		}
 		for j, sh := range shapes {
+			n, ok := bytesOf(sh, out[j].DType)
+			if !ok {
+				return nil, cost, fail(fmt.Errorf("OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", j, sh))
+			}
+			if n > int64(len(out[j].Host)) {
+				return nil, cost, fail(fmt.Errorf("real output shape %v exceeds the %d bytes allocated", sh, len(out[j].Host)))
+			}
 			out[j].Shape = sh.Clone()
-			out[j].Host = out[j].Host[:out[j].Bytes()]
+			out[j].Host = out[j].Host[:n]
 		}
 	}
 	return out, cost, nil
