@@ -180,6 +180,10 @@ func faults() []*fault {
 			a.Out[0] = &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2, 4}}
 			return nil
 		}},
+		{name: "Compute returns a typed nil *kernel.Error", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
+			var e *kernel.Error
+			return e
+		}},
 	}
 }
 

@@ -211,6 +211,10 @@ func (s Stage) String() string {
 }
 
 // Error is a kernel failure in a run, naming the node, op and stage.
+//
+// A nil *Error is safe to use as an error (a kernel that returns one as
+// a typed nil has still returned a non-nil error): it says so and wraps
+// nothing.
 type Error struct {
 	Node  string
 	Op    string
@@ -219,10 +223,18 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e == nil {
+		return "nil *kernel.Error"
+	}
 	return fmt.Sprintf("node %q (op %s) stage %s: %v", e.Node, e.Op, e.Stage, e.Err)
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Factory builds a kernel from a node's attributes, or reports invalid ones.
 type Factory func(attrs Attrs) (Kernel, error)
