@@ -19,16 +19,23 @@ import (
 //   - MatMulInteger(A, B[, a_zero_point[, b_zero_point]]) → int32: the
 //     numpy matrix product of (A − a_zero_point) and (B − b_zero_point),
 //     A and B int8 or uint8; zero points per tensor, per row of A and per
-//     column of B.
+//     column of B, or, for batched operands, per row or column of each
+//     batch matrix ([D…, M, 1] for A, [D…, 1, N] for B).
 //   - QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
 //     y_scale, y_zero_point): the integer product requantized,
-//     saturate(round(acc · a_scale·b_scale/y_scale) + y_zero_point).
+//     saturate(round(acc · a_scale·b_scale/y_scale) + y_zero_point), the
+//     scale and the product in float32 and the rounding (half to even)
+//     before the zero point is added, as the spec's formula and
+//     onnxruntime do (ONNX's Python reference adds the zero point first:
+//     it differs at ties with an odd zero point). Scales and zero points
+//     as MatMulInteger's zero points, a scale and its zero point of one
+//     shape; float16 and bfloat16 scales from opset 21.
 //   - ConvInteger(x, w[, x_zero_point[, w_zero_point]]) → int32 and
 //     QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point,
 //     y_scale, y_zero_point[, B]): Conv's geometry and attributes over
 //     zero-point-shifted integers; weights' zero points and scales per
 //     tensor or per output channel; QLinearConv adds the int32 bias before
-//     requantizing.
+//     requantizing as QLinearMatMul does.
 var quantOps = []builtin{
 	{"DynamicQuantizeLinear", newDynamicQuantize},
 	{"MatMulInteger", newMatMulInteger(false)},
@@ -141,16 +148,85 @@ func (p perAxis) at(i int64) float64 {
 
 // qlinearOut stores output element idx of a QLinear op (scales at inputs
 // 1, 4 and 6, the output zero point at 7) from its integer accumulator:
-// acc·s1[i1]·s2[i2]/y_scale + y_zero_point, requantized. A scale of one
-// element applies to every index.
+// round(acc·(s1[i1]·s2[i2]/y_scale)) + y_zero_point, saturated. The spec's
+// y = saturate(round(x / y_scale) + y_zero_point) rounds before the zero
+// point is added (as QuantizeLinear does); the combined scale and its
+// product with the accumulator are float32, as onnxruntime's requantization
+// computes them, so that exact ties (0.5, 1.5, …) stay ties. i1 and i2 are
+// element indices of the first two scales; a scale of one element applies
+// to every index.
 func qlinearOut(a *kernel.Args, idx, acc, i1, i2 int64) {
 	scale := func(t *kernel.Tensor, i int64) float32 {
-		return float32(loadF(kernel.Float32, t.Data(), min(i, t.NumElements()-1)))
+		return float32(loadF(t.DType, t.Data(), min(i, t.NumElements()-1)))
 	}
 	s := scale(a.In[1], i1) * scale(a.In[4], i2) / scale(a.In[6], 0)
+	v := float32(acc) * s
 	yz := loadI(a.In[7].DType, a.In[7].Data(), 0)
 	o := a.Out[0]
-	storeI(o.DType, o.Data(), idx, requant(o.DType, mul64(float64(acc), float64(s))+float64(yz)))
+	storeI(o.DType, o.Data(), idx, requant(o.DType, math.RoundToEven(float64(v))+float64(yz)))
+}
+
+// matAxis is a zero point or scale of one operand of MatMulInteger or
+// QLinearMatMul: one element (per tensor), n elements (per row of A, per
+// column of B) or, for an operand with batch dimensions [D…, M, K] or
+// [D…, K, N], one row or column per batch matrix: [D…, M, 1] for A,
+// [D…, 1, N] for B.
+type matAxis struct {
+	t       *kernel.Tensor
+	n       int64
+	batched bool
+}
+
+// newMatAxis checks t (nil or empty: absent) for an operand of shape op
+// whose rows (A, col false) or columns (B, col true) number n.
+func newMatAxis(t *kernel.Tensor, name string, op kernel.Shape, col bool, n int64, dts ...kernel.DType) (matAxis, error) {
+	if t == nil || t.NumElements() == 0 && t.Shape.Rank() > 0 {
+		return matAxis{}, nil
+	}
+	if err := dtypeIn(t, name, dts...); err != nil {
+		return matAxis{}, err
+	}
+	switch m := t.NumElements(); {
+	case m == 1:
+		return matAxis{t: t, n: 1}, nil
+	case m == n:
+		return matAxis{t: t, n: n}, nil
+	}
+	if r := op.Rank(); r > 2 && t.Shape.Rank() == r && t.Shape[:r-2].Equal(op[:r-2]) {
+		last := kernel.Shape{n, 1}
+		if col {
+			last = kernel.Shape{1, n}
+		}
+		if t.Shape[r-2:].Equal(last) {
+			return matAxis{t: t, n: n, batched: true}, nil
+		}
+	}
+	want := fmt.Sprintf("one element, %d or %v", n, append(op[:max(op.Rank()-2, 0)].Clone(), n, 1))
+	if col {
+		want = fmt.Sprintf("one element, %d or %v", n, append(op[:max(op.Rank()-2, 0)].Clone(), 1, n))
+	}
+	return matAxis{}, fmt.Errorf("input %s %v: want %s", name, t.Shape, want)
+}
+
+// index is the element of the value for row or column i of the
+// operand's batch matrix b (0 for a scalar).
+func (p matAxis) index(b, i int64) int64 {
+	switch {
+	case p.n == 1:
+		return 0
+	case p.batched:
+		return b*p.n + i
+	}
+	return i
+}
+
+// at returns the value for row or column i of batch matrix b (0 when
+// absent).
+func (p matAxis) at(b, i int64) float64 {
+	if p.t == nil {
+		return 0
+	}
+	return loadF(p.t.DType, p.t.Data(), p.index(b, i))
 }
 
 func input(in []*kernel.Tensor, i int) *kernel.Tensor {
@@ -173,6 +249,16 @@ func newMatMulInteger(linear bool) kernel.Factory {
 	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if err := attrs.Check(); err != nil {
 			return nil, wrapAttr(err)
+		}
+		opset, err := attrs.Opset(10)
+		if err != nil {
+			return nil, wrapAttr(err)
+		}
+		// QLinearMatMul-21 takes float16 and bfloat16 scales too (one
+		// type for the three).
+		scaleTypes := []kernel.DType{kernel.Float32}
+		if opset >= 21 {
+			scaleTypes = append(scaleTypes, kernel.Float16, kernel.BFloat16)
 		}
 		var mm matmul
 		// shapes checks the operands and returns the output shape and
@@ -205,10 +291,10 @@ func newMatMulInteger(linear bool) kernel.Factory {
 			if err != nil {
 				return err
 			}
-			if _, err := newPerAxis(input(in, iaz), "a_zero_point", m, in[ia].DType); err != nil {
+			if _, err := newMatAxis(input(in, iaz), "a_zero_point", in[ia].Shape, false, m, in[ia].DType); err != nil {
 				return err
 			}
-			if _, err := newPerAxis(input(in, ibz), "b_zero_point", n, in[ib].DType); err != nil {
+			if _, err := newMatAxis(input(in, ibz), "b_zero_point", in[ib].Shape, true, n, in[ib].DType); err != nil {
 				return err
 			}
 			dt := kernel.Int32
@@ -216,10 +302,33 @@ func newMatMulInteger(linear bool) kernel.Factory {
 				for _, c := range []struct {
 					i    int
 					name string
+					op   int // the operand, or -1
 					n    int64
-				}{{1, "a_scale", m}, {4, "b_scale", n}, {6, "y_scale", 1}} {
-					if err := requiredPerAxis(in[c.i], c.name, c.n, kernel.Float32); err != nil {
+				}{{1, "a_scale", ia, m}, {4, "b_scale", ib, n}, {6, "y_scale", -1, 1}} {
+					t := in[c.i]
+					if t == nil || t.NumElements() == 0 {
+						return fmt.Errorf("input %s is empty or absent", c.name)
+					}
+					if t.DType != in[1].DType {
+						return fmt.Errorf("input %s has dtype %v, a_scale %v: want one type", c.name, t.DType, in[1].DType)
+					}
+					if c.op < 0 {
+						if err := requiredPerAxis(t, c.name, 1, scaleTypes...); err != nil {
+							return err
+						}
+						continue
+					}
+					if _, err := newMatAxis(t, c.name, in[c.op].Shape, c.op == ib, c.n, scaleTypes...); err != nil {
 						return err
+					}
+				}
+				// Scales and zero points of an operand have one shape.
+				for _, c := range []struct {
+					s, z int
+					name string
+				}{{1, iaz, "a"}, {4, ibz, "b"}} {
+					if z := input(in, c.z); z != nil && z.NumElements() > 1 && !z.Shape.Equal(in[c.s].Shape) {
+						return fmt.Errorf("input %s_zero_point has shape %v, %s_scale %v: want the same", c.name, z.Shape, c.name, in[c.s].Shape)
 					}
 				}
 				if err := requiredPerAxis(in[7], "y_zero_point", 1, qTypes...); err != nil {
@@ -237,8 +346,13 @@ func newMatMulInteger(linear bool) kernel.Factory {
 			if err != nil {
 				return err
 			}
-			az, _ := newPerAxis(input(a.In, iaz), "a_zero_point", m, A.DType)
-			bz, _ := newPerAxis(input(a.In, ibz), "b_zero_point", n, B.DType)
+			az, _ := newMatAxis(input(a.In, iaz), "a_zero_point", A.Shape, false, m, A.DType)
+			bz, _ := newMatAxis(input(a.In, ibz), "b_zero_point", B.Shape, true, n, B.DType)
+			var as, bs matAxis
+			if linear {
+				as, _ = newMatAxis(a.In[1], "a_scale", A.Shape, false, m, scaleTypes...)
+				bs, _ = newMatAxis(a.In[4], "b_scale", B.Shape, true, n, scaleTypes...)
+			}
 			if o.NumElements() == 0 {
 				return nil
 			}
@@ -261,14 +375,14 @@ func newMatMulInteger(linear bool) kernel.Factory {
 				pa, pb := batchPair(p, outBatch, abatch, bbatch)
 				clear(acc)
 				for i := range m {
-					azp := int64(az.at(i))
+					azp := int64(az.at(pa, i))
 					for t := range kk {
 						av := loadI(A.DType, ab, (pa*m+i)*kk+t) - azp
 						if av == 0 {
 							continue
 						}
 						for j := range n {
-							acc[i*n+j] += av * (loadI(B.DType, bb, (pb*kk+t)*n+j) - int64(bz.at(j)))
+							acc[i*n+j] += av * (loadI(B.DType, bb, (pb*kk+t)*n+j) - int64(bz.at(pb, j)))
 						}
 					}
 				}
@@ -280,7 +394,7 @@ func newMatMulInteger(linear bool) kernel.Factory {
 							kernel.Int32s(od)[idx] = int32(v)
 							continue
 						}
-						qlinearOut(a, idx, v, i, j)
+						qlinearOut(a, idx, v, as.index(pa, i), bs.index(pb, j))
 					}
 				}
 			}

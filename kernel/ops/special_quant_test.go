@@ -35,23 +35,26 @@ func qTensor(dt kernel.DType, shape []int64, v []int64) *kernel.Tensor {
 // leaves undefined.
 var qScales = []float32{1, 0.5, 3, -0.25, 0x1p-149, 0x1p-126, 0x1.fffffcp-127, math.MaxFloat32, 1e-30, 1e30}
 
-// qlinearRef is ONNX's reference requantization: the float32 scale
-// a_scale·b_scale/y_scale (numpy's float32 arithmetic), the int32
-// accumulator times it in float64 (numpy promotes), plus the zero point,
-// clipped to the output's range and rounded half to even. ok is false
-// where the reference is a NaN.
+// qlinearRef is the spec's requantization, y = saturate(round(x /
+// y_scale) + y_zero_point): the float32 scale a_scale·b_scale/y_scale, the
+// int32 accumulator times it in float32 (as onnxruntime computes it),
+// rounded half to even, plus the zero point, clipped to the output's
+// range. (ONNX's Python reference adds the zero point before it rounds,
+// in float64: it differs at ties with an odd zero point.) ok is false
+// where the product is a NaN.
 func qlinearRef(acc int64, as, bs, ys float32, yz int64, dt kernel.DType) (int64, bool) {
 	s := as * bs
 	s /= ys
-	d := float64(acc)*float64(s) + float64(yz)
-	if math.IsNaN(d) {
+	v := float32(acc) * s
+	if math.IsNaN(float64(v)) {
 		return 0, false
 	}
+	d := math.RoundToEven(float64(v)) + float64(yz)
 	lo, hi := 0.0, 255.0
 	if dt == kernel.Int8 {
 		lo, hi = -128, 127
 	}
-	return int64(math.RoundToEven(math.Max(lo, math.Min(hi, d)))), true
+	return int64(math.Max(lo, math.Min(hi, d))), true
 }
 
 // TestSpecialIntegerProducts: MatMulInteger and ConvInteger on every pair
