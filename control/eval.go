@@ -108,7 +108,8 @@ func evalChecked(g *subgraph.Graph, c *subgraph.Checked, inputs []*kernel.Tensor
 		}
 		o := &kernel.Tensor{DType: t.DType, Shape: t.Shape.Clone()}
 		if t.Host != nil {
-			o.Host = append([]byte(nil), t.Host[:o.Bytes()]...)
+			// A copy, real even when empty (a nil Host is virtual).
+			o.Host = append(make([]byte, 0, o.Bytes()), t.Host[:o.Bytes()]...)
 		}
 		outs[i] = o
 	}

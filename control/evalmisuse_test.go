@@ -33,3 +33,20 @@ func TestEvalRefusesWhatItCannotCompute(t *testing.T) {
 		t.Fatalf("real input: %v, %v", out, err)
 	}
 }
+
+// TestEvalEmptyOutputsAreReal: an output of no elements, computed or an
+// input passed through, is real (a non-nil Host), as Run returns it.
+func TestEvalEmptyOutputsAreReal(t *testing.T) {
+	b := subgraph.NewBuilder("empty")
+	x := b.Input("x", kernel.Float32, 0, 3)
+	b.Output(x, b.Op("ReLU", x))
+	out, _, err := control.Eval(b.Graph(), []*kernel.Tensor{kernel.New(kernel.Float32, 0, 3)}, ops.Builtins())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range out {
+		if o.IsVirtual() || !o.Shape.Equal(kernel.Shape{0, 3}) {
+			t.Errorf("output %d is %v, want a real float32[0,3]", i, o)
+		}
+	}
+}
