@@ -385,11 +385,16 @@ func (p *Profile) Validate() error {
 		return fmt.Errorf("device: profile %q: copy bandwidths must be positive and finite", p.Name)
 	case !inRange(p.ReplayFixed) || !inRange(p.ReplayNode):
 		return fmt.Errorf("device: profile %q: replay costs must be in [0, %v]", p.Name, MaxProfileDuration)
-	case p.ComputeEngines < 0 || p.CopyEngines < 0:
-		return fmt.Errorf("device: profile %q: engine counts must not be negative", p.Name)
+	case p.ComputeEngines < 0 || p.CopyEngines < 0 || p.ComputeEngines > MaxEngines || p.CopyEngines > MaxEngines:
+		return fmt.Errorf("device: profile %q: engine counts %d and %d outside [0, %d]", p.Name, p.ComputeEngines, p.CopyEngines, MaxEngines)
 	}
 	return nil
 }
+
+// MaxEngines is the most compute or copy engines a Profile models: every
+// launch and copy scans them, and far fewer than this make the bound
+// vanish already.
+const MaxEngines = 4096
 
 // Default is the profile of the simulated SW-AI accelerator card used when
 // none is given.

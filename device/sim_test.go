@@ -385,6 +385,15 @@ func TestEnginesBoundConcurrentStreams(t *testing.T) {
 	if err := bad.Validate(); err == nil {
 		t.Error("a negative engine count validates")
 	}
+	// Every launch and copy scans the engines: 10^9 of them hung the run.
+	bad.ComputeEngines, bad.CopyEngines = device.MaxEngines, device.MaxEngines+1
+	if err := bad.Validate(); err == nil {
+		t.Errorf("%d copy engines validate", bad.CopyEngines)
+	}
+	bad.CopyEngines = device.MaxEngines
+	if err := bad.Validate(); err != nil {
+		t.Errorf("%d engines of each kind: %v", device.MaxEngines, err)
+	}
 }
 
 // TestLargestMemory: a profile of MaxMemoryBytes makes a device that hands

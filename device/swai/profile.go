@@ -462,20 +462,20 @@ func (p Profile) Validate() error {
 	} else {
 		v.nonNegInt("segment_entries", int64(p.SegmentEntries))
 	}
-	if p.SegmentEntries > math.MaxInt32 {
-		v.add("segment_entries", fmt.Sprintf("must be at most %d, got %d", math.MaxInt32, p.SegmentEntries))
-	}
+	v.atMost("segment_entries", int64(p.SegmentEntries), maxTable)
 
 	q := p.Queue
 	if q.Levels != 1 && q.Levels != 2 {
 		v.add("queue.levels", fmt.Sprintf("must be 1 or 2, got %d", q.Levels))
 	}
 	v.posInt("queue.slots", int64(q.Slots))
+	v.atMost("queue.slots", int64(q.Slots), maxTable)
 	if q.Levels == 2 {
 		v.posInt("queue.ring_slots", int64(q.RingSlots))
 	} else {
 		v.nonNegInt("queue.ring_slots", int64(q.RingSlots))
 	}
+	v.atMost("queue.ring_slots", int64(q.RingSlots), maxTable)
 	v.dur("queue.ring_fetch_ns", q.RingFetch)
 
 	l := p.Launch
@@ -487,10 +487,13 @@ func (p Profile) Validate() error {
 	v.dur("launch.command_ns", l.Command)
 	v.dur("launch.init_ns", l.Init)
 	v.posInt("launch.cores", int64(l.Cores))
+	v.atMost("launch.cores", int64(l.Cores), maxUnits)
 	v.dur("launch.start_ns", l.Start)
 	v.dur("launch.query_ns", l.Query)
 	v.nonNegInt("compute_engines", int64(p.ComputeEngines))
+	v.atMost("compute_engines", int64(p.ComputeEngines), device.MaxEngines)
 	v.nonNegInt("copy_engines", int64(p.CopyEngines))
+	v.atMost("copy_engines", int64(p.CopyEngines), device.MaxEngines)
 	v.dur("replay.fixed_ns", p.Replay.Fixed)
 	v.dur("replay.node_ns", p.Replay.Node)
 
@@ -507,6 +510,7 @@ func (p Profile) Validate() error {
 	v.dur("transfer.latency_ns", t.Latency)
 	v.dur("transfer.pageable_setup_ns", t.PageableSetup)
 	v.posInt("transfer.channels", int64(t.Channels))
+	v.atMost("transfer.channels", int64(t.Channels), maxUnits)
 	v.posFloat("transfer.bandwidth", t.Bandwidth)
 	v.posFloat("transfer.channel_bandwidth", t.ChannelBandwidth)
 	if t.ChannelBandwidth > t.Bandwidth {
@@ -514,8 +518,11 @@ func (p Profile) Validate() error {
 	}
 	v.dur("transfer.chunk_start_ns", t.ChunkStart)
 	v.nonNegInt("transfer.threads", int64(t.Threads))
+	v.atMost("transfer.threads", int64(t.Threads), maxUnits)
 	v.posInt("transfer.staging_bytes", t.StagingBytes)
+	v.atMost("transfer.staging_bytes", t.StagingBytes, maxStagingBytes)
 	v.posInt("transfer.staging_buffers", int64(t.StagingBuffers))
+	v.atMost("transfer.staging_buffers", int64(t.StagingBuffers), maxUnits)
 	v.posInt("transfer.min_chunk_bytes", t.MinChunkBytes)
 	if t.MinChunkBytes > t.StagingBytes {
 		v.add("transfer.min_chunk_bytes", "must not exceed transfer.staging_bytes")
@@ -586,6 +593,23 @@ func (v *validator) add(field, msg string) {
 func (v *validator) posInt(field string, x int64) {
 	if x <= 0 {
 		v.add(field, fmt.Sprintf("must be positive, got %d", x))
+	}
+}
+
+// The largest counts a profile may give: each is a table, a set of
+// workers or staging memory the simulator makes, and beyond these a
+// profile describes no card but exhausts the host (a queue of 2^40
+// slots, 10^9 copy threads).
+const (
+	maxTable        = 1 << 20   // queue slots, ring slots, segment-table entries
+	maxUnits        = 1024      // launch cores, DMA channels, copy threads, staging buffers
+	maxStagingBytes = 256 << 20 // one staging buffer
+)
+
+// atMost adds a problem if x exceeds hi.
+func (v *validator) atMost(field string, x, hi int64) {
+	if x > hi {
+		v.add(field, fmt.Sprintf("must be at most %d, got %d", hi, x))
 	}
 }
 

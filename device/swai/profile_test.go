@@ -127,6 +127,17 @@ func TestLoadProfile(t *testing.T) {
 		{"trailing", `{"name": "x"} {}`, []string{"trailing data"}},
 		{"not json", `name = x`, []string{"parse"}},
 		{"fractional ns", `{"launch": {"cpu_ns": 1.5}}`, []string{"cpu_ns"}},
+		// Counts beyond any card, each a table, workers or staging
+		// memory the simulator would make (they ended the process out of
+		// memory, or hung it).
+		{"huge queue", `{"queue": {"slots": 1099511627776}}`, []string{"queue.slots: must be at most 1048576"}},
+		{"huge ring", `{"queue": {"levels": 2, "ring_slots": 1099511627776}}`, []string{"queue.ring_slots: must be at most 1048576"}},
+		{"huge segment table", `{"segment_entries": 2147483647}`, []string{"segment_entries: must be at most 1048576"}},
+		{"huge core count", `{"launch": {"cores": 1000000000}}`, []string{"launch.cores: must be at most 1024"}},
+		{"huge engine counts", `{"compute_engines": 1000000000, "copy_engines": 5000}`, []string{"compute_engines: must be at most 4096", "copy_engines: must be at most 4096"}},
+		{"huge transfer", `{"transfer": {"channels": 1000000000, "threads": 1000000000, "staging_buffers": 2000}}`,
+			[]string{"transfer.channels: must be at most 1024", "transfer.threads: must be at most 1024", "transfer.staging_buffers: must be at most 1024"}},
+		{"huge staging buffer", `{"transfer": {"staging_bytes": 1099511627776}}`, []string{"transfer.staging_bytes: must be at most 268435456"}},
 	}
 	for _, c := range cases {
 		path := write(strings.ReplaceAll(c.name, " ", "_")+".json", c.content)
