@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -144,6 +145,9 @@ func sweepFigures(axes []axis, rows []sweepResult) []sweepFigure {
 				}
 				f.series = append(f.series, s)
 			}
+			if len(f.series) == 0 {
+				continue // kbk alone: no speedup to draw
+			}
 			if worstAt != "" {
 				f.worst = fmt.Sprintf("worst prediction error %+.0f%% (%s)", 100*worst, worstAt)
 			} else {
@@ -237,7 +241,18 @@ func plotSweep(dir string, axes []axis, rows []sweepResult) ([]string, error) {
 
 var predDashes = []vg.Length{vg.Points(5), vg.Points(3)}
 
-func drawFigure(path string, f sweepFigure) error {
+// drawFigure writes f to path. A panic of the plotting library (it
+// panics on ranges it cannot draw) is an error, and the file it began is
+// removed.
+func drawFigure(path string, f sweepFigure) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("plotting: %v", p)
+		}
+		if err != nil {
+			os.Remove(path)
+		}
+	}()
 	p, err := figurePlot(f)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,6 +203,25 @@ func TestSweepPlotsOneLogValue(t *testing.T) {
 	files, err := plotSweep(t.TempDir(), []axis{a}, rows)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("%v: %v", files, err)
+	}
+}
+
+// TestSweepPlotsKBKAlone: a sweep of kbk alone along a log axis draws
+// its efficiency figure and no speedup figure (there is no other mode to
+// speed up; gonum's log scale panicked on the empty plot's range).
+func TestSweepPlotsKBKAlone(t *testing.T) {
+	a := axis{name: "infer", path: "infer", kind: kindFloat}
+	if err := a.parseSpec("1..20/log3"); err != nil || !a.log {
+		t.Fatalf("%v, log %v", err, a.log)
+	}
+	var rows []sweepResult
+	for _, v := range a.values {
+		rows = append(rows, sweepResult{point: []string{a.text(v)}, mode: "kbk", makespan: 100, speedup: 1, efficiency: 0.9, device: 50, hostBound: 90})
+	}
+	dir := t.TempDir()
+	files, err := plotSweep(dir, []axis{a}, rows)
+	if err != nil || !slices.Equal(files, []string{"efficiency_infer.svg"}) {
+		t.Fatalf("figures %v: %v", files, err)
 	}
 }
 
