@@ -29,9 +29,10 @@ import (
 //
 // ReduceLogSum and ReduceLogSumExp of an integer type compute in the
 // type, as onnxruntime does: ReduceLogSum is ln Σx truncated toward zero,
-// ReduceLogSumExp is max + trunc(ln Σ trunc(e^(x−max))), where every
+// ReduceLogSumExp is trunc(max + ln Σ trunc(e^(x−max))), where every
 // term below the maximum truncates to 0, so that it is the maximum plus
-// the truncated logarithm of the number of elements equal to it. A
+// the logarithm of the number of elements equal to it, truncated toward
+// zero as a whole (−5 + ln 2 is −4). A
 // logarithm of zero or of a negative sum gives the type's minimum, and a
 // result beyond the type's range saturates.
 //
@@ -323,19 +324,19 @@ func expTerm(d float64, intOut bool) float64 {
 
 // logResult finishes ReduceLogSum (ln sum) or ReduceLogSumExp (max +
 // ln sum, the max itself when it is infinite). For an integer output the
-// logarithm is truncated toward zero before the max is added.
+// result is truncated toward zero, after the max is added.
 func (k *reduction) logResult(sum, max float64, intOut bool) float64 {
-	l := math.Log(sum)
+	v := math.Log(sum)
+	if k.op == "ReduceLogSumExp" {
+		if math.IsInf(max, 0) {
+			return max
+		}
+		v += max
+	}
 	if intOut {
-		l = math.Trunc(l)
+		v = math.Trunc(v)
 	}
-	if k.op == "ReduceLogSum" {
-		return l
-	}
-	if math.IsInf(max, 0) {
-		return max
-	}
-	return l + max
+	return v
 }
 
 // extremaInt64 is ReduceMax or ReduceMin of int64 or uint64 x into the m
