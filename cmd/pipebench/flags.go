@@ -341,6 +341,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if err := applyScenarioFile(c, sf, flagSet); err != nil {
 			return nil, err
 		}
+		// The files the scenario file names are inputs too.
+		if err := checkOutputs(append(ins, sf.inputFiles()...), outFlag{"json", c.jsonPath}, outFlag{"benchfmt", c.benchfmt}, outFlag{"cpuprofile", c.cpuprof}, outFlag{"trace", c.tracePath}); err != nil {
+			return nil, err
+		}
 	}
 	if !*quiet {
 		for _, w := range idleFlags(c, flagSet, *scenFile != "") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -135,6 +136,36 @@ func TestOutputsDistinct(t *testing.T) {
 		_, err := parseFlags(args, io.Discard)
 		if err == nil || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err %v, want a usage error saying %q", tc.args, err, tc.want)
+		}
+	}
+	// The files a scenario file names are inputs too: its device profile
+	// and its model (both relative to the file).
+	prof, err := os.ReadFile("../../models/ppocr-cls.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p("m.onnx"), prof, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var dump strings.Builder
+	if code := run(context.Background(), []string{"profiles", "-dump", "swai", "-json"}, &dump, io.Discard); code != 0 {
+		t.Fatalf("profiles -dump: exit %d", code)
+	}
+	if err := os.WriteFile(p("p.json"), []byte(dump.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sf := p("s.yaml")
+	if err := os.WriteFile(sf, []byte("name: s\ngraph:\n  onnx: m.onnx\n  inputs: {x: [1, 3, 48, 192]}\ndevice:\n  profile: p.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ flag, file, want string }{
+		{"-json", "p.json", "would write over the file of -scenario-file's device.profile"},
+		{"-benchfmt", "m.onnx", "would write over the file of -scenario-file's graph.onnx"},
+		{"-cpuprofile", "m.onnx", "would write over the file of -scenario-file's graph.onnx"},
+	} {
+		_, err := parseFlags([]string{"-scenario-file", sf, "-reps", "1", c.flag, p(c.file)}, io.Discard)
+		if err == nil || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: err %v, want a usage error saying %q", c.flag, c.file, err, c.want)
 		}
 	}
 	// Distinct files pass, and the check leaves nothing behind.

@@ -839,6 +839,28 @@ func checkParam(sc scenarios.Scenario, name string, v int64) error {
 	return fmt.Errorf("%s has no parameter %q (have %s)", sc.Name, name, strings.Join(names, ", "))
 }
 
+// inputFiles are the files the scenario file names, relative to it: its
+// ONNX model and its device profile file, as the input flags of
+// checkOutputs.
+func (sf *scenarioFile) inputFiles() []outFlag {
+	var in []outFlag
+	add := func(field, p string) {
+		if !filepath.IsAbs(p) && sf.path != "" {
+			p = filepath.Join(filepath.Dir(sf.path), p)
+		}
+		in = append(in, outFlag{"scenario-file's " + field, p})
+	}
+	if sf.Graph.ONNX != "" {
+		add("graph.onnx", sf.Graph.ONNX)
+	}
+	if d := sf.Device; d.Profile != "" && d.Profile != "zero" {
+		if _, ok := builtinProfile(d.Profile); !ok {
+			add("device.profile", d.Profile)
+		}
+	}
+	return in
+}
+
 // importONNX imports graph.onnx (relative to the file) with its inputs and
 // consts, so that a model that does not import fails the load.
 func (sf *scenarioFile) importONNX() error {
