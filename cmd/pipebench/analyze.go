@@ -353,6 +353,12 @@ func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
 		return 1
 	}
 	writeAnalysis(stdout, sums)
+	if len(warns) > 0 && strings.HasSuffix(warns[0], partialTrace) {
+		// Numbers from part of a trace: a script must not take them for
+		// the whole.
+		fmt.Fprintf(stderr, "pipebench: analyze: %s could not be read to its end: the table covers the part before\n", args[0])
+		return 1
+	}
 	return 0
 }
 

@@ -1313,17 +1313,22 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 		}
 	}
 	if scanErr != nil {
-		warns = append([]string{fmt.Sprintf("%v: analysed up to there", scanErr)}, warns...)
+		warns = append([]string{fmt.Sprintf("%v%s", scanErr, partialTrace)}, warns...)
 	}
 	return sums, warns, nil
 }
+
+// partialTrace ends the warning of a trace that could not be read to its
+// end: the analysis covers what came before (pipebench analyze then exits
+// 1 after its table).
+const partialTrace = ": analysed up to there"
 
 // analyzeFile analyses the trace file at path; see analyzeScan.
 func analyzeFile(path string, cores int) ([]actorSummary, []string, error) {
 	if fi, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("trace: %w", err)
 	} else if fi.IsDir() {
-		return nil, nil, fmt.Errorf("trace: %s is a directory", path)
+		return nil, nil, fmt.Errorf("trace: %s is a directory: %w", path, errNotRegular)
 	} else if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("trace: %s is not a regular file (a pipe or device): the analysis reads a trace more than once; save it to a file first: %w", path, errNotRegular)
 	}

@@ -90,7 +90,8 @@ func TestStreamingOnFiles(t *testing.T) {
 // TestAnalyzeBadInput: a truncated trace, one from another tool and one
 // without pipert's track names are analysed as far as they go, with a
 // warning naming what is missing, or rejected with a clear error; never a
-// panic.
+// panic. A trace read only in part exits 1 after its table, so that no
+// script takes its numbers for the whole; a directory is a usage error.
 func TestAnalyzeBadInput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.json")
@@ -106,7 +107,7 @@ func TestAnalyzeBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := runArgs(t, "analyze", cut)
-	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "truncated") || !strings.Contains(stdout, "smallops kbk") {
+	if code != 1 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "truncated") || !strings.Contains(stderr, "could not be read to its end") || !strings.Contains(stdout, "smallops kbk") {
 		t.Errorf("truncated trace: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for name, body := range map[string]string{
@@ -132,6 +133,9 @@ func TestAnalyzeBadInput(t *testing.T) {
 				t.Errorf("%s: exit %d\n%s%s", name, code, stdout, stderr)
 			}
 		}
+	}
+	if code, _, stderr := runArgs(t, "analyze", dir); code != 2 || !strings.Contains(stderr, "is a directory") {
+		t.Errorf("a directory: exit %d, %s", code, stderr)
 	}
 }
 
