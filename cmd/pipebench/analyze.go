@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -321,7 +322,7 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 func us(ns int64) time.Duration { return time.Duration(ns).Round(time.Microsecond) }
 
 // runAnalyze is "pipebench analyze TRACE".
-func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
+func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer, cores int) int {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		fmt.Fprintf(stdout, "usage: pipebench analyze TRACE (a .pftrace or .json file written with -trace)\n")
 		return 0
@@ -330,7 +331,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer, cores int) int {
 		fmt.Fprintf(stderr, "pipebench: usage: pipebench analyze TRACE (a .pftrace or .json file written with -trace)\n")
 		return 2
 	}
-	sums, warns, err := analyzeFile(args[0], cores)
+	sums, warns, err := analyzeFile(ctx, args[0], cores)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: analyze: %v\n", err)
 		if errors.Is(err, errNotRegular) {

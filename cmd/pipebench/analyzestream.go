@@ -2,8 +2,10 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"math/bits"
@@ -1323,8 +1325,9 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 // 1 after its table).
 const partialTrace = ": analysed up to there"
 
-// analyzeFile analyses the trace file at path; see analyzeScan.
-func analyzeFile(path string, cores int) ([]actorSummary, []string, error) {
+// analyzeFile analyses the trace file at path; see analyzeScan. It stops
+// with ctx's error once ctx ends (an interrupt).
+func analyzeFile(ctx context.Context, path string, cores int) ([]actorSummary, []string, error) {
 	if fi, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("trace: %w", err)
 	} else if fi.IsDir() {
@@ -1332,10 +1335,35 @@ func analyzeFile(path string, cores int) ([]actorSummary, []string, error) {
 	} else if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("trace: %s is not a regular file (a pipe or device): the analysis reads a trace more than once; save it to a file first: %w", path, errNotRegular)
 	}
-	return analyzeScan(func(h trace.Handler) error {
-		_, err := trace.ScanFile(path, h)
-		return err
+	sums, warns, err := analyzeScan(func(h trace.Handler) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("trace: %w", err)
+		}
+		defer f.Close()
+		if _, err := trace.Scan(ctxReader{ctx, f}, h); err != nil {
+			return fmt.Errorf("trace: %s: %w", path, err)
+		}
+		return nil
 	}, cores)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("analysis of %s: %w", path, err)
+	}
+	return sums, warns, err
+}
+
+// ctxReader is r until ctx ends, then ctx's error: a scan stops at its
+// next read.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(b)
 }
 
 // errNotRegular marks a trace path analyzeFile cannot read: not a regular

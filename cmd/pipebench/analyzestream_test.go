@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -26,7 +28,7 @@ func checkStreamingEqualsReference(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, warns, err := analyzeFile(path, cores)
+	got, warns, err := analyzeFile(context.Background(), path, cores)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +247,7 @@ func analyzeOne(t *testing.T, body string) actorSummary {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sums, warns, err := analyzeFile(path, 2)
+	sums, warns, err := analyzeFile(context.Background(), path, 2)
 	if err != nil || len(warns) > 0 {
 		t.Fatalf("analyzeFile: %v, warnings %q", err, warns)
 	}
@@ -352,5 +354,23 @@ func TestShareCores(t *testing.T) {
 		if sums[i].sharedPred != want {
 			t.Errorf("%s: shared prediction %d, want %d", sums[i].name, sums[i].sharedPred, want)
 		}
+	}
+}
+
+// TestAnalyzeStopsWhenInterrupted: the analysis of a trace stops with the
+// context's error once it ends (Ctrl-C), where it read the whole trace.
+func TestAnalyzeStopsWhenInterrupted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.pftrace")
+	if code, _, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := analyzeFile(ctx, path, 2); !errors.Is(err, context.Canceled) {
+		t.Errorf("analysis after the interrupt: %v, want context.Canceled", err)
+	}
+	var stdout, stderr strings.Builder
+	if code := runAnalyze(ctx, []string{path}, &stdout, &stderr, 2); code != 1 || stdout.Len() > 0 {
+		t.Errorf("pipebench analyze after the interrupt: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }

@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if len(args) > 0 {
 		switch args[0] {
 		case "analyze":
-			return runAnalyze(args[1:], stdout, stderr, runtime.GOMAXPROCS(0))
+			return runAnalyze(ctx, args[1:], stdout, stderr, runtime.GOMAXPROCS(0))
 		case "device":
 			return runDevice(ctx, args[1:], stdout, stderr)
 		case "soak":
@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		// A pipe or device: the trace went by, it cannot be read back.
 		fmt.Fprintf(stderr, "pipebench: trace %s is not a regular file: not analysed (pipebench analyze reads a saved trace)\n", cfg.tracePath)
 	} else if cfg.tracePath != "" && cfg.analyze {
-		sums, warns, err := analyzeFile(cfg.tracePath, runtime.GOMAXPROCS(0))
+		sums, warns, err := analyzeFile(ctx, cfg.tracePath, runtime.GOMAXPROCS(0))
 		if err == nil && len(warns) > 0 { // a trace pipert wrote must be sound
 			err = errors.New(strings.Join(warns, "; "))
 		}
