@@ -32,7 +32,7 @@ import (
 // each addition of fields bumps one, and README's "The JSON documents"
 // says what each minor added.
 const (
-	reportMinor = 4
+	reportMinor = 5
 	moeMinor    = 1
 	soakMinor   = 0
 )
@@ -45,7 +45,10 @@ type report struct {
 	SchemaMinor   int      `json:"schema_minor"`
 	Machine       machine  `json:"machine"`
 	Device        string   `json:"device"`
-	Results       []result `json:"results"`
+	// Incomplete, when set, says why the run stopped early (an interrupt
+	// or an error); Results hold the variants measured before.
+	Incomplete string   `json:"incomplete,omitempty"`
+	Results    []result `json:"results"`
 	// series holds every variant's repetitions, in the results' order, for
 	// -benchfmt.
 	series []series
@@ -491,7 +494,10 @@ type stageBusy struct {
 // a trace, every variant also runs untraced, interleaved with the traced
 // runs, and the results come from the untraced twins; the traced medians
 // give the tracing overhead.
-func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Writer) (*report, error) {
+//
+// When a run fails or is interrupted after some variants were measured,
+// bench returns the error and the report of those, marked Incomplete.
+func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Writer) (out *report, err error) {
 	progress := newProgress(stderr, cfg.quiet)
 	nvariants := 0
 	for _, sc := range cfg.scenarios {
@@ -500,6 +506,16 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 	procs := runtime.GOMAXPROCS(0)
 	rep := &report{SchemaVersion: 1, SchemaMinor: reportMinor, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}, Device: cfg.devices.name}
 	defer cfg.devices.close()
+	defer func() {
+		if err != nil && len(rep.Results) > 0 {
+			progress.clear()
+			rep.Incomplete = err.Error()
+			if ctx.Err() != nil {
+				rep.Incomplete = "interrupted: " + rep.Incomplete
+			}
+			out = rep
+		}
+	}()
 	var rec *trace.Recorder
 	if cfg.tracePath != "" {
 		var err error

@@ -116,6 +116,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		if errors.Is(err, errUsage) {
 			return 2
 		}
+		if rep != nil {
+			writeIncomplete(ctx, cfg, rep, stdout, stderr)
+		}
 		return 1
 	}
 	writeTable(stdout, rep)
@@ -174,6 +177,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return 1
 	}
 	return 0
+}
+
+// writeIncomplete writes what a run that stopped early measured: the
+// table, -benchfmt and -json (marked incomplete) of the variants it
+// finished, and says so. The trace holds what was recorded; it is not
+// analysed.
+func writeIncomplete(ctx context.Context, cfg *config, rep *report, stdout, stderr io.Writer) {
+	writeTable(stdout, rep)
+	var files []string
+	if cfg.benchfmt != "" {
+		if err := writeBenchfmt(cfg.benchfmt, rep); err != nil {
+			fmt.Fprintf(stderr, "pipebench: %v\n", err)
+		} else {
+			files = append(files, cfg.benchfmt)
+		}
+	}
+	if cfg.jsonPath != "" {
+		if err := writeJSON(cfg.jsonPath, rep); err != nil {
+			fmt.Fprintf(stderr, "pipebench: %v\n", err)
+		} else {
+			files = append(files, cfg.jsonPath+" (\"incomplete\" says why)")
+		}
+	}
+	why := "the run failed"
+	if ctx.Err() != nil {
+		why = "interrupted"
+	}
+	where := "the table above holds"
+	if len(files) > 0 {
+		where = "the table above and " + strings.Join(files, " and ") + " hold"
+	}
+	fmt.Fprintf(stderr, "pipebench: %s: %s the %d rows measured before\n", why, where, len(rep.Results))
 }
 
 // stickyWriter is a writer that remembers its first error and writes

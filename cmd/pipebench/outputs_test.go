@@ -306,3 +306,34 @@ func TestUsageListsMoE(t *testing.T) {
 		}
 	}
 }
+
+// TestIncompleteRunKeepsItsResults: a run that fails after some scenarios
+// were measured (here ocr at a size no device holds, after smallops)
+// exits 1 but prints and writes what it measured, marked incomplete.
+func TestIncompleteRunKeepsItsResults(t *testing.T) {
+	dir := t.TempDir()
+	js, bf := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.txt")
+	code, stdout, stderr := runArgs(t, "-quick", "-scenario", "smallops,ocr", "-mode", "kbk", "-reps", "1", "-size", "100000000", "-json", js, "-benchfmt", bf)
+	if code != 1 || !strings.Contains(stdout, "smallops") || !strings.Contains(stderr, "the run failed") || !strings.Contains(stderr, "hold the 1 rows measured before") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Incomplete string `json:"incomplete"`
+		Results    []struct {
+			Scenario string `json:"scenario"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.Incomplete, "scenario ocr") || len(doc.Results) != 1 || doc.Results[0].Scenario != "smallops" {
+		t.Errorf("JSON incomplete %q, results %+v", doc.Incomplete, doc.Results)
+	}
+	if b, err := os.ReadFile(bf); err != nil || !strings.Contains(string(b), "BenchmarkSmallops") {
+		t.Errorf("-benchfmt: %v\n%s", err, b)
+	}
+}
