@@ -151,11 +151,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if *quiet && *verbose {
 		return nil, fmt.Errorf("%w: -q and -v are exclusive (quiet, or verbose)", errUsage)
 	}
-	if c.size < 0 || c.size%32 != 0 {
-		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32", errUsage, c.size)
-	}
 	flagSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagSet[f.Name] = true })
+	if c.size < 0 || c.size%32 != 0 || flagSet["size"] && c.size == 0 {
+		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32", errUsage, c.size)
+	}
 	// A flag that does nothing without another is said so, not ignored
 	// silently.
 	for _, d := range []struct {

@@ -30,6 +30,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"stray"},
 		{"-prepare", "fast"},
 		{"-size", "100"},
+		{"-size", "0"},
 		{"-input", "x=1x3"},
 		{"-model", "../../models/ppocrv4-det.onnx", "-scenario", "ocr"},
 		{"-model", "../../models/ppocrv4-det.onnx", "-golden", "../../models/ppocrv4-det.golden.json", "-input", "x=1x3x96x96"},

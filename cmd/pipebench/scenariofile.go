@@ -143,6 +143,8 @@ func wholeNumbers(n *yaml.Node) error {
 			what := "is not a whole number"
 			if _, err := strconv.ParseInt(strings.TrimPrefix(n.Value, "+"), 0, 64); errors.Is(err, strconv.ErrRange) {
 				what = "is out of range" // a whole number beyond int64
+			} else if f, err := strconv.ParseFloat(n.Value, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				what = fmt.Sprintf("is written as a fraction: write the whole number %d", int64(f))
 			}
 			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: column %d: %s %s", n.Line, n.Column, n.Value, what)}}
 		}
@@ -602,6 +604,19 @@ func parseScenarioFile(path string, data []byte) (*scenarioFile, error) {
 	ix, err := decodeStrict(path, data, sf)
 	if err != nil {
 		return nil, err
+	}
+	// yaml.v3 truncates a fraction into an integer field (reps: 2.9 would
+	// run 2): the top-level counts must be whole numbers.
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) == nil && len(root.Content) > 0 && root.Content[0].Kind == yaml.MappingNode {
+		m := root.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k := m.Content[i].Value; k == "reps" || k == "seed" {
+				if err := wholeNumbers(m.Content[i+1]); err != nil {
+					return nil, yamlErrors(path, ix, err)
+				}
+			}
+		}
 	}
 	sf.line = ix
 	// What a file leaves out is what pipebench runs without it: the

@@ -147,6 +147,8 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"zero scale", "scale: 1", "scale: 0", ":39: device.scale:"},
 		{"unknown mode", "[kbk, async, pipeline, replay]", "[kbk, warp]", ":40: modes[1]: unknown mode"},
 		{"no reps", "reps: 5", "reps: 0", ":42: reps: 0 outside"},
+		{"fractional reps", "reps: 5", "reps: 2.9", ":42: reps: 2.9 is not a whole number"},
+		{"whole parameter as a fraction", "    layers: 6", "    layers: 6.0", ":19: graph.params.layers: 6.0 is written as a fraction: write the whole number 6"},
 		{"onnx that does not import", "builtin: decode", "onnx: bad.onnx\n  inputs: {x: [1]}", ":10: graph.onnx: "},
 		{"unknown op", "  launch: 8us", "  launch: 8us\n  by_op: {Conv: {infer: 1us}}", ":29: costs.by_op.Conv: the graph has no Conv kernel"},
 	} {
