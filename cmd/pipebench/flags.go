@@ -230,6 +230,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 				return nil, err
 			}
 		}
+		if err := checkModelNames(m, mf); err != nil {
+			return nil, err
+		}
 		if mf.golden != "" {
 			g, err := onnx.ReadGolden(mf.golden)
 			if err != nil {

@@ -138,6 +138,35 @@ func parseInputs(s string) (map[string][]int64, error) {
 	return out, nil
 }
 
+// checkModelNames checks that -input names inputs of model m and that
+// -outputs names tensors its graph takes or computes: usage errors naming
+// the flag, before the import.
+func checkModelNames(m *onnx.Model, mf *modelFlags) error {
+	inputs, tensors := map[string]bool{}, map[string]bool{}
+	for _, vi := range m.Graph.Inputs {
+		inputs[vi.Name], tensors[vi.Name] = true, true
+	}
+	for _, t := range m.Graph.Initializers {
+		tensors[t.Name] = true
+	}
+	for _, n := range m.Graph.Nodes {
+		for _, o := range n.Outputs {
+			tensors[o] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(mf.shapes)) {
+		if !inputs[name] {
+			return fmt.Errorf("%w: -input %s: the model has no such input", errUsage, name)
+		}
+	}
+	for _, name := range mf.outputs {
+		if !tensors[name] {
+			return fmt.Errorf("%w: -outputs %s: the model neither takes nor computes such a tensor", errUsage, name)
+		}
+	}
+	return nil
+}
+
 // parseConsts parses "-const sr=16000" into scalars of each input's dtype
 // in model m.
 func parseConsts(s string, m *onnx.Model) (map[string]*kernel.Tensor, error) {
@@ -246,6 +275,10 @@ func modelScenario(mf *modelFlags) scenarios.Scenario {
 		Build: func(c scenarios.Config) (*scenarios.Workload, error) {
 			g, err := onnx.ImportFile(mf.path, mf.options(mf.shapes))
 			if err != nil {
+				if msg := err.Error(); strings.Contains(msg, "Options.Shapes[") {
+					// A shape of -input the model's declaration refuses.
+					return nil, fmt.Errorf("%w: -input: %s", errUsage, strings.ReplaceAll(msg, "Options.Shapes", "shape"))
+				}
 				return nil, err
 			}
 			if mf.golden != "" {
