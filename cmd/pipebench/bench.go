@@ -574,11 +574,14 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 				if err != nil {
 					return nil, err
 				}
-				if sc.Platform != nil {
+				if sc.Platform != nil || sc.Profile != nil && rep.Device != "zero" {
 					if rep.platforms == nil {
 						rep.platforms = map[string]string{}
 					}
 					rep.platforms[sc.Name] = dev.Name()
+					if sc.Profile != nil {
+						rep.platforms[sc.Name] = "zero" // its own device, not the card
+					}
 				}
 				if cfg.simCost {
 					dev, r.meter = meter(dev)

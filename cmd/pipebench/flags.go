@@ -253,6 +253,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.scenarios = append(c.scenarios, s)
 	}
+	if len(c.scenarios) > 0 && !slices.ContainsFunc(c.scenarios, func(sc scenarios.Scenario) bool { return sc.Profile == nil }) {
+		// zerocost alone: its own device runs, not the card; name that.
+		c.devices.name = "zero"
+	}
 	ms := splitList(*modes)
 	if len(ms) == 0 {
 		c.modes = pipert.Modes()
@@ -399,6 +403,9 @@ func idleFlags(c *config, set map[string]bool, scenarioFile bool) []string {
 	}
 	if scenarioFile {
 		say("quick", "with -scenario-file (the file sets the sizes)")
+	}
+	if c.model == nil && !scenarioFile && len(c.scenarios) > 0 && !slices.ContainsFunc(c.scenarios, func(sc scenarios.Scenario) bool { return sc.Profile == nil }) {
+		say("device", "with the zerocost scenario (it runs on its own device, which takes no time)")
 	}
 	return out
 }

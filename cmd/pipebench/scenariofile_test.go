@@ -487,6 +487,17 @@ func TestZeroDeviceLabel(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil || rep.Device != "zero" {
 		t.Errorf("JSON device %q (%v), want zero", rep.Device, err)
 	}
+	// The built-in scenario too, whatever -device says (it does nothing
+	// there), and beside another scenario its own device is named.
+	code, out, errb = runArgs(t, "-quick", "-scenario", "zerocost", "-mode", "kbk", "-reps", "1", "-device", "gpu", "-json", jsonPath)
+	b, _ = os.ReadFile(jsonPath)
+	rep = report{}
+	if code != 0 || !strings.Contains(out, "\ndevice zero;") || !strings.Contains(errb, "-device does nothing with the zerocost scenario") || json.Unmarshal(b, &rep) != nil || rep.Device != "zero" {
+		t.Errorf("-scenario zerocost -device gpu: exit %d, JSON device %q\n%s%s", code, rep.Device, out, errb)
+	}
+	if code, out, errb = runArgs(t, "-quick", "-scenario", "zerocost,smallops", "-mode", "kbk", "-reps", "1"); code != 0 || !strings.Contains(out, "\ndevice swai (zerocost: zero);") {
+		t.Errorf("zerocost beside smallops: exit %d\n%s%s", code, out, errb)
+	}
 }
 
 // TestScenarioFileOutputs: graph.outputs selects an ONNX model's outputs
