@@ -136,7 +136,7 @@ func TestModelOutputs(t *testing.T) {
 		}
 	}
 	code, _, stderr = runArgs(t, "-model", model, "-reps", "1", "-mode", "kbk", "-outputs", "nope")
-	if code == 0 || !strings.Contains(stderr, `"nope", which the graph neither takes nor computes`) {
+	if code != 2 || !strings.Contains(stderr, "-outputs nope: the model neither takes nor computes such a tensor") {
 		t.Errorf("-outputs nope: exit %d: %s", code, stderr)
 	}
 	code, stdout, stderr = runArgs(t, "-model", model, "-reps", "1", "-mode", "kbk,pipeline", "-outputs", "output_label")
