@@ -388,6 +388,14 @@ func idleFlags(c *config, set map[string]bool, scenarioFile bool) []string {
 	if !slices.Contains(c.tilingCopies, pipert.MultiStream) {
 		say("tiling-blocks", "without -tiling-copy multi-stream")
 	}
+	if c.cacheSets == nil && !slices.ContainsFunc(c.scenarios, func(sc scenarios.Scenario) bool { return sc.CacheStudy }) {
+		// The default caches: none but on decode-steps.
+		say("cache-local", "without its cache: no -cache, and the scenarios run without caches by default")
+		say("cache-global", "without its cache: no -cache, and the scenarios run without caches by default")
+	}
+	if c.model == nil && !slices.ContainsFunc(c.scenarios, func(sc scenarios.Scenario) bool { return sc.Steps > 1 }) {
+		say("overlap", "without a scenario of consecutive steps (decode-steps)")
+	}
 	if c.cacheSets != nil {
 		for _, cs := range []struct {
 			flag string

@@ -135,6 +135,10 @@ func TestIdleFlagsAreSaid(t *testing.T) {
 		{[]string{"-cache", "local", "-cache-local", "3"}, ""},
 		{[]string{"-scenario", "smallops", "-size", "320"}, "-size does nothing without the ocr scenario"},
 		{[]string{"-scenario", "ocr", "-size", "320"}, ""},
+		{[]string{"-scenario", "zerocost", "-cache-local", "3"}, "-cache-local does nothing without its cache: no -cache"},
+		{[]string{"-scenario", "decode-steps", "-cache-local", "3"}, ""},
+		{[]string{"-scenario", "smallops", "-overlap=false"}, "-overlap does nothing without a scenario of consecutive steps"},
+		{[]string{"-scenario", "decode-steps", "-overlap=false"}, ""},
 	} {
 		var errb strings.Builder
 		if _, err := parseFlags(c.args, &errb); err != nil {
