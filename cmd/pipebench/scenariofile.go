@@ -332,6 +332,27 @@ func (d *costDist) mean() time.Duration {
 	return d.value
 }
 
+// least and most are the bounds of d's draws.
+func (d *costDist) least() time.Duration {
+	switch d.kind {
+	case distUniform:
+		return d.lo
+	case distLognormal:
+		return 0
+	}
+	return d.value
+}
+
+func (d *costDist) most() time.Duration {
+	switch d.kind {
+	case distUniform:
+		return d.hi
+	case distLognormal:
+		return time.Duration(math.Min(100*float64(d.median), float64(plan.MaxCost)))
+	}
+	return d.value
+}
+
 // draw samples d with r; a lognormal draw is capped at 100 times its
 // median and at plan.MaxCost.
 func (d *costDist) draw(r *rand.Rand) time.Duration {
@@ -955,6 +976,32 @@ func (sf *scenarioFile) checkCosts() error {
 			}
 		}
 	}
+	// Tiling is part of Resize and Alloc of Launch: a part that always
+	// exceeds its whole (its least draw above the whole's most, for the
+	// file's costs and each op's) contradicts the file. Draws of ranges
+	// that overlap are capped by the whole's, node by node.
+	parts := []struct{ part, whole int }{{4, 2}, {5, 3}} // tiling ≤ resize, alloc ≤ launch
+	for _, pw := range parts {
+		if lo, hi := c.fields()[pw.part].least(), c.fields()[pw.whole].most(); lo > hi {
+			return sf.errorf("costs."+costStages[pw.part], "%v exceeds the %s cost %v", lo, costStages[pw.whole], hi)
+		}
+	}
+	for _, op := range slices.Sorted(mapsKeys(c.ByOp)) {
+		oc := c.ByOp[op]
+		ds, od := c.fields(), oc.fields()
+		for _, pw := range parts {
+			part, whole := ds[pw.part], ds[pw.whole]
+			if *od[pw.part] != nil {
+				part = *od[pw.part]
+			}
+			if *od[pw.whole] != nil {
+				whole = *od[pw.whole]
+			}
+			if lo, hi := part.least(), whole.most(); lo > hi {
+				return sf.errorf("costs.by_op."+op+"."+costStages[pw.part], "%v exceeds the %s cost %v of %s kernels", lo, costStages[pw.whole], hi, op)
+			}
+		}
+	}
 	fixed := len(c.ByOp) == 0
 	for _, d := range c.fields() {
 		fixed = fixed && d.kind == distFixed
@@ -965,12 +1012,6 @@ func (sf *scenarioFile) checkCosts() error {
 	}
 	sf.meanCosts = mean(c.fields())
 	if fixed {
-		if sf.meanCosts.Tiling > sf.meanCosts.Resize {
-			return sf.errorf("costs.tiling", "%v exceeds the resize cost %v", sf.meanCosts.Tiling, sf.meanCosts.Resize)
-		}
-		if sf.meanCosts.Alloc > sf.meanCosts.Launch {
-			return sf.errorf("costs.alloc", "%v exceeds the launch cost %v", sf.meanCosts.Alloc, sf.meanCosts.Launch)
-		}
 		return nil
 	}
 	sf.meanCosts.Tiling = min(sf.meanCosts.Tiling, sf.meanCosts.Resize)

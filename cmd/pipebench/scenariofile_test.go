@@ -148,6 +148,10 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"unknown mode", "[kbk, async, pipeline, replay]", "[kbk, warp]", ":40: modes[1]: unknown mode"},
 		{"no reps", "reps: 5", "reps: 0", ":42: reps: 0 outside"},
 		{"fractional reps", "reps: 5", "reps: 2.9", ":42: reps: 2.9 is not a whole number"},
+		// A part of a stage's cost that always exceeds it: a range's least
+		// draw above the stage's, and an op's own costs too.
+		{"alloc range over launch", "alloc: 0s", "alloc: {uniform: [9us, 10us]}", ":30: costs.alloc: 9µs exceeds the launch cost 8µs"},
+		{"op's tiling over resize", "create: 0s", "create: 0s\n  by_op: {MatMul: {tiling: 7us}}", ":32: costs.by_op.MatMul.tiling: 7µs exceeds the resize cost 6µs of MatMul kernels"},
 		{"whole parameter as a fraction", "    layers: 6", "    layers: 6.0", ":19: graph.params.layers: 6.0 is written as a fraction: write the whole number 6"},
 		{"onnx that does not import", "builtin: decode", "onnx: bad.onnx\n  inputs: {x: [1]}", ":10: graph.onnx: "},
 		{"unknown op", "  launch: 8us", "  launch: 8us\n  by_op: {Conv: {infer: 1us}}", ":29: costs.by_op.Conv: the graph has no Conv kernel"},
