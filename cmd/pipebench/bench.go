@@ -41,10 +41,10 @@ const (
 type report struct {
 	// SchemaVersion is 1; SchemaMinor counts the additions since (README,
 	// "The JSON documents"): later minors only add fields.
-	SchemaVersion int      `json:"schema_version"`
-	SchemaMinor   int      `json:"schema_minor"`
-	Machine       machine  `json:"machine"`
-	Device        string   `json:"device"`
+	SchemaVersion int     `json:"schema_version"`
+	SchemaMinor   int     `json:"schema_minor"`
+	Machine       machine `json:"machine"`
+	Device        string  `json:"device"`
 	// Incomplete, when set, says why the run stopped early (an interrupt
 	// or an error); Results hold the variants measured before.
 	Incomplete string   `json:"incomplete,omitempty"`
