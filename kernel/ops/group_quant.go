@@ -180,32 +180,22 @@ type matAxis struct {
 // newMatAxis checks t (nil or empty: absent) for an operand of shape op
 // whose rows (A, col false) or columns (B, col true) number n.
 func newMatAxis(t *kernel.Tensor, name string, op kernel.Shape, col bool, n int64, dts ...kernel.DType) (matAxis, error) {
-	if t == nil || t.NumElements() == 0 && t.Shape.Rank() > 0 {
-		return matAxis{}, nil
+	p, err := newPerAxis(t, name, n, dts...)
+	if err == nil {
+		return matAxis{t: p.t, n: p.n}, nil
 	}
-	if err := dtypeIn(t, name, dts...); err != nil {
+	if dtypeIn(t, name, dts...) != nil {
 		return matAxis{}, err
 	}
-	switch m := t.NumElements(); {
-	case m == 1:
-		return matAxis{t: t, n: 1}, nil
-	case m == n:
-		return matAxis{t: t, n: n}, nil
-	}
-	if r := op.Rank(); r > 2 && t.Shape.Rank() == r && t.Shape[:r-2].Equal(op[:r-2]) {
-		last := kernel.Shape{n, 1}
-		if col {
-			last = kernel.Shape{1, n}
-		}
-		if t.Shape[r-2:].Equal(last) {
-			return matAxis{t: t, n: n, batched: true}, nil
-		}
-	}
-	want := fmt.Sprintf("one element, %d or %v", n, append(op[:max(op.Rank()-2, 0)].Clone(), n, 1))
+	last := kernel.Shape{n, 1}
 	if col {
-		want = fmt.Sprintf("one element, %d or %v", n, append(op[:max(op.Rank()-2, 0)].Clone(), 1, n))
+		last = kernel.Shape{1, n}
 	}
-	return matAxis{}, fmt.Errorf("input %s %v: want %s", name, t.Shape, want)
+	if r := op.Rank(); r > 2 && t.Shape.Rank() == r && t.Shape[:r-2].Equal(op[:r-2]) && t.Shape[r-2:].Equal(last) {
+		return matAxis{t: t, n: n, batched: true}, nil
+	}
+	want := append(op[:max(op.Rank()-2, 0)].Clone(), last...)
+	return matAxis{}, fmt.Errorf("input %s %v: want one element, %d or %v", name, t.Shape, n, want)
 }
 
 // index is the element of the value for row or column i of the
