@@ -215,6 +215,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("%w: -tol %g: want a finite number ≥ 0", errUsage, *tol)
 		}
 		mf := &modelFlags{path: *model, golden: *goldenF, tol: *tol}
+		if err := checkInput("-model", *model, 0); err != nil {
+			return nil, err
+		}
+		if *goldenF != "" {
+			if err := checkInput("-golden", *goldenF, 0); err != nil {
+				return nil, err
+			}
+		}
 		m, err := onnx.ReadFile(*model)
 		if err != nil {
 			return nil, usageIfMissing("-model", err)
@@ -364,6 +372,36 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // usageIfMissing makes err a usage error when it says the file a flag
 // names is missing or cannot be read as a file (exit 2, as for a missing
 // -scenario-file); a file that is there but bad stays a failure.
+// textFileMax bounds a scenario file or a device profile: kilobytes are
+// what they hold.
+const textFileMax = 16 << 20
+
+// checkInput checks that path, an input file of what (a flag, or a field
+// of a scenario file), is a regular file of at most max bytes (0: any
+// size): a device or a pipe (/dev/zero) would be read without end.
+func checkInput(what, path string, max int64) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return usageIfMissing(what, err)
+	}
+	if err := inputProblem(path, fi, max); err != nil {
+		return fmt.Errorf("%w: %s %v", errUsage, what, err)
+	}
+	return nil
+}
+
+// inputProblem says what is wrong with the input file path of info fi
+// (see checkInput), or nil.
+func inputProblem(path string, fi os.FileInfo, max int64) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	if max > 0 && fi.Size() > max {
+		return fmt.Errorf("%s has %d bytes: more than the %d such a file can hold", path, fi.Size(), max)
+	}
+	return nil
+}
+
 func usageIfMissing(flag string, err error) error {
 	var pe *fs.PathError
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.As(err, &pe) && pe.Err != nil && strings.Contains(pe.Err.Error(), "is a directory") {

@@ -37,6 +37,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-model", "../../models/ppocrv4-det.onnx", "-input", "x=1x3xbig"},
 		{"-model", "../../models/silero-vad-v5.onnx", "-const", "nosuch=1"},
 		{"-model", "../../models/ppocr-cls.onnx", "-input", "nosuch=1x3"},
+		{"-model", os.DevNull},         // not a regular file: read without end (/dev/zero)
+		{"-scenario-file", os.DevNull}, // the same
 		{"-model", "../../models/ppocr-cls.onnx", "-input", "x=1x3x48x192", "-outputs", "nosuch"},
 		{"-model", "../../onnx/testdata/light/light_squeezenet.onnx", "-input", "data_0=1x3x1x1", "-mode", "kbk", "-reps", "1"}, // the model fixes dimension 2 to 224
 		{"-model", "../../models/nosuch.onnx"},

@@ -157,6 +157,11 @@ func mergeProfile(dst, over map[string]any, prefix string) error {
 // a .yaml or .yml file (pipebench profiles -dump) through the same
 // overrides on Default, with the line of a bad field.
 func loadProfileFile(path string) (swai.Profile, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return swai.Profile{}, err
+	} else if err := inputProblem(path, fi, textFileMax); err != nil {
+		return swai.Profile{}, fmt.Errorf("profile %w", err)
+	}
 	switch strings.ToLower(pathExt(path)) {
 	case ".json":
 		p, err := swai.LoadProfile(path)

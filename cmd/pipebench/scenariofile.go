@@ -611,6 +611,9 @@ func decodeStrict(file string, data []byte, v any) (*lineIndex, error) {
 
 // loadScenarioFile reads and checks a scenario file.
 func loadScenarioFile(path string) (*scenarioFile, error) {
+	if err := checkInput("-scenario-file", path, textFileMax); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -scenario-file: %v", errUsage, err)
@@ -903,6 +906,11 @@ func (sf *scenarioFile) importONNX() error {
 	p := sf.Graph.ONNX
 	if !filepath.IsAbs(p) && sf.path != "" {
 		p = filepath.Join(filepath.Dir(sf.path), p)
+	}
+	if fi, err := os.Stat(p); err == nil {
+		if err := inputProblem(p, fi, 0); err != nil {
+			return sf.errorf("graph.onnx", "%v", err)
+		}
 	}
 	m, err := onnx.ReadFile(p)
 	if err != nil {
