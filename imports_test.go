@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"heterog":                 {"plan", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/ready", "internal/clock", "internal/hostmem", "internal/minheap", "internal/spin", "trace"},
 	"heterog/heterogtest":     {"plan", "heterog", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/host"},
 	"":                        {"onnx", "control", "plan", "actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "trace"},
-	"scenarios":               {"", "plan", "subgraph", "kernel", "device", "device/host", "device/mt3000", "onnx", "models"},
+	"scenarios":               {"", "plan", "subgraph", "kernel", "device", "device/host", "device/mt3000", "onnx", "models", "internal/hostmem"},
 	"models":                  {},
 	"moe":                     {"", "device", "device/fabric", "kernel", "subgraph"},
 }

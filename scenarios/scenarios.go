@@ -27,6 +27,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -34,6 +35,7 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/hostmem"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/subgraph"
 )
@@ -129,7 +131,25 @@ func DefaultCosts() pipert.Costs {
 
 var registry = map[string]Scenario{}
 
-func register(s Scenario) { registry[s.Name] = s }
+func register(s Scenario) {
+	build := s.Build
+	s.Build = func(c Config) (w *Workload, err error) {
+		// A real tensor too large for the host stops the build (see
+		// data.alloc) with an error, before Go's allocator would end the
+		// process.
+		defer func() {
+			if p := recover(); p != nil {
+				tl, ok := p.(tooLarge)
+				if !ok {
+					panic(p)
+				}
+				w, err = nil, fmt.Errorf("scenarios: %s: %w", s.Name, tl.err)
+			}
+		}()
+		return build(c)
+	}
+	registry[s.Name] = s
+}
 
 // All returns the built-in scenarios sorted by name.
 func All() []Scenario {
@@ -170,12 +190,34 @@ func newData(c Config) *data {
 	return &data{real: c.Real, rng: rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15))}
 }
 
+// tooLarge is the panic of data.alloc, which the registered Build turns
+// into its error.
+type tooLarge struct{ err error }
+
+// alloc returns a zeroed real tensor, or stops the build (panicking with
+// tooLarge) when its size overflows or the host cannot hold it: real
+// data follows a scenario's parameters, which a scenario file sets.
+func (d *data) alloc(dt kernel.DType, shape ...int64) *kernel.Tensor {
+	n := uint64(dt.Size())
+	for _, s := range shape {
+		hi, lo := bits.Mul64(n, uint64(s))
+		if s < 0 || hi != 0 || lo > 1<<62 {
+			panic(tooLarge{fmt.Errorf("real %v tensor of shape %v: more bytes than an int64 counts", dt, shape)})
+		}
+		n = lo
+	}
+	if err := hostmem.Check(int64(n)); err != nil {
+		panic(tooLarge{fmt.Errorf("real %v tensor of shape %v: %w", dt, shape, err)})
+	}
+	return kernel.New(dt, shape...)
+}
+
 // float returns a float tensor of uniform values in [-scale, scale).
 func (d *data) float(dt kernel.DType, scale float32, shape ...int64) *kernel.Tensor {
 	if !d.real {
 		return kernel.Virtual(dt, shape...)
 	}
-	t := kernel.New(dt, shape...)
+	t := d.alloc(dt, shape...)
 	switch dt {
 	case kernel.Float32:
 		f := kernel.Float32s(t.Host)
@@ -197,7 +239,7 @@ func (d *data) ints(n int64, shape ...int64) *kernel.Tensor {
 	if !d.real {
 		return kernel.Virtual(kernel.Int64, shape...)
 	}
-	t := kernel.New(kernel.Int64, shape...)
+	t := d.alloc(kernel.Int64, shape...)
 	for i := range kernel.Int64s(t.Host) {
 		kernel.Int64s(t.Host)[i] = d.rng.Int64N(n)
 	}

@@ -588,3 +588,19 @@ func TestScenarioFileErrorsNameTheElement(t *testing.T) {
 		}
 	}
 }
+
+// TestRealDataTooLargeIsAnError: -real data for parameters within their
+// bounds but beyond the host's memory (a decode step of hidden size 2^24)
+// fails the build with an error naming the scenario and the tensor, where
+// Go's allocator ended the process.
+func TestRealDataTooLargeIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.yaml")
+	body := "name: decode\ngraph:\n  builtin: decode\n  params: {hidden: 16777216, ffn: 16777216}\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runArgs(t, "-scenario-file", path, "-mode", "kbk", "-reps", "1", "-real")
+	if code != 1 || !strings.Contains(stderr, "scenarios: decode: real float32 tensor of shape") || !strings.Contains(stderr, "available memory") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
