@@ -904,8 +904,12 @@ func writeTable(w io.Writer, rep *report) {
 	writeTilingCopies(w, rep)
 	for _, r := range rep.Results {
 		if r.TraceOverhead != nil {
-			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan [quartiles %+.1f%%, %+.1f%%], %+.0f ns a kernel (median of %d repetitions, each traced one paired with its untraced twin, run before it and after it in turn)\n",
-				r.Scenario, variantName(r), 100**r.TraceOverhead, 100*r.TraceOverheadIQR[0], 100*r.TraceOverheadIQR[1], *r.TraceNsPerKernel, r.Reps)
+			perKernel := "" // a graph of no kernels has no cost a kernel
+			if r.Kernels > 0 {
+				perKernel = fmt.Sprintf(", %+.0f ns a kernel", *r.TraceNsPerKernel)
+			}
+			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan [quartiles %+.1f%%, %+.1f%%]%s (median of %d repetitions, each traced one paired with its untraced twin, run before it and after it in turn)\n",
+				r.Scenario, variantName(r), 100**r.TraceOverhead, 100*r.TraceOverheadIQR[0], 100*r.TraceOverheadIQR[1], perKernel, r.Reps)
 		}
 	}
 }

@@ -348,6 +348,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if f := c.setCosts; f.set[4] && f.set[2] && f.v[4] > f.v[2] {
 		return nil, fmt.Errorf("%w: -tiling %v exceeds -resize %v", errUsage, f.v[4], f.v[2])
 	}
+	// The cost flags over each scenario's own costs, checked before
+	// anything runs.
+	for _, sc := range c.scenarios {
+		if _, err := c.setCosts.over(sc.Costs); err != nil {
+			return nil, fmt.Errorf("%w: scenario %s: %s", errUsage, sc.Name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		}
+	}
 	if *scenFile != "" {
 		sf, err := loadScenarioFile(*scenFile)
 		if err != nil {
@@ -473,8 +480,17 @@ func (f costFlags) over(cs pipert.Costs) (pipert.Costs, error) {
 			*dst = f.v[i]
 		}
 	}
+	src := func(i int) string {
+		if f.set[i] {
+			return "-" + costFlagNames[i]
+		}
+		return "the scenario's"
+	}
 	if cs.Tiling > cs.Resize {
-		return cs, fmt.Errorf("%w: the tiling cost %v (-tiling) exceeds the Resize cost %v (-resize)", errUsage, cs.Tiling, cs.Resize)
+		return cs, fmt.Errorf("%w: the tiling cost %v (%s) exceeds the resize cost %v (%s)", errUsage, cs.Tiling, src(4), cs.Resize, src(2))
+	}
+	if cs.Alloc > cs.Launch {
+		return cs, fmt.Errorf("%w: the scenario's allocation cost %v (the part of launch a memory plan saves) exceeds the launch cost %v (%s)", errUsage, cs.Alloc, cs.Launch, src(3))
 	}
 	return cs, nil
 }

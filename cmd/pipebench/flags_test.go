@@ -107,12 +107,10 @@ func TestCostFlagsOverScenario(t *testing.T) {
 	if err != nil || got != (pipert.Costs{Prepare: 3 * time.Microsecond}) {
 		t.Fatalf("-prepare 3us over zero costs: %+v, %v", got, err)
 	}
-	cfg, err = parseFlags([]string{"-tiling", "7us"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cfg.setCosts.over(pipert.Costs{Resize: 6 * time.Microsecond}); !errors.Is(err, errUsage) {
-		t.Fatalf("-tiling 7us over a 6µs Resize: %v, want a usage error", err)
+	// Checked against each scenario before anything runs: decode's
+	// Resize is 6 µs.
+	if _, err := parseFlags([]string{"-scenario", "decode", "-tiling", "7us"}, io.Discard); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "scenario decode: the tiling cost 7µs (-tiling) exceeds the resize cost 6µs (the scenario's)") {
+		t.Fatalf("-tiling 7us over decode's 6µs Resize: %v, want a usage error naming both", err)
 	}
 	if _, err := parseFlags([]string{"-tiling", "7us", "-resize", "6us"}, io.Discard); !errors.Is(err, errUsage) {
 		t.Fatalf("-tiling 7us -resize 6us: %v, want a usage error", err)

@@ -132,6 +132,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench: trace %s: %v\n", cfg.tracePath, err)
+			// The measurement stands: its files are written, without
+			// predictions.
+			writeResultFiles(cfg, rep, stderr)
 			return 1
 		}
 		writeAnalysis(stdout, sums)
@@ -179,12 +182,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	return 0
 }
 
-// writeIncomplete writes what a run that stopped early measured: the
-// table, -benchfmt and -json (marked incomplete) of the variants it
-// finished, and says so. The trace holds what was recorded; it is not
-// analysed.
-func writeIncomplete(ctx context.Context, cfg *config, rep *report, stdout, stderr io.Writer) {
-	writeTable(stdout, rep)
+// writeResultFiles writes -benchfmt and -json, saying what fails; it
+// returns the files written.
+func writeResultFiles(cfg *config, rep *report, stderr io.Writer) []string {
 	var files []string
 	if cfg.benchfmt != "" {
 		if err := writeBenchfmt(cfg.benchfmt, rep); err != nil {
@@ -197,8 +197,21 @@ func writeIncomplete(ctx context.Context, cfg *config, rep *report, stdout, stde
 		if err := writeJSON(cfg.jsonPath, rep); err != nil {
 			fmt.Fprintf(stderr, "pipebench: %v\n", err)
 		} else {
-			files = append(files, cfg.jsonPath+" (\"incomplete\" says why)")
+			files = append(files, cfg.jsonPath)
 		}
+	}
+	return files
+}
+
+// writeIncomplete writes what a run that stopped early measured: the
+// table, -benchfmt and -json (marked incomplete) of the variants it
+// finished, and says so. The trace holds what was recorded; it is not
+// analysed.
+func writeIncomplete(ctx context.Context, cfg *config, rep *report, stdout, stderr io.Writer) {
+	writeTable(stdout, rep)
+	files := writeResultFiles(cfg, rep, stderr)
+	if cfg.jsonPath != "" && slices.Contains(files, cfg.jsonPath) {
+		files[len(files)-1] += ` ("incomplete" says why)`
 	}
 	why := "the run failed"
 	if ctx.Err() != nil {

@@ -37,6 +37,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-model", "../../models/ppocrv4-det.onnx", "-input", "x=1x3xbig"},
 		{"-model", "../../models/silero-vad-v5.onnx", "-const", "nosuch=1"},
 		{"-model", "../../models/ppocr-cls.onnx", "-input", "nosuch=1x3"},
+		{"-scenario", "decode,decode-steps", "-launch", "2us"}, // below decode-steps' allocation cost: refused before decode runs
+		{"-scenario", "decode,decode-steps", "-resize", "2us"}, // below its tiling cost
 		{"-model", os.DevNull},         // not a regular file: read without end (/dev/zero)
 		{"-scenario-file", os.DevNull}, // the same
 		{"-model", "../../models/ppocr-cls.onnx", "-input", "x=1x3x48x192", "-outputs", "nosuch"},
