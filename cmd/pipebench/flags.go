@@ -130,7 +130,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		fmt.Fprintf(stderr, "Runs pipert's host-bound scenarios in each execution mode and prints, per scenario and\n")
 		fmt.Fprintf(stderr, "mode, the median makespan, device utilisation, the bound no schedule can beat\n")
 		fmt.Fprintf(stderr, "(max of device busy time, the busiest stage's host work, total host work / GOMAXPROCS),\n")
-		fmt.Fprintf(stderr, "the efficiency bound/makespan and the speedup over kbk.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "the efficiency bound/makespan (the median of each repetition's own) and the speedup over kbk.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
