@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -762,6 +763,10 @@ func setField(v reflect.Value, path []string, n *yaml.Node) error {
 
 // check validates every field and resolves the graph, costs and device.
 func (sf *scenarioFile) check() error {
+	if i := strings.IndexFunc(sf.Name, func(r rune) bool { return !unicode.IsPrint(r) || unicode.Is(unicode.Bidi_Control, r) }); i >= 0 {
+		// It heads the table's rows, the trace's tracks and the JSON.
+		return sf.errorf("name", "must be printable text: %q has %U at byte %d", sf.Name, []rune(sf.Name[i:])[0], i)
+	}
 	if sf.Name == "" {
 		return sf.errorf("name", "must not be empty")
 	}

@@ -148,6 +148,7 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"unknown mode", "[kbk, async, pipeline, replay]", "[kbk, warp]", ":40: modes[1]: unknown mode"},
 		{"no reps", "reps: 5", "reps: 0", ":42: reps: 0 outside"},
 		{"fractional reps", "reps: 5", "reps: 2.9", ":42: reps: 2.9 is not a whole number"},
+		{"name of two lines", "name: decode", "name: \"a\\nb\"", ":4: name: must be printable text"},
 		// A part of a stage's cost that always exceeds it: a range's least
 		// draw above the stage's, and an op's own costs too.
 		{"alloc range over launch", "alloc: 0s", "alloc: {uniform: [9us, 10us]}", ":30: costs.alloc: 9µs exceeds the launch cost 8µs"},
