@@ -35,6 +35,7 @@ const (
 	reportMinor = 5
 	moeMinor    = 1
 	soakMinor   = 0
+	deviceMinor = 0
 )
 
 // report is the JSON document pipebench writes.

@@ -213,9 +213,11 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintln(stdout, swai.ClaimsSummary(claims))
 	if *jsonPath != "" {
 		if err := writeJSON(*jsonPath, struct {
-			Rows       []swai.Row   `json:"rows"`
-			Comparison []swai.Claim `json:"comparison"`
-		}{rows, claims}); err != nil {
+			SchemaVersion int          `json:"schema_version"`
+			SchemaMinor   int          `json:"schema_minor"`
+			Rows          []swai.Row   `json:"rows"`
+			Comparison    []swai.Claim `json:"comparison"`
+		}{1, deviceMinor, rows, claims}); err != nil {
 			fmt.Fprintf(stderr, "pipebench device: %v\n", err)
 			return 1
 		}

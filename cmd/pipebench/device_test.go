@@ -46,11 +46,15 @@ func TestDeviceClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Rows       []map[string]any `json:"rows"`
-		Comparison []map[string]any `json:"comparison"`
+		SchemaVersion int              `json:"schema_version"`
+		Rows          []map[string]any `json:"rows"`
+		Comparison    []map[string]any `json:"comparison"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
+	}
+	if doc.SchemaVersion != 1 {
+		t.Errorf("schema_version %d, want 1", doc.SchemaVersion)
 	}
 	if len(doc.Rows) == 0 || len(doc.Comparison) == 0 {
 		t.Fatalf("%d rows, %d claims", len(doc.Rows), len(doc.Comparison))
