@@ -1,0 +1,5 @@
+//go:build !race
+
+package pipert_test
+
+const raceEnabled = false
