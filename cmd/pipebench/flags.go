@@ -200,6 +200,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.reps < 1 {
 		return nil, fmt.Errorf("%w: -reps must be at least 1", errUsage)
 	}
+	// A list flag given must name something: an empty one (-mode ,) is a
+	// mistake, not "all", which is the flag left out.
+	for _, l := range []struct {
+		flag, v string
+	}{{"scenario", *scen}, {"mode", *modes}, {"barrier", *policies}, {"tiling-copy", *tcopy}, {"cache", *caches}} {
+		if flagSet[l.flag] && len(splitList(l.v)) == 0 {
+			return nil, fmt.Errorf("%w: -%s %q names nothing: give at least one, or leave the flag out", errUsage, l.flag, l.v)
+		}
+	}
 	names := splitList(*scen)
 	if *model == "" && (*inputs != "" || *consts != "" || *goldenF != "" || flagSet["outputs"]) {
 		return nil, fmt.Errorf("%w: -input, -const, -outputs and -golden go with -model", errUsage)

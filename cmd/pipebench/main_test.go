@@ -31,6 +31,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-prepare", "fast"},
 		{"-size", "100"},
 		{"-size", "0"},
+		{"-mode", ","},    // names nothing: not "all"
+		{"-scenario", ""}, // the same
 		{"-input", "x=1x3"},
 		{"-model", "../../models/ppocrv4-det.onnx", "-scenario", "ocr"},
 		{"-model", "../../models/ppocrv4-det.onnx", "-golden", "../../models/ppocrv4-det.golden.json", "-input", "x=1x3x96x96"},
