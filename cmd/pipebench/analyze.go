@@ -360,6 +360,10 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer, co
 		fmt.Fprintf(stderr, "pipebench: analyze: %s could not be read to its end: the table covers the part before\n", args[0])
 		return 1
 	}
+	if slices.ContainsFunc(warns, func(w string) bool { return strings.HasSuffix(w, damagedTrace) }) {
+		fmt.Fprintf(stderr, "pipebench: analyze: %s contradicts itself: the table's device figures are wrong\n", args[0])
+		return 1
+	}
 	return 0
 }
 

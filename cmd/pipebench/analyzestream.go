@@ -1138,6 +1138,10 @@ func (z *streamAnalyzer) warnings() []string {
 		if a.stream == nil && !a.devByFlow && a.acc.runs > 0 && a.acc.empty < a.acc.runs {
 			w = append(w, fmt.Sprintf("actor %q: no device track (%q) and no kernel found on another device stream: device time unknown", n, n+" stream 0"))
 		}
+		if a.acc.span > 0 && float64(a.acc.devBusy) > 1.001*float64(a.acc.span) {
+			w = append(w, fmt.Sprintf("actor %q: device busy %.3g times its runs' time: its device slices overlap or outlast their runs; device use and predictions are wrong%s",
+				n, float64(a.acc.devBusy)/float64(a.acc.span), damagedTrace))
+		}
 		if e := a.acc.empty; e > 0 {
 			w = append(w, fmt.Sprintf("actor %q: %d of %d runs have no slice tied to a kernel (the trace has no flow events, or none that match its slices): their kernels, predictions, device use and idle time are unknown; only their makespans are measured",
 				n, e, a.acc.runs))
@@ -1324,6 +1328,11 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 // end: the analysis covers what came before (pipebench analyze then exits
 // 1 after its table).
 const partialTrace = ": analysed up to there"
+
+// damagedTrace ends the warning of a trace whose contents contradict
+// themselves (device slices that overlap on a stream): pipebench analyze
+// exits 1 after its table, as for a trace read in part.
+const damagedTrace = " (a damaged trace)"
 
 // analyzeFile analyses the trace file at path; see analyzeScan. It stops
 // with ctx's error once ctx ends (an interrupt).

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -372,5 +373,58 @@ func TestAnalyzeStopsWhenInterrupted(t *testing.T) {
 	var stdout, stderr strings.Builder
 	if code := runAnalyze(ctx, []string{path}, &stdout, &stderr, 2); code != 1 || stdout.Len() > 0 {
 		t.Errorf("pipebench analyze after the interrupt: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestAnalyzeDamagedDeviceSlices: a trace whose device slices overlap on
+// their stream (each 40 times its length) is analysed with a warning and
+// exits 1: its device use would read above 1.
+func TestAnalyzeDamagedDeviceSlices(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	if code, _, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	devicePid := -1.0
+	for _, e := range doc.TraceEvents {
+		if e["ph"] == "M" && e["name"] == "process_name" {
+			if args, ok := e["args"].(map[string]any); ok && args["name"] == "device" {
+				devicePid = e["pid"].(float64)
+			}
+		}
+	}
+	n := 0
+	for _, e := range doc.TraceEvents {
+		if e["ph"] == "X" && e["pid"] == devicePid {
+			e["dur"] = e["dur"].(float64) * 40
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no device slice in the trace")
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := filepath.Join(dir, "damaged.json")
+	if err := os.WriteFile(damaged, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runArgs(t, "analyze", damaged); code != 1 || !strings.Contains(stderr, "device slices overlap or outlast their runs") || !strings.Contains(stdout, "smallops kbk") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runArgs(t, "analyze", path); code != 0 {
+		t.Errorf("the sound trace: exit %d: %s", code, stderr)
 	}
 }
