@@ -197,8 +197,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			c.reps = 5
 		}
 	}
-	if c.reps < 1 {
-		return nil, fmt.Errorf("%w: -reps must be at least 1", errUsage)
+	if c.reps < 1 || c.reps > 10000 {
+		return nil, fmt.Errorf("%w: -reps %d outside [1, 10000]", errUsage, c.reps)
 	}
 	// A list flag given must name something: an empty one (-mode ,) is a
 	// mistake, not "all", which is the flag left out.
@@ -323,6 +323,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	tnames := splitList(*tcopy)
 	if len(tnames) == 1 && tnames[0] == "all" {
 		tnames = []string{"with-kernel", "multi-stream", "whole"}
+	} else if slices.Contains(tnames, "all") {
+		return nil, fmt.Errorf("%w: -tiling-copy %s: all cannot be combined with other strategies", errUsage, *tcopy)
 	}
 	for _, n := range tnames {
 		tc, err := plan.ParseTilingCopy(n)

@@ -31,7 +31,9 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-prepare", "fast"},
 		{"-size", "100"},
 		{"-size", "0"},
-		{"-mode", ","},    // names nothing: not "all"
+		{"-mode", ","},     // names nothing: not "all"
+		{"-reps", "10001"}, // a scenario file's bound too
+		{"-tiling-copy", "all,whole"},
 		{"-scenario", ""}, // the same
 		{"-input", "x=1x3"},
 		{"-model", "../../models/ppocrv4-det.onnx", "-scenario", "ocr"},

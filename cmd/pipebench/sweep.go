@@ -521,7 +521,7 @@ func (sw *sweepFlags) pointConfig(vals []float64) (*config, *scenarioFile, error
 func sweep(ctx context.Context, sw *sweepFlags, stdout, stderr io.Writer) error {
 	start := time.Now()
 	if err := os.MkdirAll(sw.dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("%w: -o %s: %v", errUsage, sw.dir, err)
 	}
 	csvPath := filepath.Join(sw.dir, "sweep.csv")
 	header := []string{}
