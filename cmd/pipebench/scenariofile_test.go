@@ -591,12 +591,12 @@ func TestScenarioFileErrorsNameTheElement(t *testing.T) {
 }
 
 // TestRealDataTooLargeIsAnError: -real data for parameters within their
-// bounds but beyond the host's memory (a decode step of hidden size 2^24)
-// fails the build with an error naming the scenario and the tensor, where
-// Go's allocator ended the process.
+// bounds but beyond the host's memory (a decode step of hidden size and
+// KV length 2^24: petabytes) fails the build with an error naming the
+// scenario and the tensor, where Go's allocator ended the process.
 func TestRealDataTooLargeIsAnError(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.yaml")
-	body := "name: decode\ngraph:\n  builtin: decode\n  params: {hidden: 16777216, ffn: 16777216}\n"
+	body := "name: decode\ngraph:\n  builtin: decode\n  params: {hidden: 16777216, ffn: 16777216, kv: 16777216}\n"
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
