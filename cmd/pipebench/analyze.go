@@ -263,8 +263,9 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 			name, shared = name+" *", true
 		}
 		if s.kernels == 0 {
-			// No slice tied to a kernel (see the warning): only the
-			// makespan is known, and a prediction of no kernels is none.
+			// No slice tied to a kernel (a graph of no kernels, or see
+			// the warning): only the makespan is known, and a
+			// prediction of no kernels is none.
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%v\t-\t-\t-\t-\t-\t-\t-\t\n", name, s.mode, s.runs, s.kernels, us(s.measured))
 			continue
 		}

@@ -881,9 +881,16 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	}
 	if len(ks) == 0 {
 		// No slice of the run is tied to a kernel (no flow events, or
-		// none of the actor's): its makespan is known, nothing else.
+		// none of the actor's): its makespan is known, nothing else. A
+		// run with no slice at all ran a graph of no kernels: nothing is
+		// missing.
 		a.acc.measured = append(a.acc.measured, r.end-r.start)
-		a.acc.empty++
+		for _, iv := range r.busy {
+			if len(iv) > 0 {
+				a.acc.empty++
+				break
+			}
+		}
 		return
 	}
 	sm := &a.summary

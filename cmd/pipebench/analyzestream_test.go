@@ -428,3 +428,19 @@ func TestAnalyzeDamagedDeviceSlices(t *testing.T) {
 		t.Errorf("the sound trace: exit %d: %s", code, stderr)
 	}
 }
+
+// TestTraceOfNoKernels: a traced graph of no kernels (a model's input
+// taken as its output) is no damaged trace: the run exits 0 and writes its
+// files.
+func TestTraceOfNoKernels(t *testing.T) {
+	dir := t.TempDir()
+	tr, js := filepath.Join(dir, "t.pftrace"), filepath.Join(dir, "r.json")
+	code, stdout, stderr := runArgs(t, "-model", "../../models/silero-vad-v5.onnx", "-const", "sr=16000", "-input", "input=1x512,state=2x1x128",
+		"-outputs", "input", "-reps", "1", "-mode", "kbk", "-trace", tr, "-json", js)
+	if code != 0 || strings.Contains(stderr, "no slice tied to a kernel") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(js); err != nil {
+		t.Errorf("-json: %v", err)
+	}
+}
