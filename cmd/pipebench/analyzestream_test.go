@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,9 +99,7 @@ func TestStreamingOnFiles(t *testing.T) {
 func TestAnalyzeBadInput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.json")
-	if code, _, stderr := runArgs(t, "-real", "-reps", "2", "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	smallopsTrace(t, path, 2)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -362,9 +361,7 @@ func TestShareCores(t *testing.T) {
 // context's error once it ends (Ctrl-C), where it read the whole trace.
 func TestAnalyzeStopsWhenInterrupted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.pftrace")
-	if code, _, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	smallopsTrace(t, path, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, _, err := analyzeFile(ctx, path, 2); !errors.Is(err, context.Canceled) {
@@ -382,9 +379,7 @@ func TestAnalyzeStopsWhenInterrupted(t *testing.T) {
 func TestAnalyzeDamagedDeviceSlices(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.json")
-	if code, _, stderr := runArgs(t, "-real", "-reps", "1", "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	smallopsTrace(t, path, 1)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -442,5 +437,14 @@ func TestTraceOfNoKernels(t *testing.T) {
 	}
 	if _, err := os.Stat(js); err != nil {
 		t.Errorf("-json: %v", err)
+	}
+}
+
+// smallopsTrace writes to path the trace of reps repetitions of smallops
+// in KBK on real data, not analysed.
+func smallopsTrace(t *testing.T, path string, reps int) {
+	t.Helper()
+	if code, _, stderr := runArgs(t, "-real", "-reps", strconv.Itoa(reps), "-scenario", "smallops", "-mode", "kbk", "-analyze=false", "-trace", path); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }

@@ -176,7 +176,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if e := pathExt(*dev); e == ".json" || e == ".yaml" || e == ".yml" {
 		ins = append(ins, outFlag{"device", *dev})
 	}
-	if err := checkOutputs(ins, outFlag{"json", c.jsonPath}, outFlag{"benchfmt", c.benchfmt}, outFlag{"cpuprofile", c.cpuprof}, outFlag{"trace", c.tracePath}); err != nil {
+	outs := []outFlag{{"json", c.jsonPath}, {"benchfmt", c.benchfmt}, {"cpuprofile", c.cpuprof}, {"trace", c.tracePath}}
+	if err := checkOutputs(ins, outs...); err != nil {
 		return nil, err
 	}
 	var err error
@@ -375,7 +376,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, err
 		}
 		// The files the scenario file names are inputs too.
-		if err := checkOutputs(append(ins, sf.inputFiles()...), outFlag{"json", c.jsonPath}, outFlag{"benchfmt", c.benchfmt}, outFlag{"cpuprofile", c.cpuprof}, outFlag{"trace", c.tracePath}); err != nil {
+		if err := checkOutputs(append(ins, sf.inputFiles()...), outs...); err != nil {
 			return nil, err
 		}
 	}
