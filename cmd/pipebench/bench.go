@@ -34,7 +34,7 @@ import (
 const (
 	reportMinor = 5
 	moeMinor    = 1
-	soakMinor   = 0
+	soakMinor   = 1
 	deviceMinor = 0
 )
 

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,10 @@ type soakReport struct {
 	CancelMaxNs            int64           `json:"cancel_max_ns"`
 	CancelLimitNs          int64           `json:"cancel_limit_ns"`
 	Held                   map[string]bool `json:"held"`
+	// Incomplete, when set, says why the soak stopped early (an interrupt
+	// or a failed run): the report holds the phases it finished, and no
+	// verdicts.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // soakMode is one mode's consecutive runs: latency percentiles after the
@@ -73,6 +78,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		execs    = fs.Int("executables", 8, fmt.Sprintf("executables running at once in the load phase, 1 to %d", maxSoakExecutables))
 		modeName = fs.String("mode", "pipeline", "mode of the load phase's executables (all the same, so that their throughputs compare), or mixed (modes in turn)")
 		jsonPath = fs.String("json", "", "also write the results as JSON to this file")
+		check    = fs.Bool("check", false, "exit with status 1 if a target does not hold")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: pipebench soak [flags]\n\nRuns one scenario's graph for long: consecutive runs per mode (latency percentiles), then\nexecutables at once on one shared device, sampling the live heap, device memory and\ngoroutines after a GC; cancels runs at random points. Flags:")
@@ -129,7 +135,14 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rep, err := soak(ctx, w, *runs, *duration, *every, *execs, loadModes, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
-		return 1
+		if rep == nil || rep.phases() == 0 {
+			return 1
+		}
+		// What finished before the interrupt or failure is kept.
+		rep.Incomplete = err.Error()
+		if ctx.Err() != nil {
+			rep.Incomplete = "interrupted: " + rep.Incomplete
+		}
 	}
 	rep.Scenario = sc.Name
 	writeSoak(stdout, rep)
@@ -139,7 +152,40 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	if rep.Incomplete != "" {
+		fmt.Fprintf(stderr, "pipebench: soak: stopped early: the report holds the %d phases finished before, and no verdicts\n", rep.phases())
+		return 1
+	}
+	if failed := rep.failed(); *check && len(failed) > 0 {
+		fmt.Fprintf(stderr, "pipebench: soak: -check: %s\n", strings.Join(failed, "; ")+" does not hold")
+		return 1
+	}
 	return 0
+}
+
+// phases counts the phases a report holds: the consecutive runs of each
+// mode, the cancellations and the load.
+func (r *soakReport) phases() int {
+	n := len(r.Modes)
+	if r.CancelLimitNs > 0 {
+		n++
+	}
+	if r.Samples > 0 {
+		n++
+	}
+	return n
+}
+
+// failed lists the targets that do not hold, in order.
+func (r *soakReport) failed() []string {
+	var out []string
+	for k, held := range r.Held {
+		if !held {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // The bounds of pipebench soak's flags. A load phase's executable holds
@@ -194,21 +240,21 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 		fmt.Fprintf(progress, "pipebench: soak: %d consecutive runs in %v\n", runs, m)
 		exe, err := pipert.Compile(w.Graph, pipert.WithMode(m))
 		if err != nil {
-			return nil, err
+			return rep, err
 		}
 		lat := make([]int64, 0, runs)
 		for i := range runs {
 			t0 := time.Now()
 			if _, err := exe.Run(ctx, w.InputsOf(i)); err != nil {
 				exe.Close()
-				return nil, fmt.Errorf("%v run %d: %w", m, i, err)
+				return rep, fmt.Errorf("%v run %d: %w", m, i, err)
 			}
 			if i >= runs/10 { // after the warm-up
 				lat = append(lat, int64(time.Since(t0)))
 			}
 		}
 		if err := exe.Close(); err != nil {
-			return nil, err
+			return rep, err
 		}
 		slices.Sort(lat)
 		rep.Modes = append(rep.Modes, soakMode{Mode: m.String(), Runs: runs, MedianNs: lat[len(lat)/2],
@@ -216,13 +262,13 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 	}
 	// Cancellations at random points.
 	if err := soakCancel(ctx, w, rep); err != nil {
-		return nil, err
+		return rep, err
 	}
 	// The load phase.
 	fmt.Fprintf(progress, "pipebench: soak: %d executables at once for %v, sampled every %v\n", execs, duration, every)
 	dev, err := device.NewSim(device.SimOptions{})
 	if err != nil {
-		return nil, err
+		return rep, err
 	}
 	for _, m := range modes {
 		rep.LoadModes = append(rep.LoadModes, m.String())
@@ -230,7 +276,7 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 	exes := make([]*pipert.Executable, execs)
 	for i := range exes {
 		if exes[i], err = pipert.Compile(w.Graph, pipert.WithMode(modes[i%len(modes)]), pipert.WithDevice(dev)); err != nil {
-			return nil, err
+			return rep, err
 		}
 	}
 	defer func() {
@@ -307,15 +353,16 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 	elapsed := time.Since(start)
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("executable %d: %w", i, err)
+			return rep, fmt.Errorf("executable %d: %w", i, err)
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return rep, ctx.Err()
 	}
 	rep.DurationS, rep.Samples = elapsed.Seconds(), len(samples)
 	if len(samples) < 3 {
-		return nil, fmt.Errorf("%d samples: lengthen -duration or shorten -every", len(samples))
+		rep.DurationS, rep.Samples = 0, 0
+		return rep, fmt.Errorf("%d samples: lengthen -duration or shorten -every", len(samples))
 	}
 	// The first fifth is the warm-up.
 	warm := samples[len(samples)/5:]
@@ -369,7 +416,10 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 // kernel's modeled time (the run's mean kernel and the launch latency).
 func soakCancel(ctx context.Context, w *scenarios.Workload, rep *soakReport) error {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var delays []int64
+	var (
+		delays []int64
+		limit  int64 // the largest mode's limit; set in rep once every mode ran
+	)
 	for _, m := range pipert.Modes() {
 		exe, err := pipert.Compile(w.Graph, pipert.WithMode(m))
 		if err != nil {
@@ -383,7 +433,7 @@ func soakCancel(ctx context.Context, w *scenarios.Workload, rep *soakReport) err
 		span := res.Stats.Makespan
 		// One kernel's modeled time: the run's mean, plus the launch path.
 		kernel := res.Stats.DeviceWork/time.Duration(max(res.Stats.Kernels, 1)) + exe.Device().Profile().LaunchLatency
-		rep.CancelLimitNs = max(rep.CancelLimitNs, int64(10*time.Millisecond+kernel))
+		limit = max(limit, int64(10*time.Millisecond+kernel))
 		for range 20 {
 			cctx, cancel := context.WithCancel(ctx)
 			at := time.Duration(rng.Int64N(int64(span) + 1))
@@ -404,6 +454,10 @@ func soakCancel(ctx context.Context, w *scenarios.Workload, rep *soakReport) err
 			return err
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return err // cancelled runs of the soak's own context measured nothing
+	}
+	rep.CancelLimitNs = limit
 	if len(delays) > 0 {
 		slices.Sort(delays)
 		rep.CancelMedianNs, rep.CancelMaxNs = delays[len(delays)/2], delays[len(delays)-1]
@@ -418,12 +472,19 @@ func writeSoak(out io.Writer, rep *soakReport) {
 			time.Duration(m.MedianNs).Round(time.Microsecond), time.Duration(m.P999Ns).Round(time.Microsecond),
 			float64(m.P999Ns)/float64(m.MedianNs), time.Duration(m.MaxNs).Round(time.Microsecond), float64(m.MaxNs)/float64(m.MedianNs))
 	}
-	fmt.Fprintf(out, "  cancellation: median %v, max %v after the cancel (limit %v)\n", time.Duration(rep.CancelMedianNs).Round(time.Microsecond),
-		time.Duration(rep.CancelMaxNs).Round(time.Microsecond), time.Duration(rep.CancelLimitNs))
-	fmt.Fprintf(out, "  load: %d executables (%v) on one device for %.0f s, %d samples after a GC\n", rep.Executables, rep.LoadModes, rep.DurationS, rep.Samples)
-	fmt.Fprintf(out, "  heap slope %.0f B/min (final %+d B); device slope %.0f B/min (final %+d B); goroutine slope %.2f/min (final %+d)\n",
-		rep.HeapSlopeBytesPerMin, rep.HeapFinalDeltaBytes, rep.DeviceSlopeBytesPerMin, rep.DeviceFinalDeltaBytes, rep.GoroutineSlopePerMin, rep.GoroutineFinalDelta)
-	fmt.Fprintf(out, "  runs/s per executable %.0f; fairness (max/min) %.2f\n", rep.RunsPerSecond, rep.Fairness)
+	if rep.CancelLimitNs > 0 {
+		fmt.Fprintf(out, "  cancellation: median %v, max %v after the cancel (limit %v)\n", time.Duration(rep.CancelMedianNs).Round(time.Microsecond),
+			time.Duration(rep.CancelMaxNs).Round(time.Microsecond), time.Duration(rep.CancelLimitNs))
+	}
+	if rep.Samples > 0 {
+		fmt.Fprintf(out, "  load: %d executables (%v) on one device for %.0f s, %d samples after a GC\n", rep.Executables, rep.LoadModes, rep.DurationS, rep.Samples)
+		fmt.Fprintf(out, "  heap slope %.0f B/min (final %+d B); device slope %.0f B/min (final %+d B); goroutine slope %.2f/min (final %+d)\n",
+			rep.HeapSlopeBytesPerMin, rep.HeapFinalDeltaBytes, rep.DeviceSlopeBytesPerMin, rep.DeviceFinalDeltaBytes, rep.GoroutineSlopePerMin, rep.GoroutineFinalDelta)
+		fmt.Fprintf(out, "  runs/s per executable %.0f; fairness (max/min) %.2f\n", rep.RunsPerSecond, rep.Fairness)
+	}
+	if rep.Incomplete != "" {
+		fmt.Fprintf(out, "  incomplete: %s\n", rep.Incomplete)
+	}
 	keys := make([]string, 0, len(rep.Held))
 	for k := range rep.Held {
 		keys = append(keys, k)

@@ -117,3 +117,60 @@ func TestSoakFlagsOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// cancelOn is a progress writer that cancels a context when a line
+// containing its text is written.
+type cancelOn struct {
+	strings.Builder
+	text   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.text) {
+		c.cancel()
+	}
+	return c.Builder.Write(p)
+}
+
+// TestSoakInterruptedKeepsFinishedPhases: a soak interrupted in its load
+// phase reports the consecutive runs and cancellations it finished, marked
+// incomplete and with no verdicts, and exits 1.
+func TestSoakInterruptedKeepsFinishedPhases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "soak.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errb := &cancelOn{text: "executables at once", cancel: cancel}
+	var out strings.Builder
+	code := run(ctx, []string{"soak", "-quick", "-runs", "20", "-duration", "3s", "-every", "1s", "-executables", "2", "-json", path}, &out, errb)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "stopped early") || !strings.Contains(out.String(), "consecutive runs") || strings.Contains(out.String(), "holds") {
+		t.Errorf("stdout %q, stderr %q: want the finished phases, no verdicts and a note", out.String(), errb.String())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep soakReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Incomplete, "interrupted") || len(rep.Modes) == 0 || rep.CancelLimitNs == 0 || rep.Samples != 0 || len(rep.Held) != 0 {
+		t.Errorf("report: incomplete %q, %d modes, cancel limit %d, %d samples, %d verdicts; want interrupted, the modes and cancellations, no load, no verdicts",
+			rep.Incomplete, len(rep.Modes), rep.CancelLimitNs, rep.Samples, len(rep.Held))
+	}
+}
+
+// TestSoakFailedTargets: the targets -check names, sorted, and the phases
+// an incomplete report counts.
+func TestSoakFailedTargets(t *testing.T) {
+	rep := &soakReport{Held: map[string]bool{"b fails": false, "a holds": true, "c fails": false}}
+	if got := rep.failed(); strings.Join(got, ",") != "b fails,c fails" {
+		t.Errorf("failed() = %v", got)
+	}
+	if n := (&soakReport{Modes: make([]soakMode, 4), CancelLimitNs: 1}).phases(); n != 5 {
+		t.Errorf("phases() = %d, want 5", n)
+	}
+}
