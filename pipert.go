@@ -221,18 +221,19 @@ func WithTrace(rec *trace.Recorder, name string) Option {
 // run in the configured mode (Pipeline unless WithMode says otherwise).
 // See package heterog.
 func WithHeterogeneous(p plan.Placer) Option {
-	return func(c *Config) {
-		if p == nil {
-			p = heterog.Labels()
-		}
-		c.Placement = p
+	if p == nil {
+		p = heterog.Labels()
 	}
+	return func(c *Config) { c.Placement = p }
 }
 
 // WithCarried names the graph outputs later submitted steps carry (see
 // Submit): they are handed on tensor by tensor, as soon as produced.
 func WithCarried(outputs ...string) Option {
-	return func(c *Config) { c.Carried = append(c.Carried, outputs...) }
+	outputs = slices.Clone(outputs)
+	// Clipped: the Config's list may be the caller's (WithConfig), whose
+	// spare capacity is not ours to write.
+	return func(c *Config) { c.Carried = append(slices.Clip(c.Carried), outputs...) }
 }
 
 // WithSeed seeds the data-dependent results modeled on virtual data.
@@ -281,8 +282,10 @@ func (e *Executable) nextRun() *actor.Feed {
 // Compile validates g and prepares it to run: kernels are built, the
 // execution order fixed, constants uploaded to the device. Every setting
 // is checked first: an out-of-range one is an error wrapping ErrConfig.
-// The executable keeps its own copy of g (subgraph.Graph.Clone): changing
-// g afterwards changes nothing it does.
+// The executable keeps its own copy of g, constants' contents included
+// (subgraph.Graph.Clone): changing g afterwards changes nothing it does.
+// Options may be shared by concurrent Compiles; none writes what the caller
+// gave it.
 func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	return CompileContext(context.Background(), g, opts...)
 }
@@ -753,6 +756,7 @@ type ImportOption func(*onnx.Options)
 // WithInputShape fixes the dimensions of graph input name at import, so
 // that the shape computations that follow from it fold.
 func WithInputShape(name string, dims ...int64) ImportOption {
+	dims = slices.Clone(dims)
 	return func(o *onnx.Options) {
 		if o.Shapes == nil {
 			o.Shapes = map[string][]int64{}

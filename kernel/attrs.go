@@ -14,7 +14,10 @@ import (
 // Ops that implement an ONNX op take its attributes under their ONNX names
 // and values. Where an op's semantics changed between ONNX opsets, the
 // integer attribute "opset" (OpsetAttr) names the opset the node follows;
-// absent, the newest.
+// absent, a default of the op's own: opset 17 for most built-in ops (ONNX
+// 1.12's forms), for a few the opset their form comes from. The ONNX
+// importer always sets it; a graph built by hand sets it to get a later
+// opset's semantics, such as ReduceMax of bool at 20.
 type Attrs map[string]any
 
 // OpsetAttr is the attribute holding the ONNX opset a node follows.

@@ -81,10 +81,11 @@ type Graph struct {
 }
 
 // Clone returns a copy of g that shares nothing a caller may change with
-// it: the inputs, nodes, attributes (slices, tensors and subgraphs of
-// control flow copied too) and outputs. Constants' contents are shared: a
-// constant is read when a graph is compiled (kernels read their tensor
-// attributes when they run). A nil g clones to nil.
+// it: the inputs, constants (their shapes and contents), nodes, attributes
+// (slices, tensors and subgraphs of control flow copied too) and outputs.
+// A compiled graph reads its constants again after Compile (value
+// dependencies, a re-upload after a device reset, a new lane of
+// submissions), so it must own them. A nil g clones to nil.
 func (g *Graph) Clone() *Graph {
 	if g == nil {
 		return nil
@@ -92,6 +93,9 @@ func (g *Graph) Clone() *Graph {
 	c := &Graph{Name: g.Name, Inputs: slices.Clone(g.Inputs), Consts: slices.Clone(g.Consts), Outputs: slices.Clone(g.Outputs)}
 	for i := range c.Inputs {
 		c.Inputs[i].Shape = c.Inputs[i].Shape.Clone()
+	}
+	for i := range c.Consts {
+		c.Consts[i].Tensor = cloneTensor(c.Consts[i].Tensor)
 	}
 	if g.Nodes != nil {
 		c.Nodes = make([]*Node, len(g.Nodes))
