@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pipert/pipert"
@@ -144,5 +145,43 @@ func TestPartitionAcceptsEveryValidGraph(t *testing.T) {
 		}
 		ref.Close()
 		het.Close()
+	}
+}
+
+// TestAnyShapeInputCrossesParts: a graph input of any shape takes any
+// dtype and rank in heterogeneous runs too, when what it feeds crosses
+// from a CPU part to a device part (the cut was typed from its
+// placeholder, float32 of rank 1), under both barrier policies.
+func TestAnyShapeInputCrossesParts(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	x := b.Input("x", kernel.Float32, kernel.Dynamic)
+	id := b.Op("Identity", x)
+	b.Last().Placement = subgraph.OnCPU
+	y := b.Op("Identity", id)
+	b.Output(y)
+	g := b.Graph()
+	g.Inputs[0].AnyShape = true
+	ins := []*kernel.Tensor{
+		kernel.FromFloat32([]float32{1, 2}, 2),
+		kernel.FromInt64([]int64{1, 2, 3, 4}, 2, 2),
+		kernel.FromFloat32([]float32{7}),
+		kernel.New(kernel.Bool, 3),
+	}
+	for _, bp := range []pipert.BarrierPolicy{pipert.PerTensor, pipert.Drain} {
+		exe, err := pipert.Compile(g, pipert.WithHeterogeneous(nil), pipert.WithBarrier(bp))
+		if err != nil {
+			t.Fatalf("%v: %v", bp, err)
+		}
+		for _, in := range ins {
+			r, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": in})
+			if err != nil {
+				t.Errorf("%v: input %v %v: %v", bp, in.DType, in.Shape, err)
+				continue
+			}
+			if o := r.Outputs[y]; o.DType != in.DType || !slices.Equal(o.Shape, in.Shape) || !slices.Equal(o.Host, in.Host) {
+				t.Errorf("%v: input %v gave %v", bp, in, o)
+			}
+		}
+		exe.Close()
 	}
 }

@@ -113,8 +113,8 @@ type Edge struct {
 // host (Reshape by Gather(Shape(x), perm) then has a known rank);
 // A rank stays unknown only downstream of a value dependency whose value
 // is not known before run time (a graph input, or a value computed from
-// contents): such a tensor becomes an input of any shape (Value.AnyShape)
-// of the parts that read it. Partition fails with ErrPartition only for a
+// contents) or of a graph input of any shape (Value.AnyShape): such a
+// tensor becomes an input of any shape of the parts that read it. Partition fails with ErrPartition only for a
 // nil graph or placement.
 func Partition(c *Checked, place func(node int) Placement, chains func(Placement) bool) (*Partitioning, error) {
 	if c == nil || c.Graph == nil || place == nil {
@@ -557,6 +557,9 @@ func (c *Checked) boundsAt(stand int64, ref map[string]*kernel.Tensor) map[strin
 		b[name] = m
 	}
 	for _, in := range g.Inputs {
+		if in.AnyShape {
+			continue // its dtype and rank come with the run: what follows stays unknown
+		}
 		if _, ok := b[in.Name]; !ok {
 			s := in.Shape.Clone()
 			for i, d := range s {
