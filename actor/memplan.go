@@ -296,26 +296,45 @@ func cmpDesc(x1, x2 int64, y1, y2 any) int {
 
 // place gives every item, in order, the offset of the smallest gap that
 // holds it among the items placed before it whose lifetimes overlap its
-// own (or the end of them), and returns the arena's size. The placed
-// items are found through the node positions they live at, so that a
-// long graph of short-lived tensors places in time linear in its length.
+// own (or the end of them), and returns the arena's size.
+//
+// The overlapping items are found through blocks of placeBlock node
+// positions, each listing the placed items alive in it, so that a long
+// graph of short-lived tensors places in time linear in its length; an
+// item whose blocks list more entries than there are placed items scans
+// those instead, so that many long-lived tensors (a wide fan-out, outputs
+// kept to the end) place in time quadratic in their number, not cubic.
 func place(items []planItem) int64 {
 	var arena int64
 	steps := 0
 	for _, it := range items {
 		steps = max(steps, it.end+1)
 	}
-	alive := make([][]int32, steps) // placed items by node position
+	alive := make([][]int32, steps/placeBlock+1) // placed items by block
 	seen := make([]int32, len(items))
 	var near []int32
 	for i := range items {
 		it := &items[i]
 		near = near[:0]
-		for t := it.start; t <= it.end; t++ {
-			for _, j := range alive[t] {
-				if seen[j] != int32(i)+1 {
-					seen[j] = int32(i) + 1
+		b0, b1 := it.start/placeBlock, it.end/placeBlock
+		listed := 0
+		for b := b0; b <= b1; b++ {
+			listed += len(alive[b])
+		}
+		overlaps := func(j int32) bool { o := &items[j]; return o.start <= it.end && it.start <= o.end }
+		if listed > i {
+			for j := range int32(i) {
+				if overlaps(j) {
 					near = append(near, j)
+				}
+			}
+		} else {
+			for b := b0; b <= b1; b++ {
+				for _, j := range alive[b] {
+					if seen[j] != int32(i)+1 && overlaps(j) {
+						seen[j] = int32(i) + 1
+						near = append(near, j)
+					}
 				}
 			}
 		}
@@ -340,12 +359,15 @@ func place(items []planItem) int64 {
 		}
 		it.off = best
 		arena = max(arena, it.off+it.size)
-		for t := it.start; t <= it.end; t++ {
-			alive[t] = append(alive[t], int32(i))
+		for b := b0; b <= b1; b++ {
+			alive[b] = append(alive[b], int32(i))
 		}
 	}
 	return arena
 }
+
+// placeBlock is the node positions of one block of place's index.
+const placeBlock = 16
 
 // ErrDynamicWorkspace is the cause of WorkspaceSize's failure on a graph
 // whose sizes are not known before it runs.

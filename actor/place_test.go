@@ -55,9 +55,15 @@ func TestPlaceMatchesReference(t *testing.T) {
 	for c := range 3000 {
 		n := 1 + rng.IntN(60)
 		steps := 1 + rng.IntN(40)
+		if c%3 == 0 { // lifetimes over many blocks of the index, some to the end
+			n, steps = 1+rng.IntN(300), 1+rng.IntN(1000)
+		}
 		items := make([]planItem, n)
 		for i := range items {
 			a, b := rng.IntN(steps), rng.IntN(steps)
+			if c%3 == 0 && rng.IntN(3) == 0 {
+				b = steps - 1
+			}
 			items[i] = planItem{slot: i, start: min(a, b), end: max(a, b), size: int64(1 + rng.IntN(8)*64)}
 		}
 		ref := slices.Clone(items)
@@ -82,5 +88,19 @@ func TestPlaceLongChain(t *testing.T) {
 	}
 	if a := place(items); a != 128 {
 		t.Fatalf("arena %d, want 128", a)
+	}
+}
+
+// TestPlaceWideFanOut: 3 000 tensors alive from their producer to the end
+// of the graph (a fan-out into one Concat) place; walking every step of
+// every lifetime took time cubic in their number (minutes).
+func TestPlaceWideFanOut(t *testing.T) {
+	const n = 3000
+	items := make([]planItem, n)
+	for i := range items {
+		items[i] = planItem{slot: i, start: i, end: n, size: 64}
+	}
+	if a := place(items); a != 64*n {
+		t.Fatalf("arena %d, want %d", a, 64*n)
 	}
 }
