@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"actor":                   {"cache", "plan", "subgraph", "kernel", "device", "queues", "sync/ready", "internal/clock", "internal/hostmem", "internal/spin", "trace"},
 	"heterog":                 {"plan", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/ready", "internal/clock", "internal/hostmem", "internal/minheap", "internal/spin", "trace"},
 	"heterog/heterogtest":     {"plan", "heterog", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/host"},
-	"":                        {"onnx", "control", "plan", "actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "trace"},
+	"":                        {"onnx", "control", "plan", "actor", "heterog", "subgraph", "kernel", "kernel/ops", "device", "device/host", "device/devtrace", "trace"},
 	"scenarios":               {"", "plan", "subgraph", "kernel", "device", "device/host", "device/mt3000", "onnx", "models", "internal/hostmem"},
 	"models":                  {},
 	"moe":                     {"", "device", "device/fabric", "kernel", "subgraph"},

@@ -26,6 +26,8 @@ import (
 
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/devtrace"
+	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/onnx"
@@ -208,7 +210,9 @@ func WithRegistry(r kernel.Resolver) Option { return func(c *Config) { c.Registr
 
 // WithTrace records every run's host stages on tracks named after name
 // (default: the graph's name). Give the device a devtrace observer on the
-// same recorder to see the device side and complete each kernel's flow.
+// same recorder to see the device side and complete each kernel's flow; a
+// heterogeneous executable's host CPU device records its CPU kernels on
+// tracks named "<name> cpu".
 func WithTrace(rec *trace.Recorder, name string) Option {
 	return func(c *Config) { c.Trace, c.TraceName = rec, name }
 }
@@ -334,7 +338,20 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 		return nil, fmt.Errorf("pipert: compile: %w", err)
 	}
 	if c.Placement != nil {
-		m, err := heterog.NewManager(nil, c.Device)
+		var cpu *host.Device // nil: the manager opens an untraced one
+		if c.Trace != nil {
+			// The facade owns the host CPU device: traced, so that CPU
+			// kernels' flows end on its slices as device kernels' do on
+			// the caller's observed device.
+			name := c.TraceName
+			if name == "" {
+				name = g.Name
+			}
+			if cpu, err = host.New(host.Options{Observer: devtrace.New(c.Trace, name+" cpu")}); err != nil {
+				return fail(fmt.Errorf("pipert: compile: %w", err))
+			}
+		}
+		m, err := heterog.NewManager(cpu, c.Device)
 		if err != nil {
 			return fail(err)
 		}
