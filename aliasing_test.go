@@ -9,7 +9,9 @@ import (
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
 	devfault "github.com/pipert/pipert/device/fault"
+	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -134,5 +136,44 @@ func TestOptionsShareable(t *testing.T) {
 	}
 	if got := exe.Config().Carried; !slices.Equal(got, []string{y, z}) {
 		t.Errorf("Carried = %v, want [%s %s]", got, y, z)
+	}
+}
+
+// scribbler is a placement policy that clears the contents of every
+// tensor of its view (plan.Placer: "c is the placer's own copy"), then
+// places by the nodes' labels.
+type scribbler struct{}
+
+func (scribbler) Place(c *subgraph.Checked, t plan.Target) ([]subgraph.Placement, error) {
+	for _, m := range c.Meta {
+		clear(m.Host)
+	}
+	for _, k := range c.Graph.Consts {
+		clear(k.Tensor.Host)
+	}
+	return heterog.Labels().Place(c, t)
+}
+
+// TestPlacerViewOwnsItsTensors: a placement policy that writes into its
+// view's tensors (the statically known values, the constants) changes
+// nothing the executable runs.
+func TestPlacerViewOwnsItsTensors(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	x := b.Input("x", kernel.Float32, 2, 2)
+	m := b.Op("MatMul", x, b.Const("w", kernel.FromFloat32([]float32{1, 2, 3, 4}, 2, 2)))
+	b.Last().Placement = subgraph.OnCPU
+	y := b.Op("Reshape", m, b.Const("sh", kernel.FromInt64([]int64{4, 1}, 2)))
+	b.Output(y)
+	e, err := pipert.Compile(b.Graph(), pipert.WithHeterogeneous(scribbler{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.Run(context.Background(), map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 0, 0, 1}, 2, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := r.Outputs[y]; !slices.Equal(o.Shape, kernel.Shape{4, 1}) || !slices.Equal(kernel.Float32s(o.Host), []float32{1, 2, 3, 4}) {
+		t.Errorf("got %v %v, want [4 1] [1 2 3 4]", o.Shape, kernel.Float32s(o.Host))
 	}
 }

@@ -238,9 +238,15 @@ func (e *Executable) placeNodes(c *subgraph.Checked) (pl []subgraph.Placement, e
 	}()
 	view := &subgraph.Checked{Graph: c.Graph.Clone(), Order: slices.Clone(c.Order), Kernels: slices.Clone(c.Kernels),
 		Producer: maps.Clone(c.Producer), Meta: make(map[string]*kernel.Tensor, len(c.Meta))}
+	for _, k := range view.Graph.Consts {
+		view.Meta[k.Name] = k.Tensor // the view's own copy (Graph.Clone)
+	}
 	for name, t := range c.Meta {
+		if _, ok := view.Meta[name]; ok {
+			continue
+		}
 		m := *t
-		m.Shape = t.Shape.Clone()
+		m.Shape, m.Host = t.Shape.Clone(), slices.Clone(t.Host)
 		view.Meta[name] = &m
 	}
 	return e.cfg.Placement.Place(view, Target{CPU: e.cpu, Accelerator: e.accel, Cost: func(n plan.Node) plan.Costs {
