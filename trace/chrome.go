@@ -18,7 +18,10 @@ import (
 // Groups are processes (pid = group), slice tracks are threads (tid =
 // tidBase + track), counter tracks are "C" events named after the track; a
 // counter track appears with its first sample, as the format has no way to
-// declare one.
+// declare one. The format knows a counter by its process and name, so the
+// second, third… counter track of a group named alike (two executables
+// traced under one name) is written as "name #2", "name #3"…, in the order
+// their first samples come.
 // Timestamps and durations are microseconds with exactly three decimals,
 // formatted from integer nanoseconds. Flows are "s", "t" and "f" events at
 // the start of the slice they belong to; "f" carries "bp":"e" so that it
@@ -32,6 +35,14 @@ type jsonEncoder struct {
 	groups []bool   // by Group: described already
 	tracks []jsonTrack
 	known  int // tracks 0…known-1 are described
+	// counters counts the counter tracks described, by group and name.
+	counters map[counterKey]int
+}
+
+// counterKey is what the format knows a counter track by.
+type counterKey struct {
+	group Group
+	name  string
 }
 
 // jsonTrack is the encoder's state for one track.
@@ -215,6 +226,16 @@ func (e *jsonEncoder) track(i int) (*jsonTrack, error) {
 	m := e.r.trackMeta(i)
 	st.pid = int(m.group)
 	st.name = appendJSONString(nil, m.name)
+	if m.kind == CounterTrack {
+		if e.counters == nil {
+			e.counters = map[counterKey]int{}
+		}
+		k := counterKey{m.group, m.name}
+		e.counters[k]++
+		if n := e.counters[k]; n > 1 {
+			st.name = appendJSONString(nil, m.name+" #"+strconv.Itoa(n))
+		}
+	}
 	for len(e.groups) <= int(m.group) {
 		e.groups = append(e.groups, false)
 	}

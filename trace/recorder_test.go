@@ -599,3 +599,36 @@ func TestCreateAndReadFile(t *testing.T) {
 		t.Errorf("ReadFile(missing) = %v", err)
 	}
 }
+
+// TestCountersNamedAlike: two counter tracks of one group with one name
+// (two executables traced under one name) read back as two tracks in
+// either format, and the trace validates.
+func TestCountersNamedAlike(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"t.pftrace", "t.json"} {
+		path := filepath.Join(dir, name)
+		r, err := Create(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := r.Track("queue depth", CounterTrack, Host)
+		b := r.Track("queue depth", CounterTrack, Host)
+		a.Counter(10, 1)
+		b.Counter(5, 2)
+		a.Counter(20, 3)
+		b.Counter(15, 4)
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Tracks) != 2 {
+			t.Errorf("%s: tracks %+v, want two", name, p.Tracks)
+		}
+		if err := Validate(p); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
