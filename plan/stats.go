@@ -23,7 +23,11 @@ type Stats struct {
 	Barrier       BarrierPolicy
 	Heterogeneous bool
 	Schedule      Schedule // heterogeneous runs only
-	Kernels       int
+	// Kernels is the kernels one run launches: a control-flow node
+	// spliced into the stage queues counts both branches' nodes; one the
+	// Serial schedule computes whole on the host (placed on the CPU)
+	// counts one.
+	Kernels int
 	// Makespan is from the start of Run to the outputs on the host.
 	Makespan time.Duration
 	// Prepare, Infer, Resize and Launch are the host busy time of each
