@@ -494,6 +494,9 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 // region larger than that is an error rather than an endless loop.
 const maxRoiSamples = 1 << 24
 
+// maxRoiRatio is the largest sampling_ratio: its square is maxRoiSamples.
+const maxRoiRatio = 1 << 12
+
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // reflect folds v into [lo, hi] by reflecting it about the nearer bound,
@@ -593,6 +596,8 @@ func newRoiAlign(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, fmt.Errorf("ops: RoiAlign: coordinate_transformation_mode %q, want half_pixel or output_half_pixel", ct)
 	case oh < 1 || ow < 1 || ratio < 0:
 		return nil, fmt.Errorf("ops: RoiAlign: output %dx%d and sampling_ratio %d: want positive sizes and a ratio ≥ 0", oh, ow, ratio)
+	case ratio > maxRoiRatio:
+		return nil, fmt.Errorf("ops: RoiAlign: sampling_ratio %d: over %d (%d samples per output bin)", ratio, maxRoiRatio, int64(maxRoiSamples))
 	}
 	scale = float64(float32(scale))
 	half := ct == "half_pixel"
@@ -647,6 +652,7 @@ func roiAlignRun[T float32 | float64](ra roiAlign, a *kernel.Args) error {
 		off = 0.5
 	}
 	fh, fw := T(h), T(w)
+	pl := poller{a: a}
 	for r := range rois.Shape[0] {
 		b := loadI(bi.DType, bi.Data(), r)
 		if b < 0 || b >= n {
@@ -678,6 +684,9 @@ func roiAlignRun[T float32 | float64](ra roiAlign, a *kernel.Args) error {
 			img := (b*c + ci) * h * w
 			for ph := range oh {
 				for pw := range ow {
+					if err := pl.add(gh * gw); err != nil {
+						return err
+					}
 					var sum, best T
 					first := true
 					for iy := range gh {
@@ -755,6 +764,11 @@ func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if win.kernel == nil {
 		return nil, fmt.Errorf("ops: MaxUnpool: attribute kernel_shape is required")
 	}
+	for name, v := range map[string][]int64{"kernel_shape": win.kernel, "strides": win.strides, "pads": win.pads} {
+		if slices.ContainsFunc(v, func(d int64) bool { return d > maxWindow }) {
+			return nil, fmt.Errorf("ops: MaxUnpool: attribute %s %v: a value above 2^31", name, v)
+		}
+	}
 	k := &simple{flops: 1}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		x, idx := in[0], in[1]
@@ -786,6 +800,9 @@ func newMaxUnpool(attrs kernel.Attrs) (kernel.Kernel, error) {
 			}
 		} else {
 			for i := range nd {
+				if x.Shape[2+i] > maxWindow {
+					return fmt.Errorf("input X has shape %v: a spatial dimension above 2^31", x.Shape)
+				}
 				s[2+i] = (x.Shape[2+i]-1)*attrAt(win.strides, i, 1) + win.kernel[i] - attrAt(win.pads, i, 0) - attrAt(win.pads, nd+i, 0)
 				if s[2+i] < 0 {
 					return fmt.Errorf("pads %v leave no output on spatial axis %d", win.pads, i)

@@ -778,8 +778,8 @@ func newDepthSpace(op string) kernel.Factory {
 		if err != nil {
 			return nil, wrapAttr(err)
 		}
-		if b < 1 {
-			return nil, fmt.Errorf("ops: %s: attribute blocksize is required and must be positive", op)
+		if b < 1 || b > 1<<31 {
+			return nil, fmt.Errorf("ops: %s: attribute blocksize %d: want 1 to 2^31", op, b)
 		}
 		mode, err := attrs.String("mode", "DCR")
 		if err != nil {
@@ -799,11 +799,17 @@ func newDepthSpace(op string) kernel.Factory {
 				if c%(b*b) != 0 {
 					return fmt.Errorf("channels %d are not divisible by blocksize² %d", c, b*b)
 				}
+				if h > math.MaxInt64/b || w > math.MaxInt64/b {
+					return fmt.Errorf("height %d and width %d times blocksize %d overflow", h, w, b)
+				}
 				setShape(out[0], kernel.Shape{n, c / (b * b), h * b, w * b}, x.DType)
 				return nil
 			}
 			if h%b != 0 || w%b != 0 {
 				return fmt.Errorf("height %d and width %d must be divisible by blocksize %d", h, w, b)
+			}
+			if c > math.MaxInt64/(b*b) {
+				return fmt.Errorf("channels %d times blocksize² %d overflow", c, b*b)
 			}
 			setShape(out[0], kernel.Shape{n, c * b * b, h / b, w / b}, x.DType)
 			return nil

@@ -198,7 +198,7 @@ func grownF32(s []float32, n int) []float32 {
 }
 
 // outside reports whether a source coordinate lies outside [0, in−1].
-func outside(src float32, in int64) bool { return src < 0 || src > float32(in-1) }
+func outside(src float32, in int64) bool { return !(src >= 0 && src <= float32(in-1)) } // NaN too
 
 // computeInt computes Y from X of an integer dtype in linear or cubic mode.
 func (k *resize) computeInt(x, y *kernel.Tensor, scales []float64, starts, ends []float64) error {

@@ -115,6 +115,12 @@ func (w *window) spatial(x kernel.Shape, kshape []int64) (geom, error) {
 	if w.pads != nil && len(w.pads) != 2*g.nd {
 		return g, fmt.Errorf("pads %v: want %d values for input %v", w.pads, 2*g.nd, x)
 	}
+	for _, p := range w.pads {
+		if p > maxWindow {
+			// Padded extents must not overflow (nor the tiling's words).
+			return g, fmt.Errorf("pads %v: a value above 2^31", w.pads)
+		}
+	}
 	g.in, g.k, g.out, g.stride, g.dil = dims3{1, 1, 1}, dims3{1, 1, 1}, dims3{1, 1, 1}, dims3{1, 1, 1}, dims3{1, 1, 1}
 	off := 3 - g.nd
 	for i := range g.nd {
