@@ -146,3 +146,47 @@ func checkMatMulRows(t *testing.T, x, y *kernel.Tensor, got string) {
 		t.Fatal("the product differs from the scalar loop's")
 	}
 }
+
+// endsAfterFirstCheck is a run's context that ends right after the
+// first check a Compute makes: Err is nil once, then context.Canceled.
+type endsAfterFirstCheck struct {
+	context.Context
+	checks int
+}
+
+func (c *endsAfterFirstCheck) Err() error {
+	c.checks++
+	if c.checks > 1 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestLongLoopsCheckTheirRun: a Compute whose one loop is long (a pool
+// over one long row, a window function of many points, RoiAlign with many
+// samples per bin) checks its run within the loop, not only between
+// loops: a run that ends after Compute began stops it.
+func TestLongLoopsCheckTheirRun(t *testing.T) {
+	row := kernel.New(kernel.Float32, 1, 1, 1<<20)
+	img := kernel.New(kernel.Float32, 1, 1, 8, 8)
+	roi := kernel.FromFloat32([]float32{0, 0, 7, 7}, 1, 4)
+	cases := []struct {
+		op    string
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
+	}{
+		{"AveragePool", kernel.Attrs{"kernel_shape": []int64{3}}, []*kernel.Tensor{row}},
+		{"MaxPool", kernel.Attrs{"kernel_shape": []int64{3}}, []*kernel.Tensor{row}},
+		{"LpPool", kernel.Attrs{"kernel_shape": []int64{3}}, []*kernel.Tensor{row}},
+		{"BlackmanWindow", nil, []*kernel.Tensor{kernel.FromInt64([]int64{1 << 20})}},
+		{"HannWindow", nil, []*kernel.Tensor{kernel.FromInt64([]int64{1 << 20})}},
+		{"HammingWindow", nil, []*kernel.Tensor{kernel.FromInt64([]int64{1 << 20})}},
+		{"RoiAlign", kernel.Attrs{"sampling_ratio": int64(64), "output_height": int64(16), "output_width": int64(16)},
+			[]*kernel.Tensor{img, roi, kernel.FromInt64([]int64{0}, 1)}},
+	}
+	for _, c := range cases {
+		if _, err := computeIn(t, &endsAfterFirstCheck{Context: context.Background()}, c.op, c.attrs, c.in); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: a run ending during Compute: %v, want context.Canceled", c.op, err)
+		}
+	}
+}

@@ -212,7 +212,11 @@ func newWindow(op string) kernel.Factory {
 				n--
 			}
 			ob := o.Data()
+			p := poller{a: a}
 			for i := range size {
+				if err := p.add(1); err != nil {
+					return err
+				}
 				x := float64(i)
 				var v float64
 				switch op {
@@ -263,6 +267,11 @@ func newMelWeightMatrix(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		if !isIndex(in[2].DType) {
 			return fmt.Errorf("input sample_rate has dtype %v, want int32 or int64", in[2].DType)
+		}
+		for j, name := range [...]string{2: "sample_rate", 3: "lower_edge_hertz", 4: "upper_edge_hertz"} {
+			if j >= 2 && in[j].NumElements() != 1 {
+				return fmt.Errorf("input %s has shape %v: want a scalar", name, in[j].Shape)
+			}
 		}
 		if bins <= 0 || dft <= 0 {
 			return fmt.Errorf("num_mel_bins %d and dft_length %d must be positive", bins, dft)

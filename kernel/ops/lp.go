@@ -310,16 +310,16 @@ func (k *lpPool) compute(a *kernel.Args) error {
 	}
 	ip, op := g.in.prod(), g.out.prod()
 	var lo, hi, start dims3 // per axis: taps start+j·dil, j in [lo, hi), inside the input
-	p, row := poller{a: a}, g.out[2]*g.k.prod()
+	p, taps := poller{a: a}, max(g.k.prod(), 1)
 	for nc := range g.n * g.c {
 		base := nc * ip
 		o := nc * op
 		for od := range g.out[0] {
 			for oh := range g.out[1] {
-				if err := p.add(row); err != nil {
-					return err
-				}
 				for ow := range g.out[2] {
+					if err := p.add(taps); err != nil { // a row may be long
+						return err
+					}
 					pos := dims3{od, oh, ow}
 					for i := range 3 {
 						start[i] = pos[i]*g.stride[i] - g.padB[i]

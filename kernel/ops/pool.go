@@ -206,16 +206,16 @@ func (k *pool) compute(a *kernel.Args) error {
 	xb, yb := x.Data(), y.Data()
 	ip, op := g.in.prod(), g.out.prod()
 	var lo, hi, cnt dims3 // per axis: first and past-the-last tap inside the input
-	p, row := poller{a: a}, g.out[2]*g.k.prod()
+	p, taps := poller{a: a}, max(g.k.prod(), 1)
 	for nc := range g.n * g.c {
 		base := nc * ip
 		o := nc * op
 		for od := range g.out[0] {
 			for oh := range g.out[1] {
-				if err := p.add(row); err != nil {
-					return err
-				}
 				for ow := range g.out[2] {
+					if err := p.add(taps); err != nil { // a row may be long
+						return err
+					}
 					pos := dims3{od, oh, ow}
 					size := int64(1)
 					for i := range 3 {
