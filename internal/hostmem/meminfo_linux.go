@@ -2,13 +2,16 @@ package hostmem
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strconv"
+	"syscall"
 )
 
 // systemAvailable reads MemAvailable from /proc/meminfo and, when the
 // process runs in a cgroup (v2) with a memory limit, bounds it by what the
-// limit leaves.
+// limit leaves; under a limit on its address space (ulimit -v), by what
+// that leaves of it.
 func systemAvailable() (int64, bool) {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
@@ -23,7 +26,29 @@ func systemAvailable() (int64, bool) {
 			avail = min(avail, max(limit-used, 0))
 		}
 	}
+	if left, ok := addressSpaceLeft(); ok {
+		avail = min(avail, left)
+	}
 	return avail, true
+}
+
+// addressSpaceLeft is what RLIMIT_AS leaves of the process's address
+// space beyond its size now (VmSize of /proc/self/status), when it is
+// limited.
+func addressSpaceLeft() (int64, bool) {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur == ^uint64(0) || rl.Cur > math.MaxInt64 {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	size, ok := meminfoField(b, "VmSize:")
+	if !ok {
+		return 0, false
+	}
+	return max(int64(rl.Cur)-size, 0), true
 }
 
 // meminfoField returns the value of the /proc/meminfo line that starts
