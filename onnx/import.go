@@ -113,6 +113,11 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 		sel.Graph = g
 		m = &sel
 	}
+	if g := unusedLabels(m.Graph); g != m.Graph {
+		sel := *m
+		sel.Graph = g
+		m = &sel
+	}
 	opset, ok := m.Opsets[""]
 	if !ok {
 		// "ai.onnx" is the default domain's other name (a parsed model has

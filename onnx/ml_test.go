@@ -166,3 +166,25 @@ func TestMLStringsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestMLStringLabelsUnread: a classifier with string labels whose label
+// output nothing reads imports (its scores do not depend on the labels),
+// and the import leaves the caller's model as it was.
+func TestMLStringLabelsUnread(t *testing.T) {
+	m, err := onnx.ReadFile("testdata/opset/ml_linearcls_strings.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := onnx.Import(m, onnx.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	n := m.Graph.Nodes[0]
+	if n.Attr("classlabels_strings") == nil || n.Attr("classlabels_ints") != nil {
+		t.Errorf("the import changed the model's node: %+v", n.Attrs)
+	}
+	// Read by a graph output, the labels are refused.
+	m.Graph.Outputs = append(m.Graph.Outputs, &onnx.ValueInfo{Name: n.Outputs[0]})
+	if _, err := onnx.Import(m, onnx.Options{}); err == nil || !strings.Contains(err.Error(), "classlabels_strings") {
+		t.Errorf("labels read by a graph output: %v, want an error naming classlabels_strings", err)
+	}
+}

@@ -69,4 +69,23 @@ for (const c of cases) {
   }
   for (const k of Object.keys(c.attrs)) if (c.attrs[k] === undefined) delete c.attrs[k];
 }
+// Classifiers with string labels whose label output nothing reads (the
+// scores alone are the graph's output, as when a ZipMap after them is left
+// out): pipert has no string tensors, but the scores do not depend on the
+// labels.
+for (const [name, base] of [
+  ['treecls_strings_3', cls('x', 3, { classlabels_int64s: [0, 1, 2], post_transform: 'SOFTMAX' })],
+  ['treecls_strings_bin', cls('x', 3, { classlabels_int64s: [0, 1], post_transform: 'LOGISTIC' }, f, [1], true)],
+]) {
+  const attrs = { ...base.attrs, classlabels_strings: base.attrs.classlabels_int64s.length === 3 ? ['cat', 'dog', 'eel'] : ['no', 'yes'] };
+  delete attrs.classlabels_int64s;
+  for (const k of Object.keys(attrs)) if (attrs[k] === undefined) delete attrs[k];
+  cases.push({ name: `ml_${name}`, opset: 17, domains: { [ML]: 3 }, inputs: base.inputs,
+    nodes: [{ op: 'TreeEnsembleClassifier', domain: ML, inputs: ['x'], outputs: ['label', 'z'], attrs }], outputs: [['z', f]] });
+}
+cases.push({ name: 'ml_linearcls_strings', opset: 17, domains: { [ML]: 1 }, inputs: X(f),
+  nodes: [{ op: 'LinearClassifier', domain: ML, inputs: ['x'], outputs: ['label', 'z'], attrs: {
+    coefficients: F([0.5, -1, 0.25, 1, 0.75, -0.5, -0.25, 0.5, 1]), intercepts: F([0.1, -0.2, 0.3]),
+    classlabels_strings: ['a', 'b', 'c'], multi_class: 1, post_transform: 'LOGISTIC' } }],
+  outputs: [['z', f]] });
 module.exports = cases;
