@@ -37,3 +37,28 @@ func TestDecodeGoldenRefusesWrappingShapes(t *testing.T) {
 		t.Fatal("a 2^64-element shape with no data was read")
 	}
 }
+
+// TestCompareRel: CompareRel accepts an error up to atol + rtol·|want|
+// per element, so that an output of large magnitude is compared at its own
+// precision, and names the element furthest beyond its tolerance; rtol 0
+// is Compare; integers stay exact.
+func TestCompareRel(t *testing.T) {
+	want := kernel.FromFloat32([]float32{1e5, 1, 0}, 3)
+	c := onnx.Case{Name: "rel", Outputs: map[string]*kernel.Tensor{"y": want}}
+	got := kernel.FromFloat32([]float32{1e5 + 0.5, 1, 0}, 3)
+	if _, err := c.Compare(map[string]*kernel.Tensor{"y": got}, 1e-4); err == nil {
+		t.Fatal("Compare: 0.5 off at 1e5 within an absolute 1e-4")
+	}
+	if d, err := c.CompareRel(map[string]*kernel.Tensor{"y": got}, 1e-4, 1e-5); err != nil || d != 0.5 {
+		t.Fatalf("CompareRel rtol 1e-5: %g, %v; want 0.5 accepted (tolerance 1.0001)", d, err)
+	}
+	got = kernel.FromFloat32([]float32{1e5 + 0.5, 1.01, 0}, 3)
+	_, err := c.CompareRel(map[string]*kernel.Tensor{"y": got}, 1e-4, 1e-5)
+	if err == nil || !strings.Contains(err.Error(), "element 1") {
+		t.Fatalf("CompareRel: %v, want element 1 (0.01 off at 1) named, not element 0 (the largest error, within its tolerance)", err)
+	}
+	ints := onnx.Case{Name: "ints", Outputs: map[string]*kernel.Tensor{"y": kernel.FromInt64([]int64{1 << 40}, 1)}}
+	if _, err := ints.CompareRel(map[string]*kernel.Tensor{"y": kernel.FromInt64([]int64{1<<40 + 1}, 1)}, 0, 0.5); err == nil {
+		t.Fatal("CompareRel: an integer one off accepted by a relative tolerance")
+	}
+}

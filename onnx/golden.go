@@ -236,12 +236,23 @@ type Mismatch struct {
 // absolute error and, when it exceeds tol (or an output is missing, or
 // differs in dtype or shape), an error naming the worst element.
 func (c *Case) Compare(got map[string]*kernel.Tensor, tol float64) (float64, error) {
+	return c.CompareRel(got, tol, 0)
+}
+
+// CompareRel is Compare where a float element passes when its absolute
+// error is at most atol + rtol·|want| (numpy's allclose): a relative
+// tolerance for outputs of large magnitude, or of a narrow float type
+// whose rounding differs between runtimes (float16: rtol about 1e-3 a
+// rounding). The error names the element furthest beyond its tolerance.
+func (c *Case) CompareRel(got map[string]*kernel.Tensor, atol, rtol float64) (float64, error) {
 	names := make([]string, 0, len(c.Outputs))
 	for name := range c.Outputs {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	worst := Mismatch{Index: -1}
+	var bad *Mismatch // the element furthest beyond its tolerance
+	over := 0.0       // by how much
 	for _, name := range names {
 		want := c.Outputs[name]
 		g := got[name]
@@ -267,11 +278,22 @@ func (c *Case) Compare(got map[string]*kernel.Tensor, tol float64) (float64, err
 			if d > worst.MaxAbs || worst.Index < 0 {
 				worst = Mismatch{Output: name, Index: i, Got: a, Want: b, MaxAbs: max(d, worst.MaxAbs)}
 			}
+			tol := atol
+			if want.DType.IsFloat() && !math.IsInf(b, 0) {
+				tol += rtol * math.Abs(b)
+			}
+			if x := d - tol; x > 0 && (bad == nil || x > over) {
+				bad, over = &Mismatch{Output: name, Index: i, Got: a, Want: b, MaxAbs: d}, x
+			}
 		}
 	}
-	if worst.MaxAbs > tol {
-		return worst.MaxAbs, fmt.Errorf("case %s: output %q element %d is %g, want %g (max abs error %g > %g)",
-			c.Name, worst.Output, worst.Index, worst.Got, worst.Want, worst.MaxAbs, tol)
+	if bad != nil {
+		bound := fmt.Sprintf("%g", atol)
+		if rtol > 0 {
+			bound = fmt.Sprintf("%g + %g·|want|", atol, rtol)
+		}
+		return worst.MaxAbs, fmt.Errorf("case %s: output %q element %d is %g, want %g (error %g > %s; max abs error %g)",
+			c.Name, bad.Output, bad.Index, bad.Got, bad.Want, bad.MaxAbs, bound, worst.MaxAbs)
 	}
 	return worst.MaxAbs, nil
 }

@@ -105,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		outputs   = fs.String("outputs", "", "with -model: comma-separated tensors to take as the graph's outputs instead of the model's (graph outputs or any tensor it computes, e.g. the scores before a classifier's ZipMap); only the nodes they need are imported; write a comma inside a name as \\,")
 		goldenF   = fs.String("golden", "", "with -model: check every case of this golden JSON file (inputs and reference outputs) in every selected mode; exit 1 on a mismatch")
 		tol       = fs.Float64("tol", 1e-4, "with -golden: the largest absolute error accepted")
+		rtol      = fs.Float64("rtol", 0, "with -golden: also accept an error up to this fraction of the reference's magnitude (|got − want| ≤ tol + rtol·|want|; e.g. 1e-3 for float16 outputs)")
 		size      = fs.Int64("size", 0, "image side of the ocr scenario, a multiple of 32 (default 640, or 96 with -quick or -real)")
 		prepare   = fs.Duration("prepare", -1, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
 		infer     = fs.Duration("infer", -1, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
@@ -161,7 +162,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	for _, d := range []struct {
 		flag, needs string
 		has         bool
-	}{{"tol", "-golden", *goldenF != ""}, {"analyze", "-trace", *tracePath != ""}} {
+	}{{"tol", "-golden", *goldenF != ""}, {"rtol", "-golden", *goldenF != ""}, {"analyze", "-trace", *tracePath != ""}} {
 		if flagSet[d.flag] && !d.has && !*quiet {
 			fmt.Fprintf(stderr, "pipebench: -%s does nothing without %s\n", d.flag, d.needs)
 		}
@@ -224,7 +225,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if !(*tol >= 0) || math.IsInf(*tol, 1) {
 			return nil, fmt.Errorf("%w: -tol %g: want a finite number ≥ 0", errUsage, *tol)
 		}
-		mf := &modelFlags{path: *model, golden: *goldenF, tol: *tol}
+		if !(*rtol >= 0) || math.IsInf(*rtol, 1) {
+			return nil, fmt.Errorf("%w: -rtol %g: want a finite number ≥ 0", errUsage, *rtol)
+		}
+		mf := &modelFlags{path: *model, golden: *goldenF, tol: *tol, rtol: *rtol}
 		if err := checkInput("-model", *model, 0); err != nil {
 			return nil, err
 		}

@@ -98,6 +98,17 @@ func TestModelGolden(t *testing.T) {
 		if code, _, stderr := runArgs(t, append(args, "-tol", tol)...); code != 2 || !strings.Contains(stderr, "finite number") {
 			t.Errorf("-tol %s: exit %d, want 2 saying a finite number:\n%s", tol, code, stderr)
 		}
+		if code, _, stderr := runArgs(t, append(args, "-rtol", tol)...); code != 2 || !strings.Contains(stderr, "-rtol") {
+			t.Errorf("-rtol %s: exit %d, want 2 naming -rtol:\n%s", tol, code, stderr)
+		}
+	}
+	// A relative tolerance accepts what the absolute one alone refuses:
+	// the larger errors are at the larger values.
+	if code, stdout, _ := runArgs(t, append(args, "-tol", "1e-6")...); code != 1 {
+		t.Errorf("-tol 1e-6: exit %d, want 1:\n%s", code, stdout)
+	}
+	if code, stdout, _ := runArgs(t, append(args, "-tol", "1e-6", "-rtol", "1e-3")...); code != 0 {
+		t.Errorf("-tol 1e-6 -rtol 1e-3: exit %d, want 0:\n%s", code, stdout)
 	}
 	// The golden file's outputs left out by -outputs are said to be
 	// unchecked.
@@ -162,7 +173,7 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 		t.Fatalf("-h exit %d", code)
 	}
 	for _, f := range []string{"-scenario", "-mode", "-barrier", "-check", "-reps", "-quick", "-json", "-v", "-seed", "-real", "-prepare", "-infer", "-resize", "-launch",
-		"-model", "-input", "-const", "-outputs", "-golden", "-tol", "-size", "-overlap", "-tiling-copy", "-tiling-blocks", "-benchfmt", "-q", "-scenario-file"} {
+		"-model", "-input", "-const", "-outputs", "-golden", "-tol", "-rtol", "-size", "-overlap", "-tiling-copy", "-tiling-blocks", "-benchfmt", "-q", "-scenario-file"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("-h does not document %s", f)
 		}

@@ -26,6 +26,7 @@ type modelFlags struct {
 	values map[string]*kernel.Tensor // -const name=value
 	golden string
 	tol    float64
+	rtol   float64
 	// outputs (-outputs) replace the model's graph outputs (onnx.Options.Outputs); nil keeps them.
 	outputs []string
 }
@@ -385,7 +386,7 @@ func checkGolden(ctx context.Context, cfg *config, stdout io.Writer) (bool, erro
 			if err != nil {
 				return false, fmt.Errorf("case %s, %s: %w", c.Name, s.name, err)
 			}
-			maxAbs, err := c.Compare(res.Outputs, mf.tol)
+			maxAbs, err := c.CompareRel(res.Outputs, mf.tol, mf.rtol)
 			status := "ok"
 			if err != nil {
 				ok, status = false, "MISMATCH: "+err.Error()
