@@ -11,10 +11,10 @@ import (
 
 // TestLongComputesStopWithTheirRun checks that the kernels whose Compute
 // can run long (matrix products, Gemm, convolutions, recurrent cells,
-// attention, Einsum, DFT and STFT, pooling, non-max suppression) return
-// the error of
-// their run's context (kernel.Args.Ctx) once it ended, and compute the
-// same bits with a live context as without one.
+// attention, Einsum, DFT and STFT, pooling, non-max suppression, integer
+// convolution) return the error of their run's context (kernel.Args.Ctx)
+// once it ended, and compute the same bits with a live context as
+// without one.
 func TestLongComputesStopWithTheirRun(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	f32 := func(shape ...int64) *kernel.Tensor {
@@ -35,6 +35,13 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 		x := kernel.New(kernel.Int32, shape...)
 		for i := range kernel.Int32s(x.Host) {
 			kernel.Int32s(x.Host)[i] = int32(r.IntN(100) - 50)
+		}
+		return x
+	}
+	u8 := func(shape ...int64) *kernel.Tensor {
+		x := kernel.New(kernel.Uint8, shape...)
+		for i := range x.Host {
+			x.Host[i] = byte(r.IntN(256))
 		}
 		return x
 	}
@@ -73,6 +80,7 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 		{"AveragePool", "AveragePool", kernel.Attrs{"kernel_shape": []int64{3, 3}, "pads": []int64{1, 1, 1, 1}}, []*kernel.Tensor{f32(1, 4, 20, 20)}},
 		{"LpPool", "LpPool", kernel.Attrs{"kernel_shape": []int64{3, 3}}, []*kernel.Tensor{f32(1, 4, 20, 20)}},
 		{"NonMaxSuppression", "NonMaxSuppression", nil, []*kernel.Tensor{boxes(300), f32(1, 1, 300), kernel.FromInt64([]int64{100}, 1)}},
+		{"ConvInteger", "ConvInteger", kernel.Attrs{"pads": []int64{1, 1, 1, 1}}, []*kernel.Tensor{u8(1, 8, 40, 40), u8(16, 8, 3, 3)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -520,38 +520,77 @@ func newConvInteger(linear bool) kernel.Factory {
 			cg, mg := g.c/g.group, g.m/g.group
 			in, kk, out := g.in, g.k, g.out
 			inSize, kSize, outSize := in[0]*in[1]*in[2], kk[0]*kk[1]*kk[2], out[0]*out[1]*out[2]
+			// The operands less their zero points, once (8-bit types:
+			// they fit int32, and their products are exact in any order).
+			xs := make([]int32, x.NumElements())
 			xzp := int64(xz.at(0))
+			for i := range xs {
+				xs[i] = int32(loadI(x.DType, xb, int64(i)) - xzp)
+			}
+			ws := make([]int32, w.NumElements())
+			for m := range g.m {
+				wzp := int64(wz.at(m))
+				for i := m * cg * kSize; i < (m+1)*cg*kSize; i++ {
+					ws[i] = int32(loadI(w.DType, wb, i) - wzp)
+				}
+			}
+			// Tap by tap: each weight tap adds its products to every
+			// output it reaches, a row of outputs at a time (integer sums
+			// are exact in any order).
+			acc := make([]int64, outSize)
+			p := poller{a: a}
 			for n := range g.n {
 				for m := range g.m {
 					grp := m / mg
-					wzp := int64(wz.at(m))
-					for op := range outSize {
-						od, oh, ow := op/(out[1]*out[2]), op/out[2]%out[1], op%out[2]
-						var acc int64
-						for ci := range cg {
-							ch := grp*cg + ci
-							for kp := range kSize {
-								kd, kh, kw := kp/(kk[1]*kk[2]), kp/kk[2]%kk[1], kp%kk[2]
+					clear(acc)
+					for ci := range cg {
+						xc := xs[(n*g.c+grp*cg+ci)*inSize : (n*g.c+grp*cg+ci+1)*inSize]
+						wc := ws[(m*cg+ci)*kSize : (m*cg+ci+1)*kSize]
+						for kp, wv := range wc {
+							if err := p.add(outSize); err != nil {
+								return err
+							}
+							if wv == 0 {
+								continue
+							}
+							kd, kh, kw := int64(kp)/(kk[1]*kk[2]), int64(kp)/kk[2]%kk[1], int64(kp)%kk[2]
+							// The outputs whose tap falls inside the input
+							// on the width axis: ow in [lo, hi).
+							off := kw*g.dil[2] - g.padB[2]
+							lo := max(ceilDiv(-off, g.stride[2]), 0)
+							hi := min(floorDiv(in[2]-1-off, g.stride[2])+1, out[2])
+							if lo >= hi {
+								continue
+							}
+							for od := range out[0] {
 								id := od*g.stride[0] - g.padB[0] + kd*g.dil[0]
-								ih := oh*g.stride[1] - g.padB[1] + kh*g.dil[1]
-								iw := ow*g.stride[2] - g.padB[2] + kw*g.dil[2]
-								if id < 0 || id >= in[0] || ih < 0 || ih >= in[1] || iw < 0 || iw >= in[2] {
+								if id < 0 || id >= in[0] {
 									continue // padding: x − zero_point is 0 there
 								}
-								xv := loadI(x.DType, xb, (n*g.c+ch)*inSize+(id*in[1]+ih)*in[2]+iw) - xzp
-								wv := loadI(w.DType, wb, (m*cg+ci)*kSize+kp) - wzp
-								acc += xv * wv
+								for oh := range out[1] {
+									ih := oh*g.stride[1] - g.padB[1] + kh*g.dil[1]
+									if ih < 0 || ih >= in[1] {
+										continue
+									}
+									xr := xc[(id*in[1]+ih)*in[2]:]
+									ar := acc[(od*out[1]+oh)*out[2]:]
+									for ow := lo; ow < hi; ow++ {
+										ar[ow] += int64(xr[ow*g.stride[2]+off] * wv)
+									}
+								}
 							}
 						}
-						idx := (n*g.m+m)*outSize + op
+					}
+					for op, v := range acc {
+						idx := (n*g.m+m)*outSize + int64(op)
 						if !linear {
-							kernel.Int32s(ob)[idx] = int32(acc)
+							kernel.Int32s(ob)[idx] = int32(v)
 							continue
 						}
 						if b := input(a.In, 8); b != nil && b.NumElements() > 0 {
-							acc += int64(kernel.Int32s(b.Data())[m])
+							v += int64(kernel.Int32s(b.Data())[m])
 						}
-						qlinearOut(a, idx, acc, 0, m)
+						qlinearOut(a, idx, v, 0, m)
 					}
 				}
 			}
