@@ -39,7 +39,7 @@ func convIntegerRef(x, w *kernel.Tensor, xzp int64, wzp []int64, group int64, st
 					kpos[i] = rr % w.Shape[2+i]
 					rr /= w.Shape[2+i]
 				}
-				xi, inside := (nn*c+ch), true
+				xi, inside := (nn*c + ch), true
 				for i := range nd {
 					p := opos[i]*strides[i] - pads[i] + kpos[i]*dils[i]
 					if p < 0 || p >= x.Shape[2+i] {
