@@ -60,14 +60,7 @@ func TestLongSoak(t *testing.T) {
 	if code, _, stderr := runArgs(t, "soak", "-json", path); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep soakReport
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readSoak(t, path)
 	for _, k := range []string{"device bytes flat", "goroutines flat", "heap slope ≤ 64 KB/min", "heap within 1 MB"} {
 		if !rep.Held[k] {
 			t.Errorf("%s: does not hold (%+v)", k, rep)
@@ -149,14 +142,7 @@ func TestSoakInterruptedKeepsFinishedPhases(t *testing.T) {
 	if !strings.Contains(errb.String(), "stopped early") || !strings.Contains(out.String(), "consecutive runs") || strings.Contains(out.String(), "holds") {
 		t.Errorf("stdout %q, stderr %q: want the finished phases, no verdicts and a note", out.String(), errb.String())
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep soakReport
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readSoak(t, path)
 	if !strings.HasPrefix(rep.Incomplete, "interrupted") || len(rep.Modes) == 0 || rep.CancelLimitNs == 0 || rep.Samples != 0 || len(rep.Held) != 0 {
 		t.Errorf("report: incomplete %q, %d modes, cancel limit %d, %d samples, %d verdicts; want interrupted, the modes and cancellations, no load, no verdicts",
 			rep.Incomplete, len(rep.Modes), rep.CancelLimitNs, rep.Samples, len(rep.Held))
@@ -173,4 +159,18 @@ func TestSoakFailedTargets(t *testing.T) {
 	if n := (&soakReport{Modes: make([]soakMode, 4), CancelLimitNs: 1}).phases(); n != 5 {
 		t.Errorf("phases() = %d, want 5", n)
 	}
+}
+
+// readSoak reads the soak report -json wrote to path.
+func readSoak(t *testing.T, path string) soakReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep soakReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
