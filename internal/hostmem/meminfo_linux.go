@@ -13,11 +13,7 @@ import (
 // limit leaves; under a limit on its address space (ulimit -v), by what
 // that leaves of it.
 func systemAvailable() (int64, bool) {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	avail, ok := meminfoField(b, "MemAvailable:")
+	avail, ok := procField("/proc/meminfo", "MemAvailable:")
 	if !ok {
 		return 0, false
 	}
@@ -40,15 +36,20 @@ func addressSpaceLeft() (int64, bool) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur == ^uint64(0) || rl.Cur > math.MaxInt64 {
 		return 0, false
 	}
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	size, ok := meminfoField(b, "VmSize:")
+	size, ok := procField("/proc/self/status", "VmSize:")
 	if !ok {
 		return 0, false
 	}
 	return max(int64(rl.Cur)-size, 0), true
+}
+
+// procField is meminfoField of the file at path.
+func procField(path, key string) (int64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	return meminfoField(b, key)
 }
 
 // meminfoField returns the value of the /proc/meminfo line that starts
