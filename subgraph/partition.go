@@ -114,8 +114,8 @@ type Edge struct {
 // A rank stays unknown only downstream of a value dependency whose value
 // is not known before run time (a graph input, or a value computed from
 // contents) or of a graph input of any shape (Value.AnyShape): such a
-// tensor becomes an input of any shape of the parts that read it. Partition fails with ErrPartition only for a
-// nil graph or placement.
+// tensor becomes an input of any shape of the parts that read it.
+// Partition fails with ErrPartition only for a nil graph or placement.
 func Partition(c *Checked, place func(node int) Placement, chains func(Placement) bool) (*Partitioning, error) {
 	if c == nil || c.Graph == nil || place == nil {
 		return nil, &Error{Err: fmt.Errorf("%w: nil graph or placement function", ErrPartition)}
