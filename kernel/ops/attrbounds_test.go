@@ -69,7 +69,7 @@ func TestResizeIntegerNaNRoi(t *testing.T) {
 	for _, roi := range [][]float32{{0, 0, nan, nan, 1, 1, 1, 1}, {0, 0, float32(math.Inf(-1)), 0, 1, 1, float32(math.Inf(1)), 1}} {
 		y := mustRun(t, "Resize", kernel.Attrs{"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize", "extrapolation_value": 7.0},
 			x, kernel.FromFloat32(roi, 8), kernel.FromFloat32([]float32{1, 1, 2, 2}, 4))
-		for i, v := range y.Host {
+		for i, v := range y.Data() {
 			if v != 7 {
 				t.Fatalf("roi %v: output %d is %d, want the extrapolation value 7", roi, i, v)
 			}
