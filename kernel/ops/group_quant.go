@@ -581,16 +581,17 @@ func newConvInteger(linear bool) kernel.Factory {
 							}
 						}
 					}
+					var bias int64
+					if b := input(a.In, 8); linear && b != nil && b.NumElements() > 0 {
+						bias = int64(kernel.Int32s(b.Data())[m])
+					}
 					for op, v := range acc {
 						idx := (n*g.m+m)*outSize + int64(op)
 						if !linear {
 							kernel.Int32s(ob)[idx] = int32(v)
 							continue
 						}
-						if b := input(a.In, 8); b != nil && b.NumElements() > 0 {
-							v += int64(kernel.Int32s(b.Data())[m])
-						}
-						qlinearOut(a, idx, v, 0, m)
+						qlinearOut(a, idx, v+bias, 0, m)
 					}
 				}
 			}

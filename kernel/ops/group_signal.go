@@ -268,9 +268,9 @@ func newMelWeightMatrix(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if !isIndex(in[2].DType) {
 			return fmt.Errorf("input sample_rate has dtype %v, want int32 or int64", in[2].DType)
 		}
-		for j, name := range [...]string{2: "sample_rate", 3: "lower_edge_hertz", 4: "upper_edge_hertz"} {
-			if j >= 2 && in[j].NumElements() != 1 {
-				return fmt.Errorf("input %s has shape %v: want a scalar", name, in[j].Shape)
+		for j, name := range [...]string{"sample_rate", "lower_edge_hertz", "upper_edge_hertz"} {
+			if t := in[2+j]; t.NumElements() != 1 {
+				return fmt.Errorf("input %s has shape %v: want a scalar", name, t.Shape)
 			}
 		}
 		if bins <= 0 || dft <= 0 {
