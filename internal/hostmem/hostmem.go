@@ -17,8 +17,8 @@
 // memory.current when one is set, and by what a limit on the process's
 // address space (RLIMIT_AS, ulimit -v) leaves of it. It reads them only
 // for sizes of checkFrom bytes and more: smaller allocations are cheap to
-// refuse by failing later, and cheap to make. Where the available memory cannot be
-// read, nothing is refused.
+// refuse by failing later, and cheap to make. Where the available memory
+// cannot be read, nothing is refused.
 //
 // Dependency rule: hostmem imports only the standard library.
 package hostmem
