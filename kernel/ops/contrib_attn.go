@@ -43,9 +43,10 @@ type gqa struct {
 // [batch, S, (num_heads + 2·kv_num_heads)·H] holds each token's Q, K and
 // V heads in that order. H is a multiple of 8 (16 with the rotary
 // caches). past_key and past_value, both or neither, are [batch,
-// kv_num_heads, P, H]; seqlens_k (int32 [batch]) gives each batch's total
-// length less one, L_b − 1, and total_sequence_length (an int32 scalar, a
-// value dependency) the longest, T; every L_b is at most T. A run with S =
+// kv_num_heads, P, H]; seqlens_k (int32 [batch], or [batch, 1]) gives
+// each batch's total length less one, L_b − 1, and total_sequence_length
+// (an int32 scalar, a value dependency) the longest, T; every L_b is at
+// most T. A run with S =
 // T is a first prompt: batches shorter than T are right-padded, their new
 // tokens all written, past_key's content unused. Otherwise the run follows
 // past context, S = 1 (token generation) or batch 1 (a prompt after
@@ -254,8 +255,10 @@ func (g *gqa) dims(in []*kernel.Tensor) (gqaDims, error) {
 	if err := dtypeIn(seqlens, "seqlens_k", kernel.Int32); err != nil {
 		return d, err
 	}
-	if !seqlens.Shape.Equal(kernel.Shape{d.b}) {
-		return d, fmt.Errorf("input seqlens_k %v: want [batch] = [%d]", seqlens.Shape, d.b)
+	// [batch], or [batch, 1…] as onnxruntime-genai's builder wrote it
+	// (a ReduceSum kept its axis), which onnxruntime reads alike.
+	if seqlens.Shape.Rank() < 1 || seqlens.Shape[0] != d.b || seqlens.NumElements() != d.b {
+		return d, fmt.Errorf("input seqlens_k %v: want [batch] = [%d] (or [batch, 1])", seqlens.Shape, d.b)
 	}
 	if err := dtypeIn(total, "total_sequence_length", kernel.Int32); err != nil {
 		return d, err

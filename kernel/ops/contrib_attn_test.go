@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -126,6 +127,18 @@ func TestContribGroupQueryAttention(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
+		// seqlens_k as [batch, 1], as onnxruntime-genai's builder wrote
+		// it, reads alike.
+		in[5] = tensor(kernel.Int32, shp(int64(c.b), 1), lens...)
+		out2, err := runOp("GroupQueryAttention", attrs, in...)
+		if err != nil {
+			t.Fatalf("%s, seqlens_k [batch, 1]: %v", c.name, err)
+		}
+		for o := range out {
+			if !out2[o].Shape.Equal(out[o].Shape) || !bytes.Equal(out2[o].Data(), out[o].Data()) {
+				t.Fatalf("%s, seqlens_k [batch, 1]: output %d differs", c.name, o)
+			}
+		}
 		y, pk, pv := gqaRef(q, k, v, pastK, pastV, c.lens, c.b, c.s, c.n, c.nkv, c.h, c.p, c.tl, tp, c.window, c.softcap)
 		for o, want := range [][]float64{y, pk, pv} {
 			if len(want) != int(out[o].NumElements()) {
@@ -173,6 +186,9 @@ func TestContribGroupQueryAttentionRefusals(t *testing.T) {
 	wantErr(t, "GroupQueryAttention", base, []*kernel.Tensor{q, kv, kv, f32(shp(1, 1, 2, 8)), none, lens, tl}, "past_key and past_value")
 	wantErr(t, "GroupQueryAttention", base, []*kernel.Tensor{q, kv, kv, none, none, tensor(kernel.Int32, shp(1), 2), tl}, "seqlens_k[0]")
 	wantErr(t, "GroupQueryAttention", base, []*kernel.Tensor{q, kv, kv, none, none, tensor(kernel.Int64, shp(1), 1), tl}, "seqlens_k")
+	wantErr(t, "GroupQueryAttention", base, []*kernel.Tensor{q, kv, kv, none, none, tensor(kernel.Int32, shp(1, 2), 1, 1), tl}, "seqlens_k", "[batch, 1]")
+	wantErr(t, "GroupQueryAttention", base, []*kernel.Tensor{q, kv, kv, none, none, tensor(kernel.Int32, shp(2), 1, 1), tl}, "seqlens_k", "[batch]")
+	wantErr(t, "GroupQueryAttention", base, []*kernel.Tensor{q, kv, kv, none, none, tensor(kernel.Int32, shp(), 1), tl}, "seqlens_k")
 	wantErr(t, "GroupQueryAttention", base, []*kernel.Tensor{q, kv, kv, none, none, lens, tensor(kernel.Int32, shp(), 3)}, "past_key and past_value")
 	wantErr(t, "GroupQueryAttention", with("do_rotary", int64(1)), []*kernel.Tensor{q, kv, kv, none, none, lens, tl}, "cos_cache")
 	wantErr(t, "GroupQueryAttention", base, []*kernel.Tensor{q, kv, kv, none, none, lens, tl, none, none, none, f32(shp(1, 2, 2, 3))}, "attention_bias")
