@@ -29,8 +29,10 @@ import (
 //     rounded, then times gamma, then plus beta. mask_index (int32
 //     [batch]) counts the mask's ones in each row, 0 without a mask.
 //     input_ids, segment_ids, mask and position_ids are int32 [batch, S];
-//     the embeddings are float32 [rows, H], gamma and beta [H] (float32
-//     only: onnxruntime's CPU provider has no float16 kernel). An id out
+//     the embeddings are [rows, H], gamma and beta [H], all float32 or
+//     all float16; float16 computes in float32 and rounds output and
+//     embedding_sum once, as onnxruntime's CPU provider runs it (it has
+//     no float16 kernel and casts around the float32 one). An id out
 //     of its table's rows, or segment_ids without segment_embedding, is an
 //     error (onnxruntime reports "input index out of range"; a negative
 //     position, which onnxruntime reads outside its table, is one too).
@@ -130,6 +132,7 @@ func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, fmt.Errorf("ops: EmbedLayerNormalization: attribute \"epsilon\" is %v, want a finite number ≥ 0", eps)
 	}
 	epsF := float32(eps)
+	var scratch []float32 // float16 operands' rows widened, kept from run to run
 	k := &simple{flops: 8}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		ids := in[0]
@@ -164,9 +167,10 @@ func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 			}
 		}
 		we := in[2]
-		if err := dtypeIn(we, "word_embedding", kernel.Float32); err != nil {
+		if err := dtypeIn(we, "word_embedding", kernel.Float32, kernel.Float16); err != nil {
 			return err
 		}
+		dt := we.DType
 		if we.Shape.Rank() != 2 {
 			return fmt.Errorf("input word_embedding %v: want 2 dimensions [vocabulary, hidden]", we.Shape)
 		}
@@ -179,8 +183,8 @@ func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 			if c.i == 4 && optional(in, 4) == nil {
 				continue
 			}
-			if err := dtypeIn(t, c.name, kernel.Float32); err != nil {
-				return err
+			if t.DType != dt {
+				return fmt.Errorf("input %s has dtype %v, want word_embedding's %v", c.name, t.DType, dt)
 			}
 			if t.Shape.Rank() != 2 || t.Shape[1] != h {
 				return fmt.Errorf("input %s %v: want [rows, %d] (word_embedding's hidden size)", c.name, t.Shape, h)
@@ -188,16 +192,16 @@ func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		for i, name := range []string{"gamma", "beta"} {
 			t := in[5+i]
-			if err := dtypeIn(t, name, kernel.Float32); err != nil {
-				return err
+			if t.DType != dt {
+				return fmt.Errorf("input %s has dtype %v, want word_embedding's %v", name, t.DType, dt)
 			}
 			if !t.Shape.Equal(kernel.Shape{h}) {
 				return fmt.Errorf("input %s %v: want [%d]", name, t.Shape, h)
 			}
 		}
-		setShape(out[0], kernel.Shape{batch, seq, h}, kernel.Float32)
+		setShape(out[0], kernel.Shape{batch, seq, h}, dt)
 		setShape(out[1], kernel.Shape{batch}, kernel.Int32)
-		setShape(out[2], kernel.Shape{batch, seq, h}, kernel.Float32)
+		setShape(out[2], kernel.Shape{batch, seq, h}, dt)
 		return nil
 	}
 	k.computeF = func(a *kernel.Args) error {
@@ -205,26 +209,46 @@ func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 		batch, seq := ids.Shape[0], ids.Shape[1]
 		we, pe := a.In[2], a.In[3]
 		h := we.Shape[1]
-		if !a.Out[0].Shape.Equal(kernel.Shape{batch, seq, h}) || a.Out[0].DType != kernel.Float32 {
+		dt := we.DType
+		if !a.Out[0].Shape.Equal(kernel.Shape{batch, seq, h}) || a.Out[0].DType != dt {
 			return errors.New("operands differ from the inferred ones")
 		}
 		idv := kernel.Int32s(ids.Data())
-		w, p := kernel.Float32s(we.Data()), kernel.Float32s(pe.Data())
-		gamma, beta := kernel.Float32s(a.In[5].Data()), kernel.Float32s(a.In[6].Data())
+		// Float16 operands compute in float32 and round once: each row
+		// read is widened into the scratch, and the results rounded from
+		// it into the outputs.
+		half := dt == kernel.Float16
+		if half && int64(len(scratch)) < 7*h {
+			scratch = make([]float32, 7*h)
+		}
+		rowOf := func(t *kernel.Tensor, r int64, slot int) []float32 {
+			if !half {
+				return kernel.Float32s(t.Data())[r*h : (r+1)*h]
+			}
+			dst := scratch[int64(slot)*h : int64(slot+1)*h]
+			for j, v := range kernel.Uint16s(t.Data())[r*h : (r+1)*h] {
+				dst[j] = kernel.F16ToF32(v)
+			}
+			return dst
+		}
+		gamma, beta := rowOf(a.In[5], 0, 0), rowOf(a.In[6], 0, 1)
 		var segIDs, posIDs []int32
-		var seg []float32
+		var segT *kernel.Tensor
 		var segRows int64
 		if t := optional(a.In, 1); t != nil {
 			segIDs = kernel.Int32s(t.Data())
 		}
 		if t := optional(a.In, 4); t != nil {
-			seg, segRows = kernel.Float32s(t.Data()), t.Shape[0]
+			segT, segRows = t, t.Shape[0]
 		}
 		posBroadcast := false
 		if t := optional(a.In, 8); t != nil {
 			posIDs, posBroadcast = kernel.Int32s(t.Data()), t.Shape[0] == 1 && batch != 1
 		}
-		y, sum := kernel.Float32s(a.Out[0].Data()), kernel.Float32s(a.Out[2].Data())
+		var y, sum []float32
+		if !half {
+			y, sum = kernel.Float32s(a.Out[0].Data()), kernel.Float32s(a.Out[2].Data())
+		}
 		hf := float32(h)
 		for i := range batch * seq {
 			wi := int64(idv[i])
@@ -249,13 +273,22 @@ func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 					return fmt.Errorf("segment_ids[%d, %d] = %d is outside segment_embedding's %d rows", i/seq, i%seq, si, segRows)
 				}
 			}
-			row, rs := y[i*h:(i+1)*h], sum[i*h:(i+1)*h]
-			wr, pr := w[wi*h:(wi+1)*h], p[pi*h:(pi+1)*h]
+			var row, rs []float32
+			if half {
+				row, rs = scratch[5*h:6*h], scratch[6*h:7*h]
+			} else {
+				row, rs = y[i*h:(i+1)*h], sum[i*h:(i+1)*h]
+			}
+			wr, pr := rowOf(we, wi, 2), rowOf(pe, pi, 3)
+			var sr []float32
+			if si >= 0 {
+				sr = rowOf(segT, si, 4)
+			}
 			var total float32
 			for j := range h {
 				v := wr[j] + pr[j]
 				if si >= 0 {
-					v += seg[si*h+j]
+					v += sr[j]
 				}
 				row[j], rs[j] = v, v
 				total += v
@@ -270,6 +303,12 @@ func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 			e := float32(math.Sqrt(float64(sq/hf + epsF)))
 			for j := range h {
 				row[j] = float32(float32(row[j]/e)*gamma[j]) + beta[j]
+			}
+			if half {
+				yh, sh := kernel.Uint16s(a.Out[0].Data())[i*h:(i+1)*h], kernel.Uint16s(a.Out[2].Data())[i*h:(i+1)*h]
+				for j := range h {
+					yh[j], sh[j] = kernel.F32ToF16(row[j]), kernel.F32ToF16(rs[j])
+				}
 			}
 		}
 		mi := kernel.Int32s(a.Out[1].Data())

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -95,6 +96,60 @@ func TestContribEmbedLayerNorm(t *testing.T) {
 			t.Errorf("%s %v: no error", op, a)
 		}
 	}
+}
+
+// TestContribEmbedLayerNormFloat16 checks float16 tables: the float32
+// computation on their widened values, output and embedding_sum rounded
+// once to float16 (how onnxruntime's CPU provider runs them, casting
+// around its float32 kernel); a table of another dtype is refused.
+func TestContribEmbedLayerNormFloat16(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const h = 24
+	half := map[string]*kernel.Tensor{
+		"word": randTensor(r, kernel.Float16, shp(7, h)), "pos": randTensor(r, kernel.Float16, shp(5, h)),
+		"seg": randTensor(r, kernel.Float16, shp(2, h)), "gamma": randTensor(r, kernel.Float16, shp(h)), "beta": randTensor(r, kernel.Float16, shp(h)),
+	}
+	wide := make(map[string]*kernel.Tensor)
+	for name, x := range half {
+		v := make([]float64, x.NumElements())
+		for i, b := range kernel.Uint16s(x.Data()) {
+			v[i] = float64(kernel.F16ToF32(b))
+		}
+		wide[name] = f32(x.Shape, v...)
+	}
+	ids, segIDs, mask := i32(shp(2, 3), 0, 6, 3, 2, 2, 5), i32(shp(2, 3), 1, 0, 1, 0, 0, 1), i32(shp(2, 3), 1, 1, 0, 1, 1, 1)
+	for _, segs := range []bool{true, false} {
+		args := func(m map[string]*kernel.Tensor) []*kernel.Tensor {
+			if !segs {
+				return []*kernel.Tensor{ids, absent(), m["word"], m["pos"], absent(), m["gamma"], m["beta"], mask}
+			}
+			return []*kernel.Tensor{ids, segIDs, m["word"], m["pos"], m["seg"], m["gamma"], m["beta"], mask}
+		}
+		got, err := runOp("EmbedLayerNormalization", nil, args(half)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := runOp("EmbedLayerNormalization", nil, args(wide)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []int{0, 2} {
+			if got[o].DType != kernel.Float16 || !got[o].Shape.Equal(want[o].Shape) {
+				t.Fatalf("segments %v: output %d is %v%v, want float16%v", segs, o, got[o].DType, got[o].Shape, want[o].Shape)
+			}
+			g, w := kernel.Uint16s(got[o].Data()), kernel.Float32s(want[o].Data())
+			for i := range w {
+				if g[i] != kernel.F32ToF16(w[i]) {
+					t.Fatalf("segments %v: output %d [%d] = %v, want %v rounded to float16", segs, o, i, kernel.F16ToF32(g[i]), w[i])
+				}
+			}
+		}
+		if !bytes.Equal(got[1].Data(), want[1].Data()) {
+			t.Errorf("segments %v: mask_index %v, want %v", segs, got[1], want[1])
+		}
+	}
+	in := []*kernel.Tensor{ids, segIDs, half["word"], half["pos"], half["seg"], wide["gamma"], half["beta"]}
+	wantErr(t, "EmbedLayerNormalization", nil, in, "gamma", "dtype float32", "word_embedding's float16")
 }
 
 // TestContribFusedConv checks FusedConv's Z, bias and activations on

@@ -46,6 +46,14 @@ const mask = (b, s, pad) => Array.from({ length: b * s }, (_, i) => (i % s < s -
       ['mask', i32, [1, 7], [1, 1, 1, 1, 1, 1, 0]]],
     ['input_ids', 'segment_ids', 'word', 'pos', 'seg', 'gamma', 'beta', 'mask'],
     [['output', f], ['mask_index', i32], ['embedding_sum', f]]);
+  // float16 tables: onnxruntime's CPU provider casts around its float32
+  // kernel, rounding output and embedding_sum once.
+  const hf = 'float16';
+  node('embedlayernorm_float16', 'EmbedLayerNormalization', { epsilon: 1e-5 },
+    [['input_ids', i32, [b, s], ids(b * s, 30, 9)], ['segment_ids', i32, [b, s], ids(b * s, 2, 4)], ['word', hf, [30, h]], ['pos', hf, [8, h]],
+      ['seg', hf, [2, h]], ['gamma', hf, [h]], ['beta', hf, [h]], ['mask', i32, [b, s], mask(b, s, [1, 0])]],
+    ['input_ids', 'segment_ids', 'word', 'pos', 'seg', 'gamma', 'beta', 'mask'],
+    [['output', hf], ['mask_index', i32], ['embedding_sum', hf]]);
 }
 
 // FusedConv: every activation, Z, groups, pads, strides, 1-D.
