@@ -43,14 +43,15 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 // by qk_matmul_output_mode, the scaled scores (0), the softcapped scores
 // (1), the scores plus bias (2) or the probabilities (3).
 //
-// Q, K, V, the caches and a float mask are float32. Scores, softmax and
-// each output's sum are evaluated in float64 and every output element is
-// rounded once; softmax_precision may be 1 (float32) or 11 (float64).
-// Refused: float16 and float64 (onnxruntime 1.30 rounds float16
-// intermediate results, and its float64 kernel gives NaN, not zero, for a
-// fully masked row), bfloat16 (not implemented), integer masks, masks of
-// rank 1 or with a shorter last dimension (onnxruntime refuses them), a
-// non-positive scale, a negative softcap, qk_matmul_output_mode 2 with
+// Q, K, V, the caches and a float mask share one dtype: float32, float16,
+// bfloat16 or float64. Scores, softmax and each output's sum are
+// evaluated in float64 and every output element is rounded once;
+// softmax_precision may be 1 (float32) or 11 (float64). onnxruntime 1.30
+// rounds float16 intermediate results (its outputs are within about an
+// ulp of pipert's), and its float64 kernel gives NaN, not zero, for a
+// fully masked row. Refused: integer masks, masks of rank 1 or with a
+// shorter last dimension (onnxruntime refuses them), a non-positive
+// scale, a negative softcap, qk_matmul_output_mode 2 with
 // is_causal or nonpad_kv_seqlen (onnxruntime writes the lowest float32,
 // not −∞, where those mask), and left_window_size and right_window_size
 // (opset 25) other than −1.
@@ -169,8 +170,8 @@ func (k *attention) dims(in []*kernel.Tensor) (attnDims, error) {
 	var d attnDims
 	q, kk, v := in[0], in[1], in[2]
 	dt := q.DType
-	if err := dtypeIn(q, "Q", kernel.Float32); err != nil {
-		return d, notImplemented("%v (float16 and float64 are not implemented)", err)
+	if err := dtypeIn(q, "Q", kernel.Float32, kernel.Float16, kernel.BFloat16, kernel.Float64); err != nil {
+		return d, err
 	}
 	if err := checkSameDType(kk, "K", q, "Q"); err != nil {
 		return d, err

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -73,7 +74,9 @@ func TestAttentionErrors(t *testing.T) {
 		return a
 	}
 	h := func(s ...int64) *kernel.Tensor { return tensor(kernel.Float16, s) }
-	wantErr(t, "Attention", nil, []*kernel.Tensor{h(1, 2, 2, 2), h(1, 2, 3, 2), h(1, 2, 3, 2)}, "float16", "not implemented")
+	wantErr(t, "Attention", nil, []*kernel.Tensor{h(1, 2, 2, 2), k, v}, "input K", "dtype")
+	wantErr(t, "Attention", nil, []*kernel.Tensor{i64(shp(1, 2, 2, 2)), i64(shp(1, 2, 3, 2)), i64(shp(1, 2, 3, 2))}, "input Q", "dtype")
+	wantErr(t, "Attention", nil, []*kernel.Tensor{h(1, 2, 2, 2), h(1, 2, 3, 2), h(1, 2, 3, 2), absent, h(1, 2, 1, 2), absent}, "past_key and past_value")
 	wantErr(t, "Attention", nil, qkv(tensor(kernel.Int64, shp(2, 3))), "attn_mask", "bool")
 	wantErr(t, "Attention", nil, qkv(f32(shp(3))), "attn_mask", "rank 2 to 4")
 	wantErr(t, "Attention", nil, qkv(f32(shp(2, 2))), "last dimension 2", "total_sequence_length 3")
@@ -99,4 +102,56 @@ func TestAttentionErrors(t *testing.T) {
 	wantErr(t, "Attention", at(24), qkv(absent, f32(shp(1, 2, 1, 2)), f32(shp(1, 2, 1, 2)), i64(shp(1), 3)), "cannot be combined")
 	wantErr(t, "Attention", at(24), qkv(absent, absent, absent, i64(shp(1), 4)), "nonpad_kv_seqlen[0] is 4")
 	wantErr(t, "Attention", at(24), qkv(absent, absent, absent, i64(shp(2), 3, 3)), "want [batch]")
+}
+
+// TestAttentionDTypes checks float16, bfloat16 and float64: every output
+// is the float64 evaluation of the float32 path rounded once to the
+// dtype. The float16 and bfloat16 results equal the float64 kernel's on
+// the widened inputs rounded once; the float64 results agree with the
+// float32 kernel's on the same values to float32's precision.
+func TestAttentionDTypes(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	attrs := kernel.Attrs{"is_causal": int64(1), "qk_matmul_output_mode": int64(3)}
+	shapes := [][]int64{shp(2, 4, 3, 8), shp(2, 2, 3, 8), shp(2, 2, 3, 8), shp(1, 3, 5), shp(2, 2, 2, 8), shp(2, 2, 2, 8)}
+	widen := func(x *kernel.Tensor, dt kernel.DType) *kernel.Tensor {
+		return tensor(dt, x.Shape, values(x)...)
+	}
+	for _, dt := range []kernel.DType{kernel.Float16, kernel.BFloat16, kernel.Float32} {
+		var in, wide []*kernel.Tensor
+		for i, s := range shapes {
+			x := randTensor(r, dt, s)
+			if i == 3 { // a float mask of Q's dtype, [q_seq, total]
+				x = randTensor(r, dt, shp(3, 5))
+			}
+			in, wide = append(in, x), append(wide, widen(x, kernel.Float64))
+		}
+		got, err := runOp("Attention", attrs, in...)
+		if err != nil {
+			t.Fatalf("%v: %v", dt, err)
+		}
+		want, err := runOp("Attention", attrs, wide...)
+		if err != nil {
+			t.Fatalf("%v widened to float64: %v", dt, err)
+		}
+		for o := range got {
+			if got[o].DType != dt || !got[o].Shape.Equal(want[o].Shape) {
+				t.Fatalf("%v: output %d is %v%v, want %v%v", dt, o, got[o].DType, got[o].Shape, dt, want[o].Shape)
+			}
+			w := kernel.Float64s(want[o].Data())
+			for i, g := range values(got[o]) {
+				var rounded float64
+				switch dt {
+				case kernel.Float16:
+					rounded = float64(kernel.F16ToF32(f64ToF16(w[i])))
+				case kernel.BFloat16:
+					rounded = float64(kernel.BF16ToF32(f64ToBF16(w[i])))
+				default:
+					rounded = float64(float32(w[i]))
+				}
+				if g != rounded {
+					t.Fatalf("%v: output %d [%d] = %v, want %v (the float64 result %v rounded once)", dt, o, i, g, rounded, w[i])
+				}
+			}
+		}
+	}
 }
