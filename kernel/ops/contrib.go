@@ -115,6 +115,11 @@ import (
 //     −10000, do_rotary 0, past_present_share_buffer 0) → output, present:
 //     com.microsoft Attention, the self-attention of BERT-family models
 //     with packed QKV weights; see newMSAttention.
+//   - QAttention(input, weight, bias, input_scale, weight_scale[,
+//     mask_index[, input_zero_point[, weight_zero_point[, past]]]])
+//     (MSAttention's attributes but qkv_hidden_sizes) → output, present:
+//     MSAttention on 8-bit input and weight, what onnxruntime's
+//     quantize_dynamic makes of it; see newQAttention.
 //   - MultiHeadAttention(query, key, value[, bias[, key_padding_mask[,
 //     attention_bias[, past_key, past_value]]]]) (num_heads required;
 //     unidirectional 0, scale 0, mask_filter_value −10000) → output,
@@ -136,6 +141,7 @@ var contribOps = append(append([]builtin{
 	{"MatMulNBits", newMatMulNBits},
 	{"GroupQueryAttention", newGroupQueryAttention},
 	{"MSAttention", newMSAttention},
+	{"QAttention", newQAttention},
 	{"MultiHeadAttention", newMultiHeadAttention},
 }, contribQuantOps...), contribMoreOps...)
 

@@ -78,61 +78,14 @@ type msAttn struct {
 //
 // Workspace: none (Q, K, V and a row of scores the kernel keeps).
 func newMSAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := attrs.Check("num_heads", "qkv_hidden_sizes", "unidirectional", "scale", "mask_filter_value",
-		"do_rotary", "rotary_embedding_dim", "past_present_share_buffer"); err != nil {
-		return nil, wrapAttr(err)
-	}
-	fail := func(format string, a ...any) error {
-		return fmt.Errorf("ops: Attention (com.microsoft): "+format, a...)
-	}
-	m := &msAttn{}
-	var err error
-	if m.numHeads, err = attrs.Int("num_heads", 0); err != nil {
-		return nil, wrapAttr(err)
-	}
-	if m.numHeads < 1 {
-		return nil, fail("attribute \"num_heads\" is %d: want it given, ≥ 1", m.numHeads)
-	}
-	if m.qkvSizes, err = attrs.Ints("qkv_hidden_sizes", nil); err != nil {
-		return nil, wrapAttr(err)
-	}
-	if m.qkvSizes != nil {
-		s := m.qkvSizes
-		if len(s) != 3 || s[0] != s[1] || s[0] < 1 || s[2] < 1 || s[0]%m.numHeads != 0 || s[2]%m.numHeads != 0 {
-			return nil, fail("attribute \"qkv_hidden_sizes\" is %v: want [D, D, Dv], D and Dv ≥ 1 multiples of num_heads %d", s, m.numHeads)
-		}
-	}
-	uni, err := attrs.Int("unidirectional", 0)
+	m, share, err := msAttnAttrs(attrs, "Attention (com.microsoft)", "num_heads", "qkv_hidden_sizes", "unidirectional", "scale",
+		"mask_filter_value", "do_rotary", "rotary_embedding_dim", "past_present_share_buffer")
 	if err != nil {
-		return nil, wrapAttr(err)
-	}
-	m.uni = uni == 1
-	for _, p := range []struct {
-		name string
-		def  float64
-		v    *float32
-	}{{"scale", 0, &m.scale}, {"mask_filter_value", -10000, &m.filter}} {
-		v, err := attrs.Float(p.name, p.def)
-		if err != nil {
-			return nil, wrapAttr(err)
-		}
-		*p.v = float32(v)
-	}
-	if v, err := attrs.Int("do_rotary", 0); err != nil {
-		return nil, wrapAttr(err)
-	} else if v == 1 {
-		return nil, fail("attribute \"do_rotary\" is 1: rotary embedding is not implemented, as in onnxruntime's CPU kernel (want 0)")
-	}
-	if _, err := attrs.Int("rotary_embedding_dim", 0); err != nil {
-		return nil, wrapAttr(err)
-	}
-	share, err := attrs.Int("past_present_share_buffer", 0)
-	if err != nil {
-		return nil, wrapAttr(err)
+		return nil, err
 	}
 	k := &simple{}
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		d, err := m.dims(in, share == 1)
+		d, err := m.dims(in, share)
 		if err != nil {
 			return err
 		}
@@ -142,7 +95,7 @@ func newMSAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil
 	}
 	k.computeF = func(a *kernel.Args) error {
-		d, err := m.dims(a.In, share == 1)
+		d, err := m.dims(a.In, share)
 		if err != nil {
 			return err
 		}
@@ -154,18 +107,78 @@ func newMSAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		return m.run(a.In, a.Out, d)
 	}
-	return newKernel(sig{op: "MSAttention", minIn: 3, maxIn: 7, nOut: 2}, &msAttnCost{k, m}), nil
+	return newKernel(sig{op: "MSAttention", minIn: 3, maxIn: 7, nOut: 2}, &msAttnCost{k, func(in []*kernel.Tensor) (msAttnDims, error) {
+		return m.dims(in, false)
+	}}), nil
+}
+
+// msAttnAttrs reads the attributes of com.microsoft Attention (op, for
+// errors) that names lists, every one it accepts: the state they give and
+// past_present_share_buffer.
+func msAttnAttrs(attrs kernel.Attrs, op string, names ...string) (*msAttn, bool, error) {
+	if err := attrs.Check(names...); err != nil {
+		return nil, false, wrapAttr(err)
+	}
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("ops: "+op+": "+format, a...)
+	}
+	m := &msAttn{}
+	var err error
+	if m.numHeads, err = attrs.Int("num_heads", 0); err != nil {
+		return nil, false, wrapAttr(err)
+	}
+	if m.numHeads < 1 {
+		return nil, false, fail("attribute \"num_heads\" is %d: want it given, ≥ 1", m.numHeads)
+	}
+	if m.qkvSizes, err = attrs.Ints("qkv_hidden_sizes", nil); err != nil {
+		return nil, false, wrapAttr(err)
+	}
+	if m.qkvSizes != nil {
+		s := m.qkvSizes
+		if len(s) != 3 || s[0] != s[1] || s[0] < 1 || s[2] < 1 || s[0]%m.numHeads != 0 || s[2]%m.numHeads != 0 {
+			return nil, false, fail("attribute \"qkv_hidden_sizes\" is %v: want [D, D, Dv], D and Dv ≥ 1 multiples of num_heads %d", s, m.numHeads)
+		}
+	}
+	uni, err := attrs.Int("unidirectional", 0)
+	if err != nil {
+		return nil, false, wrapAttr(err)
+	}
+	m.uni = uni == 1
+	for _, p := range []struct {
+		name string
+		def  float64
+		v    *float32
+	}{{"scale", 0, &m.scale}, {"mask_filter_value", -10000, &m.filter}} {
+		v, err := attrs.Float(p.name, p.def)
+		if err != nil {
+			return nil, false, wrapAttr(err)
+		}
+		*p.v = float32(v)
+	}
+	if v, err := attrs.Int("do_rotary", 0); err != nil {
+		return nil, false, wrapAttr(err)
+	} else if v == 1 {
+		return nil, false, fail("attribute \"do_rotary\" is 1: rotary embedding is not implemented, as in onnxruntime's CPU kernel (want 0)")
+	}
+	if _, err := attrs.Int("rotary_embedding_dim", 0); err != nil {
+		return nil, false, wrapAttr(err)
+	}
+	share, err := attrs.Int("past_present_share_buffer", 0)
+	if err != nil {
+		return nil, false, wrapAttr(err)
+	}
+	return m, share == 1, nil
 }
 
 // msAttnCost is com.microsoft Attention's impl: simple's, with the
 // products' cost.
 type msAttnCost struct {
 	*simple
-	m *msAttn
+	dims func(in []*kernel.Tensor) (msAttnDims, error)
 }
 
 func (c *msAttnCost) cost(in, out []*kernel.Tensor) device.Cost {
-	d, err := c.m.dims(in, false)
+	d, err := c.dims(in)
 	if err != nil {
 		return c.simple.cost(in, out)
 	}
@@ -194,49 +207,65 @@ func (m *msAttn) dims(in []*kernel.Tensor, share bool) (msAttnDims, error) {
 	if err := checkSameDType(w, "weights", x, "input"); err != nil {
 		return d, err
 	}
+	if err := m.split(&d, w, bias); err != nil {
+		return d, err
+	}
+	if err := checkSameDType(bias, "bias", x, "input"); err != nil {
+		return d, err
+	}
+	return d, m.extras(&d, x.DType, mask, past, ab, optional(in, 6), share)
+}
+
+// split sets the head sizes of d from weights w ([hidden_in, D + D + Dv];
+// d's hin and n set) and checks bias's shape ([D + D + Dv]).
+func (m *msAttn) split(d *msAttnDims, w, bias *kernel.Tensor) error {
 	if w.Shape.Rank() != 2 || w.Shape[0] != d.hin {
-		return d, fmt.Errorf("input weights %v: want [hidden, D + D + Dv] = [%d, …]", w.Shape, d.hin)
+		return fmt.Errorf("input weights %v: want [hidden, D + D + Dv] = [%d, …]", w.Shape, d.hin)
 	}
 	qs, vs := w.Shape[1]/3, w.Shape[1]/3
 	if m.qkvSizes != nil {
 		qs, vs = m.qkvSizes[0], m.qkvSizes[2]
 	}
 	if 2*qs+vs != w.Shape[1] || qs < 1 || qs%d.n != 0 || vs%d.n != 0 {
-		return d, fmt.Errorf("input weights %v: want its last dimension D + D + Dv, D = Dv = a third of it or qkv_hidden_sizes, multiples of num_heads %d", w.Shape, d.n)
+		return fmt.Errorf("input weights %v: want its last dimension D + D + Dv, D = Dv = a third of it or qkv_hidden_sizes, multiples of num_heads %d", w.Shape, d.n)
 	}
 	d.h, d.hv = qs/d.n, vs/d.n
 	if bias == nil {
-		return d, errors.New("input bias is missing: onnxruntime's CPU kernel needs it")
-	}
-	if err := checkSameDType(bias, "bias", x, "input"); err != nil {
-		return d, err
+		return errors.New("input bias is missing: onnxruntime's CPU kernel needs it")
 	}
 	if !bias.Shape.Equal(kernel.Shape{w.Shape[1]}) {
-		return d, fmt.Errorf("input bias %v: want [D + D + Dv] = [%d]", bias.Shape, w.Shape[1])
+		return fmt.Errorf("input bias %v: want [D + D + Dv] = [%d]", bias.Shape, w.Shape[1])
 	}
+	return nil
+}
+
+// extras checks the inputs after the projection's (each may be nil): past
+// and attention_bias of dtype dt, mask_index and past_sequence_length;
+// it sets d's past and total lengths and noMask.
+func (m *msAttn) extras(d *msAttnDims, dt kernel.DType, mask, past, ab, psl *kernel.Tensor, share bool) error {
 	if past != nil {
 		if share {
-			return d, notImplemented("attribute past_present_share_buffer 1 with input past: not implemented, as in onnxruntime's CPU kernel (want 0)")
+			return notImplemented("attribute past_present_share_buffer 1 with input past: not implemented, as in onnxruntime's CPU kernel (want 0)")
 		}
 		if ab != nil {
-			return d, errors.New("inputs past and attention_bias: want one or the other, as onnxruntime")
+			return errors.New("inputs past and attention_bias: want one or the other, as onnxruntime")
 		}
 		if d.h != d.hv {
-			return d, fmt.Errorf("input past needs the hidden sizes of K and V equal, have %d and %d", qs, vs)
+			return fmt.Errorf("input past needs the hidden sizes of K and V equal, have %d and %d", d.n*d.h, d.n*d.hv)
 		}
-		if err := checkSameDType(past, "past", x, "input"); err != nil {
-			return d, err
+		if past.DType != dt {
+			return fmt.Errorf("input past has dtype %v, want input's %v", past.DType, dt)
 		}
 		s := past.Shape
 		if s.Rank() != 5 || s[0] != 2 || s[1] != d.b || s[2] != d.n || s[4] != d.h {
-			return d, fmt.Errorf("input past %v: want [2, batch, num_heads, past, head_size] = [2, %d, %d, past, %d]", s, d.b, d.n, d.h)
+			return fmt.Errorf("input past %v: want [2, batch, num_heads, past, head_size] = [2, %d, %d, past, %d]", s, d.b, d.n, d.h)
 		}
 		d.p = s[3]
 	}
 	d.t = d.p + d.s
 	if mask != nil {
 		if err := dtypeIn(mask, "mask_index", kernel.Int32); err != nil {
-			return d, err
+			return err
 		}
 		s := mask.Shape
 		switch {
@@ -246,59 +275,56 @@ func (m *msAttn) dims(in []*kernel.Tensor, share bool) (msAttnDims, error) {
 			d.noMask = true
 		case s.Rank() == 3 && s[0] == d.b && s[1] == d.s && s[2] == d.t:
 		case s.Rank() == 4:
-			return d, notImplemented("input mask_index %v: a 4-D mask is not implemented, as in onnxruntime's CPU kernel", s)
+			return notImplemented("input mask_index %v: a 4-D mask is not implemented, as in onnxruntime's CPU kernel", s)
 		default:
-			return d, fmt.Errorf("input mask_index %v: want [batch], [2·batch], [batch, total], [batch, sequence, total] or [batch or 1, 1], batch %d, sequence %d, total %d", s, d.b, d.s, d.t)
+			return fmt.Errorf("input mask_index %v: want [batch], [2·batch], [batch, total], [batch, sequence, total] or [batch or 1, 1], batch %d, sequence %d, total %d", s, d.b, d.s, d.t)
 		}
 	}
 	if ab != nil {
-		if err := checkSameDType(ab, "attention_bias", x, "input"); err != nil {
-			return d, err
+		if ab.DType != dt {
+			return fmt.Errorf("input attention_bias has dtype %v, want input's %v", ab.DType, dt)
 		}
 		s := ab.Shape
 		if s.Rank() != 4 || s[0] != d.b && s[0] != 1 || s[1] != d.n && s[1] != 1 || s[2] != d.s || s[3] != d.t {
-			return d, fmt.Errorf("input attention_bias %v: want [batch or 1, num_heads or 1, sequence, total] = [%d or 1, %d or 1, %d, %d]", s, d.b, d.n, d.s, d.t)
+			return fmt.Errorf("input attention_bias %v: want [batch or 1, num_heads or 1, sequence, total] = [%d or 1, %d or 1, %d, %d]", s, d.b, d.n, d.s, d.t)
 		}
 	}
-	if psl := optional(in, 6); psl != nil {
+	if psl != nil {
 		if err := dtypeIn(psl, "past_sequence_length", kernel.Int32); err != nil {
-			return d, err
+			return err
 		}
 	}
-	return d, nil
+	return nil
 }
 
 func (m *msAttn) run(in, out []*kernel.Tensor, d msAttnDims) error {
 	x, w, bias := in[0], in[1], in[2]
-	mask, past, ab := optional(in, 3), optional(in, 4), optional(in, 5)
 	dt := x.DType
-	var mv []int32
-	if mask != nil && !d.noMask {
-		mv = kernel.Int32s(mask.Data())
-		if mask.Shape.Rank() == 1 {
-			for b, e := range mv[:d.b] {
-				if e < 0 {
-					return fmt.Errorf("mask_index[%d] is %d: want an end position ≥ 0", b, e)
-				}
-			}
+	// Q, K and V: input·weights + bias.
+	xb, wb, bb := x.Data(), w.Data(), bias.Data()
+	cols := w.Shape[1]
+	m.project(d, cols, func(b, s, c int64) float64 {
+		xr := (b*d.s + s) * d.hin
+		var acc float64
+		for i := range d.hin {
+			acc += float64(loadF(dt, xb, xr+i) * loadF(dt, wb, i*cols+c))
 		}
-	}
-	// Q, K and V: input·weights + bias, as [batch, heads, seq, head_size],
-	// K and V after the past's rows.
+		return float64(float32(float64(float32(acc)) + loadF(dt, bb, c)))
+	})
+	return m.attend(out, d, dt, optional(in, 3), optional(in, 4), optional(in, 5))
+}
+
+// project sizes Q, K and V for d and fills them with qkv(b, s, c), the
+// projection's column c (of cols: Q's, K's then V's) for token s of batch
+// b, as [batch, heads, seq, head_size], K and V after the past's rows.
+func (m *msAttn) project(d msAttnDims, cols int64, qkv func(b, s, c int64) float64) {
 	m.q = grownFloats(m.q, int(d.b*d.n*d.s*d.h))
 	m.k = grownFloats(m.k, int(d.b*d.n*d.t*d.h))
 	m.v = grownFloats(m.v, int(d.b*d.n*d.t*d.hv))
-	xb, wb, bb := x.Data(), w.Data(), bias.Data()
-	cols := w.Shape[1]
 	for b := range d.b {
 		for s := range d.s {
-			xr := (b*d.s + s) * d.hin
 			for c := range cols {
-				var acc float64
-				for i := range d.hin {
-					acc += float64(loadF(dt, xb, xr+i) * loadF(dt, wb, i*cols+c))
-				}
-				v := float64(float32(float64(float32(acc)) + loadF(dt, bb, c)))
+				v := qkv(b, s, c)
 				switch dd := d.n * d.h; {
 				case c < dd:
 					m.q[((b*d.n+c/d.h)*d.s+s)*d.h+c%d.h] = v
@@ -306,6 +332,24 @@ func (m *msAttn) run(in, out []*kernel.Tensor, d msAttnDims) error {
 					m.k[((b*d.n+(c-dd)/d.h)*d.t+d.p+s)*d.h+(c-dd)%d.h] = v
 				default:
 					m.v[((b*d.n+(c-2*dd)/d.hv)*d.t+d.p+s)*d.hv+(c-2*dd)%d.hv] = v
+				}
+			}
+		}
+	}
+}
+
+// attend completes the attention from the projected Q, K and V: the
+// past's rows of K and V, present (out[1]), the scores with mask_index,
+// the causal mask and attention_bias, and output (out[0]), both of dtype
+// dt as past and attention_bias are.
+func (m *msAttn) attend(out []*kernel.Tensor, d msAttnDims, dt kernel.DType, mask, past, ab *kernel.Tensor) error {
+	var mv []int32
+	if mask != nil && !d.noMask {
+		mv = kernel.Int32s(mask.Data())
+		if mask.Shape.Rank() == 1 {
+			for b, e := range mv[:d.b] {
+				if e < 0 {
+					return fmt.Errorf("mask_index[%d] is %d: want an end position ≥ 0", b, e)
 				}
 			}
 		}

@@ -39,6 +39,7 @@
 //	                              (contrib_attn.go)
 //	MSAttention                   com.microsoft Attention: BERT
 //	                              self-attention (contrib_mha.go)
+//	QAttention                    its quantized form (contrib_qattn.go)
 //	MultiHeadAttention            attention of encoder-decoder
 //	                              exports (contrib_mha.go)
 //	TreeEnsembleRegressor         ai.onnx.ml: tree ensembles (ml_tree.go,

@@ -52,7 +52,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// onnxruntime's contrib ops
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
-		"GroupQueryAttention", "MSAttention", "MultiHeadAttention",
+		"GroupQueryAttention", "MSAttention", "QAttention", "MultiHeadAttention",
 		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul",
 		"EmbedLayerNormalization", "FusedConv", "FusedGemm", "MSQuantizeLinear", "MSDequantizeLinear", "MSTrilu", "ExpandDims", "NhwcMaxPool", "Inverse",
 		// ai.onnx.ml
@@ -84,6 +84,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["QLinearSoftmax"] = kernel.Attrs{"opset": int64(13)}
 	required["GroupQueryAttention"] = kernel.Attrs{"num_heads": int64(1), "kv_num_heads": int64(1)}
 	required["MSAttention"], required["MultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}, kernel.Attrs{"num_heads": int64(1)}
+	required["QAttention"] = kernel.Attrs{"num_heads": int64(1)}
 	required["FusedGemm"], required["NhwcMaxPool"] = kernel.Attrs{"activation": "Relu"}, kernel.Attrs{"kernel_shape": []int64{1}}
 	leaf := kernel.Attrs{"nodes_treeids": []int64{0}, "nodes_nodeids": []int64{0}, "nodes_featureids": []int64{0},
 		"nodes_modes": []string{"LEAF"}, "nodes_values": []float64{0}, "nodes_truenodeids": []int64{0}, "nodes_falsenodeids": []int64{0}}

@@ -8,7 +8,8 @@
 // MultiHeadAttention, the attention of encoder-decoder exports: 3-D or
 // 4-D (cross attention) key and value, bias, key_padding_mask, past_key,
 // past_value and the present outputs, output_qk, unidirectional with more
-// keys than queries, attention_bias; float32 and float16.
+// keys than queries, attention_bias; float32 and float16. And QAttention,
+// its quantized form.
 const M = 'com.microsoft', f = 'float32', h = 'float16';
 const cases = [];
 // vals returns n deterministic values in [−sc, sc], multiples of 1/64.
@@ -92,5 +93,34 @@ mha('past_unidirectional_qk', { B: 1, S: 3, L: 3, N: 2, H: 4, P: 2, ab: [1, 2, 3
 mha('bnsh_cross_end_positions', { B: 2, S: 2, L: 4, N: 2, H: 3, bnsh: true, bias: true, mask: [[2], [3, 1]], outs: 3, attrs: { scale: { f: 0.4 } } });
 mha('unidirectional_more_keys', { B: 2, S: 2, L: 4, N: 1, H: 4, mask: [[8], [4, 2, 0, 0, 0, 0, 0, 0]], outs: 4, attrs: { unidirectional: 1, mask_filter_value: { f: -100 } } });
 mha('float16_past_mask3d', { B: 1, S: 2, L: 2, N: 2, H: 4, P: 2, dt: h, bias: true, mask: [[1, 2, 4], [1, 0, 1, 1, 0, 1, 1, 0]], outs: 3 });
+
+// qattn adds a QAttention case, what onnxruntime's quantize_dynamic makes
+// of the Attention above: uint8 input, uint8 or int8 weight (wt), each
+// with scale and zero point (weight's per column when ws has 3·D values),
+// float32 bias; mask [shape, values], past of P tokens.
+const qattn = (name, { B, S, Hin, N, D, P = 0, wt = 'int8', ws = [0.02], wz = [0], iz = 128, attrs = {}, mask }) => {
+  const C = 3 * D, wlo = wt === 'uint8' ? 0 : -128, q = (seed, n, lo, hi) => vals(seed, n, 1).map((v) => Math.round(lo + (v + 1) / 2 * (hi - lo)));
+  const ins = [['input', 'uint8', [B, S, Hin], q(21, B * S * Hin, 0, 255)], ['weight', wt, [Hin, C], q(22, Hin * C, wlo, wlo + 255)],
+    ['bias', f, [C], vals(23, C, 0.5)], ['input_scale', f, [], [0.03]], ['weight_scale', f, ws.length > 1 ? [C] : [], ws]];
+  const names = ['input', 'weight', 'bias', 'input_scale', 'weight_scale'];
+  if (mask) {
+    ins.push(['mask_index', 'int32', mask[0], mask[1]]);
+    names.push('mask_index');
+  } else names.push('');
+  ins.push(['input_zero_point', 'uint8', [], [iz]], ['weight_zero_point', wt, wz.length > 1 ? [C] : [], wz]);
+  names.push('input_zero_point', 'weight_zero_point');
+  if (P) {
+    ins.push(['past', f, [2, B, N, P, D / N], vals(24, 2 * B * P * D, 2)]);
+    names.push('past');
+  }
+  cases.push({ name: `ms4_qattn_${name}`, opset: 17, domain: M, op: 'QAttention', attrs: { num_heads: N, ...attrs }, inputs: ins, nodeInputs: names,
+    outputs: [['output', f], ['present', f]] });
+};
+qattn('u8s8_per_tensor', { B: 2, S: 3, Hin: 8, N: 2, D: 8 });
+qattn('u8u8_end_start_mask', { B: 2, S: 3, Hin: 6, N: 2, D: 4, wt: 'uint8', wz: [131], mask: [[4], [3, 2, 1, 0]] });
+qattn('u8s8_per_column_past_unidirectional', { B: 1, S: 3, Hin: 5, N: 2, D: 4, P: 2,
+  ws: Array.from({ length: 12 }, (_, i) => 0.01 + i / 400), wz: Array.from({ length: 12 }, (_, i) => (i % 5) - 2), mask: [[1, 5], [1, 1, 1, 0, 1]],
+  attrs: { unidirectional: 1 } });
+qattn('u8s8_pruned_hidden_scale', { B: 1, S: 4, Hin: 12, N: 4, D: 8, iz: 0, attrs: { scale: { f: 0.3 }, mask_filter_value: { f: -50 } }, mask: [[1], [3]] });
 
 module.exports = cases;
