@@ -194,3 +194,33 @@ func TestReduceExtremaInt64Exact(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceIntegerAtTheTop: reductions accumulated in float64 whose
+// result rounds to 2^63 (2^64) give the largest int64 (uint64), not a
+// wrapped value: the mean or L1 norm of the largest value is that value.
+func TestReduceIntegerAtTheTop(t *testing.T) {
+	i64 := kernel.FromInt64([]int64{math.MaxInt64}, 1)
+	lo := kernel.FromInt64([]int64{math.MinInt64}, 1)
+	u64 := kernel.New(kernel.Uint64, 1)
+	kernel.Uint64s(u64.Host)[0] = math.MaxUint64
+	for _, c := range []struct {
+		op   string
+		x    *kernel.Tensor
+		want uint64 // the result's bits
+	}{
+		{"ReduceMean", i64, math.MaxInt64},
+		{"ReduceL1", i64, math.MaxInt64},
+		{"ReduceMean", lo, 1 << 63}, // math.MinInt64's bits
+		{"ReduceMean", u64, math.MaxUint64},
+		{"ReduceL1", u64, math.MaxUint64},
+		{"ReduceL2", u64, math.MaxUint64},
+	} {
+		out, err := runOp(c.op, kernel.Attrs{"keepdims": int64(0)}, c.x)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.op, c.x, err)
+		}
+		if got := kernel.Uint64s(out[0].Data())[0]; got != c.want {
+			t.Errorf("%s of %v = %#x, want %#x", c.op, c.x, got, c.want)
+		}
+	}
+}

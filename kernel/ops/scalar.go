@@ -59,7 +59,10 @@ func loadI(dt kernel.DType, b []byte, i int64) int64 {
 }
 
 // storeF stores v as element i of b, rounding once to dtype dt. Integer
-// dtypes take v truncated toward zero.
+// dtypes take v truncated toward zero, clamped to int64's range (uint64:
+// its own), then wrapped to the dtype: a value computed in float64 that
+// rounded up to 2^63 (or 2^64) is the largest int64 (uint64), not a wrapped
+// one.
 func storeF(dt kernel.DType, b []byte, i int64, v float64) {
 	switch dt {
 	case kernel.Float32:
@@ -73,15 +76,28 @@ func storeF(dt kernel.DType, b []byte, i int64, v float64) {
 	case kernel.Uint64:
 		kernel.Uint64s(b)[i] = f64ToU64(v)
 	default:
-		storeI(dt, b, i, int64(v))
+		switch {
+		case v >= 0x1p63:
+			storeI(dt, b, i, math.MaxInt64)
+		case v < -0x1p63:
+			storeI(dt, b, i, math.MinInt64)
+		default:
+			storeI(dt, b, i, int64(v))
+		}
 	}
 }
 
 // f64ToU64 truncates v toward zero into a uint64: exact from 0 to 2^64,
-// negative values wrap as through int64.
+// 2^64 and beyond the largest uint64, negative values wrapping as through
+// int64 (from −2^63 on).
 func f64ToU64(v float64) uint64 {
-	if v >= 1<<63 {
-		return uint64(v-(1<<63)) | 1<<63
+	switch {
+	case v >= 0x1p64:
+		return math.MaxUint64
+	case v >= 0x1p63:
+		return uint64(v-0x1p63) | 1<<63
+	case v < -0x1p63:
+		return 1 << 63
 	}
 	return uint64(int64(v))
 }
