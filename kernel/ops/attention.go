@@ -470,7 +470,7 @@ func softmaxRow(z []float64, masked bool) {
 	}
 	var sum float64
 	for j, v := range z {
-		z[j] = math.Exp(v - m)
+		z[j] = expF(v - m)
 		sum += z[j]
 	}
 	for j := range z {

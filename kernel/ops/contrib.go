@@ -215,7 +215,7 @@ func newGeluFamily(op string) kernel.Factory {
 					inner := float64(fastGeluB) + mul64(float64(fastGeluC)*w, w)
 					r = mul64(0.5*w, 1+math.Tanh(mul64(w, inner)))
 				default:
-					r = w / (1 + math.Exp(-mul64(alpha, w)))
+					r = w / (1 + expF(-mul64(alpha, w)))
 				}
 				storeF(dt, yb, i, r)
 			}

@@ -591,11 +591,11 @@ func gqaSoftmax(z []float64, sink bool, logit float64) {
 	}
 	var sum float64
 	for i, v := range z {
-		z[i] = math.Exp(v - m)
+		z[i] = expF(v - m)
 		sum += z[i]
 	}
 	if sink {
-		sum += math.Exp(logit - m)
+		sum += expF(logit - m)
 	}
 	for i := range z {
 		z[i] /= sum

@@ -405,15 +405,15 @@ func (f *fusedAct) one(v float32) float32 {
 		return float32((1 / (1 + a)) * v)
 	case "Softplus":
 		if v > 0 {
-			return float32(w + math.Log1p(math.Exp(-w)))
+			return float32(w + math.Log1p(expF(-w)))
 		}
-		return float32(math.Log1p(math.Exp(w)))
+		return float32(math.Log1p(expF(w)))
 	}
 	return v
 }
 
 // exp32 is e^v rounded to float32.
-func exp32(v float32) float32 { return float32(math.Exp(float64(v))) }
+func exp32(v float32) float32 { return float32(expF(float64(v))) }
 
 // convActivation reads FusedConv's activation as onnxruntime does: absent
 // is the identity; LeakyRelu, Clip and HardSigmoid take their parameters

@@ -1067,7 +1067,7 @@ func softmaxTable(xs float32, d int64) *[256]float32 {
 	shift := math.Log(float64(float32(math.MaxFloat32) / float32(d)))
 	shift = math.Max(0, shift-5) / float64(xs)
 	for i := range 256 {
-		t[i] = float32(math.Exp(float64(float64(i-255)+shift) * float64(xs)))
+		t[i] = float32(expF(float64(float64(i-255)+shift) * float64(xs)))
 	}
 	return &t
 }

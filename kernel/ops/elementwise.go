@@ -80,9 +80,9 @@ func (m *mathOp) float(x float64) float64 {
 }
 
 var mathOps = []mathOp{
-	{name: "Sigmoid", flops: 4, f: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
+	{name: "Sigmoid", flops: 4, f: func(x float64) float64 { return 1 / (1 + expF(-x)) }},
 	{name: "Tanh", flops: 8, f: math.Tanh},
-	{name: "Exp", flops: 4, f: math.Exp},
+	{name: "Exp", flops: 4, f: expF},
 	{name: "Log", flops: 4, f: math.Log},
 	{name: "Sqrt", flops: 1, f: math.Sqrt},
 	{name: "Erf", flops: 10, f: math.Erf},
@@ -138,8 +138,8 @@ var mathOps = []mathOp{
 	{name: "Asin", flops: 8, f: math.Asin},
 	{name: "Acos", flops: 8, f: math.Acos},
 	{name: "Atan", flops: 8, f: math.Atan},
-	{name: "Sinh", flops: 8, f: math.Sinh},
-	{name: "Cosh", flops: 8, f: math.Cosh},
+	{name: "Sinh", flops: 8, f: sinhF},
+	{name: "Cosh", flops: 8, f: coshF},
 	{name: "Asinh", flops: 8, f: math.Asinh},
 	{name: "Acosh", flops: 8, f: math.Acosh},
 	{name: "Atanh", flops: 8, f: math.Atanh},
@@ -160,13 +160,13 @@ var mathOps = []mathOp{
 		if x > 30 {
 			return x // e^x dominates: ln(1+e^x) = x to float64 precision
 		}
-		return math.Log1p(math.Exp(x))
+		return math.Log1p(expF(x))
 	}},
 	{name: "Mish", flops: 8, f: func(x float64) float64 { // ONNX opset 18: x·tanh(softplus(x))
 		if x > 30 {
 			return x // tanh(softplus(x)) = 1 to float64 precision
 		}
-		return x * math.Tanh(math.Log1p(math.Exp(x)))
+		return x * math.Tanh(math.Log1p(expF(x)))
 	}},
 	{name: "Neg", flops: 1, ints: true, f: func(x float64) float64 { return -x }},
 	{name: "Abs", flops: 1, ints: true, uints: true, f: math.Abs},

@@ -144,7 +144,7 @@ func newParametricSoftplus(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	// ln(e^t + 1) in float32 steps: e^t, the sum, its logarithm.
 	ln1pExp := func(t float32) float32 {
-		return float32(math.Log(float64(float32(math.Exp(float64(t))) + 1)))
+		return float32(math.Log(float64(float32(expF(float64(t))) + 1)))
 	}
 	return newUnary32("ParametricSoftplus", 15, func(v float32) float32 {
 		bx := float32(v * beta) // rounded: not fused with the sum below

@@ -352,3 +352,35 @@ func TestFloat16KernelsComputeInFloat32(t *testing.T) {
 		}
 	}
 }
+
+// TestExpNearOverflow: float64 Exp, Sinh and Cosh are finite up to where
+// their results are (e^x to x ≈ 709.78, sinh and cosh to |x| ≈ 710.47),
+// within two units in the last place of the exact values; math.Exp's
+// amd64 assembly overflows from x ≈ 709.436 on.
+func TestExpNearOverflow(t *testing.T) {
+	for _, c := range []struct {
+		op   string
+		x    float64
+		want float64 // the exact value rounded (50-digit decimal arithmetic)
+	}{
+		{"Exp", 709.7, 1.6549840276802644e308},
+		{"Exp", 709.78, 1.7928227943945155e308},
+		{"Exp", 700, 1.0142320547350045e304},
+		{"Sinh", 710, 1.1169973830808555e308},
+		{"Sinh", -710, -1.1169973830808555e308},
+		{"Cosh", -710, 1.1169973830808555e308},
+		{"Exp", 709.79, math.Inf(1)},
+		{"Cosh", 710.5, math.Inf(1)},
+	} {
+		got := values(mustRun(t, c.op, nil, tensor(kernel.Float64, shp(1), c.x)))[0]
+		if math.IsInf(c.want, 0) || math.IsInf(got, 0) {
+			if got != c.want {
+				t.Errorf("%s(%v) = %v, want %v", c.op, c.x, got, c.want)
+			}
+			continue
+		}
+		if ulps := math.Abs(got-c.want) / (math.Nextafter(math.Abs(c.want), math.Inf(1)) - math.Abs(c.want)); ulps > 2 {
+			t.Errorf("%s(%v) = %v, want %v (%.1f ulp away)", c.op, c.x, got, c.want, ulps)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func newLoss(softmax bool) kernel.Factory {
 						}
 						var s float64
 						for ci := range c {
-							s += math.Exp(in(ni, ci, di) - m)
+							s += expF(in(ni, ci, di) - m)
 						}
 						for ci := range c {
 							i := (ni*c+ci)*d + di

@@ -95,7 +95,7 @@ var activationDefaults = map[string]struct {
 func (a activation) apply(x float64) float64 {
 	switch a.name {
 	case "sigmoid":
-		return 1 / (1 + math.Exp(-x))
+		return 1 / (1 + expF(-x))
 	case "tanh":
 		return math.Tanh(x)
 	case "relu":
@@ -103,7 +103,7 @@ func (a activation) apply(x float64) float64 {
 	case "softsign":
 		return x / (1 + math.Abs(x))
 	case "softplus":
-		return math.Log1p(math.Exp(x))
+		return math.Log1p(expF(x))
 	case "affine":
 		return mul64(a.alpha, x) + a.beta
 	case "leakyrelu":
@@ -122,7 +122,7 @@ func (a activation) apply(x float64) float64 {
 		return math.Max(0, math.Min(1, mul64(a.alpha, x)+a.beta))
 	case "elu":
 		if x < 0 {
-			return a.alpha * (math.Exp(x) - 1)
+			return a.alpha * (expF(x) - 1)
 		}
 		return x
 	}

@@ -34,7 +34,7 @@ func mlPostTransform(name string) (int, error) {
 	return 0, fmt.Errorf("attribute \"post_transform\" is %q, want NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO or PROBIT", name)
 }
 
-func expf(x float32) float32  { return float32(math.Exp(float64(x))) }
+func expf(x float32) float32  { return float32(expF(float64(x))) }
 func logf(x float32) float32  { return float32(math.Log(float64(x))) }
 func sqrtf(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 

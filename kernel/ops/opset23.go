@@ -31,7 +31,7 @@ var opset23Ops = []builtin{
 // swishOp is Swish as a math op with parameter alpha: x·(1/(1+e^(−alpha·x))),
 // the product of x and Sigmoid's form of sigmoid(alpha·x).
 var swishOp = mathOp{name: "Swish", flops: 6, params: [2]param{{"alpha", 1}}, fp: func(x, a, _ float64) float64 {
-	return x * (1 / (1 + math.Exp(-(a * x))))
+	return x * (1 / (1 + expF(-(a * x))))
 }}
 
 // newRMSNorm builds RMSNormalization. Each group of X (the elements that

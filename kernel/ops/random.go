@@ -525,7 +525,7 @@ func (k *multinomial) compute(a *kernel.Args) error {
 		sum := 0.0
 		last := int64(0) // the last class of non-zero weight
 		for c := range classes {
-			w := math.Exp(loadF(x.DType, xb, row+c) - m)
+			w := expF(loadF(x.DType, xb, row+c) - m)
 			if w > 0 {
 				last = c
 			}

@@ -315,7 +315,7 @@ func storeLogInt(b []byte, dt kernel.DType, i int64, v float64) {
 // expTerm is a term e^d of ReduceLogSumExp; for an integer output it is
 // truncated toward zero, as in the element type.
 func expTerm(d float64, intOut bool) float64 {
-	e := math.Exp(d)
+	e := expF(d)
 	if intOut {
 		return math.Trunc(e)
 	}

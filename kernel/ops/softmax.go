@@ -149,7 +149,7 @@ func softmaxRows64(log bool, x, o []float64, outer, n, inner int64) {
 			}
 			var sum float64
 			for j := range n {
-				sum += math.Exp(x[base+j*inner] - m)
+				sum += expF(x[base+j*inner] - m)
 			}
 			ls := math.Log(sum)
 			for j := range n {
@@ -157,7 +157,7 @@ func softmaxRows64(log bool, x, o []float64, outer, n, inner int64) {
 				if log {
 					o[at] = x[at] - m - ls
 				} else {
-					o[at] = math.Exp(x[at]-m) / sum
+					o[at] = expF(x[at]-m) / sum
 				}
 			}
 		}
@@ -176,7 +176,7 @@ func softmaxRows[V vec](log bool, x, o V, outer, n, inner int64) {
 			}
 			var sum float32
 			for j := range n {
-				sum += float32(math.Exp(float64(x.at(base+j*inner) - m)))
+				sum += float32(expF(float64(x.at(base+j*inner) - m)))
 			}
 			if log {
 				ls := float32(math.Log(float64(sum)))
@@ -188,7 +188,7 @@ func softmaxRows[V vec](log bool, x, o V, outer, n, inner int64) {
 			}
 			for j := range n {
 				at := base + j*inner
-				o.set(at, float32(math.Exp(float64(x.at(at)-m)))/sum)
+				o.set(at, float32(expF(float64(x.at(at)-m)))/sum)
 			}
 		}
 	}
