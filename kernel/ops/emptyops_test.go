@@ -31,6 +31,9 @@ func TestEmptyOperandsGiveEmptyOutputs(t *testing.T) {
 		{"DynamicQuantizeMatMul", nil, []*kernel.Tensor{f32(shp(0, 2, 3)), B, f32(shp(2), 0.5, 0.25), i8(shp(2), 0, 1)}, shp(0, 2, 2)},
 		{"MatMulIntegerToFloat", nil, []*kernel.Tensor{u8(shp(0, 2, 3)), B, f32(shp(), 0.1), f32(shp(2), 0.5, 0.25), u8(shp(), 7), i8(shp(2), 0, 1)}, shp(0, 2, 2)},
 		{"MatMulInteger", nil, []*kernel.Tensor{u8(shp(0, 2, 3)), u8(shp(3, 2), 1, 2, 3, 4, 5, 6)}, shp(0, 2, 2)},
+		// An empty reduced axis when another is empty too: no index to give.
+		{"ArgMax", kernel.Attrs{"axis": int64(2), "keepdims": int64(0)}, []*kernel.Tensor{u8(shp(0, 4, 0))}, shp(0, 4)},
+		{"ArgMin", kernel.Attrs{"axis": int64(1)}, []*kernel.Tensor{f32(shp(0, 0, 2))}, shp(0, 1, 2)},
 	} {
 		out, err := runOp(c.op, c.attrs, c.in...)
 		if err != nil {
@@ -40,6 +43,14 @@ func TestEmptyOperandsGiveEmptyOutputs(t *testing.T) {
 		if !out[0].Shape.Equal(c.want) {
 			t.Errorf("%s on %v: output %v, want %v", c.op, c.in, out[0].Shape, c.want)
 		}
+	}
+}
+
+// TestArgOfEmptyAxis: ArgMax and ArgMin of an empty axis have no index to
+// give when the output has elements.
+func TestArgOfEmptyAxis(t *testing.T) {
+	for _, op := range []string{"ArgMax", "ArgMin"} {
+		wantErr(t, op, kernel.Attrs{"axis": int64(1)}, []*kernel.Tensor{f32(shp(3, 0, 2))}, "axis 1", "is empty")
 	}
 }
 

@@ -30,7 +30,8 @@ import (
 //   - DFT(input[, dft_length]) (axis 1, inverse 0, onesided 0): the
 //     discrete Fourier transform along axis of a real ([…, 1]) or complex
 //     ([…, 2]) signal, zero-padded or truncated to dft_length; the inverse
-//     divides by the length; onesided keeps the first length/2 + 1 bins.
+//     divides by the length; onesided keeps the first length/2 + 1 bins
+//     of a real signal (a complex one has no one-sided spectrum).
 //     The output is complex, [… , bins, …, 2]. Up to opset 19 the first
 //     axis is a batch axis (input rank 3 or more, axis 1 to rank − 2).
 //     From opset 20 axis is the optional scalar int64 input 2 (default
@@ -499,8 +500,8 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 				return 0, 0, 0, 0, fmt.Errorf("inverse onesided DFT of %d bins to dft_length %d: only %d and %d are implemented", m, n, 2*(m-1), 2*m-1)
 			}
 		case onesided:
-			if opset >= 20 && x.Shape[r-1] != 1 {
-				return 0, 0, 0, 0, fmt.Errorf("onesided DFT of input %v: want a real input [… , 1]", x.Shape)
+			if x.Shape[r-1] != 1 {
+				return 0, 0, 0, 0, fmt.Errorf("onesided DFT of input %v: want a real input [… , 1] (a complex signal has no one-sided spectrum)", x.Shape)
 			}
 			bins = n/2 + 1
 		}

@@ -531,7 +531,9 @@ func newArg(op string) kernel.Factory {
 			if err != nil {
 				return err
 			}
-			if x.Shape[a] == 0 {
+			// An empty axis has no index to give, unless the output
+			// has no element either (another axis is empty).
+			if x.Shape[a] == 0 && !emptyBeside(x.Shape, a) {
 				return fmt.Errorf("axis %d of data %v is empty", a, x.Shape)
 			}
 			s := x.Shape.Clone()
@@ -1860,4 +1862,14 @@ func (k *einsum) run(a *kernel.Args) error {
 		}
 	}
 	return nil
+}
+
+// emptyBeside reports whether an axis of s other than a is empty.
+func emptyBeside(s kernel.Shape, a int) bool {
+	for i, d := range s {
+		if i != a && d == 0 {
+			return true
+		}
+	}
+	return false
 }
