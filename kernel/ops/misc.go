@@ -509,6 +509,9 @@ func newArg(op string) kernel.Factory {
 		if err := attrs.Check("axis", "keepdims", "select_last_index"); err != nil {
 			return nil, wrapAttr(err)
 		}
+		if err := attrInOpset(attrs, op, "select_last_index", 12, 0); err != nil {
+			return nil, err
+		}
 		axis, err := attrs.Int("axis", 0)
 		if err != nil {
 			return nil, wrapAttr(err)
@@ -775,6 +778,9 @@ func newDepthSpace(op string) kernel.Factory {
 		}
 		if err := attrs.Check(known...); err != nil {
 			return nil, wrapAttr(err)
+		}
+		if err := attrInOpset(attrs, op, "mode", 11, 0); err != nil {
+			return nil, err
 		}
 		b, err := attrs.Int("blocksize", 0)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -469,4 +470,50 @@ func TestQuantize21Blocked(t *testing.T) {
 	x := f32(shp(3), -300, 0.4, 300)
 	checkValues(t, "output_dtype int8", mustRun(t, "QuantizeLinear", formAttrs(21, "output_dtype", int64(3)), x, f32(shp(), 2)), shp(3), []float64{-128, 0, 127})
 	checkValues(t, "saturate 0", mustRun(t, "QuantizeLinear", formAttrs(19, "saturate", int64(0)), x, f32(shp(), 2)), shp(3), []float64{0, 0, 150})
+}
+
+// TestAttributesOfAnotherOpset: an attribute given at an opset that does
+// not have it is an error when the node names its opset (an imported
+// model); the same attribute at its own opsets, or in a graph built by
+// hand without an opset, is accepted.
+func TestAttributesOfAnotherOpset(t *testing.T) {
+	at := func(opset int64, kv ...any) kernel.Attrs {
+		a := kernel.Attrs{kernel.OpsetAttr: opset}
+		for i := 0; i < len(kv); i += 2 {
+			a[kv[i].(string)] = kv[i+1]
+		}
+		return a
+	}
+	for _, c := range []struct {
+		op    string
+		bad   kernel.Attrs
+		frag  string
+		good  kernel.Attrs
+		plain kernel.Attrs // the same without an opset
+	}{
+		{"Slice", at(13, "starts", []int64{1}, "ends", []int64{3}), `"starts" is not in opset 13`, at(9, "starts", []int64{1}, "ends", []int64{3}), kernel.Attrs{"starts": []int64{1}, "ends": []int64{3}}},
+		{"Slice", at(9), "opset 9 takes starts and ends as attributes", at(10), kernel.Attrs{}},
+		{"ReduceSum", at(13, "axes", []int64{0}), `"axes" is not in opset 13`, at(12, "axes", []int64{0}), kernel.Attrs{"axes": []int64{0}}},
+		{"ReduceSum", at(11, "noop_with_empty_axes", int64(1)), `"noop_with_empty_axes" is not in opset 11`, at(13, "noop_with_empty_axes", int64(1)), kernel.Attrs{"noop_with_empty_axes": int64(1)}},
+		{"DepthToSpace", at(7, "blocksize", int64(2), "mode", "CRD"), `"mode" is not in opset 7`, at(11, "blocksize", int64(2), "mode", "CRD"), kernel.Attrs{"blocksize": int64(2), "mode": "CRD"}},
+		{"ArgMax", at(11, "select_last_index", int64(1)), `"select_last_index" is not in opset 11`, at(12, "select_last_index", int64(1)), kernel.Attrs{"select_last_index": int64(1)}},
+		{"Flatten", at(9, "axis", int64(-1)), "negative axes came in opset 11", at(11, "axis", int64(-1)), kernel.Attrs{"axis": int64(-1)}},
+	} {
+		if _, err := Builtins().New(c.op, c.bad); err == nil || !strings.Contains(err.Error(), c.frag) {
+			t.Errorf("%s %v: error %v, want one containing %q", c.op, c.bad, err, c.frag)
+		}
+		for _, a := range []kernel.Attrs{c.good, c.plain} {
+			if _, err := Builtins().New(c.op, a); err != nil {
+				t.Errorf("%s %v: %v", c.op, a, err)
+			}
+		}
+	}
+	// ReduceSum before 13 takes no axes input.
+	k, err := Builtins().New("ReduceSum", at(11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prepare(k, 0, f32(shp(2, 2)), i64(shp(1), 0)); err == nil {
+		t.Error("ReduceSum at opset 11 took an axes input")
+	}
 }

@@ -62,8 +62,14 @@ func newReduceSum(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if k.noop, err = flagAttr(attrs, "noop_with_empty_axes", false); err != nil {
 		return nil, wrapAttr(err)
 	}
+	if err := attrInOpset(attrs, "ReduceSum", "axes", 1, 12); err != nil {
+		return nil, err
+	}
+	if err := attrInOpset(attrs, "ReduceSum", "noop_with_empty_axes", 13, 0); err != nil {
+		return nil, err
+	}
 	s := sig{op: "ReduceSum", minIn: 1, maxIn: 1, nOut: 1}
-	if !k.hasAxes {
+	if v, _ := attrs.Opset(13); !k.hasAxes && v >= 13 {
 		s.maxIn, s.deps.Value = 2, []int{1}
 	}
 	return newKernel(s, k), nil

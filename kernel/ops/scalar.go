@@ -242,6 +242,31 @@ func dtypeIn(t *kernel.Tensor, name string, ok ...kernel.DType) error {
 	return fmt.Errorf("input %s has dtype %v, want one of %v", name, t.DType, slices.Clone(ok))
 }
 
+// attrInOpset checks that attribute name of op, when given, belongs to the
+// node's opset, when the node names one (kernel.OpsetAttr; graphs built
+// by hand may use either form): opsets first to last (0: still there).
+// An attribute of another form, say ReduceSum's axes after they became an
+// input, makes the model invalid.
+func attrInOpset(attrs kernel.Attrs, op, name string, first, last int64) error {
+	if _, ok := attrs[name]; !ok {
+		return nil
+	}
+	if _, ok := attrs[kernel.OpsetAttr]; !ok {
+		return nil
+	}
+	v, err := attrs.Opset(first)
+	if err != nil {
+		return wrapAttr(err)
+	}
+	switch {
+	case v < first:
+		return fmt.Errorf("ops: %s: attribute %q is not in opset %d: it came in opset %d", op, name, v, first)
+	case last > 0 && v > last:
+		return fmt.Errorf("ops: %s: attribute %q is not in opset %d: opsets %d to %d had it", op, name, v, first, last)
+	}
+	return nil
+}
+
 // notImpl is the error of something valid a kernel does not implement:
 // its text as given, matching kernel.ErrNotImplemented.
 type notImpl struct{ msg string }

@@ -48,6 +48,16 @@ func newSlice(attrs kernel.Attrs) (kernel.Kernel, error) {
 	_, hasAxes := attrs["axes"]
 	_, hasSteps := attrs["steps"]
 	k := &slice{fromAttrs: hasStarts || hasEnds || hasAxes || hasSteps}
+	for _, name := range [...]string{"starts", "ends", "axes"} {
+		if err := attrInOpset(attrs, "Slice", name, 1, 9); err != nil {
+			return nil, fmt.Errorf("%w (from opset 10 it is an input)", err)
+		}
+	}
+	if v, err := attrs.Opset(10); err != nil {
+		return nil, wrapAttr(err)
+	} else if v < 10 && !k.fromAttrs {
+		return nil, fmt.Errorf("ops: Slice: opset %d takes starts and ends as attributes (inputs from opset 10)", v)
+	}
 	if !k.fromAttrs {
 		s := sig{op: "Slice", minIn: 3, maxIn: 5, nOut: 1, deps: kernel.Deps{Value: []int{1, 2, 3, 4}}}
 		return newKernel(s, k), nil

@@ -47,6 +47,13 @@ func newFlatten(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
+	if _, ok := attrs[kernel.OpsetAttr]; ok && axis < 0 {
+		if v, err := attrs.Opset(11); err != nil {
+			return nil, wrapAttr(err)
+		} else if v < 11 {
+			return nil, fmt.Errorf("ops: Flatten: axis %d: negative axes came in opset 11, the node's is %d", axis, v)
+		}
+	}
 	return newKernel(sig{op: "Flatten", minIn: 1, maxIn: 1, nOut: 1}, &view{op: "Flatten", axis: axis}), nil
 }
 
