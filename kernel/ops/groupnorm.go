@@ -12,8 +12,11 @@ import (
 // scale and bias: one value per group at opset 18, one per channel from
 // opset 21 (the earlier form is deprecated, its result the same only when
 // every channel of a group has the same scale and bias). epsilon defaults
-// to 1e-5; stash_type (opset 21) may only be 1, float32 statistics, which
-// this computes in float64 and rounds once.
+// to 1e-5. stash_type (opset 21) is 1 (float32, the default) or 11
+// (float64): the statistics and the normalized values are evaluated in
+// float64 and the output rounded once, except that under stash_type 1 a
+// float64 X is first cast to float32 and the normalized values rounded
+// to float32, as the specification's function body has it.
 //
 // Workspace: none. Cost: five operations per element.
 func newGroupNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -40,10 +43,9 @@ func newGroupNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if _, ok := attrs["num_groups"]; !ok || groups < 1 {
 		return nil, fmt.Errorf("ops: GroupNormalization: attribute \"num_groups\" must be a positive integer, have %d", groups)
 	}
-	if st, err := attrs.Int("stash_type", 1); err != nil {
-		return nil, wrapAttr(err)
-	} else if st != 1 {
-		return nil, fmt.Errorf("ops: GroupNormalization: stash_type %d (only 1, float32 statistics)", st)
+	narrowF64, err := stashType(attrs, "GroupNormalization")
+	if err != nil {
+		return nil, err
 	}
 	perChannel := opset >= 21
 	k := &simple{flops: 5}
@@ -82,18 +84,25 @@ func newGroupNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 		n := per * spatial                   // elements per group
 		xb, yb := x.Data(), y.Data()
 		sb, bb := scale.Data(), bias.Data()
+		narrow := narrowF64 && opset >= 21 && x.DType == kernel.Float64
 		for g := range x.Shape[0] * groups {
-			mean, inv := moments(x.DType, xb, g*n, n, eps)
+			mean, inv := moments(x.DType, xb, g*n, n, eps, narrow)
 			for ch := range per {
 				at := g % groups
 				if perChannel {
 					at = at*per + ch
 				}
-				f := inv * loadF(scale.DType, sb, at)
-				b := loadF(bias.DType, bb, at)
+				s, b := loadF(scale.DType, sb, at), loadF(bias.DType, bb, at)
+				f := inv * s
 				base := g*n + ch*spatial
 				for i := range spatial {
-					storeF(x.DType, yb, base+i, mul64(loadF(x.DType, xb, base+i)-mean, f)+b)
+					v := loadF(x.DType, xb, base+i)
+					if narrow {
+						// The first stage's normalized value, in float32.
+						storeF(x.DType, yb, base+i, mul64(stage(mul64(stage(v, true)-mean, inv), true), s)+b)
+						continue
+					}
+					storeF(x.DType, yb, base+i, mul64(v-mean, f)+b)
 				}
 			}
 		}

@@ -864,14 +864,14 @@ func newDepthSpace(op string) kernel.Factory {
 
 // moments returns the mean and 1/√(variance + eps) of the n elements of
 // xb from base, in float64, the variance from the centred values.
-func moments(dt kernel.DType, xb []byte, base, n int64, eps float64) (mean, inv float64) {
+func moments(dt kernel.DType, xb []byte, base, n int64, eps float64, narrow bool) (mean, inv float64) {
 	var s, ss float64
 	for i := range n {
-		s += loadF(dt, xb, base+i)
+		s += stage(loadF(dt, xb, base+i), narrow)
 	}
 	mean = s / float64(n)
 	for i := range n {
-		d := loadF(dt, xb, base+i) - mean
+		d := stage(loadF(dt, xb, base+i), narrow) - mean
 		ss += mul64(d, d)
 	}
 	return mean, 1 / math.Sqrt(ss/float64(n)+eps)
@@ -882,7 +882,7 @@ func moments(dt kernel.DType, xb []byte, base, n int64, eps float64) (mean, inv 
 func normalize(x *kernel.Tensor, y []byte, groups, n int64, eps float64, scale, bias *kernel.Tensor, at func(g int64) int64) {
 	xb := x.Data()
 	for g := range groups {
-		m, is := moments(x.DType, xb, g*n, n, eps)
+		m, is := moments(x.DType, xb, g*n, n, eps, false)
 		f := is * loadF(scale.DType, scale.Data(), at(g))
 		b := loadF(bias.DType, bias.Data(), at(g))
 		for i := range n {
@@ -1013,7 +1013,7 @@ func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 		y := a.Out[0].Data()
 		xb := x.Data()
 		for g := range groups {
-			m, is := moments(x.DType, xb, g*n, n, eps)
+			m, is := moments(x.DType, xb, g*n, n, eps, false)
 			mb[g], ib[g] = float32(m), float32(is)
 			for i := range n {
 				v := mul64((loadF(x.DType, xb, g*n+i)-m)*is, loadF(scale.DType, scale.Data(), sIdx[i]))

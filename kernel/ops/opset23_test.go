@@ -156,8 +156,8 @@ func TestRMSNormalization(t *testing.T) {
 		in    []*kernel.Tensor
 		want  []string
 	}{
-		{kernel.Attrs{"stash_type": int64(0)}, []*kernel.Tensor{f, s3}, []string{"stash_type 0 (only 1"}},
-		{kernel.Attrs{"stash_type": int64(11)}, []*kernel.Tensor{f, s3}, []string{"stash_type 11"}},
+		{kernel.Attrs{"stash_type": int64(0)}, []*kernel.Tensor{f, s3}, []string{"stash_type 0, want 1 (float32) or 11 (float64)"}},
+		{kernel.Attrs{"stash_type": int64(10)}, []*kernel.Tensor{f, s3}, []string{"stash_type 10"}},
 		{kernel.Attrs{"axis": int64(2)}, []*kernel.Tensor{f, s3}, []string{"axis 2 is out of range"}},
 		{kernel.Attrs{"axis": int64(-3)}, []*kernel.Tensor{f, s3}, []string{"axis -3 is out of range"}},
 		{nil, []*kernel.Tensor{f32(shp(), 1), f32(shp(), 1)}, []string{"axis -1 is out of range"}},

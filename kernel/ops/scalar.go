@@ -242,6 +242,35 @@ func dtypeIn(t *kernel.Tensor, name string, ok ...kernel.DType) error {
 	return fmt.Errorf("input %s has dtype %v, want one of %v", name, t.DType, slices.Clone(ok))
 }
 
+// stashType reads op's stash_type, the precision of a normalization's
+// first stage (statistics and normalized values): 1, float32, the
+// default, or 11, float64. It reports whether float64 input is narrowed:
+// with stash_type 1 a float64 X is cast to float32 for that stage, as the
+// function bodies of the specification do (other dtypes lose nothing in
+// it; their first stage is evaluated in float64).
+func stashType(attrs kernel.Attrs, op string) (narrowF64 bool, err error) {
+	st, err := attrs.Int("stash_type", 1)
+	if err != nil {
+		return false, wrapAttr(err)
+	}
+	switch st {
+	case 1:
+		return true, nil
+	case 11:
+		return false, nil
+	}
+	return false, fmt.Errorf("ops: %s: stash_type %d, want 1 (float32) or 11 (float64)", op, st)
+}
+
+// stage is v as a normalization's first stage reads it: rounded to
+// float32 when narrow (a float64 X under stash_type 1).
+func stage(v float64, narrow bool) float64 {
+	if narrow {
+		return float64(float32(v))
+	}
+	return v
+}
+
 // attrInOpset checks that attribute name of op, when given, belongs to the
 // node's opset, when the node names one (kernel.OpsetAttr; graphs built
 // by hand may use either form): opsets first to last (0: still there).

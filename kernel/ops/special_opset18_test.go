@@ -88,9 +88,11 @@ func TestSpecialBitwise(t *testing.T) {
 }
 
 // TestSpecialGroupNormalization: with one group per channel (opset 21,
-// scale and bias per channel) GroupNormalization is InstanceNormalization:
-// bit for bit on rows of special values; with one group of all channels
-// its statistics are those of the whole sample.
+// scale and bias per channel, float64 statistics) GroupNormalization is
+// InstanceNormalization: bit for bit on rows of special values; with one
+// group of all channels its statistics are those of the whole sample;
+// under stash_type 1 (the default) a float64 X is cast to float32 for the
+// statistics and the normalized values.
 func TestSpecialGroupNormalization(t *testing.T) {
 	for _, dt := range sweepFloats {
 		rows := normRows(dt)
@@ -105,7 +107,7 @@ func TestSpecialGroupNormalization(t *testing.T) {
 		if err != nil {
 			t.Fatalf("InstanceNormalization/%v: %v", dt, err)
 		}
-		got, err := runOp("GroupNormalization", kernel.Attrs{"num_groups": r, kernel.OpsetAttr: int64(21)}, x, s, b)
+		got, err := runOp("GroupNormalization", kernel.Attrs{"num_groups": r, "stash_type": int64(11), kernel.OpsetAttr: int64(21)}, x, s, b)
 		if err != nil {
 			t.Fatalf("GroupNormalization/%v: %v", dt, err)
 		}
@@ -124,6 +126,24 @@ func TestSpecialGroupNormalization(t *testing.T) {
 	for i, v := range kernel.Float64s(out[0].Data()) {
 		if want := (float64(i+1)-3.5)*inv*2 + 1; math.Abs(v-want) > 1e-12 {
 			t.Errorf("element %d: %g, want %g", i, v, want)
+		}
+	}
+	// Opset 21, stash_type 1: values 1 + i·1e-9 all round to 1 in
+	// float32, so every normalized value is 0 and Y is the bias; with
+	// stash_type 11 they are ±1.46… (the float64 statistics).
+	xs := make([]float64, 6)
+	for i := range xs {
+		xs[i] = 1 + float64(i)*1e-9
+	}
+	one := tensor(kernel.Float64, shp(2), 1, 1)
+	for _, c := range []struct {
+		stash int64
+		want0 float64
+	}{{1, 0.5}, {11, 0.5 - 1.4638501094227998}} {
+		attrs := kernel.Attrs{"num_groups": int64(1), "epsilon": 0.0, "stash_type": c.stash, kernel.OpsetAttr: int64(21)}
+		out := mustRun(t, "GroupNormalization", attrs, tensor(kernel.Float64, shp(1, 2, 3), xs...), one, tensor(kernel.Float64, shp(2), 0.5, 0.5))
+		if got := kernel.Float64s(out.Data())[0]; math.Abs(got-c.want0) > 1e-6 {
+			t.Errorf("stash_type %d: element 0 = %v, want %v", c.stash, got, c.want0)
 		}
 	}
 }
