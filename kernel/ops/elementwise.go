@@ -155,10 +155,10 @@ var mathOps = []mathOp{
 		}
 		return x // NaN
 	}},
-	{name: "HardSwish", flops: 5, f: func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) }},
+	{name: "HardSwish", flops: 5, f: hardSwish},
 	{name: "Softplus", flops: 5, f: func(x float64) float64 {
-		if x > 30 {
-			return x // e^x dominates: ln(1+e^x) = x to float64 precision
+		if x > 0 {
+			return x + math.Log1p(expF(-x)) // ln(1+e^x) without e^x's overflow
 		}
 		return math.Log1p(expF(x))
 	}},
@@ -396,4 +396,39 @@ func cmpSign[T int8 | int16 | int32 | int64](v T) int8 {
 		return -1
 	}
 	return 0
+}
+
+// hardSwish is x·max(0, min(1, x/6 + 1/2)), correctly rounded but in rare
+// cases: inside (−3, 3) it is (x² + 3x)/6, the two products and their sum
+// kept exactly as pairs of float64 and the division corrected by its
+// remainder (x/6 + 0.5 cancels near −3, and rounded three times it was
+// up to 16 ulp off).
+func hardSwish(x float64) float64 {
+	switch {
+	case x <= -3:
+		return x * 0
+	case x >= 3 || x != x:
+		return x
+	case x != 0 && math.Abs(x) < 0x1p-1000:
+		// x/2 + x²/6: x²/6 vanishes but for deciding x/2's ties, which
+		// it breaks upward (x/2 + x²/6 > x/2).
+		h := x * 0.5
+		if 2*h < x {
+			h = math.Nextafter(h, math.Inf(1))
+		}
+		return h
+	}
+	a := x * x
+	aLo := math.FMA(x, x, -a)
+	b := 3 * x
+	bLo := math.FMA(3, x, -b)
+	s := a + b // TwoSum: s + sLo = a + b exactly
+	bb := s - a
+	sLo := (a - (s - bb)) + (b - bb)
+	lo := sLo + aLo + bLo
+	q := s / 6
+	if r := q + (math.FMA(-q, 6, s)+lo)/6; r != 0 {
+		return r
+	}
+	return x * 0 // ±0: the sign of x·(x + 3)/6
 }

@@ -25,7 +25,7 @@ func TestMathOpsAgainstTheirDefinitions(t *testing.T) {
 		"HardSigmoid": func(x float64) float64 {
 			return math.Max(0, math.Min(1, float64(float32(0.25))*x+float64(float32(0.1))))
 		},
-		"HardSwish": func(x float64) float64 { return x * math.Max(0, math.Min(1, x/6+0.5)) },
+		"HardSwish": hardSwishExact,
 		"Neg":       func(x float64) float64 { return -x },
 		"Abs":       math.Abs,
 	}

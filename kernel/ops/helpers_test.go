@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -296,3 +297,22 @@ func onDevice(t testing.TB, x *kernel.Tensor) *kernel.Tensor {
 }
 
 var numericTypes = []kernel.DType{kernel.Float32, kernel.Float16, kernel.Int32, kernel.Int64}
+
+// hardSwishExact is HardSwish, x·max(0, min(1, x/6 + 1/2)), evaluated in
+// exact rational arithmetic and rounded once.
+func hardSwishExact(x float64) float64 {
+	switch {
+	case x <= -3:
+		return x * 0
+	case x >= 3 || x != x:
+		return x
+	}
+	r := new(big.Rat).SetFloat64(x)
+	p := new(big.Rat).Add(r, big.NewRat(3, 1))
+	p.Mul(p, r).Quo(p, big.NewRat(6, 1))
+	f, _ := p.Float64()
+	if f == 0 {
+		return x * 0 // the sign of x
+	}
+	return f
+}

@@ -104,8 +104,8 @@ var unaryCases = []unaryCase{
 	{op: "HardSigmoid", ref: func(x float64) float64 {
 		return ieeeMax(0, ieeeMin(1, float64(float32(0.2))*x+0.5))
 	}},
-	// HardSwish: x·max(0, min(1, x/6 + 1/2)).
-	{op: "HardSwish", ref: func(x float64) float64 { return x * ieeeMax(0, ieeeMin(1, x/6+0.5)) }},
+	// HardSwish: x·max(0, min(1, x/6 + 1/2)), exactly and rounded once.
+	{op: "HardSwish", ref: hardSwishExact},
 	// Shrink: x+bias below -lambd, x-bias above lambd, else 0. ONNX's
 	// Shrink takes no bfloat16.
 	{op: "Shrink", attrs: kernel.Attrs{"bias": 1.5, "lambd": 1.0}, ref: func(x float64) float64 {

@@ -159,7 +159,8 @@ func unaryFloat[V vec](op unaryOp, o, x V) {
 	case opGELUErf:
 		for i := range n {
 			v := x.at64(i)
-			o.store(i, 0.5*v*(1+math.Erf(v/math.Sqrt2)))
+			// 1 + erf(v/√2) as erfc(−v/√2): no cancellation for v ≪ 0.
+			o.store(i, 0.5*v*math.Erfc(-v/math.Sqrt2))
 		}
 	}
 }

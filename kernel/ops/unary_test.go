@@ -21,7 +21,7 @@ func TestReLU(t *testing.T) {
 
 func refGELU(x float64, approx string) float64 {
 	if approx == "none" {
-		return 0.5 * x * (1 + math.Erf(x/math.Sqrt(2)))
+		return 0.5 * x * math.Erfc(-x/math.Sqrt(2)) // 1 + erf(y) = erfc(−y), without its cancellation
 	}
 	return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
 }
@@ -52,6 +52,18 @@ func TestGELU(t *testing.T) {
 	b := values(mustRun(t, "GELU", kernel.Attrs{"approximate": "none"}, f32(nil, 1.5)))[0]
 	if a == b {
 		t.Fatalf("GELU tanh and erf agree at 1.5 (%v)", a)
+	}
+	// Exact values (40-digit arithmetic) in float64, far into the
+	// negative tail where 1 + erf(x/√2) cancelled (thousands of ulp off at
+	// −7, −0 at −9.09): within 8 ulp, the rounding of x/√2 amplified by
+	// erfc's slope.
+	for _, c := range []struct{ x, want float64 }{
+		{-7, -8.958687807200846e-12}, {-9.0948, -4.309148710862196e-19}, {-3, -0.0040496940948902835}, {0.5, 0.34573123063700656},
+	} {
+		got := values(mustRun(t, "GELU", kernel.Attrs{"approximate": "none"}, tensor(kernel.Float64, shp(1), c.x)))[0]
+		if ulp := math.Nextafter(math.Abs(c.want), math.Inf(1)) - math.Abs(c.want); math.Abs(got-c.want) > 8*ulp {
+			t.Errorf("GELU(%v) = %v, want %v", c.x, got, c.want)
+		}
 	}
 	wantErr(t, "GELU", kernel.Attrs{"approximate": "fast"}, nil, "approximate")
 	wantErr(t, "GELU", nil, []*kernel.Tensor{i64(shp(1), 1)}, "input X", "int64")
