@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -125,10 +126,14 @@ func (a Attrs) Tensor(name string, def *Tensor) (*Tensor, error) {
 	if !ok {
 		return def, nil
 	}
-	if x, ok := v.(*Tensor); ok && x != nil {
-		return x, nil
+	x, ok := v.(*Tensor)
+	if !ok || x == nil {
+		return nil, fmt.Errorf("attribute %q: want a tensor, have %T", name, v)
 	}
-	return nil, fmt.Errorf("attribute %q: want a tensor, have %T", name, v)
+	if err := x.checkValue(); err != nil {
+		return nil, fmt.Errorf("attribute %q: %w", name, err)
+	}
+	return x, nil
 }
 
 // String returns attribute name as a string, or def if it is absent.
@@ -193,6 +198,29 @@ func (a Attrs) Check(known ...string) error {
 		if !found {
 			return fmt.Errorf("unknown attribute %q (known: %s)", k, strings.Join(known, ", "))
 		}
+	}
+	return nil
+}
+
+// checkValue checks a tensor given as a value (an attribute): a valid
+// dtype, a known shape whose byte count fits an int64, and contents of
+// exactly that many bytes, on the host or in a device buffer.
+func (t *Tensor) checkValue() error {
+	if !t.DType.Valid() {
+		return fmt.Errorf("tensor of invalid dtype %v", t.DType)
+	}
+	n := int64(t.DType.Size())
+	for _, d := range t.Shape {
+		if d < 0 {
+			return fmt.Errorf("tensor of shape %v: a dimension is negative", t.Shape)
+		}
+		if d > 0 && n > math.MaxInt64/d {
+			return fmt.Errorf("tensor of shape %v: more bytes than an int64 counts", t.Shape)
+		}
+		n *= d
+	}
+	if data := t.Data(); data == nil || int64(len(data)) != n {
+		return fmt.Errorf("tensor %v holds %d bytes, want %d", t, len(t.Data()), n)
 	}
 	return nil
 }

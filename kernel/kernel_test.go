@@ -190,3 +190,30 @@ func TestTensorViewsAndValues(t *testing.T) {
 		t.Fatalf("error %q", e)
 	}
 }
+
+// TestAttrsTensorChecksTheTensor: a tensor attribute is refused, naming
+// the attribute, when it is nil, of an invalid dtype, of a negative or
+// overflowing shape, or holds other than its byte count.
+func TestAttrsTensorChecksTheTensor(t *testing.T) {
+	short := kernel.New(kernel.Float32, 2)
+	short.Host = short.Host[:4]
+	for _, c := range []struct {
+		v    any
+		frag string
+	}{
+		{(*kernel.Tensor)(nil), "want a tensor"},
+		{&kernel.Tensor{DType: 0, Shape: kernel.Shape{1}, Host: []byte{0}}, "invalid dtype"},
+		{&kernel.Tensor{DType: kernel.Int64, Shape: kernel.Shape{-1}}, "negative"},
+		{&kernel.Tensor{DType: kernel.Int64, Shape: kernel.Shape{1 << 40, 1 << 40}}, "more bytes than an int64"},
+		{short, "holds 4 bytes, want 8"},
+		{kernel.Virtual(kernel.Float32, 2), "holds 0 bytes"},
+	} {
+		_, err := kernel.Attrs{"value": c.v}.Tensor("value", nil)
+		if err == nil || !strings.Contains(err.Error(), c.frag) || !strings.Contains(err.Error(), `"value"`) {
+			t.Errorf("Tensor(%v): error %v, want one naming the attribute and containing %q", c.v, err, c.frag)
+		}
+	}
+	if x, err := (kernel.Attrs{"value": kernel.FromInt64([]int64{3}, 1)}).Tensor("value", nil); err != nil || x.NumElements() != 1 {
+		t.Errorf("Tensor of a good tensor: %v, %v", x, err)
+	}
+}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -68,6 +69,25 @@ func TestRoiAlignEmptyImage(t *testing.T) {
 			if v != 0 {
 				t.Errorf("%s: element %d is %v, want 0", mode, i, v)
 			}
+		}
+	}
+}
+
+// TestMalformedTensorAttributes: a nil tensor or one of a negative shape
+// as an op's attribute is an attribute error, not a recovered panic.
+func TestMalformedTensorAttributes(t *testing.T) {
+	for _, c := range []struct {
+		op    string
+		attrs kernel.Attrs
+	}{
+		{"ConstantOfShape", kernel.Attrs{"value": (*kernel.Tensor)(nil)}},
+		{"ConstantOfShape", kernel.Attrs{"value": &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{-1}}}},
+		{"LabelEncoder", kernel.Attrs{kernel.OpsetAttr: int64(4), "keys_tensor": &kernel.Tensor{DType: kernel.Int64, Shape: kernel.Shape{-1}},
+			"values_int64s": []int64{1}}},
+	} {
+		_, err := Builtins().New(c.op, c.attrs)
+		if err == nil || errors.Is(err, kernel.ErrPanic) {
+			t.Errorf("%s %v: error %v, want an attribute error", c.op, c.attrs, err)
 		}
 	}
 }

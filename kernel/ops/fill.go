@@ -63,10 +63,10 @@ func newConstantOfShape(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	k := &fill{op: "ConstantOfShape", value: kernel.New(kernel.Float32, 1)}
-	if v, ok := attrs["value"]; ok {
-		t, ok := v.(*kernel.Tensor)
-		if !ok || t.NumElements() != 1 || t.Host == nil {
-			return nil, fmt.Errorf("ops: ConstantOfShape: attribute \"value\" must be a one-element tensor, have %v", v)
+	if _, ok := attrs["value"]; ok {
+		t, err := attrs.Tensor("value", nil)
+		if err != nil || t.NumElements() != 1 || t.Host == nil {
+			return nil, fmt.Errorf("ops: ConstantOfShape: attribute \"value\" must be a one-element host tensor, have %v", attrs["value"])
 		}
 		k.value = t
 	}
