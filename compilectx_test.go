@@ -33,7 +33,8 @@ func (stuckStream) Synchronize(ctx context.Context) error {
 // TestCompileContext: with a device that never finishes the constants'
 // upload, CompileContext returns when its context ends, with an error
 // wrapping the context's, having freed what it uploaded, for one actor
-// and for heterogeneous parts; a nil context is ErrInvalid.
+// and for heterogeneous parts; a context already ended compiles nothing in
+// any mode; a nil context is ErrInvalid.
 func TestCompileContext(t *testing.T) {
 	b := subgraph.NewBuilder("consts")
 	x := b.Input("x", kernel.Float32, 4, 4)
@@ -61,6 +62,19 @@ func TestCompileContext(t *testing.T) {
 		if n := sim.Stats().MemInUse; n != 0 {
 			t.Errorf("%s: %d device bytes left in use", c.name, n)
 		}
+	}
+	// A context already ended compiles nothing, whatever the mode and
+	// device (a device that uploads without waiting never looked at it).
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, mode := range []pipert.Mode{pipert.KBK, pipert.Async, pipert.Pipeline, pipert.Replay} {
+		exe, err := pipert.CompileContext(ended, g, pipert.WithMode(mode))
+		if !errors.Is(err, context.Canceled) || exe != nil {
+			t.Errorf("%v with an ended context: %v, want an error wrapping context.Canceled", mode, err)
+		}
+	}
+	if _, err := pipert.CompileContext(ended, g, pipert.WithHeterogeneous(heterog.Size{Elements: 1})); !errors.Is(err, context.Canceled) {
+		t.Errorf("heterogeneous with an ended context: %v, want an error wrapping context.Canceled", err)
 	}
 	//lint:ignore SA1012 a nil context is the misuse under test
 	if _, err := pipert.CompileContext(nil, g); !errors.Is(err, pipert.ErrInvalid) {

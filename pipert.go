@@ -295,9 +295,9 @@ func Compile(g *subgraph.Graph, opts ...Option) (*Executable, error) {
 }
 
 // CompileContext is Compile waiting for the device only as long as ctx lets
-// it: when ctx ends before the constants are uploaded (a device of the
-// caller's that does not answer, a deadline), what was uploaded is freed
-// and the error wraps ctx.Err().
+// it: when ctx has ended before the compilation or ends before the
+// constants are uploaded (a device of the caller's that does not answer, a
+// deadline), what was uploaded is freed and the error wraps ctx.Err().
 func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Executable, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("pipert: compile: %w: nil context", ErrInvalid)
@@ -322,6 +322,10 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 		if !slices.Contains(g.Outputs, name) {
 			return nil, fmt.Errorf("pipert: compile: %w: Carried: %q is not an output of graph %q", ErrConfig, name, g.Name)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		// Whatever the mode and device: an ended context compiles nothing.
+		return nil, fmt.Errorf("pipert: compile: %w", err)
 	}
 	// Kernels come from the runner pool (or pay their creation cost);
 	// the executable gives them back at Close.
