@@ -38,6 +38,9 @@ type fault struct {
 	// blocks: the fault waits for its run's context to end; the run has a
 	// deadline of 50 ms, and its error must say the deadline passed.
 	blocks bool
+	// broken: the kernel breaks its contract; the error must match
+	// kernel.ErrBadAnswer.
+	broken bool
 }
 
 // panics reports whether the fault is a panic.
@@ -117,15 +120,15 @@ func faults() []*fault {
 		{name: "panic in Compute", stage: kernel.StageLaunch, nth: 1},
 		// The third run is the first replayed in mode replay.
 		{name: "panic in the third Compute", stage: kernel.StageLaunch, nth: 3},
-		{name: "negative dimension", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+		{name: "negative dimension", broken: true, stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
 			out[0].DType, out[0].Shape = kernel.Float32, kernel.Shape{-3, 4}
 			return nil
 		}},
-		{name: "overflowing element count", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+		{name: "overflowing element count", broken: true, stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
 			out[0].DType, out[0].Shape = kernel.Float32, kernel.Shape{1 << 40, 1 << 40}
 			return nil
 		}},
-		{name: "nil output", stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+		{name: "nil output", broken: true, stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
 			out[0] = nil
 			return nil
 		}},
@@ -147,36 +150,36 @@ func faults() []*fault {
 		}},
 		// The kernel contract broken: each gave a result that depended on
 		// the mode, without an error.
-		{name: "InferShape changes an input's shape", stage: kernel.StageInfer, nth: 1, serial: true, do: func(in, out []*kernel.Tensor) error {
+		{name: "InferShape changes an input's shape", broken: true, stage: kernel.StageInfer, nth: 1, serial: true, do: func(in, out []*kernel.Tensor) error {
 			out[0].DType, out[0].Shape = in[0].DType, in[0].Shape.Clone()
 			in[0].Shape = kernel.Shape{8}
 			return nil
 		}},
-		{name: "Resize changes an output's shape", stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
+		{name: "Resize changes an output's shape", broken: true, stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
 			out[0].Shape = kernel.Shape{100, 100}
 			return nil
 		}},
-		{name: "Compute clears its output's buffer", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
+		{name: "Compute clears its output's buffer", broken: true, stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
 			a.Out[0].Buf = device.Buffer{}
 			return nil
 		}},
-		{name: "InferShape changes an input's dtype", stage: kernel.StageInfer, nth: 1, serial: true, do: func(in, out []*kernel.Tensor) error {
+		{name: "InferShape changes an input's dtype", broken: true, stage: kernel.StageInfer, nth: 1, serial: true, do: func(in, out []*kernel.Tensor) error {
 			out[0].DType, out[0].Shape = in[0].DType, in[0].Shape.Clone()
 			in[0].DType = kernel.Int32
 			return nil
 		}},
-		{name: "Resize changes an output's dtype", stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
+		{name: "Resize changes an output's dtype", broken: true, stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
 			out[0].DType = kernel.Int32
 			return nil
 		}},
-		{name: "Compute changes its output's dtype", stage: kernel.StageLaunch, nth: 1, serial: true, compute: func(a *kernel.Args) error {
+		{name: "Compute changes its output's dtype", broken: true, stage: kernel.StageLaunch, nth: 1, serial: true, compute: func(a *kernel.Args) error {
 			a.Out[0].DType = kernel.Int32
 			return nil
 		}},
 		{name: "NaN cost", stage: kernel.StageLaunch, nth: 1, cost: func() device.Cost { return device.Cost{FLOPs: math.NaN()} }},
 		{name: "negative cost", stage: kernel.StageLaunch, nth: 1, cost: func() device.Cost { return device.Cost{FLOPs: -1, Bytes: -1} }},
 		{name: "cost of more than a day", stage: kernel.StageLaunch, nth: 1, cost: func() device.Cost { return device.Cost{FLOPs: 1e30} }},
-		{name: "Compute replaces its output tensor", stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
+		{name: "Compute replaces its output tensor", broken: true, stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
 			a.Out[0] = &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{2, 4}}
 			return nil
 		}},
@@ -348,6 +351,14 @@ func checkNamed(t *testing.T, err error, f *fault) {
 	}
 	if f.nth == 1000 && !errors.Is(err, errThousandth) {
 		t.Fatalf("error %v does not wrap the kernel's", err)
+	}
+	if f.broken != errors.Is(err, kernel.ErrBadAnswer) {
+		t.Fatalf("error %v: errors.Is(err, kernel.ErrBadAnswer) = %v for a kernel that breaks its contract: %v", err, !f.broken, f.broken)
+	}
+	// An InferShape that refused its operands at run time failed shape
+	// inference, as Validate's at Compile.
+	if f.nth == 1000 && !errors.Is(err, subgraph.ErrInferShape) {
+		t.Fatalf("error %v of InferShape does not match subgraph.ErrInferShape", err)
 	}
 }
 

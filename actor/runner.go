@@ -3,6 +3,7 @@ package actor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime/debug"
@@ -704,13 +705,13 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 		return r.stageErr(pos, kernel.StageLaunch, err)
 	}
 	if len(shapes) != len(ar.Out) {
-		return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("OutputShapes returned %d shapes for %d outputs", len(shapes), len(ar.Out)))
+		return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("%w: OutputShapes returned %d shapes for %d outputs", kernel.ErrBadAnswer, len(shapes), len(ar.Out)))
 	}
 	for i, sh := range shapes {
 		t := ar.Out[i]
 		n, ok := bytesOf(sh, t.DType)
 		if !ok {
-			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", i, sh))
+			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("%w: OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", kernel.ErrBadAnswer, i, sh))
 		}
 		if n > 0 && n > t.Buf.Size {
 			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("real output shape %v exceeds the %d bytes allocated", sh, t.Buf.Size))
@@ -858,24 +859,29 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		if i := changedShape(r.inferShapes, ar.In); i >= 0 {
 			restoreShapes(r.inferShapes, ar.In) // only then: other stages read them
 			if err == nil {
-				err = fmt.Errorf("InferShape changed the dtype or shape of input %d", i)
+				err = fmt.Errorf("%w: InferShape changed the dtype or shape of input %d", kernel.ErrBadAnswer, i)
 			}
 		}
 	}
 	if err != nil {
+		if !errors.Is(err, kernel.ErrBadAnswer) && (r.runCtx == nil || r.runCtx.Err() == nil) {
+			// The kernel refused its operands, as Validate's
+			// inference does for shapes it knows before a run.
+			err = fmt.Errorf("%w: %w", subgraph.ErrInferShape, err)
+		}
 		return r.stageErr(pos, kernel.StageInfer, err)
 	}
 	for i, s := range nd.out {
 		t := ar.Out[i]
 		if t != &r.tensors[s] {
 			ar.Out[i] = &r.tensors[s]
-			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("InferShape replaced output tensor %d", i))
+			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("%w: InferShape replaced output tensor %d", kernel.ErrBadAnswer, i))
 		}
 		if !t.DType.Valid() {
-			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("output %d has invalid dtype %v", i, t.DType))
+			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("%w: output %d has invalid dtype %v", kernel.ErrBadAnswer, i, t.DType))
 		}
 		if _, ok := bytesOf(t.Shape, t.DType); !ok {
-			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("output %d shape %v has a negative dimension or more bytes than an int64 counts", i, t.Shape))
+			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("%w: output %d shape %v has a negative dimension or more bytes than an int64 counts", kernel.ErrBadAnswer, i, t.Shape))
 		}
 	}
 	if reuse && !r.iok[pos] {
@@ -966,11 +972,11 @@ func (r *KernelRunner) resize(pos int) error {
 	}
 	if nd.checked {
 		if err := r.sameOutputs(pos, r.resizeShapes); err != nil {
-			return r.stageErr(pos, kernel.StageResize, fmt.Errorf("Resize %w", err))
+			return r.stageErr(pos, kernel.StageResize, fmt.Errorf("%w: Resize %w", kernel.ErrBadAnswer, err))
 		}
 	}
 	if ar.Tiling.Workspace < 0 {
-		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("negative workspace %d", ar.Tiling.Workspace))
+		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("%w: negative workspace %d", kernel.ErrBadAnswer, ar.Tiling.Workspace))
 	}
 	return nil
 }
@@ -1198,13 +1204,13 @@ func (r *KernelRunner) compute(pos int) error {
 	}
 	err := nd.k.Compute(ar)
 	if cerr := r.sameOutputs(pos, r.launchShapes); cerr != nil && err == nil {
-		err = fmt.Errorf("Compute %w", cerr)
+		err = fmt.Errorf("%w: Compute %w", kernel.ErrBadAnswer, cerr)
 	}
 	for i, s := range nd.out {
 		if t := &r.tensors[s]; t.Buf.Addr != r.launchBufs[i].Addr || t.Buf.Size != r.launchBufs[i].Size {
 			t.Buf = r.launchBufs[i]
 			if err == nil {
-				err = fmt.Errorf("Compute replaced the buffer of output %d", i)
+				err = fmt.Errorf("%w: Compute replaced the buffer of output %d", kernel.ErrBadAnswer, i)
 			}
 		}
 	}

@@ -249,6 +249,15 @@ var ErrUnknownOp = errors.New("unknown op")
 // of InferShape, the model is not at fault.
 var ErrNotImplemented = errors.New("not implemented")
 
+// ErrBadAnswer is the cause of a failure when a kernel's answer breaks
+// the Kernel contract: InferShape replacing an output tensor, giving it
+// an invalid dtype or a negative (or overflowing) shape, or changing an
+// input's; a later stage changing the outputs InferShape made, or
+// replacing an output's buffer; a negative workspace; OutputShapes
+// giving another number of shapes than outputs, or a negative one. The
+// error names the node, op and stage (a *Error).
+var ErrBadAnswer = errors.New("kernel broke its contract")
+
 // ErrGoexit is the cause of a failure when user code called
 // runtime.Goexit (as testing's FailNow and Fatal do): the goroutine it ran
 // on ends, as Goexit asks, and the run fails with an error matching both
