@@ -91,6 +91,14 @@ func TestGoexitInKernel(t *testing.T) {
 							t.Fatalf("the run on the caller's goroutine returned %v; the kernel's Goexit should have ended the goroutine", err)
 						case !caller && (!errors.Is(err, kernel.ErrGoexit) || !errors.Is(err, pipert.ErrPanic)):
 							t.Fatalf("the failed run: %v, want an error matching ErrGoexit and ErrPanic", err)
+						case !caller:
+							// Named, also when the node's part ran on a
+							// pool worker (hetero: the Bad node is on the
+							// CPU).
+							var ke *kernel.Error
+							if !errors.As(err, &ke) || ke.Node != "bad" || ke.Stage != f.stage {
+								t.Fatalf("the failed run: %v, want it to name node bad, stage %v", err, f.stage)
+							}
 						}
 					case <-time.After(15 * time.Second):
 						t.Fatal("the run hangs")

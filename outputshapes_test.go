@@ -3,6 +3,7 @@ package pipert_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,7 @@ import (
 type filter struct {
 	answer *atomic.Pointer[[]kernel.Shape]
 	kept   int64
+	exit   *atomic.Bool // OutputShapes calls runtime.Goexit while set
 }
 
 func (*filter) Op() string             { return "Filter" }
@@ -49,6 +51,9 @@ func (f *filter) Compute(a *kernel.Args) error {
 	return nil
 }
 func (f *filter) OutputShapes(a *kernel.Args) ([]kernel.Shape, error) {
+	if f.exit != nil && f.exit.Load() {
+		runtime.Goexit()
+	}
 	if s := f.answer.Load(); s != nil {
 		return *s, nil
 	}
@@ -111,5 +116,42 @@ func TestBadOutputShapesBecomeErrors(t *testing.T) {
 		if _, _, err := control.Eval(g, []*kernel.Tensor{in["x"]}, reg); !isFilterErr(err) {
 			t.Errorf("control.Eval: OutputShapes %s: %v, want an error naming node filter_0, op Filter, stage launch", name, err)
 		}
+	}
+}
+
+// TestGoexitInOutputShapes: a runtime.Goexit in OutputShapes, called while
+// a consumer's InferShape waits for the shapes on a stage goroutine of
+// pipert's, fails the run with an error naming the producer's node and
+// its launch, not the consumer waiting; the next run is correct.
+func TestGoexitInOutputShapes(t *testing.T) {
+	exit := new(atomic.Bool)
+	reg := ops.NewRegistry()
+	if err := reg.Register("Filter", func(kernel.Attrs) (kernel.Kernel, error) {
+		return &filter{answer: new(atomic.Pointer[[]kernel.Shape]), exit: exit}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := subgraph.NewBuilder("filter")
+	f := b.Op("Filter", b.Input("x", kernel.Float32, 4))
+	b.Output(b.Op("Add", f, f))
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, 3, -4}, 4)}
+	exe, err := pipert.Compile(b.Graph(), pipert.WithMode(pipert.Pipeline), pipert.WithRegistry(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	exit.Store(true)
+	_, err = exe.Run(context.Background(), in)
+	exit.Store(false)
+	var ke *kernel.Error
+	if !errors.Is(err, kernel.ErrGoexit) || !errors.As(err, &ke) || ke.Node != "filter_0" || ke.Stage != kernel.StageLaunch {
+		t.Fatalf("Goexit in OutputShapes: %v, want an error matching ErrGoexit naming node filter_0, stage launch", err)
+	}
+	res, err := exe.Run(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := res.Outputs["add_0:0"]; !slices.Equal(kernel.Float32s(y.Host), []float32{4, 6}) {
+		t.Errorf("run after the Goexit gave %v", y)
 	}
 }

@@ -234,6 +234,9 @@ func (p *Pending) run(ctx context.Context, a *actor.SuperKernelActor, in []*kern
 			// User code called runtime.Goexit on this goroutine: the step
 			// fails, and its waiters learn of it.
 			p.err = fmt.Errorf("pipert: submit: %w (%w)", kernel.ErrGoexit, ErrPanic)
+			if err := a.Goexited(); err != nil {
+				p.err = fmt.Errorf("pipert: submit: %w", err) // names the node
+			}
 		}
 		select {
 		case <-p.launched:

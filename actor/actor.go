@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipert/pipert/device"
@@ -54,6 +55,22 @@ type SuperKernelActor struct {
 	eng    *engine
 	tr     *tracer // nil when not tracing
 	labels context.Context
+	// goexit is the error of the last run that user code ended by
+	// runtime.Goexit on the caller's goroutine (nil: it did not).
+	goexit atomic.Pointer[error]
+}
+
+// Goexited is the error of the last run whose caller's goroutine user code
+// ended by runtime.Goexit (a kernel of a KBK run, say): that run never
+// returned it. It names the node, op and stage, matches kernel.ErrGoexit
+// and kernel.ErrPanic, and is nil when the last run did not end so. A
+// caller that recovers from the Goexit (a goroutine pool's worker) reads
+// it to say what ended the run.
+func (a *SuperKernelActor) Goexited() error {
+	if p := a.goexit.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // New lowers a validated graph for cfg (checked here if it was not).
@@ -290,6 +307,7 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 	if a.closed {
 		return nil, plan.Stats{}, ErrClosed
 	}
+	a.goexit.Store(nil)
 	var seq uint64
 	if f != nil {
 		seq = f.Seq

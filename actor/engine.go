@@ -435,7 +435,7 @@ func (e *engine) barrier(pos int, rs *runState) error {
 			if err := e.awaitLaunch(rs, n.Producer); err != nil {
 				return err
 			}
-			if err := r.Resolve(n.Producer); err != nil {
+			if err := e.resolve(e.inferW, n.Producer); err != nil {
 				return err
 			}
 			continue
@@ -533,7 +533,9 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		// recover). The run fails, the stages drain what they were given,
 		// its state is released and the engine closed: the next run starts
 		// afresh.
-		rs.fail(e.goexited(0))
+		gerr := e.goexited(0)
+		rs.fail(gerr)
+		e.a.goexit.Store(&gerr)
 		if e.pipe != nil {
 			_ = e.pipe.Wait()
 		}
@@ -589,7 +591,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 				if err = e.awaitLaunch(rs, pos); err != nil {
 					break
 				}
-				if err = r.Resolve(pos); err != nil {
+				if err = e.resolve(0, pos); err != nil {
 					break
 				}
 			}
@@ -754,8 +756,20 @@ func (e *engine) drainResolve(rs *runState, pos int) error {
 		if err := e.r.stream.Synchronize(rs.ctx); err != nil {
 			return err
 		}
-		return e.r.Resolve(pos)
+		return e.resolve(0, pos)
 	})
+}
+
+// resolve is Resolve(pos) on goroutine w, which names pos's Launch as the
+// step it runs meanwhile: a runtime.Goexit in the kernel's OutputShapes is
+// blamed on pos, not on the step that waited for it.
+func (e *engine) resolve(w, pos int) error {
+	k := &e.wk[w]
+	p, s := k.pos, k.stage
+	k.pos, k.stage = pos, kernel.StageLaunch
+	err := e.r.Resolve(pos)
+	k.pos, k.stage = p, s
+	return err
 }
 
 // traceStage records stage s of node pos. It inlines to one check when

@@ -399,6 +399,7 @@ func (e *Executable) compileConcurrent(ctx context.Context, c *subgraph.Checked)
 		}
 	}
 	e.sched = newScheduler(succ, group, slots, e.runPart)
+	e.sched.goexited = func(k int) error { return e.parts[k].act.Goexited() }
 	if e.cfg.Barrier == plan.PerTensor {
 		// Parts start when the parts they read from have started, and
 		// await each tensor they read as soon as it is produced.

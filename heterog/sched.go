@@ -58,6 +58,9 @@ type scheduler struct {
 	group []int        // by task: index into groups
 	acts  []activation // by task: what the pool is handed
 	task  func(ctx context.Context, i int) error
+	// goexited, when set, is what ended task i when it ended by
+	// runtime.Goexit (nil: nothing more than that is known).
+	goexited func(i int) error
 
 	groups []groupSlot
 
@@ -122,6 +125,11 @@ func (s *scheduler) exec(i int) {
 			s.errs[i] = fmt.Errorf("heterog: part %d: %w: %v\n\n%s", i, kernel.ErrPanic, p, debug.Stack())
 		} else if !returned && s.errs[i] == nil {
 			s.errs[i] = fmt.Errorf("heterog: part %d: %w (%w)", i, kernel.ErrGoexit, kernel.ErrPanic)
+			if s.goexited != nil {
+				if err := s.goexited(i); err != nil {
+					s.errs[i] = fmt.Errorf("heterog: part %d: %w", i, err)
+				}
+			}
 		}
 	}()
 	s.errs[i] = s.task(s.ctx, i)
