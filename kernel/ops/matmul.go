@@ -21,7 +21,10 @@ import (
 // Each output element is the sum over k ascending of the float32-rounded
 // products A[i,k]·B[k,j], accumulated in float32 (float16 and bfloat16
 // operands widen) and rounded once to the output type; float64 and the
-// integers accumulate in their own type.
+// integers accumulate in their own type. The sums start from −0, the
+// additive identity of IEEE arithmetic: a sum whose products are all −0
+// is −0, as the exact sum is (onnxruntime's MLAS starts its sums from +0
+// and gives +0 there: 1/y then differs in the sign of its infinity).
 //
 // Tiling (words):
 //
