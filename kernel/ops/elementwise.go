@@ -402,7 +402,8 @@ func cmpSign[T int8 | int16 | int32 | int64](v T) int8 {
 // cases: inside (−3, 3) it is (x² + 3x)/6, the two products and their sum
 // kept exactly as pairs of float64 and the division corrected by its
 // remainder (x/6 + 0.5 cancels near −3, and rounded three times it was
-// up to 16 ulp off).
+// up to 16 ulp off). Every product is rounded on its own (mul64): the
+// same bits on every architecture.
 func hardSwish(x float64) float64 {
 	switch {
 	case x <= -3:
@@ -412,23 +413,37 @@ func hardSwish(x float64) float64 {
 	case x != 0 && math.Abs(x) < 0x1p-1000:
 		// x/2 + x²/6: x²/6 vanishes but for deciding x/2's ties, which
 		// it breaks upward (x/2 + x²/6 > x/2).
-		h := x * 0.5
-		if 2*h < x {
+		h := mul64(x, 0.5)
+		if mul64(2, h) < x {
 			h = math.Nextafter(h, math.Inf(1))
 		}
 		return h
 	}
-	a := x * x
-	aLo := math.FMA(x, x, -a)
-	b := 3 * x
-	bLo := math.FMA(3, x, -b)
+	a, aLo := twoProd(x, x)
+	b, bLo := twoProd(3, x)
 	s := a + b // TwoSum: s + sLo = a + b exactly
 	bb := s - a
 	sLo := (a - (s - bb)) + (b - bb)
 	lo := sLo + aLo + bLo
 	q := s / 6
-	if r := q + (math.FMA(-q, 6, s)+lo)/6; r != 0 {
+	p, pLo := twoProd(q, 6) // s − 6q = (s − p) − pLo exactly
+	if r := q + ((s-p)-pLo+lo)/6; r != 0 {
 		return r
 	}
 	return x * 0 // ±0: the sign of x·(x + 3)/6
+}
+
+// twoProd is Dekker's exact product: p + e = a·b, p = a·b rounded, for
+// |a|, |b| well inside float64's range, without a fused multiply-add.
+func twoProd(a, b float64) (p, e float64) {
+	const split = 0x1p27 + 1
+	p = mul64(a, b)
+	t := mul64(split, a)
+	aHi := t - (t - a)
+	aLo := a - aHi
+	t = mul64(split, b)
+	bHi := t - (t - b)
+	bLo := b - bHi
+	e = ((mul64(aHi, bHi) - p) + mul64(aHi, bLo) + mul64(aLo, bHi)) + mul64(aLo, bLo)
+	return p, e
 }
