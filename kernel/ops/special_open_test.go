@@ -92,7 +92,7 @@ func TestSpecialUnique(t *testing.T) {
 		for i := len(bits) - 1; i >= 0; i-- {
 			x = append(x, bits[i])
 		}
-		// ONNX's form, sorted: keys by value, NaN first.
+		// ONNX's form, sorted: keys by value, NaN last (numpy's unique).
 		type group struct {
 			first int
 			count int64
@@ -127,19 +127,20 @@ func TestSpecialUnique(t *testing.T) {
 		sortFloats(order)
 		var y, idxs, counts []uint64
 		pos := map[float64]int{}
-		if nan != nil {
-			y, idxs, counts = append(y, x[nan.first]), append(idxs, uint64(nan.first)), append(counts, uint64(nan.count))
-		}
 		for _, k := range order {
 			g := groups[k]
 			pos[k] = len(y)
 			y, idxs, counts = append(y, x[g.first]), append(idxs, uint64(g.first)), append(counts, uint64(g.count))
 		}
+		nanAt := len(y)
+		if nan != nil {
+			y, idxs, counts = append(y, x[nan.first]), append(idxs, uint64(nan.first)), append(counts, uint64(nan.count))
+		}
 		inv := make([]uint64, len(x))
 		for i, b := range x {
 			v := refValue(dt, b)
 			if math.IsNaN(v) {
-				inv[i] = 0
+				inv[i] = uint64(nanAt)
 			} else {
 				inv[i] = uint64(pos[key(v)])
 			}

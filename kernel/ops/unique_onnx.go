@@ -17,7 +17,9 @@ import (
 // element by element) or, with sorted 0, in order of first occurrence;
 // indices (int64) is each one's first position in X, inverse_indices each
 // position's index in Y, counts each one's occurrences. Floats compare by
-// value (−0 equals +0, NaNs equal each other and sort first), integers
+// value (−0 equals +0, NaNs equal each other and sort last, as numpy's
+// unique, ONNX's reference, has them; onnxruntime merges them into other
+// values), integers
 // exactly (the unsigned ones unsigned). Every dtype but bfloat16, which
 // ONNX's Unique does not take.
 //
@@ -156,7 +158,7 @@ func (k *uniqueONNX) compute(a *kernel.Args) error {
 		o, i := j/inner, j%inner
 		pi, qi := (o*n+p)*inner+i, (o*n+q)*inner+i
 		if float {
-			return cmp.Compare(loadF(x.DType, xb, pi), loadF(x.DType, xb, qi))
+			return cmpNaNLast(loadF(x.DType, xb, pi), loadF(x.DType, xb, qi))
 		}
 		return cmp.Compare(loadOrd(x.DType, xb, pi), loadOrd(x.DType, xb, qi))
 	}
@@ -252,4 +254,18 @@ func (k *uniqueONNX) outputShapes(a *kernel.Args) ([]kernel.Shape, error) {
 	}
 	k.have = false
 	return k.shapes(x, k.count), nil
+}
+
+// cmpNaNLast orders floats ascending with −0 equal to +0 and NaNs equal to
+// each other, after every number.
+func cmpNaNLast(a, b float64) int {
+	switch an, bn := a != a, b != b; {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmp.Compare(a, b)
 }
