@@ -13,11 +13,11 @@ import (
 //     opset 23): X / √(mean(X²) + epsilon) · scale, the mean over the
 //     axes from axis on. scale has X's dtype and broadcasts to X
 //     (unidirectionally: of rank at most X's, each dimension 1 or X's).
-//     stash_type is 1 (float32, the default) or 11 (float64): the
-//     statistics are evaluated in float64 and each output rounded once,
-//     except that under stash_type 1 a float64 X is cast to float32 and
-//     X/rms rounded to float32 first, as the specification's function
-//     body has it. float32, float16, bfloat16, float64.
+//     stash_type is 1 (float32, the default) or 11 (float64): either way
+//     the statistics are evaluated in float64 and each output rounded
+//     once, a float64 X included, as onnxruntime's kernel computes it
+//     (the function body would cast a float64 X to float32 under 1).
+//     float32, float16, bfloat16, float64.
 //   - Swish(X) (alpha 1; opset 24): x · sigmoid(alpha · x), element-wise
 //     as the math ops: evaluated in float64, rounded once. float32,
 //     float16, bfloat16, float64.
@@ -45,8 +45,9 @@ func newRMSNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	narrowF64, err := stashType(attrs, "RMSNormalization")
-	if err != nil {
+	// Both stash_types compute float64 statistics, a float64 X included,
+	// as onnxruntime's kernel does (and pipert's LayerNormalization).
+	if _, err := stashType(attrs, "RMSNormalization"); err != nil {
 		return nil, err
 	}
 	k := &simple{flops: 4}
@@ -83,7 +84,6 @@ func newRMSNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 		n := x.Shape[ax:].NumElements()
 		groups := x.Shape[:ax].NumElements()
 		dt := x.DType
-		narrow := narrowF64 && dt == kernel.Float64
 		xb, sb, yb := x.Data(), scale.Data(), y.Data()
 		for g := range groups {
 			if n == 0 {
@@ -92,12 +92,12 @@ func newRMSNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 			base := g * n
 			var ss float64
 			for i := range n {
-				v := stage(loadF(dt, xb, base+i), narrow)
+				v := loadF(dt, xb, base+i)
 				ss += mul64(v, v)
 			}
 			rms := math.Sqrt(ss/float64(n) + eps)
 			for i := range n {
-				storeF(dt, yb, base+i, stage(stage(loadF(dt, xb, base+i), narrow)/rms, narrow)*loadF(dt, sb, w.off[0]))
+				storeF(dt, yb, base+i, loadF(dt, xb, base+i)/rms*loadF(dt, sb, w.off[0]))
 				w.next()
 			}
 		}
