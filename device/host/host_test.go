@@ -467,3 +467,68 @@ func TestLaunchRefusesAReversedInterval(t *testing.T) {
 		t.Fatalf("stream stats after the refused launch: %+v", st)
 	}
 }
+
+// reuseDev hands out a freed address again at once, whatever the size,
+// and calls onFree (once) right after a free: what a concurrent Alloc on
+// another goroutine may do between the wrapped device's Free and the
+// Mapped wrapper's own bookkeeping.
+type reuseDev struct {
+	device.Device
+	free   []uint64
+	next   uint64
+	onFree func()
+}
+
+func (d *reuseDev) Alloc(size int64, _ bool) (device.Buffer, error) {
+	addr := d.next
+	if n := len(d.free); n > 0 {
+		addr, d.free = d.free[n-1], d.free[:n-1]
+	} else {
+		d.next += 1 << 20
+	}
+	return device.Buffer{Addr: addr, Size: size}, nil
+}
+
+func (d *reuseDev) Free(b device.Buffer) error {
+	d.free = append(d.free, b.Addr)
+	if f := d.onFree; f != nil {
+		d.onFree = nil
+		f()
+	}
+	return nil
+}
+
+// TestMappedAddressReusedDuringFree: a buffer allocated at the address of
+// one being freed, before the free returned, is host-mapped afterwards,
+// whatever its size (the wrapper once dropped the new buffer and kept the
+// freed one's smaller extent: a virtual operator then failed with
+// ErrNotHostMapped, now and then, under load).
+func TestMappedAddressReusedDuringFree(t *testing.T) {
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &reuseDev{Device: sim, next: 4096}
+	m := host.Map(d)
+	small, err := m.Alloc(64, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big device.Buffer
+	d.onFree = func() { big, err = m.Alloc(256, false) }
+	if err := m.Free(small); err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || big.Addr != small.Addr {
+		t.Fatalf("the test's device did not reuse the address: %v, %v", big, err)
+	}
+	if !m.HostMapped(big) {
+		t.Fatalf("buffer %v allocated while %v was freed is not host-mapped", big, small)
+	}
+	if err := m.Free(big); err != nil {
+		t.Fatal(err)
+	}
+	if m.HostMapped(big) || m.HostMapped(small) {
+		t.Fatal("a freed buffer is still host-mapped")
+	}
+}

@@ -47,16 +47,26 @@ func (m *Mapped) Alloc(size int64, materialize bool) (device.Buffer, error) {
 	return b, nil
 }
 
-// Free implements device.Device.
+// Free implements device.Device. The buffer leaves the live list before
+// the wrapped device frees it: once the device may hand its address out
+// again (to a concurrent Alloc, of another size), the list holds only the
+// new buffer there.
 func (m *Mapped) Free(b device.Buffer) error {
-	if err := m.Device.Free(b); err != nil {
-		return err
-	}
 	m.mu.Lock()
-	if i, ok := m.find(b.Addr); ok {
+	i, ok := m.find(b.Addr)
+	if ok {
 		m.live = slices.Delete(m.live, i, i+1)
 	}
 	m.mu.Unlock()
+	if err := m.Device.Free(b); err != nil {
+		if ok { // not freed: still live
+			m.mu.Lock()
+			j, _ := m.find(b.Addr)
+			m.live = slices.Insert(m.live, j, device.Buffer{Addr: b.Addr, Size: b.Size})
+			m.mu.Unlock()
+		}
+		return err
+	}
 	return nil
 }
 
