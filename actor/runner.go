@@ -705,13 +705,13 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 		return r.stageErr(pos, kernel.StageLaunch, err)
 	}
 	if len(shapes) != len(ar.Out) {
-		return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("%w: OutputShapes returned %d shapes for %d outputs", kernel.ErrBadAnswer, len(shapes), len(ar.Out)))
+		return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes returned %d shapes for %d outputs", len(shapes), len(ar.Out)))
 	}
 	for i, sh := range shapes {
 		t := ar.Out[i]
 		n, ok := bytesOf(sh, t.DType)
 		if !ok {
-			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("%w: OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", kernel.ErrBadAnswer, i, sh))
+			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", i, sh))
 		}
 		if n > 0 && n > t.Buf.Size {
 			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("real output shape %v exceeds the %d bytes allocated", sh, t.Buf.Size))
@@ -859,7 +859,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		if i := changedShape(r.inferShapes, ar.In); i >= 0 {
 			restoreShapes(r.inferShapes, ar.In) // only then: other stages read them
 			if err == nil {
-				err = fmt.Errorf("%w: InferShape changed the dtype or shape of input %d", kernel.ErrBadAnswer, i)
+				err = badAnswer("InferShape changed the dtype or shape of input %d", i)
 			}
 		}
 	}
@@ -875,13 +875,13 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		t := ar.Out[i]
 		if t != &r.tensors[s] {
 			ar.Out[i] = &r.tensors[s]
-			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("%w: InferShape replaced output tensor %d", kernel.ErrBadAnswer, i))
+			return r.stageErr(pos, kernel.StageInfer, badAnswer("InferShape replaced output tensor %d", i))
 		}
 		if !t.DType.Valid() {
-			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("%w: output %d has invalid dtype %v", kernel.ErrBadAnswer, i, t.DType))
+			return r.stageErr(pos, kernel.StageInfer, badAnswer("output %d has invalid dtype %v", i, t.DType))
 		}
 		if _, ok := bytesOf(t.Shape, t.DType); !ok {
-			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("%w: output %d shape %v has a negative dimension or more bytes than an int64 counts", kernel.ErrBadAnswer, i, t.Shape))
+			return r.stageErr(pos, kernel.StageInfer, badAnswer("output %d shape %v has a negative dimension or more bytes than an int64 counts", i, t.Shape))
 		}
 	}
 	if reuse && !r.iok[pos] {
@@ -972,11 +972,11 @@ func (r *KernelRunner) resize(pos int) error {
 	}
 	if nd.checked {
 		if err := r.sameOutputs(pos, r.resizeShapes); err != nil {
-			return r.stageErr(pos, kernel.StageResize, fmt.Errorf("%w: Resize %w", kernel.ErrBadAnswer, err))
+			return r.stageErr(pos, kernel.StageResize, badAnswer("Resize %w", err))
 		}
 	}
 	if ar.Tiling.Workspace < 0 {
-		return r.stageErr(pos, kernel.StageResize, fmt.Errorf("%w: negative workspace %d", kernel.ErrBadAnswer, ar.Tiling.Workspace))
+		return r.stageErr(pos, kernel.StageResize, badAnswer("negative workspace %d", ar.Tiling.Workspace))
 	}
 	return nil
 }
@@ -1204,17 +1204,23 @@ func (r *KernelRunner) compute(pos int) error {
 	}
 	err := nd.k.Compute(ar)
 	if cerr := r.sameOutputs(pos, r.launchShapes); cerr != nil && err == nil {
-		err = fmt.Errorf("%w: Compute %w", kernel.ErrBadAnswer, cerr)
+		err = badAnswer("Compute %w", cerr)
 	}
 	for i, s := range nd.out {
 		if t := &r.tensors[s]; t.Buf.Addr != r.launchBufs[i].Addr || t.Buf.Size != r.launchBufs[i].Size {
 			t.Buf = r.launchBufs[i]
 			if err == nil {
-				err = fmt.Errorf("%w: Compute replaced the buffer of output %d", kernel.ErrBadAnswer, i)
+				err = badAnswer("Compute replaced the buffer of output %d", i)
 			}
 		}
 	}
 	return err
+}
+
+// badAnswer is the error of a kernel's answer that breaks the Kernel
+// contract: it matches kernel.ErrBadAnswer.
+func badAnswer(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{kernel.ErrBadAnswer}, a...)...)
 }
 
 // sameOutputs checks that a stage after InferShape left node pos's
