@@ -16,8 +16,19 @@ import (
 var epoch = time.Now()
 
 // Now is the monotonic clock in nanoseconds since the process started
-// (more exactly, since this package was initialised).
-func Now() int64 { return int64(time.Since(epoch)) }
+// (more exactly, since this package was initialised). It reads the
+// processor's counter where that can be trusted (see ticks.go).
+func Now() int64 {
+	m := current.Load()
+	if m == nil {
+		return slowNow(nil, 0)
+	}
+	t := counter()
+	if t < m.tsc || t >= m.next {
+		return slowNow(m, t)
+	}
+	return m.at(t)
+}
 
 // parkMargin is how long before a deadline a waiter stops parking and starts
 // spinning: timers on Linux overshoot by up to about a millisecond.
