@@ -214,7 +214,8 @@ func newPRelu(attrs kernel.Attrs) (kernel.Kernel, error) {
 	k := &simple{flops: 2}
 	var w bcast
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		if err := dtypeIn(in[0], "X", onnxWide8...); err != nil {
+		// PRelu-16's T; no version takes the 8-bit integers.
+		if err := dtypeIn(in[0], "X", onnxWide...); err != nil {
 			return err
 		}
 		if err := checkSameDType(in[1], "slope", in[0], "X"); err != nil {
@@ -443,7 +444,8 @@ func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
 				}
 			}
 		}
-		if err := dtypeIn(in[0], "start", kernel.Float32, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Int8, kernel.Uint8, kernel.Float16, kernel.Int16, kernel.BFloat16); err != nil {
+		// Range-11's T.
+		if err := dtypeIn(in[0], "start", kernel.Float32, kernel.Float64, kernel.Int16, kernel.Int32, kernel.Int64); err != nil {
 			return 0, err
 		}
 		sf, si, err := scalar(in[0], "start")

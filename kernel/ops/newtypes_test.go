@@ -323,3 +323,24 @@ func TestNewTypesBFloat16Arith(t *testing.T) {
 		checkBits(t, c.op+"/bfloat16", got, kernel.BFloat16, shp(3), c.want, true, func(i int) string { return fmt.Sprint("element ", i) })
 	}
 }
+
+// TestTypeConstraints: an element type no version of an op's ONNX type
+// constraint lists is refused, for the ops whose lists are narrower than
+// their neighbours'.
+func TestTypeConstraints(t *testing.T) {
+	scalar := func(dt kernel.DType) *kernel.Tensor { return kernel.New(dt) }
+	for _, dt := range []kernel.DType{kernel.Float16, kernel.Float64, kernel.BFloat16, kernel.Int32} {
+		wantErr(t, "Celu", nil, []*kernel.Tensor{kernel.New(dt, 2)}, "Celu does not take")
+	}
+	for _, dt := range []kernel.DType{kernel.Int8, kernel.Uint8, kernel.Bool} {
+		wantErr(t, "PRelu", nil, []*kernel.Tensor{kernel.New(dt, 2), kernel.New(dt, 1)}, "dtype")
+	}
+	for _, dt := range []kernel.DType{kernel.Int8, kernel.Uint8, kernel.Float16, kernel.BFloat16, kernel.Uint32} {
+		wantErr(t, "Range", nil, []*kernel.Tensor{scalar(dt), scalar(dt), scalar(dt)}, "dtype")
+	}
+	// The types they do take still run.
+	mustRun(t, "Celu", nil, kernel.New(kernel.Float32, 2))
+	for _, dt := range []kernel.DType{kernel.Float16, kernel.BFloat16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Uint32, kernel.Uint64} {
+		mustRun(t, "PRelu", nil, kernel.New(dt, 2), kernel.New(dt, 1))
+	}
+}
