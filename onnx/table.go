@@ -32,8 +32,12 @@ type OpInfo struct {
 // list, among pipert's (kernel.DTypes); where a version widened the list,
 // pipert takes the widest at every opset of the range. Opset 26 (ONNX
 // 1.21) added CumProd and BitCast and changed no existing op: every range
-// that reached 25 reaches 26.
-const MaxOpset = 26
+// that reached 25 reaches 26. Opset 27 (ONNX 1.22) added
+// CausalConvWithState and LinearAttention and gave Range float16, bfloat16
+// and stash_type, which pipert follows from 27 on (Range's float16 is
+// refused before 27, where no version took it): every range that reached
+// 26 reaches 27.
+const MaxOpset = 27
 
 // MSDomain is the domain of onnxruntime's contrib ops ("Microsoft contrib
 // ops"), which optimized transformer models (Hugging Face Optimum, the
@@ -192,7 +196,7 @@ var table = map[string]OpInfo{
 	"Mod":                          {Pipert: "Mod", MinOpset: 10, MaxOpset: MaxOpset},
 	"BitShift":                     {Pipert: "BitShift", MinOpset: 11, MaxOpset: MaxOpset, Note: "uint8, uint16, uint32 and uint64; a right shift is logical"},
 	"Tile":                         {Pipert: "Tile", MinOpset: 7, MaxOpset: MaxOpset},
-	"Range":                        {Pipert: "Range", MinOpset: 11, MaxOpset: MaxOpset},
+	"Range":                        {Pipert: "Range", MinOpset: 11, MaxOpset: MaxOpset, Note: "float16 and bfloat16 from opset 27, computed in stash_type (float32 by default, or float64) and rounded once per element"},
 	"ArgMax":                       {Pipert: "ArgMax", MinOpset: 7, MaxOpset: MaxOpset},
 	"ArgMin":                       {Pipert: "ArgMin", MinOpset: 7, MaxOpset: MaxOpset},
 	"CumSum":                       {Pipert: "CumSum", MinOpset: 11, MaxOpset: MaxOpset},

@@ -425,10 +425,45 @@ func newTile(attrs kernel.Attrs) (kernel.Kernel, error) {
 	return newKernel(sig{op: "Tile", minIn: 2, maxIn: 2, nOut: 1, deps: kernel.Deps{Value: []int{1}}}, k), nil
 }
 
+// newRange is Range. Range-27 added float16 and bfloat16, computed in the
+// type stash_type names (1, float32, by default; 11, float64) and rounded
+// to T once per element, as ONNX's reference computes them (numpy's
+// arange): the element count from the stash-type values in float64, the
+// elements start + i·delta in the stash type. The other types compute the
+// count exactly (integers) or in float64, and each element in float64
+// rounded once.
 func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := attrs.Check(); err != nil {
+	if err := attrs.Check("stash_type"); err != nil {
 		return nil, wrapAttr(err)
 	}
+	if err := attrInOpset(attrs, "Range", "stash_type", 27, 0); err != nil {
+		return nil, err
+	}
+	// A graph built by hand, without an opset, has the newest form.
+	opset, err := attrs.Opset(27)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	// stash_type is an ONNX element type: FLOAT (1) or DOUBLE (11).
+	stash, err := attrs.Int("stash_type", 1)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	var st kernel.DType
+	switch stash {
+	case 1:
+		st = kernel.Float32
+	case 11:
+		st = kernel.Float64
+	default:
+		return nil, fmt.Errorf("ops: Range: stash_type %d: want 1 (float) or 11 (double)", stash)
+	}
+	types := []kernel.DType{kernel.Float32, kernel.Float64, kernel.Int16, kernel.Int32, kernel.Int64}
+	if opset >= 27 {
+		types = append(types, kernel.Float16, kernel.BFloat16)
+	}
+	// low reports whether start's type is computed in the stash type.
+	low := func(dt kernel.DType) bool { return dt == kernel.Float16 || dt == kernel.BFloat16 }
 	k := &simple{flops: 1}
 	scalar := func(t *kernel.Tensor, name string) (float64, int64, error) {
 		if t.NumElements() != 1 || t.Host == nil {
@@ -444,8 +479,8 @@ func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
 				}
 			}
 		}
-		// Range-11's T.
-		if err := dtypeIn(in[0], "start", kernel.Float32, kernel.Float64, kernel.Int16, kernel.Int32, kernel.Int64); err != nil {
+		// Range-11's T, and Range-27's.
+		if err := dtypeIn(in[0], "start", types...); err != nil {
 			return 0, err
 		}
 		sf, si, err := scalar(in[0], "start")
@@ -492,13 +527,20 @@ func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	k.computeF = func(a *kernel.Args) error {
 		o := a.Out[0]
-		st, dl := a.In[0], a.In[2]
+		start, dl := a.In[0], a.In[2]
 		ob := o.Data()
+		if low(o.DType) && st == kernel.Float32 {
+			s0, d := float32(loadF(start.DType, start.Host, 0)), float32(loadF(dl.DType, dl.Host, 0))
+			for i := range o.NumElements() {
+				storeF(o.DType, ob, i, float64(s0+mul(float32(i), d)))
+			}
+			return nil
+		}
 		for i := range o.NumElements() {
 			if o.DType.IsFloat() {
-				storeF(o.DType, ob, i, loadF(st.DType, st.Host, 0)+mul64(float64(i), loadF(dl.DType, dl.Host, 0)))
+				storeF(o.DType, ob, i, loadF(start.DType, start.Host, 0)+mul64(float64(i), loadF(dl.DType, dl.Host, 0)))
 			} else {
-				storeI(o.DType, ob, i, loadI(st.DType, st.Host, 0)+i*loadI(dl.DType, dl.Host, 0))
+				storeI(o.DType, ob, i, loadI(start.DType, start.Host, 0)+i*loadI(dl.DType, dl.Host, 0))
 			}
 		}
 		return nil

@@ -3,6 +3,8 @@ package ops
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -335,12 +337,47 @@ func TestTypeConstraints(t *testing.T) {
 	for _, dt := range []kernel.DType{kernel.Int8, kernel.Uint8, kernel.Bool} {
 		wantErr(t, "PRelu", nil, []*kernel.Tensor{kernel.New(dt, 2), kernel.New(dt, 1)}, "dtype")
 	}
-	for _, dt := range []kernel.DType{kernel.Int8, kernel.Uint8, kernel.Float16, kernel.BFloat16, kernel.Uint32} {
+	for _, dt := range []kernel.DType{kernel.Int8, kernel.Uint8, kernel.Uint32} {
 		wantErr(t, "Range", nil, []*kernel.Tensor{scalar(dt), scalar(dt), scalar(dt)}, "dtype")
+	}
+	// Range's float16 and bfloat16 came in opset 27 (TestRangeStash).
+	for _, dt := range []kernel.DType{kernel.Float16, kernel.BFloat16} {
+		wantErr(t, "Range", kernel.Attrs{kernel.OpsetAttr: int64(26)}, []*kernel.Tensor{scalar(dt), scalar(dt), scalar(dt)}, "dtype")
 	}
 	// The types they do take still run.
 	mustRun(t, "Celu", nil, kernel.New(kernel.Float32, 2))
 	for _, dt := range []kernel.DType{kernel.Float16, kernel.BFloat16, kernel.Float64, kernel.Int32, kernel.Int64, kernel.Uint32, kernel.Uint64} {
 		mustRun(t, "PRelu", nil, kernel.New(dt, 2), kernel.New(dt, 1))
+	}
+}
+
+// TestRangeStash: Range-27's float16 and bfloat16 count in the stash type,
+// so a range past float16's integers still steps (2048 + 1 is not 2048),
+// each element rounded once; before opset 27 they are refused, and so is
+// the attribute.
+func TestRangeStash(t *testing.T) {
+	f16 := func(v float64) *kernel.Tensor { return tensor(kernel.Float16, shp(), v) }
+	for _, attrs := range []kernel.Attrs{nil, {"stash_type": int64(1)}, {"stash_type": int64(11)}, {kernel.OpsetAttr: int64(27)}} {
+		o := mustRun(t, "Range", attrs, f16(2048), f16(2058), f16(1))
+		want := []float64{2048, 2048, 2050, 2052, 2052, 2052, 2054, 2056, 2056, 2056}
+		if o.DType != kernel.Float16 || !slices.Equal(o.Shape, kernel.Shape{int64(len(want))}) {
+			t.Fatalf("Range %v: %v, want float16 [%d]", attrs, o, len(want))
+		}
+		for i, w := range want {
+			if got := loadF(o.DType, o.Data(), int64(i)); got != w {
+				t.Errorf("Range %v: element %d = %v, want %v", attrs, i, got, w)
+			}
+		}
+	}
+	bf := func(v float64) *kernel.Tensor { return tensor(kernel.BFloat16, shp(), v) }
+	if got := mustRun(t, "Range", nil, bf(0), bf(1), bf(0.25)).Shape; !slices.Equal(got, kernel.Shape{4}) {
+		t.Errorf("bfloat16 Range: shape %v, want [4]", got)
+	}
+	wantErr(t, "Range", kernel.Attrs{kernel.OpsetAttr: int64(26)}, []*kernel.Tensor{f16(0), f16(4), f16(1)}, "dtype")
+	if _, err := Builtins().New("Range", kernel.Attrs{kernel.OpsetAttr: int64(26), "stash_type": int64(1)}); err == nil {
+		t.Error("Range-26 with stash_type: no error")
+	}
+	if _, err := Builtins().New("Range", kernel.Attrs{"stash_type": int64(10)}); err == nil || !strings.Contains(err.Error(), "stash_type") {
+		t.Errorf("stash_type 10: %v, want an error naming it", err)
 	}
 }
