@@ -2,6 +2,7 @@ package onnx_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +67,62 @@ func TestIfUntakenBranchFailsOnlyIfTaken(t *testing.T) {
 		}
 		if _, err := run(false); err == nil || !strings.Contains(err.Error(), "Reshape") {
 			t.Errorf("else branch: error %v, want Reshape's", err)
+		}
+	}
+}
+
+// TestIfBranchOutputsOneTensorTwice: a branch whose two outputs are
+// Identity copies of one tensor (an outer one in then, one it computes in
+// else, as ONNX's own expansion of AffineGrid has them) gives it as both.
+func TestIfBranchOutputsOneTensorTwice(t *testing.T) {
+	x := &onnx.ValueInfo{Name: "x", DataType: onnx.Float, HasShape: true, Dims: []onnx.Dim{{Value: 3, Known: true}}}
+	c := &onnx.ValueInfo{Name: "c", DataType: onnx.Bool, HasShape: true}
+	id := func(in, out string) *onnx.Node {
+		return &onnx.Node{Name: out, OpType: "Identity", Inputs: []string{in}, Outputs: []string{out}}
+	}
+	outs := func(a, b string) []*onnx.ValueInfo {
+		return []*onnx.ValueInfo{{Name: a, DataType: onnx.Float}, {Name: b, DataType: onnx.Float}}
+	}
+	m := &onnx.Model{IRVersion: 8, Opsets: map[string]int64{"": 17}, Graph: &onnx.Graph{
+		Name:    "if_twice",
+		Inputs:  []*onnx.ValueInfo{x, c},
+		Outputs: outs("y1", "y2"),
+		Nodes: []*onnx.Node{{Name: "if", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"y1", "y2"}, Attrs: []*onnx.Attribute{
+			{Name: "then_branch", Type: onnx.AttrGraph, G: &onnx.Graph{Name: "then",
+				Nodes: []*onnx.Node{id("x", "t1"), id("x", "t2")}, Outputs: outs("t1", "t2")}},
+			{Name: "else_branch", Type: onnx.AttrGraph, G: &onnx.Graph{Name: "else",
+				Nodes:   []*onnx.Node{{Name: "neg", OpType: "Neg", Inputs: []string{"x"}, Outputs: []string{"n"}}, id("n", "e1"), id("n", "e2")},
+				Outputs: outs("e1", "e2")}},
+		}}},
+	}}
+	g, err := onnx.Import(m, onnx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := pipert.Compile(g, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	xv := kernel.New(kernel.Float32, 3)
+	copy(kernel.Float32s(xv.Host), []float32{1, -2, 3})
+	for _, take := range []bool{true, false} {
+		cv := kernel.New(kernel.Bool)
+		if take {
+			cv.Host[0] = 1
+		}
+		res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": xv, "c": cv})
+		if err != nil {
+			t.Fatalf("condition %v: %v", take, err)
+		}
+		want := []float32{1, -2, 3}
+		if !take {
+			want = []float32{-1, 2, -3}
+		}
+		for _, o := range g.Outputs {
+			if got := kernel.Float32s(res.Outputs[o].Host); !slices.Equal(got, want) {
+				t.Errorf("condition %v: output %s = %v, want %v", take, o, got, want)
+			}
 		}
 	}
 }

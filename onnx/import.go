@@ -1142,16 +1142,22 @@ func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*import
 		if err != nil {
 			return nil, fmt.Errorf("body: output %q: %w", o.Name, err)
 		}
-		if slices.Contains(sub.g.Outputs, name) {
-			// One tensor as two outputs (carried and scanned): a copy.
-			cp := sub.unique(name+"/copy", sub.used)
-			sub.g.Nodes = append(sub.g.Nodes, &subgraph.Node{Name: sub.unique("Identity:"+cp, sub.nodes), Op: "Identity",
-				Attrs: kernel.Attrs{}, Inputs: []string{name}, Outputs: []string{cp}})
-			name = cp
-		}
-		sub.g.Outputs = append(sub.g.Outputs, name)
+		sub.output(name)
 	}
 	return sub, nil
+}
+
+// output appends tensor name to the outputs of a body or branch. A tensor
+// already among them (one tensor as two outputs: carried and scanned, or
+// two Identity nodes folded into one name) is copied by an Identity node.
+func (sub *importer) output(name string) {
+	if slices.Contains(sub.g.Outputs, name) {
+		cp := sub.unique(name+"/copy", sub.used)
+		sub.g.Nodes = append(sub.g.Nodes, &subgraph.Node{Name: sub.unique("Identity:"+cp, sub.nodes), Op: "Identity",
+			Attrs: kernel.Attrs{}, Inputs: []string{name}, Outputs: []string{cp}})
+		name = cp
+	}
+	sub.g.Outputs = append(sub.g.Outputs, name)
 }
 
 // bodyOutputs defines the outputs of a Loop or Scan node, naming those
@@ -1533,7 +1539,7 @@ func (im *importer) ifNode(n *Node) error {
 			if err != nil {
 				return fmt.Errorf("branch %s: output %q: %w", at.Name, o.Name, err)
 			}
-			sub.g.Outputs = append(sub.g.Outputs, name)
+			sub.output(name)
 		}
 		branches[i] = sub
 	}
