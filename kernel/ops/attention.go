@@ -32,7 +32,8 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 // softcap) when softcap is positive, then plus the bias: attn_mask, bool
 // (false gives −∞) or float32 (added), of rank 2 to 4 and
 // broadcasting to [batch, q_heads, q_seq, total_seq] aligned at the end,
-// its last dimension total_seq; with is_causal 1, −∞ where key j > i +
+// its last dimension total_seq, or from opset 24 shorter (the keys past it
+// get −∞, as the mask is padded with); with is_causal 1, −∞ where key j > i +
 // offset for query i, offset being past_seq with a cache,
 // nonpad_kv_seqlen[b] − q_seq with nonpad_kv_seqlen, 0 otherwise; with
 // nonpad_kv_seqlen (int64 [batch], each in [0, kv_seq], not with a
@@ -49,8 +50,8 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 // softmax_precision may be 1 (float32) or 11 (float64). onnxruntime 1.30
 // rounds float16 intermediate results (its outputs are within about an
 // ulp of pipert's), and its float64 kernel gives NaN, not zero, for a
-// fully masked row. Refused: integer masks, masks of rank 1 or with a
-// shorter last dimension (onnxruntime refuses them), a non-positive
+// fully masked row. Refused: integer masks, masks of rank 1 or, before
+// opset 24, with a shorter last dimension, a non-positive
 // scale, a negative softcap, qk_matmul_output_mode 2 with
 // is_causal or nonpad_kv_seqlen (onnxruntime writes the lowest float32,
 // not −∞, where those mask), and left_window_size and right_window_size
@@ -242,10 +243,16 @@ func (k *attention) dims(in []*kernel.Tensor) (attnDims, error) {
 		if mr < 2 || mr > 4 {
 			return d, fmt.Errorf("input attn_mask %v: want rank 2 to 4", m.Shape)
 		}
-		if m.Shape[mr-1] != d.total {
-			return d, fmt.Errorf("input attn_mask %v: last dimension %d, want total_sequence_length %d", m.Shape, m.Shape[mr-1], d.total)
+		if last := m.Shape[mr-1]; last > d.total || last < d.total && k.opset < 24 {
+			want := fmt.Sprint("total_sequence_length ", d.total)
+			if k.opset >= 24 {
+				want = fmt.Sprint("at most total_sequence_length ", d.total)
+			}
+			return d, fmt.Errorf("input attn_mask %v: last dimension %d, want %s", m.Shape, last, want)
 		}
-		if !broadcastsTo(m.Shape, kernel.Shape{d.batch, d.qHeads, d.qSeq, d.total}) {
+		padded := m.Shape.Clone()
+		padded[mr-1] = d.total
+		if !broadcastsTo(padded, kernel.Shape{d.batch, d.qHeads, d.qSeq, d.total}) {
 			return d, fmt.Errorf("input attn_mask %v does not broadcast to [%d, %d, %d, %d]", m.Shape, d.batch, d.qHeads, d.qSeq, d.total)
 		}
 	}
@@ -352,8 +359,10 @@ func (k *attention) computeAttention(a *kernel.Args) error {
 	mask := optionalIn(a.In, 3)
 	var mstride [4]int64
 	var mb []byte
+	mlen := d.total // keys from mlen on are masked: a shorter mask's padding
 	if mask != nil {
 		mb = mask.Data()
+		mlen = mask.Shape[mask.Shape.Rank()-1]
 		s, full := int64(1), kernel.Shape{d.batch, d.qHeads, d.qSeq, d.total}
 		mr := mask.Shape.Rank()
 		for i := mr - 1; i >= 0; i-- {
@@ -409,7 +418,9 @@ func (k *attention) computeAttention(a *kernel.Args) error {
 						storeF(dt, ob, oRow+j, s)
 					}
 					var bias float64
-					if mask != nil {
+					if j >= mlen {
+						bias += negInf
+					} else if mask != nil {
 						mv := loadF(mask.DType, mb, b*mstride[0]+h*mstride[1]+i*mstride[2]+j*mstride[3])
 						if mask.DType == kernel.Bool {
 							if mv == 0 {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -80,6 +81,8 @@ func TestAttentionErrors(t *testing.T) {
 	wantErr(t, "Attention", nil, qkv(tensor(kernel.Int64, shp(2, 3))), "attn_mask", "bool")
 	wantErr(t, "Attention", nil, qkv(f32(shp(3))), "attn_mask", "rank 2 to 4")
 	wantErr(t, "Attention", nil, qkv(f32(shp(2, 2))), "last dimension 2", "total_sequence_length 3")
+	wantErr(t, "Attention", at(24), qkv(f32(shp(2, 4))), "last dimension 4", "at most total_sequence_length 3")
+	wantErr(t, "Attention", at(24), qkv(f32(shp(3, 2))), "does not broadcast")
 	wantErr(t, "Attention", nil, qkv(f32(shp(3, 2, 3))), "does not broadcast")
 	wantErr(t, "Attention", nil, []*kernel.Tensor{f32(shp(1, 2, 4)), f32(shp(1, 3, 4)), f32(shp(1, 3, 4))}, "q_num_heads and kv_num_heads")
 	wantErr(t, "Attention", at(23, "q_num_heads", int64(3), "kv_num_heads", int64(2)),
@@ -151,6 +154,60 @@ func TestAttentionDTypes(t *testing.T) {
 				if g != rounded {
 					t.Fatalf("%v: output %d [%d] = %v, want %v (the float64 result %v rounded once)", dt, o, i, g, rounded, w[i])
 				}
+			}
+		}
+	}
+}
+
+// TestAttentionShortMask: from opset 24 a mask whose last dimension is
+// shorter than total_sequence_length is the mask padded with −∞ (false):
+// bit for bit the results of the padded mask, float and bool.
+func TestAttentionShortMask(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 1))
+	rnd := func(s ...int64) *kernel.Tensor {
+		x := tensor(kernel.Float32, s)
+		v := kernel.Float32s(x.Host)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return x
+	}
+	q, k, v := rnd(2, 2, 3, 4), rnd(2, 2, 5, 4), rnd(2, 2, 5, 3)
+	short, full := rnd(2, 1, 3, 2), tensor(kernel.Float32, shp(2, 1, 3, 5))
+	bshort, bfull := tensor(kernel.Bool, shp(3, 2)), tensor(kernel.Bool, shp(3, 5))
+	sv, fv := kernel.Float32s(short.Host), kernel.Float32s(full.Host)
+	for i := range 6 {
+		for j := range 5 {
+			if j < 2 {
+				fv[i*5+j] = sv[i*2+j]
+			} else {
+				fv[i*5+j] = float32(math.Inf(-1))
+			}
+		}
+	}
+	for i := range 3 {
+		for j := range 2 {
+			if (i+j)%2 == 0 {
+				bshort.Host[i*2+j], bfull.Host[i*5+j] = 1, 1
+			}
+		}
+	}
+	attrs := kernel.Attrs{kernel.OpsetAttr: int64(24), "qk_matmul_output_mode": int64(3)}
+	for _, c := range []struct {
+		name        string
+		short, full *kernel.Tensor
+	}{{"float", short, full}, {"bool", bshort, bfull}} {
+		got, err := runOp("Attention", attrs, q, k, v, c.short)
+		if err != nil {
+			t.Fatalf("%s short mask: %v", c.name, err)
+		}
+		want, err := runOp("Attention", attrs, q, k, v, c.full)
+		if err != nil {
+			t.Fatalf("%s padded mask: %v", c.name, err)
+		}
+		for i := range got {
+			if !got[i].Shape.Equal(want[i].Shape) || !bytes.Equal(got[i].Data(), want[i].Data()) {
+				t.Errorf("%s mask: output %d differs from the padded mask's", c.name, i)
 			}
 		}
 	}
