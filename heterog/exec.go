@@ -661,7 +661,7 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 		err = serr
 	}
 	ds, hs := ds1.Sub(ds0), hs1.Sub(hs0)
-	st.DeviceBusy, st.DeviceWork = time.Duration(ds.BusyNs), time.Duration(ds.BusyNs)
+	st.DeviceBusy = time.Duration(ds.BusyNs)
 	st.CPUBusy = time.Duration(hs.KernelNs)
 	st.PeakDeviceBytes = e.mem.Peak()
 	if err != nil {
@@ -689,6 +689,7 @@ func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Te
 	st.Activations, st.Kernels = 1, as.Kernels
 	st.Prepare, st.Infer, st.Resize, st.Launch = as.Prepare, as.Infer, as.Resize, as.Launch
 	st.Wait, st.Busiest, st.HostWork = as.Wait, as.Busiest, as.HostWork
+	st.DeviceWork = as.DeviceWork
 	st.Cache = as.Cache
 	st.Parts = []plan.PartStats{{Mode: as.Mode, Kernels: as.Kernels, End: as.Makespan,
 		Prepare: as.Prepare, Infer: as.Infer, Resize: as.Resize, Launch: as.Launch, Wait: as.Wait, Busiest: as.Busiest}}
@@ -734,6 +735,12 @@ func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kerne
 		st.Cache.Add(as.Cache)
 		st.Transfer += e.xfer[k]
 		st.Busiest = max(st.Busiest, as.Busiest)
+		if pr.onAccel {
+			// The busiest of the parts' streams (each part has its own).
+			// The device's busy time would count the work of other
+			// executables sharing it too.
+			st.DeviceWork = max(st.DeviceWork, as.DeviceWork)
+		}
 		ps := &st.Parts[k]
 		*ps = plan.PartStats{Part: k, OnCPU: !pr.onAccel, Mode: pr.act.Mode(), Kernels: pr.act.Kernels(),
 			Prepare: as.Prepare, Infer: as.Infer, Resize: as.Resize, Launch: as.Launch, Wait: as.Wait, Busiest: as.Busiest}
