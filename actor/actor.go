@@ -192,6 +192,7 @@ func (a *SuperKernelActor) Close() (err error) {
 		a.eng.close()
 		a.eng = nil
 	}
+	a.tr.close()
 	if ep, ok := a.dev.(device.Epocher); ok && ep.Epoch() != a.r.epoch {
 		a.r.forgetDevice() // a reset freed them
 	}

@@ -125,6 +125,26 @@ func newTracer(rec *trace.Recorder, name string, p plan.Plan, prog *program, cac
 
 func (t *tracer) on() bool { return t != nil && t.rec.Enabled() }
 
+// close closes every track when the actor closes: a closed actor holds
+// none of the recorder's memory (an executable compiled and closed in a
+// loop would hold a chunk per track each).
+func (t *tracer) close() {
+	if t == nil {
+		return
+	}
+	for _, tr := range t.worker {
+		tr.Close()
+	}
+	for _, tr := range t.qdepth {
+		tr.Close()
+	}
+	for _, tr := range t.caches {
+		tr.Close()
+	}
+	t.mem.Close()
+	t.util.Close()
+}
+
 // stage records stage s of node pos from t0 to t1, joined to the kernel's
 // flow.
 func (t *tracer) stage(s kernel.Stage, pos int, flow uint64, t0, t1 int64) {

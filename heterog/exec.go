@@ -813,6 +813,7 @@ func (e *Executable) closeActors() error {
 		if a := e.parts[k].act; a != nil {
 			errs = append(errs, a.Close())
 		}
+		e.parts[k].track.Close() // the recorder keeps no chunk for it
 	}
 	return errors.Join(errs...)
 }

@@ -68,10 +68,16 @@ func newExchange(records, limit int) *exchange {
 	return x
 }
 
-// grow raises the chunk limit by n.
+// grow raises the chunk limit by n, or lowers it for n < 0: free chunks
+// beyond the limit are dropped now, chunks in use when they come back.
 func (x *exchange) grow(n int) {
 	x.mu.Lock()
 	x.limit += n
+	for x.made > x.limit && len(x.free) > 0 {
+		x.free[len(x.free)-1] = nil
+		x.free = x.free[:len(x.free)-1]
+		x.made--
+	}
 	x.mu.Unlock()
 }
 
@@ -138,7 +144,11 @@ func (x *exchange) take() []*chunk {
 func (x *exchange) release(c *chunk) {
 	c.n = 0
 	x.mu.Lock()
-	x.free = append(x.free, c)
+	if x.made > x.limit {
+		x.made-- // the limit was lowered: drop it
+	} else {
+		x.free = append(x.free, c)
+	}
 	x.freed.Signal()
 	x.mu.Unlock()
 }

@@ -67,7 +67,7 @@ type Options struct {
 	ChunkBytes int
 	// SpareChunks is how many chunks may be on their way to the writer
 	// beyond the one each track is filling. Zero means 4. Memory is bounded
-	// by (tracks + SpareChunks) * ChunkBytes.
+	// by (tracks not closed + SpareChunks) * ChunkBytes (Track.Close).
 	SpareChunks int
 	// NoBlock makes a track that finds every chunk in use drop its events
 	// (counted in Stats.Dropped) instead of waiting for the writer. Dropped
@@ -542,6 +542,7 @@ type Track struct {
 	kind  TrackKind
 	group Group
 	cur   *chunk // owned by the writer of this track
+	done  bool   // Close was called; owned by the writer of this track
 }
 
 // Enabled reports whether events recorded on t are kept.
@@ -660,6 +661,28 @@ func (t *Track) Flush() {
 	t.cur = nil
 }
 
+// Close ends t, from its writer, when nothing will record on it again
+// (its executable closed): its partly filled chunk goes to the writer, and
+// the Recorder keeps no chunk for it any more, so that a Recorder's memory
+// follows the tracks in use, not every track ever registered. The track
+// stays in the trace. An event recorded on t after Close is a misuse;
+// closing twice, or a nil Track, does nothing.
+func (t *Track) Close() {
+	if t == nil || t.done {
+		return
+	}
+	t.done = true
+	if c := t.cur; c != nil {
+		t.cur = nil
+		if c.n > 0 {
+			t.r.x.put(c)
+		} else {
+			t.r.x.release(c)
+		}
+	}
+	t.r.x.grow(-1)
+}
+
 // put appends one record to t's chunk, taking a new chunk when it is full.
 // A kind that does not belong on t's kind of track is a misuse: nothing is
 // recorded.
@@ -694,6 +717,10 @@ func (t *Track) putSlow(kind EventKind, name Name, ts int64, arg uint64) {
 // one, waiting for the writer unless the Recorder drops on back-pressure. It
 // returns nil when no chunk could be had.
 func (t *Track) refill() *chunk {
+	if t.done {
+		t.r.misused("event on track %q after its Close", t.name)
+		return nil
+	}
 	x := t.r.x
 	if c := t.cur; c != nil {
 		t.cur = nil

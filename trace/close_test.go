@@ -1,0 +1,63 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// TestTrackClose: a closed track's events reach the trace, and the
+// Recorder keeps no chunk for it: however many tracks come and go, the
+// chunks it holds stay within the open tracks plus the spares. An event
+// after Close is a misuse; a second Close does nothing.
+func TestTrackClose(t *testing.T) {
+	both(t, func(t *testing.T, opts Options) {
+		opts.ChunkBytes, opts.SpareChunks = 1<<10, 1
+		const tracks = 200
+		var made, limit int
+		p := roundTrip(t, opts, func(r *Recorder) {
+			n := r.Intern("n")
+			keep := r.Track("kept", SliceTrack, Host)
+			for i := range tracks {
+				tr := r.Track(fmt.Sprint("t", i), SliceTrack, Host)
+				for j := range 3 {
+					tr.Slice(int64(3*i+j), 1, n)
+				}
+				keep.Slice(int64(3*i), 3, n)
+				tr.Close()
+				tr.Close()
+			}
+			r.x.mu.Lock()
+			made, limit = r.x.made, r.x.limit
+			r.x.mu.Unlock()
+		})
+		// Chunks the writer has not given back yet may exceed the limit
+		// for a while; never by the closed tracks' count.
+		if limit != 2 || made > limit+1 {
+			t.Errorf("after %d tracks closed: %d chunks made, limit %d; want limit 2 (one open track, one spare) and no more than one chunk beyond", tracks, made, limit)
+		}
+		per := map[string]int{}
+		for _, s := range p.Slices() {
+			per[p.Tracks[s.Track].Name]++
+		}
+		if per["kept"] != tracks || per["t0"] != 3 || per[fmt.Sprint("t", tracks-1)] != 3 {
+			t.Errorf("slices per track: kept %d, t0 %d, last %d; want %d, 3, 3", per["kept"], per["t0"], per[fmt.Sprint("t", tracks-1)], tracks)
+		}
+	})
+	r, err := New(discard{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.Track("t", SliceTrack, Host)
+	tr.Close()
+	tr.Slice(1, 1, r.Intern("late"))
+	if err := r.Close(); !errors.Is(err, ErrMisuse) {
+		t.Errorf("an event after Close: Recorder.Close = %v, want ErrMisuse", err)
+	}
+	var nilTrack *Track
+	nilTrack.Close()
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
