@@ -287,3 +287,48 @@ func TestRunIntoShortChangesNothing(t *testing.T) {
 		exe.Close()
 	}
 }
+
+// TestRunIntoSharedShapes: RunInto writes each output's shape into its
+// Shape slice, so two outputs sharing one, or an output sharing an input's,
+// are ErrBadOutput and change nothing, in every mode.
+func TestRunIntoSharedShapes(t *testing.T) {
+	b := subgraph.NewBuilder("two")
+	x := b.Input("x", kernel.Float32, 2, 3)
+	first, second := b.Op("ReLU", x), b.Op("Transpose", x)
+	b.Output(first, second)
+	g := b.Graph()
+	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
+	for _, m := range pipert.Modes() {
+		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
+	}
+	for name, opts := range settings {
+		exe, err := pipert.Compile(g, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xv := kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6}, 2, 3)
+		in := map[string]*kernel.Tensor{"x": xv}
+		shared := make(kernel.Shape, 2, 4)
+		one, two := kernel.New(kernel.Float32, 2, 3), kernel.New(kernel.Float32, 3, 2)
+		one.Shape, two.Shape = shared, shared[:2]
+		if _, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{first: one, second: two}); !errors.Is(err, pipert.ErrBadOutput) {
+			t.Errorf("%s: outputs sharing a Shape slice: %v, want ErrBadOutput", name, err)
+		}
+		two = kernel.New(kernel.Float32, 3, 2)
+		two.Shape = xv.Shape[:0]
+		if _, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{first: kernel.New(kernel.Float32, 2, 3), second: two}); !errors.Is(err, pipert.ErrBadOutput) {
+			t.Errorf("%s: an output sharing the input's Shape slice: %v, want ErrBadOutput", name, err)
+		}
+		if !xv.Shape.Equal(kernel.Shape{2, 3}) {
+			t.Errorf("%s: the input's shape became %v", name, xv.Shape)
+		}
+		// Separate slices: both shapes right.
+		one, two = kernel.New(kernel.Float32, 2, 3), kernel.New(kernel.Float32, 3, 2)
+		if _, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{first: one, second: two}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if !one.Shape.Equal(kernel.Shape{2, 3}) || !two.Shape.Equal(kernel.Shape{3, 2}) {
+			t.Errorf("%s: shapes %v and %v, want [2 3] and [3 2]", name, one.Shape, two.Shape)
+		}
+		exe.Close()
+	}
+}

@@ -556,8 +556,9 @@ func bytesOf(t *kernel.Tensor) (int64, bool) {
 }
 
 // RunInto is Run with caller-owned outputs: outputs maps every graph
-// output name to a tensor whose dtype and shape RunInto sets and whose
-// Host it fills within its capacity (make it with kernel.New of the
+// output name to a tensor whose dtype and shape RunInto sets (the shape
+// within its Shape slice's capacity) and whose Host it fills within its
+// capacity (make it with kernel.New of the
 // output's largest shape; a virtual output gets a nil Host). An output
 // that does not fit fails the run with ErrShortOutput, and then no output
 // tensor is changed. Reusing the same
@@ -684,23 +685,35 @@ func owns(o device.Owner, buf device.Buffer) (mine bool, err error) {
 	return o.Owns(buf), nil
 }
 
-// aliased reports output d (named name) sharing its tensor or any byte of
-// its buffer (up to its capacity, which the run may fill) with a later
-// output (of names) or with an input's contents: the run would write one
-// result over another, or over its own operands.
+// aliased reports output d (named name) sharing its tensor, any byte of
+// its buffer or any dimension of its shape (up to their capacities, which
+// the run may fill) with a later output (of names) or with an input: the
+// run would write one result over another, or over its own operands.
 func aliased(name string, d *kernel.Tensor, names []string, outputs, inputs map[string]*kernel.Tensor) error {
-	full := d.Host[:cap(d.Host)]
+	full, shape := d.Host[:cap(d.Host)], dimBytes(d.Shape[:cap(d.Shape)])
 	for _, o := range names {
 		if t := outputs[o]; t != nil && (t == d || overlap(full, t.Host[:cap(t.Host)])) {
 			return fmt.Errorf("pipert: run: %w: outputs %q and %q share their tensor or contents", ErrBadOutput, name, o)
+		} else if t != nil && overlap(shape, dimBytes(t.Shape[:cap(t.Shape)])) {
+			return fmt.Errorf("pipert: run: %w: outputs %q and %q share their Shape slice", ErrBadOutput, name, o)
 		}
 	}
 	for in, t := range inputs {
 		if t != nil && (t == d || overlap(full, t.Host)) {
 			return fmt.Errorf("pipert: run: %w: output %q shares its tensor or contents with input %q", ErrBadOutput, name, in)
+		} else if t != nil && overlap(shape, dimBytes(t.Shape)) {
+			return fmt.Errorf("pipert: run: %w: output %q shares its Shape slice with input %q", ErrBadOutput, name, in)
 		}
 	}
 	return nil
+}
+
+// dimBytes is the memory of dims, as bytes.
+func dimBytes(dims kernel.Shape) []byte {
+	if len(dims) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dims))), len(dims)*8)
 }
 
 // overlap reports whether byte slices a and b share memory.
