@@ -260,15 +260,16 @@ type Executable struct {
 	// output count, reused by RunInto.
 	slices sync.Pool
 
-	// Submitted steps (submit.go). smu serialises Submit, and Run against
-	// submissions; lane 0 is act, lane 1 (second) made by the first Submit.
+	// Submitted steps (submit.go). smu serialises Run, RunInto, Submit
+	// and Close; lane 0 is act, lane 1 (second) made by the first Submit.
 	checked  *subgraph.Checked
 	rcfg     Config         // cfg with the Registry the kernels came from
 	runners  *actor.Runners // nil: kernels built, not pooled
-	smu      sync.Mutex
+	smu      turn
 	second   *actor.SuperKernelActor
 	last     *Pending // the latest step that launched, while in flight
 	inflight sync.WaitGroup
+	flying   []*Pending // the steps submitted since the last settle
 	// runs counts the runs and steps given to the actors (kernel.Args.Run),
 	// under smu; runFeed carries the number of a Run or RunInto.
 	runs    uint64
@@ -373,7 +374,7 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 			m.Release()
 			return fail(err)
 		}
-		return &Executable{g: g, cfg: c, het: h, mgr: m, runners: runners}, nil
+		return &Executable{g: g, cfg: c, het: h, mgr: m, runners: runners, smu: make(turn, 1)}, nil
 	}
 	checked, err := subgraph.Validate(g, rc.Registry)
 	if err != nil {
@@ -383,7 +384,7 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 	if err != nil {
 		return fail(err)
 	}
-	e := &Executable{g: g, cfg: c, rcfg: rc, act: act, checked: checked, runners: runners}
+	e := &Executable{g: g, cfg: c, rcfg: rc, act: act, checked: checked, runners: runners, smu: make(turn, 1)}
 	return e, nil
 }
 
@@ -438,7 +439,9 @@ type Result struct {
 // A failing kernel (an error or a panic) is an error naming node, op and
 // stage; the executable stays usable. A panic in the methods of a device
 // of the caller's (WithDevice) fails the run, or Compile, with an error too.
-// When ctx ends, the run stops at the next kernel boundary, or inside a
+// Calls of one executable take turns; a call waiting for its turn (or for
+// submitted steps to end) returns when ctx ends, with an error wrapping
+// ctx's. When ctx ends, the run stops at the next kernel boundary, or inside a
 // kernel that polls its run's context (kernel.Args.Ctx: the built-in
 // matrix products, convolutions, recurrent cells and attention), and
 // returns an error wrapping ctx's.
@@ -453,9 +456,13 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 	if err := e.bindInputs("run", in, inputs); err != nil {
 		return nil, err
 	}
-	e.smu.Lock()
-	defer e.smu.Unlock()
-	e.settle()
+	if err := e.smu.lock(ctx); err != nil {
+		return nil, fmt.Errorf("pipert: run: waiting for the executable's earlier call: %w", err)
+	}
+	defer e.smu.unlock()
+	if err := e.settle(ctx); err != nil {
+		return nil, fmt.Errorf("pipert: run: %w", err)
+	}
 	if e.het != nil {
 		res, err := e.het.Run(ctx, inputs)
 		if err != nil {
@@ -622,10 +629,18 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 	for i, name := range e.g.Outputs {
 		outs[i] = outputs[name]
 	}
-	e.smu.Lock()
-	e.settle()
-	st, err := e.act.RunIntoFeed(ctx, in, outs, e.nextRun())
-	e.smu.Unlock()
+	if err := e.smu.lock(ctx); err != nil {
+		clear(*bufp)
+		return Stats{}, fmt.Errorf("pipert: run: waiting for the executable's earlier call: %w", err)
+	}
+	err := e.settle(ctx)
+	var st Stats
+	if err == nil {
+		st, err = e.act.RunIntoFeed(ctx, in, outs, e.nextRun())
+	} else {
+		err = fmt.Errorf("pipert: run: %w", err)
+	}
+	e.smu.unlock()
 	clear(*bufp)
 	if err != nil {
 		return st, e.runErr(err)
@@ -766,9 +781,9 @@ func (e *Executable) Close() error {
 		e.mu.Lock()
 		e.done = true
 		e.mu.Unlock()
-		e.smu.Lock()
-		e.settle()
-		e.smu.Unlock()
+		e.smu.lock(context.Background())
+		e.settle(context.Background())
+		e.smu.unlock()
 		if e.het != nil {
 			err = errors.Join(e.het.Close(), e.mgr.Release())
 		} else {

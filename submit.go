@@ -76,8 +76,10 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 	if ctx == nil {
 		return nil, fmt.Errorf("pipert: submit: %w: nil context", ErrInvalid)
 	}
-	e.smu.Lock()
-	defer e.smu.Unlock()
+	if err := e.smu.lock(ctx); err != nil {
+		return nil, fmt.Errorf("pipert: submit: waiting for the executable's earlier call: %w", err)
+	}
+	defer e.smu.unlock()
 	if err := e.usable("submit"); err != nil {
 		return nil, err
 	}
@@ -146,6 +148,7 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 		feed.Outputs = append(feed.Outputs, slices.Index(e.g.Outputs, name))
 	}
 	e.inflight.Add(1)
+	e.flying = append(slices.DeleteFunc(e.flying, (*Pending).ended), p)
 	a := e.act
 	if p.lane == 1 {
 		a = e.second
@@ -322,8 +325,49 @@ var closedChan = func() chan struct{} {
 	return c
 }()
 
-// settle waits for every submitted step to end; the caller holds e.smu.
-func (e *Executable) settle() {
-	e.inflight.Wait()
+// settle waits for every submitted step to end, or for ctx to end (then
+// it returns an error wrapping ctx's); the caller holds e.smu.
+func (e *Executable) settle(ctx context.Context) error {
+	for _, p := range e.flying {
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for submitted steps: %w", ctx.Err())
+		}
+	}
+	e.inflight.Wait() // their goroutines' last instructions
+	e.flying = e.flying[:0]
 	e.last = nil
+	return nil
 }
+
+// ended reports whether p's step has ended.
+func (p *Pending) ended() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// turn is a mutex whose lock gives up when a context ends: the calls of
+// one executable take turns, and a call queued behind a long one returns
+// when its own context ends.
+type turn chan struct{}
+
+func (t turn) lock(ctx context.Context) error {
+	select {
+	case t <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case t <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (t turn) unlock() { <-t }
