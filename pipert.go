@@ -248,14 +248,17 @@ func WithSeed(s uint64) Option { return func(c *Config) { c.Seed = s } }
 // the methods of a nil or zero Executable return errors wrapping
 // ErrInvalid (Config and Device return zero values).
 type Executable struct {
-	g    *subgraph.Graph
-	cfg  Config
-	act  *actor.SuperKernelActor // one actor, or
-	het  *heterog.Executable     // concurrent actors by placement
-	mgr  *heterog.Manager
-	mu   sync.RWMutex
-	done bool
-	once sync.Once
+	g   *subgraph.Graph
+	cfg Config
+	act *actor.SuperKernelActor // one actor, or
+	het *heterog.Executable     // concurrent actors by placement
+	mgr *heterog.Manager
+	// cpuObs traces the host CPU device Compile made for a traced
+	// heterogeneous executable; closed with it.
+	cpuObs *devtrace.Observer
+	mu     sync.RWMutex
+	done   bool
+	once   sync.Once
 	// slices holds []*kernel.Tensor of the graph's input count then its
 	// output count, reused by RunInto.
 	slices sync.Pool
@@ -344,6 +347,7 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 	}
 	if c.Placement != nil {
 		var cpu *host.Device // nil: the manager opens an untraced one
+		var cpuObs *devtrace.Observer
 		if c.Trace != nil {
 			// The facade owns the host CPU device: traced, so that CPU
 			// kernels' flows end on its slices as device kernels' do on
@@ -352,7 +356,8 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 			if name == "" {
 				name = g.Name
 			}
-			if cpu, err = host.New(host.Options{Observer: devtrace.New(c.Trace, name+" cpu")}); err != nil {
+			cpuObs = devtrace.New(c.Trace, name+" cpu")
+			if cpu, err = host.New(host.Options{Observer: cpuObs}); err != nil {
 				return fail(fmt.Errorf("pipert: compile: %w", err))
 			}
 		}
@@ -374,7 +379,7 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 			m.Release()
 			return fail(err)
 		}
-		return &Executable{g: g, cfg: c, het: h, mgr: m, runners: runners, smu: make(turn, 1)}, nil
+		return &Executable{g: g, cfg: c, het: h, mgr: m, cpuObs: cpuObs, runners: runners, smu: make(turn, 1)}, nil
 	}
 	checked, err := subgraph.Validate(g, rc.Registry)
 	if err != nil {
@@ -786,6 +791,19 @@ func (e *Executable) Close() error {
 		e.smu.unlock()
 		if e.het != nil {
 			err = errors.Join(e.het.Close(), e.mgr.Release())
+			if e.cpuObs != nil {
+				// Parts a cancelled run left running may still trace on
+				// the CPU device: its tracks close when they return.
+				select {
+				case <-e.het.Ended():
+					e.cpuObs.Close()
+				default:
+					go func() {
+						<-e.het.Ended()
+						e.cpuObs.Close()
+					}()
+				}
+			}
 		} else {
 			err = e.act.Close()
 			if e.second != nil {

@@ -57,6 +57,7 @@ type Executable struct {
 
 	mu     sync.Mutex // serialises runs and Close
 	closed bool
+	ended  chan struct{} // closed when Close has closed every part
 	// runs counts the runs (kernel.Args.Run of every part's kernels);
 	// seq carries the current one to the actor runs without a Feed of
 	// their own (it is only read while they run).
@@ -168,7 +169,7 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, cfg plan.Config, m *
 	if err != nil {
 		return nil, fmt.Errorf("heterog: compile: %w", err)
 	}
-	e := &Executable{cfg: cfg, mgr: m, g: g, cpu: m.CPU(), accel: m.Accelerator(), consts: make(map[string]*kernel.Tensor)}
+	e := &Executable{cfg: cfg, mgr: m, g: g, cpu: m.CPU(), accel: m.Accelerator(), consts: make(map[string]*kernel.Tensor), ended: make(chan struct{})}
 	for _, k := range g.Consts {
 		if slices.Contains(g.Outputs, k.Name) {
 			// A constant passed through to the outputs: the executable
@@ -798,11 +799,20 @@ func (e *Executable) Close() error {
 		go func() {
 			e.sched.collect(context.Background())
 			e.closeActors()
+			close(e.ended)
 		}()
 		return nil
 	}
-	return e.closeActors()
+	err := e.closeActors()
+	close(e.ended)
+	return err
 }
+
+// Ended returns a channel closed once Close has closed every part: when
+// Close returns, unless a cancelled run left parts running (they ignore
+// their cancellation); then when the last of them returned. Until then
+// those parts may still use the devices.
+func (e *Executable) Ended() <-chan struct{} { return e.ended }
 
 func (e *Executable) closeActors() error {
 	var errs []error

@@ -71,6 +71,27 @@ func New(rec *trace.Recorder, prefix string) *Observer {
 	return &Observer{rec: rec, prefix: prefix}
 }
 
+// Close closes the track of every stream (trace.Track.Close), when the
+// device is done: no stream works again. The owner of a device made for
+// one executable (a heterogeneous executable's host CPU device) closes
+// its observer with it, so that the recorder keeps no memory for it.
+// Work observed after Close is a misuse of the recorder.
+func (o *Observer) Close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	cs := o.chunks.Load()
+	if cs == nil {
+		return
+	}
+	for _, c := range *cs {
+		for i := range c {
+			if st := c[i].Load(); st != nil {
+				st.t.Close()
+			}
+		}
+	}
+}
+
 // chunk is the tracks of chunkSize consecutive streams.
 type chunk [chunkSize]atomic.Pointer[stream]
 

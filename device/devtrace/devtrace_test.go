@@ -3,6 +3,7 @@ package devtrace_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -173,5 +174,44 @@ func TestObserverTracesEveryStream(t *testing.T) {
 		if !ends[uint64(i+1)] {
 			t.Errorf("stream %d: its kernel's flow does not end on the device", i)
 		}
+	}
+}
+
+// TestObserverClose: Close closes every stream's track: the work recorded
+// before is in the trace, and work after it is a misuse of the recorder.
+func TestObserverClose(t *testing.T) {
+	var buf bytes.Buffer
+	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := devtrace.New(rec, "dev")
+	d, _ := device.NewSim(device.SimOptions{Observer: obs})
+	s0, s1 := d.NewStream(), d.NewStream()
+	for _, s := range []device.Stream{s0, s1} {
+		if err := s.Launch(device.Kernel{Name: "k"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obs.Close()
+	obs.Close()
+	if err := s1.Launch(device.Kernel{Name: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); !errors.Is(err, trace.ErrMisuse) {
+		t.Fatalf("work after the observer's Close: recorder Close = %v, want ErrMisuse", err)
+	}
+	p, err := trace.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range p.Slices() {
+		if p.Tracks[s.Track].Name == "dev stream 0" || p.Tracks[s.Track].Name == "dev stream 1" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d device slices in the trace, want the 2 before Close", n)
 	}
 }
