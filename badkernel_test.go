@@ -155,6 +155,14 @@ func faults() []*fault {
 			in[0].Shape = kernel.Shape{8}
 			return nil
 		}},
+		{name: "Resize changes an input's shape", broken: true, stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
+			in[0].Shape = kernel.Shape{1}
+			return nil
+		}},
+		{name: "Compute changes an input's shape", broken: true, stage: kernel.StageLaunch, nth: 1, serial: true, compute: func(a *kernel.Args) error {
+			a.In[0].Shape = kernel.Shape{1}
+			return nil
+		}},
 		{name: "Resize changes an output's shape", broken: true, stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
 			out[0].Shape = kernel.Shape{100, 100}
 			return nil

@@ -129,6 +129,7 @@ type KernelRunner struct {
 	// the buffers) a stage must leave as they were: one scratch per stage,
 	// each belonging to the goroutine running that stage.
 	inferShapes, resizeShapes, launchShapes []int64
+	resizeIn, launchIn                      []int64 // the inputs' before Resize and Compute
 	launchBufs                              []device.Buffer
 	inferOn                                 bool // InferReuse
 	setupOn                                 bool // SetupReuse: Setup is paid in Infer, on a miss
@@ -966,8 +967,15 @@ func (r *KernelRunner) resize(pos int) error {
 	ar := &r.args[pos]
 	if nd.checked {
 		r.resizeShapes = saveShapes(r.resizeShapes[:0], ar.Out)
+		r.resizeIn = saveShapes(r.resizeIn[:0], ar.In)
 	}
-	if err := nd.k.Resize(ar.In, ar.Out, &ar.Tiling); err != nil {
+	err := nd.k.Resize(ar.In, ar.Out, &ar.Tiling)
+	if nd.checked {
+		if cerr := sameInputs(r.resizeIn, ar.In); cerr != nil && err == nil {
+			err = badAnswer("Resize %w", cerr)
+		}
+	}
+	if err != nil {
 		return r.stageErr(pos, kernel.StageResize, err)
 	}
 	if nd.checked {
@@ -1198,11 +1206,15 @@ func (r *KernelRunner) compute(pos int) error {
 		return nd.k.Compute(ar)
 	}
 	r.launchShapes = saveShapes(r.launchShapes[:0], ar.Out)
+	r.launchIn = saveShapes(r.launchIn[:0], ar.In)
 	r.launchBufs = r.launchBufs[:0]
 	for _, t := range ar.Out {
 		r.launchBufs = append(r.launchBufs, t.Buf)
 	}
 	err := nd.k.Compute(ar)
+	if cerr := sameInputs(r.launchIn, ar.In); cerr != nil && err == nil {
+		err = badAnswer("Compute %w", cerr)
+	}
 	if cerr := r.sameOutputs(pos, r.launchShapes); cerr != nil && err == nil {
 		err = badAnswer("Compute %w", cerr)
 	}
@@ -1237,6 +1249,17 @@ func (r *KernelRunner) sameOutputs(pos int, saved []int64) error {
 	if i := changedShape(saved, ar.Out); i >= 0 {
 		restoreShapes(saved, ar.Out)
 		return fmt.Errorf("changed the dtype or shape of output %d", i)
+	}
+	return nil
+}
+
+// sameInputs checks that a stage after InferShape left the dtypes and
+// shapes of a node's inputs as saveShapes saved them (other kernels read
+// them), and puts them back if not.
+func sameInputs(saved []int64, in []*kernel.Tensor) error {
+	if i := changedShape(saved, in); i >= 0 {
+		restoreShapes(saved, in)
+		return fmt.Errorf("changed the dtype or shape of input %d", i)
 	}
 	return nil
 }
