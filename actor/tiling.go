@@ -128,13 +128,15 @@ func (r *KernelRunner) copyTiling(ctx context.Context, pos int, launched func(ct
 	}
 	slot := pos % tc.blocks
 	if prev := pos - tc.blocks; prev >= 0 {
+		// A run that ends while the ring is full ends here: the error
+		// names the kernel waiting for its block.
 		if err := launched(ctx, prev); err != nil {
-			return err
+			return r.stageErr(pos, kernel.StageResize, fmt.Errorf("waiting for a tiling block: %w", err))
 		}
 		if ev := tc.free[slot]; !ev.Query() {
 			tc.atResize.Stalls++
 			if err := ev.Synchronize(ctx); err != nil {
-				return err
+				return r.stageErr(pos, kernel.StageResize, fmt.Errorf("waiting for a tiling block: %w", err))
 			}
 		}
 	}
