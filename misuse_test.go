@@ -13,6 +13,7 @@ import (
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
@@ -328,6 +329,88 @@ func TestRunIntoSharedShapes(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		} else if !one.Shape.Equal(kernel.Shape{2, 3}) || !two.Shape.Equal(kernel.Shape{3, 2}) {
 			t.Errorf("%s: shapes %v and %v, want [2 3] and [3 2]", name, one.Shape, two.Shape)
+		}
+		exe.Close()
+	}
+}
+
+// TestEndedContextFailsEveryKind: a run given a context already ended
+// fails with its error whatever the executable, a heterogeneous one with
+// no kernel among them; and a failed RunInto reports the run's Stats.
+func TestEndedContextFailsEveryKind(t *testing.T) {
+	b := subgraph.NewBuilder("none")
+	x := b.Input("x", kernel.Float32, 4)
+	b.Output(x)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2, 3, 4}, 4)}
+	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
+	for _, m := range pipert.Modes() {
+		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
+	}
+	for name, opts := range settings {
+		exe, err := pipert.Compile(b.Graph(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := exe.Run(ctx, in); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: Run with an ended context: %v, want Canceled", name, err)
+		}
+		if _, err := exe.RunInto(ctx, in, map[string]*kernel.Tensor{x: kernel.New(kernel.Float32, 4)}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: RunInto with an ended context: %v, want Canceled", name, err)
+		}
+		exe.Close()
+	}
+	// A heterogeneous RunInto that fails after it started reports the
+	// run's Stats, as the other executables do.
+	g := subgraph.NewBuilder("short")
+	gx := g.Input("x", kernel.Float32, 4)
+	g.Output(g.Op("ReLU", gx))
+	exe, err := pipert.Compile(g.Graph(), pipert.WithHeterogeneous(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	out := g.Graph().Outputs[0]
+	st, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{out: kernel.New(kernel.Float32, 1)})
+	if !errors.Is(err, pipert.ErrShortOutput) || !st.Heterogeneous || st.Kernels != 1 {
+		t.Errorf("short heterogeneous RunInto: %v, Stats %+v; want ErrShortOutput and the run's Stats", err, st)
+	}
+}
+
+// failKernel is ReLU whose Compute fails.
+type failKernel struct{ kernel.Kernel }
+
+func (failKernel) Compute(*kernel.Args) error { return errors.New("no") }
+
+// TestFailedRunIntoReportsStats: a RunInto that fails in a kernel reports
+// the Stats of the run, heterogeneous or not.
+func TestFailedRunIntoReportsStats(t *testing.T) {
+	r := ops.NewRegistry()
+	if err := r.Register("Fail", func(kernel.Attrs) (kernel.Kernel, error) {
+		k, err := ops.Builtins().New("ReLU", nil)
+		return failKernel{k}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := subgraph.NewBuilder("fail")
+	x := b.Input("x", kernel.Float32, 4)
+	b.Node(&subgraph.Node{Name: "fail", Op: "Fail", Inputs: []string{b.Op("Neg", x)}, Placement: subgraph.OnCPU}, 1)
+	y := b.Last().Outputs[0]
+	b.Output(y)
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2, 3, 4}, 4)}
+	for _, het := range []bool{false, true} {
+		opts := []pipert.Option{pipert.WithRegistry(r)}
+		if het {
+			opts = append(opts, pipert.WithHeterogeneous(nil))
+		}
+		exe, err := pipert.Compile(b.Graph(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := exe.RunInto(context.Background(), in, map[string]*kernel.Tensor{y: kernel.New(kernel.Float32, 4)})
+		if err == nil || st.Heterogeneous != het || !st.Mode.Valid() || st.Makespan <= 0 {
+			t.Errorf("heterogeneous %v: %v, Stats %+v; want the error and the run's Stats", het, err, st)
 		}
 		exe.Close()
 	}

@@ -430,6 +430,23 @@ func (e *Executable) usable(op string) error {
 	return nil
 }
 
+// runHet is a heterogeneous executable's Run: on failure, the Result it
+// returns beside the error (when the run started) has the run's Stats.
+func (e *Executable) runHet(ctx context.Context, inputs map[string]*kernel.Tensor) (*heterog.Result, error) {
+	if err := e.smu.lock(ctx); err != nil {
+		return nil, fmt.Errorf("pipert: run: waiting for the executable's earlier call: %w", err)
+	}
+	defer e.smu.unlock()
+	if err := e.settle(ctx); err != nil {
+		return nil, fmt.Errorf("pipert: run: %w", err)
+	}
+	res, err := e.het.Run(ctx, inputs)
+	if err != nil {
+		return res, e.runErr(err)
+	}
+	return res, nil
+}
+
 // Result is the outcome of one run.
 type Result struct {
 	// Outputs maps each graph output name to a host tensor: real when the
@@ -461,19 +478,19 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 	if err := e.bindInputs("run", in, inputs); err != nil {
 		return nil, err
 	}
+	if e.het != nil {
+		res, err := e.runHet(ctx, inputs)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Outputs: res.Outputs, Stats: res.Stats}, nil
+	}
 	if err := e.smu.lock(ctx); err != nil {
 		return nil, fmt.Errorf("pipert: run: waiting for the executable's earlier call: %w", err)
 	}
 	defer e.smu.unlock()
 	if err := e.settle(ctx); err != nil {
 		return nil, fmt.Errorf("pipert: run: %w", err)
-	}
-	if e.het != nil {
-		res, err := e.het.Run(ctx, inputs)
-		if err != nil {
-			return nil, e.runErr(err)
-		}
-		return &Result{Outputs: res.Outputs, Stats: res.Stats}, nil
 	}
 	outs, st, err := e.act.RunFeed(ctx, in, e.nextRun())
 	if err != nil {
@@ -599,9 +616,16 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 		}
 	}
 	if e.het != nil {
-		res, err := e.Run(ctx, inputs)
-		if err != nil {
+		if err := e.bindInputs("run", make([]*kernel.Tensor, len(e.g.Inputs)), inputs); err != nil {
 			return Stats{}, err
+		}
+		res, err := e.runHet(ctx, inputs)
+		if err != nil {
+			var st Stats
+			if res != nil {
+				st = res.Stats // what the run measured before it failed
+			}
+			return st, err
 		}
 		// Every output fits, or none is written.
 		for _, name := range e.g.Outputs {

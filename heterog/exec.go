@@ -623,7 +623,9 @@ var ErrClosed = errors.New("heterog: executable closed")
 // Run executes the graph once. Every declared graph input must be given, by
 // name; a tensor with Host data runs on real data, a virtual one on shapes.
 // The first failure of any part cancels the others and is returned naming
-// the part (and, inside, the node).
+// the part (and, inside, the node); a run that started and failed returns
+// a Result with its Stats and no outputs beside the error. A context
+// already ended fails the run before it starts.
 func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) (*Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -641,6 +643,9 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 				return nil, fmt.Errorf("heterog: run: unknown input %q", name)
 			}
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("heterog: run: %w", err)
 	}
 	ds0, hs0, err := e.deviceStats()
 	if err != nil {
@@ -666,7 +671,7 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 	st.CPUBusy = time.Duration(hs.KernelNs)
 	st.PeakDeviceBytes = e.mem.Peak()
 	if err != nil {
-		return nil, err
+		return &Result{Stats: st}, err
 	}
 	r := &Result{Outputs: make(map[string]*kernel.Tensor, len(e.g.Outputs)), Stats: st}
 	for _, at := range e.outAt {
