@@ -439,6 +439,9 @@ func TestPolicies(t *testing.T) {
 	if _, err := heterog.MeasureThreshold(heterog.Target{}); err == nil {
 		t.Fatal("threshold of a target without devices")
 	}
+	if _, err := (heterog.Size{Elements: -1}).Place(c, tg); err == nil || !strings.Contains(err.Error(), "Elements -1") {
+		t.Fatalf("size policy with a negative threshold: %v, want an error naming it", err)
+	}
 }
 
 // meddler is a placement policy that changes the checked graph it is

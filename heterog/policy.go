@@ -117,7 +117,10 @@ func (p Size) Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error)
 		return nil, err
 	}
 	limit := p.Elements
-	if limit <= 0 {
+	if limit < 0 {
+		return nil, fmt.Errorf("heterog: Size: Elements %d: want 0 (measured) or a positive threshold", limit)
+	}
+	if limit == 0 {
 		if limit, err = MeasureThreshold(t); err != nil {
 			return nil, err
 		}

@@ -151,7 +151,7 @@ func (c *Caches) check() error {
 	case c.Kinds == 0:
 		c.Kinds = DefaultCaches
 	case c.Kinds&NoCaches != 0 && c.Kinds != NoCaches:
-		return fmt.Errorf("Caches.Kinds %v: NoCaches combined with caches", c.Kinds)
+		return fmt.Errorf("Caches.Kinds %#x: NoCaches combined with caches", uint8(c.Kinds))
 	case c.Kinds&^(allCaches|NoCaches) != 0:
 		return fmt.Errorf("Caches.Kinds %#x has unknown caches", uint8(c.Kinds))
 	}

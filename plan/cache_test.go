@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -59,6 +60,10 @@ func TestCachesDefaultsAndRange(t *testing.T) {
 		if _, err := (Config{Caches: bad}).Check(); !errors.Is(err, ErrConfig) {
 			t.Errorf("%+v: %v, want ErrConfig", bad, err)
 		}
+	}
+	// The error gives the value, not its reading as "none".
+	if _, err := (Config{Caches: Caches{Kinds: 0xff}}).Check(); err == nil || !strings.Contains(err.Error(), "0xff") {
+		t.Errorf("Kinds 0xff: %v, want an error giving 0xff", err)
 	}
 	for _, bad := range []Costs{{Resize: 1, Tiling: 2}, {Launch: 1, Alloc: 2}, {Tiling: -1}} {
 		if _, err := (Config{Costs: bad}).Check(); !errors.Is(err, ErrConfig) {

@@ -166,6 +166,9 @@ func (c Config) Check() (Config, error) {
 	if c.Schedule != Concurrent && c.Schedule != Serial {
 		return bad("Schedule %d is not a schedule (have concurrent, serial)", uint8(c.Schedule))
 	}
+	if isNilPointer(c.Placement) {
+		return bad("Placement is a nil %T", c.Placement)
+	}
 	if c.Placement == nil && c.Schedule == Serial {
 		return bad("Schedule serial needs a heterogeneous run (Placement)")
 	}

@@ -16,8 +16,9 @@ import (
 // setting, not a nil dereference later.
 func TestCheckRefusesNilPointerSettings(t *testing.T) {
 	for name, c := range map[string]Config{
-		"Device":   {Device: (*device.Sim)(nil)},
-		"Registry": {Registry: (*ops.Registry)(nil)},
+		"Device":    {Device: (*device.Sim)(nil)},
+		"Registry":  {Registry: (*ops.Registry)(nil)},
+		"Placement": {Placement: (*nilPlacer)(nil)},
 	} {
 		_, err := c.Check()
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), name) {
@@ -25,6 +26,11 @@ func TestCheckRefusesNilPointerSettings(t *testing.T) {
 		}
 	}
 }
+
+// nilPlacer is a placement policy of the caller's, given as a nil pointer.
+type nilPlacer struct{}
+
+func (*nilPlacer) Place(*subgraph.Checked, Target) ([]subgraph.Placement, error) { return nil, nil }
 
 // panicRegistry is a resolver of the caller's whose Has panics.
 type panicRegistry struct{}
