@@ -244,7 +244,9 @@ func WithCarried(outputs ...string) Option {
 func WithSeed(s uint64) Option { return func(c *Config) { c.Seed = s } }
 
 // Executable is a compiled graph bound to a device. Its methods are safe for
-// concurrent use; runs are serialised. Only Compile makes a usable one:
+// concurrent use; runs are serialised (a call waiting for its turn gives up
+// when its context ends). Tensors a call writes (RunInto's outputs) must
+// not be shared with a concurrent call. Only Compile makes a usable one:
 // the methods of a nil or zero Executable return errors wrapping
 // ErrInvalid (Config and Device return zero values).
 type Executable struct {
