@@ -12,6 +12,7 @@ import (
 // TestLongComputesStopWithTheirRun checks that the kernels whose Compute
 // can run long (matrix products, Gemm, convolutions, recurrent cells,
 // attention, Einsum, DFT and STFT, pooling, non-max suppression, integer
+// convolution, the linear attention of opset 27 and its causal
 // convolution) return the error of their run's context (kernel.Args.Ctx)
 // once it ended, and compute the same bits with a live context as
 // without one.
@@ -81,6 +82,12 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 		{"LpPool", "LpPool", kernel.Attrs{"kernel_shape": []int64{3, 3}}, []*kernel.Tensor{f32(1, 4, 20, 20)}},
 		{"NonMaxSuppression", "NonMaxSuppression", nil, []*kernel.Tensor{boxes(300), f32(1, 1, 300), kernel.FromInt64([]int64{100}, 1)}},
 		{"ConvInteger", "ConvInteger", kernel.Attrs{"pads": []int64{1, 1, 1, 1}}, []*kernel.Tensor{u8(1, 8, 40, 40), u8(16, 8, 3, 3)}},
+		// 64 rows of 2000 outputs of 8 taps: a check about every 16 rows.
+		{"CausalConvWithState", "CausalConvWithState", nil, []*kernel.Tensor{f32(2, 32, 2000), f32(32, 1, 8)}},
+		// 8 recurrences of 100 tokens on a 32×32 state: a check about every 43
+		// tokens.
+		{"LinearAttention", "LinearAttention", kernel.Attrs{"q_num_heads": int64(8), "kv_num_heads": int64(4), "update_rule": "linear"},
+			[]*kernel.Tensor{f32(2, 100, 256), f32(2, 100, 128), f32(2, 100, 128)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -42,6 +42,8 @@
 //	QAttention                    its quantized form (contrib_qattn.go)
 //	MultiHeadAttention            attention of encoder-decoder
 //	                              exports (contrib_mha.go)
+//	CausalConvWithState           ONNX opset 27: the fused steps of
+//	LinearAttention               Gated DeltaNet layers (opset27.go)
 //	TreeEnsembleRegressor         ai.onnx.ml: tree ensembles (ml_tree.go,
 //	TreeEnsembleClassifier        the post transforms in ml_post.go),
 //	LinearClassifier ...          linear models (ml_linear.go), feature
@@ -94,8 +96,9 @@
 // run ends (kernel.Args.Ctx), returning its error: MatMul between blocks
 // of rows (a few million multiply-adds each), Gemm, Conv and
 // ConvTranspose every 16 rows of a block of their matrix products,
-// LSTM, GRU and RNN at every step of a sequence, Attention at every head
-// and Einsum every 2^20 terms. The blocks do not change
+// LSTM, GRU and RNN at every step of a sequence, Attention at every head,
+// Einsum every 2^20 terms, and CausalConvWithState and LinearAttention
+// about every 2^18 (between rows and between tokens). The blocks do not change
 // the order of any sum: results keep their bits.
 //
 // # Shapes

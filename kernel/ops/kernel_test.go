@@ -47,6 +47,8 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"LpNormalization", "LpPool", "GlobalLpPool", "MaxRoiPool",
 		// new in ONNX opset 26
 		"CumProd", "BitCast",
+		// new in ONNX opset 27
+		"CausalConvWithState", "LinearAttention",
 		// Col2Im and the random generators
 		"Col2Im", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
 		// onnxruntime's contrib ops
@@ -85,6 +87,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["GroupQueryAttention"] = kernel.Attrs{"num_heads": int64(1), "kv_num_heads": int64(1)}
 	required["MSAttention"], required["MultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}, kernel.Attrs{"num_heads": int64(1)}
 	required["QAttention"] = kernel.Attrs{"num_heads": int64(1)}
+	required["LinearAttention"] = kernel.Attrs{"q_num_heads": int64(1), "kv_num_heads": int64(1)}
 	required["FusedGemm"], required["NhwcMaxPool"] = kernel.Attrs{"activation": "Relu"}, kernel.Attrs{"kernel_shape": []int64{1}}
 	leaf := kernel.Attrs{"nodes_treeids": []int64{0}, "nodes_nodeids": []int64{0}, "nodes_featureids": []int64{0},
 		"nodes_modes": []string{"LEAF"}, "nodes_values": []float64{0}, "nodes_truenodeids": []int64{0}, "nodes_falsenodeids": []int64{0}}
@@ -228,6 +231,9 @@ func robustCases() []struct {
 		{"Reshape", nil, []*kernel.Tensor{x, kernel.FromInt64([]int64{4, -1}, 2)}},
 		{"Unique", nil, []*kernel.Tensor{x}},
 		{"NonZero", nil, []*kernel.Tensor{x}},
+		{"CausalConvWithState", kernel.Attrs{"activation": "silu"}, []*kernel.Tensor{x, f32(shp(3, 1, 2)), f32(shp(3)), f32(shp(2, 3, 1))}},
+		{"LinearAttention", kernel.Attrs{"q_num_heads": int64(2), "kv_num_heads": int64(1)},
+			[]*kernel.Tensor{f32(shp(2, 3, 4)), f32(shp(2, 3, 2)), f32(shp(2, 3, 3)), f32(shp(2, 1, 2, 3)), f32(shp(2, 3, 1)), f32(shp(2, 3, 1))}},
 	}
 }
 
