@@ -202,6 +202,8 @@ var table = map[string]OpInfo{
 	"CumSum":                       {Pipert: "CumSum", MinOpset: 11, MaxOpset: MaxOpset},
 	"CumProd":                      {Pipert: "CumProd", MinOpset: 26, MaxOpset: MaxOpset},
 	"BitCast":                      {Pipert: "BitCast", MinOpset: 26, MaxOpset: MaxOpset, Note: "between dtypes of one size among pipert's (no complex, float 8, float 4, int 4 or int 2 types)"},
+	"CausalConvWithState":          {Pipert: "CausalConvWithState", MinOpset: 27, MaxOpset: MaxOpset, Note: "float32, float16 and bfloat16; bias and past_state optional; activation none, silu or swish; evaluated in float64, each output rounded once (ONNX's reference rounds a float16 or bfloat16 convolution before its SiLU: an ulp apart)"},
+	"LinearAttention":              {Pipert: "LinearAttention", MinOpset: 27, MaxOpset: MaxOpset, Note: "every update_rule (linear, gated, delta, gated_delta), grouped-query heads, decay per head or per key dimension, beta per head or shared, past_state of its own float type; float32, float16 and bfloat16, the recurrence evaluated in float64 (the state too, token to token) and each output rounded once (ONNX's reference keeps a float32 state); chunk_size unused"},
 	"GatherElements":               {Pipert: "GatherElements", MinOpset: 11, MaxOpset: MaxOpset},
 	"DepthToSpace":                 {Pipert: "DepthToSpace", MinOpset: 7, MaxOpset: MaxOpset},
 	"SpaceToDepth":                 {Pipert: "SpaceToDepth", MinOpset: 7, MaxOpset: MaxOpset},
