@@ -668,8 +668,6 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 	var st Stats
 	if err == nil {
 		st, err = e.act.RunIntoFeed(ctx, in, outs, e.nextRun())
-	} else {
-		err = fmt.Errorf("pipert: run: %w", err)
 	}
 	e.smu.unlock()
 	clear(*bufp)
