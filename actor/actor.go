@@ -193,6 +193,7 @@ func (a *SuperKernelActor) Close() (err error) {
 		a.eng = nil
 	}
 	a.tr.close()
+	a.r.releaseStreams()
 	if ep, ok := a.dev.(device.Epocher); ok && ep.Epoch() != a.r.epoch {
 		a.r.forgetDevice() // a reset freed them
 	}

@@ -215,6 +215,7 @@ func (e *engine) close() {
 		e.pipe.Close()
 	}
 	e.rctx.release()
+	device.ReleaseStreams(e.a.dev, e.copy, e.pubS)
 }
 
 // errStopped is a step's error once the run has failed or was cancelled; it

@@ -598,6 +598,16 @@ func (r *KernelRunner) End() error {
 	return first
 }
 
+// releaseStreams tells the device the runner's streams are done, when the
+// actor closes (device.StreamReleaser).
+func (r *KernelRunner) releaseStreams() {
+	var tiling device.Stream
+	if r.tiling != nil {
+		tiling = r.tiling.stream
+	}
+	device.ReleaseStreams(r.dev, r.stream, r.upload, tiling)
+}
+
 // newStream is d.NewStream, whose nil answer (a device breaking its
 // contract) panics with a message naming the device: the callers recover
 // a device's panics into the run's or Compile's error (ErrPanic).

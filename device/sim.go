@@ -32,6 +32,38 @@ type Observer interface {
 	OnWork(w Work)
 }
 
+// StreamReleaser is a Device that can be told a stream is done:
+// ReleaseStream(s) says s, one of its streams, will take no more work
+// (work already launched still runs), as cudaStreamDestroy does. The
+// runtime releases the streams of an executable when it closes, so that
+// what the device keeps per stream — an Observer's trace track — does not
+// grow with every executable a process compiles and closes. A stream of
+// another device is ignored.
+type StreamReleaser interface {
+	ReleaseStream(s Stream)
+}
+
+// StreamObserver is an Observer told when a stream is released
+// (StreamReleaser): no work of that stream follows.
+type StreamObserver interface {
+	Observer
+	OnStreamReleased(stream int)
+}
+
+// ReleaseStreams releases each stream of d, when d is a StreamReleaser
+// (nil streams are skipped).
+func ReleaseStreams(d Device, ss ...Stream) {
+	r, ok := d.(StreamReleaser)
+	if !ok {
+		return
+	}
+	for _, s := range ss {
+		if s != nil {
+			r.ReleaseStream(s)
+		}
+	}
+}
+
 // Launcher models the command path from a host launch call to the device:
 // command buffers, doorbells, dispatchers. Sim calls Issue for every kernel
 // launch, from the launching goroutine; implementations must be safe for
@@ -162,6 +194,16 @@ func (d *Sim) Owns(b Buffer) bool { return d.mem.Check(b.Addr, b.Size) == nil }
 // NewStream implements Device.
 func (d *Sim) NewStream() Stream {
 	return &simStream{dev: d, id: int(d.nstreams.Add(1) - 1)}
+}
+
+// ReleaseStream implements StreamReleaser: an Observer that is a
+// StreamObserver is told.
+func (d *Sim) ReleaseStream(s Stream) {
+	if ss, ok := s.(*simStream); ok && ss.dev == d {
+		if o, ok := d.obs.(StreamObserver); ok {
+			o.OnStreamReleased(ss.id)
+		}
+	}
 }
 
 // NewEvent implements Device.

@@ -92,6 +92,20 @@ func (o *Observer) Close() {
 	}
 }
 
+// OnStreamReleased implements device.StreamObserver: the stream's track
+// is closed (trace.Track.Close), so that a long-lived device's observer
+// keeps no recorder memory for the streams of closed executables.
+func (o *Observer) OnStreamReleased(id int) {
+	if id < 0 {
+		return
+	}
+	if cs := o.chunks.Load(); cs != nil && id/chunkSize < len(*cs) {
+		if st := (*cs)[id/chunkSize][id%chunkSize].Load(); st != nil {
+			st.t.Close()
+		}
+	}
+}
+
 // chunk is the tracks of chunkSize consecutive streams.
 type chunk [chunkSize]atomic.Pointer[stream]
 

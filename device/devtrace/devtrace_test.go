@@ -215,3 +215,38 @@ func TestObserverClose(t *testing.T) {
 		t.Errorf("%d device slices in the trace, want the 2 before Close", n)
 	}
 }
+
+// TestObserverStreamReleased: a released stream's track is closed (work on
+// it after is a misuse of the recorder); the others record on.
+func TestObserverStreamReleased(t *testing.T) {
+	var buf bytes.Buffer
+	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "dev")})
+	s0, s1 := d.NewStream(), d.NewStream()
+	for _, s := range []device.Stream{s0, s1} {
+		if err := s.Launch(device.Kernel{Name: "k"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.ReleaseStream(s0)
+	if err := s1.Launch(device.Kernel{Name: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatalf("work on the stream not released: %v", err)
+	}
+	p, err := trace.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, s := range p.Slices() {
+		per[p.Tracks[s.Track].Name]++
+	}
+	if per["dev stream 0"] != 1 || per["dev stream 1"] != 2 {
+		t.Errorf("slices per stream %v, want 1 on stream 0 and 2 on stream 1", per)
+	}
+}

@@ -331,6 +331,17 @@ func (d *Device) NewStream() device.Stream {
 	return s
 }
 
+// ReleaseStream implements device.StreamReleaser: it releases the inner
+// device's stream.
+func (d *Device) ReleaseStream(s device.Stream) {
+	switch fs := s.(type) {
+	case *stream:
+		device.ReleaseStreams(d.inner, fs.inner)
+	case *replayStream:
+		device.ReleaseStreams(d.inner, fs.inner)
+	}
+}
+
 // MallocHost forwards the inner device's pinned host memory
 // (device.HostAllocator); no rule applies to it. An inner device without
 // it: an error wrapping errors.ErrUnsupported.

@@ -114,6 +114,16 @@ func (d *Device) NewStream() device.Stream {
 	return &stream{dev: d, id: int(d.nstreams.Add(1) - 1)}
 }
 
+// ReleaseStream implements device.StreamReleaser: an Observer that is a
+// device.StreamObserver is told.
+func (d *Device) ReleaseStream(s device.Stream) {
+	if ss, ok := s.(*stream); ok && ss.dev == d {
+		if o, ok := d.obs.(device.StreamObserver); ok {
+			o.OnStreamReleased(ss.id)
+		}
+	}
+}
+
 // NewEvent implements device.Device. Host events are clock events: they may
 // be recorded on any host or simulated device's stream and waited for by
 // any stream.

@@ -101,6 +101,14 @@ func (m *Mapped) NewStream() device.Stream {
 	return &mappedStream{Stream: m.Device.NewStream(), m: m}
 }
 
+// ReleaseStream implements device.StreamReleaser: the wrapped device's
+// stream is released.
+func (m *Mapped) ReleaseStream(s device.Stream) {
+	if ms, ok := s.(*mappedStream); ok && ms.m == m {
+		device.ReleaseStreams(m.Device, ms.Stream)
+	}
+}
+
 // mappedStream is a stream of a Mapped device.
 type mappedStream struct {
 	device.Stream

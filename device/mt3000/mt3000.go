@@ -115,6 +115,14 @@ func (c *Cluster) NewStream() device.Stream {
 	return &stream{Stream: c.Sim.NewStream(), c: c}
 }
 
+// ReleaseStream implements device.StreamReleaser: the Sim's stream under
+// the cluster's is released.
+func (c *Cluster) ReleaseStream(s device.Stream) {
+	if cs, ok := s.(*stream); ok && cs.c == c {
+		c.Sim.ReleaseStream(cs.Stream)
+	}
+}
+
 // stream is a cluster's stream; its owner is the Sim stream's.
 type stream struct {
 	device.Stream
