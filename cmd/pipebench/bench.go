@@ -522,7 +522,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 		var err error
 		// Encoding waits for Close, so that it does not take the cores
 		// the traced runs measure; the raw events spill beside the trace.
-		if rec, err = trace.Create(cfg.tracePath, trace.Options{Defer: true, SpillDir: filepath.Dir(cfg.tracePath), ChunkBytes: traceChunkBytes}); err != nil {
+		if rec, err = trace.Create(cfg.tracePath, trace.Options{Defer: true, SpillDir: filepath.Dir(cfg.tracePath)}); err != nil {
 			return nil, err
 		}
 		defer rec.Close()
@@ -1126,8 +1126,3 @@ func createTime(g *subgraph.Graph, v variant, dev device.Device, costs pipert.Co
 	slices.Sort(ts)
 	return ts[len(ts)/2], nil
 }
-
-// traceChunkBytes is the chunk size of -trace's recorder. With the
-// encoding deferred to Close, a small chunk keeps a track's buffer in the
-// core's caches; the spill's writes stay large.
-var traceChunkBytes = 256 << 10
