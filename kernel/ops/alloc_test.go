@@ -49,20 +49,7 @@ func TestComputeAllocatesNothing(t *testing.T) {
 		}...)
 	}
 	for _, c := range cases {
-		k, err := Builtins().New(c.op, c.attrs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := prepare(k, 0, c.in...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := testing.AllocsPerRun(50, func() {
-			if err := k.Compute(a); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if n != 0 {
+		if n := computeAllocs(t, c.op, c.attrs, c.in); n != 0 {
 			t.Errorf("%s on %v: %v allocations per computation", c.op, c.in, n)
 		}
 	}

@@ -316,3 +316,22 @@ func hardSwishExact(x float64) float64 {
 	}
 	return f
 }
+
+// computeAllocs returns the allocations of a steady-state Compute of op on
+// in (after a first one).
+func computeAllocs(t *testing.T, op string, attrs kernel.Attrs, in []*kernel.Tensor) float64 {
+	t.Helper()
+	k, err := Builtins().New(op, attrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := prepare(k, 0, in...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testing.AllocsPerRun(50, func() {
+		if err := k.Compute(a); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -263,20 +263,7 @@ func TestOpset23ComputeAllocatesNothing(t *testing.T) {
 		{"RotaryEmbedding", kernel.Attrs{"num_heads": int64(2), "interleaved": int64(1), "rotary_embedding_dim": int64(4)},
 			[]*kernel.Tensor{randTensor(r, kernel.Float32, shp(2, 3, 12)), randTensor(r, kernel.Float32, shp(4, 2)), randTensor(r, kernel.Float32, shp(4, 2)), i64(shp(2, 3), 0, 1, 2, 3, 2, 1)}},
 	} {
-		k, err := Builtins().New(c.op, c.attrs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := prepare(k, 0, c.in...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := testing.AllocsPerRun(50, func() {
-			if err := k.Compute(a); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if n != 0 {
+		if n := computeAllocs(t, c.op, c.attrs, c.in); n != 0 {
 			t.Errorf("%s: %v allocations per computation", c.op, n)
 		}
 	}

@@ -766,20 +766,7 @@ func TestOpset27ComputeAllocatesNothing(t *testing.T) {
 		{"CausalConvWithState", kernel.Attrs{"activation": "silu"}, ccIn},
 		{"LinearAttention", kernel.Attrs{"q_num_heads": int64(4), "kv_num_heads": int64(2)}, laIn},
 	} {
-		k, err := Builtins().New(c.op, c.attrs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := prepare(k, 0, c.in...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := testing.AllocsPerRun(50, func() {
-			if err := k.Compute(a); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if n != 0 {
+		if n := computeAllocs(t, c.op, c.attrs, c.in); n != 0 {
 			t.Errorf("%s: %v allocations per computation", c.op, n)
 		}
 	}
