@@ -72,6 +72,16 @@ func launch(k kernel.Kernel, a *kernel.Args) error {
 // runOp builds op from the built-in registry and runs it through the whole
 // life cycle.
 func runOp(op string, attrs kernel.Attrs, in ...*kernel.Tensor) ([]*kernel.Tensor, error) {
+	return runFilled(op, attrs, false, in...)
+}
+
+// runDirty is runOp with the output buffers filled with bytes 0xa5 before
+// the launch: an element the kernel does not write shows.
+func runDirty(op string, attrs kernel.Attrs, in ...*kernel.Tensor) ([]*kernel.Tensor, error) {
+	return runFilled(op, attrs, true, in...)
+}
+
+func runFilled(op string, attrs kernel.Attrs, dirty bool, in ...*kernel.Tensor) ([]*kernel.Tensor, error) {
 	k, err := Builtins().New(op, attrs)
 	if err != nil {
 		return nil, err
@@ -79,6 +89,14 @@ func runOp(op string, attrs kernel.Attrs, in ...*kernel.Tensor) ([]*kernel.Tenso
 	a, err := prepare(k, 1, in...)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range a.Out {
+		if dirty {
+			b := o.Data()
+			for i := range b {
+				b[i] = 0xa5
+			}
+		}
 	}
 	if err := launch(k, a); err != nil {
 		return nil, err

@@ -187,26 +187,6 @@ func checkNear(t *testing.T, what string, got *kernel.Tensor, dt kernel.DType, s
 
 var opset27DTypes = []kernel.DType{kernel.Float32, kernel.Float16, kernel.BFloat16}
 
-// runDirty runs op as runOp does, its output buffers filled with bytes
-// 0xa5 first: an element the kernel does not write shows.
-func runDirty(op string, attrs kernel.Attrs, in ...*kernel.Tensor) ([]*kernel.Tensor, error) {
-	k, err := Builtins().New(op, attrs)
-	if err != nil {
-		return nil, err
-	}
-	a, err := prepare(k, 1, in...)
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range a.Out {
-		b := o.Data()
-		for i := range b {
-			b[i] = 0xa5
-		}
-	}
-	return a.Out, launch(k, a)
-}
-
 // ccCase is a CausalConvWithState problem.
 type ccCase struct {
 	b, c, l, k int
