@@ -264,11 +264,8 @@ func TestRunIntoShortChangesNothing(t *testing.T) {
 	b.Output(first, second)
 	g := b.Graph()
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 4)}
-	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
-	for _, m := range pipert.Modes() {
-		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
-	}
-	for name, opts := range settings {
+	for _, m := range everyMode() {
+		name, opts := m.name, m.opts
 		exe, err := pipert.Compile(g, opts...)
 		if err != nil {
 			t.Fatal(err)
@@ -298,11 +295,8 @@ func TestRunIntoSharedShapes(t *testing.T) {
 	first, second := b.Op("ReLU", x), b.Op("Transpose", x)
 	b.Output(first, second)
 	g := b.Graph()
-	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
-	for _, m := range pipert.Modes() {
-		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
-	}
-	for name, opts := range settings {
+	for _, m := range everyMode() {
+		name, opts := m.name, m.opts
 		exe, err := pipert.Compile(g, opts...)
 		if err != nil {
 			t.Fatal(err)
@@ -344,11 +338,8 @@ func TestEndedContextFailsEveryKind(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2, 3, 4}, 4)}
-	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
-	for _, m := range pipert.Modes() {
-		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
-	}
-	for name, opts := range settings {
+	for _, m := range everyMode() {
+		name, opts := m.name, m.opts
 		exe, err := pipert.Compile(b.Graph(), opts...)
 		if err != nil {
 			t.Fatal(err)

@@ -35,11 +35,8 @@ func (k *holdKernel) Compute(a *kernel.Args) error {
 // context ends, with an error wrapping the context's, in every mode; the
 // executable then runs normally.
 func TestQueuedCallHonoursItsContext(t *testing.T) {
-	settings := map[string][]pipert.Option{"heterogeneous": {pipert.WithHeterogeneous(nil)}}
-	for _, m := range pipert.Modes() {
-		settings[m.String()] = []pipert.Option{pipert.WithMode(m)}
-	}
-	for name, opts := range settings {
+	for _, m := range everyMode() {
+		name, opts := m.name, m.opts
 		armed := new(atomic.Bool)
 		hk := &holdKernel{armed: armed}
 		r := ops.NewRegistry()
