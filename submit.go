@@ -52,7 +52,9 @@ const lanes = 2
 // host stages of the next Submit overlap this step's device tail, as
 // consecutive decode steps or streaming audio frames allow. Steps run in
 // submission order on the device; their results are those of consecutive
-// Runs, bit for bit.
+// Runs, bit for bit. The step may read its input tensors until it ends
+// (an input passed through to an output is copied then): change none of
+// them before the step's Wait returns.
 //
 // inputs gives every graph input that carries does not: a carried input
 // is an output of an earlier step, awaited by the first kernel that reads
