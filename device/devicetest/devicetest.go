@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 		{"SynchronizeCancel", checkSynchronizeCancel},
 		{"StatsSnapshots", checkStatsSnapshots},
 		{"Concurrent", checkConcurrent},
+		{"ReleaseStream", func(t *testing.T, d device.Device) { checkReleaseStream(t, d, open(t)) }},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,6 +64,29 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 			}
 			c.f(t, d)
 		})
+	}
+}
+
+// checkReleaseStream: a device.StreamReleaser takes back its own stream
+// (the work launched on it before still completes) and ignores another
+// device's and nil; other devices are not checked.
+func checkReleaseStream(t *testing.T, d, other device.Device) {
+	r, ok := d.(device.StreamReleaser)
+	if !ok {
+		t.Skip("not a device.StreamReleaser")
+	}
+	s := mustStream(t, d)
+	if err := s.Launch(device.Kernel{Name: "k", Cost: device.Cost{FLOPs: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	e := mustEvent(t, d)
+	s.Record(e)
+	r.ReleaseStream(s)
+	r.ReleaseStream(s)
+	r.ReleaseStream(mustStream(t, other))
+	r.ReleaseStream(nil)
+	if err := e.Synchronize(wait(t)); err != nil {
+		t.Fatalf("work launched before its stream's release: %v", err)
 	}
 }
 
