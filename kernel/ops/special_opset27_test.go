@@ -23,12 +23,7 @@ func TestSpecialCausalConvWithState(t *testing.T) {
 		for _, act := range []string{"none", "silu"} {
 			for pos := range base {
 				for _, s := range sweepBits(dt) {
-					b := rounded(dt, base)
-					b[pos] = s
-					x := make([]float64, len(b))
-					for i := range b {
-						x[i] = refValue(dt, b[i])
-					}
+					b, x := withSpecial(dt, base, pos, s)
 					in := []*kernel.Tensor{bitsTensor(dt, shp(1, 2, 3), b[0:6]), bitsTensor(dt, shp(2, 1, 3), b[6:12]),
 						bitsTensor(dt, shp(2), b[12:14]), bitsTensor(dt, shp(1, 2, 2), b[14:18])}
 					out, err := runOp("CausalConvWithState", kernel.Attrs{"activation": act}, in...)
@@ -88,12 +83,7 @@ func specialLinearAttention(t *testing.T, dt kernel.DType) {
 		}
 		for pos := range flat {
 			for _, s := range sweepBits(dt) {
-				b := rounded(dt, flat)
-				b[pos] = s
-				x := make([]float64, len(b))
-				for i := range b {
-					x[i] = refValue(dt, b[i])
-				}
+				b, x := withSpecial(dt, flat, pos, s)
 				ref := laRef{B: 1, T: 2, Hq: 2, Hkv: 1, dk: 2, dv: 2, rule: c.rule, perKey: c.perKey, betaW: 1}
 				in := make([]*kernel.Tensor, 6)
 				at := 0
@@ -136,4 +126,16 @@ func specialLinearAttention(t *testing.T, dt kernel.DType) {
 			}
 		}
 	}
+}
+
+// withSpecial returns the bits of base rounded to dt with element pos
+// replaced by the special value s, and the values those bits hold.
+func withSpecial(dt kernel.DType, base []float64, pos int, s uint64) ([]uint64, []float64) {
+	b := rounded(dt, base)
+	b[pos] = s
+	x := make([]float64, len(b))
+	for i := range b {
+		x[i] = refValue(dt, b[i])
+	}
+	return b, x
 }
