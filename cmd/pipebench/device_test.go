@@ -79,7 +79,12 @@ func TestDeviceClaims(t *testing.T) {
 	by := map[string][]deviceClaim{}
 	for _, c := range claims {
 		by[c.Figure] = append(by[c.Figure], c)
-		if c.Figure != figATB && c.Figure != figMoE && !c.WithinTenPct {
+		// The ATB ordering and, in the malloc claims, the allocator's own
+		// time t_malloc are measured on this host, so their grades are not
+		// asserted here (device/swai's TestClaims grades the malloc claims
+		// with a fixed t_malloc); the MoE ratios are checked below.
+		measured := c.Figure == figATB || strings.Contains(c.Params, "measured t_malloc")
+		if !measured && c.Figure != figMoE && !c.WithinTenPct {
 			t.Errorf("claim not within 10%%: %+v", c)
 		}
 		if c.Params == "" || c.Unit == "" || !(c.Value > 0) || math.IsInf(c.Value, 0) {

@@ -4,15 +4,23 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pipert/pipert/device/mt3000"
 )
 
 // Every claim of the paper holds on the default profiles, graded on the
-// fixed PaperCalibration (no host measurement enters a grade but
-// t_malloc's tens of nanoseconds).
+// fixed PaperCalibration and a fixed allocator time t_malloc (no host
+// measurement enters a grade): at the tens of nanoseconds the allocator
+// takes, and at ten times that.
 func TestClaims(t *testing.T) {
-	claims, err := Claims(ClaimOptions{MallocRepeat: 5})
+	for _, tm := range []time.Duration{50 * time.Nanosecond, 500 * time.Nanosecond} {
+		t.Run(tm.String(), func(t *testing.T) { testClaims(t, tm) })
+	}
+}
+
+func testClaims(t *testing.T, mallocTime time.Duration) {
+	claims, err := Claims(ClaimOptions{MallocTime: mallocTime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +92,29 @@ func TestClaimsRejectBadInput(t *testing.T) {
 	if _, err := Claims(ClaimOptions{Calibration: &Calibration{}}); err == nil {
 		t.Error("zero calibration accepted")
 	}
+	if _, err := Claims(ClaimOptions{MallocTime: -time.Nanosecond}); err == nil || !strings.Contains(err.Error(), "MallocTime") {
+		t.Errorf("negative MallocTime: %v", err)
+	}
+}
+
+// Without MallocTime the allocator is measured: the sdaaMalloc claim is at
+// least its modeled part, t_host + t_update, and says it holds a measurement.
+func TestClaimsMeasureTheAllocator(t *testing.T) {
+	claims, err := Claims(ClaimOptions{MallocRepeat: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Default()
+	floor := float64(p.Malloc.Host+p.Malloc.Update) / 1e3
+	for _, c := range claims {
+		if c.Figure == FigMalloc && strings.HasPrefix(c.Claim, "sdaaMalloc costs") {
+			if !(c.Value > floor) || !strings.Contains(c.Params, "measured t_malloc") {
+				t.Errorf("%+v: want a value above %g µs and a measured t_malloc", c, floor)
+			}
+			return
+		}
+	}
+	t.Error("no sdaaMalloc claim")
 }
 
 // NewClaim grades like Claims, and AtMost shows its noise in the paper's
