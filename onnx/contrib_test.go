@@ -3,9 +3,13 @@ package onnx_test
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/onnx"
 )
 
@@ -16,6 +20,70 @@ import (
 // float16 units in the last place of the outputs (of magnitude below 2).
 func TestContribFloat16Gelu(t *testing.T) {
 	runFixtures(t, filepath.Join("testdata", "contrib_f16"), 2e-3)
+}
+
+// TestGatherBlockQuantizedExact: GatherBlockQuantized's outputs are
+// onnxruntime's bit for bit (testdata/opset/ms5_gbq_*, built by gen.js
+// from cases_ms5.js): uint8 data packing 2, 4 and 8 bits, INT4 and UINT4
+// data on any axes, with and without zero points, float32 and float16
+// scales, int32 and int64 indices, negative ones among them.
+func TestGatherBlockQuantizedExact(t *testing.T) {
+	runFixtureFiles(t, filepath.Join("testdata", "opset"), "ms5_gbq_*", 0)
+}
+
+// TestGatherBlockQuantizedImport: the importer marks INT4 and UINT4 data
+// as one value a byte, refuses data and zero points of which one is 4-bit
+// and the other not, and refuses pipert's own attribute in a model.
+func TestGatherBlockQuantizedImport(t *testing.T) {
+	model := func(data, zp *onnx.Tensor, attrs ...*onnx.Attribute) *onnx.Model {
+		inits := []*onnx.Tensor{data, {Name: "idx", Dims: []int64{1}, DataType: onnx.Int64, Int64s: []int64{0}}, initF32("s", []int64{1, 1}, []float32{2})}
+		ins := []string{"data", "idx", "s"}
+		if zp != nil {
+			inits = append(inits, zp)
+			ins = append(ins, "zp")
+		}
+		m := legacyModel(21, []*onnx.Node{{Name: "g", Domain: onnx.MSDomain, OpType: "GatherBlockQuantized", Inputs: ins, Outputs: []string{"y"},
+			Attrs: append([]*onnx.Attribute{attrI("block_size", 16)}, attrs...)}}, nil, inits, "y")
+		m.Opsets[onnx.MSDomain] = 1
+		return m
+	}
+	int4 := &onnx.Tensor{Name: "data", Dims: []int64{1, 2}, DataType: onnx.Int4, Raw: []byte{0x7f}}
+	packed := &onnx.Tensor{Name: "data", Dims: []int64{1, 1}, DataType: onnx.Uint8, Raw: []byte{0x7f}}
+	int4zp := &onnx.Tensor{Name: "zp", Dims: []int64{1, 1}, DataType: onnx.Int4, Raw: []byte{0x01}}
+	u8zp := &onnx.Tensor{Name: "zp", Dims: []int64{1, 1}, DataType: onnx.Uint8, Raw: []byte{0x01}}
+	for _, tc := range []struct {
+		name string
+		m    *onnx.Model
+		want []float32 // nil: an import error
+	}{
+		// INT4 [−1, 7], zero point 1 when given: (v − zp)·2.
+		{"int4", model(int4, nil), []float32{-2, 14}},
+		{"int4 with zero point", model(int4, int4zp), []float32{-4, 12}},
+		// uint8 0x7f packs 15 and 7, zero point 8 by default, or 1 packed.
+		{"packed", model(packed, nil), []float32{14, -2}},
+		{"packed with zero point", model(packed, u8zp), []float32{28, 12}},
+		{"int4 data, uint8 zero point", model(int4, u8zp), nil},
+		{"uint8 data, int4 zero point", model(packed, int4zp), nil},
+		{"pipert's attribute", model(packed, nil, attrI(ops.UnpackedAttr, 1)), nil},
+	} {
+		g, err := onnx.Import(tc.m, onnx.Options{})
+		if tc.want == nil {
+			if !errors.Is(err, onnx.ErrImport) {
+				t.Errorf("%s: got %v, want ErrImport", tc.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		res, err := runIn(g, nil, pipert.KBK)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := kernel.Float32s(res.Outputs["y"].Data()); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
 
 // TestDomains checks the import's handling of op domains: com.microsoft

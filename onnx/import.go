@@ -946,6 +946,25 @@ func nodeBase(n *Node) string {
 	return n.OpType
 }
 
+// gatherBlockQuantized tells GatherBlockQuantized that its data and zero
+// points hold one 4-bit value a byte when they are INT4 or UINT4 tensors,
+// which the importer widened (ops.UnpackedAttr); uint8 data packs its
+// values. Data and zero points must be of one kind.
+func (im *importer) gatherBlockQuantized(n *Node, a kernel.Attrs) error {
+	if _, set := a[ops.UnpackedAttr]; set {
+		return fmt.Errorf("%w: attribute %q is pipert's own", ErrImport, ops.UnpackedAttr)
+	}
+	narrow := im.root().narrow
+	four := len(n.Inputs) > 0 && narrow[n.Inputs[0]]
+	if len(n.Inputs) > 3 && n.Inputs[3] != "" && narrow[n.Inputs[3]] != four {
+		return fmt.Errorf("%w: GatherBlockQuantized: data %q and zero_points %q are not both 4-bit (INT4 or UINT4) tensors", ErrImport, n.Inputs[0], n.Inputs[3])
+	}
+	if four {
+		a[ops.UnpackedAttr] = int64(1)
+	}
+	return nil
+}
+
 // attrs converts n's attributes, under their ONNX names, plus the opset.
 func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 	a := kernel.Attrs{kernel.OpsetAttr: im.opset}
@@ -983,6 +1002,11 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 	if n.Domain == MLDomain {
 		// The ops of ai.onnx.ml follow the domain's version.
 		a[kernel.OpsetAttr] = im.mlOpset
+	}
+	if n.Domain == MSDomain && n.OpType == "GatherBlockQuantized" {
+		if err := im.gatherBlockQuantized(n, a); err != nil {
+			return nil, err
+		}
 	}
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return a, nil

@@ -24,7 +24,13 @@ func TestOpsetFixtures(t *testing.T) {
 // runFixtures checks every golden file of dir, its floats to tol absolute
 // (see TestOpsetFixtures).
 func runFixtures(t *testing.T, dir string, tol float64) {
-	goldens, _ := filepath.Glob(filepath.Join(dir, "*.golden.json"))
+	runFixtureFiles(t, dir, "*", tol)
+}
+
+// runFixtureFiles is runFixtures on the fixtures of dir whose names match
+// the glob pattern.
+func runFixtureFiles(t *testing.T, dir, pattern string, tol float64) {
+	goldens, _ := filepath.Glob(filepath.Join(dir, pattern+".golden.json"))
 	if len(goldens) == 0 {
 		t.Fatalf("no fixtures in %s (node gen.js writes them)", dir)
 	}

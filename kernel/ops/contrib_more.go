@@ -105,6 +105,10 @@ import (
 //     larger matrices, so results agree to rounding, not bit for bit;
 //     float16 (which onnxruntime computes in float16 arithmetic) is
 //     refused.
+//   - GatherBlockQuantized(data, indices, scales[, zero_points])
+//     (gather_axis, quantize_axis, block_size, bits; UnpackedAttr): the
+//     embedding lookup of block-quantized language models, Gather then
+//     per-block dequantization; see gatherBlockQuantized.
 var contribMoreOps = []builtin{
 	{"EmbedLayerNormalization", newEmbedLayerNorm},
 	{"FusedConv", newFusedConv},
@@ -115,6 +119,7 @@ var contribMoreOps = []builtin{
 	{"ExpandDims", newExpandDims},
 	{"NhwcMaxPool", newNhwcMaxPool},
 	{"Inverse", newInverse},
+	{"GatherBlockQuantized", newGatherBlockQuantized},
 }
 
 func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {

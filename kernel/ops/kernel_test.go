@@ -56,7 +56,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
 		"GroupQueryAttention", "MSAttention", "QAttention", "MultiHeadAttention",
 		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul",
-		"EmbedLayerNormalization", "FusedConv", "FusedGemm", "MSQuantizeLinear", "MSDequantizeLinear", "MSTrilu", "ExpandDims", "NhwcMaxPool", "Inverse",
+		"EmbedLayerNormalization", "FusedConv", "FusedGemm", "MSQuantizeLinear", "MSDequantizeLinear", "MSTrilu", "ExpandDims", "NhwcMaxPool", "Inverse", "GatherBlockQuantized",
 		// ai.onnx.ml
 		"TreeEnsembleRegressor", "TreeEnsemble", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
 		"Binarizer", "Imputer", "ArrayFeatureExtractor", "OneHotEncoder", "FeatureVectorizer", "LabelEncoder",
