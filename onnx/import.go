@@ -1003,6 +1003,11 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 		// The ops of ai.onnx.ml follow the domain's version.
 		a[kernel.OpsetAttr] = im.mlOpset
 	}
+	if n.Domain == MSDomain && n.OpType == "GridSample" {
+		// com.microsoft's GridSample is the default domain's at opset 16,
+		// whatever the model's default-domain opset.
+		a[kernel.OpsetAttr] = int64(16)
+	}
 	if n.Domain == MSDomain && n.OpType == "GatherBlockQuantized" {
 		if err := im.gatherBlockQuantized(n, a); err != nil {
 			return nil, err

@@ -37,4 +37,15 @@ gbq('int4_quantize_axis0', { data: ['int4', [32, 6]], idx: [i64, [3], [5, 0, 2]]
 gbq('int4_kpad', { data: ['int4', [5, 40]], idx: [i64, [2, 1], [4, 0]], ss: [5, 3], zp: ['int4', [5, 3]], attrs: { block_size: 16 } });
 gbq('int4_same_axes', { data: ['int4', [32, 3]], idx: [i64, [2], [17, 2]], ss: [2, 3], attrs: { gather_axis: 0, quantize_axis: 0, block_size: 16 } });
 
+// com.microsoft's GridSample (version 1), which PyTorch exporters wrote
+// before ONNX had GridSample: GridSample-16's attributes and computation,
+// whatever the model's default-domain opset (here 21, where the default
+// domain's GridSample names its modes otherwise).
+const msgrid = (name, attrs, x = [1, 2, 3, 4], g = [1, 2, 3, 2]) => cases.push({ name: `ms5_gridsample_${name}`, opset: 21, domain: M, op: 'GridSample', attrs,
+  inputs: [['x', f, x], ['grid', f, g]], outputs: [['y', f]] });
+msgrid('default', {});
+msgrid('nearest_border_align', { mode: 'nearest', padding_mode: 'border', align_corners: 1 });
+msgrid('bicubic_reflection', { mode: 'bicubic', padding_mode: 'reflection' }, [2, 1, 4, 5], [2, 3, 2, 2]);
+msgrid('bilinear_zeros_align', { mode: 'bilinear', padding_mode: 'zeros', align_corners: 1 });
+
 module.exports = cases;
