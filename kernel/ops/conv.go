@@ -470,20 +470,11 @@ func mmAxpy[T float32 | float64](run *kernel.Args, o []T, ldo int64, a []T, ai, 
 				p := p0
 				for ; p+4 <= p1; p += 4 {
 					a0, a1, a2, a3 := a[i*ai+p*ap], a[i*ai+(p+1)*ap], a[i*ai+(p+2)*ap], a[i*ai+(p+3)*ap]
-					b0 := b[p*ldb+j0:][:w]
-					b1 := b[(p+1)*ldb+j0:][:w]
-					b2 := b[(p+2)*ldb+j0:][:w]
-					b3 := b[(p+3)*ldb+j0:][:w]
-					for j := range row {
-						row[j] += mul(a0, b0[j]) + mul(a1, b1[j]) + mul(a2, b2[j]) + mul(a3, b3[j])
-					}
+					axpySum4(row, b[p*ldb+j0:][:w], b[(p+1)*ldb+j0:][:w], b[(p+2)*ldb+j0:][:w], b[(p+3)*ldb+j0:][:w], a0, a1, a2, a3)
 				}
 				for ; p < p1; p++ {
-					av := a[i*ai+p*ap] // a zero too: 0·Inf and 0·NaN are NaN
-					bp := b[p*ldb+j0:][:w]
-					for j := range row {
-						row[j] += mul(av, bp[j])
-					}
+					// a zero too: 0·Inf and 0·NaN are NaN
+					axpy1(row, b[p*ldb+j0:][:w], a[i*ai+p*ap])
 				}
 			}
 		}

@@ -406,13 +406,7 @@ func mmFloat32(o, a, b []float32, m, n, kk, am, ak, bk, bn int64) {
 			startSums(o[i*n:(i+4)*n], kk)
 			for p := range kk {
 				a0, a1, a2, a3 := a[i*am+p*ak], a[(i+1)*am+p*ak], a[(i+2)*am+p*ak], a[(i+3)*am+p*ak]
-				brow := b[p*bk : p*bk+n][:len(r0)]
-				for j, bv := range brow {
-					r0[j] += float32(a0 * bv)
-					r1[j] += float32(a1 * bv)
-					r2[j] += float32(a2 * bv)
-					r3[j] += float32(a3 * bv)
-				}
+				axpyRows4(r0, r1, r2, r3, b[p*bk:p*bk+n][:len(r0)], a0, a1, a2, a3)
 			}
 		}
 	}
@@ -422,6 +416,10 @@ func mmFloat32(o, a, b []float32, m, n, kk, am, ak, bk, bn int64) {
 		for p := range kk {
 			av := a[i*am+p*ak]
 			off := p * bk
+			if bn == 1 {
+				axpy1(row, b[off:off+n], av)
+				continue
+			}
 			for j := range row {
 				row[j] += float32(av * b[off+int64(j)*bn])
 			}
