@@ -65,4 +65,4 @@ func axpy1[T float32 | float64](r, b []T, a T) {
 
 // f32p and f32v read a T that is float32 as one: callers check its size.
 func f32p[T float32 | float64](p *T) *float32 { return (*float32)(unsafe.Pointer(p)) }
-func f32v[T float32 | float64](v T) float32  { return *(*float32)(unsafe.Pointer(&v)) }
+func f32v[T float32 | float64](v T) float32   { return *(*float32)(unsafe.Pointer(&v)) }

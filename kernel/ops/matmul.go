@@ -406,7 +406,7 @@ func mmFloat32(o, a, b []float32, m, n, kk, am, ak, bk, bn int64) {
 			startSums(o[i*n:(i+4)*n], kk)
 			for p := range kk {
 				a0, a1, a2, a3 := a[i*am+p*ak], a[(i+1)*am+p*ak], a[(i+2)*am+p*ak], a[(i+3)*am+p*ak]
-				axpyRows4(r0, r1, r2, r3, b[p*bk:p*bk+n][:len(r0)], a0, a1, a2, a3)
+				axpyRows4(r0, r1, r2, r3, b[p*bk : p*bk+n][:len(r0)], a0, a1, a2, a3)
 			}
 		}
 	}
