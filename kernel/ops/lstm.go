@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
@@ -449,10 +450,22 @@ func recurrentRun[T float32 | float64](k *lstm, c *floats[T], a *kernel.Args, se
 		}
 		return (t*batch + b) * inSize
 	}
+	// With the assembly row updates (float32), the pre-activations are
+	// computed from the weights transposed: a row update per input
+	// element instead of a dot product per gate row, the same sums.
+	transposed := useSIMD && unsafe.Sizeof(T(0)) == 4 && G*H >= simdMin
+	var WT, RT, rsum []T
+	if transposed {
+		WT, RT, rsum = c.buf(14, G*H*inSize), c.buf(15, int64(rows)*H), c.buf(16, int64(rows))
+	}
 	for dir := range dirs {
 		reverse := k.reverse || dir == 1
 		act := k.act[dir]
 		Wd, Rd := W[dir*G*H*inSize:(dir+1)*G*H*inSize], R[dir*G*H*H:(dir+1)*G*H*H]
+		if transposed {
+			transposeMat(WT, Wd, G*H, inSize)
+			transposeMat(RT, Rd[:int64(rows)*H], int64(rows), H)
+		}
 		var Bd, Pd []T
 		if B != nil {
 			Bd = B[dir*2*G*H : (dir+1)*2*G*H]
@@ -489,7 +502,11 @@ func recurrentRun[T float32 | float64](k *lstm, c *floats[T], a *kernel.Args, se
 				if reverse {
 					t = n - 1 - s
 				}
-				preacts(gates, xs[xAt(t, b):][:inSize], hs, Wd, Rd, Bd, rows)
+				if transposed {
+					preactsT(gates, rsum, xs[xAt(t, b):][:inSize], hs, WT, RT, Bd)
+				} else {
+					preacts(gates, xs[xAt(t, b):][:inSize], hs, Wd, Rd, Bd, rows)
+				}
 				switch k.cell {
 				case "LSTM":
 					lstmStep(k, act, gates, hs, cs, Pd)
@@ -528,6 +545,43 @@ func preacts[T float32 | float64](gates, xt, hs, Wd, Rd, Bd []T, rows int) {
 		gates[g] += dot(hs, Rd[g*H:][:H])
 		if Bd != nil {
 			gates[g] += Bd[GH+g]
+		}
+	}
+}
+
+// preactsT is preacts from the weights transposed, WT [in, G·H] and RT
+// [H, rows], with rsum [rows] as scratch: each gate row's sum is built by
+// row updates over the input elements ascending, from +0, so every sum is
+// dot's sequence of roundings; the recurrent sums are added to the gates
+// after the bias, as preacts adds them.
+func preactsT[T float32 | float64](gates, rsum, xt, hs, WT, RT, Bd []T) {
+	GH, rows := len(gates), len(rsum)
+	clear(gates)
+	for j, v := range xt {
+		axpy1(gates, WT[j*GH:][:GH], v)
+	}
+	if Bd != nil {
+		for g := range gates {
+			gates[g] += Bd[g]
+		}
+	}
+	clear(rsum)
+	for j, v := range hs {
+		axpy1(rsum, RT[j*rows:][:rows], v)
+	}
+	for g := range rsum {
+		gates[g] += rsum[g]
+		if Bd != nil {
+			gates[g] += Bd[GH+g]
+		}
+	}
+}
+
+// transposeMat writes the r×c row-major matrix m into t as c×r.
+func transposeMat[T float32 | float64](t, m []T, r, c int64) {
+	for i := range r {
+		for j := range c {
+			t[j*r+i] = m[i*c+j]
 		}
 	}
 }
