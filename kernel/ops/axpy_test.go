@@ -112,3 +112,25 @@ func TestAxpyFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestInBounds compares im2col's valid output range with a scan.
+func TestInBounds(t *testing.T) {
+	for i0 := int64(-12); i0 <= 12; i0++ {
+		for s := int64(1); s <= 4; s++ {
+			for in := int64(0); in <= 9; in++ {
+				for n := int64(0); n <= 9; n++ {
+					lo, hi := inBounds(i0, s, in, n)
+					for ow := range n {
+						inside := i0+ow*s >= 0 && i0+ow*s < in
+						if inside != (ow >= lo && ow < hi) {
+							t.Fatalf("inBounds(%d, %d, %d, %d) = [%d, %d): output %d is inside %v", i0, s, in, n, lo, hi, ow, inside)
+						}
+					}
+					if lo > hi || hi > n {
+						t.Fatalf("inBounds(%d, %d, %d, %d) = [%d, %d)", i0, s, in, n, lo, hi)
+					}
+				}
+			}
+		}
+	}
+}

@@ -343,23 +343,45 @@ func im2col[T float32 | float64](col, x []T, g *geom, ch int64) {
 								continue
 							}
 							src := xc[(id*g.in[1]+ih)*g.in[2] : (id*g.in[1]+ih+1)*g.in[2]]
-							iw := -g.padB[2] + kw*g.dil[2]
-							s := g.stride[2]
-							for range g.out[2] {
-								if iw >= 0 && iw < g.in[2] {
-									dst[i] = src[iw]
-								} else {
-									dst[i] = 0
+							iw0, s := -g.padB[2]+kw*g.dil[2], g.stride[2]
+							lo, hi := inBounds(iw0, s, g.in[2], g.out[2])
+							out := dst[i : i+int(g.out[2])]
+							clear(out[:lo])
+							if s == 1 {
+								copy(out[lo:hi], src[iw0+lo:iw0+hi])
+							} else {
+								for ow := lo; ow < hi; ow++ {
+									out[ow] = src[iw0+ow*s]
 								}
-								i++
-								iw += s
 							}
+							clear(out[hi:])
+							i += int(g.out[2])
 						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// inBounds returns the range [lo, hi) of the outputs ow < n whose input
+// position i0 + ow·s (s ≥ 1) lies in [0, in); lo ≤ hi.
+func inBounds(i0, s, in, n int64) (lo, hi int64) {
+	if i0 < 0 {
+		lo = (-i0 + s - 1) / s
+	}
+	hi = n
+	if last := i0 + (n-1)*s; n > 0 && last >= in {
+		// The largest ow with i0 + ow·s ≤ in − 1, plus one.
+		if in-1-i0 < 0 {
+			hi = 0
+		} else {
+			hi = (in-1-i0)/s + 1
+		}
+	}
+	lo = min(lo, n)
+	hi = max(min(hi, n), lo)
+	return lo, hi
 }
 
 // col2im adds the columns of col, [ch·∏k, ∏in] (ConvTranspose: a column
