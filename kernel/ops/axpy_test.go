@@ -134,3 +134,55 @@ func TestInBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestIm2colMatchesNaive compares im2col with an element-by-element copy
+// on random geometries: paddings larger than the input, strides,
+// dilations, windows outside the input altogether.
+func TestIm2colMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	for trial := range 3000 {
+		var g geom
+		for d := range 3 {
+			g.in[d], g.k[d] = 1+r.Int64N(5), 1+r.Int64N(3)
+			g.stride[d], g.dil[d], g.padB[d] = 1+r.Int64N(3), 1+r.Int64N(2), r.Int64N(6)
+			g.out[d] = 1 + r.Int64N(5)
+		}
+		ch := 1 + r.Int64N(2)
+		x := make([]float32, ch*g.in.prod())
+		for i := range x {
+			x[i] = float32(i + 1)
+		}
+		rows := ch * g.k.prod()
+		got := make([]float32, rows*g.out.prod())
+		for i := range got {
+			got[i] = -1 // every element is written
+		}
+		im2col(got, x, &g, ch)
+		at := 0
+		for c := range ch {
+			for kd := range g.k[0] {
+				for kh := range g.k[1] {
+					for kw := range g.k[2] {
+						for od := range g.out[0] {
+							for oh := range g.out[1] {
+								for ow := range g.out[2] {
+									id := od*g.stride[0] - g.padB[0] + kd*g.dil[0]
+									ih := oh*g.stride[1] - g.padB[1] + kh*g.dil[1]
+									iw := ow*g.stride[2] - g.padB[2] + kw*g.dil[2]
+									want := float32(0)
+									if id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2] {
+										want = x[c*g.in.prod()+(id*g.in[1]+ih)*g.in[2]+iw]
+									}
+									if got[at] != want {
+										t.Fatalf("trial %d, %+v: element %d is %v, want %v", trial, g, at, got[at], want)
+									}
+									at++
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

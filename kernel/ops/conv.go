@@ -348,7 +348,9 @@ func im2col[T float32 | float64](col, x []T, g *geom, ch int64) {
 							out := dst[i : i+int(g.out[2])]
 							clear(out[:lo])
 							if s == 1 {
-								copy(out[lo:hi], src[iw0+lo:iw0+hi])
+								if lo < hi {
+									copy(out[lo:hi], src[iw0+lo:iw0+hi])
+								}
 							} else {
 								for ow := lo; ow < hi; ow++ {
 									out[ow] = src[iw0+ow*s]
