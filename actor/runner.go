@@ -84,6 +84,10 @@ type KernelRunner struct {
 	// slot with the staged value as Host, refreshed by the node's Infer.
 	// The slot itself is never written while other nodes read it, so a
 	// launch in flight never races with the staging of a later reader.
+	// A checked node (a kernel not kernel.Trusted) reads every input
+	// through a view with dims of its own: a kernel that writes its
+	// input's dtype or shape writes its view, which the runner checks and
+	// puts back, never the slot that other stages read meanwhile.
 	views []kernel.Tensor
 	ws    []device.Buffer // by node position: workspace of the launch in flight
 	// resolved marks compute-dependent nodes whose real output shapes are
@@ -193,7 +197,11 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	r.ptrs = make([]*kernel.Tensor, n)
 	nv := 0
 	for pos := range prog.nodes {
-		nv += len(prog.nodes[pos].valueDeps)
+		if nd := &prog.nodes[pos]; nd.checked {
+			nv += len(nd.in)
+		} else {
+			nv += len(nd.valueDeps)
+		}
 	}
 	r.views = make([]kernel.Tensor, nv)
 	nv, n = 0, 0
@@ -206,9 +214,16 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		for i, s := range nd.in {
 			ar.In[i] = &r.tensors[s]
 		}
-		for _, j := range nd.valueDeps {
-			ar.In[j] = &r.views[nv]
-			nv++
+		if nd.checked {
+			for j := range nd.in {
+				ar.In[j] = &r.views[nv]
+				nv++
+			}
+		} else {
+			for _, j := range nd.valueDeps {
+				ar.In[j] = &r.views[nv]
+				nv++
+			}
 		}
 		ar.Out = r.ptrs[n : n+len(nd.out) : n+len(nd.out)]
 		n += len(nd.out)
@@ -773,6 +788,22 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 func (r *KernelRunner) refreshViews(pos int) {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
+	if nd.checked {
+		// Every input, its dims copied; a slot's Host is written only by
+		// the goroutine running InferShape (a host-computed producer), its
+		// buffer by its producer's launch.
+		for j, s := range nd.in {
+			t, v := &r.tensors[s], ar.In[j]
+			v.DType, v.Shape, v.Host, v.Buf = t.DType, append(v.Shape[:0], t.Shape...), t.Host, device.Buffer{}
+			if h := r.staged[s]; h != nil {
+				v.Host = h
+			}
+			if r.prog.slots[s].producer < 0 || r.staged[s] != nil {
+				v.Buf = t.Buf
+			}
+		}
+		return
+	}
 	for _, j := range nd.valueDeps {
 		s := nd.in[j]
 		t, v := &r.tensors[s], ar.In[j]
@@ -790,6 +821,12 @@ func (r *KernelRunner) refreshViews(pos int) {
 // buffers; it runs on the launching goroutine, which set them.
 func (r *KernelRunner) viewBuffers(pos int) {
 	nd := &r.prog.nodes[pos]
+	if nd.checked {
+		for j, s := range nd.in {
+			r.args[pos].In[j].Buf = r.tensors[s].Buf
+		}
+		return
+	}
 	for _, j := range nd.valueDeps {
 		r.args[pos].In[j].Buf = r.tensors[nd.in[j]].Buf
 	}
