@@ -201,7 +201,7 @@ func WithCaches(cs Caches) Option { return func(c *Config) { c.Caches = cs } }
 // WithHostCost prices each node's host stages with f, overriding WithCosts.
 func WithHostCost(f plan.HostCost) Option { return func(c *Config) { c.HostCost = f } }
 
-// WithDevice runs on dev (default: a new simulated device with the default
+// WithDevice runs on d (default: a new simulated device with the default
 // SW-AI profile).
 func WithDevice(d device.Device) Option { return func(c *Config) { c.Device = d } }
 

@@ -54,7 +54,7 @@
 // inputs are uploaded at the start of a run; constants once, when the actor
 // is made.
 //
-// Dependency rule: actor imports plan, subgraph, kernel, device, queues,
-// sync/ready, trace and internal packages; it knows nothing of the facade,
+// Dependency rule: actor imports plan, subgraph, kernel, device, cache,
+// queues, sync/ready, trace and internal packages; it knows nothing of the facade,
 // heterog or the scenarios.
 package actor

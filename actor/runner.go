@@ -1192,9 +1192,11 @@ func (r *KernelRunner) published(ctx context.Context, out int, s device.Stream) 
 // Event is node pos's completion event (nil unless someone waits on it).
 func (r *KernelRunner) Event(pos int) device.Event { return r.events[pos] }
 
-// Compute reports whether node pos is compute-dependent, and Resolved
-// whether its real output shapes are set in this run.
-func (r *KernelRunner) Compute(pos int) bool  { return r.prog.nodes[pos].compute }
+// Compute reports whether node pos is compute-dependent.
+func (r *KernelRunner) Compute(pos int) bool { return r.prog.nodes[pos].compute }
+
+// Resolved reports whether node pos's real output shapes are set in this
+// run (a compute-dependent node's, by its first consumer's Resolve).
 func (r *KernelRunner) Resolved(pos int) bool { return r.resolved[pos] }
 
 // elements is the element count of shape sh, false if a dimension is

@@ -14,9 +14,10 @@
 // roofline of its Cost on the Profile. Copies cost latency + size /
 // bandwidth. The device spends no host CPU on that time; a host that waits
 // for it (Synchronize, events, device-to-host copies) blocks until the clock
-// passes the modeled end, spinning with runtime.Gosched for short waits and
-// parking for long ones — never with a sub-millisecond time.Sleep, which
-// sleeps about 1 ms on Linux.
+// passes the modeled end, yielding to the goroutines queued on its own
+// processor for short waits (internal/clock's yield, which wakes no idle
+// processor as runtime.Gosched would) and parking for long ones — never
+// with a sub-millisecond time.Sleep, which sleeps about 1 ms on Linux.
 //
 // # Data
 //
@@ -34,8 +35,8 @@
 // subtracting two snapshots (Stats.Sub); nothing ever resets a device, so
 // several executables can share one.
 //
-// Dependency rule: device imports device/alloc, its internal packages and
-// internal/clock only.
+// Dependency rule: device imports device/alloc, its internal packages,
+// internal/clock, internal/spin and internal/hostmem only.
 package device
 
 import (

@@ -75,7 +75,8 @@
 // charge every node the same costs, so that they differ only in how the
 // work is scheduled.
 //
-// Dependency rule: heterog imports actor, subgraph, kernel, kernel/ops,
-// device, device/host and internal packages; the facade and the scenarios
+// Dependency rule: heterog imports actor, plan, subgraph, kernel,
+// kernel/ops, device, device/host, sync/ready, trace and internal
+// packages; the facade and the scenarios
 // import it, never the reverse.
 package heterog

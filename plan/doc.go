@@ -9,6 +9,6 @@
 // take a validated Config and read it, they declare no settings of their
 // own.
 //
-// Dependency rule: plan imports kernel, kernel/ops, subgraph, device,
-// device/host and trace.
+// Dependency rule: plan imports kernel, kernel/ops, control, subgraph,
+// device, device/host and trace.
 package plan

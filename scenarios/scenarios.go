@@ -16,13 +16,16 @@
 //   - mttorch: MTTorch's virtual operators on a DSP cluster of the MT-3000
 //     (package device/mt3000), where they win and where they lose against
 //     CPU parts with copies.
+//   - ocr and vad: real models (package models) imported through onnx:
+//     PP-OCRv4's text detector and Silero VAD v5, with their real weights.
 //
 // Each scenario builds at benchmark size on virtual tensors (shapes only,
 // except the small integer tensors that feed value dependencies) or at a
 // small size on real data, where every mode must give bit-identical outputs.
 //
-// Dependency rule: scenarios imports the facade (pipert), plan, subgraph,
-// kernel, device, device/host and device/mt3000.
+// Dependency rule: scenarios imports the facade (pipert), onnx, models,
+// subgraph, kernel, device, device/host, device/mt3000 and internal
+// packages.
 package scenarios
 
 import (

@@ -8,7 +8,8 @@ import (
 )
 
 // Builder assembles a Graph. Node and tensor names are generated when not
-// given: node "<op>_<n>" with outputs "<node>:<i>". A Builder does not check
+// given: node "<op>_<n>", the op lower-cased (b.Op("ReLU", x) is node
+// "relu_0"), with outputs "<node>:<i>". A Builder does not check
 // anything; Build validates the whole graph at once.
 type Builder struct {
 	g      Graph

@@ -910,7 +910,7 @@ func writeTable(w io.Writer, rep *report) {
 				perKernel = fmt.Sprintf(", %+.0f ns a kernel", *r.TraceNsPerKernel)
 			}
 			fmt.Fprintf(w, "tracing overhead %s %s: %+.1f%% of makespan [quartiles %+.1f%%, %+.1f%%]%s (median of %d repetitions, each traced one paired with its untraced twin, run before it and after it in turn)\n",
-				r.Scenario, variantName(r), 100**r.TraceOverhead, 100*r.TraceOverheadIQR[0], 100*r.TraceOverheadIQR[1], perKernel, r.Reps)
+				r.Scenario, traceLabel(r), 100**r.TraceOverhead, 100*r.TraceOverheadIQR[0], 100*r.TraceOverheadIQR[1], perKernel, r.Reps)
 		}
 	}
 }
@@ -930,6 +930,30 @@ func twinOrder[T any](runners []T, rp int, twins bool) []T {
 		out[i] = runners[i^1]
 	}
 	return out
+}
+
+// traceLabel names r's variant in full, as its table row does: its mode
+// and barrier, and, where they differ from the defaults, a heterogeneous
+// row's device mode and schedule, its caches, tiling copy and overlap.
+func traceLabel(r result) string {
+	l := variantName(r)
+	if r.DeviceMode != "" {
+		l += " (" + r.DeviceMode + " parts"
+		if r.Schedule == "serial" {
+			l += ", heterog.Serial"
+		}
+		l += ")"
+	}
+	if r.Caches != "" && r.Caches != "none" && r.Caches != "-" {
+		l += " caches " + r.Caches
+	}
+	if r.TilingCopy != "" && r.TilingCopy != "with-kernel" {
+		l += " tiling " + r.TilingCopy
+	}
+	if r.Overlap {
+		l += " overlapped"
+	}
+	return l
 }
 
 func variantName(r result) string {

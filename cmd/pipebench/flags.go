@@ -89,7 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		jsonPath  = fs.String("json", "", "also write the results as JSON to this file")
 		quiet     = fs.Bool("q", false, "print nothing on stderr but errors (no progress line, no summary)")
 		benchPath = fs.String("benchfmt", "", "also write every repetition in the Go benchmark format to this file, for benchstat (ns/op, speedup, efficiency, host-ns/kernel, peak-B)")
-		dev       = fs.String("device", "swai", "simulated device: swai (the SW-AI card), gpu (CUDA-like costs), or a JSON profile file")
+		dev       = fs.String("device", "swai", "simulated device: swai (the SW-AI card), gpu (CUDA-like costs), or a JSON or YAML profile file")
 		tracePath = fs.String("trace", "", "write a trace of every run to this file (.pftrace/.perfetto-trace/.pb: Perfetto protobuf; .json: Chrome JSON) and print an analysis; untraced twins measure the tracing overhead")
 		qcap      = fs.Int("queue-capacity", 0, "capacity of each stage queue of the queued modes (default 8)")
 		analyze   = fs.Bool("analyze", true, "with -trace, read the trace back as it streams, check it and print its analysis (memory follows the kernels in flight, not the trace's length)")
@@ -107,11 +107,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		tol       = fs.Float64("tol", 1e-4, "with -golden: the largest absolute error accepted")
 		rtol      = fs.Float64("rtol", 0, "with -golden: also accept an error up to this fraction of the reference's magnitude (|got − want| ≤ tol + rtol·|want|; e.g. 1e-3 for float16 outputs)")
 		size      = fs.Int64("size", 0, "image side of the ocr scenario, a multiple of 32 (default 640, or 96 with -quick or -real)")
-		prepare   = fs.Duration("prepare", -1, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
-		infer     = fs.Duration("infer", -1, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
-		resize    = fs.Duration("resize", -1, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
-		launch    = fs.Duration("launch", -1, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
-		tiling    = fs.Duration("tiling", -1, "the part of the Resize cost a tiling cache hit saves (default: the scenario's; at most -resize)")
+		prepare   = fs.Duration("prepare", 0, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
+		infer     = fs.Duration("infer", 0, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
+		resize    = fs.Duration("resize", 0, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
+		launch    = fs.Duration("launch", 0, "synthetic host cost of Launch per kernel (default: the scenario's, 8µs)")
+		tiling    = fs.Duration("tiling", 0, "the part of the Resize cost a tiling cache hit saves (default: the scenario's; at most -resize)")
 		caches    = fs.String("cache", "", "host caches of every variant: none, default (local,global,setup), a comma-separated set of local, global, infer, setup, plan, runners, or study (none, each alone, all; the default on decode-steps, none elsewhere)")
 		tcopy     = fs.String("tiling-copy", "with-kernel", "how tiling data reaches the device, comma-separated to compare: with-kernel (ATB's default), multi-stream (a copy stream and a ring of -tiling-blocks 3 MB device blocks), whole (each batch's tilings at once before its launches), or all")
 		tblocks   = fs.Int("tiling-blocks", 0, "blocks of the multi-stream tiling ring, 1 to 1024 (default 32, ATB's pool)")
@@ -357,7 +357,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if flagSet[name] && (*d < 0 || *d > plan.MaxCost) {
 			return nil, fmt.Errorf("%w: -%s %v outside [0, %v]", errUsage, name, *d, plan.MaxCost)
 		}
-		if *d >= 0 {
+		if flagSet[name] {
 			c.setCosts.set[i], c.setCosts.v[i] = true, *d
 		}
 	}

@@ -74,7 +74,10 @@
 // Compute, the host-side computation of the device kernel, reads its loop
 // bounds and strides from the tiling data and checks them against the
 // operands, so inconsistent tiling data is an error, never a panic. Resize
-// returns a freshly allocated Tiling.Data on every call: callers may cache it.
+// writes the tiling data over the memory of the Tiling.Data it is handed
+// (Data[:0], growing it only when it is too short), so a steady-state
+// Resize allocates nothing: a caller that keeps the tiling data of one call
+// copies it before the next call on the same Tiling.
 //
 // # Determinism
 //
