@@ -681,7 +681,9 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 // for a run, before any run (ATB's Setup/Execute contract): every
 // intermediate tensor and workspace placed by lifetime. The graph must
 // have static shapes: a dynamic input dimension or a node that reads a
-// run-time value is an error wrapping ErrDynamicWorkspace naming it.
+// run-time value is an error wrapping ErrDynamicWorkspace naming it. It
+// plans with the executable's kernels, so it waits for the calls in
+// flight and the submitted steps to end, as Run does.
 func (e *Executable) WorkspaceSize() (int64, error) {
 	if err := e.usable("WorkspaceSize"); err != nil {
 		return 0, err
@@ -689,8 +691,18 @@ func (e *Executable) WorkspaceSize() (int64, error) {
 	if e.het != nil {
 		return 0, fmt.Errorf("pipert: WorkspaceSize: %w for heterogeneous executables", errors.ErrUnsupported)
 	}
+	unlock := e.quiesce()
+	defer unlock()
 	n, err := e.act.WorkspaceSize()
 	return n, e.wrapErr(err)
+}
+
+// quiesce takes the executable's turn and waits for its submitted steps,
+// for a call that uses the kernels outside a run; it returns the release.
+func (e *Executable) quiesce() (unlock func()) {
+	_ = e.smu.lock(context.Background()) // Background never ends: no error
+	_ = e.settle(context.Background())
+	return e.smu.unlock
 }
 
 // UseWorkspace hands the executable a device buffer of the caller's (on
@@ -699,7 +711,8 @@ func (e *Executable) WorkspaceSize() (int64, error) {
 // place every intermediate tensor and workspace in it. The caller frees it
 // after Close. A smaller buffer is an error wrapping ErrShortWorkspace; a
 // buffer of another device, or one freed, when the device tells
-// (device.Owner), one wrapping ErrInvalid.
+// (device.Owner), one wrapping ErrInvalid. Like WorkspaceSize, it waits
+// for the calls in flight and the submitted steps to end.
 func (e *Executable) UseWorkspace(buf device.Buffer) error {
 	if err := e.usable("UseWorkspace"); err != nil {
 		return err
@@ -715,6 +728,8 @@ func (e *Executable) UseWorkspace(buf device.Buffer) error {
 			return fmt.Errorf("pipert: UseWorkspace: %w: buffer [%#x, +%d) is not allocated memory of the executable's device (another device's, or freed)", ErrInvalid, buf.Addr, buf.Size)
 		}
 	}
+	unlock := e.quiesce()
+	defer unlock()
 	return e.wrapErr(e.act.UseWorkspace(buf))
 }
 

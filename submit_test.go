@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
@@ -389,5 +390,87 @@ func TestCarryOfAnotherDTypeIsBadInput(t *testing.T) {
 			t.Errorf("%s: run after: %v", m.name, err)
 		}
 		exe.Close()
+	}
+}
+
+// TestWorkspaceCallsWaitForSubmittedSteps: WorkspaceSize and UseWorkspace,
+// which plan with the executable's kernels, called while steps are
+// submitted, wait for them (the race detector saw both plan at once), and
+// every step's outputs stay KBK's.
+func TestWorkspaceCallsWaitForSubmittedSteps(t *testing.T) {
+	b := subgraph.NewBuilder("ws")
+	x := b.Input("x", kernel.Float32, 64)
+	y := x
+	for i := range 8 {
+		y = b.Op("Max", b.Op("Add", y, x), b.Const(fmt.Sprintf("c%d", i), kernel.FromFloat32([]float32{float32(i)}, 1)))
+	}
+	b.Output(y)
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.New(kernel.Float32, 64)}
+	for i := range kernel.Float32s(in["x"].Host) {
+		kernel.Float32s(in["x"].Host)[i] = float32(i%7) - 3
+	}
+	ref, err := pipert.Compile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ref.Run(context.Background(), in)
+	ref.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []pipert.Mode{pipert.KBK, pipert.Pipeline} {
+		exe, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithCaches(pipert.Caches{Kinds: pipert.MemoryPlan}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bufs []device.Buffer
+		done := make(chan struct{})
+		go func() { // plans and hands over workspaces while steps run
+			defer close(done)
+			for range 20 {
+				n, err := exe.WorkspaceSize()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				buf, err := exe.Device().Alloc(max(n, 1), true)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				bufs = append(bufs, buf)
+				if err := exe.UseWorkspace(buf); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+		var steps []*pipert.Pending
+		for range 40 {
+			p, err := exe.Submit(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps = append(steps, p)
+		}
+		<-done
+		for i, p := range steps {
+			res, err := p.Wait()
+			if err != nil {
+				t.Fatalf("%v: step %d: %v", m, i, err)
+			}
+			for name, w := range want.Outputs {
+				if got := res.Outputs[name]; string(got.Host) != string(w.Host) {
+					t.Fatalf("%v: step %d: output %s differs from KBK's", m, i, name)
+				}
+			}
+		}
+		exe.Close()
+		for _, buf := range bufs {
+			if err := exe.Device().Free(buf); err != nil {
+				t.Error(err)
+			}
+		}
 	}
 }
