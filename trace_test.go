@@ -9,6 +9,7 @@ import (
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
 	"github.com/pipert/pipert/trace"
 )
@@ -54,6 +55,94 @@ func TestHeterogeneousTraceValidates(t *testing.T) {
 		}
 		if err := trace.Validate(p); err != nil {
 			t.Errorf("CPU op %s: %v", cpuOp, err)
+		}
+	}
+}
+
+// cancelKernel is ReLU that ends its run's context in Compute, after which
+// the kernels after it are never launched.
+type cancelKernel struct {
+	kernel.Kernel
+	cancel *context.CancelFunc
+}
+
+func (k cancelKernel) Compute(a *kernel.Args) error {
+	(*k.cancel)()
+	return k.Kernel.Compute(a)
+}
+
+// TestFailedRunTraceValidates: a run that ends early (its context
+// cancelled by a kernel in the middle of the graph), in every mode, plain
+// and submitted, leaves a trace with no dangling flow: the flows of the
+// kernels that began and were never launched end on the run's "abandoned"
+// slices.
+func TestFailedRunTraceValidates(t *testing.T) {
+	var cancel context.CancelFunc
+	reg := ops.NewRegistry()
+	if err := reg.Register("CancelRun", func(kernel.Attrs) (kernel.Kernel, error) {
+		k, err := ops.Builtins().New("ReLU", nil)
+		return cancelKernel{Kernel: k, cancel: &cancel}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := subgraph.NewBuilder("g")
+	x := b.Input("x", kernel.Float32, 2, 4)
+	y := x
+	for i := range 24 {
+		y = b.Op("Add", y, x)
+		if i == 8 {
+			y = b.Op("CancelRun", y)
+		}
+	}
+	b.Output(y)
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -1, 2, 0, 3, 1, -2, 5}, 2, 4)}
+	for _, m := range everyMode() {
+		for _, submit := range []bool{false, true} {
+			path := filepath.Join(t.TempDir(), "f.pftrace")
+			rec, err := trace.Create(path, trace.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dev, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			exe, err := pipert.Compile(g, append(m.opts, pipert.WithRegistry(reg), pipert.WithDevice(dev), pipert.WithTrace(rec, "g"))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := 0
+			for range 4 {
+				var ctx context.Context
+				ctx, cancel = context.WithCancel(context.Background())
+				if submit {
+					var p *pipert.Pending
+					if p, err = exe.Submit(ctx, in); err == nil {
+						_, err = p.Wait()
+					}
+				} else {
+					_, err = exe.Run(ctx, in)
+				}
+				if err != nil {
+					failed++
+				}
+				cancel()
+			}
+			exe.Close()
+			if err := rec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if failed == 0 {
+				t.Fatalf("%s submit %v: no run failed", m.name, submit)
+			}
+			p, err := trace.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := trace.Validate(p); err != nil {
+				t.Errorf("%s submit %v: %d runs failed: %v", m.name, submit, failed, err)
+			}
 		}
 	}
 }

@@ -160,6 +160,9 @@ func (a *SuperKernelActor) setUp(name string) (err error) {
 	}
 	a.r.tiling = newTilingCopy(a.r, a.cfg.TilingCopy, a.cfg.TilingBlocks)
 	a.tr = newTracer(a.cfg.Trace, name, a.plan, a.prog, a.cfg.Caches.Kinds)
+	if a.tr != nil {
+		a.r.launched = a.tr.launched
+	}
 	if ep, ok := a.dev.(device.Epocher); ok {
 		a.r.epoch = ep.Epoch()
 	}

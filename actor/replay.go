@@ -414,6 +414,9 @@ func (r *KernelRunner) replaySegment(pos int) error {
 	if err := r.submit(ks); err != nil {
 		return r.stageErr(sg.first, kernel.StageLaunch, fmt.Errorf("replay: %w", err))
 	}
+	if r.launched != nil {
+		r.launched(sg.first, len(ks))
+	}
 	for p := sg.first; p <= sg.last; p++ {
 		if r.prog.nodes[p].watched || r.publish != nil && r.publish[p] {
 			r.stream.Record(r.events[p])
@@ -464,7 +467,7 @@ func (e *engine) replayAll(rs *runState) (bool, error) {
 		e.wk[0].busy[kernel.StageLaunch] += time.Duration(t1 - t)
 		e.work(0, t, t1)
 		e.a.tr.stageAs(flowNone, kernel.StageLaunch, 0, 0, t, t1)
-		e.a.tr.replayed(r.args)
+		e.a.tr.replayed(0, r.args)
 	}()
 	if err := r.replaySegment(0); err != nil {
 		return true, err
@@ -498,7 +501,7 @@ func (e *engine) traceReplay(s kernel.Stage, pos int, t0, t1 int64) {
 	case r.replaying(pos):
 		tr.stageAs(flowNone, s, pos, flow, t0, t1)
 		if sg := &c.segs[c.seg[pos]]; s == kernel.StageLaunch && pos == sg.first {
-			tr.replayed(r.args[sg.first : sg.last+1])
+			tr.replayed(sg.first, r.args[sg.first:sg.last+1])
 		}
 	case c.noPrep[pos] && s == kernel.StageInfer:
 		tr.stageAs(flowBegin, s, pos, flow, t0, t1)

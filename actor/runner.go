@@ -135,8 +135,11 @@ type KernelRunner struct {
 	inferShapes, resizeShapes, launchShapes []int64
 	resizeIn, launchIn                      []int64 // the inputs' before Resize and Compute
 	launchBufs                              []device.Buffer
-	inferOn                                 bool // InferReuse
-	setupOn                                 bool // SetupReuse: Setup is paid in Infer, on a miss
+	// launched, when set (a traced actor), is told of every node whose
+	// kernel the device took, pos to pos+n-1, by the launching goroutine.
+	launched func(pos, n int)
+	inferOn  bool // InferReuse
+	setupOn  bool // SetupReuse: Setup is paid in Infer, on a miss
 	// Memory plan (plan.MemoryPlan). seen and seenWS hold this run's bytes
 	// of each slot and each node's workspace, seenReal whether any was
 	// real, fallbacks the launches that did not fit the plan, inArena the
@@ -1129,6 +1132,9 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		}
 		if err := r.stream.Launch(k); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
+		}
+		if r.launched != nil {
+			r.launched(pos, 1)
 		}
 		r.tilingAfter(pos)
 	}

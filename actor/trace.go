@@ -22,6 +22,15 @@ type tracer struct {
 	busy0              int64                                // device busy time then
 	names              [kernel.StageLaunch + 1][]trace.Name
 	barrier, run, plan trace.Name
+	// open holds, by node position, the flow of a kernel whose flow began
+	// in this run and whose launch has not succeeded (0: none): a run
+	// that fails ends those flows at its end, on an "abandoned" slice, so
+	// that no flow of the trace dangles. Each element is written by the
+	// goroutine tracing the kernel's stage, which the queues order; runEnd
+	// reads them after the run.
+	open      []uint64
+	sent      []bool // by node position: the device took its kernel in this run
+	abandoned trace.Name
 	// last sample of each counter, by its writer: counters are sampled at
 	// most every counterEvery (deviceEvery for the device's) so that they
 	// do not cost more than the slices.
@@ -74,7 +83,9 @@ const (
 //     blocked on value and compute dependencies;
 //   - each kernel's flow begins on its prepare slice, steps through its
 //     other stages and ends on its device slice (track "N stream 0" when
-//     the device is observed by devtrace with prefix N);
+//     the device is observed by devtrace with prefix N); the flow of a
+//     kernel that a failed run never launched ends on an "abandoned"
+//     slice of no duration at the end of the run, on the runner track;
 //   - counters "N <stages> queue depth", sampled at most every 25 µs, and
 //     "N device memory" and "N device utilisation" (device busy time /
 //     time since the run began), sampled at most every 100 µs;
@@ -86,7 +97,8 @@ func newTracer(rec *trace.Recorder, name string, p plan.Plan, prog *program, cac
 	if rec == nil {
 		return nil
 	}
-	t := &tracer{rec: rec, barrier: rec.Intern("barrier"), run: rec.Intern("run"), plan: rec.Intern("plan " + p.String())}
+	t := &tracer{rec: rec, barrier: rec.Intern("barrier"), run: rec.Intern("run"), plan: rec.Intern("plan " + p.String()),
+		open: make([]uint64, len(prog.nodes)), sent: make([]bool, len(prog.nodes)), abandoned: rec.Intern("abandoned")}
 	var per [maxWorkers][]string
 	for s := kernel.StagePrepare; s <= kernel.StageLaunch; s++ {
 		w := p.Worker[s]
@@ -156,6 +168,7 @@ func (t *tracer) stageOn(s kernel.Stage, pos int, flow uint64, t0, t1 int64) {
 	kind := trace.EvFlowStep
 	if s == kernel.StagePrepare {
 		kind = trace.EvFlowBegin
+		t.open[pos] = flow
 	}
 	t.track[s].SliceFlow(t0, t1-t0, t.names[s][pos], kind, flow)
 }
@@ -177,19 +190,35 @@ func (t *tracer) stageAs(how int, s kernel.Stage, pos int, flow uint64, t0, t1 i
 		tr.Slice(t0, t1-t0, t.names[s][pos])
 	case how == flowBegin || s == kernel.StagePrepare:
 		tr.SliceFlow(t0, t1-t0, t.names[s][pos], trace.EvFlowBegin, flow)
+		t.open[pos] = flow
 	default:
 		tr.SliceFlow(t0, t1-t0, t.names[s][pos], trace.EvFlowStep, flow)
 	}
 }
 
 // replayed begins, at the launch slice just recorded, the flows of the
-// kernels a replay submitted: each ends at its kernel on the device.
-func (t *tracer) replayed(args []kernel.Args) {
+// kernels a replay submitted, from node first on: each ends at its kernel
+// on the device.
+func (t *tracer) replayed(first int, args []kernel.Args) {
 	if !t.on() {
 		return
 	}
 	for i := range args {
 		t.track[kernel.StageLaunch].FlowBegin(args[i].Flow)
+		if !t.sent[first+i] { // a submission that failed
+			t.open[first+i] = args[i].Flow
+		}
+	}
+}
+
+// launched says that the launch of nodes pos to pos+n-1 succeeded: the
+// device ends their flows.
+func (t *tracer) launched(pos, n int) {
+	if t.on() {
+		clear(t.open[pos : pos+n])
+		for i := pos; i < pos+n; i++ {
+			t.sent[i] = true
+		}
 	}
 }
 
@@ -227,6 +256,13 @@ func (t *tracer) runEnd(now int64, cs plan.CacheStats) {
 	if !t.on() {
 		return
 	}
+	for pos, f := range t.open {
+		if f != 0 {
+			t.worker[0].SliceFlow(now, 0, t.abandoned, trace.EvFlowEnd, f)
+			t.open[pos] = 0
+		}
+	}
+	clear(t.sent)
 	t.worker[0].End(now)
 	for i, tr := range t.caches {
 		tr.Counter(now, int64(cacheCounters[i].of(cs)))
