@@ -14,21 +14,28 @@ import (
 	"github.com/pipert/pipert/trace"
 )
 
+// tracedDevice returns a recorder writing a trace file at path and a
+// simulated device observed on it.
+func tracedDevice(t *testing.T) (path string, rec *trace.Recorder, dev *device.Sim) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "t.pftrace")
+	rec, err := trace.Create(path, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev, err = device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "")}); err != nil {
+		t.Fatal(err)
+	}
+	return path, rec, dev
+}
+
 // TestHeterogeneousTraceValidates: a heterogeneous executable traced with
 // WithTrace, on a device observed on the same recorder, writes a trace
 // whose every flow ends: its CPU kernels' flows end on the slices of the
 // host CPU device the executable owns.
 func TestHeterogeneousTraceValidates(t *testing.T) {
 	for _, cpuOp := range []string{"ReLU", "Shape"} {
-		path := filepath.Join(t.TempDir(), "h.pftrace")
-		rec, err := trace.Create(path, trace.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dev, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "")})
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, rec, dev := tracedDevice(t)
 		b := subgraph.NewBuilder("g")
 		h := b.Op("Neg", b.Input("x", kernel.Float32, 4))
 		c := b.Op(cpuOp, h)
@@ -99,15 +106,7 @@ func TestFailedRunTraceValidates(t *testing.T) {
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -1, 2, 0, 3, 1, -2, 5}, 2, 4)}
 	for _, m := range everyMode() {
 		for _, submit := range []bool{false, true} {
-			path := filepath.Join(t.TempDir(), "f.pftrace")
-			rec, err := trace.Create(path, trace.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dev, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "")})
-			if err != nil {
-				t.Fatal(err)
-			}
+			path, rec, dev := tracedDevice(t)
 			exe, err := pipert.Compile(g, append(m.opts, pipert.WithRegistry(reg), pipert.WithDevice(dev), pipert.WithTrace(rec, "g"))...)
 			if err != nil {
 				t.Fatal(err)
