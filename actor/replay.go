@@ -363,6 +363,17 @@ func (r *KernelRunner) replay1(pos int) (err error) {
 	if r.capture.whole() {
 		r.restore(pos)
 	}
+	if nd.checked {
+		// Its inputs' views get this run's buffers, as a launch gives
+		// them, and the graph inputs' contents (shapes and dtypes are the
+		// captured ones).
+		r.viewBuffers(pos)
+		for j, s := range nd.in {
+			if r.prog.slots[s].producer < 0 {
+				ar.In[j].Host = r.tensors[s].Host
+			}
+		}
+	}
 	real := kernel.OutputsReal(nd.k, ar.In)
 	for _, s := range nd.out {
 		t := &r.tensors[s]
