@@ -1120,6 +1120,9 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		if err := l.LaunchOn(r.stream, ar, real); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
+		if r.launched != nil {
+			r.launched(pos, 1) // a Launcher ends its kernel's flow
+		}
 	} else {
 		k := device.Kernel{Name: nd.op, Cost: nd.k.Cost(ar.In, ar.Out), Flow: ar.Flow}
 		r.tilingBefore(pos, &k)
