@@ -123,3 +123,31 @@ func TestRecurrentSIMDMatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulTransBSIMDMatchesScalar: MatMul with transB, whose float32 B
+// is transposed into rows for the row updates, gives the strided scalar
+// loop's bits.
+func TestMatMulTransBSIMDMatchesScalar(t *testing.T) {
+	if !useSIMD {
+		t.Skip("no AVX on this processor")
+	}
+	r := rand.New(rand.NewPCG(21, 23))
+	for trial := range 100 {
+		batch, m, n, k := 1+r.Int64N(3), 1+r.Int64N(12), 1+r.Int64N(24), 1+r.Int64N(12)
+		A, B := kernel.New(kernel.Float32, batch, m, k), kernel.New(kernel.Float32, batch, n, k)
+		copy(kernel.Float32s(A.Host), axpyValues(r, int(batch*m*k)))
+		copy(kernel.Float32s(B.Host), axpyValues(r, int(batch*n*k)))
+		run := func(simd bool) []float32 {
+			saved := useSIMD
+			useSIMD = simd
+			defer func() { useSIMD = saved }()
+			return kernel.Float32s(mustRun(t, "MatMul", kernel.Attrs{"transB": int64(1)}, A, B).Data())
+		}
+		want, got := run(false), run(true)
+		for i := range want {
+			if !sameF32(got[i], want[i]) {
+				t.Fatalf("trial %d [%d,%d,%d]x[%d,%d,%d]ᵀ: element %d is %v, want %v", trial, batch, m, k, batch, n, k, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pipert/pipert/kernel"
 )
 
 // axpyValue draws a float32: mostly ordinary values, sometimes a special
@@ -180,6 +182,53 @@ func TestIm2colMatchesNaive(t *testing.T) {
 								}
 							}
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFusedMatMulRowsMatchScalar: FusedMatMul's float32 rows give the bits
+// of the scalar loop (a sum from +0 over k ascending, then times alpha),
+// with A and B transposed or not, batched, special values included.
+func TestFusedMatMulRowsMatchScalar(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 17))
+	for trial := range 200 {
+		batch, m, n, k := 1+r.Int64N(3), 1+r.Int64N(9), 1+r.Int64N(20), r.Int64N(12)
+		ta, tb := r.IntN(2) == 1, r.IntN(2) == 1
+		alpha := []float64{1, 0.5, -2, 0.1}[r.IntN(4)]
+		as, bs := shp(batch, m, k), shp(batch, k, n)
+		if ta {
+			as = shp(batch, k, m)
+		}
+		if tb {
+			bs = shp(batch, n, k)
+		}
+		av, bv := axpyValues(r, int(batch*m*k)), axpyValues(r, int(batch*k*n))
+		A, B := kernel.New(kernel.Float32, as...), kernel.New(kernel.Float32, bs...)
+		copy(kernel.Float32s(A.Host), av)
+		copy(kernel.Float32s(B.Host), bv)
+		out := mustRun(t, "FusedMatMul", kernel.Attrs{"transA": b2i(ta), "transB": b2i(tb), "alpha": alpha}, A, B)
+		got := kernel.Float32s(out.Data())
+		for p := range batch {
+			for i := range m {
+				for j := range n {
+					var s float32
+					for kk := range k {
+						ai := p*m*k + i*k + kk
+						if ta {
+							ai = p*m*k + kk*m + i
+						}
+						bi := p*k*n + kk*n + j
+						if tb {
+							bi = p*k*n + j*k + kk
+						}
+						s += float32(av[ai] * bv[bi])
+					}
+					want := float32(s * float32(alpha))
+					if g := got[(p*m+i)*n+j]; !sameF32(g, want) {
+						t.Fatalf("trial %d (%v %v transA %v transB %v): element [%d,%d,%d] is %v, want %v", trial, as, bs, ta, tb, p, i, j, g, want)
 					}
 				}
 			}

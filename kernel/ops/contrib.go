@@ -488,6 +488,7 @@ type fusedMatMul struct {
 	// where broadcast); idx walks it.
 	dims, sa, sb, idx []int64
 	scratch           [4][]int64 // A's and B's logical batch dimensions and strides
+	bRows             []float32  // a float32 B's logical rows [k, n], when strided
 }
 
 func newFusedMatMul(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -684,7 +685,13 @@ func (f *fusedMatMul) run(a, b, y *kernel.Tensor, g *mmGeometry) {
 	var offA, offB int64
 	for p := range g.batch {
 		base := p * g.m * g.n
+		if dt == kernel.Float32 {
+			f.rows32(kernel.Float32s(ab)[offA:], kernel.Float32s(bb)[offB:], kernel.Float32s(yb)[base:base+g.m*g.n], g)
+		}
 		for i := range g.m {
+			if dt == kernel.Float32 {
+				break
+			}
 			for j := range g.n {
 				if dt == kernel.Float64 {
 					var s float64
@@ -714,6 +721,38 @@ func (f *fusedMatMul) run(a, b, y *kernel.Tensor, g *mmGeometry) {
 			offA -= f.sa[d] * f.dims[d]
 			offB -= f.sb[d] * f.dims[d]
 			f.idx[d] = 0
+		}
+	}
+}
+
+// rows32 computes one float32 product of g into y by row updates: each
+// output row from +0, adding a[i, kk]·B[kk, :] for kk ascending, then
+// times alpha: per element the scalar loop's sum s += x·w from +0, in
+// the same order, so the same bits. B's logical rows are copied out first
+// when they are not contiguous.
+func (f *fusedMatMul) rows32(a, b, y []float32, g *mmGeometry) {
+	bt, ldb := b, g.bk
+	if g.bn != 1 {
+		need := g.k * g.n
+		if int64(cap(f.bRows)) < need {
+			f.bRows = make([]float32, need)
+		}
+		bt, ldb = f.bRows[:need], g.n
+		for kk := range g.k {
+			for j := range g.n {
+				bt[kk*g.n+j] = b[kk*g.bk+j*g.bn]
+			}
+		}
+	}
+	alpha := float32(f.alpha)
+	for i := range g.m {
+		row := y[i*g.n : (i+1)*g.n]
+		clear(row)
+		for kk := range g.k {
+			axpy1(row, bt[kk*ldb:], a[i*g.am+kk*g.ak])
+		}
+		for j := range row {
+			row[j] = float32(row[j] * alpha)
 		}
 	}
 }

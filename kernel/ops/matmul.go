@@ -46,6 +46,9 @@ type matmul struct {
 	name           string
 	batched        bool
 	transA, transB bool
+	// bT holds a float32 product's transposed B [k, n] (transB), so that
+	// its rows take the row updates of an untransposed B.
+	bT []float32
 }
 
 const matmulWords = 15
@@ -292,6 +295,7 @@ func (k *matmul) compute(a *kernel.Args) error {
 	}
 	e.m, e.n, e.k, e.rank = m, n, kk, int(nb)
 	e.xb, e.yb, e.ob, e.dt, e.run = x.Data(), y.Data(), o.Data(), o.DType, a
+	e.scratch = &k.bT
 	return e.walk(0, 0, 0)
 }
 
@@ -305,6 +309,8 @@ type mmExec struct {
 	xb, yb, ob     []byte
 	next           int64        // offset of the next output matrix
 	run            *kernel.Args // whose run's end stops the products
+	scratch        *[]float32   // the kernel's buffer for a transposed B
+	bT             []float32    // this product's B transposed, or nil
 }
 
 func (e *mmExec) walk(d int, oa, ob int64) error {
@@ -341,6 +347,22 @@ func (e *mmExec) product(oa, ob int64) error {
 	}
 	o := e.next
 	e.next += e.m * e.n
+	e.bT = nil
+	if e.transB && e.dt == kernel.Float32 && useSIMD && e.m >= 4 && e.n >= simdMin {
+		// B [n, k] transposed once into [k, n]: every output element
+		// takes the same products in the same order, by row updates.
+		need := e.k * e.n
+		if int64(cap(*e.scratch)) < need {
+			*e.scratch = make([]float32, need)
+		}
+		t, src := (*e.scratch)[:need], kernel.Float32s(e.yb)[ob:]
+		for j := range e.n {
+			for p := range e.k {
+				t[p*e.n+j] = src[j*e.k+p]
+			}
+		}
+		e.bT, ob, bk, bn = t, 0, e.n, 1
+	}
 	// Rows a block: a multiple of 4 (mmFloat32 takes four at a time).
 	step := max(4, mmPollProducts/max(1, e.n*e.k)) &^ 3
 	for i0 := int64(0); i0 < e.m; i0 += step {
@@ -358,7 +380,11 @@ func (e *mmExec) rows(o, oa, ob, m, am, ak, bk, bn int64) {
 	size := m * e.n
 	switch e.dt {
 	case kernel.Float32:
-		mmFloat32(kernel.Float32s(e.ob)[o:o+size], kernel.Float32s(e.xb)[oa:], kernel.Float32s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
+		b := kernel.Float32s(e.yb)[ob:]
+		if e.bT != nil {
+			b = e.bT
+		}
+		mmFloat32(kernel.Float32s(e.ob)[o:o+size], kernel.Float32s(e.xb)[oa:], b, m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Float16:
 		mmFloat16(kernel.Uint16s(e.ob)[o:o+size], kernel.Uint16s(e.xb)[oa:], kernel.Uint16s(e.yb)[ob:], m, e.n, e.k, am, ak, bk, bn)
 	case kernel.Float64:
