@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/plan"
 )
 
@@ -456,10 +457,38 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 		}
 	}
 	// A dry plan is no run: mode Replay's capture neither decides it nor
-	// skips the InferShape of the nodes it replays.
+	// skips the InferShape of the nodes it replays. Its InferShape and
+	// Resize write the slots' dtypes and shapes and the nodes' tiling
+	// data, which a capture replays (a segment after a compute-dependent
+	// node keeps the tiling of its captured shapes, not of the node's
+	// upper bound): they are put back after it.
 	c := r.capture
 	r.capture = nil
-	defer func() { r.capture = c }()
+	type meta struct {
+		dt    kernel.DType
+		shape kernel.Shape
+	}
+	metas := make([]meta, len(r.tensors))
+	for s := range r.tensors {
+		metas[s] = meta{r.tensors[s].DType, slices.Clone(r.tensors[s].Shape)}
+	}
+	tilings := make([]kernel.Tiling, len(r.args))
+	for pos := range r.args {
+		tilings[pos] = kernel.Tiling{Data: slices.Clone(r.args[pos].Tiling.Data), Workspace: r.args[pos].Tiling.Workspace}
+	}
+	defer func() {
+		r.capture = c
+		for s := range r.tensors {
+			if !p.slots[s].isConst {
+				t := &r.tensors[s]
+				t.DType, t.Shape = metas[s].dt, append(t.Shape[:0], metas[s].shape...)
+			}
+		}
+		for pos := range r.args {
+			ar := &r.args[pos]
+			ar.Tiling.Data, ar.Tiling.Workspace = append(ar.Tiling.Data[:0], tilings[pos].Data...), tilings[pos].Workspace
+		}
+	}()
 	seen, seenWS := make([]int64, len(p.slots)), make([]int64, len(p.nodes))
 	for s := range r.tensors {
 		if !p.slots[s].isConst {
