@@ -152,7 +152,11 @@ func (d *Device) Calls(k Kind) int64 {
 }
 
 // Faulted reports the sticky error the device fails every call with (nil
-// when healthy).
+// when healthy). An asynchronous kernel fault is sticky only once it is
+// reported, by the next Sync or device-to-host copy, as CUDA reports one at
+// its next synchronizing call: until then Faulted is nil, and a caller
+// that recovers a device after a failed run resets it whatever Faulted
+// says.
 func (d *Device) Faulted() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
