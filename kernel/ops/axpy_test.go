@@ -235,3 +235,25 @@ func TestFusedMatMulRowsMatchScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestTransposeMat compares the tiled transpose with the definition at
+// sizes around the tile's.
+func TestTransposeMat(t *testing.T) {
+	for _, r := range []int64{0, 1, 31, 32, 33, 70} {
+		for _, c := range []int64{0, 1, 5, 32, 65} {
+			m := make([]float32, r*c)
+			for i := range m {
+				m[i] = float32(i)
+			}
+			got := make([]float32, r*c)
+			transposeMat(got, m, r, c)
+			for i := range r {
+				for j := range c {
+					if got[j*r+i] != m[i*c+j] {
+						t.Fatalf("%d×%d: element (%d,%d) is %v, want %v", r, c, j, i, got[j*r+i], m[i*c+j])
+					}
+				}
+			}
+		}
+	}
+}

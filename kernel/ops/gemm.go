@@ -160,11 +160,7 @@ func gemmRun[T float32 | float64](k *gemm, c *floats[T], a *kernel.Args, m, n, k
 	defer flush(a.Out[0], Y)
 	if k.transB {
 		t := c.work(4, a.Workspace.Data, kk*n)
-		for j := range n {
-			for p := range kk {
-				t[p*n+j] = B[j*kk+p]
-			}
-		}
+		transposeMat(t, B[:n*kk], n, kk)
 		B = t
 	}
 	ai, ap := kk, int64(1)

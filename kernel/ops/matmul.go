@@ -355,12 +355,8 @@ func (e *mmExec) product(oa, ob int64) error {
 		if int64(cap(*e.scratch)) < need {
 			*e.scratch = make([]float32, need)
 		}
-		t, src := (*e.scratch)[:need], kernel.Float32s(e.yb)[ob:]
-		for j := range e.n {
-			for p := range e.k {
-				t[p*e.n+j] = src[j*e.k+p]
-			}
-		}
+		t := (*e.scratch)[:need]
+		transposeMat(t, kernel.Float32s(e.yb)[ob:ob+need], e.n, e.k)
 		e.bT, ob, bk, bn = t, 0, e.n, 1
 	}
 	// Rows a block: a multiple of 4 (mmFloat32 takes four at a time).
