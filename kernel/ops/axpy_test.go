@@ -257,3 +257,21 @@ func TestTransposeMat(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedMatMulEmpty: products with no output element or no term read
+// no operand (an empty operand's offsets point past its end).
+func TestFusedMatMulEmpty(t *testing.T) {
+	for _, c := range []struct {
+		a, b  []int64
+		attrs kernel.Attrs
+		out   []int64
+	}{
+		{shp(1, 2, 3, 5), shp(0, 5), kernel.Attrs{"transB": int64(1)}, shp(1, 2, 3, 0)},
+		{shp(2, 0, 5), shp(4, 5), kernel.Attrs{"transB": int64(1)}, shp(2, 0, 4)},
+		{shp(3, 4, 0), shp(0, 6), nil, shp(3, 4, 6)},
+	} {
+		out := mustRun(t, "FusedMatMul", c.attrs, kernel.New(kernel.Float32, c.a...), kernel.New(kernel.Float32, c.b...))
+		want := make([]float64, kernel.Shape(c.out).NumElements()) // sums of no term: +0
+		checkValues(t, "FusedMatMul", out, c.out, want)
+	}
+}

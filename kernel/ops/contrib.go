@@ -686,7 +686,11 @@ func (f *fusedMatMul) run(a, b, y *kernel.Tensor, g *mmGeometry) {
 	for p := range g.batch {
 		base := p * g.m * g.n
 		if dt == kernel.Float32 {
-			f.rows32(kernel.Float32s(ab)[offA:], kernel.Float32s(bb)[offB:], kernel.Float32s(yb)[base:base+g.m*g.n], g)
+			var a32, b32 []float32 // no output or no term (k 0): no operand to read
+			if g.k > 0 && g.m > 0 && g.n > 0 {
+				a32, b32 = kernel.Float32s(ab)[offA:], kernel.Float32s(bb)[offB:]
+			}
+			f.rows32(a32, b32, kernel.Float32s(yb)[base:base+g.m*g.n], g)
 		}
 		for i := range g.m {
 			if dt == kernel.Float32 {
@@ -731,8 +735,11 @@ func (f *fusedMatMul) run(a, b, y *kernel.Tensor, g *mmGeometry) {
 // the same order, so the same bits. B's logical rows are copied out first
 // when they are not contiguous.
 func (f *fusedMatMul) rows32(a, b, y []float32, g *mmGeometry) {
+	if g.m == 0 || g.n == 0 {
+		return // no output: a and b may be empty
+	}
 	bt, ldb := b, g.bk
-	if g.bn != 1 {
+	if g.bn != 1 && g.k > 0 {
 		need := g.k * g.n
 		if int64(cap(f.bRows)) < need {
 			f.bRows = make([]float32, need)
