@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -269,7 +270,26 @@ func TestFusedMatMulEmpty(t *testing.T) {
 		{shp(1, 2, 3, 5), shp(0, 5), kernel.Attrs{"transB": int64(1)}, shp(1, 2, 3, 0)},
 		{shp(2, 0, 5), shp(4, 5), kernel.Attrs{"transB": int64(1)}, shp(2, 0, 4)},
 		{shp(3, 4, 0), shp(0, 6), nil, shp(3, 4, 6)},
+		// transBatch: the batch dimension moves; an empty A or B then has
+		// offsets past its end.
+		{shp(0, 2, 4), shp(1, 2, 4), kernel.Attrs{"transBatchA": int64(1), "transBatchB": int64(1), "transB": int64(1)}, nil},
+		{shp(3, 1, 4), shp(0, 2, 4), kernel.Attrs{"transBatchA": int64(1), "transBatchB": int64(1), "transB": int64(1)}, nil},
+		{shp(3, 2, 4), shp(0, 2, 4), kernel.Attrs{"transBatchA": int64(1), "transBatchB": int64(1), "transB": int64(1)}, nil},
 	} {
+		if c.out == nil {
+			out, err := runOp("FusedMatMul", c.attrs, kernel.New(kernel.Float32, c.a...), kernel.New(kernel.Float32, c.b...))
+			if err != nil && strings.Contains(err.Error(), "panic") {
+				t.Fatalf("%v × %v: %v", c.a, c.b, err)
+			}
+			for _, o := range out {
+				for _, v := range kernel.Float32s(o.Data()) {
+					if v != 0 {
+						t.Fatalf("%v × %v: %v, want zeros", c.a, c.b, kernel.Float32s(o.Data()))
+					}
+				}
+			}
+			continue
+		}
 		out := mustRun(t, "FusedMatMul", c.attrs, kernel.New(kernel.Float32, c.a...), kernel.New(kernel.Float32, c.b...))
 		want := make([]float64, kernel.Shape(c.out).NumElements()) // sums of no term: +0
 		checkValues(t, "FusedMatMul", out, c.out, want)
