@@ -89,7 +89,10 @@ type KernelRunner struct {
 	// input's dtype or shape writes its view, which the runner checks and
 	// puts back, never the slot that other stages read meanwhile.
 	views []kernel.Tensor
-	ws    []device.Buffer // by node position: workspace of the launch in flight
+	// viewed lists, by node position, the inputs read through views:
+	// every input of a checked node, the value dependencies of the others.
+	viewed [][]int
+	ws     []device.Buffer // by node position: workspace of the launch in flight
 	// resolved marks compute-dependent nodes whose real output shapes are
 	// set in this run; written by the goroutine running the Infer stage
 	// (or goroutine 0 while the others are drained).
@@ -199,12 +202,17 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	}
 	r.ptrs = make([]*kernel.Tensor, n)
 	nv := 0
+	r.viewed = make([][]int, len(prog.nodes))
 	for pos := range prog.nodes {
-		if nd := &prog.nodes[pos]; nd.checked {
-			nv += len(nd.in)
-		} else {
-			nv += len(nd.valueDeps)
+		nd := &prog.nodes[pos]
+		r.viewed[pos] = nd.valueDeps
+		if nd.checked {
+			r.viewed[pos] = make([]int, len(nd.in))
+			for j := range nd.in {
+				r.viewed[pos][j] = j
+			}
 		}
+		nv += len(r.viewed[pos])
 	}
 	r.views = make([]kernel.Tensor, nv)
 	nv, n = 0, 0
@@ -217,16 +225,9 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		for i, s := range nd.in {
 			ar.In[i] = &r.tensors[s]
 		}
-		if nd.checked {
-			for j := range nd.in {
-				ar.In[j] = &r.views[nv]
-				nv++
-			}
-		} else {
-			for _, j := range nd.valueDeps {
-				ar.In[j] = &r.views[nv]
-				nv++
-			}
+		for _, j := range r.viewed[pos] {
+			ar.In[j] = &r.views[nv]
+			nv++
 		}
 		ar.Out = r.ptrs[n : n+len(nd.out) : n+len(nd.out)]
 		n += len(nd.out)
@@ -782,8 +783,9 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 	return nil
 }
 
-// refreshViews gives node pos's value-dependency views the dtype, shape
-// and host value of their slots, the staged value as Host. It runs on the
+// refreshViews gives node pos's views (r.viewed; a checked node's dims
+// copied, the others' shared) the dtype, shape and host value of their
+// slots, the staged value as Host. It runs on the
 // goroutine running InferShape, which may read a slot's buffer only once
 // its producer's launch is known to have happened: for graph inputs and
 // constants, and for staged slots. Other views get their buffer at the
@@ -791,26 +793,15 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 func (r *KernelRunner) refreshViews(pos int) {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
-	if nd.checked {
-		// Every input, its dims copied; a slot's Host is written only by
-		// the goroutine running InferShape (a host-computed producer), its
-		// buffer by its producer's launch.
-		for j, s := range nd.in {
-			t, v := &r.tensors[s], ar.In[j]
-			v.DType, v.Shape, v.Host, v.Buf = t.DType, append(v.Shape[:0], t.Shape...), t.Host, device.Buffer{}
-			if h := r.staged[s]; h != nil {
-				v.Host = h
-			}
-			if r.prog.slots[s].producer < 0 || r.staged[s] != nil {
-				v.Buf = t.Buf
-			}
-		}
-		return
-	}
-	for _, j := range nd.valueDeps {
+	for _, j := range r.viewed[pos] {
 		s := nd.in[j]
 		t, v := &r.tensors[s], ar.In[j]
-		v.DType, v.Shape, v.Host, v.Buf = t.DType, t.Shape, t.Host, device.Buffer{}
+		if nd.checked {
+			v.Shape = append(v.Shape[:0], t.Shape...) // dims of its own
+		} else {
+			v.Shape = t.Shape
+		}
+		v.DType, v.Host, v.Buf = t.DType, t.Host, device.Buffer{}
 		if h := r.staged[s]; h != nil {
 			v.Host = h
 		}
@@ -820,17 +811,11 @@ func (r *KernelRunner) refreshViews(pos int) {
 	}
 }
 
-// viewBuffers gives node pos's value-dependency views their slots'
-// buffers; it runs on the launching goroutine, which set them.
+// viewBuffers gives node pos's views their slots' buffers; it runs on the
+// launching goroutine, which set them.
 func (r *KernelRunner) viewBuffers(pos int) {
 	nd := &r.prog.nodes[pos]
-	if nd.checked {
-		for j, s := range nd.in {
-			r.args[pos].In[j].Buf = r.tensors[s].Buf
-		}
-		return
-	}
-	for _, j := range nd.valueDeps {
+	for _, j := range r.viewed[pos] {
 		r.args[pos].In[j].Buf = r.tensors[nd.in[j]].Buf
 	}
 }

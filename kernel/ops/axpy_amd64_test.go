@@ -35,19 +35,7 @@ func BenchmarkProductsSIMD(b *testing.B) {
 				saved := useSIMD
 				useSIMD = simd
 				defer func() { useSIMD = saved }()
-				k, err := Builtins().New(c.op, c.attrs)
-				if err != nil {
-					b.Fatal(err)
-				}
-				a, err := prepare(k, 0, c.in...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for b.Loop() {
-					if err := k.Compute(a); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchCompute(b, c.op, c.attrs, c.in...)
 			})
 		}
 	}

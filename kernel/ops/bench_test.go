@@ -71,20 +71,25 @@ func BenchmarkCompute(b *testing.B) {
 		{"LSTM", "LSTM", kernel.Attrs{"hidden_size": int64(64)}, []*kernel.Tensor{randF32(r, 16, 4, 32), randF32(r, 1, 256, 32), randF32(r, 1, 256, 64)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			k, err := Builtins().New(c.op, c.attrs)
-			if err != nil {
-				b.Fatal(err)
-			}
-			a, err := prepare(k, 0, c.in...)
-			if err != nil {
-				b.Fatal(err)
-			}
 			b.ReportAllocs()
-			for b.Loop() {
-				if err := k.Compute(a); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchCompute(b, c.op, c.attrs, c.in...)
 		})
+	}
+}
+
+// benchCompute times op's Compute on operands in.
+func benchCompute(b *testing.B, op string, attrs kernel.Attrs, in ...*kernel.Tensor) {
+	k, err := Builtins().New(op, attrs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := prepare(k, 0, in...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := k.Compute(a); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
