@@ -18,7 +18,11 @@ import (
 )
 
 // fault is what a bad kernel does once, on its nth call of the stage it
-// misbehaves in; every other call behaves like ReLU.
+// misbehaves in; every other call behaves like ReLU. Every fault runs in
+// every mode: a write to an input, or to an output's dtype, shape or
+// buffer after InferShape, races with no other stage, since a kernel not
+// kernel.Trusted reads its inputs, and writes its outputs in Resize and
+// Compute, through views of its own.
 type fault struct {
 	name  string
 	stage kernel.Stage
@@ -30,12 +34,6 @@ type fault struct {
 	compute func(a *kernel.Args) error
 	// cost, when set, is the kernel's answer to Cost in place of ReLU's.
 	cost func() device.Cost
-	// serial runs the fault only in the modes whose node runs its stages
-	// on one goroutine: its write to an output other stages read is a data
-	// race of the kernel's own in the others (the runtime catches the
-	// broken contract there the same way). A write to an input is not: a
-	// kernel not kernel.Trusted reads its inputs through views of its own.
-	serial bool
 	// blocks: the fault waits for its run's context to end; the run has a
 	// deadline of 50 ms, and its error must say the deadline passed.
 	blocks bool
@@ -170,7 +168,7 @@ func faults() []*fault {
 			in[0].Shape[0] = 1
 			return nil
 		}},
-		{name: "Resize changes an output's shape", broken: true, stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
+		{name: "Resize changes an output's shape", broken: true, stage: kernel.StageResize, nth: 1, resize: func(in, out []*kernel.Tensor) error {
 			out[0].Shape = kernel.Shape{100, 100}
 			return nil
 		}},
@@ -183,11 +181,11 @@ func faults() []*fault {
 			in[0].DType = kernel.Int32
 			return nil
 		}},
-		{name: "Resize changes an output's dtype", broken: true, stage: kernel.StageResize, nth: 1, serial: true, resize: func(in, out []*kernel.Tensor) error {
+		{name: "Resize changes an output's dtype", broken: true, stage: kernel.StageResize, nth: 1, resize: func(in, out []*kernel.Tensor) error {
 			out[0].DType = kernel.Int32
 			return nil
 		}},
-		{name: "Compute changes its output's dtype", broken: true, stage: kernel.StageLaunch, nth: 1, serial: true, compute: func(a *kernel.Args) error {
+		{name: "Compute changes its output's dtype", broken: true, stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
 			a.Out[0].DType = kernel.Int32
 			return nil
 		}},
@@ -261,9 +259,6 @@ func TestBadKernelsBecomeErrors(t *testing.T) {
 	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
 	for _, m := range everyMode() {
 		for _, f := range faults() {
-			if f.serial && m.name != "kbk" && m.name != "hetero" { // hetero: the bad node's part is KBK
-				continue
-			}
 			for _, caches := range []string{"", "/default caches"} {
 				t.Run(m.name+"/"+f.name+caches, func(t *testing.T) {
 					dev, err := device.NewSim(device.SimOptions{})

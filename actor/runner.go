@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/pipert/pipert/cache"
@@ -92,7 +93,20 @@ type KernelRunner struct {
 	// viewed lists, by node position, the inputs read through views:
 	// every input of a checked node, the value dependencies of the others.
 	viewed [][]int
-	ws     []device.Buffer // by node position: workspace of the launch in flight
+	// outs holds, by node position, the outputs a checked node's Resize
+	// and Compute write through (nil for the others): views of its output
+	// slots with dims of their own, refreshed before each of those stages
+	// and compared with the slots after it. A kernel that writes an
+	// output's dtype, shape or buffer after InferShape writes its view,
+	// never the slot that the stages of its consumers read meanwhile.
+	// cargs holds, by node position, the arguments a checked node's
+	// Compute is handed: its Args with Out set to outs. outBase holds, by
+	// node position, the index in outViews of its first output's view.
+	outs     [][]*kernel.Tensor
+	outViews []kernel.Tensor
+	outBase  []int
+	cargs    []kernel.Args
+	ws       []device.Buffer // by node position: workspace of the launch in flight
 	// resolved marks compute-dependent nodes whose real output shapes are
 	// set in this run; written by the goroutine running the Infer stage
 	// (or goroutine 0 while the others are drained).
@@ -135,9 +149,8 @@ type KernelRunner struct {
 	// The kernel contract's checks keep the shapes (and, before Compute,
 	// the buffers) a stage must leave as they were: one scratch per stage,
 	// each belonging to the goroutine running that stage.
-	inferShapes, resizeShapes, launchShapes []int64
-	resizeIn, launchIn                      []int64 // the inputs' before Resize and Compute
-	launchBufs                              []device.Buffer
+	inferShapes        []int64
+	resizeIn, launchIn []int64 // the inputs' before Resize and Compute
 	// launched, when set (a traced actor), is told of every node whose
 	// kernel the device took, pos to pos+n-1, by the launching goroutine.
 	launched func(pos, n int)
@@ -215,6 +228,27 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		nv += len(r.viewed[pos])
 	}
 	r.views = make([]kernel.Tensor, nv)
+	nout := 0
+	for pos := range prog.nodes {
+		if prog.nodes[pos].checked {
+			nout += len(prog.nodes[pos].out)
+		}
+	}
+	if nout > 0 {
+		r.outs = make([][]*kernel.Tensor, len(prog.nodes))
+		r.outViews = make([]kernel.Tensor, nout)
+		r.cargs = make([]kernel.Args, len(prog.nodes))
+		r.outBase = make([]int, len(prog.nodes))
+		ptrs := make([]*kernel.Tensor, nout)
+		nout = 0
+		for pos := range prog.nodes {
+			if nd := &prog.nodes[pos]; nd.checked {
+				r.outBase[pos] = nout
+				r.outs[pos] = ptrs[nout : nout+len(nd.out) : nout+len(nd.out)]
+				nout += len(nd.out)
+			}
+		}
+	}
 	nv, n = 0, 0
 	for pos := range prog.nodes {
 		nd := &prog.nodes[pos]
@@ -1000,11 +1034,12 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 func (r *KernelRunner) resize(pos int) error {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
+	out := ar.Out
 	if nd.checked {
-		r.resizeShapes = saveShapes(r.resizeShapes[:0], ar.Out)
+		out = r.outputViews(pos, false)
 		r.resizeIn = saveShapes(r.resizeIn[:0], ar.In)
 	}
-	err := nd.k.Resize(ar.In, ar.Out, &ar.Tiling)
+	err := nd.k.Resize(ar.In, out, &ar.Tiling)
 	if nd.checked {
 		if cerr := sameInputs(r.resizeIn, ar.In); cerr != nil && err == nil {
 			err = badAnswer("Resize %w", cerr)
@@ -1014,7 +1049,7 @@ func (r *KernelRunner) resize(pos int) error {
 		return r.stageErr(pos, kernel.StageResize, err)
 	}
 	if nd.checked {
-		if err := r.sameOutputs(pos, r.resizeShapes); err != nil {
+		if err := r.sameOutputs(pos, false); err != nil {
 			return r.stageErr(pos, kernel.StageResize, badAnswer("Resize %w", err))
 		}
 	}
@@ -1248,26 +1283,16 @@ func (r *KernelRunner) compute(pos int) error {
 	if !nd.checked {
 		return nd.k.Compute(ar)
 	}
-	r.launchShapes = saveShapes(r.launchShapes[:0], ar.Out)
+	ca := &r.cargs[pos]
+	*ca = *ar
+	ca.Out = r.outputViews(pos, true)
 	r.launchIn = saveShapes(r.launchIn[:0], ar.In)
-	r.launchBufs = r.launchBufs[:0]
-	for _, t := range ar.Out {
-		r.launchBufs = append(r.launchBufs, t.Buf)
-	}
-	err := nd.k.Compute(ar)
+	err := nd.k.Compute(ca)
 	if cerr := sameInputs(r.launchIn, ar.In); cerr != nil && err == nil {
 		err = badAnswer("Compute %w", cerr)
 	}
-	if cerr := r.sameOutputs(pos, r.launchShapes); cerr != nil && err == nil {
+	if cerr := r.sameOutputs(pos, true); cerr != nil && err == nil {
 		err = badAnswer("Compute %w", cerr)
-	}
-	for i, s := range nd.out {
-		if t := &r.tensors[s]; t.Buf.Addr != r.launchBufs[i].Addr || t.Buf.Size != r.launchBufs[i].Size {
-			t.Buf = r.launchBufs[i]
-			if err == nil {
-				err = badAnswer("Compute replaced the buffer of output %d", i)
-			}
-		}
 	}
 	return err
 }
@@ -1278,20 +1303,44 @@ func badAnswer(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{kernel.ErrBadAnswer}, a...)...)
 }
 
-// sameOutputs checks that a stage after InferShape left node pos's
-// outputs as InferShape made them: the runner's own tensors, of the
-// shapes saved. It puts back a replaced tensor.
-func (r *KernelRunner) sameOutputs(pos int, saved []int64) error {
-	ar := &r.args[pos]
+// outputViews refreshes checked node pos's output views (r.outs) from
+// its slots, as InferShape left them: the dtype, the shape (dims of their
+// own) and the host value, and the buffer when withBuf is set (Compute;
+// Resize runs before the outputs have one). It returns them.
+func (r *KernelRunner) outputViews(pos int, withBuf bool) []*kernel.Tensor {
+	outs := r.outs[pos]
 	for i, s := range r.prog.nodes[pos].out {
-		if ar.Out[i] != &r.tensors[s] {
-			ar.Out[i] = &r.tensors[s]
-			return fmt.Errorf("replaced output tensor %d", i)
+		v := r.outView(pos, i)
+		outs[i] = v
+		t := &r.tensors[s]
+		v.DType, v.Shape, v.Host, v.Buf = t.DType, append(v.Shape[:0], t.Shape...), t.Host, device.Buffer{}
+		if withBuf {
+			v.Buf = t.Buf
 		}
 	}
-	if i := changedShape(saved, ar.Out); i >= 0 {
-		restoreShapes(saved, ar.Out)
-		return fmt.Errorf("changed the dtype or shape of output %d", i)
+	return outs
+}
+
+// outView returns checked node pos's view of output i.
+func (r *KernelRunner) outView(pos, i int) *kernel.Tensor {
+	return &r.outViews[r.outBase[pos]+i]
+}
+
+// sameOutputs checks that a stage after InferShape left checked node
+// pos's output views as outputViews made them: the views themselves, of
+// their slots' dtypes and shapes, and, when withBuf is set, buffers. The
+// slots are never written: the next refresh puts the views back.
+func (r *KernelRunner) sameOutputs(pos int, withBuf bool) error {
+	for i, s := range r.prog.nodes[pos].out {
+		v, t := r.outs[pos][i], &r.tensors[s]
+		switch {
+		case v != r.outView(pos, i):
+			return fmt.Errorf("replaced output tensor %d", i)
+		case v.DType != t.DType || !slices.Equal(v.Shape, t.Shape):
+			return fmt.Errorf("changed the dtype or shape of output %d", i)
+		case withBuf && (v.Buf.Addr != t.Buf.Addr || v.Buf.Size != t.Buf.Size):
+			return fmt.Errorf("replaced the buffer of output %d", i)
+		}
 	}
 	return nil
 }

@@ -100,10 +100,13 @@ type Kernel interface {
 // Trusted is implemented by kernels known to keep the contract of the
 // Kernel methods: InferShape leaves its inputs' dtypes and shapes alone;
 // Resize and Compute leave the output tensors, their dtypes, shapes and
-// buffers as InferShape and the runtime made them. The runtime checks that contract
-// around the stages of every other kernel, at a few tens of nanoseconds a
-// kernel, and fails a run that breaks it; the built-in ops and control
-// flow implement Trusted. A kernel of the caller's should implement it
+// buffers as InferShape and the runtime made them. Every other kernel reads
+// its inputs, and writes its outputs in Resize and Compute, through tensors
+// of its own (views of the runtime's, with dims of their own), so that a
+// kernel that breaks the contract races with no other stage in any mode;
+// the runtime checks the contract around its stages, at a few tens of
+// nanoseconds a kernel, and fails a run that breaks it. The built-in ops
+// and control flow implement Trusted. A kernel of the caller's should implement it
 // only once tested to keep the contract.
 type Trusted interface {
 	Kernel
