@@ -1013,6 +1013,15 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 			return nil, err
 		}
 	}
+	if n.Domain == MSDomain && n.OpType == "DynamicQuantizeLSTM" {
+		// Whether Y is computed changes what onnxruntime quantizes.
+		if _, set := a[ops.NoYAttr]; set {
+			return nil, fmt.Errorf("%w: attribute %q is pipert's own", ErrImport, ops.NoYAttr)
+		}
+		if len(n.Outputs) == 0 || n.Outputs[0] == "" {
+			a[ops.NoYAttr] = int64(1)
+		}
+	}
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return a, nil
 	}

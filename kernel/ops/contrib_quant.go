@@ -115,6 +115,7 @@ var contribQuantOps = []builtin{
 	{"QGemm", newQGemm},
 	{"MatMulIntegerToFloat", newQMatMulToFloat(false)},
 	{"DynamicQuantizeMatMul", newQMatMulToFloat(true)},
+	{"DynamicQuantizeLSTM", newDynamicQuantizeLSTM},
 }
 
 // int32Min is what x86's float-to-int32 conversion gives for a value out

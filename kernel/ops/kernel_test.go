@@ -55,7 +55,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
 		"GroupQueryAttention", "MSAttention", "QAttention", "MultiHeadAttention",
-		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul",
+		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "DynamicQuantizeLSTM",
 		"EmbedLayerNormalization", "FusedConv", "FusedGemm", "MSQuantizeLinear", "MSDequantizeLinear", "MSTrilu", "ExpandDims", "NhwcMaxPool", "Inverse", "GatherBlockQuantized",
 		// ai.onnx.ml
 		"TreeEnsembleRegressor", "TreeEnsemble", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
@@ -83,6 +83,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["MatMulNBits"] = kernel.Attrs{"K": int64(16), "N": int64(1), "block_size": int64(16)}
 	required["QLinearAveragePool"] = kernel.Attrs{"kernel_shape": []int64{1}}
 	required["QLinearConcat"] = kernel.Attrs{"axis": int64(0)}
+	required["DynamicQuantizeLSTM"] = kernel.Attrs{"hidden_size": int64(1)}
 	required["QLinearSoftmax"] = kernel.Attrs{"opset": int64(13)}
 	required["GroupQueryAttention"] = kernel.Attrs{"num_heads": int64(1), "kv_num_heads": int64(1)}
 	required["MSAttention"], required["MultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}, kernel.Attrs{"num_heads": int64(1)}

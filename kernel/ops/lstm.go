@@ -135,11 +135,25 @@ func newRecurrent(cell string) kernel.Factory {
 }
 
 func newCell(cell string, attrs kernel.Attrs) (kernel.Kernel, error) {
+	k, err := cellOf(cell, cell, attrs)
+	if err != nil {
+		return nil, err
+	}
+	if cell == "LSTM" {
+		return newKernel(sig{op: cell, minIn: 3, maxIn: 8, nOut: 3}, k), nil
+	}
+	return newKernel(sig{op: cell, minIn: 3, maxIn: 6, nOut: 2}, k), nil
+}
+
+// cellOf reads the attributes of an LSTM, GRU or RNN of op op (named in
+// errors); extra names attributes of a variant's own, checked by the
+// caller.
+func cellOf(op, cell string, attrs kernel.Attrs, extra ...string) (*lstm, error) {
 	opset, err := attrs.Opset(17)
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	known := []string{"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size"}
+	known := append([]string{"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size"}, extra...)
 	k := &lstm{cell: cell, dirs: 1}
 	var defaults []string
 	switch cell {
@@ -167,7 +181,7 @@ func newCell(cell string, attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	if k.hidden <= 0 {
-		return nil, fmt.Errorf("ops: %s: attribute hidden_size is required and must be positive, have %d", cell, k.hidden)
+		return nil, fmt.Errorf("ops: %s: attribute hidden_size is required and must be positive, have %d", op, k.hidden)
 	}
 	dir, err := attrs.String("direction", "forward")
 	if err != nil {
@@ -180,13 +194,13 @@ func newCell(cell string, attrs kernel.Attrs) (kernel.Kernel, error) {
 	case "bidirectional":
 		k.dirs = 2
 	default:
-		return nil, fmt.Errorf("ops: %s: direction %q (want forward, reverse or bidirectional)", cell, dir)
+		return nil, fmt.Errorf("ops: %s: direction %q (want forward, reverse or bidirectional)", op, dir)
 	}
 	if k.layout, err = attrs.Int("layout", 0); err != nil {
 		return nil, wrapAttr(err)
 	}
 	if k.layout != 0 && k.layout != 1 {
-		return nil, fmt.Errorf("ops: %s: layout %d (want 0 or 1)", cell, k.layout)
+		return nil, fmt.Errorf("ops: %s: layout %d (want 0 or 1)", op, k.layout)
 	}
 	f, err := attrs.Int("input_forget", 0)
 	if err != nil {
@@ -197,7 +211,7 @@ func newCell(cell string, attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	if !(k.clip > 0) {
-		return nil, fmt.Errorf("ops: %s: clip %g must be positive", cell, k.clip)
+		return nil, fmt.Errorf("ops: %s: clip %g must be positive", op, k.clip)
 	}
 	k.clip = float64(float32(k.clip))
 	names, err := attrs.Strings("activations", nil)
@@ -210,7 +224,7 @@ func newCell(cell string, attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 	}
 	if len(names) != k.nact*k.dirs {
-		return nil, fmt.Errorf("ops: %s: activations %v: want %d per direction", cell, names, k.nact)
+		return nil, fmt.Errorf("ops: %s: activations %v: want %d per direction", op, names, k.nact)
 	}
 	alphas, err := attrs.Floats("activation_alpha", nil)
 	if err != nil {
@@ -224,7 +238,7 @@ func newCell(cell string, attrs kernel.Attrs) (kernel.Kernel, error) {
 	for i, name := range names {
 		d, ok := activationDefaults[strings.ToLower(name)]
 		if !ok {
-			return nil, fmt.Errorf("ops: %s: activation %q is not an ONNX RNN activation", cell, name)
+			return nil, fmt.Errorf("ops: %s: activation %q is not an ONNX RNN activation", op, name)
 		}
 		a := activation{name: strings.ToLower(name), alpha: d.defAlpha, beta: d.defBeta}
 		if d.alpha && ai < len(alphas) {
@@ -237,10 +251,7 @@ func newCell(cell string, attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		k.act[i/k.nact][i%k.nact] = a
 	}
-	if cell == "LSTM" {
-		return newKernel(sig{op: cell, minIn: 3, maxIn: 8, nOut: 3}, k), nil
-	}
-	return newKernel(sig{op: cell, minIn: 3, maxIn: 6, nOut: 2}, k), nil
+	return k, nil
 }
 
 // dims returns seq, batch and input size of x.

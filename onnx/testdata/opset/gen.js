@@ -6,7 +6,9 @@
 // cases*.js files of that folder instead of this one's.)
 // Each case of cases.js becomes NAME.onnx and NAME.golden.json (onnx.Golden:
 // one case, "ort", the graph inputs and the outputs onnxruntime computed).
-// Inputs are deterministic (xorshift32, seeded by the case name).
+// Inputs are deterministic (xorshift32, seeded by the case name). A case's
+// threads, when set, is onnxruntime's intra-op thread count (default: the
+// cores), for the kernels whose results depend on it.
 const ort = require('onnxruntime-node');
 const { onnx } = require('onnx-proto');
 const fs = require('fs'), path = require('path');
@@ -210,9 +212,9 @@ async function build(c, dir) {
   if (c.external) { // onnxruntime finds the data beside the model file
     fs.writeFileSync(path.join(dir, `${c.name}.data`), extData);
     fs.writeFileSync(path.join(dir, `${c.name}.onnx`), bytes);
-    s = await ort.InferenceSession.create(path.join(dir, `${c.name}.onnx`), { graphOptimizationLevel: 'disabled' });
+    s = await ort.InferenceSession.create(path.join(dir, `${c.name}.onnx`), { graphOptimizationLevel: 'disabled', ...(c.threads ? { intraOpNumThreads: c.threads } : {}) });
   } else {
-    s = await ort.InferenceSession.create(Buffer.from(bytes), { graphOptimizationLevel: 'disabled' });
+    s = await ort.InferenceSession.create(Buffer.from(bytes), { graphOptimizationLevel: 'disabled', ...(c.threads ? { intraOpNumThreads: c.threads } : {}) });
   }
   const out = await s.run(feeds);
   const goldOut = {};
@@ -234,7 +236,7 @@ async function build(c, dir) {
     const ferr = onnx.ModelProto.verify(full);
     if (ferr) throw new Error(`${c.name} (tail): ${ferr}`);
     saved = onnx.ModelProto.encode(onnx.ModelProto.fromObject(full)).finish();
-    const fs2 = await ort.InferenceSession.create(Buffer.from(saved), { graphOptimizationLevel: 'disabled' });
+    const fs2 = await ort.InferenceSession.create(Buffer.from(saved), { graphOptimizationLevel: 'disabled', ...(c.threads ? { intraOpNumThreads: c.threads } : {}) });
     const fout = await fs2.run(feeds, c.tail.fetch.map(([name]) => name));
     for (const [name, gold] of c.tail.fetch) {
       if (JSON.stringify(Array.from(fout[name].data, String)) !== JSON.stringify(Array.from(out[gold].data, String))) {
