@@ -39,6 +39,7 @@ type dqLSTM struct {
 	hAll, cAll             []float32
 	qx, qh                 []byte
 	multW, multR           []float32
+	wT, rT                 []int32 // a direction's weights, by widenT
 }
 
 func newDynamicQuantizeLSTM(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -174,21 +175,32 @@ func multipliers(m []float32, in []*kernel.Tensor, i int, dir int64, aScale floa
 	}
 }
 
-// qGemmRows adds, or with set writes, to dst [rows, 4h] the float32
+// widenT writes the weights w [K, N] (dtype dt) less their zero point zw
+// into t transposed, [N, K], for qGemmRows.
+func widenT(t []int32, w []byte, dt kernel.DType, zw, K, N int64) {
+	for kk := range K {
+		for n := range N {
+			t[n*K+kk] = int32(loadI(dt, w, kk*N+n) - zw)
+		}
+	}
+}
+
+// qGemmRows adds, or with set writes, to dst [rows, N] the float32
 // products of the quantized rows q [rows, K] (zero point za) and the
-// weights w [K, 4h] (dtype dt, zero point zw): float32(Σ (a − za)·(w −
-// zw)) · mult[column].
-func qGemmRows(dst []float32, q []byte, za int64, w []byte, dt kernel.DType, zw int64, mult []float32, rows, K int64, set bool) {
+// weights wT [N, K] (widened, zero point taken off, by widenT):
+// float32(Σ (a − za)·w) · mult[column], the sum in int32 as onnxruntime's.
+func qGemmRows(dst []float32, q []byte, za int64, wT []int32, mult []float32, rows, K int64, set bool) {
 	N := int64(len(mult))
 	for r := range rows {
 		qr := q[r*K : (r+1)*K]
 		d := dst[r*N : (r+1)*N]
 		for n := range N {
-			var acc int64
+			wr := wT[n*K : (n+1)*K]
+			var acc int32
 			for kk, a := range qr {
-				acc += (int64(a) - za) * (loadI(dt, w, int64(kk)*N+n) - zw)
+				acc += (int32(a) - int32(za)) * wr[kk]
 			}
-			v := mul(float32(int32(acc)), mult[n])
+			v := mul(float32(acc), mult[n])
 			if set {
 				d[n] = v
 			} else {
@@ -254,6 +266,7 @@ func (k *dqLSTM) compute(a *kernel.Args) error {
 	k.hAll, k.cAll = grow(k.hAll, batch*H), grow(k.cAll, batch*H)
 	k.gates, k.bsum = grow(k.gates, GH), grow(k.bsum, GH)
 	k.multW, k.multR = grow(k.multW, GH), grow(k.multR, GH)
+	k.wT, k.rT = grow(k.wT, inSize*GH), grow(k.rT, H*GH)
 	dirs := int64(k.dirs)
 	// The input term of every step of the sequences, quantized once: the
 	// same rows, in reverse order or not.
@@ -274,7 +287,9 @@ func (k *dqLSTM) compute(a *kernel.Args) error {
 			return err
 		}
 		multipliers(k.multW, in, 8, dir, xScale)
-		qGemmRows(k.xproj, k.qx, xZero, W[dir*wSize:(dir+1)*wSize], in[1].DType, wz, k.multW, rows, inSize, true)
+		widenT(k.wT, W[dir*wSize:(dir+1)*wSize], in[1].DType, wz, inSize, GH)
+		widenT(k.rT, R[dir*rSize:(dir+1)*rSize], in[2].DType, rz, H, GH)
+		qGemmRows(k.xproj, k.qx, xZero, k.wT, k.multW, rows, inSize, true)
 		clear(k.bsum)
 		if B != nil {
 			Bd := B[dir*2*GH : (dir+1)*2*GH]
@@ -318,7 +333,7 @@ func (k *dqLSTM) compute(a *kernel.Args) error {
 					t = n - 1 - s
 				}
 				copy(k.gates, k.xproj[(t*batch+b)*GH:][:GH])
-				qGemmRows(k.gates, k.qh[b*H:(b+1)*H], hZero, R[dir*rSize:(dir+1)*rSize], in[2].DType, rz, k.multR, 1, H, false)
+				qGemmRows(k.gates, k.qh[b*H:(b+1)*H], hZero, k.rT, k.multR, 1, H, false)
 				for g := range k.gates {
 					k.gates[g] += k.bsum[g]
 				}
