@@ -32,8 +32,10 @@ type fault struct {
 	// and Compute ran (the kernel contract broken, not a failure).
 	resize  func(in, out []*kernel.Tensor) error
 	compute func(a *kernel.Args) error
-	// cost, when set, is the kernel's answer to Cost in place of ReLU's.
-	cost func() device.Cost
+	// cost, when set, is the kernel's answer to Cost in place of ReLU's;
+	// costIn misbehaves after ReLU's Cost.
+	cost   func() device.Cost
+	costIn func(in, out []*kernel.Tensor)
 	// blocks: the fault waits for its run's context to end; the run has a
 	// deadline of 50 ms, and its error must say the deadline passed.
 	blocks bool
@@ -44,7 +46,7 @@ type fault struct {
 
 // panics reports whether the fault is a panic.
 func (f *fault) panics() bool {
-	return f.do == nil && f.resize == nil && f.compute == nil && f.cost == nil
+	return f.do == nil && f.resize == nil && f.compute == nil && f.cost == nil && f.costIn == nil
 }
 
 // badKernel is ReLU with a fault.
@@ -88,6 +90,11 @@ func (k *badKernel) Cost(in, out []*kernel.Tensor) device.Cost {
 	if k.f.cost != nil && k.fire(kernel.StageLaunch) {
 		return k.f.cost()
 	}
+	if k.f.costIn != nil && k.fire(kernel.StageLaunch) {
+		c := k.Kernel.Cost(in, out)
+		k.f.costIn(in, out)
+		return c
+	}
 	return k.Kernel.Cost(in, out)
 }
 
@@ -130,6 +137,32 @@ func faults() []*fault {
 		{name: "nil output", broken: true, stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
 			out[0] = nil
 			return nil
+		}},
+		// A nil put in place of an argument's tensor, in every stage: the
+		// runtime puts its own back.
+		{name: "InferShape sets an input to nil", broken: true, stage: kernel.StageInfer, nth: 1, do: func(in, out []*kernel.Tensor) error {
+			out[0].DType, out[0].Shape = in[0].DType, in[0].Shape.Clone()
+			in[0] = nil
+			return nil
+		}},
+		{name: "Resize sets an input to nil", broken: true, stage: kernel.StageResize, nth: 1, resize: func(in, out []*kernel.Tensor) error {
+			in[0] = nil
+			return nil
+		}},
+		{name: "Resize sets an output to nil", broken: true, stage: kernel.StageResize, nth: 1, resize: func(in, out []*kernel.Tensor) error {
+			out[0] = nil
+			return nil
+		}},
+		{name: "Compute sets an input to nil", broken: true, stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
+			a.In[0] = nil
+			return nil
+		}},
+		{name: "Compute sets an output to nil", broken: true, stage: kernel.StageLaunch, nth: 1, compute: func(a *kernel.Args) error {
+			a.Out[0] = nil
+			return nil
+		}},
+		{name: "Cost sets an input and an output to nil", broken: true, stage: kernel.StageLaunch, nth: 1, costIn: func(in, out []*kernel.Tensor) {
+			in[0], out[0] = nil, nil
 		}},
 		{name: "blocks until cancelled", stage: kernel.StageInfer, nth: 1, blocks: true, do: func(in, out []*kernel.Tensor) error {
 			ctx := *blockCtx.Load()

@@ -619,7 +619,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		}
 	}
 	if err == nil && r.capture != nil {
-		r.record()
+		err = r.record()
 	}
 	if ferr := e.end(); err == nil {
 		err = ferr

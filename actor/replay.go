@@ -277,10 +277,11 @@ func (r *KernelRunner) replaying(pos int) bool {
 }
 
 // record is step 1, on goroutine 0 after a successful run, before End.
-func (r *KernelRunner) record() {
+// It fails when a kernel's Cost breaks its contract (see cost).
+func (r *KernelRunner) record() error {
 	c := r.capture
 	if r.plan == nil || r.fallbacks > 0 {
-		return
+		return nil
 	}
 	for s := range c.segs {
 		sg := &c.segs[s]
@@ -299,12 +300,17 @@ func (r *KernelRunner) record() {
 				c.dtypes[slot], c.shapes[slot] = t.DType, append(c.shapes[slot][:0], t.Shape...)
 			}
 			c.ws[pos] = ar.Tiling.Workspace
-			c.ks[pos] = device.Kernel{Name: nd.op, Cost: nd.k.Cost(ar.In, ar.Out)}
+			cost, err := r.cost(pos)
+			if err != nil {
+				return r.stageErr(pos, kernel.StageLaunch, err)
+			}
+			c.ks[pos] = device.Kernel{Name: nd.op, Cost: cost}
 		}
 		sg.span = c.span(c.ks[sg.first : sg.last+1])
 		sg.valid = true
 		c.stats.Captures++
 	}
+	return nil
 }
 
 // fits reports whether the plan holds segment sg on data as real as this

@@ -91,8 +91,10 @@ type KernelRunner struct {
 	// puts back, never the slot that other stages read meanwhile.
 	views []kernel.Tensor
 	// viewed lists, by node position, the inputs read through views:
-	// every input of a checked node, the value dependencies of the others.
-	viewed [][]int
+	// every input of a checked node, the value dependencies of the others;
+	// viewBase, by node position, the index in views of its first view.
+	viewed   [][]int
+	viewBase []int
 	// outs holds, by node position, the outputs a checked node's Resize
 	// and Compute write through (nil for the others): views of its output
 	// slots with dims of their own, refreshed before each of those stages
@@ -228,6 +230,7 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		nv += len(r.viewed[pos])
 	}
 	r.views = make([]kernel.Tensor, nv)
+	r.viewBase = make([]int, len(prog.nodes))
 	nout := 0
 	for pos := range prog.nodes {
 		if prog.nodes[pos].checked {
@@ -259,6 +262,7 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		for i, s := range nd.in {
 			ar.In[i] = &r.tensors[s]
 		}
+		r.viewBase[pos] = nv
 		for _, j := range r.viewed[pos] {
 			ar.In[j] = &r.views[nv]
 			nv++
@@ -764,7 +768,21 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 	}
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
-	shapes, err := nd.cd.OutputShapes(ar)
+	var shapes []kernel.Shape
+	if !nd.checked {
+		shapes, err = nd.cd.OutputShapes(ar)
+	} else {
+		ca := &r.cargs[pos]
+		*ca = *ar
+		ca.Out = r.outputViews(pos, true)
+		shapes, err = nd.cd.OutputShapes(ca)
+		if perr := r.keptTensors(pos); perr != nil {
+			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes %w", perr))
+		}
+		if cerr := r.sameOutputs(pos, true); cerr != nil && err == nil {
+			err = badAnswer("OutputShapes %w", cerr)
+		}
+	}
 	if err != nil {
 		return r.stageErr(pos, kernel.StageLaunch, err)
 	}
@@ -926,6 +944,9 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	}
 	err = nd.k.InferShape(ar.In, ar.Out)
 	if nd.checked {
+		if perr := r.keptTensors(pos); perr != nil {
+			return r.stageErr(pos, kernel.StageInfer, badAnswer("InferShape %w", perr))
+		}
 		if i := changedShape(r.inferShapes, ar.In); i >= 0 {
 			restoreShapes(r.inferShapes, ar.In) // only then: other stages read them
 			if err == nil {
@@ -1041,6 +1062,9 @@ func (r *KernelRunner) resize(pos int) error {
 	}
 	err := nd.k.Resize(ar.In, out, &ar.Tiling)
 	if nd.checked {
+		if perr := r.keptTensors(pos); perr != nil {
+			return r.stageErr(pos, kernel.StageResize, badAnswer("Resize %w", perr))
+		}
 		if cerr := sameInputs(r.resizeIn, ar.In); cerr != nil && err == nil {
 			err = badAnswer("Resize %w", cerr)
 		}
@@ -1144,7 +1168,11 @@ func (r *KernelRunner) launch(pos int) (err error) {
 			r.launched(pos, 1) // a Launcher ends its kernel's flow
 		}
 	} else {
-		k := device.Kernel{Name: nd.op, Cost: nd.k.Cost(ar.In, ar.Out), Flow: ar.Flow}
+		cost, err := r.cost(pos)
+		if err != nil {
+			return r.stageErr(pos, kernel.StageLaunch, err)
+		}
+		k := device.Kernel{Name: nd.op, Cost: cost, Flow: ar.Flow}
 		r.tilingBefore(pos, &k)
 		if real {
 			t0 := clock.Now()
@@ -1288,6 +1316,9 @@ func (r *KernelRunner) compute(pos int) error {
 	ca.Out = r.outputViews(pos, true)
 	r.launchIn = saveShapes(r.launchIn[:0], ar.In)
 	err := nd.k.Compute(ca)
+	if perr := r.keptTensors(pos); perr != nil {
+		return badAnswer("Compute %w", perr)
+	}
 	if cerr := sameInputs(r.launchIn, ar.In); cerr != nil && err == nil {
 		err = badAnswer("Compute %w", cerr)
 	}
@@ -1324,6 +1355,48 @@ func (r *KernelRunner) outputViews(pos int, withBuf bool) []*kernel.Tensor {
 // outView returns checked node pos's view of output i.
 func (r *KernelRunner) outView(pos, i int) *kernel.Tensor {
 	return &r.outViews[r.outBase[pos]+i]
+}
+
+// keptTensors checks that a call into checked node pos's kernel left
+// the tensors of its arguments where the runtime put them: its inputs'
+// views and its output slots (the output views are refreshed before each
+// stage that hands them over). It puts back every one replaced, and
+// reports the first.
+func (r *KernelRunner) keptTensors(pos int) error {
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	var err error
+	for i, j := range r.viewed[pos] {
+		if want := &r.views[r.viewBase[pos]+i]; ar.In[j] != want {
+			ar.In[j] = want
+			if err == nil {
+				err = fmt.Errorf("replaced input tensor %d", j)
+			}
+		}
+	}
+	for i, s := range nd.out {
+		if want := &r.tensors[s]; ar.Out[i] != want {
+			ar.Out[i] = want
+			if err == nil {
+				err = fmt.Errorf("replaced output tensor %d", i)
+			}
+		}
+	}
+	return err
+}
+
+// cost asks node pos's kernel for the device work of its launch; for a
+// checked node, it checks that Cost left the tensors in place.
+func (r *KernelRunner) cost(pos int) (device.Cost, error) {
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	c := nd.k.Cost(ar.In, ar.Out)
+	if nd.checked {
+		if err := r.keptTensors(pos); err != nil {
+			return c, badAnswer("Cost %w", err)
+		}
+	}
+	return c, nil
 }
 
 // sameOutputs checks that a stage after InferShape left checked node
