@@ -95,14 +95,14 @@ type KernelRunner struct {
 	// viewBase, by node position, the index in views of its first view.
 	viewed   [][]int
 	viewBase []int
-	// outs holds, by node position, the outputs a checked node's Resize
-	// and Compute write through (nil for the others): views of its output
+	// outs holds, by node position, the outputs a checked node's Resize,
+	// Compute and OutputShapes see (nil for the others): views of its output
 	// slots with dims of their own, refreshed before each of those stages
 	// and compared with the slots after it. A kernel that writes an
 	// output's dtype, shape or buffer after InferShape writes its view,
 	// never the slot that the stages of its consumers read meanwhile.
 	// cargs holds, by node position, the arguments a checked node's
-	// Compute is handed: its Args with Out set to outs. outBase holds, by
+	// Compute and OutputShapes are handed: its Args with Out set to outs. outBase holds, by
 	// node position, the index in outViews of its first output's view.
 	outs     [][]*kernel.Tensor
 	outViews []kernel.Tensor
