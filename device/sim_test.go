@@ -311,10 +311,13 @@ func TestReplayDispatchesNodeByNode(t *testing.T) {
 }
 
 // TestLaunchArgsCrossTheLink: a kernel whose launch carries argument bytes
-// (tiling data) starts that many bytes over the H2D bandwidth later.
+// (tiling data) starts that many bytes over the H2D bandwidth later. Each
+// launch reads the clock between before and after, so its start less its
+// delay lies within [before, after] of the launch plus the latency: the
+// two launches bound the delay whatever the time between the readings.
 func TestLaunchArgsCrossTheLink(t *testing.T) {
 	p := device.Default()
-	starts := make([]int64, 2)
+	var lo, hi [2]int64 // start − after and start − before
 	for i, args := range []int64{0, 120_000} { // 10 µs at 12 GB/s
 		rec := &recorder{}
 		s := newSim(t, p, rec).NewStream()
@@ -322,10 +325,12 @@ func TestLaunchArgsCrossTheLink(t *testing.T) {
 		if err := s.Launch(device.Kernel{Name: "k", Args: args}); err != nil {
 			t.Fatal(err)
 		}
-		starts[i] = rec.work[0].start - before
+		after := clock.Now()
+		lo[i], hi[i] = rec.work[0].start-after, rec.work[0].start-before
 	}
-	if d := time.Duration(starts[1] - starts[0]); d < 9*time.Microsecond || d > 11*time.Microsecond+time.Millisecond {
-		t.Fatalf("120 kB of arguments delay the start by %v, want about 10 µs", d)
+	want := int64(120_000 / p.H2D.Bandwidth * 1e9)
+	if min, max := lo[1]-hi[0], hi[1]-lo[0]; want < min-1 || want > max+1 {
+		t.Fatalf("120 kB of arguments delay the start by %v to %v, want %v", time.Duration(min), time.Duration(max), time.Duration(want))
 	}
 }
 
