@@ -95,6 +95,9 @@ type KernelRunner struct {
 	// viewBase, by node position, the index in views of its first view.
 	viewed   [][]int
 	viewBase []int
+	// vcopy holds, by view, a checked node's own copy of a value
+	// dependency's value (see refreshViews).
+	vcopy [][]byte
 	// outs holds, by node position, the outputs a checked node's Resize,
 	// Compute and OutputShapes see (nil for the others): views of its output
 	// slots with dims of their own, refreshed before each of those stages
@@ -230,6 +233,7 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		nv += len(r.viewed[pos])
 	}
 	r.views = make([]kernel.Tensor, nv)
+	r.vcopy = make([][]byte, nv)
 	r.viewBase = make([]int, len(prog.nodes))
 	nout := 0
 	for pos := range prog.nodes {
@@ -845,7 +849,7 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 func (r *KernelRunner) refreshViews(pos int) {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
-	for _, j := range r.viewed[pos] {
+	for i, j := range r.viewed[pos] {
 		s := nd.in[j]
 		t, v := &r.tensors[s], ar.In[j]
 		if nd.checked {
@@ -857,10 +861,40 @@ func (r *KernelRunner) refreshViews(pos int) {
 		if h := r.staged[s]; h != nil {
 			v.Host = h
 		}
+		if nd.checked && v.Host != nil && slices.Contains(nd.valueDeps, j) {
+			// A value of its own, and no buffer until its launch: what
+			// InferShape writes there reaches no caller's tensor,
+			// constant or other reader (checked by valuesKept).
+			vi := r.viewBase[pos] + i
+			r.vcopy[vi] = append(r.vcopy[vi][:0], v.Host...)
+			v.Host = r.vcopy[vi]
+			continue
+		}
 		if r.prog.slots[s].producer < 0 || r.staged[s] != nil {
 			v.Buf = t.Buf
 		}
 	}
+}
+
+// valuesKept checks, after checked node pos's InferShape, that the
+// values of its value-dependency inputs are those refreshViews copied.
+func (r *KernelRunner) valuesKept(pos int) error {
+	nd := &r.prog.nodes[pos]
+	ar := &r.args[pos]
+	for i, j := range r.viewed[pos] {
+		s := nd.in[j]
+		src := r.tensors[s].Host
+		if h := r.staged[s]; h != nil {
+			src = h
+		}
+		if src == nil || !slices.Contains(nd.valueDeps, j) {
+			continue
+		}
+		if c := r.vcopy[r.viewBase[pos]+i]; !bytes.Equal(c, src) || !bytes.Equal(ar.In[j].Host, src) {
+			return fmt.Errorf("wrote the value of input %d", j)
+		}
+	}
+	return nil
 }
 
 // viewBuffers gives node pos's views their slots' buffers; it runs on the
@@ -946,6 +980,9 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	if nd.checked {
 		if perr := r.keptTensors(pos); perr != nil {
 			return r.stageErr(pos, kernel.StageInfer, badAnswer("InferShape %w", perr))
+		}
+		if verr := r.valuesKept(pos); verr != nil && err == nil {
+			err = badAnswer("InferShape %w", verr)
 		}
 		if i := changedShape(r.inferShapes, ar.In); i >= 0 {
 			restoreShapes(r.inferShapes, ar.In) // only then: other stages read them

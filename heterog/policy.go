@@ -239,8 +239,12 @@ func operandKey(n *subgraph.Node, in []*kernel.Tensor) string {
 // fails on the stand-ins.
 func cpuTime(k kernel.Kernel, in []*kernel.Tensor) (time.Duration, bool) {
 	args := &kernel.Args{In: make([]*kernel.Tensor, len(in))}
+	_, trusted := k.(kernel.Trusted)
 	for i, m := range in {
 		t := &kernel.Tensor{Shape: m.Shape.Clone(), DType: m.DType, Host: m.Host}
+		if !trusted && t.Host != nil {
+			t.Host = slices.Clone(t.Host) // a constant's: the kernel may write it
+		}
 		if t.Host == nil {
 			if hostmem.Check(t.Bytes()) != nil {
 				return 0, false

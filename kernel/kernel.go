@@ -79,7 +79,8 @@ type Kernel interface {
 	// Deps declares value and compute dependencies; constant per kernel.
 	Deps() Deps
 	// InferShape sets Shape and DType of every out[i] from the inputs. It must
-	// not read input contents except Host of the inputs in Deps().Value.
+	// not read input contents except Host of the inputs in Deps().Value,
+	// and must not write any input's contents.
 	InferShape(in, out []*Tensor) error
 	// Resize computes tiling data and workspace size from the shapes into t.
 	// t holds the node's tiling of its previous run: Resize overwrites it,
@@ -102,8 +103,11 @@ type Kernel interface {
 // Resize and Compute leave the output tensors, their dtypes, shapes and
 // buffers as InferShape and the runtime made them. Every other kernel reads
 // its inputs, and writes its outputs in Resize and Compute, through tensors
-// of its own (views of the runtime's, with dims of their own), so that a
-// kernel that breaks the contract races with no other stage in any mode;
+// of its own (views of the runtime's, with dims of their own, and in
+// InferShape the values of its value-dependency inputs copied; at compile
+// time, static shape inference and constant folding hand it copies too),
+// so that a kernel that breaks the contract races with no other stage in
+// any mode and writes no caller's tensor or constant through them;
 // the runtime checks the contract around its stages, at a few tens of
 // nanoseconds a kernel, and fails a run that breaks it. The built-in ops
 // and control flow implement Trusted. A kernel of the caller's should implement it

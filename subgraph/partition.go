@@ -650,6 +650,9 @@ func fold(k kernel.Kernel, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) 
 		}
 		t.Host = make([]byte, t.Bytes())
 	}
+	if _, ok := k.(kernel.Trusted); !ok {
+		in = ownInputs(in, nil)
+	}
 	var tl kernel.Tiling
 	if err := k.Resize(in, out, &tl); err != nil || tl.Workspace > 0 {
 		return nil

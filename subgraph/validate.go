@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/pipert/pipert/kernel"
@@ -301,6 +302,13 @@ func (c *Checked) infer() error {
 // inferOutputs runs k's InferShape (see safeInfer) on in into nOut fresh
 // output tensors and returns them.
 func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Tensor, error) {
+	if _, ok := k.(kernel.Trusted); !ok {
+		_, _, _, deps, err := contract(k)
+		if err != nil {
+			return nil, err
+		}
+		in = ownInputs(in, deps.Value)
+	}
 	out := make([]*kernel.Tensor, nOut)
 	for j := range out {
 		out[j] = &kernel.Tensor{}
@@ -322,6 +330,25 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 		}
 	}
 	return out, nil
+}
+
+// ownInputs returns copies of in for a kernel not kernel.Trusted to read,
+// so that one that writes them leaves the graph's tensors alone: dims of
+// their own, and a copy of the contents of the inputs at positions
+// copied (nil: every one); the others' contents are left out.
+func ownInputs(in []*kernel.Tensor, copied []int) []*kernel.Tensor {
+	own := make([]*kernel.Tensor, len(in))
+	for j, t := range in {
+		if t == nil {
+			continue
+		}
+		c := &kernel.Tensor{DType: t.DType, Shape: t.Shape.Clone()}
+		if t.Host != nil && (copied == nil || slices.Contains(copied, j)) {
+			c.Host = slices.Clone(t.Host)
+		}
+		own[j] = c
+	}
+	return own
 }
 
 // registryHas reports whether reg (nil: no registry) resolves op; a panic
