@@ -317,7 +317,8 @@ func TestReplayDispatchesNodeByNode(t *testing.T) {
 // two launches bound the delay whatever the time between the readings.
 func TestLaunchArgsCrossTheLink(t *testing.T) {
 	p := device.Default()
-	var lo, hi [2]int64                        // start − after and start − before
+	// By launch: its start less the clock reading after it, and before it.
+	var lo, hi [2]int64
 	for i, args := range []int64{0, 120_000} { // 10 µs at 12 GB/s
 		rec := &recorder{}
 		s := newSim(t, p, rec).NewStream()
