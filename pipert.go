@@ -143,7 +143,7 @@ var (
 	ErrShortOutput = actor.ErrShortOutput
 	// ErrDynamicWorkspace: WorkspaceSize of a graph whose sizes depend on
 	// run-time values; ErrShortWorkspace: UseWorkspace of a buffer smaller
-	// than WorkspaceSize.
+	// than WorkspaceSize, or whose contents are shorter than its size.
 	ErrDynamicWorkspace = actor.ErrDynamicWorkspace
 	ErrShortWorkspace   = actor.ErrShortWorkspace
 	// ErrBadInput: a run's inputs do not match the graph's: an input
@@ -683,7 +683,9 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 // have static shapes: a dynamic input dimension or a node that reads a
 // run-time value is an error wrapping ErrDynamicWorkspace naming it. It
 // plans with the executable's kernels, so it waits for the calls in
-// flight and the submitted steps to end, as Run does.
+// flight and the submitted steps to end, as Run does. A heterogeneous
+// executable has no single arena: it answers with an error wrapping
+// errors.ErrUnsupported.
 func (e *Executable) WorkspaceSize() (int64, error) {
 	if err := e.usable("WorkspaceSize"); err != nil {
 		return 0, err
@@ -709,10 +711,12 @@ func (e *Executable) quiesce() (unlock func()) {
 // Device(), at least WorkspaceSize bytes, materialized for real data) as
 // the arena of its memory plan (WithCaches with MemoryPlan): runs then
 // place every intermediate tensor and workspace in it. The caller frees it
-// after Close. A smaller buffer is an error wrapping ErrShortWorkspace; a
-// buffer of another device, or one freed, when the device tells
-// (device.Owner), one wrapping ErrInvalid. Like WorkspaceSize, it waits
-// for the calls in flight and the submitted steps to end.
+// after Close. A smaller buffer, or one whose contents (Data) are shorter
+// than its size, is an error wrapping ErrShortWorkspace; a buffer of
+// another device, or one freed, when the device tells (device.Owner), one
+// wrapping ErrInvalid; on a heterogeneous executable, one wrapping
+// errors.ErrUnsupported. Like WorkspaceSize, it waits for the calls in
+// flight and the submitted steps to end.
 func (e *Executable) UseWorkspace(buf device.Buffer) error {
 	if err := e.usable("UseWorkspace"); err != nil {
 		return err

@@ -528,8 +528,8 @@ func TestWorkspaceSizeBeforeRun(t *testing.T) {
 	defer dev.Free(short)
 	hollow := buf
 	hollow.Data = hollow.Data[:size/2]
-	if err := a.UseWorkspace(hollow); err == nil {
-		t.Error("a workspace whose contents are shorter than its size: no error")
+	if err := a.UseWorkspace(hollow); !errors.Is(err, actor.ErrShortWorkspace) {
+		t.Errorf("a workspace whose contents are shorter than its size: %v", err)
 	}
 	if err := a.UseWorkspace(buf); err != nil {
 		t.Fatal(err)

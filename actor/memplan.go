@@ -375,7 +375,7 @@ const placeBlock = 16
 var ErrDynamicWorkspace = errors.New("workspace size depends on run-time values")
 
 // ErrShortWorkspace is the cause of UseWorkspace's failure on a buffer
-// smaller than WorkspaceSize.
+// smaller than WorkspaceSize, or whose contents are shorter than its size.
 var ErrShortWorkspace = errors.New("workspace buffer too small")
 
 // WorkspaceSize returns the bytes of the arena a memory plan needs for a
@@ -425,7 +425,7 @@ func (a *SuperKernelActor) UseWorkspace(buf device.Buffer) error {
 		return fmt.Errorf("actor: workspace of %d bytes, the plan needs %d: %w", buf.Size, mp.stats.ArenaBytes, ErrShortWorkspace)
 	}
 	if buf.Data != nil && int64(len(buf.Data)) < buf.Size {
-		return fmt.Errorf("actor: workspace of %d bytes holds only %d bytes of contents", buf.Size, len(buf.Data))
+		return fmt.Errorf("actor: workspace of %d bytes holds only %d bytes of contents: %w", buf.Size, len(buf.Data), ErrShortWorkspace)
 	}
 	if err := a.r.dropPlan(); err != nil {
 		return err
