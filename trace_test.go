@@ -3,6 +3,8 @@ package pipert_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pipert/pipert"
@@ -142,6 +144,56 @@ func TestFailedRunTraceValidates(t *testing.T) {
 			if err := trace.Validate(p); err != nil {
 				t.Errorf("%s submit %v: %d runs failed: %v", m.name, submit, failed, err)
 			}
+		}
+	}
+}
+
+// TestFailedKernelTraceValidates: in every mode, a run whose kernel
+// panics or calls runtime.Goexit (on the CPU-placed node of badGraph,
+// between two device parts in mode hetero) writes a trace whose every
+// slice ends and every flow ends: the kernels' and, in mode hetero, the
+// cross-part edges'.
+func TestFailedKernelTraceValidates(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 2, 4)}
+	faults := append([]*fault{{name: "panic in Compute", stage: kernel.StageLaunch, nth: 1}}, goexitFaults()...)
+	for _, m := range everyMode() {
+		for _, f := range faults {
+			t.Run(m.name+"/"+f.name, func(t *testing.T) {
+				path, rec, dev := tracedDevice(t)
+				armed := new(atomic.Bool)
+				exe, err := pipert.Compile(badGraph(), append(slices.Clone(m.opts), pipert.WithDevice(dev),
+					pipert.WithRegistry(badRegistry(t, f, armed)), pipert.WithTrace(rec, "g"))...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := exe.Run(context.Background(), in); err != nil {
+					t.Fatal(err)
+				}
+				armed.Store(true)
+				// On a goroutine of its own: a Goexit on the caller's
+				// goroutine ends it.
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					exe.Run(context.Background(), in)
+				}()
+				<-done
+				armed.Store(false)
+				if _, err := exe.Run(context.Background(), in); err != nil {
+					t.Fatal(err)
+				}
+				exe.Close()
+				if err := rec.Close(); err != nil {
+					t.Fatal(err)
+				}
+				p, err := trace.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := trace.Validate(p); err != nil {
+					t.Error(err)
+				}
+			})
 		}
 	}
 }

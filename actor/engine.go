@@ -545,6 +545,8 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 			<-pubDone
 			e.pubCh = nil
 		}
+		// The actor's run never ends it: its flows and run slice end here.
+		e.a.tr.runEnd(clock.Now(), plan.CacheStats{})
 		_ = e.end()
 		e.close()
 		e.a.eng = nil

@@ -71,6 +71,12 @@ type Executable struct {
 	span   []plan.Span        // by part: its activation
 	xfer   []time.Duration    // by part: modeled transfers waited for
 	start  int64              // the current run's start
+	// begun and done mark, by edge, a traced run's flows begun at
+	// their producer's activation and ended at their consumer's: a
+	// failed run ends the others (see abandon).
+	begun, done []bool
+	began       []int64 // by part: when its activation began
+	abandoned   trace.Name
 }
 
 // partRun is a part compiled to an actor.
@@ -421,6 +427,9 @@ func (e *Executable) compileConcurrent(ctx context.Context, c *subgraph.Checked)
 			e.parts[ed.From].edgesOut = append(e.parts[ed.From].edgesOut, ei)
 			e.parts[ed.To].edgesIn = append(e.parts[ed.To].edgesIn, ei)
 		}
+		e.begun, e.done = make([]bool, len(part.Edges)), make([]bool, len(part.Edges))
+		e.began = make([]int64, len(e.parts))
+		e.abandoned = rec.Intern("abandoned")
 	}
 	return nil
 }
@@ -472,6 +481,9 @@ func (e *Executable) feedPart(k int) {
 func (e *Executable) runPart(ctx context.Context, k int) error {
 	pr := &e.parts[k]
 	t0 := clock.Now()
+	if e.began != nil {
+		e.began[k] = t0
+	}
 	if pr.feed.Await != nil {
 		return e.runPartFed(ctx, k, t0)
 	}
@@ -547,9 +559,31 @@ func (e *Executable) finished(k int, outs []*kernel.Tensor, st plan.Stats, xfer 
 		}
 		for _, ei := range pr.edgesIn {
 			pr.track.FlowEnd(e.flowBase + uint64(ei) + 1)
+			e.done[ei] = true
 		}
 		for _, ei := range pr.edgesOut {
 			pr.track.FlowBegin(e.flowBase + uint64(ei) + 1)
+			e.begun[ei] = true
+		}
+	}
+}
+
+// abandon completes, after a failed traced run (every part done), the
+// flows of the edges that only one side recorded, so that no flow of the
+// trace dangles: a flow whose producer finished and whose consumer did
+// not ends now on an "abandoned" slice of no duration on the consumer's
+// track; one whose consumer finished (fed tensor by tensor) and whose
+// producer did not begins on such a slice on the producer's track, when
+// the producer's activation began.
+func (e *Executable) abandon() {
+	now := clock.Now()
+	for ei, ed := range e.part.Edges {
+		id := e.flowBase + uint64(ei) + 1
+		switch {
+		case e.begun[ei] && !e.done[ei]:
+			e.parts[ed.To].track.SliceFlow(now, 0, e.abandoned, trace.EvFlowEnd, id)
+		case e.done[ei] && !e.begun[ei]:
+			e.parts[ed.From].track.SliceFlow(e.began[ed.From], 0, e.abandoned, trace.EvFlowBegin, id)
 		}
 	}
 }
@@ -717,14 +751,20 @@ func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kerne
 			}
 		}
 	}
-	if e.part != nil && e.cfg.Trace.Enabled() {
+	traced := e.part != nil && e.cfg.Trace.Enabled()
+	if traced {
 		n := uint64(len(e.part.Edges))
 		e.flowBase = (edgeFlows.Add(n) - n) | edgeFlowBit
+		clear(e.begun)
+		clear(e.done)
 	}
 	failed, err := e.sched.run(ctx)
 	if e.sched.orphans > 0 {
 		// Parts ignoring the cancellation still run and own their state.
 		return fmt.Errorf("heterog: run: %w", err)
+	}
+	if traced && err != nil {
+		e.abandon()
 	}
 	st.CrossEdges, st.Activations = len(e.part.Edges), e.sched.ran
 	st.Parts = make([]plan.PartStats, len(e.parts))
