@@ -42,7 +42,9 @@ import (
 //	pytorch_half_pixel     as half_pixel, 0 when out is 1
 //	align_corners          x·(in−1)/(out−1), 0 when out is 1
 //	asymmetric             x/scale (Resize-10 and Upsample always)
-//	tf_half_pixel_for_nn   (x+0.5)/scale (opsets 11 and 12)
+//	tf_half_pixel_for_nn   (x+0.5)/scale (defined at opsets 11 and 12;
+//	                       taken at later ones, where tf2onnx writes it
+//	                       and onnxruntime runs it)
 //	tf_crop_and_resize     start·(in−1) + x·(end−start)·(in−1)/(out−1)
 //	                       from roi, and extrapolation_value outside
 //	                       [0, in−1]
@@ -171,7 +173,7 @@ func newResize(op string) kernel.Factory {
 				return nil, wrapAttr(err)
 			}
 			coords := map[string]bool{"half_pixel": true, "pytorch_half_pixel": true, "align_corners": true, "asymmetric": true,
-				"tf_crop_and_resize": true, "tf_half_pixel_for_nn": opset < 13, "half_pixel_symmetric": opset >= 19}
+				"tf_crop_and_resize": true, "tf_half_pixel_for_nn": true, "half_pixel_symmetric": opset >= 19}
 			if !coords[k.coord] {
 				return nil, fmt.Errorf("ops: Resize: coordinate_transformation_mode %q is not defined at opset %d", k.coord, opset)
 			}

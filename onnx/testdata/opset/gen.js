@@ -147,10 +147,12 @@ function rawBytes(dtype, arr) {
 }
 
 // json is a tensor of a golden file. 64-bit integers become exact JSON
-// integers: a marked string here, unquoted by exactJSON.
+// integers, and a negative zero -0 (JSON.stringify writes 0): a marked
+// string here, unquoted by exactJSON.
 function json(dtype, shape, arr) {
   if (dtype === 'float16') arr = Float64Array.from(arr, f16Value);
-  const data = BIG.has(dtype) ? Array.from(arr, (x) => `\u0000int:${x}`) : Array.from(arr, (x) => (Number.isFinite(x) || !dtype.startsWith('float') ? x : String(x)));
+  const data = BIG.has(dtype) ? Array.from(arr, (x) => `\u0000int:${x}`)
+    : Array.from(arr, (x) => (Object.is(x, -0) ? '\u0000int:-0' : Number.isFinite(x) || !dtype.startsWith('float') ? x : String(x)));
   return { dtype, shape, data };
 }
 function exactJSON(v) {
