@@ -62,3 +62,14 @@ func TestCompareRel(t *testing.T) {
 		t.Fatal("CompareRel: an integer one off accepted by a relative tolerance")
 	}
 }
+
+// TestCompareNamesIntegersExactly: a mismatch of a 64-bit integer output
+// names both values in full (beyond 2^53 too) and says integers compare
+// exactly, rather than giving an infinite error.
+func TestCompareNamesIntegersExactly(t *testing.T) {
+	c := onnx.Case{Name: "ints", Outputs: map[string]*kernel.Tensor{"y": kernel.FromInt64([]int64{1, 9007199254740995}, 2)}}
+	_, err := c.Compare(map[string]*kernel.Tensor{"y": kernel.FromInt64([]int64{1, 9007199254740996}, 2)}, 1e-5)
+	if err == nil || !strings.Contains(err.Error(), "element 1 is 9007199254740996, want 9007199254740995 (int64 compares exactly)") {
+		t.Fatalf("Compare: %v", err)
+	}
+}

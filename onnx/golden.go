@@ -251,8 +251,9 @@ func (c *Case) CompareRel(got map[string]*kernel.Tensor, atol, rtol float64) (fl
 	}
 	sort.Strings(names)
 	worst := Mismatch{Index: -1}
-	var bad *Mismatch // the element furthest beyond its tolerance
-	over := 0.0       // by how much
+	var bad *Mismatch          // the element furthest beyond its tolerance
+	over := 0.0                // by how much
+	var badGot, badWant string // its values, exactly for integers
 	for _, name := range names {
 		want := c.Outputs[name]
 		g := got[name]
@@ -284,18 +285,35 @@ func (c *Case) CompareRel(got map[string]*kernel.Tensor, atol, rtol float64) (fl
 			}
 			if x := d - tol; x > 0 && (bad == nil || x > over) {
 				bad, over = &Mismatch{Output: name, Index: i, Got: a, Want: b, MaxAbs: d}, x
+				badGot, badWant = elemString(g, i), elemString(want, i)
 			}
 		}
 	}
 	if bad != nil {
+		if !c.Outputs[bad.Output].DType.IsFloat() {
+			return worst.MaxAbs, fmt.Errorf("case %s: output %q element %d is %s, want %s (%v compares exactly)",
+				c.Name, bad.Output, bad.Index, badGot, badWant, c.Outputs[bad.Output].DType)
+		}
 		bound := fmt.Sprintf("%g", atol)
 		if rtol > 0 {
 			bound = fmt.Sprintf("%g + %g·|want|", atol, rtol)
 		}
-		return worst.MaxAbs, fmt.Errorf("case %s: output %q element %d is %g, want %g (error %g > %s; max abs error %g)",
-			c.Name, bad.Output, bad.Index, bad.Got, bad.Want, bad.MaxAbs, bound, worst.MaxAbs)
+		return worst.MaxAbs, fmt.Errorf("case %s: output %q element %d is %s, want %s (error %g > %s; max abs error %g)",
+			c.Name, bad.Output, bad.Index, badGot, badWant, bad.MaxAbs, bound, worst.MaxAbs)
 	}
 	return worst.MaxAbs, nil
+}
+
+// elemString formats element i of t exactly: a 64-bit integer in full,
+// a float with %g.
+func elemString(t *kernel.Tensor, i int64) string {
+	switch t.DType {
+	case kernel.Int64:
+		return strconv.FormatInt(kernel.Int64s(t.Host)[i], 10)
+	case kernel.Uint64:
+		return strconv.FormatUint(kernel.Uint64s(t.Host)[i], 10)
+	}
+	return fmt.Sprintf("%g", elemF(t, i))
 }
 
 func elemF(t *kernel.Tensor, i int64) float64 {
