@@ -73,3 +73,12 @@ func TestCompareNamesIntegersExactly(t *testing.T) {
 		t.Fatalf("Compare: %v", err)
 	}
 }
+
+// TestCompareNamesInt32Exactly: an int32 mismatch is written as integers.
+func TestCompareNamesInt32Exactly(t *testing.T) {
+	c := onnx.Case{Name: "ints", Outputs: map[string]*kernel.Tensor{"y": kernel.FromInt32([]int32{2147483647}, 1)}}
+	_, err := c.Compare(map[string]*kernel.Tensor{"y": kernel.FromInt32([]int32{-2}, 1)}, 1e-5)
+	if err == nil || !strings.Contains(err.Error(), "element 0 is -2, want 2147483647 (int32 compares exactly)") {
+		t.Fatalf("Compare: %v", err)
+	}
+}

@@ -304,14 +304,16 @@ func (c *Case) CompareRel(got map[string]*kernel.Tensor, atol, rtol float64) (fl
 	return worst.MaxAbs, nil
 }
 
-// elemString formats element i of t exactly: a 64-bit integer in full,
-// a float with %g.
+// elemString formats element i of t exactly: an integer in full, a float
+// with %g.
 func elemString(t *kernel.Tensor, i int64) string {
-	switch t.DType {
-	case kernel.Int64:
+	switch {
+	case t.DType == kernel.Int64:
 		return strconv.FormatInt(kernel.Int64s(t.Host)[i], 10)
-	case kernel.Uint64:
+	case t.DType == kernel.Uint64:
 		return strconv.FormatUint(kernel.Uint64s(t.Host)[i], 10)
+	case !t.DType.IsFloat():
+		return strconv.FormatFloat(elemF(t, i), 'f', -1, 64) // exact below 2^53
 	}
 	return fmt.Sprintf("%g", elemF(t, i))
 }

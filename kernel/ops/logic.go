@@ -29,7 +29,8 @@ import (
 // included). Max and Min are IEEE 754's maximum and minimum:
 // a NaN operand gives NaN, and -0 is below +0. Pow evaluates in float64 and rounds once to X's
 // dtype (an integer result is truncated toward zero, as onnxruntime casts
-// std::pow's result).
+// std::pow's result; one out of the type's range, or NaN, is the type's
+// minimum, as x86's conversion gives it).
 //
 // Tiling (words):
 //
@@ -183,7 +184,12 @@ func (k *logic) compute(a *kernel.Args) error {
 		}
 	case "Pow":
 		for i := range n {
-			storeF(o.DType, ob, i, math.Pow(loadF(x.DType, xb, w.off[0]), loadF(y.DType, yb, w.off[1])))
+			v := math.Pow(loadF(x.DType, xb, w.off[0]), loadF(y.DType, yb, w.off[1]))
+			if o.DType == kernel.Int32 || o.DType == kernel.Int64 {
+				storeI(o.DType, ob, i, cvtTrunc(o.DType, v))
+			} else {
+				storeF(o.DType, ob, i, v)
+			}
 			w.next()
 		}
 	case "Max", "Min", "Sum", "Mean":
@@ -457,4 +463,19 @@ func (k *clip) compute(a *kernel.Args) error {
 		storeF(x.DType, ob, i, clamp(loadF(x.DType, xb, i), lo, hi))
 	}
 	return nil
+}
+
+// cvtTrunc is x86's truncating conversion of v to int32 or int64 (dt): v
+// toward zero, and the type's minimum for a v out of its range or NaN.
+func cvtTrunc(dt kernel.DType, v float64) int64 {
+	if dt == kernel.Int32 {
+		if !(v > -2147483649 && v < 2147483648) {
+			return math.MinInt32
+		}
+		return int64(v)
+	}
+	if !(v >= -0x1p63 && v < 0x1p63) {
+		return math.MinInt64
+	}
+	return int64(v)
 }
