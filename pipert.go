@@ -522,7 +522,7 @@ func (e *Executable) bindInputs(op string, in []*kernel.Tensor, inputs map[strin
 	if len(inputs) != len(e.g.Inputs) {
 		for name := range inputs {
 			if !e.hasInput(name) {
-				return fmt.Errorf("pipert: %s: %w: unknown input %q", op, ErrBadInput, name)
+				return e.unknownInput(op, name)
 			}
 		}
 	}
@@ -816,6 +816,18 @@ func (e *Executable) hasInput(name string) bool {
 		}
 	}
 	return false
+}
+
+// unknownInput is the error of a run given an input the graph does not
+// take: it says when the name is one of the graph's constants (an ONNX
+// initializer listed among the model's inputs is imported as one).
+func (e *Executable) unknownInput(op, name string) error {
+	for _, c := range e.g.Consts {
+		if c.Name == name {
+			return fmt.Errorf("pipert: %s: %w: unknown input %q: it is a constant of the graph (an ONNX initializer listed among the model's inputs is imported as one: to feed it, remove the initializer from the model before importing)", op, ErrBadInput, name)
+		}
+	}
+	return fmt.Errorf("pipert: %s: %w: unknown input %q", op, ErrBadInput, name)
 }
 
 // Close releases the device memory the executable holds. Runs after Close

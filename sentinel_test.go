@@ -3,12 +3,14 @@ package pipert_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/subgraph"
 )
 
 // TestInputMisuseMatchesSentinels: in every mode, Run, RunInto and Submit
@@ -243,3 +245,28 @@ func workspace(t *testing.T, d device.Device, n int64) device.Buffer {
 type panickyOwner struct{ *device.Sim }
 
 func (panickyOwner) Owns(device.Buffer) bool { panic("owns") }
+
+// TestUnknownInputThatIsAConstant: a run given an input named like one of
+// the graph's constants fails with ErrBadInput saying so.
+func TestUnknownInputThatIsAConstant(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	x := b.Input("x", kernel.Float32, 2)
+	b.Output(b.Op("Add", x, b.Const("w", kernel.FromFloat32([]float32{1, 2}, 2))))
+	exe, err := pipert.Compile(b.Graph())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 1}, 2), "w": kernel.FromFloat32([]float32{0, 0}, 2)}
+	_, err = exe.Run(context.Background(), in)
+	if !errors.Is(err, pipert.ErrBadInput) || !strings.Contains(err.Error(), "it is a constant of the graph") {
+		t.Fatalf("Run: %v", err)
+	}
+	p, err := exe.Submit(context.Background(), in)
+	if err == nil {
+		_, err = p.Wait()
+	}
+	if !errors.Is(err, pipert.ErrBadInput) || !strings.Contains(err.Error(), "it is a constant of the graph") {
+		t.Fatalf("Submit: %v", err)
+	}
+}

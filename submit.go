@@ -224,7 +224,7 @@ func (e *Executable) submitInputs(inputs map[string]*kernel.Tensor, carries []Ca
 	}
 	for name := range inputs {
 		if !e.hasInput(name) {
-			return nil, fmt.Errorf("pipert: submit: %w: unknown input %q", ErrBadInput, name)
+			return nil, e.unknownInput("submit", name)
 		}
 	}
 	return in, nil
