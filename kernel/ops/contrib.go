@@ -12,8 +12,8 @@ import (
 // contribOps are onnxruntime's contrib ops (domain com.microsoft) that
 // optimized transformer models contain, and SimplifiedLayerNormalization,
 // which onnxruntime takes in the default domain, each computed as
-// onnxruntime's CPU kernel computes it. SkipLayerNormalization, its RMS
-// form, FusedMatMul and MSRotaryEmbedding evaluate the float32 operations
+// onnxruntime's CPU kernel computes it. SkipSimplifiedLayerNormalization,
+// FusedMatMul and MSRotaryEmbedding evaluate the float32 operations
 // of that kernel in its order (for float16 too, widened), each rounded by
 // an explicit conversion so that no fused multiply-add changes a result,
 // and round float16 results once at the end; the GELUs evaluate their
@@ -36,18 +36,21 @@ import (
 //     from onnxruntime's by a few units in the last place.
 //   - SkipLayerNormalization(input, skip, gamma[, beta[, bias]])
 //     (epsilon 1e-12) → output, mean, inv_std_var, input_skip_bias_sum:
-//     each row (the last axis, of size H) of s = input + skip (+ bias) is
-//     normalized, y = (s − mean)/√(E[s²] − mean² + epsilon)·gamma (+
-//     beta), in float32 with sums in ascending order. input is 2-D or
+//     each row (the last axis, of size H) of s = input + skip (+ bias),
+//     summed in float32, is normalized, y = (s − mean)/√(var + epsilon)·
+//     gamma (+ beta), mean and the biased variance in float64 in two
+//     passes (as LayerNormalization; onnxruntime 1.30 keeps the precision
+//     of rows whose values share a large offset), y evaluated in float64
+//     and rounded once. input is 2-D or
 //     3-D; skip has input's shape, or [1, S, H] or [S, H] for a 3-D
 //     input [B, S, H] (repeated over the batch); gamma,
 //     beta and bias are 1-D of size H. mean and inv_std_var (1/√…) are
 //     float32 of input's shape with the last dimension 1;
 //     input_skip_bias_sum is s. float32, float16.
 //   - SkipSimplifiedLayerNormalization(input, skip, gamma[, bias])
-//     (epsilon 1e-12): the same without centring, y = s/√(E[s²] +
-//     epsilon)·gamma; the same outputs, mean all zeros (as onnxruntime
-//     gives it).
+//     (epsilon 1e-12): without centring, y = s/√(E[s²] + epsilon)·gamma,
+//     in float32 with sums in ascending order, as onnxruntime's kernel;
+//     the same outputs, mean all zeros (as onnxruntime gives it).
 //   - SimplifiedLayerNormalization(X, scale) (axis −1, epsilon 1e-5,
 //     stash_type 1) → Y, inv_std_var: onnxruntime's RMS normalization,
 //     Y = x/√(mean(x²) + epsilon)·scale over the axes from axis on,
@@ -354,7 +357,7 @@ func skipLNRows(p *skipLN, rows int64) {
 	for r := range rows {
 		base := r * h
 		sb := base % p.skipN
-		var sum, sq T
+		var sq T // the simplified form's E[s²], in float32 as onnxruntime
 		for j := range h {
 			v := T(loadF(dt, p.x, base+j)) + T(loadF(dt, p.skip, sb+j))
 			if p.bias != nil {
@@ -362,35 +365,41 @@ func skipLNRows(p *skipLN, rows int64) {
 			}
 			p.row[j] = float64(v)
 			storeF(dt, p.sum, base+j, float64(v))
-			sum += v
 			sq += T(v * v)
 		}
-		mean := sum / T(h)
-		var d T
-		if p.simplified {
-			d = T(math.Sqrt(float64(sq/T(h) + eps)))
-		} else {
-			d = T(math.Sqrt(float64(sq/T(h) - T(mean*mean) + eps)))
+		if !p.simplified {
+			// Mean and variance in float64, in two passes, as
+			// LayerNormalization: onnxruntime 1.30's kernel keeps the
+			// precision of rows whose values share a large offset,
+			// where E[s²] − mean² in float32 would cancel.
+			var sum64 float64
+			for j := range h {
+				sum64 += p.row[j]
+			}
+			mean := sum64 / float64(h)
+			var sq64 float64
+			for j := range h {
+				c := p.row[j] - mean
+				sq64 += float64(c * c)
+			}
+			rstd := 1 / math.Sqrt(sq64/float64(h)+p.eps)
+			p.mean[r], p.inv[r] = float32(mean), float32(rstd)
+			for j := range h {
+				y := float64((p.row[j] - mean) * rstd * loadF(dt, p.gamma, j))
+				if p.beta != nil {
+					y += loadF(dt, p.beta, j)
+				}
+				storeF(dt, p.y, base+j, y)
+			}
+			continue
 		}
-		if p.simplified {
-			p.mean[r] = 0
-		} else {
-			p.mean[r] = float32(mean)
-		}
+		d := T(math.Sqrt(float64(sq/T(h) + eps)))
+		p.mean[r] = 0
 		p.inv[r] = float32(1 / d)
 		for j := range h {
 			v := T(p.row[j])
 			g := T(loadF(dt, p.gamma, j))
-			var o T
-			if p.simplified {
-				o = T(T(v/d) * g)
-			} else {
-				o = T(T((v-mean)/d) * g)
-				if p.beta != nil {
-					o += T(loadF(dt, p.beta, j))
-				}
-			}
-			storeF(dt, p.y, base+j, float64(o))
+			storeF(dt, p.y, base+j, float64(T(T(v/d)*g)))
 		}
 	}
 }
