@@ -91,7 +91,7 @@ var table = map[string]OpInfo{
 	"BitwiseOr":                    {Pipert: "BitwiseOr", MinOpset: 18, MaxOpset: MaxOpset},
 	"BitwiseXor":                   {Pipert: "BitwiseXor", MinOpset: 18, MaxOpset: MaxOpset},
 	"BitwiseNot":                   {Pipert: "BitwiseNot", MinOpset: 18, MaxOpset: MaxOpset},
-	"GroupNormalization":           {Pipert: "GroupNormalization", MinOpset: 18, MaxOpset: MaxOpset, Note: "scale and bias per group at opsets 18 to 20, per channel from 21; stash_type 1 or 11 (statistics evaluated in float64; under 1, a float64 X cast to float32 first, as the function body)"},
+	"GroupNormalization":           {Pipert: "GroupNormalization", MinOpset: 18, MaxOpset: MaxOpset, Note: "scale and bias per group at opsets 18 to 20, per channel from 21; stash_type 1 or 11 (statistics evaluated in float64; under 1, a float64 X cast to float32 first, as the function body); onnxruntime's one-pass float32 variance differs on groups whose values share a large offset (pipert's is exact)"},
 	"RMSNormalization":             {Pipert: "RMSNormalization", MinOpset: 23, MaxOpset: MaxOpset, Note: "stash_type 1 or 11 (statistics evaluated in float64 under both, a float64 X included, as onnxruntime's kernel)"},
 	"Swish":                        {Pipert: "Swish", MinOpset: 24, MaxOpset: MaxOpset},
 	"RotaryEmbedding":              {Pipert: "RotaryEmbedding", MinOpset: 23, MaxOpset: MaxOpset, Note: "float32, float16 and bfloat16; 3-D X with num_heads or 4-D X; an even rotary_embedding_dim"},
