@@ -31,6 +31,20 @@ func tracedDevice(t *testing.T) (path string, rec *trace.Recorder, dev *device.S
 	return path, rec, dev
 }
 
+// validated closes rec, which writes to path, reads the trace back and
+// returns trace.Validate's verdict on it.
+func validated(t *testing.T, rec *trace.Recorder, path string) error {
+	t.Helper()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := trace.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trace.Validate(p)
+}
+
 // TestHeterogeneousTraceValidates: a heterogeneous executable traced with
 // WithTrace, on a device observed on the same recorder, writes a trace
 // whose every flow ends: its CPU kernels' flows end on the slices of the
@@ -55,14 +69,7 @@ func TestHeterogeneousTraceValidates(t *testing.T) {
 		if err := e.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
-		p, err := trace.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := trace.Validate(p); err != nil {
+		if err := validated(t, rec, path); err != nil {
 			t.Errorf("CPU op %s: %v", cpuOp, err)
 		}
 	}
@@ -131,17 +138,10 @@ func TestFailedRunTraceValidates(t *testing.T) {
 				cancel()
 			}
 			exe.Close()
-			if err := rec.Close(); err != nil {
-				t.Fatal(err)
-			}
 			if failed == 0 {
 				t.Fatalf("%s submit %v: no run failed", m.name, submit)
 			}
-			p, err := trace.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := trace.Validate(p); err != nil {
+			if err := validated(t, rec, path); err != nil {
 				t.Errorf("%s submit %v: %d runs failed: %v", m.name, submit, failed, err)
 			}
 		}
@@ -183,14 +183,7 @@ func TestFailedKernelTraceValidates(t *testing.T) {
 					t.Fatal(err)
 				}
 				exe.Close()
-				if err := rec.Close(); err != nil {
-					t.Fatal(err)
-				}
-				p, err := trace.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := trace.Validate(p); err != nil {
+				if err := validated(t, rec, path); err != nil {
 					t.Error(err)
 				}
 			})
