@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/subgraph"
@@ -13,7 +14,8 @@ import (
 // (SequenceConstruct, SequenceEmpty, SequenceInsert, SequenceErase,
 // SequenceAt, SequenceLength, ConcatFromSequence, SplitToSequence, and
 // Identity of a sequence) become list edits or the tensor ops they stand
-// for (Concat, Unsqueeze, Split, Squeeze), as exporters write them for
+// for (Concat, Unsqueeze, Split, Squeeze), and SequenceMap its body
+// inlined once per element, as exporters write them for
 // a module's list of tensors; a sequence whose shape depends on run-time
 // values, or that is a graph input or output or crosses into a subgraph,
 // is an error wrapping ErrUnsupported.
@@ -29,7 +31,7 @@ type seqValue struct {
 // seqOps are the sequence and optional ops the import resolves (their
 // opsets are in the table).
 var seqOps = map[string]bool{"SequenceConstruct": true, "SequenceEmpty": true, "SequenceInsert": true, "SequenceErase": true,
-	"SequenceAt": true, "SequenceLength": true, "ConcatFromSequence": true, "SplitToSequence": true,
+	"SequenceAt": true, "SequenceLength": true, "ConcatFromSequence": true, "SplitToSequence": true, "SequenceMap": true,
 	"Optional": true, "OptionalHasElement": true, "OptionalGetElement": true}
 
 // An optional value known at import (Optional, OptionalHasElement,
@@ -92,6 +94,9 @@ func (im *importer) constInt(n *Node, i int, what string) (v int64, ok bool, err
 
 // sequenceNode imports a sequence op.
 func (im *importer) sequenceNode(n *Node) error {
+	if n.OpType == "SequenceMap" {
+		return im.sequenceMap(n)
+	}
 	one := func() error {
 		if len(n.Outputs) != 1 || n.Outputs[0] == "" {
 			return fmt.Errorf("%w: %s has one output", ErrImport, n.OpType)
@@ -517,4 +522,88 @@ func (im *importer) splitToSequence(n *Node) error {
 		s.elems = append(s.elems, name)
 	}
 	return im.defineSeq(n.Outputs[0], s)
+}
+
+// sequenceMap imports a SequenceMap (opset 17) by unrolling it: its body
+// is inlined once per element of its input sequence, its inputs bound to
+// that element of each sequence input and to each tensor input as it is;
+// output o is the sequence of the body's output o over the elements.
+func (im *importer) sequenceMap(n *Node) error {
+	at := n.Attr("body")
+	if at == nil || at.G == nil {
+		return fmt.Errorf("%w: a SequenceMap needs a body graph", ErrImport)
+	}
+	body := at.G
+	if len(body.Inputs) != len(n.Inputs) {
+		return fmt.Errorf("%w: SequenceMap has %d inputs, its body %d", ErrImport, len(n.Inputs), len(body.Inputs))
+	}
+	if len(body.Outputs) != len(n.Outputs) || len(n.Outputs) == 0 {
+		return fmt.Errorf("%w: SequenceMap has %d outputs, its body %d", ErrImport, len(n.Outputs), len(body.Outputs))
+	}
+	first, err := im.seqInput(n, 0)
+	if err != nil {
+		return err
+	}
+	if first.optional {
+		return fmt.Errorf("%w: SequenceMap's input 0 is an optional, not a sequence", ErrImport)
+	}
+	k := len(first.elems)
+	// The bound inputs: a sequence's elements, or a tensor for every
+	// element.
+	ins := make([][]string, len(n.Inputs))
+	for j, name := range n.Inputs {
+		if name == "" {
+			return fmt.Errorf("%w: SequenceMap input %d is empty", ErrImport, j)
+		}
+		r, err := im.resolve(name)
+		if err != nil {
+			return err
+		}
+		if sq := im.seqOf(r); sq != nil {
+			if sq.optional || len(sq.elems) != k {
+				return fmt.Errorf("%w: SequenceMap input %d (%q) is not a sequence of %d elements, as input 0 is", ErrImport, j, name, k)
+			}
+			ins[j] = sq.elems
+			continue
+		}
+		ins[j] = slices.Repeat([]string{r}, k)
+	}
+	outs := make([]*seqValue, len(n.Outputs))
+	for o, vi := range body.Outputs {
+		outs[o] = &seqValue{}
+		if dt, ok := vi.DataType.DType(); ok {
+			outs[o].dtype = dt
+		}
+	}
+	for i := range k {
+		rename := map[string]string{}
+		for j, vi := range body.Inputs {
+			rename[vi.Name] = ins[j][i]
+		}
+		if err := im.body(body, rename); err != nil {
+			return fmt.Errorf("SequenceMap body, element %d: %w", i, err)
+		}
+		im.scopes = append(im.scopes, rename)
+		for o, vi := range body.Outputs {
+			src, err := im.tensor(vi.Name)
+			if err != nil {
+				im.scopes = im.scopes[:len(im.scopes)-1]
+				return fmt.Errorf("SequenceMap body, element %d: output %q: %w", i, vi.Name, err)
+			}
+			outs[o].elems = append(outs[o].elems, src)
+			if m := im.known[src]; m != nil && outs[o].dtype == 0 {
+				outs[o].dtype = m.DType
+			}
+		}
+		im.scopes = im.scopes[:len(im.scopes)-1]
+	}
+	for o, name := range n.Outputs {
+		if name == "" {
+			continue
+		}
+		if err := im.defineSeq(name, outs[o]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -243,6 +243,7 @@ var table = map[string]OpInfo{
 	"SequenceInsert":               {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
 	"SequenceErase":                {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
 	"SequenceAt":                   {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
+	"SequenceMap":                  {MinOpset: 17, MaxOpset: MaxOpset, Note: seqNote + "; unrolled: its body inlined once per element, over sequences of one length and tensors"},
 	"SequenceLength":               {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
 	"ConcatFromSequence":           {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Concat (Unsqueeze first with new_axis)"},
 	"SplitToSequence":              {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Split (Squeeze after, without keepdims)"},

@@ -8,8 +8,7 @@
 //  - int32 reductions that overflow (pipert wraps; onnxruntime saturates),
 //    int64 reductions and Mod beyond 2^53 (pipert exact; onnxruntime
 //    through float64), float16 chains that onnxruntime computes in
-//    float32, Cast of NaN and infinities to integers, SequenceMap (not in
-//    pipert's table);
+//    float32, Cast of NaN and infinities to integers;
 //  - models of real-model sizes (rtol 1e-4), float16-converted models
 //    (rtol 2e-3), which onnxruntime partly runs in float32, and two whose
 //    sums of large values differ from onnxruntime's by more than the
@@ -1913,7 +1912,7 @@ add({
   outputs: [['i32', i32], ['i64', i64], ['u8', 'uint8'], ['i8', 'int8'], ['b', 'bool']],
 });
 
-const skip = new Set(['xp_sequencemap_split', 'xp_int32_reduce_overflow', 'xp_int64_reduce_beyond_2p53',
+const skip = new Set(['xp_int32_reduce_overflow', 'xp_int64_reduce_beyond_2p53',
   'xp_mod_fmod_int64_big_runtime', 'xp_float16_chain_runtime', 'xp_fold_float16_chain', 'xp_cast_nan_inf_to_int',
   // Sums in another order than onnxruntime's: within rtol 1e-5, not the
   // fixtures' absolute 1e-5.
