@@ -116,6 +116,7 @@ var contribQuantOps = []builtin{
 	{"MatMulIntegerToFloat", newQMatMulToFloat(false)},
 	{"DynamicQuantizeMatMul", newQMatMulToFloat(true)},
 	{"DynamicQuantizeLSTM", newDynamicQuantizeLSTM},
+	{"QLinearWhere", newQLinearWhere},
 }
 
 // int32Min is what x86's float-to-int32 conversion gives for a value out

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	specialOtherOps = append(specialOtherOps, "QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "DynamicQuantizeLSTM")
+	specialOtherOps = append(specialOtherOps, "QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "DynamicQuantizeLSTM", "QLinearWhere")
 }
 
 // qVals reads an int8 or uint8 tensor.
@@ -681,4 +681,32 @@ func TestQMatMulToFloat(t *testing.T) {
 	wantErr(t, "DynamicQuantizeMatMul", nil, []*kernel.Tensor{A, B}, "inputs")
 	wantErr(t, "DynamicQuantizeMatMul", nil, []*kernel.Tensor{A, B, one}, "input A has dtype uint8")
 	wantErr(t, "DynamicQuantizeMatMul", nil, []*kernel.Tensor{tensor(kernel.Float32, []int64{1, 2}, 1, 2), B, tensor(kernel.Float32, []int64{2, 1}, 1, 1)}, "input b_scale [2,1]")
+}
+
+// TestQLinearWhereErrors: every operand QLinearWhere refuses is an error
+// naming it, and a good call runs.
+func TestQLinearWhereErrors(t *testing.T) {
+	u, i8 := kernel.Uint8, kernel.Int8
+	x := qTensor(u, []int64{2}, []int64{1, 2})
+	c := tensor(kernel.Bool, []int64{2}, 1, 0)
+	ok := func() []*kernel.Tensor {
+		return []*kernel.Tensor{c, x, f32s(1), qs(u, 0), x, f32s(0.5), qs(u, 3), f32s(0.25), qs(u, 7)}
+	}
+	with := func(i int, t *kernel.Tensor) []*kernel.Tensor {
+		in := ok()
+		in[i] = t
+		return in
+	}
+	got := mustRun(t, "QLinearWhere", nil, ok()...)
+	// x → z: 1·(v − 0)/0.25 + 7; y → z: 0.5·(v − 3)/0.25 + 7.
+	if v := qVals(got); !slices.Equal(v, []int64{11, 5}) {
+		t.Fatalf("QLinearWhere = %v, want [11 5]", v)
+	}
+	wantErr(t, "QLinearWhere", nil, with(0, qTensor(u, []int64{2}, []int64{1, 0})), "input condition has dtype uint8")
+	wantErr(t, "QLinearWhere", nil, with(1, qTensor(i8, []int64{2}, []int64{1, 2})), "input x has dtype int8")
+	wantErr(t, "QLinearWhere", nil, with(3, absent()), "input x_zero_point is required")
+	wantErr(t, "QLinearWhere", nil, with(8, absent()), "input z_zero_point is required")
+	wantErr(t, "QLinearWhere", nil, with(6, qs(i8, 0)), "input y_zero_point has dtype int8, want the data's dtype uint8")
+	wantErr(t, "QLinearWhere", nil, with(7, tensor(kernel.Float32, []int64{2}, 1, 1)), "z_scale")
+	wantErr(t, "QLinearWhere", nil, with(4, qTensor(u, []int64{3}, []int64{1, 2, 3})), "broadcast")
 }
