@@ -117,6 +117,7 @@ var contribQuantOps = []builtin{
 	{"DynamicQuantizeMatMul", newQMatMulToFloat(true)},
 	{"DynamicQuantizeLSTM", newDynamicQuantizeLSTM},
 	{"QLinearWhere", newQLinearWhere},
+	{"QEmbedLayerNormalization", newQEmbedLayerNorm},
 }
 
 // int32Min is what x86's float-to-int32 conversion gives for a value out

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	specialOtherOps = append(specialOtherOps, "QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "DynamicQuantizeLSTM", "QLinearWhere")
+	specialOtherOps = append(specialOtherOps, "QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "DynamicQuantizeLSTM", "QLinearWhere", "QEmbedLayerNormalization")
 }
 
 // qVals reads an int8 or uint8 tensor.

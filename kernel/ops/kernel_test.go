@@ -55,7 +55,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
 		"GroupQueryAttention", "MSAttention", "QAttention", "MultiHeadAttention",
-		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "DynamicQuantizeLSTM", "QLinearWhere",
+		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "DynamicQuantizeLSTM", "QLinearWhere", "QEmbedLayerNormalization",
 		"EmbedLayerNormalization", "FusedConv", "FusedGemm", "MSQuantizeLinear", "MSDequantizeLinear", "MSTrilu", "ExpandDims", "NhwcMaxPool", "Inverse", "GatherBlockQuantized",
 		// ai.onnx.ml
 		"TreeEnsembleRegressor", "TreeEnsemble", "TreeEnsembleClassifier", "LinearClassifier", "LinearRegressor", "Scaler", "Normalizer",
