@@ -13,7 +13,7 @@ import (
 // can run long (matrix products, Gemm, convolutions, recurrent cells,
 // attention, Einsum, DFT and STFT, pooling, non-max suppression, integer
 // convolution, the linear attention of opset 27 and its causal
-// convolution) return the error of their run's context (kernel.Args.Ctx)
+// convolution, OneHot) return the error of their run's context (kernel.Args.Ctx)
 // once it ended, and compute the same bits with a live context as
 // without one.
 func TestLongComputesStopWithTheirRun(t *testing.T) {
@@ -88,6 +88,8 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 		// tokens.
 		{"LinearAttention", "LinearAttention", kernel.Attrs{"q_num_heads": int64(8), "kv_num_heads": int64(4), "update_rule": "linear"},
 			[]*kernel.Tensor{f32(2, 100, 256), f32(2, 100, 128), f32(2, 100, 128)}},
+		// 300 indices of depth 1000: a check every 218 rows of depth.
+		{"OneHot", "OneHot", nil, []*kernel.Tensor{i32(300), kernel.FromInt64([]int64{1000}), kernel.FromFloat32([]float32{0, 1}, 2)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

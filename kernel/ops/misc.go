@@ -1531,8 +1531,17 @@ func newOneHot(attrs kernel.Attrs) (kernel.Kernel, error) {
 		outer, inner := ix.Shape[:ax].NumElements(), ix.Shape[ax:].NumElements()
 		size := int64(o.DType.Size())
 		ib, vb, ob := ix.Data(), vals.Data(), o.Data()
+		var done int64 // elements written since the last look at the run
 		for p := range outer {
 			for j := range d {
+				// Large outputs take long at a match an element: the
+				// run's end is checked every 64 Ki elements.
+				if done += inner; done >= 1<<16 {
+					if err := a.Err(); err != nil {
+						return err
+					}
+					done = 0
+				}
 				for q := range inner {
 					sel := int64(0)
 					if oneHotMatch(ix.DType, ib, p*inner+q, j, d) {
