@@ -13,7 +13,7 @@ import (
 // can run long (matrix products, Gemm, convolutions, recurrent cells,
 // attention, Einsum, DFT and STFT, pooling, non-max suppression, integer
 // convolution, the linear attention of opset 27 and its causal
-// convolution, OneHot) return the error of their run's context (kernel.Args.Ctx)
+// convolution, OneHot, Resize) return the error of their run's context (kernel.Args.Ctx)
 // once it ended, and compute the same bits with a live context as
 // without one.
 func TestLongComputesStopWithTheirRun(t *testing.T) {
@@ -90,6 +90,10 @@ func TestLongComputesStopWithTheirRun(t *testing.T) {
 			[]*kernel.Tensor{f32(2, 100, 256), f32(2, 100, 128), f32(2, 100, 128)}},
 		// 300 indices of depth 1000: a check every 218 rows of depth.
 		{"OneHot", "OneHot", nil, []*kernel.Tensor{i32(300), kernel.FromInt64([]int64{1000}), kernel.FromFloat32([]float32{0, 1}, 2)}},
+		// 8×8 to 300×300: a check every 219 rows; the integer path every row.
+		{"Resize nearest", "Resize", nil, []*kernel.Tensor{f32(1, 1, 8, 8), kernel.New(kernel.Float32, 0), kernel.New(kernel.Float32, 0), kernel.FromInt64([]int64{1, 1, 300, 300}, 4)}},
+		{"Resize linear", "Resize", kernel.Attrs{"mode": "linear"}, []*kernel.Tensor{f32(1, 1, 8, 8), kernel.New(kernel.Float32, 0), kernel.New(kernel.Float32, 0), kernel.FromInt64([]int64{1, 1, 300, 300}, 4)}},
+		{"Resize linear int32", "Resize", kernel.Attrs{"mode": "linear"}, []*kernel.Tensor{i32(1, 1, 8, 8), kernel.New(kernel.Float32, 0), kernel.New(kernel.Float32, 0), kernel.FromInt64([]int64{1, 1, 30, 30}, 4)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -205,5 +209,17 @@ func TestLongLoopsCheckTheirRun(t *testing.T) {
 		if _, err := computeIn(t, &endsAfterFirstCheck{Context: context.Background()}, c.op, c.attrs, c.in); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: a run ending during Compute: %v, want context.Canceled", c.op, err)
 		}
+	}
+}
+
+// TestOneHotOfNoIndices: OneHot of no indices has no output, whatever the
+// depth, and computes it at once: on axis 0 a loop over the depth alone,
+// an empty row each, would not end.
+func TestOneHotOfNoIndices(t *testing.T) {
+	in := []*kernel.Tensor{kernel.New(kernel.Int64, 0), kernel.FromInt64([]int64{1 << 50}), kernel.FromFloat32([]float32{0, 1}, 2)}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := computeIn(t, ctx, "OneHot", kernel.Attrs{"axis": int64(0)}, in); err != nil {
+		t.Fatalf("OneHot of no indices and depth 2^50: %v", err)
 	}
 }

@@ -1531,6 +1531,9 @@ func newOneHot(attrs kernel.Attrs) (kernel.Kernel, error) {
 		outer, inner := ix.Shape[:ax].NumElements(), ix.Shape[ax:].NumElements()
 		size := int64(o.DType.Size())
 		ib, vb, ob := ix.Data(), vals.Data(), o.Data()
+		if outer == 0 || inner == 0 {
+			return nil // no output, whatever the depth
+		}
 		var done int64 // elements written since the last look at the run
 		for p := range outer {
 			for j := range d {

@@ -675,7 +675,7 @@ func (k *resize) compute(a *kernel.Args) error {
 		k.table(i, x.Shape[i], y.Shape[i], scales[i], start, end)
 	}
 	if integer {
-		return k.computeInt(x, y, scales, k.starts, k.ends)
+		return k.computeInt(a, x, y, scales, k.starts, k.ends)
 	}
 	strides := grownInts(k.ctr, 2*r)
 	k.ctr = strides
@@ -691,7 +691,16 @@ func (k *resize) compute(a *kernel.Args) error {
 		copies = copies && k.taps[i] == 1
 	}
 	size := int64(x.DType.Size())
+	var done int64 // output elements since the last look at the run
 	for base := int64(0); base < n; base += last {
+		// A large output (sizes are often run-time values) takes long:
+		// the run's end is checked every 64 Ki elements.
+		if done += last; done >= 1<<16 {
+			if err := a.Err(); err != nil {
+				return err
+			}
+			done = 0
+		}
 		if copies {
 			off := int64(0)
 			for i := range r - 1 {

@@ -201,7 +201,7 @@ func grownF32(s []float32, n int) []float32 {
 func outside(src float32, in int64) bool { return !(src >= 0 && src <= float32(in-1)) } // NaN too
 
 // computeInt computes Y from X of an integer dtype in linear or cubic mode.
-func (k *resize) computeInt(x, y *kernel.Tensor, scales []float64, starts, ends []float64) error {
+func (k *resize) computeInt(a *kernel.Args, x, y *kernel.Tensor, scales []float64, starts, ends []float64) error {
 	dt := x.DType
 	xb, yb := x.Data(), y.Data()
 	s := scales32(k.s32[:0], scales)
@@ -271,6 +271,9 @@ func (k *resize) computeInt(x, y *kernel.Tensor, scales []float64, starts, ends 
 		for p := range b {
 			xo, yo := p*iH*iW, p*oH*oW
 			for yy := range oH {
+				if err := a.Err(); err != nil {
+					return err // the run ended: a row at a time
+				}
 				for xx := range oW {
 					o := yo + yy*oW + xx
 					if useExt && (outside(sc.org[1][yy], iH) || outside(sc.org[2][xx], iW)) {
@@ -293,6 +296,9 @@ func (k *resize) computeInt(x, y *kernel.Tensor, scales []float64, starts, ends 
 		for n := range b {
 			xo, yo := n*iH*iW*c, n*oH*oW*c
 			for yy := range oH {
+				if err := a.Err(); err != nil {
+					return err
+				}
 				for xx := range oW {
 					o := yo + (yy*oW+xx)*c
 					if useExt && (outside(sc.org[1][yy], iH) || outside(sc.org[2][xx], iW)) {
@@ -331,6 +337,9 @@ func (k *resize) computeInt(x, y *kernel.Tensor, scales []float64, starts, ends 
 			xo, yo := p*iD*iH*iW, p*oD*oH*oW
 			for zz := range oD {
 				for yy := range oH {
+					if err := a.Err(); err != nil {
+						return err
+					}
 					for xx := range oW {
 						o := yo + (zz*oH+yy)*oW + xx
 						if useExt && (outside(sc.org[0][zz], iD) || outside(sc.org[1][yy], iH) || outside(sc.org[2][xx], iW)) {
