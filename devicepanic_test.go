@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/subgraph"
 )
 
 // panicDev is a device of the caller's whose streams panic at the n-th
@@ -494,4 +497,97 @@ func TestNilStreamOrEventIsAnError(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLateStreamPanicIsAnError: the streams an executable makes after
+// Compile — a Submit chain's lanes and upload streams, a heterogeneous
+// part's upload stream when a CPU part feeds it — come from the caller's
+// device too. Its NewStream panicking at each of those calls fails that
+// chain or run with an error matching ErrPanic, and the next chain or run
+// on the healthy device is correct (the stream is made again).
+func TestLateStreamPanicIsAnError(t *testing.T) {
+	b := subgraph.NewBuilder("late")
+	s := b.Input("s", kernel.Float32, 8)
+	x := b.Input("x", kernel.Float32, 8)
+	sum := b.Op("Add", s, x)
+	b.Output(b.Op("ReLU", b.Op("Add", b.Op("Neg", sum), x)))
+	g := b.Graph()
+	out := g.Outputs[0]
+	ones := func() *kernel.Tensor { return kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 8) }
+	chain := func(exe *pipert.Executable) (*pipert.Result, error) {
+		var p *pipert.Pending
+		for i := range 4 {
+			in := map[string]*kernel.Tensor{"x": ones()}
+			var c []pipert.Carry
+			if i == 0 {
+				in["s"] = ones()
+			} else {
+				c = append(c, pipert.Carry{From: p, Output: out, Input: "s"})
+			}
+			var err error
+			if p, err = exe.Submit(context.Background(), in, c...); err != nil {
+				return nil, err
+			}
+		}
+		return p.Wait()
+	}
+	run := func(exe *pipert.Executable) (*pipert.Result, error) {
+		return exe.Run(context.Background(), map[string]*kernel.Tensor{"s": ones(), "x": ones()})
+	}
+	type variant struct {
+		name string
+		opts []pipert.Option
+		step func(*pipert.Executable) (*pipert.Result, error)
+	}
+	var variants []variant
+	for _, m := range pipert.Modes() {
+		variants = append(variants, variant{m.String() + " chain", []pipert.Option{pipert.WithMode(m), pipert.WithCarried(out)}, chain})
+	}
+	variants = append(variants, variant{"hetero, a CPU part first", []pipert.Option{pipert.WithHeterogeneous(firstNodeOnCPU{})}, run})
+	for _, v := range variants {
+		healthy := newMethodDev(t, "", 0)
+		exe, err := pipert.Compile(g, append(slices.Clone(v.opts), pipert.WithDevice(healthy))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := v.step(exe)
+		if err != nil {
+			t.Fatalf("%s: healthy: %v", v.name, err)
+		}
+		exe.Close()
+		total := healthy.calls["NewStream"].Load()
+		for n := int64(1); n <= total; n++ {
+			name := fmt.Sprintf("%s: NewStream %d of %d", v.name, n, total)
+			exe, err := pipert.Compile(g, append(slices.Clone(v.opts), pipert.WithDevice(newMethodDev(t, "NewStream", n)))...)
+			if err != nil {
+				if !errors.Is(err, pipert.ErrPanic) {
+					t.Errorf("%s: compile: %v", name, err)
+				}
+				continue
+			}
+			if _, err := v.step(exe); err != nil && !errors.Is(err, pipert.ErrPanic) {
+				t.Errorf("%s: %v, want ErrPanic", name, err)
+			}
+			res, err := v.step(exe)
+			if err != nil {
+				t.Errorf("%s: the next one on the healthy device: %v", name, err)
+			} else {
+				checkSame(t, name, res.Outputs, want.Outputs)
+			}
+			exe.Close()
+		}
+	}
+}
+
+// firstNodeOnCPU places a graph's first node on the CPU, the others on the
+// device.
+type firstNodeOnCPU struct{}
+
+func (firstNodeOnCPU) Place(c *subgraph.Checked, _ plan.Target) ([]subgraph.Placement, error) {
+	p := make([]subgraph.Placement, len(c.Graph.Nodes))
+	for i := range p {
+		p[i] = subgraph.OnDevice
+	}
+	p[0] = subgraph.OnCPU
+	return p, nil
 }

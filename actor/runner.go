@@ -469,10 +469,13 @@ func (r *KernelRunner) feedable() {
 	if r.pending != nil {
 		return
 	}
-	r.pending = make([]bool, len(r.prog.slots))
+	// The stream first: a device of the caller's may fail to make one
+	// (a panic the run reports), and nothing is set then, so that the
+	// next run tries again; pending, set last, says it is done.
+	r.upload = newStream(r.dev)
 	r.uploaded = make([]device.Event, len(r.prog.nodes))
 	r.publish = make([]bool, len(r.prog.nodes))
-	r.upload = newStream(r.dev)
+	r.pending = make([]bool, len(r.prog.slots))
 }
 
 // Acquire uploads the graph inputs node pos reads that Begin left pending,
