@@ -591,3 +591,45 @@ func (firstNodeOnCPU) Place(c *subgraph.Checked, _ plan.Target) ([]subgraph.Plac
 	p[0] = subgraph.OnCPU
 	return p, nil
 }
+
+// backwardsDev is a device of the caller's whose busy-time counter goes
+// back by 1 ms at every look.
+type backwardsDev struct {
+	*device.Sim
+	n atomic.Int64
+}
+
+func (d *backwardsDev) Stats() device.Stats {
+	s := d.Sim.Stats()
+	s.BusyNs -= d.n.Add(1) * 1_000_000
+	return s
+}
+
+// TestBackwardsDeviceStatsAreNotNegative: whatever a device's counters
+// do, a run's DeviceBusy, DeviceWork and CPUBusy are never negative, in
+// every mode and heterogeneously.
+func TestBackwardsDeviceStatsAreNotNegative(t *testing.T) {
+	g, in := faultyGraph()
+	variants := [][]pipert.Option{{pipert.WithHeterogeneous(nil)}, {pipert.WithHeterogeneous(firstNodeOnCPU{})}}
+	for _, m := range pipert.Modes() {
+		variants = append(variants, []pipert.Option{pipert.WithMode(m)})
+	}
+	for i, opts := range variants {
+		sim, err := device.NewSim(device.SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe, err := pipert.Compile(g, append(opts, pipert.WithDevice(&backwardsDev{Sim: sim}))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe.Close()
+		if st := res.Stats; st.DeviceBusy < 0 || st.DeviceWork < 0 || st.CPUBusy < 0 {
+			t.Errorf("variant %d: DeviceBusy %v, DeviceWork %v, CPUBusy %v", i, st.DeviceBusy, st.DeviceWork, st.CPUBusy)
+		}
+	}
+}

@@ -701,8 +701,10 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 		err = serr
 	}
 	ds, hs := ds1.Sub(ds0), hs1.Sub(hs0)
-	st.DeviceBusy = time.Duration(ds.BusyNs)
-	st.CPUBusy = time.Duration(hs.KernelNs)
+	// A device of the caller's whose counters go back gives no negative
+	// figure (as an actor's run).
+	st.DeviceBusy = time.Duration(max(ds.BusyNs, 0))
+	st.CPUBusy = time.Duration(max(hs.KernelNs, 0))
 	st.PeakDeviceBytes = e.mem.Peak()
 	if err != nil {
 		return &Result{Stats: st}, err
