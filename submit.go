@@ -62,8 +62,8 @@ const lanes = 2
 // WithCarried, at the end of the earlier step otherwise. Submit keeps
 // two steps in flight (each with its own device state: constants, memory
 // plan; the second is made by the first Submit): a third waits for the
-// first's device tail. Steps are cancelled with ctx, also after Submit
-// returned. A step that carries an output of a step that failed (or was
+// first's device tail, giving up when ctx ends. Steps are cancelled with
+// ctx, also after Submit returned. A step that carries an output of a step that failed (or was
 // cancelled) fails with an error wrapping that step's error, unless the
 // output was handed over before the failure: an output named by
 // WithCarried is handed over as soon as its producer completed, and that
@@ -133,6 +133,19 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 	if e.last != nil {
 		p.lane = (e.last.lane + 1) % lanes
 		after = e.last.last
+	}
+	// The lane's previous step may still run its device tail: the step
+	// waits for it here, where ctx can end the wait (the lane's actor,
+	// once it has the step, would wait without looking at ctx).
+	for _, q := range e.flying {
+		if q.lane != p.lane || q.ended() {
+			continue
+		}
+		select {
+		case <-q.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("pipert: submit: waiting for the step before the last to end: %w", ctx.Err())
+		}
 	}
 	e.runs++
 	feed := &actor.Feed{

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
@@ -472,5 +473,85 @@ func TestWorkspaceCallsWaitForSubmittedSteps(t *testing.T) {
 				t.Error(err)
 			}
 		}
+	}
+}
+
+// tailDev is a device whose device-to-host copies, while stuck is set,
+// wait for their context to end: steps whose device tail never ends.
+type tailDev struct {
+	*device.Sim
+	stuck atomic.Bool
+}
+
+func (d *tailDev) NewStream() device.Stream { return &tailStream{Stream: d.Sim.NewStream(), d: d} }
+
+type tailStream struct {
+	device.Stream
+	d *tailDev
+}
+
+func (s *tailStream) CopyD2H(ctx context.Context, dst []byte, src device.Buffer) error {
+	if s.d.stuck.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.Stream.CopyD2H(ctx, dst, src)
+}
+
+// TestThirdSubmitGivesUpWithItsContext: in every mode, a third Submit,
+// which waits for the first step's device tail, returns an error wrapping
+// its context's when that context ends, though the steps before it never
+// end; once they do, the executable runs correctly.
+func TestThirdSubmitGivesUpWithItsContext(t *testing.T) {
+	// No value to stage: the only device-to-host copies are the outputs'.
+	b := subgraph.NewBuilder("tail")
+	x := b.Input("x", kernel.Float32, 8)
+	b.Output(b.Op("Add", b.Op("ReLU", x), x))
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 8)}
+	for _, m := range pipert.Modes() {
+		sim, err := device.NewSim(device.SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &tailDev{Sim: sim}
+		exe, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithDevice(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.stuck.Store(true)
+		bg, cancelBG := context.WithCancel(context.Background())
+		for range 2 {
+			if _, err := exe.Submit(bg, in); err != nil {
+				t.Fatalf("%v: %v", m, err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		got := make(chan error, 1)
+		go func() {
+			_, err := exe.Submit(ctx, in)
+			got <- err
+		}()
+		cancel()
+		select {
+		case err := <-got:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%v: third Submit: %v, want context.Canceled", m, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v: a third Submit whose context ended has not returned", m)
+		}
+		cancelBG()
+		d.stuck.Store(false)
+		res, err := exe.Run(context.Background(), in)
+		if err != nil {
+			t.Fatalf("%v: run after: %v", m, err)
+		}
+		checkSame(t, m.String(), res.Outputs, want.Outputs)
+		exe.Close()
 	}
 }
