@@ -12,6 +12,7 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/heterog"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/plan"
@@ -404,5 +405,38 @@ func TestFailedRunIntoReportsStats(t *testing.T) {
 			t.Errorf("heterogeneous %v: %v, Stats %+v; want the error and the run's Stats", het, err, st)
 		}
 		exe.Close()
+	}
+}
+
+// TestHostCostFailingWhilePricingPlacement: a host-cost hook that panics
+// or gives an invalid cost once, when a placement policy prices a node on
+// the CPU (heterog.Cost asks both placements), fails Compile with an error
+// matching ErrPanic or ErrConfig, not a placement on zero costs.
+func TestHostCostFailingWhilePricingPlacement(t *testing.T) {
+	for name, c := range map[string]struct {
+		bad  func() pipert.Costs
+		want error
+	}{
+		"panics":   {func() pipert.Costs { panic("a host-cost hook's bug") }, pipert.ErrPanic},
+		"negative": {func() pipert.Costs { return pipert.Costs{Launch: -time.Microsecond} }, pipert.ErrConfig},
+	} {
+		var once sync.Once
+		hook := func(n plan.Node) pipert.Costs {
+			bad := false
+			if n.OnCPU {
+				once.Do(func() { bad = true })
+			}
+			if bad {
+				return c.bad()
+			}
+			return pipert.Costs{}
+		}
+		b := subgraph.NewBuilder("static")
+		x := b.Input("x", kernel.Float32, 64) // static shapes: heterog.Cost prices the nodes
+		b.Output(b.Op("ReLU", b.Op("Add", x, x)))
+		_, err := pipert.Compile(b.Graph(), pipert.WithHeterogeneous(heterog.Cost{}), pipert.WithHostCost(hook))
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", name, err, c.want)
+		}
 	}
 }

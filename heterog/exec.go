@@ -256,13 +256,31 @@ func (e *Executable) placeNodes(c *subgraph.Checked) (pl []subgraph.Placement, e
 		m.Shape, m.Host = t.Shape.Clone(), slices.Clone(t.Host)
 		view.Meta[name] = &m
 	}
-	return e.cfg.Placement.Place(view, Target{CPU: e.cpu, Accelerator: e.accel, Cost: func(n plan.Node) plan.Costs {
+	// A host-cost hook that fails (a panic, an invalid cost) fails the
+	// placement: the policy gets zero costs meanwhile (Target.Cost has no
+	// error), and the first failure is reported once it returns.
+	var (
+		mu      sync.Mutex
+		costErr error
+	)
+	pl, err = e.cfg.Placement.Place(view, Target{CPU: e.cpu, Accelerator: e.accel, Cost: func(n plan.Node) plan.Costs {
 		cs, err := e.cfg.CostOf(n)
 		if err != nil {
+			mu.Lock()
+			if costErr == nil {
+				costErr = err
+			}
+			mu.Unlock()
 			return plan.Costs{}
 		}
 		return cs
 	}})
+	mu.Lock()
+	defer mu.Unlock()
+	if err == nil && costErr != nil {
+		return nil, fmt.Errorf("placement policy: pricing nodes: %w", costErr)
+	}
+	return pl, err
 }
 
 // costs returns the pricing of c's nodes as placed by place(i).

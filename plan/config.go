@@ -332,8 +332,11 @@ type Node struct {
 	OnCPU bool
 }
 
-// HostCost gives a node its synthetic host costs. It is called once per
-// node when a graph is compiled, never during a run. Its Create is
+// HostCost gives a node its synthetic host costs. It is called when a
+// graph is compiled, never during a run: once per node and placement it
+// prices (a placement policy may ask for both placements of a node, and
+// ask again), from one goroutine at a time. A panic or an invalid cost
+// fails the compile (ErrConfig, and kernel.ErrPanic for a panic). Its Create is
 // checked but not paid: kernels are built, and Config.Costs.Create paid
 // for each, before the nodes are priced.
 type HostCost func(n Node) Costs
