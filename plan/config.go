@@ -335,8 +335,9 @@ type Node struct {
 // HostCost gives a node its synthetic host costs. It is called when a
 // graph is compiled, never during a run: once per node and placement it
 // prices (a placement policy may ask for both placements of a node, and
-// ask again), from one goroutine at a time. A panic or an invalid cost
-// fails the compile (ErrConfig, and kernel.ErrPanic for a panic). Its Create is
+// ask again; a policy of the caller's that asks from several goroutines
+// calls it concurrently). A panic or an invalid cost fails the compile
+// (ErrConfig, and kernel.ErrPanic for a panic). Its Create is
 // checked but not paid: kernels are built, and Config.Costs.Create paid
 // for each, before the nodes are priced.
 type HostCost func(n Node) Costs
