@@ -503,8 +503,8 @@ func TestNilStreamOrEventIsAnError(t *testing.T) {
 // Compile — a Submit chain's lanes and upload streams, a heterogeneous
 // part's upload stream when a CPU part feeds it — come from the caller's
 // device too. Its NewStream panicking at each of those calls fails that
-// chain or run with an error matching ErrPanic, and the next chain or run
-// on the healthy device is correct (the stream is made again).
+// chain or run with an error matching ErrPanic, and the chains or runs
+// after it on the healthy device are correct (the stream is made again).
 func TestLateStreamPanicIsAnError(t *testing.T) {
 	b := subgraph.NewBuilder("late")
 	s := b.Input("s", kernel.Float32, 8)
@@ -565,13 +565,19 @@ func TestLateStreamPanicIsAnError(t *testing.T) {
 				}
 				continue
 			}
-			if _, err := v.step(exe); err != nil && !errors.Is(err, pipert.ErrPanic) {
-				t.Errorf("%s: %v, want ErrPanic", name, err)
-			}
-			res, err := v.step(exe)
-			if err != nil {
-				t.Errorf("%s: the next one on the healthy device: %v", name, err)
-			} else {
+			// The panic fires once, in the first step or a later one (which
+			// call makes the n-th stream varies); the step after the one
+			// that failed runs on a healthy device.
+			failed := false
+			for i := range 3 {
+				res, err := v.step(exe)
+				if err != nil {
+					if failed || !errors.Is(err, pipert.ErrPanic) {
+						t.Errorf("%s: step %d: %v", name, i, err)
+					}
+					failed = true
+					continue
+				}
 				checkSame(t, name, res.Outputs, want.Outputs)
 			}
 			exe.Close()
