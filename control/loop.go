@@ -120,6 +120,11 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 	k.cost = device.Cost{}
 	bound := make([]*kernel.Tensor, len(k.body.Inputs))
 	iter := 0
+	// The scan outputs kept so far, and the size at which the host's
+	// memory is next asked whether they and their stack still fit: a loop
+	// whose trip count or condition comes from its inputs may ask for any
+	// number of iterations.
+	var scanBytes, nextCheck int64 = 0, scanCheckEvery
 	for i := int64(0); i < trip && cond; i++ {
 		if err := k.cur.stopped(); err != nil {
 			return fmt.Errorf("%w: iteration %d of body %q: %w", ErrLoop, i, k.body.Name, err)
@@ -148,6 +153,14 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 				return fmt.Errorf("%w: iteration %d: scan output %d is %v, earlier %v", ErrLoop, i, j, s, scans[j][0])
 			}
 			scans[j] = append(scans[j], s)
+			scanBytes += s.Bytes()
+		}
+		if scanBytes >= nextCheck {
+			// The stack at the end needs as much again.
+			if err := hostCheck(2 * scanBytes); err != nil {
+				return fmt.Errorf("%w: iteration %d of body %q: its scan outputs hold %d bytes: %w", ErrLoop, i, k.body.Name, scanBytes, err)
+			}
+			nextCheck = scanBytes + scanCheckEvery
 		}
 		iter++
 	}
@@ -220,3 +233,11 @@ func (k *Loop) SetRun(run uint64) { k.cur.no = run }
 // iterations once ctx ended (an ONNX Loop may have no trip limit and run
 // until its body's condition is false, which it may never be).
 func (k *Loop) SetContext(ctx context.Context) { k.cur.ctx = ctx }
+
+// scanCheckEvery is how many bytes of scan outputs a Loop keeps between
+// two looks at the host's available memory, with hostCheck (variables for
+// the package's tests).
+var (
+	scanCheckEvery int64 = 64 << 20
+	hostCheck            = hostmem.Check
+)

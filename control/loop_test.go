@@ -234,3 +234,48 @@ func TestEndlessLoopStopsAtTheDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopScanOutputsBeyondHostMemory: a Loop whose scan outputs outgrow
+// the host's memory (here a memory check that refuses more than 4 KiB,
+// looked at every 1 KiB) fails the run with an error naming the Loop and
+// wrapping the check's, rather than ending the process out of memory; the
+// executable then runs a small loop.
+func TestLoopScanOutputsBeyondHostMemory(t *testing.T) {
+	errFull := errors.New("no more memory")
+	defer control.SetScanCheck(func(n int64) error {
+		if n > 4096 {
+			return errFull
+		}
+		return nil
+	}, 1024)()
+	body := subgraph.NewBuilder("grow")
+	body.Input("i", kernel.Int64)
+	c := body.Input("c", kernel.Bool)
+	s := body.Input("s", kernel.Float32, 16)
+	next := body.Op("Add", s, body.Const("one", kernel.FromFloat32(make([]float32, 16), 16)))
+	body.Output(body.Op("Identity", c), next, body.Op("Identity", next))
+	b := subgraph.NewBuilder("scans")
+	m := b.Input("M", kernel.Int64, kernel.Dynamic) // empty: no trip limit
+	x := b.Input("x", kernel.Float32, 16)
+	cond := b.Const("cond", &kernel.Tensor{DType: kernel.Bool, Shape: kernel.Shape{1}, Host: []byte{1}})
+	outs := b.Node(&subgraph.Node{Name: "loop", Op: "Loop", Inputs: []string{m, cond, x},
+		Attrs: kernel.Attrs{control.LoopBody: body.Graph(), control.LoopCarried: int64(1)}}, 2)
+	b.Output(outs...)
+	exe, err := pipert.Compile(b.Graph(), pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	x16 := kernel.FromFloat32(make([]float32, 16), 16)
+	_, err = exe.Run(context.Background(), map[string]*kernel.Tensor{"M": kernel.FromInt64([]int64{}, 0), "x": x16})
+	if !errors.Is(err, errFull) || !errors.Is(err, control.ErrLoop) || !strings.Contains(err.Error(), "scan outputs hold") {
+		t.Fatalf("unbounded loop: %v, want the memory check's error naming the Loop", err)
+	}
+	res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"M": kernel.FromInt64([]int64{3}, 1), "x": x16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Outputs[outs[1]].Shape; !got.Equal(kernel.Shape{3, 16}) {
+		t.Fatalf("three iterations stacked %v, want [3 16]", got)
+	}
+}
