@@ -237,15 +237,9 @@ func newSkipLayerNorm(simplified bool) kernel.Factory {
 		op = "SkipSimplifiedLayerNormalization"
 	}
 	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
-		if err := attrs.Check("epsilon"); err != nil {
-			return nil, wrapAttr(err)
-		}
-		eps, err := attrs.Float("epsilon", 1e-12)
+		eps, err := epsilonAttr(op, attrs)
 		if err != nil {
-			return nil, wrapAttr(err)
-		}
-		if !(eps >= 0) || math.IsInf(eps, 0) {
-			return nil, fmt.Errorf("ops: %s: attribute \"epsilon\" is %v, want a finite number ≥ 0", op, eps)
+			return nil, err
 		}
 		// Inputs: input, skip, gamma, then beta and bias (the simplified
 		// form has no beta: its fourth input is bias).
@@ -949,4 +943,20 @@ func rotaryPartner(i, rot int64, interleaved bool) (c, j int64, sign float32) {
 		return i % half, (i + half) % rot, -1
 	}
 	return i % half, (i + half) % rot, 1
+}
+
+// epsilonAttr reads the only attribute of op, epsilon (default 1e-12, as
+// onnxruntime's contrib normalizations have it): finite and at least 0.
+func epsilonAttr(op string, attrs kernel.Attrs) (float64, error) {
+	if err := attrs.Check("epsilon"); err != nil {
+		return 0, wrapAttr(err)
+	}
+	eps, err := attrs.Float("epsilon", 1e-12)
+	if err != nil {
+		return 0, wrapAttr(err)
+	}
+	if !(eps >= 0) || math.IsInf(eps, 0) {
+		return 0, fmt.Errorf("ops: %s: attribute \"epsilon\" is %v, want a finite number ≥ 0", op, eps)
+	}
+	return eps, nil
 }

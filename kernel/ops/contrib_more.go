@@ -316,22 +316,26 @@ func newEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 				}
 			}
 		}
-		mi := kernel.Int32s(a.Out[1].Data())
-		mask := optional(a.In, 7)
-		for b := range batch {
-			var n int32
-			if mask != nil {
-				for _, v := range kernel.Int32s(mask.Data())[b*seq : (b+1)*seq] {
-					if v == 1 {
-						n++
-					}
-				}
-			}
-			mi[b] = n
-		}
+		maskIndex(kernel.Int32s(a.Out[1].Data()), optional(a.In, 7), batch, seq)
 		return nil
 	}
 	return newKernel(sig{op: "EmbedLayerNormalization", minIn: 7, maxIn: 9, nOut: 3}, k), nil
+}
+
+// maskIndex writes the embedding layer normalizations' mask_index: the
+// mask's ones of each of batch sequences of seq (0 without a mask).
+func maskIndex(mi []int32, mask *kernel.Tensor, batch, seq int64) {
+	for b := range batch {
+		var n int32
+		if mask != nil {
+			for _, v := range kernel.Int32s(mask.Data())[b*seq : (b+1)*seq] {
+				if v == 1 {
+					n++
+				}
+			}
+		}
+		mi[b] = n
+	}
 }
 
 // fusedAct is the activation of a FusedConv or FusedGemm.

@@ -26,15 +26,9 @@ import (
 // an error. Output 1 (mask_index, int32 [batch]) counts the mask's ones of
 // each sequence (0 without a mask).
 func newQEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := attrs.Check("epsilon"); err != nil {
-		return nil, wrapAttr(err)
-	}
-	eps, err := attrs.Float("epsilon", 1e-12)
+	eps, err := epsilonAttr("QEmbedLayerNormalization", attrs)
 	if err != nil {
-		return nil, wrapAttr(err)
-	}
-	if !(eps >= 0) || math.IsInf(eps, 0) {
-		return nil, fmt.Errorf("ops: QEmbedLayerNormalization: attribute \"epsilon\" is %v, want a finite number ≥ 0", eps)
+		return nil, err
 	}
 	epsF := float32(eps)
 	names := [...]string{"word_embedding", "position_embedding", "segment_embedding", "gamma", "beta"}
@@ -181,19 +175,7 @@ func newQEmbedLayerNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 			}
 		}
 		if len(a.Out) > 1 {
-			mi := kernel.Int32s(a.Out[1].Data())
-			mask := optional(in, 7)
-			for b := range batch {
-				var n int32
-				if mask != nil {
-					for _, v := range kernel.Int32s(mask.Data())[b*seq : (b+1)*seq] {
-						if v == 1 {
-							n++
-						}
-					}
-				}
-				mi[b] = n
-			}
+			maskIndex(kernel.Int32s(a.Out[1].Data()), optional(in, 7), batch, seq)
 		}
 		return nil
 	}
