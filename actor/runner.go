@@ -779,10 +779,7 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 	if !nd.checked {
 		shapes, err = nd.cd.OutputShapes(ar)
 	} else {
-		ca := &r.cargs[pos]
-		*ca = *ar
-		ca.Out = r.outputViews(pos, true)
-		shapes, err = nd.cd.OutputShapes(ca)
+		shapes, err = nd.cd.OutputShapes(r.checkedArgs(pos))
 		if perr := r.keptTensors(pos); perr != nil {
 			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes %w", perr))
 		}
@@ -1351,9 +1348,7 @@ func (r *KernelRunner) compute(pos int) error {
 	if !nd.checked {
 		return nd.k.Compute(ar)
 	}
-	ca := &r.cargs[pos]
-	*ca = *ar
-	ca.Out = r.outputViews(pos, true)
+	ca := r.checkedArgs(pos)
 	r.launchIn = saveShapes(r.launchIn[:0], ar.In)
 	err := nd.k.Compute(ca)
 	if perr := r.keptTensors(pos); perr != nil {
@@ -1390,6 +1385,16 @@ func (r *KernelRunner) outputViews(pos int, withBuf bool) []*kernel.Tensor {
 		}
 	}
 	return outs
+}
+
+// checkedArgs returns the arguments checked node pos's Compute and
+// OutputShapes are handed: its Args with its output views, buffers
+// included.
+func (r *KernelRunner) checkedArgs(pos int) *kernel.Args {
+	ca := &r.cargs[pos]
+	*ca = r.args[pos]
+	ca.Out = r.outputViews(pos, true)
+	return ca
 }
 
 // outView returns checked node pos's view of output i.
