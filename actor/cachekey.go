@@ -119,10 +119,21 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 
 // appendOperand encodes a tensor's dtype and shape.
 func appendOperand(b []byte, t *kernel.Tensor) []byte {
-	b = append(b, byte(t.DType))
-	b = binary.AppendUvarint(b, uint64(len(t.Shape)))
+	if len(t.Shape) < 0x80 {
+		b = append(b, byte(t.DType), byte(len(t.Shape)))
+	} else {
+		b = binary.AppendUvarint(append(b, byte(t.DType)), uint64(len(t.Shape)))
+	}
 	for _, d := range t.Shape {
-		b = appendInt(b, d)
+		// appendInt's one or two bytes, without its loop.
+		switch u := uint64(d) << 1; {
+		case d < 0 || d >= 0x2000:
+			b = appendInt(b, d)
+		case u < 0x80:
+			b = append(b, byte(u))
+		default:
+			b = append(b, byte(u)|0x80, byte(u>>7))
+		}
 	}
 	return b
 }
@@ -153,7 +164,14 @@ func (r *KernelRunner) inferKey(pos int, b []byte) []byte {
 // shapes, and its value-dependency inputs' values.
 func (r *KernelRunner) tilingKey(pos int, b []byte) []byte {
 	b = append(b, r.prog.nodes[pos].attrs...)
-	b = r.inferKey(pos, b)
+	if r.ikey != nil && r.iok[pos] {
+		// This run's Infer found or kept its key: the operands are
+		// the same (Resize follows Infer, and a run's stages end
+		// before the next run's begin).
+		b = append(b, r.ikey[pos]...)
+	} else {
+		b = r.inferKey(pos, b)
+	}
 	for _, t := range r.args[pos].Out {
 		b = appendOperand(b, t)
 	}
