@@ -1025,6 +1025,20 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return a, nil
 	}
+	if n.OpType == "BatchNormalization" {
+		if _, set := a[ops.TrainingAttr]; set {
+			return nil, fmt.Errorf("%w: attribute %q is pipert's own", ErrImport, ops.TrainingAttr)
+		}
+		// Before opset 14 the outputs say the mode: Y alone in
+		// inference, all five (running and saved statistics) in
+		// training. Before opset 7 training stays refused.
+		if outs := len(n.Outputs); im.opset >= 7 && im.opset < 14 && outs > 1 {
+			if outs != 5 {
+				return nil, fmt.Errorf("%w: BatchNormalization of opset %d has %d outputs, want 1 (inference) or 5 (training)", ErrImport, im.opset, outs)
+			}
+			a[ops.TrainingAttr] = int64(1)
+		}
+	}
 	if name := dtypeAttrs[n.OpType]; name != "" {
 		if dt, ok := a[name].(int64); ok {
 			d, ok := DataType(dt).DType()

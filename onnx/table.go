@@ -154,7 +154,7 @@ var table = map[string]OpInfo{
 	"LpPool":                       {Pipert: "LpPool", MinOpset: 2, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions; p 1 or more; ceil_mode and dilations from 18 (dilations not with auto_pad SAME_UPPER or SAME_LOWER)"},
 	"GlobalLpPool":                 {Pipert: "GlobalLpPool", MinOpset: 2, MaxOpset: MaxOpset, Note: "p 1 or more"},
 	"MaxRoiPool":                   {Pipert: "MaxRoiPool", MinOpset: 1, MaxOpset: MaxOpset, Note: "as onnxruntime: a bin of -Inf only is the lowest finite value"},
-	"BatchNormalization":           {Pipert: "BatchNormalization", MinOpset: 7, MaxOpset: MaxOpset, Note: "inference mode; training_mode is refused"},
+	"BatchNormalization":           {Pipert: "BatchNormalization", MinOpset: 7, MaxOpset: MaxOpset, Note: "training mode (training_mode 1, or five outputs before opset 14) computes batch statistics; before opset 14 saved_var is the inverse standard deviation, as onnxruntime gives it; training with spatial=0 is refused"},
 	"Resize":                       {Pipert: "Resize", MinOpset: 10, MaxOpset: MaxOpset, Note: "nearest, linear and cubic over any axes; every coordinate_transformation_mode; antialias, axes and keep_aspect_ratio_policy from 18"},
 	"Upsample":                     {Pipert: "Upsample", MinOpset: 7, MaxOpset: 9, Note: "scales as attribute at 7, as input at 9"},
 	"LSTM":                         {Pipert: "LSTM", MinOpset: 7, MaxOpset: MaxOpset, Note: "every direction, layout, activation, clip, peepholes and sequence_lens; an entry of sequence length 0 has zero Y_h and Y_c, as in onnxruntime; an activation without activation_alpha/beta takes its op's defaults, as the spec says (onnxruntime takes 0)"},

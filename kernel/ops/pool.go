@@ -311,27 +311,54 @@ func (k *pool) compute(a *kernel.Args) error {
 	return nil
 }
 
-// BatchNormalization in inference mode: Y = (X − mean) / √(var + ε) · scale
-// + B per channel (axis 1) of X [N,C,…], for float32, float16, bfloat16 and
-// float64. Opset 7's spatial=0 takes per-element statistics of shape [C,D…];
-// from opset 14 training_mode must be 0 (training is refused). Each element
-// is ONNX's formula ((x − mean)/√(var + ε))·scale + B, evaluated in float64
-// in that order and rounded once. (Folding the statistics into one factor
-// and offset per channel, x·factor + offset, differs on special values: an
-// infinite scale or a mean beyond the range of the product gives Inf − Inf,
-// NaN, where the formula is finite or infinite.)
+// BatchNormalization: Y = (X − mean) / √(var + ε) · scale + B per channel
+// (axis 1) of X [N,C,…], for float32, float16, bfloat16 and float64. Each
+// element is ONNX's formula ((x − mean)/√(var + ε))·scale + B, evaluated in
+// float64 in that order and rounded once. (Folding the statistics into one
+// factor and offset per channel, x·factor + offset, differs on special
+// values: an infinite scale or a mean beyond the range of the product gives
+// Inf − Inf, NaN, where the formula is finite or infinite.) ε is rounded to
+// float32, as the attribute is stored.
+//
+// In inference mode (the default) mean and var are the inputs; opset 7's
+// spatial=0 takes per-element statistics of shape [C,D…].
+//
+// In training mode — training_mode 1 from opset 14; before it, attribute
+// TrainingAttr, which the ONNX importer sets on a node of opset 7 to 13
+// with its five outputs — mean and var are the batch's: each channel's
+// mean and population variance over N and the spatial dimensions (in
+// float64, two passes), and the node has more outputs:
+//
+//   - running_mean = input_mean·momentum + mean·(1 − momentum), and
+//     running_var likewise, in the dtype and shape of the input
+//     statistics (momentum defaults to 0.9, rounded to float32);
+//   - before opset 14, then saved_mean (the batch mean) and saved_var,
+//     which is 1/√(var + ε), the inverse standard deviation, as
+//     onnxruntime gives it, both [C] in X's dtype.
+//
+// Training needs spatial statistics: spatial=0 with training is refused
+// (as onnxruntime refuses it). A batch of no elements has NaN statistics.
 //
 // Tiling (words):
 //
 //	0..4  rows: N·C rows (N rows of C·∏D for spatial=0) of ∏D elements
 //
-// Workspace: none. Cost: two operations per element; bytes of X, Y and
-// the four statistics.
+// Workspace: none. Cost: two operations per element (four in training);
+// bytes of X, Y and the statistics.
 type batchNorm struct {
-	eps     float64
-	spatial bool
-	sd      []float64 // by channel: √(var + ε)
+	eps, mom float64
+	spatial  bool
+	train    bool
+	nOut     int
+	sd       []float64 // by channel: √(var + ε)
+	mean     []float64 // by channel, in training mode: the batch mean
+	vr       []float64 // by channel, in training mode: the batch variance
 }
+
+// TrainingAttr is the pipert attribute of BatchNormalization before opset
+// 14 selecting training mode (1) and its five outputs; from opset 14 the
+// ONNX attribute training_mode does.
+const TrainingAttr = "pipert_training"
 
 func newBatchNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 	opset, err := attrs.Opset(17)
@@ -342,30 +369,44 @@ func newBatchNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if opset < 9 {
 		known = append(known, "spatial")
 	}
-	if opset >= 14 {
-		known = append(known, "training_mode")
+	train := "training_mode"
+	if opset < 14 {
+		train = TrainingAttr
 	}
+	known = append(known, train)
 	if err := attrs.Check(known...); err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &batchNorm{}
+	k := &batchNorm{nOut: 1}
 	if k.eps, err = attrs.Float("epsilon", 1e-5); err != nil {
 		return nil, wrapAttr(err)
 	}
 	k.eps = float64(float32(k.eps))
+	if k.mom, err = attrs.Float("momentum", 0.9); err != nil {
+		return nil, wrapAttr(err)
+	}
+	k.mom = float64(float32(k.mom))
 	sp, err := attrs.Int("spatial", 1)
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
 	k.spatial = sp != 0
-	tm, err := attrs.Int("training_mode", 0)
+	tm, err := attrs.Int(train, 0)
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	if tm != 0 {
-		return nil, fmt.Errorf("ops: BatchNormalization: training_mode %d: only inference is implemented", tm)
+	switch {
+	case tm == 0:
+	case tm != 1:
+		return nil, fmt.Errorf("ops: BatchNormalization: %s %d: want 0 or 1", train, tm)
+	case !k.spatial:
+		return nil, fmt.Errorf("ops: BatchNormalization: training mode with spatial=0: training takes spatial statistics only")
+	case opset < 14:
+		k.train, k.nOut = true, 5
+	default:
+		k.train, k.nOut = true, 3
 	}
-	return newKernel(sig{op: "BatchNormalization", minIn: 5, maxIn: 5, nOut: 1}, k), nil
+	return newKernel(sig{op: "BatchNormalization", minIn: 5, maxIn: 5, nOut: k.nOut}, k), nil
 }
 
 // stats is the shape the statistics have for x.
@@ -398,6 +439,14 @@ func (k *batchNorm) infer(in, out []*kernel.Tensor) error {
 		}
 	}
 	setShape(out[0], x.Shape, x.DType)
+	if k.train {
+		setShape(out[1], in[3].Shape, in[3].DType)
+		setShape(out[2], in[4].Shape, in[4].DType)
+		if k.nOut == 5 {
+			setShape(out[3], kernel.Shape{x.Shape[1]}, x.DType)
+			setShape(out[4], kernel.Shape{x.Shape[1]}, x.DType)
+		}
+	}
 	return nil
 }
 
@@ -428,7 +477,14 @@ func (k *batchNorm) cost(in, out []*kernel.Tensor) device.Cost {
 	for _, t := range in[1:] {
 		b += t.Bytes()
 	}
-	return device.Cost{FLOPs: 2 * float64(out[0].NumElements()), Bytes: float64(b)}
+	for _, t := range out[1:] {
+		b += t.Bytes()
+	}
+	ops := 2 * float64(out[0].NumElements())
+	if k.train {
+		ops *= 2
+	}
+	return device.Cost{FLOPs: ops, Bytes: float64(b)}
 }
 
 func (k *batchNorm) compute(a *kernel.Args) error {
@@ -447,6 +503,9 @@ func (k *batchNorm) compute(a *kernel.Args) error {
 	}
 	sd := k.sd[:ch]
 	sc, b, mean, vr := a.In[1], a.In[2], a.In[3], a.In[4]
+	if k.train {
+		return k.train1(a, ch, inner, sd)
+	}
 	for c := range ch {
 		sd[c] = math.Sqrt(loadF(vr.DType, vr.Data(), c) + k.eps)
 	}
@@ -459,6 +518,54 @@ func (k *batchNorm) compute(a *kernel.Args) error {
 		}
 		v := (loadF(x.DType, xb, i) - loadF(mean.DType, mean.Data(), c)) / sd[c]
 		storeF(x.DType, yb, i, mul64(v, loadF(sc.DType, sc.Data(), c))+loadF(b.DType, b.Data(), c))
+	}
+	return nil
+}
+
+// train1 is compute in training mode (spatial statistics): the batch's
+// mean and variance by channel, Y from them, and the statistics outputs.
+func (k *batchNorm) train1(a *kernel.Args, ch, inner int64, sd []float64) error {
+	x, y := a.In[0], a.Out[0]
+	if int64(cap(k.mean)) < ch {
+		k.mean, k.vr = make([]float64, ch), make([]float64, ch)
+	}
+	mu, vr := k.mean[:ch], k.vr[:ch]
+	clear(mu)
+	clear(vr)
+	xb, yb := x.Data(), y.Data()
+	n := x.NumElements()
+	cnt := float64(x.Shape[0] * inner)
+	for i := range n {
+		mu[i/inner%ch] += loadF(x.DType, xb, i)
+	}
+	for c := range mu {
+		mu[c] /= cnt
+	}
+	for i := range n {
+		d := loadF(x.DType, xb, i) - mu[i/inner%ch]
+		vr[i/inner%ch] += mul64(d, d)
+	}
+	for c := range vr {
+		vr[c] /= cnt
+		sd[c] = math.Sqrt(vr[c] + k.eps)
+	}
+	sc, b := a.In[1], a.In[2]
+	for i := range n {
+		c := i / inner % ch
+		v := (loadF(x.DType, xb, i) - mu[c]) / sd[c]
+		storeF(x.DType, yb, i, mul64(v, loadF(sc.DType, sc.Data(), c))+loadF(b.DType, b.Data(), c))
+	}
+	for j, batch := range [2][]float64{mu, vr} {
+		in, out := a.In[3+j], a.Out[1+j]
+		for c := range ch {
+			storeF(out.DType, out.Data(), c, mul64(loadF(in.DType, in.Data(), c), k.mom)+mul64(batch[c], 1-k.mom))
+		}
+	}
+	if k.nOut == 5 {
+		for c := range ch {
+			storeF(x.DType, a.Out[3].Data(), c, mu[c])
+			storeF(x.DType, a.Out[4].Data(), c, 1/sd[c])
+		}
 	}
 	return nil
 }
