@@ -144,19 +144,23 @@ func TestRuntimeIfImports(t *testing.T) {
 }
 
 // TestNotImplementedIsUnsupported: a valid node whose operands a kernel
-// does not implement (training-mode Dropout with a non-zero ratio, found
-// at shape inference, not by the op's factory) is ErrUnsupported, not an
-// invalid graph.
+// does not implement (com.microsoft QGemm with an empty inner dimension,
+// found at shape inference, not by the op's factory) is ErrUnsupported,
+// not an invalid graph.
 func TestNotImplementedIsUnsupported(t *testing.T) {
-	m := model([]*Node{{OpType: "Dropout", Inputs: []string{"x", "r", "t"}, Outputs: []string{"y"}}},
-		[]*ValueInfo{vi("x", Float, 2, 3)}, []*ValueInfo{{Name: "y"}})
+	m := model([]*Node{{OpType: "QGemm", Domain: MSDomain, Inputs: []string{"a", "as", "az", "b", "bs", "bz"}, Outputs: []string{"y"}}},
+		[]*ValueInfo{vi("a", Uint8, 2, 0)}, []*ValueInfo{{Name: "y"}})
+	m.Opsets[MSDomain] = 1
 	m.Graph.Initializers = []*Tensor{
-		{Name: "r", DataType: Float, Floats: []float32{0.5}},
-		{Name: "t", DataType: Bool, Int32s: []int32{1}},
+		{Name: "as", DataType: Float, Floats: []float32{0.5}},
+		{Name: "az", DataType: Uint8, Raw: []byte{1}},
+		{Name: "b", DataType: Uint8, Dims: []int64{0, 3}},
+		{Name: "bs", DataType: Float, Floats: []float32{0.25}},
+		{Name: "bz", DataType: Uint8, Raw: []byte{2}},
 	}
 	_, err := Import(m, Options{})
 	if !errors.Is(err, ErrUnsupported) || errors.Is(err, ErrImport) {
-		t.Fatalf("training-mode Dropout: %v, want ErrUnsupported (and not ErrImport)", err)
+		t.Fatalf("QGemm with K = 0: %v, want ErrUnsupported (and not ErrImport)", err)
 	}
 	if !strings.Contains(err.Error(), "not implemented") {
 		t.Errorf("error %q does not say what is not implemented", err)

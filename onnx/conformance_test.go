@@ -201,6 +201,12 @@ func runNodeTest(dir string, m *onnx.Model) error {
 		}
 		want = asDeclared(want, o.DataType)
 		got := res.Outputs[g.Outputs[i]]
+		if nd := m.Graph.Nodes[0]; strings.HasPrefix(filepath.Base(dir), "test_training_dropout") {
+			if err := droppedAtRandom(nd, in, res.Outputs[g.Outputs[0]], got, want); err != nil {
+				return fmt.Errorf("output %q: %w", o.Name, err)
+			}
+			continue
+		}
 		if drawsRandom(m) {
 			if err := sameDraws(got, want); err != nil {
 				return fmt.Errorf("output %q: %w", o.Name, err)
@@ -254,6 +260,45 @@ func sameDraws(got, want *kernel.Tensor) error {
 	}
 	if binary(want) && !binary(got) {
 		return errors.New("values other than 0 and 1, where the suite draws 0s and 1s")
+	}
+	return nil
+}
+
+// droppedAtRandom checks an output of training-mode Dropout node nd,
+// whose elements pipert drops with its own draws where the suite drew
+// with numpy's: got has want's dtype and shape; y (output 0) is, element
+// by element, data·scale or 0·data (scale = 1/(1 − ratio)); the mask
+// (output 1), when got is it, is true exactly where y kept its element;
+// and the share of dropped elements is within 5 standard deviations of
+// ratio.
+func droppedAtRandom(nd *onnx.Node, in map[string]*kernel.Tensor, y, got, want *kernel.Tensor) error {
+	if got == nil {
+		return errors.New("missing")
+	}
+	if got.DType != want.DType || !got.Shape.Equal(want.Shape) {
+		return fmt.Errorf("got %v %v, want %v %v", got.DType, got.Shape, want.DType, want.Shape)
+	}
+	x, ratio := floats(in[nd.Inputs[0]]), 0.5
+	if len(nd.Inputs) > 1 && nd.Inputs[1] != "" {
+		ratio = floats(in[nd.Inputs[1]])[0]
+	}
+	scale := float64(float32(1 / (1 - ratio)))
+	ys, dropped := floats(y), 0
+	for i, v := range ys {
+		kept := math.Abs(v-x[i]*scale) <= 1e-6*math.Abs(x[i]*scale)
+		if !kept {
+			if v != 0 {
+				return fmt.Errorf("element %d is %v: want %v (kept) or 0 (dropped)", i, v, x[i]*scale)
+			}
+			dropped++
+		}
+		if got.DType == kernel.Bool && (got.Host[i] != 0) != kept && x[i] != 0 {
+			return fmt.Errorf("mask element %d is %v where the output %s it", i, got.Host[i] != 0, map[bool]string{true: "kept", false: "dropped"}[kept])
+		}
+	}
+	n := float64(len(ys))
+	if share, sd := float64(dropped)/n, math.Sqrt(ratio*(1-ratio)/n); math.Abs(share-ratio) > 5*sd+1/n {
+		return fmt.Errorf("%d of %d elements dropped: far from ratio %v", dropped, len(ys), ratio)
 	}
 	return nil
 }

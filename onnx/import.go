@@ -861,9 +861,10 @@ func (im *importer) node(n *Node) error {
 }
 
 // neverFold are the pipert ops the import never folds, even on known
-// inputs (the generators have none): their outputs differ run after run.
+// inputs (the generators have none): their outputs differ run after run
+// (Dropout's in training mode).
 var neverFold = map[string]bool{"RandomNormal": true, "RandomUniform": true, "RandomNormalLike": true,
-	"RandomUniformLike": true, "Bernoulli": true, "Multinomial": true}
+	"RandomUniformLike": true, "Bernoulli": true, "Multinomial": true, "Dropout": true}
 
 // reshapes are the pipert ops whose output holds the bytes of input 0
 // under another shape: folded, the output aliases the input's data.

@@ -189,7 +189,7 @@ var table = map[string]OpInfo{
 	"Acosh":                        {Pipert: "Acosh", MinOpset: 9, MaxOpset: MaxOpset},
 	"Atanh":                        {Pipert: "Atanh", MinOpset: 9, MaxOpset: MaxOpset},
 	"Round":                        {Pipert: "Round", MinOpset: 11, MaxOpset: MaxOpset},
-	"Dropout":                      {Pipert: "Dropout", MinOpset: 7, MaxOpset: MaxOpset},
+	"Dropout":                      {Pipert: "Dropout", MinOpset: 7, MaxOpset: MaxOpset, Note: "training mode drops with pipert's own generator (as the random ops: seeded by seed, else by the node's name; new masks each run, the same in every mode); never folded at import"},
 	"IsNaN":                        {Pipert: "IsNaN", MinOpset: 9, MaxOpset: MaxOpset},
 	"IsInf":                        {Pipert: "IsInf", MinOpset: 10, MaxOpset: MaxOpset},
 	"PRelu":                        {Pipert: "PRelu", MinOpset: 7, MaxOpset: MaxOpset},

@@ -60,10 +60,11 @@ func (k *simple) compute(a *kernel.Args) error {
 
 // miscBuiltins lists the ops of this file:
 //
-//   - Dropout (inference): output = data; the optional mask is all true
+//   - Dropout: in inference output = data; the optional mask is all true
 //     from opset 12, and all false before (as onnxruntime's kernels of
 //     opsets 7 to 11 write it; of data's type before opset 10, bool
-//     from 10). training_mode true is an error unless ratio is 0.
+//     from 10). In training mode (opset 12 on) it drops elements at
+//     random (see dropout).
 //   - IsNaN; IsInf (detect_negative, detect_positive, default 1): bool.
 //   - PRelu(X, slope): x, or slope·x below 0; slope broadcasts to X. Float
 //     types, int8, uint8 and the integers of 32 and 64 bits; integers
@@ -118,6 +119,50 @@ func miscBuiltins() []builtin {
 	}
 }
 
+// dropout is Dropout(data[, ratio[, training_mode]]) → (output[, mask]).
+// In inference (training_mode absent or false, and always before opset
+// 12) output is data and mask all true (from opset 12; see miscBuiltins
+// for the masks of older opsets). In training mode each element is kept
+// with probability 1 − ratio: mask says which, and output = mask · data ·
+// scale with scale = 1/(1 − ratio) (rounded to float32 unless data is
+// float64), so a dropped element is 0 (−0 of a negative, NaN of a NaN, as
+// onnxruntime and ONNX's reference compute it). ratio (default 0.5) must
+// then be in [0, 1); 0 keeps every element. The draws are pipert's own,
+// from the generator of the random ops (random.go: attribute seed, else
+// the node's name, and the run's number), one per element in row-major
+// order.
+type dropout struct {
+	simple
+	opset int64
+	s     *streams
+}
+
+func (k *dropout) reset() { k.s.reset() }
+
+// dropoutMode reads ratio and training_mode, when given, from Dropout's
+// operands: whether the node drops at random, and with which ratio.
+func dropoutMode(in []*kernel.Tensor) (training bool, ratio float64, err error) {
+	ratio = 0.5
+	if len(in) > 1 && in[1].NumElements() > 0 {
+		r := in[1]
+		if !r.DType.IsFloat() || r.NumElements() != 1 || r.Host == nil {
+			return false, 0, fmt.Errorf("input ratio must be one float value, is %v %v", r.DType, r.Shape)
+		}
+		ratio = loadF(r.DType, r.Host, 0)
+	}
+	if len(in) > 2 && in[2].NumElements() > 0 {
+		t := in[2]
+		if t.DType != kernel.Bool || t.NumElements() != 1 || t.Host == nil {
+			return false, 0, fmt.Errorf("input training_mode must be one bool value, is %v %v", t.DType, t.Shape)
+		}
+		training = t.Host[0] != 0
+	}
+	if training && !(ratio >= 0 && ratio < 1) {
+		return false, 0, fmt.Errorf("input ratio is %v: in training mode it must be in [0, 1)", ratio)
+	}
+	return training, ratio, nil
+}
+
 func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("ratio", "seed", "is_test"); err != nil {
 		return nil, wrapAttr(err)
@@ -126,19 +171,14 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &simple{}
+	k := &dropout{opset: opset}
+	if k.s, err = newStreams(attrs); err != nil {
+		return nil, fmt.Errorf("ops: Dropout: %w", err)
+	}
+	k.flops = 1
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		if len(in) > 2 && in[2].NumElements() > 0 {
-			if in[2].DType != kernel.Bool || in[2].Host == nil {
-				return fmt.Errorf("input training_mode must be a bool value")
-			}
-			ratio := 0.5
-			if in[1].NumElements() == 1 && in[1].Host != nil {
-				ratio = loadF(in[1].DType, in[1].Host, 0)
-			}
-			if in[2].Host[0] != 0 && ratio != 0 {
-				return notImplemented("training_mode true with ratio %g: random dropping is not implemented (inference, or ratio 0, is)", ratio)
-			}
+		if _, _, err := dropoutMode(in); err != nil {
+			return err
 		}
 		setShape(out[0], in[0].Shape, in[0].DType)
 		if opset < 10 {
@@ -148,11 +188,20 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		return nil
 	}
-	k.computeF = func(a *kernel.Args) error {
-		copy(a.Out[0].Data(), a.In[0].Data()[:a.In[0].Bytes()])
-		m := a.Out[1].Data()
+	k.computeF = k.compute1
+	return newKernel(sig{op: "Dropout", minIn: 1, maxIn: 3, nOut: 2, deps: kernel.Deps{Value: []int{1, 2}}}, k), nil
+}
+
+func (k *dropout) compute1(a *kernel.Args) error {
+	training, ratio, err := dropoutMode(a.In)
+	if err != nil {
+		return err
+	}
+	x, y, m := a.In[0], a.Out[0], a.Out[1].Data()
+	if !training || ratio == 0 {
+		copy(y.Data(), x.Data()[:x.Bytes()])
 		var one byte
-		if opset >= 12 {
+		if k.opset >= 12 {
 			one = 1
 		}
 		for i := range m {
@@ -160,7 +209,21 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		return nil
 	}
-	return newKernel(sig{op: "Dropout", minIn: 1, maxIn: 3, nOut: 2, deps: kernel.Deps{Value: []int{1, 2}}}, k), nil
+	scale := 1 / (1 - ratio)
+	if x.DType != kernel.Float64 {
+		scale = float64(float32(scale))
+	}
+	r := k.s.rng(a)
+	xb, yb := x.Data(), y.Data()
+	for i := range x.NumElements() {
+		var keep float64
+		if r.Float64() >= ratio {
+			keep = 1
+		}
+		m[i] = byte(keep)
+		storeF(x.DType, yb, i, mul64(mul64(keep, loadF(x.DType, xb, i)), scale))
+	}
+	return nil
 }
 
 func newIsNaNInf(op string) kernel.Factory {
