@@ -230,43 +230,118 @@ func (k *logic) fold(a *kernel.Args, w *bcast, n int64) {
 	o := a.Out[0]
 	ob := o.Data()
 	dt := o.DType
-	if dt.IsFloat() {
+	// The operands' bytes, taken once (Data counts a tensor's elements).
+	var small [4][]byte
+	ins := small[:0]
+	for _, t := range a.In {
+		ins = append(ins, t.Data())
+	}
+	const (
+		opSum = iota
+		opMax
+		opMin
+	)
+	op := opSum
+	switch k.op {
+	case "Max":
+		op = opMax
+	case "Min":
+		op = opMin
+	}
+	mean := k.op == "Mean"
+	// Operands of the output's shape or of one element (Max(x, 0)) need
+	// no broadcast walk: element i of each is at i·step, step 1 or 0.
+	var smallSteps [4]int64
+	steps, flat := smallSteps[:0], true
+	for _, t := range a.In {
+		switch {
+		case t.Shape.Equal(o.Shape):
+			steps = append(steps, 1)
+		case t.NumElements() == 1:
+			steps = append(steps, 0)
+		default:
+			flat = false
+		}
+	}
+	switch {
+	case dt == kernel.Float32 && flat:
+		var small32 [4][]float32
+		xs := small32[:0]
+		for _, b := range ins {
+			xs = append(xs, kernel.Float32s(b))
+		}
+		ys := kernel.Float32s(ob)
 		for i := range n {
-			acc := loadF(dt, a.In[0].Data(), w.off[0])
-			for j := 1; j < len(a.In); j++ {
-				v := loadF(dt, a.In[j].Data(), w.off[j])
-				switch k.op {
-				case "Max":
-					if above(v, acc) {
-						acc = v
-					}
-				case "Min":
-					if below(v, acc) {
-						acc = v
-					}
-				default:
-					acc += v
-				}
+			acc := float64(xs[0][i*steps[0]])
+			for j := 1; j < len(xs); j++ {
+				acc = foldF(op, acc, float64(xs[j][i*steps[j]]))
 			}
-			if k.op == "Mean" {
-				acc /= float64(len(a.In))
+			if mean {
+				acc /= float64(len(xs))
+			}
+			ys[i] = float32(acc)
+		}
+	case dt == kernel.Float32:
+		var small32 [4][]float32
+		xs := small32[:0]
+		for _, b := range ins {
+			xs = append(xs, kernel.Float32s(b))
+		}
+		ys := kernel.Float32s(ob)
+		for i := range n {
+			acc := float64(xs[0][w.off[0]])
+			for j := 1; j < len(xs); j++ {
+				acc = foldF(op, acc, float64(xs[j][w.off[j]]))
+			}
+			if mean {
+				acc /= float64(len(xs))
+			}
+			ys[i] = float32(acc)
+			w.next()
+		}
+	case dt.IsFloat():
+		for i := range n {
+			acc := loadF(dt, ins[0], w.off[0])
+			for j := 1; j < len(ins); j++ {
+				acc = foldF(op, acc, loadF(dt, ins[j], w.off[j]))
+			}
+			if mean {
+				acc /= float64(len(ins))
 			}
 			storeF(dt, ob, i, acc)
 			w.next()
 		}
-		return
-	}
-	for i := range n {
-		acc := loadOrd(dt, a.In[0].Data(), w.off[0])
-		for j := 1; j < len(a.In); j++ {
-			v := loadOrd(dt, a.In[j].Data(), w.off[j])
-			if k.op == "Max" && v > acc || k.op == "Min" && v < acc {
-				acc = v
+	default:
+		for i := range n {
+			acc := loadOrd(dt, ins[0], w.off[0])
+			for j := 1; j < len(ins); j++ {
+				v := loadOrd(dt, ins[j], w.off[j])
+				if op == opMax && v > acc || op == opMin && v < acc {
+					acc = v
+				}
 			}
+			storeOrd(dt, ob, i, acc)
+			w.next()
 		}
-		storeOrd(dt, ob, i, acc)
-		w.next()
 	}
+}
+
+// foldF is one step of fold over floats: acc and v folded by op (0 sum,
+// 1 max, 2 min).
+func foldF(op int, acc, v float64) float64 {
+	switch op {
+	case 1:
+		if above(v, acc) {
+			return v
+		}
+		return acc
+	case 2:
+		if below(v, acc) {
+			return v
+		}
+		return acc
+	}
+	return acc + v
 }
 
 func compare[T float64 | int64](op string, x, y T) bool {

@@ -273,3 +273,66 @@ func repeatRows(b []uint64, n int64) []uint64 {
 // specialOtherOps are the ops swept by the tests beyond the unary, binary
 // and data-movement tables; each file adds its own.
 var specialOtherOps []string
+
+// TestSpecialVariadicFlat sweeps the variadic ops on operands that need no
+// broadcast walk — each of the output's shape, or of one element — as
+// TestSpecialBinary does through the walk: x [n,n] of the special values
+// by rows, y [n,n] by columns, and each value as a one-element y; then
+// three operands, the third a one-element 0.
+func TestSpecialVariadicFlat(t *testing.T) {
+	for _, c := range binaryCases {
+		if c.op != "Sum" && c.op != "Mean" && c.op != "Max" && c.op != "Min" {
+			continue
+		}
+		for _, dt := range sweepFloats {
+			bits := sweepBits(dt)
+			n := int64(len(bits))
+			x := bitsTensor(dt, shp(n, n), repeatRows(bits, n))
+			cols := make([]uint64, 0, n*n)
+			for range n {
+				cols = append(cols, bits...)
+			}
+			y := bitsTensor(dt, shp(n, n), cols)
+			out, err := runOp(c.op, nil, x, y)
+			if err != nil {
+				t.Fatalf("%s/%v: %v", c.op, dt, err)
+			}
+			want := make([]uint64, n*n)
+			for i := range n {
+				for j := range n {
+					want[i*n+j] = refBits(dt, c.ref(refValue(dt, bits[i]), refValue(dt, bits[j])))
+				}
+			}
+			checkBits(t, fmt.Sprintf("%s/%v same shapes", c.op, dt), out[0], dt, shp(n, n), want, false, func(k int) string {
+				return fmt.Sprintf("x %s, y %s", showBits(dt, bits[int64(k)/n]), showBits(dt, bits[int64(k)%n]))
+			})
+			for j, b := range bits {
+				out, err := runOp(c.op, nil, x, bitsTensor(dt, shp(1), []uint64{b}))
+				if err != nil {
+					t.Fatalf("%s/%v: %v", c.op, dt, err)
+				}
+				w := make([]uint64, n*n)
+				for i := range n * n {
+					w[i] = refBits(dt, c.ref(refValue(dt, bits[i/n]), refValue(dt, b)))
+				}
+				checkBits(t, fmt.Sprintf("%s/%v one-element y %s", c.op, dt, showBits(dt, bits[j])), out[0], dt, shp(n, n), w, false, func(k int) string {
+					return fmt.Sprintf("x %s", showBits(dt, bits[int64(k)/n]))
+				})
+			}
+			if c.op == "Mean" {
+				continue // (x + y + 0)/3 is not the two-operand reference
+			}
+			zero := bitsTensor(dt, shp(), []uint64{refBits(dt, 0)})
+			out, err = runOp(c.op, nil, x, y, zero)
+			if err != nil {
+				t.Fatalf("%s/%v: %v", c.op, dt, err)
+			}
+			for i := range want {
+				want[i] = refBits(dt, c.ref(refValue(dt, want[i]), 0))
+			}
+			checkBits(t, fmt.Sprintf("%s/%v with a third operand 0", c.op, dt), out[0], dt, shp(n, n), want, false, func(k int) string {
+				return fmt.Sprintf("x %s, y %s", showBits(dt, bits[int64(k)/n]), showBits(dt, bits[int64(k)%n]))
+			})
+		}
+	}
+}
