@@ -329,7 +329,8 @@ func newMatMulInteger(linear bool) kernel.Factory {
 			setShape(out[0], s, dt)
 			return nil
 		}
-		var acc []int64
+		// Scratch: the sums, a row of B and the zero points.
+		var acc, brow, bzs, azs []int64
 		k.computeF = func(a *kernel.Args) error {
 			A, B, o := a.In[ia], a.In[ib], a.Out[0]
 			_, m, kk, n, err := shapes(a.In)
@@ -360,19 +361,50 @@ func newMatMulInteger(linear bool) kernel.Factory {
 				acc = make([]int64, m*n)
 			}
 			acc = acc[:m*n]
+			if int64(cap(brow)) < n {
+				brow, bzs = make([]int64, n), make([]int64, n)
+			}
+			if int64(cap(azs)) < m {
+				azs = make([]int64, m)
+			}
+			brow, bzs, azs = brow[:n], bzs[:n], azs[:m]
 			ab, bb, od := A.Data(), B.Data(), o.Data()
 			for p := range batch {
 				pa, pb := batchPair(p, outBatch, abatch, bbatch)
 				clear(acc)
-				for i := range m {
-					azp := int64(az.at(pa, i))
-					for t := range kk {
-						av := loadI(A.DType, ab, (pa*m+i)*kk+t) - azp
+				for i := range azs {
+					azs[i] = int64(az.at(pa, int64(i)))
+				}
+				for j := range bzs {
+					bzs[j] = int64(bz.at(pb, int64(j)))
+				}
+				// Row t of B, less its zero points, then every
+				// row of A's column t times it: exact integer
+				// sums, in any order.
+				for t := range kk {
+					at := (pb*kk + t) * n
+					switch B.DType {
+					case kernel.Int8:
+						for j, z := range bzs {
+							brow[j] = int64(int8(bb[at+int64(j)])) - z
+						}
+					case kernel.Uint8:
+						for j, z := range bzs {
+							brow[j] = int64(bb[at+int64(j)]) - z
+						}
+					default:
+						for j, z := range bzs {
+							brow[j] = loadI(B.DType, bb, at+int64(j)) - z
+						}
+					}
+					for i := range m {
+						av := loadI(A.DType, ab, (pa*m+i)*kk+t) - azs[i]
 						if av == 0 {
 							continue
 						}
-						for j := range n {
-							acc[i*n+j] += av * (loadI(B.DType, bb, (pb*kk+t)*n+j) - int64(bz.at(pb, j)))
+						row := acc[i*n : (i+1)*n]
+						for j, b := range brow {
+							row[j] += av * b
 						}
 					}
 				}
