@@ -204,8 +204,11 @@ func (r *pbReader) packet(b []byte, depth int) error {
 			return fmt.Errorf("perfetto: compressed packets: %w", err)
 		}
 		r.inner.Reset()
-		if _, err := r.inner.ReadFrom(r.zr); err != nil {
+		if _, err := r.inner.ReadFrom(io.LimitReader(r.zr, maxInflated+1)); err != nil {
 			return fmt.Errorf("perfetto: compressed packets: %w", err)
+		}
+		if r.inner.Len() > maxInflated {
+			return fmt.Errorf("perfetto: compressed packets inflate to more than %d bytes", maxInflated)
 		}
 		if err := r.trace(r.inner.Bytes(), depth+1); err != nil {
 			return err

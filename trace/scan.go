@@ -82,6 +82,12 @@ func ScanFile(path string, h Handler) (Format, error) {
 // maxPacket bounds the size of one top-level Perfetto packet Scan accepts.
 const maxPacket = 64 << 20
 
+// maxInflated bounds what one compressed_packets field inflates to, so that
+// a small file cannot make a reader hold gigabytes (zlib compresses zeros
+// about 1000:1). pipert writes batches of 256 KiB; Perfetto's own are of
+// the same order.
+const maxInflated = 8 << 20
+
 // scanPerfetto reads a Perfetto trace packet by packet.
 func scanPerfetto(br *bufio.Reader, h Handler) error {
 	r := newPBReader(h)

@@ -2,10 +2,14 @@ package trace
 
 import (
 	"bytes"
+	"compress/zlib"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // collector is a Handler that keeps what Scan hands it.
@@ -164,3 +168,35 @@ func BenchmarkScan(b *testing.B) {
 }
 
 var _ io.Reader = (*bytes.Reader)(nil)
+
+// TestInflateBound: a compressed_packets field that inflates past
+// maxInflated (here a 64 KiB file of 64 MiB of zeros) is an error of
+// Scan and Parse, not gigabytes of memory.
+func TestInflateBound(t *testing.T) {
+	var z bytes.Buffer
+	w, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	for range 64 {
+		w.Write(zeros)
+	}
+	w.Close()
+	inner := protowire.AppendBytes(protowire.AppendTag(nil, fPacketCompressed, protowire.BytesType), z.Bytes())
+	data := protowire.AppendBytes(protowire.AppendTag(nil, fTracePacket, protowire.BytesType), inner)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = Scan(bytes.NewReader(data), &collector{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "inflate to more than") {
+		t.Errorf("Scan of a %d KiB bomb: %v, want an error that it inflates too far", len(data)>>10, err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 5*maxInflated {
+		t.Errorf("Scan of a %d KiB bomb allocated %d MiB", len(data)>>10, grew>>20)
+	}
+	if _, err := Parse(data); err == nil || !strings.Contains(err.Error(), "inflate to more than") {
+		t.Errorf("Parse of the bomb: %v, want an error that it inflates too far", err)
+	}
+}
