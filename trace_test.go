@@ -190,3 +190,43 @@ func TestFailedKernelTraceValidates(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomHeterogeneousTracesValidate: random graphs run heterogeneous,
+// traced, in each device mode and barrier policy, three runs each, write
+// traces that validate: under per-tensor hand-over a part publishes some
+// outputs before its last input arrives, so its outgoing edges' flows
+// begin at its activation, before any consumer of them ends.
+func TestRandomHeterogeneousTracesValidate(t *testing.T) {
+	seeds := 16
+	if raceEnabled {
+		seeds = 6
+	}
+	for seed := range uint64(seeds) {
+		for _, m := range []pipert.Mode{pipert.Pipeline, pipert.KBK} {
+			for _, bp := range []pipert.BarrierPolicy{pipert.PerTensor, pipert.Drain} {
+				path, rec, dev := tracedDevice(t)
+				g, ins, rng := randomGraph(500+seed, 3)
+				for _, n := range g.Nodes {
+					if rng.IntN(3) == 0 { // many parts, fed tensor by tensor
+						n.Placement = subgraph.OnCPU
+					}
+				}
+				e, err := pipert.Compile(g, pipert.WithMode(m), pipert.WithBarrier(bp), pipert.WithDevice(dev), pipert.WithTrace(rec, "h"), pipert.WithHeterogeneous(nil))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, in := range ins {
+					if _, err := e.Run(context.Background(), in); err != nil {
+						t.Fatalf("seed %d %v/%v: %v", 500+seed, m, bp, err)
+					}
+				}
+				if err := e.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if err := validated(t, rec, path); err != nil {
+					t.Errorf("seed %d %v/%v: %v", 500+seed, m, bp, err)
+				}
+			}
+		}
+	}
+}

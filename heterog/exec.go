@@ -569,7 +569,14 @@ func (e *Executable) finished(k int, outs []*kernel.Tensor, st plan.Stats, xfer 
 	t1 := clock.Now()
 	e.outs[k], e.stats[k], e.xfer[k], e.span[k] = outs, st, xfer, plan.Span{Start: t0, End: t1}
 	if pr.track.Enabled() {
+		// The flows of the part's outputs begin at its activation: a
+		// part fed tensor by tensor publishes some outputs before its
+		// last input arrives, and their consumers may finish before it.
 		pr.track.Slice(t0, t1-t0, pr.name)
+		for _, ei := range pr.edgesOut {
+			pr.track.FlowBegin(e.flowBase + uint64(ei) + 1)
+			e.begun[ei] = true
+		}
 		if pr.feed.Await != nil && len(pr.edgesIn) > 0 {
 			// Fed parts start before their inputs exist: the flows of
 			// their inputs end when the last one arrived.
@@ -578,10 +585,6 @@ func (e *Executable) finished(k int, outs []*kernel.Tensor, st plan.Stats, xfer 
 		for _, ei := range pr.edgesIn {
 			pr.track.FlowEnd(e.flowBase + uint64(ei) + 1)
 			e.done[ei] = true
-		}
-		for _, ei := range pr.edgesOut {
-			pr.track.FlowBegin(e.flowBase + uint64(ei) + 1)
-			e.begun[ei] = true
 		}
 	}
 }
