@@ -753,7 +753,7 @@ func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Te
 	st.Prepare, st.Infer, st.Resize, st.Launch = as.Prepare, as.Infer, as.Resize, as.Launch
 	st.Wait, st.Busiest, st.HostWork = as.Wait, as.Busiest, as.HostWork
 	st.DeviceWork = as.DeviceWork
-	st.Cache = as.Cache
+	st.Cache, st.Replay, st.Tiling, st.Plan = as.Cache, as.Replay, as.Tiling, as.Plan
 	st.Parts = []plan.PartStats{{Mode: as.Mode, Kernels: as.Kernels, End: as.Makespan,
 		Prepare: as.Prepare, Infer: as.Infer, Resize: as.Resize, Launch: as.Launch, Wait: as.Wait, Busiest: as.Busiest}}
 	return nil
@@ -802,6 +802,14 @@ func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kerne
 		st.Launch += as.Launch
 		st.Wait += as.Wait
 		st.Cache.Add(as.Cache)
+		// Replays, tiling copies and memory plans: summed over the
+		// parts, but for the replays' launch path, each part's serial
+		// on its own goroutine: the longest bounds the run.
+		launch := max(st.Replay.Launch, as.Replay.Launch)
+		st.Replay.Add(as.Replay)
+		st.Replay.Launch = launch
+		st.Tiling.Add(as.Tiling)
+		st.Plan.Add(as.Plan)
 		st.Transfer += e.xfer[k]
 		st.Busiest = max(st.Busiest, as.Busiest)
 		if pr.onAccel {

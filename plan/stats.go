@@ -62,6 +62,8 @@ type Stats struct {
 	// Replay says what mode Replay did with the run.
 	Replay ReplayStats
 	// Tiling counts the run's tiling data sent to the device.
+	// Heterogeneous runs sum Plan, Replay and Tiling over their parts,
+	// but for Replay.Launch, the longest part's.
 	Tiling TilingStats
 	// Parts has a row per part of a heterogeneous run, by part index.
 	Parts []PartStats
@@ -123,6 +125,17 @@ func (s *ReplayStats) Add(o ReplayStats) {
 type PlanStats struct {
 	ArenaBytes, PeakLiveBytes, SumBytes int64
 	Tensors, Replans, Fallbacks         int
+}
+
+// Add adds o's bytes and counts to s (as of the parts of a heterogeneous
+// run, each with its own plan).
+func (s *PlanStats) Add(o PlanStats) {
+	s.ArenaBytes += o.ArenaBytes
+	s.PeakLiveBytes += o.PeakLiveBytes
+	s.SumBytes += o.SumBytes
+	s.Tensors += o.Tensors
+	s.Replans += o.Replans
+	s.Fallbacks += o.Fallbacks
 }
 
 // Add adds o's counts to s.
