@@ -93,3 +93,44 @@ func TestCompileContext(t *testing.T) {
 		t.Error("heterog.CompileContext with a nil context: no error")
 	}
 }
+
+// TestCompileContextEndsCreationCosts: kernels' creation costs
+// (Costs.Create, burnt while Compile builds them) stop once the
+// compilation's context ends, and the compilation fails with its error,
+// in every mode and heterogeneous; after the compilation the executable
+// runs.
+func TestCompileContextEndsCreationCosts(t *testing.T) {
+	g := stepChain(6, 2)
+	for _, het := range []bool{false, true} {
+		for _, mode := range []pipert.Mode{pipert.KBK, pipert.Pipeline, pipert.Replay} {
+			opts := []pipert.Option{pipert.WithMode(mode), pipert.WithCosts(plan.Costs{Create: 10 * time.Second})}
+			if het {
+				opts = append(opts, pipert.WithHeterogeneous(nil))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			start := time.Now()
+			e, err := pipert.CompileContext(ctx, g, opts...)
+			cancel()
+			if e != nil {
+				e.Close()
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%v heterogeneous %v: %v, want the deadline's error", mode, het, err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("%v heterogeneous %v: compiled for %v past a 50 ms deadline", mode, het, d)
+			}
+		}
+	}
+	// A cost that fits: the executable runs after its compilation.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e, err := pipert.CompileContext(ctx, g, pipert.WithCosts(plan.Costs{Create: time.Microsecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Run(context.Background(), map[string]*kernel.Tensor{"x": kernel.New(kernel.Float32, 2, 3)}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -340,6 +340,8 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 	if c.Caches.Kinds.Has(plan.Runners) || c.Costs.Create > 0 {
 		runners = actor.NewRunners(c)
 		rc.Registry = runners
+		runners.Within(ctx) // the creation costs end with ctx
+		defer runners.Within(nil)
 	}
 	fail := func(err error) (*Executable, error) {
 		if runners != nil {

@@ -325,6 +325,9 @@ func (r *KernelRunner) uploadConsts(ctx context.Context) error {
 
 func (r *KernelRunner) uploadConsts1(ctx context.Context) (err error) {
 	defer devicePanic(&err)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("actor: upload constants: %w", err)
+	}
 	for i, s := range r.prog.consts {
 		if err := r.place(s, r.prog.constVals[i], r.stream); err != nil {
 			return fmt.Errorf("actor: upload constant %q: %w", r.prog.slots[s].name, err)

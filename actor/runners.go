@@ -1,6 +1,8 @@
 package actor
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 	"runtime"
 	"sync"
@@ -28,6 +30,7 @@ type Runners struct {
 	base   kernel.Resolver
 	pool   *cache.Pool[kernel.Kernel] // nil: off
 	create time.Duration
+	ctx    context.Context // the compilation's (Within); nil: none
 
 	mu           sync.Mutex
 	taken        []pooled
@@ -119,7 +122,13 @@ func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil || k == nil {
 		return k, err
 	}
-	spin.For(r.create)
+	var done <-chan struct{}
+	if r.ctx != nil {
+		done = r.ctx.Done()
+	}
+	if !spin.ForUntil(r.create, done) {
+		return nil, fmt.Errorf("actor: creating a %s kernel: %w", op, r.ctx.Err())
+	}
 	r.mu.Lock()
 	r.misses++
 	if ok && r.pool != nil {
@@ -128,6 +137,12 @@ func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
 	r.mu.Unlock()
 	return k, nil
 }
+
+// Within makes New's creation cost stop early, with an error wrapping
+// ctx's, once ctx ends; call it with the compilation's context before the
+// compilation, and Within(nil) after it (later kernels burn their cost
+// whole).
+func (r *Runners) Within(ctx context.Context) { r.ctx = ctx }
 
 // Has implements kernel.Resolver.
 func (r *Runners) Has(op string) bool { return r.base.Has(op) }
