@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pipert/pipert/internal/minheap"
@@ -98,6 +99,10 @@ func (m *Model) Flag(name string, owner, setter int) FlagID {
 	return FlagID(len(m.flags))
 }
 
+// maxItemSeconds bounds an item's transfer at its Rate, a day: a modeled
+// time beyond it is a mistake, and its nanoseconds would overflow.
+const maxItemSeconds = 24 * 60 * 60
+
 // Add appends k to rank's program.
 func (m *Model) Add(rank int, k Kernel) error {
 	if err := m.cfg.CheckRank(rank); err != nil {
@@ -110,6 +115,12 @@ func (m *Model) Add(rank int, k Kernel) error {
 		for i, it := range lane {
 			if it.Work < 0 || it.Bytes < 0 || it.Rate < 0 {
 				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: negative cost", ErrConfig, rank, k.Name, j, i)
+			}
+			if math.IsNaN(it.Rate) || math.IsInf(it.Rate, 0) {
+				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: rate %v: want a finite number of bytes per second (0: no limit)", ErrConfig, rank, k.Name, j, i, it.Rate)
+			}
+			if it.Rate > 0 && float64(it.Bytes)/it.Rate > maxItemSeconds {
+				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: %d bytes at %g bytes per second take more than a day", ErrConfig, rank, k.Name, j, i, it.Bytes, it.Rate)
 			}
 			if it.Bytes > 0 {
 				if err := m.cfg.CheckRank(it.Dst); err != nil {

@@ -2,6 +2,7 @@ package fabric_test
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -164,5 +165,14 @@ func TestModelBadInput(t *testing.T) {
 	}
 	if err := m.Add(0, fabric.Kernel{Name: "x", Lanes: [][]fabric.Item{{{Wait: 3}}}}); !errors.Is(err, fabric.ErrConfig) {
 		t.Errorf("undeclared flag: %v", err)
+	}
+	// A rate that is not a number, infinite, or so small that the bytes
+	// would take more than a day (its nanoseconds overflow): errors, not
+	// a transfer without a limit.
+	for _, rate := range []float64{math.NaN(), math.Inf(1), 1e-300, 5e-324, 1} {
+		err := m.Add(0, fabric.Kernel{Name: "x", Lanes: [][]fabric.Item{{{Dst: 1, Bytes: 1 << 20, Rate: rate}}}})
+		if !errors.Is(err, fabric.ErrConfig) {
+			t.Errorf("rate %v for 1 MiB: %v, want ErrConfig", rate, err)
+		}
 	}
 }
