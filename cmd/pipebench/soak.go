@@ -135,10 +135,11 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rep, err := soak(ctx, w, *runs, *duration, *every, *execs, loadModes, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
-		if rep == nil || rep.phases() == 0 {
+		if rep == nil {
 			return 1
 		}
-		// What finished before the interrupt or failure is kept.
+		// What finished before the interrupt or failure is kept (the
+		// report says so even when no phase finished).
 		rep.Incomplete = err.Error()
 		if ctx.Err() != nil {
 			rep.Incomplete = "interrupted: " + rep.Incomplete

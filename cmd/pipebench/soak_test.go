@@ -174,3 +174,22 @@ func readSoak(t *testing.T, path string) soakReport {
 	}
 	return rep
 }
+
+// TestSoakInterruptedInItsFirstPhase: a soak interrupted before any phase
+// finished still writes its -json report, marked incomplete with no
+// phases, and exits 1: a script reading it after the exit finds why.
+func TestSoakInterruptedInItsFirstPhase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "soak.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errb := &cancelOn{text: "consecutive runs in", cancel: cancel}
+	var out strings.Builder
+	code := run(ctx, []string{"soak", "-quick", "-runs", "1000", "-json", path}, &out, errb)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, errb.String())
+	}
+	rep := readSoak(t, path)
+	if !strings.HasPrefix(rep.Incomplete, "interrupted") || len(rep.Modes) != 0 || len(rep.Held) != 0 {
+		t.Errorf("report: incomplete %q, %d modes, %d verdicts; want interrupted, no phase, no verdicts", rep.Incomplete, len(rep.Modes), len(rep.Held))
+	}
+}
