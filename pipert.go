@@ -590,12 +590,13 @@ func bytesOf(t *kernel.Tensor) (int64, bool) {
 
 // RunInto is Run with caller-owned outputs: outputs maps every graph
 // output name to a tensor whose dtype and shape RunInto sets (the shape
-// within its Shape slice's capacity) and whose Host it fills within its
-// capacity (make it with kernel.New of the
-// output's largest shape; a virtual output gets a nil Host). An output
-// that does not fit fails the run with ErrShortOutput, and then no output
-// tensor is changed. Reusing the same
-// tensors, a steady-state run allocates nothing for its outputs.
+// in its Shape slice, which grows when its capacity is short of the
+// output's rank) and whose Host it fills within its capacity (make it
+// with kernel.New of the output's largest shape; a virtual output gets a
+// nil Host). An output whose Host does not fit fails the run with
+// ErrShortOutput, and then no output tensor is changed. Reusing the same
+// tensors (their Shape of the outputs' ranks), a steady-state run
+// allocates nothing for its outputs.
 func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*kernel.Tensor) (Stats, error) {
 	if err := e.usable("run"); err != nil {
 		return Stats{}, err

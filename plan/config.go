@@ -83,7 +83,9 @@ type Config struct {
 	// Compile rejects a name that is not a graph output.
 	Carried []string
 	// Seed varies the data-dependent results kernels model on virtual data
-	// (the output size of Unique); runs with equal seeds are identical.
+	// (the output size of Unique). They vary from run to run too (a
+	// kernel's Args.Seed mixes in the run's number): the n-th runs of two
+	// executables with equal seeds are identical, in every mode.
 	Seed uint64
 	// ProfileOps labels each kernel's host stages with its op for CPU
 	// profiles (runtime/pprof label pipert.op, beside pipert.stage): the
