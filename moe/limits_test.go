@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/pipert/pipert/device/fabric"
 	"github.com/pipert/pipert/moe"
@@ -91,6 +92,15 @@ func TestBadInputsAreErrors(t *testing.T) {
 	in, err := moe.Generate(p, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Negative watchdogs and a failure after a negative number of tokens.
+	if _, err := moe.Model(moe.VReference, in, moe.DefaultCosts(), f, moe.ModelOptions{Watchdog: -time.Second}); !errors.Is(err, moe.ErrProblem) {
+		t.Errorf("Model with a negative watchdog = %v, want ErrProblem", err)
+	}
+	for _, o := range []moe.Options{{Fabric: f, Watchdog: -time.Second}, {Fabric: f, Fail: &moe.Failure{Rank: 1, After: -3}}} {
+		if _, err := moe.Run(t.Context(), moe.VReference, in, o); !errors.Is(err, moe.ErrProblem) {
+			t.Errorf("Run with %+v = %v, want ErrProblem", o, err)
+		}
 	}
 	for _, spoil := range []func(c *moe.Costs){
 		func(c *moe.Costs) { c.MemBandwidth = math.NaN() },

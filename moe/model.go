@@ -110,6 +110,9 @@ func Model(v Variant, in *Input, c Costs, f fabric.Config, opt ModelOptions) (fa
 	if v < VReference || v > VVarlen {
 		return fabric.Result{}, fmt.Errorf("%w: variant %d", ErrProblem, int(v))
 	}
+	if opt.Watchdog < 0 {
+		return fabric.Result{}, fmt.Errorf("%w: negative watchdog %v", ErrProblem, opt.Watchdog)
+	}
 	f.Ranks = p.Ranks
 	m, err := fabric.NewModel(f)
 	if err != nil {

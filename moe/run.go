@@ -62,11 +62,17 @@ func Run(ctx context.Context, v Variant, in *Input, opt Options) ([][]float32, e
 	if v < VReference || v > VVarlen {
 		return nil, fmt.Errorf("%w: variant %d", ErrProblem, int(v))
 	}
+	if opt.Watchdog < 0 {
+		return nil, fmt.Errorf("%w: negative watchdog %v", ErrProblem, opt.Watchdog)
+	}
 	if opt.Watchdog == 0 {
 		opt.Watchdog = DefaultWallWatchdog
 	}
 	if opt.Fail != nil && (opt.Fail.Rank < 0 || opt.Fail.Rank >= in.P.Ranks) {
 		return nil, fmt.Errorf("%w: failure injected on rank %d of %d", ErrProblem, opt.Fail.Rank, in.P.Ranks)
+	}
+	if opt.Fail != nil && opt.Fail.After < 0 {
+		return nil, fmt.Errorf("%w: failure injected after %d tokens: want 0 or more", ErrProblem, opt.Fail.After)
 	}
 	rd, err := newRound(v, in, opt)
 	if err != nil {

@@ -33,7 +33,7 @@ type Flags struct {
 
 // NewFlags makes n flags named name on rank owner (none for a negative n);
 // setter(i) is the rank that sets flag i (nil: unknown, -1). watchdog
-// bounds a wait in wall time (0: no bound).
+// bounds a wait in wall time (0 or less: no bound).
 func NewFlags(name string, owner, n int, setter func(i int) int, watchdog time.Duration) *Flags {
 	n = max(n, 0)
 	f := &Flags{name: name, owner: owner, c: make([]ready.Counter, n), setter: make([]int, n), watchdog: watchdog}
