@@ -9,28 +9,42 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
-// TestCreateNamedPipe: Create of a named pipe without a reader fails and
-// says so (it neither waits for one nor writes into a pipe nobody reads);
-// with a reader the trace goes through the pipe whole.
+// TestCreateNamedPipe: Create of a named pipe that no reader opens in
+// readerWait fails and says so (it neither waits without end nor writes
+// into a pipe nobody reads); with a reader that comes while it waits, the
+// trace goes through the pipe whole.
 func TestCreateNamedPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.json")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
+	defer func(d time.Duration) { readerWait = d }(readerWait)
+	readerWait = 300 * time.Millisecond
 	if r, err := Create(path, Options{}); err == nil || !strings.Contains(err.Error(), "no reader") {
 		if r != nil {
 			r.Close()
 		}
 		t.Fatalf("Create without a reader: %v, want an error naming the missing reader", err)
 	}
-	rd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
+	// A reader that comes after Create began.
+	opened := make(chan *os.File)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		rd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- rd
+	}()
+	r, err := Create(path, Options{})
+	rd := <-opened
+	if rd == nil {
+		t.FailNow()
 	}
 	defer rd.Close()
-	r, err := Create(path, Options{})
 	if err != nil {
 		t.Fatalf("Create with a reader: %v", err)
 	}

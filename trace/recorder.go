@@ -244,8 +244,8 @@ func New(w io.Writer, opts Options) (*Recorder, error) {
 // Create creates the file at path and returns a Recorder streaming to it. If
 // opts.Format is zero the format is chosen from the file name (see FormatOf).
 // Close flushes and closes the file. A named pipe (Unix) is written to
-// only when its reader has it open: without one, Create fails rather than
-// wait for a reader or lose the trace.
+// once its reader has it open: Create waits up to 30 s for one, then
+// fails rather than wait without end or lose the trace.
 func Create(path string, opts Options) (*Recorder, error) {
 	if opts.Format == 0 {
 		f, err := FormatOf(path)
