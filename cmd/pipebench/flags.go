@@ -210,6 +210,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if flagSet[l.flag] && len(splitList(l.v)) == 0 {
 			return nil, fmt.Errorf("%w: -%s %q names nothing: give at least one, or leave the flag out", errUsage, l.flag, l.v)
 		}
+		if i := emptyItem(l.v); flagSet[l.flag] && i > 0 {
+			return nil, fmt.Errorf("%w: -%s %q: item %d is empty", errUsage, l.flag, l.v, i)
+		}
+	}
+	// Values are checked even where they do nothing (said so above).
+	if !(*tol >= 0) || math.IsInf(*tol, 1) {
+		return nil, fmt.Errorf("%w: -tol %g: want a finite number ≥ 0", errUsage, *tol)
+	}
+	if !(*rtol >= 0) || math.IsInf(*rtol, 1) {
+		return nil, fmt.Errorf("%w: -rtol %g: want a finite number ≥ 0", errUsage, *rtol)
 	}
 	names := splitList(*scen)
 	if *model == "" && (*inputs != "" || *consts != "" || *goldenF != "" || flagSet["outputs"]) {
@@ -221,12 +231,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		if *goldenF != "" && (*inputs != "" || *consts != "") {
 			return nil, fmt.Errorf("%w: -golden takes every input from its cases: -input and -const go without it", errUsage)
-		}
-		if !(*tol >= 0) || math.IsInf(*tol, 1) {
-			return nil, fmt.Errorf("%w: -tol %g: want a finite number ≥ 0", errUsage, *tol)
-		}
-		if !(*rtol >= 0) || math.IsInf(*rtol, 1) {
-			return nil, fmt.Errorf("%w: -rtol %g: want a finite number ≥ 0", errUsage, *rtol)
 		}
 		mf := &modelFlags{path: *model, golden: *goldenF, tol: *tol, rtol: *rtol}
 		if err := checkInput("-model", *model, 0); err != nil {

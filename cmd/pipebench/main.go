@@ -257,6 +257,17 @@ func splitList(s string) []string {
 	return out
 }
 
+// emptyItem returns the position (from 1) of the first empty item of the
+// comma-separated list s, 0 when it has none ("kbk,,pipeline" has one).
+func emptyItem(s string) int {
+	for i, f := range strings.Split(s, ",") {
+		if strings.TrimSpace(f) == "" {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // startCPUProfile starts the CPU profile of -cpuprofile into path; stop
 // ends it and returns the first error of its writes or of closing the
 // file (pprof itself drops them).

@@ -31,7 +31,11 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-prepare", "fast"},
 		{"-size", "100"},
 		{"-size", "0"},
-		{"-mode", ","},     // names nothing: not "all"
+		{"-mode", ","},             // names nothing: not "all"
+		{"-mode", "kbk,,pipeline"}, // an empty item
+		{"-scenario", "smallops,,"},
+		{"-rtol", "-1"}, // checked even where it does nothing (no -golden)
+		{"-tol", "NaN"},
 		{"-reps", "10001"}, // a scenario file's bound too
 		{"-tiling-copy", "all,whole"},
 		{"-scenario", ""}, // the same

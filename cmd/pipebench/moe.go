@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
@@ -113,7 +114,8 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pipebench: moe: "+format+"\n", a...)
+		// The moe package's errors name it already.
+		fmt.Fprintf(stderr, "pipebench: moe: %s\n", strings.TrimPrefix(fmt.Sprintf(format, a...), "moe: "))
 		return 2
 	}
 	set := flagsSet(fs)
@@ -127,6 +129,9 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rt, err := moe.ParseRouting(*routing)
 	if err != nil {
 		return usage("-routing: %v", err)
+	}
+	if i := emptyItem(*variants); i > 0 {
+		return usage("-variants %q: item %d is empty (all variants: leave the flag out, or all)", *variants, i)
 	}
 	vs, err := moe.ParseVariants(*variants)
 	if err != nil {
@@ -194,7 +199,7 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	in, err := moe.Generate(p, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "pipebench: moe: %v\n", err)
+		fmt.Fprintf(stderr, "pipebench: %v\n", err) // "moe: …"
 		return 1
 	}
 	fullIn, err := moe.Routes(full, nil)

@@ -125,6 +125,9 @@ func TestMoEBadInput(t *testing.T) {
 		{[]string{"-watchdog", "0s"}, "-watchdog"},
 		{[]string{"-routing", "gauss"}, "-routing"},
 		{[]string{"-variants", "fast"}, "-variants"},
+		{[]string{"-variants", ""}, "item 1 is empty"},
+		{[]string{"-variants", "fused,"}, "item 2 is empty"},
+		{[]string{"-ranks", "3"}, "pipebench: moe: bad problem"}, // one package prefix
 		{[]string{"-topology", "ring"}, "-topology"},
 		{[]string{"extra"}, "moe"},
 	} {

@@ -146,9 +146,12 @@ func (a *axis) parseSpec(spec string) error {
 			a.values = append(a.values, v)
 		}
 	} else {
-		for _, s := range strings.Split(spec, ",") {
+		for i, s := range strings.Split(spec, ",") {
+			if strings.TrimSpace(s) == "" && strings.TrimSpace(spec) != "" {
+				return fmt.Errorf("value %d of %q is empty", i+1, spec)
+			}
 			if strings.TrimSpace(s) == "" {
-				continue
+				continue // no value at all: said below
 			}
 			v, err := a.parseValue(s)
 			if err != nil {
