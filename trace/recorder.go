@@ -44,7 +44,7 @@ func FormatOf(path string) (Format, error) {
 	case ".json":
 		return JSON, nil
 	}
-	return 0, fmt.Errorf("trace: %s: unknown trace file extension (want .pftrace, .perfetto-trace, .pb or .json)", path)
+	return 0, fmt.Errorf("%w: %s: unknown trace file extension (want .pftrace, .perfetto-trace, .pb or .json)", ErrOptions, path)
 }
 
 // Options configure a Recorder. The zero Options are valid: Perfetto output,
@@ -98,13 +98,17 @@ const (
 	defaultSpareChunks = 4
 )
 
+// ErrOptions is matched by the errors of New and Create given invalid
+// Options, and of FormatOf given a name of no known format.
+var ErrOptions = errors.New("trace: invalid options")
+
 // withDefaults fills in the defaults and rejects invalid options.
 func (o Options) withDefaults() (Options, error) {
 	if o.Format == 0 {
 		o.Format = Perfetto
 	}
 	if o.Format != Perfetto && o.Format != JSON {
-		return o, fmt.Errorf("trace: invalid format %v", o.Format)
+		return o, fmt.Errorf("%w: format %v", ErrOptions, o.Format)
 	}
 	if o.ChunkBytes == 0 {
 		o.ChunkBytes = defaultChunkBytes
@@ -113,13 +117,13 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	if o.ChunkBytes < minChunkBytes || o.ChunkBytes > maxChunkBytes {
-		return o, fmt.Errorf("trace: chunk size %d outside [%d, %d]", o.ChunkBytes, minChunkBytes, maxChunkBytes)
+		return o, fmt.Errorf("%w: chunk size %d outside [%d, %d]", ErrOptions, o.ChunkBytes, minChunkBytes, maxChunkBytes)
 	}
 	if o.SpareChunks == 0 {
 		o.SpareChunks = defaultSpareChunks
 	}
 	if o.SpareChunks < 0 {
-		return o, fmt.Errorf("trace: negative spare chunk count %d", o.SpareChunks)
+		return o, fmt.Errorf("%w: negative spare chunk count %d", ErrOptions, o.SpareChunks)
 	}
 	return o, nil
 }

@@ -503,8 +503,8 @@ func TestOrphanFlows(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	for _, o := range []Options{{Format: 9}, {ChunkBytes: 100}, {ChunkBytes: -1}, {ChunkBytes: 1<<30 + 1}, {ChunkBytes: math.MaxInt}, {SpareChunks: -1}} {
-		if _, err := New(io.Discard, o); err == nil {
-			t.Errorf("New(%+v) succeeded", o)
+		if _, err := New(io.Discard, o); !errors.Is(err, ErrOptions) {
+			t.Errorf("New(%+v) = %v, want ErrOptions", o, err)
 		}
 	}
 	for _, c := range []struct {
@@ -515,11 +515,11 @@ func TestOptions(t *testing.T) {
 			t.Errorf("FormatOf(%q) = %v, %v; want %v", c.path, f, err, c.want)
 		}
 	}
-	if _, err := FormatOf("a.txt"); err == nil {
-		t.Error("FormatOf(a.txt) succeeded")
+	if _, err := FormatOf("a.txt"); !errors.Is(err, ErrOptions) {
+		t.Errorf("FormatOf(a.txt) = %v, want ErrOptions", err)
 	}
-	if _, err := Create(filepath.Join(t.TempDir(), "a.txt"), Options{}); err == nil {
-		t.Error("Create(a.txt) succeeded")
+	if _, err := Create(filepath.Join(t.TempDir(), "a.txt"), Options{}); !errors.Is(err, ErrOptions) {
+		t.Errorf("Create(a.txt) = %v, want ErrOptions", err)
 	}
 }
 
