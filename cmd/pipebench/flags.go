@@ -134,7 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		fmt.Fprintf(stderr, "the efficiency bound/makespan (the median of each repetition's own) and the speedup over kbk.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlagSet(fs, args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, err
 		}

@@ -449,3 +449,24 @@ func TestTraceCountsItsKernels(t *testing.T) {
 		t.Fatalf("stdout %q lacks %q", stdout, want)
 	}
 }
+
+// TestBadFlagIsOneLine: a flag the flag package refuses (unknown, or a
+// value of the wrong kind) is said in one line and a hint, with exit
+// status 2, for the main command and a subcommand alike; -h still prints
+// the usage; a -const value that is not a number says so without Go's
+// function names.
+func TestBadFlagIsOneLine(t *testing.T) {
+	for _, args := range [][]string{{"-nope"}, {"-seed", "-1"}, {"soak", "-runs", "abc"}, {"moe", "-nope"}, {"sweep", "-nope"}} {
+		code, _, stderr := runArgs(t, args...)
+		if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; code != 2 || lines > 2 {
+			t.Errorf("%v: exit %d, %d lines of stderr %q; want 2 and at most 2 lines", args, code, lines, stderr)
+		}
+	}
+	if code, _, stderr := runArgs(t, "-h"); code != 0 || !strings.Contains(stderr, "Flags:") {
+		t.Errorf("-h: exit %d, stderr %.80q", code, stderr)
+	}
+	code, _, stderr := runArgs(t, "-model", "../../models/silero-vad-v5.onnx", "-const", "sr=abc")
+	if code != 2 || !strings.Contains(stderr, `"abc" is not a number of dtype int64`) || strings.Contains(stderr, "strconv") {
+		t.Errorf("-const sr=abc: exit %d, stderr %q", code, stderr)
+	}
+}

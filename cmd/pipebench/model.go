@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -201,13 +202,22 @@ func parseConsts(s string, m *onnx.Model) (map[string]*kernel.Tensor, error) {
 	return out, nil
 }
 
+// scalarErr says why val is not one value of dtype dt (strconv's error,
+// without its function's name).
+func scalarErr(val string, dt kernel.DType, err error) error {
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("%q is out of the range of %v", val, dt)
+	}
+	return fmt.Errorf("%q is not a number of dtype %v", val, dt)
+}
+
 // storeScalar parses val as one element of t's dtype and stores it: a
 // value the dtype cannot hold is an error.
 func storeScalar(t *kernel.Tensor, val string) error {
 	if t.DType.IsFloat() {
 		f, err := strconv.ParseFloat(val, 64)
 		if err != nil {
-			return err
+			return scalarErr(val, t.DType, err)
 		}
 		switch t.DType {
 		case kernel.Float32:
@@ -230,7 +240,7 @@ func storeScalar(t *kernel.Tensor, val string) error {
 		}
 		u, err := strconv.ParseUint(val, 10, bits)
 		if err != nil {
-			return err
+			return scalarErr(val, t.DType, err)
 		}
 		switch t.DType.Size() {
 		case 1:
@@ -246,7 +256,7 @@ func storeScalar(t *kernel.Tensor, val string) error {
 	}
 	i, err := strconv.ParseInt(val, 10, 8*t.DType.Size())
 	if err != nil {
-		return err
+		return scalarErr(val, t.DType, err)
 	}
 	switch t.DType {
 	case kernel.Int8:

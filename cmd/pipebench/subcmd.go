@@ -12,10 +12,11 @@ import (
 // after a bad flag (the flag package said why) or a wrong argument count
 // (said on stderr, with usage when given).
 func parseSub(fs *flag.FlagSet, args []string, nargs int, stderr io.Writer, usage string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlagSet(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, false
 		}
+		fmt.Fprintf(stderr, "%s: %v\nrun '%s -h' for usage\n", fs.Name(), err, fs.Name())
 		return 2, false
 	}
 	if fs.NArg() != nargs {
@@ -35,4 +36,24 @@ func flagsSet(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
+}
+
+// parseFlagSet is fs.Parse printing the flags' usage for -h only: after a
+// bad flag the error says what is wrong, in one line its caller prints,
+// not a screenful of usage.
+func parseFlagSet(fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		if usage != nil {
+			usage()
+		} else {
+			fs.PrintDefaults()
+		}
+	}
+	return err
 }

@@ -352,7 +352,7 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 		fmt.Fprintf(stderr, "efficiency against each varied field (DIR/speedup_*.svg, DIR/efficiency_*.svg).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlagSet(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
