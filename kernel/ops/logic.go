@@ -264,23 +264,6 @@ func (k *logic) fold(a *kernel.Args, w *bcast, n int64) {
 		}
 	}
 	switch {
-	case dt == kernel.Float32 && flat:
-		var small32 [4][]float32
-		xs := small32[:0]
-		for _, b := range ins {
-			xs = append(xs, kernel.Float32s(b))
-		}
-		ys := kernel.Float32s(ob)
-		for i := range n {
-			acc := float64(xs[0][i*steps[0]])
-			for j := 1; j < len(xs); j++ {
-				acc = foldF(op, acc, float64(xs[j][i*steps[j]]))
-			}
-			if mean {
-				acc /= float64(len(xs))
-			}
-			ys[i] = float32(acc)
-		}
 	case dt == kernel.Float32:
 		var small32 [4][]float32
 		xs := small32[:0]
@@ -288,16 +271,27 @@ func (k *logic) fold(a *kernel.Args, w *bcast, n int64) {
 			xs = append(xs, kernel.Float32s(b))
 		}
 		ys := kernel.Float32s(ob)
+		offs := w.off
+		if flat {
+			var smallOffs [4]int64
+			offs = append(smallOffs[:0], make([]int64, len(xs))...)
+		}
 		for i := range n {
-			acc := float64(xs[0][w.off[0]])
+			acc := float64(xs[0][offs[0]])
 			for j := 1; j < len(xs); j++ {
-				acc = foldF(op, acc, float64(xs[j][w.off[j]]))
+				acc = foldF(op, acc, float64(xs[j][offs[j]]))
 			}
 			if mean {
 				acc /= float64(len(xs))
 			}
 			ys[i] = float32(acc)
-			w.next()
+			if flat {
+				for j, st := range steps {
+					offs[j] += st
+				}
+			} else {
+				w.next()
+			}
 		}
 	case dt.IsFloat():
 		for i := range n {
