@@ -341,7 +341,7 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 		runners = actor.NewRunners(c)
 		rc.Registry = runners
 		runners.Within(ctx) // the creation costs end with ctx
-		defer runners.Within(nil)
+		defer runners.Within(context.Background())
 	}
 	fail := func(err error) (*Executable, error) {
 		if runners != nil {

@@ -30,7 +30,7 @@ type Runners struct {
 	base   kernel.Resolver
 	pool   *cache.Pool[kernel.Kernel] // nil: off
 	create time.Duration
-	ctx    context.Context // the compilation's (Within); nil: none
+	ctx    context.Context // the compilation's (Within); nil: none yet
 
 	mu           sync.Mutex
 	taken        []pooled
@@ -140,8 +140,8 @@ func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
 
 // Within makes New's creation cost stop early, with an error wrapping
 // ctx's, once ctx ends; call it with the compilation's context before the
-// compilation, and Within(nil) after it (later kernels burn their cost
-// whole).
+// compilation, and with context.Background() after it (later kernels burn
+// their cost whole).
 func (r *Runners) Within(ctx context.Context) { r.ctx = ctx }
 
 // Has implements kernel.Resolver.
