@@ -262,6 +262,9 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 		}
 		pr.DeviceBusy += k.Device
 	}
+	if total := costSum(ks, mc, nm); total >= maxNs {
+		return pr, fmt.Errorf("analysis: the kernels' costs and the machine's add up to %g ns, past %g (they would overflow int64 nanoseconds)", total, maxNs)
+	}
 	for w := 1; w < nm; w++ {
 		work[w] += mc.Handoff * handed
 		pr.Handoff += mc.Handoff * handed
@@ -394,4 +397,22 @@ func (mc Machine) deviceEnd(k Kernel, i int, prev, launched, sub float64) float6
 		after += float64(mc.DeviceGap)
 	}
 	return max(after, ready) + float64(k.Device)
+}
+
+// costSum is, in float64, every cost Predict adds up for ks on nm workers
+// of mc: the kernels' stages, device times and barriers, and per kernel
+// the machine's hand-offs, step, spinning, replay and launch terms. The
+// prediction's times are at most about this, so that below maxNs none of
+// its int64 sums overflows.
+func costSum(ks []Kernel, mc Machine, nm int) float64 {
+	per := float64(mc.Handoff)*float64(nm) + float64(mc.Step) + float64(mc.Spin)*float64(nm) +
+		float64(mc.ReplayFirst) + float64(mc.ReplayNext) + float64(mc.DeviceGap) + math.Abs(float64(mc.LaunchLatency))
+	total := per * float64(len(ks))
+	for _, k := range ks {
+		for _, c := range k.host() {
+			total += float64(c)
+		}
+		total += float64(k.Device) + float64(k.Barrier.Cost)
+	}
+	return total
 }

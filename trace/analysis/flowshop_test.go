@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -158,6 +159,11 @@ func TestPredictErrors(t *testing.T) {
 		{"submission index after a kernel not replayed", []Kernel{{Device: 1}, {Replayed: true, Submission: 1}}, KBK, Machine{}},
 		{"submission index of a kernel not replayed", []Kernel{{Replayed: true}, {Submission: 1}}, KBK, Machine{}},
 		{"negative submission index", []Kernel{{Replayed: true, Submission: -1}}, KBK, Machine{}},
+		// Costs whose sums would overflow int64 nanoseconds.
+		{"device cost of MaxInt64", []Kernel{{Device: math.MaxInt64}}, KBK, Machine{}},
+		{"stage cost of MaxInt64", []Kernel{{Prepare: math.MaxInt64}, {Prepare: 1}}, Pipeline, Machine{Cores: 2}},
+		{"stages adding up past 2^63", []Kernel{{Infer: 1 << 62, Resize: 1 << 62}}, KBK, Machine{}},
+		{"a step of 2^61 over four kernels", []Kernel{{}, {}, {}, {}}, Pipeline, Machine{Step: 1 << 61}},
 	} {
 		if _, err := Predict(c.ks, c.mode, c.mc); err == nil {
 			t.Errorf("%s: Predict succeeded", c.name)

@@ -80,6 +80,9 @@ func Share(jobs []Job, cores int) ([]int64, error) {
 		for _, i := range active {
 			left[i] -= rate[i] * dt
 			if i == first || left[i] <= 1e-9*float64(jobs[i].Alone) {
+				if t >= maxNs {
+					return nil, fmt.Errorf("analysis: Share: job %d ends past %g ns (its start and times overflow int64 nanoseconds)", i, maxNs)
+				}
 				end[i] = int64(math.Round(t))
 				continue
 			}
@@ -108,3 +111,7 @@ func waterfill(jobs []Job, active []int, cores float64, rate []float64) {
 		rate[i] = got / d
 	}
 }
+
+// maxNs bounds the times Share and Predict compute, 2^62 ns (146 years),
+// so that none overflows int64 nanoseconds on its way.
+const maxNs = 0x1p62

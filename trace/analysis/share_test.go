@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -59,6 +60,8 @@ func TestShareErrors(t *testing.T) {
 		{"no cores", []Job{{0, 1, 1}}, 0},
 		{"negative alone", []Job{{0, -1, 1}}, 1},
 		{"negative demand", []Job{{0, 1, -1}}, 1},
+		{"an end past int64", []Job{{math.MaxInt64 - 5, 10, 1}}, 1},
+		{"alone times past int64 shared", []Job{{0, 1 << 62, 1}, {0, 1 << 62, 1}}, 1},
 	} {
 		if _, err := Share(c.jobs, c.cores); err == nil {
 			t.Errorf("%s: Share succeeded", c.name)
