@@ -550,6 +550,51 @@ var (
 	yamlValue  = regexp.MustCompile("cannot unmarshal !!\\w+ `([^`]*)`")
 )
 
+// yamlType matches yaml.v3's type error: the YAML tag of the value, the
+// value, and the Go type it could not go into.
+var yamlType = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `([^`]*)`)? into (\\S+)$")
+
+// yamlTypeMessage says a type error of yaml.v3 in the file's terms — what
+// the value is and what the field takes — instead of Go's types
+// ("cannot unmarshal !!str `kbk` into []string": "kbk is a string: want a
+// list"); another message is returned as it is.
+func yamlTypeMessage(msg string) string {
+	m := yamlType.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	is := map[string]string{"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+		"seq": "a list", "map": "a mapping", "null": "empty", "timestamp": "a date"}[m[1]]
+	if is == "" {
+		is = "a YAML " + m[1]
+	}
+	var want string
+	switch goType := m[3]; {
+	case strings.HasPrefix(goType, "[]"):
+		want = "a list"
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "main."), strings.Contains(goType, "struct"):
+		want = "a mapping of its fields"
+	case strings.HasPrefix(goType, "uint"):
+		want = "a whole number ≥ 0"
+	case strings.HasPrefix(goType, "int"):
+		want = "a whole number"
+	case strings.HasPrefix(goType, "float"):
+		want = "a number"
+	case goType == "bool":
+		want = "true or false"
+	case goType == "string":
+		want = "a string"
+	case goType == "time.Duration":
+		want = "a duration (such as 5us)"
+	default:
+		want = "another kind of value"
+	}
+	if m[2] != "" {
+		return fmt.Sprintf("%s is %s: want %s", m[2], is, want)
+	}
+	return fmt.Sprintf("the value is %s: want %s", is, want)
+}
+
 // yamlErrors turns the decoder's errors into fileErrors naming the field
 // on the line.
 func yamlErrors(file string, ix *lineIndex, err error) error {
@@ -579,6 +624,7 @@ func yamlErrors(file string, ix *lineIndex, err error) error {
 			msg = "unknown field " + u[1] + " (pipebench scenarios -dump NAME prints every field)"
 			field = ix.named(line, u[1])
 		}
+		msg = yamlTypeMessage(msg)
 		out = append(out, &fileError{file: file, line: line, field: field, msg: msg})
 	}
 	if len(out) == 0 {

@@ -136,6 +136,8 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"range over the bound", "infer: 5us", "infer: {uniform: [1us, 11s]}", ":26: costs.infer: uniform [1µs, 11s]: want 0 <= MIN <= MAX <= 10s"},
 		{"median over the bound", "infer: 5us", "infer: {lognormal: {median: 20s, sigma: 1}}", ":26: costs.infer: median 20s outside [0, 10s]"},
 		{"no modes", "[kbk, async, pipeline, replay]", "[]", ":40: modes: list at least one mode"},
+		{"a mode where a list goes", "[kbk, async, pipeline, replay]", "kbk", ":40: modes: kbk is a string: want a list"},
+		{"a negative seed", "seed: 1", "seed: -1", ":43: seed: -1 is an integer: want a whole number ≥ 0"},
 		{"empty range", "infer: 5us", "infer: {uniform: [5us, 2us]}", ":26: costs.infer: uniform"},
 		{"bad duration", "infer: 5us", "infer: fast", ":26: costs.infer: \"fast\" is not a duration"},
 		{"unknown distribution", "infer: 5us", "infer: {gauss: 1us}", ":26: costs.infer.gauss: unknown distribution"},
@@ -576,7 +578,7 @@ func TestScenarioFileErrorsNameTheElement(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ graph, want string }{
-		{"{onnx: " + model + ", inputs: {input: [1, 512], state: [2, 1, 128]}, consts: {sr: abc}}", ":2: graph.consts.sr: cannot unmarshal"},
+		{"{onnx: " + model + ", inputs: {input: [1, 512], state: [2, 1, 128]}, consts: {sr: abc}}", ":2: graph.consts.sr: abc is a string: want a number"},
 		{"{onnx: " + model + ", inputs: {input: [1, 512.5], state: [2, 1, 128]}, consts: {sr: 16000}}", ":2: graph.inputs.input[1]: 512.5 is not a whole number"},
 		{"{onnx: " + model + ", inputs: {input: [1, 99999999999999999999], state: [2, 1, 128]}, consts: {sr: 16000}}", ":2: graph.inputs.input[1]: 99999999999999999999 is out of range"},
 	} {
