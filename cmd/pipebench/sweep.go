@@ -386,7 +386,8 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 	}
 	name := sw.file
 	if name == "" {
-		name = sw.scenario + ".yaml"
+		// Lines are those of the built-in's dump: no file of that name.
+		name = "scenario " + sw.scenario + " (pipebench scenarios -dump " + sw.scenario + ")"
 	}
 	var err error
 	if sw.sf, err = parseScenarioFile(name, base); err != nil {

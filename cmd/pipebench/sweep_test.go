@@ -141,6 +141,7 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"-vary", "device.launch.nosuch_ns=1,2"}, `no parameter "device.launch.nosuch_ns"`},
 		{[]string{"-vary", "infer=5us..1us/3"}, "is empty"},
 		{[]string{"-vary", "infer=1us,,2us"}, "value 2 of \"1us,,2us\" is empty"},
+		{[]string{"-vary", "infer=0..100h/2"}, "scenario decode (pipebench scenarios -dump decode):26: costs.infer: cost 100h0m0s outside"},
 		{[]string{"-vary", "infer=1us..5us/0"}, "want 1 to 1000"},
 		{[]string{"-vary", "device.scale=0..4/log3"}, "log range starts above 0"},
 		{[]string{"-vary", "infer="}, "gives no value"},
