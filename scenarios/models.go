@@ -45,6 +45,9 @@ func golden(b []byte, i int) (*onnx.Case, error) {
 	return &g.Cases[i], nil
 }
 
+// maxOCRSize is the largest image side of the ocr scenario.
+const maxOCRSize = 8192
+
 // ocrSize is the image side of c: 640, 96 with Quick or Real, c.Size
 // when set, c.Params' size when set.
 func ocrSize(c Config) (int64, error) {
@@ -53,9 +56,12 @@ func ocrSize(c Config) (int64, error) {
 		size = 96
 	}
 	if c.Size > 0 {
+		if c.Size > maxOCRSize {
+			return 0, fmt.Errorf("scenarios: ocr: size %d: want at most %d", c.Size, maxOCRSize)
+		}
 		size = c.Size
 	}
-	p := []sizeParam{{name: "size", min: 32, max: 8192, p: &size}}
+	p := []sizeParam{{name: "size", min: 32, max: maxOCRSize, p: &size}}
 	if err := applyParams("ocr", p, c); err != nil {
 		return 0, err
 	}

@@ -106,7 +106,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		goldenF   = fs.String("golden", "", "with -model: check every case of this golden JSON file (inputs and reference outputs) in every selected mode; exit 1 on a mismatch")
 		tol       = fs.Float64("tol", 1e-4, "with -golden: the largest absolute error accepted")
 		rtol      = fs.Float64("rtol", 0, "with -golden: also accept an error up to this fraction of the reference's magnitude (|got − want| ≤ tol + rtol·|want|; e.g. 1e-3 for float16 outputs)")
-		size      = fs.Int64("size", 0, "image side of the ocr scenario, a multiple of 32 (default 640, or 96 with -quick or -real)")
+		size      = fs.Int64("size", 0, "image side of the ocr scenario, a multiple of 32 up to 8192 (default 640, or 96 with -quick or -real)")
 		prepare   = fs.Duration("prepare", 0, "synthetic host cost of the prepare stage per kernel (default: the scenario's, 2µs)")
 		infer     = fs.Duration("infer", 0, "synthetic host cost of InferShape per kernel (default: the scenario's, 5µs)")
 		resize    = fs.Duration("resize", 0, "synthetic host cost of Resize per kernel (default: the scenario's, 6µs)")
@@ -154,8 +154,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	flagSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { flagSet[f.Name] = true })
-	if c.size < 0 || c.size%32 != 0 || flagSet["size"] && c.size == 0 {
-		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32", errUsage, c.size)
+	if c.size < 0 || c.size%32 != 0 || flagSet["size"] && c.size == 0 || c.size > 8192 {
+		return nil, fmt.Errorf("%w: -size %d: want a positive multiple of 32, at most 8192", errUsage, c.size)
 	}
 	// A flag that does nothing without another is said so, not ignored
 	// silently.

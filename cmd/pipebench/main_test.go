@@ -31,8 +31,9 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"-prepare", "fast"},
 		{"-size", "100"},
 		{"-size", "0"},
-		{"-mode", ","},             // names nothing: not "all"
-		{"-mode", "kbk,,pipeline"}, // an empty item
+		{"-scenario", "ocr", "-size", "1000000"}, // past the scenario's 8192, before anything runs
+		{"-mode", ","},                           // names nothing: not "all"
+		{"-mode", "kbk,,pipeline"},               // an empty item
 		{"-scenario", "smallops,,"},
 		{"-rtol", "-1"}, // checked even where it does nothing (no -golden)
 		{"-tol", "NaN"},
