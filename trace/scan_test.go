@@ -193,7 +193,10 @@ func TestInflateBound(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "inflate to more than") {
 		t.Errorf("Scan of a %d KiB bomb: %v, want an error that it inflates too far", len(data)>>10, err)
 	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 5*maxInflated {
+	// TotalAlloc counts every allocation of the process, the inflating
+	// buffer's growth included (and more under the race detector): the
+	// bound is loose, the unbounded read took 256 MiB.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16*maxInflated {
 		t.Errorf("Scan of a %d KiB bomb allocated %d MiB", len(data)>>10, grew>>20)
 	}
 	if _, err := Parse(data); err == nil || !strings.Contains(err.Error(), "inflate to more than") {
