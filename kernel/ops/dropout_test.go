@@ -115,6 +115,11 @@ func TestDropoutModes(t *testing.T) {
 			}
 		}
 	}
+	if k, err := Builtins().New("Dropout", kernel.Attrs{kernel.OpsetAttr: int64(9)}); err != nil {
+		t.Fatal(err)
+	} else if _, err := prepare(k, 1, x, f32(shp(), 0.5), tensor(kernel.Bool, shp(), 1)); err == nil {
+		t.Error("training mode at opset 9: no error")
+	}
 	for _, in := range [][]*kernel.Tensor{
 		{x, f32(shp(), 1), tensor(kernel.Bool, shp(), 1)},
 		{x, f32(shp(), -0.1), tensor(kernel.Bool, shp(), 1)},

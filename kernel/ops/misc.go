@@ -177,8 +177,12 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	k.flops = 1
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		if _, _, err := dropoutMode(in); err != nil {
+		training, _, err := dropoutMode(in)
+		if err != nil {
 			return err
+		}
+		if training && opset < 12 {
+			return fmt.Errorf("input training_mode is true at opset %d: training mode is from opset 12", opset)
 		}
 		setShape(out[0], in[0].Shape, in[0].DType)
 		if opset < 10 {
