@@ -440,3 +440,29 @@ func TestHostCostFailingWhilePricingPlacement(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileGraphHoldingItself: Compile of a graph that an attribute of
+// its own node holds (directly, or as an If's branch) is an error
+// matching subgraph.ErrCycle, not a stack overflow.
+func TestCompileGraphHoldingItself(t *testing.T) {
+	g := &subgraph.Graph{Name: "g", Inputs: []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{2}}}, Outputs: []string{"y"}}
+	g.Nodes = []*subgraph.Node{{Name: "n", Op: "ReLU", Inputs: []string{"x"}, Outputs: []string{"y"}, Attrs: kernel.Attrs{"oops": g}}}
+	b := &subgraph.Graph{Name: "b", Inputs: g.Inputs, Outputs: []string{"y"}}
+	b.Nodes = []*subgraph.Node{{Name: "if", Op: "If", Inputs: []string{"c", "x"}, Outputs: []string{"y"}, Attrs: kernel.Attrs{"then_branch": b, "else_branch": b}}}
+	b.Inputs = append(b.Inputs, subgraph.Value{Name: "c", DType: kernel.Bool, Shape: kernel.Shape{}})
+	for _, h := range []*subgraph.Graph{g, b} {
+		for _, het := range []bool{false, true} {
+			var opts []pipert.Option
+			if het {
+				opts = append(opts, pipert.WithHeterogeneous(nil))
+			}
+			e, err := pipert.Compile(h, opts...)
+			if e != nil {
+				e.Close()
+			}
+			if !errors.Is(err, subgraph.ErrCycle) {
+				t.Errorf("%s heterogeneous %v: %v, want ErrCycle", h.Name, het, err)
+			}
+		}
+	}
+}

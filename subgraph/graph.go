@@ -85,12 +85,23 @@ type Graph struct {
 // (slices, tensors and subgraphs of control flow copied too) and outputs.
 // A compiled graph reads its constants again after Compile (value
 // dependencies, a re-upload after a device reset, a new lane of
-// submissions), so it must own them. A nil g clones to nil.
+// submissions), so it must own them. A nil g clones to nil. A subgraph
+// several attributes hold is copied once, and they hold the copy; a graph
+// that holds itself (which Validate refuses) clones to one that does.
 func (g *Graph) Clone() *Graph {
+	return g.clone(map[*Graph]*Graph{})
+}
+
+// clone is Clone with the copies made so far, by original.
+func (g *Graph) clone(done map[*Graph]*Graph) *Graph {
 	if g == nil {
 		return nil
 	}
+	if c, ok := done[g]; ok {
+		return c
+	}
 	c := &Graph{Name: g.Name, Inputs: slices.Clone(g.Inputs), Consts: slices.Clone(g.Consts), Outputs: slices.Clone(g.Outputs)}
+	done[g] = c
 	for i := range c.Inputs {
 		c.Inputs[i].Shape = c.Inputs[i].Shape.Clone()
 	}
@@ -129,11 +140,11 @@ func (g *Graph) Clone() *Graph {
 					}
 					v = ts
 				case *Graph:
-					v = x.Clone()
+					v = x.clone(done)
 				case []*Graph:
 					gs := make([]*Graph, len(x))
 					for i, sg := range x {
-						gs[i] = sg.Clone()
+						gs[i] = sg.clone(done)
 					}
 					v = gs
 				}
@@ -195,3 +206,41 @@ var (
 	ErrBadConst  = fmt.Errorf("bad constant")
 	ErrBadOutput = fmt.Errorf("bad graph output")
 )
+
+// holdsItself returns the name of a graph that an attribute of one of its
+// nodes holds, directly or through its subgraphs, or "" when there is none.
+func (g *Graph) holdsItself() string {
+	state := map[*Graph]int{} // 1: being walked, 2: done
+	var walk func(*Graph) string
+	walk = func(h *Graph) string {
+		if h == nil || state[h] == 2 {
+			return ""
+		}
+		if state[h] == 1 {
+			return h.Name
+		}
+		state[h] = 1
+		for _, n := range h.Nodes {
+			if n == nil {
+				continue
+			}
+			for _, v := range n.Attrs {
+				var subs []*Graph
+				switch x := v.(type) {
+				case *Graph:
+					subs = []*Graph{x}
+				case []*Graph:
+					subs = x
+				}
+				for _, sg := range subs {
+					if name := walk(sg); name != "" {
+						return name
+					}
+				}
+			}
+		}
+		state[h] = 2
+		return ""
+	}
+	return walk(g)
+}

@@ -40,6 +40,9 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 	fail := func(node, op string, cause error, format string, args ...any) (*Checked, error) {
 		return nil, &Error{Graph: g.Name, Node: node, Op: op, Err: fmt.Errorf("%w: "+format, append([]any{cause}, args...)...)}
 	}
+	if name := g.holdsItself(); name != "" {
+		return fail("", "", ErrCycle, "graph %q holds itself: an attribute of one of its nodes holds it, or a graph that does", name)
+	}
 	c := &Checked{Graph: g, Producer: make(map[string]int), Meta: make(map[string]*kernel.Tensor)}
 	for _, in := range g.Inputs {
 		switch {

@@ -1,0 +1,53 @@
+package subgraph_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// TestGraphHoldingItself: a graph one of whose nodes holds it in an
+// attribute (directly, as an If's branch, or through a subgraph) clones
+// without end of recursion, and Validate refuses it with ErrCycle.
+func TestGraphHoldingItself(t *testing.T) {
+	direct := &subgraph.Graph{Name: "g", Inputs: []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{2}}}, Outputs: []string{"y"}}
+	direct.Nodes = []*subgraph.Node{{Name: "n", Op: "ReLU", Inputs: []string{"x"}, Outputs: []string{"y"}, Attrs: kernel.Attrs{"oops": direct}}}
+	inner := &subgraph.Graph{Name: "inner"}
+	outer := &subgraph.Graph{Name: "outer", Inputs: direct.Inputs, Outputs: []string{"y"},
+		Nodes: []*subgraph.Node{{Name: "n", Op: "ReLU", Inputs: []string{"x"}, Outputs: []string{"y"}, Attrs: kernel.Attrs{"branches": []*subgraph.Graph{inner}}}}}
+	inner.Nodes = []*subgraph.Node{{Name: "m", Op: "ReLU", Attrs: kernel.Attrs{"back": outer}}}
+	for _, g := range []*subgraph.Graph{direct, outer} {
+		c := g.Clone()
+		if c == g || c.Nodes[0] == g.Nodes[0] {
+			t.Fatalf("%s: the clone shares its nodes", g.Name)
+		}
+		for _, h := range []*subgraph.Graph{g, c} {
+			if _, err := subgraph.Validate(h, ops.Builtins()); !errors.Is(err, subgraph.ErrCycle) {
+				t.Errorf("%s: Validate = %v, want ErrCycle", g.Name, err)
+			}
+		}
+	}
+	if c := direct.Clone(); c.Nodes[0].Attrs["oops"] != c {
+		t.Error("the clone of a graph holding itself does not hold itself")
+	}
+}
+
+// TestCloneKeepsSharedSubgraphsShared: a subgraph two attributes hold is
+// copied once, at every level: a chain of 40 levels, each holding the
+// next twice (2^40 paths), clones at once.
+func TestCloneKeepsSharedSubgraphsShared(t *testing.T) {
+	cur := &subgraph.Graph{Name: "leaf"}
+	for range 40 {
+		cur = &subgraph.Graph{Name: "level", Nodes: []*subgraph.Node{{Name: "n", Op: "ReLU", Attrs: kernel.Attrs{"a": cur, "b": cur}}}}
+	}
+	c := cur.Clone()
+	for level := c; level.Name == "level"; level = level.Nodes[0].Attrs["a"].(*subgraph.Graph) {
+		a, b := level.Nodes[0].Attrs["a"], level.Nodes[0].Attrs["b"]
+		if a != b {
+			t.Fatal("the clone copied a shared subgraph twice")
+		}
+	}
+}
