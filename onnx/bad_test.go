@@ -187,3 +187,22 @@ func TestNoDefaultOpset(t *testing.T) {
 		t.Fatalf("IR version 2 without opset_import (opset 1): %v", err)
 	}
 }
+
+// TestHandBuiltModelsThatParseCannotMake: a model built by hand whose If
+// branch is its own graph, or whose function has a nil node, is an
+// ErrImport error, not a stack overflow or a nil dereference.
+func TestHandBuiltModelsThatParseCannotMake(t *testing.T) {
+	x := vi("x", Float, 2)
+	m := model([]*Node{{Name: "r", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}}, []*ValueInfo{x, vi("c", Bool)}, []*ValueInfo{{Name: "y"}})
+	m.Graph.Nodes = append(m.Graph.Nodes, &Node{Name: "if", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"z"},
+		Attrs: []*Attribute{{Name: "then_branch", Type: AttrGraph, G: m.Graph}, {Name: "else_branch", Type: AttrGraph, G: m.Graph}}})
+	if _, err := Import(m, Options{}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), "holds itself") {
+		t.Errorf("an If whose branch is its own graph: %v, want ErrImport naming the cycle", err)
+	}
+	f := model([]*Node{{Name: "call", OpType: "F", Domain: "local", Inputs: []string{"x"}, Outputs: []string{"y"}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}})
+	f.Opsets["local"] = 1
+	f.Functions = []*Function{{Name: "F", Domain: "local", Inputs: []string{"a"}, Outputs: []string{"b"}, Nodes: []*Node{nil}, Opsets: map[string]int64{"": 13}}}
+	if _, err := Import(f, Options{}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), "function F") {
+		t.Errorf("a function with a nil node: %v, want ErrImport naming the function", err)
+	}
+}

@@ -104,6 +104,14 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	if err := wellFormed(m.Graph); err != nil {
 		return nil, err
 	}
+	for i, f := range m.Functions {
+		if f == nil {
+			return nil, fmt.Errorf("%w: function #%d is nil", ErrImport, i)
+		}
+		if err := wellFormed(&Graph{Name: "function " + f.Name, Nodes: f.Nodes}); err != nil {
+			return nil, err
+		}
+	}
 	if opt.Outputs != nil {
 		g, err := selectOutputs(m.Graph, opt.Outputs)
 		if err != nil {
@@ -155,14 +163,9 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	im.narrow = map[string]bool{}
 	narrowNames(m.Graph, im.narrow)
 	for _, f := range m.Functions {
-		if f != nil {
-			narrowNames(&Graph{Nodes: f.Nodes}, im.narrow)
-		}
+		narrowNames(&Graph{Nodes: f.Nodes}, im.narrow)
 	}
-	for i, f := range m.Functions {
-		if f == nil {
-			return nil, fmt.Errorf("%w: function #%d is nil", ErrImport, i)
-		}
+	for _, f := range m.Functions { // none is nil (checked above)
 		if im.funcs == nil {
 			im.funcs = map[funcKey]*Function{}
 		}
@@ -197,7 +200,17 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 // wellFormed checks what a parsed model always has and a model built by
 // hand may lack: no nil node, initializer, value or attribute, and no
 // attribute given twice on a node, in g and its subgraphs.
-func wellFormed(g *Graph) error {
+func wellFormed(g *Graph) error { return wellFormedIn(g, map[*Graph]bool{}) }
+
+// wellFormedIn is wellFormed with the graphs being checked (a graph that
+// a node of its own holds, a cycle that a parsed model cannot have, is
+// refused).
+func wellFormedIn(g *Graph, walking map[*Graph]bool) error {
+	if walking[g] {
+		return fmt.Errorf("%w: graph %q holds itself: an attribute of one of its nodes holds it, or a graph that does", ErrImport, g.Name)
+	}
+	walking[g] = true
+	defer delete(walking, g)
 	for i, t := range g.Initializers {
 		if t == nil {
 			return fmt.Errorf("%w: graph %q: initializer #%d is nil", ErrImport, g.Name, i)
@@ -227,7 +240,7 @@ func wellFormed(g *Graph) error {
 				if sub == nil {
 					continue
 				}
-				if err := wellFormed(sub); err != nil {
+				if err := wellFormedIn(sub, walking); err != nil {
 					return err
 				}
 			}
