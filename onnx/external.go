@@ -44,7 +44,11 @@ func loadExternal(m *Model, dir string) error {
 				}
 			}
 			// The root refuses a path, symbolic links included, that
-			// leaves the model's directory.
+			// leaves the model's directory; a named pipe or device,
+			// which would be read without end, is refused too.
+			if fi, err := root.Stat(loc); err == nil && !fi.Mode().IsRegular() {
+				return fmt.Errorf("%w: tensor %q: external data location %q is not a regular file (%v)", ErrFormat, t.Name, loc, fi.Mode().Type())
+			}
 			if data, err = root.ReadFile(loc); err != nil {
 				return fmt.Errorf("%w: tensor %q: external data: %v", ErrFormat, t.Name, err)
 			}
