@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -204,5 +205,37 @@ func TestHandBuiltModelsThatParseCannotMake(t *testing.T) {
 	f.Functions = []*Function{{Name: "F", Domain: "local", Inputs: []string{"a"}, Outputs: []string{"b"}, Nodes: []*Node{nil}, Opsets: map[string]int64{"": 13}}}
 	if _, err := Import(f, Options{}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), "function F") {
 		t.Errorf("a function with a nil node: %v, want ErrImport naming the function", err)
+	}
+}
+
+// TestFunctionFanOutIsBounded: local functions each calling the next
+// twice make a small model stand for 2^depth nodes: past maxInlined the
+// import fails (ErrImport), where it would run for hours.
+func TestFunctionFanOutIsBounded(t *testing.T) {
+	defer func(n int) { maxInlined = n }(maxInlined)
+	maxInlined = 1000
+	fan := func(depth int) *Model {
+		m := model([]*Node{{Name: "call", OpType: "F0", Domain: "local", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+			[]*ValueInfo{vi("x", Float, 2)}, []*ValueInfo{{Name: "y"}})
+		m.Opsets["local"] = 1
+		for i := range depth {
+			f := &Function{Name: fmt.Sprintf("F%d", i), Domain: "local", Inputs: []string{"a"}, Outputs: []string{"b"}, Opsets: map[string]int64{"": 13, "local": 1}}
+			if i == depth-1 {
+				f.Nodes = []*Node{{Name: "r", OpType: "Relu", Inputs: []string{"a"}, Outputs: []string{"b"}}}
+			} else {
+				next := fmt.Sprintf("F%d", i+1)
+				f.Nodes = []*Node{{Name: "c1", OpType: next, Domain: "local", Inputs: []string{"a"}, Outputs: []string{"p"}},
+					{Name: "c2", OpType: next, Domain: "local", Inputs: []string{"a"}, Outputs: []string{"q"}},
+					{Name: "add", OpType: "Add", Inputs: []string{"p", "q"}, Outputs: []string{"b"}}}
+			}
+			m.Functions = append(m.Functions, f)
+		}
+		return m
+	}
+	if _, err := Import(fan(6), Options{NoFold: true}); err != nil {
+		t.Fatalf("depth 6 (%d nodes): %v", 1<<6, err)
+	}
+	if _, err := Import(fan(30), Options{NoFold: true}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), "more than 1000 nodes") {
+		t.Errorf("depth 30: %v, want ErrImport naming the bound", err)
 	}
 }

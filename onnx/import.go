@@ -332,6 +332,9 @@ func (im *importer) rename(from, to string) {
 // importer builds one pipert graph: the model's, or a runtime If branch's
 // (parent set).
 type importer struct {
+	// inlined counts, in the model's importer (parent nil), the nodes
+	// function calls inlined so far.
+	inlined int
 	// opset is the default-domain opset the nodes are imported at: the
 	// model's (or the inlined function's), or while a node of a legacy
 	// model is imported the opset of its upgraded form (legacy.go).
@@ -435,6 +438,10 @@ type funcKey struct{ domain, name, overload string }
 // maxCallDepth bounds nested function calls (and recursion, which ONNX
 // forbids).
 const maxCallDepth = 32
+
+// maxInlined bounds the nodes function calls inline in all (a variable
+// for the tests): 2^18, about 5 s of import on 2 cores.
+var maxInlined = 1 << 18
 
 func (im *importer) unique(base string, taken map[string]bool) string {
 	name := base
@@ -1399,6 +1406,15 @@ func (im *importer) call(n *Node, f *Function) error {
 	}
 	if depth >= maxCallDepth {
 		return fmt.Errorf("%w: function %s nests deeper than %d calls", ErrImport, f.Name, maxCallDepth)
+	}
+	root := im
+	for root.parent != nil {
+		root = root.parent
+	}
+	if root.inlined += len(f.Nodes); root.inlined > maxInlined {
+		// Each function calling the next twice doubles the nodes a
+		// call stands for: a small file could ask for billions.
+		return fmt.Errorf("%w: function calls stand for more than %d nodes (function %s)", ErrImport, maxInlined, f.Name)
 	}
 	if len(n.Inputs) > len(f.Inputs) || len(n.Outputs) > len(f.Outputs) {
 		return fmt.Errorf("%w: call of function %s with %d inputs and %d outputs, it has %d and %d",
