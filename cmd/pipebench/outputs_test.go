@@ -308,12 +308,16 @@ func TestUsageListsMoE(t *testing.T) {
 }
 
 // TestIncompleteRunKeepsItsResults: a run that fails after some scenarios
-// were measured (here ocr at a size no device holds, after smallops)
-// exits 1 but prints and writes what it measured, marked incomplete.
+// were measured (here ocr at its largest size on a device of 4 MiB, which
+// holds smallops) exits 1 but prints and writes what it measured, marked
+// incomplete.
 func TestIncompleteRunKeepsItsResults(t *testing.T) {
 	dir := t.TempDir()
-	js, bf := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.txt")
-	code, stdout, stderr := runArgs(t, "-quick", "-scenario", "smallops,ocr", "-mode", "kbk", "-reps", "1", "-size", "100000000", "-json", js, "-benchfmt", bf)
+	js, bf, prof := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.txt"), filepath.Join(dir, "tiny.yaml")
+	if err := os.WriteFile(prof, []byte("name: tiny\nmemory_bytes: 4194304\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runArgs(t, "-quick", "-scenario", "smallops,ocr", "-mode", "kbk", "-reps", "1", "-size", "8192", "-device", prof, "-json", js, "-benchfmt", bf)
 	if code != 1 || !strings.Contains(stdout, "smallops") || !strings.Contains(stderr, "the run failed") || !strings.Contains(stderr, "hold the 1 rows measured before") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
