@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/pipert/pipert/device"
@@ -32,7 +33,18 @@ type Tensor struct {
 // inputs and constants whose sizes overflow.
 func New(dt DType, shape ...int64) *Tensor {
 	t := &Tensor{Shape: Shape(shape).Clone(), DType: dt}
-	t.Host = make([]byte, t.Bytes())
+	n := uint64(dt.Size())
+	for _, d := range shape {
+		if d < 0 {
+			panic(fmt.Sprintf("kernel: New(%v, %v): negative or Dynamic dimension %d", dt, t.Shape, d))
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > math.MaxInt {
+			panic(fmt.Sprintf("kernel: New(%v, %v): the size overflows", dt, t.Shape))
+		}
+		n = lo
+	}
+	t.Host = make([]byte, n)
 	return t
 }
 
