@@ -25,3 +25,19 @@ func TestValidateRefusesSizesThatOverflow(t *testing.T) {
 		t.Errorf("a constant of 2^61 float64s: %v, want ErrBadConst", err)
 	}
 }
+
+// TestValidateRefusesOutputBytesThatOverflow: a node whose inferred output
+// has a countable number of elements but more bytes than int64 counts
+// (ConstantOfShape [2^31, 2^31] of float32: 2^64 bytes) is refused at
+// Validate, naming the node, where it failed only when run.
+func TestValidateRefusesOutputBytesThatOverflow(t *testing.T) {
+	for _, dims := range [][]int64{{1 << 31, 1 << 31}, {1 << 61}} {
+		g := &subgraph.Graph{Name: "g", Consts: []subgraph.Const{{Name: "shape", Tensor: kernel.FromInt64(dims, int64(len(dims)))}},
+			Nodes: []*subgraph.Node{{Name: "cos", Op: "ConstantOfShape", Inputs: []string{"shape"}, Outputs: []string{"y"}}}, Outputs: []string{"y"}}
+		_, err := subgraph.Validate(g, ops.Builtins())
+		var se *subgraph.Error
+		if !errors.As(err, &se) || se.Node != "cos" {
+			t.Errorf("ConstantOfShape %v: %v, want an error naming the node", dims, err)
+		}
+	}
+}

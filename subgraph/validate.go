@@ -328,8 +328,8 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 				return nil, fmt.Errorf("InferShape gave output %d the negative dimension %d", j, d)
 			}
 		}
-		if tooLarge(t.Shape, 0) {
-			return nil, fmt.Errorf("InferShape gave output %d the shape %v, whose element count overflows", j, t.Shape)
+		if tooLarge(t.Shape, t.DType) {
+			return nil, fmt.Errorf("InferShape gave output %d the shape %v of %v, whose size overflows", j, t.Shape, t.DType)
 		}
 	}
 	return out, nil
