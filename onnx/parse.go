@@ -172,7 +172,9 @@ func parseFunction(b []byte) (*Function, error) {
 			if err != nil {
 				return nil, err
 			}
-			f.Opsets[domain] = version
+			if err := addOpset(f.Opsets, domain, version); err != nil {
+				return nil, fmt.Errorf("function %q: %w", f.Name, err)
+			}
 		case 10:
 			f.Domain = string(v)
 		case 11:
@@ -196,6 +198,19 @@ func (d *decoder) opset(typ protowire.Type, opsets map[string]int64) error {
 	domain, version, err := parseOpset(v)
 	if err != nil {
 		return err
+	}
+	return addOpset(opsets, domain, version)
+}
+
+// addOpset records the version of domain, refusing a domain imported
+// twice at different versions (which one the nodes follow is unknown).
+func addOpset(opsets map[string]int64, domain string, version int64) error {
+	if old, ok := opsets[domain]; ok && old != version {
+		name := domain
+		if name == "" {
+			name = "ai.onnx (the default domain)"
+		}
+		return fmt.Errorf("%w: opset_import lists domain %s twice, at versions %d and %d", ErrFormat, name, old, version)
 	}
 	opsets[domain] = version
 	return nil

@@ -2,11 +2,14 @@ package onnx
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // countOps counts the nodes of g and its subgraphs by op type.
@@ -238,4 +241,45 @@ func FuzzImport(f *testing.F) {
 		}
 		_, _ = Import(m, Options{})
 	})
+}
+
+// TestOpsetImportedTwice: a model importing one domain twice at two
+// versions is malformed (its nodes' semantics would be the last entry's,
+// silently); twice at one version, or as "" and "ai.onnx" alike, it reads.
+func TestOpsetImportedTwice(t *testing.T) {
+	opset := func(domain string, v uint64) []byte {
+		var b []byte
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, domain)
+		b = protowire.AppendTag(b, 2, protowire.VarintType)
+		return protowire.AppendVarint(b, v)
+	}
+	model := func(opsets ...[]byte) []byte {
+		b := protowire.AppendTag(nil, 1, protowire.VarintType)
+		b = protowire.AppendVarint(b, 8)
+		for _, o := range opsets {
+			b = protowire.AppendTag(b, 8, protowire.BytesType)
+			b = protowire.AppendBytes(b, o)
+		}
+		b = protowire.AppendTag(b, 7, protowire.BytesType)
+		return protowire.AppendBytes(b, nil)
+	}
+	for name, b := range map[string][]byte{
+		"13 then 1":  model(opset("", 13), opset("", 1)),
+		"1 then 13":  model(opset("", 1), opset("", 13)),
+		"ai.onnx 12": model(opset("", 13), opset("ai.onnx", 12)),
+		"ml twice":   model(opset("", 13), opset("ai.onnx.ml", 2), opset("ai.onnx.ml", 3)),
+	} {
+		if _, err := Parse(b); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: %v, want ErrFormat", name, err)
+		}
+	}
+	for name, b := range map[string][]byte{
+		"13 twice":       model(opset("", 13), opset("", 13)),
+		"'' and ai.onnx": model(opset("", 13), opset("ai.onnx", 13)),
+	} {
+		if m, err := Parse(b); err != nil || m.Opsets[""] != 13 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
