@@ -239,3 +239,21 @@ func TestFunctionFanOutIsBounded(t *testing.T) {
 		t.Errorf("depth 30: %v, want ErrImport naming the bound", err)
 	}
 }
+
+// TestNodeRedefiningAGraphInput: a node writing a graph input's or an
+// initializer's name is that name defined twice, said so, not a cycle
+// through the nodes reading it.
+func TestNodeRedefiningAGraphInput(t *testing.T) {
+	x := vi("x", Float, 2)
+	m := model([]*Node{{Name: "add", OpType: "Add", Inputs: []string{"x", "x"}, Outputs: []string{"y"}},
+		{Name: "neg", OpType: "Neg", Inputs: []string{"y"}, Outputs: []string{"x"}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}})
+	if _, err := Import(m, Options{}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), `tensor "x" defined twice: graph input and output of node "neg"`) {
+		t.Errorf("a node writing a graph input: %v", err)
+	}
+	m = model([]*Node{{Name: "add", OpType: "Add", Inputs: []string{"x", "w"}, Outputs: []string{"y"}},
+		{Name: "neg", OpType: "Neg", Inputs: []string{"x"}, Outputs: []string{"w"}}}, []*ValueInfo{x}, []*ValueInfo{{Name: "y"}})
+	m.Graph.Initializers = []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, Floats: []float32{1, 2}}}
+	if _, err := Import(m, Options{}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), `tensor "w" defined twice: initializer`) {
+		t.Errorf("a node writing an initializer: %v", err)
+	}
+}

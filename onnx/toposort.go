@@ -18,12 +18,28 @@ import (
 // ErrImport error naming a node on it.
 func sorted(gp *Graph) ([]*Node, error) {
 	nodes := gp.Nodes
+	given := map[string]string{} // names of the graph's inputs and initializers
+	for _, v := range gp.Inputs {
+		if v != nil {
+			given[v.Name] = "graph input"
+		}
+	}
+	for _, t := range gp.Initializers {
+		if t != nil {
+			given[t.Name] = "initializer"
+		}
+	}
 	producer := make(map[string]int, len(nodes))
 	for i, n := range nodes {
 		if n == nil {
 			continue // wellFormed reports it
 		}
 		for _, o := range n.Outputs {
+			if what, ok := given[o]; ok && o != "" {
+				// Reported here, or it would read as a cycle through
+				// the nodes reading the input.
+				return nil, fmt.Errorf("%w: graph %q: tensor %q defined twice: %s and output of node %q (%s)", ErrImport, gp.Name, o, what, n.Name, n.OpType)
+			}
 			if _, ok := producer[o]; !ok && o != "" {
 				producer[o] = i
 			}
