@@ -51,3 +51,29 @@ func TestCloneKeepsSharedSubgraphsShared(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderGeneratedNamesAvoidGivenOnes: a generated node or output name
+// skips names the caller gave (a node named relu_0, an input named
+// relu_1:0), so the built graph validates; a node asking for more outputs
+// than the Builder generates gets none, and Build reports its arity.
+func TestBuilderGeneratedNamesAvoidGivenOnes(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	x := b.Input("relu_1:0", kernel.Float32, 2)
+	first := b.Node(&subgraph.Node{Name: "relu_0", Op: "ReLU", Inputs: []string{x}}, 1)
+	second := b.Op("ReLU", first[0])
+	b.Output(second)
+	g, err := b.Build(ops.Builtins())
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	if n := g.Nodes[1].Name; n == "relu_0" || n == "relu_1" {
+		t.Errorf("the generated node is %q, a name taken", n)
+	}
+	b = subgraph.NewBuilder("huge")
+	if outs := b.Node(&subgraph.Node{Op: "ReLU", Inputs: []string{b.Input("x", kernel.Float32, 2)}}, 1<<40); len(outs) != 0 {
+		t.Errorf("a node of 2^40 outputs got %d", len(outs))
+	}
+	if _, err := b.Build(ops.Builtins()); err == nil {
+		t.Error("a node without its outputs built")
+	}
+}
