@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pipert/pipert/kernel"
 )
 
 func vi(name string, dt DataType, dims ...int64) *ValueInfo {
@@ -255,5 +257,20 @@ func TestNodeRedefiningAGraphInput(t *testing.T) {
 	m.Graph.Initializers = []*Tensor{{Name: "w", DataType: Float, Dims: []int64{2}, Floats: []float32{1, 2}}}
 	if _, err := Import(m, Options{}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), `tensor "w" defined twice: initializer`) {
 		t.Errorf("a node writing an initializer: %v", err)
+	}
+}
+
+// TestOptionsShapesAndValuesAgree: an input given both a shape and a value
+// in Options must be given one shape; contradicting ones are ErrImport
+// (the value won, silently).
+func TestOptionsShapesAndValuesAgree(t *testing.T) {
+	m := model([]*Node{{Name: "r", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}},
+		[]*ValueInfo{{Name: "x", DataType: Float}}, []*ValueInfo{{Name: "y"}})
+	v := kernel.FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	if _, err := Import(m, Options{Shapes: map[string][]int64{"x": {3, 3}}, Values: map[string]*kernel.Tensor{"x": v}}); !errors.Is(err, ErrImport) {
+		t.Errorf("shape [3 3] and a [2 3] value: %v, want ErrImport", err)
+	}
+	if _, err := Import(m, Options{Shapes: map[string][]int64{"x": {2, 3}}, Values: map[string]*kernel.Tensor{"x": v}}); err != nil {
+		t.Errorf("shape [2 3] and a [2 3] value: %v", err)
 	}
 }

@@ -501,6 +501,9 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 			if err := hostFits(v); err != nil {
 				return fmt.Errorf("%w: Options.Values[%q]: %v", ErrImport, vi.Name, err)
 			}
+			if sh, ok := opt.Shapes[vi.Name]; ok && !v.Shape.Equal(sh) {
+				return fmt.Errorf("%w: Options.Values[%q] has shape %v, Options.Shapes gives it %v", ErrImport, vi.Name, v.Shape, kernel.Shape(sh))
+			}
 			if vi.HasShape {
 				bad := len(v.Shape) != len(vi.Dims)
 				decl := make([]string, len(vi.Dims))
