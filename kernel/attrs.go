@@ -196,6 +196,9 @@ func (a Attrs) Check(known ...string) error {
 			}
 		}
 		if !found {
+			if len(known) == 0 {
+				return fmt.Errorf("unknown attribute %q (the op takes none)", k)
+			}
 			return fmt.Errorf("unknown attribute %q (known: %s)", k, strings.Join(known, ", "))
 		}
 	}

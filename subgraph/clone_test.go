@@ -2,6 +2,7 @@ package subgraph_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -75,5 +76,24 @@ func TestBuilderGeneratedNamesAvoidGivenOnes(t *testing.T) {
 	}
 	if _, err := b.Build(ops.Builtins()); err == nil {
 		t.Error("a node without its outputs built")
+	}
+}
+
+// TestValidateWithoutResolver: Validate (and Build) with a nil resolver,
+// or a nil *ops.Registry, says so, matching ErrUnknownOp, instead of
+// calling every op unknown or reporting a panic of the caller's code.
+func TestValidateWithoutResolver(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 2)))
+	var none *ops.Registry
+	for _, reg := range []kernel.Resolver{nil, none} {
+		_, err := subgraph.Validate(b.Graph(), reg)
+		if !errors.Is(err, subgraph.ErrUnknownOp) || !strings.Contains(err.Error(), "nil resolver") {
+			t.Errorf("resolver %#v: %v, want ErrUnknownOp naming the nil resolver", reg, err)
+		}
+	}
+	k, err := ops.Builtins().New("ReLU", kernel.Attrs{"bogus": int64(1)})
+	if err == nil || !strings.Contains(err.Error(), "takes none") {
+		t.Errorf("ReLU with an attribute: %v, %v; want an error saying it takes none", k, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/bits"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -36,6 +37,10 @@ type Checked struct {
 func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 	if g == nil {
 		return nil, &Error{Err: fmt.Errorf("nil graph")}
+	}
+	if rv := reflect.ValueOf(reg); reg == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		// Every op would read as unknown (or its Has panic).
+		return nil, &Error{Graph: g.Name, Err: fmt.Errorf("%w: nil resolver: give the ops' registry (ops.Builtins())", ErrUnknownOp)}
 	}
 	fail := func(node, op string, cause error, format string, args ...any) (*Checked, error) {
 		return nil, &Error{Graph: g.Name, Node: node, Op: op, Err: fmt.Errorf("%w: "+format, append([]any{cause}, args...)...)}
