@@ -151,6 +151,19 @@ type KernelRunner struct {
 	iout     [][]byte
 	iok      []bool
 	iscratch []byte
+	// rok, by node position (nil: no local tiling cache or no InferShape
+	// key), says the node's last Resize ended with its tiling in its local
+	// cache under the key of ikey, and that tiling still in the node's
+	// args: while the InferShape key stays the same, the next Resize is a
+	// local hit known without building the key. Infer clears it when the
+	// key changes; Resize reads and sets it.
+	rok []bool
+	// lcost, by node position, is the node's last launch cost, valid
+	// while cok: with the InferShape key unchanged, the operands and so
+	// the cost are the same. Infer clears cok; the launching goroutine
+	// reads and sets both.
+	lcost []device.Cost
+	cok   []bool
 	// The kernel contract's checks keep the shapes (and, before Compute,
 	// the buffers) a stage must leave as they were: one scratch per stage,
 	// each belonging to the goroutine running that stage.
@@ -309,6 +322,10 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 	}
 	if r.inferOn || r.setupOn {
 		r.ikey, r.iout, r.iok = make([][]byte, n), make([][]byte, n), make([]bool, n)
+		if r.local != nil {
+			r.rok = make([]bool, n)
+		}
+		r.lcost, r.cok = make([]device.Cost, n), make([]bool, n)
 	}
 }
 
@@ -927,6 +944,9 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	}
 	if r.capture != nil {
 		if r.decide(pos) {
+			if r.ikey != nil {
+				r.forgetKeyed(pos)
+			}
 			return nil
 		}
 		if r.capture.noPrep[pos] && !r.setupOn {
@@ -946,6 +966,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		same = r.iok[pos] && bytes.Equal(r.iscratch, r.ikey[pos])
 		if !same {
 			r.iok[pos] = false // until InferShape succeeds
+			r.forgetKeyed(pos)
 		}
 	}
 	if r.setupOn {
@@ -1046,12 +1067,23 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		r.burn(nd.costs.Resize)
 		return nil
 	}
+	if local && r.rok != nil {
+		if r.rok[pos] && r.iok[pos] {
+			// The key the local cache would be asked for is the one
+			// it answered last, with the tiling the node still has.
+			r.cs[kernel.StageResize].LocalHits++
+			r.burn(nd.costs.Resize - nd.costs.Tiling)
+			return nil
+		}
+		r.rok[pos] = false
+	}
 	r.rkey = r.tilingKey(pos, r.rkey[:0])
 	h := keyHash(r.rkey)
 	if local {
 		if d, ws, ok := r.local[pos].Get(h, r.rkey, ar.Tiling.Data); ok {
 			ar.Tiling.Data, ar.Tiling.Workspace = d, ws
 			r.cs[kernel.StageResize].LocalHits++
+			r.keepTiling(pos)
 			r.burn(nd.costs.Resize - nd.costs.Tiling)
 			return nil
 		}
@@ -1087,8 +1119,28 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 	}
 	if local {
 		r.local[pos].Put(h, r.rkey, ar.Tiling.Data, ar.Tiling.Workspace)
+		r.keepTiling(pos)
 	}
 	return nil
+}
+
+// forgetKeyed forgets what node pos kept under its InferShape key, which
+// changed: its tiling's place in the local cache, its launch cost.
+func (r *KernelRunner) forgetKeyed(pos int) {
+	if r.rok != nil {
+		r.rok[pos] = false
+	}
+	r.cok[pos] = false
+}
+
+// keepTiling notes that node pos's tiling is its local cache's latest
+// entry, under the node's InferShape key (rok). A node of a user's kernel
+// is left out: its InferShape is trusted for shapes, not for giving the
+// same outputs twice, and its Launch could write its tiling.
+func (r *KernelRunner) keepTiling(pos int) {
+	if r.rok != nil && r.iok[pos] && !r.prog.nodes[pos].checked {
+		r.rok[pos] = true
+	}
 }
 
 // resize runs node pos's Resize into the node's tiling and checks it.
@@ -1436,6 +1488,9 @@ func (r *KernelRunner) keptTensors(pos int) error {
 // cost asks node pos's kernel for the device work of its launch; for a
 // checked node, it checks that Cost left the tensors in place.
 func (r *KernelRunner) cost(pos int) (device.Cost, error) {
+	if r.cok != nil && r.cok[pos] {
+		return r.lcost[pos], nil
+	}
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
 	c := nd.k.Cost(ar.In, ar.Out)
@@ -1443,6 +1498,10 @@ func (r *KernelRunner) cost(pos int) (device.Cost, error) {
 		if err := r.keptTensors(pos); err != nil {
 			return c, badAnswer("Cost %w", err)
 		}
+		return c, nil
+	}
+	if r.cok != nil && r.iok[pos] && !nd.volatile {
+		r.lcost[pos], r.cok[pos] = c, true
 	}
 	return c, nil
 }

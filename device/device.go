@@ -340,13 +340,24 @@ const maxKernelSeconds = 86400
 // long, a cancelled run's successors waiting on it). Devices refuse to
 // launch such a kernel.
 func (p *Profile) CheckCost(c Cost) error {
+	_, err := p.launchTime(c)
+	return err
+}
+
+// launchTime is CheckCost and, for a cost it accepts, KernelTime, with
+// one roofline.
+func (p *Profile) launchTime(c Cost) (time.Duration, error) {
 	if err := c.Check(); err != nil {
-		return err
+		return 0, err
 	}
-	if p.roofline(c) > maxKernelSeconds {
-		return fmt.Errorf("%w: cost of %g operations and %g bytes takes more than a day on %s", ErrLaunchFailed, c.FLOPs, c.Bytes, p.Name)
+	t := p.roofline(c)
+	if t > maxKernelSeconds {
+		return 0, fmt.Errorf("%w: cost of %g operations and %g bytes takes more than a day on %s", ErrLaunchFailed, c.FLOPs, c.Bytes, p.Name)
 	}
-	return nil
+	if !(t > 0) {
+		t = 0
+	}
+	return p.KernelFixed + time.Duration(t*1e9), nil
 }
 
 // Check reports a cost no device can model — a negative, infinite or NaN

@@ -299,11 +299,11 @@ func (s *simStream) enqueue(earliest int64, dur time.Duration, eng *engines) (st
 }
 
 func (s *simStream) Launch(k Kernel) error {
-	if err := s.dev.prof.CheckCost(k.Cost); err != nil {
+	p := &s.dev.prof
+	dur, err := p.launchTime(k.Cost)
+	if err != nil {
 		return fmt.Errorf("%s: launch %s: %w", s.dev.who, k.Name, err)
 	}
-	p := &s.dev.prof
-	dur := p.KernelTime(k.Cost)
 	now := clock.Now()
 	earliest := now + int64(p.LaunchLatency)
 	var args time.Duration
