@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/trace"
@@ -45,14 +46,19 @@ type stream struct {
 	}
 }
 
-const recentSlots = 64 // a power of two
+const (
+	recentBits  = 6
+	recentSlots = 1 << recentBits
+)
 
 // name returns the interned s, interning it with rec the first time.
 func (st *stream) name(rec *trace.Recorder, s string) trace.Name {
-	var h int
-	if len(s) > 0 {
-		h = (len(s)*31 + int(s[0]) + 7*int(s[len(s)-1])) & (recentSlots - 1)
-	}
+	// By the address of its bytes, mixed: a runtime names a kernel by
+	// its op's one string, and distinct strings land apart (hashing the
+	// text instead costs as much as the map on a hit, or put Sub and Mul
+	// in one slot).
+	p := uint64(uintptr(unsafe.Pointer(unsafe.StringData(s))))
+	h := int((p * 0x9e3779b97f4a7c15) >> (64 - recentBits))
 	if r := &st.recent[h]; r.n != 0 && r.s == s {
 		return r.n
 	}
