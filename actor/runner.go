@@ -158,6 +158,17 @@ type KernelRunner struct {
 	// local hit known without building the key. Infer clears it when the
 	// key changes; Resize reads and sets it.
 	rok []bool
+	// ver, by slot, counts the changes of the slot's dtype and shape
+	// as its producer's InferShape gives them (bumped whenever they may
+	// differ from the previous run's); iver holds, from each node's
+	// iverOff, the versions of its inputs when its InferShape key was
+	// last stored or found the same. A node whose inputs are all at
+	// those versions (none a graph input, none read as a value) has the
+	// same key without building it. Written by the goroutine running
+	// InferShape (nil: InferReuse and SetupReuse off).
+	ver     []uint32
+	iver    []uint32
+	iverOff []int32
 	// lcost, by node position, is the node's last launch cost, valid
 	// while cok: with the InferShape key unchanged, the operands and so
 	// the cost are the same. Infer clears cok; the launching goroutine
@@ -326,6 +337,11 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 			r.rok = make([]bool, n)
 		}
 		r.lcost, r.cok = make([]device.Cost, n), make([]bool, n)
+		r.ver, r.iverOff = make([]uint32, len(r.prog.slots)), make([]int32, n+1)
+		for pos := range r.prog.nodes {
+			r.iverOff[pos+1] = r.iverOff[pos] + int32(len(r.prog.nodes[pos].in))
+		}
+		r.iver = make([]uint32, r.iverOff[n])
 	}
 }
 
@@ -939,6 +955,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			for _, t := range ar.Out {
 				t.Shape = append(t.Shape[:0], 0)
 			}
+			r.bumpOutputs(pos)
 			return nil
 		}
 	}
@@ -946,6 +963,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		if r.decide(pos) {
 			if r.ikey != nil {
 				r.forgetKeyed(pos)
+				r.bumpOutputs(pos)
 			}
 			return nil
 		}
@@ -962,12 +980,21 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	reuse := r.ikey != nil && !nd.volatile
 	same := false
 	if reuse {
-		r.iscratch = r.inferKey(pos, r.iscratch[:0])
-		same = r.iok[pos] && bytes.Equal(r.iscratch, r.ikey[pos])
-		if !same {
-			r.iok[pos] = false // until InferShape succeeds
-			r.forgetKeyed(pos)
+		if same = r.inputsKept(pos); !same {
+			r.iscratch = r.inferKey(pos, r.iscratch[:0])
+			same = r.iok[pos] && bytes.Equal(r.iscratch, r.ikey[pos])
+			if same {
+				r.noteInputs(pos)
+			} else {
+				r.iok[pos] = false // until InferShape succeeds
+				r.forgetKeyed(pos)
+			}
 		}
+	}
+	if r.ver != nil && (!same || nd.checked) {
+		// Outputs InferShape gives anew (a kernel of the caller's is
+		// not trusted to give the same twice).
+		r.bumpOutputs(pos)
 	}
 	if r.setupOn {
 		if same {
@@ -1040,6 +1067,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		r.ikey[pos] = append(r.ikey[pos][:0], r.iscratch...)
 		r.iout[pos] = r.appendOutputs(pos, r.iout[pos][:0])
 		r.iok[pos] = true
+		r.noteInputs(pos)
 	}
 	r.burn(nd.costs.Infer)
 	return nil
@@ -1122,6 +1150,44 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		r.keepTiling(pos)
 	}
 	return nil
+}
+
+// inputsKept reports whether node pos's InferShape key is known to be
+// the stored one without building it: the key is valid, no input is read
+// as a value, is a graph input (set by the caller) or the output of a
+// compute-dependent kernel (set by its OutputShapes, after its launch),
+// and every input slot is at the version noted with the key.
+func (r *KernelRunner) inputsKept(pos int) bool {
+	nd := &r.prog.nodes[pos]
+	if !r.iok[pos] || len(nd.valueDeps) > 0 || len(nd.cdeps) > 0 {
+		return false
+	}
+	noted := r.iver[r.iverOff[pos]:r.iverOff[pos+1]]
+	for j, s := range nd.in {
+		if r.prog.slots[s].isInput || r.ver[s] != noted[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// noteInputs notes the versions of node pos's inputs, whose key is the
+// stored one.
+func (r *KernelRunner) noteInputs(pos int) {
+	noted := r.iver[r.iverOff[pos]:r.iverOff[pos+1]]
+	for j, s := range r.prog.nodes[pos].in {
+		noted[j] = r.ver[s]
+	}
+}
+
+// bumpOutputs marks node pos's outputs as changed (ver).
+func (r *KernelRunner) bumpOutputs(pos int) {
+	if r.ver == nil {
+		return
+	}
+	for _, s := range r.prog.nodes[pos].out {
+		r.ver[s]++
+	}
 }
 
 // forgetKeyed forgets what node pos kept under its InferShape key, which
