@@ -87,6 +87,19 @@ type If struct {
 	cost  device.Cost
 }
 
+// graphAttrErr reports attribute name of a control-flow op that is not a
+// graph (err: the op's sentinel).
+func graphAttrErr(err error, name string, v any) error {
+	switch g, ok := v.(*subgraph.Graph); {
+	case v == nil:
+		return fmt.Errorf("%w: attribute %q is missing, want a *subgraph.Graph", err, name)
+	case ok && g == nil:
+		return fmt.Errorf("%w: attribute %q is a nil *subgraph.Graph", err, name)
+	default:
+		return fmt.Errorf("%w: attribute %q is %T, want a *subgraph.Graph", err, name, v)
+	}
+}
+
 // NewIf makes an If kernel from its attributes; res resolves the
 // branches' ops.
 func NewIf(attrs kernel.Attrs, res kernel.Resolver) (*If, error) {
@@ -94,7 +107,7 @@ func NewIf(attrs kernel.Attrs, res kernel.Resolver) (*If, error) {
 	for i, name := range []string{ThenBranch, ElseBranch} {
 		g, ok := attrs[name].(*subgraph.Graph)
 		if !ok || g == nil {
-			return nil, fmt.Errorf("%w: attribute %q is %T, want a *subgraph.Graph", ErrBranch, name, attrs[name])
+			return nil, graphAttrErr(ErrBranch, name, attrs[name])
 		}
 		k.branch[i] = g
 		k.bodies[i] = &body{g: g, res: res}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert"
@@ -134,14 +135,18 @@ func TestIfOnVirtualDataInfersShapes(t *testing.T) {
 
 func TestIfMisuse(t *testing.T) {
 	res := control.Resolver{Base: ops.Builtins()}
-	for name, attrs := range map[string]kernel.Attrs{
-		"no branches":    {},
-		"not a graph":    {control.ThenBranch: "x", control.ElseBranch: branch("e", "ReLU")},
-		"output counts":  {control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: &subgraph.Graph{Name: "e", Inputs: branch("e", "ReLU").Inputs}},
-		"capture counts": {control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: branch2("e", "ReLU")},
+	for name, c := range map[string]struct {
+		attrs kernel.Attrs
+		says  string
+	}{
+		"no branches":    {kernel.Attrs{}, `"then_branch" is missing`},
+		"not a graph":    {kernel.Attrs{control.ThenBranch: "x", control.ElseBranch: branch("e", "ReLU")}, "is string, want a *subgraph.Graph"},
+		"nil graph":      {kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: (*subgraph.Graph)(nil)}, `"else_branch" is a nil *subgraph.Graph`},
+		"output counts":  {kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: &subgraph.Graph{Name: "e", Inputs: branch("e", "ReLU").Inputs}}, ""},
+		"capture counts": {kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: branch2("e", "ReLU")}, ""},
 	} {
-		if _, err := res.New("If", attrs); !errors.Is(err, control.ErrBranch) {
-			t.Errorf("%s: %v", name, err)
+		if _, err := res.New("If", c.attrs); !errors.Is(err, control.ErrBranch) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want ErrBranch saying %q", name, err, c.says)
 		}
 	}
 	// A condition that is not a bool scalar fails the run, naming the node.

@@ -57,7 +57,7 @@ type Loop struct {
 func NewLoop(attrs kernel.Attrs, res kernel.Resolver) (*Loop, error) {
 	g, ok := attrs[LoopBody].(*subgraph.Graph)
 	if !ok || g == nil {
-		return nil, fmt.Errorf("%w: attribute %q is %T, want a *subgraph.Graph", ErrLoop, LoopBody, attrs[LoopBody])
+		return nil, graphAttrErr(ErrLoop, LoopBody, attrs[LoopBody])
 	}
 	n, err := attrs.Int(LoopCarried, 0)
 	if err != nil {

@@ -70,7 +70,7 @@ type Scan struct {
 func NewScan(attrs kernel.Attrs, res kernel.Resolver) (*Scan, error) {
 	g, ok := attrs[LoopBody].(*subgraph.Graph)
 	if !ok || g == nil {
-		return nil, fmt.Errorf("%w: attribute %q is %T, want a *subgraph.Graph", ErrScan, LoopBody, attrs[LoopBody])
+		return nil, graphAttrErr(ErrScan, LoopBody, attrs[LoopBody])
 	}
 	n, err := attrs.Int(LoopCarried, 0)
 	if err != nil {

@@ -46,8 +46,10 @@ func TestBroadcast(t *testing.T) {
 			t.Errorf("Broadcast(%v, %v) = %v, %v; want %v", c.a, c.b, got, err, c.want)
 		}
 	}
-	if _, err := kernel.Broadcast(kernel.Shape{2, 3}, kernel.Shape{4}); err == nil {
-		t.Error("[2,3] and [4] broadcast")
+	for _, c := range [][2]kernel.Shape{{{2, 3}, {4}}, {{-2}, {1}}, {{1}, {kernel.Dynamic, 3}}} {
+		if got, err := kernel.Broadcast(c[0], c[1]); err == nil {
+			t.Errorf("Broadcast(%v, %v) = %v, want an error", c[0], c[1], got)
+		}
 	}
 }
 

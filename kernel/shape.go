@@ -91,8 +91,12 @@ func (s Shape) String() string {
 
 // Broadcast returns the numpy broadcast of a and b: shapes are aligned on
 // their last dimension, and each pair of dimensions must be equal or one of
-// them 1. A zero-size dimension broadcasts with 1 to 0.
+// them 1. A zero-size dimension broadcasts with 1 to 0. A negative (or
+// Dynamic) dimension is an error.
 func Broadcast(a, b Shape) (Shape, error) {
+	if !a.Known() || !b.Known() {
+		return nil, fmt.Errorf("shapes %v and %v: a dimension is negative or dynamic", a, b)
+	}
 	n := max(len(a), len(b))
 	out := make(Shape, n)
 	for i := 0; i < n; i++ {

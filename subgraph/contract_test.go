@@ -41,8 +41,8 @@ func (k *contractKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) erro
 func (k *contractKernel) Cost(in, out []*kernel.Tensor) device.Cost               { return device.Cost{} }
 func (k *contractKernel) Compute(a *kernel.Args) error                            { return nil }
 
-// TestKernelContract: a kernel whose Arity or Deps panics, or whose
-// Deps.Value names an input its op cannot have, fails validation with
+// TestKernelContract: a kernel whose Arity or Deps panics, whose Arity is
+// no range, or whose Deps.Value names an input its op cannot have, fails validation with
 // ErrBadNode naming the node; never a panic. Deps.Value may name an
 // optional input the node omits.
 func TestKernelContract(t *testing.T) {
@@ -57,6 +57,8 @@ func TestKernelContract(t *testing.T) {
 		{"value input past the arity", contractKernel{maxIn: 1, value: []int{7}}, "input 7"},
 		{"omitted optional value input", contractKernel{maxIn: 2, value: []int{1}}, ""},
 		{"variadic value input", contractKernel{maxIn: -1, value: []int{3}}, ""},
+		{"arity below -1", contractKernel{maxIn: -2}, "Arity is 1 to -2 inputs"},
+		{"arity of fewer inputs than its least", contractKernel{maxIn: 0}, "Arity is 1 to 0 inputs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ops.NewRegistry()

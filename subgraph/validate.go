@@ -76,8 +76,12 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		switch {
 		case k.Name == "":
 			return fail("", "", ErrBadConst, "constant with empty name")
-		case k.Tensor == nil || !k.Tensor.DType.Valid() || !k.Tensor.Shape.Known():
-			return fail("", "", ErrBadConst, "constant %q: missing tensor, dtype or shape", k.Name)
+		case k.Tensor == nil:
+			return fail("", "", ErrBadConst, "constant %q: no tensor", k.Name)
+		case !k.Tensor.DType.Valid():
+			return fail("", "", ErrBadConst, "constant %q: invalid dtype %v", k.Name, k.Tensor.DType)
+		case !k.Tensor.Shape.Known():
+			return fail("", "", ErrBadConst, "constant %q: shape %v has a dynamic or negative dimension", k.Name, k.Tensor.Shape)
 		case tooLarge(k.Tensor.Shape, k.Tensor.DType):
 			return fail("", "", ErrBadConst, "constant %q: %v of %v is too large: its size overflows", k.Name, k.Tensor.Shape, k.Tensor.DType)
 		case k.Tensor.Host != nil && int64(len(k.Tensor.Host)) != k.Tensor.Bytes():
@@ -123,6 +127,9 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		minIn, maxIn, nOut, deps, err := contract(k)
 		if err != nil {
 			return fail(n.Name, n.Op, ErrBadNode, "%w", err)
+		}
+		if minIn < 0 || maxIn < -1 || maxIn >= 0 && maxIn < minIn || nOut < 0 {
+			return fail(n.Name, n.Op, ErrBadNode, "the kernel's Arity is %d to %d inputs and %d outputs: want 0 ≤ minIn ≤ maxIn (or maxIn -1, no limit) and outputs ≥ 0", minIn, maxIn, nOut)
 		}
 		if len(n.Inputs) < minIn || (maxIn >= 0 && len(n.Inputs) > maxIn) {
 			want := fmt.Sprintf("%d to %d", minIn, maxIn)

@@ -114,6 +114,9 @@ func TestValidationErrorsNameTheNode(t *testing.T) {
 		{"duplicate input", &subgraph.Graph{Inputs: []subgraph.Value{x, x}, Outputs: []string{"x"}}, subgraph.ErrDuplicate, "", `"x"`},
 		{"const without data size", &subgraph.Graph{Consts: []subgraph.Const{{Name: "k", Tensor: &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{4}, Host: make([]byte, 3)}}}, Outputs: []string{"k"}}, subgraph.ErrBadConst, "", "3 bytes"},
 		{"nil node", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{nil}, Outputs: []string{"x"}}, subgraph.ErrBadNode, "#0", "nil node"},
+		{"const without tensor", &subgraph.Graph{Consts: []subgraph.Const{{Name: "k"}}, Outputs: []string{"k"}}, subgraph.ErrBadConst, "", "no tensor"},
+		{"const of invalid dtype", &subgraph.Graph{Consts: []subgraph.Const{{Name: "k", Tensor: &kernel.Tensor{Shape: kernel.Shape{4}}}}, Outputs: []string{"k"}}, subgraph.ErrBadConst, "", "invalid dtype"},
+		{"const of dynamic shape", &subgraph.Graph{Consts: []subgraph.Const{{Name: "k", Tensor: &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{kernel.Dynamic, 2}}}}, Outputs: []string{"k"}}, subgraph.ErrBadConst, "", "dynamic or negative dimension"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

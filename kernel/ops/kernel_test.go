@@ -381,6 +381,11 @@ func TestRegistry(t *testing.T) {
 	if err := r.Register("Nil", nil); err == nil {
 		t.Fatal("registering a nil factory accepted")
 	}
+	for _, name := range []string{"", "  ", " Nop2", "Nop2\n"} {
+		if err := r.Register(name, func(kernel.Attrs) (kernel.Kernel, error) { return nopKernel{}, nil }); err == nil {
+			t.Errorf("registering op %q accepted", name)
+		}
+	}
 	if err := Builtins().Register("Mine", func(kernel.Attrs) (kernel.Kernel, error) { return nopKernel{}, nil }); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("registering into Builtins: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/pipert/pipert/kernel"
@@ -90,8 +91,8 @@ var builtinRegistry = sync.OnceValue(func() *Registry {
 // Register adds op built by f. It fails if op is already registered, f is
 // nil, or r is Builtins.
 func (r *Registry) Register(op string, f kernel.Factory) error {
-	if op == "" || f == nil {
-		return fmt.Errorf("ops: register %q: empty op name or nil factory", op)
+	if strings.TrimSpace(op) != op || op == "" || f == nil {
+		return fmt.Errorf("ops: register %q: empty op name, a name with surrounding spaces, or nil factory", op)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
