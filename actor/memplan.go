@@ -488,6 +488,9 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 			ar := &r.args[pos]
 			ar.Tiling.Data, ar.Tiling.Workspace = append(ar.Tiling.Data[:0], tilings[pos].Data...), tilings[pos].Workspace
 		}
+		// The tilings put back are not the ones the local caches took
+		// last (rok): the next Resize looks its key up.
+		clear(r.rok)
 	}()
 	seen, seenWS := make([]int64, len(p.slots)), make([]int64, len(p.nodes))
 	for s := range r.tensors {

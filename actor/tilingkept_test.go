@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/plan"
@@ -113,6 +114,43 @@ func TestTilingFollowsTheShapes(t *testing.T) {
 				}
 				if err != nil {
 					t.Errorf("%s, caches %v, run %d (rows %d): %v", name(cfg), cs.Kinds, s, rows[s], err)
+					break
+				}
+			}
+			done()
+		}
+	}
+}
+
+// TestWorkspaceSizeKeepsTheCaches: WorkspaceSize's dry run of the graph,
+// before the first run or between runs, leaves every mode and cache
+// setting running the graph as KBK without caches does.
+func TestWorkspaceSizeKeepsTheCaches(t *testing.T) {
+	b := subgraph.NewBuilder("static")
+	x := b.Input("x", kernel.Float32, 3, 8)
+	w := b.Const("w", kernel.New(kernel.Float32, 8, 8))
+	h := b.Op("GELU", b.Op("MatMul", x, w))
+	b.Output(b.OpAttrs("Softmax", kernel.Attrs{"axis": int64(-1)}, b.Op("Add", h, b.Op("Neg", x))))
+	g := b.Graph()
+	in := graphtest.Refill(rand.New(rand.NewPCG(7, 7)), g, 3)
+	want := kbkRuns(t, g, [][]*kernel.Tensor{in})[0]
+	all := plan.TilingLocal | plan.TilingGlobal | plan.InferReuse | plan.SetupReuse
+	for _, mode := range []plan.Mode{plan.KBK, plan.Async, plan.Pipeline, plan.Replay} {
+		for _, kinds := range []plan.CacheKinds{plan.DefaultCaches, all, plan.DefaultCaches | plan.MemoryPlan, all | plan.MemoryPlan} {
+			cfg := plan.Config{Mode: mode, Caches: plan.Caches{Kinds: kinds}}
+			a, _, done := newActor(t, g, cfg, ops.Builtins())
+			for run := 0; run < 4; run++ {
+				if run%2 == 0 {
+					if _, err := a.WorkspaceSize(); err != nil {
+						t.Fatalf("%s, caches %v, before run %d: WorkspaceSize: %v", name(cfg), kinds, run, err)
+					}
+				}
+				got, _, err := a.Run(context.Background(), in)
+				if err == nil {
+					err = sameOutputs(want, got)
+				}
+				if err != nil {
+					t.Errorf("%s, caches %v, run %d: %v", name(cfg), kinds, run, err)
 					break
 				}
 			}
