@@ -467,7 +467,8 @@ type Result struct {
 // of the caller's (WithDevice) fails the run, or Compile, with an error too.
 // Calls of one executable take turns; a call waiting for its turn (or for
 // submitted steps to end) returns when ctx ends, with an error wrapping
-// ctx's. When ctx ends, the run stops at the next kernel boundary, or inside a
+// ctx's (so a kernel that runs its own executable waits for the run it is
+// part of until ctx ends: don't). When ctx ends, the run stops at the next kernel boundary, or inside a
 // kernel that polls its run's context (kernel.Args.Ctx: the built-in
 // matrix products, convolutions, recurrent cells and attention), and
 // returns an error wrapping ctx's.
@@ -833,8 +834,11 @@ func (e *Executable) unknownInput(op, name string) error {
 	return fmt.Errorf("pipert: %s: %w: unknown input %q", op, ErrBadInput, name)
 }
 
-// Close releases the device memory the executable holds. Runs after Close
-// fail with ErrClosed; closing twice is a no-op.
+// Close releases the device memory the executable holds, once the calls
+// in flight have returned. Runs after Close fail with ErrClosed; closing
+// twice is a no-op. Close must not be called from the executable's own
+// kernels, factories or device observers: it would wait for the call it
+// is part of.
 func (e *Executable) Close() error {
 	if !e.compiled() {
 		return fmt.Errorf("pipert: close: %w: executable not made by Compile", ErrInvalid)

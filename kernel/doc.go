@@ -1,11 +1,13 @@
 // Package kernel is the contract between pipert's runtime and the kernels it
-// schedules: tensors (Shape, DType, Tensor), the Kernel interface with its three
-// host stages (InferShape, Resize, Launch), the dependency declarations that
-// decide where the pipeline must wait (value and compute dependencies), and a
-// Registry that builds kernels from op names and attributes.
+// schedules: tensors (Shape, DType, Tensor), the Kernel interface with its
+// host stages (InferShape, Resize) and its computation (Compute), the
+// dependency declarations that decide where the pipeline must wait (value
+// and compute dependencies), and the Resolver and Factory through which a
+// registry (kernel/ops) builds kernels from op names and attributes.
 //
-// Dependency rule: kernel imports only device (the stream a kernel is launched
-// on) and the standard library. Op implementations live in kernel/ops.
+// Dependency rule: kernel imports only device (the buffers of a kernel's
+// operands and workspace, and the cost a kernel's launch is modeled by) and
+// the standard library. Op implementations live in kernel/ops.
 //
 // # The life of one kernel
 //
@@ -15,11 +17,21 @@
 //  1. InferShape(in, out): fill out[i].Shape and out[i].DType from the inputs'
 //     shapes and dtypes. For the inputs listed in Deps().Value, in[i].Host holds
 //     the input's values, copied from the device after its producer completed.
-//  2. Resize(in, out): compute tiling data and the workspace size from shapes.
-//  3. Launch(s, a): enqueue the kernel on stream s. The runtime has allocated
-//     a.Out[i].Buf and a.Workspace; the kernel must not block.
+//  2. Resize(in, out, t): compute tiling data and the workspace size from
+//     shapes.
+//  3. Cost(in, out), then the launch: the runtime allocates a.Out[i].Buf and
+//     a.Workspace and launches the modeled work on the device; the kernel
+//     never touches the device. When the data is real, it calls Compute(a)
+//     for the results, which may run long only while polling a.Err.
 //
 // A compute-dependent kernel (Deps().Compute) reports an upper bound from
 // InferShape; after it completed on the device the runtime calls
 // ComputeDependent.OutputShapes to learn the real output shapes.
+//
+// The tensors a method is handed, their shapes, values and buffers, are
+// valid during the call only: a kernel that keeps one (an output's Data to
+// write in a later run, say) writes memory the runtime has since given to
+// another tensor. A kernel must not call back into the executable running
+// it (its Run, Close or WorkspaceSize): that call waits for the run it is
+// part of, which never ends.
 package kernel
