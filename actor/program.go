@@ -78,6 +78,8 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 	g := c.Graph
 	l := &lowering{p: &program{g: g}, lastUse: make(map[int]int), splice: splice}
 	p := l.p
+	// One node a graph node, but for spliced branches (which append).
+	p.nodes = make([]node, 0, len(g.Nodes))
 	scope := make(map[string]int)
 	for _, in := range g.Inputs {
 		s := l.add(in.Name, -1)
