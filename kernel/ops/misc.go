@@ -575,11 +575,23 @@ func newRange(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if di == 0 {
 			return 0, fmt.Errorf("delta is 0")
 		}
-		n := (li - si) / di
-		if (li-si)%di != 0 && (li-si > 0) == (di > 0) {
+		// ceil((limit − start) / delta), in uint64: limit − start may be
+		// beyond int64 (from -2^63 to 2^63−1), but not beyond uint64.
+		if (li > si) != (di > 0) || li == si {
+			return 0, nil
+		}
+		span, step := uint64(li)-uint64(si), uint64(di)
+		if di < 0 {
+			span, step = uint64(si)-uint64(li), -uint64(di)
+		}
+		n := span / step
+		if span%step != 0 {
 			n++
 		}
-		return max(n, 0), nil
+		if n > 1<<31 {
+			return 0, fmt.Errorf("range from %d to %d by %d has too many elements", si, li, di)
+		}
+		return int64(n), nil
 	}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		n, err := count(in)

@@ -62,6 +62,12 @@ func TestSpecialRange(t *testing.T) {
 		{math.MinInt32, math.MaxInt32, math.MaxInt32, 3},
 		{math.MaxInt32, math.MinInt32, math.MinInt32, 2},
 		{0, 1, math.MaxInt32, 1}, {1, 0, math.MaxInt32, 0},
+		// limit − start beyond int64.
+		{math.MinInt64, math.MaxInt64, 1 << 62, 4},
+		{math.MaxInt64, math.MinInt64, -1 << 62, 4},
+		{math.MinInt64, math.MaxInt64, math.MaxInt64, 3},
+		{math.MaxInt64, math.MinInt64, math.MinInt64, 2},
+		{-1, math.MaxInt64, math.MaxInt64, 2},
 	} {
 		out, err := runOp("Range", nil, kernel.FromInt64([]int64{c.s}), kernel.FromInt64([]int64{c.l}), kernel.FromInt64([]int64{c.d}))
 		if err != nil {
@@ -73,6 +79,10 @@ func TestSpecialRange(t *testing.T) {
 			want[i] = uint64(c.s + i*c.d)
 		}
 		checkBits(t, fmt.Sprintf("Range/int64 %d %d %d", c.s, c.l, c.d), out[0], kernel.Int64, shp(c.n), want, true, func(i int) string { return fmt.Sprint("element ", i) })
+	}
+	// A count beyond 2³¹ is an error, also when limit − start is beyond int64.
+	if _, err := runOp("Range", nil, kernel.FromInt64([]int64{math.MinInt64}), kernel.FromInt64([]int64{math.MaxInt64}), kernel.FromInt64([]int64{1})); err == nil {
+		t.Error("Range/int64 from -2^63 to 2^63-1 by 1: want an error")
 	}
 }
 
