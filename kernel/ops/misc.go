@@ -1757,7 +1757,9 @@ func newEinsum(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	if eq == "" {
+	// An empty equation is one of a scalar operand, copied (numpy's
+	// einsum("", x)); only a missing one is an error.
+	if _, ok := attrs["equation"]; !ok {
 		return nil, fmt.Errorf("ops: Einsum: attribute equation is required")
 	}
 	k := &einsum{eq: strings.ReplaceAll(eq, " ", "")}

@@ -67,6 +67,17 @@ func TestEinsumUnitBroadcast(t *testing.T) {
 	wantErr(t, "Einsum", kernel.Attrs{"equation": "ij,ij->ij"}, []*kernel.Tensor{kernel.FromFloat32(make([]float32, 6), 2, 3), kernel.FromFloat32(make([]float32, 9), 3, 3)}, "in one place")
 }
 
+// TestEinsumEmptyEquation: the equation "" is of one scalar operand, which
+// it copies (numpy's einsum("", x), onnxruntime's); an absent equation is
+// an error.
+func TestEinsumEmptyEquation(t *testing.T) {
+	y := mustRun(t, "Einsum", kernel.Attrs{"equation": ""}, kernel.FromFloat32([]float32{-2.5}))
+	if !y.Shape.Equal(kernel.Shape{}) || !slices.Equal(kernel.Float32s(y.Data()), []float32{-2.5}) {
+		t.Errorf(`"": got %v %v, want [] [-2.5]`, y.Shape, kernel.Float32s(y.Data()))
+	}
+	wantErr(t, "Einsum", kernel.Attrs{}, []*kernel.Tensor{kernel.FromFloat32([]float32{1})}, "equation is required")
+}
+
 // TestBlackmanWindowPeak checks that the Blackman window's peak is exactly
 // 1 and its ends 0, so that an integer output holds 1 at the peak.
 func TestBlackmanWindowPeak(t *testing.T) {
