@@ -1499,11 +1499,11 @@ func newScatter(op string) kernel.Factory {
 			copy(ob, x.Data()[:x.Bytes()])
 			r := x.Shape.Rank()
 			bound := func(j, d int64) (int64, error) {
+				if j < -d || j >= d {
+					return 0, fmt.Errorf("index %d out of range [%d, %d)", j, -d, d)
+				}
 				if j < 0 {
 					j += d
-				}
-				if j < 0 || j >= d {
-					return 0, fmt.Errorf("index %d out of range [%d, %d)", j, -d, d)
 				}
 				return j, nil
 			}

@@ -78,6 +78,16 @@ func TestEinsumEmptyEquation(t *testing.T) {
 	wantErr(t, "Einsum", kernel.Attrs{}, []*kernel.Tensor{kernel.FromFloat32([]float32{1})}, "equation is required")
 }
 
+// TestScatterIndexError: an index out of range is named as the model has
+// it, a negative one too (not after adding the axis' extent).
+func TestScatterIndexError(t *testing.T) {
+	x, u := kernel.FromFloat32(make([]float32, 6), 2, 3), kernel.FromFloat32([]float32{1}, 1, 1)
+	for _, op := range []string{"Scatter", "ScatterElements"} {
+		wantErr(t, op, nil, []*kernel.Tensor{x, kernel.FromInt64([]int64{-3}, 1, 1), u}, "index -3 out of range [-2, 2)")
+	}
+	wantErr(t, "ScatterND", nil, []*kernel.Tensor{x, kernel.FromInt64([]int64{0, -4}, 1, 2), kernel.FromFloat32([]float32{1}, 1)}, "index -4 out of range [-3, 3)")
+}
+
 // TestBlackmanWindowPeak checks that the Blackman window's peak is exactly
 // 1 and its ends 0, so that an integer output holds 1 at the peak.
 func TestBlackmanWindowPeak(t *testing.T) {
