@@ -59,3 +59,31 @@ func TestReduceExtremaOfNothing(t *testing.T) {
 	checkValues(t, "ReduceMax of nothing, float32", mustRun(t, "ReduceMax", formAttrs(13, "axes", []int64{0}, "keepdims", int64(0)), x), shp(2), []float64{math.Inf(-1), math.Inf(-1)})
 	checkValues(t, "ReduceMin of nothing, float32", mustRun(t, "ReduceMin", formAttrs(13, "axes", []int64{0}, "keepdims", int64(0)), x), shp(2), []float64{math.Inf(1), math.Inf(1)})
 }
+
+// TestReduceNormsOfNothing: over an empty axis ReduceSumSquare, ReduceL1
+// and ReduceL2 are +0 (a sum of no squares or absolute values), not -0,
+// in every float type and in both forms.
+func TestReduceNormsOfNothing(t *testing.T) {
+	for _, dt := range []kernel.DType{kernel.Float32, kernel.Float64, kernel.Float16, kernel.BFloat16} {
+		x := tensor(dt, shp(2, 0))
+		for _, form := range []struct {
+			attrs kernel.Attrs
+			in    []*kernel.Tensor
+		}{
+			{formAttrs(13, "axes", []int64{1}, "keepdims", int64(0)), []*kernel.Tensor{x}},
+			{formAttrs(18, "keepdims", int64(0)), []*kernel.Tensor{x, i64(shp(1), 1)}},
+		} {
+			for _, op := range []string{"ReduceSumSquare", "ReduceL1", "ReduceL2"} {
+				got := mustRun(t, op, form.attrs, form.in...)
+				if !got.Shape.Equal(shp(2)) || got.DType != dt {
+					t.Fatalf("%s of %v%v: %v %v", op, dt, x.Shape, got.DType, got.Shape)
+				}
+				for i, b := range got.Data() {
+					if b != 0 {
+						t.Errorf("%s of nothing, %v, opset %v: byte %d is %#x, want +0", op, dt, form.attrs[kernel.OpsetAttr], i, b)
+					}
+				}
+			}
+		}
+	}
+}

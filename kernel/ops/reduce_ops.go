@@ -194,6 +194,8 @@ func (k *reduction) compute(a *kernel.Args) error {
 	acc, mx := k.acc[:m], k.aux[:m]
 	init := math.Copysign(0, -1) // -0, the additive identity: a sum of -0s is -0
 	switch k.op {
+	case "ReduceSumSquare", "ReduceL1", "ReduceL2":
+		init = 0 // their terms are never -0: a sum of nothing is +0, as √0 and |−0|
 	case "ReduceMax", "ReduceLogSumExp":
 		init = math.Inf(-1)
 	case "ReduceMin":
