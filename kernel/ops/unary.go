@@ -154,7 +154,17 @@ func unaryFloat[V vec](op unaryOp, o, x V) {
 		const c = 0.7978845608028654 // √(2/π)
 		for i := range n {
 			v := x.at64(i)
-			o.store(i, mul64(0.5*v, 1+math.Tanh(mul64(c, v+mul64(0.044715*v*v, v)))))
+			// 0.5·(1 + tanh(u)) is the logistic function of 2u, computed
+			// as such: no cancellation where tanh(u) nears −1 (v ≪ 0).
+			u := 2 * mul64(c, v+mul64(0.044715*v*v, v))
+			var s float64
+			if u >= 0 {
+				s = 1 / (1 + math.Exp(-u))
+			} else {
+				e := math.Exp(u)
+				s = e / (1 + e)
+			}
+			o.store(i, mul64(v, s))
 		}
 	case opGELUErf:
 		for i := range n {
