@@ -300,6 +300,9 @@ func newQuantize(quantize bool) kernel.Factory {
 						v = float64(float32(loadF(x.DType, xb, i)) / float32(s))
 					}
 					q := math.RoundToEven(v) + z
+					if q != q {
+						q = lo // a NaN quotient: the type's minimum, as onnxruntime's clamp gives
+					}
 					storeI(o.DType, ob, i, int64(math.Max(lo, math.Min(hi, q))))
 				} else {
 					// One product rounded to float64 and then to the

@@ -517,3 +517,24 @@ func TestAttributesOfAnotherOpset(t *testing.T) {
 		t.Error("ReduceSum at opset 11 took an axes input")
 	}
 }
+
+// TestQuantizeNaN: a NaN quotient quantizes to the output type's minimum,
+// whatever the zero point, as onnxruntime's clamp gives (ONNX leaves it
+// undefined); ±Inf saturate.
+func TestQuantizeNaN(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		dt   kernel.DType
+		want []float64
+	}{
+		{kernel.Int8, []float64{-128, 127, -128, -128}},
+		{kernel.Uint8, []float64{0, 255, 0, 0}},
+		{kernel.Int16, []float64{-32768, 32767, -32768, -32768}},
+		{kernel.Uint16, []float64{0, 65535, 0, 0}},
+	} {
+		x := f32(shp(4), nan, inf, -inf, nan)
+		zp := tensor(c.dt, shp(), 3)
+		q := mustRun(t, "QuantizeLinear", formAttrs(21), x, f32(shp(), 0.5), zp)
+		checkValues(t, fmt.Sprintf("QuantizeLinear to %v", c.dt), q, shp(4), c.want)
+	}
+}
