@@ -26,7 +26,10 @@ import (
 //     output Indices (int64): the flat index of each maximum in X, row-major
 //     (storage_order 0) or with the spatial axes column-major (1: the
 //     first spatial axis varies fastest, as onnxruntime's and the ONNX
-//     reference's 3-D pools take it).
+//     reference's 3-D pools take it). A window wholly in the padding
+//     (dilations can step over the input) is 0 with index -1, as the
+//     ONNX reference's 2-D pool gives it (onnxruntime gives the lowest
+//     value and an index outside the channel).
 //
 // float32, float16, bfloat16 and float64 (MaxPool also int8 and uint8,
 // the integer types ONNX's MaxPool takes); means are
@@ -268,13 +271,20 @@ func (k *pool) compute(a *kernel.Args) error {
 						}
 						storeF(y.DType, yb, o, best)
 						if idx != nil {
-							if k.order == 1 && at >= 0 {
+							switch {
+							case at < 0:
+								// No element: -1, not an index (base − 1
+								// would name the previous channel's last
+								// element).
+								idx[o] = -1
+							case k.order == 1:
 								// Column-major over the spatial axes (the
 								// leading ones of fewer than 3 are of size 1).
 								w, h, d := at%g.in[2], at/g.in[2]%g.in[1], at/(g.in[2]*g.in[1])
-								at = d + (h+w*g.in[1])*g.in[0]
+								idx[o] = base + d + (h+w*g.in[1])*g.in[0]
+							default:
+								idx[o] = base + at
 							}
-							idx[o] = base + at
 						}
 					} else {
 						sum := math.Copysign(0, -1) // a sum of -0s is -0
