@@ -891,11 +891,12 @@ func (k *expandDims) infer(in, out []*kernel.Tensor) error {
 // SAME_LOWER, p = (⌈in/s⌉ − 1)·s + k − in split as ⌊p/2⌋ before (SAME_LOWER:
 // ⌊(p+1)/2⌋; truncated toward zero, so that p may be negative), the
 // kernel's dilation left out as onnxruntime leaves it out; the output
-// size is ⌊(in + pads − d·(k−1) − 1)/s + 1⌋ (⌈…⌉ with ceil_mode)
-// computed in float32 and truncated toward zero, as onnxruntime computes
-// it, less one with ceil_mode where the last window would start past the
-// input and its leading padding. Output o reads input o·s − pad_before +
-// t·d for tap t.
+// size is (in + pads − d·(k−1) − 1)/s + 1, the quotient truncated toward
+// zero (so that a window reaching past the input's end from inside it is
+// an output, as in onnxruntime 1.30), or with ceil_mode ⌈…⌉ computed in
+// float32, less one where the last window would start past the input and
+// its leading padding. Output o reads input o·s − pad_before + t·d for
+// tap t.
 type nhwcMaxPool struct {
 	w                       window
 	ceil                    bool
@@ -964,13 +965,16 @@ func (k *nhwcMaxPool) geometry(x *kernel.Tensor) error {
 				head = (pads + 1) / 2
 			}
 		}
-		v := float32(in+pads-d*(kk-1)-1)/float32(s) + 1
+		// Without ceil_mode an integer quotient, truncated toward zero:
+		// a window that starts in the input but reaches past its end
+		// (in + pads − extent in (−s, 0)) is one output, as in
+		// onnxruntime 1.30.
+		out := (in+pads-d*(kk-1)-1)/s + 1
 		if k.ceil {
-			v = float32(math.Ceil(float64(v)))
-		}
-		out := int64(v)
-		if k.ceil && out > 1 && (out-1)*s >= in+head {
-			out-- // the last window would start in the end padding
+			out = int64(float32(math.Ceil(float64(float32(in+pads-d*(kk-1)-1)/float32(s) + 1))))
+			if out > 1 && (out-1)*s >= in+head {
+				out-- // the last window would start in the end padding
+			}
 		}
 		if out < 0 {
 			return fmt.Errorf("kernel_shape %v with dilations %v does not fit input x %v on spatial axis %d", k.w.kernel, k.w.dilations, x.Shape, i)
