@@ -135,6 +135,11 @@ func (w *window) spatial(x kernel.Shape, kshape []int64) (geom, error) {
 	return g, nil
 }
 
+// pool reports whether w is a pool's window (MaxPool, AveragePool, LpPool).
+func (w *window) pool() bool {
+	return w.op == "MaxPool" || w.op == "AveragePool" || w.op == "LpPool"
+}
+
 // forward fills padB, padE and out for a Conv or pool.
 func (w *window) forward(g *geom) error {
 	off := 3 - g.nd
@@ -157,12 +162,15 @@ func (w *window) forward(g *geom) error {
 			g.padE[a] = total - g.padB[a]
 		}
 		span := in + g.padB[a] + g.padE[a] - ext
-		if span < 0 && !(w.ceil && span > -s) {
+		if span < 0 && !((w.ceil || w.pool()) && span > -s) {
 			return fmt.Errorf("kernel extent %d exceeds padded input %d on spatial axis %d", ext, in+g.padB[a]+g.padE[a], i)
 		}
 		if span < 0 {
-			// ceil_mode: ⌈span/stride⌉ + 1 is one window, reaching past
-			// the padded input (as onnxruntime and ONNX's formula have it).
+			// One window, reaching past the padded input: ceil_mode's
+			// ⌈span/stride⌉ + 1, and a pool's span/stride + 1 with the
+			// quotient truncated toward zero, as onnxruntime and ONNX's
+			// shape inference compute it (the operator text's floor
+			// would give none).
 			g.out[a] = 1
 			continue
 		}
