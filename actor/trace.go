@@ -214,18 +214,23 @@ func (t *tracer) replayed(first int, args []kernel.Args) {
 // launched says that the launch of nodes pos to pos+n-1 succeeded: the
 // device ends their flows.
 func (t *tracer) launched(pos, n int) {
-	if t.on() {
-		clear(t.open[pos : pos+n])
-		for i := pos; i < pos+n; i++ {
-			t.sent[i] = true
-		}
+	if !t.on() {
+		return
+	}
+	if n == 1 {
+		t.open[pos], t.sent[pos] = 0, true
+		return
+	}
+	clear(t.open[pos : pos+n])
+	for i := pos; i < pos+n; i++ {
+		t.sent[i] = true
 	}
 }
 
 // memory samples the device memory and utilisation counters, from the
 // launching goroutine.
 func (t *tracer) memory(dev device.Device, now int64) {
-	if !t.on() || now-t.lastMem < deviceEvery {
+	if now-t.lastMem < deviceEvery || !t.on() {
 		return
 	}
 	t.lastMem = now
