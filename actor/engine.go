@@ -19,6 +19,7 @@ import (
 	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/queues"
 	"github.com/pipert/pipert/sync/ready"
+	"github.com/pipert/pipert/trace"
 )
 
 // maxWorkers bounds the goroutines of a stage plan: one per stage.
@@ -324,6 +325,9 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 	// fused: the node's Prepare had nothing to time and wrote no slice:
 	// its kernel's flow begins at the Infer slice.
 	fused := false
+	// direct: the stage slices go straight to their tracks (outside a
+	// replay's capture, whose slices are its own).
+	direct := tr != nil && r.capture == nil && tr.on()
 	for _, s := range e.steps[w] {
 		if ph == phaseSetup && s == kernel.StageLaunch || ph == phaseExecute && s != kernel.StageLaunch {
 			continue
@@ -392,10 +396,19 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 		}
 		t1 := clock.Now()
 		k.busy[s] += time.Duration(t1 - t)
-		if fused && s == kernel.StageInfer {
+		switch {
+		case direct:
+			// tracer.stageOn's slice, without its calls.
+			kind, flow := trace.EvFlowStep, r.args[pos].Flow
+			if s == kernel.StagePrepare || fused && s == kernel.StageInfer {
+				fused, kind = false, trace.EvFlowBegin
+				tr.open[pos] = flow
+			}
+			tr.track[s].SliceFlow(t, t1-t, tr.names[s][pos], kind, flow)
+		case fused && s == kernel.StageInfer:
 			fused = false
 			e.traceFlowBegin(s, pos, t, t1)
-		} else {
+		default:
 			e.traceStage(s, pos, t, t1)
 		}
 		if s == kernel.StageLaunch && tr != nil {
