@@ -106,7 +106,9 @@ func ParseDType(s string) (DType, error) {
 
 // IntRange returns the lowest and highest value of integer or bool dtype
 // d as int64s. For Int64 and Uint64 it is int64's range: a uint64 above
-// MaxInt64 is held in an int64 by its bits, as the ops load it.
+// MaxInt64 is held in an int64 by its bits, as the ops load it. A float or
+// invalid dtype has no integer range: IntRange gives int64's, and callers
+// ask IsFloat or Valid first.
 func (d DType) IntRange() (lo, hi int64) {
 	switch d {
 	case Int8:
