@@ -12,11 +12,15 @@ import (
 	"github.com/pipert/pipert/subgraph"
 )
 
-// Attribute names of a Loop node: its body, a *subgraph.Graph, and the
-// number of loop-carried values, an int64.
+// Attribute names of a Loop node: its body, a *subgraph.Graph, the
+// number of loop-carried values, an int64, and (optional) the dtypes of
+// the scan outputs as the body declares them, an []int64 of kernel.DType
+// (0 where it declares none), which a loop of no iteration gives its
+// empty stacks when the body's static inference cannot tell them.
 const (
-	LoopBody    = "body"
-	LoopCarried = "carried"
+	LoopBody      = "body"
+	LoopCarried   = "carried"
+	LoopScanTypes = "scan_dtypes"
 )
 
 // ErrLoop is the cause of a Loop's failure that comes from its body or its
@@ -46,8 +50,9 @@ type Loop struct {
 	run     *body // the body validated, its kernels kept
 	cur     runOf // the run's number and context (kernel.RunNumbered, Interruptible)
 	carried int
-	nIn     int // captures
-	nOut    int // carried + scan outputs
+	scanDT  []kernel.DType // declared scan output dtypes (LoopScanTypes; 0: none)
+	nIn     int            // captures
+	nOut    int            // carried + scan outputs
 	outs    []*kernel.Tensor
 	cost    device.Cost
 }
@@ -70,6 +75,19 @@ func NewLoop(attrs kernel.Attrs, res kernel.Resolver) (*Loop, error) {
 	}
 	k.nIn = len(g.Inputs) - 2 - k.carried
 	k.nOut = len(g.Outputs) - 1
+	ts, err := attrs.Ints(LoopScanTypes, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLoop, err)
+	}
+	if ts != nil && len(ts) != k.nOut-k.carried {
+		return nil, fmt.Errorf("%w: attribute %q has %d dtypes for %d scan outputs", ErrLoop, LoopScanTypes, len(ts), k.nOut-k.carried)
+	}
+	for j, t := range ts {
+		if dt := kernel.DType(t); t != 0 && (t < 0 || t > 255 || !dt.Valid()) {
+			return nil, fmt.Errorf("%w: attribute %q: scan output %d has dtype %d", ErrLoop, LoopScanTypes, j, t)
+		}
+		k.scanDT = append(k.scanDT, kernel.DType(t))
+	}
 	return k, nil
 }
 
@@ -171,8 +189,9 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 	for j, s := range scans {
 		if len(s) == 0 {
 			// No iteration: an empty stack of the dtype and element
-			// shape the body's static inference gives (float32 and a
-			// rank-1 [0] when it gives none).
+			// shape the body's static inference gives (when it gives
+			// none, a rank-1 [0] of the dtype the body declares, else
+			// float32).
 			dt, elem := k.scanMeta(in, j)
 			k.outs = append(k.outs, &kernel.Tensor{DType: dt, Shape: append(kernel.Shape{0}, elem...), Host: []byte{}})
 			continue
@@ -194,12 +213,16 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 }
 
 // scanMeta is scan output j's dtype and the shape of one of its elements
-// from the body's static inference on the loop's inputs in: float32 when
-// it has none, and no shape unless every dimension is known.
+// from the body's static inference on the loop's inputs in: when it has
+// none, the dtype the body declares (float32 if it declares none) and no
+// shape; no shape either unless every dimension is known.
 func (k *Loop) scanMeta(in []*kernel.Tensor, j int) (kernel.DType, kernel.Shape) {
 	bound := append([]*kernel.Tensor{kernel.New(kernel.Int64), kernel.New(kernel.Bool)}, in[2:]...)
 	outs, err := shapesOf(k.body, bound, k.res)
 	if err != nil {
+		if j < len(k.scanDT) && k.scanDT[j] != 0 {
+			return k.scanDT[j], nil
+		}
 		return kernel.Float32, nil
 	}
 	o := outs[1+k.carried+j]

@@ -1167,7 +1167,15 @@ func (im *importer) loopNode(n *Node) error {
 			types[i] = m.DType
 		}
 	}
-	return im.bodyNode(n, "Loop", body, inputs, types, kernel.Attrs{control.LoopCarried: int64(carried)})
+	// The scan outputs' declared dtypes, for a loop of no iteration whose
+	// body the static inference cannot follow.
+	scanDT := make([]int64, len(body.Outputs)-1-carried)
+	for j, o := range body.Outputs[1+carried:] {
+		if dt, ok := o.DataType.DType(); ok && !o.NotTensor {
+			scanDT[j] = int64(dt)
+		}
+	}
+	return im.bodyNode(n, "Loop", body, inputs, types, kernel.Attrs{control.LoopCarried: int64(carried), control.LoopScanTypes: scanDT})
 }
 
 // bodyNode adds node n as a control node of op whose body (typed by
