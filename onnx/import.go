@@ -637,6 +637,17 @@ func (im *importer) resolve(name string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if k := slices.Index(im.outer, outer); k >= 0 {
+			// Another name of a tensor already captured (an Identity's
+			// output outside, folded into its input): one input serves
+			// both names.
+			im.used[name] = true
+			if im.alias == nil {
+				im.alias = map[string]string{}
+			}
+			im.alias[name] = im.captures[k]
+			return im.captures[k], nil
+		}
 		// A capture: a branch input named as the outer tensor.
 		im.used[name] = true
 		im.captures = append(im.captures, name)
