@@ -121,7 +121,7 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 		sel.Graph = g
 		m = &sel
 	}
-	if g := unusedLabels(m.Graph); g != m.Graph {
+	if g := unusedStrings(unusedLabels(m.Graph)); g != m.Graph {
 		sel := *m
 		sel.Graph = g
 		m = &sel

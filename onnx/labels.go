@@ -66,3 +66,37 @@ func readBy(g *Graph, used map[string]bool) {
 		}
 	}
 }
+
+// unusedStrings returns g without the string initializers and the string
+// Constant nodes whose tensor nothing reads (no node, in g or the
+// subgraphs of its nodes, and no graph output): pipert has no string
+// tensors, and a model may carry such a tensor it never uses (a
+// vocabulary, a label list beside a classifier whose labels are
+// dropped). A string tensor that is read keeps the import failing,
+// naming it. g itself is not changed.
+func unusedStrings(g *Graph) *Graph {
+	used := map[string]bool{}
+	for _, v := range g.Outputs {
+		used[v.Name] = true
+	}
+	readBy(g, used)
+	dropInit := func(t *Tensor) bool { return t != nil && t.DataType == String && !used[t.Name] }
+	dropNode := func(n *Node) bool {
+		if n == nil || n.OpType != "Constant" || n.Domain != "" && n.Domain != "ai.onnx" || len(n.Outputs) != 1 || used[n.Outputs[0]] {
+			return false
+		}
+		for _, a := range n.Attrs {
+			if a != nil && (a.Name == "value_string" || a.Name == "value_strings" || a.Name == "value" && a.T != nil && a.T.DataType == String) {
+				return true
+			}
+		}
+		return false
+	}
+	if !slices.ContainsFunc(g.Initializers, dropInit) && !slices.ContainsFunc(g.Nodes, dropNode) {
+		return g
+	}
+	c := *g
+	c.Initializers = slices.DeleteFunc(slices.Clone(g.Initializers), dropInit)
+	c.Nodes = slices.DeleteFunc(slices.Clone(g.Nodes), dropNode)
+	return &c
+}
