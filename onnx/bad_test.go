@@ -274,3 +274,16 @@ func TestOptionsShapesAndValuesAgree(t *testing.T) {
 		t.Errorf("shape [2 3] and a [2 3] value: %v", err)
 	}
 }
+
+// TestInputOfAnyRank: a graph input with no shape at all is valid ONNX
+// that pipert cannot take without its dimensions: ErrUnsupported, saying
+// to give them; with Options.Shapes it imports.
+func TestInputOfAnyRank(t *testing.T) {
+	m := model([]*Node{{OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}}, []*ValueInfo{{Name: "x", DataType: Float}}, []*ValueInfo{vi("y", Float)})
+	if _, err := Import(m, Options{}); !errors.Is(err, ErrUnsupported) || errors.Is(err, ErrImport) || !strings.Contains(err.Error(), "Options.Shapes") {
+		t.Errorf("input of any rank: %v, want ErrUnsupported naming Options.Shapes", err)
+	}
+	if _, err := Import(m, Options{Shapes: map[string][]int64{"x": {2, 3}}}); err != nil {
+		t.Errorf("with its shape given: %v", err)
+	}
+}

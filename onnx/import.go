@@ -554,7 +554,7 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 				bytes = lo
 			}
 		} else if !vi.HasShape {
-			return fmt.Errorf("%w: graph input %q has no shape: give its dimensions (Options.Shapes)", ErrImport, vi.Name)
+			return fmt.Errorf("%w: graph input %q has no shape (any rank): give its dimensions (Options.Shapes)", ErrUnsupported, vi.Name)
 		}
 		im.used[vi.Name] = true
 		im.g.Inputs = append(im.g.Inputs, subgraph.Value{Name: vi.Name, DType: dt, Shape: shape})
