@@ -1,118 +1,114 @@
 package ops
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
 )
 
-// convIntegerRef is ConvInteger by its definition: for every output, the
-// sum over channels and taps of (x − x_zero_point)·(w − w_zero_point),
-// taps in the padding skipped.
-func convIntegerRef(x, w *kernel.Tensor, xzp int64, wzp []int64, group int64, strides, pads, dils []int64) ([]int32, kernel.Shape) {
-	nd := x.Shape.Rank() - 2
-	n, c, m := x.Shape[0], x.Shape[1], w.Shape[0]
-	cg := c / group
-	outShape := kernel.Shape{n, m}
-	for i := range nd {
-		ext := (w.Shape[2+i]-1)*dils[i] + 1
-		outShape = append(outShape, (x.Shape[2+i]+pads[i]+pads[nd+i]-ext)/strides[i]+1)
-	}
-	out := make([]int32, outShape.NumElements())
-	opos := make([]int64, nd)
-	kpos := make([]int64, nd)
-	for o := range out {
-		r := int64(o)
-		for i := nd - 1; i >= 0; i-- {
-			opos[i] = r % outShape[2+i]
-			r /= outShape[2+i]
+// TestConvIntegerMatchesDirect: ConvInteger's gathered-taps product gives,
+// on random 1-D to 3-D geometries (groups, strides, dilations, pads, blocks
+// of outputs that end mid-row, output channels not a multiple of four),
+// exactly the sums of the convolution's definition computed tap by tap.
+func TestConvIntegerMatchesDirect(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 9))
+	for c := range 156 {
+		nd := 1 + r.IntN(3)
+		group := int64(1 + r.IntN(3))
+		cg, mg := int64(1+r.IntN(3)), int64(1+r.IntN(6))
+		big := c >= 150 // outputs in several blocks, ending mid-row
+		if big {
+			nd, group, cg, mg = 2, 1+int64(c%2), 16, 5
 		}
-		mm, nn := r%m, r/m
-		var acc int64
+		n := int64(1 + r.IntN(2))
+		x := []int64{n, cg * group}
+		w := []int64{mg * group, cg}
+		var ks, st, dl, pads []int64
+		for range nd {
+			k := int64(1 + r.IntN(3))
+			ks = append(ks, k)
+			st = append(st, int64(1+r.IntN(2)))
+			dl = append(dl, int64(1+r.IntN(2)))
+			w = append(w, k)
+		}
+		pads = make([]int64, 2*nd)
+		for i := range nd {
+			pads[i], pads[nd+i] = int64(r.IntN(2)), int64(r.IntN(3))
+			extra := int64(r.IntN(12))
+			if big {
+				ks[i], st[i], w[2+i] = 3, 1, 3
+				extra = 37 + int64(r.IntN(20))
+			}
+			x = append(x, (ks[i]-1)*dl[i]+1+extra)
+		}
+		xdt, wdt := kernel.Uint8, kernel.Int8
+		if r.IntN(2) == 0 {
+			xdt, wdt = kernel.Int8, kernel.Uint8
+		}
+		xv, wv := randInts(r, xdt, numel(x)), randInts(r, wdt, numel(w))
+		xz, wz := randInts(r, xdt, 1)[0], randInts(r, wdt, 1)[0]
+		attrs := kernel.Attrs{"kernel_shape": ks, "strides": st, "dilations": dl, "pads": pads, "group": group}
+		got := mustRun(t, "ConvInteger", attrs, tensor(xdt, x, xv...), tensor(wdt, w, wv...), tensor(xdt, shp(), xz), tensor(wdt, shp(), wz))
+		want, shape := directConvInteger(x, w, xv, wv, xz, wz, ks, st, dl, pads, group)
+		checkValues(t, fmt.Sprintf("case %d: x %v w %v %v", c, x, w, attrs), got, shape, want)
+	}
+}
+
+func randInts(r *rand.Rand, dt kernel.DType, n int64) []float64 {
+	lo, hi := dt.IntRange()
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(lo + r.Int64N(hi-lo+1))
+	}
+	return v
+}
+
+// directConvInteger is the definition: every output the sum over its
+// taps inside the input of (x − xz)(w − wz).
+func directConvInteger(x, w []int64, xv, wv []float64, xz, wz float64, ks, st, dl, pads []int64, group int64) ([]float64, []int64) {
+	nd := len(ks)
+	out := []int64{x[0], w[0]}
+	for i := range nd {
+		out = append(out, (x[2+i]+pads[i]+pads[nd+i]-((ks[i]-1)*dl[i]+1))/st[i]+1)
+	}
+	cg, mg := w[1], w[0]/group
+	res := make([]float64, numel(out))
+	o := make([]int64, nd)
+	k := make([]int64, nd)
+	for i := range res {
+		rem := int64(i)
+		for d := nd - 1; d >= 0; d-- {
+			o[d] = rem % out[2+d]
+			rem /= out[2+d]
+		}
+		m := rem % out[1]
+		b := rem / out[1]
+		var sum float64
 		for ci := range cg {
-			ch := mm/(m/group)*cg + ci
-			kn := kernel.Shape(w.Shape[2:]).NumElements()
-			for kp := range kn {
-				rr := kp
-				for i := nd - 1; i >= 0; i-- {
-					kpos[i] = rr % w.Shape[2+i]
-					rr /= w.Shape[2+i]
+			c := m/mg*cg + ci
+			for kp := range numel(ks) {
+				rk := kp
+				for d := nd - 1; d >= 0; d-- {
+					k[d] = rk % ks[d]
+					rk /= ks[d]
 				}
-				xi, inside := (nn*c + ch), true
-				for i := range nd {
-					p := opos[i]*strides[i] - pads[i] + kpos[i]*dils[i]
-					if p < 0 || p >= x.Shape[2+i] {
+				xi, inside := b*x[1]+c, true
+				for d := range nd {
+					p := o[d]*st[d] - pads[d] + k[d]*dl[d]
+					if p < 0 || p >= x[2+d] {
 						inside = false
 						break
 					}
-					xi = xi*x.Shape[2+i] + p
+					xi = xi*x[2+d] + p
 				}
-				if !inside {
-					continue
+				if inside {
+					sum += (xv[xi] - xz) * (wv[(m*cg+ci)*numel(ks)+kp] - wz)
 				}
-				xv := loadI(x.DType, x.Host, xi) - xzp
-				wv := loadI(w.DType, w.Host, (mm*cg+ci)*kn+kp) - wzp[mm]
-				acc += xv * wv
 			}
 		}
-		out[o] = int32(acc)
+		res[i] = sum
 	}
-	return out, outShape
-}
-
-// TestConvIntegerAsDefined: ConvInteger, which subtracts the zero points
-// once and walks the taps by axis, gives the definition's sums on random
-// 1-D to 3-D convolutions with groups, strides, pads, dilations, per
-// channel weight zero points, int8 and uint8.
-func TestConvIntegerAsDefined(t *testing.T) {
-	r := rand.New(rand.NewPCG(41, 42))
-	for c := range 300 {
-		nd := 1 + r.IntN(3)
-		group := int64(1 + r.IntN(2))
-		cin, m := group*int64(1+r.IntN(3)), group*int64(1+r.IntN(3))
-		xShape := kernel.Shape{int64(1 + r.IntN(2)), cin}
-		wShape := kernel.Shape{m, cin / group}
-		var strides, dils, pads []int64
-		pads = make([]int64, 2*nd)
-		for i := range nd {
-			k := int64(1 + r.IntN(3))
-			wShape = append(wShape, k)
-			strides, dils = append(strides, int64(1+r.IntN(2))), append(dils, int64(1+r.IntN(2)))
-			pads[i], pads[nd+i] = int64(r.IntN(2)), int64(r.IntN(2))
-			xShape = append(xShape, (k-1)*dils[i]+1+int64(r.IntN(4)))
-		}
-		dts := []kernel.DType{kernel.Uint8, kernel.Int8}
-		x, w := kernel.New(dts[r.IntN(2)], xShape...), kernel.New(dts[r.IntN(2)], wShape...)
-		for _, t := range []*kernel.Tensor{x, w} {
-			for i := range t.Host {
-				t.Host[i] = byte(r.IntN(256))
-			}
-		}
-		xz := kernel.New(x.DType)
-		xz.Host[0] = byte(r.IntN(256))
-		wz := kernel.New(w.DType, m)
-		for i := range wz.Host {
-			wz.Host[i] = byte(r.IntN(256))
-		}
-		wzp := make([]int64, m)
-		for i := range wzp {
-			wzp[i] = loadI(w.DType, wz.Host, int64(i))
-		}
-		want, shape := convIntegerRef(x, w, loadI(x.DType, xz.Host, 0), wzp, group, strides, pads, dils)
-		got := mustRun(t, "ConvInteger", kernel.Attrs{"group": group, "strides": strides, "pads": pads, "dilations": dils}, x, w, xz, wz)
-		if !got.Shape.Equal(shape) {
-			t.Fatalf("case %d: shape %v, want %v", c, got.Shape, shape)
-		}
-		gv := kernel.Int32s(got.Data())
-		if len(gv) != len(want) {
-			t.Fatalf("case %d: %d outputs, want %d", c, len(gv), len(want))
-		}
-		for i, v := range gv {
-			if v != want[i] {
-				t.Fatalf("case %d (x %v %v, w %v %v, group %d, strides %v, pads %v, dilations %v): element %d is %d, want %d",
-					c, x.DType, x.Shape, w.DType, w.Shape, group, strides, pads, dils, i, v, want[i])
-			}
-		}
-	}
+	return res, out
 }

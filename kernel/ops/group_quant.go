@@ -566,69 +566,131 @@ func newConvInteger(linear bool) kernel.Factory {
 					ws[i] = int32(loadI(w.DType, wb, i) - wzp)
 				}
 			}
-			// Tap by tap: each weight tap adds its products to every
-			// output it reaches, a row of outputs at a time (integer sums
-			// are exact in any order).
-			acc := make([]int64, outSize)
+			// A block of output positions at a time: their input taps
+			// gathered as rows (im2col: row r = channel and tap, 0 in
+			// the padding), then four output channels' sums over the
+			// rows at once (integer sums are exact in any order, and a
+			// product of two 8-bit values less zero points fits int32).
+			taps := cg * kSize
+			blk := min(outSize, max(int64(64), int64(1<<17)/max(taps, 1)))
+			col := make([]int32, taps*blk)
+			var accs [4][]int64
+			for j := range accs {
+				accs[j] = make([]int64, blk)
+			}
 			p := poller{a: a}
 			for n := range g.n {
-				for m := range g.m {
-					grp := m / mg
-					clear(acc)
-					for ci := range cg {
-						xc := xs[(n*g.c+grp*cg+ci)*inSize : (n*g.c+grp*cg+ci+1)*inSize]
-						wc := ws[(m*cg+ci)*kSize : (m*cg+ci+1)*kSize]
-						for kp, wv := range wc {
-							if err := p.add(outSize); err != nil {
-								return err
+				for grp := range g.group {
+					xg := xs[(n*g.c+grp*cg)*inSize : (n*g.c+(grp+1)*cg)*inSize]
+					for p0 := int64(0); p0 < outSize; p0 += blk {
+						b := min(blk, outSize-p0)
+						if err := p.add(taps * b * mg); err != nil {
+							return err
+						}
+						gatherTaps(col[:taps*b], xg, &g, cg, p0, b)
+						for m0 := grp * mg; m0 < (grp+1)*mg; m0 += 4 {
+							nm := min(int64(4), (grp+1)*mg-m0)
+							for j := range nm {
+								clear(accs[j][:b])
 							}
-							if wv == 0 {
-								continue
-							}
-							kd, kh, kw := int64(kp)/(kk[1]*kk[2]), int64(kp)/kk[2]%kk[1], int64(kp)%kk[2]
-							// The outputs whose tap falls inside the input
-							// on the width axis: ow in [lo, hi).
-							off := kw*g.dil[2] - g.padB[2]
-							lo := max(ceilDiv(-off, g.stride[2]), 0)
-							hi := min(floorDiv(in[2]-1-off, g.stride[2])+1, out[2])
-							if lo >= hi {
-								continue
-							}
-							for od := range out[0] {
-								id := od*g.stride[0] - g.padB[0] + kd*g.dil[0]
-								if id < 0 || id >= in[0] {
-									continue // padding: x − zero_point is 0 there
+							sumTaps(accs, col, ws, m0, nm, taps, b)
+							for j := range nm {
+								m := m0 + j
+								var bias int64
+								if bt := input(a.In, 8); linear && bt != nil && bt.NumElements() > 0 {
+									bias = int64(kernel.Int32s(bt.Data())[m])
 								}
-								for oh := range out[1] {
-									ih := oh*g.stride[1] - g.padB[1] + kh*g.dil[1]
-									if ih < 0 || ih >= in[1] {
+								base := (n*g.m+m)*outSize + p0
+								for i, v := range accs[j][:b] {
+									if !linear {
+										kernel.Int32s(ob)[base+int64(i)] = int32(v)
 										continue
 									}
-									xr := xc[(id*in[1]+ih)*in[2]:]
-									ar := acc[(od*out[1]+oh)*out[2]:]
-									for ow := lo; ow < hi; ow++ {
-										ar[ow] += int64(xr[ow*g.stride[2]+off] * wv)
-									}
+									qlinearOut(a, base+int64(i), v+bias, 0, m)
 								}
 							}
 						}
-					}
-					var bias int64
-					if b := input(a.In, 8); linear && b != nil && b.NumElements() > 0 {
-						bias = int64(kernel.Int32s(b.Data())[m])
-					}
-					for op, v := range acc {
-						idx := (n*g.m+m)*outSize + int64(op)
-						if !linear {
-							kernel.Int32s(ob)[idx] = int32(v)
-							continue
-						}
-						qlinearOut(a, idx, v+bias, 0, m)
 					}
 				}
 			}
 			return nil
 		}
 		return newKernel(sig{op: op, minIn: minIn, maxIn: maxIn, nOut: 1}, k), nil
+	}
+}
+
+// gatherTaps writes, for output positions p0 to p0+b-1 of geometry g, the
+// input value under each of the cg·kSize taps of one group (xg, its
+// channels less their zero point; 0 in the padding) as rows of b: row
+// ci·kSize + tap.
+func gatherTaps(col, xg []int32, g *geom, cg, p0, b int64) {
+	in, kk, out := g.in, g.k, g.out
+	inSize, kSize := in[0]*in[1]*in[2], kk[0]*kk[1]*kk[2]
+	for ci := range cg {
+		xc := xg[ci*inSize : (ci+1)*inSize]
+		for kp := range kSize {
+			row := col[(ci*kSize+kp)*b : (ci*kSize+kp+1)*b]
+			kd, kh, kw := kp/(kk[1]*kk[2]), kp/kk[2]%kk[1], kp%kk[2]
+			// The output position p0 as (od, oh, ow), stepped along.
+			od, oh, ow := p0/(out[1]*out[2]), p0/out[2]%out[1], p0%out[2]
+			for i := range row {
+				id := od*g.stride[0] - g.padB[0] + kd*g.dil[0]
+				ih := oh*g.stride[1] - g.padB[1] + kh*g.dil[1]
+				iw := ow*g.stride[2] - g.padB[2] + kw*g.dil[2]
+				if id >= 0 && id < in[0] && ih >= 0 && ih < in[1] && iw >= 0 && iw < in[2] {
+					row[i] = xc[(id*in[1]+ih)*in[2]+iw]
+				} else {
+					row[i] = 0 // padding: x − zero_point is 0 there
+				}
+				if ow++; ow == out[2] {
+					ow = 0
+					if oh++; oh == out[1] {
+						oh, od = 0, od+1
+					}
+				}
+			}
+		}
+	}
+}
+
+// sumTaps adds to accs[j][:b], for the nm (1 to 4) output channels from
+// m0, the products of their weights (ws, rows of taps) with the gathered
+// taps (col, rows of b). Four channels take four taps at a time: sixteen
+// products of 8-bit values less zero points, summed four by four, fit
+// int32 before they reach the int64 sums.
+func sumTaps(accs [4][]int64, col, ws []int32, m0, nm, taps, b int64) {
+	r := int64(0)
+	if nm == 4 {
+		a0, a1, a2, a3 := accs[0][:b], accs[1][:b], accs[2][:b], accs[3][:b]
+		w0, w1, w2, w3 := ws[m0*taps:(m0+1)*taps], ws[(m0+1)*taps:(m0+2)*taps], ws[(m0+2)*taps:(m0+3)*taps], ws[(m0+3)*taps:(m0+4)*taps]
+		for ; r+4 <= taps; r += 4 {
+			x0, x1, x2, x3 := col[r*b:(r+1)*b], col[(r+1)*b:(r+2)*b], col[(r+2)*b:(r+3)*b], col[(r+3)*b:(r+4)*b]
+			x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+			a0, a1, a2, a3 := a0[:len(x0)], a1[:len(x0)], a2[:len(x0)], a3[:len(x0)]
+			k0 := [4]int32{w0[r], w0[r+1], w0[r+2], w0[r+3]}
+			k1 := [4]int32{w1[r], w1[r+1], w1[r+2], w1[r+3]}
+			k2 := [4]int32{w2[r], w2[r+1], w2[r+2], w2[r+3]}
+			k3 := [4]int32{w3[r], w3[r+1], w3[r+2], w3[r+3]}
+			for i, v0 := range x0 {
+				v1, v2, v3 := x1[i], x2[i], x3[i]
+				a0[i] += int64(v0*k0[0] + v1*k0[1] + v2*k0[2] + v3*k0[3])
+				a1[i] += int64(v0*k1[0] + v1*k1[1] + v2*k1[2] + v3*k1[3])
+				a2[i] += int64(v0*k2[0] + v1*k2[1] + v2*k2[2] + v3*k2[3])
+				a3[i] += int64(v0*k3[0] + v1*k3[1] + v2*k3[2] + v3*k3[3])
+			}
+		}
+	}
+	for ; r < taps; r++ {
+		row := col[r*b : (r+1)*b]
+		for j := range nm {
+			w := ws[(m0+j)*taps+r]
+			if w == 0 {
+				continue
+			}
+			acc := accs[j][:len(row)]
+			for i, v := range row {
+				acc[i] += int64(v * w)
+			}
+		}
 	}
 }
