@@ -118,6 +118,11 @@ type resize struct {
 	tabW    [][]float64
 	outside [][]bool
 	ctr     []int64
+	// The tap combinations of a row's other axes (rowFloat32): weight,
+	// input offset and whether every tap is inside.
+	outerW   []float64
+	outerOff []int64
+	outerTap []bool
 	// The integer path's tables (resize_int.go).
 	ints         resizeIntScratch
 	s32          []float32
@@ -717,6 +722,8 @@ func (k *resize) compute(a *kernel.Args) error {
 					copyElem(yb, base+int64(c), xb, off+t, size)
 				}
 			}
+		} else if x.DType == kernel.Float32 {
+			k.rowFloat32(kernel.Float32s(xb), y.DType, yb, base, last, ctr, strides)
 		} else {
 			for c := range last {
 				ctr[r-1] = c
@@ -733,6 +740,59 @@ func (k *resize) compute(a *kernel.Args) error {
 		}
 	}
 	return nil
+}
+
+// rowFloat32 is point for the row of float32 input at ctr (its last
+// coordinate varying over last outputs, from base): the taps of the other
+// axes are combined once for the row, the weights multiplied and the
+// products summed in point's order, so that each output has point's bits.
+func (k *resize) rowFloat32(xs []float32, ydt kernel.DType, yb []byte, base, last int64, ctr, strides []int64) {
+	r := len(ctr)
+	k.outerW, k.outerOff, k.outerTap = k.outerW[:0], k.outerOff[:0], k.outerTap[:0]
+	out := false
+	for i := range r - 1 {
+		out = out || k.outside[i][ctr[i]]
+	}
+	if !out {
+		var sel [8]int
+		for {
+			w, off, tap := 1.0, int64(0), true
+			for i := range r - 1 {
+				j := int(ctr[i])*k.taps[i] + sel[i]
+				w *= k.tabW[i][j]
+				off += k.tabIdx[i][j] * strides[i]
+				tap = tap && k.tabIdx[i][j] >= 0
+			}
+			k.outerW, k.outerOff, k.outerTap = append(k.outerW, w), append(k.outerOff, off), append(k.outerTap, tap)
+			i := r - 2
+			for ; i >= 0; i-- {
+				sel[i]++
+				if sel[i] < k.taps[i] {
+					break
+				}
+				sel[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	lt, tw, ti, ls, lout := k.taps[r-1], k.tabW[r-1], k.tabIdx[r-1], strides[r-1], k.outside[r-1]
+	for c := range last {
+		v := k.extrap
+		if !out && !lout[c] {
+			v = 0
+			for o, ow := range k.outerW {
+				for s := range lt {
+					j := int(c)*lt + s
+					if w := ow * tw[j]; k.outerTap[o] && ti[j] >= 0 {
+						v += mul64(w, float64(xs[k.outerOff[o]+ti[j]*ls]))
+					}
+				}
+			}
+		}
+		storeF(ydt, yb, base+c, v)
+	}
 }
 
 // point interpolates the output element at coordinates ctr.
