@@ -184,15 +184,6 @@ func ceilDiv(a, b int64) int64 {
 
 func roundUp(a, m int64) int64 { return ceilDiv(a, m) * m }
 
-// floorDiv is ⌊a/b⌋ for b > 0, a of either sign.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
-}
-
 // scratch returns buf[:n] if it fits, else a new slice: Resize keeps its
 // stride arithmetic on the stack for ranks up to the size of buf.
 func scratch(buf []int64, n int) []int64 {
