@@ -764,15 +764,7 @@ func (k *resize) rowFloat32(xs []float32, ydt kernel.DType, yb []byte, base, las
 				tap = tap && k.tabIdx[i][j] >= 0
 			}
 			k.outerW, k.outerOff, k.outerTap = append(k.outerW, w), append(k.outerOff, off), append(k.outerTap, tap)
-			i := r - 2
-			for ; i >= 0; i-- {
-				sel[i]++
-				if sel[i] < k.taps[i] {
-					break
-				}
-				sel[i] = 0
-			}
-			if i < 0 {
+			if !k.nextTaps(&sel, r-1) {
 				break
 			}
 		}
@@ -820,16 +812,20 @@ func (k *resize) point(xb []byte, dt kernel.DType, ctr, strides []int64) float64
 		if tap {
 			sum += mul64(w, loadF(dt, xb, off))
 		}
-		i := r - 1
-		for ; i >= 0; i-- {
-			sel[i]++
-			if sel[i] < k.taps[i] {
-				break
-			}
-			sel[i] = 0
-		}
-		if i < 0 {
+		if !k.nextTaps(&sel, r) {
 			return sum
 		}
 	}
+}
+
+// nextTaps steps the odometer sel over the tap slots of axes 0 to n-1,
+// the last fastest; false once it came back to all zeros.
+func (k *resize) nextTaps(sel *[8]int, n int) bool {
+	for i := n - 1; i >= 0; i-- {
+		if sel[i]++; sel[i] < k.taps[i] {
+			return true
+		}
+		sel[i] = 0
+	}
+	return false
 }
