@@ -31,8 +31,10 @@
 // attribute or dtype pipert does not implement is an error wrapping
 // ErrUnsupported that names the node, op and opset; an invalid graph (a
 // tensor used but never defined, defined twice, an If whose branches
-// disagree) wraps ErrImport. The import never yields a silently different
-// graph.
+// disagree) wraps ErrImport. pipert has no string tensors: a string
+// tensor a node reads, or a string graph input or output, is
+// ErrUnsupported, and string initializers and Constants that nothing reads
+// are dropped. The import never yields a silently different graph.
 //
 // The ONNX backend node tests of Debian's libonnx-testdata run in
 // TestBackendNodeTests; testdata/expected_failures.txt lists, with
