@@ -1566,7 +1566,7 @@ func (r *KernelRunner) cost(pos int) (device.Cost, error) {
 		}
 		return c, nil
 	}
-	if r.cok != nil && r.iok[pos] && !nd.volatile {
+	if r.cok != nil && r.iok[pos] { // a volatile node never has its key
 		r.lcost[pos], r.cok[pos] = c, true
 	}
 	return c, nil
