@@ -15,9 +15,11 @@
 // is called: on Linux MemAvailable of /proc/meminfo, plus the free heap the
 // Go runtime holds, bounded by the cgroup's memory.max less its
 // memory.current when one is set, and by what a limit on the process's
-// address space (RLIMIT_AS, ulimit -v) leaves of it. It reads them only
-// for sizes of checkFrom bytes and more: smaller allocations are cheap to
-// refuse by failing later, and cheap to make. Where the available memory
+// address space (RLIMIT_AS, ulimit -v) leaves of it; and, when the Go
+// runtime has a memory limit (GOMEMLIMIT, debug.SetMemoryLimit), by what
+// that limit leaves of the memory the runtime has mapped, on every system.
+// It reads them only for sizes of checkFrom bytes and more: smaller
+// allocations are cheap to refuse by failing later, and cheap to make. Where the available memory
 // cannot be read, nothing is refused.
 //
 // Dependency rule: hostmem imports only the standard library.
@@ -26,6 +28,8 @@ package hostmem
 import (
 	"errors"
 	"fmt"
+	"math"
+	"runtime/debug"
 	"runtime/metrics"
 )
 
@@ -64,16 +68,36 @@ func Make(n int64) ([]byte, error) {
 
 // available is the memory an allocation can use now: the system's
 // available memory and the runtime's free heap (spans the runtime holds,
-// not returned to the system, reused before it asks for more).
+// not returned to the system, reused before it asks for more), bounded by
+// what the runtime's memory limit leaves when one is set.
 func available() (int64, bool) {
-	sys, ok := systemAvailable()
-	if !ok {
-		return 0, false
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
 	}
-	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
 	metrics.Read(s)
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		sys += int64(s[0].Value.Uint64())
+	free, total, released := sample(s[0]), sample(s[1]), sample(s[2])
+	avail, ok := systemAvailable()
+	if ok {
+		avail += free
 	}
-	return sys, true
+	// The limit counts the memory the runtime has mapped and not
+	// released, free heap included: an allocation the free heap holds
+	// does not add to it.
+	if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 {
+		left := max(limit-(total-released), 0) + free
+		if !ok || left < avail {
+			avail, ok = left, true
+		}
+	}
+	return avail, ok
+}
+
+// sample is a metric's value, 0 when the runtime does not have it.
+func sample(s metrics.Sample) int64 {
+	if s.Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(min(s.Value.Uint64(), math.MaxInt64))
 }

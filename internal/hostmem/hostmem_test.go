@@ -2,7 +2,10 @@ package hostmem
 
 import (
 	"errors"
+	"math"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -42,5 +45,26 @@ func TestCheck(t *testing.T) {
 	}
 	if b, err := Make(checkFrom); err != nil || len(b) != checkFrom {
 		t.Errorf("Make(%d) = %d bytes, %v", checkFrom, len(b), err)
+	}
+}
+
+// TestCheckMemoryLimit: under a runtime memory limit, Check refuses what
+// the limit does not leave, on every system, and takes what it does.
+func TestCheckMemoryLimit(t *testing.T) {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(s)
+	mapped := int64(s[0].Value.Uint64())
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(mapped + 4*checkFrom))
+	if err := Check(64 * checkFrom); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Check(%d) under a limit of %d more than mapped = %v, want ErrTooLarge", 64*checkFrom, 4*checkFrom, err)
+	}
+	if err := Check(checkFrom); err != nil {
+		t.Errorf("Check(%d) under a limit of %d more than mapped = %v", checkFrom, 4*checkFrom, err)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	if avail, ok := available(); !ok || avail > 128*checkFrom {
+		if err := Check(64 * checkFrom); err != nil {
+			t.Errorf("Check(%d) with the limit lifted = %v", 64*checkFrom, err)
+		}
 	}
 }
