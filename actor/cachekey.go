@@ -2,8 +2,8 @@ package actor
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
+	"reflect"
 	"sort"
 
 	"github.com/pipert/pipert/cache"
@@ -23,7 +23,7 @@ var keyHash = cache.Hash
 func attrKey(op string, k kernel.Kernel, attrs kernel.Attrs) (key []byte, opLen int, ok bool) {
 	key = append(key, op...)
 	key = append(key, 0)
-	key = append(key, fmt.Sprintf("%T", k)...)
+	key = append(key, typeName(k)...)
 	key = append(key, 0)
 	opLen = len(key)
 	names := make([]string, 0, len(attrs))
@@ -39,6 +39,14 @@ func attrKey(op string, k kernel.Kernel, attrs kernel.Attrs) (key []byte, opLen 
 		ok = ok && good
 	}
 	return key, opLen, ok
+}
+
+// typeName is k's Go type as %T prints it.
+func typeName(k kernel.Kernel) string {
+	if k == nil {
+		return "<nil>"
+	}
+	return reflect.TypeOf(k).String()
 }
 
 func appendInt(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }

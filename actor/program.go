@@ -2,7 +2,6 @@ package actor
 
 import (
 	"fmt"
-	"hash/fnv"
 	"slices"
 
 	"github.com/pipert/pipert/kernel"
@@ -76,7 +75,7 @@ type node struct {
 // branches' nodes; with splice nil, Branchers stay single kernels.
 func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), splice func(plan.Node) (plan.Costs, error)) (*program, error) {
 	g := c.Graph
-	l := &lowering{p: &program{g: g}, lastUse: make(map[int]int), splice: splice}
+	l := &lowering{p: &program{g: g}, splice: splice, keys: make(map[string]internedKey)}
 	p := l.p
 	// One node a graph node, but for spliced branches (which append).
 	p.nodes = make([]node, 0, len(g.Nodes))
@@ -111,15 +110,12 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 			}
 		}
 	}
-	for s, pos := range l.lastUse {
+	for s, pos := range l.lastUse { // in slot order: each free list sorted
 		info := p.slots[s]
-		if info.isOutput || info.isConst {
+		if pos < 0 || info.isOutput || info.isConst {
 			continue
 		}
 		p.nodes[pos].free = append(p.nodes[pos].free, s)
-	}
-	for pos := range p.nodes {
-		slices.Sort(p.nodes[pos].free)
 	}
 	return p, nil
 }
@@ -127,13 +123,46 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 // lowering is the state of newProgram.
 type lowering struct {
 	p       *program
-	lastUse map[int]int // slot → position of its last reader or its producer
+	lastUse []int // by slot: position of its last reader or its producer, -1 for none
 	splice  func(plan.Node) (plan.Costs, error)
+	// keys holds each distinct attribute key once, so that nodes of the
+	// same op, kernel type and attributes share it (read only).
+	keys map[string]internedKey
+	buf  []byte // intern's lookup key
+}
+
+// internedKey is a node's attribute key and global cache entry, shared by
+// the nodes that have the same.
+type internedKey struct {
+	attrs  []byte
+	global string
 }
 
 func (l *lowering) add(name string, producer int) int {
 	l.p.slots = append(l.p.slots, slotInfo{name: name, producer: producer})
+	l.lastUse = append(l.lastUse, -1)
 	return len(l.p.slots) - 1
+}
+
+// intern returns the shared copy of key and its global entry (key[:opLen],
+// or "" when global is false).
+func (l *lowering) intern(key []byte, opLen int, global bool) internedKey {
+	// Whether the node is global is part of what is shared: the same key
+	// may be global for one node and local for another (a volatile kernel).
+	flag := byte('l')
+	if global {
+		flag = 'g'
+	}
+	l.buf = append(append(l.buf[:0], flag), key...)
+	if k, ok := l.keys[string(l.buf)]; ok {
+		return k
+	}
+	k := internedKey{attrs: slices.Clip(key)}
+	if global {
+		k.global = string(key[:opLen])
+	}
+	l.keys[string(l.buf)] = k
+	return k
 }
 
 func (l *lowering) addConst(name string, t *kernel.Tensor) int {
@@ -234,10 +263,8 @@ func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs
 	_, trusted := k.(kernel.Trusted)
 	nd.checked = !trusted
 	key, opLen, encodable := attrKey(op, k, attrs)
-	nd.attrs = key
-	if encodable && !nd.volatile {
-		nd.global = string(key[:opLen])
-	}
+	ik := l.intern(key, opLen, encodable && !nd.volatile)
+	nd.attrs, nd.global = ik.attrs, ik.global
 	for _, s := range in {
 		l.lastUse[s] = pos
 	}
@@ -267,7 +294,9 @@ func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs
 // name, so that a node's seed is the same in every actor that runs it (a
 // heterogeneous part holds it at another position).
 func nameSeed(name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return h.Sum64() * 0xbf58476d1ce4e5b9
+	h := uint64(14695981039346656037) // FNV-1a, 64 bits
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 1099511628211
+	}
+	return h * 0xbf58476d1ce4e5b9
 }

@@ -48,7 +48,13 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 	if name := g.holdsItself(); name != "" {
 		return fail("", "", ErrCycle, "graph %q holds itself: an attribute of one of its nodes holds it, or a graph that does", name)
 	}
-	c := &Checked{Graph: g, Producer: make(map[string]int), Meta: make(map[string]*kernel.Tensor)}
+	tensors := len(g.Inputs) + len(g.Consts)
+	for _, n := range g.Nodes {
+		if n != nil {
+			tensors += len(n.Outputs)
+		}
+	}
+	c := &Checked{Graph: g, Producer: make(map[string]int, tensors), Meta: make(map[string]*kernel.Tensor, tensors)}
 	for _, in := range g.Inputs {
 		switch {
 		case in.Name == "":

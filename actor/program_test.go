@@ -1,0 +1,63 @@
+package actor
+
+import (
+	"bytes"
+	"hash/fnv"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
+	"github.com/pipert/pipert/subgraph"
+)
+
+// TestNameSeedIsFNV: a node's name seed is FNV-1a of its name (mixed), so
+// that the random ops' values stay those of earlier releases.
+func TestNameSeedIsFNV(t *testing.T) {
+	for _, name := range []string{"", "a", "node/7", "then/Add_3", "ünïcode", string([]byte{0, 0xff, 0x80})} {
+		h := fnv.New64a()
+		h.Write([]byte(name))
+		if got, want := nameSeed(name), h.Sum64()*0xbf58476d1ce4e5b9; got != want {
+			t.Errorf("nameSeed(%q) = %#x, want %#x", name, got, want)
+		}
+	}
+}
+
+// TestProgramSharesAttributeKeys: nodes of the same op, kernel type and
+// attributes share one attribute key; nodes of other attributes have their
+// own; every key has attrKey's bytes.
+func TestProgramSharesAttributeKeys(t *testing.T) {
+	b := subgraph.NewBuilder("keys")
+	x := b.Input("x", kernel.Float32, 2, 3)
+	r1 := b.Op("ReLU", x)
+	r2 := b.Op("ReLU", r1)
+	e1 := b.OpAttrs("Elu", kernel.Attrs{"alpha": 0.5}, r2)
+	e2 := b.OpAttrs("Elu", kernel.Attrs{"alpha": 0.25}, e1)
+	e3 := b.OpAttrs("Elu", kernel.Attrs{"alpha": 0.5}, e2)
+	b.Output(e3)
+	c, err := subgraph.Validate(b.Graph(), ops.Builtins())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newProgram(c, func(int) (plan.Costs, error) { return plan.Costs{}, nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(a, b []byte) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+	nd := p.nodes
+	if !same(nd[0].attrs, nd[1].attrs) || !same(nd[2].attrs, nd[4].attrs) {
+		t.Error("nodes of the same op and attributes do not share their key")
+	}
+	if same(nd[2].attrs, nd[3].attrs) || same(nd[0].attrs, nd[2].attrs) {
+		t.Error("nodes of other attributes share a key")
+	}
+	for i, n := range nd {
+		want, opLen, ok := attrKey(n.op, c.Kernels[c.Order[i]], c.Graph.Nodes[c.Order[i]].Attrs)
+		if !ok || !bytes.Equal(n.attrs, want) || n.global != string(want[:opLen]) {
+			t.Errorf("node %d: key %q global %q, want %q and %q", i, n.attrs, n.global, want, want[:opLen])
+		}
+		if cap(n.attrs) != len(n.attrs) {
+			t.Errorf("node %d: key has room to append into (%d of %d)", i, len(n.attrs), cap(n.attrs))
+		}
+	}
+}
