@@ -257,7 +257,7 @@ var table = map[string]OpInfo{
 	"HammingWindow":                {Pipert: "HammingWindow", MinOpset: 17, MaxOpset: MaxOpset},
 	"BlackmanWindow":               {Pipert: "BlackmanWindow", MinOpset: 17, MaxOpset: MaxOpset},
 	"MelWeightMatrix":              {Pipert: "MelWeightMatrix", MinOpset: 17, MaxOpset: MaxOpset},
-	"DFT":                          {Pipert: "DFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "axis as attribute before 20, as input from 20; onesided of a real signal only (a complex one has no one-sided spectrum); inverse with onesided from 20, to dft_length 2(m−1) or 2m−1 for m bins"},
+	"DFT":                          {Pipert: "DFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "axis as attribute before 20, as input from 20; onesided of a real signal only (a complex one has no one-sided spectrum); inverse with onesided (IRFFT, at every opset), to dft_length 2(m−1) or 2m−1 for m bins"},
 	"STFT":                         {Pipert: "STFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "real and complex signals (onnxruntime 1.30 gives wrong values for complex ones, checked against a float64 DFT)"},
 	"DynamicQuantizeLinear":        {Pipert: "DynamicQuantizeLinear", MinOpset: 11, MaxOpset: MaxOpset},
 	"MatMulInteger":                {Pipert: "MatMulInteger", MinOpset: 10, MaxOpset: MaxOpset},

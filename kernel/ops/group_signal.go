@@ -35,13 +35,14 @@ import (
 //     The output is complex, [… , bins, …, 2]. Up to opset 19 the first
 //     axis is a batch axis (input rank 3 or more, axis 1 to rank − 2).
 //     From opset 20 axis is the optional scalar int64 input 2 (default
-//     −2, any axis but the last; input rank 2 or more); onesided takes a
-//     real signal, and with inverse (IRFFT) a complex one-sided spectrum
-//     of m bins, whose Hermitian completion to dft_length (default
-//     2·(m − 1)) it inverts into a real signal [… , dft_length, …, 1];
-//     only dft_length 2·(m − 1) and 2·m − 1, the lengths whose spectra
-//     have m bins, are implemented (onnxruntime and the ONNX reference
-//     differ on the others).
+//     −2, any axis but the last; input rank 2 or more). At every opset
+//     onesided takes a real signal, and with inverse (IRFFT) a complex
+//     one-sided spectrum of m bins, whose Hermitian completion to
+//     dft_length (default 2·(m − 1)) it inverts into a real signal
+//     [… , dft_length, …, 1] (ONNX spelled IRFFT out for opsets 17 and
+//     20 alike in onnx/onnx#7574); only dft_length 2·(m − 1) and
+//     2·m − 1, the lengths whose spectra have m bins, are implemented
+//     (onnxruntime and the ONNX reference differ on the others).
 //   - STFT(signal, frame_step[, window[, frame_length]]) (onesided 1): the
 //     DFT of each frame of signal [B, L, 1|2], frames starting every
 //     frame_step samples, each frame_length long (default: the window's
@@ -437,9 +438,6 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 	onesided, err := flagAttr(attrs, "onesided", false)
 	if err != nil {
 		return nil, wrapAttr(err)
-	}
-	if inverse && onesided && opset < 20 {
-		return nil, notImplemented("ops: DFT: inverse and onesided together are not implemented before opset 20")
 	}
 	irfft := inverse && onesided
 	// geometry returns the signal axis, its input length, the DFT length

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -328,7 +329,7 @@ func TestDFT20Errors(t *testing.T) {
 		{formAttrs(20, "inverse", int64(1), "onesided", int64(1)), []*kernel.Tensor{x, formScalar(5)}, []string{"dft_length 5", "6 and 7"}},
 		{formAttrs(20, "inverse", int64(1), "onesided", int64(1)), []*kernel.Tensor{f32(shp(2, 1, 2))}, []string{"dft_length 0"}},
 		{formAttrs(20), []*kernel.Tensor{x, formScalar(0)}, []string{"dft_length 0"}},
-		{formAttrs(19, "inverse", int64(1), "onesided", int64(1)), []*kernel.Tensor{x}, []string{"onesided", "opset 20"}},
+		{formAttrs(19, "inverse", int64(1), "onesided", int64(1)), []*kernel.Tensor{f32(shp(1, 4, 1))}, []string{"complex input"}},
 		{formAttrs(19), []*kernel.Tensor{f32(shp(4, 2))}, []string{"batch"}},
 	} {
 		wantErr(t, "DFT", c.attrs, c.in, c.want...)
@@ -383,6 +384,38 @@ func TestDFT20Irfft(t *testing.T) {
 	spec := tensor(kernel.Float64, shp(3, 2), 4, 7, 1, 1, 2, -5)
 	got := mustRun(t, "DFT", formAttrs(20, "inverse", int64(1), "onesided", int64(1)), spec)
 	checkClose(t, "irfft", got, shp(4, 1), []float64{2, 0, 1, 1}, 1e-12)
+}
+
+// TestDFT17Irfft: before opset 20 inverse onesided is IRFFT too, as
+// ONNX's text says since onnx/onnx#7574. The case is the backend test
+// test_dft_irfft_opset19: the one-sided spectra along axis 1 of the
+// columns x[k][j] = 10k + j, k < 10 (bin 0: 450 + 10j; bin w > 0:
+// Σ 10k·ω^k = 100/(ω − 1), ω = e^(−2πiw/10)), inverted to x.
+func TestDFT17Irfft(t *testing.T) {
+	spec := make([]float64, 0, 6*10*2)
+	for w := range 6 {
+		for j := range 10 {
+			if w == 0 {
+				spec = append(spec, float64(450+10*j), 0)
+				continue
+			}
+			c := 100 / (cmplx.Exp(complex(0, -2*math.Pi*float64(w)/10)) - 1)
+			spec = append(spec, real(c), imag(c))
+		}
+	}
+	want := make([]float64, 100)
+	for i := range want {
+		want[i] = float64(i)
+	}
+	for _, opset := range []int64{17, 19} {
+		got := mustRun(t, "DFT", formAttrs(opset, "inverse", int64(1), "onesided", int64(1), "axis", int64(1)),
+			tensor(kernel.Float32, shp(1, 6, 10, 2), spec...))
+		checkClose(t, fmt.Sprintf("DFT-%d irfft", opset), got, shp(1, 10, 10, 1), want, 1e-4)
+	}
+	// The opset-20 form with the axis input gives the same.
+	got := mustRun(t, "DFT", formAttrs(20, "inverse", int64(1), "onesided", int64(1)),
+		tensor(kernel.Float32, shp(1, 6, 10, 2), spec...), f32(shp(0)), formScalar(1))
+	checkClose(t, "DFT-20 irfft", got, shp(1, 10, 10, 1), want, 1e-4)
 }
 
 func TestQuantize21Errors(t *testing.T) {

@@ -104,7 +104,7 @@ func TestDFTAgainstDefinition(t *testing.T) {
 			}
 		}
 	}
-	wantErr(t, "DFT", kernel.Attrs{"inverse": int64(1), "onesided": int64(1)}, nil, "onesided")
+	wantErr(t, "DFT", kernel.Attrs{"inverse": int64(1), "onesided": int64(1)}, []*kernel.Tensor{kernel.New(kernel.Float32, 2, 3, 1)}, "onesided", "complex input")
 	wantErr(t, "DFT", nil, []*kernel.Tensor{kernel.New(kernel.Float32, 2, 3, 3)}, "1 or 2")
 	wantErr(t, "DFT", kernel.Attrs{"axis": int64(2)}, []*kernel.Tensor{kernel.New(kernel.Float32, 2, 3, 1)}, "axis")
 }
