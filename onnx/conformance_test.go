@@ -125,20 +125,22 @@ func readExpected(t *testing.T) map[string]string {
 }
 
 // supported reports whether every op of m (its subgraphs too) is in the
-// importer's table at m's opset.
+// importer's table at m's opset of the op's domain.
 func supported(m *onnx.Model) bool {
-	have := map[string]onnx.OpInfo{}
+	have := map[[2]string]onnx.OpInfo{}
 	for _, info := range onnx.Ops() {
-		if info.Domain == "" { // an op of another domain may share the name
-			have[info.ONNX] = info
-		}
+		have[[2]string{info.Domain, info.ONNX}] = info
 	}
-	opset := m.Opsets[""]
 	var walk func(g *onnx.Graph) bool
 	walk = func(g *onnx.Graph) bool {
 		for _, n := range g.Nodes {
-			info, ok := have[n.OpType]
-			if !ok || (n.Domain != "" && n.Domain != "ai.onnx") || opset < info.MinOpset || opset > info.MaxOpset {
+			domain := n.Domain
+			if domain == "ai.onnx" {
+				domain = ""
+			}
+			info, ok := have[[2]string{domain, n.OpType}]
+			opset := m.Opsets[domain]
+			if !ok || opset < info.MinOpset || opset > info.MaxOpset {
 				return false
 			}
 			for _, a := range n.Attrs {
