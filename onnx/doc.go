@@ -38,7 +38,11 @@
 //
 // The ONNX backend node tests of Debian's libonnx-testdata run in
 // TestBackendNodeTests; testdata/expected_failures.txt lists, with
-// reasons, those pipert fails. docs/ONNX_OPS.md is generated from Ops.
+// reasons, those pipert fails. With PIPERT_ONNX_NODE_TESTS naming a copy
+// of a later suite (ONNX's repository at the last commit that holds it),
+// the same test runs that one against
+// testdata/expected_failures_onnx_main.txt. docs/ONNX_OPS.md is generated
+// from Ops.
 //
 // Dependency rule: onnx imports control, subgraph, kernel and kernel/ops.
 package onnx
