@@ -1129,6 +1129,16 @@ add({
   ],
   outputs: [['nz', i64], ['ii', 'bool'], ['in', 'bool'], ['sg', f]],
 });
+// NonZero of a scalar: a non-zero and a zero one.
+add({
+  name: 'xp_nonzero_scalar', opset: 13,
+  inputs: [['x', f, [], [2.5]], ['z', i64, [], [0]]],
+  nodes: [
+    { op: 'NonZero', inputs: ['x'], outputs: ['nx'] },
+    { op: 'NonZero', inputs: ['z'], outputs: ['nz'] },
+  ],
+  outputs: [['nx', i64], ['nz', i64]],
+});
 // Reductions of -Inf/Inf/empty slices.
 add({
   name: 'xp_reduce_inf_edges', opset: 13,
