@@ -393,7 +393,11 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 	if err != nil {
 		return fail(err)
 	}
-	e := &Executable{g: g, cfg: c, rcfg: rc, act: act, checked: checked, runners: runners, smu: make(turn, 1)}
+	// Submit's lanes lower the graph again from its order and kernels;
+	// the maps of tensor names and shapes Validate built (about 180 B a
+	// kernel) are not kept for them.
+	lanes := &subgraph.Checked{Graph: checked.Graph, Order: checked.Order, Kernels: checked.Kernels}
+	e := &Executable{g: g, cfg: c, rcfg: rc, act: act, checked: lanes, runners: runners, smu: make(turn, 1)}
 	return e, nil
 }
 
