@@ -43,7 +43,7 @@ type Brancher interface {
 // guard is the condition a spliced branch node runs under: the choice
 // slot's host value is want. A node with no guard has tok -1.
 type guard struct {
-	tok  int
+	tok  int32
 	want byte
 }
 

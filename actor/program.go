@@ -33,38 +33,44 @@ type slotInfo struct {
 	input    int // position among the graph inputs, when isInput
 }
 
-// node is one kernel in execution order.
+// node is one kernel in execution order. Its fields are laid out so that
+// the flags and the guard share one word: a long graph holds many nodes.
 type node struct {
 	name, op  string
 	nameSeed  uint64               // mixes the node's name into kernel.Args.Seed
 	numbered  kernel.RunNumbered   // k, when it takes the run's number
 	stoppable kernel.Interruptible // k, when it takes the run's context
 	k         kernel.Kernel
-	costs     plan.Costs // synthetic host costs per stage
-	in, out   []int      // slots
+	cd        kernel.ComputeDependent // k, when compute
+	// costs are the synthetic host costs per stage, shared by the nodes
+	// that have the same (never nil).
+	costs   *plan.Costs
+	in, out []int // slots
 	// free lists the slots whose last use is this node (inputs and outputs
 	// nobody reads), freed right after its launch.
 	free      []int
 	valueDeps []int // input positions InferShape reads values of
 	// cdeps are the compute-dependent producers of its inputs, each once,
 	// in input order: the ones its InferShape may wait for.
-	cdeps   []int
-	compute bool // compute-dependent: real output shapes after it ran
-	cd      kernel.ComputeDependent
+	cdeps []int
+
+	// Host caches. attrs encodes the op, the kernel's Go type and its
+	// attributes, the prefix of its tiling key; global is its entry in the
+	// global tiling cache ("" when an attribute cannot be encoded, or the
+	// node is volatile: the node is cached locally only, if at all).
+	attrs  []byte
+	global string
+
+	// guard is the branch choice the node of a spliced If runs under.
+	guard guard
+	// compute: compute-dependent, real output shapes after it ran.
+	compute bool
 	// watched is set when some later node waits on this node's completion
 	// (a value or compute dependency): its launch records an event.
 	watched bool
-	// guard is the branch choice the node of a spliced If runs under.
-	guard guard
-
-	// Host caches. volatile: the kernel's InferShape and Resize are never
-	// reused (kernel.Deps.Volatile). attrs encodes the op, the kernel's Go
-	// type and its attributes, the prefix of its tiling key; global is its
-	// entry in the global tiling cache ("" when an attribute cannot be
-	// encoded: the node is cached locally only).
+	// volatile: the kernel's InferShape and Resize are never reused
+	// (kernel.Deps.Volatile).
 	volatile bool
-	attrs    []byte
-	global   string
 	// checked: the runner checks the kernel contract around its stages
 	// (a kernel that is not kernel.Trusted).
 	checked bool
@@ -75,7 +81,7 @@ type node struct {
 // branches' nodes; with splice nil, Branchers stay single kernels.
 func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), splice func(plan.Node) (plan.Costs, error)) (*program, error) {
 	g := c.Graph
-	l := &lowering{p: &program{g: g}, splice: splice, keys: make(map[string]internedKey)}
+	l := &lowering{p: &program{g: g}, splice: splice, keys: make(map[string]internedKey), shared: make(map[plan.Costs]*plan.Costs)}
 	p := l.p
 	// One node a graph node, but for spliced branches (which append).
 	p.nodes = make([]node, 0, len(g.Nodes))
@@ -129,6 +135,18 @@ type lowering struct {
 	// same op, kernel type and attributes share it (read only).
 	keys map[string]internedKey
 	buf  []byte // intern's lookup key
+	// shared holds each distinct set of costs once.
+	shared map[plan.Costs]*plan.Costs
+}
+
+// costs returns the shared copy of cs.
+func (l *lowering) costs(cs plan.Costs) *plan.Costs {
+	p, ok := l.shared[cs]
+	if !ok {
+		p = &cs
+		l.shared[cs] = p
+	}
+	return p
 }
 
 // internedKey is a node's attribute key and global cache entry, shared by
@@ -236,7 +254,7 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 			bn := c.Graph.Nodes[i]
 			return l.splice(plan.Node{Name: sub + bn.Name, Op: bn.Op})
 		}
-		if err := l.graph(c, inner, costs, guard{tok: choice, want: byte(1 - bi)}, sub); err != nil {
+		if err := l.graph(c, inner, costs, guard{tok: int32(choice), want: byte(1 - bi)}, sub); err != nil {
 			return err
 		}
 		for _, o := range bg.Outputs {
@@ -255,7 +273,7 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 // the node's position as producer).
 func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
-	nd := node{name: name, op: op, k: k, costs: cs, in: in, out: out, guard: g, nameSeed: nameSeed(name)}
+	nd := node{name: name, op: op, k: k, costs: l.costs(cs), in: in, out: out, guard: g, nameSeed: nameSeed(name)}
 	nd.numbered, _ = k.(kernel.RunNumbered)
 	nd.stoppable, _ = k.(kernel.Interruptible)
 	deps := k.Deps()
