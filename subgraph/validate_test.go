@@ -2,6 +2,7 @@ package subgraph_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -185,22 +186,67 @@ func TestValueDependencyOnConstantInfers(t *testing.T) {
 	}
 }
 
-// FuzzValidate checks that no graph, however malformed, makes Validate panic.
+// FuzzValidate checks that no graph, however malformed, makes Validate
+// panic. The first byte picks the graph input's declaration (static,
+// dynamic, scalar, empty, int64, any shape), the next four are an int64
+// constant "c" (a shape, an index or a count for the ops that read one);
+// then every three bytes are a node: its op (and, past 127, an axis
+// attribute from the third byte), its input count, and the first of its
+// inputs, any tensor made so far or the constant.
 func FuzzValidate(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5})
 	f.Add([]byte{9, 9, 9, 1, 0, 200, 3})
-	opsList := []string{"Add", "ReLU", "MatMul", "Reshape", "Concat", "Unique", "Shape", "Gather", "Nope"}
+	f.Add([]byte{0, 2, 2, 0, 0, 3, 2, 0, 0, 1, 1})
+	f.Add([]byte{1, 255, 2, 1, 0, 9, 1, 2, 10, 2, 0, 0, 1, 1})
+	f.Add([]byte{4, 3, 0, 0, 0, 11, 2, 0, 12, 1, 1, 135, 2, 1, 6, 1, 2})
+	f.Add([]byte{3, 0, 1, 2, 3, 13, 3, 0, 14, 2, 0, 7, 2, 1, 4, 2, 2})
+	opsList := []string{"Add", "ReLU", "MatMul", "Reshape", "Concat", "Unique", "Shape", "Gather", "Nope",
+		"ConstantOfShape", "Expand", "Range", "Tile", "Slice", "Squeeze", "Transpose", "Cast", "Where"}
+	inputs := []subgraph.Value{
+		{Name: "t0", DType: kernel.Float32, Shape: kernel.Shape{2, 2}},
+		{Name: "t0", DType: kernel.Float32, Shape: kernel.Shape{kernel.Dynamic, 2}},
+		{Name: "t0", DType: kernel.Float32, Shape: kernel.Shape{}},
+		{Name: "t0", DType: kernel.Float32, Shape: kernel.Shape{0, 3}},
+		{Name: "t0", DType: kernel.Int64, Shape: kernel.Shape{3}},
+		{Name: "t0", DType: kernel.Float32, Shape: kernel.Shape{kernel.Dynamic}, AnyShape: true},
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g := &subgraph.Graph{Name: "fuzz", Inputs: []subgraph.Value{{Name: "t0", DType: kernel.Float32, Shape: kernel.Shape{2, 2}}}}
+		g := &subgraph.Graph{Name: "fuzz", Inputs: []subgraph.Value{inputs[0]}}
+		if len(data) >= 5 {
+			in := inputs[int(data[0])%len(inputs)]
+			in.Shape = in.Shape.Clone()
+			c := make([]int64, 0, 4)
+			for _, b := range data[1:5] {
+				if b != 0xff {
+					c = append(c, int64(int8(b)))
+				}
+			}
+			g.Inputs = []subgraph.Value{in}
+			g.Consts = []subgraph.Const{{Name: "c", Tensor: kernel.FromInt64(c, int64(len(c)))}}
+			data = data[5:]
+		}
+		name := func(i int) string {
+			if i == 0 || len(g.Consts) == 0 {
+				return "t" + strconv.Itoa(i%40)
+			}
+			if i == 1 {
+				return "c"
+			}
+			return "t" + strconv.Itoa((i-1)%40)
+		}
 		tensors := 1
 		for i := 0; i+2 < len(data) && i < 60; i += 3 {
-			op := opsList[int(data[i])%len(opsList)]
-			nin := int(data[i+1]) % 3
+			op := opsList[int(data[i]&0x7f)%len(opsList)]
+			var attrs kernel.Attrs
+			if data[i]&0x80 != 0 {
+				attrs = kernel.Attrs{"axis": int64(int8(data[i+2]))}
+			}
+			nin := int(data[i+1]) % 4
 			var in []string
 			for j := 0; j < nin; j++ {
-				in = append(in, "t"+string(rune('0'+int(data[i+2]+byte(j))%(tensors+1))))
+				in = append(in, name((int(data[i+2])+j)%(tensors+len(g.Consts)+1)))
 			}
-			g.Nodes = append(g.Nodes, &subgraph.Node{Name: "n" + string(rune('a'+i%26)), Op: op, Inputs: in, Outputs: []string{"t" + string(rune('0'+tensors%40))}})
+			g.Nodes = append(g.Nodes, &subgraph.Node{Name: "n" + string(rune('a'+i%26)), Op: op, Attrs: attrs, Inputs: in, Outputs: []string{"t" + strconv.Itoa(tensors%40)}})
 			tensors++
 		}
 		g.Outputs = []string{"t1"}
