@@ -97,7 +97,11 @@ func TestMalformedInputIsAnError(t *testing.T) {
 
 // FuzzParse: malformed or truncated input gives an error, never a panic
 // (the fuzzer's memory limit catches unbounded allocation). The seeds are
-// the two real models, truncations of them and small node-test models.
+// the two real models, truncations of them, the small models of testdata
+// (local functions, sparse initializers, typed data fields, float16 and
+// the light model zoo) and small node-test models with their first
+// input. Each input is also read as a TensorProto (ParseTensor), whose
+// tensor converts or fails with an error.
 func FuzzParse(f *testing.F) {
 	for _, file := range []string{"silero-vad-v5.onnx", "ppocrv4-det.onnx"} {
 		b, err := os.ReadFile(filepath.Join("..", "models", file))
@@ -107,6 +111,19 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 		f.Add(b[:len(b)/3])
 	}
+	for _, pattern := range []string{"opset/*.onnx", "sparse/*.onnx", "contrib_f16/*.onnx", "light/light_*.onnx"} {
+		files, err := filepath.Glob(filepath.Join("testdata", pattern))
+		if err != nil || len(files) == 0 {
+			f.Fatalf("no seeds in testdata/%s: %v", pattern, err)
+		}
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
 	if dirs, err := filepath.Glob("/usr/share/libonnx-testdata/data/node/test_*/model.onnx"); err == nil {
 		for i, p := range dirs {
 			if i%40 != 0 {
@@ -115,9 +132,16 @@ func FuzzParse(f *testing.F) {
 			if b, err := os.ReadFile(p); err == nil {
 				f.Add(b)
 			}
+			if b, err := os.ReadFile(filepath.Join(filepath.Dir(p), "test_data_set_0", "input_0.pb")); err == nil {
+				f.Add(b)
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The same bytes as a lone TensorProto (a backend test's data).
+		if tn, err := ParseTensor(b); err == nil {
+			_, _ = tn.Kernel()
+		}
 		m, err := Parse(b)
 		if err == nil && m.Graph == nil {
 			t.Fatal("a model without a graph parsed")
