@@ -96,8 +96,12 @@ func sorted(gp *Graph) ([]*Node, error) {
 }
 
 // visitNames calls f with every tensor name node n reads: its inputs and
-// the names the graphs of its attributes use (a superset of what they read
-// from outside: names they define themselves are not produced outside).
+// the names the graphs of its attributes read from outside them (a
+// superset of what they read from the enclosing graph). A name a graph
+// defines itself — an input, an initializer, a node's output — is its
+// own, also where it shadows a tensor of the same name outside (as
+// onnxruntime scopes it): a body whose node writes a name the enclosing
+// graph also produces does not read it from there.
 func visitNames(n *Node, f func(string)) {
 	for _, in := range n.Inputs {
 		if in != "" {
@@ -120,14 +124,37 @@ func visitNames(n *Node, f func(string)) {
 }
 
 func visitGraphNames(g *Graph, f func(string)) {
+	own := map[string]bool{}
+	for _, v := range g.Inputs {
+		if v != nil {
+			own[v.Name] = true
+		}
+	}
+	for _, t := range g.Initializers {
+		if t != nil {
+			own[t.Name] = true
+		}
+	}
 	for _, n := range g.Nodes {
 		if n != nil {
-			visitNames(n, f)
+			for _, o := range n.Outputs {
+				own[o] = true
+			}
+		}
+	}
+	outer := func(name string) {
+		if !own[name] {
+			f(name)
+		}
+	}
+	for _, n := range g.Nodes {
+		if n != nil {
+			visitNames(n, outer)
 		}
 	}
 	for _, o := range g.Outputs {
 		if o != nil {
-			f(o.Name)
+			outer(o.Name)
 		}
 	}
 }
