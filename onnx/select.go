@@ -15,12 +15,18 @@ func selectOutputs(g *Graph, names []string) (*Graph, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%w: Options.Outputs is empty (nil keeps the model's outputs)", ErrImport)
 	}
+	// A name two nodes define is refused here, as the whole graph's import
+	// refuses it: the nodes selected must not depend on which is kept.
 	producer := make(map[string]int, len(g.Nodes))
 	for i, n := range g.Nodes {
 		for _, o := range n.Outputs {
-			if _, ok := producer[o]; !ok && o != "" {
-				producer[o] = i
+			if o == "" {
+				continue
 			}
+			if j, ok := producer[o]; ok {
+				return nil, fmt.Errorf("%w: tensor %q defined twice: outputs of nodes %q (%s) and %q (%s)", ErrImport, o, g.Nodes[j].Name, g.Nodes[j].OpType, n.Name, n.OpType)
+			}
+			producer[o] = i
 		}
 	}
 	declared := map[string]*ValueInfo{}

@@ -190,3 +190,20 @@ func TestResolverErrorKeepsItsCause(t *testing.T) {
 		t.Errorf("%v: want ErrUnsupported and the resolver's error", err)
 	}
 }
+
+// TestSelectOutputsRefusesATensorDefinedTwice: a model in which two nodes
+// write one name (an exporter's Constant repeated at the end of the graph,
+// as in onnxruntime's gpt2_past test model) is refused with Options.Outputs
+// as the whole graph's import refuses it, whichever node the selection
+// would keep: the selected graph must not depend on which definition is
+// found first.
+func TestSelectOutputsRefusesATensorDefinedTwice(t *testing.T) {
+	m := selectModel()
+	m.Graph.Nodes = append(m.Graph.Nodes, &onnx.Node{Name: "again", OpType: "Neg", Inputs: []string{"x"}, Outputs: []string{"u"}})
+	for _, outs := range [][]string{{"u"}, {"y"}, {"t"}} {
+		_, err := onnx.Import(m, onnx.Options{Outputs: outs})
+		if !errors.Is(err, onnx.ErrImport) || !strings.Contains(err.Error(), `tensor "u" defined twice`) {
+			t.Errorf("outputs %v: %v, want ErrImport saying u is defined twice", outs, err)
+		}
+	}
+}
