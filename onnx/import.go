@@ -1215,6 +1215,7 @@ func (im *importer) bodyNode(n *Node, op string, body *Graph, inputs []string, t
 func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*importer, error) {
 	sub := &importer{opset: im.opset, legacy: im.legacy, msOpset: im.msOpset, mlOpset: im.mlOpset, domains: im.domains, res: im.res, fold: im.fold, parent: im,
 		g: &subgraph.Graph{Name: nodeBase(n) + "/body"}, known: map[string]*kernel.Tensor{}, used: map[string]bool{}, nodes: map[string]bool{}}
+	var unsq [][2]string // inputs given unsqueezed: the subgraph's input, the body's name
 	for i, v := range body.Inputs {
 		if v.NotTensor {
 			return nil, fmt.Errorf("%w: %s body input %q is not a tensor (sequences and optionals are not implemented)", ErrUnsupported, n.OpType, v.Name)
@@ -1226,8 +1227,24 @@ func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*import
 		if !ok {
 			return nil, fmt.Errorf("%w: %s body input %q has no tensor type pipert takes", ErrUnsupported, n.OpType, v.Name)
 		}
+		if n.OpType == "Loop" && i < 2 && v.HasShape && len(v.Dims) == 1 && (!v.Dims[0].Known || v.Dims[0].Value == 1) {
+			// A body declaring its iteration number or condition of
+			// shape [1] (older tf2onnx and keras2onnx exports) is given
+			// it of that shape, as onnxruntime gives it: the Loop's
+			// scalar unsqueezed in the body.
+			scalar := sub.fresh(v.Name + "/scalar")
+			sub.used[scalar] = true
+			sub.g.Inputs = append(sub.g.Inputs, subgraph.Value{Name: scalar, DType: dt, Shape: kernel.Shape{kernel.Dynamic}})
+			unsq = append(unsq, [2]string{scalar, v.Name})
+			continue
+		}
 		sub.used[v.Name] = true
 		sub.g.Inputs = append(sub.g.Inputs, subgraph.Value{Name: v.Name, DType: dt, Shape: kernel.Shape{kernel.Dynamic}})
+	}
+	for _, u := range unsq {
+		if err := sub.axesNode("Unsqueeze", u[0], u[1], 0); err != nil {
+			return nil, fmt.Errorf("body: input %q: %w", u[1], err)
+		}
 	}
 	if err := sub.body(body, nil); err != nil {
 		return nil, fmt.Errorf("body: %w", err)
