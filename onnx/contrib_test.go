@@ -87,8 +87,9 @@ func TestGatherBlockQuantizedImport(t *testing.T) {
 }
 
 // TestDomains checks the import's handling of op domains: com.microsoft
-// ops need the domain imported, at a version the importer takes; an op of
-// another domain is unsupported, named with its domain and version.
+// ops are read at the version the model imports, which the importer must
+// take, or at version 1 when the model does not import the domain; an op
+// of another domain is unsupported, named with its domain and version.
 func TestDomains(t *testing.T) {
 	model := func(opsets map[string]int64, domain, op string) *onnx.Model {
 		x := &onnx.ValueInfo{Name: "x", DataType: onnx.DataType(1), HasShape: true, Dims: []onnx.Dim{{Value: 2, Known: true}, {Value: 4, Known: true}}}
@@ -103,7 +104,7 @@ func TestDomains(t *testing.T) {
 		substr []string
 	}{
 		{"ok", model(map[string]int64{"": 17, onnx.MSDomain: 1}, onnx.MSDomain, "QuickGelu"), nil, nil},
-		{"not imported", model(map[string]int64{"": 17}, onnx.MSDomain, "QuickGelu"), onnx.ErrImport, []string{"QuickGelu", onnx.MSDomain}},
+		{"not imported: version 1", model(map[string]int64{"": 17}, onnx.MSDomain, "QuickGelu"), nil, nil},
 		{"unknown op", model(map[string]int64{"": 17, onnx.MSDomain: 1}, onnx.MSDomain, "NoSuchOp"), onnx.ErrUnsupported, []string{"NoSuchOp", onnx.MSDomain, "version 1"}},
 		{"version", model(map[string]int64{"": 17, onnx.MSDomain: 2}, onnx.MSDomain, "QuickGelu"), onnx.ErrUnsupported, []string{"QuickGelu", onnx.MSDomain, "version 2"}},
 		{"other domain", model(map[string]int64{"": 17, "ai.onnx.contrib": 3}, "ai.onnx.contrib", "Foo"), onnx.ErrUnsupported, []string{"Foo", "ai.onnx.contrib", "version 3"}},
@@ -126,5 +127,45 @@ func TestDomains(t *testing.T) {
 				t.Errorf("%s: error %q does not name %q", tc.name, err, s)
 			}
 		}
+	}
+}
+
+// TestContribDomainNotImported: a model whose nodes are of domain
+// com.microsoft but whose opset_import leaves the domain out (as
+// onnxruntime's fusion tools write them: its Gelu and SkipLayerNormalization
+// test models) is read at the domain's version 1, as onnxruntime reads it,
+// and computes what the model importing the domain computes; a version the
+// op lacks is still refused.
+func TestContribDomainNotImported(t *testing.T) {
+	f := onnx.Float
+	model := func(opsets map[string]int64) *onnx.Model {
+		x := &onnx.ValueInfo{Name: "x", DataType: f, Dims: []onnx.Dim{{Value: 4, Known: true}}, HasShape: true}
+		return &onnx.Model{IRVersion: 8, Opsets: opsets, Graph: &onnx.Graph{
+			Name:    "gelu",
+			Inputs:  []*onnx.ValueInfo{x},
+			Nodes:   []*onnx.Node{{Name: "g", OpType: "Gelu", Domain: onnx.MSDomain, Inputs: []string{"x"}, Outputs: []string{"y"}}},
+			Outputs: []*onnx.ValueInfo{{Name: "y", DataType: f}},
+		}}
+	}
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-2, -0.5, 0.5, 3}, 4)}
+	var want []byte
+	for _, opsets := range []map[string]int64{{"": 17, onnx.MSDomain: 1}, {"": 17}} {
+		g, err := onnx.Import(model(opsets), onnx.Options{})
+		if err != nil {
+			t.Fatalf("opsets %v: %v", opsets, err)
+		}
+		res, err := runIn(g, in, pipert.KBK)
+		if err != nil {
+			t.Fatalf("opsets %v: %v", opsets, err)
+		}
+		got := res.Outputs["y"].Host
+		if want == nil {
+			want = got
+		} else if string(got) != string(want) {
+			t.Errorf("opsets %v: y = %v, want the output of the model importing the domain", opsets, res.Outputs["y"])
+		}
+	}
+	if _, err := onnx.Import(model(map[string]int64{"": 17, onnx.MSDomain: 2}), onnx.Options{}); !errors.Is(err, onnx.ErrUnsupported) {
+		t.Errorf("com.microsoft version 2: %v, want ErrUnsupported", err)
 	}
 }

@@ -399,6 +399,9 @@ func Ops() []OpInfo {
 	return out
 }
 
+// msLatest is the latest version of domain com.microsoft, its only one.
+const msLatest = 1
+
 // lookup returns the mapping of node n at the opsets the importer is at,
 // or an error naming what is missing.
 func (im *importer) lookup(n *Node) (OpInfo, error) {
@@ -410,11 +413,16 @@ func (im *importer) lookup(n *Node) (OpInfo, error) {
 		if !ok {
 			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s (version %d) is not implemented", ErrUnsupported, n.OpType, MSDomain, im.msOpset)
 		}
-		if im.msOpset <= 0 {
-			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s, which the model does not import (opset_import)", ErrImport, n.OpType, MSDomain)
+		v := im.msOpset
+		if v <= 0 {
+			// A model that uses the domain without importing it (as
+			// onnxruntime's own fusion tools write them) is read at
+			// the domain's only version, as onnxruntime reads a domain
+			// missing from opset_import at its latest.
+			v = msLatest
 		}
-		if im.msOpset < info.MinOpset || im.msOpset > info.MaxOpset {
-			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s at version %d (implemented for versions %d to %d)", ErrUnsupported, n.OpType, MSDomain, im.msOpset, info.MinOpset, info.MaxOpset)
+		if v < info.MinOpset || v > info.MaxOpset {
+			return OpInfo{}, fmt.Errorf("%w: op %s of domain %s at version %d (implemented for versions %d to %d)", ErrUnsupported, n.OpType, MSDomain, v, info.MinOpset, info.MaxOpset)
 		}
 		return info, nil
 	case MLDomain:
