@@ -20,7 +20,7 @@ func TestOpsDocIsCurrent(t *testing.T) {
 	b.WriteString("# ONNX ops pipert imports\n\n")
 	b.WriteString("Generated from the importer's table (`onnx.Ops`) by `go test ./onnx -run OpsDoc -update`; a test keeps it current.\n")
 	b.WriteString("An op outside this table, or at an opset outside its range, fails the import with an error naming the node, op and opset.\n\n")
-	b.WriteString("pipert has no string tensors: a string graph input or output, or a string initializer or Constant that a node reads, fails the import naming it; a string initializer or Constant that nothing reads is dropped. An initializer also listed as a graph input (models of IR version 3 and before) is a constant: a run cannot feed that input (onnxruntime lets it override the initializer).\n\n")
+	b.WriteString("pipert has no string tensors: a string graph input or output, or a string initializer or Constant that a node reads, fails the import naming it; a string initializer or Constant that nothing reads is dropped. An initializer also listed as a graph input (as models of IR version 3 and before list every initializer, and later ones may) is a constant, whatever the IR version: a run cannot feed that input (onnxruntime lets it override the initializer).\n\n")
 	b.WriteString("A model of default-domain opsets 1 to 6 has each node upgraded to its form at opset 7, as ONNX's version converter upgrades it: consumed_inputs dropped; ")
 	b.WriteString("the binary ops' broadcast and axis (B aligned at axis, the ranks known at import) made numpy broadcasting; Gemm's broadcast dropped; ")
 	b.WriteString("BatchNormalization's and Dropout's is_test dropped (inference); PRelu's per-channel slope [C] applied along dimension 1; ")
