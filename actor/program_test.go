@@ -35,14 +35,7 @@ func TestProgramSharesAttributeKeys(t *testing.T) {
 	e2 := b.OpAttrs("Elu", kernel.Attrs{"alpha": 0.25}, e1)
 	e3 := b.OpAttrs("Elu", kernel.Attrs{"alpha": 0.5}, e2)
 	b.Output(e3)
-	c, err := subgraph.Validate(b.Graph(), ops.Builtins())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newProgram(c, func(int) (plan.Costs, error) { return plan.Costs{}, nil }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, c := lower(t, b.Graph())
 	same := func(a, b []byte) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 	nd := p.nodes
 	if !same(nd[0].attrs, nd[1].attrs) || !same(nd[2].attrs, nd[4].attrs) {
@@ -60,4 +53,18 @@ func TestProgramSharesAttributeKeys(t *testing.T) {
 			t.Errorf("node %d: key has room to append into (%d of %d)", i, len(n.attrs), cap(n.attrs))
 		}
 	}
+}
+
+// lower validates g against the builtin ops and lowers it, at no cost.
+func lower(t *testing.T, g *subgraph.Graph) (*program, *subgraph.Checked) {
+	t.Helper()
+	c, err := subgraph.Validate(g, ops.Builtins())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newProgram(c, func(int) (plan.Costs, error) { return plan.Costs{}, nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, c
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
-	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -25,15 +24,7 @@ func stepGraph(t *testing.T) (*program, *subgraph.Checked) {
 	rs := b.Op("Reshape", r, s)
 	u := b.Op("Unique", rs)
 	b.Output(b.Op("ReLU", u))
-	c, err := subgraph.Validate(b.Graph(), ops.Builtins())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newProgram(c, func(int) (plan.Costs, error) { return plan.Costs{}, nil }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, c
+	return lower(t, b.Graph())
 }
 
 // TestRunnerStepByStep drives the KernelRunner by hand, as the engine does
