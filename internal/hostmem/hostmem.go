@@ -19,8 +19,9 @@
 // runtime has a memory limit (GOMEMLIMIT, debug.SetMemoryLimit), by what
 // that limit leaves of the memory the runtime has mapped, on every system.
 // It reads them only for sizes of checkFrom bytes and more: smaller
-// allocations are cheap to refuse by failing later, and cheap to make. Where the available memory
-// cannot be read, nothing is refused.
+// allocations are cheap to refuse by failing later, and cheap to make.
+// Where the available memory cannot be read and no limit is set, nothing
+// is refused.
 //
 // Dependency rule: hostmem imports only the standard library.
 package hostmem
