@@ -169,3 +169,41 @@ func TestContribDomainNotImported(t *testing.T) {
 		t.Errorf("com.microsoft version 2: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestUncheckedAttributes checks that the attributes onnxruntime's schemas
+// let through (its LayerNormalization before opset 17, its
+// SimplifiedLayerNormalization) are ignored there and refused elsewhere:
+// from opset 17 LayerNormalization is ONNX's, which defines its
+// attributes.
+func TestUncheckedAttributes(t *testing.T) {
+	f := onnx.Float
+	model := func(op string, opset int64) *onnx.Model {
+		x := &onnx.ValueInfo{Name: "x", DataType: f, Dims: []onnx.Dim{{Value: 4, Known: true}}, HasShape: true}
+		g := &onnx.ValueInfo{Name: "g", DataType: f, Dims: []onnx.Dim{{Value: 4, Known: true}}, HasShape: true}
+		return &onnx.Model{IRVersion: 8, Opsets: map[string]int64{"": opset}, Graph: &onnx.Graph{
+			Name:   "ln",
+			Inputs: []*onnx.ValueInfo{x, g},
+			Nodes: []*onnx.Node{{Name: "n", OpType: op, Inputs: []string{"x", "g"}, Outputs: []string{"y"},
+				Attrs: []*onnx.Attribute{{Name: "epsion", Type: onnx.AttrFloat, F: 0.5}}}},
+			Outputs: []*onnx.ValueInfo{{Name: "y", DataType: f}},
+		}}
+	}
+	for _, c := range []struct {
+		op    string
+		opset int64
+		ok    bool
+	}{
+		{"LayerNormalization", 16, true},
+		{"LayerNormalization", 17, false},
+		{"SimplifiedLayerNormalization", 17, true},
+		{"Softmax", 13, false},
+	} {
+		_, err := onnx.Import(model(c.op, c.opset), onnx.Options{})
+		if c.ok && err != nil {
+			t.Errorf("%s opset %d: %v", c.op, c.opset, err)
+		}
+		if !c.ok && !errors.Is(err, onnx.ErrUnsupported) {
+			t.Errorf("%s opset %d with attribute epsion: %v, want ErrUnsupported", c.op, c.opset, err)
+		}
+	}
+}

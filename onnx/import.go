@@ -1060,6 +1060,19 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		return a, nil
 	}
+	if n.OpType == "SimplifiedLayerNormalization" || n.OpType == "LayerNormalization" && im.opset < 17 {
+		// onnxruntime's own schemas of these default-domain ops allow
+		// attributes they do not define (AllowUncheckedAttributes), and
+		// exporters wrote some: a misspelled "epsion" in BERT and GPT-2
+		// exports. onnxruntime ignores them; so does the import.
+		for k := range a {
+			switch k {
+			case kernel.OpsetAttr, "axis", "epsilon", "stash_type":
+			default:
+				delete(a, k)
+			}
+		}
+	}
 	if n.OpType == "BatchNormalization" {
 		if _, set := a[ops.TrainingAttr]; set {
 			return nil, fmt.Errorf("%w: attribute %q is pipert's own", ErrImport, ops.TrainingAttr)

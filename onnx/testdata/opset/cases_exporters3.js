@@ -1394,6 +1394,20 @@ notRun.push({ name: 'ex3_ms_sparse_rpb', opset: 17, inputs: [['bt', f, [4, 2]], 
   nodes: [{ op: 'RelativePositionBias', domain: M, inputs: ['bt', 'qlen', 'klen'], outputs: ['y'], attrs: { max_distance: 4, is_bidirectional: 1 } }], outputs: [['y', f]] });
 
 
+// onnxruntime's default-domain LayerNormalization (before opset 17) and
+// SimplifiedLayerNormalization allow attributes they do not define; BERT
+// and GPT-2 exports carry a misspelled "epsion", which is ignored (epsilon
+// keeps its default), and any other unknown one too.
+add({
+  name: 'ex3_ln16_unchecked_attrs', opset: 16,
+  inputs: [['x', f, [2, 5], ramp(10, 3, 0.5)], F('g', ramp(5, 1, 1)), F('bb', ramp(5, 0.5))],
+  nodes: [
+    { op: 'LayerNormalization', inputs: ['x', 'g', 'bb'], outputs: ['y'], attrs: { epsion: 0.5 } },
+    { op: 'LayerNormalization', inputs: ['x', 'g'], outputs: ['y2'], attrs: { epsilon: 0.25, axis: -1, training_mode: 1, epsion: 0.5 } },
+    { op: 'SimplifiedLayerNormalization', inputs: ['x', 'g'], outputs: ['y3'], attrs: { epsion: 0.5, custom: 'x' } },
+  ],
+  outputs: [['y', f], ['y2', f], ['y3', f]],
+});
 const skip = new Set(['ex3_big_skipln', 'ex3_big_layernorm17', 'ex3_big_instnorm', 'ex3_big_simplifiedln', 'ex3_big_rmsnorm23',
   'ex3_big_lpnorm', 'ex3_big_reducel2', 'ex3_big_reducemean', 'ex3_groupnorm18_offset', 'ex3_groupnorm21_offset',
   'ex3_ms_matmulnbits_runtime_b_acc4', 'ex3_f16_yolo_block', 'ex3_ms_dmmha',
