@@ -23,22 +23,31 @@ type tracer struct {
 	names              [kernel.StageLaunch + 1][]trace.Name
 	barrier, run, plan trace.Name
 	// open holds, by node position, the flow of a kernel whose flow began
-	// in this run and whose launch has not succeeded (0: none): a run
-	// that fails ends those flows at its end, on an "abandoned" slice, so
-	// that no flow of the trace dangles. Each element is written by the
-	// goroutine tracing the kernel's stage, which the queues order; runEnd
-	// reads them after the run.
+	// in this run (0: none), sent whether the device took the kernel: a
+	// run that fails ends the flows of kernels begun and not sent at its
+	// end, on an "abandoned" slice, so that no flow of the trace dangles.
+	// open is written by the goroutine that begins the kernel's flow and
+	// sent by the launching goroutine, never the other's (in a pipeline
+	// they work on nearby positions: a line both wrote would move between
+	// their cores with every kernel); runEnd reads both after the run.
 	open      []uint64
-	sent      []bool // by node position: the device took its kernel in this run
+	sent      []bool
 	abandoned trace.Name
 	// last sample of each counter, by its writer: counters are sampled at
 	// most every counterEvery (deviceEvery for the device's) so that they
-	// do not cost more than the slices.
-	lastDepth [maxWorkers]int64
-	lastMem   int64
+	// do not cost more than the slices. Each on a cache line of its own,
+	// apart from the fields every goroutine reads.
+	lastDepth [maxWorkers]sampled
+	lastMem   sampled
 	// caches: the hit and miss counters of the host caches, by
 	// cacheCounters' order (nil when the caches are off).
 	caches []*trace.Track
+}
+
+// sampled is when a counter was last sampled, padded to a cache line.
+type sampled struct {
+	_  [64 - 8]byte
+	at int64
 }
 
 // cacheCounters name the host-cache counters, sampled at the end of each
@@ -218,10 +227,9 @@ func (t *tracer) launched(pos, n int) {
 		return
 	}
 	if n == 1 {
-		t.open[pos], t.sent[pos] = 0, true
+		t.sent[pos] = true
 		return
 	}
-	clear(t.open[pos : pos+n])
 	for i := pos; i < pos+n; i++ {
 		t.sent[i] = true
 	}
@@ -230,10 +238,10 @@ func (t *tracer) launched(pos, n int) {
 // memory samples the device memory and utilisation counters, from the
 // launching goroutine.
 func (t *tracer) memory(dev device.Device, now int64) {
-	if now-t.lastMem < deviceEvery || !t.on() {
+	if now-t.lastMem.at < deviceEvery || !t.on() {
 		return
 	}
-	t.lastMem = now
+	t.lastMem.at = now
 	ds := dev.Stats()
 	t.mem.Counter(now, ds.MemInUse)
 	if now > t.start {
@@ -263,7 +271,9 @@ func (t *tracer) runEnd(now int64, cs plan.CacheStats) {
 	}
 	for pos, f := range t.open {
 		if f != 0 {
-			t.worker[0].SliceFlow(now, 0, t.abandoned, trace.EvFlowEnd, f)
+			if !t.sent[pos] {
+				t.worker[0].SliceFlow(now, 0, t.abandoned, trace.EvFlowEnd, f)
+			}
 			t.open[pos] = 0
 		}
 	}
@@ -278,12 +288,12 @@ func (t *tracer) runEnd(now int64, cs plan.CacheStats) {
 // clock time now. The caller reads the queue's length only then: reading
 // it takes the cache lines the queue's producers write.
 func (t *tracer) depthDue(w int, now int64) bool {
-	return t.on() && t.qdepth[w] != nil && now-t.lastDepth[w] >= counterEvery
+	return t.on() && t.qdepth[w] != nil && now-t.lastDepth[w].at >= counterEvery
 }
 
 // depth records n, the length of goroutine w's queue at clock time now,
 // from that goroutine, when depthDue said so.
 func (t *tracer) depth(w, n int, now int64) {
-	t.lastDepth[w] = now
+	t.lastDepth[w].at = now
 	t.qdepth[w].Counter(now, int64(n))
 }

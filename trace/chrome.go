@@ -96,72 +96,74 @@ func (e *jsonEncoder) chunk(c *chunk) error {
 	if err != nil {
 		return err
 	}
+	var pair [2]record
 	for i := range c.recs[:c.n] {
-		rec := &c.recs[i]
-		k := rec.kind
-		if specs[k].FlowField != 0 {
-			if !st.hasSlice {
-				e.r.orphans.Add(1)
+		for _, rec := range c.recs[i].expand(&pair) {
+			k := rec.kind()
+			if specs[k].FlowField != 0 {
+				if !st.hasSlice {
+					e.r.orphans.Add(1)
+					continue
+				}
+				b := e.head(specs[k].Phase, st)
+				b = appendField(b, "ts")
+				b = appendMicros(b, st.sliceTS)
+				b = append(b, `,"id":`...)
+				b = strconv.AppendUint(b, rec.arg, 10)
+				b = append(b, `,"cat":"flow","name":"flow"`...)
+				if k == EvFlowEnd {
+					b = append(b, `,"bp":"e"`...)
+				}
+				if err := e.write(b); err != nil {
+					return err
+				}
 				continue
 			}
+			st.hasSlice = false
 			b := e.head(specs[k].Phase, st)
 			b = appendField(b, "ts")
-			b = appendMicros(b, st.sliceTS)
-			b = append(b, `,"id":`...)
-			b = strconv.AppendUint(b, rec.arg, 10)
-			b = append(b, `,"cat":"flow","name":"flow"`...)
-			if k == EvFlowEnd {
-				b = append(b, `,"bp":"e"`...)
+			b = appendMicros(b, rec.ts)
+			switch k {
+			case EvBegin:
+				st.open = append(st.open, rec.name)
+				st.hasSlice, st.sliceTS = true, rec.ts
+				if b, err = e.appendName(b, rec.name); err != nil {
+					return err
+				}
+			case EvSlice:
+				st.hasSlice, st.sliceTS = true, rec.ts
+				b = appendField(b, "dur")
+				b = appendMicros(b, int64(rec.arg))
+				if b, err = e.appendName(b, rec.name); err != nil {
+					return err
+				}
+			case EvEnd:
+				if n := len(st.open); n > 0 {
+					name := st.open[n-1]
+					st.open = st.open[:n-1]
+					if b, err = e.appendName(b, name); err != nil {
+						return err
+					}
+				}
+			case EvInstant:
+				b = append(b, `,"s":"t"`...)
+				if b, err = e.appendName(b, rec.name); err != nil {
+					return err
+				}
+			case EvCounter, EvCounterFloat:
+				b = append(b, `,"name":`...)
+				b = append(b, st.name...)
+				b = append(b, `,"args":{"value":`...)
+				if k == EvCounter {
+					b = strconv.AppendInt(b, int64(rec.arg), 10)
+				} else {
+					b = appendFloat(b, math.Float64frombits(rec.arg))
+				}
+				b = append(b, '}')
 			}
 			if err := e.write(b); err != nil {
 				return err
 			}
-			continue
-		}
-		st.hasSlice = false
-		b := e.head(specs[k].Phase, st)
-		b = appendField(b, "ts")
-		b = appendMicros(b, rec.ts)
-		switch k {
-		case EvBegin:
-			st.open = append(st.open, rec.name)
-			st.hasSlice, st.sliceTS = true, rec.ts
-			if b, err = e.appendName(b, rec.name); err != nil {
-				return err
-			}
-		case EvSlice:
-			st.hasSlice, st.sliceTS = true, rec.ts
-			b = appendField(b, "dur")
-			b = appendMicros(b, int64(rec.arg))
-			if b, err = e.appendName(b, rec.name); err != nil {
-				return err
-			}
-		case EvEnd:
-			if n := len(st.open); n > 0 {
-				name := st.open[n-1]
-				st.open = st.open[:n-1]
-				if b, err = e.appendName(b, name); err != nil {
-					return err
-				}
-			}
-		case EvInstant:
-			b = append(b, `,"s":"t"`...)
-			if b, err = e.appendName(b, rec.name); err != nil {
-				return err
-			}
-		case EvCounter, EvCounterFloat:
-			b = append(b, `,"name":`...)
-			b = append(b, st.name...)
-			b = append(b, `,"args":{"value":`...)
-			if k == EvCounter {
-				b = strconv.AppendInt(b, int64(rec.arg), 10)
-			} else {
-				b = appendFloat(b, math.Float64frombits(rec.arg))
-			}
-			b = append(b, '}')
-		}
-		if err := e.write(b); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -11,12 +11,50 @@ import (
 
 // record is one event as a Track stores it: a fixed-size binary record whose
 // fields mean what the kind's Spec says. A record is 24 bytes.
+//
+// A slice carrying a flow event (Track.SliceFlow), the most frequent pair
+// of a traced kernel, is packed into one record when its duration fits in
+// 24 bits (16.7 ms): the head holds the packed kind (evPacked plus the flow
+// kind's offset from EvFlowBegin) and the duration, arg the flow id. The
+// encoders see the two events again through expand. Packing halves the
+// bytes a traced kernel writes, and the cache lines the writer goroutine
+// later reads from the tracks' cores.
 type record struct {
-	kind EventKind
-	_    [3]byte
+	head uint32 // the kind, and for a packed record the slice's duration << 8
 	name Name   // interned name; 0 when the kind is not Named
 	ts   int64  // ns on the caller's clock
 	arg  uint64 // Spec.Arg: a duration, a counter value or a flow id
+}
+
+// The packed slice-and-flow kinds follow the exported ones; they never
+// leave the package.
+const (
+	evPacked      = numEventKinds
+	evPackedEnd   = evPacked + EvFlowEnd - EvFlowBegin + 1
+	maxPackedDur  = 1<<24 - 1
+	packedDurBits = 8
+)
+
+// kind returns the record's event kind, which may be a packed one.
+func (r *record) kind() EventKind { return EventKind(r.head) }
+
+// packed returns the record of a slice from ts lasting dur ns that carries
+// flow event kind (a flow kind) of flow id, for 0 <= dur <= maxPackedDur.
+func packed(kind EventKind, name Name, ts, dur int64, id uint64) record {
+	return record{head: uint32(evPacked+kind-EvFlowBegin) | uint32(dur)<<packedDurBits, name: name, ts: ts, arg: id}
+}
+
+// expand returns the events r stands for: r itself, or for a packed record
+// the slice and its flow event, in buf.
+func (r *record) expand(buf *[2]record) []record {
+	k := r.kind()
+	if k < evPacked || k >= evPackedEnd {
+		buf[0] = *r
+		return buf[:1]
+	}
+	buf[0] = record{head: uint32(EvSlice), name: r.name, ts: r.ts, arg: uint64(r.head >> packedDurBits)}
+	buf[1] = record{head: uint32(EvFlowBegin + k - evPacked), arg: r.arg}
+	return buf[:]
 }
 
 const recordSize = int(unsafe.Sizeof(record{}))
@@ -25,9 +63,14 @@ const recordSize = int(unsafe.Sizeof(record{}))
 // by exactly one party at a time: the exchange's free list, the goroutine
 // writing its track, or the writer goroutine.
 type chunk struct {
-	track int // index of the track in Recorder.tracks
-	n     int // records in use
-	recs  []record
+	track  int // index of the track in Recorder.tracks
+	n      int // records in use
+	packed int // how many of them are packed (two events each)
+	recs   []record
+	// The header is written with every record: padded to two cache
+	// lines, so that it shares none with another track's header,
+	// written from another core.
+	_ [128 - 48]byte
 }
 
 // exchange passes chunks between the tracks and the writer goroutine, and
@@ -142,7 +185,7 @@ func (x *exchange) take() []*chunk {
 
 // release returns a chunk the writer is done with to the free list.
 func (x *exchange) release(c *chunk) {
-	c.n = 0
+	c.n, c.packed = 0, 0
 	x.mu.Lock()
 	if x.made > x.limit {
 		x.made-- // the limit was lowered: drop it

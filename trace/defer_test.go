@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"testing"
 )
 
@@ -89,38 +90,72 @@ func TestDeferWritesAtClose(t *testing.T) {
 }
 
 // TestSliceFlow: SliceFlow records what Slice and a flow event record.
+// TestSliceFlow: SliceFlow records what Slice followed by the flow event
+// records, in every format, across chunk boundaries and with Defer, for
+// durations on both sides of what one packed record holds and for each
+// flow kind.
 func TestSliceFlow(t *testing.T) {
-	rec := func(one bool) []Event {
-		var buf bytes.Buffer
-		r, err := New(&buf, Options{Format: JSON})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, b := r.Track("a", SliceTrack, Host), r.Track("b", SliceTrack, Device)
-		n := r.Intern("k")
-		for i := range 100 {
-			ts := int64(i) * 10
-			if one {
-				a.SliceFlow(ts, 5, n, EvFlowBegin, uint64(i+1))
-				b.SliceFlow(ts+5, 3, n, EvFlowEnd, uint64(i+1))
-			} else {
-				a.Slice(ts, 5, n)
-				a.FlowBegin(uint64(i + 1))
-				b.Slice(ts+5, 3, n)
-				b.FlowEnd(uint64(i + 1))
+	durs := []int64{0, 1, 5, maxPackedDur - 1, maxPackedDur, maxPackedDur + 1, 1 << 40}
+	kinds := []EventKind{EvFlowBegin, EvFlowStep, EvFlowEnd}
+	const n = 300
+	for _, opts := range []Options{{Format: JSON}, {Format: Perfetto}, {Format: Perfetto, Defer: true}, {Format: JSON, Defer: true, ChunkBytes: 1 << 10}, {Format: Perfetto, ChunkBytes: 1 << 10}} {
+		opts.SpillDir = t.TempDir()
+		rec := func(one bool) ([]Event, Stats) {
+			var buf bytes.Buffer
+			r, err := New(&buf, opts)
+			if err != nil {
+				t.Fatal(err)
 			}
+			a, b := r.Track("a", SliceTrack, Host), r.Track("b", SliceTrack, Device)
+			name := r.Intern("k")
+			for i := range n {
+				ts := int64(i) * (2 << 40)
+				dur, kind := durs[i%len(durs)], kinds[i%len(kinds)]
+				if one {
+					a.SliceFlow(ts, dur, name, kind, uint64(i+1))
+					b.SliceFlow(ts+dur, 3, name, EvFlowEnd, uint64(i+1))
+				} else {
+					a.Slice(ts, dur, name)
+					switch kind {
+					case EvFlowBegin:
+						a.FlowBegin(uint64(i + 1))
+					case EvFlowStep:
+						a.FlowStep(uint64(i + 1))
+					default:
+						a.FlowEnd(uint64(i + 1))
+					}
+					b.Slice(ts+dur, 3, name)
+					b.FlowEnd(uint64(i + 1))
+				}
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+			p, err := Parse(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p.Events, r.Stats()
 		}
-		if err := r.Close(); err != nil {
-			t.Fatal(err)
+		got, gs := rec(true)
+		want, ws := rec(false)
+		parsed := 4 * n // JSON: complete slices; Perfetto: begin and end
+		if opts.Format == Perfetto {
+			parsed = 6 * n
 		}
-		p, err := Parse(buf.Bytes())
-		if err != nil {
-			t.Fatal(err)
+		// Chunks fill at other times when a pair takes one record: compare
+		// each track's events in order.
+		byTrack := func(evs []Event) {
+			sort.SliceStable(evs, func(i, j int) bool { return evs[i].Track < evs[j].Track })
 		}
-		return p.Events
-	}
-	if got, want := rec(true), rec(false); len(got) != 400 || !sameEvents(got, want) {
-		t.Fatalf("SliceFlow: %d events, differ from Slice + flow (%d)", len(got), len(want))
+		byTrack(got)
+		byTrack(want)
+		if len(want) != parsed || !sameEvents(got, want) {
+			t.Fatalf("%+v: SliceFlow: %d events, differ from Slice + flow (%d)", opts, len(got), len(want))
+		}
+		if gs.Events != ws.Events || gs.Events != 4*n {
+			t.Errorf("%+v: Stats.Events %d with SliceFlow, %d with Slice + flow, want %d", opts, gs.Events, ws.Events, 4*n)
+		}
 	}
 	r, _ := New(&bytes.Buffer{}, Options{})
 	r.Track("a", SliceTrack, Host).SliceFlow(0, 1, 0, EvSlice, 1)

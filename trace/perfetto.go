@@ -181,53 +181,55 @@ func (e *pbEncoder) chunk(c *chunk) error {
 	if err != nil {
 		return err
 	}
+	var pair [2]record
 	for i := range c.recs[:c.n] {
-		rec := &c.recs[i]
-		if fl := specs[rec.kind].FlowField; fl != 0 {
-			switch {
-			case !st.hasHead:
-				e.r.orphans.Add(1)
-			case fl == fEventTerminatingFlowIDs:
-				st.term = append(st.term, rec.arg)
-			default:
-				st.flows = append(st.flows, rec.arg)
-			}
-			continue
-		}
-		if err := e.flushHead(c.track, st); err != nil {
-			return err
-		}
-		if err := e.endsUpTo(c.track, st, rec.ts); err != nil {
-			return err
-		}
-		switch rec.kind {
-		case EvBegin:
-			st.open = append(st.open, pbOpen{})
-			st.hasHead, st.headTS, st.headName = true, rec.ts, rec.name
-		case EvSlice:
-			st.open = append(st.open, pbOpen{end: rec.ts + int64(rec.arg), complete: true})
-			st.hasHead, st.headTS, st.headName = true, rec.ts, rec.name
-		case EvEnd:
-			// Complete slices still open inside the one this End closes
-			// outlive it: end them first, late (see pbEncoder).
-			n := len(st.open)
-			for n > 0 && st.open[n-1].complete {
-				if err := e.event(c.track, st.open[n-1].end, pbTypeSliceEnd, 0, 0, 0, nil, nil); err != nil {
-					return err
+		for _, rec := range c.recs[i].expand(&pair) {
+			if fl := specs[rec.kind()].FlowField; fl != 0 {
+				switch {
+				case !st.hasHead:
+					e.r.orphans.Add(1)
+				case fl == fEventTerminatingFlowIDs:
+					st.term = append(st.term, rec.arg)
+				default:
+					st.flows = append(st.flows, rec.arg)
 				}
-				n--
+				continue
 			}
-			if n > 0 {
-				n--
+			if err := e.flushHead(c.track, st); err != nil {
+				return err
 			}
-			st.open = st.open[:n]
-			err = e.event(c.track, rec.ts, pbTypeSliceEnd, 0, 0, 0, nil, nil)
-		case EvInstant, EvCounter, EvCounterFloat:
-			sp := &specs[rec.kind]
-			err = e.event(c.track, rec.ts, sp.PerfettoType, rec.name, sp.Arg, rec.arg, nil, nil)
-		}
-		if err != nil {
-			return err
+			if err := e.endsUpTo(c.track, st, rec.ts); err != nil {
+				return err
+			}
+			switch rec.kind() {
+			case EvBegin:
+				st.open = append(st.open, pbOpen{})
+				st.hasHead, st.headTS, st.headName = true, rec.ts, rec.name
+			case EvSlice:
+				st.open = append(st.open, pbOpen{end: rec.ts + int64(rec.arg), complete: true})
+				st.hasHead, st.headTS, st.headName = true, rec.ts, rec.name
+			case EvEnd:
+				// Complete slices still open inside the one this End closes
+				// outlive it: end them first, late (see pbEncoder).
+				n := len(st.open)
+				for n > 0 && st.open[n-1].complete {
+					if err := e.event(c.track, st.open[n-1].end, pbTypeSliceEnd, 0, 0, 0, nil, nil); err != nil {
+						return err
+					}
+					n--
+				}
+				if n > 0 {
+					n--
+				}
+				st.open = st.open[:n]
+				err = e.event(c.track, rec.ts, pbTypeSliceEnd, 0, 0, 0, nil, nil)
+			case EvInstant, EvCounter, EvCounterFloat:
+				sp := &specs[rec.kind()]
+				err = e.event(c.track, rec.ts, sp.PerfettoType, rec.name, sp.Arg, rec.arg, nil, nil)
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil

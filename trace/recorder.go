@@ -164,7 +164,7 @@ func (r *Recorder) misusedLocked(format string, args ...any) {
 
 // Stats are a Recorder's running totals.
 type Stats struct {
-	Events  uint64 // event records handed to the writer
+	Events  uint64 // events handed to the writer
 	Chunks  uint64 // chunks encoded
 	Bytes   uint64 // bytes written to the output
 	Dropped uint64 // events dropped for want of a free chunk (Options.NoBlock)
@@ -444,7 +444,7 @@ func (r *Recorder) run() {
 					r.werr = fmt.Errorf("trace: write: %w", err)
 				}
 			}
-			r.events.Add(uint64(c.n))
+			r.events.Add(uint64(c.n + c.packed))
 			r.chunks.Add(1)
 			r.x.release(c)
 		}
@@ -629,11 +629,10 @@ func (t *Track) SliceFlow(ts, dur int64, name Name, kind EventKind, id uint64) {
 		return
 	}
 	// The common case, kept free of calls so that it spills nothing.
-	if c := t.cur; c != nil && c.n+2 <= len(c.recs) && t.kind == SliceTrack && kind.IsFlow() {
-		r := c.recs[c.n : c.n+2 : c.n+2]
-		r[0] = record{kind: EvSlice, name: name, ts: ts, arg: uint64(dur)}
-		r[1] = record{kind: kind, arg: id}
-		c.n += 2
+	if c := t.cur; c != nil && c.n < len(c.recs) && t.kind == SliceTrack && kind.IsFlow() && uint64(dur) <= maxPackedDur {
+		c.recs[c.n] = packed(kind, name, ts, dur, id)
+		c.n++
+		c.packed++
 		return
 	}
 	t.sliceFlowSlow(ts, dur, name, kind, id)
@@ -645,6 +644,19 @@ func (t *Track) sliceFlowSlow(ts, dur int64, name Name, kind EventKind, id uint6
 		t.r.misused("SliceFlow %v on %v track %q", kind, t.kind, t.name)
 		return
 	}
+	if uint64(dur) <= maxPackedDur {
+		c := t.cur
+		if c == nil || c.n == len(c.recs) {
+			if c = t.refill(); c == nil {
+				t.r.dropped.Add(2)
+				return
+			}
+		}
+		c.recs[c.n] = packed(kind, name, ts, dur, id)
+		c.n++
+		c.packed++
+		return
+	}
 	c := t.cur
 	if c == nil || c.n+2 > len(c.recs) {
 		if c = t.refill(); c == nil {
@@ -652,8 +664,8 @@ func (t *Track) sliceFlowSlow(ts, dur int64, name Name, kind EventKind, id uint6
 			return
 		}
 	}
-	c.recs[c.n] = record{kind: EvSlice, name: name, ts: ts, arg: uint64(dur)}
-	c.recs[c.n+1] = record{kind: kind, arg: id}
+	c.recs[c.n] = record{head: uint32(EvSlice), name: name, ts: ts, arg: uint64(dur)}
+	c.recs[c.n+1] = record{head: uint32(kind), arg: id}
 	c.n += 2
 }
 
@@ -695,7 +707,7 @@ func (t *Track) Close() {
 func (t *Track) put(kind EventKind, name Name, ts int64, arg uint64) {
 	// The common case, kept free of calls so that it spills nothing.
 	if c := t.cur; c != nil && c.n < len(c.recs) && kind.valid() && specs[kind].Track == t.kind {
-		c.recs[c.n] = record{kind: kind, name: name, ts: ts, arg: arg}
+		c.recs[c.n] = record{head: uint32(kind), name: name, ts: ts, arg: arg}
 		c.n++
 		return
 	}
@@ -715,7 +727,7 @@ func (t *Track) putSlow(kind EventKind, name Name, ts int64, arg uint64) {
 			return
 		}
 	}
-	c.recs[c.n] = record{kind: kind, name: name, ts: ts, arg: arg}
+	c.recs[c.n] = record{head: uint32(kind), name: name, ts: ts, arg: arg}
 	c.n++
 }
 
