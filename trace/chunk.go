@@ -143,7 +143,7 @@ func (x *exchange) get(block bool) *chunk {
 		if x.made < x.limit {
 			x.made++
 			x.mu.Unlock()
-			return &chunk{recs: make([]record, x.size)}
+			return newChunk(x.size)
 		}
 		if !block {
 			x.mu.Unlock()
@@ -151,6 +151,13 @@ func (x *exchange) get(block bool) *chunk {
 		}
 		x.freed.Wait()
 	}
+}
+
+// newChunk makes a chunk of size records, its pages mapped (populate).
+func newChunk(size int) *chunk {
+	c := &chunk{recs: make([]record, size)}
+	populate(recordBytes(c.recs))
+	return c
 }
 
 // put queues c for the writer. After close, c is freed instead.
