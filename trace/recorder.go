@@ -61,9 +61,10 @@ type Options struct {
 	// in pipeline mode on 2 cores: tracing cost about 9% of the makespan
 	// with 64 KiB chunks, about 1% with 1 MiB); the most is 1 GiB. With Defer the writer only
 	// appends the chunk to the spill file, and smaller chunks keep the
-	// tracks' buffers in the cores' caches (zerocost -quick, 2 cores:
-	// tracing cost per kernel, kbk/async/pipeline, about 140/125/165 ns
-	// with 1 MiB chunks, 135/75/105 ns with 256 KiB).
+	// tracks' buffers in the cores' caches (zerocost -quick, 2 cores,
+	// measured when a slice and its flow took two records: tracing cost
+	// per kernel, kbk/async/pipeline, about 140/125/165 ns with 1 MiB
+	// chunks, 135/75/105 ns with 256 KiB).
 	ChunkBytes int
 	// SpareChunks is how many chunks may be on their way to the writer
 	// beyond the one each track is filling. Zero means 4. Memory is bounded
