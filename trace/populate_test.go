@@ -18,7 +18,7 @@ func TestPopulateChangesNothing(t *testing.T) {
 			t.Fatalf("byte %d changed", i)
 		}
 	}
-	c := newChunk(1 << 12)
+	c := newChunk(1<<12, true)
 	for i := range c.recs {
 		if c.recs[i] != (record{}) {
 			t.Fatalf("record %d of a new chunk is not zero", i)

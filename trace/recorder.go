@@ -745,7 +745,7 @@ func (t *Track) refill() *chunk {
 		t.cur = nil
 		x.put(c)
 	}
-	c := x.get(!t.r.opts.NoBlock)
+	c := x.get(!t.r.opts.NoBlock, t.kind == SliceTrack)
 	if c != nil {
 		c.track = t.id
 		t.cur = c
