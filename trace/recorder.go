@@ -64,7 +64,10 @@ type Options struct {
 	// tracks' buffers in the cores' caches (zerocost -quick, 2 cores,
 	// measured when a slice and its flow took two records: tracing cost
 	// per kernel, kbk/async/pipeline, about 140/125/165 ns with 1 MiB
-	// chunks, 135/75/105 ns with 256 KiB).
+	// chunks, 135/75/105 ns with 256 KiB). On Linux the chunks slice
+	// tracks take are mapped whole when made, so that the traced
+	// goroutines do not fault their pages in one at a time: each is
+	// resident at its full size from then on.
 	ChunkBytes int
 	// SpareChunks is how many chunks may be on their way to the writer
 	// beyond the one each track is filling. Zero means 4. Memory is bounded
