@@ -160,11 +160,12 @@ func (x *exchange) get(block, mapped bool) *chunk {
 // tracks do not: they sample a few times a run, and a chunk mapped whole
 // would keep all its pages resident for them (pipebench -quick -trace,
 // every scenario, 1263 tracks: peak RSS 1.62 GB with every chunk mapped,
-// 1.43 GB with the slice tracks' only, 1.37 GB with none). One call maps a chunk: on this kind of machine a call
-// costs about 20 µs whether it maps 16 pages or 64, so mapping a window
-// at a time as a track fills its chunk cost the traced goroutines more
-// than the faults it saved (zerocost pipeline, 2 cores: 186–562 ns a
-// kernel against 45–115 with whole chunks).
+// 1.43 GB with the slice tracks' only, 1.37 GB with none). One call maps
+// a chunk: on this kind of machine a call costs about 20 µs whether it
+// maps 16 pages or 64, so mapping a window at a time as a track fills its
+// chunk cost the traced goroutines more than the faults it saved
+// (zerocost pipeline, 2 cores: 186–562 ns a kernel against 45–115 with
+// whole chunks).
 func newChunk(size int, mapped bool) *chunk {
 	c := &chunk{recs: make([]record, size)}
 	if mapped {
