@@ -267,8 +267,6 @@ type Executable struct {
 
 	// Submitted steps (submit.go). smu serialises Run, RunInto, Submit
 	// and Close; lane 0 is act, lane 1 (second) made by the first Submit.
-	checked  *subgraph.Checked
-	rcfg     Config         // cfg with the Registry the kernels came from
 	runners  *actor.Runners // nil: kernels built, not pooled
 	smu      turn
 	second   *actor.SuperKernelActor
@@ -393,11 +391,11 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 	if err != nil {
 		return fail(err)
 	}
-	// Submit's lanes lower the graph again from its order and kernels;
-	// the maps of tensor names and shapes Validate built (about 180 B a
-	// kernel) are not kept for them.
-	lanes := &subgraph.Checked{Graph: checked.Graph, Order: checked.Order, Kernels: checked.Kernels}
-	e := &Executable{g: g, cfg: c, rcfg: rc, act: act, checked: lanes, runners: runners, smu: make(turn, 1)}
+	// The executable keeps the graph's declarations, not its nodes: the
+	// actor's program holds what a run needs, and Submit's second lane
+	// shares it (see actor.Lane).
+	decl := &subgraph.Graph{Name: g.Name, Inputs: g.Inputs, Consts: g.Consts, Outputs: g.Outputs}
+	e := &Executable{g: decl, cfg: c, act: act, runners: runners, smu: make(turn, 1)}
 	return e, nil
 }
 

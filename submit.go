@@ -123,7 +123,7 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 		return p, nil
 	}
 	if e.second == nil {
-		a, err := actor.NewContext(ctx, e.checked, e.rcfg, actor.Options{Name: e.laneName()})
+		a, err := e.act.Lane(ctx, e.laneName(), nil)
 		if err != nil {
 			return nil, fmt.Errorf("pipert: submit: %w", err)
 		}

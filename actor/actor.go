@@ -115,16 +115,33 @@ func NewContext(ctx context.Context, c *subgraph.Checked, cfg plan.Config, opt O
 	if err != nil {
 		return nil, err
 	}
-	mem := opt.Memory
+	return start(ctx, prog, cfg, pl, dev, opt.Memory, opt.Name)
+}
+
+// Lane returns a new actor running a's program (its lowered graph,
+// kernels, configuration, stage plan and device) with the per-run state,
+// streams, caches and trace tracks of its own, so that the two may run at
+// once; name names its trace tracks (as Options.Name), mem accounts its
+// device memory (nil: its own). The kernels are a's: shared by the two
+// lanes, as Submit's lanes share them. The constants are uploaded again,
+// for the lane; ctx bounds that as in NewContext.
+func (a *SuperKernelActor) Lane(ctx context.Context, name string, mem *Memory) (*SuperKernelActor, error) {
+	if ctx == nil {
+		return nil, errors.New("actor: nil context")
+	}
+	return start(ctx, a.prog, a.cfg, a.plan, a.dev, mem, name)
+}
+
+// start makes an actor of prog and uploads its constants.
+func start(ctx context.Context, prog *program, cfg plan.Config, pl plan.Plan, dev device.Device, mem *Memory, name string) (*SuperKernelActor, error) {
 	if mem == nil {
 		mem = new(Memory)
 	}
-	name := opt.Name
 	if name == "" {
 		name = cfg.TraceName
 	}
 	if name == "" {
-		name = c.Graph.Name
+		name = prog.name
 	}
 	a := &SuperKernelActor{prog: prog, cfg: cfg, plan: pl, dev: dev, mem: mem,
 		labels: pprof.WithLabels(context.Background(), pprof.Labels("pipert.actor", name, "pipert.stage", "prepare", "pipert.mode", pl.Mode.String())),
@@ -284,7 +301,7 @@ func (a *SuperKernelActor) RunInto(ctx context.Context, inputs, outs []*kernel.T
 // checkOutsInto checks RunInto's outs: one tensor per graph output.
 func (a *SuperKernelActor) checkOutsInto(outs []*kernel.Tensor) error {
 	if len(outs) != len(a.prog.outputs) {
-		return fmt.Errorf("actor: graph %q has %d outputs, RunInto got %d", a.prog.g.Name, len(a.prog.outputs), len(outs))
+		return fmt.Errorf("actor: graph %q has %d outputs, RunInto got %d", a.prog.name, len(a.prog.outputs), len(outs))
 	}
 	for i, o := range outs {
 		if o == nil {
@@ -374,9 +391,9 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 }
 
 func (a *SuperKernelActor) checkInputs(inputs []*kernel.Tensor, fed bool) error {
-	decl := a.prog.g.Inputs
+	decl := a.prog.decl
 	if len(inputs) != len(decl) {
-		return fmt.Errorf("actor: %w: graph %q takes %d inputs, got %d", subgraph.ErrBadInput, a.prog.g.Name, len(decl), len(inputs))
+		return fmt.Errorf("actor: %w: graph %q takes %d inputs, got %d", subgraph.ErrBadInput, a.prog.name, len(decl), len(inputs))
 	}
 	for i, t := range inputs {
 		d := decl[i]

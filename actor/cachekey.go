@@ -155,7 +155,7 @@ func (r *KernelRunner) inferKey(pos int, b []byte) []byte {
 	for _, t := range ar.In {
 		b = appendOperand(b, t)
 	}
-	for _, j := range nd.valueDeps {
+	for _, j := range nd.valueDeps() {
 		v := ar.In[j]
 		if v.Host == nil {
 			b = append(b, 0) // a virtual value: InferShape does without
@@ -171,7 +171,7 @@ func (r *KernelRunner) inferKey(pos int, b []byte) []byte {
 // node's attributes (for the global cache), its operands' dtypes and
 // shapes, and its value-dependency inputs' values.
 func (r *KernelRunner) tilingKey(pos int, b []byte) []byte {
-	b = append(b, r.prog.nodes[pos].attrs...)
+	b = append(b, r.prog.nodes[pos].key.attrs...)
 	if r.ikey != nil && r.iok[pos] {
 		// This run's Infer found or kept its key: the operands are
 		// the same (Resize follows Infer, and a run's stages end

@@ -440,7 +440,7 @@ func (a *SuperKernelActor) UseWorkspace(buf device.Buffer) error {
 // tensors (goroutine 0, between runs).
 func (r *KernelRunner) dryPlan() (*memPlan, error) {
 	p := r.prog
-	for _, in := range p.g.Inputs {
+	for _, in := range p.decl {
 		if !in.Shape.Known() {
 			return nil, fmt.Errorf("actor: input %q has shape %v: %w", in.Name, in.Shape, ErrDynamicWorkspace)
 		}
@@ -450,7 +450,7 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 		if nd.guard.tok >= 0 || nd.volatile {
 			return nil, fmt.Errorf("actor: node %q (op %s) runs only as its data decide: %w", nd.name, nd.op, ErrDynamicWorkspace)
 		}
-		for _, j := range nd.valueDeps {
+		for _, j := range nd.valueDeps() {
 			if s := nd.in[j]; p.slots[s].producer >= 0 || p.slots[s].isInput {
 				return nil, fmt.Errorf("actor: node %q (op %s) reads the value of input %d: %w", nd.name, nd.op, j, ErrDynamicWorkspace)
 			}
@@ -500,7 +500,7 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 		}
 	}
 	for i, s := range p.inputs {
-		in := p.g.Inputs[i]
+		in := p.decl[i]
 		r.tensors[s].DType, r.tensors[s].Shape = in.DType, append(r.tensors[s].Shape[:0], in.Shape...)
 	}
 	clear(r.skip)

@@ -13,7 +13,11 @@ import (
 // indices, nodes are in execution order, and each node knows which slots die
 // with it. It is immutable after newProgram.
 type program struct {
-	g      *subgraph.Graph
+	// name and decl are the graph's name and its declared inputs: the
+	// program keeps nothing else of the graph, whose nodes are garbage
+	// once lowered.
+	name   string
+	decl   []subgraph.Value
 	nodes  []node
 	slots  []slotInfo
 	inputs []int // slots of the graph inputs, in declaration order
@@ -22,44 +26,58 @@ type program struct {
 	// graph's, then those of spliced branches.
 	constVals []*kernel.Tensor
 	outputs   []int // slots of the graph outputs, in declaration order
+	// values is the number of slots some node reads the value of (see
+	// slotInfo.value).
+	values int
+	// iota holds 0, 1, … up to the most inputs of a checked node (see
+	// viewed).
+	iota []int
+}
+
+// viewed lists the inputs node pos reads through views of its own (see
+// KernelRunner.views): every input of a checked node, the value
+// dependencies of the others.
+func (p *program) viewed(pos int) []int {
+	nd := &p.nodes[pos]
+	if nd.checked {
+		return p.iota[:len(nd.in)]
+	}
+	return nd.valueDeps()
 }
 
 type slotInfo struct {
 	name     string
-	producer int  // position in plan.nodes of the producer; -1 for inputs and constants
+	producer int // position in plan.nodes of the producer; -1 for inputs and constants
+	input    int // position among the graph inputs, when isInput
+	// value numbers, from 1, the slots some node reads the value of (a
+	// value dependency), which a runner stages to the host; 0 for the
+	// others.
+	value    int32
 	isOutput bool // a graph output: never freed by the run
 	isConst  bool
 	isInput  bool
-	input    int // position among the graph inputs, when isInput
 }
 
 // node is one kernel in execution order. Its fields are laid out so that
 // the flags and the guard share one word: a long graph holds many nodes.
 type node struct {
-	name, op  string
-	nameSeed  uint64               // mixes the node's name into kernel.Args.Seed
-	numbered  kernel.RunNumbered   // k, when it takes the run's number
-	stoppable kernel.Interruptible // k, when it takes the run's context
-	k         kernel.Kernel
-	cd        kernel.ComputeDependent // k, when compute
+	name, op string
+	nameSeed uint64 // mixes the node's name into kernel.Args.Seed
+	k        kernel.Kernel
 	// costs are the synthetic host costs per stage, shared by the nodes
 	// that have the same (never nil).
 	costs   *plan.Costs
 	in, out []int // slots
 	// free lists the slots whose last use is this node (inputs and outputs
 	// nobody reads), freed right after its launch.
-	free      []int
-	valueDeps []int // input positions InferShape reads values of
-	// cdeps are the compute-dependent producers of its inputs, each once,
-	// in input order: the ones its InferShape may wait for.
-	cdeps []int
+	free []int
+	// deps holds the node's value and compute dependencies (nil: none,
+	// as for most nodes; see valueDeps and cdeps).
+	deps *deps
 
-	// Host caches. attrs encodes the op, the kernel's Go type and its
-	// attributes, the prefix of its tiling key; global is its entry in the
-	// global tiling cache ("" when an attribute cannot be encoded, or the
-	// node is volatile: the node is cached locally only, if at all).
-	attrs  []byte
-	global string
+	// Host caches: key is the node's attribute key and global cache entry,
+	// shared by the nodes that have the same.
+	key *internedKey
 
 	// guard is the branch choice the node of a spliced If runs under.
 	guard guard
@@ -74,6 +92,10 @@ type node struct {
 	// checked: the runner checks the kernel contract around its stages
 	// (a kernel that is not kernel.Trusted).
 	checked bool
+	// numbered: k is a kernel.RunNumbered; stoppable: a
+	// kernel.Interruptible (a kernel.ComputeDependent when compute). The
+	// node keeps flags, not the interface values, to stay small.
+	numbered, stoppable bool
 }
 
 // newProgram lowers c; costs prices each node (by node index). Every
@@ -81,7 +103,7 @@ type node struct {
 // branches' nodes; with splice nil, Branchers stay single kernels.
 func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), splice func(plan.Node) (plan.Costs, error)) (*program, error) {
 	g := c.Graph
-	l := &lowering{p: &program{g: g}, splice: splice, keys: make(map[string]internedKey), shared: make(map[plan.Costs]*plan.Costs)}
+	l := &lowering{p: &program{name: g.Name, decl: g.Inputs}, splice: splice, keys: make(map[string]*internedKey), shared: make(map[plan.Costs]*plan.Costs)}
 	p := l.p
 	// One node a graph node, but for spliced branches (which append).
 	p.nodes = make([]node, 0, len(g.Nodes))
@@ -105,14 +127,25 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 	}
 	for pos := range p.nodes {
 		nd := &p.nodes[pos]
-		for _, j := range nd.valueDeps {
-			if pr := p.slots[nd.in[j]].producer; pr >= 0 {
-				p.nodes[pr].watched = true
+		for nd.checked && len(p.iota) < len(nd.in) {
+			p.iota = append(p.iota, len(p.iota))
+		}
+		for _, j := range nd.valueDeps() {
+			info := &p.slots[nd.in[j]]
+			if info.producer >= 0 {
+				p.nodes[info.producer].watched = true
+			}
+			if info.value == 0 {
+				p.values++
+				info.value = int32(p.values)
 			}
 		}
 		for _, s := range nd.in {
-			if pr := p.slots[s].producer; pr >= 0 && p.nodes[pr].compute && !slices.Contains(nd.cdeps, pr) {
-				nd.cdeps = append(nd.cdeps, pr)
+			if pr := p.slots[s].producer; pr >= 0 && p.nodes[pr].compute && !slices.Contains(nd.cdeps(), pr) {
+				if nd.deps == nil {
+					nd.deps = new(deps)
+				}
+				nd.deps.compute = append(nd.deps.compute, pr)
 			}
 		}
 	}
@@ -133,7 +166,7 @@ type lowering struct {
 	splice  func(plan.Node) (plan.Costs, error)
 	// keys holds each distinct attribute key once, so that nodes of the
 	// same op, kernel type and attributes share it (read only).
-	keys map[string]internedKey
+	keys map[string]*internedKey
 	buf  []byte // intern's lookup key
 	// shared holds each distinct set of costs once.
 	shared map[plan.Costs]*plan.Costs
@@ -150,10 +183,39 @@ func (l *lowering) costs(cs plan.Costs) *plan.Costs {
 }
 
 // internedKey is a node's attribute key and global cache entry, shared by
-// the nodes that have the same.
+// the nodes that have the same. attrs encodes the op, the kernel's Go type
+// and its attributes, the prefix of its tiling key; global is its entry in
+// the global tiling cache ("" when an attribute cannot be encoded, or the
+// node is volatile: the node is cached locally only, if at all).
 type internedKey struct {
 	attrs  []byte
 	global string
+}
+
+// deps are a node's dependencies on the values and the computed shapes of
+// its inputs.
+type deps struct {
+	value []int // input positions InferShape reads values of
+	// compute are the compute-dependent producers of its inputs, each
+	// once, in input order: the ones its InferShape may wait for.
+	compute []int
+}
+
+// valueDeps lists the input positions nd's InferShape reads values of.
+func (nd *node) valueDeps() []int {
+	if nd.deps == nil {
+		return nil
+	}
+	return nd.deps.value
+}
+
+// cdeps lists the compute-dependent producers of nd's inputs, each once,
+// in input order: the ones its InferShape may wait for.
+func (nd *node) cdeps() []int {
+	if nd.deps == nil {
+		return nil
+	}
+	return nd.deps.compute
 }
 
 func (l *lowering) add(name string, producer int) int {
@@ -164,7 +226,7 @@ func (l *lowering) add(name string, producer int) int {
 
 // intern returns the shared copy of key and its global entry (key[:opLen],
 // or "" when global is false).
-func (l *lowering) intern(key []byte, opLen int, global bool) internedKey {
+func (l *lowering) intern(key []byte, opLen int, global bool) *internedKey {
 	// Whether the node is global is part of what is shared: the same key
 	// may be global for one node and local for another (a volatile kernel).
 	flag := byte('l')
@@ -175,7 +237,7 @@ func (l *lowering) intern(key []byte, opLen int, global bool) internedKey {
 	if k, ok := l.keys[string(l.buf)]; ok {
 		return k
 	}
-	k := internedKey{attrs: slices.Clip(key)}
+	k := &internedKey{attrs: slices.Clip(key)}
 	if global {
 		k.global = string(key[:opLen])
 	}
@@ -274,34 +336,34 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
 	nd := node{name: name, op: op, k: k, costs: l.costs(cs), in: in, out: out, guard: g, nameSeed: nameSeed(name)}
-	nd.numbered, _ = k.(kernel.RunNumbered)
-	nd.stoppable, _ = k.(kernel.Interruptible)
-	deps := k.Deps()
-	nd.volatile = deps.Volatile
+	_, nd.numbered = k.(kernel.RunNumbered)
+	_, nd.stoppable = k.(kernel.Interruptible)
+	kd := k.Deps()
+	nd.volatile = kd.Volatile
 	_, trusted := k.(kernel.Trusted)
 	nd.checked = !trusted
 	key, opLen, encodable := attrKey(op, k, attrs)
-	ik := l.intern(key, opLen, encodable && !nd.volatile)
-	nd.attrs, nd.global = ik.attrs, ik.global
+	nd.key = l.intern(key, opLen, encodable && !nd.volatile)
 	for _, s := range in {
 		l.lastUse[s] = pos
 	}
 	for _, s := range out {
 		l.lastUse[s] = pos
 	}
-	for _, j := range deps.Value {
+	for _, j := range kd.Value {
 		if j < 0 || j >= len(in) {
 			continue // an optional input the node does not have
 		}
-		nd.valueDeps = append(nd.valueDeps, j)
+		if nd.deps == nil {
+			nd.deps = new(deps)
+		}
+		nd.deps.value = append(nd.deps.value, j)
 	}
-	nd.compute = deps.Compute
+	nd.compute = kd.Compute
 	if nd.compute {
-		cd, ok := k.(kernel.ComputeDependent)
-		if !ok {
+		if _, ok := k.(kernel.ComputeDependent); !ok {
 			return fmt.Errorf("actor: node %q (op %s): compute-dependent kernel does not implement kernel.ComputeDependent", name, op)
 		}
-		nd.cd = cd
 		nd.watched = true
 	}
 	l.p.nodes = append(l.p.nodes, nd)

@@ -38,19 +38,19 @@ func TestProgramSharesAttributeKeys(t *testing.T) {
 	p, c := lower(t, b.Graph())
 	same := func(a, b []byte) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
 	nd := p.nodes
-	if !same(nd[0].attrs, nd[1].attrs) || !same(nd[2].attrs, nd[4].attrs) {
+	if !same(nd[0].key.attrs, nd[1].key.attrs) || !same(nd[2].key.attrs, nd[4].key.attrs) {
 		t.Error("nodes of the same op and attributes do not share their key")
 	}
-	if same(nd[2].attrs, nd[3].attrs) || same(nd[0].attrs, nd[2].attrs) {
+	if same(nd[2].key.attrs, nd[3].key.attrs) || same(nd[0].key.attrs, nd[2].key.attrs) {
 		t.Error("nodes of other attributes share a key")
 	}
 	for i, n := range nd {
 		want, opLen, ok := attrKey(n.op, c.Kernels[c.Order[i]], c.Graph.Nodes[c.Order[i]].Attrs)
-		if !ok || !bytes.Equal(n.attrs, want) || n.global != string(want[:opLen]) {
-			t.Errorf("node %d: key %q global %q, want %q and %q", i, n.attrs, n.global, want, want[:opLen])
+		if !ok || !bytes.Equal(n.key.attrs, want) || n.key.global != string(want[:opLen]) {
+			t.Errorf("node %d: key %q global %q, want %q and %q", i, n.key.attrs, n.key.global, want, want[:opLen])
 		}
-		if cap(n.attrs) != len(n.attrs) {
-			t.Errorf("node %d: key has room to append into (%d of %d)", i, len(n.attrs), cap(n.attrs))
+		if cap(n.key.attrs) != len(n.key.attrs) {
+			t.Errorf("node %d: key has room to append into (%d of %d)", i, len(n.key.attrs), cap(n.key.attrs))
 		}
 	}
 }

@@ -103,7 +103,7 @@ const (
 func dynamicWhy(nd *node) string {
 	_, launches := nd.k.(Launcher)
 	switch {
-	case len(nd.valueDeps) > 0:
+	case len(nd.valueDeps()) > 0:
 		return fmt.Sprintf("node %q (%s) reads values at run time", nd.name, nd.op)
 	case nd.compute:
 		return fmt.Sprintf("node %q (%s) has data-dependent output shapes", nd.name, nd.op)

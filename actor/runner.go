@@ -76,10 +76,12 @@ type KernelRunner struct {
 	ptrs    []*kernel.Tensor // backing of args' In and Out
 	events  []device.Event   // by node position, for watched nodes
 	live    []bool           // by slot: holds device memory
-	staging [][]byte         // by slot: buffers for host copies of values
-	// staged holds, by slot, the host copy of its value staged in this
-	// run (nil: none yet). Owned by the goroutine running InferShape.
-	staged [][]byte
+	// staging holds, by value slot (slotInfo.value−1), the buffers for
+	// host copies of values; staged the host copy of the value staged
+	// in this run (nil: none yet), read through stagedOf. Owned by the
+	// goroutine running InferShape.
+	staging [][]byte
+	staged  [][]byte
 	// views are the tensors value-dependency inputs are read through, one
 	// per (node, value dependency), args' In point to them: a copy of the
 	// slot with the staged value as Host, refreshed by the node's Infer.
@@ -90,11 +92,9 @@ type KernelRunner struct {
 	// input's dtype or shape writes its view, which the runner checks and
 	// puts back, never the slot that other stages read meanwhile.
 	views []kernel.Tensor
-	// viewed lists, by node position, the inputs read through views:
-	// every input of a checked node, the value dependencies of the others;
-	// viewBase, by node position, the index in views of its first view.
-	viewed   [][]int
-	viewBase []int
+	// viewBase holds, by node position, the index in views of its first
+	// view; the node's inputs read through views are prog.viewed's.
+	viewBase []int32
 	// vcopy holds, by view, a checked node's own copy of a value
 	// dependency's value (see refreshViews).
 	vcopy [][]byte
@@ -111,7 +111,10 @@ type KernelRunner struct {
 	outViews []kernel.Tensor
 	outBase  []int
 	cargs    []kernel.Args
-	ws       []device.Buffer // by node position: workspace of the launch in flight
+	// ws is the workspace of the launch in flight when it is not the
+	// memory plan's (zero: none), owned by the launching goroutine: a
+	// launch that fails leaves it for release.
+	ws device.Buffer
 	// resolved marks compute-dependent nodes whose real output shapes are
 	// set in this run; written by the goroutine running the Infer stage
 	// (or goroutine 0 while the others are drained).
@@ -232,9 +235,8 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		args:     make([]kernel.Args, len(prog.nodes)),
 		events:   make([]device.Event, len(prog.nodes)),
 		live:     make([]bool, len(prog.slots)),
-		staging:  make([][]byte, len(prog.slots)),
-		staged:   make([][]byte, len(prog.slots)),
-		ws:       make([]device.Buffer, len(prog.nodes)),
+		staging:  make([][]byte, prog.values),
+		staged:   make([][]byte, prog.values),
 		resolved: make([]bool, len(prog.nodes)),
 		skip:     make([]bool, len(prog.nodes)),
 	}
@@ -244,21 +246,12 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	}
 	r.ptrs = make([]*kernel.Tensor, n)
 	nv := 0
-	r.viewed = make([][]int, len(prog.nodes))
 	for pos := range prog.nodes {
-		nd := &prog.nodes[pos]
-		r.viewed[pos] = nd.valueDeps
-		if nd.checked {
-			r.viewed[pos] = make([]int, len(nd.in))
-			for j := range nd.in {
-				r.viewed[pos][j] = j
-			}
-		}
-		nv += len(r.viewed[pos])
+		nv += len(prog.viewed(pos))
 	}
 	r.views = make([]kernel.Tensor, nv)
 	r.vcopy = make([][]byte, nv)
-	r.viewBase = make([]int, len(prog.nodes))
+	r.viewBase = make([]int32, len(prog.nodes))
 	nout := 0
 	for pos := range prog.nodes {
 		if prog.nodes[pos].checked {
@@ -290,8 +283,8 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		for i, s := range nd.in {
 			ar.In[i] = &r.tensors[s]
 		}
-		r.viewBase[pos] = nv
-		for _, j := range r.viewed[pos] {
+		r.viewBase[pos] = int32(nv)
+		for _, j := range prog.viewed(pos) {
 			ar.In[j] = &r.views[nv]
 			nv++
 		}
@@ -322,7 +315,7 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 		g := cache.Shared(c.GlobalSlots)
 		r.global = make([]*cache.Op, n)
 		for pos := range r.prog.nodes {
-			if op := r.prog.nodes[pos].global; op != "" {
+			if op := r.prog.nodes[pos].key.global; op != "" {
 				r.global[pos] = g.Op(op)
 			}
 		}
@@ -577,7 +570,7 @@ func (r *KernelRunner) AcquireRest(ctx context.Context, await func(ctx context.C
 // checkInput reports an awaited input that is not what graph input i
 // declares.
 func (r *KernelRunner) checkInput(i int, t *kernel.Tensor) error {
-	d := r.prog.g.Inputs[i]
+	d := r.prog.decl[i]
 	switch {
 	case t == nil:
 		return fmt.Errorf("actor: %w: input %q is nil", subgraph.ErrBadInput, d.Name)
@@ -688,11 +681,9 @@ func (r *KernelRunner) End() error {
 			note(r.mem.free(r.dev, r.tensors[s].Buf))
 		}
 	}
-	for pos, b := range r.ws {
-		if !b.IsZero() {
-			r.ws[pos] = device.Buffer{}
-			note(r.mem.free(r.dev, b))
-		}
+	if b := r.ws; !b.IsZero() {
+		r.ws = device.Buffer{}
+		note(r.mem.free(r.dev, b))
 	}
 	note(r.spare.release())
 	return first
@@ -788,13 +779,13 @@ func (r *KernelRunner) Needs(pos int, out []Need) []Need {
 		return out // skipped: Infer needs nothing
 	}
 	nd := &r.prog.nodes[pos]
-	for _, pr := range nd.cdeps {
+	for _, pr := range nd.cdeps() {
 		if !r.resolved[pr] {
 			out = append(out, Need{Producer: pr, Input: -1})
 		}
 	}
-	for _, j := range nd.valueDeps {
-		if s := nd.in[j]; r.tensors[s].Host != nil || r.staged[s] != nil {
+	for _, j := range nd.valueDeps() {
+		if s := nd.in[j]; r.tensors[s].Host != nil || r.stagedOf(s) != nil {
 			continue // a constant, a host input, or staged by an earlier reader
 		}
 		out = append(out, Need{Producer: r.prog.slots[nd.in[j]].producer, Input: j})
@@ -812,10 +803,11 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
 	var shapes []kernel.Shape
+	cd := nd.k.(kernel.ComputeDependent) // checked by newProgram
 	if !nd.checked {
-		shapes, err = nd.cd.OutputShapes(ar)
+		shapes, err = cd.OutputShapes(ar)
 	} else {
-		shapes, err = nd.cd.OutputShapes(r.checkedArgs(pos))
+		shapes, err = cd.OutputShapes(r.checkedArgs(pos))
 		if perr := r.keptTensors(pos); perr != nil {
 			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes %w", perr))
 		}
@@ -850,7 +842,11 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) error {
 	slot := r.prog.nodes[pos].in[j]
 	t := &r.tensors[slot]
-	if t.Host != nil || r.staged[slot] != nil {
+	vs := int(r.prog.slots[slot].value) - 1
+	if vs < 0 {
+		return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("stage input %d: not a value dependency", j))
+	}
+	if t.Host != nil || r.staged[vs] != nil {
 		return nil
 	}
 	if t.Buf.Data == nil {
@@ -860,22 +856,31 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 		return nil
 	}
 	n := t.Bytes()
-	if int64(cap(r.staging[slot])) < n {
+	if int64(cap(r.staging[vs])) < n {
 		b, err := hostmem.Make(n)
 		if err != nil {
 			return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("stage input %d: %w", j, err))
 		}
-		r.staging[slot] = b
+		r.staging[vs] = b
 	}
-	h := r.staging[slot][:n]
+	h := r.staging[vs][:n]
 	if err := s.CopyD2H(ctx, h, t.Buf); err != nil {
 		return r.stageErr(pos, kernel.StageInfer, err)
 	}
-	r.staged[slot] = h
+	r.staged[vs] = h
 	return nil
 }
 
-// refreshViews gives node pos's views (r.viewed; a checked node's dims
+// stagedOf is the host copy of slot s's value staged in this run (nil:
+// none yet, or s is not a value slot).
+func (r *KernelRunner) stagedOf(s int) []byte {
+	if v := r.prog.slots[s].value; v > 0 {
+		return r.staged[v-1]
+	}
+	return nil
+}
+
+// refreshViews gives node pos's views (prog.viewed; a checked node's dims
 // copied, the others' shared) the dtype, shape and host value of their
 // slots, the staged value as Host. It runs on the
 // goroutine running InferShape, which may read a slot's buffer only once
@@ -885,7 +890,7 @@ func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) e
 func (r *KernelRunner) refreshViews(pos int) {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
-	for i, j := range r.viewed[pos] {
+	for i, j := range r.prog.viewed(pos) {
 		s := nd.in[j]
 		t, v := &r.tensors[s], ar.In[j]
 		if nd.checked {
@@ -894,19 +899,19 @@ func (r *KernelRunner) refreshViews(pos int) {
 			v.Shape = t.Shape
 		}
 		v.DType, v.Host, v.Buf = t.DType, t.Host, device.Buffer{}
-		if h := r.staged[s]; h != nil {
+		if h := r.stagedOf(s); h != nil {
 			v.Host = h
 		}
-		if nd.checked && v.Host != nil && slices.Contains(nd.valueDeps, j) {
+		if nd.checked && v.Host != nil && slices.Contains(nd.valueDeps(), j) {
 			// A value of its own, and no buffer until its launch: what
 			// InferShape writes there reaches no caller's tensor,
 			// constant or other reader (checked by valuesKept).
-			vi := r.viewBase[pos] + i
+			vi := int(r.viewBase[pos]) + i
 			r.vcopy[vi] = append(r.vcopy[vi][:0], v.Host...)
 			v.Host = r.vcopy[vi]
 			continue
 		}
-		if r.prog.slots[s].producer < 0 || r.staged[s] != nil {
+		if r.prog.slots[s].producer < 0 || r.stagedOf(s) != nil {
 			v.Buf = t.Buf
 		}
 	}
@@ -917,16 +922,16 @@ func (r *KernelRunner) refreshViews(pos int) {
 func (r *KernelRunner) valuesKept(pos int) error {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
-	for i, j := range r.viewed[pos] {
+	for i, j := range r.prog.viewed(pos) {
 		s := nd.in[j]
 		src := r.tensors[s].Host
-		if h := r.staged[s]; h != nil {
+		if h := r.stagedOf(s); h != nil {
 			src = h
 		}
-		if src == nil || !slices.Contains(nd.valueDeps, j) {
+		if src == nil || !slices.Contains(nd.valueDeps(), j) {
 			continue
 		}
-		if c := r.vcopy[r.viewBase[pos]+i]; !bytes.Equal(c, src) || !bytes.Equal(ar.In[j].Host, src) {
+		if c := r.vcopy[int(r.viewBase[pos])+i]; !bytes.Equal(c, src) || !bytes.Equal(ar.In[j].Host, src) {
 			return fmt.Errorf("wrote the value of input %d", j)
 		}
 	}
@@ -937,7 +942,7 @@ func (r *KernelRunner) valuesKept(pos int) error {
 // launching goroutine, which set them.
 func (r *KernelRunner) viewBuffers(pos int) {
 	nd := &r.prog.nodes[pos]
-	for _, j := range r.viewed[pos] {
+	for _, j := range r.prog.viewed(pos) {
 		r.args[pos].In[j].Buf = r.tensors[nd.in[j]].Buf
 	}
 }
@@ -1017,15 +1022,15 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	if nd.checked {
 		r.inferShapes = saveShapes(r.inferShapes[:0], ar.In)
 	}
-	if nd.numbered != nil {
-		nd.numbered.SetRun(r.runSeed)
+	if nd.numbered {
+		nd.k.(kernel.RunNumbered).SetRun(r.runSeed)
 	}
-	if nd.stoppable != nil {
+	if nd.stoppable {
 		ctx := r.runCtx
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		nd.stoppable.SetContext(ctx)
+		nd.k.(kernel.Interruptible).SetContext(ctx)
 	}
 	err = nd.k.InferShape(ar.In, ar.Out)
 	if nd.checked {
@@ -1159,7 +1164,7 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 // and every input slot is at the version noted with the key.
 func (r *KernelRunner) inputsKept(pos int) bool {
 	nd := &r.prog.nodes[pos]
-	if !r.iok[pos] || len(nd.valueDeps) > 0 || len(nd.cdeps) > 0 {
+	if !r.iok[pos] || len(nd.valueDeps()) > 0 || len(nd.cdeps()) > 0 {
 		return false
 	}
 	noted := r.iver[r.iverOff[pos]:r.iverOff[pos+1]]
@@ -1297,7 +1302,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		t.Buf = buf
 		r.live[s] = true
 	}
-	ownWS := false // the workspace is r.ws[pos], not the plan's
+	ownWS := false // the workspace is r.ws, not the plan's
 	if n := ar.Tiling.Workspace; n > 0 {
 		var buf device.Buffer
 		ok := false
@@ -1313,7 +1318,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 			if buf, err = r.spare.alloc(n, real); err != nil {
 				return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("workspace: %w", err))
 			}
-			r.ws[pos], ownWS = buf, true
+			r.ws, ownWS = buf, true
 		}
 		ar.Workspace = buf
 	}
@@ -1352,8 +1357,8 @@ func (r *KernelRunner) launch(pos int) (err error) {
 	}
 	ar.Workspace = device.Buffer{}
 	if ownWS {
-		b := r.ws[pos]
-		r.ws[pos] = device.Buffer{}
+		b := r.ws
+		r.ws = device.Buffer{}
 		if err := r.spare.free(b); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
@@ -1532,8 +1537,8 @@ func (r *KernelRunner) keptTensors(pos int) error {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
 	var err error
-	for i, j := range r.viewed[pos] {
-		if want := &r.views[r.viewBase[pos]+i]; ar.In[j] != want {
+	for i, j := range r.prog.viewed(pos) {
+		if want := &r.views[int(r.viewBase[pos])+i]; ar.In[j] != want {
 			ar.In[j] = want
 			if err == nil {
 				err = fmt.Errorf("replaced input tensor %d", j)

@@ -66,7 +66,7 @@ func newTilingCopy(r *KernelRunner, how plan.TilingCopy, blocks int) *tilingCopy
 		start := 0
 		for pos := range p.nodes {
 			nd := &p.nodes[pos]
-			if pos > 0 && (len(nd.valueDeps) > 0 || readsComputed(p, nd)) {
+			if pos > 0 && (len(nd.valueDeps()) > 0 || readsComputed(p, nd)) {
 				tc.batch[start], start = pos-1, pos
 			}
 			tc.batch[pos] = -1
