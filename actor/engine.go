@@ -176,10 +176,10 @@ func newEngine(a *SuperKernelActor) (*engine, error) {
 			byOp := map[string]context.Context{}
 			e.opLabels[w] = make([]context.Context, len(a.prog.nodes))
 			for pos, n := range a.prog.nodes {
-				if byOp[n.op] == nil {
-					byOp[n.op] = pprof.WithLabels(e.labels[w], pprof.Labels("pipert.op", n.op))
+				if byOp[n.op()] == nil {
+					byOp[n.op()] = pprof.WithLabels(e.labels[w], pprof.Labels("pipert.op", n.op()))
 				}
-				e.opLabels[w][pos] = byOp[n.op]
+				e.opLabels[w][pos] = byOp[n.op()]
 			}
 		}
 	}
@@ -497,7 +497,7 @@ func (e *engine) awaitLaunch(rs *runState, pos int) error {
 			return err
 		}
 		nd := &e.a.prog.nodes[pos]
-		return fmt.Errorf("actor: node %q (op %s) on the device: %w", nd.name, nd.op, err)
+		return fmt.Errorf("actor: node %q (op %s) on the device: %w", nd.name, nd.op(), err)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func CheckPlan(a *SuperKernelActor) (PlanFigures, error) {
 		end[s] = n
 	}
 	for pos := range p.nodes {
-		for _, s := range p.nodes[pos].free {
+		for _, s := range p.nodes[pos].free() {
 			end[s] = pos
 		}
 	}

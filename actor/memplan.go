@@ -85,7 +85,7 @@ func (r *KernelRunner) buildPlan(prev *memPlan) (*memPlan, []planItem) {
 		end[s] = n // graph outputs live to the end of the run
 	}
 	for pos := range p.nodes {
-		for _, s := range p.nodes[pos].free {
+		for _, s := range p.nodes[pos].free() {
 			end[s] = pos
 		}
 	}
@@ -448,11 +448,11 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 	for pos := range p.nodes {
 		nd := &p.nodes[pos]
 		if nd.guard.tok >= 0 || nd.volatile {
-			return nil, fmt.Errorf("actor: node %q (op %s) runs only as its data decide: %w", nd.name, nd.op, ErrDynamicWorkspace)
+			return nil, fmt.Errorf("actor: node %q (op %s) runs only as its data decide: %w", nd.name, nd.op(), ErrDynamicWorkspace)
 		}
 		for _, j := range nd.valueDeps() {
-			if s := nd.in[j]; p.slots[s].producer >= 0 || p.slots[s].isInput {
-				return nil, fmt.Errorf("actor: node %q (op %s) reads the value of input %d: %w", nd.name, nd.op, j, ErrDynamicWorkspace)
+			if s := nd.in()[j]; p.slots[s].producer >= 0 || p.slots[s].isInput {
+				return nil, fmt.Errorf("actor: node %q (op %s) reads the value of input %d: %w", nd.name, nd.op(), j, ErrDynamicWorkspace)
 			}
 		}
 	}
@@ -511,7 +511,7 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 	for pos := range p.nodes {
 		nd := &p.nodes[pos]
 		from := ""
-		for _, s := range nd.in {
+		for _, s := range nd.in() {
 			if from == "" {
 				from = bound[s]
 			}
@@ -522,17 +522,17 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 		}
 		if err != nil && from != "" {
 			// Shapes a run computes would differ from the bound.
-			return nil, fmt.Errorf("actor: node %q (op %s) fails on the upper bound of compute-dependent node %q, whose run-time shapes it follows: %w (%w)", nd.name, nd.op, from, ErrDynamicWorkspace, err)
+			return nil, fmt.Errorf("actor: node %q (op %s) fails on the upper bound of compute-dependent node %q, whose run-time shapes it follows: %w (%w)", nd.name, nd.op(), from, ErrDynamicWorkspace, err)
 		}
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range nd.out {
+		for _, s := range nd.out() {
 			if bound[s] = from; nd.compute {
 				bound[s] = nd.name
 			}
 		}
-		for _, s := range p.nodes[pos].out {
+		for _, s := range p.nodes[pos].out() {
 			seen[s] = r.tensors[s].Bytes()
 		}
 		seenWS[pos] = r.args[pos].Tiling.Workspace

@@ -40,7 +40,7 @@ type program struct {
 func (p *program) viewed(pos int) []int {
 	nd := &p.nodes[pos]
 	if nd.checked {
-		return p.iota[:len(nd.in)]
+		return p.iota[:len(nd.in())]
 	}
 	return nd.valueDeps()
 }
@@ -61,16 +61,17 @@ type slotInfo struct {
 // node is one kernel in execution order. Its fields are laid out so that
 // the flags and the guard share one word: a long graph holds many nodes.
 type node struct {
-	name, op string
+	name     string
 	nameSeed uint64 // mixes the node's name into kernel.Args.Seed
 	k        kernel.Kernel
 	// costs are the synthetic host costs per stage, shared by the nodes
 	// that have the same (never nil).
-	costs   *plan.Costs
-	in, out []int // slots
-	// free lists the slots whose last use is this node (inputs and outputs
-	// nobody reads), freed right after its launch.
-	free []int
+	costs *plan.Costs
+	// io holds the node's input slots, then its output slots (nin and
+	// nout of them), then the slots whose last use is the node (inputs
+	// and outputs nobody reads), freed right after its launch: see in, out
+	// and free. The nodes' lists share one array.
+	io []int
 	// deps holds the node's value and compute dependencies (nil: none,
 	// as for most nodes; see valueDeps and cdeps).
 	deps *deps
@@ -91,7 +92,8 @@ type node struct {
 	volatile bool
 	// checked: the runner checks the kernel contract around its stages
 	// (a kernel that is not kernel.Trusted).
-	checked bool
+	checked   bool
+	nin, nout uint32
 	// numbered: k is a kernel.RunNumbered; stoppable: a
 	// kernel.Interruptible (a kernel.ComputeDependent when compute). The
 	// node keeps flags, not the interface values, to stay small.
@@ -107,7 +109,12 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 	p := l.p
 	// One node a graph node, but for spliced branches (which append).
 	p.nodes = make([]node, 0, len(g.Nodes))
-	scope := make(map[string]int)
+	tensors := len(g.Inputs) + len(g.Consts)
+	for _, n := range g.Nodes {
+		tensors += len(n.Outputs)
+	}
+	p.slots, l.lastUse = make([]slotInfo, 0, tensors), make([]int, 0, tensors)
+	scope := make(map[string]int, tensors)
 	for _, in := range g.Inputs {
 		s := l.add(in.Name, -1)
 		p.slots[s].isInput, p.slots[s].input = true, len(p.inputs)
@@ -127,11 +134,11 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 	}
 	for pos := range p.nodes {
 		nd := &p.nodes[pos]
-		for nd.checked && len(p.iota) < len(nd.in) {
+		for nd.checked && len(p.iota) < len(nd.in()) {
 			p.iota = append(p.iota, len(p.iota))
 		}
 		for _, j := range nd.valueDeps() {
-			info := &p.slots[nd.in[j]]
+			info := &p.slots[nd.in()[j]]
 			if info.producer >= 0 {
 				p.nodes[info.producer].watched = true
 			}
@@ -140,7 +147,7 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 				info.value = int32(p.values)
 			}
 		}
-		for _, s := range nd.in {
+		for _, s := range nd.in() {
 			if pr := p.slots[s].producer; pr >= 0 && p.nodes[pr].compute && !slices.Contains(nd.cdeps(), pr) {
 				if nd.deps == nil {
 					nd.deps = new(deps)
@@ -149,14 +156,46 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 			}
 		}
 	}
-	for s, pos := range l.lastUse { // in slot order: each free list sorted
-		info := p.slots[s]
-		if pos < 0 || info.isOutput || info.isConst {
-			continue
-		}
-		p.nodes[pos].free = append(p.nodes[pos].free, s)
-	}
+	l.pack()
 	return p, nil
+}
+
+// pack moves the nodes' slot lists into one array, each node's inputs,
+// outputs and free list in a row (see node.io), the free lists in slot
+// order.
+func (l *lowering) pack() {
+	p := l.p
+	dies := func(s, pos int) bool {
+		return pos >= 0 && !p.slots[s].isOutput && !p.slots[s].isConst
+	}
+	nfree := make([]int, len(p.nodes))
+	total := 0
+	for s, pos := range l.lastUse {
+		if dies(s, pos) {
+			nfree[pos]++
+			total++
+		}
+	}
+	for pos := range p.nodes {
+		total += len(p.nodes[pos].io)
+	}
+	ints := make([]int, total)
+	at := make([]int, len(p.nodes)) // where the node's next free slot goes
+	next := 0
+	for pos := range p.nodes {
+		nd := &p.nodes[pos]
+		n := len(nd.io) + nfree[pos]
+		copy(ints[next:], nd.io)
+		at[pos] = next + len(nd.io)
+		nd.io = ints[next : next+n : next+n]
+		next += n
+	}
+	for s, pos := range l.lastUse { // in slot order: each free list sorted
+		if dies(s, pos) {
+			ints[at[pos]] = s
+			at[pos]++
+		}
+	}
 }
 
 // lowering is the state of newProgram.
@@ -170,6 +209,8 @@ type lowering struct {
 	buf  []byte // intern's lookup key
 	// shared holds each distinct set of costs once.
 	shared map[plan.Costs]*plan.Costs
+	// in and out are graph's scratch for a node's slots.
+	in, out []int
 }
 
 // costs returns the shared copy of cs.
@@ -188,9 +229,13 @@ func (l *lowering) costs(cs plan.Costs) *plan.Costs {
 // the global tiling cache ("" when an attribute cannot be encoded, or the
 // node is volatile: the node is cached locally only, if at all).
 type internedKey struct {
+	op     string // the node's op
 	attrs  []byte
 	global string
 }
+
+// op is nd's op name.
+func (nd *node) op() string { return nd.key.op }
 
 // deps are a node's dependencies on the values and the computed shapes of
 // its inputs.
@@ -200,6 +245,16 @@ type deps struct {
 	// once, in input order: the ones its InferShape may wait for.
 	compute []int
 }
+
+// in lists nd's input slots.
+func (nd *node) in() []int { return nd.io[:nd.nin] }
+
+// out lists nd's output slots.
+func (nd *node) out() []int { return nd.io[nd.nin : nd.nin+nd.nout] }
+
+// free lists the slots whose last use is nd (inputs and outputs nobody
+// reads), freed right after its launch, in slot order.
+func (nd *node) free() []int { return nd.io[nd.nin+nd.nout:] }
 
 // valueDeps lists the input positions nd's InferShape reads values of.
 func (nd *node) valueDeps() []int {
@@ -226,7 +281,7 @@ func (l *lowering) add(name string, producer int) int {
 
 // intern returns the shared copy of key and its global entry (key[:opLen],
 // or "" when global is false).
-func (l *lowering) intern(key []byte, opLen int, global bool) *internedKey {
+func (l *lowering) intern(op string, key []byte, opLen int, global bool) *internedKey {
 	// Whether the node is global is part of what is shared: the same key
 	// may be global for one node and local for another (a volatile kernel).
 	flag := byte('l')
@@ -234,10 +289,10 @@ func (l *lowering) intern(key []byte, opLen int, global bool) *internedKey {
 		flag = 'g'
 	}
 	l.buf = append(append(l.buf[:0], flag), key...)
-	if k, ok := l.keys[string(l.buf)]; ok {
+	if k, ok := l.keys[string(l.buf)]; ok && k.op == op {
 		return k
 	}
-	k := &internedKey{attrs: slices.Clip(key)}
+	k := &internedKey{op: op, attrs: slices.Clip(key)}
 	if global {
 		k.global = string(key[:opLen])
 	}
@@ -269,15 +324,17 @@ func (l *lowering) graph(c *subgraph.Checked, scope map[string]int, costs func(i
 			}
 			continue
 		}
-		in := make([]int, len(n.Inputs))
-		for j, name := range n.Inputs {
-			in[j] = scope[name]
+		in := l.in[:0] // node copies them
+		for _, name := range n.Inputs {
+			in = append(in, scope[name])
 		}
-		out := make([]int, len(n.Outputs))
-		for j, name := range n.Outputs {
-			out[j] = l.add(prefix+name, len(l.p.nodes))
-			scope[name] = out[j]
+		out := l.out[:0]
+		for _, name := range n.Outputs {
+			s := l.add(prefix+name, len(l.p.nodes))
+			out = append(out, s)
+			scope[name] = s
 		}
+		l.in, l.out = in, out
 		if err := l.node(prefix+n.Name, n.Op, k, n.Attrs, cs, in, out, g); err != nil {
 			return err
 		}
@@ -335,7 +392,7 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 // the node's position as producer).
 func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
-	nd := node{name: name, op: op, k: k, costs: l.costs(cs), in: in, out: out, guard: g, nameSeed: nameSeed(name)}
+	nd := node{name: name, k: k, costs: l.costs(cs), io: append(append(make([]int, 0, len(in)+len(out)), in...), out...), nin: uint32(len(in)), nout: uint32(len(out)), guard: g, nameSeed: nameSeed(name)}
 	_, nd.numbered = k.(kernel.RunNumbered)
 	_, nd.stoppable = k.(kernel.Interruptible)
 	kd := k.Deps()
@@ -343,7 +400,7 @@ func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs
 	_, trusted := k.(kernel.Trusted)
 	nd.checked = !trusted
 	key, opLen, encodable := attrKey(op, k, attrs)
-	nd.key = l.intern(key, opLen, encodable && !nd.volatile)
+	nd.key = l.intern(op, key, opLen, encodable && !nd.volatile)
 	for _, s := range in {
 		l.lastUse[s] = pos
 	}

@@ -104,13 +104,13 @@ func dynamicWhy(nd *node) string {
 	_, launches := nd.k.(Launcher)
 	switch {
 	case len(nd.valueDeps()) > 0:
-		return fmt.Sprintf("node %q (%s) reads values at run time", nd.name, nd.op)
+		return fmt.Sprintf("node %q (%s) reads values at run time", nd.name, nd.op())
 	case nd.compute:
-		return fmt.Sprintf("node %q (%s) has data-dependent output shapes", nd.name, nd.op)
+		return fmt.Sprintf("node %q (%s) has data-dependent output shapes", nd.name, nd.op())
 	case nd.volatile || nd.guard.tok >= 0:
-		return fmt.Sprintf("node %q (%s) is control flow", nd.name, nd.op)
+		return fmt.Sprintf("node %q (%s) is control flow", nd.name, nd.op())
 	case launches:
-		return fmt.Sprintf("node %q (%s) launches its own device work", nd.name, nd.op)
+		return fmt.Sprintf("node %q (%s) launches its own device work", nd.name, nd.op())
 	}
 	return ""
 }
@@ -146,7 +146,7 @@ func (r *KernelRunner) enableReplay() {
 		c.seg[pos] = int32(s)
 		sg := &c.segs[s]
 		sg.last = pos
-		for _, in := range nd.in {
+		for _, in := range nd.in() {
 			pr := p.slots[in].producer
 			if p.slots[in].isConst || pr >= sg.first || slices.Contains(sg.ext, in) {
 				continue
@@ -164,7 +164,7 @@ func (r *KernelRunner) enableReplay() {
 // readsComputed reports whether nd reads an output of a compute-dependent
 // kernel.
 func readsComputed(p *program, nd *node) bool {
-	for _, in := range nd.in {
+	for _, in := range nd.in() {
 		if pr := p.slots[in].producer; pr >= 0 && p.nodes[pr].compute {
 			return true
 		}
@@ -258,7 +258,7 @@ func (r *KernelRunner) decide(pos int) bool {
 // restore gives node pos's outputs their captured dtypes and shapes.
 func (r *KernelRunner) restore(pos int) {
 	c := r.capture
-	for _, slot := range r.prog.nodes[pos].out {
+	for _, slot := range r.prog.nodes[pos].out() {
 		t := &r.tensors[slot]
 		t.DType, t.Shape = c.dtypes[slot], append(t.Shape[:0], c.shapes[slot]...)
 	}
@@ -295,7 +295,7 @@ func (r *KernelRunner) record() error {
 		for pos := sg.first; pos <= sg.last; pos++ {
 			nd := &r.prog.nodes[pos]
 			ar := &r.args[pos]
-			for _, slot := range nd.out {
+			for _, slot := range nd.out() {
 				t := &r.tensors[slot]
 				c.dtypes[slot], c.shapes[slot] = t.DType, append(c.shapes[slot][:0], t.Shape...)
 			}
@@ -304,7 +304,7 @@ func (r *KernelRunner) record() error {
 			if err != nil {
 				return r.stageErr(pos, kernel.StageLaunch, err)
 			}
-			c.ks[pos] = device.Kernel{Name: nd.op, Cost: cost}
+			c.ks[pos] = device.Kernel{Name: nd.op(), Cost: cost}
 		}
 		sg.span = c.span(c.ks[sg.first : sg.last+1])
 		sg.valid = true
@@ -332,7 +332,7 @@ func (r *KernelRunner) fits(sg *segment) bool {
 		real := nd.k.Deps().ShapeOnly
 		if !real {
 			real = true
-			for _, s := range nd.in {
+			for _, s := range nd.in() {
 				if r.prog.slots[s].producer >= sg.first {
 					real = real && c.shapes[s].NumElements() == 0
 				} else {
@@ -374,14 +374,14 @@ func (r *KernelRunner) replay1(pos int) (err error) {
 		// them, and the graph inputs' contents (shapes and dtypes are the
 		// captured ones).
 		r.viewBuffers(pos)
-		for j, s := range nd.in {
+		for j, s := range nd.in() {
 			if r.prog.slots[s].producer < 0 {
 				ar.In[j].Host = r.tensors[s].Host
 			}
 		}
 	}
 	real := kernel.OutputsReal(nd.k, ar.In)
-	for _, s := range nd.out {
+	for _, s := range nd.out() {
 		t := &r.tensors[s]
 		t.Buf, _ = r.planned(s, t.Bytes(), real)
 		r.live[s], r.inArena[s] = true, true

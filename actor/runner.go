@@ -242,7 +242,7 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	}
 	n := 0
 	for pos := range prog.nodes {
-		n += len(prog.nodes[pos].in) + len(prog.nodes[pos].out)
+		n += len(prog.nodes[pos].in()) + len(prog.nodes[pos].out())
 	}
 	r.ptrs = make([]*kernel.Tensor, n)
 	nv := 0
@@ -255,7 +255,7 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	nout := 0
 	for pos := range prog.nodes {
 		if prog.nodes[pos].checked {
-			nout += len(prog.nodes[pos].out)
+			nout += len(prog.nodes[pos].out())
 		}
 	}
 	if nout > 0 {
@@ -268,8 +268,8 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		for pos := range prog.nodes {
 			if nd := &prog.nodes[pos]; nd.checked {
 				r.outBase[pos] = nout
-				r.outs[pos] = ptrs[nout : nout+len(nd.out) : nout+len(nd.out)]
-				nout += len(nd.out)
+				r.outs[pos] = ptrs[nout : nout+len(nd.out()) : nout+len(nd.out())]
+				nout += len(nd.out())
 			}
 		}
 	}
@@ -278,9 +278,9 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		nd := &prog.nodes[pos]
 		ar := &r.args[pos]
 		ar.Node = nd.name
-		ar.In = r.ptrs[n : n+len(nd.in) : n+len(nd.in)]
-		n += len(nd.in)
-		for i, s := range nd.in {
+		ar.In = r.ptrs[n : n+len(nd.in()) : n+len(nd.in())]
+		n += len(nd.in())
+		for i, s := range nd.in() {
 			ar.In[i] = &r.tensors[s]
 		}
 		r.viewBase[pos] = int32(nv)
@@ -288,9 +288,9 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 			ar.In[j] = &r.views[nv]
 			nv++
 		}
-		ar.Out = r.ptrs[n : n+len(nd.out) : n+len(nd.out)]
-		n += len(nd.out)
-		for i, s := range nd.out {
+		ar.Out = r.ptrs[n : n+len(nd.out()) : n+len(nd.out())]
+		n += len(nd.out())
+		for i, s := range nd.out() {
 			ar.Out[i] = &r.tensors[s]
 		}
 		if nd.watched {
@@ -332,7 +332,7 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 		r.lcost, r.cok = make([]device.Cost, n), make([]bool, n)
 		r.ver, r.iverOff = make([]uint32, len(r.prog.slots)), make([]int32, n+1)
 		for pos := range r.prog.nodes {
-			r.iverOff[pos+1] = r.iverOff[pos] + int32(len(r.prog.nodes[pos].in))
+			r.iverOff[pos+1] = r.iverOff[pos] + int32(len(r.prog.nodes[pos].in()))
 		}
 		r.iver = make([]uint32, r.iverOff[n])
 	}
@@ -513,7 +513,7 @@ func (r *KernelRunner) feedable() {
 // waits for the upload on the device.
 func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx context.Context, input int) (*kernel.Tensor, error)) error {
 	nd := &r.prog.nodes[pos]
-	for _, s := range nd.in {
+	for _, s := range nd.in() {
 		if !r.pending[s] {
 			continue
 		}
@@ -722,7 +722,7 @@ func newEvent(d device.Device) device.Event {
 // stageErr wraps a kernel failure with its node, op and stage.
 func (r *KernelRunner) stageErr(pos int, st kernel.Stage, err error) error {
 	nd := &r.prog.nodes[pos]
-	return fmt.Errorf("actor: %w", &kernel.Error{Node: nd.name, Op: nd.op, Stage: st, Err: err})
+	return fmt.Errorf("actor: %w", &kernel.Error{Node: nd.name, Op: nd.op(), Stage: st, Err: err})
 }
 
 // recovered turns a panic of kernel code in stage st of node pos into an
@@ -785,10 +785,10 @@ func (r *KernelRunner) Needs(pos int, out []Need) []Need {
 		}
 	}
 	for _, j := range nd.valueDeps() {
-		if s := nd.in[j]; r.tensors[s].Host != nil || r.stagedOf(s) != nil {
+		if s := nd.in()[j]; r.tensors[s].Host != nil || r.stagedOf(s) != nil {
 			continue // a constant, a host input, or staged by an earlier reader
 		}
-		out = append(out, Need{Producer: r.prog.slots[nd.in[j]].producer, Input: j})
+		out = append(out, Need{Producer: r.prog.slots[nd.in()[j]].producer, Input: j})
 	}
 	return out
 }
@@ -840,7 +840,7 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 // stream s, after its producer completed (the caller has waited for that
 // or made s wait for it).
 func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) error {
-	slot := r.prog.nodes[pos].in[j]
+	slot := r.prog.nodes[pos].in()[j]
 	t := &r.tensors[slot]
 	vs := int(r.prog.slots[slot].value) - 1
 	if vs < 0 {
@@ -891,7 +891,7 @@ func (r *KernelRunner) refreshViews(pos int) {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
 	for i, j := range r.prog.viewed(pos) {
-		s := nd.in[j]
+		s := nd.in()[j]
 		t, v := &r.tensors[s], ar.In[j]
 		if nd.checked {
 			v.Shape = append(v.Shape[:0], t.Shape...) // dims of its own
@@ -923,7 +923,7 @@ func (r *KernelRunner) valuesKept(pos int) error {
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
 	for i, j := range r.prog.viewed(pos) {
-		s := nd.in[j]
+		s := nd.in()[j]
 		src := r.tensors[s].Host
 		if h := r.stagedOf(s); h != nil {
 			src = h
@@ -943,7 +943,7 @@ func (r *KernelRunner) valuesKept(pos int) error {
 func (r *KernelRunner) viewBuffers(pos int) {
 	nd := &r.prog.nodes[pos]
 	for _, j := range r.prog.viewed(pos) {
-		r.args[pos].In[j].Buf = r.tensors[nd.in[j]].Buf
+		r.args[pos].In[j].Buf = r.tensors[nd.in()[j]].Buf
 	}
 }
 
@@ -1055,7 +1055,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		}
 		return r.stageErr(pos, kernel.StageInfer, err)
 	}
-	for i, s := range nd.out {
+	for i, s := range nd.out() {
 		t := ar.Out[i]
 		if t != &r.tensors[s] {
 			ar.Out[i] = &r.tensors[s]
@@ -1168,7 +1168,7 @@ func (r *KernelRunner) inputsKept(pos int) bool {
 		return false
 	}
 	noted := r.iver[r.iverOff[pos]:r.iverOff[pos+1]]
-	for j, s := range nd.in {
+	for j, s := range nd.in() {
 		if r.prog.slots[s].isInput || r.ver[s] != noted[j] {
 			return false
 		}
@@ -1180,7 +1180,7 @@ func (r *KernelRunner) inputsKept(pos int) bool {
 // stored one.
 func (r *KernelRunner) noteInputs(pos int) {
 	noted := r.iver[r.iverOff[pos]:r.iverOff[pos+1]]
-	for j, s := range r.prog.nodes[pos].in {
+	for j, s := range r.prog.nodes[pos].in() {
 		noted[j] = r.ver[s]
 	}
 }
@@ -1190,7 +1190,7 @@ func (r *KernelRunner) bumpOutputs(pos int) {
 	if r.ver == nil {
 		return
 	}
-	for _, s := range r.prog.nodes[pos].out {
+	for _, s := range r.prog.nodes[pos].out() {
 		r.ver[s]++
 	}
 }
@@ -1282,7 +1282,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 	if real && r.planOn {
 		r.seenReal = true
 	}
-	for i, s := range nd.out {
+	for i, s := range nd.out() {
 		t := ar.Out[i]
 		n := t.Bytes()
 		if r.planOn {
@@ -1335,7 +1335,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		if err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
-		k := device.Kernel{Name: nd.op, Cost: cost, Flow: ar.Flow}
+		k := device.Kernel{Name: nd.op(), Cost: cost, Flow: ar.Flow}
 		r.tilingBefore(pos, &k)
 		if real {
 			t0 := clock.Now()
@@ -1376,7 +1376,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 
 // freeDead frees the slots whose last use is node pos.
 func (r *KernelRunner) freeDead(pos int) error {
-	for _, s := range r.prog.nodes[pos].free {
+	for _, s := range r.prog.nodes[pos].free() {
 		if r.live[s] {
 			r.live[s] = false
 			if r.inArena != nil && r.inArena[s] {
@@ -1501,7 +1501,7 @@ func badAnswer(format string, a ...any) error {
 // Resize runs before the outputs have one). It returns them.
 func (r *KernelRunner) outputViews(pos int, withBuf bool) []*kernel.Tensor {
 	outs := r.outs[pos]
-	for i, s := range r.prog.nodes[pos].out {
+	for i, s := range r.prog.nodes[pos].out() {
 		v := r.outView(pos, i)
 		outs[i] = v
 		t := &r.tensors[s]
@@ -1545,7 +1545,7 @@ func (r *KernelRunner) keptTensors(pos int) error {
 			}
 		}
 	}
-	for i, s := range nd.out {
+	for i, s := range nd.out() {
 		if want := &r.tensors[s]; ar.Out[i] != want {
 			ar.Out[i] = want
 			if err == nil {
@@ -1582,7 +1582,7 @@ func (r *KernelRunner) cost(pos int) (device.Cost, error) {
 // their slots' dtypes and shapes, and, when withBuf is set, buffers. The
 // slots are never written: the next refresh puts the views back.
 func (r *KernelRunner) sameOutputs(pos int, withBuf bool) error {
-	for i, s := range r.prog.nodes[pos].out {
+	for i, s := range r.prog.nodes[pos].out() {
 		v, t := r.outs[pos][i], &r.tensors[s]
 		switch {
 		case v != r.outView(pos, i):

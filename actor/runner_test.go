@@ -47,7 +47,7 @@ func TestRunnerStepByStep(t *testing.T) {
 	ctx := context.Background()
 	ops := make([]string, len(p.nodes))
 	for pos := range p.nodes {
-		ops[pos] = p.nodes[pos].op
+		ops[pos] = p.nodes[pos].op()
 	}
 	if !slices.Equal(ops, []string{"ReLU", "Shape", "Reshape", "Unique", "ReLU"}) {
 		t.Fatalf("execution order %v", ops)

@@ -134,7 +134,7 @@ func newTracer(rec *trace.Recorder, name string, p plan.Plan, prog *program, cac
 		t.track[s] = t.worker[w]
 		t.names[s] = make([]trace.Name, len(prog.nodes))
 		for pos := range prog.nodes {
-			n := prog.nodes[pos].op
+			n := prog.nodes[pos].op()
 			if len(per[w]) > 1 || s == kernel.StagePrepare {
 				n += " " + s.String()
 			}
