@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -424,6 +425,75 @@ func TestFactoryFailuresAreErrors(t *testing.T) {
 			}
 			if (name == "panics") != errors.Is(err, pipert.ErrPanic) {
 				t.Errorf("factory that %s, %s: errors.Is(%v, ErrPanic) wrong", name, m.name, err)
+			}
+		}
+	}
+}
+
+// fickleDeps is ReLU whose Deps gives another answer on its nth call
+// (which the Kernel contract forbids: Deps is constant).
+type fickleDeps struct {
+	kernel.Kernel
+	calls *atomic.Int64
+	nth   int64
+	other func() kernel.Deps
+}
+
+func (k *fickleDeps) Deps() kernel.Deps {
+	if k.calls.Add(1) == k.nth {
+		return k.other()
+	}
+	return k.Kernel.Deps()
+}
+
+// TestFickleDepsAreNoPanic: a kernel whose Deps panics, or names a
+// negative input, on any one of its calls fails Compile with an error (a
+// panic one matching ErrPanic) or compiles, in every mode: Deps is read
+// once, so the answer the runtime acts on is the one Validate checked.
+// A compiled executable runs correctly.
+func TestFickleDepsAreNoPanic(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 2, 4)}
+	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
+	for _, bad := range []struct {
+		name  string
+		other func() kernel.Deps
+	}{
+		{"panics", func() kernel.Deps { panic("Deps") }},
+		{"names input -1", func() kernel.Deps { return kernel.Deps{Value: []int{-1}} }},
+	} {
+		for _, m := range everyMode() {
+			for nth := int64(1); nth <= 6; nth++ {
+				r := ops.NewRegistry()
+				calls := new(atomic.Int64)
+				if err := r.Register("Bad", func(kernel.Attrs) (kernel.Kernel, error) {
+					k, err := ops.Builtins().New("ReLU", nil)
+					return &fickleDeps{Kernel: k, calls: calls, nth: nth, other: bad.other}, err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				e, err := func() (e *pipert.Executable, err error) {
+					defer func() {
+						if p := recover(); p != nil {
+							err = fmt.Errorf("Compile panicked: %v", p)
+						}
+					}()
+					return pipert.Compile(badGraph(), append([]pipert.Option{pipert.WithRegistry(r)}, m.opts...)...)
+				}()
+				if err != nil {
+					if !strings.Contains(err.Error(), `"bad"`) || bad.name == "panics" && !errors.Is(err, pipert.ErrPanic) {
+						t.Errorf("Deps that %s on call %d, %s: %v", bad.name, nth, m.name, err)
+					}
+					continue
+				}
+				res, err := e.Run(context.Background(), in)
+				if err != nil {
+					t.Errorf("Deps that %s on call %d, %s: run: %v", bad.name, nth, m.name, err)
+				} else if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); !slices.Equal(got, want) {
+					t.Errorf("Deps that %s on call %d, %s: %v, want %v", bad.name, nth, m.name, got, want)
+				}
+				if err := e.Close(); err != nil {
+					t.Errorf("Deps that %s on call %d, %s: close: %v", bad.name, nth, m.name, err)
+				}
 			}
 		}
 	}

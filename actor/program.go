@@ -94,6 +94,9 @@ type node struct {
 	// (a kernel that is not kernel.Trusted).
 	checked   bool
 	nin, nout uint32
+	// shapeOnly: the kernel reads only its inputs' shapes
+	// (kernel.Deps.ShapeOnly).
+	shapeOnly bool
 	// numbered: k is a kernel.RunNumbered; stoppable: a
 	// kernel.Interruptible (a kernel.ComputeDependent when compute). The
 	// node keeps flags, not the interface values, to stay small.
@@ -256,6 +259,10 @@ func (nd *node) out() []int { return nd.io[nd.nin : nd.nin+nd.nout] }
 // reads), freed right after its launch, in slot order.
 func (nd *node) free() []int { return nd.io[nd.nin+nd.nout:] }
 
+// outputsReal is kernel.OutputsReal of nd's kernel on a's inputs, with
+// the Deps read when nd was lowered.
+func (nd *node) outputsReal(a *kernel.Args) bool { return nd.shapeOnly || a.Real() }
+
 // valueDeps lists the input positions nd's InferShape reads values of.
 func (nd *node) valueDeps() []int {
 	if nd.deps == nil {
@@ -335,7 +342,11 @@ func (l *lowering) graph(c *subgraph.Checked, scope map[string]int, costs func(i
 			scope[name] = s
 		}
 		l.in, l.out = in, out
-		if err := l.node(prefix+n.Name, n.Op, k, n.Attrs, cs, in, out, g); err != nil {
+		kd, err := c.Deps(i)
+		if err != nil {
+			return fmt.Errorf("actor: node %q (op %s): %w", prefix+n.Name, n.Op, err)
+		}
+		if err := l.node(prefix+n.Name, n.Op, k, kd, n.Attrs, cs, in, out, g); err != nil {
 			return err
 		}
 	}
@@ -348,7 +359,8 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 	name := prefix + n.Name
 	then, els, res := b.Branches()
 	choice := l.add(name+"/choice", len(l.p.nodes))
-	if err := l.node(name, n.Op, &ifCond{b: b}, nil, cs, []int{scope[n.Inputs[0]]}, []int{choice}, g); err != nil {
+	cond := &ifCond{b: b}
+	if err := l.node(name, n.Op, cond, cond.Deps(), nil, cs, []int{scope[n.Inputs[0]]}, []int{choice}, g); err != nil {
 		return err
 	}
 	caps := make([]int, len(n.Inputs)-1)
@@ -385,18 +397,18 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 		out[j] = l.add(prefix+o, len(l.p.nodes))
 		scope[o] = out[j]
 	}
-	return l.node(name+"/merge", "If.merge", &ifMerge{n: len(out)}, nil, plan.Costs{}, merge, out, g)
+	m := &ifMerge{n: len(out)}
+	return l.node(name+"/merge", "If.merge", m, m.Deps(), nil, plan.Costs{}, merge, out, g)
 }
 
-// node appends a node reading slots in and producing slots out (added with
-// the node's position as producer).
-func (l *lowering) node(name, op string, k kernel.Kernel, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
+// node appends a node of kernel k, whose Deps are kd, reading slots in and
+// producing slots out (added with the node's position as producer).
+func (l *lowering) node(name, op string, k kernel.Kernel, kd kernel.Deps, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
 	nd := node{name: name, k: k, costs: l.costs(cs), io: append(append(make([]int, 0, len(in)+len(out)), in...), out...), nin: uint32(len(in)), nout: uint32(len(out)), guard: g, nameSeed: nameSeed(name)}
 	_, nd.numbered = k.(kernel.RunNumbered)
 	_, nd.stoppable = k.(kernel.Interruptible)
-	kd := k.Deps()
-	nd.volatile = kd.Volatile
+	nd.volatile, nd.shapeOnly = kd.Volatile, kd.ShapeOnly
 	_, trusted := k.(kernel.Trusted)
 	nd.checked = !trusted
 	key, opLen, encodable := attrKey(op, k, attrs)

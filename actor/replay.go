@@ -329,7 +329,7 @@ func (r *KernelRunner) fits(sg *segment) bool {
 	// the first that would, the segment's own tensors are virtual.
 	for pos := sg.first; pos <= sg.last; pos++ {
 		nd := &r.prog.nodes[pos]
-		real := nd.k.Deps().ShapeOnly
+		real := nd.shapeOnly
 		if !real {
 			real = true
 			for _, s := range nd.in() {
@@ -380,7 +380,7 @@ func (r *KernelRunner) replay1(pos int) (err error) {
 			}
 		}
 	}
-	real := kernel.OutputsReal(nd.k, ar.In)
+	real := nd.outputsReal(ar)
 	for _, s := range nd.out() {
 		t := &r.tensors[s]
 		t.Buf, _ = r.planned(s, t.Bytes(), real)

@@ -1277,7 +1277,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		return r.freeDead(pos)
 	}
 	r.viewBuffers(pos)
-	real := kernel.OutputsReal(nd.k, ar.In)
+	real := nd.outputsReal(ar)
 	allPlanned := r.planOn
 	if real && r.planOn {
 		r.seenReal = true

@@ -582,7 +582,11 @@ func (c *Checked) boundsAt(stand int64, ref map[string]*kernel.Tensor) map[strin
 		if !known {
 			continue
 		}
-		if out := fold(k, n, in); out != nil {
+		deps, err := c.Deps(i)
+		if err != nil {
+			continue // no bound: the run reports the kernel
+		}
+		if out := fold(k, deps, n, in); out != nil {
 			for j, name := range n.Outputs {
 				if agrees(name, out[j]) {
 					b[name] = out[j]
@@ -593,7 +597,7 @@ func (c *Checked) boundsAt(stand int64, ref map[string]*kernel.Tensor) map[strin
 		if _, ok := c.Meta[firstOutput(n)]; ok {
 			continue
 		}
-		for _, j := range k.Deps().Value {
+		for _, j := range deps.Value {
 			if j < len(in) && in[j].Host == nil {
 				known = false
 			}
@@ -618,15 +622,15 @@ func (c *Checked) boundsAt(stand int64, ref map[string]*kernel.Tensor) map[strin
 // shape arithmetic, never for dense data.
 const foldLimit = 64
 
-// fold computes node n's outputs on the host from what bounds knows before
-// run time, and returns them with contents, or nil: a kernel that reads
-// only shapes (Shape) from its inputs' shapes, any other kernel when every
-// input has contents (a constant or a folded value). Compute-dependent
+// fold computes node n's outputs (kernel k, whose Deps are deps) on the
+// host from what bounds knows before run time, and returns them with
+// contents, or nil: a kernel that reads only shapes (Shape) from its
+// inputs' shapes, any other kernel when every input has contents (a
+// constant or a folded value). Compute-dependent
 // kernels, kernels that need a workspace and outputs of more than
 // foldLimit elements do not fold. The values are real where the input
 // shapes are static, stand-ins where they are stand-ins.
-func fold(k kernel.Kernel, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) {
-	deps := k.Deps()
+func fold(k kernel.Kernel, deps kernel.Deps, n *Node, in []*kernel.Tensor) (out []*kernel.Tensor) {
 	if deps.Compute {
 		return nil
 	}

@@ -27,6 +27,32 @@ type Checked struct {
 	// tensor downstream of a dynamic input dimension, a non-constant value
 	// dependency or a compute-dependent op is absent.
 	Meta map[string]*kernel.Tensor
+
+	// deps holds each node's kernel's Deps as Validate read and checked
+	// it, by node index (nil: a Checked made otherwise; see Deps).
+	deps []kernel.Deps
+}
+
+// Deps returns the Deps of node i's kernel. For Validate's result it is
+// the answer Validate read and checked: a kernel's Deps is read once, so
+// that one whose answer changes from call to call (which the Kernel
+// contract forbids) cannot make the callers disagree, or panic. For a
+// Checked made otherwise it is read now: a panic is an error wrapping
+// kernel.ErrPanic, a negative input index an error wrapping ErrBadNode.
+func (c *Checked) Deps(i int) (kernel.Deps, error) {
+	if c.deps != nil {
+		return c.deps[i], nil
+	}
+	_, _, _, deps, err := contract(c.Kernels[i])
+	if err != nil {
+		return kernel.Deps{}, err
+	}
+	for _, j := range deps.Value {
+		if j < 0 {
+			return kernel.Deps{}, fmt.Errorf("%w: the kernel's Deps.Value names input %d", ErrBadNode, j)
+		}
+	}
+	return deps, nil
 }
 
 // Validate checks g against the ops in reg: names are unique, every tensor
@@ -101,6 +127,7 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 	}
 	names := make(map[string]bool, len(g.Nodes))
 	c.Kernels = make([]kernel.Kernel, len(g.Nodes))
+	c.deps = make([]kernel.Deps, len(g.Nodes))
 	for i, n := range g.Nodes {
 		if n == nil {
 			return fail(fmt.Sprintf("#%d", i), "", ErrBadNode, "nil node")
@@ -155,6 +182,8 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 				return fail(n.Name, n.Op, ErrBadNode, "the kernel's Deps.Value names input %d of an op taking at most %d", j, maxIn)
 			}
 		}
+		deps.Value = slices.Clone(deps.Value) // the kernel's slice is its own
+		c.deps[i] = deps
 		for _, o := range n.Outputs {
 			if o == "" {
 				return fail(n.Name, n.Op, ErrBadNode, "empty output name")
@@ -295,7 +324,7 @@ func (c *Checked) infer() error {
 			}
 			in[j] = m
 		}
-		deps := k.Deps()
+		deps := c.deps[i]
 		if known {
 			for _, j := range deps.Value {
 				if j < len(in) && in[j].Host == nil {
