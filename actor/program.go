@@ -58,8 +58,10 @@ type slotInfo struct {
 	isInput  bool
 }
 
-// node is one kernel in execution order. Its fields are laid out so that
-// the flags and the guard share one word: a long graph holds many nodes.
+// node is one kernel in execution order. A long graph holds many nodes,
+// so a node keeps 112 bytes: its kernel's optional interfaces as flags,
+// its slot lists in one slice, its rare dependencies and its interned key
+// behind pointers, the counts, guard and flags in the last three words.
 type node struct {
 	name     string
 	nameSeed uint64 // mixes the node's name into kernel.Args.Seed
@@ -81,7 +83,8 @@ type node struct {
 	key *internedKey
 
 	// guard is the branch choice the node of a spliced If runs under.
-	guard guard
+	guard     guard
+	nin, nout uint32 // inputs and outputs in io
 	// compute: compute-dependent, real output shapes after it ran.
 	compute bool
 	// watched is set when some later node waits on this node's completion
@@ -92,8 +95,7 @@ type node struct {
 	volatile bool
 	// checked: the runner checks the kernel contract around its stages
 	// (a kernel that is not kernel.Trusted).
-	checked   bool
-	nin, nout uint32
+	checked bool
 	// shapeOnly: the kernel reads only its inputs' shapes
 	// (kernel.Deps.ShapeOnly).
 	shapeOnly bool
