@@ -212,7 +212,9 @@ func WithRegistry(r kernel.Resolver) Option { return func(c *Config) { c.Registr
 // (default: the graph's name). Give the device a devtrace observer on the
 // same recorder to see the device side and complete each kernel's flow; a
 // heterogeneous executable's host CPU device records its CPU kernels on
-// tracks named "<name> cpu".
+// tracks named "<name> cpu". The recorder must outlive the executable's
+// runs: once it is closed, runs go on untraced (their events are dropped,
+// and no error says so).
 func WithTrace(rec *trace.Recorder, name string) Option {
 	return func(c *Config) { c.Trace, c.TraceName = rec, name }
 }
