@@ -351,6 +351,70 @@ func TestBadKernelsBecomeErrors(t *testing.T) {
 	}
 }
 
+// infCost is ReLU whose Cost is infinite on its nth call once armed.
+type infCost struct {
+	kernel.Kernel
+	armed *atomic.Bool
+	calls *atomic.Int64
+	nth   int64
+}
+
+func (k *infCost) Cost(in, out []*kernel.Tensor) device.Cost {
+	if k.armed.Load() && k.calls.Add(1) == k.nth {
+		return device.Cost{FLOPs: math.Inf(1)}
+	}
+	return k.Kernel.Cost(in, out)
+}
+
+// TestReplayNamesBadCost: in mode Replay, a kernel whose Cost is
+// infinite on its nth call, whichever call that is (the plan's sizing
+// run, the launch or the capture of the capturing run), fails that run
+// with an error naming that kernel, and the runs after it are correct
+// (replayed runs call no Cost).
+func TestReplayNamesBadCost(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 2, 4)}
+	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
+	f := &fault{stage: kernel.StageLaunch, cost: func() device.Cost { return device.Cost{} }} // for checkNamed
+	for _, caches := range []pipert.Caches{{Kinds: pipert.NoCaches}, {}} {
+		for nth := int64(1); nth <= 4; nth++ {
+			armed, calls := new(atomic.Bool), new(atomic.Int64)
+			r := ops.NewRegistry()
+			if err := r.Register("Bad", func(kernel.Attrs) (kernel.Kernel, error) {
+				k, err := ops.Builtins().New("ReLU", nil)
+				return &infCost{Kernel: k, armed: armed, calls: calls, nth: nth}, err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			exe, err := pipert.Compile(badGraph(), pipert.WithRegistry(r), pipert.WithMode(pipert.Replay), pipert.WithCaches(caches))
+			if err != nil {
+				t.Fatal(err)
+			}
+			armed.Store(true)
+			failed := false
+			for run := 0; run < 6; run++ {
+				res, err := exe.Run(context.Background(), in)
+				if err != nil {
+					if failed {
+						t.Fatalf("caches %v, call %d: run %d failed again: %v", caches.Kinds, nth, run, err)
+					}
+					failed = true
+					checkNamed(t, err, f)
+					continue
+				}
+				if got := kernel.Float32s(res.Outputs[badGraph().Outputs[0]].Host); !slices.Equal(got, want) {
+					t.Fatalf("caches %v, call %d: run %d gave %v, want %v", caches.Kinds, nth, run, got, want)
+				}
+			}
+			if made := calls.Load() >= nth; made != failed {
+				t.Errorf("caches %v, call %d: %d calls of Cost, a run failed: %v", caches.Kinds, nth, calls.Load(), failed)
+			}
+			if err := exe.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // checkRecovered checks, after a failed run, that the next run of exe
 // gives want, that Close succeeds and that no device memory of dev leaks.
 func checkRecovered(t *testing.T, exe *pipert.Executable, dev device.Device, in map[string]*kernel.Tensor, want []float32) {

@@ -301,6 +301,11 @@ func (r *KernelRunner) record() error {
 			}
 			c.ws[pos] = ar.Tiling.Workspace
 			cost, err := r.cost(pos)
+			if err == nil {
+				// Checked here, where the node is known, as a launch's
+				// cost is: a replay's error would name only the segment.
+				err = cost.Check()
+			}
 			if err != nil {
 				return r.stageErr(pos, kernel.StageLaunch, err)
 			}
