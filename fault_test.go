@@ -196,3 +196,54 @@ func TestFaultAtEveryCallSite(t *testing.T) {
 		t.Errorf("only %d faults injected", injected)
 	}
 }
+
+// TestReplayFaultNamesItsKernel: a launch fault on one kernel of a
+// replayed sequence fails the run with an error naming that kernel's
+// node, not the sequence's first; the next runs replay correctly.
+func TestReplayFaultNamesItsKernel(t *testing.T) {
+	b := subgraph.NewBuilder("seq")
+	x := b.Input("x", kernel.Float32, 4, 4)
+	h := b.Op("Tanh", b.Op("Sigmoid", b.Op("ReLU", b.Op("MatMul", x, x))))
+	b.Output(b.Op("Add", h, x))
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{
+		1, -2, 3, -4, 5, -6, 7, -8, 1, 2, 3, 4, 5, 6, 7, 8}, 4, 4)}
+	sim, err := device.NewSim(device.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := devfault.New(sim, 1)
+	exe, err := pipert.Compile(g, pipert.WithDevice(d), pipert.WithMode(pipert.Replay))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	ctx := context.Background()
+	var want *pipert.Result
+	for range 3 { // sized, captured, replayed
+		if want, err = exe.Run(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want.Stats.Replay.Replays == 0 {
+		t.Fatalf("the third run replayed nothing: %+v", want.Stats.Replay)
+	}
+	for _, op := range []string{"MatMul", "Sigmoid", "Add"} {
+		d.SetRules(devfault.Rule{Kind: devfault.Launch, Op: op, Nth: 1, Effect: devfault.Fail})
+		_, err := exe.Run(ctx, in)
+		var ke *kernel.Error
+		if !errors.As(err, &ke) || ke.Op != op || ke.Stage != kernel.StageLaunch || !errors.Is(err, device.ErrLaunchFailed) {
+			t.Fatalf("a failed replayed launch of %s: %v, want a launch error naming its node", op, err)
+		}
+		d.SetRules()
+		res, err := exe.Run(ctx, in)
+		if err != nil {
+			t.Fatalf("run after the fault on %s: %v", op, err)
+		}
+		for name, w := range want.Outputs {
+			if got := res.Outputs[name]; string(got.Host) != string(w.Host) {
+				t.Fatalf("run after the fault on %s: output %s differs", op, name)
+			}
+		}
+	}
+}

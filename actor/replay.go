@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -434,7 +435,12 @@ func (r *KernelRunner) replaySegment(pos int) error {
 		ks[i].Flow = r.args[sg.first+i].Flow
 	}
 	if err := r.submit(ks); err != nil {
-		return r.stageErr(sg.first, kernel.StageLaunch, fmt.Errorf("replay: %w", err))
+		at := sg.first // the segment's, unless the error names a kernel
+		var re *device.ReplayError
+		if errors.As(err, &re) && re.Kernel >= 0 && re.Kernel < len(ks) {
+			at += re.Kernel
+		}
+		return r.stageErr(at, kernel.StageLaunch, fmt.Errorf("replay: %w", err))
 	}
 	if r.launched != nil {
 		r.launched(sg.first, len(ks))
@@ -459,7 +465,7 @@ func (r *KernelRunner) submit(ks []device.Kernel) error {
 	}
 	for i := range ks {
 		if err := r.stream.Launch(ks[i]); err != nil {
-			return err
+			return &device.ReplayError{Kernel: i, Err: err}
 		}
 	}
 	return nil

@@ -301,9 +301,23 @@ type HostAllocator interface {
 // Replay enqueues the modeled work of ks in order; the launch path costs
 // the device Profile.ReplayTime(len(ks)) in all, node by node, instead of
 // a launch per kernel. Like Launch, it is called by the stream's owner.
+// An error that belongs to one kernel of ks is a *ReplayError naming it,
+// so that the caller can report that kernel's node.
 type Replayer interface {
 	Replay(ks []Kernel) error
 }
+
+// ReplayError is a Replayer's error for one kernel of a replay: Kernel is
+// its index in the kernels Replay was given, Err what its launch met.
+type ReplayError struct {
+	Kernel int
+	Err    error
+}
+
+func (e *ReplayError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *ReplayError) Unwrap() error { return e.Err }
 
 // KernelTime is the modeled duration of a kernel of cost c: KernelFixed plus
 // the roofline max(FLOPs / PeakFLOPS, Bytes / MemBandwidth). A cost Check

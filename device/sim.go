@@ -349,7 +349,7 @@ func (s *simStream) Launch(k Kernel) error {
 func (s *simStream) Replay(ks []Kernel) error {
 	for i := range ks {
 		if err := s.dev.prof.CheckCost(ks[i].Cost); err != nil {
-			return fmt.Errorf("%s: replay of %s (kernel %d of %d): %w", s.dev.who, ks[i].Name, i, len(ks), err)
+			return &ReplayError{Kernel: i, Err: fmt.Errorf("%s: replay of %s (kernel %d of %d): %w", s.dev.who, ks[i].Name, i, len(ks), err)}
 		}
 	}
 	p := &s.dev.prof

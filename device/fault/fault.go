@@ -438,7 +438,7 @@ type replayStream struct{ *stream }
 func (s *replayStream) Replay(ks []device.Kernel) error {
 	for i := range ks {
 		if err := s.d.check(Launch, s.n, ks[i].Name); err != nil {
-			return err
+			return &device.ReplayError{Kernel: i, Err: err}
 		}
 	}
 	return s.inner.(device.Replayer).Replay(ks)
