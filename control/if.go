@@ -109,6 +109,9 @@ func NewIf(attrs kernel.Attrs, res kernel.Resolver) (*If, error) {
 		if !ok || g == nil {
 			return nil, graphAttrErr(ErrBranch, name, attrs[name])
 		}
+		if err := knownOps(g, res); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrBranch, name, err)
+		}
 		k.branch[i] = g
 		k.bodies[i] = &body{g: g, res: res}
 	}

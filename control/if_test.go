@@ -61,6 +61,18 @@ func ifGraph(nested bool) *subgraph.Graph {
 	return b.Graph()
 }
 
+// nestedUnknown is a then branch holding an If whose else branch applies
+// an op no registry has.
+func nestedUnknown() *subgraph.Graph {
+	tb := subgraph.NewBuilder("t")
+	tx := tb.Input("t/x", kernel.Float32, kernel.Dynamic, kernel.Dynamic)
+	tc := tb.Input("t/c", kernel.Bool)
+	tb.Node(&subgraph.Node{Name: "inner", Op: "If", Inputs: []string{tc, tx},
+		Attrs: kernel.Attrs{control.ThenBranch: branch("in_then", "ReLU"), control.ElseBranch: branch("in_else", "Nope")}}, 1)
+	tb.Output(tb.Last().Outputs[0])
+	return tb.Graph()
+}
+
 // branch2 is branch with a second, unused, bool capture.
 func branch2(name, op string) *subgraph.Graph { return withUnused(branch(name, op)) }
 
@@ -144,9 +156,31 @@ func TestIfMisuse(t *testing.T) {
 		"nil graph":      {kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: (*subgraph.Graph)(nil)}, `"else_branch" is a nil *subgraph.Graph`},
 		"output counts":  {kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: &subgraph.Graph{Name: "e", Inputs: branch("e", "ReLU").Inputs}}, ""},
 		"capture counts": {kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: branch2("e", "ReLU")}, ""},
+		"unknown op":     {kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: branch("e", "Relu")}, `graph "e" node "relu_0": "Relu" is not registered`},
+		"unknown op in a nested If": {kernel.Attrs{control.ThenBranch: nestedUnknown(), control.ElseBranch: branch("e", "Add")},
+			`graph "in_else" node "nope_0": "Nope" is not registered`},
 	} {
-		if _, err := res.New("If", c.attrs); !errors.Is(err, control.ErrBranch) || !strings.Contains(err.Error(), c.says) {
+		_, err := res.New("If", c.attrs)
+		if !errors.Is(err, control.ErrBranch) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %v, want ErrBranch saying %q", name, err, c.says)
+		}
+		if strings.HasPrefix(name, "unknown op") && !errors.Is(err, subgraph.ErrUnknownOp) {
+			t.Errorf("%s: %v, want ErrUnknownOp", name, err)
+		}
+	}
+	// Validate meets it where it makes the If's kernel, in Loop and Scan
+	// bodies as in branches.
+	for _, op := range []string{"If", "Loop", "Scan"} {
+		attrs := kernel.Attrs{control.ThenBranch: branch("t", "ReLU"), control.ElseBranch: branch("e", "Relu")}
+		if op != "If" {
+			attrs = kernel.Attrs{control.LoopBody: branch("body", "Relu")}
+		}
+		b := subgraph.NewBuilder("g")
+		x := b.Input("x", kernel.Float32, 2)
+		b.Node(&subgraph.Node{Name: "cf", Op: op, Inputs: []string{x}, Attrs: attrs}, 1)
+		b.Output(b.Last().Outputs[0])
+		if _, err := subgraph.Validate(b.Graph(), res); !errors.Is(err, subgraph.ErrUnknownOp) || !strings.Contains(err.Error(), `"Relu" is not registered`) {
+			t.Errorf("%s: Validate: %v, want ErrUnknownOp naming Relu", op, err)
 		}
 	}
 	// A condition that is not a bool scalar fails the run, naming the node.

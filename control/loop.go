@@ -64,6 +64,9 @@ func NewLoop(attrs kernel.Attrs, res kernel.Resolver) (*Loop, error) {
 	if !ok || g == nil {
 		return nil, graphAttrErr(ErrLoop, LoopBody, attrs[LoopBody])
 	}
+	if err := knownOps(g, res); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrLoop, LoopBody, err)
+	}
 	n, err := attrs.Int(LoopCarried, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLoop, err)

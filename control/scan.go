@@ -72,6 +72,9 @@ func NewScan(attrs kernel.Attrs, res kernel.Resolver) (*Scan, error) {
 	if !ok || g == nil {
 		return nil, graphAttrErr(ErrScan, LoopBody, attrs[LoopBody])
 	}
+	if err := knownOps(g, res); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrScan, LoopBody, err)
+	}
 	n, err := attrs.Int(LoopCarried, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrScan, err)
