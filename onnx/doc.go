@@ -8,7 +8,7 @@
 // is an error wrapping ErrFormat, never a panic or an unbounded
 // allocation (FuzzParse). ReadFile also reads external data (tensors
 // kept in files beside the model, as exporters save large models) from
-// the model's directory; Parse and Read, which know no directory, leave
+// the model's directory, each tensor's range only; Parse and Read, which know no directory, leave
 // such tensors external, and importing one is an error saying so.
 //
 // The importer (Import, ImportFile, ImportReader) maps ONNX ops onto

@@ -5,18 +5,29 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/pipert/pipert/internal/hostmem"
 )
 
 // loadExternal gives each tensor of m that keeps its data in an external
 // file (initializers and tensor attributes, in subgraphs and local
 // functions too) that data as Raw, read from the file its location names
-// in dir. Each file is read once; the tensors alias its bytes. A location
-// outside dir, or a range outside the file, is an error wrapping
-// ErrFormat.
+// in dir: only the tensor's range is read, into memory of the tensor's
+// size, so that a file much larger than its tensors (or than memory)
+// costs no more. A location outside dir, or a range outside the file, is
+// an error wrapping ErrFormat; a range larger than the host's available
+// memory one matching device.ErrHostMemory.
 func loadExternal(m *Model, dir string) error {
-	files := map[string][]byte{}
+	type file struct {
+		f    *os.File
+		size int64
+	}
+	files := map[string]file{}
 	var root *os.Root // opened at the first external tensor
 	defer func() {
+		for _, f := range files {
+			f.f.Close()
+		}
 		if root != nil {
 			root.Close()
 		}
@@ -35,7 +46,7 @@ func loadExternal(m *Model, dir string) error {
 		if !filepath.IsLocal(loc) {
 			return fmt.Errorf("%w: tensor %q: external data location %q is not inside the model's directory", ErrFormat, t.Name, loc)
 		}
-		data, ok := files[loc]
+		fl, ok := files[loc]
 		if !ok {
 			var err error
 			if root == nil {
@@ -46,19 +57,29 @@ func loadExternal(m *Model, dir string) error {
 			// The root refuses a path, symbolic links included, that
 			// leaves the model's directory; a named pipe or device,
 			// which would be read without end, is refused too.
-			if fi, err := root.Stat(loc); err == nil && !fi.Mode().IsRegular() {
+			if fi, err := root.Stat(loc); err == nil && !fi.Mode().IsRegular() { // before opening: a pipe's open waits for a writer
 				return fmt.Errorf("%w: tensor %q: external data location %q is not a regular file (%v)", ErrFormat, t.Name, loc, fi.Mode().Type())
 			}
-			if data, err = root.ReadFile(loc); err != nil {
+			f, err := root.Open(loc)
+			if err != nil {
 				return fmt.Errorf("%w: tensor %q: external data: %v", ErrFormat, t.Name, err)
 			}
-			files[loc] = data
+			fi, err := f.Stat()
+			if err == nil && !fi.Mode().IsRegular() {
+				err = fmt.Errorf("external data location %q is not a regular file (%v)", loc, fi.Mode().Type())
+			}
+			if err != nil {
+				f.Close()
+				return fmt.Errorf("%w: tensor %q: %v", ErrFormat, t.Name, err)
+			}
+			fl = file{f: f, size: fi.Size()}
+			files[loc] = fl
 		}
 		off := int64(0)
 		if v, ok := t.ExternalData["offset"]; ok {
 			o, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || o < 0 || o > int64(len(data)) {
-				return fmt.Errorf("%w: tensor %q: external data offset %q in a file of %d bytes", ErrFormat, t.Name, v, len(data))
+			if err != nil || o < 0 || o > fl.size {
+				return fmt.Errorf("%w: tensor %q: external data offset %q in a file of %d bytes", ErrFormat, t.Name, v, fl.size)
 			}
 			off = o
 		}
@@ -71,10 +92,17 @@ func loadExternal(m *Model, dir string) error {
 			}
 			n, ok = l, true
 		}
-		if !ok || n > int64(len(data))-off {
-			return fmt.Errorf("%w: tensor %q: external data of %d bytes from offset %d in a file of %d bytes", ErrFormat, t.Name, n, off, len(data))
+		if !ok || n > fl.size-off {
+			return fmt.Errorf("%w: tensor %q: external data of %d bytes from offset %d in a file of %d bytes", ErrFormat, t.Name, n, off, fl.size)
 		}
-		t.Raw, t.External = data[off:off+n:off+n], false
+		data, err := hostmem.Make(n)
+		if err != nil {
+			return fmt.Errorf("onnx: tensor %q: external data: %w", t.Name, err)
+		}
+		if _, err := fl.f.ReadAt(data, off); err != nil {
+			return fmt.Errorf("%w: tensor %q: external data: %v", ErrFormat, t.Name, err)
+		}
+		t.Raw, t.External = data, false
 		return nil
 	}
 	var graph func(g *Graph) error

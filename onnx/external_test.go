@@ -92,3 +92,37 @@ func TestExternalData(t *testing.T) {
 		t.Errorf("a link out of the directory: %v, want ErrFormat", err)
 	}
 }
+
+// TestExternalDataReadsTheRange: a tensor kept in a file much larger than
+// it (a sparse 64 GiB file here) costs its own bytes, not the file's: only
+// its range is read. Two tensors of one file each get their range.
+func TestExternalDataReadsTheRange(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0, 0, 128, 63, 0, 0, 0, 64}, 0); err != nil { // 1.0, 2.0
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0, 0, 64, 64}, 1<<36-4); err != nil { // 3.0 at the end
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m := &Model{Graph: &Graph{Initializers: []*Tensor{
+		{Name: "a", DataType: Float, Dims: []int64{2}, External: true, ExternalLocation: true, ExternalData: map[string]string{"location": "big.bin"}},
+		{Name: "b", DataType: Float, Dims: []int64{1}, External: true, ExternalLocation: true, ExternalData: map[string]string{"location": "big.bin", "offset": "68719476732"}},
+	}}}
+	if err := loadExternal(m, dir); err != nil {
+		t.Fatal(err)
+	}
+	a, b := m.Graph.Initializers[0].Raw, m.Graph.Initializers[1].Raw
+	if !bytes.Equal(a, []byte{0, 0, 128, 63, 0, 0, 0, 64}) || !bytes.Equal(b, []byte{0, 0, 64, 64}) {
+		t.Fatalf("read %v and %v", a, b)
+	}
+	if cap(a) != 8 || cap(b) != 4 {
+		t.Fatalf("the tensors hold %d and %d bytes, want their own 8 and 4", cap(a), cap(b))
+	}
+}
