@@ -127,29 +127,21 @@ func (e *jsonEncoder) chunk(c *chunk) error {
 			case EvBegin:
 				st.open = append(st.open, rec.name)
 				st.hasSlice, st.sliceTS = true, rec.ts
-				if b, err = e.appendName(b, rec.name); err != nil {
-					return err
-				}
+				b = e.appendName(b, rec.name)
 			case EvSlice:
 				st.hasSlice, st.sliceTS = true, rec.ts
 				b = appendField(b, "dur")
 				b = appendMicros(b, int64(rec.arg))
-				if b, err = e.appendName(b, rec.name); err != nil {
-					return err
-				}
+				b = e.appendName(b, rec.name)
 			case EvEnd:
 				if n := len(st.open); n > 0 {
 					name := st.open[n-1]
 					st.open = st.open[:n-1]
-					if b, err = e.appendName(b, name); err != nil {
-						return err
-					}
+					b = e.appendName(b, name)
 				}
 			case EvInstant:
 				b = append(b, `,"s":"t"`...)
-				if b, err = e.appendName(b, rec.name); err != nil {
-					return err
-				}
+				b = e.appendName(b, rec.name)
 			case EvCounter, EvCounterFloat:
 				b = append(b, `,"name":`...)
 				b = append(b, st.name...)
@@ -197,21 +189,17 @@ func (e *jsonEncoder) write(b []byte) error {
 }
 
 // appendName appends ,"name":"..." for an interned name.
-func (e *jsonEncoder) appendName(b []byte, n Name) ([]byte, error) {
+func (e *jsonEncoder) appendName(b []byte, n Name) []byte {
 	for len(e.names) <= int(n) {
 		e.names = append(e.names, nil)
 	}
 	q := e.names[n]
 	if q == nil {
-		s, ok := e.r.nameOf(n)
-		if !ok {
-			return b, errUnknownName
-		}
-		q = appendJSONString(nil, s)
+		q = appendJSONString(nil, e.r.nameOf(n))
 		e.names[n] = q
 	}
 	b = append(b, `,"name":`...)
-	return append(b, q...), nil
+	return append(b, q...)
 }
 
 // track returns the state of a track, writing its metadata events (and its

@@ -1,8 +1,10 @@
 package trace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -61,3 +63,54 @@ func TestTrackClose(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestForeignName: an event naming a Name this Recorder never interned
+// (another Recorder's) is a misuse that Close reports, and costs nothing
+// else: the event is written under a name saying so, and every other
+// event is in the trace, in every format and with Defer.
+func TestForeignName(t *testing.T) {
+	both(t, func(t *testing.T, opts Options) {
+		for _, deferred := range []bool{false, true} {
+			opts.Defer = deferred
+			other, err := New(discard{}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 50 {
+				other.Intern(fmt.Sprint("other", i))
+			}
+			foreign := other.Intern("foreign")
+			if err := other.Close(); err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			r, err := New(&buf, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := r.Intern("good")
+			tr := r.Track("t", SliceTrack, Host)
+			for i := range 100 {
+				tr.Slice(int64(2*i), 1, n)
+			}
+			tr.Slice(200, 1, foreign)
+			tr.Begin(202, foreign)
+			tr.End(203)
+			tr.Slice(204, 1, n)
+			if err := r.Close(); !errors.Is(err, ErrMisuse) || !strings.Contains(err.Error(), fmt.Sprint("Name ", foreign)) {
+				t.Fatalf("defer %v: Close = %v, want ErrMisuse naming Name %d", deferred, err, foreign)
+			}
+			p, err := Parse(buf.Bytes())
+			if err != nil {
+				t.Fatalf("defer %v: the trace does not parse: %v", deferred, err)
+			}
+			names := map[string]int{}
+			for _, s := range p.Slices() {
+				names[s.Name]++
+			}
+			if names["good"] != 101 || names[fmt.Sprint("unknown name ", foreign)] != 2 {
+				t.Errorf("defer %v: slices by name %v, want 101 good and 2 unknown", deferred, names)
+			}
+		}
+	})
+}

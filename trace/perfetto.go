@@ -399,10 +399,7 @@ func (e *pbEncoder) event(track int, ts int64, typ uint64, name Name, arg Arg, v
 		}
 		if !e.named[name] {
 			e.named[name] = true
-			s, ok := e.r.nameOf(name)
-			if !ok {
-				return errUnknownName
-			}
+			s := e.r.nameOf(name)
 			en := e.sub[:0]
 			en = protowire.AppendTag(en, fEventNameEntryIID, protowire.VarintType)
 			en = protowire.AppendVarint(en, uint64(name))

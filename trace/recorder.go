@@ -147,9 +147,11 @@ const (
 )
 
 // ErrMisuse is matched by the error Close returns when the Recorder was
-// misused: a track of an invalid kind or group, or an event of the wrong
-// kind for its track. The misused call records nothing (a misused Track
-// returns nil) and the rest of the trace is written.
+// misused: a track of an invalid kind or group, an event of the wrong
+// kind for its track, or one naming a Name this Recorder never interned.
+// The misused call records nothing (a misused Track returns nil; the
+// event with a foreign Name is written under the name "unknown name N")
+// and the rest of the trace is written.
 var ErrMisuse = errors.New("trace: misuse")
 
 // misused records the first misuse of the API, for Close.
@@ -486,13 +488,16 @@ func (r *Recorder) groupName(g Group) string {
 
 // nameOf returns the string of an interned name, and false for a Name the
 // table does not hold.
-func (r *Recorder) nameOf(n Name) (string, bool) {
+func (r *Recorder) nameOf(n Name) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if int(n) >= len(r.names) {
-		return "", false
+		// A Name of another Recorder, or made up: the event keeps its
+		// place in the trace under a name saying so.
+		r.misusedLocked("an event names Name %d, which this Recorder's Intern never gave", n)
+		return fmt.Sprintf("unknown name %d", n)
 	}
-	return r.names[n], true
+	return r.names[n]
 }
 
 // ErrWriter is the error of a writer given to New that panicked: the
@@ -531,9 +536,6 @@ type encoder interface {
 	chunk(c *chunk) error
 	finish() error
 }
-
-// errUnknownName is reported when an event names an id Intern never gave.
-var errUnknownName = errors.New("trace: event names an unknown Name")
 
 // Track is one track's recording handle: a timeline of slices, instants and
 // flows, or a counter. It has a single writer: one goroutine (or a group of
