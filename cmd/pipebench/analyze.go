@@ -362,7 +362,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer, co
 		return 1
 	}
 	if slices.ContainsFunc(warns, func(w string) bool { return strings.HasSuffix(w, damagedTrace) }) {
-		fmt.Fprintf(stderr, "pipebench: analyze: %s contradicts itself: the table's device figures are wrong\n", args[0])
+		fmt.Fprintf(stderr, "pipebench: analyze: %s contradicts itself (see the warnings): the table's figures are not to be trusted\n", args[0])
 		return 1
 	}
 	return 0

@@ -269,6 +269,9 @@ type streamAnalyzer struct {
 // problemCounts are the defects seen while reading, for the warning.
 type problemCounts struct {
 	backwards, unmatchedEnds, unterminated int
+	// negative counts slices that end before they begin (a negative
+	// duration, an end before its begin): each is taken as lasting 0.
+	negative int
 	// absurd counts events whose time is beyond ±2^62 ns (146 years) of
 	// the trace's zero: an overflow or a foreign time base.
 	absurd  int
@@ -376,6 +379,10 @@ func (z *streamAnalyzer) Event(ev *trace.Event) {
 		}
 	case trace.EvBegin, trace.EvSlice:
 		z.flushPend(t)
+		if ev.Dur < 0 {
+			z.problem(&z.probs.negative, fmt.Sprintf("slice %q on track %q at %d ns lasts %d ns", ev.Name, t.name, ev.TS, ev.Dur))
+			ev.Dur = 0
+		}
 		s := sSlice{name: ev.Name, start: ev.TS, end: ev.TS + ev.Dur}
 		if t.role == "runner" && ev.Name == "run" {
 			// A run is known from its start, for the kernels prepared in it.
@@ -401,6 +408,10 @@ func (z *streamAnalyzer) Event(ev *trace.Event) {
 		}
 		s := t.open[i]
 		s.end = ev.TS
+		if s.end < s.start {
+			z.problem(&z.probs.negative, fmt.Sprintf("slice %q on track %q ends at %d ns, before its begin at %d", s.name, t.name, s.end, s.start))
+			s.end = s.start
+		}
 		t.open = append(t.open[:i], t.open[i+1:]...)
 		switch {
 		case i == t.lastIdx: // flows may still attach to it
@@ -1114,18 +1125,23 @@ func (z *streamAnalyzer) summaries() ([]actorSummary, error) {
 func (z *streamAnalyzer) warnings() []string {
 	var w []string
 	p := z.probs
-	if n := p.backwards + p.unmatchedEnds + p.unterminated + p.absurd; n > 0 {
+	if n := p.backwards + p.unmatchedEnds + p.unterminated + p.absurd + p.negative; n > 0 {
 		var parts []string
 		for _, c := range []struct {
 			n    int
 			what string
 		}{{p.absurd, "events at absurd times (beyond ±146 years: overflowed or not pipert's time base; the times and predictions are meaningless)"},
-			{p.backwards, "timestamps going backwards"}, {p.unmatchedEnds, "unmatched slice ends"}, {p.unterminated, "slices that never end"}} {
+			{p.backwards, "timestamps going backwards"}, {p.negative, "slices ending before they begin (taken as lasting 0)"},
+			{p.unmatchedEnds, "unmatched slice ends"}, {p.unterminated, "slices that never end"}} {
 			if c.n > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
 			}
 		}
-		w = append(w, fmt.Sprintf("%s (first: %s)", strings.Join(parts, ", "), p.example))
+		msg := fmt.Sprintf("%s (first: %s)", strings.Join(parts, ", "), p.example)
+		if p.backwards+p.negative > 0 {
+			msg += damagedTrace // time contradicts itself on a track
+		}
+		w = append(w, msg)
 	}
 	names := make([]string, 0, len(z.actors))
 	for n, a := range z.actors {
@@ -1337,8 +1353,9 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 const partialTrace = ": analysed up to there"
 
 // damagedTrace ends the warning of a trace whose contents contradict
-// themselves (device slices that overlap on a stream): pipebench analyze
-// exits 1 after its table, as for a trace read in part.
+// themselves (device slices that overlap on a stream, time going
+// backwards on a track, a slice ending before it begins): pipebench
+// analyze exits 1 after its table, as for a trace read in part.
 const damagedTrace = " (a damaged trace)"
 
 // analyzeFile analyses the trace file at path; see analyzeScan. It stops

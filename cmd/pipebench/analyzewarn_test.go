@@ -10,9 +10,11 @@ import (
 
 // TestAnalyzeWarnsDamagedTraces: a trace whose slices cannot be tied to
 // kernels (its flow events removed), one whose KBK actor lost its runner
-// track's name (only its device track is left) and one at absurd times
-// are analysed as far as possible with a warning naming what is missing,
-// and no prediction of zero kernels is printed as a figure.
+// track's name (only its device track is left), one at absurd times and
+// two whose slices end before they begin are analysed as far as possible
+// with a warning naming what is missing or wrong (the last two, whose
+// time contradicts itself, exit 1), no prediction of zero kernels is
+// printed as a figure, and no figure is negative.
 func TestAnalyzeWarnsDamagedTraces(t *testing.T) {
 	good := idleRunsTrace()
 	dir := t.TempDir()
@@ -31,10 +33,17 @@ func TestAnalyzeWarnsDamagedTraces(t *testing.T) {
 			[]string{`3 device slices on "x" belong to no actor's kernel`}, nil},
 		{"hugets.json", huge.ReplaceAllString(good, `"ts":${1}e16`), 0,
 			[]string{"events at absurd times"}, nil},
+		{"negdur.json", strings.Replace(good, `"dur":1,"name":"Add prepare"`, `"dur":-3,"name":"Add prepare"`, 1), 1,
+			[]string{"1 slices ending before they begin", "(a damaged trace)"}, nil},
+		{"endfirst.json", strings.Replace(good, `{"ph":"E","pid":1,"tid":1,"ts":7}`, `{"ph":"E","pid":1,"tid":1,"ts":-20}`, 1), 1,
+			[]string{"slices ending before they begin", "timestamps going backwards"}, nil},
 	} {
 		if c.name == "norunnername.json" {
 			// Another actor, intact, so that the trace is not merely empty.
 			c.body = strings.Replace(c.body, `{"ph":"M","pid":1,"tid":3,`, `{"ph":"M","pid":1,"tid":9,"name":"thread_name","args":{"name":"y runner"}},{"ph":"M","pid":1,"tid":3,`, 1)
+		}
+		if c.body == good {
+			t.Fatalf("%s: the trace was not altered", c.name)
 		}
 		p := filepath.Join(dir, c.name)
 		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
@@ -54,6 +63,9 @@ func TestAnalyzeWarnsDamagedTraces(t *testing.T) {
 			if !strings.Contains(fields, o) {
 				t.Errorf("%s: no %q in\n%s", c.name, o, stdout)
 			}
+		}
+		if regexp.MustCompile(`\s-\d`).MatchString(stdout) {
+			t.Errorf("%s: a negative figure:\n%s", c.name, stdout)
 		}
 		if strings.Contains(stdout, "0.00") && c.name == "noflow.json" {
 			t.Errorf("%s: a figure of zero kernels:\n%s", c.name, stdout)
