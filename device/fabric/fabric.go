@@ -131,6 +131,9 @@ func (c Config) LinkName(l int) string {
 	if c.Topology == PCIe {
 		return fmt.Sprintf("pcie %d", l)
 	}
+	if c.Ranks <= 0 {
+		return fmt.Sprintf("link %d", l) // a Config not checked
+	}
 	return fmt.Sprintf("xgmi %d→%d", l/c.Ranks, l%c.Ranks)
 }
 

@@ -66,6 +66,9 @@ type Model struct {
 
 	flags []mflag
 	progs [][]Kernel
+	// total sums the modeled times Add took (host, work, transfers at
+	// their rates), in ns: bounded so that no sum of Run's overflows.
+	total int64
 }
 
 type mflag struct {
@@ -93,24 +96,33 @@ func NewModel(cfg Config) (*Model, error) {
 // Config returns the model's fabric.
 func (m *Model) Config() Config { return m.cfg }
 
-// Flag declares a flag on rank owner that rank setter will set.
+// Flag declares a flag on rank owner that rank setter will set; a rank
+// outside the fabric fails Run.
 func (m *Model) Flag(name string, owner, setter int) FlagID {
 	m.flags = append(m.flags, mflag{name: name, owner: owner, setter: setter})
 	return FlagID(len(m.flags))
 }
 
-// maxItemSeconds bounds an item's transfer at its Rate, a day: a modeled
-// time beyond it is a mistake, and its nanoseconds would overflow.
+// maxItemSeconds bounds a kernel's host time, an item's work and its
+// transfer at its Rate, a day: a modeled time beyond it is a mistake, and
+// its nanoseconds would overflow.
 const maxItemSeconds = 24 * 60 * 60
+
+// maxTotal bounds the sum of a model's times, 2^62 ns (146 years), so
+// that Run's clocks, which add them (with the links' latencies and
+// transfers at the link bandwidth, each bounded by Config.Check), do not
+// overflow.
+const maxTotal = int64(1) << 62
 
 // Add appends k to rank's program.
 func (m *Model) Add(rank int, k Kernel) error {
 	if err := m.cfg.CheckRank(rank); err != nil {
 		return fmt.Errorf("fabric: kernel %s: %w", k.Name, err)
 	}
-	if k.Host < 0 {
-		return fmt.Errorf("%w: rank %d kernel %s: negative host time %v", ErrConfig, rank, k.Name, k.Host)
+	if k.Host < 0 || k.Host > maxItemSeconds*time.Second {
+		return fmt.Errorf("%w: rank %d kernel %s: host time %v: want 0 to a day", ErrConfig, rank, k.Name, k.Host)
 	}
+	total := m.total + int64(k.Host)
 	for j, lane := range k.Lanes {
 		for i, it := range lane {
 			if it.Work < 0 || it.Bytes < 0 || it.Rate < 0 {
@@ -122,6 +134,16 @@ func (m *Model) Add(rank int, k Kernel) error {
 			if it.Rate > 0 && float64(it.Bytes)/it.Rate > maxItemSeconds {
 				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: %d bytes at %g bytes per second take more than a day", ErrConfig, rank, k.Name, j, i, it.Bytes, it.Rate)
 			}
+			if it.Work > maxItemSeconds*time.Second {
+				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: work %v: want at most a day", ErrConfig, rank, k.Name, j, i, it.Work)
+			}
+			total += int64(it.Work)
+			if it.Rate > 0 {
+				total += int64(float64(it.Bytes) / it.Rate * 1e9)
+			}
+			if total > maxTotal {
+				return fmt.Errorf("%w: rank %d kernel %s: the model's times add up to more than %v", ErrConfig, rank, k.Name, time.Duration(maxTotal))
+			}
 			if it.Bytes > 0 {
 				if err := m.cfg.CheckRank(it.Dst); err != nil {
 					return fmt.Errorf("fabric: rank %d kernel %s lane %d item %d: %w", rank, k.Name, j, i, err)
@@ -132,6 +154,10 @@ func (m *Model) Add(rank int, k Kernel) error {
 			}
 		}
 	}
+	if total > maxTotal {
+		return fmt.Errorf("%w: rank %d kernel %s: the model's times add up to more than %v", ErrConfig, rank, k.Name, time.Duration(maxTotal))
+	}
+	m.total = total
 	m.progs[rank] = append(m.progs[rank], k)
 	return nil
 }
@@ -227,8 +253,15 @@ func (m *Model) Run() (Result, error) {
 		f := &m.flags[i]
 		f.set, f.at, f.setBy, f.waiters = false, 0, Where{}, nil
 	}
-	if m.LaunchLatency < 0 || m.Watchdog < 0 {
-		return Result{}, fmt.Errorf("%w: launch latency %v and watchdog %v must not be negative", ErrConfig, m.LaunchLatency, m.Watchdog)
+	if m.LaunchLatency < 0 || m.Watchdog < 0 || m.LaunchLatency > maxItemSeconds*time.Second {
+		return Result{}, fmt.Errorf("%w: launch latency %v (want 0 to a day) and watchdog %v (want 0 or more)", ErrConfig, m.LaunchLatency, m.Watchdog)
+	}
+	for _, f := range m.flags {
+		for _, r := range []int{f.owner, f.setter} {
+			if err := m.cfg.CheckRank(r); err != nil {
+				return Result{}, fmt.Errorf("fabric: flag %q: %w", f.name, err)
+			}
+		}
 	}
 	wd := m.Watchdog
 	if wd == 0 {

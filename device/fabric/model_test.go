@@ -175,4 +175,39 @@ func TestModelBadInput(t *testing.T) {
 			t.Errorf("rate %v for 1 MiB: %v, want ErrConfig", rate, err)
 		}
 	}
+	// Work or host time of more than a day, and times that would add up
+	// past what Run's clocks hold, are errors, not a wrapped makespan.
+	const day = 24 * time.Hour
+	if err := m.Add(0, fabric.Kernel{Name: "x", Lanes: [][]fabric.Item{{{Work: day + 1}}}}); !errors.Is(err, fabric.ErrConfig) {
+		t.Errorf("work of more than a day: %v", err)
+	}
+	if err := m.Add(0, fabric.Kernel{Name: "x", Host: day + 1}); !errors.Is(err, fabric.ErrConfig) {
+		t.Errorf("host time of more than a day: %v", err)
+	}
+	big := model(t, 1)
+	var err error
+	added := 0
+	for ; err == nil && added < 200_000; added++ {
+		err = big.Add(0, fabric.Kernel{Name: "day", Host: day, Lanes: [][]fabric.Item{{{Work: day}}}})
+	}
+	if !errors.Is(err, fabric.ErrConfig) {
+		t.Fatalf("%d kernels of two days each: %v, want ErrConfig once they pass 146 years", added, err)
+	}
+	res, err := big.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Makespan <= 0 {
+		t.Errorf("makespan %v of the kernels added: overflowed", res.Makespan)
+	}
+	// A flag on a rank outside the fabric fails Run.
+	bad := model(t, 2)
+	bad.Flag("f", 5, 0)
+	if _, err := bad.Run(); !errors.Is(err, fabric.ErrConfig) {
+		t.Errorf("a flag owned by rank 5 of 2: Run = %v, want ErrConfig", err)
+	}
+	// An unchecked Config names its links without dividing by zero.
+	if got := (fabric.Config{}).LinkName(3); got == "" {
+		t.Errorf("LinkName of a zero Config: %q", got)
+	}
 }
