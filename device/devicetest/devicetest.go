@@ -216,9 +216,11 @@ func checkAlloc(t *testing.T, d device.Device) {
 
 func checkOutOfMemory(t *testing.T, d device.Device) {
 	before := d.Stats()
-	huge := d.Profile().MemoryBytes + 1
-	if _, err := d.Alloc(huge, false); !errors.Is(err, device.ErrOutOfMemory) {
-		t.Fatalf("Alloc of %d bytes on a %d-byte device: %v, want ErrOutOfMemory", huge, huge-1, err)
+	for _, huge := range []int64{d.Profile().MemoryBytes + 1, math.MaxInt64 - 1, math.MaxInt64} {
+		// The largest sizes overflow any rounding up.
+		if _, err := d.Alloc(huge, false); !errors.Is(err, device.ErrOutOfMemory) {
+			t.Fatalf("Alloc of %d bytes on a %d-byte device: %v, want ErrOutOfMemory", huge, d.Profile().MemoryBytes, err)
+		}
 	}
 	if after := d.Stats(); after.MemInUse != before.MemInUse {
 		t.Errorf("a failed Alloc changed MemInUse from %d to %d", before.MemInUse, after.MemInUse)

@@ -216,3 +216,22 @@ func TestMemcpyRefusesBuffersNotOfTheCard(t *testing.T) {
 		t.Errorf("MallocHost(%d): %v, want device.ErrHostMemory", int64(device.MaxMemoryBytes), err)
 	}
 }
+
+// TestAllocBeyondAnyCard: a size whose rounding by the framework's
+// caching layer would overflow is out of memory, as any size beyond the
+// card is, directly or through the cache.
+func TestAllocBeyondAnyCard(t *testing.T) {
+	d, err := New(Default(), WithCalibration(PaperCalibration()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, size := range []int64{math.MaxInt64, math.MaxInt64 - 1, math.MaxInt64 - 2<<20, 1 << 62, d.Config().MemoryBytes + 1} {
+		if _, err := d.Alloc(size, false); !errors.Is(err, device.ErrOutOfMemory) {
+			t.Errorf("Alloc(%d): %v, want ErrOutOfMemory", size, err)
+		}
+	}
+	if n := d.Stats().MemInUse; n != 0 {
+		t.Errorf("%d bytes in use after the refused allocations", n)
+	}
+}

@@ -3,6 +3,7 @@ package swai
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -176,6 +177,10 @@ func (c *frameworkCache) Alloc(size int64) (uint64, error) {
 	c.miss = false
 	if c.bypass {
 		return c.inner.Alloc(size)
+	}
+	if size > math.MaxInt64-(2<<20) {
+		// Its rounding would overflow: more than any card holds.
+		return 0, fmt.Errorf("%w: %d bytes requested", alloc.ErrOutOfMemory, size)
 	}
 	r := roundCached(size)
 	if l := c.free[r]; len(l) > 0 {
