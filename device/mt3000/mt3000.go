@@ -24,6 +24,7 @@ package mt3000
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/host"
@@ -138,6 +139,9 @@ func (s *stream) Launch(k device.Kernel) error {
 	}
 	p := &s.c.prof
 	t := p.tiles(k.Cost, p.PingPong)
+	if t > 24*time.Hour {
+		return fmt.Errorf("mt3000: launch %s: %w: cost of %g operations and %g bytes takes more than a day on a cluster", k.Name, device.ErrLaunchFailed, k.Cost.FLOPs, k.Cost.Bytes)
+	}
 	k.Cost = device.Cost{FLOPs: t.Seconds() * p.PeakFLOPS}
 	return s.Stream.Launch(k)
 }

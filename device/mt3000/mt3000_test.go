@@ -2,6 +2,7 @@ package mt3000_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,30 @@ func TestKernelTakesItsTiledTime(t *testing.T) {
 		if d := got - want; d < -4 || d > 4 {
 			t.Errorf("ping-pong %v: kernels took %v, want %v", pp, got, want)
 		}
+	}
+}
+
+// TestKernelOfMoreThanADay: a cost whose tiled time passes a day (or
+// int64 nanoseconds) fails the launch naming the cost asked for, and
+// KernelTime saturates instead of wrapping.
+func TestKernelOfMoreThanADay(t *testing.T) {
+	p := mt3000.Default()
+	c, err := mt3000.NewCluster(p, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.NewStream()
+	for _, k := range []device.Cost{{FLOPs: 1e300}, {Bytes: 1e300}, {FLOPs: p.PeakFLOPS * 2 * 86400}} {
+		err := s.Launch(device.Kernel{Name: "k", Cost: k})
+		if !errors.Is(err, device.ErrLaunchFailed) || !strings.Contains(err.Error(), fmt.Sprintf("%g operations", k.FLOPs)) {
+			t.Errorf("cost %+v: %v, want ErrLaunchFailed naming the cost", k, err)
+		}
+		if d := p.KernelTime(k); d < 24*time.Hour {
+			t.Errorf("cost %+v: KernelTime %v", k, d)
+		}
+	}
+	if n := c.Stats().Kernels; n != 0 {
+		t.Errorf("%d kernels ran", n)
 	}
 }
 

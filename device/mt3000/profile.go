@@ -175,7 +175,11 @@ func (p Profile) Validate() error {
 // kernel of one round gains nothing from ping-pong; a large one tends to
 // the roofline max(D, C).
 func (p Profile) KernelTime(c device.Cost) time.Duration {
-	return p.GroupExec + p.tiles(c, p.PingPong)
+	t := p.tiles(c, p.PingPong)
+	if t > math.MaxInt64-p.GroupExec {
+		return time.Duration(math.MaxInt64) // saturated, not wrapped
+	}
+	return p.GroupExec + t
 }
 
 // tiles is KernelTime without the group's fixed cost.
@@ -191,17 +195,21 @@ func (p Profile) tiles(c device.Cost, pingPong bool) time.Duration {
 	if pingPong {
 		t = d + k + (r-1)*math.Max(d, k)
 	}
+	if !(t*1e9 < math.MaxInt64) {
+		return time.Duration(math.MaxInt64) // saturated, not wrapped
+	}
 	return time.Duration(t * 1e9)
 }
 
 // PingPongGain is how many times faster a kernel of cost c runs with
 // ping-pong than without: 1 for a kernel of one round.
 func (p Profile) PingPongGain(c device.Cost) float64 {
-	with, without := p.GroupExec+p.tiles(c, true), p.GroupExec+p.tiles(c, false)
+	with := p.GroupExec.Seconds() + p.tiles(c, true).Seconds() // in float: saturated tiles do not wrap
+	without := p.GroupExec.Seconds() + p.tiles(c, false).Seconds()
 	if with <= 0 {
 		return 1
 	}
-	return float64(without) / float64(with)
+	return without / with
 }
 
 // Cluster is the device.Profile of one DSP cluster, the Sim's cost model:
