@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"kernel/ops":              {"kernel", "device"},
 	"subgraph":                {"kernel"},
 	"control":                 {"subgraph", "kernel", "device", "internal/hostmem"},
-	"onnx":                    {"control", "subgraph", "kernel", "kernel/ops", "internal/minheap"},
+	"onnx":                    {"control", "subgraph", "kernel", "kernel/ops", "internal/minheap", "internal/hostmem"},
 	"plan":                    {"control", "subgraph", "kernel", "kernel/ops", "device", "device/host", "trace"},
 	"actor":                   {"cache", "plan", "subgraph", "kernel", "device", "queues", "sync/ready", "internal/clock", "internal/hostmem", "internal/spin", "trace"},
 	"heterog":                 {"plan", "actor", "subgraph", "kernel", "kernel/ops", "device", "device/alloc", "device/host", "queues", "sync/ready", "internal/clock", "internal/hostmem", "internal/minheap", "internal/spin", "trace"},
