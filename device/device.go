@@ -384,6 +384,24 @@ func (c Cost) Check() error {
 	return nil
 }
 
+// ArgsTime is the time n bytes of a launch's arguments (Kernel.Args) take
+// to cross the host-to-device link, n / H2D.Bandwidth (0 without a
+// bandwidth). Negative arguments, or ones that take more than a day to
+// send, are an error wrapping ErrLaunchFailed.
+func (p *Profile) ArgsTime(n int64) (time.Duration, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("%w: %d bytes of arguments", ErrLaunchFailed, n)
+	}
+	if n == 0 || !(p.H2D.Bandwidth > 0) {
+		return 0, nil
+	}
+	secs := float64(n) / p.H2D.Bandwidth
+	if secs > maxKernelSeconds {
+		return 0, fmt.Errorf("%w: %d bytes of arguments take more than a day to send", ErrLaunchFailed, n)
+	}
+	return time.Duration(secs * 1e9), nil
+}
+
 // MaxMemoryBytes is the largest device memory a Profile models, 8 TiB:
 // each device hands out addresses in a window of its own, 16 TiB wide.
 const MaxMemoryBytes = 1 << 43

@@ -306,16 +306,9 @@ func (s *simStream) Launch(k Kernel) error {
 	}
 	now := clock.Now()
 	earliest := now + int64(p.LaunchLatency)
-	var args time.Duration
-	if k.Args < 0 {
-		return fmt.Errorf("%s: launch %s: %w: %d bytes of arguments", s.dev.who, k.Name, ErrLaunchFailed, k.Args)
-	}
-	if k.Args > 0 && p.H2D.Bandwidth > 0 {
-		secs := float64(k.Args) / p.H2D.Bandwidth
-		if secs > maxKernelSeconds {
-			return fmt.Errorf("%s: launch %s: %w: %d bytes of arguments take more than a day to send", s.dev.who, k.Name, ErrLaunchFailed, k.Args)
-		}
-		args = time.Duration(secs * 1e9)
+	args, err := p.ArgsTime(k.Args)
+	if err != nil {
+		return fmt.Errorf("%s: launch %s: %w", s.dev.who, k.Name, err)
 	}
 	if kl := s.dev.klch; kl != nil {
 		var ready int64

@@ -391,7 +391,9 @@ func checkFreedCopy(t *testing.T, d device.Device) {
 
 // checkBadCost: a kernel whose cost no device can model (negative,
 // infinite or NaN, or finite but taking more than a day) is refused with
-// ErrLaunchFailed, by Launch and by Replay, and the stream stays usable.
+// ErrLaunchFailed, by Launch and by Replay (a ReplayError naming the
+// kernel), as are arguments a launch cannot carry, and the stream stays
+// usable.
 func checkBadCost(t *testing.T, d device.Device) {
 	s := mustStream(t, d)
 	for _, c := range []device.Cost{{FLOPs: math.NaN()}, {Bytes: -1}, {FLOPs: math.Inf(1)}, {FLOPs: -1e15, Bytes: -1e12}, {FLOPs: 1e40}, {Bytes: 1e40}} {
@@ -399,9 +401,22 @@ func checkBadCost(t *testing.T, d device.Device) {
 			t.Errorf("Launch of cost %+v: %v, want ErrLaunchFailed", c, err)
 		}
 		if r, ok := s.(device.Replayer); ok {
-			if err := r.Replay([]device.Kernel{{Name: "good", Cost: kernelCost(d.Profile(), time.Microsecond)}, {Name: "bad", Cost: c}}); !errors.Is(err, device.ErrLaunchFailed) {
-				t.Errorf("Replay with a kernel of cost %+v: %v, want ErrLaunchFailed", c, err)
+			err := r.Replay([]device.Kernel{{Name: "good", Cost: kernelCost(d.Profile(), time.Microsecond)}, {Name: "bad", Cost: c}})
+			var re *device.ReplayError
+			if !errors.Is(err, device.ErrLaunchFailed) || !errors.As(err, &re) || re.Kernel != 1 {
+				t.Errorf("Replay with a second kernel of cost %+v: %v, want ErrLaunchFailed in a ReplayError naming kernel 1", c, err)
 			}
+		}
+	}
+	// Arguments a launch cannot carry: negative, or (over a link of a
+	// known bandwidth) taking more than a day to send.
+	bad := []int64{-1}
+	if d.Profile().H2D.Bandwidth > 0 {
+		bad = append(bad, math.MaxInt64)
+	}
+	for _, n := range bad {
+		if err := s.Launch(device.Kernel{Name: "bad", Cost: kernelCost(d.Profile(), time.Microsecond), Args: n}); !errors.Is(err, device.ErrLaunchFailed) {
+			t.Errorf("Launch with %d bytes of arguments: %v, want ErrLaunchFailed", n, err)
 		}
 	}
 	if err := s.Launch(device.Kernel{Name: "good", Cost: kernelCost(d.Profile(), time.Microsecond)}); err != nil {

@@ -173,6 +173,11 @@ func (s *stream) Launch(k device.Kernel) error {
 	if err := s.dev.prof.CheckCost(k.Cost); err != nil {
 		return fmt.Errorf("host %s: launch %s: %w", s.dev.prof.Name, k.Name, err)
 	}
+	// The arguments are in host memory already: only their validity
+	// counts, as on every device.
+	if _, err := s.dev.prof.ArgsTime(k.Args); err != nil {
+		return fmt.Errorf("host %s: launch %s: %w", s.dev.prof.Name, k.Name, err)
+	}
 	t0, t1 := k.Computed.Start, k.Computed.End
 	if t1 > 0 && t1 < t0 {
 		return fmt.Errorf("host %s: launch %s: %w: computed from %d to %d, which ends before it starts", s.dev.prof.Name, k.Name, device.ErrLaunchFailed, t0, t1)
