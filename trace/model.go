@@ -50,8 +50,12 @@ type Slice struct {
 // Dur returns the slice's duration.
 func (s Slice) Dur() int64 { return s.End - s.Start }
 
-// TrackIndex returns the index of the first track named name.
+// TrackIndex returns the index of the first track named name (a nil
+// trace has none).
 func (p *Parsed) TrackIndex(name string) (int, bool) {
+	if p == nil {
+		return -1, false
+	}
 	for i, t := range p.Tracks {
 		if t.Name == name {
 			return i, true
@@ -62,8 +66,11 @@ func (p *Parsed) TrackIndex(name string) (int, bool) {
 
 // Slices reconstructs the slices of every track, sorted by track, then start,
 // then outermost first. Begins are matched with ends as Validate matches
-// them; unmatched ones are left out.
+// them; unmatched ones are left out. A nil trace has none.
 func (p *Parsed) Slices() []Slice {
+	if p == nil {
+		return nil
+	}
 	ss, _ := p.slices()
 	return ss
 }

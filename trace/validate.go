@@ -2,6 +2,7 @@ package trace
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -103,7 +104,12 @@ func (e *ValidationError) Has(k ProblemKind) bool {
 //     begin, on any tracks, and each flow event lies inside a slice of its
 //     track;
 //   - counter values are finite numbers.
+//
+// A nil trace is an error: there is nothing to check.
 func Validate(p *Parsed) error {
+	if p == nil {
+		return errors.New("trace: Validate of a nil trace")
+	}
 	var probs []Problem
 	add := func(k ProblemKind, track int, ts int64, format string, args ...any) {
 		pr := Problem{Kind: k, TS: ts, Detail: fmt.Sprintf(format, args...)}

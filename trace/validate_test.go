@@ -206,3 +206,18 @@ func TestSliceDepths(t *testing.T) {
 		t.Fatalf("Slices() = %+v, want %+v", got, want)
 	}
 }
+
+// TestNilTrace: a nil trace is an error to Validate, and has no tracks
+// and no slices, never a nil dereference.
+func TestNilTrace(t *testing.T) {
+	var p *Parsed
+	if err := Validate(p); err == nil {
+		t.Error("Validate(nil) = nil")
+	}
+	if i, ok := p.TrackIndex("x"); ok || i != -1 {
+		t.Errorf("TrackIndex on nil = %d, %v", i, ok)
+	}
+	if s := p.Slices(); s != nil {
+		t.Errorf("Slices on nil = %v", s)
+	}
+}

@@ -140,3 +140,11 @@ func TestFromTrace(t *testing.T) {
 		t.Fatal("FromTrace with a missing track succeeded")
 	}
 }
+
+// TestFromNilTrace: a nil trace has no device track: an error, not a
+// nil dereference.
+func TestFromNilTrace(t *testing.T) {
+	if _, _, err := FromTrace(nil, "dev", "infer"); err == nil {
+		t.Error("FromTrace(nil) gave no error")
+	}
+}
