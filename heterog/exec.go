@@ -659,8 +659,9 @@ func (e *Executable) compileSerial(ctx context.Context, c *subgraph.Checked) err
 // Placement returns each node's placement, by node index.
 func (e *Executable) Placement() []subgraph.Placement { return slices.Clone(e.place) }
 
-// Partitioning returns the parts of a Concurrent executable (nil for Serial).
-func (e *Executable) Partitioning() *subgraph.Partitioning { return e.part }
+// Partitioning returns a copy of the parts of a Concurrent executable
+// (nil for Serial): changing it changes nothing the executable runs.
+func (e *Executable) Partitioning() *subgraph.Partitioning { return e.part.Clone() }
 
 // Result is the outcome of one run.
 type Result struct {
@@ -687,15 +688,18 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 	if e.closed {
 		return nil, ErrClosed
 	}
+	if ctx == nil {
+		return nil, errors.New("heterog: run: nil context")
+	}
 	for _, v := range e.g.Inputs {
 		if inputs[v.Name] == nil {
-			return nil, fmt.Errorf("heterog: run: missing input %q", v.Name)
+			return nil, fmt.Errorf("heterog: run: %w: missing input %q", subgraph.ErrBadInput, v.Name)
 		}
 	}
 	if len(inputs) != len(e.g.Inputs) {
 		for name := range inputs {
 			if !slices.ContainsFunc(e.g.Inputs, func(v subgraph.Value) bool { return v.Name == name }) {
-				return nil, fmt.Errorf("heterog: run: unknown input %q", name)
+				return nil, fmt.Errorf("heterog: run: %w: unknown input %q", subgraph.ErrBadInput, name)
 			}
 		}
 	}

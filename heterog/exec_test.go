@@ -3,6 +3,7 @@ package heterog_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -539,5 +540,77 @@ func TestPoliciesWithoutDevices(t *testing.T) {
 	var e *heterog.Executable
 	if err := e.Close(); err != nil {
 		t.Errorf("Close of a nil Executable: %v", err)
+	}
+}
+
+// shortPolicy places only the first node: a policy of the wrong count.
+type shortPolicy struct{}
+
+func (shortPolicy) Place(c *subgraph.Checked, _ heterog.Target) ([]subgraph.Placement, error) {
+	return []subgraph.Placement{subgraph.OnDevice}, nil
+}
+
+// TestMisuseOfTheAPI: a built-in policy whose Fallback places the wrong
+// number of nodes is ErrConfig, not a panic; Run with a nil context, a
+// missing or an unknown input is an error (the inputs' matching
+// subgraph.ErrBadInput), never a panic; Partitioning hands out a copy,
+// so that what the caller does to it changes nothing a run reads.
+func TestMisuseOfTheAPI(t *testing.T) {
+	b := subgraph.NewBuilder("s")
+	x := b.Input("x", kernel.Float32, 2, 3)
+	a := b.Op("Add", x, x)
+	b.Last().Placement = subgraph.OnCPU
+	b.Output(b.Op("ReLU", a))
+	g := b.Graph()
+	c, err := subgraph.Validate(g, ops.Builtins())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []heterog.Policy{
+		heterog.Capability{Ops: []string{"Add"}, Fallback: shortPolicy{}},
+		heterog.Size{Elements: 4, Fallback: shortPolicy{}},
+		heterog.Cost{Fallback: shortPolicy{}},
+	} {
+		if _, err := p.Place(c, heterog.Target{}); !errors.Is(err, plan.ErrConfig) {
+			t.Errorf("%v with a short fallback: %v, want ErrConfig", p, err)
+		}
+	}
+	mgr := newManager(t, false)
+	exe, err := heterog.Compile(g, plan.Config{}, mgr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6}, 2, 3)}
+	var nilCtx context.Context
+	if _, err := exe.Run(nilCtx, in); err == nil {
+		t.Error("Run with a nil context gave no error")
+	}
+	for name, bad := range map[string]map[string]*kernel.Tensor{
+		"missing": {},
+		"unknown": {"x": in["x"], "y": in["x"]},
+	} {
+		if _, err := exe.Run(context.Background(), bad); !errors.Is(err, subgraph.ErrBadInput) {
+			t.Errorf("%s input: %v, want ErrBadInput", name, err)
+		}
+	}
+	p := exe.Partitioning()
+	if p == nil || len(p.Parts) == 0 {
+		t.Fatalf("partitioning %+v", p)
+	}
+	p.Parts[0].Graph.Name = "renamed"
+	p.Parts, p.Edges = p.Parts[:0], nil
+	if q := exe.Partitioning(); len(q.Parts) == 0 || q.Parts[0].Graph.Name == "renamed" {
+		t.Fatalf("the caller's change reached the executable: %+v", q)
+	}
+	if _, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, 2, 3}, 1, 3)}); !errors.Is(err, subgraph.ErrBadInput) {
+		t.Errorf("a bad input after the caller changed the partitioning: %v, want ErrBadInput", err)
+	}
+	res, err := exe.Run(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kernel.Float32s(res.Outputs[g.Outputs[0]].Host); fmt.Sprint(got) != "[2 0 6 0 10 0]" {
+		t.Errorf("outputs %v", got)
 	}
 }

@@ -75,6 +75,20 @@ func fallback(p Policy) Policy {
 	return p
 }
 
+// placeBy returns fallback(p)'s placements of c's nodes, one a node: a
+// fallback that gives another count is an error wrapping plan.ErrConfig,
+// as a top-level policy's is.
+func placeBy(p Policy, c *subgraph.Checked, t Target) ([]subgraph.Placement, error) {
+	out, err := fallback(p).Place(c, t)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) != len(c.Graph.Nodes) {
+		return nil, fmt.Errorf("heterog: %w: fallback policy %v placed %d of %d nodes", plan.ErrConfig, fallback(p), len(out), len(c.Graph.Nodes))
+	}
+	return out, nil
+}
+
 // Capability sends the nodes of ops the accelerator lacks to the CPU and
 // lets Fallback place the others. Virtual operators are ops the device
 // supports (they are registered for it): list them in Ops.
@@ -85,7 +99,7 @@ type Capability struct {
 
 // Place implements Policy.
 func (p Capability) Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error) {
-	out, err := fallback(p.Fallback).Place(c, t)
+	out, err := placeBy(p.Fallback, c, t)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +126,7 @@ type Size struct {
 
 // Place implements Policy.
 func (p Size) Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error) {
-	out, err := fallback(p.Fallback).Place(c, t)
+	out, err := placeBy(p.Fallback, c, t)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +175,7 @@ func (p Cost) Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error)
 	if t.CPU == nil || t.Accelerator == nil {
 		return nil, fmt.Errorf("heterog: cost placement: %w: target without devices", plan.ErrConfig)
 	}
-	out, err := fallback(p.Fallback).Place(c, t)
+	out, err := placeBy(p.Fallback, c, t)
 	if err != nil {
 		return nil, err
 	}

@@ -95,6 +95,21 @@ type Part struct {
 	Sources []int
 }
 
+// Clone returns a copy of p that shares nothing a caller may change with
+// it: the parts (their graphs cloned, see Graph.Clone), edges and node
+// map. A nil p clones to nil.
+func (p *Partitioning) Clone() *Partitioning {
+	if p == nil {
+		return nil
+	}
+	c := &Partitioning{Parts: slices.Clone(p.Parts), Edges: slices.Clone(p.Edges), Of: slices.Clone(p.Of)}
+	for i := range c.Parts {
+		pt := &c.Parts[i]
+		pt.Graph, pt.Nodes, pt.Sources = pt.Graph.Clone(), slices.Clone(pt.Nodes), slices.Clone(pt.Sources)
+	}
+	return c
+}
+
 // Edge is a tensor that crosses from part From to part To.
 type Edge struct {
 	Tensor   string
