@@ -30,7 +30,9 @@ import (
 // a NaN operand gives NaN, and -0 is below +0. Pow evaluates in float64 and rounds once to X's
 // dtype (an integer result is truncated toward zero, as onnxruntime casts
 // std::pow's result; one out of the type's range, or NaN, is the type's
-// minimum, as x86's conversion gives it).
+// minimum, as x86's conversion gives it), but for an integer X and an
+// exponent of one element, 2 or 3: x·x or x·x·x in X's type, wrapping on
+// overflow, as onnxruntime computes them.
 //
 // Tiling (words):
 //
@@ -183,6 +185,23 @@ func (k *logic) compute(a *kernel.Args) error {
 			w.next()
 		}
 	case "Pow":
+		if o.DType == kernel.Int32 || o.DType == kernel.Int64 {
+			if e := intExponent(y, yb); e != 0 {
+				// x·x or x·x·x in the integer type, wrapping on
+				// overflow, as onnxruntime computes a scalar exponent of
+				// 2 or 3.
+				for i := range n {
+					v := loadI(x.DType, xb, w.off[0])
+					p := v * v
+					if e == 3 {
+						p *= v
+					}
+					storeI(o.DType, ob, i, p)
+					w.next()
+				}
+				break
+			}
+		}
 		for i := range n {
 			v := math.Pow(loadF(x.DType, xb, w.off[0]), loadF(y.DType, yb, w.off[1]))
 			if o.DType == kernel.Int32 || o.DType == kernel.Int64 {
@@ -547,4 +566,20 @@ func cvtTrunc(dt kernel.DType, v float64) int64 {
 		return math.MinInt64
 	}
 	return int64(v)
+}
+
+// intExponent is 2 or 3 when Pow's exponent y (contents yb) is one
+// element of that value, which onnxruntime computes as products in the
+// base's type; 0 otherwise.
+func intExponent(y *kernel.Tensor, yb []byte) int {
+	if y.NumElements() != 1 {
+		return 0
+	}
+	switch loadF(y.DType, yb, 0) {
+	case 2:
+		return 2
+	case 3:
+		return 3
+	}
+	return 0
 }

@@ -63,7 +63,11 @@ func TestLpPoolRefusesMisuse(t *testing.T) {
 	wantErr(t, "LpPool", kernel.Attrs{"kernel_shape": k2, "dilations": k2, "auto_pad": "SAME_UPPER"}, []*kernel.Tensor{x}, "SAME_UPPER with dilations", "not implemented")
 	wantErr(t, "LpPool", kernel.Attrs{"kernel_shape": k2, "count_include_pad": int64(1)}, []*kernel.Tensor{x}, "count_include_pad")
 	wantErr(t, "LpPool", kernel.Attrs{"kernel_shape": k2}, []*kernel.Tensor{f32(shp(2, 5))}, "rank 3 to 5")
-	wantErr(t, "LpPool", kernel.Attrs{"kernel_shape": []int64{6}}, []*kernel.Tensor{x}, "exceeds padded input")
+	// A window one longer than the input: no output, as onnxruntime
+	// gives (span/stride + 1 truncated toward zero: 0); two longer: an
+	// error.
+	checkValues(t, "no window", mustRun(t, "LpPool", kernel.Attrs{"kernel_shape": []int64{6}}, x), shp(1, 1, 0), nil)
+	wantErr(t, "LpPool", kernel.Attrs{"kernel_shape": []int64{7}}, []*kernel.Tensor{x}, "exceeds padded input")
 	wantErr(t, "LpPool", kernel.Attrs{"kernel_shape": k2}, []*kernel.Tensor{i64(shp(1, 1, 5))}, "dtype")
 	wantErr(t, "GlobalLpPool", kernel.Attrs{"p": int64(-1)}, []*kernel.Tensor{x}, "p -1 is not implemented")
 	wantErr(t, "GlobalLpPool", nil, []*kernel.Tensor{f32(shp(2, 5))}, "rank 3 or more")

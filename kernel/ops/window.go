@@ -152,27 +152,41 @@ func (w *window) forward(g *geom) error {
 			g.padB[a], g.padE[a] = attrAt(w.pads, i, 0), attrAt(w.pads, g.nd+i, 0)
 		case "VALID":
 		default:
+			// ⌈in/stride⌉ outputs. The padding they need is negative when
+			// the stride exceeds the window's extent: a Conv clamps it to
+			// 0, a pool keeps it (its first window starts inside the
+			// input), as onnxruntime computes them; the head is the
+			// total's half truncated toward zero (SAME_LOWER: rounded
+			// up), as there.
 			out := ceilDiv(in, s)
-			total := max((out-1)*s+ext-in, 0)
+			total := (out-1)*s + ext - in
+			if !w.pool() {
+				total = max(total, 0)
+			}
 			if w.autoPad == "SAME_UPPER" {
 				g.padB[a] = total / 2
 			} else {
-				g.padB[a] = total - total/2
+				g.padB[a] = (total + 1) / 2
 			}
 			g.padE[a] = total - g.padB[a]
 		}
 		span := in + g.padB[a] + g.padE[a] - ext
-		if span < 0 && !((w.ceil || w.pool()) && span > -s) {
-			return fmt.Errorf("kernel extent %d exceeds padded input %d on spatial axis %d", ext, in+g.padB[a]+g.padE[a], i)
-		}
-		if span < 0 {
+		switch {
+		case span >= 0:
+		case w.pool() && span <= -s && span/s+1 == 0:
+			// A pool's span/stride + 1 with the quotient truncated
+			// toward zero, as onnxruntime and ONNX's shape inference
+			// compute it: no window (an empty output).
+			g.out[a] = 0
+			continue
+		case (w.ceil || w.pool()) && span > -s:
 			// One window, reaching past the padded input: ceil_mode's
-			// ⌈span/stride⌉ + 1, and a pool's span/stride + 1 with the
-			// quotient truncated toward zero, as onnxruntime and ONNX's
-			// shape inference compute it (the operator text's floor
-			// would give none).
+			// ⌈span/stride⌉ + 1, and a pool's span/stride + 1 truncated
+			// as above (the operator text's floor would give none).
 			g.out[a] = 1
 			continue
+		default:
+			return fmt.Errorf("kernel extent %d exceeds padded input %d on spatial axis %d", ext, in+g.padB[a]+g.padE[a], i)
 		}
 		g.out[a] = span/s + 1
 		if w.ceil && span%s != 0 {
