@@ -415,6 +415,98 @@ func TestReplayNamesBadCost(t *testing.T) {
 	}
 }
 
+// onceBad is ReLU whose InferShape (stage StageInfer) or Resize answers,
+// on its nth call once armed, with a shape or a workspace no device holds.
+type onceBad struct {
+	kernel.Kernel
+	stage kernel.Stage
+	armed *atomic.Bool
+	calls *atomic.Int64
+	nth   int64
+}
+
+func (k *onceBad) fire(s kernel.Stage) bool {
+	return k.stage == s && k.armed.Load() && k.calls.Add(1) == k.nth
+}
+
+func (k *onceBad) InferShape(in, out []*kernel.Tensor) error {
+	if k.fire(kernel.StageInfer) {
+		out[0].DType, out[0].Shape = kernel.Float32, kernel.Shape{1 << 20, 1 << 20}
+		return nil
+	}
+	return k.Kernel.InferShape(in, out)
+}
+
+func (k *onceBad) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	err := k.Kernel.Resize(in, out, t)
+	if k.fire(kernel.StageResize) {
+		t.Workspace = 1 << 50
+	}
+	return err
+}
+
+// TestOneBadAnswerIsNotKept: a kernel that answers InferShape with a
+// shape no device holds, or Resize with a workspace no device holds, once
+// (the first run's call, whose answer the caches keep), fails that run, in
+// every mode, with the host caches on (the
+// defaults, and every kind but the global tiling cache); the runs after
+// it ask the kernel again and are correct, instead of being served the
+// bad answer the caches kept.
+func TestOneBadAnswerIsNotKept(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 2, 4)}
+	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
+	for _, stage := range []kernel.Stage{kernel.StageInfer, kernel.StageResize} {
+		for _, m := range everyMode() {
+			for _, caches := range []pipert.Caches{{}, {Kinds: pipert.TilingLocal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan}} {
+				dev, err := device.NewSim(device.SimOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				armed := new(atomic.Bool)
+				r := ops.NewRegistry()
+				if err := r.Register("Bad", func(kernel.Attrs) (kernel.Kernel, error) {
+					k, err := ops.Builtins().New("ReLU", nil)
+					return &onceBad{Kernel: k, stage: stage, armed: armed, calls: new(atomic.Int64), nth: 1}, err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				g := badGraph()
+				badCase++ // the node's tilings apart from other cases' in the global cache
+				for _, n := range g.Nodes {
+					if n.Op == "Bad" {
+						n.Attrs = kernel.Attrs{"case": badCase}
+					}
+				}
+				exe, err := pipert.Compile(g, append([]pipert.Option{pipert.WithDevice(dev), pipert.WithRegistry(r), pipert.WithCaches(caches)}, m.opts...)...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				armed.Store(true)
+				failed := 0
+				for run := range 5 {
+					res, err := exe.Run(context.Background(), in)
+					if err != nil {
+						failed++
+						continue
+					}
+					if got := kernel.Float32s(res.Outputs[g.Outputs[0]].Host); !slices.Equal(got, want) {
+						t.Errorf("%v, %s, caches %v: run %d gave %v, want %v", stage, m.name, caches.Kinds, run, got, want)
+					}
+				}
+				if failed != 1 {
+					t.Errorf("%v, %s, caches %v: %d of 5 runs failed, want the one the bad answer was given in", stage, m.name, caches.Kinds, failed)
+				}
+				if err := exe.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if n := dev.Stats().MemInUse; n != 0 {
+					t.Errorf("%v, %s: %d device bytes leaked", stage, m.name, n)
+				}
+			}
+		}
+	}
+}
+
 // checkRecovered checks, after a failed run, that the next run of exe
 // gives want, that Close succeeds and that no device memory of dev leaks.
 func checkRecovered(t *testing.T, exe *pipert.Executable, dev device.Device, in map[string]*kernel.Tensor, want []float32) {

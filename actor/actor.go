@@ -376,6 +376,9 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 	a.tr.runBegin(start, dev0)
 	outs, err := eng.run(ctx, inputs, into, start, &st)
 	end := clock.Now()
+	if err != nil {
+		a.r.forgetAnswers(err)
+	}
 	a.tr.runEnd(end, st.Cache)
 	st.Makespan = time.Duration(end - start)
 	ds := a.dev.Stats().Sub(dev0)

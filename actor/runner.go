@@ -338,6 +338,37 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 	}
 }
 
+// forgetAnswers drops what the host caches keep of the kernels' answers
+// (InferShape's outputs, tilings, launch costs, replay captures) after a
+// run that err failed in a kernel's stage: an answer that broke the
+// kernel contract once (a shape, a workspace or a cost the run could not
+// use) is not served to the next runs, which ask the kernels again. The
+// failing node's tilings leave the global cache too. A run that failed
+// otherwise (cancelled, an input refused) keeps them.
+func (r *KernelRunner) forgetAnswers(err error) {
+	var ke *kernel.Error
+	if !errors.As(err, &ke) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	clear(r.iok)
+	clear(r.rok)
+	clear(r.cok)
+	for pos := range r.local {
+		l := r.local[pos]
+		if l == nil {
+			continue
+		}
+		if r.global != nil && r.global[pos] != nil && r.prog.nodes[pos].name == ke.Node {
+			g := r.global[pos]
+			l.Keys(func(h uint64, key []byte) { g.Forget(h, key) })
+		}
+		l.Reset()
+	}
+	if r.capture != nil {
+		r.capture.invalidate()
+	}
+}
+
 // uploadConsts copies the graph's constants to the device; they stay there
 // until releaseConsts. After a failed upload, releaseConsts then
 // uploadConsts again.

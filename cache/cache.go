@@ -103,6 +103,30 @@ func (c *LRU) Put(h uint64, key, data []byte, workspace int64) {
 	s.v.Workspace = workspace
 }
 
+// Remove drops the entry of key, if any; the others keep their order.
+func (c *LRU) Remove(h uint64, key []byte) {
+	for i := 0; i < c.n; i++ {
+		if c.slots[i].h == h && bytes.Equal(c.slots[i].key, key) {
+			s := c.slots[i] // its buffers, kept for reuse
+			copy(c.slots[i:c.n-1], c.slots[i+1:c.n])
+			c.n--
+			c.slots[c.n] = s
+			return
+		}
+	}
+}
+
+// Reset drops every entry (the slots keep their buffers for reuse).
+func (c *LRU) Reset() { c.n = 0 }
+
+// Keys calls f with each entry's hash and key, most recently used first;
+// f must not keep key.
+func (c *LRU) Keys(f func(h uint64, key []byte)) {
+	for i := 0; i < c.n; i++ {
+		f(c.slots[i].h, c.slots[i].key)
+	}
+}
+
 // front moves slot i to the front, shifting the ones before it back.
 func (c *LRU) front(i int) {
 	if i == 0 {

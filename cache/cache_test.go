@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -329,5 +330,50 @@ func TestZeroLRUHoldsNothing(t *testing.T) {
 	c.Put(1, []byte("k"), []byte("v"), 0)
 	if _, _, ok := c.Get(1, []byte("k"), nil); ok || c.Len() != 0 {
 		t.Fatalf("the zero LRU holds %d entries", c.Len())
+	}
+}
+
+// TestRemoveResetForget: Remove drops one entry and keeps the others in
+// their order, Reset drops all, Keys lists them most recent first, and a
+// global Op's Forget drops its entry of a key.
+func TestRemoveResetForget(t *testing.T) {
+	c := cache.NewLRU(3)
+	for i, k := range []string{"a", "b", "c"} {
+		c.Put(uint64(i), []byte(k), []byte(k+k), int64(i))
+	}
+	keys := func() (ks []string) {
+		c.Keys(func(_ uint64, key []byte) { ks = append(ks, string(key)) })
+		return ks
+	}
+	if got := keys(); !slices.Equal(got, []string{"c", "b", "a"}) {
+		t.Fatalf("keys %v", got)
+	}
+	c.Remove(1, []byte("b"))
+	c.Remove(9, []byte("zz")) // absent: nothing
+	if got := keys(); !slices.Equal(got, []string{"c", "a"}) || c.Len() != 2 {
+		t.Fatalf("after Remove: keys %v, len %d", got, c.Len())
+	}
+	if _, _, ok := c.Get(1, []byte("b"), nil); ok {
+		t.Fatal("a removed entry is found")
+	}
+	if d, ws, ok := c.Get(0, []byte("a"), nil); !ok || string(d) != "aa" || ws != 0 {
+		t.Fatalf("a kept entry: %q %d %v", d, ws, ok)
+	}
+	c.Put(5, []byte("d"), []byte("dd"), 5) // fills the freed slot
+	if c.Len() != 3 {
+		t.Fatalf("len %d after a Put into the freed slot", c.Len())
+	}
+	c.Reset()
+	if c.Len() != 0 || len(keys()) != 0 {
+		t.Fatalf("after Reset: len %d, keys %v", c.Len(), keys())
+	}
+	g := cache.NewGlobal(2).Op("op")
+	g.Fill(7, []byte("k"), nil, func(dst []byte) (cache.Value, error) { return cache.Value{Data: []byte("v")}, nil })
+	if _, _, ok := g.Get(7, []byte("k"), nil); !ok {
+		t.Fatal("filled entry missing")
+	}
+	g.Forget(7, []byte("k"))
+	if _, _, ok := g.Get(7, []byte("k"), nil); ok {
+		t.Fatal("a forgotten entry is found")
 	}
 }

@@ -105,6 +105,14 @@ func (o *Op) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok bo
 	return data, workspace, ok
 }
 
+// Forget drops the entry of key from o's entries, if any: a value found
+// wrong (a kernel whose run failed after its tiling was stored).
+func (o *Op) Forget(h uint64, key []byte) {
+	o.mu.Lock()
+	o.lru.Remove(h, key)
+	o.mu.Unlock()
+}
+
 // Fill returns the value of key in o's entries, computing it if it is
 // missing. Of the callers that miss the same key at the same time, one
 // runs its compute (which writes into its own dst and returns it) and
