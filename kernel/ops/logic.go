@@ -31,8 +31,9 @@ import (
 // dtype (an integer result is truncated toward zero, as onnxruntime casts
 // std::pow's result; one out of the type's range, or NaN, is the type's
 // minimum, as x86's conversion gives it), but for an integer X and an
-// exponent of one element, 2 or 3: x·x or x·x·x in X's type, wrapping on
-// overflow, as onnxruntime computes them.
+// exponent of 2 or 3 that is broadcast along the output's innermost axis
+// longer than 1: x·x or x·x·x in X's type, wrapping on overflow, as
+// onnxruntime computes them.
 //
 // Tiling (words):
 //
@@ -185,29 +186,25 @@ func (k *logic) compute(a *kernel.Args) error {
 			w.next()
 		}
 	case "Pow":
-		if o.DType == kernel.Int32 || o.DType == kernel.Int64 {
-			if e := intExponent(y, yb); e != 0 {
-				// x·x or x·x·x in the integer type, wrapping on
-				// overflow, as onnxruntime computes a scalar exponent of
-				// 2 or 3.
-				for i := range n {
-					v := loadI(x.DType, xb, w.off[0])
-					p := v * v
-					if e == 3 {
-						p *= v
-					}
-					storeI(o.DType, ob, i, p)
-					w.next()
-				}
-				break
-			}
-		}
+		integer := o.DType == kernel.Int32 || o.DType == kernel.Int64
+		products := integer && exponentPerRun(y, o)
 		for i := range n {
-			v := math.Pow(loadF(x.DType, xb, w.off[0]), loadF(y.DType, yb, w.off[1]))
-			if o.DType == kernel.Int32 || o.DType == kernel.Int64 {
-				storeI(o.DType, ob, i, cvtTrunc(o.DType, v))
-			} else {
-				storeF(o.DType, ob, i, v)
+			e := loadF(y.DType, yb, w.off[1])
+			switch {
+			case products && (e == 2 || e == 3):
+				// x·x or x·x·x in the integer type, wrapping on
+				// overflow, as onnxruntime computes an exponent that is
+				// one value for a run of bases (see exponentPerRun).
+				v := loadI(x.DType, xb, w.off[0])
+				p := v * v
+				if e == 3 {
+					p *= v
+				}
+				storeI(o.DType, ob, i, p)
+			case integer:
+				storeI(o.DType, ob, i, cvtTrunc(o.DType, math.Pow(loadF(x.DType, xb, w.off[0]), e)))
+			default:
+				storeF(o.DType, ob, i, math.Pow(loadF(x.DType, xb, w.off[0]), e))
 			}
 			w.next()
 		}
@@ -568,18 +565,20 @@ func cvtTrunc(dt kernel.DType, v float64) int64 {
 	return int64(v)
 }
 
-// intExponent is 2 or 3 when Pow's exponent y (contents yb) is one
-// element of that value, which onnxruntime computes as products in the
-// base's type; 0 otherwise.
-func intExponent(y *kernel.Tensor, yb []byte) int {
-	if y.NumElements() != 1 {
-		return 0
+// exponentPerRun reports whether Pow's exponent y is broadcast along the
+// innermost axis of output o that is longer than 1: one exponent for a run
+// of bases, the case onnxruntime's broadcasting hands its kernel as a
+// scalar exponent, which it computes as products for 2 and 3 (a single
+// element of each, or exponents that vary along that axis, go through
+// std::pow).
+func exponentPerRun(y, o *kernel.Tensor) bool {
+	d := len(o.Shape) - 1
+	for d >= 0 && o.Shape[d] == 1 {
+		d--
 	}
-	switch loadF(y.DType, yb, 0) {
-	case 2:
-		return 2
-	case 3:
-		return 3
+	if d < 0 {
+		return false
 	}
-	return 0
+	yd := d - (len(o.Shape) - len(y.Shape))
+	return yd < 0 || y.Shape[yd] == 1
 }

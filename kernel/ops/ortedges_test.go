@@ -51,16 +51,17 @@ func TestPoolWithNoWindow(t *testing.T) {
 	}
 }
 
-// TestPowIntegerSquareAndCubeWrap: an integer base with an exponent of
-// one element, 2 or 3, is multiplied in its type, wrapping on overflow;
-// other exponents go through float64 (an overflow is the type's minimum).
+// TestPowIntegerSquareAndCubeWrap: an integer base with an exponent of 2
+// or 3 broadcast along the output's innermost axis longer than 1 is
+// multiplied in its type, wrapping on overflow; other exponents go
+// through float64 (an overflow is the type's minimum).
 func TestPowIntegerSquareAndCubeWrap(t *testing.T) {
 	got := mustRun(t, "Pow", kernel.Attrs{kernel.OpsetAttr: int64(17)}, tensor(kernel.Int32, shp(2), 98852, 30150), tensor(kernel.Int32, shp(1), 2))
 	if g := kernel.Int32s(got.Data()); !slices.Equal(g, []int32{1181783312, 909022500}) {
 		t.Errorf("int32 squares: %v", g)
 	}
-	got = mustRun(t, "Pow", kernel.Attrs{kernel.OpsetAttr: int64(17)}, tensor(kernel.Int32, shp(1), 1291), tensor(kernel.Int64, shp(1), 3))
-	if g := kernel.Int32s(got.Data()); !slices.Equal(g, []int32{-2143282125}) {
+	got = mustRun(t, "Pow", kernel.Attrs{kernel.OpsetAttr: int64(17)}, tensor(kernel.Int32, shp(2), 1291, 2), tensor(kernel.Int64, shp(1), 3))
+	if g := kernel.Int32s(got.Data()); !slices.Equal(g, []int32{-2143282125, 8}) {
 		t.Errorf("int32 cube: %v", g)
 	}
 	a, b := int64(1)<<32, int64(3037000500)
@@ -68,10 +69,28 @@ func TestPowIntegerSquareAndCubeWrap(t *testing.T) {
 	if g := kernel.Int64s(got.Data()); !slices.Equal(g, []int64{a * a, b * b}) {
 		t.Errorf("int64 squares: %v, want %v", g, []int64{a * a, b * b})
 	}
-	// An exponent tensor of two elements: float64, and the overflow is
-	// the type's minimum.
-	got = mustRun(t, "Pow", kernel.Attrs{kernel.OpsetAttr: int64(17)}, tensor(kernel.Int32, shp(2), 98852, 3), tensor(kernel.Int32, shp(2), 2, 2))
-	if g := kernel.Int32s(got.Data()); !slices.Equal(g, []int32{-1 << 31, 9}) {
-		t.Errorf("int32 with a tensor of exponents: %v", g)
+	// Only an exponent broadcast along the output's innermost axis longer
+	// than 1 (one exponent for a run of bases) is multiplied out; an
+	// exponent that varies along it, or a single base and exponent, goes
+	// through float64, the overflow the type's minimum.
+	const min32 = -1 << 31
+	for _, c := range []struct {
+		xs, ys []int64
+		x, y   []float64
+		want   []int32
+	}{
+		{shp(2), shp(2), []float64{98852, 3}, []float64{2, 2}, []int32{min32, 9}},
+		{shp(1), shp(1), []float64{98852}, []float64{2}, []int32{min32}},
+		{shp(), shp(), []float64{98852}, []float64{2}, []int32{min32}},
+		{shp(2, 1), shp(1, 2), []float64{98852, 3}, []float64{2, 2}, []int32{min32, min32, 9, 9}},
+		{shp(1, 2), shp(2, 1), []float64{98852, 3}, []float64{2, 2}, []int32{1181783312, 9, 1181783312, 9}},
+		{shp(2, 2), shp(2, 1), []float64{98852, 3, 98852, 3}, []float64{2, 3}, []int32{1181783312, 9, -1466493376, 27}},
+		{shp(2, 2), shp(1, 2), []float64{98852, 3, 98852, 3}, []float64{2, 2}, []int32{min32, 9, min32, 9}},
+		{shp(2, 1), shp(2, 1), []float64{98852, 3}, []float64{2, 2}, []int32{min32, 9}},
+	} {
+		got := mustRun(t, "Pow", kernel.Attrs{kernel.OpsetAttr: int64(17)}, tensor(kernel.Int32, c.xs, c.x...), tensor(kernel.Int32, c.ys, c.y...))
+		if g := kernel.Int32s(got.Data()); !slices.Equal(g, c.want) {
+			t.Errorf("int32 %v ^ %v: %v, want %v", c.xs, c.ys, g, c.want)
+		}
 	}
 }
