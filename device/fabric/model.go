@@ -123,6 +123,9 @@ func (m *Model) Add(rank int, k Kernel) error {
 		return fmt.Errorf("%w: rank %d kernel %s: host time %v: want 0 to a day", ErrConfig, rank, k.Name, k.Host)
 	}
 	total := m.total + int64(k.Host)
+	overTotal := func() error {
+		return fmt.Errorf("%w: rank %d kernel %s: the model's times add up to more than %v", ErrConfig, rank, k.Name, time.Duration(maxTotal))
+	}
 	for j, lane := range k.Lanes {
 		for i, it := range lane {
 			if it.Work < 0 || it.Bytes < 0 || it.Rate < 0 {
@@ -131,18 +134,20 @@ func (m *Model) Add(rank int, k Kernel) error {
 			if math.IsNaN(it.Rate) || math.IsInf(it.Rate, 0) {
 				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: rate %v: want a finite number of bytes per second (0: no limit)", ErrConfig, rank, k.Name, j, i, it.Rate)
 			}
-			if it.Rate > 0 && float64(it.Bytes)/it.Rate > maxItemSeconds {
+			var secs float64 // the transfer at its rate
+			if it.Rate > 0 {
+				secs = float64(it.Bytes) / it.Rate
+			}
+			if secs > maxItemSeconds {
 				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: %d bytes at %g bytes per second take more than a day", ErrConfig, rank, k.Name, j, i, it.Bytes, it.Rate)
 			}
 			if it.Work > maxItemSeconds*time.Second {
 				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: work %v: want at most a day", ErrConfig, rank, k.Name, j, i, it.Work)
 			}
-			total += int64(it.Work)
-			if it.Rate > 0 {
-				total += int64(float64(it.Bytes) / it.Rate * 1e9)
-			}
-			if total > maxTotal {
-				return fmt.Errorf("%w: rank %d kernel %s: the model's times add up to more than %v", ErrConfig, rank, k.Name, time.Duration(maxTotal))
+			// Checked item by item: each adds at most two days, so the
+			// sum cannot overflow before the check sees it.
+			if total += int64(it.Work) + int64(secs*1e9); total > maxTotal {
+				return overTotal()
 			}
 			if it.Bytes > 0 {
 				if err := m.cfg.CheckRank(it.Dst); err != nil {
@@ -154,8 +159,8 @@ func (m *Model) Add(rank int, k Kernel) error {
 			}
 		}
 	}
-	if total > maxTotal {
-		return fmt.Errorf("%w: rank %d kernel %s: the model's times add up to more than %v", ErrConfig, rank, k.Name, time.Duration(maxTotal))
+	if total > maxTotal { // the host time of a kernel of no items
+		return overTotal()
 	}
 	m.total = total
 	m.progs[rank] = append(m.progs[rank], k)
