@@ -26,7 +26,9 @@ type Options struct {
 	// becomes the value given; one it fixes must agree.
 	Shapes map[string][]int64
 	// Values fixes graph inputs to values (a scalar sample rate, say): they
-	// become constants and everything computed from them alone folds.
+	// become constants and everything computed from them alone folds. A
+	// value for an input that an initializer also defines replaces the
+	// initializer (the default ONNX lets a caller override).
 	Values map[string]*kernel.Tensor
 	// NoFold keeps every node, folding nothing but Constant and Identity.
 	NoFold bool
@@ -79,9 +81,11 @@ func ImportReader(r io.Reader, opt Options) (*subgraph.Graph, error) {
 //
 // An initializer that is also listed as a graph input (as models of IR
 // version 3 list every weight) is, in ONNX, a default the caller may
-// override; the import makes it a constant like any initializer, so the
-// graph has no such input and Run refuses one of that name. To feed it,
-// remove the initializer from the model before importing.
+// override. The import makes it a constant: the initializer's value, or
+// the one Options.Values gives that input (of the initializer's dtype, and
+// of the shape the input declares). The graph has no such input, so Run
+// refuses one of that name: to feed it at every run instead, remove the
+// initializer from the model before importing.
 func Import(m *Model, opt Options) (*subgraph.Graph, error) {
 	g, err := importModel(m, opt)
 	if err != nil && errors.Is(err, kernel.ErrNotImplemented) && !errors.Is(err, ErrUnsupported) {
@@ -456,10 +460,6 @@ func (im *importer) unique(base string, taken map[string]bool) string {
 // inputs declares the graph inputs: those not also initializers, with
 // their shapes fixed or values given by opt.
 func (im *importer) inputs(gp *Graph, opt Options) error {
-	inits := map[string]bool{}
-	for _, t := range gp.Initializers {
-		inits[t.Name] = true
-	}
 	declared := map[string]bool{}
 	for _, vi := range gp.Inputs {
 		declared[vi.Name] = true
@@ -474,18 +474,29 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 			return fmt.Errorf("%w: Options.Values names %q, not a graph input", ErrImport, name)
 		}
 	}
+	initial := map[string]*kernel.Tensor{}
 	for _, t := range gp.Initializers {
 		k, err := t.Kernel()
 		if err != nil {
 			return fmt.Errorf("initializer %q: %w", t.Name, err)
 		}
+		if _, ok := opt.Values[t.Name]; ok && declared[t.Name] {
+			initial[t.Name] = k // overridden below
+			continue
+		}
 		if err := im.defineConst(t.Name, k); err != nil {
 			return err
 		}
+		initial[t.Name] = k
 	}
 	for _, vi := range gp.Inputs {
-		if inits[vi.Name] {
-			continue // an initializer also listed as an input: its default value
+		if k, ok := initial[vi.Name]; ok {
+			// An initializer also listed as an input: its value is a
+			// default, which Options.Values overrides.
+			if err := im.initialInput(vi, k, opt); err != nil {
+				return err
+			}
+			continue
 		}
 		if vi.NotTensor {
 			return fmt.Errorf("%w: graph input %q is not a tensor", ErrUnsupported, vi.Name)
@@ -495,32 +506,7 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 			return fmt.Errorf("%w: graph input %q has dtype %v", ErrUnsupported, vi.Name, vi.DataType)
 		}
 		if v, ok := opt.Values[vi.Name]; ok {
-			if v == nil || v.Host == nil || v.DType != dt {
-				return fmt.Errorf("%w: Options.Values[%q] must be a real %v tensor", ErrImport, vi.Name, dt)
-			}
-			if err := hostFits(v); err != nil {
-				return fmt.Errorf("%w: Options.Values[%q]: %v", ErrImport, vi.Name, err)
-			}
-			if sh, ok := opt.Shapes[vi.Name]; ok && !v.Shape.Equal(sh) {
-				return fmt.Errorf("%w: Options.Values[%q] has shape %v, Options.Shapes gives it %v", ErrImport, vi.Name, v.Shape, kernel.Shape(sh))
-			}
-			if vi.HasShape {
-				bad := len(v.Shape) != len(vi.Dims)
-				decl := make([]string, len(vi.Dims))
-				for i, d := range vi.Dims {
-					decl[i] = d.Param
-					if d.Known {
-						decl[i] = strconv.FormatInt(d.Value, 10)
-						bad = bad || d.Value != v.Shape[i]
-					} else if decl[i] == "" {
-						decl[i] = "?"
-					}
-				}
-				if bad {
-					return fmt.Errorf("%w: Options.Values[%q] has shape %v, the model declares [%s]", ErrImport, vi.Name, v.Shape, strings.Join(decl, " "))
-				}
-			}
-			if err := im.defineConst(vi.Name, v); err != nil {
+			if err := im.fixValue(vi, dt, v, opt); err != nil {
 				return err
 			}
 			continue
@@ -561,6 +547,65 @@ func (im *importer) inputs(gp *Graph, opt Options) error {
 		im.known[vi.Name] = &kernel.Tensor{DType: dt, Shape: shape}
 	}
 	return nil
+}
+
+// fixValue makes graph input vi the constant v (Options.Values), which
+// must be a real tensor of dtype dt and of the shape the model declares
+// and Options.Shapes gives.
+func (im *importer) fixValue(vi *ValueInfo, dt kernel.DType, v *kernel.Tensor, opt Options) error {
+	if v == nil || v.Host == nil || v.DType != dt {
+		return fmt.Errorf("%w: Options.Values[%q] must be a real %v tensor", ErrImport, vi.Name, dt)
+	}
+	if err := hostFits(v); err != nil {
+		return fmt.Errorf("%w: Options.Values[%q]: %v", ErrImport, vi.Name, err)
+	}
+	if sh, ok := opt.Shapes[vi.Name]; ok && !v.Shape.Equal(sh) {
+		return fmt.Errorf("%w: Options.Values[%q] has shape %v, Options.Shapes gives it %v", ErrImport, vi.Name, v.Shape, kernel.Shape(sh))
+	}
+	if decl, ok := declaredOther(vi, v.Shape); ok {
+		return fmt.Errorf("%w: Options.Values[%q] has shape %v, the model declares [%s]", ErrImport, vi.Name, v.Shape, decl)
+	}
+	return im.defineConst(vi.Name, v)
+}
+
+// initialInput imports graph input vi, which an initializer of value k
+// also defines (models of IR version 3 list every weight so): the
+// initializer is a default that Options.Values overrides, the ONNX
+// semantics of such an input; a shape in Options.Shapes must be k's.
+func (im *importer) initialInput(vi *ValueInfo, k *kernel.Tensor, opt Options) error {
+	v, ok := opt.Values[vi.Name]
+	if !ok {
+		if sh, ok := opt.Shapes[vi.Name]; ok && !k.Shape.Equal(sh) {
+			return fmt.Errorf("%w: Options.Shapes[%q] = %v, the initializer of that name has shape %v", ErrImport, vi.Name, sh, k.Shape)
+		}
+		return nil
+	}
+	if !vi.NotTensor {
+		if dt, ok := vi.DataType.DType(); ok && dt != k.DType {
+			return fmt.Errorf("%w: graph input %q is %v, the initializer of that name %v", ErrImport, vi.Name, dt, k.DType)
+		}
+	}
+	return im.fixValue(vi, k.DType, v, opt)
+}
+
+// declaredOther reports whether vi declares a shape other than shape, and
+// the declared one as text ("?" for a dimension left free).
+func declaredOther(vi *ValueInfo, shape kernel.Shape) (string, bool) {
+	if !vi.HasShape {
+		return "", false
+	}
+	bad := len(shape) != len(vi.Dims)
+	decl := make([]string, len(vi.Dims))
+	for i, d := range vi.Dims {
+		decl[i] = d.Param
+		if d.Known {
+			decl[i] = strconv.FormatInt(d.Value, 10)
+			bad = bad || i >= len(shape) || d.Value != shape[i]
+		} else if decl[i] == "" {
+			decl[i] = "?"
+		}
+	}
+	return strings.Join(decl, " "), bad
 }
 
 // hostFits reports a shape that is not one (a negative dimension, or more
