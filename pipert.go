@@ -832,7 +832,7 @@ func (e *Executable) hasInput(name string) bool {
 func (e *Executable) unknownInput(op, name string) error {
 	for _, c := range e.g.Consts {
 		if c.Name == name {
-			return fmt.Errorf("pipert: %s: %w: unknown input %q: it is a constant of the graph (an ONNX initializer listed among the model's inputs is imported as one: to feed it, remove the initializer from the model before importing)", op, ErrBadInput, name)
+			return fmt.Errorf("pipert: %s: %w: unknown input %q: it is a constant of the graph (an ONNX initializer listed among the model's inputs is imported as one: give its value at import with onnx.Options.Values, or remove the initializer from the model to feed it at every run)", op, ErrBadInput, name)
 		}
 	}
 	return fmt.Errorf("pipert: %s: %w: unknown input %q", op, ErrBadInput, name)
