@@ -192,9 +192,17 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("onnx: the imported graph: %w", err)
 	}
-	for i, o := range m.Graph.Outputs {
+	i := 0 // im.g.Outputs[i] is the i-th distinct name of m.Graph.Outputs
+	seen := map[string]bool{}
+	for _, o := range m.Graph.Outputs {
+		if seen[o.Name] {
+			continue
+		}
+		seen[o.Name] = true
 		want, ok := o.DataType.DType()
-		if got := c.Meta[im.g.Outputs[i]]; ok && got != nil && got.DType != want {
+		got := c.Meta[im.g.Outputs[i]]
+		i++
+		if ok && got != nil && got.DType != want {
 			return nil, fmt.Errorf("%w: graph output %q is declared %v but computes %v", ErrImport, o.Name, want, got.DType)
 		}
 	}
@@ -272,7 +280,12 @@ func (im *importer) outputs(gp *Graph) error {
 		}
 	}
 	renamed := map[string]string{} // tensors renamed to an earlier output's name
+	listed := map[string]bool{}
 	for _, o := range gp.Outputs {
+		if listed[o.Name] {
+			continue // listed twice: one output, as onnxruntime returns it
+		}
+		listed[o.Name] = true
 		name, err := im.tensor(o.Name)
 		if errors.Is(err, ErrUnsupported) {
 			return fmt.Errorf("graph output %q: %w", o.Name, err)
@@ -303,9 +316,6 @@ func (im *importer) outputs(gp *Graph) error {
 				Attrs: attrs, Inputs: []string{name}, Outputs: []string{o.Name}})
 			exists[o.Name], fixed[o.Name] = true, true
 			name = o.Name
-		}
-		if slices.Contains(im.g.Outputs, name) {
-			return fmt.Errorf("%w: graph output %q is listed twice", ErrImport, o.Name)
 		}
 		im.g.Outputs = append(im.g.Outputs, name)
 	}

@@ -2,6 +2,7 @@ package onnx_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/pipert/pipert"
@@ -33,6 +34,38 @@ func TestOutputsOfOneTensor(t *testing.T) {
 		g, err := onnx.Import(m, onnx.Options{})
 		if err != nil {
 			t.Fatalf("outputs %v: %v", outs, err)
+		}
+		checkRunOutputs(t, g, in, want)
+	}
+}
+
+// TestOutputListedTwice: a graph output listed twice is one output, as
+// onnxruntime returns it once; its declared type is checked once.
+func TestOutputListedTwice(t *testing.T) {
+	x := &onnx.ValueInfo{Name: "x", DataType: onnx.Float, Dims: []onnx.Dim{{Value: 2, Known: true}}, HasShape: true}
+	nodes := []*onnx.Node{{OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"t"}}}
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2}, 2)}
+	vals := map[string][]float32{"t": {0, 2}, "x": {-1, 2}}
+	for _, tc := range []struct{ listed, want []string }{
+		{[]string{"t", "t"}, []string{"t"}},
+		{[]string{"t", "x", "t", "x"}, []string{"t", "x"}},
+		{[]string{"x", "t", "x"}, []string{"x", "t"}},
+	} {
+		var vs []*onnx.ValueInfo
+		for _, o := range tc.listed {
+			vs = append(vs, &onnx.ValueInfo{Name: o, DataType: onnx.Float})
+		}
+		m := &onnx.Model{IRVersion: 8, Opsets: map[string]int64{"": 17}, Graph: &onnx.Graph{Name: "g", Inputs: []*onnx.ValueInfo{x}, Nodes: nodes, Outputs: vs}}
+		g, err := onnx.Import(m, onnx.Options{})
+		if err != nil {
+			t.Fatalf("outputs %v: %v", tc.listed, err)
+		}
+		if !slices.Equal(g.Outputs, tc.want) {
+			t.Fatalf("outputs %v imported as %v, want %v", tc.listed, g.Outputs, tc.want)
+		}
+		var want [][]float32
+		for _, o := range tc.want {
+			want = append(want, vals[o])
 		}
 		checkRunOutputs(t, g, in, want)
 	}
