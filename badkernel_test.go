@@ -448,8 +448,9 @@ func (k *onceBad) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 // TestOneBadAnswerIsNotKept: a kernel that answers InferShape with a
 // shape no device holds, or Resize with a workspace no device holds, once
 // (the first run's call, whose answer the caches keep), fails that run, in
-// every mode, with the host caches on (the
-// defaults, and every kind but the global tiling cache); the runs after
+// every mode, with the host caches on (the defaults, every kind but the
+// global tiling cache, every kind but the local one, the global alone);
+// the runs after
 // it ask the kernel again and are correct, instead of being served the
 // bad answer the caches kept.
 func TestOneBadAnswerIsNotKept(t *testing.T) {
@@ -457,7 +458,8 @@ func TestOneBadAnswerIsNotKept(t *testing.T) {
 	want := []float32{8, 0, 24, 0, 40, 0, 56, 0}
 	for _, stage := range []kernel.Stage{kernel.StageInfer, kernel.StageResize} {
 		for _, m := range everyMode() {
-			for _, caches := range []pipert.Caches{{}, {Kinds: pipert.TilingLocal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan}} {
+			for _, caches := range []pipert.Caches{{}, {Kinds: pipert.TilingLocal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan},
+				{Kinds: pipert.TilingGlobal | pipert.InferReuse | pipert.SetupReuse | pipert.MemoryPlan}, {Kinds: pipert.TilingGlobal}} {
 				dev, err := device.NewSim(device.SimOptions{})
 				if err != nil {
 					t.Fatal(err)

@@ -343,26 +343,35 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 // run that err failed in a kernel's stage: an answer that broke the
 // kernel contract once (a shape, a workspace or a cost the run could not
 // use) is not served to the next runs, which ask the kernels again. The
-// failing node's tilings leave the global cache too. A run that failed
+// failing node's tilings leave the global cache too: those its local
+// cache lists, or without one the tiling this run asked for. A run that failed
 // otherwise (cancelled, an input refused) keeps them.
 func (r *KernelRunner) forgetAnswers(err error) {
 	var ke *kernel.Error
 	if !errors.As(err, &ke) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return
 	}
+	for pos := range r.global {
+		g := r.global[pos]
+		if g == nil || r.prog.nodes[pos].name != ke.Node {
+			continue
+		}
+		if r.local != nil && r.local[pos] != nil {
+			r.local[pos].Keys(func(h uint64, key []byte) { g.Forget(h, key) })
+		} else {
+			// No local cache lists the node's keys: forget the one
+			// this run asked for (its operands are still the run's).
+			key := r.tilingKey(pos, nil)
+			g.Forget(keyHash(key), key)
+		}
+	}
 	clear(r.iok)
 	clear(r.rok)
 	clear(r.cok)
-	for pos := range r.local {
-		l := r.local[pos]
-		if l == nil {
-			continue
+	for _, l := range r.local {
+		if l != nil {
+			l.Reset()
 		}
-		if r.global != nil && r.global[pos] != nil && r.prog.nodes[pos].name == ke.Node {
-			g := r.global[pos]
-			l.Keys(func(h uint64, key []byte) { g.Forget(h, key) })
-		}
-		l.Reset()
 	}
 	if r.capture != nil {
 		r.capture.invalidate()
