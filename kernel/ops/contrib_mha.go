@@ -397,7 +397,7 @@ func (m *msAttn) attend(out []*kernel.Tensor, d msAttnDims, dt kernel.DType, mas
 				qr := m.q[((b*d.n+n)*d.s+s)*d.h:][:d.h]
 				kh := m.k[(b*d.n+n)*d.t*d.h:][:d.t*d.h]
 				vh := m.v[(b*d.n+n)*d.t*d.hv:][:d.t*d.hv]
-				attendRow(m.row, qr, kh, vh, alpha, add, dt, yb, ((b*d.s+s)*d.n+n)*d.hv, nil, 0)
+				attendRow(m.row, qr, kh, vh, alpha, nil, add, dt, yb, ((b*d.s+s)*d.n+n)*d.hv, nil, 0)
 			}
 		}
 	}
@@ -440,18 +440,7 @@ func maskRow(add []float64, mv []int32, mask *kernel.Tensor, startToo bool, b, n
 		}
 	}
 	if ab != nil {
-		bb, bn := b, n
-		if ab.Shape[0] == 1 {
-			bb = 0
-		}
-		if ab.Shape[1] == 1 {
-			bn = 0
-		}
-		abb := ab.Data()
-		at := ((bb*ab.Shape[1]+bn)*S + s) * t
-		for j := range add {
-			add[j] = float64(float32(loadF(dt, abb, at+int64(j)) + add[j]))
-		}
+		addBias(add, ab, dt, b, n, s, S)
 	}
 	if causal && s < S-1 {
 		for j := P + s + 1; j < t; j++ {
@@ -460,13 +449,30 @@ func maskRow(add []float64, mv []int32, mask *kernel.Tensor, startToo bool, b, n
 	}
 }
 
+// addBias adds to add the row of attention_bias ab (of dtype dt, [batch
+// or 1, heads or 1, S, T]) at [b, n, s], each sum rounded to float32.
+func addBias(add []float64, ab *kernel.Tensor, dt kernel.DType, b, n, s, S int64) {
+	bb, bn := b, n
+	if ab.Shape[0] == 1 {
+		bb = 0
+	}
+	if ab.Shape[1] == 1 {
+		bn = 0
+	}
+	abb := ab.Data()
+	at := ((bb*ab.Shape[1]+bn)*S + s) * int64(len(add))
+	for j := range add {
+		add[j] = float64(float32(loadF(dt, abb, at+int64(j)) + add[j]))
+	}
+}
+
 // attendRow computes one query row's attention: the scores of q against
 // the T keys of k (rows of len(q)), float32(q·k)·alpha rounded to float32,
-// plus add[j] (when add is not nil) rounded to float32 again, written to
-// qk from element qkAt on when qk is not nil; their softmax; and Σ p·v
-// over the T rows of v, written to y from element at on, rounded to dt. z
-// is scratch of T scores.
-func attendRow(z, q, k, v []float64, alpha float32, add []float64, dt kernel.DType, y []byte, at int64, qk []byte, qkAt int64) {
+// plus bias[j] and then add[j] (each when not nil), each sum rounded to
+// float32 again, written to qk from element qkAt on when qk is not nil;
+// their softmax; and Σ p·v over the T rows of v, written to y from
+// element at on, rounded to dt. z is scratch of T scores.
+func attendRow(z, q, k, v []float64, alpha float32, bias, add []float64, dt kernel.DType, y []byte, at int64, qk []byte, qkAt int64) {
 	h := int64(len(q))
 	for j := range z {
 		kr := k[int64(j)*h:][:h]
@@ -475,6 +481,9 @@ func attendRow(z, q, k, v []float64, alpha float32, add []float64, dt kernel.DTy
 			acc += float64(qv * kr[i])
 		}
 		sc := float64(float32(acc) * alpha)
+		if bias != nil {
+			sc = float64(float32(sc + bias[j]))
+		}
 		if add != nil {
 			sc = float64(float32(sc + add[j]))
 		}
@@ -511,7 +520,8 @@ type mha struct {
 	scale       float32
 	filter      float32
 	q, k, v     []float64 // Q [B, N, S, H], K [B, N, T, H] and V [B, N, T, Hv], float32 values
-	row, addend []float64 // one row of scores and of the values added to it
+	row, addend []float64 // one row of scores and of the mask's values added to it
+	bias        []float64 // one row of attention_bias, added before the mask
 }
 
 // newMultiHeadAttention builds com.microsoft's MultiHeadAttention, the
@@ -530,8 +540,9 @@ type mha struct {
 //
 // Query token s of batch b reads every key j < T = P + L. Its score is
 // float32(q·k)·scale (scale 0: 1/√H in float32), rounded to float32, plus
-// the float32 sum of attention_bias ([batch or 1, num_heads or 1, S, T])
-// at [b, n, s, j] and the mask's value there, rounded to float32. The mask
+// attention_bias ([batch or 1, num_heads or 1, S, T]) at [b, n, s, j],
+// rounded to float32, plus the mask's value there, rounded to float32
+// (com.microsoft Attention adds the float32 sum of the two). The mask
 // is mask_filter_value (default −10000) where key_padding_mask (int32)
 // masks the key and 0 elsewhere: [batch] masks keys j ≥ its value (all
 // of them when it is negative), [3·batch + 2] the same by its first batch
@@ -793,19 +804,29 @@ func (m *mha) run(in, out []*kernel.Tensor, d mhaDims) error {
 	causal := m.uni && d.s > 1
 	m.row = grownFloats(m.row, int(d.t))
 	m.addend = grownFloats(m.addend, int(d.t))
+	if ab != nil {
+		m.bias = grownFloats(m.bias, int(d.t))
+	}
 	yb, qkb := out[0].Data(), out[3].Data()
 	for b := range d.b {
 		for n := range d.n {
 			for s := range d.s {
-				var add []float64
-				if mv != nil || causal || ab != nil {
+				// onnxruntime adds attention_bias to the scores,
+				// then the mask: each sum rounded to float32.
+				var bias, add []float64
+				if ab != nil {
+					bias = m.bias
+					clear(bias)
+					addBias(bias, ab, dt, b, n, s, d.s)
+				}
+				if mv != nil || causal {
 					add = m.addend
-					maskRow(add, mv, mask, false, b, n, s, d.s, d.p, causal, float64(m.filter), ab, dt)
+					maskRow(add, mv, mask, false, b, n, s, d.s, d.p, causal, float64(m.filter), nil, dt)
 				}
 				qr := m.q[((b*d.n+n)*d.s+s)*d.h:][:d.h]
 				kh := m.k[(b*d.n+n)*d.t*d.h:][:d.t*d.h]
 				vh := m.v[(b*d.n+n)*d.t*d.hv:][:d.t*d.hv]
-				attendRow(m.row, qr, kh, vh, alpha, add, dt, yb, ((b*d.s+s)*d.n+n)*d.hv, qkb, ((b*d.n+n)*d.s+s)*d.t)
+				attendRow(m.row, qr, kh, vh, alpha, bias, add, dt, yb, ((b*d.s+s)*d.n+n)*d.hv, qkb, ((b*d.n+n)*d.s+s)*d.t)
 			}
 		}
 	}
