@@ -259,7 +259,7 @@ var table = map[string]OpInfo{
 	"MelWeightMatrix":              {Pipert: "MelWeightMatrix", MinOpset: 17, MaxOpset: MaxOpset},
 	"DFT":                          {Pipert: "DFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "axis as attribute before 20, as input from 20; onesided of a real signal only (a complex one has no one-sided spectrum); inverse with onesided (IRFFT, at every opset), to dft_length 2(m−1) or 2m−1 for m bins"},
 	"STFT":                         {Pipert: "STFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "real and complex signals (onnxruntime 1.30 gives wrong values for complex ones, checked against a float64 DFT)"},
-	"DynamicQuantizeLinear":        {Pipert: "DynamicQuantizeLinear", MinOpset: 11, MaxOpset: MaxOpset},
+	"DynamicQuantizeLinear":        {Pipert: "DynamicQuantizeLinear", MinOpset: 11, MaxOpset: MaxOpset, Note: "a NaN in x makes the scale NaN, as the op's reference does (onnxruntime's vectorized min and max skip a NaN at some positions and not at others); a range with a NaN or an infinity gives zero point 255 (the NaN zero point clamped as onnxruntime clamps it) and 0 where x / scale is NaN"},
 	"MatMulInteger":                {Pipert: "MatMulInteger", MinOpset: 10, MaxOpset: MaxOpset},
 	"QLinearMatMul":                {Pipert: "QLinearMatMul", MinOpset: 10, MaxOpset: MaxOpset},
 	"ConvInteger":                  {Pipert: "ConvInteger", MinOpset: 10, MaxOpset: MaxOpset, Note: "1 to 3 spatial dimensions"},

@@ -80,8 +80,12 @@ func newDynamicQuantize(attrs kernel.Attrs) (kernel.Kernel, error) {
 			scale = 1
 		}
 		var zp int64
-		if scale != 0 {
-			zp = requant(kernel.Uint8, float64(-lo/scale))
+		if z := float64(-lo / scale); scale != 0 && z != z {
+			// A range with an infinity or a NaN: onnxruntime clamps
+			// the NaN zero point as min(255, max(0, z)) does, to 255.
+			zp = math.MaxUint8
+		} else if scale != 0 {
+			zp = requant(kernel.Uint8, z)
 		}
 		y := a.Out[0].Data()
 		for i, v := range x {

@@ -123,3 +123,27 @@ func TestMultiHeadAttentionBiasBeforeMask(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamicQuantizeLinearOfNaNAndInfinity: a range with an infinity or
+// a NaN gives the zero point onnxruntime gives, 255 (its clamp of a NaN
+// zero point), and 0 where x / scale is NaN; a NaN makes the scale NaN.
+func TestDynamicQuantizeLinearOfNaNAndInfinity(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		x     []float64
+		y     []byte
+		scale float64
+	}{
+		{[]float64{math.Inf(-1), 1, -1}, []byte{0, 255, 255}, math.Inf(1)},
+		{[]float64{0.25, 1.3, -0.007, nan, -1.54}, []byte{0, 0, 0, 0, 0}, nan},
+	} {
+		out, err := runOp("DynamicQuantizeLinear", nil, f32(shp(int64(len(c.x))), c.x...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := float64(kernel.Float32s(out[1].Data())[0])
+		if y, zp := out[0].Data(), out[2].Data()[0]; !slices.Equal(y, c.y) || zp != 255 || !(scale == c.scale || math.IsNaN(scale) && math.IsNaN(c.scale)) {
+			t.Errorf("x %v: y %v, scale %v, zero point %d; want onnxruntime's %v, %v, 255", c.x, y, scale, zp, c.y, c.scale)
+		}
+	}
+}
