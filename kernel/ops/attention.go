@@ -46,8 +46,9 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 //
 // Q, K, V, the caches and a float mask share one dtype: float32, float16,
 // bfloat16 or float64. Scores, softmax and each output's sum are
-// evaluated in float64 and every output element is rounded once;
-// softmax_precision may be 1 (float32) or 11 (float64). onnxruntime 1.30
+// evaluated in float64 and every output element is rounded once,
+// whatever softmax_precision gives (a float type: 1, 10, 11 or 16), as
+// onnxruntime computes the softmax whatever it gives. onnxruntime 1.30
 // rounds float16 intermediate results (its outputs are within about an
 // ulp of pipert's), and its float64 kernel gives NaN, not zero, for a
 // fully masked row. Refused: integer masks, masks of rank 1 or, before
@@ -115,12 +116,8 @@ func newAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if !(softcap >= 0) || math.IsInf(softcap, 1) {
 		return nil, fail("softcap %g: want 0 (none) or a positive finite value", softcap)
 	}
-	precision, err := attrs.Int("softmax_precision", 0)
-	if err != nil {
-		return nil, wrapAttr(err)
-	}
-	if _, ok := attrs["softmax_precision"]; ok && precision != 1 && precision != 11 {
-		return nil, fail("softmax_precision %d: only 1 (float32) and 11 (float64) are implemented (the softmax is computed in float64)", precision)
+	if err := floatTypeAttr(attrs, "Attention", "softmax_precision"); err != nil {
+		return nil, err
 	}
 	for _, name := range [...]string{"left_window_size", "right_window_size"} {
 		if w, err := attrs.Int(name, -1); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -62,6 +63,33 @@ func TestAttentionValues(t *testing.T) {
 	checkValues(t, "nonpad", out[0], shp(2, 1, 1, 1), []float64{4, 0})
 }
 
+// TestAttentionSoftmaxPrecision: every float softmax_precision gives the
+// outputs of the default, as onnxruntime's kernel (which reads none).
+func TestAttentionSoftmaxPrecision(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	vals := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(float32(r.Float64()*4 - 2))
+		}
+		return v
+	}
+	q, k, v := f32(shp(1, 2, 2, 2), vals(8)...), f32(shp(1, 2, 3, 2), vals(12)...), f32(shp(1, 2, 3, 2), vals(12)...)
+	ref, err := runOp("Attention", kernel.Attrs{kernel.OpsetAttr: int64(23)}, q, k, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int64{1, 10, 11, 16} {
+		got, err := runOp("Attention", kernel.Attrs{kernel.OpsetAttr: int64(23), "softmax_precision": p}, q, k, v)
+		if err != nil {
+			t.Fatalf("softmax_precision %d: %v", p, err)
+		}
+		if !slices.Equal(got[0].Data(), ref[0].Data()) {
+			t.Errorf("softmax_precision %d: %v, want %v", p, got[0], ref[0])
+		}
+	}
+}
+
 // TestAttentionErrors covers what Attention refuses.
 func TestAttentionErrors(t *testing.T) {
 	absent := f32(shp(0))
@@ -93,7 +121,7 @@ func TestAttentionErrors(t *testing.T) {
 	wantErr(t, "Attention", at(23, "qk_matmul_output_mode", int64(2), "is_causal", int64(1)), qkv(), "mode 2 with is_causal")
 	wantErr(t, "Attention", at(24, "qk_matmul_output_mode", int64(2)), qkv(absent, absent, absent, i64(shp(1), 3)), "mode 2 with nonpad_kv_seqlen")
 	wantErr(t, "Attention", at(23, "qk_matmul_output_mode", int64(4)), qkv(), "qk_matmul_output_mode 4")
-	wantErr(t, "Attention", at(23, "softmax_precision", int64(10)), qkv(), "softmax_precision 10")
+	wantErr(t, "Attention", at(23, "softmax_precision", int64(7)), qkv(), "softmax_precision 7: want a float type")
 	wantErr(t, "Attention", at(23, "scale", 0.0), qkv(), "scale 0")
 	wantErr(t, "Attention", at(23, "softcap", -1.0), qkv(), "softcap -1")
 	wantErr(t, "Attention", at(23, "is_causal", int64(2)), qkv(), "is_causal")

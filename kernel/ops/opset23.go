@@ -13,10 +13,11 @@ import (
 //     opset 23): X / √(mean(X²) + epsilon) · scale, the mean over the
 //     axes from axis on. scale has X's dtype and broadcasts to X
 //     (unidirectionally: of rank at most X's, each dimension 1 or X's).
-//     stash_type is 1 (float32, the default) or 11 (float64): either way
-//     the statistics are evaluated in float64 and each output rounded
-//     once, a float64 X included, as onnxruntime's kernel computes it
-//     (the function body would cast a float64 X to float32 under 1).
+//     stash_type is a float type: 1 (float32, the default), 10
+//     (float16), 16 (bfloat16) or 11 (float64); whichever, the
+//     statistics are evaluated in float64 and each output rounded once, a
+//     float64 X included, as onnxruntime's kernel computes it (the
+//     function body would cast X to the stash type).
 //     float32, float16, bfloat16, float64.
 //   - Swish(X) (alpha 1; opset 24): x · sigmoid(alpha · x), element-wise
 //     as the math ops: evaluated in float64, rounded once. float32,
@@ -45,9 +46,9 @@ func newRMSNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Both stash_types compute float64 statistics, a float64 X included,
+	// Every stash_type computes float64 statistics, a float64 X included,
 	// as onnxruntime's kernel does (and pipert's LayerNormalization).
-	if _, err := stashType(attrs, "RMSNormalization"); err != nil {
+	if err := floatTypeAttr(attrs, "RMSNormalization", "stash_type"); err != nil {
 		return nil, err
 	}
 	k := &simple{flops: 4}

@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -156,8 +157,8 @@ func TestRMSNormalization(t *testing.T) {
 		in    []*kernel.Tensor
 		want  []string
 	}{
-		{kernel.Attrs{"stash_type": int64(0)}, []*kernel.Tensor{f, s3}, []string{"stash_type 0, want 1 (float32) or 11 (float64)"}},
-		{kernel.Attrs{"stash_type": int64(10)}, []*kernel.Tensor{f, s3}, []string{"stash_type 10"}},
+		{kernel.Attrs{"stash_type": int64(0)}, []*kernel.Tensor{f, s3}, []string{"stash_type 0: want a float type"}},
+		{kernel.Attrs{"stash_type": int64(7)}, []*kernel.Tensor{f, s3}, []string{"stash_type 7"}},
 		{kernel.Attrs{"axis": int64(2)}, []*kernel.Tensor{f, s3}, []string{"axis 2 is out of range"}},
 		{kernel.Attrs{"axis": int64(-3)}, []*kernel.Tensor{f, s3}, []string{"axis -3 is out of range"}},
 		{nil, []*kernel.Tensor{f32(shp(), 1), f32(shp(), 1)}, []string{"axis -1 is out of range"}},
@@ -169,6 +170,18 @@ func TestRMSNormalization(t *testing.T) {
 		{kernel.Attrs{"epsilon": "small"}, []*kernel.Tensor{f, s3}, []string{`attribute "epsilon"`}},
 	} {
 		wantErr(t, "RMSNormalization", c.attrs, c.in, c.want...)
+	}
+	// Every float stash_type gives the same outputs, as onnxruntime's
+	// kernel (which reads none of them).
+	for _, x := range []*kernel.Tensor{f, tensor(kernel.Float64, shp(2, 3), 0.1, 0.2, 0.3000001, 1e-3, 5, 7)} {
+		scale := tensor(x.DType, shp(3), 1, 1.5, 2)
+		ref := mustRun(t, "RMSNormalization", nil, x, scale)
+		for _, st := range []int64{1, 10, 11, 16} {
+			got := mustRun(t, "RMSNormalization", kernel.Attrs{"stash_type": st}, x, scale)
+			if !slices.Equal(got.Data(), ref.Data()) {
+				t.Errorf("%v X, stash_type %d: %v, want %v", x.DType, st, got, ref)
+			}
+		}
 	}
 }
 

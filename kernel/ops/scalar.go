@@ -262,6 +262,24 @@ func stashType(attrs kernel.Attrs, op string) (narrowF64 bool, err error) {
 	return false, fmt.Errorf("ops: %s: stash_type %d, want 1 (float32) or 11 (float64)", op, st)
 }
 
+// floatTypeAttr checks that attribute name of op, when given, names a float
+// type of ONNX's TensorProto: 1 (float32), 10 (float16), 11 (float64) or
+// 16 (bfloat16).
+func floatTypeAttr(attrs kernel.Attrs, op, name string) error {
+	if _, ok := attrs[name]; !ok {
+		return nil
+	}
+	v, err := attrs.Int(name, 0)
+	if err != nil {
+		return wrapAttr(err)
+	}
+	switch v {
+	case 1, 10, 11, 16:
+		return nil
+	}
+	return fmt.Errorf("ops: %s: %s %d: want a float type (1 float32, 10 float16, 11 float64 or 16 bfloat16)", op, name, v)
+}
+
 // stage is v as a normalization's first stage reads it: rounded to
 // float32 when narrow (a float64 X under stash_type 1).
 func stage(v float64, narrow bool) float64 {
