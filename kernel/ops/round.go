@@ -8,9 +8,13 @@ import (
 
 // mul64 is a product rounded to float64 by an explicit
 // conversion, so that no compiler fuses it with an addition into one
-// fused multiply-add (Go may, on arm64 and others): an op's results are
-// then the same bits on every architecture. `.ci/run` checks that the ops
-// compile to no fused multiply-add on arm64.
+// fused multiply-add (Go may, on arm64 and others): an op's products and
+// sums are then the same bits on every architecture. `.ci/run` checks
+// that the ops compile to no fused multiply-add on arm64. The elementary
+// functions come from package math, whose Exp and Log (and so Pow and
+// the ops built on them) run assembly on amd64, arm64 and s390x and pure
+// Go elsewhere: their results may differ in the last place from one
+// architecture to another. On one machine every mode gives the same bits.
 func mul64(x, y float64) float64 { return float64(x * y) }
 
 // mul is the same for the kernels generic over their compute type
