@@ -140,20 +140,23 @@ type KernelRunner struct {
 	publish  []bool // by node position: its launch is published (Feed)
 
 	// Host caches (plan.Caches). local holds, by node position, the local
-	// tiling cache (nil: off, or a volatile node); it, rkey and the tiling
-	// counts of cs belong to the goroutine running Resize. ikey and iout
+	// tiling cache of localSlots slots (local nil: off), made at the
+	// node's first Resize (nil until then, and for a volatile node); it,
+	// rkey and the tiling counts of cs belong to the goroutine running
+	// Resize. ikey and iout
 	// hold, by node position, the key and the outputs of the node's last
 	// InferShape (ikey nil: InferReuse and SetupReuse off; iok: they are
 	// valid), iscratch the key being
 	// built; they and cs's infer counts belong to the goroutine running
 	// InferShape. The setup state and counts belong to goroutine 0.
-	local    []*cache.LRU
-	global   []*cache.Op // by node position: its op's global entries (nil: off)
-	rkey     []byte
-	ikey     [][]byte
-	iout     [][]byte
-	iok      []bool
-	iscratch []byte
+	local      []*cache.LRU
+	localSlots int
+	global     []*cache.Op // by node position: its op's global entries (nil: off)
+	rkey       []byte
+	ikey       [][]byte
+	iout       [][]byte
+	iok        []bool
+	iscratch   []byte
 	// rok, by node position (nil: no local tiling cache or no InferShape
 	// key), says the node's last Resize ended with its tiling in its local
 	// cache under the key of ikey, and that tiling still in the node's
@@ -304,12 +307,9 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 func (r *KernelRunner) setCaches(c plan.Caches) {
 	n := len(r.prog.nodes)
 	if c.Kinds.Has(plan.TilingLocal) {
-		r.local = make([]*cache.LRU, n)
-		for pos := range r.prog.nodes {
-			if !r.prog.nodes[pos].volatile {
-				r.local[pos] = cache.NewLRU(c.LocalSlots)
-			}
-		}
+		// The caches are made as the nodes first need them: an
+		// executable holds none before it runs.
+		r.local, r.localSlots = make([]*cache.LRU, n), c.LocalSlots
 	}
 	if c.Kinds.Has(plan.TilingGlobal) {
 		g := cache.Shared(c.GlobalSlots)
@@ -1128,7 +1128,10 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 	defer r.recovered(pos, kernel.StageResize, &err)
 	nd := &r.prog.nodes[pos]
 	ar := &r.args[pos]
-	local := r.local != nil && r.local[pos] != nil
+	local := r.local != nil && !nd.volatile
+	if local && r.local[pos] == nil {
+		r.local[pos] = cache.NewLRU(r.localSlots)
+	}
 	var global *cache.Op
 	if r.global != nil {
 		global = r.global[pos]
