@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
@@ -38,14 +39,14 @@ type sig struct {
 // opKernel is the shared adapter: every built-in op is an opKernel (or a
 // dynKernel) around its impl, so the ops share Launch, Arity, Deps, operand
 // checks and error wrapping. A kernel value serves one node; its methods are
-// called by one goroutine at a time, as kernel.Kernel requires.
+// called by one goroutine at a time, as kernel.Kernel requires. A graph
+// holds one a node: its sig is kept compactly (48 bytes in all, the
+// dependencies behind a pointer, nil for the many ops that declare none).
 type opKernel struct {
-	sig
-	impl impl
-	// enc is Resize's encoder, a field so that handing it to the impl (an
-	// interface call) does not move it to the heap; it holds the caller's
-	// tiling buffer only during Resize.
-	enc encoder
+	op                 string
+	minIn, maxIn, nOut int16
+	deps               *kernel.Deps
+	impl               impl
 }
 
 // dynKernel adds kernel.ComputeDependent to opKernel.
@@ -55,20 +56,37 @@ type dynKernel struct {
 }
 
 func newKernel(s sig, i impl) kernel.Kernel {
-	if d, ok := i.(dynImpl); ok && s.deps.Compute {
-		return &dynKernel{opKernel: opKernel{sig: s, impl: i}, dyn: d}
+	if s.minIn > math.MaxInt16 || s.maxIn > math.MaxInt16 || s.nOut > math.MaxInt16 {
+		panic(fmt.Sprintf("ops: %s: arity %d to %d, %d outputs, beyond int16", s.op, s.minIn, s.maxIn, s.nOut))
 	}
-	return &opKernel{sig: s, impl: i}
+	k := opKernel{op: s.op, minIn: int16(s.minIn), maxIn: int16(s.maxIn), nOut: int16(s.nOut), impl: i}
+	if d := s.deps; len(d.Value) > 0 || d.Compute || d.ShapeOnly || d.Volatile {
+		k.deps = &d
+	}
+	if d, ok := i.(dynImpl); ok && s.deps.Compute {
+		return &dynKernel{opKernel: k, dyn: d}
+	}
+	return &k
 }
 
 // Op implements kernel.Kernel.
 func (k *opKernel) Op() string { return k.op }
 
 // Arity implements kernel.Kernel.
-func (k *opKernel) Arity() (minIn, maxIn, out int) { return k.minIn, k.maxIn, k.nOut }
+func (k *opKernel) Arity() (minIn, maxIn, out int) {
+	return int(k.minIn), int(k.maxIn), int(k.nOut)
+}
 
 // Deps implements kernel.Kernel.
-func (k *opKernel) Deps() kernel.Deps { return k.deps }
+func (k *opKernel) Deps() kernel.Deps {
+	if k.deps == nil {
+		return kernel.Deps{}
+	}
+	return *k.deps
+}
+
+// shapeOnly reports Deps().ShapeOnly.
+func (k *opKernel) shapeOnly() bool { return k.deps != nil && k.deps.ShapeOnly }
 
 // InferShape implements kernel.Kernel.
 func (k *opKernel) InferShape(in, out []*kernel.Tensor) error {
@@ -89,17 +107,19 @@ func (k *opKernel) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 			return k.wrap(fmt.Errorf("output %d is %v: shape not inferred", i, o))
 		}
 	}
-	k.enc.b = t.Data[:0]
-	ws, err := k.impl.resize(in, out, &k.enc)
-	data := k.enc.b
-	k.enc.b = nil
+	// The impl appends its words to t.Data through an encoder that is
+	// t itself, so that nothing moves to the heap.
+	prev := t.Data
+	t.Data = t.Data[:0]
+	ws, err := k.impl.resize(in, out, (*encoder)(t))
+	if err == nil && ws < 0 {
+		err = fmt.Errorf("negative workspace %d", ws)
+	}
 	if err != nil {
+		t.Data = prev
 		return k.wrap(err)
 	}
-	if ws < 0 {
-		return k.wrap(fmt.Errorf("negative workspace %d", ws))
-	}
-	t.Data, t.Workspace = data, ws
+	t.Workspace = ws
 	return nil
 }
 
@@ -117,7 +137,7 @@ func (k *opKernel) Compute(a *kernel.Args) error {
 	if !k.arityOK(len(a.In), len(a.Out)) {
 		return k.wrap(fmt.Errorf("launched with %d inputs and %d outputs", len(a.In), len(a.Out)))
 	}
-	if !k.deps.ShapeOnly && !a.Real() {
+	if !k.shapeOnly() && !a.Real() {
 		return nil
 	}
 	if err := k.checkContents(a); err != nil {
@@ -155,7 +175,7 @@ func (k *opKernel) wrap(err error) error {
 }
 
 func (k *opKernel) arityOK(nIn, nOut int) bool {
-	return nIn >= k.minIn && (k.maxIn < 0 || nIn <= k.maxIn) && nOut == k.nOut
+	return nIn >= int(k.minIn) && (k.maxIn < 0 || nIn <= int(k.maxIn)) && nOut == int(k.nOut)
 }
 
 func (k *opKernel) checkOperands(in, out []*kernel.Tensor) error {
@@ -191,7 +211,7 @@ func (k *opKernel) checkOperands(in, out []*kernel.Tensor) error {
 // checkContents makes sure that every operand the computation touches holds
 // at least Bytes() bytes, so that typed views never index out of range.
 func (k *opKernel) checkContents(a *kernel.Args) error {
-	if !k.deps.ShapeOnly {
+	if !k.shapeOnly() {
 		for i, t := range a.In {
 			if err := checkSize(t); err != nil {
 				return fmt.Errorf("input %d: %w", i, err)

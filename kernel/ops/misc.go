@@ -1709,7 +1709,7 @@ func (k *castLike) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	if err := c.Resize(in[:1], out, &k.til); err != nil {
 		return 0, err
 	}
-	e.b = append(e.b, k.til.Data...)
+	e.Data = append(e.Data, k.til.Data...)
 	return k.til.Workspace, nil
 }
 

@@ -18,19 +18,20 @@ const (
 
 var errTiling = errors.New("tiling data too short for the operands")
 
-// encoder appends little-endian 64-bit words to a tiling. Resize hands an op
-// an encoder over the node's tiling buffer from its previous run, emptied,
-// so a steady-state Resize writes its words without allocating.
-type encoder struct{ b []byte }
+// encoder appends little-endian 64-bit words to a tiling's Data. Resize
+// hands an op the node's tiling from its previous run as an encoder, its
+// Data emptied, so a steady-state Resize writes its words without
+// allocating. The op sets no Workspace through it: it returns the size.
+type encoder kernel.Tiling
 
 // grow makes room for n more words.
 func (e *encoder) grow(n int) {
-	if need := len(e.b) + 8*n; need > cap(e.b) {
-		e.b = append(make([]byte, 0, need), e.b...)
+	if need := len(e.Data) + 8*n; need > cap(e.Data) {
+		e.Data = append(make([]byte, 0, need), e.Data...)
 	}
 }
 
-func (e *encoder) put(v int64) { e.b = binary.LittleEndian.AppendUint64(e.b, uint64(v)) }
+func (e *encoder) put(v int64) { e.Data = binary.LittleEndian.AppendUint64(e.Data, uint64(v)) }
 
 func (e *encoder) putBool(v bool) {
 	if v {
