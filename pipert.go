@@ -275,17 +275,25 @@ type Executable struct {
 	last     *Pending // the latest step that launched, while in flight
 	inflight sync.WaitGroup
 	flying   []*Pending // the steps submitted since the last settle
-	// runs counts the runs and steps given to the actors (kernel.Args.Run),
-	// under smu; runFeed carries the number of a Run or RunInto.
+	// runs counts the Runs, RunIntos and Submits that had their turn
+	// (kernel.Args.Run), under smu; runFeed carries the number of a Run
+	// or RunInto.
 	runs    uint64
 	runFeed actor.Feed
 }
 
-// nextRun numbers the next run of the executable's actors: the Feed of a
-// Run or RunInto, which holds smu.
-func (e *Executable) nextRun() *actor.Feed {
+// claimRun numbers a call that has its turn (holds smu): every Run,
+// RunInto and Submit counts from then on, whatever happens to it after,
+// in every mode, so that the n-th call's kernels see the same
+// kernel.Args.Run and Seed however the executable runs.
+func (e *Executable) claimRun() uint64 {
 	e.runs++
-	e.runFeed = actor.Feed{Seq: e.runs}
+	return e.runs
+}
+
+// feedOf is the Feed of a Run or RunInto numbered run (claimRun).
+func (e *Executable) feedOf(run uint64) *actor.Feed {
+	e.runFeed = actor.Feed{Seq: run}
 	return &e.runFeed
 }
 
@@ -445,10 +453,11 @@ func (e *Executable) runHet(ctx context.Context, inputs map[string]*kernel.Tenso
 		return nil, fmt.Errorf("pipert: run: waiting for the executable's earlier call: %w", err)
 	}
 	defer e.smu.unlock()
+	run := e.claimRun()
 	if err := e.settle(ctx); err != nil {
 		return nil, fmt.Errorf("pipert: run: %w", err)
 	}
-	res, err := e.het.Run(ctx, inputs)
+	res, err := e.het.RunNumbered(ctx, inputs, run)
 	if err != nil {
 		return res, e.runErr(err)
 	}
@@ -498,10 +507,11 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 		return nil, fmt.Errorf("pipert: run: waiting for the executable's earlier call: %w", err)
 	}
 	defer e.smu.unlock()
+	run := e.claimRun()
 	if err := e.settle(ctx); err != nil {
 		return nil, fmt.Errorf("pipert: run: %w", err)
 	}
-	outs, st, err := e.act.RunFeed(ctx, in, e.nextRun())
+	outs, st, err := e.act.RunFeed(ctx, in, e.feedOf(run))
 	if err != nil {
 		return nil, e.runErr(err)
 	}
@@ -672,10 +682,11 @@ func (e *Executable) RunInto(ctx context.Context, inputs, outputs map[string]*ke
 		clear(*bufp)
 		return Stats{}, fmt.Errorf("pipert: run: waiting for the executable's earlier call: %w", err)
 	}
+	run := e.claimRun()
 	err := e.settle(ctx)
 	var st Stats
 	if err == nil {
-		st, err = e.act.RunIntoFeed(ctx, in, outs, e.nextRun())
+		st, err = e.act.RunIntoFeed(ctx, in, outs, e.feedOf(run))
 	}
 	e.smu.unlock()
 	clear(*bufp)
@@ -857,6 +868,12 @@ func (e *Executable) Close() error {
 		e.smu.unlock()
 		if e.het != nil {
 			err = errors.Join(e.het.Close(), e.mgr.Release())
+			if err == nil {
+				// Release waited for every part a cancelled run left
+				// running: their actors are being closed, their
+				// device memory freed.
+				<-e.het.Ended()
+			}
 			if e.cpuObs != nil {
 				// Parts a cancelled run left running may still trace on
 				// the CPU device: its tracks close when they return.

@@ -78,6 +78,11 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 	if ctx == nil {
 		return nil, fmt.Errorf("pipert: submit: %w: nil context", ErrInvalid)
 	}
+	// Closed: fail at once, not after the call in flight (and again
+	// below, for a Close that took the turn first).
+	if err := e.usable("submit"); err != nil {
+		return nil, err
+	}
 	if err := e.smu.lock(ctx); err != nil {
 		return nil, fmt.Errorf("pipert: submit: waiting for the executable's earlier call: %w", err)
 	}
@@ -89,6 +94,7 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 	if err != nil {
 		return nil, err
 	}
+	run := e.claimRun()
 	p := &Pending{e: e, launched: make(chan struct{}), done: make(chan struct{}),
 		outs: make([]carried, len(e.g.Outputs))}
 	for i := range p.outs {
@@ -111,7 +117,7 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 			}
 			inputs = withInput(inputs, c.Input, t)
 		}
-		res, err := e.het.Run(ctx, inputs)
+		res, err := e.het.RunNumbered(ctx, inputs, run)
 		if err != nil {
 			p.err = e.runErr(err)
 		} else {
@@ -147,9 +153,8 @@ func (e *Executable) Submit(ctx context.Context, inputs map[string]*kernel.Tenso
 			return nil, fmt.Errorf("pipert: submit: waiting for the step before the last to end: %w", ctx.Err())
 		}
 	}
-	e.runs++
 	feed := &actor.Feed{
-		Seq:     e.runs,
+		Seq:     run,
 		Await:   await,
 		Outputs: make([]int, 0, len(e.cfg.Carried)),
 		Publish: p.publish,

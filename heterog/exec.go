@@ -58,11 +58,15 @@ type Executable struct {
 	mu     sync.Mutex // serialises runs and Close
 	closed bool
 	ended  chan struct{} // closed when Close has closed every part
-	// runs counts the runs (kernel.Args.Run of every part's kernels);
-	// seq carries the current one to the actor runs without a Feed of
-	// their own (it is only read while they run).
-	runs uint64
-	seq  actor.Feed
+	// numbered counts the calls of Run (or is the number RunNumbered was
+	// last given); runs is the number of the run in progress
+	// (kernel.Args.Run of every part's kernels) and seq carries it to the
+	// actor runs without a Feed of their own. runs and seq are written
+	// only once the parts of an earlier, cancelled run have returned
+	// (they read them).
+	numbered uint64
+	runs     uint64
+	seq      actor.Feed
 	// Per run: written by the task of a part, read by the scheduler and
 	// the tasks after it (see scheduler).
 	inputs map[string]*kernel.Tensor
@@ -681,8 +685,21 @@ var ErrClosed = errors.New("heterog: executable closed")
 // The first failure of any part cancels the others and is returned naming
 // the part (and, inside, the node); a run that started and failed returns
 // a Result with its Stats and no outputs beside the error. A context
-// already ended fails the run before it starts.
+// already ended fails the run before it starts. Every call given valid
+// inputs is numbered (kernel.Args.Run), failed or not.
 func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) (*Result, error) {
+	return e.run(ctx, inputs, 0)
+}
+
+// RunNumbered is Run with the run's number (kernel.Args.Run, Seed) given
+// by the caller, one that numbers its calls itself (pipert's Executable
+// numbers its Runs and Submits, in every mode, as they get their turn).
+// The next Run's number follows it. Zero numbers the run as Run does.
+func (e *Executable) RunNumbered(ctx context.Context, inputs map[string]*kernel.Tensor, run uint64) (*Result, error) {
+	return e.run(ctx, inputs, run)
+}
+
+func (e *Executable) run(ctx context.Context, inputs map[string]*kernel.Tensor, run uint64) (*Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -703,8 +720,19 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 			}
 		}
 	}
+	if run == 0 {
+		run = e.numbered + 1
+	}
+	e.numbered = run
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("heterog: run: %w", err)
+	}
+	// Parts a cancelled run left running read the per-run state below:
+	// they end first.
+	if e.sched != nil {
+		if err := e.sched.collect(ctx); err != nil {
+			return nil, fmt.Errorf("heterog: run: %w", err)
+		}
 	}
 	ds0, hs0, err := e.deviceStats()
 	if err != nil {
@@ -713,7 +741,7 @@ func (e *Executable) Run(ctx context.Context, inputs map[string]*kernel.Tensor) 
 	e.mem.ResetPeak()
 	st := plan.Stats{Mode: e.cfg.Mode, Barrier: e.cfg.Barrier, Heterogeneous: true, Schedule: e.cfg.Schedule, Procs: runtime.GOMAXPROCS(0)}
 	e.start = clock.Now()
-	e.runs++
+	e.runs = run
 	e.seq = actor.Feed{Seq: e.runs}
 	if e.single != nil {
 		err = e.runSerial(ctx, inputs, &st)
@@ -764,9 +792,6 @@ func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Te
 }
 
 func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kernel.Tensor, st *plan.Stats) error {
-	if err := e.sched.collect(ctx); err != nil {
-		return fmt.Errorf("heterog: run: %w", err)
-	}
 	e.inputs = inputs
 	clear(e.xfer)
 	clear(e.span)

@@ -142,9 +142,10 @@ type Args struct {
 	// Node names the node in errors; Seed varies per run and per node, for
 	// kernels that model data-dependent results on virtual data. Run is
 	// the run's number in its executable, from 1 (0 outside a run): every
-	// Run and Submit step counts, failed or not, in every mode, so that
-	// Seed and Run are the same for a node of the n-th run however the
-	// executable runs it.
+	// Run, RunInto and Submit step given valid inputs counts once it has
+	// its turn, failed or not (its context already ended, its kernels
+	// failing), in every mode, so that Seed and Run are the same for a
+	// node of the n-th run however the executable runs it.
 	Node string
 	Seed uint64
 	Run  uint64
