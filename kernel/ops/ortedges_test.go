@@ -147,3 +147,30 @@ func TestDynamicQuantizeLinearOfNaNAndInfinity(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchNormalizationOf1DInput: a 1-D X of N elements is [N, 1], one
+// channel, as the ONNX operator says (onnxruntime web's test suite and
+// onnxruntime agree), in inference at every opset and in training.
+func TestBatchNormalizationOf1DInput(t *testing.T) {
+	x := f32(shp(4), 1, 2, 3, 4)
+	one := func(v float64) *kernel.Tensor { return f32(shp(1), v) }
+	// ((x − 0.5)/√(4 + 1e-5))·2 + 1, rounded once.
+	want := []float64{1.4999994, 2.4999981, 3.4999971, 4.4999957}
+	for _, opset := range []int64{7, 9, 14, 15} {
+		got := mustRun(t, "BatchNormalization", kernel.Attrs{kernel.OpsetAttr: opset}, x, one(2), one(1), one(0.5), one(4))
+		for i, w := range want {
+			if g := float64(kernel.Float32s(got.Data())[i]); math.Abs(g-w) > 1e-6 {
+				t.Fatalf("opset %d: Y = %v, want %v", opset, kernel.Float32s(got.Data()), want)
+			}
+		}
+	}
+	out, err := runOp("BatchNormalization", kernel.Attrs{kernel.OpsetAttr: int64(15), "training_mode": int64(1)}, x, one(1), one(0), one(0), one(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The batch's mean 2.5 and variance 1.25 over the one channel.
+	if m, v := kernel.Float32s(out[1].Data())[0], kernel.Float32s(out[2].Data())[0]; math.Abs(float64(m)-0.25) > 1e-6 || math.Abs(float64(v)-(0.9+0.1*1.25)) > 1e-6 {
+		t.Errorf("running mean %v and variance %v, want 0.25 and 1.025", m, v)
+	}
+	wantErr(t, "BatchNormalization", nil, []*kernel.Tensor{f32(shp(), 1), one(1), one(0), one(0), one(1)}, "want rank 1 or more")
+}

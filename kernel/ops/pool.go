@@ -322,7 +322,8 @@ func (k *pool) compute(a *kernel.Args) error {
 }
 
 // BatchNormalization: Y = (X − mean) / √(var + ε) · scale + B per channel
-// (axis 1) of X [N,C,…], for float32, float16, bfloat16 and float64. Each
+// (axis 1) of X [N,C,…] (a 1-D X [N] is [N,1], one channel), for float32,
+// float16, bfloat16 and float64. Each
 // element is ONNX's formula ((x − mean)/√(var + ε))·scale + B, evaluated in
 // float64 in that order and rounded once. (Folding the statistics into one
 // factor and offset per channel, x·factor + offset, differs on special
@@ -419,8 +420,18 @@ func newBatchNorm(attrs kernel.Attrs) (kernel.Kernel, error) {
 	return newKernel(sig{op: "BatchNormalization", minIn: 5, maxIn: 5, nOut: k.nOut}, k), nil
 }
 
+// bnShape is X's shape as the op reads it: a 1-D X of N elements is
+// [N, 1], one channel (as the ONNX operator says).
+func bnShape(x kernel.Shape) kernel.Shape {
+	if len(x) == 1 {
+		return kernel.Shape{x[0], 1}
+	}
+	return x
+}
+
 // stats is the shape the statistics have for x.
 func (k *batchNorm) stats(x kernel.Shape) kernel.Shape {
+	x = bnShape(x)
 	if k.spatial {
 		return kernel.Shape{x[1]}
 	}
@@ -432,8 +443,8 @@ func (k *batchNorm) infer(in, out []*kernel.Tensor) error {
 	if err := dtypeIn(x, "X", onnxFloats...); err != nil {
 		return err
 	}
-	if x.Shape.Rank() < 2 {
-		return fmt.Errorf("input X has shape %v: want rank 2 or more", x.Shape)
+	if x.Shape.Rank() < 1 {
+		return fmt.Errorf("input X has shape %v: want rank 1 or more", x.Shape)
 	}
 	want := k.stats(x.Shape)
 	for i, name := range [...]string{"", "scale", "B", "mean", "var"} {
@@ -453,8 +464,9 @@ func (k *batchNorm) infer(in, out []*kernel.Tensor) error {
 		setShape(out[1], in[3].Shape, in[3].DType)
 		setShape(out[2], in[4].Shape, in[4].DType)
 		if k.nOut == 5 {
-			setShape(out[3], kernel.Shape{x.Shape[1]}, x.DType)
-			setShape(out[4], kernel.Shape{x.Shape[1]}, x.DType)
+			c := bnShape(x.Shape)[1]
+			setShape(out[3], kernel.Shape{c}, x.DType)
+			setShape(out[4], kernel.Shape{c}, x.DType)
 		}
 	}
 	return nil
@@ -462,6 +474,7 @@ func (k *batchNorm) infer(in, out []*kernel.Tensor) error {
 
 // geometryBN returns rows, channels and the row length.
 func (k *batchNorm) geometry(x kernel.Shape) (rows, ch, inner int64) {
+	x = bnShape(x)
 	if k.spatial {
 		inner = 1
 		for _, d := range x[2:] {
@@ -475,7 +488,7 @@ func (k *batchNorm) geometry(x kernel.Shape) (rows, ch, inner int64) {
 func (k *batchNorm) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
 	rows, _, inner := k.geometry(in[0].Shape)
 	if !k.spatial {
-		inner = in[0].Shape[1:].NumElements()
+		inner = bnShape(in[0].Shape)[1:].NumElements()
 	}
 	e.grow(rowsWords)
 	splitRows(rows, inner, in[0].DType.Size(), 4).put(e)
