@@ -66,14 +66,7 @@ func TestAttentionValues(t *testing.T) {
 // TestAttentionSoftmaxPrecision: every float softmax_precision gives the
 // outputs of the default, as onnxruntime's kernel (which reads none).
 func TestAttentionSoftmaxPrecision(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	vals := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = float64(float32(r.Float64()*4 - 2))
-		}
-		return v
-	}
+	vals := floats32In(3, 4) // float32 values in [-2, 2)
 	q, k, v := f32(shp(1, 2, 2, 2), vals(8)...), f32(shp(1, 2, 3, 2), vals(12)...), f32(shp(1, 2, 3, 2), vals(12)...)
 	ref, err := runOp("Attention", kernel.Attrs{kernel.OpsetAttr: int64(23)}, q, k, v)
 	if err != nil {

@@ -81,14 +81,7 @@ func gqaRef(q, k, v, pastK, pastV []float64, lens []int, b, s, n, nkv, h, p, tot
 }
 
 func TestContribGroupQueryAttention(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	vals := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = float64(float32(r.Float64()*4 - 2))
-		}
-		return v
-	}
+	vals := floats32In(7, 8) // float32 values in [-2, 2)
 	for _, c := range []struct {
 		name                   string
 		b, s, n, nkv, h, p, tl int

@@ -251,14 +251,7 @@ func mhaRef(q, k, v, pastK, pastV []float64, b, s, l, n, h, p int, causal bool) 
 }
 
 func TestContribMultiHeadAttention(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
-	vals := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = float64(float32(r.Float64()*4 - 2))
-		}
-		return v
-	}
+	vals := floats32In(9, 10) // float32 values in [-2, 2)
 	for _, c := range []struct {
 		name             string
 		b, s, l, n, h, p int

@@ -353,3 +353,16 @@ func computeAllocs(t *testing.T, op string, attrs kernel.Attrs, in []*kernel.Ten
 		}
 	})
 }
+
+// floats32In returns a source of n float32 values in [-2, 2), as float64,
+// drawn from a PCG stream seeded by seed1 and seed2.
+func floats32In(seed1, seed2 uint64) func(n int) []float64 {
+	r := rand.New(rand.NewPCG(seed1, seed2))
+	return func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(float32(r.Float64()*4 - 2))
+		}
+		return v
+	}
+}
