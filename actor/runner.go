@@ -143,11 +143,10 @@ type KernelRunner struct {
 	// tiling cache of localSlots slots (local nil: off), made at the
 	// node's first Resize (nil until then, and for a volatile node); it,
 	// rkey and the tiling counts of cs belong to the goroutine running
-	// Resize. ikey and iout
-	// hold, by node position, the key and the outputs of the node's last
-	// InferShape (ikey nil: InferReuse and SetupReuse off; iok: they are
-	// valid), iscratch the key being
-	// built; they and cs's infer counts belong to the goroutine running
+	// Resize. ikey and iout hold, by node position, the key and the
+	// outputs of the node's last InferShape (ikey nil: InferReuse and
+	// SetupReuse off; iok: they are valid), iscratch the key being built;
+	// they and cs's infer counts belong to the goroutine running
 	// InferShape. The setup state and counts belong to goroutine 0.
 	local      []*cache.LRU
 	localSlots int
@@ -344,8 +343,8 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 // kernel contract once (a shape, a workspace or a cost the run could not
 // use) is not served to the next runs, which ask the kernels again. The
 // failing node's tilings leave the global cache too: those its local
-// cache lists, or without one the tiling this run asked for. A run that failed
-// otherwise (cancelled, an input refused) keeps them.
+// cache lists, or without one the tiling this run asked for. A run that
+// failed otherwise (cancelled, an input refused) keeps them.
 func (r *KernelRunner) forgetAnswers(err error) {
 	var ke *kernel.Error
 	if !errors.As(err, &ke) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

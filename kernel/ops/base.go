@@ -55,6 +55,9 @@ type dynKernel struct {
 	dyn dynImpl
 }
 
+// newKernel adapts impl i to kernel.Kernel. s's counts fit an int16: the
+// ops' arities are constants, and an output count an attribute gives
+// (Split's num_outputs) is checked against math.MaxInt16 first.
 func newKernel(s sig, i impl) kernel.Kernel {
 	if s.minIn > math.MaxInt16 || s.maxIn > math.MaxInt16 || s.nOut > math.MaxInt16 {
 		panic(fmt.Sprintf("ops: %s: arity %d to %d, %d outputs, beyond int16", s.op, s.minIn, s.maxIn, s.nOut))

@@ -1196,8 +1196,8 @@ func newSplit(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	if n < 1 || n > 1<<16 {
-		return nil, fmt.Errorf("ops: Split: num_outputs %d: want 1 or more (the node's output count)", n)
+	if n < 1 || n > math.MaxInt16 {
+		return nil, fmt.Errorf("ops: Split: num_outputs %d: want 1 to %d (the node's output count)", n, math.MaxInt16)
 	}
 	k.n = int(n)
 	if k.attrSplit, err = attrs.Ints("split", nil); err != nil {

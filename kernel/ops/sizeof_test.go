@@ -42,3 +42,14 @@ func TestDepsOfAKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitOfManyOutputs: Split's num_outputs fits the kernel's counts or
+// is refused, never a panic.
+func TestSplitOfManyOutputs(t *testing.T) {
+	for _, n := range []int64{32767, 32768, 1 << 16, 1 << 40} {
+		_, err := Builtins().New("Split", kernel.Attrs{"num_outputs": n, kernel.OpsetAttr: int64(18)})
+		if (err != nil) != (n > 32767) {
+			t.Errorf("num_outputs %d: %v", n, err)
+		}
+	}
+}
