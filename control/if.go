@@ -103,6 +103,9 @@ func graphAttrErr(err error, name string, v any) error {
 // NewIf makes an If kernel from its attributes; res resolves the
 // branches' ops.
 func NewIf(attrs kernel.Attrs, res kernel.Resolver) (*If, error) {
+	if err := attrs.Check(ThenBranch, ElseBranch); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBranch, err)
+	}
 	k := &If{res: res}
 	for i, name := range []string{ThenBranch, ElseBranch} {
 		g, ok := attrs[name].(*subgraph.Graph)

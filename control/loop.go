@@ -60,6 +60,9 @@ type Loop struct {
 // NewLoop makes a Loop kernel from its attributes; res resolves the body's
 // ops.
 func NewLoop(attrs kernel.Attrs, res kernel.Resolver) (*Loop, error) {
+	if err := attrs.Check(LoopBody, LoopCarried, LoopScanTypes); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLoop, err)
+	}
 	g, ok := attrs[LoopBody].(*subgraph.Graph)
 	if !ok || g == nil {
 		return nil, graphAttrErr(ErrLoop, LoopBody, attrs[LoopBody])

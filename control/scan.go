@@ -68,6 +68,9 @@ type Scan struct {
 // NewScan makes a Scan kernel from its attributes; res resolves the body's
 // ops.
 func NewScan(attrs kernel.Attrs, res kernel.Resolver) (*Scan, error) {
+	if err := attrs.Check(LoopBody, LoopCarried, ScanInputs, ScanInputAxes, ScanInputDirections, ScanOutputAxes, ScanOutputDirections, ScanBatched, ScanSequenceLens); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrScan, err)
+	}
 	g, ok := attrs[LoopBody].(*subgraph.Graph)
 	if !ok || g == nil {
 		return nil, graphAttrErr(ErrScan, LoopBody, attrs[LoopBody])
@@ -117,6 +120,13 @@ func NewScan(attrs kernel.Attrs, res kernel.Resolver) (*Scan, error) {
 		}
 		if len(v) != a.n {
 			return nil, fmt.Errorf("%w: %s %v: want %d values", ErrScan, a.name, v, a.n)
+		}
+		if a.name == ScanInputDirections || a.name == ScanOutputDirections {
+			for _, d := range v {
+				if d != 0 && d != 1 {
+					return nil, fmt.Errorf("%w: %s %v: want 0 (forward) or 1 (reverse) each", ErrScan, a.name, v)
+				}
+			}
 		}
 		*a.dst = v
 	}

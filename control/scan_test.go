@@ -8,6 +8,7 @@ import (
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/control"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
 )
 
@@ -177,5 +178,39 @@ func TestScanOfNoStep(t *testing.T) {
 	f, sc := res.Outputs[g.Outputs[0]], res.Outputs[g.Outputs[1]]
 	if fmt.Sprint(kernel.Float32s(f.Host)) != "[0 100 11 21]" || fmt.Sprint(kernel.Float32s(sc.Host)) != "[0 0 0 0 11 21 0 0]" {
 		t.Fatalf("batched: final %v, scan %v %v", kernel.Float32s(f.Host), sc.Shape, kernel.Float32s(sc.Host))
+	}
+}
+
+// TestControlAttributesChecked: a Scan direction other than 0 (forward)
+// or 1 (reverse), and an attribute If, Loop or Scan does not know (a
+// misspelt one), are errors, not a different scan.
+func TestControlAttributesChecked(t *testing.T) {
+	res := control.Resolver{Base: ops.Builtins()}
+	body := scanGraph(0, 0, 0).Nodes[0].Attrs[control.LoopBody]
+	scan := func(extra kernel.Attrs) kernel.Attrs {
+		a := kernel.Attrs{control.LoopBody: body, control.LoopCarried: int64(1), control.ScanInputs: int64(1)}
+		for k, v := range extra {
+			a[k] = v
+		}
+		return a
+	}
+	for name, a := range map[string]kernel.Attrs{
+		"input direction 7":   scan(kernel.Attrs{control.ScanInputDirections: []int64{7}}),
+		"output direction -1": scan(kernel.Attrs{control.ScanOutputDirections: []int64{-1}}),
+		"misspelt direction":  scan(kernel.Attrs{"scan_input_direction": []int64{1}}),
+	} {
+		if _, err := control.NewScan(a, res); err == nil {
+			t.Errorf("Scan with %s: no error", name)
+		}
+	}
+	if _, err := control.NewScan(scan(kernel.Attrs{control.ScanInputDirections: []int64{1}, kernel.OpsetAttr: int64(16)}), res); err != nil {
+		t.Errorf("Scan reversed: %v", err)
+	}
+	if _, err := control.NewLoop(kernel.Attrs{control.LoopBody: body, "carried_states": int64(1)}, res); err == nil {
+		t.Error("Loop with an unknown attribute: no error")
+	}
+	branch := branch("b", "ReLU")
+	if _, err := control.NewIf(kernel.Attrs{control.ThenBranch: branch, control.ElseBranch: branch, "else": branch}, res); err == nil {
+		t.Error("If with an unknown attribute: no error")
 	}
 }
