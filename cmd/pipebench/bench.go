@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -518,11 +517,12 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 		}
 	}()
 	var rec *trace.Recorder
+	var traced *tracedFile
 	if cfg.tracePath != "" {
 		var err error
 		// Encoding waits for Close, so that it does not take the cores
 		// the traced runs measure; the raw events spill beside the trace.
-		if rec, err = trace.Create(cfg.tracePath, trace.Options{Defer: true, SpillDir: filepath.Dir(cfg.tracePath)}); err != nil {
+		if rec, traced, err = createTrace(cfg.tracePath, trace.Options{Defer: true, SpillDir: filepath.Dir(cfg.tracePath)}); err != nil {
 			return nil, err
 		}
 		defer rec.Close()
@@ -702,7 +702,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 			rep.series[len(rep.series)-1].res = res
 		}
 	}
-	if err := rec.Close(); err != nil {
+	if err := traced.finish(rec.Close()); err != nil {
 		return nil, fmt.Errorf("trace %s: %w", cfg.tracePath, err)
 	}
 	progress.finish(len(cfg.scenarios), nvariants)
@@ -970,16 +970,17 @@ func repsOf(rep *report) int {
 	return rep.Results[0].Reps
 }
 
-// writeJSON writes v, indented, to path.
+// writeJSON writes v, indented, to path, as writeOutput does: a write
+// that fails removes the file only if this run created it.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	return writeOutput(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
 		return err // an *fs.PathError: it names the path
-	}
-	return nil
+	})
 }
 
 // compileVariant builds the executor of one variant on dev.

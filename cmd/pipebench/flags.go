@@ -668,6 +668,40 @@ func (o *outFile) finish(werr error) error {
 	return err
 }
 
+// tracedFile is a trace file trace.Create made, noted so that a trace
+// whose writing fails is removed only if this run created the file (as
+// outFile.finish does).
+type tracedFile struct {
+	path string
+	fi   fs.FileInfo // the file created; nil: it was there before
+}
+
+// createTrace is trace.Create, noting whether the file is new.
+func createTrace(path string, opts trace.Options) (*trace.Recorder, *tracedFile, error) {
+	_, before := os.Lstat(path)
+	rec, err := trace.Create(path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &tracedFile{path: path}
+	if errors.Is(before, fs.ErrNotExist) {
+		t.fi, _ = os.Lstat(path)
+	}
+	return rec, t, nil
+}
+
+// finish returns err, the recorder's Close's; on an error it removes the
+// file if this run created it and the path still names that regular
+// file. A nil t (no trace) returns err.
+func (t *tracedFile) finish(err error) error {
+	if err != nil && t != nil && t.fi != nil && t.fi.Mode().IsRegular() {
+		if fi, lerr := os.Lstat(t.path); lerr == nil && fi.Mode().IsRegular() && os.SameFile(t.fi, fi) {
+			os.Remove(t.path) // nothing written half
+		}
+	}
+	return err
+}
+
 // writeOutput writes path with write, as createOutput and finish do.
 func writeOutput(path string, write func(io.Writer) error) error {
 	o, err := createOutput(path)

@@ -210,8 +210,9 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	want := moe.Reference(in)
 	costs := moe.DefaultCosts()
 	var rec *trace.Recorder
+	var traced *tracedFile
 	if *tracePath != "" {
-		if rec, err = trace.Create(*tracePath, trace.Options{}); err != nil {
+		if rec, traced, err = createTrace(*tracePath, trace.Options{}); err != nil {
 			fmt.Fprintf(stderr, "pipebench: moe: %v\n", err)
 			return 1
 		}
@@ -270,7 +271,7 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		rep.Rows = append(rep.Rows, row)
 	}
 	if rec != nil {
-		if err := rec.Close(); err != nil {
+		if err := traced.finish(rec.Close()); err != nil {
 			fmt.Fprintf(stderr, "pipebench: moe: trace: %v\n", err)
 			return 1
 		}

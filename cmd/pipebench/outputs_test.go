@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert/device/swai"
+	"github.com/pipert/pipert/trace"
 )
 
 // failingWriter accepts ok bytes, then fails every write.
@@ -339,5 +340,54 @@ func TestIncompleteRunKeepsItsResults(t *testing.T) {
 	}
 	if b, err := os.ReadFile(bf); err != nil || !strings.Contains(string(b), "BenchmarkSmallops") {
 		t.Errorf("-benchfmt: %v\n%s", err, b)
+	}
+}
+
+// TestFailedTraceRemovesOnlyWhatItCreated: a trace whose writing failed
+// (its Close's error) is removed when this run created the file, kept
+// when the file was there, and kept when it was written.
+func TestFailedTraceRemovesOnlyWhatItCreated(t *testing.T) {
+	dir := t.TempDir()
+	created := filepath.Join(dir, "new.pftrace")
+	rec, traced, err := createTrace(created, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Close()
+	if err := traced.finish(errDiskFull); !errors.Is(err, errDiskFull) {
+		t.Errorf("err %v, want the recorder's", err)
+	}
+	if _, err := os.Stat(created); !os.IsNotExist(err) {
+		t.Errorf("a failed trace left the file it created (stat err %v)", err)
+	}
+
+	existing := filepath.Join(dir, "existing.pftrace")
+	if err := os.WriteFile(existing, []byte("someone's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, traced, err = createTrace(existing, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Close()
+	traced.finish(errDiskFull)
+	if _, err := os.Stat(existing); err != nil {
+		t.Errorf("a failed trace removed the file that was there: %v", err)
+	}
+
+	ok := filepath.Join(dir, "ok.pftrace")
+	rec, traced, err = createTrace(ok, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := traced.finish(rec.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ok); err != nil {
+		t.Errorf("the written trace: %v", err)
+	}
+	var none *tracedFile
+	if err := none.finish(errDiskFull); !errors.Is(err, errDiskFull) {
+		t.Errorf("no trace: err %v", err)
 	}
 }
