@@ -130,10 +130,15 @@ type Edge struct {
 // is not known before run time (a graph input, or a value computed from
 // contents) or of a graph input of any shape (Value.AnyShape): such a
 // tensor becomes an input of any shape of the parts that read it.
-// Partition fails with ErrPartition only for a nil graph or placement.
+// Partition fails with ErrPartition only for a nil graph or placement,
+// or a Checked that Validate did not make (its kernels or order not one
+// a node).
 func Partition(c *Checked, place func(node int) Placement, chains func(Placement) bool) (*Partitioning, error) {
 	if c == nil || c.Graph == nil || place == nil {
 		return nil, &Error{Err: fmt.Errorf("%w: nil graph or placement function", ErrPartition)}
+	}
+	if n := len(c.Graph.Nodes); len(c.Kernels) != n || len(c.Order) != n {
+		return nil, &Error{Err: fmt.Errorf("%w: a Checked of %d nodes with %d kernels and %d in its order: not Validate's", ErrPartition, n, len(c.Kernels), len(c.Order))}
 	}
 	g := c.Graph
 	n := len(g.Nodes)

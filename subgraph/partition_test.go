@@ -679,3 +679,38 @@ func TestMergedRejectsMisuse(t *testing.T) {
 		}
 	}
 }
+
+// TestHandMadeChecked: Partition and Checked.Deps on a Checked that
+// Validate did not make (no kernels, or a graph swapped for a shorter
+// one) and Deps of a node that is not there are errors, not panics.
+func TestHandMadeChecked(t *testing.T) {
+	b := subgraph.NewBuilder("hand")
+	x := b.Input("x", kernel.Float32, 2)
+	b.Output(b.Op("ReLU", b.Op("Neg", x)))
+	g := b.Graph()
+	cpu := func(int) subgraph.Placement { return subgraph.OnCPU }
+	if _, err := subgraph.Partition(&subgraph.Checked{Graph: g}, cpu, nil); !errors.Is(err, subgraph.ErrPartition) {
+		t.Errorf("Partition of a Checked with no kernels: %v, want ErrPartition", err)
+	}
+	c, err := subgraph.Validate(g, reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := *c
+	stale.Graph = g.Clone()
+	stale.Graph.Nodes = stale.Graph.Nodes[:1]
+	if _, err := subgraph.Partition(&stale, cpu, nil); !errors.Is(err, subgraph.ErrPartition) {
+		t.Errorf("Partition of a Checked whose graph lost a node: %v, want ErrPartition", err)
+	}
+	for _, i := range []int{-1, 2, 99} {
+		if _, err := c.Deps(i); !errors.Is(err, subgraph.ErrBadNode) {
+			t.Errorf("Deps(%d): %v, want ErrBadNode", i, err)
+		}
+	}
+	if _, err := (&subgraph.Checked{Graph: g}).Deps(0); !errors.Is(err, subgraph.ErrBadNode) {
+		t.Errorf("Deps of a Checked with no kernels: %v, want ErrBadNode", err)
+	}
+	if d, err := c.Deps(0); err != nil || d.Compute {
+		t.Errorf("Deps(0) = %+v, %v", d, err)
+	}
+}

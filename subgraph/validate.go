@@ -40,6 +40,9 @@ type Checked struct {
 // Checked made otherwise it is read now: a panic is an error wrapping
 // kernel.ErrPanic, a negative input index an error wrapping ErrBadNode.
 func (c *Checked) Deps(i int) (kernel.Deps, error) {
+	if c == nil || i < 0 || i >= len(c.Kernels) || c.deps != nil && i >= len(c.deps) {
+		return kernel.Deps{}, fmt.Errorf("%w: no node %d in a Checked of %d kernels", ErrBadNode, i, kernelCount(c))
+	}
 	if c.deps != nil {
 		return c.deps[i], nil
 	}
@@ -53,6 +56,13 @@ func (c *Checked) Deps(i int) (kernel.Deps, error) {
 		}
 	}
 	return deps, nil
+}
+
+func kernelCount(c *Checked) int {
+	if c == nil {
+		return 0
+	}
+	return len(c.Kernels)
 }
 
 // Validate checks g against the ops in reg: names are unique, every tensor
