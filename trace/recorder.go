@@ -217,7 +217,11 @@ type Recorder struct {
 
 // New returns an enabled Recorder that streams to w in opts.Format. It starts
 // the writer goroutine, which Close stops; Close flushes but does not close w.
+// A nil w is an ErrOptions error.
 func New(w io.Writer, opts Options) (*Recorder, error) {
+	if w == nil {
+		return nil, fmt.Errorf("%w: nil writer", ErrOptions)
+	}
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err

@@ -632,3 +632,11 @@ func TestCountersNamedAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestNewOfNilWriter: a nil writer is an options error at New, not a
+// writer failure at Close.
+func TestNewOfNilWriter(t *testing.T) {
+	if r, err := New(nil, Options{}); !errors.Is(err, ErrOptions) || r != nil {
+		t.Errorf("New(nil): %v, %v; want ErrOptions", r, err)
+	}
+}

@@ -96,10 +96,14 @@ type Cluster struct {
 }
 
 // NewCluster returns DSP cluster i of a chip of profile p (named
-// "<name>-dsp<i>"), after validating p; obs may be nil.
+// "<name>-dsp<i>"), after validating p; obs may be nil. An i outside [0,
+// p.Clusters) is an ErrNoCluster error.
 func NewCluster(p Profile, i int, obs device.Observer) (*Cluster, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	if i < 0 || i >= p.Clusters {
+		return nil, fmt.Errorf("%w: cluster %d of %d", ErrNoCluster, i, p.Clusters)
 	}
 	dp := p.Cluster()
 	dp.Name = fmt.Sprintf("%s%d", dp.Name, i)

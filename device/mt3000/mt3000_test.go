@@ -186,3 +186,17 @@ func TestValidateNamesTheField(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNewClusterOfNoCluster: NewCluster refuses an index outside the
+// profile's clusters, as Chip.Cluster does.
+func TestNewClusterOfNoCluster(t *testing.T) {
+	p := mt3000.Default()
+	for _, i := range []int{-1, p.Clusters, 1 << 30} {
+		if c, err := mt3000.NewCluster(p, i, nil); !errors.Is(err, mt3000.ErrNoCluster) || c != nil {
+			t.Errorf("NewCluster(%d): %v, %v; want ErrNoCluster", i, c, err)
+		}
+	}
+	if _, err := mt3000.NewCluster(p, p.Clusters-1, nil); err != nil {
+		t.Errorf("the last cluster: %v", err)
+	}
+}
