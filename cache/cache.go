@@ -42,21 +42,24 @@ type slot struct {
 // Get and Put allocate nothing. The zero LRU has no slots: it holds
 // nothing (NewLRU makes one that does).
 type LRU struct {
-	// slots[:n] hold entries, most recently used first.
+	// slots[:n] hold entries, most recently used first; slots grows as
+	// entries come, up to size (so that an LRU of many slots costs only
+	// what it holds).
 	slots []slot
 	n     int
+	size  int
 }
 
-// NewLRU returns an LRU of n ≥ 1 slots.
+// NewLRU returns an LRU of n ≥ 1 slots (n < 1 makes one slot).
 func NewLRU(n int) *LRU {
 	if n < 1 {
 		n = 1
 	}
-	return &LRU{slots: make([]slot, n)}
+	return &LRU{size: n}
 }
 
 // Slots is the number of slots.
-func (c *LRU) Slots() int { return len(c.slots) }
+func (c *LRU) Slots() int { return c.size }
 
 // Len is the number of entries held.
 func (c *LRU) Len() int { return c.n }
@@ -80,7 +83,7 @@ func (c *LRU) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok b
 // Put stores a copy of key and data as the most recently used entry,
 // replacing the entry of an equal key or else the least recently used one.
 func (c *LRU) Put(h uint64, key, data []byte, workspace int64) {
-	if len(c.slots) == 0 {
+	if c.size == 0 {
 		return
 	}
 	i := 0
@@ -90,7 +93,10 @@ func (c *LRU) Put(h uint64, key, data []byte, workspace int64) {
 		}
 	}
 	if i == c.n {
-		if c.n < len(c.slots) {
+		if c.n < c.size {
+			if c.n == len(c.slots) {
+				c.slots = append(c.slots, slot{})
+			}
 			c.n++
 		}
 		i = c.n - 1 // a free slot, or the least recently used

@@ -377,3 +377,31 @@ func TestRemoveResetForget(t *testing.T) {
 		t.Fatal("a forgotten entry is found")
 	}
 }
+
+// TestLRUOfManySlots: an LRU of very many slots costs what it holds, not
+// its size (its slots grow as entries come), and evicts at its size.
+func TestLRUOfManySlots(t *testing.T) {
+	c := cache.NewLRU(1 << 40)
+	if c.Slots() != 1<<40 {
+		t.Fatalf("Slots() = %d", c.Slots())
+	}
+	for i := range 3 {
+		k := []byte{byte(i)}
+		c.Put(cache.Hash(k), k, k, int64(i))
+	}
+	if c.Len() != 3 {
+		t.Errorf("Len %d, want 3", c.Len())
+	}
+	small := cache.NewLRU(2)
+	for i := range 3 {
+		k := []byte{byte(i)}
+		small.Put(cache.Hash(k), k, k, int64(i))
+	}
+	if _, _, ok := small.Get(cache.Hash([]byte{0}), []byte{0}, nil); ok || small.Len() != 2 {
+		t.Errorf("an LRU of 2 slots kept the first of 3 entries (Len %d)", small.Len())
+	}
+	g := cache.NewGlobal(1 << 40)
+	if _, _, computed, err := g.Fill("Op", 1, []byte{1}, nil, func(dst []byte) (cache.Value, error) { return cache.Value{Data: append(dst, 9)}, nil }); err != nil || !computed {
+		t.Errorf("a global cache of many slots: %v, %v", computed, err)
+	}
+}

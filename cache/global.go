@@ -76,7 +76,7 @@ func (g *Global) Op(op string) *Op {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if o = g.ops[op]; o == nil {
-		o = &Op{g: g, name: op, lru: LRU{slots: make([]slot, g.slots)}}
+		o = &Op{g: g, name: op, lru: LRU{size: g.slots}}
 		g.ops[op] = o
 	}
 	return o
