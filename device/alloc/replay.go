@@ -14,7 +14,7 @@ import (
 type Op struct {
 	Alloc bool
 	Size  int64 // bytes, for alloc ops
-	ID    int   // >= 0; IDs should be dense, Replay keeps a table indexed by them
+	ID    int   // >= 0 and below 2·len(trace)+1024: Replay keeps a table indexed by them
 }
 
 // ReplayStats describe one replay of a trace.
@@ -43,10 +43,10 @@ var ErrTrace = errors.New("alloc: malformed trace")
 // a malformed op (wrapping ErrTrace) or an allocator error, reported with the
 // op's index; the stats then cover the ops before it.
 func Replay(a Allocator, trace []Op) (ReplayStats, error) {
-	maxID := -1
+	maxID, limit := -1, 2*len(trace)+1024
 	for i, op := range trace {
-		if op.ID < 0 {
-			return ReplayStats{}, fmt.Errorf("%w: op %d has ID %d", ErrTrace, i, op.ID)
+		if op.ID < 0 || op.ID >= limit {
+			return ReplayStats{}, fmt.Errorf("%w: op %d has ID %d: want IDs in [0, %d) for %d ops (dense: a table is indexed by them)", ErrTrace, i, op.ID, limit, len(trace))
 		}
 		maxID = max(maxID, op.ID)
 	}

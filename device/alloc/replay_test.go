@@ -190,6 +190,7 @@ func TestReplayErrors(t *testing.T) {
 		ops   int // ops done before the error
 	}{
 		{"negative ID", []Op{{Alloc: true, Size: 1, ID: -1}}, ErrTrace, 0},
+		{"sparse ID", []Op{{Alloc: true, Size: 10, ID: 1 << 40}}, ErrTrace, 0},
 		{"free of unknown ID", []Op{{Alloc: true, Size: 1, ID: 0}, {ID: 1}}, ErrTrace, 1},
 		{"double free", []Op{{Alloc: true, Size: 1, ID: 0}, {ID: 0}, {ID: 0}}, ErrTrace, 2},
 		{"alloc of live ID", []Op{{Alloc: true, Size: 1, ID: 0}, {Alloc: true, Size: 1, ID: 0}}, ErrTrace, 1},
