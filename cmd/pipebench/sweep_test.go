@@ -152,7 +152,7 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{}, "nothing to sweep"},
 		{[]string{"-vary", "infer=1us", "-reps", "0"}, "-reps 0: want at least 1"},
 		{[]string{"-vary", "layers=1,2.5"}, `"2.5" is not a whole number`},
-		{[]string{"-vary", "device.scale=900000"}, "the scaled profile: launch.init_ns"},
+		{[]string{"-vary", "device.scale=900000"}, `the scaled profile: swai: profile "swai": launch.init_ns: 779220000000 ns (12m59.22s) outside [0, 10s]`},
 	} {
 		args := append([]string{"sweep", "-scenario", "decode", "-quick", "-o", dir, "-q"}, c.args...)
 		code, out, errb := runArgs(t, args...)

@@ -632,8 +632,11 @@ func (v *validator) nonNegFloat(field string, x float64) {
 }
 
 func (v *validator) dur(field string, d time.Duration) {
-	if d < 0 {
+	switch {
+	case d < 0:
 		v.add(field, fmt.Sprintf("must not be negative, got %d", int64(d)))
+	case d > device.MaxProfileDuration:
+		v.add(field, fmt.Sprintf("%d ns (%v) outside [0, %v]", int64(d), d, device.MaxProfileDuration))
 	}
 }
 

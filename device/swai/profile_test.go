@@ -108,6 +108,7 @@ func TestLoadProfile(t *testing.T) {
 		{"unknown nested", `{"transfer": {"chanels": 4}}`, []string{`unknown field "chanels"`}},
 		{"negative", `{"launch": {"cpu_ns": -1}, "transfer": {"bandwidth": -3}, "malloc": {"page_bytes": -4096}}`,
 			[]string{"launch.cpu_ns: must not be negative, got -1", "transfer.bandwidth: must be positive", "malloc.page_bytes: must not be negative"}},
+		{"too long", `{"launch": {"cpu_ns": 100000000000}}`, []string{"launch.cpu_ns: 100000000000 ns (1m40s) outside [0, 10s]"}},
 		{"zero channels", `{"transfer": {"channels": 0}}`, []string{"transfer.channels: must be positive"}},
 		{"channel faster than all", `{"transfer": {"channel_bandwidth": 20e9}}`, []string{"must not exceed transfer.bandwidth"}},
 		{"levels", `{"queue": {"levels": 3}}`, []string{"queue.levels: must be 1 or 2"}},
