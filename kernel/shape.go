@@ -18,7 +18,10 @@ const Dynamic int64 = -1
 func (s Shape) Rank() int { return len(s) }
 
 // NumElements is the product of the dimensions (1 for a scalar). It returns
-// -1 if a dimension is Dynamic.
+// -1 if a dimension is Dynamic. A product beyond int64 wraps: Validate, the
+// runtime and the ONNX importer refuse such shapes (checked products)
+// before a kernel sees them, so a caller of NumElements on shapes of its
+// own making checks them first.
 func (s Shape) NumElements() int64 {
 	n := int64(1)
 	for _, d := range s {

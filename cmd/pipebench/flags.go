@@ -84,7 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		modes     = fs.String("mode", "", "comma-separated modes to run (default all: "+modeList()+"); kbk always runs as the reference")
 		policies  = fs.String("barrier", "", "comma-separated barrier policies of the queued modes: drain, per-tensor (default per-tensor, and both on scenarios with barriers)")
 		check     = fs.Bool("check", false, "exit with status 1 if any row's efficiency exceeds 1.0 by more than 0.5% (the bound must be a bound)")
-		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes, at least 1 (default 9, or 5 with -quick)")
+		reps      = fs.Int("reps", 0, "measured repetitions per scenario and mode, interleaved across modes, 1 to 10000 (default 9, or 5 with -quick)")
 		quick     = fs.Bool("quick", false, "CI-sized run: smaller scenarios and fewer repetitions (under 20 s on 2 cores)")
 		jsonPath  = fs.String("json", "", "also write the results as JSON to this file")
 		quiet     = fs.Bool("q", false, "print nothing on stderr but errors (no progress line, no summary)")
