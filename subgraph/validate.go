@@ -58,6 +58,7 @@ func (c *Checked) Deps(i int) (kernel.Deps, error) {
 	return deps, nil
 }
 
+// kernelCount is the number of kernels of c (0 for nil), for errors.
 func kernelCount(c *Checked) int {
 	if c == nil {
 		return 0
