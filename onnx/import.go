@@ -192,7 +192,8 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("onnx: the imported graph: %w", err)
 	}
-	i := 0 // im.g.Outputs[i] is the i-th distinct name of m.Graph.Outputs
+	// The graph's outputs have the model's names (outputs), each once:
+	// a name listed twice is checked against its first declaration.
 	seen := map[string]bool{}
 	for _, o := range m.Graph.Outputs {
 		if seen[o.Name] {
@@ -200,9 +201,7 @@ func importModel(m *Model, opt Options) (*subgraph.Graph, error) {
 		}
 		seen[o.Name] = true
 		want, ok := o.DataType.DType()
-		got := c.Meta[im.g.Outputs[i]]
-		i++
-		if ok && got != nil && got.DType != want {
+		if got := c.Meta[o.Name]; ok && got != nil && got.DType != want {
 			return nil, fmt.Errorf("%w: graph output %q is declared %v but computes %v", ErrImport, o.Name, want, got.DType)
 		}
 	}
