@@ -151,12 +151,12 @@ func appendOperand(b []byte, t *kernel.Tensor) []byte {
 // inputs (views refreshed).
 func (r *KernelRunner) inferKey(pos int, b []byte) []byte {
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
-	for _, t := range ar.In {
+	in := r.in(pos)
+	for _, t := range in {
 		b = appendOperand(b, t)
 	}
 	for _, j := range nd.valueDeps() {
-		v := ar.In[j]
+		v := in[j]
 		if v.Host == nil {
 			b = append(b, 0) // a virtual value: InferShape does without
 			continue
@@ -176,11 +176,11 @@ func (r *KernelRunner) tilingKey(pos int, b []byte) []byte {
 		// This run's Infer found or kept its key: the operands are
 		// the same (Resize follows Infer, and a run's stages end
 		// before the next run's begin).
-		b = append(b, r.ikey[pos]...)
+		b = append(b, r.keyOf(pos)...)
 	} else {
 		b = r.inferKey(pos, b)
 	}
-	for _, t := range r.args[pos].Out {
+	for _, t := range r.out(pos) {
 		b = appendOperand(b, t)
 	}
 	return b
@@ -189,7 +189,7 @@ func (r *KernelRunner) tilingKey(pos int, b []byte) []byte {
 // appendOutputs encodes node pos's output dtypes and shapes, which
 // restoreOutputs sets back.
 func (r *KernelRunner) appendOutputs(pos int, b []byte) []byte {
-	for _, t := range r.args[pos].Out {
+	for _, t := range r.out(pos) {
 		b = append(b, byte(t.DType))
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(t.Shape)))
 		for _, d := range t.Shape {
@@ -202,7 +202,7 @@ func (r *KernelRunner) appendOutputs(pos int, b []byte) []byte {
 // restoreOutputs sets node pos's outputs to the dtypes and shapes b
 // encodes (appendOutputs).
 func (r *KernelRunner) restoreOutputs(pos int, b []byte) {
-	for _, t := range r.args[pos].Out {
+	for _, t := range r.out(pos) {
 		t.DType = kernel.DType(b[0])
 		n := int(binary.LittleEndian.Uint32(b[1:]))
 		b = b[5:]

@@ -401,7 +401,7 @@ func (e *engine) run1(w, pos, ph int, rs *runState, t int64) (int64, error) {
 			// tracer.stageOn's slice, written out here: through the
 			// call (not inlined) a traced kernel costs 65 more
 			// instructions.
-			kind, flow := trace.EvFlowStep, r.args[pos].Flow
+			kind, flow := trace.EvFlowStep, r.flowOf(pos)
 			if s == kernel.StagePrepare || fused && s == kernel.StageInfer {
 				fused, kind = false, trace.EvFlowBegin
 				tr.open[pos] = flow
@@ -534,7 +534,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	}
 	var flow uint64
 	if e.a.tr.on() {
-		n := uint64(len(r.args))
+		n := uint64(len(e.a.prog.nodes))
 		flow = flowSeq.Add(n) - n + 1
 	}
 	var published []*kernel.Tensor
@@ -802,7 +802,7 @@ func (e *engine) traceStage(s kernel.Stage, pos int, t0, t1 int64) {
 // flow begins at (its Prepare wrote none).
 func (e *engine) traceFlowBegin(s kernel.Stage, pos int, t0, t1 int64) {
 	if tr := e.a.tr; tr != nil {
-		tr.stageAs(flowBegin, s, pos, e.r.args[pos].Flow, t0, t1)
+		tr.stageAs(flowBegin, s, pos, e.r.flowOf(pos), t0, t1)
 	}
 }
 
@@ -812,7 +812,7 @@ func (e *engine) traceStageOn(s kernel.Stage, pos int, t0, t1 int64) {
 		return
 	}
 	if e.r.capture == nil {
-		tr.stageOn(s, pos, e.r.args[pos].Flow, t0, t1)
+		tr.stageOn(s, pos, e.r.flowOf(pos), t0, t1)
 	} else {
 		e.traceReplay(s, pos, t0, t1)
 	}
@@ -901,7 +901,7 @@ func (e *engine) setFeed(f *Feed) {
 	clear(r.publish)
 	for _, o := range f.Outputs {
 		pr := e.a.prog.slots[e.a.prog.outputs[o]].producer
-		if pr < 0 || r.Compute(pr) {
+		if pr < 0 || r.Compute(int(pr)) {
 			continue // published at the end of the run
 		}
 		e.pubOuts[pr] = append(e.pubOuts[pr], o)

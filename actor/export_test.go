@@ -34,7 +34,7 @@ func CheckPlan(a *SuperKernelActor) (PlanFigures, error) {
 	var all []span
 	for s, info := range p.slots {
 		if mp.size[s] > 0 {
-			all = append(all, span{info.name, info.producer, end[s], mp.off[s], mp.size[s]})
+			all = append(all, span{info.name, int(info.producer), end[s], mp.off[s], mp.size[s]})
 		}
 	}
 	for pos := range p.nodes {

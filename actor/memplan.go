@@ -112,7 +112,7 @@ func (r *KernelRunner) buildPlan(prev *memPlan) (*memPlan, []planItem) {
 		if info.producer < 0 || r.seen[s] <= 0 && was <= 0 {
 			continue
 		}
-		items = append(items, planItem{slot: s, pos: -1, start: info.producer, end: end[s], size: grow(r.seen[s], was)})
+		items = append(items, planItem{slot: s, pos: -1, start: int(info.producer), end: end[s], size: grow(r.seen[s], was)})
 	}
 	for pos, ws := range r.seenWS {
 		var was int64
@@ -472,9 +472,9 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 	for s := range r.tensors {
 		metas[s] = meta{r.tensors[s].DType, slices.Clone(r.tensors[s].Shape)}
 	}
-	tilings := make([]kernel.Tiling, len(r.args))
-	for pos := range r.args {
-		tilings[pos] = kernel.Tiling{Data: slices.Clone(r.args[pos].Tiling.Data), Workspace: r.args[pos].Tiling.Workspace}
+	tilings := make([]kernel.Tiling, len(r.tilings))
+	for pos, tl := range r.tilings {
+		tilings[pos] = kernel.Tiling{Data: slices.Clone(tl.Data), Workspace: tl.Workspace}
 	}
 	defer func() {
 		r.capture = c
@@ -484,9 +484,9 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 				t.DType, t.Shape = metas[s].dt, append(t.Shape[:0], metas[s].shape...)
 			}
 		}
-		for pos := range r.args {
-			ar := &r.args[pos]
-			ar.Tiling.Data, ar.Tiling.Workspace = append(ar.Tiling.Data[:0], tilings[pos].Data...), tilings[pos].Workspace
+		for pos := range r.tilings {
+			tl := &r.tilings[pos]
+			tl.Data, tl.Workspace = append(tl.Data[:0], tilings[pos].Data...), tilings[pos].Workspace
 		}
 		// The tilings put back are not the ones the local caches took
 		// last (rok): the next Resize looks its key up.
@@ -535,7 +535,7 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 		for _, s := range p.nodes[pos].out() {
 			seen[s] = r.tensors[s].Bytes()
 		}
-		seenWS[pos] = r.args[pos].Tiling.Workspace
+		seenWS[pos] = r.tilings[pos].Workspace
 	}
 	saved, savedWS := r.seen, r.seenWS
 	r.seen, r.seenWS = seen, seenWS

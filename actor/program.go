@@ -47,8 +47,8 @@ func (p *program) viewed(pos int) []int {
 
 type slotInfo struct {
 	name     string
-	producer int // position in plan.nodes of the producer; -1 for inputs and constants
-	input    int // position among the graph inputs, when isInput
+	producer int32 // position in plan.nodes of the producer; -1 for inputs and constants
+	input    int32 // position among the graph inputs, when isInput
 	// value numbers, from 1, the slots some node reads the value of (a
 	// value dependency), which a runner stages to the host; 0 for the
 	// others.
@@ -73,7 +73,7 @@ type node struct {
 	// nout of them), then the slots whose last use is the node (inputs
 	// and outputs nobody reads), freed right after its launch: see in, out
 	// and free. The nodes' lists share one array.
-	io []int
+	io []int32
 	// deps holds the node's value and compute dependencies (nil: none,
 	// as for most nodes; see valueDeps and cdeps).
 	deps *deps
@@ -122,7 +122,7 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 	scope := make(map[string]int, tensors)
 	for _, in := range g.Inputs {
 		s := l.add(in.Name, -1)
-		p.slots[s].isInput, p.slots[s].input = true, len(p.inputs)
+		p.slots[s].isInput, p.slots[s].input = true, int32(len(p.inputs))
 		p.inputs = append(p.inputs, s)
 		scope[in.Name] = s
 	}
@@ -153,11 +153,11 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 			}
 		}
 		for _, s := range nd.in() {
-			if pr := p.slots[s].producer; pr >= 0 && p.nodes[pr].compute && !slices.Contains(nd.cdeps(), pr) {
+			if pr := p.slots[s].producer; pr >= 0 && p.nodes[pr].compute && !slices.Contains(nd.cdeps(), int(pr)) {
 				if nd.deps == nil {
 					nd.deps = new(deps)
 				}
-				nd.deps.compute = append(nd.deps.compute, pr)
+				nd.deps.compute = append(nd.deps.compute, int(pr))
 			}
 		}
 	}
@@ -184,7 +184,7 @@ func (l *lowering) pack() {
 	for pos := range p.nodes {
 		total += len(p.nodes[pos].io)
 	}
-	ints := make([]int, total)
+	ints := make([]int32, total)
 	at := make([]int, len(p.nodes)) // where the node's next free slot goes
 	next := 0
 	for pos := range p.nodes {
@@ -197,7 +197,7 @@ func (l *lowering) pack() {
 	}
 	for s, pos := range l.lastUse { // in slot order: each free list sorted
 		if dies(s, pos) {
-			ints[at[pos]] = s
+			ints[at[pos]] = int32(s)
 			at[pos]++
 		}
 	}
@@ -252,18 +252,21 @@ type deps struct {
 }
 
 // in lists nd's input slots.
-func (nd *node) in() []int { return nd.io[:nd.nin] }
+func (nd *node) in() []int32 { return nd.io[:nd.nin] }
 
 // out lists nd's output slots.
-func (nd *node) out() []int { return nd.io[nd.nin : nd.nin+nd.nout] }
+func (nd *node) out() []int32 { return nd.io[nd.nin : nd.nin+nd.nout] }
 
 // free lists the slots whose last use is nd (inputs and outputs nobody
 // reads), freed right after its launch, in slot order.
-func (nd *node) free() []int { return nd.io[nd.nin+nd.nout:] }
+func (nd *node) free() []int32 { return nd.io[nd.nin+nd.nout:] }
 
-// outputsReal is kernel.OutputsReal of nd's kernel on a's inputs, with
+// outputsReal is kernel.OutputsReal of nd's kernel on inputs in, with
 // the Deps read when nd was lowered.
-func (nd *node) outputsReal(a *kernel.Args) bool { return nd.shapeOnly || a.Real() }
+func (nd *node) outputsReal(in []*kernel.Tensor) bool {
+	a := kernel.Args{In: in}
+	return nd.shapeOnly || a.Real()
+}
 
 // valueDeps lists the input positions nd's InferShape reads values of.
 func (nd *node) valueDeps() []int {
@@ -283,7 +286,7 @@ func (nd *node) cdeps() []int {
 }
 
 func (l *lowering) add(name string, producer int) int {
-	l.p.slots = append(l.p.slots, slotInfo{name: name, producer: producer})
+	l.p.slots = append(l.p.slots, slotInfo{name: name, producer: int32(producer)})
 	l.lastUse = append(l.lastUse, -1)
 	return len(l.p.slots) - 1
 }
@@ -407,7 +410,7 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 // producing slots out (added with the node's position as producer).
 func (l *lowering) node(name, op string, k kernel.Kernel, kd kernel.Deps, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
-	nd := node{name: name, k: k, costs: l.costs(cs), io: append(append(make([]int, 0, len(in)+len(out)), in...), out...), nin: uint32(len(in)), nout: uint32(len(out)), guard: g, nameSeed: nameSeed(name)}
+	nd := node{name: name, k: k, costs: l.costs(cs), io: slotList(in, out), nin: uint32(len(in)), nout: uint32(len(out)), guard: g, nameSeed: nameSeed(name)}
 	_, nd.numbered = k.(kernel.RunNumbered)
 	_, nd.stoppable = k.(kernel.Interruptible)
 	nd.volatile, nd.shapeOnly = kd.Volatile, kd.ShapeOnly
@@ -450,4 +453,16 @@ func nameSeed(name string) uint64 {
 		h = (h ^ uint64(name[i])) * 1099511628211
 	}
 	return h * 0xbf58476d1ce4e5b9
+}
+
+// slotList returns the slots in, then out, as a node's io list.
+func slotList(in, out []int) []int32 {
+	io := make([]int32, 0, len(in)+len(out))
+	for _, s := range in {
+		io = append(io, int32(s))
+	}
+	for _, s := range out {
+		io = append(io, int32(s))
+	}
+	return io
 }

@@ -149,10 +149,10 @@ func (r *KernelRunner) enableReplay() {
 		sg.last = pos
 		for _, in := range nd.in() {
 			pr := p.slots[in].producer
-			if p.slots[in].isConst || pr >= sg.first || slices.Contains(sg.ext, in) {
+			if p.slots[in].isConst || int(pr) >= sg.first || slices.Contains(sg.ext, int(in)) {
 				continue
 			}
-			sg.ext = append(sg.ext, in)
+			sg.ext = append(sg.ext, int(in))
 		}
 	}
 	for s := range c.segs {
@@ -295,12 +295,11 @@ func (r *KernelRunner) record() error {
 		}
 		for pos := sg.first; pos <= sg.last; pos++ {
 			nd := &r.prog.nodes[pos]
-			ar := &r.args[pos]
 			for _, slot := range nd.out() {
 				t := &r.tensors[slot]
 				c.dtypes[slot], c.shapes[slot] = t.DType, append(c.shapes[slot][:0], t.Shape...)
 			}
-			c.ws[pos] = ar.Tiling.Workspace
+			c.ws[pos] = r.tilings[pos].Workspace
 			cost, err := r.cost(pos)
 			if err == nil {
 				// Checked here, where the node is known, as a launch's
@@ -339,7 +338,7 @@ func (r *KernelRunner) fits(sg *segment) bool {
 		if !real {
 			real = true
 			for _, s := range nd.in() {
-				if r.prog.slots[s].producer >= sg.first {
+				if int(r.prog.slots[s].producer) >= sg.first {
 					real = real && c.shapes[s].NumElements() == 0
 				} else {
 					t := &r.tensors[s]
@@ -371,7 +370,7 @@ func (c *capture) span(ks []device.Kernel) time.Duration {
 func (r *KernelRunner) replay1(pos int) (err error) {
 	defer r.recovered(pos, kernel.StageLaunch, &err)
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
+	in := r.in(pos)
 	if r.capture.whole() {
 		r.restore(pos)
 	}
@@ -382,25 +381,25 @@ func (r *KernelRunner) replay1(pos int) (err error) {
 		r.viewBuffers(pos)
 		for j, s := range nd.in() {
 			if r.prog.slots[s].producer < 0 {
-				ar.In[j].Host = r.tensors[s].Host
+				in[j].Host = r.tensors[s].Host
 			}
 		}
 	}
-	real := nd.outputsReal(ar)
+	real := nd.outputsReal(in)
 	for _, s := range nd.out() {
 		t := &r.tensors[s]
-		t.Buf, _ = r.planned(s, t.Bytes(), real)
+		t.Buf, _ = r.planned(int(s), t.Bytes(), real)
 		r.live[s], r.inArena[s] = true, true
 	}
+	var ws device.Buffer
 	if n := r.capture.ws[pos]; n > 0 {
-		ar.Workspace, _ = r.plannedWS(pos, n, real)
+		ws, _ = r.plannedWS(pos, n, real)
 	}
 	if real {
-		if err := r.compute(pos); err != nil {
+		if err := r.compute(pos, ws); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
 	}
-	ar.Workspace = device.Buffer{}
 	return r.freeDead(pos)
 }
 
@@ -432,7 +431,7 @@ func (r *KernelRunner) replaySegment(pos int) error {
 	}
 	ks := c.ks[sg.first : sg.last+1]
 	for i := range ks {
-		ks[i].Flow = r.args[sg.first+i].Flow
+		ks[i].Flow = r.flowOf(sg.first + i)
 	}
 	if err := r.submit(ks); err != nil {
 		at := sg.first // the segment's, unless the error names a kernel
@@ -495,7 +494,7 @@ func (e *engine) replayAll(rs *runState) (bool, error) {
 		e.wk[0].busy[kernel.StageLaunch] += time.Duration(t1 - t)
 		e.work(0, t, t1)
 		e.a.tr.stageAs(flowNone, kernel.StageLaunch, 0, 0, t, t1)
-		e.a.tr.replayed(0, r.args)
+		e.a.tr.replayed(0, len(r.tilings), r.flowOf)
 	}()
 	if err := r.replaySegment(0); err != nil {
 		return true, err
@@ -517,7 +516,7 @@ func (e *engine) traceReplay(s kernel.Stage, pos int, t0, t1 int64) {
 	if !tr.on() {
 		return
 	}
-	flow := r.args[pos].Flow
+	flow := r.flowOf(pos)
 	switch {
 	case s == kernel.StagePrepare:
 		// Goroutine 0 does not know the decision yet.
@@ -529,7 +528,7 @@ func (e *engine) traceReplay(s kernel.Stage, pos int, t0, t1 int64) {
 	case r.replaying(pos):
 		tr.stageAs(flowNone, s, pos, flow, t0, t1)
 		if sg := &c.segs[c.seg[pos]]; s == kernel.StageLaunch && pos == sg.first {
-			tr.replayed(sg.first, r.args[sg.first:sg.last+1])
+			tr.replayed(sg.first, sg.last-sg.first+1, r.flowOf)
 		}
 	case c.noPrep[pos] && s == kernel.StageInfer:
 		tr.stageAs(flowBegin, s, pos, flow, t0, t1)

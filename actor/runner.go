@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"runtime/debug"
 	"slices"
@@ -71,11 +72,20 @@ type KernelRunner struct {
 	// stream carries kernels, uploads and downloads in execution order.
 	stream device.Stream
 
-	tensors []kernel.Tensor  // by slot
-	args    []kernel.Args    // by node position
-	ptrs    []*kernel.Tensor // backing of args' In and Out
-	events  []device.Event   // by node position, for watched nodes
-	live    []bool           // by slot: holds device memory
+	tensors []kernel.Tensor // by slot
+	// ptrs holds, from each node's ptrAt, the tensors its kernel gets as
+	// inputs (slots or views), then as outputs (slots): see in and out.
+	ptrs  []*kernel.Tensor
+	ptrAt []int32
+	// tilings holds, by node position, the node's tiling: its Resize's
+	// (or a cache's) answer, kept across runs so that Resize writes into
+	// the data it wrote last.
+	tilings []kernel.Tiling
+	// flow0 is the trace flow id of the run's first kernel (0: not
+	// traced); node pos's is flow0+pos (see flowOf).
+	flow0  uint64
+	events []device.Event // by node position, for watched nodes
+	live   []bool         // by slot: holds device memory
 	// staging holds, by value slot (slotInfo.value−1), the buffers for
 	// host copies of values; staged the host copy of the value staged
 	// in this run (nil: none yet), read through stagedOf. Owned by the
@@ -83,8 +93,9 @@ type KernelRunner struct {
 	staging [][]byte
 	staged  [][]byte
 	// views are the tensors value-dependency inputs are read through, one
-	// per (node, value dependency), args' In point to them: a copy of the
-	// slot with the staged value as Host, refreshed by the node's Infer.
+	// per (node, value dependency); the kernels' inputs (ptrs) point to
+	// them: a copy of the slot with the staged value as Host, refreshed by
+	// the node's Infer.
 	// The slot itself is never written while other nodes read it, so a
 	// launch in flight never races with the staging of a later reader.
 	// A checked node (a kernel not kernel.Trusted) reads every input
@@ -104,13 +115,17 @@ type KernelRunner struct {
 	// and compared with the slots after it. A kernel that writes an
 	// output's dtype, shape or buffer after InferShape writes its view,
 	// never the slot that the stages of its consumers read meanwhile.
-	// cargs holds, by node position, the arguments a checked node's
-	// Compute and OutputShapes are handed: its Args with Out set to outs. outBase holds, by
-	// node position, the index in outViews of its first output's view.
-	outs     [][]*kernel.Tensor
+	// outBase holds, by node position, the index in outViews and outs
+	// of its first output's view (checked nodes only).
+	outs     []*kernel.Tensor
 	outViews []kernel.Tensor
-	outBase  []int
-	cargs    []kernel.Args
+	outBase  []int32
+	// largs and rargs are the kernel.Args the launching goroutine
+	// (Compute, LaunchOn) and Resolve's hand a kernel, filled for it by
+	// argsOf: a node keeps no Args of its own. lcargs and rcargs are
+	// their copies with a checked node's output views (checkedArgs).
+	largs, rargs   kernel.Args
+	lcargs, rcargs kernel.Args
 	// ws is the workspace of the launch in flight when it is not the
 	// memory plan's (zero: none), owned by the launching goroutine: a
 	// launch that fails leaves it for release.
@@ -143,23 +158,24 @@ type KernelRunner struct {
 	// tiling cache of localSlots slots (local nil: off), made at the
 	// node's first Resize (nil until then, and for a volatile node); it,
 	// rkey and the tiling counts of cs belong to the goroutine running
-	// Resize. ikey and iout hold, by node position, the key and the
-	// outputs of the node's last InferShape (ikey nil: InferReuse and
-	// SetupReuse off; iok: they are valid), iscratch the key being built;
-	// they and cs's infer counts belong to the goroutine running
-	// InferShape. The setup state and counts belong to goroutine 0.
+	// Resize. ikey holds, by node position, the key of the node's last
+	// InferShape, then its outputs, from ikeyLen (see keyOf; ikey nil:
+	// InferReuse and SetupReuse off; iok: they are valid), iscratch the
+	// key being built; they and cs's infer counts belong to the goroutine
+	// running InferShape. The setup state and counts belong to goroutine
+	// 0.
 	local      []*cache.LRU
 	localSlots int
 	global     []*cache.Op // by node position: its op's global entries (nil: off)
 	rkey       []byte
 	ikey       [][]byte
-	iout       [][]byte
+	ikeyLen    []int32
 	iok        []bool
 	iscratch   []byte
 	// rok, by node position (nil: no local tiling cache or no InferShape
 	// key), says the node's last Resize ended with its tiling in its local
-	// cache under the key of ikey, and that tiling still in the node's
-	// args: while the InferShape key stays the same, the next Resize is a
+	// cache under the key of ikey, and that tiling still its tiling
+	// (tilings): while the InferShape key stays the same, the next Resize is a
 	// local hit known without building the key. Infer clears it when the
 	// key changes; Resize reads and sets it.
 	rok []bool
@@ -234,7 +250,8 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	r := &KernelRunner{
 		prog: prog, dev: dev, mem: mem, spare: newFreeList(dev, mem), stream: newStream(dev), seed: seed,
 		tensors:  make([]kernel.Tensor, len(prog.slots)),
-		args:     make([]kernel.Args, len(prog.nodes)),
+		ptrAt:    make([]int32, len(prog.nodes)),
+		tilings:  make([]kernel.Tiling, len(prog.nodes)),
 		events:   make([]device.Event, len(prog.nodes)),
 		live:     make([]bool, len(prog.slots)),
 		staging:  make([][]byte, prog.values),
@@ -242,35 +259,27 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		resolved: make([]bool, len(prog.nodes)),
 		skip:     make([]bool, len(prog.nodes)),
 	}
-	n := 0
+	n, nv, nout := 0, 0, 0
 	for pos := range prog.nodes {
-		n += len(prog.nodes[pos].in()) + len(prog.nodes[pos].out())
+		nd := &prog.nodes[pos]
+		n += len(nd.in()) + len(nd.out())
+		nv += len(prog.viewed(pos))
+		if nd.checked {
+			nout += len(nd.out())
+		}
 	}
 	r.ptrs = make([]*kernel.Tensor, n)
-	nv := 0
-	for pos := range prog.nodes {
-		nv += len(prog.viewed(pos))
-	}
 	r.views = make([]kernel.Tensor, nv)
 	r.vcopy = make([][]byte, nv)
 	r.viewBase = make([]int32, len(prog.nodes))
-	nout := 0
-	for pos := range prog.nodes {
-		if prog.nodes[pos].checked {
-			nout += len(prog.nodes[pos].out())
-		}
-	}
 	if nout > 0 {
-		r.outs = make([][]*kernel.Tensor, len(prog.nodes))
+		r.outs = make([]*kernel.Tensor, nout)
 		r.outViews = make([]kernel.Tensor, nout)
-		r.cargs = make([]kernel.Args, len(prog.nodes))
-		r.outBase = make([]int, len(prog.nodes))
-		ptrs := make([]*kernel.Tensor, nout)
+		r.outBase = make([]int32, len(prog.nodes))
 		nout = 0
 		for pos := range prog.nodes {
 			if nd := &prog.nodes[pos]; nd.checked {
-				r.outBase[pos] = nout
-				r.outs[pos] = ptrs[nout : nout+len(nd.out()) : nout+len(nd.out())]
+				r.outBase[pos] = int32(nout)
 				nout += len(nd.out())
 			}
 		}
@@ -278,28 +287,64 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	nv, n = 0, 0
 	for pos := range prog.nodes {
 		nd := &prog.nodes[pos]
-		ar := &r.args[pos]
-		ar.Node = nd.name
-		ar.In = r.ptrs[n : n+len(nd.in()) : n+len(nd.in())]
-		n += len(nd.in())
+		r.ptrAt[pos] = int32(n)
+		in := r.in(pos)
 		for i, s := range nd.in() {
-			ar.In[i] = &r.tensors[s]
+			in[i] = &r.tensors[s]
 		}
 		r.viewBase[pos] = int32(nv)
 		for _, j := range prog.viewed(pos) {
-			ar.In[j] = &r.views[nv]
+			in[j] = &r.views[nv]
 			nv++
 		}
-		ar.Out = r.ptrs[n : n+len(nd.out()) : n+len(nd.out())]
-		n += len(nd.out())
 		for i, s := range nd.out() {
-			ar.Out[i] = &r.tensors[s]
+			r.ptrs[n+len(in)+i] = &r.tensors[s]
 		}
+		n += len(nd.in()) + len(nd.out())
 		if nd.watched {
 			r.events[pos] = newEvent(dev)
 		}
 	}
 	return r
+}
+
+// keyOf returns node pos's last InferShape key (see ikey).
+func (r *KernelRunner) keyOf(pos int) []byte { return r.ikey[pos][:r.ikeyLen[pos]] }
+
+// in returns the tensors node pos's kernel gets as inputs: its input
+// slots, or their views.
+func (r *KernelRunner) in(pos int) []*kernel.Tensor {
+	at, n := int(r.ptrAt[pos]), int(r.prog.nodes[pos].nin)
+	return r.ptrs[at : at+n : at+n]
+}
+
+// out returns the tensors node pos's kernel gets as outputs: its output
+// slots.
+func (r *KernelRunner) out(pos int) []*kernel.Tensor {
+	nd := &r.prog.nodes[pos]
+	at := int(r.ptrAt[pos]) + int(nd.nin)
+	return r.ptrs[at : at+int(nd.nout) : at+int(nd.nout)]
+}
+
+// flowOf returns node pos's trace flow id in this run (0: not traced).
+func (r *KernelRunner) flowOf(pos int) uint64 {
+	if r.flow0 == 0 {
+		return 0
+	}
+	return r.flow0 + uint64(pos)
+}
+
+// argsOf fills a with what node pos's kernel is handed in this run and
+// returns it: its operands, tiling, name, seed, run number, flow and the
+// run's context, and no workspace.
+func (r *KernelRunner) argsOf(pos int, a *kernel.Args) *kernel.Args {
+	*a = kernel.Args{
+		In: r.in(pos), Out: r.out(pos), Tiling: r.tilings[pos],
+		Node: r.prog.nodes[pos].name,
+		Seed: r.seed ^ (r.runSeed * 0x9e3779b97f4a7c15) ^ r.prog.nodes[pos].nameSeed,
+		Run:  r.runSeed, Flow: r.flowOf(pos), Ctx: r.runCtx,
+	}
+	return a
 }
 
 // setCaches turns on the host caches of c.
@@ -324,7 +369,7 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 		r.seen, r.seenWS, r.inArena = make([]int64, len(r.prog.slots)), make([]int64, n), make([]bool, len(r.prog.slots))
 	}
 	if r.inferOn || r.setupOn {
-		r.ikey, r.iout, r.iok = make([][]byte, n), make([][]byte, n), make([]bool, n)
+		r.ikey, r.ikeyLen, r.iok = make([][]byte, n), make([]int32, n), make([]bool, n)
 		if r.local != nil {
 			r.rok = make([]bool, n)
 		}
@@ -507,16 +552,7 @@ func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
 	clear(r.seenWS)
 	r.seenReal, r.fallbacks = false, 0
 	r.runSeed++
-	for pos := range r.args {
-		a := &r.args[pos]
-		a.Seed = r.seed ^ (r.runSeed * 0x9e3779b97f4a7c15) ^ r.prog.nodes[pos].nameSeed
-		a.Run = r.runSeed
-		a.Flow = 0
-		if flow != 0 {
-			a.Flow = flow + uint64(pos)
-		}
-		a.Workspace = device.Buffer{}
-	}
+	r.flow0 = flow
 	clear(r.uploaded)
 	r.nUp = 0
 	for i, s := range r.prog.inputs {
@@ -556,7 +592,7 @@ func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx cont
 		if !r.pending[s] {
 			continue
 		}
-		if err := r.acquire(ctx, s, await); err != nil {
+		if err := r.acquire(ctx, int(s), await); err != nil {
 			return err
 		}
 		if r.nUp == len(r.upEvents) {
@@ -574,11 +610,11 @@ func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx cont
 // stream.
 func (r *KernelRunner) acquire(ctx context.Context, s int, await func(ctx context.Context, input int) (*kernel.Tensor, error)) error {
 	info := r.prog.slots[s]
-	in, err := await(ctx, info.input)
+	in, err := await(ctx, int(info.input))
 	if err != nil {
 		return fmt.Errorf("actor: input %q: %w", info.name, err)
 	}
-	if err := r.checkInput(info.input, in); err != nil {
+	if err := r.checkInput(int(info.input), in); err != nil {
 		return err
 	}
 	if err := r.place(s, in, r.upload); err != nil {
@@ -824,10 +860,10 @@ func (r *KernelRunner) Needs(pos int, out []Need) []Need {
 		}
 	}
 	for _, j := range nd.valueDeps() {
-		if s := nd.in()[j]; r.tensors[s].Host != nil || r.stagedOf(s) != nil {
+		if s := nd.in()[j]; r.tensors[s].Host != nil || r.stagedOf(int(s)) != nil {
 			continue // a constant, a host input, or staged by an earlier reader
 		}
-		out = append(out, Need{Producer: r.prog.slots[nd.in()[j]].producer, Input: j})
+		out = append(out, Need{Producer: int(r.prog.slots[nd.in()[j]].producer), Input: j})
 	}
 	return out
 }
@@ -840,13 +876,13 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 		return nil
 	}
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
+	ar := r.argsOf(pos, &r.rargs)
 	var shapes []kernel.Shape
 	cd := nd.k.(kernel.ComputeDependent) // checked by newProgram
 	if !nd.checked {
 		shapes, err = cd.OutputShapes(ar)
 	} else {
-		shapes, err = cd.OutputShapes(r.checkedArgs(pos))
+		shapes, err = cd.OutputShapes(r.checkedArgs(pos, ar, &r.rcargs))
 		if perr := r.keptTensors(pos); perr != nil {
 			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes %w", perr))
 		}
@@ -857,11 +893,12 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 	if err != nil {
 		return r.stageErr(pos, kernel.StageLaunch, err)
 	}
-	if len(shapes) != len(ar.Out) {
-		return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes returned %d shapes for %d outputs", len(shapes), len(ar.Out)))
+	out := r.out(pos)
+	if len(shapes) != len(out) {
+		return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes returned %d shapes for %d outputs", len(shapes), len(out)))
 	}
 	for i, sh := range shapes {
-		t := ar.Out[i]
+		t := out[i]
 		n, ok := bytesOf(sh, t.DType)
 		if !ok {
 			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", i, sh))
@@ -928,17 +965,17 @@ func (r *KernelRunner) stagedOf(s int) []byte {
 // node's launch (viewBuffers).
 func (r *KernelRunner) refreshViews(pos int) {
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
+	in := r.in(pos)
 	for i, j := range r.prog.viewed(pos) {
 		s := nd.in()[j]
-		t, v := &r.tensors[s], ar.In[j]
+		t, v := &r.tensors[s], in[j]
 		if nd.checked {
 			v.Shape = append(v.Shape[:0], t.Shape...) // dims of its own
 		} else {
 			v.Shape = t.Shape
 		}
 		v.DType, v.Host, v.Buf = t.DType, t.Host, device.Buffer{}
-		if h := r.stagedOf(s); h != nil {
+		if h := r.stagedOf(int(s)); h != nil {
 			v.Host = h
 		}
 		if nd.checked && v.Host != nil && slices.Contains(nd.valueDeps(), j) {
@@ -950,7 +987,7 @@ func (r *KernelRunner) refreshViews(pos int) {
 			v.Host = r.vcopy[vi]
 			continue
 		}
-		if r.prog.slots[s].producer < 0 || r.stagedOf(s) != nil {
+		if r.prog.slots[s].producer < 0 || r.stagedOf(int(s)) != nil {
 			v.Buf = t.Buf
 		}
 	}
@@ -960,17 +997,17 @@ func (r *KernelRunner) refreshViews(pos int) {
 // values of its value-dependency inputs are those refreshViews copied.
 func (r *KernelRunner) valuesKept(pos int) error {
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
+	in := r.in(pos)
 	for i, j := range r.prog.viewed(pos) {
 		s := nd.in()[j]
 		src := r.tensors[s].Host
-		if h := r.stagedOf(s); h != nil {
+		if h := r.stagedOf(int(s)); h != nil {
 			src = h
 		}
 		if src == nil || !slices.Contains(nd.valueDeps(), j) {
 			continue
 		}
-		if c := r.vcopy[int(r.viewBase[pos])+i]; !bytes.Equal(c, src) || !bytes.Equal(ar.In[j].Host, src) {
+		if c := r.vcopy[int(r.viewBase[pos])+i]; !bytes.Equal(c, src) || !bytes.Equal(in[j].Host, src) {
 			return fmt.Errorf("wrote the value of input %d", j)
 		}
 	}
@@ -980,9 +1017,9 @@ func (r *KernelRunner) valuesKept(pos int) error {
 // viewBuffers gives node pos's views their slots' buffers; it runs on the
 // launching goroutine, which set them.
 func (r *KernelRunner) viewBuffers(pos int) {
-	nd := &r.prog.nodes[pos]
+	nd, in := &r.prog.nodes[pos], r.in(pos)
 	for _, j := range r.prog.viewed(pos) {
-		r.args[pos].In[j].Buf = r.tensors[nd.in()[j]].Buf
+		in[j].Buf = r.tensors[nd.in()[j]].Buf
 	}
 }
 
@@ -992,11 +1029,11 @@ func (r *KernelRunner) viewBuffers(pos int) {
 func (r *KernelRunner) Infer(pos int) (err error) {
 	defer r.recovered(pos, kernel.StageInfer, &err)
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
+	in, out := r.in(pos), r.out(pos)
 	if nd.guard.tok >= 0 {
 		if !r.taken(pos) {
 			r.skip[pos], r.resolved[pos] = true, true
-			for _, t := range ar.Out {
+			for _, t := range out {
 				t.Shape = append(t.Shape[:0], 0)
 			}
 			r.bumpOutputs(pos)
@@ -1026,7 +1063,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	if reuse {
 		if same = r.inputsKept(pos); !same {
 			r.iscratch = r.inferKey(pos, r.iscratch[:0])
-			same = r.iok[pos] && bytes.Equal(r.iscratch, r.ikey[pos])
+			same = r.iok[pos] && bytes.Equal(r.iscratch, r.keyOf(pos))
 			if same {
 				r.noteInputs(pos)
 			} else {
@@ -1052,14 +1089,14 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	}
 	if r.inferOn && reuse {
 		if same {
-			r.restoreOutputs(pos, r.iout[pos])
+			r.restoreOutputs(pos, r.ikey[pos][r.ikeyLen[pos]:])
 			cs.InferHits++
 			return nil
 		}
 		cs.InferMisses++
 	}
 	if nd.checked {
-		r.inferShapes = saveShapes(r.inferShapes[:0], ar.In)
+		r.inferShapes = saveShapes(r.inferShapes[:0], in)
 	}
 	if nd.numbered {
 		nd.k.(kernel.RunNumbered).SetRun(r.runSeed)
@@ -1071,7 +1108,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		}
 		nd.k.(kernel.Interruptible).SetContext(ctx)
 	}
-	err = nd.k.InferShape(ar.In, ar.Out)
+	err = nd.k.InferShape(in, out)
 	if nd.checked {
 		if perr := r.keptTensors(pos); perr != nil {
 			return r.stageErr(pos, kernel.StageInfer, badAnswer("InferShape %w", perr))
@@ -1079,8 +1116,8 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		if verr := r.valuesKept(pos); verr != nil && err == nil {
 			err = badAnswer("InferShape %w", verr)
 		}
-		if i := changedShape(r.inferShapes, ar.In); i >= 0 {
-			restoreShapes(r.inferShapes, ar.In) // only then: other stages read them
+		if i := changedShape(r.inferShapes, in); i >= 0 {
+			restoreShapes(r.inferShapes, in) // only then: other stages read them
 			if err == nil {
 				err = badAnswer("InferShape changed the dtype or shape of input %d", i)
 			}
@@ -1095,9 +1132,9 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		return r.stageErr(pos, kernel.StageInfer, err)
 	}
 	for i, s := range nd.out() {
-		t := ar.Out[i]
+		t := out[i]
 		if t != &r.tensors[s] {
-			ar.Out[i] = &r.tensors[s]
+			out[i] = &r.tensors[s]
 			return r.stageErr(pos, kernel.StageInfer, badAnswer("InferShape replaced output tensor %d", i))
 		}
 		if !t.DType.Valid() {
@@ -1107,9 +1144,9 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			return r.stageErr(pos, kernel.StageInfer, badAnswer("output %d shape %v has a negative dimension or more bytes than an int64 counts", i, t.Shape))
 		}
 	}
-	if reuse && !r.iok[pos] {
-		r.ikey[pos] = append(r.ikey[pos][:0], r.iscratch...)
-		r.iout[pos] = r.appendOutputs(pos, r.iout[pos][:0])
+	if reuse && !r.iok[pos] && len(r.iscratch) <= math.MaxInt32 {
+		r.ikeyLen[pos] = int32(len(r.iscratch))
+		r.ikey[pos] = r.appendOutputs(pos, append(r.ikey[pos][:0], r.iscratch...))
 		r.iok[pos] = true
 		r.noteInputs(pos)
 	}
@@ -1126,7 +1163,7 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 	}
 	defer r.recovered(pos, kernel.StageResize, &err)
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
+	tl := &r.tilings[pos]
 	local := r.local != nil && !nd.volatile
 	if local && r.local[pos] == nil {
 		r.local[pos] = cache.NewLRU(r.localSlots)
@@ -1155,8 +1192,8 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 	r.rkey = r.tilingKey(pos, r.rkey[:0])
 	h := keyHash(r.rkey)
 	if local {
-		if d, ws, ok := r.local[pos].Get(h, r.rkey, ar.Tiling.Data); ok {
-			ar.Tiling.Data, ar.Tiling.Workspace = d, ws
+		if d, ws, ok := r.local[pos].Get(h, r.rkey, tl.Data); ok {
+			tl.Data, tl.Workspace = d, ws
 			r.cs[kernel.StageResize].LocalHits++
 			r.keepTiling(pos)
 			r.burn(nd.costs.Resize - nd.costs.Tiling)
@@ -1165,20 +1202,20 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		r.cs[kernel.StageResize].LocalMisses++
 	}
 	if global != nil {
-		d, ws, computed, err := global.Fill(h, r.rkey, ar.Tiling.Data, func(dst []byte) (v cache.Value, err error) {
+		d, ws, computed, err := global.Fill(h, r.rkey, tl.Data, func(dst []byte) (v cache.Value, err error) {
 			// Recovered here, so that callers waiting for this
 			// computation get an error, not this node's panic.
 			defer r.recovered(pos, kernel.StageResize, &err)
-			ar.Tiling.Data = dst
+			tl.Data = dst
 			if err := r.resize(pos); err != nil {
 				return cache.Value{}, err
 			}
-			return cache.Value{Data: ar.Tiling.Data, Workspace: ar.Tiling.Workspace}, nil
+			return cache.Value{Data: tl.Data, Workspace: tl.Workspace}, nil
 		})
 		if err != nil {
 			return err
 		}
-		ar.Tiling.Data, ar.Tiling.Workspace = d, ws
+		tl.Data, tl.Workspace = d, ws
 		if computed {
 			r.cs[kernel.StageResize].GlobalMisses++
 			r.burn(nd.costs.Resize)
@@ -1193,7 +1230,7 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		r.burn(nd.costs.Resize)
 	}
 	if local {
-		r.local[pos].Put(h, r.rkey, ar.Tiling.Data, ar.Tiling.Workspace)
+		r.local[pos].Put(h, r.rkey, tl.Data, tl.Workspace)
 		r.keepTiling(pos)
 	}
 	return nil
@@ -1259,18 +1296,17 @@ func (r *KernelRunner) keepTiling(pos int) {
 // resize runs node pos's Resize into the node's tiling and checks it.
 func (r *KernelRunner) resize(pos int) error {
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
-	out := ar.Out
+	in, out, tl := r.in(pos), r.out(pos), &r.tilings[pos]
 	if nd.checked {
 		out = r.outputViews(pos, false)
-		r.resizeIn = saveShapes(r.resizeIn[:0], ar.In)
+		r.resizeIn = saveShapes(r.resizeIn[:0], in)
 	}
-	err := nd.k.Resize(ar.In, out, &ar.Tiling)
+	err := nd.k.Resize(in, out, tl)
 	if nd.checked {
 		if perr := r.keptTensors(pos); perr != nil {
 			return r.stageErr(pos, kernel.StageResize, badAnswer("Resize %w", perr))
 		}
-		if cerr := sameInputs(r.resizeIn, ar.In); cerr != nil && err == nil {
+		if cerr := sameInputs(r.resizeIn, in); cerr != nil && err == nil {
 			err = badAnswer("Resize %w", cerr)
 		}
 	}
@@ -1282,8 +1318,8 @@ func (r *KernelRunner) resize(pos int) error {
 			return r.stageErr(pos, kernel.StageResize, badAnswer("Resize %w", err))
 		}
 	}
-	if ar.Tiling.Workspace < 0 {
-		return r.stageErr(pos, kernel.StageResize, badAnswer("negative workspace %d", ar.Tiling.Workspace))
+	if tl.Workspace < 0 {
+		return r.stageErr(pos, kernel.StageResize, badAnswer("negative workspace %d", tl.Workspace))
 	}
 	return nil
 }
@@ -1306,7 +1342,6 @@ func (r *KernelRunner) Launch(pos int) error {
 func (r *KernelRunner) launch(pos int) (err error) {
 	defer r.recovered(pos, kernel.StageLaunch, &err)
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
 	if r.uploaded != nil {
 		if ev := r.uploaded[pos]; ev != nil {
 			r.stream.WaitEvent(ev) // even when skipped: later readers rely on it
@@ -1319,17 +1354,18 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		return r.freeDead(pos)
 	}
 	r.viewBuffers(pos)
-	real := nd.outputsReal(ar)
+	out := r.out(pos)
+	real := nd.outputsReal(r.in(pos))
 	allPlanned := r.planOn
 	if real && r.planOn {
 		r.seenReal = true
 	}
 	for i, s := range nd.out() {
-		t := ar.Out[i]
+		t := out[i]
 		n := t.Bytes()
 		if r.planOn {
 			r.seen[s] = n
-			if buf, ok := r.planned(s, n, real); ok {
+			if buf, ok := r.planned(int(s), n, real); ok {
 				t.Buf = buf
 				r.live[s], r.inArena[s] = true, true
 				continue
@@ -1345,7 +1381,8 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		r.live[s] = true
 	}
 	ownWS := false // the workspace is r.ws, not the plan's
-	if n := ar.Tiling.Workspace; n > 0 {
+	var ws device.Buffer
+	if n := r.tilings[pos].Workspace; n > 0 {
 		var buf device.Buffer
 		ok := false
 		if r.planOn {
@@ -1362,11 +1399,14 @@ func (r *KernelRunner) launch(pos int) (err error) {
 			}
 			r.ws, ownWS = buf, true
 		}
-		ar.Workspace = buf
+		ws = buf
 	}
 	if l, ok := nd.k.(Launcher); ok {
-		ar.Ctx = r.runCtx // its Compute's context; compute sets it for the others
-		if err := l.LaunchOn(r.stream, ar, real); err != nil {
+		ar := r.argsOf(pos, &r.largs)
+		ar.Workspace = ws
+		err := l.LaunchOn(r.stream, ar, real)
+		r.largs.Workspace = device.Buffer{}
+		if err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
 		if r.launched != nil {
@@ -1377,11 +1417,11 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		if err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
-		k := device.Kernel{Name: nd.op(), Cost: cost, Flow: ar.Flow}
+		k := device.Kernel{Name: nd.op(), Cost: cost, Flow: r.flowOf(pos)}
 		r.tilingBefore(pos, &k)
 		if real {
 			t0 := clock.Now()
-			if err := r.compute(pos); err != nil {
+			if err := r.compute(pos, ws); err != nil {
 				return r.stageErr(pos, kernel.StageLaunch, err)
 			}
 			k.Computed = device.Interval{Start: t0, End: clock.Now()}
@@ -1397,7 +1437,6 @@ func (r *KernelRunner) launch(pos int) (err error) {
 	if nd.watched || r.publish != nil && r.publish[pos] {
 		r.stream.Record(r.events[pos])
 	}
-	ar.Workspace = device.Buffer{}
 	if ownWS {
 		b := r.ws
 		r.ws = device.Buffer{}
@@ -1508,15 +1547,18 @@ func (r *KernelRunner) burn(d time.Duration) { spin.ForUntil(d, r.done) }
 // compute runs node pos's Compute and, unless its kernel is
 // kernel.Trusted, checks that it left its outputs' tensors, shapes and
 // buffers as they were; a replaced buffer is put back, so that the run
-// frees what it allocated.
-func (r *KernelRunner) compute(pos int) error {
+// frees what it allocated. ws is the node's workspace (zero: none). It
+// runs on the launching goroutine.
+func (r *KernelRunner) compute(pos int, ws device.Buffer) error {
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
-	ar.Ctx = r.runCtx
+	ar := r.argsOf(pos, &r.largs)
+	ar.Workspace = ws
+	// The arguments keep no buffer past the launch.
+	defer func() { r.largs.Workspace, r.lcargs.Workspace = device.Buffer{}, device.Buffer{} }()
 	if !nd.checked {
 		return nd.k.Compute(ar)
 	}
-	ca := r.checkedArgs(pos)
+	ca := r.checkedArgs(pos, ar, &r.lcargs)
 	r.launchIn = saveShapes(r.launchIn[:0], ar.In)
 	err := nd.k.Compute(ca)
 	if perr := r.keptTensors(pos); perr != nil {
@@ -1542,8 +1584,10 @@ func badAnswer(format string, a ...any) error {
 // own) and the host value, and the buffer when withBuf is set (Compute;
 // Resize runs before the outputs have one). It returns them.
 func (r *KernelRunner) outputViews(pos int, withBuf bool) []*kernel.Tensor {
-	outs := r.outs[pos]
-	for i, s := range r.prog.nodes[pos].out() {
+	nd := &r.prog.nodes[pos]
+	at := int(r.outBase[pos])
+	outs := r.outs[at : at+int(nd.nout) : at+int(nd.nout)]
+	for i, s := range nd.out() {
 		v := r.outView(pos, i)
 		outs[i] = v
 		t := &r.tensors[s]
@@ -1556,18 +1600,17 @@ func (r *KernelRunner) outputViews(pos int, withBuf bool) []*kernel.Tensor {
 }
 
 // checkedArgs returns the arguments checked node pos's Compute and
-// OutputShapes are handed: its Args with its output views, buffers
-// included.
-func (r *KernelRunner) checkedArgs(pos int) *kernel.Args {
-	ca := &r.cargs[pos]
-	*ca = r.args[pos]
+// OutputShapes are handed, in ca: its arguments ar with its output
+// views, buffers included.
+func (r *KernelRunner) checkedArgs(pos int, ar, ca *kernel.Args) *kernel.Args {
+	*ca = *ar
 	ca.Out = r.outputViews(pos, true)
 	return ca
 }
 
 // outView returns checked node pos's view of output i.
 func (r *KernelRunner) outView(pos, i int) *kernel.Tensor {
-	return &r.outViews[r.outBase[pos]+i]
+	return &r.outViews[int(r.outBase[pos])+i]
 }
 
 // keptTensors checks that a call into checked node pos's kernel left
@@ -1577,19 +1620,19 @@ func (r *KernelRunner) outView(pos, i int) *kernel.Tensor {
 // reports the first.
 func (r *KernelRunner) keptTensors(pos int) error {
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
+	in, out := r.in(pos), r.out(pos)
 	var err error
 	for i, j := range r.prog.viewed(pos) {
-		if want := &r.views[int(r.viewBase[pos])+i]; ar.In[j] != want {
-			ar.In[j] = want
+		if want := &r.views[int(r.viewBase[pos])+i]; in[j] != want {
+			in[j] = want
 			if err == nil {
 				err = fmt.Errorf("replaced input tensor %d", j)
 			}
 		}
 	}
 	for i, s := range nd.out() {
-		if want := &r.tensors[s]; ar.Out[i] != want {
-			ar.Out[i] = want
+		if want := &r.tensors[s]; out[i] != want {
+			out[i] = want
 			if err == nil {
 				err = fmt.Errorf("replaced output tensor %d", i)
 			}
@@ -1605,8 +1648,7 @@ func (r *KernelRunner) cost(pos int) (device.Cost, error) {
 		return r.lcost[pos], nil
 	}
 	nd := &r.prog.nodes[pos]
-	ar := &r.args[pos]
-	c := nd.k.Cost(ar.In, ar.Out)
+	c := nd.k.Cost(r.in(pos), r.out(pos))
 	if nd.checked {
 		if err := r.keptTensors(pos); err != nil {
 			return c, badAnswer("Cost %w", err)
@@ -1625,7 +1667,7 @@ func (r *KernelRunner) cost(pos int) (device.Cost, error) {
 // slots are never written: the next refresh puts the views back.
 func (r *KernelRunner) sameOutputs(pos int, withBuf bool) error {
 	for i, s := range r.prog.nodes[pos].out() {
-		v, t := r.outs[pos][i], &r.tensors[s]
+		v, t := r.outs[int(r.outBase[pos])+i], &r.tensors[s]
 		switch {
 		case v != r.outView(pos, i):
 			return fmt.Errorf("replaced output tensor %d", i)

@@ -16,7 +16,7 @@ func TestSizeof(t *testing.T) {
 		got, want uintptr
 	}{
 		{"node", unsafe.Sizeof(node{}), 112},
-		{"slotInfo", unsafe.Sizeof(slotInfo{}), 40},
+		{"slotInfo", unsafe.Sizeof(slotInfo{}), 32},
 	} {
 		if c.got > c.want {
 			t.Errorf("%s is %d bytes, want at most %d", c.name, c.got, c.want)

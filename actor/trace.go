@@ -205,17 +205,17 @@ func (t *tracer) stageAs(how int, s kernel.Stage, pos int, flow uint64, t0, t1 i
 	}
 }
 
-// replayed begins, at the launch slice just recorded, the flows of the
-// kernels a replay submitted, from node first on: each ends at its kernel
-// on the device.
-func (t *tracer) replayed(first int, args []kernel.Args) {
+// replayed begins, at the launch slice just recorded, the flows of the n
+// kernels a replay submitted, from node first on (flowOf gives a node's
+// flow): each ends at its kernel on the device.
+func (t *tracer) replayed(first, n int, flowOf func(pos int) uint64) {
 	if !t.on() {
 		return
 	}
-	for i := range args {
-		t.track[kernel.StageLaunch].FlowBegin(args[i].Flow)
-		if !t.sent[first+i] { // a submission that failed
-			t.open[first+i] = args[i].Flow
+	for pos := first; pos < first+n; pos++ {
+		t.track[kernel.StageLaunch].FlowBegin(flowOf(pos))
+		if !t.sent[pos] { // a submission that failed
+			t.open[pos] = flowOf(pos)
 		}
 	}
 }
