@@ -40,14 +40,26 @@ type Brancher interface {
 	Choose(cond *kernel.Tensor) (bool, error)
 }
 
-// guard is the condition a spliced branch node runs under: the choice
-// slot's host value is want. A node with no guard has tok -1.
-type guard struct {
-	tok  int32
-	want byte
+// guard is the condition a spliced branch node runs under: the host
+// value of the choice slot tok is want (0 or 1). It packs both in one
+// word; a node with no guard has tok -1.
+type guard int32
+
+const unguarded guard = -1
+
+// guardOn returns the guard of choice slot tok and value want.
+func guardOn(tok int32, want byte) guard { return guard(tok<<1 | int32(want&1)) }
+
+// tok returns g's choice slot (-1: none).
+func (g guard) tok() int32 {
+	if g < 0 {
+		return -1
+	}
+	return int32(g >> 1)
 }
 
-var unguarded = guard{tok: -1}
+// want returns the value g's choice slot must hold.
+func (g guard) want() byte { return byte(g & 1) }
 
 // checkBranch validates branch g of If node n for lowering: its inputs are
 // the node's captures, whose dtypes and shapes are known only at run time,

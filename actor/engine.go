@@ -906,8 +906,8 @@ func (e *engine) setFeed(f *Feed) {
 		}
 		e.pubOuts[pr] = append(e.pubOuts[pr], o)
 		r.publish[pr] = true
-		if r.events[pr] == nil {
-			r.events[pr] = newEvent(e.a.dev)
+		if r.Event(int(pr)) == nil {
+			r.addEvent(int(pr), newEvent(e.a.dev))
 		}
 	}
 }

@@ -447,7 +447,7 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 	}
 	for pos := range p.nodes {
 		nd := &p.nodes[pos]
-		if nd.guard.tok >= 0 || nd.volatile {
+		if nd.guard.tok() >= 0 || nd.volatile {
 			return nil, fmt.Errorf("actor: node %q (op %s) runs only as its data decide: %w", nd.name, nd.op(), ErrDynamicWorkspace)
 		}
 		for _, j := range nd.valueDeps() {
@@ -473,7 +473,8 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 		metas[s] = meta{r.tensors[s].DType, slices.Clone(r.tensors[s].Shape)}
 	}
 	tilings := make([]kernel.Tiling, len(r.tilings))
-	for pos, tl := range r.tilings {
+	for pos := range r.tilings {
+		tl := r.tilingOf(pos)
 		tilings[pos] = kernel.Tiling{Data: slices.Clone(tl.Data), Workspace: tl.Workspace}
 	}
 	defer func() {
@@ -485,8 +486,8 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 			}
 		}
 		for pos := range r.tilings {
-			tl := &r.tilings[pos]
-			tl.Data, tl.Workspace = append(tl.Data[:0], tilings[pos].Data...), tilings[pos].Workspace
+			tl := r.tilingOf(pos)
+			r.setTiling(pos, kernel.Tiling{Data: append(tl.Data[:0], tilings[pos].Data...), Workspace: tilings[pos].Workspace})
 		}
 		// The tilings put back are not the ones the local caches took
 		// last (rok): the next Resize looks its key up.
@@ -535,7 +536,7 @@ func (r *KernelRunner) dryPlan() (*memPlan, error) {
 		for _, s := range p.nodes[pos].out() {
 			seen[s] = r.tensors[s].Bytes()
 		}
-		seenWS[pos] = r.tilings[pos].Workspace
+		seenWS[pos] = r.tilingOf(pos).Workspace
 	}
 	saved, savedWS := r.seen, r.seenWS
 	r.seen, r.seenWS = seen, seenWS

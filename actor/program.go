@@ -2,7 +2,9 @@ package actor
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/plan"
@@ -29,9 +31,13 @@ type program struct {
 	// values is the number of slots some node reads the value of (see
 	// slotInfo.value).
 	values int
+	// keys is the number of distinct attribute keys (internedKey.id).
+	keys int
 	// iota holds 0, 1, … up to the most inputs of a checked node (see
 	// viewed).
 	iota []int
+	// io holds the nodes' slot lists (see node.io).
+	io []int32
 }
 
 // viewed lists the inputs node pos reads through views of its own (see
@@ -58,22 +64,26 @@ type slotInfo struct {
 	isInput  bool
 }
 
+// maxOperands bounds a node's inputs and outputs together (node.nin,
+// nout and nfree, which is at most their sum).
+const maxOperands = math.MaxUint16
+
 // node is one kernel in execution order. A long graph holds many nodes,
-// so a node keeps 112 bytes: its kernel's optional interfaces as flags,
-// its slot lists in one slice, its rare dependencies and its interned key
-// behind pointers, the counts, guard and flags in the last three words.
+// so a node keeps 88 bytes: its kernel's optional interfaces as flags,
+// its slot lists, its rare dependencies and its interned key behind
+// pointers, the guard, counts and flags in the last two words.
 type node struct {
-	name     string
-	nameSeed uint64 // mixes the node's name into kernel.Args.Seed
-	k        kernel.Kernel
+	name string
+	k    kernel.Kernel
 	// costs are the synthetic host costs per stage, shared by the nodes
 	// that have the same (never nil).
 	costs *plan.Costs
-	// io holds the node's input slots, then its output slots (nin and
-	// nout of them), then the slots whose last use is the node (inputs
-	// and outputs nobody reads), freed right after its launch: see in, out
-	// and free. The nodes' lists share one array.
-	io []int32
+	// io points to the node's input slots, then its output slots (nin
+	// and nout of them), then the slots whose last use is the node (nfree
+	// of them: inputs and outputs nobody reads), freed right after its
+	// launch: see in, out and free. Once lowered, the nodes' lists are in
+	// one array, program.io (nil: none).
+	io *int32
 	// deps holds the node's value and compute dependencies (nil: none,
 	// as for most nodes; see valueDeps and cdeps).
 	deps *deps
@@ -83,8 +93,11 @@ type node struct {
 	key *internedKey
 
 	// guard is the branch choice the node of a spliced If runs under.
-	guard     guard
-	nin, nout uint32 // inputs and outputs in io
+	guard guard
+	// viewBase is the index, in a runner's views, of the node's first
+	// view (see viewed).
+	viewBase         int32
+	nin, nout, nfree uint16 // the lengths of io's lists (see maxOperands)
 	// compute: compute-dependent, real output shapes after it ran.
 	compute bool
 	// watched is set when some later node waits on this node's completion
@@ -162,6 +175,11 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 		}
 	}
 	l.pack()
+	nv := 0
+	for pos := range p.nodes {
+		p.nodes[pos].viewBase = int32(nv)
+		nv += len(p.viewed(pos))
+	}
 	return p, nil
 }
 
@@ -182,17 +200,22 @@ func (l *lowering) pack() {
 		}
 	}
 	for pos := range p.nodes {
-		total += len(p.nodes[pos].io)
+		nd := &p.nodes[pos]
+		total += int(nd.nin) + int(nd.nout)
 	}
 	ints := make([]int32, total)
 	at := make([]int, len(p.nodes)) // where the node's next free slot goes
 	next := 0
 	for pos := range p.nodes {
 		nd := &p.nodes[pos]
-		n := len(nd.io) + nfree[pos]
-		copy(ints[next:], nd.io)
-		at[pos] = next + len(nd.io)
-		nd.io = ints[next : next+n : next+n]
+		io := unsafe.Slice(nd.io, int(nd.nin)+int(nd.nout))
+		n := len(io) + nfree[pos]
+		copy(ints[next:], io)
+		at[pos] = next + len(io)
+		nd.io, nd.nfree = nil, uint16(nfree[pos])
+		if n > 0 {
+			nd.io = &ints[next]
+		}
 		next += n
 	}
 	for s, pos := range l.lastUse { // in slot order: each free list sorted
@@ -201,6 +224,7 @@ func (l *lowering) pack() {
 			at[pos]++
 		}
 	}
+	p.io = ints
 }
 
 // lowering is the state of newProgram.
@@ -232,11 +256,13 @@ func (l *lowering) costs(cs plan.Costs) *plan.Costs {
 // the nodes that have the same. attrs encodes the op, the kernel's Go type
 // and its attributes, the prefix of its tiling key; global is its entry in
 // the global tiling cache ("" when an attribute cannot be encoded, or the
-// node is volatile: the node is cached locally only, if at all).
+// node is volatile: the node is cached locally only, if at all). id
+// numbers the program's keys from 0.
 type internedKey struct {
 	op     string // the node's op
 	attrs  []byte
 	global string
+	id     int
 }
 
 // op is nd's op name.
@@ -252,14 +278,18 @@ type deps struct {
 }
 
 // in lists nd's input slots.
-func (nd *node) in() []int32 { return nd.io[:nd.nin] }
+func (nd *node) in() []int32 { return unsafe.Slice(nd.io, nd.nin) }
 
 // out lists nd's output slots.
-func (nd *node) out() []int32 { return nd.io[nd.nin : nd.nin+nd.nout] }
+func (nd *node) out() []int32 {
+	return unsafe.Slice(nd.io, int(nd.nin)+int(nd.nout))[nd.nin:]
+}
 
 // free lists the slots whose last use is nd (inputs and outputs nobody
 // reads), freed right after its launch, in slot order.
-func (nd *node) free() []int32 { return nd.io[nd.nin+nd.nout:] }
+func (nd *node) free() []int32 {
+	return unsafe.Slice(nd.io, int(nd.nin)+int(nd.nout)+int(nd.nfree))[int(nd.nin)+int(nd.nout):]
+}
 
 // outputsReal is kernel.OutputsReal of nd's kernel on inputs in, with
 // the Deps read when nd was lowered.
@@ -304,7 +334,8 @@ func (l *lowering) intern(op string, key []byte, opLen int, global bool) *intern
 	if k, ok := l.keys[string(l.buf)]; ok && k.op == op {
 		return k
 	}
-	k := &internedKey{op: op, attrs: slices.Clip(key)}
+	k := &internedKey{op: op, attrs: slices.Clip(key), id: l.p.keys}
+	l.p.keys++
 	if global {
 		k.global = string(key[:opLen])
 	}
@@ -390,7 +421,7 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 			bn := c.Graph.Nodes[i]
 			return l.splice(plan.Node{Name: sub + bn.Name, Op: bn.Op})
 		}
-		if err := l.graph(c, inner, costs, guard{tok: int32(choice), want: byte(1 - bi)}, sub); err != nil {
+		if err := l.graph(c, inner, costs, guardOn(int32(choice), byte(1-bi)), sub); err != nil {
 			return err
 		}
 		for _, o := range bg.Outputs {
@@ -410,7 +441,10 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 // producing slots out (added with the node's position as producer).
 func (l *lowering) node(name, op string, k kernel.Kernel, kd kernel.Deps, attrs kernel.Attrs, cs plan.Costs, in, out []int, g guard) error {
 	pos := len(l.p.nodes)
-	nd := node{name: name, k: k, costs: l.costs(cs), io: slotList(in, out), nin: uint32(len(in)), nout: uint32(len(out)), guard: g, nameSeed: nameSeed(name)}
+	if len(in)+len(out) > maxOperands {
+		return fmt.Errorf("actor: node %q (op %s) has %d inputs and %d outputs, at most %d in all: %w", name, op, len(in), len(out), maxOperands, subgraph.ErrArity)
+	}
+	nd := node{name: name, k: k, costs: l.costs(cs), io: slotList(in, out), nin: uint16(len(in)), nout: uint16(len(out)), guard: g}
 	_, nd.numbered = k.(kernel.RunNumbered)
 	_, nd.stoppable = k.(kernel.Interruptible)
 	nd.volatile, nd.shapeOnly = kd.Volatile, kd.ShapeOnly
@@ -455,8 +489,12 @@ func nameSeed(name string) uint64 {
 	return h * 0xbf58476d1ce4e5b9
 }
 
-// slotList returns the slots in, then out, as a node's io list.
-func slotList(in, out []int) []int32 {
+// slotList returns the slots in, then out, as a node's io list until
+// pack moves it.
+func slotList(in, out []int) *int32 {
+	if len(in)+len(out) == 0 {
+		return nil
+	}
 	io := make([]int32, 0, len(in)+len(out))
 	for _, s := range in {
 		io = append(io, int32(s))
@@ -464,5 +502,5 @@ func slotList(in, out []int) []int32 {
 	for _, s := range out {
 		io = append(io, int32(s))
 	}
-	return io
+	return &io[0]
 }

@@ -2,7 +2,9 @@ package actor
 
 import (
 	"bytes"
+	"errors"
 	"hash/fnv"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -67,4 +69,37 @@ func lower(t *testing.T, g *subgraph.Graph) (*program, *subgraph.Checked) {
 		t.Fatal(err)
 	}
 	return p, c
+}
+
+// TestProgramBoundsOperands: a node of more inputs and outputs than a
+// node counts is refused with subgraph.ErrArity, naming it; one at the
+// bound lowers with its slot lists whole.
+func TestProgramBoundsOperands(t *testing.T) {
+	for _, n := range []int{maxOperands - 1, maxOperands, maxOperands + 1} { // inputs; one output
+		b := subgraph.NewBuilder("wide")
+		x := b.Input("x", kernel.Float32, 1)
+		ins := make([]string, n)
+		for i := range ins {
+			ins[i] = x
+		}
+		b.Output(b.Op("Sum", ins...))
+		c, err := subgraph.Validate(b.Graph(), ops.Builtins())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := newProgram(c, func(int) (plan.Costs, error) { return plan.Costs{}, nil }, nil)
+		if n+1 > maxOperands {
+			if !errors.Is(err, subgraph.ErrArity) || !strings.Contains(err.Error(), "Sum") {
+				t.Errorf("%d inputs: err = %v, want subgraph.ErrArity naming the node", n, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%d inputs: %v", n, err)
+		}
+		nd := &p.nodes[0]
+		if len(nd.in()) != n || len(nd.out()) != 1 || nd.in()[n-1] != int32(p.inputs[0]) || nd.out()[0] != int32(p.outputs[0]) {
+			t.Errorf("%d inputs: lists %d in, %d out", n, len(nd.in()), len(nd.out()))
+		}
+	}
 }

@@ -108,7 +108,7 @@ func dynamicWhy(nd *node) string {
 		return fmt.Sprintf("node %q (%s) reads values at run time", nd.name, nd.op())
 	case nd.compute:
 		return fmt.Sprintf("node %q (%s) has data-dependent output shapes", nd.name, nd.op())
-	case nd.volatile || nd.guard.tok >= 0:
+	case nd.volatile || nd.guard.tok() >= 0:
 		return fmt.Sprintf("node %q (%s) is control flow", nd.name, nd.op())
 	case launches:
 		return fmt.Sprintf("node %q (%s) launches its own device work", nd.name, nd.op())
@@ -299,7 +299,7 @@ func (r *KernelRunner) record() error {
 				t := &r.tensors[slot]
 				c.dtypes[slot], c.shapes[slot] = t.DType, append(c.shapes[slot][:0], t.Shape...)
 			}
-			c.ws[pos] = r.tilings[pos].Workspace
+			c.ws[pos] = r.tilingOf(pos).Workspace
 			cost, err := r.cost(pos)
 			if err == nil {
 				// Checked here, where the node is known, as a launch's
@@ -446,7 +446,7 @@ func (r *KernelRunner) replaySegment(pos int) error {
 	}
 	for p := sg.first; p <= sg.last; p++ {
 		if r.prog.nodes[p].watched || r.publish != nil && r.publish[p] {
-			r.stream.Record(r.events[p])
+			r.stream.Record(r.Event(p))
 		}
 	}
 	for p := sg.first; p <= sg.last; p++ {

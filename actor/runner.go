@@ -79,13 +79,20 @@ type KernelRunner struct {
 	ptrAt []int32
 	// tilings holds, by node position, the node's tiling: its Resize's
 	// (or a cache's) answer, kept across runs so that Resize writes into
-	// the data it wrote last.
-	tilings []kernel.Tiling
+	// the data it wrote last (nil: none yet, a zero tiling; see tilingOf
+	// and setTiling). rtiling is the one Resize works on, owned by the
+	// goroutine running Resize.
+	tilings []*kernel.Tiling
+	rtiling kernel.Tiling
 	// flow0 is the trace flow id of the run's first kernel (0: not
 	// traced); node pos's is flow0+pos (see flowOf).
-	flow0  uint64
-	events []device.Event // by node position, for watched nodes
-	live   []bool         // by slot: holds device memory
+	flow0 uint64
+	// evs holds the events of the nodes whose launches record one (the
+	// watched and the published); evAt, by node position, the index of
+	// its event in evs plus one (0: none). See Event.
+	evs  []device.Event
+	evAt []int32
+	live []bool // by slot: holds device memory
 	// staging holds, by value slot (slotInfo.value−1), the buffers for
 	// host copies of values; staged the host copy of the value staged
 	// in this run (nil: none yet), read through stagedOf. Owned by the
@@ -101,11 +108,9 @@ type KernelRunner struct {
 	// A checked node (a kernel not kernel.Trusted) reads every input
 	// through a view with dims of its own: a kernel that writes its
 	// input's dtype or shape writes its view, which the runner checks and
-	// puts back, never the slot that other stages read meanwhile.
+	// puts back, never the slot that other stages read meanwhile. A
+	// node's views are prog.viewed's inputs, from its node.viewBase.
 	views []kernel.Tensor
-	// viewBase holds, by node position, the index in views of its first
-	// view; the node's inputs read through views are prog.viewed's.
-	viewBase []int32
 	// vcopy holds, by view, a checked node's own copy of a value
 	// dependency's value (see refreshViews).
 	vcopy [][]byte
@@ -166,7 +171,7 @@ type KernelRunner struct {
 	// 0.
 	local      []*cache.LRU
 	localSlots int
-	global     []*cache.Op // by node position: its op's global entries (nil: off)
+	global     []*cache.Op // by attribute key (internedKey.id): its op's global entries (nil: off)
 	rkey       []byte
 	ikey       [][]byte
 	ikeyLen    []int32
@@ -251,8 +256,8 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		prog: prog, dev: dev, mem: mem, spare: newFreeList(dev, mem), stream: newStream(dev), seed: seed,
 		tensors:  make([]kernel.Tensor, len(prog.slots)),
 		ptrAt:    make([]int32, len(prog.nodes)),
-		tilings:  make([]kernel.Tiling, len(prog.nodes)),
-		events:   make([]device.Event, len(prog.nodes)),
+		tilings:  make([]*kernel.Tiling, len(prog.nodes)),
+		evAt:     make([]int32, len(prog.nodes)),
 		live:     make([]bool, len(prog.slots)),
 		staging:  make([][]byte, prog.values),
 		staged:   make([][]byte, prog.values),
@@ -271,7 +276,6 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 	r.ptrs = make([]*kernel.Tensor, n)
 	r.views = make([]kernel.Tensor, nv)
 	r.vcopy = make([][]byte, nv)
-	r.viewBase = make([]int32, len(prog.nodes))
 	if nout > 0 {
 		r.outs = make([]*kernel.Tensor, nout)
 		r.outViews = make([]kernel.Tensor, nout)
@@ -292,7 +296,6 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		for i, s := range nd.in() {
 			in[i] = &r.tensors[s]
 		}
-		r.viewBase[pos] = int32(nv)
 		for _, j := range prog.viewed(pos) {
 			in[j] = &r.views[nv]
 			nv++
@@ -302,10 +305,42 @@ func newRunner(prog *program, dev device.Device, mem *Memory, seed uint64) *Kern
 		}
 		n += len(nd.in()) + len(nd.out())
 		if nd.watched {
-			r.events[pos] = newEvent(dev)
+			r.addEvent(pos, newEvent(dev))
 		}
 	}
 	return r
+}
+
+// tilingOf returns node pos's tiling.
+func (r *KernelRunner) tilingOf(pos int) kernel.Tiling {
+	if t := r.tilings[pos]; t != nil {
+		return *t
+	}
+	return kernel.Tiling{}
+}
+
+// setTiling makes t node pos's tiling. A node keeps a tiling once it had
+// one with data (or room for it) or a workspace, so that its next Resize
+// writes into the same data.
+func (r *KernelRunner) setTiling(pos int, t kernel.Tiling) {
+	p := r.tilings[pos]
+	if p == nil {
+		if cap(t.Data) == 0 && t.Workspace == 0 {
+			return
+		}
+		p = new(kernel.Tiling)
+		r.tilings[pos] = p
+	}
+	*p = t
+}
+
+// globalOf returns node pos's entries in the global tiling cache (nil:
+// none, or the cache is off).
+func (r *KernelRunner) globalOf(pos int) *cache.Op {
+	if r.global == nil {
+		return nil
+	}
+	return r.global[r.prog.nodes[pos].key.id]
 }
 
 // keyOf returns node pos's last InferShape key (see ikey).
@@ -339,9 +374,9 @@ func (r *KernelRunner) flowOf(pos int) uint64 {
 // run's context, and no workspace.
 func (r *KernelRunner) argsOf(pos int, a *kernel.Args) *kernel.Args {
 	*a = kernel.Args{
-		In: r.in(pos), Out: r.out(pos), Tiling: r.tilings[pos],
+		In: r.in(pos), Out: r.out(pos), Tiling: r.tilingOf(pos),
 		Node: r.prog.nodes[pos].name,
-		Seed: r.seed ^ (r.runSeed * 0x9e3779b97f4a7c15) ^ r.prog.nodes[pos].nameSeed,
+		Seed: r.seed ^ (r.runSeed * 0x9e3779b97f4a7c15) ^ nameSeed(r.prog.nodes[pos].name),
 		Run:  r.runSeed, Flow: r.flowOf(pos), Ctx: r.runCtx,
 	}
 	return a
@@ -357,10 +392,10 @@ func (r *KernelRunner) setCaches(c plan.Caches) {
 	}
 	if c.Kinds.Has(plan.TilingGlobal) {
 		g := cache.Shared(c.GlobalSlots)
-		r.global = make([]*cache.Op, n)
+		r.global = make([]*cache.Op, r.prog.keys)
 		for pos := range r.prog.nodes {
-			if op := r.prog.nodes[pos].key.global; op != "" {
-				r.global[pos] = g.Op(op)
+			if k := r.prog.nodes[pos].key; k.global != "" && r.global[k.id] == nil {
+				r.global[k.id] = g.Op(k.global)
 			}
 		}
 	}
@@ -395,8 +430,8 @@ func (r *KernelRunner) forgetAnswers(err error) {
 	if !errors.As(err, &ke) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return
 	}
-	for pos := range r.global {
-		g := r.global[pos]
+	for pos := range r.prog.nodes {
+		g := r.globalOf(pos)
 		if g == nil || r.prog.nodes[pos].name != ke.Node {
 			continue
 		}
@@ -828,7 +863,7 @@ func (r *KernelRunner) Prepare(pos int) {
 	if r.capture != nil && r.capture.noPrep[pos] {
 		return // a replay is predicted: Infer pays it if there is none
 	}
-	if nd := &r.prog.nodes[pos]; nd.guard.tok < 0 && !r.setupOn {
+	if nd := &r.prog.nodes[pos]; nd.guard.tok() < 0 && !r.setupOn {
 		r.burn(nd.costs.Prepare)
 	}
 }
@@ -839,11 +874,11 @@ func (r *KernelRunner) Prepare(pos int) {
 // the choice's node was inferred.
 func (r *KernelRunner) taken(pos int) bool {
 	g := r.prog.nodes[pos].guard
-	if g.tok < 0 {
+	if g.tok() < 0 {
 		return true
 	}
-	c := r.tensors[g.tok].Host
-	return len(c) == 1 && c[0] == g.want
+	c := r.tensors[g.tok()].Host
+	return len(c) == 1 && c[0] == g.want()
 }
 
 // Needs appends to out what node pos's InferShape waits for: compute-
@@ -982,7 +1017,7 @@ func (r *KernelRunner) refreshViews(pos int) {
 			// A value of its own, and no buffer until its launch: what
 			// InferShape writes there reaches no caller's tensor,
 			// constant or other reader (checked by valuesKept).
-			vi := int(r.viewBase[pos]) + i
+			vi := int(r.prog.nodes[pos].viewBase) + i
 			r.vcopy[vi] = append(r.vcopy[vi][:0], v.Host...)
 			v.Host = r.vcopy[vi]
 			continue
@@ -1007,7 +1042,7 @@ func (r *KernelRunner) valuesKept(pos int) error {
 		if src == nil || !slices.Contains(nd.valueDeps(), j) {
 			continue
 		}
-		if c := r.vcopy[int(r.viewBase[pos])+i]; !bytes.Equal(c, src) || !bytes.Equal(in[j].Host, src) {
+		if c := r.vcopy[int(r.prog.nodes[pos].viewBase)+i]; !bytes.Equal(c, src) || !bytes.Equal(in[j].Host, src) {
 			return fmt.Errorf("wrote the value of input %d", j)
 		}
 	}
@@ -1030,7 +1065,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 	defer r.recovered(pos, kernel.StageInfer, &err)
 	nd := &r.prog.nodes[pos]
 	in, out := r.in(pos), r.out(pos)
-	if nd.guard.tok >= 0 {
+	if nd.guard.tok() >= 0 {
 		if !r.taken(pos) {
 			r.skip[pos], r.resolved[pos] = true, true
 			for _, t := range out {
@@ -1084,7 +1119,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			cs.SetupMisses++
 		}
 	}
-	if (r.setupOn || nd.guard.tok >= 0) && !(r.setupOn && same) {
+	if (r.setupOn || nd.guard.tok() >= 0) && !(r.setupOn && same) {
 		r.burn(nd.costs.Prepare)
 	}
 	if r.inferOn && reuse {
@@ -1162,18 +1197,27 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 		return nil
 	}
 	defer r.recovered(pos, kernel.StageResize, &err)
+	// The node's tiling is worked on in rtiling and kept when Resize
+	// succeeds: a node without a tiling holds none.
+	tl := &r.rtiling
+	*tl = r.tilingOf(pos)
+	if err := r.tile(pos, tl); err != nil {
+		return err
+	}
+	r.setTiling(pos, *tl)
+	return nil
+}
+
+// tile is Resize of node pos, into tl.
+func (r *KernelRunner) tile(pos int, tl *kernel.Tiling) error {
 	nd := &r.prog.nodes[pos]
-	tl := &r.tilings[pos]
 	local := r.local != nil && !nd.volatile
 	if local && r.local[pos] == nil {
 		r.local[pos] = cache.NewLRU(r.localSlots)
 	}
-	var global *cache.Op
-	if r.global != nil {
-		global = r.global[pos]
-	}
+	global := r.globalOf(pos)
 	if !local && global == nil {
-		if err := r.resize(pos); err != nil {
+		if err := r.resize(pos, tl); err != nil {
 			return err
 		}
 		r.burn(nd.costs.Resize)
@@ -1207,7 +1251,7 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 			// computation get an error, not this node's panic.
 			defer r.recovered(pos, kernel.StageResize, &err)
 			tl.Data = dst
-			if err := r.resize(pos); err != nil {
+			if err := r.resize(pos, tl); err != nil {
 				return cache.Value{}, err
 			}
 			return cache.Value{Data: tl.Data, Workspace: tl.Workspace}, nil
@@ -1224,7 +1268,7 @@ func (r *KernelRunner) Resize(pos int) (err error) {
 			r.burn(nd.costs.Resize - nd.costs.Tiling)
 		}
 	} else {
-		if err := r.resize(pos); err != nil {
+		if err := r.resize(pos, tl); err != nil {
 			return err
 		}
 		r.burn(nd.costs.Resize)
@@ -1293,10 +1337,10 @@ func (r *KernelRunner) keepTiling(pos int) {
 	}
 }
 
-// resize runs node pos's Resize into the node's tiling and checks it.
-func (r *KernelRunner) resize(pos int) error {
+// resize runs node pos's Resize into tl and checks it.
+func (r *KernelRunner) resize(pos int, tl *kernel.Tiling) error {
 	nd := &r.prog.nodes[pos]
-	in, out, tl := r.in(pos), r.out(pos), &r.tilings[pos]
+	in, out := r.in(pos), r.out(pos)
 	if nd.checked {
 		out = r.outputViews(pos, false)
 		r.resizeIn = saveShapes(r.resizeIn[:0], in)
@@ -1349,7 +1393,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 	}
 	if r.skip[pos] {
 		if nd.watched || r.publish != nil && r.publish[pos] {
-			r.stream.Record(r.events[pos])
+			r.stream.Record(r.Event(pos))
 		}
 		return r.freeDead(pos)
 	}
@@ -1382,7 +1426,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 	}
 	ownWS := false // the workspace is r.ws, not the plan's
 	var ws device.Buffer
-	if n := r.tilings[pos].Workspace; n > 0 {
+	if n := r.tilingOf(pos).Workspace; n > 0 {
 		var buf device.Buffer
 		ok := false
 		if r.planOn {
@@ -1435,7 +1479,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		r.tilingAfter(pos)
 	}
 	if nd.watched || r.publish != nil && r.publish[pos] {
-		r.stream.Record(r.events[pos])
+		r.stream.Record(r.Event(pos))
 	}
 	if ownWS {
 		b := r.ws
@@ -1491,7 +1535,19 @@ func (r *KernelRunner) published(ctx context.Context, out int, s device.Stream) 
 }
 
 // Event is node pos's completion event (nil unless someone waits on it).
-func (r *KernelRunner) Event(pos int) device.Event { return r.events[pos] }
+func (r *KernelRunner) Event(pos int) device.Event {
+	if i := r.evAt[pos]; i > 0 {
+		return r.evs[i-1]
+	}
+	return nil
+}
+
+// addEvent gives node pos event ev, recorded by its launches. It is
+// called while no run goes on.
+func (r *KernelRunner) addEvent(pos int, ev device.Event) {
+	r.evs = append(r.evs, ev)
+	r.evAt[pos] = int32(len(r.evs))
+}
 
 // Compute reports whether node pos is compute-dependent.
 func (r *KernelRunner) Compute(pos int) bool { return r.prog.nodes[pos].compute }
@@ -1623,7 +1679,7 @@ func (r *KernelRunner) keptTensors(pos int) error {
 	in, out := r.in(pos), r.out(pos)
 	var err error
 	for i, j := range r.prog.viewed(pos) {
-		if want := &r.views[int(r.viewBase[pos])+i]; in[j] != want {
+		if want := &r.views[int(r.prog.nodes[pos].viewBase)+i]; in[j] != want {
 			in[j] = want
 			if err == nil {
 				err = fmt.Errorf("replaced input tensor %d", j)

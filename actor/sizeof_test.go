@@ -15,7 +15,7 @@ func TestSizeof(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		{"node", unsafe.Sizeof(node{}), 112},
+		{"node", unsafe.Sizeof(node{}), 88},
 		{"slotInfo", unsafe.Sizeof(slotInfo{}), 32},
 	} {
 		if c.got > c.want {

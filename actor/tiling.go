@@ -116,7 +116,7 @@ func (tc *tilingCopy) block(i int) device.Buffer {
 // launch, which the caller waits for first), then the ready event.
 func (r *KernelRunner) copyTiling(ctx context.Context, pos int, launched func(ctx context.Context, pos int) error) error {
 	tc := r.tiling
-	data := r.tilings[pos].Data
+	data := r.tilingOf(pos).Data
 	if len(data) == 0 || r.skip[pos] || r.replaying(pos) {
 		return nil // a replayed kernel's tiling stayed on the device
 	}
@@ -157,7 +157,7 @@ func (r *KernelRunner) copyTiling(ctx context.Context, pos int, launched func(ct
 // value's Args (WithKernel) or the wait for its copy (MultiStream).
 func (r *KernelRunner) tilingBefore(pos int, k *device.Kernel) {
 	tc := r.tiling
-	n := len(r.tilings[pos].Data)
+	n := len(r.tilingOf(pos).Data)
 	if tc == nil || n == 0 {
 		return
 	}
@@ -174,7 +174,7 @@ func (r *KernelRunner) tilingBefore(pos int, k *device.Kernel) {
 // tilingAfter frees node pos's ring block once its kernel completes
 // (MultiStream), on the launching goroutine after the launch.
 func (r *KernelRunner) tilingAfter(pos int) {
-	if tc := r.tiling; tc != nil && tc.how == plan.MultiStream && len(r.tilings[pos].Data) > 0 {
+	if tc := r.tiling; tc != nil && tc.how == plan.MultiStream && len(r.tilingOf(pos).Data) > 0 {
 		r.stream.Record(tc.free[pos%tc.blocks])
 	}
 }
@@ -190,7 +190,7 @@ func (r *KernelRunner) copyWhole(first, last int) error {
 		if r.skip[pos] || r.replaying(pos) {
 			continue
 		}
-		tc.host = append(tc.host, r.tilings[pos].Data...)
+		tc.host = append(tc.host, r.tilingOf(pos).Data...)
 	}
 	if len(tc.host) == 0 {
 		return nil
