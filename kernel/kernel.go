@@ -133,8 +133,12 @@ type ComputeDependent interface {
 	OutputShapes(a *Args) ([]Shape, error)
 }
 
-// Args are the operands of one launch. The runtime owns an Args per node and
-// reuses it run after run, so a launch allocates nothing.
+// Args are the operands of one launch. The runtime fills an Args for each
+// call it hands one to (Compute, OutputShapes) in memory of its own, reused
+// call after call, so that a launch allocates nothing: a kernel does not
+// keep the pointer past the call, and what it writes to the fields (other
+// than through In and Out, whose tensors the runtime owns) is not seen by
+// later calls.
 type Args struct {
 	In, Out   []*Tensor
 	Workspace device.Buffer
