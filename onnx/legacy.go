@@ -270,7 +270,10 @@ func (im *importer) upgradePRelu(n *Node) error {
 		return nil // the op reports it
 	}
 	x, s := im.shapeOf(n.Inputs[0]), im.shapeOf(n.Inputs[1])
-	if len(x) < 3 || len(s) != 1 || s[0] == 1 || s[0] != x[1] || s[0] == kernel.Dynamic {
+	// A dimension the import does not know (symbolic, or of a loop body's
+	// input) is taken as the channel count: unsqueezed, a slope of one
+	// value still applies to every element.
+	if len(x) < 3 || len(s) != 1 || s[0] == 1 || s[0] != x[1] && s[0] != kernel.Dynamic && x[1] != kernel.Dynamic {
 		return nil
 	}
 	axes := make([]int64, len(x)-2)

@@ -2,6 +2,7 @@ package onnx_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -332,4 +333,26 @@ func equal32(a, b []float32) bool {
 		}
 	}
 	return true
+}
+
+// TestLegacyPReluSymbolic: PRelu's slope per channel in a model of opset
+// 6 applies along dimension 1 also when the input's dimensions are
+// symbolic.
+func TestLegacyPReluSymbolic(t *testing.T) {
+	m := legacyModel(6, []*onnx.Node{{Name: "n", OpType: "PRelu", Inputs: []string{"x", "s"}, Outputs: []string{"y"}}},
+		map[string][]int64{"x": {1, 2, 1, 2}}, []*onnx.Tensor{initF32("s", []int64{2}, []float32{0.5, 0.25})}, "y")
+	for i := range m.Graph.Inputs[0].Dims {
+		m.Graph.Inputs[0].Dims[i] = onnx.Dim{Param: fmt.Sprintf("d%d", i)}
+	}
+	g, err := onnx.Import(m, onnx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runIn(g, map[string]*kernel.Tensor{"x": f32Tensor([]int64{1, 2, 1, 2}, []float32{-2, 2, -4, 4})}, pipert.KBK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kernel.Float32s(res.Outputs["y"].Host); !equal32(got, []float32{-1, 2, -1, 4}) {
+		t.Errorf("got %v, want [-1 2 -1 4]", got)
+	}
 }
