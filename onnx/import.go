@@ -1307,6 +1307,17 @@ func (im *importer) subBody(n *Node, body *Graph, types []kernel.DType) (*import
 		}
 		sub.used[v.Name] = true
 		sub.g.Inputs = append(sub.g.Inputs, subgraph.Value{Name: v.Name, DType: dt, Shape: kernel.Shape{kernel.Dynamic}})
+		if im.legacy != 0 && v.HasShape {
+			// A model of opsets 1 to 6 upgrades some nodes by the ranks
+			// of their operands (legacy.go): the rank the body declares,
+			// its dimensions unknown (a carried value may change them
+			// from one iteration to the next).
+			sh := make(kernel.Shape, len(v.Dims))
+			for j := range sh {
+				sh[j] = kernel.Dynamic
+			}
+			sub.known[v.Name] = &kernel.Tensor{DType: dt, Shape: sh}
+		}
 	}
 	for _, u := range unsq {
 		if err := sub.axesNode("Unsqueeze", u[0], u[1], 0); err != nil {

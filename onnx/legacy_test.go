@@ -335,6 +335,55 @@ func equal32(a, b []float32) bool {
 	return true
 }
 
+// TestLegacyLoopBody: the nodes of a Loop's body in a model of opset 6
+// are upgraded by the ranks the body declares for its inputs (their
+// dimensions unknown at import): PRelu's slope per channel applies along
+// dimension 1 and a broadcast B aligns at axis, as in the main graph.
+func TestLegacyLoopBody(t *testing.T) {
+	vi := func(name string, dt onnx.DataType, dims ...int64) *onnx.ValueInfo {
+		v := &onnx.ValueInfo{Name: name, DataType: dt, HasShape: true}
+		for _, d := range dims {
+			v.Dims = append(v.Dims, onnx.Dim{Value: d, Known: true})
+		}
+		return v
+	}
+	body := &onnx.Graph{Name: "body",
+		Inputs: []*onnx.ValueInfo{vi("i", onnx.Int64), vi("ci", onnx.Bool), vi("v", onnx.Float, 1, 3, 3)},
+		Nodes: []*onnx.Node{
+			{OpType: "PRelu", Inputs: []string{"v", "s"}, Outputs: []string{"p"}},
+			{OpType: "Add", Inputs: []string{"v", "b"}, Outputs: []string{"a"}, Attrs: []*onnx.Attribute{attrI("broadcast", 1), attrI("axis", 1)}},
+			{OpType: "Add", Inputs: []string{"p", "a"}, Outputs: []string{"v2"}},
+			{OpType: "Identity", Inputs: []string{"ci"}, Outputs: []string{"co"}},
+		},
+		Outputs: []*onnx.ValueInfo{{Name: "co"}, {Name: "v2"}}}
+	m := legacyModel(6, []*onnx.Node{{Name: "loop", OpType: "Loop", Inputs: []string{"m", "", "x"}, Outputs: []string{"y"},
+		Attrs: []*onnx.Attribute{{Name: "body", Type: onnx.AttrGraph, G: body}}}},
+		map[string][]int64{"x": {1, 3, 3}}, []*onnx.Tensor{
+			{Name: "m", DataType: onnx.Int64, Int64s: []int64{1}},
+			initF32("s", []int64{3}, []float32{0.5, 0.25, 2}),
+			initF32("b", []int64{3}, []float32{100, 200, 300})}, "y")
+	g, err := onnx.Import(m, onnx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := f32Tensor([]int64{1, 3, 3}, []float32{-4, 4, -8, -4, 4, -8, -4, 4, -8})
+	want := []float32{94, 108, 88, 195, 208, 190, 288, 308, 276}
+	res, err := runIn(g, map[string]*kernel.Tensor{"x": x}, pipert.KBK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kernel.Float32s(res.Outputs["y"].Host); !equal32(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	piped, err := runIn(g, map[string]*kernel.Tensor{"x": x}, pipert.Pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(piped.Outputs["y"].Host) != string(res.Outputs["y"].Host) {
+		t.Error("pipeline differs from KBK")
+	}
+}
+
 // TestLegacyPReluSymbolic: PRelu's slope per channel in a model of opset
 // 6 applies along dimension 1 also when the input's dimensions are
 // symbolic.
