@@ -944,8 +944,77 @@ func (im *importer) node(n *Node) error {
 		for j, name := range outputs {
 			im.known[name] = &kernel.Tensor{DType: outs[j].DType, Shape: outs[j].Shape}
 		}
+	} else if im.legacy != 0 && !deps.Compute {
+		im.legacyRanks(k, in, outputs)
 	}
 	return nil
+}
+
+// legacyRanks records, in a model of opsets 1 to 6, the ranks of the
+// outputs of a node whose inputs' shapes the import knows only in part
+// (symbolic dimensions): the upgrade of later nodes needs their operands'
+// ranks (legacy.go). The shapes are inferred twice, the unknown
+// dimensions 1 and then 7 (7 and then 11 when 1 is too small for the
+// node, a pool's window for one); an output's rank both agree on is kept,
+// with the dimensions both agree on (the others unknown).
+func (im *importer) legacyRanks(k kernel.Kernel, in []*kernel.Tensor, outputs []string) {
+	if !im.legacyRanksWith(k, in, outputs, 1, 7) {
+		im.legacyRanksWith(k, in, outputs, 7, 11)
+	}
+}
+
+// legacyRanksWith is legacyRanks with the unknown dimensions subs[0] and
+// then subs[1]; it reports whether both inferences succeeded.
+func (im *importer) legacyRanksWith(k kernel.Kernel, in []*kernel.Tensor, outputs []string, subs ...int64) bool {
+	var first []*kernel.Tensor
+	for _, sub := range subs {
+		ins := make([]*kernel.Tensor, len(in))
+		for j, t := range in {
+			if t == nil || t.Shape == nil {
+				return false
+			}
+			c := *t
+			if !t.Shape.Known() {
+				c.Shape = t.Shape.Clone()
+				for i, d := range c.Shape {
+					if d == kernel.Dynamic {
+						c.Shape[i] = sub
+					}
+				}
+			}
+			ins[j] = &c
+		}
+		for _, j := range k.Deps().Value {
+			if j < len(ins) && ins[j].Host == nil {
+				return false
+			}
+		}
+		outs := make([]*kernel.Tensor, len(outputs))
+		for j := range outs {
+			outs[j] = &kernel.Tensor{}
+		}
+		if err := safeInfer(k, ins, outs); err != nil {
+			return false
+		}
+		if first == nil {
+			first = outs
+			continue
+		}
+		for j, name := range outputs {
+			a, b := first[j], outs[j]
+			if a.Shape == nil || len(a.Shape) != len(b.Shape) || a.DType != b.DType || im.known[name] != nil {
+				continue
+			}
+			sh := a.Shape.Clone()
+			for i := range sh {
+				if sh[i] != b.Shape[i] {
+					sh[i] = kernel.Dynamic
+				}
+			}
+			im.known[name] = &kernel.Tensor{DType: a.DType, Shape: sh}
+		}
+	}
+	return true
 }
 
 // neverFold are the pipert ops the import never folds, even on known

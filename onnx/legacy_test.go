@@ -405,3 +405,66 @@ func TestLegacyPReluSymbolic(t *testing.T) {
 		t.Errorf("got %v, want [-1 2 -1 4]", got)
 	}
 }
+
+// TestLegacySymbolicRanks: in a model of opset 6 whose input has symbolic
+// dimensions, the upgrade of a node reading another node's output takes
+// that output's rank: Add's B aligned at axis 1 and PRelu's slope per
+// channel after a Relu. An output whose rank depends on the unknown
+// dimensions (Squeeze without axes) stays unknown: the Add after it is
+// refused.
+func TestLegacySymbolicRanks(t *testing.T) {
+	bcast := []*onnx.Attribute{attrI("broadcast", 1), attrI("axis", 1)}
+	m := legacyModel(6, []*onnx.Node{
+		{Name: "r", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"h"}},
+		{Name: "a", OpType: "Add", Inputs: []string{"h", "b"}, Outputs: []string{"s"}, Attrs: bcast},
+		{Name: "p", OpType: "PRelu", Inputs: []string{"s", "k"}, Outputs: []string{"y"}},
+	}, map[string][]int64{"x": {1, 2, 1, 2}}, []*onnx.Tensor{initF32("b", []int64{2}, []float32{10, -20}), initF32("k", []int64{2}, []float32{0.5, 0.25})}, "y")
+	m.Graph.Inputs[0].Dims[0] = onnx.Dim{Param: "N"}
+	m.Graph.Inputs[0].Dims[3] = onnx.Dim{Param: "W"}
+	g, err := onnx.Import(m, onnx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]*kernel.Tensor{"x": f32Tensor([]int64{1, 2, 1, 2}, []float32{-2, 4, -6, 8})}
+	res, err := runIn(g, in, pipert.KBK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kernel.Float32s(res.Outputs["y"].Host); !equal32(got, []float32{10, 14, -5, -3}) {
+		t.Errorf("got %v, want [10 14 -5 -3]", got)
+	}
+	piped, err := runIn(g, in, pipert.Pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(piped.Outputs["y"].Host) != string(res.Outputs["y"].Host) {
+		t.Error("pipeline differs from KBK")
+	}
+
+	m = legacyModel(6, []*onnx.Node{
+		{Name: "q", OpType: "Squeeze", Inputs: []string{"x"}, Outputs: []string{"h"}},
+		{Name: "a", OpType: "Add", Inputs: []string{"h", "b"}, Outputs: []string{"y"}, Attrs: bcast},
+	}, map[string][]int64{"x": {1, 2, 1, 2}}, []*onnx.Tensor{initF32("b", []int64{2}, []float32{10, -20})}, "y")
+	m.Graph.Inputs[0].Dims[0] = onnx.Dim{Param: "N"}
+	if _, err := onnx.Import(m, onnx.Options{}); !errors.Is(err, onnx.ErrUnsupported) {
+		t.Fatalf("Squeeze of symbolic dimensions then Add: got %v, want ErrUnsupported", err)
+	}
+
+	// A pool whose window is longer than a symbolic dimension read as 1.
+	m = legacyModel(6, []*onnx.Node{
+		{Name: "m", OpType: "MaxPool", Inputs: []string{"x"}, Outputs: []string{"h"}, Attrs: []*onnx.Attribute{attrInts("kernel_shape", 1, 3)}},
+		{Name: "a", OpType: "Add", Inputs: []string{"h", "b"}, Outputs: []string{"y"}, Attrs: bcast},
+	}, map[string][]int64{"x": {1, 2, 1, 4}}, []*onnx.Tensor{initF32("b", []int64{2}, []float32{10, -20})}, "y")
+	m.Graph.Inputs[0].Dims[3] = onnx.Dim{Param: "W"}
+	g, err = onnx.Import(m, onnx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = runIn(g, map[string]*kernel.Tensor{"x": f32Tensor([]int64{1, 2, 1, 4}, []float32{1, 2, 3, 4, 5, 6, 7, 8})}, pipert.KBK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kernel.Float32s(res.Outputs["y"].Host); !equal32(got, []float32{13, 14, -13, -12}) {
+		t.Errorf("MaxPool then Add: got %v, want [13 14 -13 -12]", got)
+	}
+}
