@@ -92,7 +92,9 @@ func (k *simple) compute(a *kernel.Args) error {
 //     spatial elements.
 //   - LayerNormalization(X, Scale[, B]) (axis −1, epsilon 1e-5,
 //     stash_type): normalised over the axes from axis on; outputs Y, Mean
-//     and InvStdDev (the two last of the normalised shape with 1s).
+//     and InvStdDev (the two last of the normalised shape with 1s). Below
+//     opset 17 (onnxruntime's contrib form) Scale, B and Y are of a float
+//     type of their own, Y of Scale's.
 //   - TfIdfVectorizer: n-gram counts of int32 and int64 rows (tfidf.go).
 //
 // Floating-point statistics and sums accumulate in float64 and round once.
@@ -1071,11 +1073,24 @@ func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	opset, err := attrs.Opset(17)
+	if err != nil {
+		return nil, wrapAttr(err)
+	}
 	k := &simple{flops: 5}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		x := in[0]
 		if err := dtypeIn(x, "X", onnxFloats...); err != nil {
 			return err
+		}
+		// Below opset 17 the op is onnxruntime's contrib form, whose Scale,
+		// B and Y share a float type of their own (V), X's or another.
+		ydt := x.DType
+		if opset < 17 {
+			if err := dtypeIn(in[1], "Scale", onnxFloats...); err != nil {
+				return err
+			}
+			ydt = in[1].DType
 		}
 		a, err := kernel.NormAxis(axis, x.Shape.Rank())
 		if err != nil {
@@ -1090,7 +1105,7 @@ func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 				return fmt.Errorf("input %s %v does not broadcast to the normalised shape %v", [...]string{"Scale", "B"}[i], t.Shape, norm)
 			}
 		}
-		setShape(out[0], x.Shape, x.DType)
+		setShape(out[0], x.Shape, ydt)
 		stat := x.Shape.Clone()
 		for i := a; i < len(stat); i++ {
 			stat[i] = 1
@@ -1143,7 +1158,7 @@ func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 				if bias != nil {
 					v += loadF(bias.DType, bias.Data(), bIdx[i])
 				}
-				storeF(x.DType, y, g*n+i, v)
+				storeF(a.Out[0].DType, y, g*n+i, v)
 			}
 		}
 		return nil

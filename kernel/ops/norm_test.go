@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -151,4 +152,35 @@ func TestLayerNormErrors(t *testing.T) {
 	wantErr(t, "LayerNorm", kernel.Attrs{"axis": -3}, []*kernel.Tensor{x, f32(shp(2, 3))}, "axis -3 out of range")
 	wantErr(t, "LayerNorm", kernel.Attrs{"epsilon": -1.0}, nil, "epsilon")
 	wantErr(t, "LayerNorm", nil, []*kernel.Tensor{x}, "have 1 inputs")
+}
+
+// Below opset 17, LayerNormalization is onnxruntime's contrib form, whose
+// Scale, B and Y share a float type (V) that may differ from X's; from 17
+// Y is of X's type.
+func TestLayerNormalizationContribScaleType(t *testing.T) {
+	x := []float64{1, 2, 3, 4, -1, 0.5, 0, 2}
+	scale, bias := []float64{1, 2, 1, 0.5}, []float64{0.25, 0, -1, 0}
+	want := refLayerNorm(x, scale, bias, 4, float64(float32(1e-5)))
+	for _, c := range []struct {
+		opset  int64
+		x, s   kernel.DType
+		y      kernel.DType
+		tol    float64
+		reason string
+	}{
+		{16, kernel.Float16, kernel.Float32, kernel.Float32, 1e-6, "Y of Scale's type"},
+		{16, kernel.Float32, kernel.Float16, kernel.Float16, 2e-3, "Y of Scale's type"},
+		{17, kernel.Float16, kernel.Float16, kernel.Float16, 2e-3, "Y of X's type"},
+	} {
+		attrs := kernel.Attrs{kernel.OpsetAttr: c.opset}
+		out, err := runOp("LayerNormalization", attrs, tensor(c.x, shp(2, 4), x...), tensor(c.s, shp(4), scale...), tensor(c.s, shp(4), bias...))
+		if err != nil {
+			t.Fatalf("opset %d X %v Scale %v: %v", c.opset, c.x, c.s, err)
+		}
+		if out[0].DType != c.y {
+			t.Fatalf("opset %d X %v Scale %v: Y is %v, want %v (%s)", c.opset, c.x, c.s, out[0].DType, c.y, c.reason)
+		}
+		checkClose(t, fmt.Sprintf("LayerNormalization opset %d X %v Scale %v", c.opset, c.x, c.s), out[0], shp(2, 4), want, c.tol)
+	}
+	wantErr(t, "LayerNormalization", kernel.Attrs{kernel.OpsetAttr: int64(16)}, []*kernel.Tensor{f32(shp(2, 4)), i64(shp(4))}, "Scale", "int64")
 }
