@@ -15,7 +15,8 @@ import (
 // no node of gp produces is a graph input, an initializer or a tensor of an
 // enclosing graph. Among the nodes ready at a time the earliest in the
 // given order goes first, so a sorted graph keeps its order. A cycle is an
-// ErrImport error naming a node on it.
+// ErrImport error naming a node on it; so is a name two nodes produce
+// (onnxruntime takes the last), before any node is imported.
 func sorted(gp *Graph) ([]*Node, error) {
 	nodes := gp.Nodes
 	given := map[string]string{} // names of the graph's inputs and initializers
@@ -40,9 +41,16 @@ func sorted(gp *Graph) ([]*Node, error) {
 				// the nodes reading the input.
 				return nil, fmt.Errorf("%w: graph %q: tensor %q defined twice: %s and output of node %q (%s)", ErrImport, gp.Name, o, what, n.Name, n.OpType)
 			}
-			if _, ok := producer[o]; !ok && o != "" {
-				producer[o] = i
+			if o == "" {
+				continue
 			}
+			if j, ok := producer[o]; ok && j != i {
+				// Reported before any node is imported: a node reading
+				// the name would otherwise be imported with the first
+				// definition and could fail for that.
+				return nil, fmt.Errorf("%w: graph %q: tensor %q defined twice: output of node %q (%s) and of node %q (%s)", ErrImport, gp.Name, o, nodes[j].Name, nodes[j].OpType, n.Name, n.OpType)
+			}
+			producer[o] = i
 		}
 	}
 	deps := make([][]int, len(nodes)) // the producers each node reads from

@@ -64,3 +64,24 @@ func TestUnsortedGraphs(t *testing.T) {
 		t.Errorf("a cycle through a branch: %v, want an ErrImport naming the cycle", err)
 	}
 }
+
+// TestTensorDefinedTwiceBeforeImport: a name two nodes produce (as the
+// Constants repeated at the end of onnxruntime's gpt2_past test model) is
+// refused as defined twice before any node is imported, not through the
+// failure of a node that reads the first definition.
+func TestTensorDefinedTwiceBeforeImport(t *testing.T) {
+	shape := func(name string, dims ...int64) *Node {
+		return &Node{Name: name, OpType: "Constant", Outputs: []string{"shape"},
+			Attrs: []*Attribute{{Name: "value", Type: AttrTensor, T: &Tensor{DataType: Int64, Dims: []int64{int64(len(dims))}, Int64s: dims}}}}
+	}
+	reshape := &Node{Name: "reshape", OpType: "Reshape", Inputs: []string{"x", "shape"}, Outputs: []string{"y"}}
+	for _, nodes := range [][]*Node{
+		{shape("first", 3), reshape, shape("last", 2, 2)},
+		{reshape, shape("first", 3), shape("last", 2, 2)},
+	} {
+		_, err := Import(model(nodes, []*ValueInfo{vi("x", Float, 4)}, []*ValueInfo{{Name: "y"}}), Options{})
+		if !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), `tensor "shape" defined twice: output of node "first" (Constant) and of node "last" (Constant)`) {
+			t.Errorf("nodes %v: %v, want ErrImport saying shape is defined twice by first and last", []string{nodes[0].Name, nodes[1].Name, nodes[2].Name}, err)
+		}
+	}
+}
