@@ -2,16 +2,20 @@ package pipert_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
+	devfault "github.com/pipert/pipert/device/fault"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/subgraph"
 	"github.com/pipert/pipert/trace"
 )
@@ -145,6 +149,47 @@ func TestFailedRunTraceValidates(t *testing.T) {
 				t.Errorf("%s submit %v: %d runs failed: %v", m.name, submit, failed, err)
 			}
 		}
+	}
+}
+
+// TestAbandonedEdgesTraceValidates: a device part that reads a CPU part's
+// tensor and hands one of its own to another CPU part (per-tensor, before
+// it ends) fails at a later launch: the failed run's trace completes the
+// flows of both edges on the device part's track, in time order.
+func TestAbandonedEdgesTraceValidates(t *testing.T) {
+	path, rec, sim := tracedDevice(t)
+	dev := devfault.New(sim, 1)
+	b := subgraph.NewBuilder("g")
+	h := b.Op("Neg", b.Input("x", kernel.Float32, 4))
+	b.Last().Placement = subgraph.OnCPU
+	y := b.Op("ReLU", h)
+	z := b.Op("Sigmoid", b.Op("Abs", y))
+	c := b.Op("Tanh", y)
+	b.Last().Placement = subgraph.OnCPU
+	b.Output(c, z)
+	// Abs's InferShape takes long enough for the CPU part reading ReLU's
+	// output to finish before Sigmoid's launch fails.
+	slow := func(n plan.Node) plan.Costs {
+		if n.Op == "Abs" {
+			return plan.Costs{Infer: 20 * time.Millisecond}
+		}
+		return plan.Costs{}
+	}
+	exe, err := pipert.Compile(b.Graph(), pipert.WithHeterogeneous(nil), pipert.WithDevice(dev), pipert.WithTrace(rec, "g"), pipert.WithHostCost(slow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4}, 4)}
+	if _, err := exe.Run(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	dev.SetRules(devfault.Rule{Kind: devfault.Launch, Op: "Sigmoid", Nth: 1})
+	if _, err := exe.Run(context.Background(), in); !errors.Is(err, pipert.ErrLaunchFailed) {
+		t.Fatalf("run: %v, want a failed launch", err)
+	}
+	exe.Close()
+	if err := validated(t, rec, path); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -599,16 +599,19 @@ func (e *Executable) finished(k int, outs []*kernel.Tensor, st plan.Stats, xfer 
 // not ends now on an "abandoned" slice of no duration on the consumer's
 // track; one whose consumer finished (fed tensor by tensor) and whose
 // producer did not begins on such a slice on the producer's track, when
-// the producer's activation began.
+// the producer's activation began. The beginnings are recorded first:
+// a part can be the producer of one such edge and the consumer of
+// another, and its track's timestamps must not go backwards.
 func (e *Executable) abandon() {
 	now := clock.Now()
 	for ei, ed := range e.part.Edges {
-		id := e.flowBase + uint64(ei) + 1
-		switch {
-		case e.begun[ei] && !e.done[ei]:
-			e.parts[ed.To].track.SliceFlow(now, 0, e.abandoned, trace.EvFlowEnd, id)
-		case e.done[ei] && !e.begun[ei]:
-			e.parts[ed.From].track.SliceFlow(e.began[ed.From], 0, e.abandoned, trace.EvFlowBegin, id)
+		if e.done[ei] && !e.begun[ei] {
+			e.parts[ed.From].track.SliceFlow(e.began[ed.From], 0, e.abandoned, trace.EvFlowBegin, e.flowBase+uint64(ei)+1)
+		}
+	}
+	for ei, ed := range e.part.Edges {
+		if e.begun[ei] && !e.done[ei] {
+			e.parts[ed.To].track.SliceFlow(now, 0, e.abandoned, trace.EvFlowEnd, e.flowBase+uint64(ei)+1)
 		}
 	}
 }
