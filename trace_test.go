@@ -193,6 +193,58 @@ func TestAbandonedEdgesTraceValidates(t *testing.T) {
 	}
 }
 
+// sleepKernel is ReLU whose Compute takes 300 ms without looking at its
+// run's context: longer than a cancelled heterogeneous run waits for its
+// parts.
+type sleepKernel struct{ kernel.Kernel }
+
+func (k sleepKernel) Compute(a *kernel.Args) error {
+	time.Sleep(300 * time.Millisecond)
+	return k.Kernel.Compute(a)
+}
+
+// TestCancelledPartsTraceValidates: a cancelled heterogeneous run returns
+// while its CPU part still runs; the next run, or Close, waits for that
+// part, and the cancelled run's cross-part flows are ended then: the trace
+// validates.
+func TestCancelledPartsTraceValidates(t *testing.T) {
+	reg := ops.NewRegistry()
+	if err := reg.Register("Sleep", func(a kernel.Attrs) (kernel.Kernel, error) {
+		k, err := ops.Builtins().New("ReLU", a)
+		return sleepKernel{k}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := subgraph.NewBuilder("g")
+	s := b.Op("Sleep", b.Op("Neg", b.Input("x", kernel.Float32, 4)))
+	b.Last().Placement = subgraph.OnCPU
+	b.Output(b.Op("Neg", s))
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4}, 4)}
+	for _, thenRun := range []bool{true, false} {
+		path, rec, dev := tracedDevice(t)
+		exe, err := pipert.Compile(b.Graph(), pipert.WithHeterogeneous(nil), pipert.WithDevice(dev), pipert.WithRegistry(reg), pipert.WithTrace(rec, "g"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		_, err = exe.Run(ctx, in)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("cancelled run: %v", err)
+		}
+		if thenRun {
+			if _, err := exe.Run(context.Background(), in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		exe.Close()
+		time.Sleep(time.Second) // the part Close leaves running ends
+		if err := validated(t, rec, path); err != nil {
+			t.Errorf("then run %v: %v", thenRun, err)
+		}
+	}
+}
+
 // TestFailedKernelTraceValidates: in every mode, a run whose kernel
 // panics or calls runtime.Goexit (on the CPU-placed node of badGraph,
 // between two device parts in mode hetero) writes a trace whose every

@@ -81,6 +81,9 @@ type Executable struct {
 	begun, done []bool
 	began       []int64 // by part: when its activation began
 	abandoned   trace.Name
+	// unended is set when a traced run returned with parts still
+	// running: once they have returned, abandon ends its flows.
+	unended bool
 }
 
 // partRun is a part compiled to an actor.
@@ -616,6 +619,19 @@ func (e *Executable) abandon() {
 	}
 }
 
+// collect waits for the parts a cancelled run left running, then ends
+// that run's flows if it was traced.
+func (e *Executable) collect(ctx context.Context) error {
+	if err := e.sched.collect(ctx); err != nil {
+		return err
+	}
+	if e.unended {
+		e.unended = false
+		e.abandon()
+	}
+	return nil
+}
+
 func (e *Executable) compileSerial(ctx context.Context, c *subgraph.Checked) error {
 	g := c.Graph
 	_, mapped := e.accel.(host.Mapper)
@@ -733,7 +749,7 @@ func (e *Executable) run(ctx context.Context, inputs map[string]*kernel.Tensor, 
 	// Parts a cancelled run left running read the per-run state below:
 	// they end first.
 	if e.sched != nil {
-		if err := e.sched.collect(ctx); err != nil {
+		if err := e.collect(ctx); err != nil {
 			return nil, fmt.Errorf("heterog: run: %w", err)
 		}
 	}
@@ -815,7 +831,9 @@ func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kerne
 	}
 	failed, err := e.sched.run(ctx)
 	if e.sched.orphans > 0 {
-		// Parts ignoring the cancellation still run and own their state.
+		// Parts ignoring the cancellation still run and own their state:
+		// the run's flows are ended once they have returned (collect).
+		e.unended = traced
 		return fmt.Errorf("heterog: run: %w", err)
 	}
 	if traced && err != nil {
@@ -905,7 +923,7 @@ func (e *Executable) Close() error {
 		// Parts of a cancelled run ignore the cancellation: close their
 		// actors when they return, without making the caller wait.
 		go func() {
-			e.sched.collect(context.Background())
+			e.collect(context.Background())
 			e.closeActors()
 			close(e.ended)
 		}()
