@@ -190,7 +190,7 @@ func newEngine(a *SuperKernelActor) (*engine, error) {
 			names[w-1] = strings.Join(stageNames(e.steps[w]), "+")
 			hs[w-1] = e.handler(w)
 		}
-		p, err := queues.NewPipeline(names, hs, a.cfg.QueueCapacity)
+		p, err := queues.NewPipeline(names, hs, ringCapacity(a.cfg.QueueCapacity, len(a.prog.nodes)))
 		if err != nil {
 			return nil, fmt.Errorf("actor: %w", err)
 		}
@@ -200,6 +200,16 @@ func newEngine(a *SuperKernelActor) (*engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// ringCapacity is the capacity the stage queues of a program of n nodes
+// are made with for a configured capacity c: c, but no more than the
+// tasks a queue can ever hold, two a node (its Prepare and its execute
+// phase, see step) and two to spare, so that a queue of a large capacity
+// does not allocate a ring for more tasks than a run has. A queue that
+// never fills behaves the same whatever its capacity.
+func ringCapacity(c, n int) int {
+	return min(c, 2*n+2)
 }
 
 func stageNames(ss []kernel.Stage) []string {
