@@ -19,8 +19,8 @@ var keyHash = cache.Hash
 // entry in the global cache), then its attributes in name order. ok is
 // false when an attribute's value has a type attrKey cannot encode; the
 // node is then kept out of the global cache (its local cache needs no
-// attributes: they are the node's own).
-func attrKey(op string, k kernel.Kernel, attrs kernel.Attrs) (key []byte, opLen int, ok bool) {
+// attributes: they are the node's own). The key is appended to key.
+func attrKey(key []byte, op string, k kernel.Kernel, attrs kernel.Attrs) (_ []byte, opLen int, ok bool) {
 	key = append(key, op...)
 	key = append(key, 0)
 	key = append(key, typeName(k)...)

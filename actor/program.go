@@ -236,6 +236,7 @@ type lowering struct {
 	// same op, kernel type and attributes share it (read only).
 	keys map[string]*internedKey
 	buf  []byte // intern's lookup key
+	kbuf []byte // the attribute key being built (see intern)
 	// shared holds each distinct set of costs once.
 	shared map[plan.Costs]*plan.Costs
 	// in and out are graph's scratch for a node's slots.
@@ -244,11 +245,12 @@ type lowering struct {
 
 // costs returns the shared copy of cs.
 func (l *lowering) costs(cs plan.Costs) *plan.Costs {
-	p, ok := l.shared[cs]
-	if !ok {
-		p = &cs
-		l.shared[cs] = p
+	if p, ok := l.shared[cs]; ok {
+		return p
 	}
+	p := new(plan.Costs) // a copy only when new: &cs would move every call's to the heap
+	*p = cs
+	l.shared[cs] = p
 	return p
 }
 
@@ -321,8 +323,8 @@ func (l *lowering) add(name string, producer int) int {
 	return len(l.p.slots) - 1
 }
 
-// intern returns the shared copy of key and its global entry (key[:opLen],
-// or "" when global is false).
+// intern returns the shared copy of key (a buffer intern does not keep)
+// and its global entry (key[:opLen], or "" when global is false).
 func (l *lowering) intern(op string, key []byte, opLen int, global bool) *internedKey {
 	// Whether the node is global is part of what is shared: the same key
 	// may be global for one node and local for another (a volatile kernel).
@@ -334,7 +336,7 @@ func (l *lowering) intern(op string, key []byte, opLen int, global bool) *intern
 	if k, ok := l.keys[string(l.buf)]; ok && k.op == op {
 		return k
 	}
-	k := &internedKey{op: op, attrs: slices.Clip(key), id: l.p.keys}
+	k := &internedKey{op: op, attrs: slices.Clip(slices.Clone(key)), id: l.p.keys}
 	l.p.keys++
 	if global {
 		k.global = string(key[:opLen])
@@ -450,7 +452,8 @@ func (l *lowering) node(name, op string, k kernel.Kernel, kd kernel.Deps, attrs 
 	nd.volatile, nd.shapeOnly = kd.Volatile, kd.ShapeOnly
 	_, trusted := k.(kernel.Trusted)
 	nd.checked = !trusted
-	key, opLen, encodable := attrKey(op, k, attrs)
+	key, opLen, encodable := attrKey(l.kbuf[:0], op, k, attrs)
+	l.kbuf = key
 	nd.key = l.intern(op, key, opLen, encodable && !nd.volatile)
 	for _, s := range in {
 		l.lastUse[s] = pos

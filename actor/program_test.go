@@ -47,7 +47,7 @@ func TestProgramSharesAttributeKeys(t *testing.T) {
 		t.Error("nodes of other attributes share a key")
 	}
 	for i, n := range nd {
-		want, opLen, ok := attrKey(n.op(), c.Kernels[c.Order[i]], c.Graph.Nodes[c.Order[i]].Attrs)
+		want, opLen, ok := attrKey(nil, n.op(), c.Kernels[c.Order[i]], c.Graph.Nodes[c.Order[i]].Attrs)
 		if !ok || !bytes.Equal(n.key.attrs, want) || n.key.global != string(want[:opLen]) {
 			t.Errorf("node %d: key %q global %q, want %q and %q", i, n.key.attrs, n.key.global, want, want[:opLen])
 		}

@@ -172,6 +172,6 @@ func (r *Runners) Counts() (hits, misses int) {
 // runnerKey encodes op and its attributes, false when an attribute cannot
 // be encoded.
 func runnerKey(op string, attrs kernel.Attrs) (string, bool) {
-	key, _, ok := attrKey(op, nil, attrs)
+	key, _, ok := attrKey(nil, op, nil, attrs)
 	return string(key), ok
 }
