@@ -507,9 +507,16 @@ func attendRow(z, q, k, v []float64, alpha float32, bias, add []float64, dt kern
 // keys (L), heads, the head sizes of Q and K (h) and of V (hv), the
 // past's length (0 without past) and the total T = P + L; bnsh is set for
 // key and value given as [batch, heads, L, head_size].
+//
+// With a shared buffer (past_key, past_value and past_sequence_length
+// given), past_key and past_value are [batch, num_heads, M, H] of which
+// the first P rows (P past_sequence_length's value) are the past: share
+// is set, m is M and w the beam width (cache_indirection's second
+// dimension). Otherwise m is T, the present outputs' length.
 type mhaDims struct {
 	b, s, l, n, h, hv, p, t int64
-	bnsh                    bool
+	m, w                    int64
+	bnsh, share             bool
 }
 
 // mha is MultiHeadAttention's impl state: its attributes and the scratch
@@ -558,14 +565,39 @@ type mha struct {
 // query's dtype: results agree with onnxruntime's float32 evaluation to
 // float32 rounding; float16 is computed as float32 and rounded.
 //
+// past_sequence_length (int32, a scalar or [1]) with past_key and
+// past_value makes them a shared buffer, [batch, num_heads, M, H], of
+// which the first P rows are the past, P its value, 0 ≤ P < M; present_key
+// and present_value are [batch, num_heads, M, H] too. cache_indirection
+// (int32 [batch / W, W, M], W the beam width) names the beam each past
+// row comes from. onnxruntime's CPU kernel computes this form, the one
+// its transformer optimizer emits for the self attention of Whisper and
+// T5 decoders run by BeamSearch, for one query token and one key after
+// P ≥ 1 rows, with key_padding_mask absent or [batch, P + 1]: query
+// token b reads past row j < P of batch (b / W)·W + c, c
+// cache_indirection's value at [b / W, b mod W, j] (0 ≤ c < W), then
+// its own key. Its score is float32(q·k)·scale rounded to float32, plus
+// attention_bias ([batch or 1, num_heads or 1, 1, P + 1]) read at batch
+// b / W (at row (b / W)·num_heads for [batch, 1, 1, P + 1], as
+// onnxruntime does), plus mask_filter_value where key_padding_mask is 0
+// (only 0: a negative value masks nothing here), each sum rounded to
+// float32. present_key and present_value are past_key and past_value
+// with row P replaced by this run's K and V; qk is [batch, num_heads, 1,
+// P + 1]. Other uses of a shared buffer are refused: onnxruntime's CPU
+// kernel takes all M rows of past_key for the past there and writes
+// beyond present_key's end (without cache_indirection, with P = 0, more
+// than one query token or key, 4-D key and value, a mask of another
+// shape), and so is an attention_bias [batch, 1, 1, P + 1] it would read
+// beyond its end. Without past_key, or without past_sequence_length,
+// both inputs are checked (cache_indirection [batch / W, W, any]) and
+// not read, as in onnxruntime.
+//
 // Refused, as onnxruntime's CPU kernel refuses them: packed Q, K and V (a
 // 5-D query or query alone) and packed K and V (a 5-D key), a bool mask,
 // a 2-D mask [batch, L] after past, past or 4-D key and value with Hv ≠
-// H; and the inputs
-// past_sequence_length and cache_indirection (those of
-// DecoderMaskedMultiHeadAttention). onnxruntime's kernel ignores past_key
-// and past_value when neither present output is used; pipert always reads
-// them.
+// H. onnxruntime's kernel ignores past_key and past_value when neither
+// present output is used (and fails in the shared-buffer form); pipert
+// always reads them.
 //
 // Workspace: none (Q, K, V and a row of scores the kernel keeps).
 func newMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -598,7 +630,7 @@ func newMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	k := &simple{}
 	shapes := func(d mhaDims) [4]kernel.Shape {
-		return [4]kernel.Shape{{d.b, d.s, d.n * d.hv}, {d.b, d.n, d.t, d.h}, {d.b, d.n, d.t, d.hv}, {d.b, d.n, d.s, d.t}}
+		return [4]kernel.Shape{{d.b, d.s, d.n * d.hv}, {d.b, d.n, d.m, d.h}, {d.b, d.n, d.m, d.hv}, {d.b, d.n, d.s, d.t}}
 	}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		d, err := m.dims(in)
@@ -622,7 +654,7 @@ func newMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		return m.run(a.In, a.Out, d)
 	}
-	return newKernel(sig{op: "MultiHeadAttention", minIn: 1, maxIn: 10, nOut: 4}, &mhaCost{k, m}), nil
+	return newKernel(sig{op: "MultiHeadAttention", minIn: 1, maxIn: 10, nOut: 4, deps: kernel.Deps{Value: []int{8}}}, &mhaCost{k, m}), nil
 }
 
 // mhaCost is MultiHeadAttention's impl: simple's, with the products' cost.
@@ -706,6 +738,9 @@ func (m *mha) dims(in []*kernel.Tensor) (mhaDims, error) {
 		return d, errors.New("inputs past_key and past_value: want both or neither")
 	}
 	d.t = d.p + d.l
+	if err := m.beamDims(&d, in); err != nil {
+		return d, err
+	}
 	if mask != nil {
 		if err := dtypeIn(mask, "key_padding_mask", kernel.Int32); err != nil {
 			return d, err
@@ -728,12 +763,83 @@ func (m *mha) dims(in []*kernel.Tensor) (mhaDims, error) {
 			return d, fmt.Errorf("input attention_bias %v: want [batch or 1, num_heads or 1, sequence, total] = [%d or 1, %d or 1, %d, %d]", s, d.b, d.n, d.s, d.t)
 		}
 	}
-	for i, name := range [...]string{"past_sequence_length", "cache_indirection"} {
-		if optional(in, 8+i) != nil {
-			return d, notImplemented("input %s is not implemented (DecoderMaskedMultiHeadAttention's)", name)
+	return d, m.beamForm(d, mask, ab)
+}
+
+// beamDims checks past_sequence_length and cache_indirection and, with a
+// shared buffer, sets d's past, total and buffer lengths and beam width:
+// the operands onnxruntime's CPU kernel runs in its beam-search form. The
+// other inputs are checked, and d's lengths set as without a shared
+// buffer.
+func (m *mha) beamDims(d *mhaDims, in []*kernel.Tensor) error {
+	psl, ci, pastK := optional(in, 8), optional(in, 9), optional(in, 6)
+	d.m = d.t
+	if psl != nil {
+		if err := dtypeIn(psl, "past_sequence_length", kernel.Int32); err != nil {
+			return err
+		}
+		if psl.Shape.Rank() > 1 || psl.NumElements() != 1 {
+			return fmt.Errorf("input past_sequence_length %v: want a scalar or [1]", psl.Shape)
 		}
 	}
-	return d, nil
+	d.share = pastK != nil && psl != nil
+	if d.share {
+		if psl.IsVirtual() {
+			return errors.New("input past_sequence_length: its value is unknown")
+		}
+		d.m = pastK.Shape[2]
+		d.p = int64(kernel.Int32s(psl.Data())[0])
+		if d.p < 0 || d.p >= d.m {
+			return fmt.Errorf("input past_sequence_length is %d: want 0 to past_key's max sequence length − 1 = %d", d.p, d.m-1)
+		}
+		d.t = d.p + d.l
+	}
+	if ci != nil {
+		if err := dtypeIn(ci, "cache_indirection", kernel.Int32); err != nil {
+			return err
+		}
+		s := ci.Shape
+		if s.Rank() != 3 || s[1] < 1 || s[0]*s[1] != d.b || d.share && s[2] != d.m {
+			want := "want [batch / beam_width, beam_width, max_sequence_length]"
+			if d.share {
+				want += fmt.Sprintf(", max_sequence_length past_key's %d", d.m)
+			}
+			return fmt.Errorf("input cache_indirection %v: %s, batch %d", s, want, d.b)
+		}
+		d.w = s[1]
+	}
+	return nil
+}
+
+// beamForm checks that a shared buffer's operands (d's share set) are of
+// the form onnxruntime's CPU kernel computes.
+func (m *mha) beamForm(d mhaDims, mask, ab *kernel.Tensor) error {
+	if !d.share {
+		return nil
+	}
+	// onnxruntime's CPU kernel runs a shared buffer only in this form;
+	// otherwise it takes all M rows of past_key for the past and writes
+	// present_key and present_value beyond their end.
+	switch {
+	case d.w == 0:
+		return notImplemented("input past_sequence_length with past_key but without cache_indirection: not implemented, as onnxruntime's CPU kernel reads all of past_key's rows and writes beyond present_key's end there")
+	case d.bnsh:
+		return notImplemented("input past_sequence_length with past_key and 4-D key and value: not implemented, as onnxruntime's CPU kernel reads all of past_key's rows and writes beyond present_key's end there")
+	case d.p == 0, d.s != 1:
+		return notImplemented("input past_sequence_length %d with sequence length %d: only past_sequence_length ≥ 1 with one query token is implemented, as onnxruntime's CPU kernel reads all of past_key's rows and writes beyond present_key's end otherwise", d.p, d.s)
+	case d.l != 1:
+		return notImplemented("inputs key and value with %d tokens and past_sequence_length: one token is implemented, as onnxruntime's CPU kernel reads its keys at the wrong rows otherwise", d.l)
+	case d.hv != d.h:
+		return notImplemented("input value: head size %d with past_sequence_length: want query's %d, as onnxruntime's CPU kernel", d.hv, d.h)
+	case mask != nil && mask.Shape.Rank() != 2:
+		return notImplemented("input key_padding_mask %v with past_sequence_length: only [batch, total] is implemented, as onnxruntime's CPU kernel reads all of past_key's rows and writes beyond present_key's end otherwise", mask.Shape)
+	}
+	// onnxruntime reads attention_bias [batch, 1, …] at the row
+	// (b / beam_width)·num_heads.
+	if ab != nil && ab.Shape[0] != 1 && ab.Shape[1] == 1 && (d.b/d.w-1)*d.n+1 > d.b {
+		return notImplemented("input attention_bias %v with cache_indirection: onnxruntime's CPU kernel reads it at row (batch / beam width)·num_heads, beyond its end", ab.Shape)
+	}
+	return nil
 }
 
 func (m *mha) run(in, out []*kernel.Tensor, d mhaDims) error {
@@ -781,7 +887,12 @@ func (m *mha) run(in, out []*kernel.Tensor, d mhaDims) error {
 			}
 		}
 	}
-	if pastK != nil {
+	switch {
+	case d.share:
+		if err := m.gatherBeams(in, out, d); err != nil {
+			return err
+		}
+	case pastK != nil:
 		pk, pv := pastK.Data(), pastV.Data()
 		for bn := range d.b * d.n {
 			for j := range d.p * d.h {
@@ -790,12 +901,14 @@ func (m *mha) run(in, out []*kernel.Tensor, d mhaDims) error {
 			}
 		}
 	}
-	pk, pv := out[1].Data(), out[2].Data()
-	for i, v := range m.k {
-		storeF(dt, pk, int64(i), v)
-	}
-	for i, v := range m.v {
-		storeF(dt, pv, int64(i), v)
+	if !d.share {
+		pk, pv := out[1].Data(), out[2].Data()
+		for i, v := range m.k {
+			storeF(dt, pk, int64(i), v)
+		}
+		for i, v := range m.v {
+			storeF(dt, pv, int64(i), v)
+		}
 	}
 	alpha := m.scale
 	if alpha == 0 {
@@ -814,12 +927,15 @@ func (m *mha) run(in, out []*kernel.Tensor, d mhaDims) error {
 				// onnxruntime adds attention_bias to the scores,
 				// then the mask: each sum rounded to float32.
 				var bias, add []float64
-				if ab != nil {
+				switch {
+				case d.share:
+					bias, add = m.beamRow(d, ab, mv, b, n, dt)
+				case ab != nil:
 					bias = m.bias
 					clear(bias)
 					addBias(bias, ab, dt, b, n, s, d.s)
 				}
-				if mv != nil || causal {
+				if !d.share && (mv != nil || causal) {
 					add = m.addend
 					maskRow(add, mv, mask, false, b, n, s, d.s, d.p, causal, float64(m.filter), nil, dt)
 				}
@@ -831,4 +947,81 @@ func (m *mha) run(in, out []*kernel.Tensor, d mhaDims) error {
 		}
 	}
 	return nil
+}
+
+// gatherBeams fills the past rows of K and V (d's share set: one query
+// token and one key after P ≥ 1 past rows) from past_key and past_value
+// through cache_indirection, and writes present_key and present_value:
+// past_key and past_value with row P replaced by this run's K and V.
+// Past row j of batch b is that of batch (b / W)·W + c, W the beam width
+// and c cache_indirection's value at [b / W, b mod W, j], as onnxruntime's
+// CPU kernel reads it; c is checked to be 0 to W − 1 before anything is
+// written.
+func (m *mha) gatherBeams(in, out []*kernel.Tensor, d mhaDims) error {
+	pastK, pastV, ci := in[6], in[7], kernel.Int32s(in[9].Data())
+	dt := pastK.DType
+	for b := range d.b {
+		for j := range d.p {
+			if c := int64(ci[b*d.m+j]); c < 0 || c >= d.w {
+				return fmt.Errorf("cache_indirection[%d, %d, %d] is %d: want a beam index 0 to beam width − 1 = %d", b/d.w, b%d.w, j, c, d.w-1)
+			}
+		}
+	}
+	pk, pv := pastK.Data(), pastV.Data()
+	for b := range d.b {
+		for n := range d.n {
+			for j := range d.p {
+				src := (b/d.w)*d.w + int64(ci[b*d.m+j])
+				from, to := ((src*d.n+n)*d.m+j)*d.h, ((b*d.n+n)*d.t+j)*d.h
+				for i := range d.h {
+					m.k[to+i] = loadF(dt, pk, from+i)
+					m.v[to+i] = loadF(dt, pv, from+i)
+				}
+			}
+		}
+	}
+	ok, ov := out[1].Data(), out[2].Data()
+	for i := range d.b * d.n * d.m * d.h {
+		storeF(dt, ok, i, loadF(dt, pk, i))
+		storeF(dt, ov, i, loadF(dt, pv, i))
+	}
+	for bn := range d.b * d.n {
+		for i := range d.h {
+			storeF(dt, ok, (bn*d.m+d.p)*d.h+i, m.k[(bn*d.t+d.p)*d.h+i])
+			storeF(dt, ov, (bn*d.m+d.p)*d.h+i, m.v[(bn*d.t+d.p)*d.h+i])
+		}
+	}
+	return nil
+}
+
+// beamRow returns the addends of query row (b, n) in the shared-buffer
+// form (nil when there are none): attention_bias ab's row, read at batch
+// b / W as onnxruntime's CPU kernel does (at row (b / W)·num_heads when
+// ab is [batch, 1, 1, T]), and the mask: mask_filter_value where
+// key_padding_mask mv ([batch, T]) is 0.
+func (m *mha) beamRow(d mhaDims, ab *kernel.Tensor, mv []int32, b, n int64, dt kernel.DType) (bias, add []float64) {
+	if ab != nil {
+		bias = m.bias
+		var at int64
+		if ab.Shape[0] != 1 {
+			at += b / d.w * d.n
+		}
+		if ab.Shape[1] != 1 {
+			at += n
+		}
+		abb := ab.Data()
+		for j := range bias {
+			bias[j] = loadF(dt, abb, at*d.t+int64(j))
+		}
+	}
+	if mv != nil {
+		add = m.addend
+		for j := range add {
+			add[j] = 0
+			if mv[b*d.t+int64(j)] == 0 {
+				add[j] = float64(m.filter)
+			}
+		}
+	}
+	return bias, add
 }

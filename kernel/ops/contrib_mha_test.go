@@ -342,3 +342,91 @@ func TestContribMultiHeadAttentionAllocates(t *testing.T) {
 		}
 	}
 }
+
+// TestContribMultiHeadAttentionBeams checks the shared-buffer form
+// (past_sequence_length and cache_indirection) and the cross and self
+// attention that ignore them against onnxruntime 1.30's CPU kernel.
+func TestContribMultiHeadAttentionBeams(t *testing.T) {
+	for _, c := range mhaBeamCases {
+		in := make([]*kernel.Tensor, len(c.in))
+		for i, x := range c.in {
+			in[i] = f32(shp(0))
+			if x.shape != nil {
+				in[i] = tensor(x.dt, x.shape, x.v...)
+			}
+		}
+		out, err := runOp("MultiHeadAttention", c.attrs, in...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for o, want := range c.want {
+			if want == nil {
+				continue
+			}
+			if len(want) != int(out[o].NumElements()) {
+				t.Fatalf("%s: output %d %v, want %d elements", c.name, o, out[o].Shape, len(want))
+			}
+			for i, w := range want {
+				if g := value(out[o].Data(), kernel.Float32, i); math.Abs(g-w) > 1e-5*math.Max(1, math.Abs(w)) {
+					t.Fatalf("%s: output %d [%d] = %v, want %v", c.name, o, i, g, w)
+				}
+			}
+		}
+	}
+}
+
+// TestContribMultiHeadAttentionBeamRefusals checks that misused
+// past_sequence_length and cache_indirection, and the shared-buffer forms
+// onnxruntime's CPU kernel does not compute in bounds, are errors naming
+// the input.
+func TestContribMultiHeadAttentionBeamRefusals(t *testing.T) {
+	attrs := kernel.Attrs{"num_heads": int64(2)}
+	none := f32(shp(0))
+	q, kv := f32(shp(4, 1, 4)), f32(shp(4, 1, 4))
+	past := f32(shp(4, 2, 3, 2))
+	psl := func(p float64) *kernel.Tensor { return tensor(kernel.Int32, shp(1), p) }
+	ci := tensor(kernel.Int32, shp(2, 2, 3), 0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1)
+	// beams is the shared-buffer form, with the inputs in w replaced.
+	type with map[int]*kernel.Tensor
+	beams := func(w with) []*kernel.Tensor {
+		in := []*kernel.Tensor{q, kv, kv, none, none, none, past, past, psl(2), ci}
+		for i, t := range w {
+			in[i] = t
+		}
+		return in
+	}
+	// The form itself runs.
+	if _, err := runOp("MultiHeadAttention", attrs, beams(nil)...); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in   []*kernel.Tensor
+		frag string
+	}{
+		{beams(with{8: tensor(kernel.Int64, shp(1), 2)}), "past_sequence_length"},
+		{beams(with{8: tensor(kernel.Int32, shp(2), 2, 2)}), "past_sequence_length"},
+		{beams(with{8: tensor(kernel.Int32, shp(1, 1), 2)}), "past_sequence_length"},
+		{beams(with{8: psl(3)}), "past_sequence_length is 3"},
+		{beams(with{8: psl(-1)}), "past_sequence_length is -1"},
+		{beams(with{9: tensor(kernel.Int64, shp(2, 2, 3))}), "cache_indirection"},
+		{beams(with{9: tensor(kernel.Int32, shp(4, 3))}), "cache_indirection"},
+		{beams(with{9: tensor(kernel.Int32, shp(1, 2, 3))}), "cache_indirection"},
+		{beams(with{9: tensor(kernel.Int32, shp(2, 2, 4))}), "cache_indirection"},
+		{beams(with{9: tensor(kernel.Int32, shp(2, 2, 3), 0, 1, 1, 1, 0, 1, 0, 2, 0, 1, 1, 1)}), "cache_indirection[1, 0, 1] is 2"},
+		{beams(with{9: tensor(kernel.Int32, shp(2, 2, 3), 0, -1, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1)}), "cache_indirection[0, 0, 1] is -1"},
+		{beams(with{9: none}), "without cache_indirection"},
+		{beams(with{8: psl(0)}), "past_sequence_length 0"},
+		{beams(with{0: f32(shp(4, 2, 4)), 1: f32(shp(4, 2, 4)), 2: f32(shp(4, 2, 4))}), "one query token"},
+		{beams(with{1: f32(shp(4, 2, 4)), 2: f32(shp(4, 2, 4))}), "key and value with 2 tokens"},
+		{beams(with{4: tensor(kernel.Int32, shp(4))}), "key_padding_mask"},
+		{beams(with{4: tensor(kernel.Int32, shp(4, 4))}), "key_padding_mask"},
+		{beams(with{5: f32(shp(4, 2, 1, 4))}), "attention_bias"},
+		{beams(with{1: f32(shp(4, 2, 1, 2)), 2: f32(shp(4, 2, 1, 2))}), "4-D key and value"},
+	} {
+		wantErr(t, "MultiHeadAttention", attrs, c.in, c.frag)
+	}
+	// attention_bias [batch, 1, 1, T] is read at row (b / W)·num_heads:
+	// beyond its end with beam width 1 and two heads.
+	ci1 := tensor(kernel.Int32, shp(4, 1, 3))
+	wantErr(t, "MultiHeadAttention", attrs, beams(with{5: f32(shp(4, 1, 1, 3)), 9: ci1}), "attention_bias")
+}
