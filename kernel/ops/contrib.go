@@ -146,6 +146,7 @@ var contribOps = append(append([]builtin{
 	{"MSAttention", newMSAttention},
 	{"QAttention", newQAttention},
 	{"MultiHeadAttention", newMultiHeadAttention},
+	{"DecoderMaskedMultiHeadAttention", newDecoderMaskedMultiHeadAttention},
 }, contribQuantOps...), contribMoreOps...)
 
 // float32 and float16, the dtypes of onnxruntime's GELU contrib kernels.

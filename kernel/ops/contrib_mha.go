@@ -529,6 +529,13 @@ type mha struct {
 	q, k, v     []float64 // Q [B, N, S, H], K [B, N, T, H] and V [B, N, T, Hv], float32 values
 	row, addend []float64 // one row of scores and of the mask's values added to it
 	bias        []float64 // one row of attention_bias, added before the mask
+	// decoder is set for DecoderMaskedMultiHeadAttention, whose operands
+	// the kernel reorders into MultiHeadAttention's (in, absent ones
+	// none) and whose shared buffer it reads without cache_indirection
+	// too; share is its past_present_share_buffer.
+	decoder, share bool
+	in             []*kernel.Tensor
+	none           *kernel.Tensor
 }
 
 // newMultiHeadAttention builds com.microsoft's MultiHeadAttention, the
@@ -742,7 +749,7 @@ func (m *mha) dims(in []*kernel.Tensor) (mhaDims, error) {
 		return d, err
 	}
 	if mask != nil {
-		if err := dtypeIn(mask, "key_padding_mask", kernel.Int32); err != nil {
+		if err := dtypeIn(mask, m.maskName(), kernel.Int32); err != nil {
 			return d, err
 		}
 		s := mask.Shape
@@ -751,7 +758,7 @@ func (m *mha) dims(in []*kernel.Tensor) (mhaDims, error) {
 		case s.Rank() == 2 && s[0] == d.b && s[1] == d.t:
 		case s.Rank() == 3 && s[0] == d.b && s[1] == d.s && s[2] == d.t:
 		default:
-			return d, fmt.Errorf("input key_padding_mask %v: want [batch], [3·batch + 2], [batch, total] or [batch, sequence, total], batch %d, sequence %d, total %d", s, d.b, d.s, d.t)
+			return d, fmt.Errorf("input %s %v: want [batch], [3·batch + 2], [batch, total] or [batch, sequence, total], batch %d, sequence %d, total %d", m.maskName(), s, d.b, d.s, d.t)
 		}
 	}
 	if ab != nil {
@@ -783,6 +790,14 @@ func (m *mha) beamDims(d *mhaDims, in []*kernel.Tensor) error {
 		}
 	}
 	d.share = pastK != nil && psl != nil
+	if m.decoder && pastK != nil {
+		if !m.share {
+			return notImplemented("input past_key with attribute past_present_share_buffer 0: not implemented, as in onnxruntime's CPU kernel (want 1)")
+		}
+		if psl == nil {
+			return errors.New("input past_sequence_length is missing: want it with past_key and past_present_share_buffer 1")
+		}
+	}
 	if d.share {
 		if psl.IsVirtual() {
 			return errors.New("input past_sequence_length: its value is unknown")
@@ -814,6 +829,9 @@ func (m *mha) beamDims(d *mhaDims, in []*kernel.Tensor) error {
 // beamForm checks that a shared buffer's operands (d's share set) are of
 // the form onnxruntime's CPU kernel computes.
 func (m *mha) beamForm(d mhaDims, mask, ab *kernel.Tensor) error {
+	if m.decoder {
+		return m.decoderForm(d, mask, ab)
+	}
 	if !d.share {
 		return nil
 	}
@@ -958,9 +976,16 @@ func (m *mha) run(in, out []*kernel.Tensor, d mhaDims) error {
 // CPU kernel reads it; c is checked to be 0 to W − 1 before anything is
 // written.
 func (m *mha) gatherBeams(in, out []*kernel.Tensor, d mhaDims) error {
-	pastK, pastV, ci := in[6], in[7], kernel.Int32s(in[9].Data())
+	pastK, pastV := in[6], in[7]
+	var ci []int32
+	if c := optional(in, 9); c != nil {
+		ci = kernel.Int32s(c.Data())
+	}
 	dt := pastK.DType
 	for b := range d.b {
+		if ci == nil {
+			break
+		}
 		for j := range d.p {
 			if c := int64(ci[b*d.m+j]); c < 0 || c >= d.w {
 				return fmt.Errorf("cache_indirection[%d, %d, %d] is %d: want a beam index 0 to beam width − 1 = %d", b/d.w, b%d.w, j, c, d.w-1)
@@ -971,7 +996,10 @@ func (m *mha) gatherBeams(in, out []*kernel.Tensor, d mhaDims) error {
 	for b := range d.b {
 		for n := range d.n {
 			for j := range d.p {
-				src := (b/d.w)*d.w + int64(ci[b*d.m+j])
+				src := b
+				if ci != nil {
+					src = (b/d.w)*d.w + int64(ci[b*d.m+j])
+				}
 				from, to := ((src*d.n+n)*d.m+j)*d.h, ((b*d.n+n)*d.t+j)*d.h
 				for i := range d.h {
 					m.k[to+i] = loadF(dt, pk, from+i)
@@ -1000,28 +1028,43 @@ func (m *mha) gatherBeams(in, out []*kernel.Tensor, d mhaDims) error {
 // ab is [batch, 1, 1, T]), and the mask: mask_filter_value where
 // key_padding_mask mv ([batch, T]) is 0.
 func (m *mha) beamRow(d mhaDims, ab *kernel.Tensor, mv []int32, b, n int64, dt kernel.DType) (bias, add []float64) {
+	indirect := d.w > 0
 	if ab != nil {
 		bias = m.bias
-		var at int64
-		if ab.Shape[0] != 1 {
-			at += b / d.w * d.n
-		}
-		if ab.Shape[1] != 1 {
-			at += n
-		}
-		abb := ab.Data()
-		for j := range bias {
-			bias[j] = loadF(dt, abb, at*d.t+int64(j))
+		if !indirect {
+			clear(bias)
+			addBias(bias, ab, dt, b, n, 0, 1)
+		} else {
+			var at int64
+			if ab.Shape[0] != 1 {
+				at += b / d.w * d.n
+			}
+			if ab.Shape[1] != 1 {
+				at += n
+			}
+			abb := ab.Data()
+			for j := range bias {
+				bias[j] = loadF(dt, abb, at*d.t+int64(j))
+			}
 		}
 	}
 	if mv != nil {
 		add = m.addend
 		for j := range add {
 			add[j] = 0
-			if mv[b*d.t+int64(j)] == 0 {
+			if v := mv[b*d.t+int64(j)]; v == 0 || !indirect && v < 0 {
 				add[j] = float64(m.filter)
 			}
 		}
 	}
 	return bias, add
+}
+
+// maskName is the name of the key mask input: key_padding_mask, or
+// DecoderMaskedMultiHeadAttention's mask_index.
+func (m *mha) maskName() string {
+	if m.decoder {
+		return "mask_index"
+	}
+	return "key_padding_mask"
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	specialOtherOps = append(specialOtherOps, "MSAttention", "MultiHeadAttention")
+	specialOtherOps = append(specialOtherOps, "MSAttention", "MultiHeadAttention", "DecoderMaskedMultiHeadAttention")
 }
 
 // msAttnRef is com.microsoft Attention in float64: x [B, S, Hin], w [Hin,

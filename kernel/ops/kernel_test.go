@@ -54,7 +54,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// onnxruntime's contrib ops
 		"BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization", "SkipSimplifiedLayerNormalization",
 		"SimplifiedLayerNormalization", "FusedMatMul", "MSRotaryEmbedding", "MatMulNBits",
-		"GroupQueryAttention", "MSAttention", "QAttention", "MultiHeadAttention",
+		"GroupQueryAttention", "MSAttention", "QAttention", "MultiHeadAttention", "DecoderMaskedMultiHeadAttention",
 		"QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", "QGemm", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "DynamicQuantizeLSTM", "QLinearWhere", "QEmbedLayerNormalization",
 		"EmbedLayerNormalization", "FusedConv", "FusedGemm", "MSQuantizeLinear", "MSDequantizeLinear", "MSTrilu", "ExpandDims", "NhwcMaxPool", "Inverse", "GatherBlockQuantized",
 		// ai.onnx.ml
@@ -87,6 +87,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	required["QLinearSoftmax"] = kernel.Attrs{"opset": int64(13)}
 	required["GroupQueryAttention"] = kernel.Attrs{"num_heads": int64(1), "kv_num_heads": int64(1)}
 	required["MSAttention"], required["MultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}, kernel.Attrs{"num_heads": int64(1)}
+	required["DecoderMaskedMultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}
 	required["QAttention"] = kernel.Attrs{"num_heads": int64(1)}
 	required["LinearAttention"] = kernel.Attrs{"q_num_heads": int64(1), "kv_num_heads": int64(1)}
 	required["FusedGemm"], required["NhwcMaxPool"] = kernel.Attrs{"activation": "Relu"}, kernel.Attrs{"kernel_shape": []int64{1}}
@@ -134,7 +135,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		wantValue := map[string][]int{"Reshape": {1}, "ReduceSum": {1}, "Slice": {1, 2, 3, 4}, "Squeeze": {1}, "Unsqueeze": {1},
 			"ConstantOfShape": {0}, "Expand": {1}, "Pad": {1}, "Resize": {2, 3}, "Upsample": {1}, "TopK": {1},
 			"Dropout": {1, 2}, "Tile": {1}, "Range": {0, 1, 2}, "CumSum": {1}, "CumProd": {1}, "Split": {1}, "Trilu": {1}, "OneHot": {1}, "Compress": {1}, "NonMaxSuppression": {2, 3, 4},
-			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}, "MaxUnpool": {2}, "Col2Im": {1, 2}, "GroupQueryAttention": {6}, "MultiHeadAttention": {8}, "DynamicSlice": {1, 2, 3}, "MSTrilu": {1}, "ExpandDims": {1}}[op]
+			"HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0}, "MelWeightMatrix": {0, 1}, "DFT": {1}, "STFT": {1, 3}, "MaxUnpool": {2}, "Col2Im": {1, 2}, "GroupQueryAttention": {6}, "MultiHeadAttention": {8}, "DecoderMaskedMultiHeadAttention": {7, 8}, "DynamicSlice": {1, 2, 3}, "MSTrilu": {1}, "ExpandDims": {1}}[op]
 		if op == "CenterCropPad" || op == "AffineGrid" {
 			wantValue = []int{1}
 		}

@@ -1,0 +1,96 @@
+package ops
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pipert/pipert/kernel"
+)
+
+// TestContribDecoderMaskedMultiHeadAttention checks self attention with
+// and without cache_indirection and cross attention against onnxruntime
+// 1.30's CPU kernel.
+func TestContribDecoderMaskedMultiHeadAttention(t *testing.T) {
+	for _, c := range dmmhaCases {
+		in := make([]*kernel.Tensor, len(c.in))
+		for i, x := range c.in {
+			in[i] = f32(shp(0))
+			if x.shape != nil {
+				in[i] = tensor(x.dt, x.shape, x.v...)
+			}
+		}
+		out, err := runOp("DecoderMaskedMultiHeadAttention", c.attrs, in...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for o, want := range c.want {
+			if want == nil {
+				continue
+			}
+			if len(want) != int(out[o].NumElements()) {
+				t.Fatalf("%s: output %d %v, want %d elements", c.name, o, out[o].Shape, len(want))
+			}
+			for i, w := range want {
+				if g := value(out[o].Data(), kernel.Float32, i); math.Abs(g-w) > 1e-5*math.Max(1, math.Abs(w)) {
+					t.Fatalf("%s: output %d [%d] = %v, want %v", c.name, o, i, g, w)
+				}
+			}
+		}
+	}
+}
+
+// TestContribDecoderMaskedMultiHeadAttentionRefusals checks misuse and the
+// forms onnxruntime's CPU kernel refuses or does not compute in bounds.
+func TestContribDecoderMaskedMultiHeadAttentionRefusals(t *testing.T) {
+	attrs := kernel.Attrs{"num_heads": int64(2), "past_present_share_buffer": int64(1)}
+	none := f32(shp(0))
+	q, kv := f32(shp(4, 1, 4)), f32(shp(4, 1, 4))
+	past := f32(shp(4, 2, 3, 2))
+	i32 := func(shape []int64, v ...float64) *kernel.Tensor { return tensor(kernel.Int32, shape, v...) }
+	ci := i32(shp(2, 2, 3), 0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1)
+	// self is self attention with cache_indirection, the inputs in w
+	// replaced.
+	type with map[int]*kernel.Tensor
+	self := func(w with) []*kernel.Tensor {
+		in := []*kernel.Tensor{q, kv, kv, none, none, past, past, i32(shp(1), 2), none, ci}
+		for i, t := range w {
+			in[i] = t
+		}
+		return in
+	}
+	for _, w := range []with{nil, {9: none}, {8: i32(shp(1), 2)}, {7: i32(shp(1), 0)}} {
+		if _, err := runOp("DecoderMaskedMultiHeadAttention", attrs, self(w)...); err != nil {
+			t.Fatalf("%v: %v", w, err)
+		}
+	}
+	kv4 := f32(shp(4, 2, 3, 2))
+	for _, c := range []struct {
+		in   []*kernel.Tensor
+		frag string
+	}{
+		{self(with{0: f32(shp(4, 2, 4)), 1: f32(shp(4, 2, 4)), 2: f32(shp(4, 2, 4))}), "sequence length 2"},
+		{self(with{7: none}), "past_sequence_length is missing"},
+		{self(with{7: i32(shp(1), 3)}), "past_sequence_length is 3"},
+		{self(with{7: tensor(kernel.Int64, shp(1), 1)}), "past_sequence_length"},
+		{self(with{8: i32(shp(1), 3)}), "beam_width is 3"},
+		{self(with{8: i32(shp(1), 2), 9: none}), "beam_width is 2"},
+		{self(with{8: i32(shp(2), 2, 2)}), "beam_width"},
+		{self(with{9: i32(shp(2, 2, 3), 0, 1, 1, 1, 0, 1, 0, 3, 0, 1, 1, 1)}), "cache_indirection[1, 0, 1] is 3"},
+		{self(with{9: i32(shp(2, 2, 2))}), "cache_indirection"},
+		{self(with{7: i32(shp(1), 0), 9: none}), "past_sequence_length 0 without cache_indirection"},
+		{self(with{3: i32(shp(4))}), "mask_index"},
+		{self(with{3: i32(shp(4, 4))}), "mask_index"},
+		{self(with{1: f32(shp(4, 2, 4)), 2: f32(shp(4, 2, 4))}), "2 tokens"},
+		{self(with{1: kv4, 2: kv4}), "4-D with past_key"},
+		{self(with{2: f32(shp(4, 1, 6))}), "head size"},
+		{[]*kernel.Tensor{q, kv, kv}, "3-D without past_key"},
+		{[]*kernel.Tensor{q, kv4, kv4, none, f32(shp(4, 2, 1, 3))}, "attention_bias in cross attention"},
+		{[]*kernel.Tensor{q}, "packed Q, K and V"},
+	} {
+		wantErr(t, "DecoderMaskedMultiHeadAttention", attrs, c.in, c.frag)
+	}
+	wantErr(t, "DecoderMaskedMultiHeadAttention", kernel.Attrs{"num_heads": int64(2)}, self(nil), "past_present_share_buffer")
+	if _, err := Builtins().New("DecoderMaskedMultiHeadAttention", kernel.Attrs{"num_heads": int64(2), "unidirectional": int64(1)}); err == nil {
+		t.Error("attribute unidirectional accepted")
+	}
+}
