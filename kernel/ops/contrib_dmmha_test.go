@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -92,5 +93,48 @@ func TestContribDecoderMaskedMultiHeadAttentionRefusals(t *testing.T) {
 	wantErr(t, "DecoderMaskedMultiHeadAttention", kernel.Attrs{"num_heads": int64(2)}, self(nil), "past_present_share_buffer")
 	if _, err := Builtins().New("DecoderMaskedMultiHeadAttention", kernel.Attrs{"num_heads": int64(2), "unidirectional": int64(1)}); err == nil {
 		t.Error("attribute unidirectional accepted")
+	}
+}
+
+// TestContribMultiHeadAttentionBeamsAllocate checks the steady state of
+// the shared-buffer form of MultiHeadAttention and of
+// DecoderMaskedMultiHeadAttention, float32 and float16: nothing is
+// allocated.
+func TestContribMultiHeadAttentionBeamsAllocate(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, dt := range []kernel.DType{kernel.Float32, kernel.Float16} {
+		none := tensor(dt, shp(0))
+		q, k, v := randTensor(r, dt, shp(4, 1, 8)), randTensor(r, dt, shp(4, 1, 8)), randTensor(r, dt, shp(4, 1, 8))
+		pk, pv, bias := randTensor(r, dt, shp(4, 2, 5, 4)), randTensor(r, dt, shp(4, 2, 5, 4)), randTensor(r, dt, shp(24))
+		mask := tensor(kernel.Int32, shp(4, 4), 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1)
+		ab := randTensor(r, dt, shp(1, 2, 1, 4))
+		psl := tensor(kernel.Int32, shp(1), 3)
+		ci := tensor(kernel.Int32, shp(2, 2, 5), 0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0)
+		for _, c := range []struct {
+			op    string
+			attrs kernel.Attrs
+			in    []*kernel.Tensor
+		}{
+			{"MultiHeadAttention", kernel.Attrs{"num_heads": int64(2)}, []*kernel.Tensor{q, k, v, bias, mask, ab, pk, pv, psl, ci}},
+			{"DecoderMaskedMultiHeadAttention", kernel.Attrs{"num_heads": int64(2), "past_present_share_buffer": int64(1)},
+				[]*kernel.Tensor{q, k, v, mask, ab, pk, pv, psl, none, none, bias}},
+		} {
+			kn, err := Builtins().New(c.op, c.attrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := prepare(kn, 0, c.in...)
+			if err != nil {
+				t.Fatalf("%s %v: %v", c.op, dt, err)
+			}
+			n := testing.AllocsPerRun(20, func() {
+				if err := kn.Compute(a); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if n != 0 {
+				t.Errorf("%s %v: %v allocations per computation", c.op, dt, n)
+			}
+		}
 	}
 }
