@@ -1230,7 +1230,8 @@ func applyScenarioFile(c *config, sf *scenarioFile, set map[string]bool) error {
 				c.hetero = heteroOn
 				continue
 			}
-			if m, _ := pipert.ParseMode(n); m != pipert.KBK {
+			// A mode listed twice runs once, as in -mode.
+			if m, _ := pipert.ParseMode(n); !slices.Contains(c.modes, m) {
 				c.modes = append(c.modes, m)
 			}
 		}
@@ -1238,8 +1239,9 @@ func applyScenarioFile(c *config, sf *scenarioFile, set map[string]bool) error {
 	if !set["barrier"] && len(sf.Barriers) > 0 {
 		c.policies = nil
 		for _, n := range sf.Barriers {
-			p, _ := pipert.ParseBarrierPolicy(n)
-			c.policies = append(c.policies, p)
+			if p, _ := pipert.ParseBarrierPolicy(n); !slices.Contains(c.policies, p) {
+				c.policies = append(c.policies, p)
+			}
 		}
 	}
 	if !set["reps"] && sf.Reps > 0 {

@@ -607,3 +607,33 @@ func TestRealDataTooLargeIsAnError(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestScenarioFileRepeatedModes checks that a mode or barrier policy the
+// file lists twice runs once, as it does when -mode or -barrier lists it
+// twice: not a second, identical variant.
+func TestScenarioFileRepeatedModes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	text := "name: mine\ngraph: {builtin: zerocost}\nmodes: [kbk, async, kbk, async]\nbarriers: [drain, per-tensor, drain]\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sf, err := loadScenarioFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := applyScenarioFile(fromFile, sf, map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	fromFlags, err := parseFlags([]string{"-mode", "kbk,async,kbk,async", "-barrier", "drain,per-tensor,drain"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fromFile.modes, fromFlags.modes) || !slices.Equal(fromFile.policies, fromFlags.policies) {
+		t.Errorf("the file runs modes %v, policies %v; the same lists on the command line run %v, %v",
+			fromFile.modes, fromFile.policies, fromFlags.modes, fromFlags.policies)
+	}
+}
