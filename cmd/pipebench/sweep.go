@@ -402,6 +402,28 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 		return nil, err
 	}
 	fields := sweepFields(&doc)
+	if sw.file != "" {
+		// A field the file leaves out is still the scenario's: its value
+		// is what pipebench runs without it (a cost, the scale, reps, a
+		// built-in's size parameter), and a point can set it.
+		var all yaml.Node
+		if err := all.Encode(sw.sf); err != nil {
+			return nil, err
+		}
+		for p, a := range sweepFields(&all) {
+			if _, ok := fields[p]; !ok {
+				fields[p] = a
+			}
+		}
+		if sc := sw.sf.base; sc != nil && sc.Params != nil {
+			ps, _ := sc.Params(scenarios.Config{})
+			for _, p := range ps {
+				if _, ok := fields["graph.params."+p.Name]; !ok {
+					fields["graph.params."+p.Name] = axis{path: "graph.params." + p.Name, kind: kindInt}
+				}
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, v := range vary {
 		name, spec, ok := strings.Cut(v, "=")

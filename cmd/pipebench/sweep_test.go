@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sweepRowsOf reads a sweep's CSV rows.
@@ -431,4 +432,30 @@ func twoPointSweep(t *testing.T) (args []string, csvPath string, csv []byte, lin
 	csv, _ = os.ReadFile(csvPath)
 	lines = strings.SplitAfter(strings.TrimSuffix(string(csv), "\n"), "\n")
 	return args, csvPath, csv, lines
+}
+
+// TestSweepFileFieldsLeftOut checks that a scenario file's sweep varies
+// the fields the file leaves out too (a cost, the scale, reps, a
+// built-in's size parameter): each is the scenario's, at the value
+// pipebench runs without it, and a point sets it.
+func TestSweepFileFieldsLeftOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	text := "name: mine\ngraph:\n  builtin: decode\n  params: {batch: 1, hidden: 64, heads: 4, ffn: 64, kv: 8, vocab: 64}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sw, err := parseSweep([]string{"-scenario-file", path, "-mode", "kbk", "-o", t.TempDir(),
+		"-vary", "infer=3us", "-vary", "costs.launch=4us", "-vary", "device.scale=2", "-vary", "reps=3", "-vary", "layers=2"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, sf, err := sw.pointConfig(sw.point(make([]int, len(sw.axes))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.costs.Infer != 3*time.Microsecond || cfg.costs.Launch != 4*time.Microsecond || cfg.reps != 3 ||
+		sf.Device.Scale != 2 || sf.Graph.Params["layers"] != 2 {
+		t.Errorf("point: infer %v, launch %v, reps %d, scale %g, layers %d; want 3µs, 4µs, 3, 2, 2",
+			cfg.costs.Infer, cfg.costs.Launch, cfg.reps, sf.Device.Scale, sf.Graph.Params["layers"])
+	}
 }
