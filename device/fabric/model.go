@@ -104,14 +104,13 @@ func (m *Model) Flag(name string, owner, setter int) FlagID {
 }
 
 // maxItemSeconds bounds a kernel's host time, an item's work and its
-// transfer at its Rate, a day: a modeled time beyond it is a mistake, and
+// transfer (at its Rate, and over its link), a day: a modeled time beyond it is a mistake, and
 // its nanoseconds would overflow.
 const maxItemSeconds = 24 * 60 * 60
 
 // maxTotal bounds the sum of a model's times, 2^62 ns (146 years), so
-// that Run's clocks, which add them (with the links' latencies and
-// transfers at the link bandwidth, each bounded by Config.Check), do not
-// overflow.
+// that Run's clocks, which add them (with the links' latencies, each
+// bounded by Config.Check), do not overflow.
 const maxTotal = int64(1) << 62
 
 // Add appends k to rank's program.
@@ -134,12 +133,19 @@ func (m *Model) Add(rank int, k Kernel) error {
 			if math.IsNaN(it.Rate) || math.IsInf(it.Rate, 0) {
 				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: rate %v: want a finite number of bytes per second (0: no limit)", ErrConfig, rank, k.Name, j, i, it.Rate)
 			}
-			var secs float64 // the transfer at its rate
+			var secs float64 // the transfer at its rate and over its link
 			if it.Rate > 0 {
 				secs = float64(it.Bytes) / it.Rate
 			}
 			if secs > maxItemSeconds {
 				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: %d bytes at %g bytes per second take more than a day", ErrConfig, rank, k.Name, j, i, it.Bytes, it.Rate)
+			}
+			if it.Bytes > 0 && it.Dst != rank {
+				link := float64(it.Bytes) / m.cfg.Link.Bandwidth
+				if link > maxItemSeconds {
+					return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: %d bytes over a link of %g bytes per second take more than a day", ErrConfig, rank, k.Name, j, i, it.Bytes, m.cfg.Link.Bandwidth)
+				}
+				secs = max(secs, link)
 			}
 			if it.Work > maxItemSeconds*time.Second {
 				return fmt.Errorf("%w: rank %d kernel %s lane %d item %d: work %v: want at most a day", ErrConfig, rank, k.Name, j, i, it.Work)

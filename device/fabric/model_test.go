@@ -175,6 +175,36 @@ func TestModelBadInput(t *testing.T) {
 			t.Errorf("rate %v for 1 MiB: %v, want ErrConfig", rate, err)
 		}
 	}
+	// Bytes whose crossing of their link takes more than a day (at the
+	// fabric's bandwidth), and crossings that would add up past what Run's
+	// clocks hold: errors, not a negative link time and a makespan of 0.
+	slow, herr := fabric.NewModel(fabric.Config{Ranks: 2, Link: device.Link{Bandwidth: 1e-3}})
+	if herr != nil {
+		t.Fatal(herr)
+	}
+	if err := slow.Add(0, fabric.Kernel{Name: "x", Lanes: [][]fabric.Item{{{Dst: 1, Bytes: 64 << 20}}}}); !errors.Is(err, fabric.ErrConfig) {
+		t.Errorf("64 MiB over a link of 1e-3 B/s: %v, want ErrConfig", err)
+	}
+	huge, herr := fabric.NewModel(fabric.Config{Ranks: 2})
+	if herr != nil {
+		t.Fatal(herr)
+	}
+	var lane []fabric.Item
+	for range 100 {
+		lane = append(lane, fabric.Item{Dst: 1, Bytes: 4e15}) // 17 hours each at 64 GB/s
+	}
+	if err := huge.Add(0, fabric.Kernel{Name: "x", Lanes: [][]fabric.Item{lane}}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; herr == nil && n < 2000; n++ { // about 740 fit
+		herr = huge.Add(0, fabric.Kernel{Name: "x", Lanes: [][]fabric.Item{lane}})
+	}
+	if !errors.Is(herr, fabric.ErrConfig) {
+		t.Errorf("crossings adding up past 146 years: %v, want ErrConfig", herr)
+	}
+	if res, err := huge.Run(); err != nil || res.Makespan <= 0 || res.LinkBusy[huge.Config().LinkOf(0, 1)] <= 0 {
+		t.Errorf("the crossings added: makespan %v, link busy %v, %v", res.Makespan, res.LinkBusy, err)
+	}
 	// Work or host time of more than a day, and times that would add up
 	// past what Run's clocks hold, are errors, not a wrapped makespan.
 	const day = 24 * time.Hour
