@@ -3,6 +3,7 @@ package mt3000_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +185,32 @@ func TestValidateNamesTheField(t *testing.T) {
 	}
 	if err := mt3000.Default().Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestValidateRefusesWhatNewRefuses: a profile whose clusters or host New
+// cannot make (a latency beyond the simulated device's bound, more memory
+// than it models) is refused by Validate too, naming the field, not only
+// by New in the words of the device profile it derives.
+func TestValidateRefusesWhatNewRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		edit  func(*mt3000.Profile)
+	}{
+		{"GroupExec", func(p *mt3000.Profile) { p.GroupExec = time.Hour }},
+		{"LaunchLatency", func(p *mt3000.Profile) { p.LaunchLatency = time.Minute }},
+		{"DMALatency", func(p *mt3000.Profile) { p.DMALatency = 11 * time.Second }},
+		{"DDRBytes", func(p *mt3000.Profile) { p.DDRBytes = 1 << 42 }},       // 4 × 4 TiB: more than the 8 TiB a device models
+		{"DDRBytes", func(p *mt3000.Profile) { p.DDRBytes = math.MaxInt64 }}, // its product wraps
+	} {
+		p := mt3000.Default()
+		tc.edit(&p)
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: Validate = %v", tc.field, err)
+		}
+		if _, err := mt3000.New(p, mt3000.Options{}); err == nil || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: New = %v", tc.field, err)
+		}
 	}
 }
 

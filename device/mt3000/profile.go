@@ -162,6 +162,22 @@ func (p Profile) Validate() error {
 			bad(f.name, "must not be negative", f.v)
 		}
 	}
+	// What the clusters' and the host's device profiles take (New makes
+	// them): a cluster's latencies and fixed cost within the simulated
+	// device's bound, and a memory it models.
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"GroupExec", p.GroupExec}, {"LaunchLatency", p.LaunchLatency}, {"DMALatency", p.DMALatency},
+	} {
+		if f.v > device.MaxProfileDuration {
+			bad(f.name, fmt.Sprintf("must be at most %v", device.MaxProfileDuration), f.v)
+		}
+	}
+	if p.DDRBytes > 0 && p.Clusters > 0 && p.DDRBytes > device.MaxMemoryBytes/int64(p.Clusters) {
+		bad("DDRBytes", fmt.Sprintf("over the %d clusters must be at most %d in all", p.Clusters, int64(device.MaxMemoryBytes)), p.DDRBytes)
+	}
 	return errors.Join(errs...)
 }
 
