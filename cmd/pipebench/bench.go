@@ -677,7 +677,6 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 			if res.Mode == "kbk" && res.Caches == "" && !r.v.overlap && r.v.tiling <= pipert.WithKernel && refSeries < 0 {
 				refSeries = len(rep.series)
 			}
-			rep.series = append(rep.series, series{scenario: sc.Name, v: r.v, reps: r.stats, ref: refSeries})
 			if _, ok := r.exe.(actorExec); ok && (sc.CacheStudy || cfg.cacheSets != nil) && !r.v.overlap && !r.traced {
 				dev, err := cfg.devices.makeFor(sc, nil)
 				if err != nil {
@@ -698,8 +697,11 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 				o, iqr, ns := pairedOverhead(r.stats, runners[i+1].stats)
 				res.TraceOverhead, res.TraceOverheadIQR, res.TraceNsPerKernel = &o, &iqr, &ns
 			}
+			// Its series goes with its row, once the row is whole: a
+			// run stopped before writes neither (-benchfmt and -json
+			// hold the same variants).
 			rep.Results = append(rep.Results, res)
-			rep.series[len(rep.series)-1].res = res
+			rep.series = append(rep.series, series{scenario: sc.Name, v: r.v, reps: r.stats, ref: refSeries, res: res})
 		}
 	}
 	if err := traced.finish(rec.Close()); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 
 	"github.com/pipert/pipert/device/swai"
 	"github.com/pipert/pipert/trace"
@@ -389,5 +392,46 @@ func TestFailedTraceRemovesOnlyWhatItCreated(t *testing.T) {
 	var none *tracedFile
 	if err := none.finish(errDiskFull); !errors.Is(err, errDiskFull) {
 		t.Errorf("no trace: err %v", err)
+	}
+}
+
+// cancelOnRun cancels a context at the n-th repetition bench logs.
+type cancelOnRun struct {
+	runs, n int
+	cancel  func()
+}
+
+func (h *cancelOnRun) Run(_ *zerolog.Event, _ zerolog.Level, msg string) {
+	if msg == "run" {
+		if h.runs++; h.runs == h.n {
+			h.cancel()
+		}
+	}
+}
+
+// TestInterruptedRowIsInNeitherFile: a variant whose repetitions were all
+// measured but whose row was not finished when the run was interrupted
+// (its allocation count cut short) is in neither -json nor -benchfmt: the
+// two hold the same variants, each named by its mode.
+func TestInterruptedRowIsInNeitherFile(t *testing.T) {
+	cfg, err := parseFlags([]string{"-quick", "-scenario", "zerocost,smallops", "-mode", "kbk", "-reps", "1", "-q"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	// Each scenario logs its warm-up and its repetition: the 4th is
+	// smallops's last, after which its row counts allocations.
+	log := zerolog.New(io.Discard).Level(zerolog.DebugLevel).Hook(&cancelOnRun{n: 4, cancel: cancel})
+	rep, err := bench(ctx, cfg, log, io.Discard)
+	if err == nil || rep == nil {
+		t.Fatalf("bench: report %v, error %v; want the report of zerocost and an error", rep != nil, err)
+	}
+	var b bytes.Buffer
+	if err := writeBenchfmtTo(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 1 || len(rep.series) != len(rep.Results) || strings.Contains(b.String(), "mode=-") || strings.Contains(b.String(), "Smallops") {
+		t.Errorf("%d rows, %d series; -benchfmt:\n%s", len(rep.Results), len(rep.series), b.String())
 	}
 }
