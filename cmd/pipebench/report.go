@@ -290,7 +290,8 @@ figcaption { font-size: 0.9em; color: #444; }
 {{with .Run}}
 <h2 id="run">Run</h2>
 <p>Device {{.Device}}; GOMAXPROCS {{.Machine.GOMAXPROCS}}, {{.Machine.NumCPU}} CPUs, {{.Machine.Go}}.</p>
-<table id="run-table">
+{{if .Incomplete}}<p id="run-incomplete">Incomplete: the run stopped early ({{.Incomplete}}); the table holds the variants measured before.</p>
+{{end}}<table id="run-table">
 <tr><th class="l">scenario</th><th class="l">mode</th><th class="l">barrier</th><th>kernels</th><th>makespan</th><th>bound</th><th>efficiency</th><th>speedup vs kbk</th><th>device util</th></tr>
 {{range .Results}}<tr><td class="l">{{.Scenario}}</td><td class="l">{{.Mode}}{{if .Caches}}+{{.Caches}}{{end}}{{if .Overlap}} (overlap){{end}}</td><td class="l">{{.Barrier}}</td><td>{{.Kernels}}</td><td>{{ns .MakespanNs}}</td><td>{{ns .BoundNs}}</td><td>{{f2 .Efficiency}}</td><td>{{f2 .SpeedupVsKBK}}</td><td>{{f2 .DeviceUtil}}</td></tr>
 {{end}}</table>

@@ -165,3 +165,25 @@ func TestReportRefusesNonRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestReportSaysIncomplete: the report of a run that stopped early says
+// so, and why, as its -json does ("incomplete"), rather than show the
+// variants measured before as the whole run.
+func TestReportSaysIncomplete(t *testing.T) {
+	row := `{"scenario":"decode","mode":"kbk","kernels":3,"makespan_ns":1000,"bound_ns":900,"efficiency":0.9,"speedup_vs_kbk":1}`
+	dir := t.TempDir()
+	doc := `{"schema_version":1,"schema_minor":5,"incomplete":"interrupted: scenario decode, async/per-tensor","results":[` + row + `]}`
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errb := runArgs(t, "report", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "interrupted: scenario decode, async/per-tensor") {
+		t.Errorf("the report of an incomplete run does not say so:\n%s", page)
+	}
+}
