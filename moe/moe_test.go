@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +162,19 @@ func TestBadProblems(t *testing.T) {
 	}
 	if _, err := moe.ParseVariants("fused,fast"); !errors.Is(err, moe.ErrProblem) {
 		t.Errorf("variant: %v", err)
+	}
+}
+
+// TestParseVariantsOnce: a variant named twice runs once (its rows and its
+// trace's track groups would otherwise be two of one name), where it is
+// first named.
+func TestParseVariantsOnce(t *testing.T) {
+	vs, err := moe.ParseVariants("fused,sorted,Fused, fused")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []moe.Variant{moe.VFused, moe.VSorted}; !slices.Equal(vs, want) {
+		t.Errorf("ParseVariants = %v, want %v", vs, want)
 	}
 }
 

@@ -2,6 +2,7 @@ package moe
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -57,7 +58,8 @@ func (v Variant) String() string {
 }
 
 // ParseVariants parses a comma-separated list of variant names ("all":
-// every one).
+// every one); a variant named twice is listed once, where it is first
+// named.
 func ParseVariants(s string) ([]Variant, error) {
 	if s == "all" || s == "" {
 		return Variants(), nil
@@ -67,7 +69,10 @@ func ParseVariants(s string) ([]Variant, error) {
 		found := false
 		for i, n := range variantNames {
 			if strings.EqualFold(strings.TrimSpace(f), n) {
-				out, found = append(out, Variant(i)), true
+				found = true
+				if !slices.Contains(out, Variant(i)) {
+					out = append(out, Variant(i))
+				}
 			}
 		}
 		if !found {
