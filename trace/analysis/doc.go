@@ -44,7 +44,7 @@
 // takes no core, and one whose next queue holds Machine.QueueCapacity
 // kernels waits for room. Predict returns the largest of the three.
 //
-// Three terms of the runtime itself join the stage costs, each measured,
+// Four terms of the runtime itself join the stage costs, each measured,
 // none fitted to the run predicted:
 //
 //   - hand-offs: Machine.Handoff per kernel at each boundary between two
