@@ -78,32 +78,7 @@ func newDecoderMaskedMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, erro
 	if _, err := attrs.Int("output_qk", 0); err != nil {
 		return nil, wrapAttr(err)
 	}
-	k := &simple{}
-	shapes := func(d mhaDims) [4]kernel.Shape {
-		return [4]kernel.Shape{{d.b, d.s, d.n * d.hv}, {d.b, d.n, d.m, d.h}, {d.b, d.n, d.m, d.hv}, {d.b, d.n, d.s, d.t}}
-	}
-	k.inferF = func(in, out []*kernel.Tensor) error {
-		d, err := m.decoderDims(in)
-		if err != nil {
-			return err
-		}
-		for i, s := range shapes(d) {
-			setShape(out[i], s, in[0].DType)
-		}
-		return nil
-	}
-	k.computeF = func(a *kernel.Args) error {
-		d, err := m.decoderDims(a.In)
-		if err != nil {
-			return err
-		}
-		for i, want := range shapes(d) {
-			if o := a.Out[i]; o.DType != a.In[0].DType || !o.Shape.Equal(want) {
-				return errors.New("operands differ from the inferred ones")
-			}
-		}
-		return m.run(m.in, a.Out, d)
-	}
+	k := m.simple(m.decoderDims, func([]*kernel.Tensor) []*kernel.Tensor { return m.in })
 	return newKernel(sig{op: "DecoderMaskedMultiHeadAttention", minIn: 1, maxIn: 11, nOut: 4, deps: kernel.Deps{Value: []int{7, 8}}}, &dmmhaCost{k, m}), nil
 }
 

@@ -635,33 +635,50 @@ func newMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 		}
 		*p.v = float32(v)
 	}
+	k := m.simple(m.dims, func(in []*kernel.Tensor) []*kernel.Tensor { return in })
+	return newKernel(sig{op: "MultiHeadAttention", minIn: 1, maxIn: 10, nOut: 4, deps: kernel.Deps{Value: []int{8}}}, &mhaCost{k, m}), nil
+}
+
+// simple returns the kernel of m: dims checks the operands and gives
+// their dimensions, operands the inputs, in MultiHeadAttention's order,
+// that run reads (after dims).
+func (m *mha) simple(dims func(in []*kernel.Tensor) (mhaDims, error), operands func(in []*kernel.Tensor) []*kernel.Tensor) *simple {
 	k := &simple{}
-	shapes := func(d mhaDims) [4]kernel.Shape {
-		return [4]kernel.Shape{{d.b, d.s, d.n * d.hv}, {d.b, d.n, d.m, d.h}, {d.b, d.n, d.m, d.hv}, {d.b, d.n, d.s, d.t}}
-	}
 	k.inferF = func(in, out []*kernel.Tensor) error {
-		d, err := m.dims(in)
+		d, err := dims(in)
 		if err != nil {
 			return err
 		}
-		for i, s := range shapes(d) {
-			setShape(out[i], s, in[0].DType)
+		sh := d.outputs()
+		for i := range sh {
+			setShape(out[i], sh[i][:mhaRanks[i]], in[0].DType)
 		}
 		return nil
 	}
 	k.computeF = func(a *kernel.Args) error {
-		d, err := m.dims(a.In)
+		d, err := dims(a.In)
 		if err != nil {
 			return err
 		}
-		for i, want := range shapes(d) {
-			if o := a.Out[i]; o.DType != a.In[0].DType || !o.Shape.Equal(want) {
+		sh := d.outputs()
+		for i := range sh {
+			if o := a.Out[i]; o.DType != a.In[0].DType || !o.Shape.Equal(sh[i][:mhaRanks[i]]) {
 				return errors.New("operands differ from the inferred ones")
 			}
 		}
-		return m.run(a.In, a.Out, d)
+		return m.run(operands(a.In), a.Out, d)
 	}
-	return newKernel(sig{op: "MultiHeadAttention", minIn: 1, maxIn: 10, nOut: 4, deps: kernel.Deps{Value: []int{8}}}, &mhaCost{k, m}), nil
+	return k
+}
+
+// mhaRanks are the ranks of the attention ops' outputs: output, present
+// key and value, qk.
+var mhaRanks = [4]int{3, 4, 4, 4}
+
+// outputs returns the output shapes of d, each in an array of rank 4
+// (see mhaRanks), so that checking them allocates nothing.
+func (d mhaDims) outputs() [4][4]int64 {
+	return [4][4]int64{{d.b, d.s, d.n * d.hv}, {d.b, d.n, d.m, d.h}, {d.b, d.n, d.m, d.hv}, {d.b, d.n, d.s, d.t}}
 }
 
 // mhaCost is MultiHeadAttention's impl: simple's, with the products' cost.
