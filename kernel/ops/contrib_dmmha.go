@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
 )
 
@@ -79,22 +78,7 @@ func newDecoderMaskedMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, erro
 		return nil, wrapAttr(err)
 	}
 	k := m.simple(m.decoderDims, func([]*kernel.Tensor) []*kernel.Tensor { return m.in })
-	return newKernel(sig{op: "DecoderMaskedMultiHeadAttention", minIn: 1, maxIn: 11, nOut: 4, deps: kernel.Deps{Value: []int{7, 8}}}, &dmmhaCost{k, m}), nil
-}
-
-// dmmhaCost is DecoderMaskedMultiHeadAttention's impl: simple's, with the
-// products' cost.
-type dmmhaCost struct {
-	*simple
-	m *mha
-}
-
-func (c *dmmhaCost) cost(in, out []*kernel.Tensor) device.Cost {
-	d, err := c.m.decoderDims(in)
-	if err != nil {
-		return c.simple.cost(in, out)
-	}
-	return device.Cost{FLOPs: float64(2 * d.b * d.n * d.s * d.t * (d.h + d.hv)), Bytes: ioBytes(in, out)}
+	return newKernel(sig{op: "DecoderMaskedMultiHeadAttention", minIn: 1, maxIn: 11, nOut: 4, deps: kernel.Deps{Value: []int{7, 8}}}, &mhaCost{k, m.decoderDims}), nil
 }
 
 // decoderDims puts DecoderMaskedMultiHeadAttention's operands in into

@@ -636,7 +636,7 @@ func newMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 		*p.v = float32(v)
 	}
 	k := m.simple(m.dims, func(in []*kernel.Tensor) []*kernel.Tensor { return in })
-	return newKernel(sig{op: "MultiHeadAttention", minIn: 1, maxIn: 10, nOut: 4, deps: kernel.Deps{Value: []int{8}}}, &mhaCost{k, m}), nil
+	return newKernel(sig{op: "MultiHeadAttention", minIn: 1, maxIn: 10, nOut: 4, deps: kernel.Deps{Value: []int{8}}}, &mhaCost{k, m.dims}), nil
 }
 
 // simple returns the kernel of m: dims checks the operands and gives
@@ -681,14 +681,15 @@ func (d mhaDims) outputs() [4][4]int64 {
 	return [4][4]int64{{d.b, d.s, d.n * d.hv}, {d.b, d.n, d.m, d.h}, {d.b, d.n, d.m, d.hv}, {d.b, d.n, d.s, d.t}}
 }
 
-// mhaCost is MultiHeadAttention's impl: simple's, with the products' cost.
+// mhaCost is the impl of MultiHeadAttention and its decoder form:
+// simple's, with the products' cost; dims gives the sizes.
 type mhaCost struct {
 	*simple
-	m *mha
+	dims func(in []*kernel.Tensor) (mhaDims, error)
 }
 
 func (c *mhaCost) cost(in, out []*kernel.Tensor) device.Cost {
-	d, err := c.m.dims(in)
+	d, err := c.dims(in)
 	if err != nil {
 		return c.simple.cost(in, out)
 	}
