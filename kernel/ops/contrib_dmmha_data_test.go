@@ -6,12 +6,7 @@ import "github.com/pipert/pipert/kernel"
 // 1.30's CPU kernel (float32, graph optimizations disabled), with inputs
 // in its order; want holds output, present_key, present_value and qk (nil
 // where the output is not used).
-var dmmhaCases = []struct {
-	name  string
-	attrs kernel.Attrs
-	in    []mhaIn
-	want  [][]float64
-}{
+var dmmhaCases = []mhaCase{
 	{
 		name:  "self attention, beam width 2",
 		attrs: kernel.Attrs{"num_heads": int64(2), "past_present_share_buffer": int64(1), "output_qk": int64(1)},

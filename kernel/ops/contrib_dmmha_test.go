@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -12,32 +11,7 @@ import (
 // and without cache_indirection and cross attention against onnxruntime
 // 1.30's CPU kernel.
 func TestContribDecoderMaskedMultiHeadAttention(t *testing.T) {
-	for _, c := range dmmhaCases {
-		in := make([]*kernel.Tensor, len(c.in))
-		for i, x := range c.in {
-			in[i] = f32(shp(0))
-			if x.shape != nil {
-				in[i] = tensor(x.dt, x.shape, x.v...)
-			}
-		}
-		out, err := runOp("DecoderMaskedMultiHeadAttention", c.attrs, in...)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		for o, want := range c.want {
-			if want == nil {
-				continue
-			}
-			if len(want) != int(out[o].NumElements()) {
-				t.Fatalf("%s: output %d %v, want %d elements", c.name, o, out[o].Shape, len(want))
-			}
-			for i, w := range want {
-				if g := value(out[o].Data(), kernel.Float32, i); math.Abs(g-w) > 1e-5*math.Max(1, math.Abs(w)) {
-					t.Fatalf("%s: output %d [%d] = %v, want %v", c.name, o, i, g, w)
-				}
-			}
-		}
-	}
+	checkRecorded(t, "DecoderMaskedMultiHeadAttention", dmmhaCases)
 }
 
 // TestContribDecoderMaskedMultiHeadAttentionRefusals checks misuse and the

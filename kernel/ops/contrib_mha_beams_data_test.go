@@ -10,17 +10,21 @@ type mhaIn struct {
 	v     []float64
 }
 
+// mhaCase is a run of an attention op recorded from onnxruntime: its
+// attributes, inputs, and the outputs it gave (nil where not used).
+type mhaCase struct {
+	name  string
+	attrs kernel.Attrs
+	in    []mhaIn
+	want  [][]float64
+}
+
 // mhaBeamCases are MultiHeadAttention runs of onnxruntime 1.30's CPU
 // kernel (float32, graph optimizations disabled): the shared-buffer form
 // with past_sequence_length and cache_indirection, and cross and self
 // attention that are given both and do not read them. want holds output,
 // present_key, present_value and qk (nil where the output is not used).
-var mhaBeamCases = []struct {
-	name  string
-	attrs kernel.Attrs
-	in    []mhaIn
-	want  [][]float64
-}{
+var mhaBeamCases = []mhaCase{
 	{
 		name:  "beam width 2",
 		attrs: kernel.Attrs{"num_heads": int64(2)},

@@ -347,7 +347,14 @@ func TestContribMultiHeadAttentionAllocates(t *testing.T) {
 // (past_sequence_length and cache_indirection) and the cross and self
 // attention that ignore them against onnxruntime 1.30's CPU kernel.
 func TestContribMultiHeadAttentionBeams(t *testing.T) {
-	for _, c := range mhaBeamCases {
+	checkRecorded(t, "MultiHeadAttention", mhaBeamCases)
+}
+
+// checkRecorded runs op on each case and compares its outputs with the
+// recorded ones, to float32 rounding.
+func checkRecorded(t *testing.T, op string, cases []mhaCase) {
+	t.Helper()
+	for _, c := range cases {
 		in := make([]*kernel.Tensor, len(c.in))
 		for i, x := range c.in {
 			in[i] = f32(shp(0))
@@ -355,7 +362,7 @@ func TestContribMultiHeadAttentionBeams(t *testing.T) {
 				in[i] = tensor(x.dt, x.shape, x.v...)
 			}
 		}
-		out, err := runOp("MultiHeadAttention", c.attrs, in...)
+		out, err := runOp(op, c.attrs, in...)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
