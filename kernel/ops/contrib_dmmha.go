@@ -51,23 +51,8 @@ func newDecoderMaskedMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, erro
 		return nil, wrapAttr(err)
 	}
 	m := &mha{decoder: true, in: make([]*kernel.Tensor, 10), none: kernel.New(kernel.Float32, 0)}
-	var err error
-	if m.numHeads, err = attrs.Int("num_heads", 0); err != nil {
-		return nil, wrapAttr(err)
-	}
-	if m.numHeads < 1 {
-		return nil, fmt.Errorf("ops: DecoderMaskedMultiHeadAttention: attribute \"num_heads\" is %d: want it given, ≥ 1", m.numHeads)
-	}
-	for _, p := range []struct {
-		name string
-		def  float64
-		v    *float32
-	}{{"scale", 0, &m.scale}, {"mask_filter_value", -10000, &m.filter}} {
-		v, err := attrs.Float(p.name, p.def)
-		if err != nil {
-			return nil, wrapAttr(err)
-		}
-		*p.v = float32(v)
+	if err := m.readAttrs("DecoderMaskedMultiHeadAttention", attrs); err != nil {
+		return nil, err
 	}
 	share, err := attrs.Int("past_present_share_buffer", 0)
 	if err != nil {

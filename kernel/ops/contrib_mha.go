@@ -612,29 +612,14 @@ func newMultiHeadAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	m := &mha{}
-	var err error
-	if m.numHeads, err = attrs.Int("num_heads", 0); err != nil {
-		return nil, wrapAttr(err)
-	}
-	if m.numHeads < 1 {
-		return nil, fmt.Errorf("ops: MultiHeadAttention: attribute \"num_heads\" is %d: want it given, ≥ 1", m.numHeads)
+	if err := m.readAttrs("MultiHeadAttention", attrs); err != nil {
+		return nil, err
 	}
 	uni, err := attrs.Int("unidirectional", 0)
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
 	m.uni = uni == 1
-	for _, p := range []struct {
-		name string
-		def  float64
-		v    *float32
-	}{{"scale", 0, &m.scale}, {"mask_filter_value", -10000, &m.filter}} {
-		v, err := attrs.Float(p.name, p.def)
-		if err != nil {
-			return nil, wrapAttr(err)
-		}
-		*p.v = float32(v)
-	}
 	k := m.simple(m.dims, func(in []*kernel.Tensor) []*kernel.Tensor { return in })
 	return newKernel(sig{op: "MultiHeadAttention", minIn: 1, maxIn: 10, nOut: 4, deps: kernel.Deps{Value: []int{8}}}, &mhaCost{k, m.dims}), nil
 }
@@ -669,6 +654,30 @@ func (m *mha) simple(dims func(in []*kernel.Tensor) (mhaDims, error), operands f
 		return m.run(operands(a.In), a.Out, d)
 	}
 	return k
+}
+
+// readAttrs reads the attributes op shares with MultiHeadAttention:
+// num_heads, scale and mask_filter_value.
+func (m *mha) readAttrs(op string, attrs kernel.Attrs) error {
+	var err error
+	if m.numHeads, err = attrs.Int("num_heads", 0); err != nil {
+		return wrapAttr(err)
+	}
+	if m.numHeads < 1 {
+		return fmt.Errorf("ops: %s: attribute \"num_heads\" is %d: want it given, ≥ 1", op, m.numHeads)
+	}
+	for _, p := range []struct {
+		name string
+		def  float64
+		v    *float32
+	}{{"scale", 0, &m.scale}, {"mask_filter_value", -10000, &m.filter}} {
+		v, err := attrs.Float(p.name, p.def)
+		if err != nil {
+			return wrapAttr(err)
+		}
+		*p.v = float32(v)
+	}
+	return nil
 }
 
 // mhaRanks are the ranks of the attention ops' outputs: output, present
