@@ -144,16 +144,8 @@ func msAttnAttrs(attrs kernel.Attrs, op string, names ...string) (*msAttn, bool,
 		return nil, false, wrapAttr(err)
 	}
 	m.uni = uni == 1
-	for _, p := range []struct {
-		name string
-		def  float64
-		v    *float32
-	}{{"scale", 0, &m.scale}, {"mask_filter_value", -10000, &m.filter}} {
-		v, err := attrs.Float(p.name, p.def)
-		if err != nil {
-			return nil, false, wrapAttr(err)
-		}
-		*p.v = float32(v)
+	if err := scaleAttrs(attrs, &m.scale, &m.filter); err != nil {
+		return nil, false, err
 	}
 	if v, err := attrs.Int("do_rotary", 0); err != nil {
 		return nil, false, wrapAttr(err)
@@ -666,11 +658,17 @@ func (m *mha) readAttrs(op string, attrs kernel.Attrs) error {
 	if m.numHeads < 1 {
 		return fmt.Errorf("ops: %s: attribute \"num_heads\" is %d: want it given, ≥ 1", op, m.numHeads)
 	}
+	return scaleAttrs(attrs, &m.scale, &m.filter)
+}
+
+// scaleAttrs reads the attention ops' scale (0: 1/√head_size) and
+// mask_filter_value attributes.
+func scaleAttrs(attrs kernel.Attrs, scale, filter *float32) error {
 	for _, p := range []struct {
 		name string
 		def  float64
 		v    *float32
-	}{{"scale", 0, &m.scale}, {"mask_filter_value", -10000, &m.filter}} {
+	}{{"scale", 0, scale}, {"mask_filter_value", -10000, filter}} {
 		v, err := attrs.Float(p.name, p.def)
 		if err != nil {
 			return wrapAttr(err)
