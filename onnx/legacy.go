@@ -40,11 +40,15 @@ import (
 //   - GRU, LSTM and RNN drop output_sequence (the node's outputs say
 //     which are made).
 //
-// An op that ONNX added at opset 7 or later is refused in such a model.
+// An op that ONNX added at opset 7 or later is refused in such a model,
+// but for the two normalizations onnxruntime takes at every opset (see
+// legacyOps).
 const legacyOpset = 7
 
 // legacyOps are the ops of default-domain opsets 1 to 6: each has a
-// version 1. The experimental ops of opsets 1 to 9 are among them.
+// version 1. The experimental ops of opsets 1 to 9 are among them, and
+// the two normalizations onnxruntime takes in the default domain at every
+// opset (its contrib LayerNormalization and SimplifiedLayerNormalization).
 var legacyOps = makeSet(`Abs Add And ArgMax ArgMin AveragePool BatchNormalization Cast Ceil Clip
 	Concat Constant Conv ConvTranspose DepthToSpace Div Dropout Elu Equal Exp Flatten Floor GRU Gather
 	Gemm GlobalAveragePool GlobalLpPool GlobalMaxPool Greater HardSigmoid Hardmax Identity If
@@ -55,7 +59,8 @@ var legacyOps = makeSet(`Abs Add And ArgMax ArgMin AveragePool BatchNormalizatio
 	Softplus Softsign SpaceToDepth Split Sqrt Squeeze Sub Sum Tanh Tile TopK Transpose Unsqueeze
 	Upsample Xor
 	Affine Crop DynamicSlice ImageScaler MeanVarianceNormalization ParametricSoftplus ScaledTanh
-	ThresholdedRelu`)
+	ThresholdedRelu
+	LayerNormalization SimplifiedLayerNormalization`)
 
 // legacyBroadcast are the ops whose versions before 7 broadcast B onto A
 // by attributes broadcast and axis.

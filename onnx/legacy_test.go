@@ -468,3 +468,25 @@ func TestLegacySymbolicRanks(t *testing.T) {
 		t.Errorf("MaxPool then Add: got %v, want [13 14 -13 -12]", got)
 	}
 }
+
+// TestLegacyLayerNormalization: onnxruntime's contrib LayerNormalization,
+// which it takes in the default domain at every opset, is imported in a
+// model of opset 6 as ONNX_OPS lists it: over the last axis, Y scaled and
+// shifted.
+func TestLegacyLayerNormalization(t *testing.T) {
+	m := legacyModel(6, []*onnx.Node{{Name: "n", OpType: "LayerNormalization", Inputs: []string{"x", "s", "b"}, Outputs: []string{"y"}, Attrs: []*onnx.Attribute{attrF("epsilon", 0)}}},
+		map[string][]int64{"x": {2, 2}}, []*onnx.Tensor{initF32("s", []int64{2}, []float32{2, 3}), initF32("b", []int64{2}, []float32{1, -1})}, "y")
+	g, err := onnx.Import(m, onnx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runIn(g, map[string]*kernel.Tensor{"x": f32Tensor([]int64{2, 2}, []float32{1, 3, 5, 1})}, pipert.KBK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each row normalises to [-1, 1] or [1, -1] (variance 1 or 4, mean
+	// between), then ×[2, 3] + [1, -1].
+	if got := kernel.Float32s(res.Outputs["y"].Host); !equal32(got, []float32{-1, 2, 3, -4}) {
+		t.Errorf("got %v, want [-1 2 3 -4]", got)
+	}
+}

@@ -26,7 +26,7 @@ func TestOpsDocIsCurrent(t *testing.T) {
 	b.WriteString("BatchNormalization's and Dropout's is_test dropped (inference); PRelu's per-channel slope [C] applied along dimension 1; ")
 	b.WriteString("Reshape's shape attribute, Tile's tiles and axis and Split's split input (known at import) made the later forms; Concat's default axis 1; ")
 	b.WriteString("Pad's paddings, Cast's type names, Upsample's height_scale and width_scale, LpPool's float p, Clip's and Selu's version-1 defaults; ")
-	b.WriteString("output_sequence of the recurrent ops dropped. An op ONNX added at opset 7 or later is refused in such a model.\n\n")
+	b.WriteString("output_sequence of the recurrent ops dropped. An op ONNX added at opset 7 or later is refused in such a model, but for onnxruntime's LayerNormalization and SimplifiedLayerNormalization, which it takes in the default domain at every opset.\n\n")
 	b.WriteString("| ONNX op | pipert op | opsets | note |\n|---|---|---|---|\n")
 	about := map[string]string{
 		onnx.MSDomain: "onnxruntime's contrib ops, computed as its CPU kernels compute them.",
