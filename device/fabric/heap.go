@@ -96,8 +96,11 @@ func (h *Heap) Alloc(rank int, name string, size int64) (Ptr, error) {
 		h.next[rank]++
 		return Ptr{Rank: rank, Off: o.off, Size: size}, nil
 	}
-	off := (h.top + HeapAlign - 1) / HeapAlign * HeapAlign
-	if off > h.size || size > h.size-off {
+	off := h.top // aligned up, unless that passes the heap's end
+	if r := off % HeapAlign; r != 0 && off <= h.size-(HeapAlign-r) {
+		off += HeapAlign - r
+	}
+	if off%HeapAlign != 0 || size > h.size-off {
 		return Ptr{}, fmt.Errorf("%w: %q needs %d B at offset %d of %d on rank %d", ErrHeapFull, name, size, off, h.size, rank)
 	}
 	h.objs = append(h.objs, object{name: name, off: off, size: size})

@@ -3,7 +3,9 @@ package fabric_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +69,22 @@ func TestHeapBytesOutside(t *testing.T) {
 		if f := h.Float32s(q); f != nil {
 			t.Errorf("Float32s(%+v) not nil", q)
 		}
+	}
+}
+
+// TestHeapFullNamesItsOffset: a virtual heap filled to the last byte an
+// int64 counts refuses the next allocation with ErrHeapFull at the
+// offset its objects end, not at one an aligning overflow made negative.
+func TestHeapFullNamesItsOffset(t *testing.T) {
+	h, err := fabric.NewHeap(1, math.MaxInt64, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Alloc(0, "all", math.MaxInt64-5); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Alloc(0, "more", 1)
+	if !errors.Is(err, fabric.ErrHeapFull) || !strings.Contains(err.Error(), fmt.Sprintf("at offset %d ", int64(math.MaxInt64-5))) {
+		t.Errorf("Alloc after the heap's end = %v, want ErrHeapFull at offset %d", err, int64(math.MaxInt64-5))
 	}
 }
