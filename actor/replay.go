@@ -494,7 +494,7 @@ func (e *engine) replayAll(rs *runState) (bool, error) {
 		e.wk[0].busy[kernel.StageLaunch] += time.Duration(t1 - t)
 		e.work(0, t, t1)
 		e.a.tr.stageAs(flowNone, kernel.StageLaunch, 0, 0, t, t1)
-		e.a.tr.replayed(0, len(r.tilings), r.flowOf)
+		e.a.tr.replayed(0, len(e.a.prog.nodes), r.flowOf)
 	}()
 	if err := r.replaySegment(0); err != nil {
 		return true, err
