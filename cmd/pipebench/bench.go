@@ -530,6 +530,18 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 			return nil, err
 		}
 	}
+	// The executables of the scenario being measured; each scenario's
+	// are closed when its rows are done, so that a run of many scenarios
+	// holds one scenario's memory, trace tracks and device streams at a
+	// time, not all of them until the end.
+	var live []executor
+	closeLive := func() {
+		for _, e := range live {
+			e.close()
+		}
+		live = live[:0]
+	}
+	defer closeLive()
 	for _, sc := range cfg.scenarios {
 		vs := variants(cfg, sc)
 		nvariants += len(vs)
@@ -590,7 +602,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 				if r.exe, err = compileVariant(w.Graph, v, dev, costs, cfg, rc, name); err != nil {
 					return nil, fmt.Errorf("scenario %s, %v: %w", sc.Name, v, err)
 				}
-				defer r.exe.close()
+				live = append(live, r.exe)
 				runners = append(runners, r)
 			}
 		}
@@ -703,6 +715,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 			rep.Results = append(rep.Results, res)
 			rep.series = append(rep.series, series{scenario: sc.Name, v: r.v, reps: r.stats, ref: refSeries, res: res})
 		}
+		closeLive()
 	}
 	if err := traced.finish(rec.Close()); err != nil {
 		return nil, fmt.Errorf("trace %s: %w", cfg.tracePath, err)

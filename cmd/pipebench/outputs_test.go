@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -433,5 +435,54 @@ func TestInterruptedRowIsInNeitherFile(t *testing.T) {
 	}
 	if len(rep.Results) != 1 || len(rep.series) != len(rep.Results) || strings.Contains(b.String(), "mode=-") || strings.Contains(b.String(), "Smallops") {
 		t.Errorf("%d rows, %d series; -benchfmt:\n%s", len(rep.Results), len(rep.series), b.String())
+	}
+}
+
+// goroutinesAtRun notes, from bench's debug log, how many goroutines
+// there are at the first repetition logged of each scenario.
+type goroutinesAtRun struct {
+	mu    sync.Mutex
+	seen  []string // scenarios, in the order of their first run
+	first []int    // goroutines then
+}
+
+func (g *goroutinesAtRun) Write(p []byte) (int, error) {
+	var line struct{ Scenario, Message string }
+	if err := json.Unmarshal(p, &line); err != nil {
+		return 0, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if line.Message == "run" && !slices.Contains(g.seen, line.Scenario) {
+		g.seen = append(g.seen, line.Scenario)
+		g.first = append(g.first, runtime.NumGoroutine())
+	}
+	return len(p), nil
+}
+
+// TestScenarioExecutablesClosedBeforeNext: bench closes a scenario's
+// executables when its rows are done, so that a run of many scenarios
+// holds one scenario's workers, memory and trace tracks at a time: the
+// pipeline executables' stage goroutines of the first scenario are gone
+// when the next runs.
+func TestScenarioExecutablesClosedBeforeNext(t *testing.T) {
+	cfg, err := parseFlags([]string{"-quick", "-real", "-scenario", "zerocost,smallops,vad", "-mode", "pipeline", "-reps", "1", "-q"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &goroutinesAtRun{}
+	if _, err := bench(t.Context(), cfg, zerolog.New(g).Level(zerolog.DebugLevel), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.first) != 3 {
+		t.Fatalf("first runs of %v: want 3 scenarios", g.seen)
+	}
+	// A pipeline executable keeps a worker goroutine for each of its
+	// stage queues while it is open.
+	for i := 1; i < len(g.first); i++ {
+		if g.first[i] > g.first[0] {
+			t.Errorf("goroutines at the first run of %v: %v: the earlier scenarios' executables are still open", g.seen, g.first)
+			break
+		}
 	}
 }
