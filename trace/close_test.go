@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTrackClose: a closed track's events reach the trace, and the
@@ -111,6 +114,51 @@ func TestForeignName(t *testing.T) {
 			if names["good"] != 101 || names[fmt.Sprint("unknown name ", foreign)] != 2 {
 				t.Errorf("defer %v: slices by name %v, want 101 good and 2 unknown", deferred, names)
 			}
+		}
+	})
+}
+
+// TestChunksMadeAhead: the writer makes a chunk for each registered
+// track and one spare before anything is recorded, so that a track's
+// first event takes a free chunk instead of making one on the traced
+// goroutine.
+func TestChunksMadeAhead(t *testing.T) {
+	both(t, func(t *testing.T, opts Options) {
+		opts.ChunkBytes, opts.SpareChunks = 1<<10, 2
+		r, err := New(io.Discard, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := r.Intern("n")
+		var tracks [3]*Track
+		for i := range tracks {
+			tracks[i] = r.Track(fmt.Sprint("t", i), SliceTrack, Host)
+		}
+		counter := r.Track("c", CounterTrack, Host)
+		const ahead = len(tracks) + 1 + 1
+		free := func() (made, free int) {
+			r.x.mu.Lock()
+			defer r.x.mu.Unlock()
+			return r.x.made, len(r.x.free)
+		}
+		// The writer works on its own goroutine: wait for it, parking
+		// on nothing but the scheduler.
+		deadline := time.Now().Add(10 * time.Second)
+		for _, f := free(); f < ahead && time.Now().Before(deadline); _, f = free() {
+			runtime.Gosched()
+		}
+		if made, f := free(); made != ahead || f != ahead {
+			t.Fatalf("before any event: %d chunks made, %d free; want %d made ahead, all free", made, f, ahead)
+		}
+		for i, tr := range tracks {
+			tr.Slice(int64(i), 1, n)
+		}
+		counter.Counter(0, 1)
+		if made, f := free(); made != ahead || f != 1 {
+			t.Errorf("after each track's first event: %d chunks made, %d free; want %d made, 1 free", made, f, ahead)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

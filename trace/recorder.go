@@ -64,14 +64,17 @@ type Options struct {
 	// tracks' buffers in the cores' caches (zerocost -quick, 2 cores,
 	// measured when a slice and its flow took two records: tracing cost
 	// per kernel, kbk/async/pipeline, about 140/125/165 ns with 1 MiB
-	// chunks, 135/75/105 ns with 256 KiB). On Linux the chunks slice
-	// tracks take are mapped whole when made, so that the traced
-	// goroutines do not fault their pages in one at a time: each is
-	// resident at its full size from then on.
+	// chunks, 135/75/105 ns with 256 KiB). The writer goroutine makes
+	// the chunks ahead, and on Linux maps each whole when it makes it,
+	// so that the traced goroutines neither make chunks nor fault their
+	// pages in one at a time: each is resident at its full size from
+	// then on.
 	ChunkBytes int
 	// SpareChunks is how many chunks may be on their way to the writer
 	// beyond the one each track is filling. Zero means 4. Memory is bounded
-	// by (tracks not closed + SpareChunks) * ChunkBytes (Track.Close).
+	// by (tracks not closed + SpareChunks) * ChunkBytes (Track.Close). The
+	// writer makes a chunk for each track and one spare ahead, as tracks
+	// are registered, while it has nothing to write.
 	SpareChunks int
 	// NoBlock makes a track that finds every chunk in use drop its events
 	// (counted in Stats.Dropped) instead of waiting for the writer. Dropped
