@@ -81,7 +81,10 @@ func TestHeapSymmetric(t *testing.T) {
 		}
 	}
 	// A write through a translated pointer lands in the peer's object.
-	p := h.Translate(ptrs[1][1], 3)
+	p, err := h.Translate(ptrs[1][1], 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.Float32s(p)[5] = 2.5
 	if got := h.Float32s(ptrs[3][1])[5]; got != 2.5 {
 		t.Fatalf("peer sees %v", got)

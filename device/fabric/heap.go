@@ -111,8 +111,13 @@ func (h *Heap) Alloc(rank int, name string, size int64) (Ptr, error) {
 }
 
 // Translate returns p as rank sees it: the same offset in rank's block.
-func (h *Heap) Translate(p Ptr, rank int) Ptr {
-	return Ptr{Rank: rank, Off: p.Off, Size: p.Size}
+// A rank outside [0, Ranks()) is an ErrConfig error naming the rank and
+// the range.
+func (h *Heap) Translate(p Ptr, rank int) (Ptr, error) {
+	if rank < 0 || rank >= h.ranks {
+		return Ptr{}, fmt.Errorf("%w: heap translate to rank %d, want 0 to %d", ErrConfig, rank, h.ranks-1)
+	}
+	return Ptr{Rank: rank, Off: p.Off, Size: p.Size}, nil
 }
 
 // Bytes returns p's contents (nil on a virtual heap, and for a Ptr

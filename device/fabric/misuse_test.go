@@ -88,3 +88,28 @@ func TestHeapFullNamesItsOffset(t *testing.T) {
 		t.Errorf("Alloc after the heap's end = %v, want ErrHeapFull at offset %d", err, int64(math.MaxInt64-5))
 	}
 }
+
+// TestHeapTranslateRankOutside: translating to a rank the heap does not
+// have is an ErrConfig error naming the rank and the range, not a Ptr
+// that reads as nil.
+func TestHeapTranslateRankOutside(t *testing.T) {
+	h, err := fabric.NewHeap(3, 1<<12, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.Alloc(0, "x", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rank := range []int{-1, 3, math.MaxInt} {
+		q, err := h.Translate(p, rank)
+		want := fmt.Sprintf("rank %d, want 0 to 2", rank)
+		if !errors.Is(err, fabric.ErrConfig) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Translate(rank %d) = %+v, %v; want ErrConfig naming %q", rank, q, err, want)
+		}
+	}
+	q, err := h.Translate(p, 2)
+	if err != nil || q != (fabric.Ptr{Rank: 2, Off: p.Off, Size: p.Size}) || len(h.Bytes(q)) != 64 {
+		t.Errorf("Translate(rank 2) = %+v, %v", q, err)
+	}
+}
