@@ -410,27 +410,58 @@ const MaxMemoryBytes = 1 << 43
 // it, a modeled call is a mistake (a run of such calls would last days).
 const MaxProfileDuration = 10 * time.Second
 
-// positive reports whether v is a positive finite number.
-func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+// MinRate bounds a Profile's rates from below (PeakFLOPS in operations,
+// MemBandwidth and the links' Bandwidth in bytes, per second): a thousandth
+// of the slowest processor or link modeled. The simulated device spends its
+// modeled time for real, and below it a kernel of a million operations or
+// bytes takes more than a second, so that a run of them seems to hang.
+const MinRate = 1e6
+
+// rate reports whether v is a rate a Profile models: finite and at least
+// MinRate.
+func rate(v float64) bool { return v >= MinRate && !math.IsInf(v, 1) }
 
 // inRange reports whether d is in [0, MaxProfileDuration].
 func inRange(d time.Duration) bool { return d >= 0 && d <= MaxProfileDuration }
 
-// Validate reports the first field that makes p unusable.
+// Validate reports the first field that makes p unusable, naming it and
+// the range it must be in: MemoryBytes in [1, MaxMemoryBytes], the rates
+// in [MinRate, +Inf), the latencies and fixed costs in [0,
+// MaxProfileDuration], the engine counts in [0, MaxEngines].
 func (p *Profile) Validate() error {
-	switch {
-	case p.MemoryBytes <= 0 || p.MemoryBytes > MaxMemoryBytes:
+	if p.MemoryBytes <= 0 || p.MemoryBytes > MaxMemoryBytes {
 		return fmt.Errorf("device: profile %q: MemoryBytes %d outside [1, %d]", p.Name, p.MemoryBytes, int64(MaxMemoryBytes))
-	case !positive(p.PeakFLOPS) || !positive(p.MemBandwidth):
-		return fmt.Errorf("device: profile %q: PeakFLOPS and MemBandwidth must be positive and finite", p.Name)
-	case !inRange(p.LaunchLatency) || !inRange(p.KernelFixed) || !inRange(p.H2D.Latency) || !inRange(p.D2H.Latency) || !inRange(p.D2D.Latency):
-		return fmt.Errorf("device: profile %q: latencies must be in [0, %v]", p.Name, MaxProfileDuration)
-	case !positive(p.H2D.Bandwidth) || !positive(p.D2H.Bandwidth) || !positive(p.D2D.Bandwidth):
-		return fmt.Errorf("device: profile %q: copy bandwidths must be positive and finite", p.Name)
-	case !inRange(p.ReplayFixed) || !inRange(p.ReplayNode):
-		return fmt.Errorf("device: profile %q: replay costs must be in [0, %v]", p.Name, MaxProfileDuration)
-	case p.ComputeEngines < 0 || p.CopyEngines < 0 || p.ComputeEngines > MaxEngines || p.CopyEngines > MaxEngines:
-		return fmt.Errorf("device: profile %q: engine counts %d and %d outside [0, %d]", p.Name, p.ComputeEngines, p.CopyEngines, MaxEngines)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"PeakFLOPS", p.PeakFLOPS}, {"MemBandwidth", p.MemBandwidth},
+		{"H2D.Bandwidth", p.H2D.Bandwidth}, {"D2H.Bandwidth", p.D2H.Bandwidth}, {"D2D.Bandwidth", p.D2D.Bandwidth},
+	} {
+		if !rate(f.v) {
+			return fmt.Errorf("device: profile %q: %s %g outside [%g, +Inf)", p.Name, f.name, f.v, float64(MinRate))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"LaunchLatency", p.LaunchLatency}, {"KernelFixed", p.KernelFixed},
+		{"H2D.Latency", p.H2D.Latency}, {"D2H.Latency", p.D2H.Latency}, {"D2D.Latency", p.D2D.Latency},
+		{"ReplayFixed", p.ReplayFixed}, {"ReplayNode", p.ReplayNode},
+	} {
+		if !inRange(f.v) {
+			return fmt.Errorf("device: profile %q: %s %v outside [0, %v]", p.Name, f.name, f.v, MaxProfileDuration)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"ComputeEngines", p.ComputeEngines}, {"CopyEngines", p.CopyEngines}} {
+		if f.v < 0 || f.v > MaxEngines {
+			return fmt.Errorf("device: profile %q: %s %d outside [0, %d]", p.Name, f.name, f.v, MaxEngines)
+		}
 	}
 	return nil
 }

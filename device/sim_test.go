@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/pipert/pipert/internal/clock"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -234,6 +235,39 @@ func TestProfileValidation(t *testing.T) {
 	p.MemBandwidth = 0
 	if _, err := device.NewSim(device.SimOptions{Profile: p}); err == nil {
 		t.Fatal("profile without bandwidth accepted")
+	}
+}
+
+// TestProfileValidateNamesFieldAndRange: a rate below MinRate (the
+// simulated device would spend minutes on every kernel), a latency or an
+// engine count out of range is refused naming the field and its range;
+// the rates at MinRate validate.
+func TestProfileValidateNamesFieldAndRange(t *testing.T) {
+	for _, c := range []struct {
+		edit func(*device.Profile)
+		want string
+	}{
+		{func(p *device.Profile) { p.PeakFLOPS = 1e-9 }, "PeakFLOPS 1e-09 outside [1e+06, +Inf)"},
+		{func(p *device.Profile) { p.MemBandwidth = 1e-9 }, "MemBandwidth 1e-09 outside [1e+06, +Inf)"},
+		{func(p *device.Profile) { p.H2D.Bandwidth = 1000 }, "H2D.Bandwidth 1000 outside [1e+06, +Inf)"},
+		{func(p *device.Profile) { p.D2H.Bandwidth = 0 }, "D2H.Bandwidth 0 outside [1e+06, +Inf)"},
+		{func(p *device.Profile) { p.D2D.Bandwidth = math.Inf(1) }, "D2D.Bandwidth +Inf outside [1e+06, +Inf)"},
+		{func(p *device.Profile) { p.KernelFixed = time.Minute }, "KernelFixed 1m0s outside [0, 10s]"},
+		{func(p *device.Profile) { p.D2D.Latency = -1 }, "D2D.Latency -1ns outside [0, 10s]"},
+		{func(p *device.Profile) { p.ReplayNode = time.Hour }, "ReplayNode 1h0m0s outside [0, 10s]"},
+		{func(p *device.Profile) { p.CopyEngines = -1 }, "CopyEngines -1 outside [0, 4096]"},
+	} {
+		p := device.Default()
+		c.edit(&p)
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate = %v, want %q", err, c.want)
+		}
+	}
+	p := device.Default()
+	p.PeakFLOPS, p.MemBandwidth = device.MinRate, device.MinRate
+	p.H2D.Bandwidth, p.D2H.Bandwidth, p.D2D.Bandwidth = device.MinRate, device.MinRate, device.MinRate
+	if err := p.Validate(); err != nil {
+		t.Errorf("rates at MinRate: %v", err)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/swai"
 	"github.com/pipert/pipert/plan"
 	"github.com/pipert/pipert/scenarios"
@@ -313,9 +314,10 @@ func dumpProfile(w io.Writer, name string) error {
 		}
 	})
 	doc.HeadComment = fmt.Sprintf("pipebench device profile %q (device/swai.%s): durations in ns (_ns fields; a\n"+
-		"duration such as 5us is also read), bandwidths in bytes/s. Load it with\n"+
+		"duration such as 5us is also read), at most %v; flops and bandwidths per\n"+
+		"second (bytes/s), at least %g. Load it with\n"+
 		"pipebench -device FILE.yaml, or name it in a scenario file's device.profile;\n"+
-		"a field left out keeps the swai profile's value.", name, map[string]string{"swai": "Default", "gpu": "GPU"}[name])
+		"a field left out keeps the swai profile's value.", name, map[string]string{"swai": "Default", "gpu": "GPU"}[name], maxProfileDuration, float64(device.MinRate))
 	return encodeYAML(w, &doc)
 }
 

@@ -66,3 +66,26 @@ func TestStdoutWriteErrorsFail(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileFileSlowRates: a profile file whose rates are below
+// device.MinRate (the simulated device spends its modeled time for real,
+// so each kernel would take minutes) is a usage error naming the file,
+// the line, the field and the range, in YAML and in JSON.
+func TestProfileFileSlowRates(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, text, want string }{
+		{"slow.yaml", "name: slow\npeak_flops: 1e-9\n", "slow.yaml:2: peak_flops: must be in [1e+06, +Inf), got 1e-09"},
+		{"slow.yml", "mem_bandwidth: 1000\n", "slow.yml:1: mem_bandwidth: must be in [1e+06, +Inf), got 1000"},
+		{"slowcopy.yaml", "transfer:\n  bandwidth: 1e3\n  channel_bandwidth: 1e3\n", "slowcopy.yaml:2: transfer.bandwidth: must be in [1e+06, +Inf), got 1000"},
+		{"slow.json", `{"peak_flops": 1e-9}`, `profile "swai": peak_flops: must be in [1e+06, +Inf), got 1e-09`},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errb := runArgs(t, "-quick", "-scenario", "smallops", "-mode", "kbk", "-reps", "1", "-device", path)
+		if code != 2 || out != "" || !strings.Contains(errb, c.want) {
+			t.Errorf("-device %s: exit %d, stderr %q; want 2 and %q", c.name, code, errb, c.want)
+		}
+	}
+}

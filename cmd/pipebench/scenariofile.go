@@ -1158,6 +1158,9 @@ func (sf *scenarioFile) resolveDevice() error {
 		}
 		p := zeroProfile()
 		scaleDeviceProfile(&p, d.Scale)
+		if err := p.Validate(); err != nil {
+			return sf.errorf("device.scale", "the scaled profile: %v", err)
+		}
 		sf.zeroProfile = &p
 		sf.profile = swai.Default() // unused: the scenario's own device replaces the card
 		return nil

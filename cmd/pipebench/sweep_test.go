@@ -148,7 +148,7 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"-vary", "infer="}, "gives no value"},
 		{[]string{"-vary", "infer=fast"}, "not a duration"},
 		{[]string{"-vary", "layers=0,2"}, "graph.params.layers: 0 outside"},
-		{[]string{"-vary", "device.transfer.bandwidth=0,1"}, "device.overrides.transfer.bandwidth: must be positive"},
+		{[]string{"-vary", "device.transfer.bandwidth=0,1"}, "device.overrides.transfer.bandwidth: must be in [1e+06, +Inf), got 0"},
 		{[]string{"-vary", "infer=1us", "-vary", "costs.infer=2us"}, "varied twice"},
 		{[]string{}, "nothing to sweep"},
 		{[]string{"-vary", "infer=1us", "-reps", "0"}, "-reps 0: want at least 1"},

@@ -172,6 +172,9 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"DDRAMBandwidth", func(p *mt3000.Profile) { p.DDRAMBandwidth = -42.62e9 }},
 		{"GroupExec", func(p *mt3000.Profile) { p.GroupExec = -1 }},
 		{"TileBytes", func(p *mt3000.Profile) { p.TileBytes = p.AMBytes }},
+		{"PeakFLOPS: must be in [1e+06, +Inf), got 1e-09", func(p *mt3000.Profile) { p.PeakFLOPS = 1e-9 }},
+		{"CPUBandwidth: must be in [1e+06, +Inf), got 1000", func(p *mt3000.Profile) { p.CPUBandwidth = 1000 }},
+		{"AMBandwidth: must be in [1e+06, +Inf), got 1", func(p *mt3000.Profile) { p.AMBandwidth = 1 }},
 	} {
 		p := mt3000.Default()
 		tc.edit(&p)

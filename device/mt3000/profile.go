@@ -118,7 +118,8 @@ func Default() Profile {
 }
 
 // Validate reports every field that makes p unusable, each naming the
-// field, joined.
+// field, joined: the counts and sizes must be positive, the rates in
+// [device.MinRate, +Inf), the durations not negative.
 func (p Profile) Validate() error {
 	var errs []error
 	bad := func(field, msg string, v any) {
@@ -148,8 +149,8 @@ func (p Profile) Validate() error {
 		{"PeakFLOPS", p.PeakFLOPS}, {"DDRBandwidth", p.DDRBandwidth}, {"DDRAMBandwidth", p.DDRAMBandwidth},
 		{"AMBandwidth", p.AMBandwidth}, {"CPUFLOPS", p.CPUFLOPS}, {"CPUBandwidth", p.CPUBandwidth},
 	} {
-		if !(f.v > 0) || math.IsInf(f.v, 0) {
-			bad(f.name, "must be positive and finite", f.v)
+		if !(f.v >= device.MinRate) || math.IsInf(f.v, 0) {
+			bad(f.name, fmt.Sprintf("must be in [%g, +Inf)", float64(device.MinRate)), f.v)
 		}
 	}
 	for _, f := range []struct {

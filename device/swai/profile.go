@@ -449,8 +449,8 @@ func (p Profile) Validate() error {
 		v.add("name", "must not be empty")
 	}
 	v.posInt("memory_bytes", p.MemoryBytes)
-	v.posFloat("peak_flops", p.PeakFLOPS)
-	v.posFloat("mem_bandwidth", p.MemBandwidth)
+	v.rate("peak_flops", p.PeakFLOPS)
+	v.rate("mem_bandwidth", p.MemBandwidth)
 	if !knownAllocator(p.Allocator) {
 		v.add("allocator", fmt.Sprintf("unknown allocator %q (want one of %v)", p.Allocator, allocatorNames))
 	}
@@ -511,8 +511,8 @@ func (p Profile) Validate() error {
 	v.dur("transfer.pageable_setup_ns", t.PageableSetup)
 	v.posInt("transfer.channels", int64(t.Channels))
 	v.atMost("transfer.channels", int64(t.Channels), maxUnits)
-	v.posFloat("transfer.bandwidth", t.Bandwidth)
-	v.posFloat("transfer.channel_bandwidth", t.ChannelBandwidth)
+	v.rate("transfer.bandwidth", t.Bandwidth)
+	v.rate("transfer.channel_bandwidth", t.ChannelBandwidth)
 	if t.ChannelBandwidth > t.Bandwidth {
 		v.add("transfer.channel_bandwidth", "must not exceed transfer.bandwidth, the channels' total")
 	}
@@ -527,7 +527,7 @@ func (p Profile) Validate() error {
 	if t.MinChunkBytes > t.StagingBytes {
 		v.add("transfer.min_chunk_bytes", "must not exceed transfer.staging_bytes")
 	}
-	v.posFloat("transfer.host_mem_bandwidth", t.HostMemBandwidth)
+	v.rate("transfer.host_mem_bandwidth", t.HostMemBandwidth)
 	if t.Bandwidth >= t.HostMemBandwidth {
 		v.add("transfer.bandwidth", "must be below transfer.host_mem_bandwidth (equation 5)")
 	}
@@ -555,20 +555,20 @@ func (p Profile) Validate() error {
 	v.dur("d2d.dma_start_ns", d.DMAStart)
 	v.dur("d2d.turnaround_ns", d.Turnaround)
 	// Bandwidths of absent engines may be 0; those of present ones must be
-	// positive.
-	need := func(field string, x float64, engines ...Engine) {
+	// rates (the MPE's scale of the host's copy speed positive).
+	need := func(field string, x float64, present func(string, float64), engines ...Engine) {
 		for _, e := range engines {
 			if seen[e] {
-				v.posFloat(field, x)
+				present(field, x)
 				return
 			}
 		}
 		v.nonNegFloat(field, x)
 	}
-	need("d2d.mpe_copy_scale", d.MPECopyScale, MPE)
-	need("d2d.cpe_bandwidth", d.CPEBandwidth, CPE)
-	need("d2d.dma_read_bandwidth", d.DMARead, DMA, IOMMU)
-	need("d2d.dma_write_bandwidth", d.DMAWrite, DMA, IOMMU)
+	need("d2d.mpe_copy_scale", d.MPECopyScale, v.posFloat, MPE)
+	need("d2d.cpe_bandwidth", d.CPEBandwidth, v.rate, CPE)
+	need("d2d.dma_read_bandwidth", d.DMARead, v.rate, DMA, IOMMU)
+	need("d2d.dma_write_bandwidth", d.DMAWrite, v.rate, DMA, IOMMU)
 	return errors.Join(v.errs...)
 }
 
@@ -622,6 +622,14 @@ func (v *validator) nonNegInt(field string, x int64) {
 func (v *validator) posFloat(field string, x float64) {
 	if !(x > 0) || math.IsInf(x, 0) {
 		v.add(field, fmt.Sprintf("must be positive and finite, got %g", x))
+	}
+}
+
+// rate adds a problem unless x is a rate the simulated device models, in
+// [device.MinRate, +Inf).
+func (v *validator) rate(field string, x float64) {
+	if !(x >= device.MinRate) || math.IsInf(x, 0) {
+		v.add(field, fmt.Sprintf("must be in [%g, +Inf), got %g", float64(device.MinRate), x))
 	}
 }
 

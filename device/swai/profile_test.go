@@ -107,7 +107,7 @@ func TestLoadProfile(t *testing.T) {
 		{"unknown", `{"name": "x", "lanch": {}}`, []string{`unknown field "lanch"`}},
 		{"unknown nested", `{"transfer": {"chanels": 4}}`, []string{`unknown field "chanels"`}},
 		{"negative", `{"launch": {"cpu_ns": -1}, "transfer": {"bandwidth": -3}, "malloc": {"page_bytes": -4096}}`,
-			[]string{"launch.cpu_ns: must not be negative, got -1", "transfer.bandwidth: must be positive", "malloc.page_bytes: must not be negative"}},
+			[]string{"launch.cpu_ns: must not be negative, got -1", "transfer.bandwidth: must be in [1e+06, +Inf), got -3", "malloc.page_bytes: must not be negative"}},
 		{"too long", `{"launch": {"cpu_ns": 100000000000}}`, []string{"launch.cpu_ns: 100000000000 ns (1m40s) outside [0, 10s]"}},
 		{"zero channels", `{"transfer": {"channels": 0}}`, []string{"transfer.channels: must be positive"}},
 		{"channel faster than all", `{"transfer": {"channel_bandwidth": 20e9}}`, []string{"must not exceed transfer.bandwidth"}},
@@ -124,7 +124,11 @@ func TestLoadProfile(t *testing.T) {
 		{"cores", `{"launch": {"cores": 0}}`, []string{"launch.cores: must be positive"}},
 		{"staging", `{"transfer": {"min_chunk_bytes": 4194304}}`, []string{"must not exceed transfer.staging_bytes"}},
 		{"equation 5", `{"transfer": {"host_mem_bandwidth": 10e9}}`, []string{"equation 5"}},
-		{"present engine bandwidth", `{"d2d": {"cpe_bandwidth": 0}}`, []string{"d2d.cpe_bandwidth: must be positive"}},
+		{"present engine bandwidth", `{"d2d": {"cpe_bandwidth": 0}}`, []string{"d2d.cpe_bandwidth: must be in [1e+06, +Inf), got 0"}},
+		// Rates so low that the simulated device, which spends its
+		// modeled time for real, takes minutes a kernel.
+		{"tiny rates", `{"peak_flops": 1e-9, "mem_bandwidth": 999999, "d2d": {"dma_read_bandwidth": 1}}`,
+			[]string{"peak_flops: must be in [1e+06, +Inf), got 1e-09", "mem_bandwidth: must be in [1e+06, +Inf), got 999999", "d2d.dma_read_bandwidth: must be in [1e+06, +Inf), got 1"}},
 		{"trailing", `{"name": "x"} {}`, []string{"trailing data"}},
 		{"not json", `name = x`, []string{"parse"}},
 		{"fractional ns", `{"launch": {"cpu_ns": 1.5}}`, []string{"cpu_ns"}},
