@@ -144,18 +144,7 @@ func parseInputs(s string) (map[string][]int64, error) {
 // -outputs names tensors its graph takes or computes: usage errors naming
 // the flag, before the import.
 func checkModelNames(m *onnx.Model, mf *modelFlags) error {
-	inputs, tensors := map[string]bool{}, map[string]bool{}
-	for _, vi := range m.Graph.Inputs {
-		inputs[vi.Name], tensors[vi.Name] = true, true
-	}
-	for _, t := range m.Graph.Initializers {
-		tensors[t.Name] = true
-	}
-	for _, n := range m.Graph.Nodes {
-		for _, o := range n.Outputs {
-			tensors[o] = true
-		}
-	}
+	inputs, tensors := modelNames(m)
 	for _, name := range slices.Sorted(maps.Keys(mf.shapes)) {
 		if !inputs[name] {
 			return fmt.Errorf("%w: -input %s: the model has no such input", errUsage, name)
@@ -167,6 +156,24 @@ func checkModelNames(m *onnx.Model, mf *modelFlags) error {
 		}
 	}
 	return nil
+}
+
+// modelNames is the graph inputs of model m, and every tensor its graph
+// takes or computes (inputs, initializers, nodes' outputs).
+func modelNames(m *onnx.Model) (inputs, tensors map[string]bool) {
+	inputs, tensors = map[string]bool{}, map[string]bool{}
+	for _, vi := range m.Graph.Inputs {
+		inputs[vi.Name], tensors[vi.Name] = true, true
+	}
+	for _, t := range m.Graph.Initializers {
+		tensors[t.Name] = true
+	}
+	for _, n := range m.Graph.Nodes {
+		for _, o := range n.Outputs {
+			tensors[o] = true
+		}
+	}
+	return inputs, tensors
 }
 
 // parseConsts parses "-const sr=16000" into scalars of each input's dtype

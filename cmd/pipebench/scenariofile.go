@@ -968,7 +968,11 @@ func (sf *scenarioFile) importONNX() error {
 		return sf.errorf("graph.onnx", "%v", err)
 	}
 	mf := &modelFlags{path: p, shapes: sf.Graph.Inputs}
+	inputs, tensors := modelNames(m)
 	for _, name := range slices.Sorted(mapsKeys(sf.Graph.Inputs)) {
+		if !inputs[name] {
+			return sf.errorf("graph.inputs."+name, "the model has no such input")
+		}
 		for _, d := range sf.Graph.Inputs[name] {
 			if d < 0 {
 				return sf.errorf("graph.inputs."+name, "negative dimension %d", d)
@@ -977,6 +981,9 @@ func (sf *scenarioFile) importONNX() error {
 	}
 	var consts []string
 	for _, name := range slices.Sorted(mapsKeys(sf.Graph.Consts)) {
+		if !inputs[name] {
+			return sf.errorf("graph.consts."+name, "the model has no such input")
+		}
 		consts = append(consts, fmt.Sprintf("%s=%s", name, strconv.FormatFloat(sf.Graph.Consts[name], 'g', -1, 64)))
 	}
 	if mf.values, err = parseConsts(strings.Join(consts, ","), m); err != nil {
@@ -985,6 +992,11 @@ func (sf *scenarioFile) importONNX() error {
 	if sf.Graph.Outputs != nil {
 		if err := checkOutputNames(sf.Graph.Outputs); err != nil {
 			return sf.errorf("graph.outputs", "%v", strings.TrimPrefix(strings.Replace(err.Error(), "-outputs", "the list", 1), "usage: "))
+		}
+		for i, name := range sf.Graph.Outputs {
+			if !tensors[name] {
+				return sf.errorf(fmt.Sprintf("graph.outputs[%d]", i), "%q: the model neither takes nor computes such a tensor", name)
+			}
 		}
 		mf.outputs = sf.Graph.Outputs
 	}

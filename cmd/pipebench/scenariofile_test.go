@@ -511,7 +511,7 @@ func TestZeroDeviceLabel(t *testing.T) {
 
 // TestScenarioFileOutputs: graph.outputs selects an ONNX model's outputs
 // as -outputs does (a scikit-learn classifier's tensors before ZipMap),
-// and a bad list names the field.
+// and a bad list names the field, at the line of the bad name.
 func TestScenarioFileOutputs(t *testing.T) {
 	model, err := filepath.Abs("../../onnx/testdata/opset/e_skl2onnx_zipmap.onnx")
 	if err != nil {
@@ -524,6 +524,12 @@ func TestScenarioFileOutputs(t *testing.T) {
 		{"  outputs: []", ":4: graph.outputs: the list names no tensor"},
 		{"  outputs: [label, label]", `:4: graph.outputs: the list names "label" twice`},
 		{`  outputs: [label, ""]`, ":4: graph.outputs: the list: item 2 is empty"},
+		// A name the model does not have is reported at its own line,
+		// not at graph.onnx's; so are graph.inputs' and graph.consts'.
+		{"  outputs: [nosuch]", `:4: graph.outputs[0]: "nosuch": the model neither takes nor computes such a tensor`},
+		{"  outputs:\n    - output_label\n    - nosuch", `:6: graph.outputs[1]: "nosuch"`},
+		{"  inputs: {nosuch: [1, 2]}", ":4: graph.inputs.nosuch: the model has no such input"},
+		{"  consts:\n    nosuch: 1", ":5: graph.consts.nosuch: the model has no such input"},
 	} {
 		path := filepath.Join(dir, "s.yaml")
 		text := "name: skl\ngraph:\n  onnx: " + model + "\n" + c.graph + "\n"
