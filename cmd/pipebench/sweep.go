@@ -179,10 +179,10 @@ func (a *axis) parseSpec(spec string) error {
 }
 
 // sweepFields lists the fields a sweep can vary: the leaves of the
-// scenario file (costs, params, device.scale, reps…) and of the device
-// profile (device.launch.cpu_ns…), each with its kind and its path in the
-// file.
-func sweepFields(doc *yaml.Node) map[string]axis {
+// scenario file (costs, params, device.scale, reps…) and, with profile, of
+// the device profile (device.launch.cpu_ns…), each with its kind and its
+// path in the file. A scenario on a platform of its own takes no profile.
+func sweepFields(doc *yaml.Node, profile bool) map[string]axis {
 	out := map[string]axis{}
 	annotate(doc, "", func(path string, k, v *yaml.Node) {
 		if v.Kind != yaml.ScalarNode {
@@ -197,6 +197,9 @@ func sweepFields(doc *yaml.Node) map[string]axis {
 			out[path] = axis{path: path, kind: kindFloat}
 		}
 	})
+	if !profile {
+		return out
+	}
 	paths := map[string]string{}
 	jsonPaths(reflect.TypeFor[swai.Profile](), "", "", paths)
 	for jp, gp := range paths {
@@ -252,12 +255,17 @@ func resolveAxis(fields map[string]axis, name string) (axis, error) {
 		return axis{}, fmt.Errorf("%q is ambiguous: %s", name, strings.Join(match, ", "))
 	}
 	var some []string
-	for p := range fields {
+	profile := false
+	for p, a := range fields {
+		profile = profile || strings.HasPrefix(a.path, "device.overrides.")
 		if !strings.HasPrefix(p, "device.") || strings.Count(p, ".") == 1 || p == "device.scale" {
 			some = append(some, p)
 		}
 	}
 	slices.Sort(some)
+	if !profile {
+		return axis{}, fmt.Errorf("no parameter %q (have %s)", name, strings.Join(some, ", "))
+	}
 	return axis{}, fmt.Errorf("no parameter %q (have %s, and device.FIELD for every field of pipebench profiles -dump swai)", name, strings.Join(some, ", "))
 }
 
@@ -401,7 +409,7 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 	if err := yaml.Unmarshal(base, &doc); err != nil {
 		return nil, err
 	}
-	fields := sweepFields(&doc)
+	fields := sweepFields(&doc, !sw.sf.onPlatform())
 	if sw.file != "" {
 		// A field the file leaves out is still the scenario's: its value
 		// is what pipebench runs without it (a cost, the scale, reps, a
@@ -410,7 +418,7 @@ func parseSweep(args []string, stderr io.Writer) (*sweepFlags, error) {
 		if err := all.Encode(sw.sf); err != nil {
 			return nil, err
 		}
-		for p, a := range sweepFields(&all) {
+		for p, a := range sweepFields(&all, !sw.sf.onPlatform()) {
 			if _, ok := fields[p]; !ok {
 				fields[p] = a
 			}

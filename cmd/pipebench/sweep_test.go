@@ -166,6 +166,29 @@ func TestSweepErrors(t *testing.T) {
 	}
 }
 
+// TestSweepPlatformScenarioListsItsFields: a scenario on a platform of
+// its own (mttorch), built-in or in a file, takes no device profile:
+// sweep lists no device field for it and refuses one as a field it does
+// not have, before any point is loaded.
+func TestSweepPlatformScenarioListsItsFields(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mt.yaml")
+	if err := os.WriteFile(file, dumped(t, "mttorch", true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range [][]string{{"-scenario", "mttorch", "-quick"}, {"-scenario-file", file}} {
+		for _, field := range []string{"nosuch", "device.launch.cpu_ns", "peak_flops", "device.scale"} {
+			args := append(append([]string{"sweep"}, src...), "-o", dir, "-q", "-vary", field+"=1,2")
+			code, out, errb := runArgs(t, args...)
+			want := "-vary " + field + `: no parameter "` + field + `" (have costs.alloc,`
+			_, have, _ := strings.Cut(errb, "(have ")
+			if code != 2 || out != "" || !strings.Contains(errb, want) || strings.Contains(have, "device") {
+				t.Errorf("%v: exit %d, stderr %q; want 2 and %q listing no device field", args, code, errb, want)
+			}
+		}
+	}
+}
+
 // TestAxisValues checks the ranges of -vary.
 func TestAxisValues(t *testing.T) {
 	for spec, want := range map[string]string{
