@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -324,19 +326,26 @@ func us(ns int64) time.Duration { return time.Duration(ns).Round(time.Microsecon
 
 // runAnalyze is "pipebench analyze TRACE".
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer, cores int) int {
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprintf(stdout, "usage: pipebench analyze TRACE (a .pftrace or .json file written with -trace)\n")
-		return 0
+	fs := flag.NewFlagSet("pipebench analyze", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: pipebench analyze TRACE\n\nAnalyses TRACE, a .pftrace or .json file written with pipebench -trace (or pipebench moe -trace).\n")
 	}
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(stderr, "pipebench: usage: pipebench analyze TRACE (a .pftrace or .json file written with -trace)\n")
-		return 2
+	if code, ok := parseSub(fs, args, 1, stderr, "want one trace: pipebench analyze TRACE"); !ok {
+		return code
 	}
-	sums, warns, err := analyzeFile(ctx, args[0], cores)
+	path := fs.Arg(0)
+	// A trace that is not there, or not a file, is the caller's mistake;
+	// one that cannot be read through is the run's failure.
+	if _, err := os.Stat(path); err != nil {
+		fmt.Fprintf(stderr, "pipebench: analyze: trace: %v\n", err)
+		return usageFailed(stderr, fs.Name())
+	}
+	sums, warns, err := analyzeFile(ctx, path, cores)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: analyze: %v\n", err)
 		if errors.Is(err, errNotRegular) {
-			return 2
+			return usageFailed(stderr, fs.Name())
 		}
 		return 1
 	}
@@ -345,24 +354,24 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer, co
 	}
 	if len(sums) == 0 {
 		// A pipebench moe trace: modeled devices on a fabric, no actors.
-		if p, err := trace.ReadFile(args[0]); err == nil {
+		if p, err := trace.ReadFile(path); err == nil {
 			if runs := fabricRuns(p); len(runs) > 0 {
 				writeFabricRuns(stdout, runs)
 				return 0
 			}
 		}
-		fmt.Fprintf(stderr, "pipebench: analyze: %s holds no runs of pipert actors and no fabric runs of pipebench moe\n", args[0])
+		fmt.Fprintf(stderr, "pipebench: analyze: %s holds no runs of pipert actors and no fabric runs of pipebench moe\n", path)
 		return 1
 	}
 	writeAnalysis(stdout, sums)
 	if len(warns) > 0 && strings.HasSuffix(warns[0], partialTrace) {
 		// Numbers from part of a trace: a script must not take them for
 		// the whole.
-		fmt.Fprintf(stderr, "pipebench: analyze: %s could not be read to its end: the table covers the part before\n", args[0])
+		fmt.Fprintf(stderr, "pipebench: analyze: %s could not be read to its end: the table covers the part before\n", path)
 		return 1
 	}
 	if slices.ContainsFunc(warns, func(w string) bool { return strings.HasSuffix(w, damagedTrace) }) {
-		fmt.Fprintf(stderr, "pipebench: analyze: %s contradicts itself (see the warnings): the table's figures are not to be trusted\n", args[0])
+		fmt.Fprintf(stderr, "pipebench: analyze: %s contradicts itself (see the warnings): the table's figures are not to be trusted\n", path)
 		return 1
 	}
 	return 0

@@ -126,11 +126,11 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if *maxSize < 0 {
 		fmt.Fprintf(stderr, "pipebench device: -max-size %d: want a size in bytes ≥ 0 (0: all sizes)\n", *maxSize)
-		return 2
+		return usageFailed(stderr, "pipebench device")
 	}
 	if err := checkOutputs([]outFlag{{"profile", *profile}}, outFlag{"json", *jsonPath}); err != nil {
 		fmt.Fprintf(stderr, "pipebench device: %v\n", err)
-		return 2
+		return usageFailed(stderr, "pipebench device")
 	}
 	opts := swai.FigureOptions{MaxSize: *maxSize}
 	traceRows, paperRows := true, true
@@ -144,7 +144,7 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				opts.Figures = append(opts.Figures, f)
 			default:
 				fmt.Fprintf(stderr, "pipebench device: -figures: unknown figure %q (want some of %s)\n", f, strings.Join(deviceFigures(), ","))
-				return 2
+				return usageFailed(stderr, "pipebench device")
 			}
 		}
 		paperRows = len(opts.Figures) > 0
@@ -162,7 +162,7 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		p, err := loadProfileFile(*profile)
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench device: -profile: %v\n", err)
-			return 2
+			return usageFailed(stderr, "pipebench device")
 		}
 		opts.Profile = p
 	}

@@ -81,8 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		}
 		fmt.Fprintf(stderr, "pipebench: %v\n", err)
 		if errors.Is(err, errUsage) {
-			fmt.Fprintln(stderr, "run 'pipebench -h' for usage")
-			return 2
+			return usageFailed(stderr, "pipebench")
 		}
 		return 1
 	}
@@ -117,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: %v\n", err)
 		if errors.Is(err, errUsage) {
-			return 2
+			return usageFailed(stderr, "pipebench")
 		}
 		if rep != nil {
 			writeIncomplete(ctx, cfg, rep, stdout, stderr)

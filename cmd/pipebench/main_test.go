@@ -276,7 +276,9 @@ func TestTraceAndAnalyze(t *testing.T) {
 	if code, _, _ := runArgs(t, "analyze"); code != 2 {
 		t.Fatalf("analyze without a file: exit %d", code)
 	}
-	if code, _, _ := runArgs(t, "analyze", filepath.Join(t.TempDir(), "missing.json")); code != 1 {
+	// A trace that is not there is the caller's mistake, as a missing
+	// -model, -scenario-file or report directory is.
+	if code, _, _ := runArgs(t, "analyze", filepath.Join(t.TempDir(), "missing.json")); code != 2 {
 		t.Fatalf("analyze of a missing file: exit %d", code)
 	}
 	if code, _, _ := runArgs(t, "-trace", "out.txt"); code != 2 {
@@ -469,5 +471,57 @@ func TestBadFlagIsOneLine(t *testing.T) {
 	code, _, stderr := runArgs(t, "-model", "../../models/silero-vad-v5.onnx", "-const", "sr=abc")
 	if code != 2 || !strings.Contains(stderr, `"abc" is not a number of dtype int64`) || strings.Contains(stderr, "strconv") {
 		t.Errorf("-const sr=abc: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestExitStatuses: every subcommand exits 0 after -h (its usage on
+// stderr, nothing on stdout) and on success, 2 on a usage error (what is
+// wrong and where the usage is, on stderr, nothing on stdout), 1 when
+// the work fails.
+func TestExitStatuses(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.json")
+	if err := os.WriteFile(junk, []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type tc struct {
+		args []string
+		code int
+		want string // on stderr
+	}
+	cases := []tc{
+		{[]string{"-h"}, 0, "Usage: pipebench [flags]"},
+		{[]string{"-scenario", "nosuch"}, 2, "run 'pipebench -h' for usage"},
+		{[]string{"-quick", "-scenario", "smallops", "-mode", "kbk", "-reps", "1", "-json", filepath.Join(dir, "no", "x.json")}, 2, "run 'pipebench -h' for usage"},
+		{[]string{"analyze"}, 2, "run 'pipebench analyze -h' for usage"},
+		{[]string{"analyze", filepath.Join(dir, "nosuch.pftrace")}, 2, "run 'pipebench analyze -h' for usage"},
+		{[]string{"analyze", dir}, 2, "run 'pipebench analyze -h' for usage"},
+		{[]string{"analyze", junk}, 1, "holds no runs"},
+		{[]string{"device", "-figures", "nosuch"}, 2, "run 'pipebench device -h' for usage"},
+		{[]string{"device", "-max-size", "-1"}, 2, "run 'pipebench device -h' for usage"},
+		{[]string{"soak", "-scenario", "nosuch"}, 2, "run 'pipebench soak -h' for usage"},
+		{[]string{"soak", "-duration", "-1s"}, 2, "run 'pipebench soak -h' for usage"},
+		{[]string{"moe", "-ranks", "0"}, 2, "run 'pipebench moe -h' for usage"},
+		{[]string{"scenarios", "-dump", "nosuch"}, 2, "run 'pipebench scenarios -h' for usage"},
+		{[]string{"scenarios", "-quick"}, 2, "-quick goes with -dump"},
+		{[]string{"scenarios"}, 0, ""},
+		{[]string{"scenarios", "-dump", "decode", "-quick"}, 0, ""},
+		{[]string{"profiles", "-dump", "nosuch"}, 2, "run 'pipebench profiles -h' for usage"},
+		{[]string{"profiles", "-dump", "gpu"}, 0, ""},
+		{[]string{"sweep", "-scenario", "decode", "-quick"}, 2, "run 'pipebench sweep -h' for usage"},
+		{[]string{"report", filepath.Join(dir, "nosuch")}, 2, "run 'pipebench report -h' for usage"},
+	}
+	for _, sub := range []string{"analyze", "device", "soak", "moe", "scenarios", "profiles", "sweep", "report"} {
+		hint := "run 'pipebench " + sub + " -h' for usage"
+		cases = append(cases,
+			tc{[]string{sub, "-h"}, 0, "Usage: pipebench " + sub},
+			tc{[]string{sub, "-bogus"}, 2, "-bogus\n" + hint},
+			tc{[]string{sub, "a", "b"}, 2, hint})
+	}
+	for _, c := range cases {
+		code, out, errb := runArgs(t, c.args...)
+		if code != c.code || !strings.Contains(errb, c.want) || code != 0 && out != "" || c.args[len(c.args)-1] == "-h" && out != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and %q", c.args, code, out, errb, c.code, c.want)
+		}
 	}
 }

@@ -116,7 +116,7 @@ func runMoE(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	usage := func(format string, a ...any) int {
 		// The moe package's errors name it already.
 		fmt.Fprintf(stderr, "pipebench: moe: %s\n", strings.TrimPrefix(fmt.Sprintf(format, a...), "moe: "))
-		return 2
+		return usageFailed(stderr, "pipebench moe")
 	}
 	set := flagsSet(fs)
 	if *quick {

@@ -185,6 +185,13 @@ func TestOutputsDistinct(t *testing.T) {
 	}
 }
 
+// usageMessage is the message of stderr, a usage error of subcommand sub:
+// ok when stderr is one line of message then the hint to sub's usage.
+func usageMessage(stderr, sub string) (msg string, ok bool) {
+	msg, hint, _ := strings.Cut(stderr, "\n")
+	return msg, hint == "run 'pipebench "+sub+" -h' for usage\n"
+}
+
 // TestSubcommandOutputsCheckedFirst: soak, device and moe refuse an
 // unwritable -json before they run (nothing on stdout).
 func TestSubcommandOutputsCheckedFirst(t *testing.T) {
@@ -196,8 +203,8 @@ func TestSubcommandOutputsCheckedFirst(t *testing.T) {
 		{"moe", "-quick", "-variants", "sorted", "-json", filepath.Join(dir, "m.json"), "-trace", filepath.Join(dir, "m.json")},
 	} {
 		code, stdout, stderr := runArgs(t, args...)
-		if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2, nothing run, one line", args, code, len(stdout), stderr)
+		if _, ok := usageMessage(stderr, args[0]); code != 2 || stdout != "" || !ok {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2, nothing run, one line and the usage hint", args, code, len(stdout), stderr)
 		}
 	}
 }
@@ -233,8 +240,8 @@ func TestZeroAndNegativeValues(t *testing.T) {
 		{[]string{"moe", "-quick", "-variants", "sorted", "-fabric-ranks", "0"}, "-fabric-ranks 0"},
 	} {
 		code, stdout, stderr := runArgs(t, tc.args...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2 and one line saying %q", tc.args, code, len(stdout), stderr, tc.want)
+		if msg, ok := usageMessage(stderr, tc.args[0]); code != 2 || stdout != "" || !ok || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2 and one line saying %q, then the usage hint", tc.args, code, len(stdout), stderr, tc.want)
 		}
 	}
 }

@@ -543,6 +543,10 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseSub(fs, args, 0, stderr, ""); !ok {
 		return code
 	}
+	if *quick && *dump == "" {
+		fmt.Fprintf(stderr, "pipebench scenarios: -quick goes with -dump NAME: the listing has no size\n")
+		return usageFailed(stderr, fs.Name())
+	}
 	// The output is written at once, its error checked: a listing or a
 	// dump lost on stdout (a full disk) fails the command.
 	var b bytes.Buffer
@@ -558,7 +562,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench scenarios: %v\n", err)
 			if errors.Is(err, errUsage) {
-				return 2
+				return usageFailed(stderr, "pipebench scenarios")
 			}
 			return 1
 		}
@@ -601,7 +605,7 @@ func runProfiles(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench profiles: %v\n", err)
 		if errors.Is(err, errUsage) {
-			return 2
+			return usageFailed(stderr, "pipebench profiles")
 		}
 		return 1
 	}

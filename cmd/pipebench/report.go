@@ -116,7 +116,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench report: %v\n", err)
 		if errors.Is(err, errUsage) {
-			return 2
+			return usageFailed(stderr, "pipebench report")
 		}
 		return 1
 	}

@@ -60,12 +60,12 @@ func TestTraceMetaRefusesAbsurdValues(t *testing.T) {
 	}
 }
 
-// TestAnalyzeHelp: pipebench analyze -h prints its usage and exits 0, as
-// the other subcommands' -h do.
+// TestAnalyzeHelp: pipebench analyze -h prints its usage on stderr and
+// exits 0, as the other subcommands' -h do.
 func TestAnalyzeHelp(t *testing.T) {
 	for _, h := range []string{"-h", "-help", "--help"} {
 		var out, errb strings.Builder
-		if code := run(context.Background(), []string{"analyze", h}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage: pipebench analyze TRACE") {
+		if code := run(context.Background(), []string{"analyze", h}, &out, &errb); code != 0 || out.String() != "" || !strings.Contains(errb.String(), "Usage: pipebench analyze TRACE") {
 			t.Errorf("analyze %s: exit %d, stdout %q, stderr %q", h, code, out.String(), errb.String())
 		}
 	}

@@ -103,18 +103,18 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// a soak must not fail after its first phases, nor exhaust memory.
 	if err := checkSoakFlags(*runs, *execs, *duration, *every); err != nil {
 		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
-		return 2
+		return usageFailed(stderr, "pipebench soak")
 	}
 	// The output is checked before the soak: it must not end in an error
 	// that loses its results.
 	if err := checkOutputs(nil, outFlag{"json", *jsonPath}); err != nil {
 		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
-		return 2
+		return usageFailed(stderr, "pipebench soak")
 	}
 	sc, err := scenarios.Get(*scenario)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
-		return 2
+		return usageFailed(stderr, "pipebench soak")
 	}
 	w, err := sc.Build(scenarios.Config{Quick: *quick, Seed: 1})
 	if err != nil {
@@ -128,7 +128,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		m, err := pipert.ParseMode(*modeName)
 		if err != nil {
 			fmt.Fprintf(stderr, "pipebench: soak: -mode: %v\n", err)
-			return 2
+			return usageFailed(stderr, "pipebench soak")
 		}
 		loadModes = []pipert.Mode{m}
 	}

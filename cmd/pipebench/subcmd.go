@@ -16,8 +16,8 @@ func parseSub(fs *flag.FlagSet, args []string, nargs int, stderr io.Writer, usag
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, false
 		}
-		fmt.Fprintf(stderr, "%s: %v\nrun '%s -h' for usage\n", fs.Name(), err, fs.Name())
-		return 2, false
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
+		return usageFailed(stderr, fs.Name()), false
 	}
 	if fs.NArg() != nargs {
 		switch {
@@ -26,9 +26,18 @@ func parseSub(fs *flag.FlagSet, args []string, nargs int, stderr io.Writer, usag
 		case fs.NArg() > nargs:
 			fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(nargs))
 		}
-		return 2, false
+		return usageFailed(stderr, fs.Name()), false
 	}
 	return 0, true
+}
+
+// usageFailed ends a usage error of the subcommand name ("pipebench
+// soak"), whose message is already on stderr: it says where the usage is
+// and returns the exit code of a usage error, 2. Every subcommand's usage
+// errors end so, as pipebench's own do.
+func usageFailed(stderr io.Writer, name string) int {
+	fmt.Fprintf(stderr, "run '%s -h' for usage\n", name)
+	return 2
 }
 
 // flagsSet returns the names of the flags given on the command line.

@@ -325,14 +325,14 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		fmt.Fprintf(stderr, "pipebench sweep: %v\n", err)
 		if errors.Is(err, errUsage) {
-			return 2
+			return usageFailed(stderr, "pipebench sweep")
 		}
 		return 1
 	}
 	if err := sweep(ctx, sw, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "pipebench sweep: %v\n", err)
 		if errors.Is(err, errUsage) {
-			return 2
+			return usageFailed(stderr, "pipebench sweep")
 		}
 		return 1
 	}
