@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/pipert/pipert"
@@ -22,37 +23,36 @@ import (
 	"github.com/pipert/pipert/scenarios"
 )
 
-// decodeTraceRows records the allocation trace of the decode scenario (its
+// decodeTrace records the allocation trace of the decode scenario (its
 // constants and three steps, in KBK) and replays it on the multilevel and
 // caching allocators, interleaved, reporting the median ns per operation.
-// Rows: figure "decode-trace", size_bytes = peak reserved bytes.
-func decodeTraceRows(ctx context.Context, quick bool) ([]swai.Row, string, error) {
+func decodeTrace(ctx context.Context, quick bool) (*allocTrace, error) {
 	sc, err := scenarios.Get("decode")
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	w, err := sc.Build(scenarios.Config{Quick: quick, Seed: 1})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	prof := swai.Default()
 	rec := alloc.NewRecording(alloc.NewReference(prof.MemoryBytes))
 	dev, err := device.NewSim(device.SimOptions{Profile: prof.Device(), Allocator: rec})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	exe, err := pipert.Compile(w.Graph, pipert.WithDevice(dev))
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	for i := 0; i < 3; i++ {
 		if _, err := exe.Run(ctx, w.Inputs); err != nil {
 			exe.Close()
-			return nil, "", err
+			return nil, err
 		}
 	}
 	if err := exe.Close(); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	tr := rec.Trace()
 	reps := 9
@@ -73,7 +73,7 @@ func decodeTraceRows(ctx context.Context, quick bool) ([]swai.Row, string, error
 		for i, m := range makers {
 			a, err := m.make()
 			if err != nil {
-				return nil, "", err
+				return nil, err
 			}
 			// Repeated passes on the same allocator are the steady state of
 			// repeated decode steps; the first pass warms it and is not
@@ -81,7 +81,7 @@ func decodeTraceRows(ctx context.Context, quick bool) ([]swai.Row, string, error
 			var st alloc.ReplayStats
 			for pass := 0; pass <= tracePasses; pass++ {
 				if st, err = alloc.Replay(a, tr); err != nil {
-					return nil, "", fmt.Errorf("%s: %w", m.name, err)
+					return nil, fmt.Errorf("%s: %w", m.name, err)
 				}
 				if pass > 0 {
 					ns[i] = append(ns[i], st.NsPerOp)
@@ -90,15 +90,55 @@ func decodeTraceRows(ctx context.Context, quick bool) ([]swai.Row, string, error
 			frag[i], peak[i] = st.Fragmentation, st.PeakReserved
 		}
 	}
-	var rows []swai.Row
-	summary := fmt.Sprintf("decode allocation trace: %d ops;", len(tr))
+	t := &allocTrace{ops: len(tr), replays: reps * tracePasses}
 	for i, m := range makers {
 		slices.Sort(ns[i])
-		rows = append(rows, swai.Row{Figure: "decode-trace", Variant: m.name, SizeBytes: peak[i], LatencyNs: ns[i][len(ns[i])/2]})
-		summary += fmt.Sprintf(" %s %.1f ns/op, peak reserved %d MiB, mean fragmentation %.3f;", m.name, rows[i].LatencyNs, peak[i]>>20, frag[i])
+		t.results = append(t.results, allocResult{name: m.name, nsPerOp: ns[i][len(ns[i])/2], peakReserved: peak[i], fragmentation: frag[i]})
 	}
-	summary += fmt.Sprintf(" caching/multilevel time %.2fx (median of %d steady-state replays, allocators interleaved)", rows[1].LatencyNs/rows[0].LatencyNs, reps*tracePasses)
-	return rows, summary, nil
+	return t, nil
+}
+
+// allocTrace is the decode allocation trace's replay on each allocator.
+type allocTrace struct {
+	ops     int // operations in the trace
+	replays int // timed replays per allocator
+	results []allocResult
+}
+
+// allocResult is one allocator's replays of the trace: the median time per
+// operation, and the peak reserved bytes and mean fragmentation of a pass.
+type allocResult struct {
+	name          string
+	nsPerOp       float64
+	peakReserved  int64
+	fragmentation float64
+}
+
+// rows are t's results as figure rows of -json: figure "decode-trace",
+// size_bytes the peak reserved bytes, latency_ns the time per operation.
+func (t *allocTrace) rows() []swai.Row {
+	var rows []swai.Row
+	for _, r := range t.results {
+		rows = append(rows, swai.Row{Figure: decodeTraceFigure, Variant: r.name, SizeBytes: r.peakReserved, LatencyNs: r.nsPerOp})
+	}
+	return rows
+}
+
+// write prints t as a table of its own, each column in one unit named in
+// its header (the figures' table names a size per row and scales each
+// latency to it, which mixed the units of the trace's rows), then the
+// allocators' time ratio.
+func (t *allocTrace) write(w io.Writer) {
+	fmt.Fprintf(w, "decode allocation trace: %d operations, median of %d steady-state replays, allocators interleaved\n", t.ops, t.replays)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ALLOCATOR\tTIME (ns/op)\tPEAK RESERVED (MiB)\tMEAN FRAGMENTATION")
+	for _, r := range t.results {
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.3f\n", r.name, r.nsPerOp, float64(r.peakReserved)/(1<<20), r.fragmentation)
+	}
+	tw.Flush()
+	if len(t.results) == 2 && t.results[0].nsPerOp > 0 {
+		fmt.Fprintf(w, "%s/%s time %.2fx\n", t.results[1].name, t.results[0].name, t.results[1].nsPerOp/t.results[0].nsPerOp)
+	}
 }
 
 // tracePasses is how many timed replays each allocator runs per repetition.
@@ -168,11 +208,10 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// The allocation trace replays first: the figures' large copies leave
 	// the caches cold for the short replays.
-	var trows []swai.Row
-	var summary string
+	var trace *allocTrace
 	if traceRows {
 		var err error
-		if trows, summary, err = decodeTraceRows(ctx, *quick); err != nil {
+		if trace, err = decodeTrace(ctx, *quick); err != nil {
 			fmt.Fprintf(stderr, "pipebench device: decode allocation trace: %v\n", err)
 			return 1
 		}
@@ -200,15 +239,18 @@ func runDevice(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	claims = append(claims, docClaims...)
-	rows = append(rows, trows...)
-	swai.WriteTable(stdout, rows)
-	if f := swai.AllocatorFlatness(rows); f != "" {
-		fmt.Fprintln(stdout, f)
+	if len(rows) > 0 {
+		swai.WriteTable(stdout, rows)
+		if f := swai.AllocatorFlatness(rows); f != "" {
+			fmt.Fprintln(stdout, f)
+		}
+		fmt.Fprintln(stdout)
 	}
-	if summary != "" {
-		fmt.Fprintln(stdout, summary)
+	if trace != nil {
+		trace.write(stdout)
+		rows = append(rows, trace.rows()...)
+		fmt.Fprintln(stdout)
 	}
-	fmt.Fprintln(stdout)
 	swai.WriteClaims(stdout, claims)
 	fmt.Fprintln(stdout, swai.ClaimsSummary(claims))
 	if *jsonPath != "" {

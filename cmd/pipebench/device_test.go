@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -197,5 +198,40 @@ func TestDeviceProfileFormats(t *testing.T) {
 		if c.code != 0 && !strings.Contains(errb, "-profile") {
 			t.Errorf("-profile %s: the error does not name the flag: %q", filepath.Base(c.path), errb)
 		}
+	}
+}
+
+// TestDecodeTraceTableUnits: the decode allocation trace's table gives
+// each column in one unit, named in its header: the time per operation in
+// ns, the peak reserved memory in MiB (a peak of 817280 KiB and one of
+// 872 MiB both read in MiB, not as 817280K beside 872M), the
+// fragmentation as a fraction.
+func TestDecodeTraceTableUnits(t *testing.T) {
+	tr := &allocTrace{ops: 292, replays: 50, results: []allocResult{
+		{name: "multilevel", nsPerOp: 19.46, peakReserved: 817280 << 10, fragmentation: 0.0061},
+		{name: "caching", nsPerOp: 87.1, peakReserved: 872 << 20, fragmentation: 0.02},
+	}}
+	var b strings.Builder
+	tr.write(&b)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := [][]string{
+		{"ALLOCATOR", "TIME", "(ns/op)", "PEAK", "RESERVED", "(MiB)", "MEAN", "FRAGMENTATION"},
+		{"multilevel", "19.5", "798.1", "0.006"},
+		{"caching", "87.1", "872.0", "0.020"},
+	}
+	if len(lines) != 5 {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	for i, w := range want {
+		if got := strings.Fields(lines[1+i]); !slices.Equal(got, w) {
+			t.Errorf("line %d = %q, want %q", 2+i, got, w)
+		}
+	}
+	if !strings.Contains(lines[0], "292 operations") || lines[4] != "caching/multilevel time 4.48x" {
+		t.Errorf("table:\n%s", b.String())
+	}
+	rows := tr.rows()
+	if len(rows) != 2 || rows[0].Figure != "decode-trace" || rows[0].SizeBytes != 817280<<10 || rows[1].LatencyNs != 87.1 {
+		t.Errorf("rows %+v", rows)
 	}
 }
