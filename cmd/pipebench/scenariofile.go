@@ -221,7 +221,7 @@ func (d *costDist) UnmarshalYAML(n *yaml.Node) error {
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		v, err := parseDuration(n.Value)
+		v, err := parseCost(n.Value)
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -237,8 +237,8 @@ func (d *costDist) UnmarshalYAML(n *yaml.Node) error {
 			if v.Kind != yaml.SequenceNode || len(v.Content) != 2 {
 				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: uniform takes [MIN, MAX]", v.Line)}}
 			}
-			lo, err1 := parseDuration(v.Content[0].Value)
-			hi, err2 := parseDuration(v.Content[1].Value)
+			lo, err1 := parseCost(v.Content[0].Value)
+			hi, err2 := parseCost(v.Content[1].Value)
 			if err := errors.Join(err1, err2); err != nil {
 				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", v.Line, err)}}
 			}
@@ -259,13 +259,13 @@ func (d *costDist) UnmarshalYAML(n *yaml.Node) error {
 			if err := v.Decode(&p); err != nil {
 				return err
 			}
-			m, err := parseDuration(p.Median)
+			m, err := parseCost(p.Median)
 			if err != nil {
 				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: median: %v", v.Line, err)}}
 			}
 			d.kind, d.median, d.sigma = distLognormal, m, p.Sigma
 		case "fixed":
-			f, err := parseDuration(v.Value)
+			f, err := parseCost(v.Value)
 			if err != nil {
 				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", v.Line, err)}}
 			}
@@ -391,6 +391,17 @@ func parseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a duration (want e.g. 5us, 1.5ms, 0)", s)
 	}
 	return d, nil
+}
+
+// parseCost reads a cost: a duration with its unit (5us), or 0. A bare
+// number other than 0 is refused: in a cost, where the file's durations
+// all carry a unit, 5 would silently be 5 ns where 5 µs was likely meant
+// (a profile's _ns fields, named in ns, take one).
+func parseCost(s string) (time.Duration, error) {
+	if n, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && n != 0 {
+		return 0, fmt.Errorf("%q has no unit (want e.g. 5us, 1.5ms, 0)", s)
+	}
+	return parseDuration(s)
 }
 
 // fmtDuration writes d as parseDuration reads it, in ASCII (5us).

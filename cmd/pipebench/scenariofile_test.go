@@ -140,6 +140,10 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"a negative seed", "seed: 1", "seed: -1", ":43: seed: -1 is an integer: want a whole number ≥ 0"},
 		{"empty range", "infer: 5us", "infer: {uniform: [5us, 2us]}", ":26: costs.infer: uniform"},
 		{"bad duration", "infer: 5us", "infer: fast", ":26: costs.infer: \"fast\" is not a duration"},
+		// A cost without a unit would silently be nanoseconds.
+		{"cost without a unit", "infer: 5us", "infer: 5", ":26: costs.infer: \"5\" has no unit"},
+		{"range without a unit", "infer: 5us", "infer: {uniform: [0, 7]}", ":26: costs.infer.uniform"},
+		{"median without a unit", "infer: 5us", "infer: {lognormal: {median: 3, sigma: 1}}", ":26: costs.infer.lognormal.median: median: \"3\" has no unit"},
 		{"unknown distribution", "infer: 5us", "infer: {gauss: 1us}", ":26: costs.infer.gauss: unknown distribution"},
 		{"unknown parameter", "    layers: 6", "    layerz: 6", ":19: graph.params.layerz: decode has no parameter"},
 		{"parameter out of range", "    layers: 6", "    layers: 0", ":19: graph.params.layers: 0 outside"},
