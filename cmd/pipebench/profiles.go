@@ -142,6 +142,9 @@ func mergeProfile(dst, over map[string]any, prefix string) error {
 		case isMap || vIsMap:
 			return &profileError{field: path, msg: "wrong shape: see pipebench profiles -dump swai"}
 		}
+		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return &profileError{field: path, msg: fmt.Sprintf("%g is not a finite number", f)}
+		}
 		if s, ok := v.(string); ok && strings.HasSuffix(k, "_ns") {
 			d, err := parseDuration(s)
 			if err != nil {

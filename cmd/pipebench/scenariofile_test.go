@@ -151,6 +151,8 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"bandwidth 0", "profile: swai", "profile: swai\n  overrides: {transfer: {bandwidth: 0}}", ":39: device.overrides.transfer.bandwidth: must be in [1e+06, +Inf), got 0"},
 		{"unknown profile field", "profile: swai", "profile: swai\n  overrides:\n    launch:\n      cpu_nz: 1", ":41: device.overrides.launch.cpu_nz: unknown field"},
 		{"zero scale", "scale: 1", "scale: 0", ":39: device.scale:"},
+		{"NaN override", "profile: swai", "profile: swai\n  overrides: {peak_flops: .nan}", ":39: device.overrides.peak_flops: NaN is not a finite number"},
+		{"infinite override", "profile: swai", "profile: swai\n  overrides: {launch: {cpu_ns: -.inf}}", ":39: device.overrides.launch.cpu_ns: -Inf is not a finite number"},
 		{"tiny peak_flops", "profile: swai", "profile: swai\n  overrides: {peak_flops: 1e-9}", ":39: device.overrides.peak_flops: must be in [1e+06, +Inf), got 1e-09"},
 		{"zero device scaled below its rates", "profile: swai\n  scale: 1 ", "profile: zero\n  scale: 1000000 ", `:39: device.scale: the scaled profile: device: profile "zerocost": H2D.Bandwidth 12000 outside [1e+06, +Inf)`},
 		{"unknown mode", "[kbk, async, pipeline, replay]", "[kbk, warp]", ":40: modes[1]: unknown mode"},
