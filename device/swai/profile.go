@@ -555,7 +555,8 @@ func (p Profile) Validate() error {
 	v.dur("d2d.dma_start_ns", d.DMAStart)
 	v.dur("d2d.turnaround_ns", d.Turnaround)
 	// Bandwidths of absent engines may be 0; those of present ones must be
-	// rates (the MPE's scale of the host's copy speed positive).
+	// rates (the MPE's scale of the host's copy speed at least
+	// minMPECopyScale).
 	need := func(field string, x float64, present func(string, float64), engines ...Engine) {
 		for _, e := range engines {
 			if seen[e] {
@@ -565,7 +566,7 @@ func (p Profile) Validate() error {
 		}
 		v.nonNegFloat(field, x)
 	}
-	need("d2d.mpe_copy_scale", d.MPECopyScale, v.posFloat, MPE)
+	need("d2d.mpe_copy_scale", d.MPECopyScale, v.copyScale, MPE)
 	need("d2d.cpe_bandwidth", d.CPEBandwidth, v.rate, CPE)
 	need("d2d.dma_read_bandwidth", d.DMARead, v.rate, DMA, IOMMU)
 	need("d2d.dma_write_bandwidth", d.DMAWrite, v.rate, DMA, IOMMU)
@@ -622,6 +623,20 @@ func (v *validator) nonNegInt(field string, x int64) {
 func (v *validator) posFloat(field string, x float64) {
 	if !(x > 0) || math.IsInf(x, 0) {
 		v.add(field, fmt.Sprintf("must be positive and finite, got %g", x))
+	}
+}
+
+// minMPECopyScale bounds D2DParams.MPECopyScale from below: the MPE copies
+// at least a millionth of the host's speed. Below it the figures' modeled
+// copy times overflowed (a gigabyte at a scale of 1e-300 read as a
+// negative time); at it, a gigabyte takes hours, and a profile scaled as
+// far as its latencies allow (device.scale) still validates.
+const minMPECopyScale = 1e-6
+
+// copyScale adds a problem unless x is in [minMPECopyScale, +Inf).
+func (v *validator) copyScale(field string, x float64) {
+	if !(x >= minMPECopyScale) || math.IsInf(x, 0) {
+		v.add(field, fmt.Sprintf("must be in [%g, +Inf), got %g", minMPECopyScale, x))
 	}
 }
 

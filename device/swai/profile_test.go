@@ -129,6 +129,8 @@ func TestLoadProfile(t *testing.T) {
 		// modeled time for real, takes minutes a kernel.
 		{"tiny rates", `{"peak_flops": 1e-9, "mem_bandwidth": 999999, "d2d": {"dma_read_bandwidth": 1}}`,
 			[]string{"peak_flops: must be in [1e+06, +Inf), got 1e-09", "mem_bandwidth: must be in [1e+06, +Inf), got 999999", "d2d.dma_read_bandwidth: must be in [1e+06, +Inf), got 1"}},
+		// An MPE so slow that a copy's modeled time overflowed.
+		{"tiny mpe scale", `{"d2d": {"mpe_copy_scale": 1e-300}}`, []string{"d2d.mpe_copy_scale: must be in [1e-06, +Inf), got 1e-300"}},
 		{"trailing", `{"name": "x"} {}`, []string{"trailing data"}},
 		{"not json", `name = x`, []string{"parse"}},
 		{"fractional ns", `{"launch": {"cpu_ns": 1.5}}`, []string{"cpu_ns"}},
