@@ -146,8 +146,8 @@ func parseInputs(s string) (map[string][]int64, error) {
 func checkModelNames(m *onnx.Model, mf *modelFlags) error {
 	inputs, tensors := modelNames(m)
 	for _, name := range slices.Sorted(maps.Keys(mf.shapes)) {
-		if !inputs[name] {
-			return fmt.Errorf("%w: -input %s: the model has no such input", errUsage, name)
+		if err := checkInputShape(inputs, name, mf.shapes[name]); err != nil {
+			return fmt.Errorf("%w: -input %s: %v", errUsage, name, err)
 		}
 	}
 	for _, name := range mf.outputs {
@@ -158,12 +158,25 @@ func checkModelNames(m *onnx.Model, mf *modelFlags) error {
 	return nil
 }
 
+// checkInputShape checks dims, the shape fixed for input name: the model
+// must have the input and, if it declares a shape, of as many dimensions.
+func checkInputShape(inputs map[string]*onnx.ValueInfo, name string, dims []int64) error {
+	vi := inputs[name]
+	switch {
+	case vi == nil:
+		return errors.New("the model has no such input")
+	case vi.HasShape && len(dims) != len(vi.Dims):
+		return fmt.Errorf("%d dimensions, the model declares %d", len(dims), len(vi.Dims))
+	}
+	return nil
+}
+
 // modelNames is the graph inputs of model m, and every tensor its graph
 // takes or computes (inputs, initializers, nodes' outputs).
-func modelNames(m *onnx.Model) (inputs, tensors map[string]bool) {
-	inputs, tensors = map[string]bool{}, map[string]bool{}
+func modelNames(m *onnx.Model) (inputs map[string]*onnx.ValueInfo, tensors map[string]bool) {
+	inputs, tensors = map[string]*onnx.ValueInfo{}, map[string]bool{}
 	for _, vi := range m.Graph.Inputs {
-		inputs[vi.Name], tensors[vi.Name] = true, true
+		inputs[vi.Name], tensors[vi.Name] = vi, true
 	}
 	for _, t := range m.Graph.Initializers {
 		tensors[t.Name] = true

@@ -981,8 +981,8 @@ func (sf *scenarioFile) importONNX() error {
 	mf := &modelFlags{path: p, shapes: sf.Graph.Inputs}
 	inputs, tensors := modelNames(m)
 	for _, name := range slices.Sorted(mapsKeys(sf.Graph.Inputs)) {
-		if !inputs[name] {
-			return sf.errorf("graph.inputs."+name, "the model has no such input")
+		if err := checkInputShape(inputs, name, sf.Graph.Inputs[name]); err != nil {
+			return sf.errorf("graph.inputs."+name, "%v", err)
 		}
 		for _, d := range sf.Graph.Inputs[name] {
 			if d < 0 {
@@ -992,7 +992,7 @@ func (sf *scenarioFile) importONNX() error {
 	}
 	var consts []string
 	for _, name := range slices.Sorted(mapsKeys(sf.Graph.Consts)) {
-		if !inputs[name] {
+		if inputs[name] == nil {
 			return sf.errorf("graph.consts."+name, "the model has no such input")
 		}
 		consts = append(consts, fmt.Sprintf("%s=%s", name, strconv.FormatFloat(sf.Graph.Consts[name], 'g', -1, 64)))

@@ -651,3 +651,25 @@ func TestScenarioFileRepeatedModes(t *testing.T) {
 			fromFile.modes, fromFile.policies, fromFlags.modes, fromFlags.policies)
 	}
 }
+
+// TestInputRankNamesTheField: a shape fixed for an ONNX input with another
+// rank than the model declares is refused at the field or flag that fixes
+// it, not at graph.onnx's line in the words of onnx.Options.
+func TestInputRankNamesTheField(t *testing.T) {
+	model, err := filepath.Abs("../../models/ppocrv4-det.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte("name: det\ngraph:\n  onnx: "+model+"\n  inputs: {x: [1, 3, 96]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + ":4: graph.inputs.x: 3 dimensions, the model declares 4"
+	if code, out, errb := runArgs(t, "-scenario-file", path, "-q"); code != 2 || out != "" || !strings.Contains(errb, want) {
+		t.Errorf("scenario file: exit %d, stderr %q; want 2 and %q", code, errb, want)
+	}
+	want = "-input x: 3 dimensions, the model declares 4"
+	if code, out, errb := runArgs(t, "-model", model, "-input", "x=1x3x96", "-q"); code != 2 || out != "" || !strings.Contains(errb, want) {
+		t.Errorf("-input: exit %d, stderr %q; want 2 and %q", code, errb, want)
+	}
+}
