@@ -9,6 +9,7 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/onnx"
+	"github.com/pipert/pipert/subgraph"
 )
 
 // TestOpsetFixtures runs the one-node models of testdata/opset — ops in
@@ -16,7 +17,9 @@ import (
 // computed by onnxruntime — in KBK against onnxruntime's outputs (floats
 // to 1e-5 absolute, other dtypes exactly) and in Pipeline mode against
 // KBK, bit for bit; the small models (model_*) also in Async and Replay
-// mode.
+// mode. Each case is imported with its inputs' shapes fixed; a model with
+// symbolic dimensions (whose golden cases are of several sizes) is also
+// imported once as it is and run at every case.
 func TestOpsetFixtures(t *testing.T) {
 	runFixtures(t, filepath.Join("testdata", "opset"), 1e-5)
 }
@@ -60,29 +63,61 @@ func runFixtureFiles(t *testing.T, dir, pattern string, tol float64) {
 				if err != nil {
 					t.Fatalf("import: %v", err)
 				}
-				res, err := runIn(g, c.Inputs, pipert.KBK)
+				checkFixtureCase(t, g, &c, name, tol)
+			}
+			// A model with symbolic dimensions is also imported as it
+			// is, once, and run at every case's sizes.
+			if symbolic(m) {
+				g, err := onnx.Import(m, onnx.Options{Outputs: outs})
 				if err != nil {
-					t.Fatalf("kbk: %v", err)
+					t.Fatalf("import with symbolic dimensions: %v", err)
 				}
-				if _, err := c.Compare(res.Outputs, tol); err != nil {
-					t.Error(err)
-				}
-				modes := []pipert.Mode{pipert.Pipeline}
-				if strings.HasPrefix(name, "model_") {
-					modes = append(modes, pipert.Async, pipert.Replay)
-				}
-				for _, mode := range modes {
-					other, err := runIn(g, c.Inputs, mode)
-					if err != nil {
-						t.Fatalf("%v: %v", mode, err)
-					}
-					for out, want := range res.Outputs {
-						if got := other.Outputs[out]; got == nil || !got.Shape.Equal(want.Shape) || string(got.Host) != string(want.Host) {
-							t.Errorf("%v: output %q differs from KBK's", mode, out)
-						}
-					}
+				for _, c := range gold.Cases {
+					checkFixtureCase(t, g, &c, name, tol)
 				}
 			}
 		})
 	}
+}
+
+// checkFixtureCase runs g on golden case c in KBK against its outputs
+// (floats to tol absolute) and in Pipeline mode (and, for the small
+// models named model_*, Async and Replay) against KBK, bit for bit.
+func checkFixtureCase(t *testing.T, g *subgraph.Graph, c *onnx.Case, name string, tol float64) {
+	t.Helper()
+	res, err := runIn(g, c.Inputs, pipert.KBK)
+	if err != nil {
+		t.Fatalf("%s: kbk: %v", c.Name, err)
+	}
+	if _, err := c.Compare(res.Outputs, tol); err != nil {
+		t.Errorf("%s: %v", c.Name, err)
+	}
+	modes := []pipert.Mode{pipert.Pipeline}
+	if strings.HasPrefix(name, "model_") {
+		modes = append(modes, pipert.Async, pipert.Replay)
+	}
+	for _, mode := range modes {
+		other, err := runIn(g, c.Inputs, mode)
+		if err != nil {
+			t.Fatalf("%s: %v: %v", c.Name, mode, err)
+		}
+		for out, want := range res.Outputs {
+			if got := other.Outputs[out]; got == nil || !got.Shape.Equal(want.Shape) || string(got.Host) != string(want.Host) {
+				t.Errorf("%s: %v: output %q differs from KBK's", c.Name, mode, out)
+			}
+		}
+	}
+}
+
+// symbolic reports whether a graph input of m has a dimension the model
+// leaves free.
+func symbolic(m *onnx.Model) bool {
+	for _, vi := range m.Graph.Inputs {
+		for _, d := range vi.Dims {
+			if !d.Known {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -16,9 +16,12 @@ import (
 // Identity of a sequence) become list edits or the tensor ops they stand
 // for (Concat, Unsqueeze, Split, Squeeze), and SequenceMap its body
 // inlined once per element, as exporters write them for
-// a module's list of tensors; a sequence whose shape depends on run-time
-// values, or that is a graph input or output or crosses into a subgraph,
-// is an error wrapping ErrUnsupported.
+// a module's list of tensors. The elements' dimensions may be symbolic,
+// known only at run time, as long as their number is known at import (a
+// SplitToSequence along a symbolic dimension takes a split of constant
+// sizes); a sequence whose number of elements or positions depend on
+// run-time values, or that is a graph input or output or crosses into a
+// subgraph, is an error wrapping ErrUnsupported.
 
 // seqValue is a sequence known at import: its tensors, in order, and
 // their element type (0 while unknown).
@@ -411,7 +414,11 @@ func (im *importer) concatFromSequence(n *Node) error {
 }
 
 // splitToSequence imports SplitToSequence as a Split into known chunks
-// (and a Squeeze of each, for size-1 chunks without keepdims).
+// (and a Squeeze of each, for size-1 chunks without keepdims). The number
+// of chunks must be known at import: a split of constant sizes (checked
+// against the dimension at run time when the model leaves it free), or a
+// scalar split or none along a dimension the import knows. The chunks'
+// other dimensions may be free.
 func (im *importer) splitToSequence(n *Node) error {
 	if len(n.Inputs) == 0 || n.Inputs[0] == "" {
 		return fmt.Errorf("%w: SplitToSequence needs an input", ErrImport)
@@ -435,55 +442,13 @@ func (im *importer) splitToSequence(n *Node) error {
 	if axis < 0 {
 		axis += r
 	}
-	dim := m.Shape[axis]
-	if dim < 0 {
-		return fmt.Errorf("%w: SplitToSequence along dimension %d, unknown at import", ErrUnsupported, axis)
-	}
 	keep := true
 	if a := n.Attr("keepdims"); a != nil {
 		keep = a.I != 0
 	}
-	var sizes []int64
-	squeeze := false
-	if len(n.Inputs) < 2 || n.Inputs[1] == "" {
-		for range dim {
-			sizes = append(sizes, 1)
-		}
-		squeeze = !keep
-	} else {
-		name, err := im.resolve(n.Inputs[1])
-		if err != nil {
-			return err
-		}
-		t := im.known[name]
-		if t == nil || t.Host == nil {
-			return fmt.Errorf("%w: SplitToSequence's split is computed at run time (sequences are resolved at import)", ErrUnsupported)
-		}
-		vs, err := t.IntValues()
-		if err != nil {
-			return fmt.Errorf("%w: SplitToSequence split: %v", ErrImport, err)
-		}
-		switch {
-		case len(t.Shape) == 0:
-			if vs[0] <= 0 {
-				return fmt.Errorf("%w: SplitToSequence split %d", ErrImport, vs[0])
-			}
-			for left := dim; left > 0; left -= vs[0] {
-				sizes = append(sizes, min(vs[0], left))
-			}
-		default:
-			sum := int64(0)
-			for _, v := range vs {
-				if v < 0 {
-					return fmt.Errorf("%w: SplitToSequence split %v", ErrImport, vs)
-				}
-				sum += v
-			}
-			if sum != dim {
-				return fmt.Errorf("%w: SplitToSequence split %v of a dimension of %d", ErrImport, vs, dim)
-			}
-			sizes = vs
-		}
+	sizes, squeeze, err := im.splitSizes(n, m.Shape[axis], axis, keep)
+	if err != nil {
+		return err
 	}
 	s := &seqValue{dtype: m.DType}
 	if len(sizes) == 0 {
@@ -507,13 +472,17 @@ func (im *importer) splitToSequence(n *Node) error {
 	if err := im.node(split); err != nil {
 		return err
 	}
-	for _, p := range parts {
+	for i, p := range parts {
 		e := p
+		shape := m.Shape.Clone()
+		shape[axis] = sizes[i]
+		im.knowRank(p, m.DType, shape)
 		if squeeze {
 			e = im.fresh(nodeBase(n) + "/squeezed")
 			if err := im.axesNode("Squeeze", p, e, axis); err != nil {
 				return err
 			}
+			im.knowRank(e, m.DType, slices.Delete(shape.Clone(), int(axis), int(axis)+1))
 		}
 		name, err := im.resolve(e)
 		if err != nil {
@@ -522,6 +491,68 @@ func (im *importer) splitToSequence(n *Node) error {
 		s.elems = append(s.elems, name)
 	}
 	return im.defineSeq(n.Outputs[0], s)
+}
+
+// splitSizes returns the chunk sizes of SplitToSequence n along
+// dimension axis, of length dim (kernel.Dynamic when free), and whether
+// each chunk is squeezed (no split, keepdims 0). A split of constant
+// sizes gives its chunks whatever dim is (a free one must add up to their
+// sum at run time, as Split checks); a scalar split or none makes as many
+// chunks as dim holds, so dim must be known.
+func (im *importer) splitSizes(n *Node, dim, axis int64, keep bool) (sizes []int64, squeeze bool, err error) {
+	if len(n.Inputs) < 2 || n.Inputs[1] == "" {
+		if dim < 0 {
+			return nil, false, fmt.Errorf("%w: SplitToSequence without a split makes one element per index of dimension %d, whose length is known only at run time (sequences are resolved at import: fix it with Options.Shapes)", ErrUnsupported, axis)
+		}
+		return slices.Repeat([]int64{1}, int(dim)), !keep, nil
+	}
+	name, err := im.resolve(n.Inputs[1])
+	if err != nil {
+		return nil, false, err
+	}
+	t := im.known[name]
+	if t == nil || t.Host == nil {
+		return nil, false, fmt.Errorf("%w: SplitToSequence's split is computed at run time (sequences are resolved at import)", ErrUnsupported)
+	}
+	vs, err := t.IntValues()
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: SplitToSequence split: %v", ErrImport, err)
+	}
+	if len(t.Shape) == 0 {
+		if vs[0] <= 0 {
+			return nil, false, fmt.Errorf("%w: SplitToSequence split %d", ErrImport, vs[0])
+		}
+		if dim < 0 {
+			return nil, false, fmt.Errorf("%w: SplitToSequence's scalar split %d makes as many elements as fit in dimension %d, whose length is known only at run time (sequences are resolved at import: fix it with Options.Shapes, or give the split's sizes)", ErrUnsupported, vs[0], axis)
+		}
+		for left := dim; left > 0; left -= vs[0] {
+			sizes = append(sizes, min(vs[0], left))
+		}
+		return sizes, false, nil
+	}
+	sum := int64(0)
+	for _, v := range vs {
+		if v < 0 {
+			return nil, false, fmt.Errorf("%w: SplitToSequence split %v", ErrImport, vs)
+		}
+		sum += v
+	}
+	if dim >= 0 && sum != dim {
+		return nil, false, fmt.Errorf("%w: SplitToSequence split %v of a dimension of %d", ErrImport, vs, dim)
+	}
+	return vs, false, nil
+}
+
+// knowRank records what the import knows of tensor name when the node
+// that made it could not infer it, its inputs' shapes known only in part:
+// its dtype and shape, kernel.Dynamic for the dimensions known only at
+// run time (as a graph input's), so that the ops reading it know its rank.
+func (im *importer) knowRank(name string, dt kernel.DType, shape kernel.Shape) {
+	local, err := im.resolve(name)
+	if err != nil || im.known[local] != nil {
+		return
+	}
+	im.known[local] = &kernel.Tensor{DType: dt, Shape: shape}
 }
 
 // sequenceMap imports a SequenceMap (opset 17) by unrolling it: its body

@@ -67,7 +67,7 @@ const (
 
 // The notes of the ops the import resolves itself (sequence.go).
 const (
-	seqNote = "resolved at import: positions, splits and counts constants of the model; no sequence as a graph input or output, or crossing into a subgraph"
+	seqNote = "resolved at import: positions, splits and counts constants of the model (the elements' dimensions may be symbolic); no sequence as a graph input or output, or crossing into a subgraph"
 	optNote = "resolved at import: an optional known at import"
 )
 
@@ -246,7 +246,7 @@ var table = map[string]OpInfo{
 	"SequenceMap":                  {MinOpset: 17, MaxOpset: MaxOpset, Note: seqNote + "; unrolled: its body inlined once per element, over sequences of one length and tensors"},
 	"SequenceLength":               {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
 	"ConcatFromSequence":           {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Concat (Unsqueeze first with new_axis)"},
-	"SplitToSequence":              {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Split (Squeeze after, without keepdims)"},
+	"SplitToSequence":              {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Split (Squeeze after, without keepdims); along a symbolic dimension, only with a split of constant sizes"},
 	"Optional":                     {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote},
 	"OptionalHasElement":           {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor or an omitted input from 18"},
 	"OptionalGetElement":           {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor from 18"},

@@ -165,6 +165,10 @@ async function build(c, dir) {
   let extData = Buffer.alloc(0);
   for (const [name, dtype, shape, data, isConst] of c.inputs) {
     if (!name) continue;
+    if (c.sizes && !isConst) { // symbolic dimensions: declared here, fed per size below
+      graphIn.push(valueInfo(name, dtype, shape));
+      continue;
+    }
     const arr = values(dtype, shape, data, r);
     if (isConst) {
       if (c.external && arr.length >= 4) {
@@ -218,12 +222,33 @@ async function build(c, dir) {
   } else {
     s = await ort.InferenceSession.create(Buffer.from(bytes), { graphOptimizationLevel: 'disabled', ...(c.threads ? { intraOpNumThreads: c.threads } : {}) });
   }
-  const out = await s.run(feeds);
-  const goldOut = {};
-  for (const [name] of c.outputs) {
-    const t = out[name];
-    const dtype = Object.keys(TYPES).find((k) => TYPES[k][2] === t.type);
-    goldOut[name] = json(dtype, t.dims.map(Number), t.data);
+  // A case with sizes declares its inputs' symbolic dimensions (names
+  // for dim_param) and is run once a size: each entry of sizes gives the
+  // inputs' shapes, the golden file one case of it ("ort" and its index).
+  const runs = c.sizes ? c.sizes.map((sz, k) => {
+    const fd = {}, gi = {};
+    for (const [name, dtype, shape, , isConst] of c.inputs) {
+      if (!name || isConst) continue;
+      const sh = sz[name] || shape;
+      if (sh.some((d) => typeof d === 'string')) throw new Error(`${c.name}: size ${k} leaves ${name}'s ${sh} symbolic`);
+      const arr = values(dtype, sh, null, r);
+      fd[name] = new ort.Tensor(TYPES[dtype][2], arr, sh);
+      gi[name] = json(dtype, sh, arr);
+    }
+    return { name: `ort${k}`, feeds: fd, goldIn: gi };
+  }) : [{ name: 'ort', feeds, goldIn }];
+  const golden = [];
+  let out; // the first run's, for a tail
+  for (const run of runs) {
+    const o = await s.run(run.feeds);
+    out = out || o;
+    const goldOut = {};
+    for (const [name] of c.outputs) {
+      const t = o[name];
+      const dtype = Object.keys(TYPES).find((k) => TYPES[k][2] === t.type);
+      goldOut[name] = json(dtype, t.dims.map(Number), t.data);
+    }
+    golden.push({ name: run.name, inputs: run.goldIn, outputs: goldOut });
   }
   let saved = bytes;
   if (c.tail) {
@@ -249,7 +274,7 @@ async function build(c, dir) {
   fs.writeFileSync(path.join(dir, `${c.name}.onnx`), saved);
   fs.writeFileSync(path.join(dir, `${c.name}.golden.json`), exactJSON({
     model: `${c.name}.onnx`, runtime: `onnxruntime-node ${ort.env.versions.node} (CPU, graph optimizations disabled)`,
-    cases: [{ name: 'ort', inputs: goldIn, outputs: goldOut }],
+    cases: golden,
   }) + '\n');
 }
 
