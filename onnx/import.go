@@ -389,6 +389,9 @@ type importer struct {
 	// seqs holds the sequences known at import, by graph name (see
 	// sequence.go).
 	seqs map[string]*seqValue
+	// dims holds the dimensions the outputs of Shapes of tensors of
+	// symbolic dimensions hold, by graph name (see shapedims.go).
+	dims map[string]kernel.Shape
 	// declared holds every tensor name the model's graph and subgraphs
 	// define (set on the main graph's importer): the tensors of an
 	// inlined branch or function are renamed apart from them, so that a
@@ -847,6 +850,11 @@ func (im *importer) node(n *Node) error {
 		}
 		inputs = append(inputs, r)
 	}
+	if op == "Gather" {
+		if folded, err := im.gatherDims(n, inputs); folded || err != nil {
+			return err
+		}
+	}
 	attrs, err := im.attrs(n)
 	if err != nil {
 		return err
@@ -946,6 +954,9 @@ func (im *importer) node(n *Node) error {
 		}
 	} else if im.legacy != 0 && !deps.Compute {
 		im.legacyRanks(k, in, outputs)
+	}
+	if op == "Shape" {
+		im.shapeDims(n, in[0], outputs[0])
 	}
 	return nil
 }
