@@ -53,3 +53,38 @@ func TestSequenceCountAtRunTime(t *testing.T) {
 	in["x"] = kernel.FromFloat32([]float32{1, 2, 3, 4, 5, 6}, 3, 2)
 	checkRunOutputs(t, g, in, [][]float32{{1, 2, 3, 4, 5, 6}})
 }
+
+// TestSequenceRunTimeSplit: a SplitToSequence whose split is a graph
+// input of a fixed length makes that many elements, their sizes read at
+// run time (from opset 13, where Split takes its split as an input; before
+// it, ErrUnsupported); a split of a symbolic length is ErrUnsupported.
+func TestSequenceRunTimeSplit(t *testing.T) {
+	x := &onnx.ValueInfo{Name: "x", DataType: onnx.Float, HasShape: true, Dims: []onnx.Dim{{Param: "N"}}}
+	build := func(opset int64, split onnx.Dim) *onnx.Model {
+		sz := &onnx.ValueInfo{Name: "sz", DataType: onnx.Int64, HasShape: true, Dims: []onnx.Dim{split}}
+		return &onnx.Model{IRVersion: 8, Opsets: map[string]int64{"": opset}, Graph: &onnx.Graph{Name: "g",
+			Inputs: []*onnx.ValueInfo{x, sz}, Outputs: []*onnx.ValueInfo{{Name: "y"}},
+			Nodes: []*onnx.Node{{Name: "chunks", OpType: "SplitToSequence", Inputs: []string{"x", "sz"}, Outputs: []string{"s"}},
+				{OpType: "SequenceErase", Inputs: []string{"s"}, Outputs: []string{"e"}},
+				{OpType: "ConcatFromSequence", Inputs: []string{"e"}, Outputs: []string{"y"}, Attrs: []*onnx.Attribute{{Name: "axis", Type: onnx.AttrInt, I: 0}}}}}}
+	}
+	two := onnx.Dim{Value: 2, Known: true}
+	for _, m := range []*onnx.Model{build(11, two), build(13, onnx.Dim{Param: "K"})} {
+		if _, err := onnx.Import(m, onnx.Options{}); !errors.Is(err, onnx.ErrUnsupported) || !strings.Contains(err.Error(), `"chunks"`) {
+			t.Errorf("opset %d, split of %v: %v, want ErrUnsupported naming node chunks", m.Opsets[""], m.Graph.Inputs[1].Dims, err)
+		}
+	}
+	g, err := onnx.Import(build(13, two), onnx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		x    []float32
+		sz   []int64
+		want []float32
+	}{{[]float32{1, 2, 3}, []int64{1, 2}, []float32{1}}, {[]float32{1, 2, 3, 4, 5}, []int64{3, 2}, []float32{1, 2, 3}}} {
+		sz := kernel.New(kernel.Int64, 2)
+		copy(kernel.Int64s(sz.Host), tc.sz)
+		checkRunOutputs(t, g, map[string]*kernel.Tensor{"x": kernel.FromFloat32(tc.x, int64(len(tc.x))), "sz": sz}, [][]float32{tc.want})
+	}
+}

@@ -15,13 +15,14 @@ import (
 // SequenceAt, SequenceLength, ConcatFromSequence, SplitToSequence, and
 // Identity of a sequence) become list edits or the tensor ops they stand
 // for (Concat, Unsqueeze, Split, Squeeze), and SequenceMap its body
-// inlined once per element, as exporters write them for
-// a module's list of tensors. The elements' dimensions may be symbolic,
-// known only at run time, as long as their number is known at import (a
-// SplitToSequence along a symbolic dimension takes a split of constant
-// sizes); a sequence whose number of elements or positions depend on
-// run-time values, or that is a graph input or output or crosses into a
-// subgraph, is an error wrapping ErrUnsupported.
+// inlined once per element, as exporters write them for a module's list
+// of tensors. The elements' dimensions may be symbolic, known only at run
+// time, as long as their number is known at import (a SplitToSequence
+// along a symbolic dimension takes a split of constant sizes, or one
+// computed at run time of a known length); a sequence whose number of
+// elements or positions depend on run-time values, or that is a graph
+// input or output or crosses into a subgraph, is an error wrapping
+// ErrUnsupported.
 
 // seqValue is a sequence known at import: its tensors, in order, and
 // their element type (0 while unknown).
@@ -416,9 +417,10 @@ func (im *importer) concatFromSequence(n *Node) error {
 // splitToSequence imports SplitToSequence as a Split into known chunks
 // (and a Squeeze of each, for size-1 chunks without keepdims). The number
 // of chunks must be known at import: a split of constant sizes (checked
-// against the dimension at run time when the model leaves it free), or a
-// scalar split or none along a dimension the import knows. The chunks'
-// other dimensions may be free.
+// against the dimension at run time when the model leaves it free), a
+// split computed at run time of a length the import knows, or a scalar
+// split or none along a dimension the import knows. The chunks' other
+// dimensions may be free.
 func (im *importer) splitToSequence(n *Node) error {
 	if len(n.Inputs) == 0 || n.Inputs[0] == "" {
 		return fmt.Errorf("%w: SplitToSequence needs an input", ErrImport)
@@ -446,7 +448,7 @@ func (im *importer) splitToSequence(n *Node) error {
 	if a := n.Attr("keepdims"); a != nil {
 		keep = a.I != 0
 	}
-	sizes, squeeze, err := im.splitSizes(n, m.Shape[axis], axis, keep)
+	sizes, runSplit, squeeze, err := im.splitSizes(n, m.Shape[axis], axis, keep)
 	if err != nil {
 		return err
 	}
@@ -460,9 +462,12 @@ func (im *importer) splitToSequence(n *Node) error {
 	}
 	split := &Node{Name: nodeBase(n), OpType: "Split", Inputs: []string{in}, Outputs: parts,
 		Attrs: []*Attribute{{Name: "axis", Type: AttrInt, I: axis}}}
-	if im.opset < 13 {
+	switch {
+	case runSplit != "":
+		split.Inputs = append(split.Inputs, runSplit)
+	case im.opset < 13:
 		split.Attrs = append(split.Attrs, &Attribute{Name: "split", Type: AttrInts, Ints: sizes})
-	} else {
+	default:
 		c, err := im.constInts(nodeBase(n)+"/split", sizes...)
 		if err != nil {
 			return err
@@ -497,50 +502,75 @@ func (im *importer) splitToSequence(n *Node) error {
 // dimension axis, of length dim (kernel.Dynamic when free), and whether
 // each chunk is squeezed (no split, keepdims 0). A split of constant
 // sizes gives its chunks whatever dim is (a free one must add up to their
-// sum at run time, as Split checks); a scalar split or none makes as many
-// chunks as dim holds, so dim must be known.
-func (im *importer) splitSizes(n *Node, dim, axis int64, keep bool) (sizes []int64, squeeze bool, err error) {
+// sum at run time, as Split checks); a split computed at run time whose
+// length the import knows gives that many chunks, of sizes kernel.Dynamic,
+// and runSplit names it as Split takes it (int64); a scalar split or none
+// makes as many chunks as dim holds, so dim must be known.
+func (im *importer) splitSizes(n *Node, dim, axis int64, keep bool) (sizes []int64, runSplit string, squeeze bool, err error) {
 	if len(n.Inputs) < 2 || n.Inputs[1] == "" {
 		if dim < 0 {
-			return nil, false, fmt.Errorf("%w: SplitToSequence without a split makes one element per index of dimension %d, whose length is known only at run time (sequences are resolved at import: fix it with Options.Shapes)", ErrUnsupported, axis)
+			return nil, "", false, fmt.Errorf("%w: SplitToSequence without a split makes one element per index of dimension %d, whose length is known only at run time (sequences are resolved at import: fix it with Options.Shapes)", ErrUnsupported, axis)
 		}
-		return slices.Repeat([]int64{1}, int(dim)), !keep, nil
+		return slices.Repeat([]int64{1}, int(dim)), "", !keep, nil
 	}
 	name, err := im.resolve(n.Inputs[1])
 	if err != nil {
-		return nil, false, err
+		return nil, "", false, err
 	}
 	t := im.known[name]
+	if t != nil && t.Host == nil && len(t.Shape) == 1 && t.Shape.Known() {
+		runSplit, err := im.runSplit(n, name, t.DType)
+		return slices.Repeat([]int64{kernel.Dynamic}, int(t.Shape[0])), runSplit, false, err
+	}
 	if t == nil || t.Host == nil {
-		return nil, false, fmt.Errorf("%w: SplitToSequence's split is computed at run time (sequences are resolved at import)", ErrUnsupported)
+		return nil, "", false, fmt.Errorf("%w: SplitToSequence's split is computed at run time, of a length unknown at import (sequences are resolved at import)", ErrUnsupported)
 	}
 	vs, err := t.IntValues()
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: SplitToSequence split: %v", ErrImport, err)
+		return nil, "", false, fmt.Errorf("%w: SplitToSequence split: %v", ErrImport, err)
 	}
 	if len(t.Shape) == 0 {
 		if vs[0] <= 0 {
-			return nil, false, fmt.Errorf("%w: SplitToSequence split %d", ErrImport, vs[0])
+			return nil, "", false, fmt.Errorf("%w: SplitToSequence split %d", ErrImport, vs[0])
 		}
 		if dim < 0 {
-			return nil, false, fmt.Errorf("%w: SplitToSequence's scalar split %d makes as many elements as fit in dimension %d, whose length is known only at run time (sequences are resolved at import: fix it with Options.Shapes, or give the split's sizes)", ErrUnsupported, vs[0], axis)
+			return nil, "", false, fmt.Errorf("%w: SplitToSequence's scalar split %d makes as many elements as fit in dimension %d, whose length is known only at run time (sequences are resolved at import: fix it with Options.Shapes, or give the split's sizes)", ErrUnsupported, vs[0], axis)
 		}
 		for left := dim; left > 0; left -= vs[0] {
 			sizes = append(sizes, min(vs[0], left))
 		}
-		return sizes, false, nil
+		return sizes, "", false, nil
 	}
 	sum := int64(0)
 	for _, v := range vs {
 		if v < 0 {
-			return nil, false, fmt.Errorf("%w: SplitToSequence split %v", ErrImport, vs)
+			return nil, "", false, fmt.Errorf("%w: SplitToSequence split %v", ErrImport, vs)
 		}
 		sum += v
 	}
 	if dim >= 0 && sum != dim {
-		return nil, false, fmt.Errorf("%w: SplitToSequence split %v of a dimension of %d", ErrImport, vs, dim)
+		return nil, "", false, fmt.Errorf("%w: SplitToSequence split %v of a dimension of %d", ErrImport, vs, dim)
 	}
-	return vs, false, nil
+	return vs, "", false, nil
+}
+
+// runSplit returns the graph name of SplitToSequence n's split, computed
+// at run time, as Split takes it: int64 (from opset 13), an int32 split
+// cast.
+func (im *importer) runSplit(n *Node, name string, dt kernel.DType) (string, error) {
+	if im.opset < 13 {
+		return "", fmt.Errorf("%w: SplitToSequence's split is computed at run time, and Split takes one only from opset 13 (the model's is %d)", ErrUnsupported, im.opset)
+	}
+	if dt == kernel.Int64 {
+		return name, nil
+	}
+	cast := im.fresh(nodeBase(n) + "/split")
+	err := im.node(&Node{Name: im.fresh(nodeBase(n) + "/cast"), OpType: "Cast", Inputs: []string{name}, Outputs: []string{cast},
+		Attrs: []*Attribute{{Name: "to", Type: AttrInt, I: int64(Int64)}}})
+	if err != nil {
+		return "", err
+	}
+	return im.resolve(cast)
 }
 
 // knowRank records what the import knows of tensor name when the node

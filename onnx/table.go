@@ -246,7 +246,7 @@ var table = map[string]OpInfo{
 	"SequenceMap":                  {MinOpset: 17, MaxOpset: MaxOpset, Note: seqNote + "; unrolled: its body inlined once per element, over sequences of one length and tensors"},
 	"SequenceLength":               {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote},
 	"ConcatFromSequence":           {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Concat (Unsqueeze first with new_axis)"},
-	"SplitToSequence":              {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Split (Squeeze after, without keepdims); along a symbolic dimension, only with a split of constant sizes"},
+	"SplitToSequence":              {MinOpset: 11, MaxOpset: MaxOpset, Note: seqNote + "; becomes Split (Squeeze after, without keepdims); along a symbolic dimension, only with a split of constant sizes or of a length known at import (from opset 13 if computed at run time)"},
 	"Optional":                     {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote},
 	"OptionalHasElement":           {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor or an omitted input from 18"},
 	"OptionalGetElement":           {MinOpset: 15, MaxOpset: MaxOpset, Note: optNote + "; a plain tensor from 18"},

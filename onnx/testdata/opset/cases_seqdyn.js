@@ -44,6 +44,39 @@ module.exports = [
       { op: 'ConcatFromSequence', inputs: ['rot'], outputs: ['y'], attrs: { axis: 1 } },
     ],
     outputs: [['first', f], ['y', f]] },
+  // torch.chunk(x, 2, dim=1) of a free width: the split's two sizes
+  // computed from the shape at run time (h = T/2, T−h), its length known;
+  // and the same split as int32, which SplitToSequence also takes.
+  { name: 'seqdyn_split_computed', opset: 13, inputs: [['x', f, ['B', 'T']], I('i1', [1]), I('two', [2]), I('zero', [0], [])],
+    sizes: [{ x: [2, 4] }, { x: [3, 7] }, { x: [1, 2] }],
+    nodes: [
+      { op: 'Shape', inputs: ['x'], outputs: ['sh'] },
+      { op: 'Gather', inputs: ['sh', 'i1'], outputs: ['t'], attrs: { axis: 0 } },
+      { op: 'Div', inputs: ['t', 'two'], outputs: ['h'] },
+      { op: 'Sub', inputs: ['t', 'h'], outputs: ['r'] },
+      { op: 'Concat', inputs: ['h', 'r'], outputs: ['sz'], attrs: { axis: 0 } },
+      { op: 'SplitToSequence', inputs: ['x', 'sz'], outputs: ['s'], attrs: { axis: 1 } },
+      { op: 'SequenceAt', inputs: ['s', 'zero'], outputs: ['a'] },
+      { op: 'ConcatFromSequence', inputs: ['s'], outputs: ['st'], attrs: { axis: -1 } },
+      { op: 'SequenceLength', inputs: ['s'], outputs: ['n'] },
+      { op: 'Cast', inputs: ['sz'], outputs: ['sz32'], attrs: { to: 6 } },
+      { op: 'SplitToSequence', inputs: ['x', 'sz32'], outputs: ['s32'], attrs: { axis: 1 } },
+      { op: 'SequenceAt', inputs: ['s32', 'zero'], outputs: ['a32'] },
+    ],
+    outputs: [['a', f], ['st', f], ['n', i64], ['a32', f]] },
+  // PyTorch's x.size(1) of a fixed dimension beside a free batch
+  // (Shape, Gather) and the split computed from it: it folds at import.
+  { name: 'seqdyn_split_shape_folds', opset: 13, inputs: [['x', f, ['N', 6]], I('i1', [1], []), I('three', [3], [])],
+    sizes: N3('x', [6]),
+    nodes: [
+      { op: 'Shape', inputs: ['x'], outputs: ['sh'] },
+      { op: 'Gather', inputs: ['sh', 'i1'], outputs: ['t'], attrs: { axis: 0 } },
+      { op: 'Div', inputs: ['t', 'three'], outputs: ['h'] },
+      { op: 'SplitToSequence', inputs: ['x', 'h'], outputs: ['s'], attrs: { axis: 1 } },
+      { op: 'SequenceLength', inputs: ['s'], outputs: ['n'] },
+      { op: 'ConcatFromSequence', inputs: ['s'], outputs: ['st'], attrs: { axis: 0, new_axis: 1 } },
+    ],
+    outputs: [['n', i64], ['st', f]] },
   // torch.unbind(x, 1) over a fixed dimension, then torch.stack at the
   // end: keepdims 0 and new_axis, the other dimensions free.
   { name: 'seqdyn_unbind_stack', opset: 13, inputs: [['x', f, ['N', 3, 'T']]],
