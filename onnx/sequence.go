@@ -392,15 +392,17 @@ func (im *importer) concatFromSequence(n *Node) error {
 	}
 	inputs := s.elems
 	if newAxis {
-		m := im.known[s.elems[0]]
-		if m == nil || m.Shape == nil {
-			if axis < 0 {
-				return fmt.Errorf("%w: ConcatFromSequence with new_axis and a negative axis of tensors of unknown rank", ErrUnsupported)
+		// A negative axis counts from the stacked rank, as Unsqueeze's and
+		// Concat's do: when the elements' rank is known only at run time,
+		// it stands as it is.
+		if m := im.known[s.elems[0]]; m != nil && m.Shape != nil {
+			r := int64(len(m.Shape))
+			if axis < -r-1 || axis > r {
+				return fmt.Errorf("%w: ConcatFromSequence axis %d with new_axis for rank %d", ErrImport, axis, r)
 			}
-		} else if r := int64(len(m.Shape)); axis < -r-1 || axis > r {
-			return fmt.Errorf("%w: ConcatFromSequence axis %d with new_axis for rank %d", ErrImport, axis, r)
-		} else if axis < 0 {
-			axis += r + 1
+			if axis < 0 {
+				axis += r + 1
+			}
 		}
 		inputs = make([]string, len(s.elems))
 		for i, e := range s.elems {

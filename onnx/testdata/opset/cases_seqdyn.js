@@ -98,6 +98,23 @@ module.exports = [
       { op: 'SequenceAt', inputs: ['s', 'm1'], outputs: ['l'] },
     ],
     outputs: [['cat', f], ['stk', f], ['l', f]] },
+  // torch.stack(dim=-1) and (dim=-2) of tensors computed from one with a
+  // free batch (their rank unknown at import), a list given and one made
+  // by SequenceMap.
+  { name: 'seqdyn_stack_computed', opset: 17, inputs: [['x', f, ['N', 4]], I('two', [2], [])],
+    sizes: N3('x', [4]),
+    nodes: [
+      { op: 'Relu', inputs: ['x'], outputs: ['r'] },
+      { op: 'Neg', inputs: ['x'], outputs: ['g'] },
+      { op: 'SequenceConstruct', inputs: ['r', 'g', 'x'], outputs: ['s'] },
+      { op: 'ConcatFromSequence', inputs: ['s'], outputs: ['last'], attrs: { axis: -1, new_axis: 1 } },
+      { op: 'ConcatFromSequence', inputs: ['s'], outputs: ['mid'], attrs: { axis: -2, new_axis: 1 } },
+      { op: 'SplitToSequence', inputs: ['x', 'two'], outputs: ['c'], attrs: { axis: 1 } },
+      { op: 'SequenceMap', inputs: ['c'], outputs: ['m'], attrs: { body: { graph: {
+        inputs: [['t', f, ['N', 2]]], nodes: [{ op: 'Relu', inputs: ['t'], outputs: ['u'] }], outputs: [['u', f, ['N', 2]]] } } } },
+      { op: 'ConcatFromSequence', inputs: ['m'], outputs: ['mapped'], attrs: { axis: -1, new_axis: 1 } },
+    ],
+    outputs: [['last', f], ['mid', f], ['mapped', f]] },
   // A list built by appends (SequenceEmpty, SequenceInsert), edited
   // (SequenceErase) and read, its tensors of differing free lengths.
   { name: 'seqdyn_insert_erase', opset: 13, inputs: [['x', f, ['N', 2]], ['y', f, ['M', 2]], ['z', f, ['K', 2]], I('zero', [0], []), I('one', [1], [])],
