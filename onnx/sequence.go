@@ -422,7 +422,7 @@ func (im *importer) concatFromSequence(n *Node) error {
 // against the dimension at run time when the model leaves it free), a
 // split computed at run time of a length the import knows, or a scalar
 // split or none along a dimension the import knows. The chunks' other
-// dimensions may be free.
+// dimensions may be free, and the tensor's rank known only at run time.
 func (im *importer) splitToSequence(n *Node) error {
 	if len(n.Inputs) == 0 || n.Inputs[0] == "" {
 		return fmt.Errorf("%w: SplitToSequence needs an input", ErrImport)
@@ -431,26 +431,32 @@ func (im *importer) splitToSequence(n *Node) error {
 	if err != nil {
 		return err
 	}
-	m := im.known[in]
-	if m == nil || m.Shape == nil {
-		return fmt.Errorf("%w: SplitToSequence of a tensor of unknown rank", ErrUnsupported)
-	}
-	r := int64(len(m.Shape))
 	axis := int64(0)
 	if a := n.Attr("axis"); a != nil {
 		axis = a.I
 	}
-	if axis < -r || axis >= r {
-		return fmt.Errorf("%w: SplitToSequence axis %d of rank %d", ErrImport, axis, r)
+	// A tensor whose rank is known only at run time is split along its
+	// axis as Split counts it, by sizes the split gives.
+	m := im.known[in]
+	if m == nil {
+		m = &kernel.Tensor{}
 	}
-	if axis < 0 {
-		axis += r
+	dim := kernel.Dynamic
+	if m.Shape != nil {
+		r := int64(len(m.Shape))
+		if axis < -r || axis >= r {
+			return fmt.Errorf("%w: SplitToSequence axis %d of rank %d", ErrImport, axis, r)
+		}
+		if axis < 0 {
+			axis += r
+		}
+		dim = m.Shape[axis]
 	}
 	keep := true
 	if a := n.Attr("keepdims"); a != nil {
 		keep = a.I != 0
 	}
-	sizes, runSplit, squeeze, err := im.splitSizes(n, m.Shape[axis], axis, keep)
+	sizes, runSplit, squeeze, err := im.splitSizes(n, dim, axis, keep)
 	if err != nil {
 		return err
 	}
@@ -481,10 +487,13 @@ func (im *importer) splitToSequence(n *Node) error {
 	}
 	for i, p := range parts {
 		e := p
-		shape := m.Shape.Clone()
-		shape[axis] = sizes[i]
-		im.knowRank(p, m.DType, shape)
-		if squeeze {
+		var shape kernel.Shape
+		if m.Shape != nil {
+			shape = m.Shape.Clone()
+			shape[axis] = sizes[i]
+			im.knowRank(p, m.DType, shape)
+		}
+		if squeeze { // the rank is known: dim is
 			e = im.fresh(nodeBase(n) + "/squeezed")
 			if err := im.axesNode("Squeeze", p, e, axis); err != nil {
 				return err
@@ -501,7 +510,8 @@ func (im *importer) splitToSequence(n *Node) error {
 }
 
 // splitSizes returns the chunk sizes of SplitToSequence n along
-// dimension axis, of length dim (kernel.Dynamic when free), and whether
+// dimension axis, of length dim (kernel.Dynamic when free or of a
+// tensor of unknown rank), and whether
 // each chunk is squeezed (no split, keepdims 0). A split of constant
 // sizes gives its chunks whatever dim is (a free one must add up to their
 // sum at run time, as Split checks); a split computed at run time whose

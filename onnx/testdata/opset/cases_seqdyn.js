@@ -77,6 +77,18 @@ module.exports = [
       { op: 'ConcatFromSequence', inputs: ['s'], outputs: ['st'], attrs: { axis: 0, new_axis: 1 } },
     ],
     outputs: [['n', i64], ['st', f]] },
+  // torch.split of a layer's output (its rank unknown at import, its
+  // input's batch free) by constant sizes, along a negative axis.
+  { name: 'seqdyn_split_unknown_rank', opset: 13, inputs: [['x', f, ['N', 6]], I('sz', [2, 4]), I('one', [1], [])],
+    sizes: N3('x', [6]),
+    nodes: [
+      { op: 'Relu', inputs: ['x'], outputs: ['r'] },
+      { op: 'SplitToSequence', inputs: ['r', 'sz'], outputs: ['s'], attrs: { axis: -1 } },
+      { op: 'SequenceAt', inputs: ['s', 'one'], outputs: ['b'] },
+      { op: 'SequenceLength', inputs: ['s'], outputs: ['n'] },
+      { op: 'ConcatFromSequence', inputs: ['s'], outputs: ['y'], attrs: { axis: -1 } },
+    ],
+    outputs: [['b', f], ['n', i64], ['y', f]] },
   // torch.unbind(x, 1) over a fixed dimension, then torch.stack at the
   // end: keepdims 0 and new_axis, the other dimensions free.
   { name: 'seqdyn_unbind_stack', opset: 13, inputs: [['x', f, ['N', 3, 'T']]],
