@@ -12,6 +12,8 @@ import (
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
+	"github.com/pipert/pipert/kernel/ops"
+	"github.com/pipert/pipert/subgraph"
 )
 
 // errEnded stands for a run whose goroutine ended without returning.
@@ -159,5 +161,72 @@ func TestGoexitInCompile(t *testing.T) {
 		if n := sim.Stats().MemInUse; n != 0 {
 			t.Errorf("%s: %d device bytes in use after Compile ended by Goexit", m.name, n)
 		}
+	}
+}
+
+// parkedGoexitReLU is ReLU whose Resize, the first time after its
+// executable armed it, tells started and then, once released, calls
+// runtime.Goexit.
+type parkedGoexitReLU struct {
+	kernel.Kernel
+	armed            *atomic.Bool
+	started, release chan struct{}
+}
+
+func (k parkedGoexitReLU) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
+	if k.armed.CompareAndSwap(true, false) {
+		close(k.started)
+		<-k.release
+		runtime.Goexit()
+	}
+	return k.Kernel.Resize(in, out, t)
+}
+
+// TestGoexitInResizeSparesAnotherExecutable: a kernel that calls
+// runtime.Goexit in Resize fails its own run only, not the run of another
+// executable whose node waits for the same key of the process's global
+// tiling cache (which computes concurrent misses once).
+func TestGoexitInResizeSparesAnotherExecutable(t *testing.T) {
+	armed, started, release := new(atomic.Bool), make(chan struct{}), make(chan struct{})
+	reg := ops.NewRegistry()
+	if err := reg.Register("ParkedGoexit", func(kernel.Attrs) (kernel.Kernel, error) {
+		k, err := ops.Builtins().New("ReLU", nil)
+		return parkedGoexitReLU{k, armed, started, release}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := subgraph.NewBuilder("g")
+	b.Output(b.Op("ParkedGoexit", b.Input("x", kernel.Float32, 4)))
+	g := b.Graph()
+	// A slot count of its own: no other test's entries.
+	opts := []pipert.Option{pipert.WithRegistry(reg), pipert.WithMode(pipert.Pipeline),
+		pipert.WithCaches(pipert.Caches{Kinds: pipert.TilingGlobal, GlobalSlots: 13})}
+	var exes [2]*pipert.Executable
+	for i := range exes {
+		exe, err := pipert.Compile(g, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer exe.Close()
+		exes[i] = exe
+	}
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4}, 4)}
+	var errs [2]chan error
+	run := func(i int) {
+		errs[i] = make(chan error, 1)
+		go func() { _, err := exes[i].Run(context.Background(), in); errs[i] <- err }()
+	}
+	armed.Store(true)
+	run(0)
+	<-started
+	run(1)
+	// The second run's Resize misses the key and waits for the first's.
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	if err := <-errs[0]; !errors.Is(err, kernel.ErrGoexit) {
+		t.Errorf("the run whose kernel called Goexit: %v, want ErrGoexit", err)
+	}
+	if err := <-errs[1]; err != nil {
+		t.Errorf("the other executable's run: %v", err)
 	}
 }

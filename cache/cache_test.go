@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -403,5 +404,70 @@ func TestLRUOfManySlots(t *testing.T) {
 	g := cache.NewGlobal(1 << 40)
 	if _, _, computed, err := g.Fill("Op", 1, []byte{1}, nil, func(dst []byte) (cache.Value, error) { return cache.Value{Data: append(dst, 9)}, nil }); err != nil || !computed {
 		t.Errorf("a global cache of many slots: %v, %v", computed, err)
+	}
+}
+
+// TestGlobalWaitersOutliveAComputeThatDoesNotReturn: a compute that panics
+// or calls runtime.Goexit ends its own caller only; the callers waiting for
+// it on the same key run their own compute, as after an error, and get its
+// value.
+func TestGlobalWaitersOutliveAComputeThatDoesNotReturn(t *testing.T) {
+	for _, how := range []string{"panic", "Goexit"} {
+		t.Run(how, func(t *testing.T) {
+			g := cache.NewGlobal(2)
+			key := []byte("k")
+			h := cache.Hash(key)
+			started, release := make(chan struct{}), make(chan struct{})
+			first := make(chan any, 1)
+			go func() {
+				returned := false
+				defer func() {
+					if !returned {
+						first <- recover()
+					}
+				}()
+				g.Fill("Op", h, key, nil, func([]byte) (cache.Value, error) {
+					close(started)
+					<-release
+					if how == "panic" {
+						panic("boom")
+					}
+					runtime.Goexit()
+					return cache.Value{}, nil
+				})
+				returned = true
+				first <- "returned"
+			}()
+			<-started
+			type result struct {
+				data     []byte
+				computed bool
+				err      error
+			}
+			waiter := make(chan result, 1)
+			go func() {
+				var r result
+				// Fill's own end, whatever it is, is reported.
+				defer func() { waiter <- r }()
+				r.err = errors.New("the waiter's goroutine did not return from Fill")
+				r.data, _, r.computed, r.err = g.Fill("Op", h, key, nil, func(dst []byte) (cache.Value, error) {
+					return cache.Value{Data: append(dst[:0], 'w')}, nil
+				})
+			}()
+			// The waiter joins the flight before it ends: its lookup
+			// has missed, and it goes on to wait.
+			for g.Stats().Misses < 2 {
+				runtime.Gosched()
+			}
+			time.Sleep(20 * time.Millisecond)
+			close(release)
+			if got := <-first; how == "panic" && got != "boom" {
+				t.Fatalf("computing caller: %v, want its own panic", got)
+			}
+			r := <-waiter
+			if r.err != nil || string(r.data) != "w" || !r.computed {
+				t.Fatalf("waiter: %q computed %v, %v; want its own value", r.data, r.computed, r.err)
+			}
+		})
 	}
 }

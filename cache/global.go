@@ -2,12 +2,9 @@ package cache
 
 import (
 	"bytes"
-	"fmt"
-	"strconv"
 	"sync"
 
 	"go.uber.org/atomic"
-	"golang.org/x/sync/singleflight"
 )
 
 // Global is a global tiling cache: an LRU of Slots entries per op, shared
@@ -21,7 +18,6 @@ type Global struct {
 	slots int
 	mu    sync.RWMutex
 	ops   map[string]*Op
-	group singleflight.Group
 
 	hits, misses, computed atomic.Int64
 }
@@ -31,8 +27,27 @@ type Global struct {
 type Op struct {
 	g    *Global
 	name string
-	mu   sync.Mutex
+	mu   sync.Mutex // guards lru and flights
 	lru  LRU
+	// flights holds the computations under way, by key: the callers that
+	// miss a key while it is computed wait for its flight.
+	flights map[string]*flight
+}
+
+// flight is one caller's computation of a key, which the callers missing
+// the same key meanwhile wait for. Its computing caller closes done however
+// its compute ends — a return, a panic, runtime.Goexit — so that a waiter
+// never waits for a caller that is gone, and never takes on its panic or
+// its Goexit: a wait that finds no value runs the waiter's own compute.
+// One flight was tried and dropped: x/sync's singleflight, which re-panics
+// the computing caller's panic in every waiter and makes each call
+// runtime.Goexit when it did.
+type flight struct {
+	done chan struct{}
+	// val, set before done is closed when the compute succeeded, is the
+	// waiters' copy (the computing caller reuses its dst).
+	val Value
+	ok  bool
 }
 
 // NewGlobal returns an empty global cache of slots ≥ 1 entries per op.
@@ -119,55 +134,65 @@ func (o *Op) Forget(h uint64, key []byte) {
 // stores the value; the others wait and get a copy in their dst. computed
 // reports whether the caller's own compute ran. An error of a compute is
 // the error of the caller that ran it; the callers that waited for it run
-// their own compute instead, so that each error names its own caller.
+// their own compute instead, so that each error names its own caller. So
+// do they when the compute panicked or called runtime.Goexit, which end
+// only the goroutine of the caller that ran it.
 func (o *Op) Fill(h uint64, key, dst []byte, compute func(dst []byte) (Value, error)) (data []byte, workspace int64, computed bool, err error) {
 	if data, workspace, ok := o.Get(h, key, dst); ok {
 		return data, workspace, false, nil
 	}
-	var mine Value
-	ran, fresh := false, false
-	// The op's name's length first: no two (op, key) pairs share a
-	// flight, whatever bytes they hold.
-	v, err, _ := o.g.group.Do(strconv.Itoa(len(o.name))+":"+o.name+string(key), func() (any, error) {
-		ran = true
-		o.mu.Lock()
-		d, ws, ok := o.lru.Get(h, key, dst)
+	o.mu.Lock()
+	// stored by a computation that ended since the lookup
+	if d, ws, ok := o.lru.Get(h, key, dst); ok {
 		o.mu.Unlock()
-		if ok { // stored by a computation that ended since the lookup
-			mine = Value{Data: d, Workspace: ws}
-			return Value{Data: bytes.Clone(d), Workspace: ws}, nil
-		}
-		fresh = true
-		val, err := compute(dst)
-		if err != nil {
-			return nil, err
-		}
-		mine = val
-		o.g.computed.Inc()
-		o.mu.Lock()
-		o.lru.Put(h, key, val.Data, val.Workspace)
+		return d, ws, false, nil
+	}
+	if f := o.flights[string(key)]; f != nil {
 		o.mu.Unlock()
-		// The waiters read their copy after this caller went on to reuse
-		// its dst: hand them a copy of their own.
-		return Value{Data: bytes.Clone(val.Data), Workspace: val.Workspace}, nil
-	})
-	switch {
-	case ran && err != nil:
+		<-f.done
+		if f.ok {
+			return append(dst[:0], f.val.Data...), f.val.Workspace, false, nil
+		}
+		return computeOwn(dst, compute)
+	}
+	f := &flight{done: make(chan struct{})}
+	if o.flights == nil {
+		o.flights = make(map[string]*flight)
+	}
+	k := string(key)
+	o.flights[k] = f
+	o.mu.Unlock()
+	defer o.land(k, f)
+	val, err := compute(dst)
+	if err != nil {
 		return dst, 0, true, err
-	case ran:
-		return mine.Data, mine.Workspace, fresh, nil
-	case err != nil:
-		val, err := compute(dst)
-		if err != nil {
-			return dst, 0, true, err
-		}
-		return val.Data, val.Workspace, true, nil
 	}
-	sv, ok := v.(Value)
-	if !ok {
-		return dst, 0, false, fmt.Errorf("cache: shared value of op %q is %T", o.name, v)
+	o.g.computed.Inc()
+	o.mu.Lock()
+	o.lru.Put(h, key, val.Data, val.Workspace)
+	o.mu.Unlock()
+	f.val, f.ok = Value{Data: bytes.Clone(val.Data), Workspace: val.Workspace}, true
+	return val.Data, val.Workspace, true, nil
+}
+
+// land ends flight f of key k: later misses start a flight of their own,
+// and its waiters go on (deferred, so that it runs however the compute
+// ended).
+func (o *Op) land(k string, f *flight) {
+	o.mu.Lock()
+	delete(o.flights, k)
+	o.mu.Unlock()
+	close(f.done)
+}
+
+// computeOwn is a waiter's own computation, after the flight it waited for
+// gave no value.
+func computeOwn(dst []byte, compute func(dst []byte) (Value, error)) ([]byte, int64, bool, error) {
+	val, err := compute(dst)
+	if err != nil {
+		return dst, 0, true, err
 	}
-	return append(dst[:0], sv.Data...), sv.Workspace, false, nil
+	return val.Data, val.Workspace, true, nil
 }
 
 // Stats are a global cache's counts since it was made: lookups that hit
