@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/internal/hostmem"
@@ -16,11 +17,18 @@ import (
 // number of loop-carried values, an int64, and (optional) the dtypes of
 // the scan outputs as the body declares them, an []int64 of kernel.DType
 // (0 where it declares none), which a loop of no iteration gives its
-// empty stacks when the body's static inference cannot tell them.
+// empty stacks when the body's static inference cannot tell them; and
+// (optional) the shape of one element of each scan output as a loop of no
+// iteration gives its empty stack, an []int64 holding, scan output by scan
+// output, a rank r followed by r dimensions, or -1 alone for none (the
+// stack is then of shape [0]). Without it, a loop of no iteration gives
+// each stack the element shape the body's static inference gives on the
+// loop's inputs, when it gives one.
 const (
-	LoopBody      = "body"
-	LoopCarried   = "carried"
-	LoopScanTypes = "scan_dtypes"
+	LoopBody       = "body"
+	LoopCarried    = "carried"
+	LoopScanTypes  = "scan_dtypes"
+	LoopScanShapes = "scan_shapes"
 )
 
 // ErrLoop is the cause of a Loop's failure that comes from its body or its
@@ -51,16 +59,20 @@ type Loop struct {
 	cur     runOf // the run's number and context (kernel.RunNumbered, Interruptible)
 	carried int
 	scanDT  []kernel.DType // declared scan output dtypes (LoopScanTypes; 0: none)
-	nIn     int            // captures
-	nOut    int            // carried + scan outputs
-	outs    []*kernel.Tensor
-	cost    device.Cost
+	// scanSh holds the scan outputs' element shapes of a loop of no
+	// iteration (LoopScanShapes; nil: the attribute is absent, nil
+	// element: none).
+	scanSh []kernel.Shape
+	nIn    int // captures
+	nOut   int // carried + scan outputs
+	outs   []*kernel.Tensor
+	cost   device.Cost
 }
 
 // NewLoop makes a Loop kernel from its attributes; res resolves the body's
 // ops.
 func NewLoop(attrs kernel.Attrs, res kernel.Resolver) (*Loop, error) {
-	if err := attrs.Check(LoopBody, LoopCarried, LoopScanTypes); err != nil {
+	if err := attrs.Check(LoopBody, LoopCarried, LoopScanTypes, LoopScanShapes); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLoop, err)
 	}
 	g, ok := attrs[LoopBody].(*subgraph.Graph)
@@ -94,7 +106,43 @@ func NewLoop(attrs kernel.Attrs, res kernel.Resolver) (*Loop, error) {
 		}
 		k.scanDT = append(k.scanDT, kernel.DType(t))
 	}
+	sh, err := attrs.Ints(LoopScanShapes, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLoop, err)
+	}
+	if sh != nil {
+		if k.scanSh, err = scanShapes(sh, k.nOut-k.carried); err != nil {
+			return nil, fmt.Errorf("%w: attribute %q: %w", ErrLoop, LoopScanShapes, err)
+		}
+	}
 	return k, nil
+}
+
+// scanShapes decodes the LoopScanShapes attribute enc of a loop of n scan
+// outputs.
+func scanShapes(enc []int64, n int) ([]kernel.Shape, error) {
+	shapes := make([]kernel.Shape, 0, n)
+	for len(enc) > 0 && len(shapes) < n {
+		r := enc[0]
+		enc = enc[1:]
+		if r == -1 {
+			shapes = append(shapes, nil)
+			continue
+		}
+		if r < 0 || r > int64(len(enc)) {
+			return nil, fmt.Errorf("scan output %d has rank %d with %d values left", len(shapes), r, len(enc))
+		}
+		s := kernel.Shape(slices.Clone(enc[:r]))
+		if !s.Known() {
+			return nil, fmt.Errorf("scan output %d has shape %v", len(shapes), s)
+		}
+		shapes = append(shapes, s)
+		enc = enc[r:]
+	}
+	if len(shapes) != n || len(enc) != 0 {
+		return nil, fmt.Errorf("%d shapes and %d values left for %d scan outputs", len(shapes), len(enc), n)
+	}
+	return shapes, nil
 }
 
 // Op implements kernel.Kernel.
@@ -197,8 +245,11 @@ func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
 			// No iteration: an empty stack of the dtype and element
 			// shape the body's static inference gives (when it gives
 			// none, a rank-1 [0] of the dtype the body declares, else
-			// float32).
+			// float32), the element shape LoopScanShapes gives if set.
 			dt, elem := k.scanMeta(in, j)
+			if k.scanSh != nil {
+				elem = k.scanSh[j]
+			}
 			k.outs = append(k.outs, &kernel.Tensor{DType: dt, Shape: append(kernel.Shape{0}, elem...), Host: []byte{}})
 			continue
 		}

@@ -51,8 +51,9 @@ func TestLoopRunsItsBody(t *testing.T) {
 	}{
 		{4, 1000, "[5 10 15]", "[4 8 12 6 12 18 8 16 24 10 20 30]", kernel.Shape{4, 3}},
 		{4, 20, "[4 8 12]", "[4 8 12 6 12 18 8 16 24]", kernel.Shape{3, 3}}, // sums 12, 18, 24: the third iteration stops it
-		// No iteration: an empty stack of elements of the body's shape,
-		// as onnxruntime gives (rank 2 here, not [0]).
+		// No iteration, and no LoopScanShapes: an empty stack of
+		// elements of the body's shape on the loop's inputs (rank 2
+		// here, not [0]).
 		{0, 1000, "[1 2 3]", "[]", kernel.Shape{0, 3}},
 	} {
 		settings := [][]pipert.Option{{pipert.WithHeterogeneous(heterog.Size{Elements: 4096})}}
@@ -89,6 +90,46 @@ func TestLoopRejectsBadBodies(t *testing.T) {
 	}
 	if _, err := control.NewLoop(kernel.Attrs{}, control.Resolver{}); !errors.Is(err, control.ErrLoop) {
 		t.Fatalf("no body: %v", err)
+	}
+}
+
+// TestLoopScanShapesOfNoIteration: a Loop of no iteration gives its
+// empty stacks the element shapes LoopScanShapes sets (none: [0]) rather
+// than the body's on the loop's inputs, and refuses a malformed encoding.
+func TestLoopScanShapesOfNoIteration(t *testing.T) {
+	x := kernel.FromFloat32([]float32{1, 2, 3}, 3)
+	for _, c := range []struct {
+		enc   []int64
+		shape kernel.Shape
+	}{
+		{[]int64{-1}, kernel.Shape{0}},
+		{[]int64{2, 0, 5}, kernel.Shape{0, 0, 5}},
+		{[]int64{0}, kernel.Shape{0}},
+	} {
+		g := loopGraph(0, 1000)
+		g.Nodes[0].Attrs[control.LoopScanShapes] = c.enc
+		exe, err := pipert.Compile(g)
+		if err != nil {
+			t.Fatalf("%v: %v", c.enc, err)
+		}
+		res, err := exe.Run(context.Background(), map[string]*kernel.Tensor{"x": x})
+		exe.Close()
+		if err != nil {
+			t.Fatalf("%v: %v", c.enc, err)
+		}
+		if scan := res.Outputs[g.Outputs[1]]; !scan.Shape.Equal(c.shape) || scan.DType != kernel.Float32 {
+			t.Errorf("%v: scan %v, want float32 %v", c.enc, scan, c.shape)
+		}
+	}
+	for _, enc := range [][]int64{{}, {2, 1}, {1, -3}, {-2}, {-1, 0}, {1, 3, -1}} {
+		attrs := kernel.Attrs{}
+		for k, v := range loopGraph(0, 1000).Nodes[0].Attrs {
+			attrs[k] = v
+		}
+		attrs[control.LoopScanShapes] = enc
+		if _, err := control.NewLoop(attrs, ops.Builtins()); !errors.Is(err, control.ErrLoop) {
+			t.Errorf("scan shapes %v: %v, want an error wrapping ErrLoop", enc, err)
+		}
 	}
 }
 

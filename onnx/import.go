@@ -1333,7 +1333,75 @@ func (im *importer) loopNode(n *Node) error {
 			scanDT[j] = int64(dt)
 		}
 	}
-	return im.bodyNode(n, "Loop", body, inputs, types, kernel.Attrs{control.LoopCarried: int64(carried), control.LoopScanTypes: scanDT})
+	sub, err := im.subBody(n, body, types)
+	if err != nil {
+		return err
+	}
+	return im.addBody(n, "Loop", sub, inputs, kernel.Attrs{control.LoopCarried: int64(carried), control.LoopScanTypes: scanDT,
+		control.LoopScanShapes: emptyScanShapes(sub, body, carried)})
+}
+
+// emptyScanShapes gives the element shapes of the scan outputs of a Loop
+// whose body sub imported (carried values before them) as onnxruntime
+// gives its empty stacks when it runs no iteration, encoded as
+// control.LoopScanShapes: the shape the body's static inference gives —
+// its carried values of the shapes the body declares (not the outer ones:
+// a carried value may change shape from one iteration to the next), the
+// outer tensors it reads as the import knows them —, else the shape the
+// body declares for the output, a dimension it leaves free 0; none (a
+// stack of shape [0]) when neither is known.
+func emptyScanShapes(sub *importer, body *Graph, carried int) []int64 {
+	g := *sub.g
+	g.Inputs, g.Consts = nil, slices.Clone(sub.g.Consts)
+	for i, v := range sub.g.Inputs {
+		switch m := sub.known[v.Name]; {
+		case i < 2:
+			v.Shape = kernel.Shape{} // the iteration number and the condition
+		case i < 2+carried:
+			v.Shape = declaredShape(body.Inputs[i], kernel.Dynamic)
+			if v.Shape == nil {
+				v.Shape = kernel.Shape{kernel.Dynamic}
+			}
+		case m != nil && m.Host != nil && m.Shape != nil && m.Shape.Known():
+			g.Consts = append(g.Consts, subgraph.Const{Name: v.Name, Tensor: m})
+			continue
+		case m == nil || m.Shape == nil:
+			v.Shape = kernel.Shape{kernel.Dynamic}
+		}
+		g.Inputs = append(g.Inputs, v)
+	}
+	c, err := subgraph.Validate(&g, sub.res)
+	var enc []int64
+	for j, o := range body.Outputs[1+carried:] {
+		sh := declaredShape(o, 0)
+		if err == nil {
+			if m, ok := c.Meta[g.Outputs[1+carried+j]]; ok {
+				sh = m.Shape
+			}
+		}
+		if sh == nil {
+			enc = append(enc, -1)
+			continue
+		}
+		enc = append(append(enc, int64(len(sh))), sh...)
+	}
+	return enc
+}
+
+// declaredShape is the shape vi declares, free a dimension it leaves free
+// (a named or unknown one); nil if it declares none.
+func declaredShape(vi *ValueInfo, free int64) kernel.Shape {
+	if !vi.HasShape {
+		return nil
+	}
+	sh := make(kernel.Shape, len(vi.Dims))
+	for i, d := range vi.Dims {
+		sh[i] = free
+		if d.Known {
+			sh[i] = d.Value
+		}
+	}
+	return sh
 }
 
 // bodyNode adds node n as a control node of op whose body (typed by
@@ -1344,6 +1412,13 @@ func (im *importer) bodyNode(n *Node, op string, body *Graph, inputs []string, t
 	if err != nil {
 		return err
 	}
+	return im.addBody(n, op, sub, inputs, attrs)
+}
+
+// addBody adds node n as a control node of op whose body sub imported,
+// reading inputs, then the outer tensors the body captures; attrs gain the
+// body.
+func (im *importer) addBody(n *Node, op string, sub *importer, inputs []string, attrs kernel.Attrs) error {
 	outputs, err := im.bodyOutputs(n)
 	if err != nil {
 		return err
