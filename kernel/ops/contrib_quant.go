@@ -1553,24 +1553,105 @@ func newQMatMulToFloat(dynamic bool) kernel.Factory {
 // dynQuantParams is onnxruntime's dynamic quantization of a float32 A to
 // uint8: scale (max − min)/255 over [min(0, min A), max(0, max A)] (1 when
 // the range is empty), zero point round_half_even(clamp(0 − min/scale, 0,
-// 255)).
+// 255)), the extremes as mlasMinMax finds them and every step as
+// onnxruntime's std::min and std::max take a NaN (a NaN extreme gives a
+// NaN scale and the zero point 255).
 func dynQuantParams(x []float32) (float32, int64) {
-	var lo, hi float32
-	for _, v := range x {
-		if v < lo {
-			lo = v
-		}
-		if v > hi {
-			hi = v
-		}
-	}
+	lo, hi := mlasMinMax(x)
+	lo, hi = stdMin(lo, 0), stdMax(hi, 0)
 	scale := float32(1)
 	if hi != lo {
 		scale = (hi - lo) / 255
 	}
-	zp := 0 - lo/scale
-	zp = min(max(zp, 0), 255)
+	zp := stdMax(0, stdMin(255, 0-lo/scale))
 	return scale, int64(math.RoundToEven(float64(zp)))
+}
+
+// stdMin and stdMax are C++'s std::min(a, b) and std::max(a, b): a unless
+// b is strictly beyond it, so that a NaN b gives a and a NaN a gives a.
+func stdMin(a, b float32) float32 {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+func stdMax(a, b float32) float32 {
+	if a < b {
+		return b
+	}
+	return a
+}
+
+// maxps and minps are x86's MAXPS and MINPS on one lane: a when it is
+// strictly beyond b, else b, so that a NaN on either side gives b.
+func maxps(a, b float32) float32 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func minps(a, b float32) float32 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// mlasMinMax is the least and the greatest element of x as onnxruntime's
+// MLAS finds them on x86 (MlasReduceMinimumMaximumF32KernelAvx), the same
+// on finite elements as a plain scan, and NaN as those instructions make
+// it: eight lanes (four sets of them while 32 elements remain, merged set
+// 1 into 0, 3 into 2, 2 into 0) keep the extreme of every eighth element
+// by MAXPS and MINPS, the upper four lanes merge into the lower four and
+// those into lane 0 (lanes 2 and 3 into 0 and 1, then 1 into 0), and the
+// elements after the last eight follow by std::max and std::min. A NaN
+// element is forgotten when its lane takes a later element and kept when
+// it is its lane's last (an extreme of NaN); the tail skips NaNs.
+func mlasMinMax(x []float32) (lo, hi float32) {
+	lo, hi = math.MaxFloat32, -math.MaxFloat32
+	if len(x) >= 8 {
+		var mn, mx [4][8]float32
+		for v := range mn {
+			for l := range 8 {
+				mn[v][l], mx[v][l] = lo, hi
+			}
+		}
+		if len(x) >= 32 {
+			for len(x) >= 32 {
+				for v := range 4 {
+					for l := range 8 {
+						mn[v][l], mx[v][l] = minps(mn[v][l], x[8*v+l]), maxps(mx[v][l], x[8*v+l])
+					}
+				}
+				x = x[32:]
+			}
+			for _, p := range [][2]int{{0, 1}, {2, 3}, {0, 2}} {
+				for l := range 8 {
+					mn[p[0]][l], mx[p[0]][l] = minps(mn[p[0]][l], mn[p[1]][l]), maxps(mx[p[0]][l], mx[p[1]][l])
+				}
+			}
+		}
+		for len(x) >= 8 {
+			for l := range 8 {
+				mn[0][l], mx[0][l] = minps(mn[0][l], x[l]), maxps(mx[0][l], x[l])
+			}
+			x = x[8:]
+		}
+		n, m := &mn[0], &mx[0]
+		for l := range 4 {
+			n[l], m[l] = minps(n[l], n[l+4]), maxps(m[l], m[l+4])
+		}
+		for l := range 2 {
+			n[l], m[l] = minps(n[l], n[l+2]), maxps(m[l], m[l+2])
+		}
+		lo, hi = minps(n[0], n[1]), maxps(m[0], m[1])
+	}
+	for _, v := range x {
+		lo, hi = stdMin(lo, v), stdMax(hi, v)
+	}
+	return lo, hi
 }
 
 // qMatMul walks the numpy matrix product of A − za and B − zb (int8 or

@@ -15,7 +15,9 @@ import (
 //     scale = range/255, zero_point = saturate(round(−min/scale)), y =
 //     saturate(round(x/scale) + zero_point), rounding half to even. An
 //     empty range (x all zeros, or empty) has scale 1, as onnxruntime and
-//     ONNX's reference give: zero point 0, y all 0.
+//     ONNX's reference give: zero point 0, y all 0. The range is found,
+//     and y rounded, as onnxruntime's MLAS does on x86 (dynQuantParams,
+//     mlasQuantize), NaN and infinities included.
 //   - MatMulInteger(A, B[, a_zero_point[, b_zero_point]]) → int32: the
 //     numpy matrix product of (A − a_zero_point) and (B − b_zero_point),
 //     A and B int8 or uint8; zero points per tensor, per row of A and per
@@ -71,29 +73,10 @@ func newDynamicQuantize(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	k.computeF = func(a *kernel.Args) error {
 		x := kernel.Float32s(a.In[0].Data())
-		lo, hi := float32(0), float32(0)
-		for _, v := range x {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		scale := (hi - lo) / 255
-		if hi == lo {
-			scale = 1
-		}
-		var zp int64
-		if z := float64(-lo / scale); scale != 0 && z != z {
-			// A range with an infinity or a NaN: onnxruntime clamps
-			// the NaN zero point as min(255, max(0, z)) does, to 255.
-			zp = math.MaxUint8
-		} else if scale != 0 {
-			zp = requant(kernel.Uint8, z)
-		}
+		scale, zp := dynQuantParams(x)
 		y := a.Out[0].Data()
 		for i, v := range x {
-			q := zp
-			if scale != 0 {
-				q = saturate(math.RoundToEven(float64(v/scale))+float64(zp), 0, math.MaxUint8)
-			}
-			y[i] = byte(q)
+			y[i] = byte(mlasQuantize(kernel.Uint8, v, scale, zp))
 		}
 		kernel.Float32s(a.Out[1].Data())[0] = scale
 		a.Out[2].Data()[0] = byte(zp)
