@@ -545,13 +545,8 @@ func newQLinearAveragePool(attrs kernel.Attrs) (kernel.Kernel, error) {
 			return nil, fmt.Errorf("ops: %s: attribute kernel_shape %v: want positive values", op, p.kernel)
 		}
 	}
-	if p.autoPad, err = attrs.String("auto_pad", "NOTSET"); err != nil {
-		return nil, wrapAttr(err)
-	}
-	switch p.autoPad {
-	case "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER":
-	default:
-		return nil, fmt.Errorf("ops: %s: attribute auto_pad %q: want NOTSET, VALID, SAME_UPPER or SAME_LOWER", op, p.autoPad)
+	if p.autoPad, err = autoPad(attrs); err != nil {
+		return nil, fmt.Errorf("ops: %s: %w", op, err)
 	}
 	ints := func(name string, def int64, n int) ([]int64, error) {
 		v, err := attrs.Ints(name, nil)

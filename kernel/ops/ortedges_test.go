@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"bytes"
+	"maps"
 	"math"
 	"slices"
 	"testing"
@@ -177,4 +179,38 @@ func TestBatchNormalizationOf1DInput(t *testing.T) {
 		t.Errorf("running mean %v and variance %v, want 0.25 and 1.025", m, v)
 	}
 	wantErr(t, "BatchNormalization", nil, []*kernel.Tensor{f32(shp(), 1), one(1), one(0), one(0), one(1)}, "want rank 1 or more")
+}
+
+// TestEmptyAutoPadIsNotSet: auto_pad "" (as exporters write it) is NOTSET,
+// as onnxruntime reads it: the sliding-window ops take it with pads and
+// compute what they compute without the attribute.
+func TestEmptyAutoPadIsNotSet(t *testing.T) {
+	x := f32(shp(1, 1, 3), 1, 2, 3)
+	pads := kernel.Attrs{"kernel_shape": []int64{2}, "pads": []int64{1, 0}}
+	with := func(a kernel.Attrs) kernel.Attrs {
+		b := maps.Clone(a)
+		b["auto_pad"] = ""
+		return b
+	}
+	for _, c := range []struct {
+		op    string
+		attrs kernel.Attrs
+		in    []*kernel.Tensor
+	}{
+		{"Conv", pads, []*kernel.Tensor{x, f32(shp(1, 1, 2), 1, 1)}},
+		{"ConvTranspose", pads, []*kernel.Tensor{x, f32(shp(1, 1, 2), 1, 1)}},
+		{"AveragePool", pads, []*kernel.Tensor{x}},
+		{"MaxPool", pads, []*kernel.Tensor{x}},
+		{"LpPool", pads, []*kernel.Tensor{x}},
+		{"NhwcMaxPool", pads, []*kernel.Tensor{u8(shp(1, 3, 1), 1, 2, 3)}},
+		{"QLinearAveragePool", pads, []*kernel.Tensor{qTensor(kernel.Uint8, shp(1, 1, 3), []int64{1, 2, 3}), f32s(1), qs(kernel.Uint8, 0), f32s(1), qs(kernel.Uint8, 0)}},
+	} {
+		want := mustRun(t, c.op, c.attrs, c.in...)
+		got := mustRun(t, c.op, with(c.attrs), c.in...)
+		if !got.Shape.Equal(want.Shape) || !bytes.Equal(got.Host, want.Host) {
+			t.Errorf("%s with auto_pad \"\": %v %v, want %v %v (as without auto_pad)", c.op, got.Shape, got.Host, want.Shape, want.Host)
+		}
+	}
+	conv := mustRun(t, "Conv", with(pads), x, f32(shp(1, 1, 2), 1, 1))
+	checkValues(t, "Conv", conv, shp(1, 1, 3), []float64{1, 3, 5})
 }

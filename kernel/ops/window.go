@@ -24,13 +24,8 @@ type window struct {
 func parseWindow(op string, attrs kernel.Attrs) (window, error) {
 	w := window{op: op}
 	var err error
-	if w.autoPad, err = attrs.String("auto_pad", "NOTSET"); err != nil {
+	if w.autoPad, err = autoPad(attrs); err != nil {
 		return w, err
-	}
-	switch w.autoPad {
-	case "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID":
-	default:
-		return w, fmt.Errorf("auto_pad %q (want NOTSET, SAME_UPPER, SAME_LOWER or VALID)", w.autoPad)
 	}
 	for _, a := range []struct {
 		name string
@@ -54,6 +49,23 @@ func parseWindow(op string, attrs kernel.Attrs) (window, error) {
 	}
 	w.ceil = c != 0
 	return w, nil
+}
+
+// autoPad reads attribute auto_pad: NOTSET (its default, and what an
+// empty string, which exporters write, means, as onnxruntime reads it),
+// SAME_UPPER, SAME_LOWER or VALID.
+func autoPad(attrs kernel.Attrs) (string, error) {
+	p, err := attrs.String("auto_pad", "NOTSET")
+	if err != nil {
+		return "", err
+	}
+	switch p {
+	case "":
+		return "NOTSET", nil
+	case "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID":
+		return p, nil
+	}
+	return "", fmt.Errorf("auto_pad %q (want NOTSET, SAME_UPPER, SAME_LOWER or VALID)", p)
 }
 
 // dims3 is a spatial extent, stride or offset per (depth, height, width).
