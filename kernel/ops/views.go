@@ -16,14 +16,15 @@ import (
 //   - Flatten (axis, default 1, in [-r, r]) gives [d0·…·d(axis-1),
 //     d(axis)·…·d(r-1)].
 //   - Squeeze removes the axes listed (negative counting from the end;
-//     each must have size 1), or every size-1 axis when none are listed.
+//     each must have size 1; one listed twice is removed once, as
+//     onnxruntime removes it), or every size-1 axis when none are listed.
 //     Before opset 13 the axes are attribute "axes"; from 13 an optional
 //     int64 input, a value dependency.
 //   - Unsqueeze inserts size-1 axes at the positions listed, positions in
 //     the output's rank (negative counting from the end); "axes" is an
 //     attribute before opset 13 and a required int64 input from 13.
 //
-// A repeated axis is an error. The "opset" attribute selects the form
+// A repeated axis of Unsqueeze is an error. The "opset" attribute selects the form
 // (absent: the newest).
 //
 // Tiling (words):
@@ -113,16 +114,17 @@ func (k *view) axesOf(in []*kernel.Tensor) ([]int64, error) {
 	return out, nil
 }
 
-// normAxes maps axes onto [0, rank), rejecting out-of-range and repeated
-// ones.
-func normAxes(axes []int64, rank int) ([]int64, error) {
+// normAxes maps axes onto [0, rank), rejecting out-of-range ones and,
+// unless repeats, repeated ones (Squeeze takes an axis named twice once,
+// as onnxruntime does; Unsqueeze refuses it, as onnxruntime does).
+func normAxes(axes []int64, rank int, repeats bool) ([]int64, error) {
 	out := make([]int64, len(axes))
 	for i, a := range axes {
 		n, err := kernel.NormAxis(a, rank)
 		if err != nil {
 			return nil, fmt.Errorf("axes %v: %w", axes, err)
 		}
-		if slices.Contains(out[:i], int64(n)) {
+		if !repeats && slices.Contains(out[:i], int64(n)) {
 			return nil, fmt.Errorf("axes %v repeat axis %d", axes, n)
 		}
 		out[i] = int64(n)
@@ -159,7 +161,7 @@ func (k *view) infer(in, out []*kernel.Tensor) error {
 		if err != nil {
 			return err
 		}
-		norm, err := normAxes(axes, r)
+		norm, err := normAxes(axes, r, true)
 		if err != nil {
 			return err
 		}
@@ -179,7 +181,7 @@ func (k *view) infer(in, out []*kernel.Tensor) error {
 		if err != nil {
 			return err
 		}
-		norm, err := normAxes(axes, r+len(axes))
+		norm, err := normAxes(axes, r+len(axes), false)
 		if err != nil {
 			return err
 		}

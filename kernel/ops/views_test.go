@@ -7,7 +7,9 @@ import (
 )
 
 // TestShapeViews checks Flatten, Squeeze and Unsqueeze shapes in both
-// opset forms against hand-worked cases, and their errors.
+// opset forms against hand-worked cases, and their errors. Squeeze takes
+// an axis listed twice (by the same or a negative index) once, and
+// Unsqueeze refuses it, as onnxruntime does.
 func TestShapeViews(t *testing.T) {
 	axes := func(v ...int64) *kernel.Tensor {
 		a := kernel.New(kernel.Int64, int64(len(v)))
@@ -32,12 +34,16 @@ func TestShapeViews(t *testing.T) {
 		{"Squeeze", nil, []*kernel.Tensor{x}, kernel.Shape{2, 3}},
 		{"Squeeze", nil, []*kernel.Tensor{x, axes(-1)}, kernel.Shape{2, 1, 3}},
 		{"Squeeze", nil, []*kernel.Tensor{x, axes(0)}, nil},
-		{"Squeeze", nil, []*kernel.Tensor{x, axes(1, 1)}, nil},
+		{"Squeeze", nil, []*kernel.Tensor{x, axes(1, 1)}, kernel.Shape{2, 3, 1}},
+		{"Squeeze", nil, []*kernel.Tensor{x, axes(3, 1, -1, -3)}, kernel.Shape{2, 3}},
+		{"Squeeze", kernel.Attrs{"opset": int64(11), "axes": []int64{-1, 3}}, []*kernel.Tensor{x}, kernel.Shape{2, 1, 3}},
 		{"Squeeze", nil, []*kernel.Tensor{x, axes(4)}, nil},
 		{"Squeeze", kernel.Attrs{"opset": int64(11), "axes": []int64{1}}, []*kernel.Tensor{x}, kernel.Shape{2, 3, 1}},
 		{"Squeeze", kernel.Attrs{"opset": int64(11)}, []*kernel.Tensor{x}, kernel.Shape{2, 3}},
 		{"Unsqueeze", nil, []*kernel.Tensor{x, axes(0, -1)}, kernel.Shape{1, 2, 1, 3, 1, 1}},
 		{"Unsqueeze", nil, []*kernel.Tensor{x, axes(6)}, nil},
+		{"Unsqueeze", nil, []*kernel.Tensor{x, axes(1, 1)}, nil},
+		{"Unsqueeze", nil, []*kernel.Tensor{x, axes(0, -6)}, nil},
 		{"Unsqueeze", kernel.Attrs{"opset": int64(12), "axes": []int64{2}}, []*kernel.Tensor{x}, kernel.Shape{2, 1, 1, 3, 1}},
 	} {
 		got, err := hostRun(t, tc.op, tc.attrs, tc.in...)
