@@ -620,12 +620,6 @@ func (v *validator) nonNegInt(field string, x int64) {
 	}
 }
 
-func (v *validator) posFloat(field string, x float64) {
-	if !(x > 0) || math.IsInf(x, 0) {
-		v.add(field, fmt.Sprintf("must be positive and finite, got %g", x))
-	}
-}
-
 // minMPECopyScale bounds D2DParams.MPECopyScale from below: the MPE copies
 // at least a millionth of the host's speed. Below it the figures' modeled
 // copy times overflowed (a gigabyte at a scale of 1e-300 read as a
