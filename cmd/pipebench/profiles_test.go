@@ -89,3 +89,33 @@ func TestProfileFileSlowRates(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileFileNotAMapping: a profile file whose document is null, a
+// list or a scalar is a usage error saying what it holds; it was taken
+// for a file naming no field (the default profile). An empty mapping
+// still is one.
+func TestProfileFileNotAMapping(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, text, want string }{
+		{"null.yaml", "null\n", "null.yaml:1: want a mapping of fields, got null"},
+		{"tilde.yml", "~\n", "tilde.yml:1: want a mapping of fields, got null"},
+		{"list.yaml", "- peak_flops: 1e12\n", "list.yaml:1: want a mapping of fields, got a list"},
+		{"scalar.yaml", "swai\n", `scalar.yaml:1: want a mapping of fields, got "swai"`},
+		{"null.json", "null", "want a JSON object of profile fields, got null"},
+		{"list.json", `[{"peak_flops": 1e12}]`, "want a JSON object of profile fields, got ["},
+		{"empty.yaml", "{}\n", ""},
+		{"empty.json", "{}", ""},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errb := runArgs(t, "-quick", "-scenario", "smallops", "-mode", "kbk", "-reps", "1", "-q", "-device", path)
+		switch {
+		case c.want == "" && code != 0:
+			t.Errorf("-device %s: exit %d, stderr %q; want 0", c.name, code, errb)
+		case c.want != "" && (code != 2 || !strings.Contains(errb, c.want)):
+			t.Errorf("-device %s: exit %d, stderr %q; want 2 and %q", c.name, code, errb, c.want)
+		}
+	}
+}

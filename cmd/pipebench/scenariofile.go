@@ -655,6 +655,11 @@ func decodeStrict(file string, data []byte, v any) (*lineIndex, error) {
 	if len(root.Content) == 0 {
 		return ix, &fileError{file: file, msg: "empty document"}
 	}
+	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
+		// null, a list or a scalar would leave every field unset, as if
+		// the file named none of them.
+		return ix, &fileError{file: file, line: doc.Line, msg: fmt.Sprintf("want a mapping of fields, got %s", describeNode(doc))}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
@@ -1277,4 +1282,17 @@ func applyScenarioFile(c *config, sf *scenarioFile, set map[string]bool) error {
 		c.seed = sf.Seed
 	}
 	return nil
+}
+
+// describeNode names what a YAML document holds instead of a mapping.
+func describeNode(n *yaml.Node) string {
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return "null"
+	case n.Kind == yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "an alias"
 }

@@ -425,8 +425,15 @@ func LoadProfile(path string) (Profile, error) {
 	return p, nil
 }
 
-// ParseProfile is LoadProfile on the contents of a file.
+// ParseProfile is LoadProfile on the contents of a file: a JSON object
+// (null, an array or a number is refused, not read as Default).
 func ParseProfile(data []byte) (Profile, error) {
+	if tok, err := json.NewDecoder(bytes.NewReader(data)).Token(); err == nil && tok != json.Delim('{') {
+		if tok == nil {
+			tok = "null"
+		}
+		return Profile{}, fmt.Errorf("parse: want a JSON object of profile fields, got %v", tok)
+	}
 	p := Default()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -132,6 +132,11 @@ func TestLoadProfile(t *testing.T) {
 		// An MPE so slow that a copy's modeled time overflowed.
 		{"tiny mpe scale", `{"d2d": {"mpe_copy_scale": 1e-300}}`, []string{"d2d.mpe_copy_scale: must be in [1e-06, +Inf), got 1e-300"}},
 		{"trailing", `{"name": "x"} {}`, []string{"trailing data"}},
+		// Not an object: null left every field Default's, as if the
+		// file named none.
+		{"null", `null`, []string{"want a JSON object of profile fields, got null"}},
+		{"array", `[{"name": "x"}]`, []string{"want a JSON object of profile fields, got ["}},
+		{"number", `5`, []string{"want a JSON object of profile fields, got 5"}},
 		{"not json", `name = x`, []string{"parse"}},
 		{"fractional ns", `{"launch": {"cpu_ns": 1.5}}`, []string{"cpu_ns"}},
 		// Counts beyond any card, each a table, workers or staging
