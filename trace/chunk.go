@@ -93,21 +93,20 @@ type chunk struct {
 // tracks are known.
 //
 // The writer makes chunks ahead: whenever it has nothing queued to write
-// and fewer chunks exist than tracks plus one, it makes one (its pages
-// mapped) and frees it, so that a track taking its first chunk, or its
-// next one while the writer has the full one, finds one free instead of
-// making it (the other spares are made as they are needed: a Recorder
-// made and closed, as tests do by the hundred, maps one chunk more than
-// its tracks use, not every spare). A chunk's making is
-// its pages' first touch — about 1 ms for 256 KiB on a virtual machine
-// whose page faults exit to the hypervisor — and on the traced goroutine
-// it landed in the first traced runs (pipebench ocr in replay mode, 2
-// cores: the first traced run 8.9 ms against 0.5 untraced, its tracks'
-// chunks made as it recorded). Tracks registered before the runs (an
-// executable's, at Compile) have theirs made by the time the runs begin,
-// at the cost of holding the bound's memory from the start rather than
-// as the tracks first record. A track still makes its own when none is
-// free and the writer has not caught up.
+// and fewer chunks exist than open tracks plus one (ahead), it makes one
+// (its pages mapped) and frees it, so that a track taking its first
+// chunk, or its next one while the writer has the full one, finds one
+// free instead of making it. A chunk's making is its pages' first touch
+// — about 1 ms for 256 KiB on a virtual machine whose page faults exit
+// to the hypervisor — and on the traced goroutine it landed in the first
+// traced runs (pipebench ocr in replay mode, 2 cores: the first traced
+// run 8.9 ms against 0.5 untraced, its tracks' chunks made as it
+// recorded). Tracks registered before the runs (an executable's, at
+// Compile) have theirs made by the time the runs begin, rather than when
+// they first record. The other spares are made as they are needed, by
+// the track that needs one, so that a Recorder made and closed (tests do
+// so by the hundred) maps one chunk more than its tracks use, not every
+// spare.
 type exchange struct {
 	mu     sync.Mutex
 	freed  sync.Cond // signalled when a chunk returns to free
@@ -117,7 +116,7 @@ type exchange struct {
 	spare  []*chunk // the writer's previous batch, recycled as queue's storage
 	made   int
 	limit  int
-	spares int // how much of limit is spares, not the tracks' chunks
+	spares int // how much of limit is spares: limit - spares tracks are open
 	closed bool
 	size   int // records per chunk
 }
@@ -207,7 +206,7 @@ func (x *exchange) put(c *chunk) {
 }
 
 // take returns the queued chunks, oldest first, waiting until there is one,
-// and meanwhile makes chunks ahead up to the limit. It returns nil when the
+// and meanwhile makes chunks ahead, one per open track and a spare. It returns nil when the
 // exchange is closed and drained. Called only by the writer goroutine; the
 // batch stays valid until its next call to take.
 func (x *exchange) take() []*chunk {
@@ -217,7 +216,7 @@ func (x *exchange) take() []*chunk {
 		if x.closed {
 			return nil
 		}
-		if x.made < min(x.limit, x.limit-x.spares+1) {
+		if x.made < x.limit-x.spares+1 { // spares >= 1: within the limit
 			x.made++
 			x.mu.Unlock()
 			c := newChunk(x.size, true)
