@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"internal/spin":           {},
 	"internal/minheap":        {},
 	"internal/leaktest":       {},
+	"internal/lines":          {},
 	"internal/hostmem":        {},
 	"internal/graphtest":      {"subgraph", "kernel"},
 	"device/alloc":            {},

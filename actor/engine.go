@@ -83,20 +83,16 @@ type engine struct {
 	fusePrepare bool
 	pipe        *queues.Pipeline[int32] // goroutines 1…; nil when there are none
 	copy        device.Stream           // value copies of the barriers, owned by inferW
-	// launched counts launches over the actor's life.
-	launched ready.Counter
-	cur      *runState // the current run; set before its first push
-	rs       runState  // reused run after run: nothing outlives a run
-	rctx     runCtx    // rs's context in runs with several goroutines
-	rcancel  func()    // cancels rctx (made once: a run allocates none)
+	cur         *runState               // the current run; set before its first push
+	rs          runState                // reused run after run: nothing outlives a run
+	rctx        runCtx                  // rs's context in runs with several goroutines
+	rcancel     func()                  // cancels rctx (made once: a run allocates none)
 
-	// wk is what each goroutine writes as it works; needs is the barrier
-	// scratch of the goroutine running Infer. Kept across runs so a run
-	// allocates nothing per kernel. lists are the goroutines' spans, as
+	// wk is what each goroutine writes as it works, kept across runs so
+	// a run allocates nothing per kernel. lists are the goroutines' spans, as
 	// Spans returns them, set by account. queue is, by goroutine w ≥ 1,
 	// the queue it serves.
 	wk    [maxWorkers]worker
-	needs []Need
 	lists [maxWorkers][]plan.Span
 	queue [maxWorkers]*queues.Queue[int32]
 
@@ -117,6 +113,18 @@ type engine struct {
 	// broken: the device's code panicked on the calling goroutine; the
 	// actor replaces the engine after the run.
 	broken bool
+
+	// Written with every kernel, each by one goroutine, on lines of their
+	// own: the fields above are read by every goroutine with every
+	// kernel, and a line one of them wrote would move to its core each
+	// time. launched counts launches over the actor's life (the
+	// launching goroutine's); needs is the barrier scratch of the
+	// goroutine running Infer.
+	_        linePad
+	launched ready.Counter
+	_        linePad
+	needs    []Need
+	_        linePad
 }
 
 // runState is the state of one run. It is reset when a run begins: no
@@ -943,7 +951,7 @@ func (e *engine) account(rs *runState, st *plan.Stats) {
 	st.Resize, st.Launch = busy[kernel.StageResize], busy[kernel.StageLaunch]
 	st.HostWork = plan.HostWork(st.Procs, lists...)
 	for _, c := range e.r.cs {
-		st.Cache.Add(c)
+		st.Cache.Add(c.CacheStats)
 	}
 	if p := e.r.plan; p != nil {
 		st.Plan = p.stats

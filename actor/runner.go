@@ -80,10 +80,8 @@ type KernelRunner struct {
 	// tilings holds, by node position, the node's tiling: its Resize's
 	// (or a cache's) answer, kept across runs so that Resize writes into
 	// the data it wrote last (nil: none yet, a zero tiling; see tilingOf
-	// and setTiling). rtiling is the one Resize works on, owned by the
-	// goroutine running Resize.
+	// and setTiling).
 	tilings []*kernel.Tiling
-	rtiling kernel.Tiling
 	// flow0 is the trace flow id of the run's first kernel (0: not
 	// traced); node pos's is flow0+pos (see flowOf).
 	flow0 uint64
@@ -125,16 +123,6 @@ type KernelRunner struct {
 	outs     []*kernel.Tensor
 	outViews []kernel.Tensor
 	outBase  []int32
-	// largs and rargs are the kernel.Args the launching goroutine
-	// (Compute, LaunchOn) and Resolve's hand a kernel, filled for it by
-	// argsOf: a node keeps no Args of its own. lcargs and rcargs are
-	// their copies with a checked node's output views (checkedArgs).
-	largs, rargs   kernel.Args
-	lcargs, rcargs kernel.Args
-	// ws is the workspace of the launch in flight when it is not the
-	// memory plan's (zero: none), owned by the launching goroutine: a
-	// launch that fails leaves it for release.
-	ws device.Buffer
 	// resolved marks compute-dependent nodes whose real output shapes are
 	// set in this run; written by the goroutine running the Infer stage
 	// (or goroutine 0 while the others are drained).
@@ -172,11 +160,9 @@ type KernelRunner struct {
 	local      []*cache.LRU
 	localSlots int
 	global     []*cache.Op // by attribute key (internedKey.id): its op's global entries (nil: off)
-	rkey       []byte
 	ikey       [][]byte
 	ikeyLen    []int32
 	iok        []bool
-	iscratch   []byte
 	// rok, by node position (nil: no local tiling cache or no InferShape
 	// key), says the node's last Resize ended with its tiling in its local
 	// cache under the key of ikey, and that tiling still its tiling
@@ -201,29 +187,23 @@ type KernelRunner struct {
 	// reads and sets both.
 	lcost []device.Cost
 	cok   []bool
-	// The kernel contract's checks keep the shapes (and, before Compute,
-	// the buffers) a stage must leave as they were: one scratch per stage,
-	// each belonging to the goroutine running that stage.
-	inferShapes        []int64
-	resizeIn, launchIn []int64 // the inputs' before Resize and Compute
 	// launched, when set (a traced actor), is told of every node whose
 	// kernel the device took, pos to pos+n-1, by the launching goroutine.
 	launched func(pos, n int)
 	inferOn  bool // InferReuse
 	setupOn  bool // SetupReuse: Setup is paid in Infer, on a miss
-	// Memory plan (plan.MemoryPlan). seen and seenWS hold this run's bytes
-	// of each slot and each node's workspace, seenReal whether any was
-	// real, fallbacks the launches that did not fit the plan, inArena the
-	// slots whose buffer is in the arena: all written by the launching
-	// goroutine and read by goroutine 0 once the run drained.
-	planOn    bool
-	plan      *memPlan
-	seen      []int64
-	seenWS    []int64
-	seenReal  bool
-	fallbacks int
-	replans   int
-	inArena   []bool
+	// Memory plan (plan.MemoryPlan). seen and seenWS hold this run's
+	// bytes of each slot and each node's workspace, seenReal (below)
+	// whether any was real, fallbacks (below) the launches that did not
+	// fit the plan, inArena the slots whose buffer is in the arena: all
+	// written by the launching goroutine and read by goroutine 0 once the
+	// run drained.
+	planOn  bool
+	plan    *memPlan
+	seen    []int64
+	seenWS  []int64
+	replans int
+	inArena []bool
 
 	// capture is mode Replay's recorded run (nil in other modes).
 	capture *capture
@@ -234,9 +214,64 @@ type KernelRunner struct {
 	// tiling moves the tilings to the device (plan.TilingCopy).
 	tiling *tilingCopy
 
-	// cs holds this run's cache counts by the stage that counts them, so
-	// that each goroutine writes its own.
-	cs [kernel.StageLaunch]plan.CacheStats
+	// What follows is written for every kernel, each group by the one
+	// goroutine named, on cache lines of its own: the fields above are
+	// read by every stage's goroutine, and a line that one of them wrote
+	// would move to the others' cores with every kernel (zerocost, 2
+	// cores: async 1 000 → 700 ns a kernel, pipeline 1 260 → 990 once
+	// these and the engine's were apart).
+	//
+	// cs holds this run's cache counts by the stage that counts them.
+	//
+	// The kernel contract's checks keep the shapes (and, before Compute,
+	// the buffers) a stage must leave as they were: inferShapes, resizeIn
+	// and launchIn, one scratch per stage.
+	//
+	// iscratch is the InferShape key being built (see ikey), rkey the
+	// tiling key, rtiling the tiling Resize works on.
+	//
+	// largs and rargs are the kernel.Args the launching goroutine
+	// (Compute, LaunchOn) and Resolve's hand a kernel, filled for it by
+	// argsOf: a node keeps no Args of its own. lcargs and rcargs are
+	// their copies with a checked node's output views (checkedArgs). ws
+	// is the workspace of the launch in flight when it is not the memory
+	// plan's (zero: none): a launch that fails leaves it for release.
+	// seenReal and fallbacks belong to the memory plan (see planOn).
+	cs [kernel.StageLaunch]stageCounts
+
+	// The goroutine running InferShape's.
+	_           linePad
+	iscratch    []byte
+	inferShapes []int64
+
+	// The goroutine running Resize's.
+	_        linePad
+	rkey     []byte
+	resizeIn []int64
+	rtiling  kernel.Tiling
+
+	// The launching goroutine's.
+	_             linePad
+	largs, lcargs kernel.Args
+	ws            device.Buffer
+	launchIn      []int64
+	seenReal      bool
+	fallbacks     int
+
+	// Resolve's (the goroutine running InferShape, or goroutine 0).
+	_             linePad
+	rargs, rcargs kernel.Args
+	_             linePad
+}
+
+// linePad keeps what precedes it and what follows it off one cache line.
+type linePad [64]byte
+
+// stageCounts is one stage's cache counts, on lines no other stage's
+// counts share.
+type stageCounts struct {
+	plan.CacheStats
+	_ linePad
 }
 
 // Need is one thing a kernel's InferShape waits for.

@@ -122,12 +122,9 @@ type Queue[T any] struct {
 	next *Queue[T]
 	// crowded: a Pipeline stage with more goroutines than processors (at
 	// NewPipeline's GOMAXPROCS), which yields after a push that leaves the
-	// next stage behind (yieldToNext) at the end of a LongTurn (long);
-	// nextSeen is the next stage's handled count at the previous such
-	// check.
-	crowded  bool
-	long     bool
-	nextSeen uint64
+	// next stage behind (yieldToNext) at the end of a LongTurn (long,
+	// below).
+	crowded bool
 
 	_ cacheLinePad
 	// tail is the number of positions claimed by producers, with closedBit
@@ -153,6 +150,11 @@ type Queue[T any] struct {
 	// handler's last call returned (see Yielded). Owned by the worker: a
 	// plain field, written and read by it alone.
 	yielded bool
+	// long: the handler's task was a long turn (LongTurn); nextSeen is
+	// the next stage's handled count at the previous such check. The
+	// worker's, like yielded.
+	long     bool
+	nextSeen uint64
 
 	_            cacheLinePad
 	done         waitList      // goroutines waiting for handled to reach a target
