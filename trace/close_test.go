@@ -162,3 +162,17 @@ func TestChunksMadeAhead(t *testing.T) {
 		}
 	})
 }
+
+// TestMappedChunkIsEmpty checks that making a chunk ready for its track
+// (its pages mapped and written once) leaves every record zero, whatever
+// its size against the page size.
+func TestMappedChunkIsEmpty(t *testing.T) {
+	for _, size := range []int{1, 170, 171, 1 << 10, deferChunkBytes / recordSize, defaultChunkBytes/recordSize + 3} {
+		c := newChunk(size, true)
+		for i, b := range recordBytes(c.recs) {
+			if b != 0 {
+				t.Fatalf("%d records: byte %d is %#x, want 0", size, i, b)
+			}
+		}
+	}
+}

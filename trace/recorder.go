@@ -65,10 +65,10 @@ type Options struct {
 	// measured when a slice and its flow took two records: tracing cost
 	// per kernel, kbk/async/pipeline, about 140/125/165 ns with 1 MiB
 	// chunks, 135/75/105 ns with 256 KiB). The writer goroutine makes
-	// the chunks ahead, and on Linux maps each whole when it makes it,
-	// so that the traced goroutines neither make chunks nor fault their
-	// pages in one at a time: each is resident at its full size from
-	// then on.
+	// the chunks ahead, maps each whole when it makes it (on Linux) and
+	// writes each of its pages once, so that the traced goroutines
+	// neither make chunks nor fault their pages in one at a time: each
+	// is resident at its full size from then on.
 	ChunkBytes int
 	// SpareChunks is how many chunks may be on their way to the writer
 	// beyond the one each track is filling. Zero means 4. Memory is bounded
