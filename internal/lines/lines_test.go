@@ -15,6 +15,7 @@ func TestApart(t *testing.T) {
 		_ [Size]byte
 		d int64
 	}
+	_ = padded{a: 1, b: 2, c: 3, d: 4} // the fields are read by reflection
 	if err := Apart(reflect.TypeFor[padded](), "b", "c"); err != nil {
 		t.Errorf("padded group: %v", err)
 	}
@@ -23,6 +24,7 @@ func TestApart(t *testing.T) {
 		_ [Size - 8]byte
 		b int64
 	}
+	_ = near{a: 1, b: 2}
 	err := Apart(reflect.TypeFor[near](), "b")
 	if err == nil || !strings.Contains(err.Error(), "field a") {
 		t.Errorf("a group 56 bytes from another field: got %v, want an error naming a", err)
