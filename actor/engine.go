@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -96,15 +97,31 @@ type engine struct {
 	lists [maxWorkers][]plan.Span
 	queue [maxWorkers]*queues.Queue[int32]
 
-	// A fed run (Feed): its feed, the outputs each node publishes, and
-	// the channel of launched nodes to the publishing goroutine.
-	feed    *Feed
-	seq     uint64 // the run's number (Feed.Seq; 0: the runner counts)
-	pubOuts [][]int
-	pubCh   chan int
-	pubS    device.Stream
-	labeled [maxWorkers]atomic.Bool
-	labels  [maxWorkers]context.Context
+	// A fed run (Feed): its feed; the outputs each node publishes, built
+	// for the feed outputs pubFor lists, and how many nodes publish
+	// (pubNodes); the run's outputs published so far. pubCh is, during a
+	// fed run, the channel of launched nodes to the publishing goroutine
+	// (nil otherwise). That goroutine lives as long as the engine (made at
+	// the first fed run, and again when a feed has more publishing nodes
+	// than its queue has room for): it takes nodes from pubQueue, room for
+	// every publishing node and an end mark, and publishes their outputs
+	// for run pubRun; the end mark (a negative node) is answered on
+	// pubDone; pubExited is closed when it returns (engine close, or a
+	// runtime.Goexit of user code, after which the engine is replaced).
+	feed      *Feed
+	seq       uint64 // the run's number (Feed.Seq; 0: the runner counts)
+	pubOuts   [][]int
+	pubFor    []int
+	pubNodes  int
+	published []*kernel.Tensor
+	pubCh     chan int
+	pubQueue  chan int
+	pubDone   chan struct{}
+	pubExited chan struct{}
+	pubRun    *runState
+	pubS      device.Stream
+	labeled   [maxWorkers]atomic.Bool
+	labels    [maxWorkers]context.Context
 	// opLabels, with Config.ProfileOps, are each worker's labels with the
 	// op of the node at each position added (pipert.op); nil otherwise.
 	opLabels [maxWorkers][]context.Context
@@ -233,6 +250,7 @@ func (e *engine) close() {
 	if e.pipe != nil {
 		e.pipe.Close()
 	}
+	e.stopPublisher()
 	e.rctx.release()
 	device.ReleaseStreams(e.a.dev, e.copy, e.pubS)
 }
@@ -555,8 +573,6 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		n := uint64(len(e.a.prog.nodes))
 		flow = flowSeq.Add(n) - n + 1
 	}
-	var published []*kernel.Tensor
-	var pubDone chan struct{}
 	returned := false
 	defer func() {
 		if returned {
@@ -573,20 +589,17 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		if e.pipe != nil {
 			_ = e.pipe.Wait()
 		}
-		if pubDone != nil && e.pubCh != nil {
-			close(e.pubCh)
-			<-pubDone
-			e.pubCh = nil
-		}
+		e.endPublishing()
 		// The actor's run never ends it: its flows and run slice end here.
 		e.a.tr.runEnd(clock.Now(), plan.CacheStats{})
 		_ = e.end()
 		e.close()
 		e.a.eng = nil
 	}()
+	var published []*kernel.Tensor // the run's published outputs (fed runs only)
 	if e.feed != nil {
-		published = make([]*kernel.Tensor, len(e.a.prog.outputs))
-		pubDone = e.startPublisher(rs, published)
+		e.startPublishing(rs)
+		published = e.published
 	}
 	r.tiling.begin()
 	r.done = ctx.Done() // the caller's: rs.ctx would make a channel a run
@@ -599,11 +612,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 		// Inputs passed through to outputs, which no node awaited.
 		rs.fail(r.AcquireRest(rs.ctx, e.feed.Await))
 	}
-	if pubDone != nil {
-		close(e.pubCh)
-		<-pubDone
-		e.pubCh = nil
-	}
+	e.endPublishing()
 	err := rs.err.Load()
 	if cerr := ctx.Err(); cerr != nil {
 		if err == nil {
@@ -847,27 +856,62 @@ func (e *engine) waited0(rs *runState, wait func() error) error {
 	return err
 }
 
-// startPublisher starts the goroutine that publishes, in launch order,
-// each fed output as soon as its producer completed; it ends when pubCh is
-// closed, and closes the returned channel.
-func (e *engine) startPublisher(rs *runState, published []*kernel.Tensor) chan struct{} {
-	n := 0
-	for _, outs := range e.pubOuts {
-		if len(outs) > 0 {
-			n++
+// startPublishing begins run rs's publishing of fed outputs: the
+// publishing goroutine, made at the first fed run, takes the run's
+// launched nodes from then on.
+func (e *engine) startPublishing(rs *runState) {
+	if e.pubQueue == nil || cap(e.pubQueue) < e.pubNodes+1 {
+		e.stopPublisher()
+		e.pubQueue = make(chan int, e.pubNodes+1)
+		e.pubDone = make(chan struct{}, 1)
+		e.pubExited = make(chan struct{})
+		go e.publisher()
+	}
+	if e.published == nil {
+		e.published = make([]*kernel.Tensor, len(e.a.prog.outputs))
+	}
+	clear(e.published)
+	e.pubRun = rs
+	e.pubCh = e.pubQueue
+}
+
+// endPublishing ends the run's publishing, once no launch is left to send
+// a node: it returns when the publishing goroutine has published what it
+// was sent (or has ended).
+func (e *engine) endPublishing() {
+	if e.pubCh == nil {
+		return
+	}
+	e.pubCh <- -1
+	select {
+	case <-e.pubDone:
+	case <-e.pubExited:
+	}
+	e.pubCh = nil
+}
+
+// stopPublisher ends the publishing goroutine, if any, between runs.
+func (e *engine) stopPublisher() {
+	if e.pubQueue != nil {
+		close(e.pubQueue)
+		<-e.pubExited
+		e.pubQueue = nil
+	}
+}
+
+// publisher is the publishing goroutine: it publishes the outputs of the
+// nodes it is sent, for run pubRun, until pubQueue is closed.
+func (e *engine) publisher() {
+	defer close(e.pubExited)
+	for pos := range e.pubQueue {
+		if pos < 0 {
+			e.pubDone <- struct{}{}
+			continue
+		}
+		if rs := e.pubRun; !rs.stopped() {
+			e.publish(rs, pos, e.published)
 		}
 	}
-	e.pubCh = make(chan int, n)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for pos := range e.pubCh {
-			if !rs.stopped() {
-				e.publish(rs, pos, published)
-			}
-		}
-	}()
-	return done
 }
 
 // publish waits for node pos's completion and publishes its fed outputs.
@@ -915,12 +959,20 @@ func (e *engine) setFeed(f *Feed) {
 	if e.pubS == nil {
 		e.pubS = newStream(e.a.dev)
 	}
+	if e.pubOuts != nil && slices.Equal(e.pubFor, f.Outputs) {
+		return // the tables of the previous run's feed
+	}
+	e.pubFor = append(e.pubFor[:0], f.Outputs...)
 	e.pubOuts = make([][]int, len(e.a.prog.nodes))
+	e.pubNodes = 0
 	clear(r.publish)
 	for _, o := range f.Outputs {
 		pr := e.a.prog.slots[e.a.prog.outputs[o]].producer
 		if pr < 0 || r.Compute(int(pr)) {
 			continue // published at the end of the run
+		}
+		if len(e.pubOuts[pr]) == 0 {
+			e.pubNodes++
 		}
 		e.pubOuts[pr] = append(e.pubOuts[pr], o)
 		r.publish[pr] = true
