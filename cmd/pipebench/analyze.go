@@ -297,6 +297,14 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 			fmt.Fprintf(w, " %s %.0f%%", st, 100*float64(s.path.Stage[i])/float64(total))
 		}
 		fmt.Fprintf(w, " device %.0f%% latency %.0f%%", 100*float64(s.path.Device)/float64(total), 100*float64(s.path.Latency)/float64(total))
+		for _, part := range []struct {
+			name string
+			ns   int64
+		}{{"hand-off", s.path.Handoff}, {"step", s.path.Step}, {"barrier", s.path.Barrier}} {
+			if part.ns > 0 {
+				fmt.Fprintf(w, " %s %.0f%%", part.name, 100*float64(part.ns)/float64(total))
+			}
+		}
 		if s.idle > 0 {
 			fmt.Fprintf(w, "; device idle %v a run, waiting on", us(s.idle))
 			keys := make([]string, 0, len(s.idleBy))

@@ -504,11 +504,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		if err != nil {
 			return sm, err
 		}
-		for i := range cp.Stage {
-			sm.path.Stage[i] += cp.Stage[i]
-		}
-		sm.path.Device += cp.Device
-		sm.path.Latency += cp.Latency
+		addPath(&sm.path, cp)
 		in := func(ivs []analysis.Interval) []analysis.Interval {
 			var o []analysis.Interval
 			for _, iv := range ivs {

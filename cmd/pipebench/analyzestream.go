@@ -974,11 +974,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		z.fail(a, err)
 		return
 	}
-	for i := range cp.Stage {
-		sm.path.Stage[i] += cp.Stage[i]
-	}
-	sm.path.Device += cp.Device
-	sm.path.Latency += cp.Latency
+	addPath(&sm.path, cp)
 	dev := r.busy[a.stream]
 	if a.stream == nil {
 		dev = r.busy[nil]
@@ -1015,6 +1011,18 @@ func predictedModes(own analysis.Mode) []analysis.Mode {
 		ms = append(ms, own)
 	}
 	return ms
+}
+
+// addPath adds every part of path p to sum.
+func addPath(sum *analysis.Path, p analysis.Path) {
+	for i := range p.Stage {
+		sum.Stage[i] += p.Stage[i]
+	}
+	sum.Device += p.Device
+	sum.Latency += p.Latency
+	sum.Handoff += p.Handoff
+	sum.Step += p.Step
+	sum.Barrier += p.Barrier
 }
 
 // barrierOf returns the barrier of kernel i of a run's kernels, in kernel

@@ -80,3 +80,73 @@ func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 		}
 	}
 }
+
+// TestCriticalPathCountsEveryTerm: with hand-offs, steps, the device's gap,
+// barriers of both policies and replays, the path still adds up to the
+// flow-shop makespan Predict gives, and no part of it is negative.
+func TestCriticalPathCountsEveryTerm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 2000; trial++ {
+		ks := make([]Kernel, 1+rng.IntN(30))
+		for i := range ks {
+			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
+		}
+		mc := Machine{LaunchLatency: rng.Int64N(20) - 10, Handoff: rng.Int64N(6), Step: rng.Int64N(6), DeviceGap: rng.Int64N(4)}
+		if trial%2 == 1 {
+			replays(rng, ks)
+			mc.ReplayFirst, mc.ReplayNext = rng.Int64N(10), rng.Int64N(5)
+		}
+		for i := 1; i < len(ks); i++ {
+			if rng.IntN(3) == 0 {
+				at := []Stage{0, Infer, Prepare}[rng.IntN(3)]
+				ks[i].Barrier = Barrier{On: true, At: at, Producer: rng.IntN(i+1) - 1, Cost: rng.Int64N(10)}
+			}
+		}
+		for _, m := range []Mode{KBK, Async, Pipeline, {Name: "x", Worker: [NumStages]int{0, 1, 1, 2}}} {
+			for _, drain := range []bool{false, true} {
+				m.Drain = drain
+				pr, err := Predict(ks, m, mc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := CriticalPath(ks, m, mc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Total() != pr.FlowShop {
+					t.Fatalf("trial %d %s drain %v: path %d (%+v), flow shop %d", trial, m.Name, drain, p.Total(), p, pr.FlowShop)
+				}
+				for _, v := range append(p.Stage[:], p.Device, p.Latency, p.Handoff, p.Step, p.Barrier) {
+					if v < 0 {
+						t.Fatalf("trial %d %s drain %v: negative part of the path %+v", trial, m.Name, drain, p)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCriticalPathThroughABarrier: a kernel whose barrier its producer's
+// long device execution releases continues the path from that execution,
+// and the path carries the hand-offs, the steps and the barrier's work.
+func TestCriticalPathThroughABarrier(t *testing.T) {
+	ks := []Kernel{
+		{Prepare: 1, Infer: 1, Resize: 1, Launch: 1, Device: 100},
+		{Prepare: 1, Infer: 1, Resize: 1, Launch: 1, Device: 1, Barrier: Barrier{On: true, At: Infer, Producer: 0, Cost: 5}},
+	}
+	mc := Machine{Handoff: 2, Step: 3}
+	p, err := CriticalPath(ks, Pipeline, mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kernel 0's four operations (a step, three hand-offs) and its device
+	// execution, then kernel 1's barrier work and its infer, resize and
+	// launch (each after a hand-off), and its device execution.
+	want := Path{Stage: [NumStages]int64{1, 2, 2, 2}, Device: 101, Handoff: 12, Step: 3, Barrier: 5}
+	if p != want {
+		t.Errorf("path %+v, want %+v", p, want)
+	}
+	if pr, _ := Predict(ks, Pipeline, mc); p.Total() != pr.FlowShop {
+		t.Errorf("path %d, flow shop %d", p.Total(), pr.FlowShop)
+	}
+}
