@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -175,4 +176,56 @@ func TestMappedChunkIsEmpty(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCloseWhileClosing: a Close called while another is writing the
+// trace out returns only once that one has, with the same error; it
+// returned at once, with no error, while the output was still being
+// written.
+func TestCloseWhileClosing(t *testing.T) {
+	both(t, func(t *testing.T, opts Options) {
+		synctest.Test(t, func(t *testing.T) {
+			errFull := errors.New("disk full")
+			w := gatedWriter{gate: make(chan struct{}), err: errFull}
+			r, err := New(w, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := r.Track("s", SliceTrack, Host)
+			s.Slice(0, 1, r.Intern("x"))
+			first, second := make(chan error, 1), make(chan error, 1)
+			go func() { first <- r.Close() }()
+			synctest.Wait() // the first Close waits in the output's Write
+			go func() { second <- r.Close() }()
+			synctest.Wait()
+			early := false
+			select {
+			case err := <-second:
+				t.Errorf("a Close made while the first was writing returned %v before it", err)
+				early = true
+			default:
+			}
+			close(w.gate)
+			if err := <-first; !errors.Is(err, errFull) {
+				t.Errorf("first Close: %v, want %v", err, errFull)
+			}
+			if early {
+				return
+			}
+			if err := <-second; !errors.Is(err, errFull) {
+				t.Errorf("second Close: %v, want the first's, %v", err, errFull)
+			}
+		})
+	})
+}
+
+// gatedWriter fails every write with err once gate is closed.
+type gatedWriter struct {
+	gate chan struct{}
+	err  error
+}
+
+func (w gatedWriter) Write([]byte) (int, error) {
+	<-w.gate
+	return 0, w.err
 }

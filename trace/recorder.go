@@ -206,7 +206,8 @@ type Recorder struct {
 	groups   []string // by Group; groups[0] is unused
 	tracks   []*Track
 	closed   bool
-	closeErr error
+	closeErr error         // Close's error, set before closeEnd is closed
+	closeEnd chan struct{} // closed when the first Close has done its work
 
 	spill *os.File // Options.Defer: the raw chunks, in hand-over order
 
@@ -230,13 +231,14 @@ func New(w io.Writer, opts Options) (*Recorder, error) {
 		return nil, err
 	}
 	r := &Recorder{
-		opts:    opts,
-		x:       newExchange(opts.ChunkBytes/recordSize, opts.SpareChunks),
-		count:   &countingWriter{w: w},
-		names:   []string{""},
-		nameIDs: map[string]Name{},
-		groups:  []string{"", "host", "device"},
-		done:    make(chan struct{}),
+		opts:     opts,
+		x:        newExchange(opts.ChunkBytes/recordSize, opts.SpareChunks),
+		count:    &countingWriter{w: w},
+		names:    []string{""},
+		nameIDs:  map[string]Name{},
+		groups:   []string{"", "host", "device"},
+		done:     make(chan struct{}),
+		closeEnd: make(chan struct{}),
 	}
 	r.out = bufio.NewWriterSize(r.count, 256<<10)
 	switch opts.Format {
@@ -378,7 +380,8 @@ func (r *Recorder) Stats() Stats {
 // for it to drain, writes the format's trailer, flushes, and closes the file
 // if Create opened it. It returns the first error met while writing. Every
 // Track's writer must have stopped before Close; later calls on its tracks
-// are no-ops. Close is idempotent.
+// are no-ops. Close is idempotent: a later call, or one made while the
+// first is at work, returns once the first has returned, with its error.
 func (r *Recorder) Close() error {
 	if r == nil {
 		return nil
@@ -386,6 +389,7 @@ func (r *Recorder) Close() error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
+		<-r.closeEnd
 		return r.closeErr
 	}
 	r.closed = true
@@ -434,6 +438,7 @@ func (r *Recorder) Close() error {
 	}
 	r.closeErr = err
 	r.mu.Unlock()
+	close(r.closeEnd)
 	return err
 }
 
