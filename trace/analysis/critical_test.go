@@ -61,22 +61,29 @@ func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 			mc.DeviceGap = rng.Int64N(4)
 		}
 		for _, m := range []Mode{KBK, Async, Pipeline} {
-			pr, err := Predict(ks, m, mc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := CriticalPath(ks, m, mc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Total() != pr.FlowShop {
-				t.Fatalf("trial %d %s: path %d (%+v), flow shop %d", trial, m.Name, p.Total(), p, pr.FlowShop)
-			}
-			for _, v := range append(p.Stage[:], p.Device, p.Latency) {
-				if v < 0 {
-					t.Fatalf("trial %d %s, latency %d: negative part of the path %+v", trial, m.Name, mc.LaunchLatency, p)
-				}
-			}
+			pathIsFlowShop(t, trial, ks, m, mc)
+		}
+	}
+}
+
+// pathIsFlowShop checks that the critical path of ks in mode m on mc adds
+// up to Predict's flow-shop makespan and has no negative part.
+func pathIsFlowShop(t *testing.T, trial int, ks []Kernel, m Mode, mc Machine) {
+	t.Helper()
+	pr, err := Predict(ks, m, mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := CriticalPath(ks, m, mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Total() != pr.FlowShop {
+		t.Fatalf("trial %d %s drain %v: path %d (%+v), flow shop %d", trial, m.Name, m.Drain, p.Total(), p, pr.FlowShop)
+	}
+	for _, v := range append(p.Stage[:], p.Device, p.Latency, p.Handoff, p.Step, p.Barrier) {
+		if v < 0 {
+			t.Fatalf("trial %d %s drain %v, latency %d: negative part of the path %+v", trial, m.Name, m.Drain, mc.LaunchLatency, p)
 		}
 	}
 }
@@ -105,22 +112,7 @@ func TestCriticalPathCountsEveryTerm(t *testing.T) {
 		for _, m := range []Mode{KBK, Async, Pipeline, {Name: "x", Worker: [NumStages]int{0, 1, 1, 2}}} {
 			for _, drain := range []bool{false, true} {
 				m.Drain = drain
-				pr, err := Predict(ks, m, mc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := CriticalPath(ks, m, mc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if p.Total() != pr.FlowShop {
-					t.Fatalf("trial %d %s drain %v: path %d (%+v), flow shop %d", trial, m.Name, drain, p.Total(), p, pr.FlowShop)
-				}
-				for _, v := range append(p.Stage[:], p.Device, p.Latency, p.Handoff, p.Step, p.Barrier) {
-					if v < 0 {
-						t.Fatalf("trial %d %s drain %v: negative part of the path %+v", trial, m.Name, drain, p)
-					}
-				}
+				pathIsFlowShop(t, trial, ks, m, mc)
 			}
 		}
 	}
