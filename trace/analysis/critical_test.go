@@ -48,10 +48,7 @@ func TestCriticalPathHandComputed(t *testing.T) {
 func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := 0; trial < 500; trial++ {
-		ks := make([]Kernel, 1+rng.IntN(30))
-		for i := range ks {
-			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
-		}
+		ks := randomKernels(rng, 1+rng.IntN(30))
 		mc := Machine{LaunchLatency: rng.Int64N(20) - 10}
 		if trial%2 == 1 {
 			replays(rng, ks)
@@ -64,6 +61,16 @@ func TestCriticalPathLengthIsFlowShopMakespan(t *testing.T) {
 			pathIsFlowShop(t, trial, ks, m, mc)
 		}
 	}
+}
+
+// randomKernels returns n kernels with random stage costs (under 20 ns)
+// and device times (under 60 ns), and nothing else.
+func randomKernels(rng *rand.Rand, n int) []Kernel {
+	ks := make([]Kernel, n)
+	for i := range ks {
+		ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
+	}
+	return ks
 }
 
 // pathIsFlowShop checks that the critical path of ks in mode m on mc adds
@@ -94,10 +101,7 @@ func pathIsFlowShop(t *testing.T, trial int, ks []Kernel, m Mode, mc Machine) {
 func TestCriticalPathCountsEveryTerm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := 0; trial < 2000; trial++ {
-		ks := make([]Kernel, 1+rng.IntN(30))
-		for i := range ks {
-			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
-		}
+		ks := randomKernels(rng, 1+rng.IntN(30))
 		mc := Machine{LaunchLatency: rng.Int64N(20) - 10, Handoff: rng.Int64N(6), Step: rng.Int64N(6), DeviceGap: rng.Int64N(4)}
 		if trial%2 == 1 {
 			replays(rng, ks)

@@ -239,10 +239,7 @@ func TestPredictMatchesSimulation(t *testing.T) {
 		{Name: "b", Worker: [NumStages]int{5, 5, 2, 9}},
 	}
 	for trial := range 3000 {
-		ks := make([]Kernel, rng.IntN(30))
-		for i := range ks {
-			ks[i] = Kernel{Prepare: rng.Int64N(20), Infer: rng.Int64N(20), Resize: rng.Int64N(20), Launch: rng.Int64N(20), Device: rng.Int64N(60)}
-		}
+		ks := randomKernels(rng, rng.IntN(30))
 		m := modes[rng.IntN(len(modes))]
 		lat := rng.Int64N(20) - 10 // negative: the device takes a kernel before its launch call returns
 		mc := Machine{LaunchLatency: lat}
