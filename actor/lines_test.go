@@ -16,6 +16,7 @@ func TestScratchLines(t *testing.T) {
 		t     reflect.Type
 		group []string
 	}{
+		{reflect.TypeFor[KernelRunner](), []string{"cs"}},
 		{reflect.TypeFor[KernelRunner](), []string{"iscratch", "inferShapes"}},
 		{reflect.TypeFor[KernelRunner](), []string{"rkey", "resizeIn", "rtiling"}},
 		{reflect.TypeFor[KernelRunner](), []string{"largs", "lcargs", "ws", "launchIn", "seenReal", "fallbacks"}},

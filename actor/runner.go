@@ -237,6 +237,7 @@ type KernelRunner struct {
 	// is the workspace of the launch in flight when it is not the memory
 	// plan's (zero: none): a launch that fails leaves it for release.
 	// seenReal and fallbacks belong to the memory plan (see planOn).
+	_  linePad
 	cs [kernel.StageLaunch]stageCounts
 
 	// The goroutine running InferShape's.
