@@ -120,9 +120,10 @@ func TestForeignName(t *testing.T) {
 }
 
 // TestChunksMadeAhead: the writer makes a chunk for each registered
-// track and one spare before anything is recorded, so that a track's
-// first event takes a free chunk instead of making one on the traced
-// goroutine.
+// slice track and one spare before anything is recorded, so that a
+// track's first event takes a free chunk instead of making one on the
+// traced goroutine; a counter track records into a small chunk of its
+// own first, which the writer lets go.
 func TestChunksMadeAhead(t *testing.T) {
 	both(t, func(t *testing.T, opts Options) {
 		opts.ChunkBytes, opts.SpareChunks = 1<<10, 2
@@ -136,7 +137,7 @@ func TestChunksMadeAhead(t *testing.T) {
 			tracks[i] = r.Track(fmt.Sprint("t", i), SliceTrack, Host)
 		}
 		counter := r.Track("c", CounterTrack, Host)
-		const ahead = len(tracks) + 1 + 1
+		const ahead = len(tracks) + 1
 		free := func() (made, free int) {
 			r.x.mu.Lock()
 			defer r.x.mu.Unlock()
@@ -158,8 +159,22 @@ func TestChunksMadeAhead(t *testing.T) {
 		if made, f := free(); made != ahead || f != 1 {
 			t.Errorf("after each track's first event: %d chunks made, %d free; want %d made, 1 free", made, f, ahead)
 		}
+		if got, want := len(counter.cur.recs), min(firstCounter, r.x.size); !counter.cur.own || got != want {
+			t.Errorf("counter track's first chunk: %d records, own %v; want %d, its own", got, counter.cur.own, want)
+		}
+		// Past its first chunk, the counter track takes the spare; the
+		// writer lets the first go rather than freeing it.
+		for i := range len(counter.cur.recs) {
+			counter.Counter(int64(i+1), 1)
+		}
+		if made, f := free(); made != ahead || f != 0 || counter.cur.own {
+			t.Errorf("after the counter's first chunk: %d chunks made, %d free, own chunk %v; want %d made, none free, the exchange's", made, f, counter.cur.own, ahead)
+		}
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
+		}
+		if made, f := free(); made != ahead || f != ahead {
+			t.Errorf("after Close: %d chunks made, %d free; want %d, all free (the counter's own chunk let go)", made, f, ahead)
 		}
 	})
 }

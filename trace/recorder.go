@@ -72,9 +72,11 @@ type Options struct {
 	ChunkBytes int
 	// SpareChunks is how many chunks may be on their way to the writer
 	// beyond the one each track is filling. Zero means 4. Memory is bounded
-	// by (tracks not closed + SpareChunks) * ChunkBytes (Track.Close). The
-	// writer makes a chunk for each track and one spare ahead, as tracks
-	// are registered, while it has nothing to write.
+	// by (tracks not closed + SpareChunks) * ChunkBytes (Track.Close), and
+	// 4 KiB for each counter track. The writer makes a chunk for each
+	// slice track and one spare ahead, as tracks are registered, while it
+	// has nothing to write; a counter track records into a 4 KiB chunk of
+	// its own first.
 	SpareChunks int
 	// NoBlock makes a track that finds every chunk in use drop its events
 	// (counted in Stats.Dropped) instead of waiting for the writer. Dropped
@@ -356,7 +358,7 @@ func (r *Recorder) Track(name string, kind TrackKind, g Group) *Track {
 	}
 	t := &Track{r: r, id: len(r.tracks), name: name, kind: kind, group: g}
 	r.tracks = append(r.tracks, t)
-	r.x.grow(1)
+	r.x.grow(1, kind == SliceTrack)
 	return t
 }
 
@@ -567,6 +569,9 @@ type Track struct {
 	group Group
 	cur   *chunk // owned by the writer of this track
 	done  bool   // Close was called; owned by the writer of this track
+	// started: the track has taken a chunk (a counter track's first is
+	// its own); owned by the writer of this track.
+	started bool
 }
 
 // Enabled reports whether events recorded on t are kept.
@@ -716,7 +721,7 @@ func (t *Track) Close() {
 			t.r.x.release(c)
 		}
 	}
-	t.r.x.grow(-1)
+	t.r.x.grow(-1, t.kind == SliceTrack)
 }
 
 // put appends one record to t's chunk, taking a new chunk when it is full.
@@ -762,7 +767,14 @@ func (t *Track) refill() *chunk {
 		t.cur = nil
 		x.put(c)
 	}
-	c := x.get(!t.r.opts.NoBlock, t.kind == SliceTrack)
+	var c *chunk
+	if t.kind == CounterTrack && !t.started {
+		// A counter track's first chunk: its own, one page (see exchange).
+		c = &chunk{recs: make([]record, min(firstCounter, x.size)), own: true}
+	} else {
+		c = x.get(!t.r.opts.NoBlock, t.kind == SliceTrack)
+	}
+	t.started = true
 	if c != nil {
 		c.track = t.id
 		t.cur = c
