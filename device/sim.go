@@ -50,6 +50,16 @@ type StreamObserver interface {
 	OnStreamReleased(stream int)
 }
 
+// NewStreamObserver is an Observer told when the device makes a stream
+// (Device.NewStream), before any work on it: an executable makes its
+// streams at Compile, so that what the observer keeps per stream (a trace
+// track, with its buffer) is ready before the first run rather than made
+// by it. Sim and host.Device tell it.
+type NewStreamObserver interface {
+	Observer
+	OnNewStream(stream int)
+}
+
 // ReleaseStreams releases each stream of d, when d is a StreamReleaser
 // (nil streams are skipped).
 func ReleaseStreams(d Device, ss ...Stream) {
@@ -193,7 +203,11 @@ func (d *Sim) Owns(b Buffer) bool { return d.mem.Check(b.Addr, b.Size) == nil }
 
 // NewStream implements Device.
 func (d *Sim) NewStream() Stream {
-	return &simStream{dev: d, id: int(d.nstreams.Add(1) - 1)}
+	s := &simStream{dev: d, id: int(d.nstreams.Add(1) - 1)}
+	if o, ok := d.obs.(NewStreamObserver); ok {
+		o.OnNewStream(s.id)
+	}
+	return s
 }
 
 // ReleaseStream implements StreamReleaser: an Observer that is a

@@ -152,6 +152,9 @@ func TestChunksMadeAhead(t *testing.T) {
 		if made, f := free(); made != ahead || f != ahead {
 			t.Fatalf("before any event: %d chunks made, %d free; want %d made ahead, all free", made, f, ahead)
 		}
+		if counter.cur == nil || !counter.cur.own {
+			t.Fatalf("counter track before any event: chunk %v; want its own, made with it", counter.cur)
+		}
 		for i, tr := range tracks {
 			tr.Slice(int64(i), 1, n)
 		}

@@ -76,7 +76,7 @@ type Options struct {
 	// 4 KiB for each counter track. The writer makes a chunk for each
 	// slice track and one spare ahead, as tracks are registered, while it
 	// has nothing to write; a counter track records into a 4 KiB chunk of
-	// its own first.
+	// its own, made with it, first.
 	SpareChunks int
 	// NoBlock makes a track that finds every chunk in use drop its events
 	// (counted in Stats.Dropped) instead of waiting for the writer. Dropped
@@ -357,6 +357,11 @@ func (r *Recorder) Track(name string, kind TrackKind, g Group) *Track {
 		return nil
 	}
 	t := &Track{r: r, id: len(r.tracks), name: name, kind: kind, group: g}
+	if kind == CounterTrack {
+		// Its first chunk, its own: one page, made here rather than by
+		// its first sample, in a traced run (see exchange).
+		t.cur = &chunk{track: t.id, recs: make([]record, min(firstCounter, r.x.size)), own: true}
+	}
 	r.tracks = append(r.tracks, t)
 	r.x.grow(1, kind == SliceTrack)
 	return t
@@ -569,9 +574,6 @@ type Track struct {
 	group Group
 	cur   *chunk // owned by the writer of this track
 	done  bool   // Close was called; owned by the writer of this track
-	// started: the track has taken a chunk (a counter track's first is
-	// its own); owned by the writer of this track.
-	started bool
 }
 
 // Enabled reports whether events recorded on t are kept.
@@ -767,14 +769,7 @@ func (t *Track) refill() *chunk {
 		t.cur = nil
 		x.put(c)
 	}
-	var c *chunk
-	if t.kind == CounterTrack && !t.started {
-		// A counter track's first chunk: its own, one page (see exchange).
-		c = &chunk{recs: make([]record, min(firstCounter, x.size)), own: true}
-	} else {
-		c = x.get(!t.r.opts.NoBlock, t.kind == SliceTrack)
-	}
-	t.started = true
+	c := x.get(!t.r.opts.NoBlock, t.kind == SliceTrack)
 	if c != nil {
 		c.track = t.id
 		t.cur = c

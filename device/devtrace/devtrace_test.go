@@ -13,6 +13,7 @@ import (
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
+	"github.com/pipert/pipert/device/host"
 	"github.com/pipert/pipert/trace"
 )
 
@@ -248,5 +249,52 @@ func TestObserverStreamReleased(t *testing.T) {
 	}
 	if per["dev stream 0"] != 1 || per["dev stream 1"] != 2 {
 		t.Errorf("slices per stream %v, want 1 on stream 0 and 2 on stream 1", per)
+	}
+}
+
+// TestObserverTracksStreamsAtCreation: a stream's track is registered
+// when the device makes the stream, recorder enabled or not, so that an
+// executable's device tracks (and their buffers) are ready before its
+// first traced run; they used to be made by that run.
+func TestObserverTracksStreamsAtCreation(t *testing.T) {
+	var buf bytes.Buffer
+	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.SetEnabled(false)
+	sim, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "sim")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := host.New(host.Options{Observer: devtrace.New(rec, "cpu")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams := []device.Stream{sim.NewStream(), cpu.NewStream()}
+	// A track registered after the streams were made, before any work.
+	marker := rec.Track("marker", trace.SliceTrack, trace.Host)
+	rec.SetEnabled(true)
+	marker.Slice(clock.Now(), 1, rec.Intern("m"))
+	for _, s := range streams {
+		if err := s.Launch(device.Kernel{Name: "k"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := trace.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := p.TrackIndex("marker")
+	if !ok {
+		t.Fatal("no marker track")
+	}
+	for _, name := range []string{"sim stream 0", "cpu stream 0"} {
+		if i, ok := p.TrackIndex(name); !ok || i > m {
+			t.Errorf("track %q: index %d (found %v), want one registered before the marker's %d", name, i, ok, m)
+		}
 	}
 }

@@ -111,7 +111,11 @@ func (d *Device) Free(b device.Buffer) error {
 
 // NewStream implements device.Device.
 func (d *Device) NewStream() device.Stream {
-	return &stream{dev: d, id: int(d.nstreams.Add(1) - 1)}
+	s := &stream{dev: d, id: int(d.nstreams.Add(1) - 1)}
+	if o, ok := d.obs.(device.NewStreamObserver); ok {
+		o.OnNewStream(s.id)
+	}
+	return s
 }
 
 // ReleaseStream implements device.StreamReleaser: an Observer that is a
