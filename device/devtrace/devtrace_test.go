@@ -18,11 +18,7 @@ import (
 )
 
 func TestObserverRecordsStreamsAndEndsFlows(t *testing.T) {
-	var buf bytes.Buffer
-	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, buf := newJSON(t)
 	host := rec.Track("runner", trace.SliceTrack, trace.Host)
 	d, _ := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "dev")})
 	s0, s1 := d.NewStream(), d.NewStream()
@@ -40,13 +36,7 @@ func TestObserverRecordsStreamsAndEndsFlows(t *testing.T) {
 	if err := s1.CopyH2D(b, make([]byte, 8)); err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := trace.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := closeAndRead(t, rec, buf)
 	if err := trace.Validate(p); err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +81,7 @@ func TestObserverAllocatesNothingPerEvent(t *testing.T) {
 // their first and last letters (the name cache's hash) and some built at
 // run time (equal strings at other addresses), each keep their own name.
 func TestObserverNames(t *testing.T) {
-	var buf bytes.Buffer
-	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, buf := newJSON(t)
 	o := devtrace.New(rec, "dev")
 	var want []string
 	for i := range 500 {
@@ -109,13 +95,7 @@ func TestObserverNames(t *testing.T) {
 		want = append(want, name)
 		o.OnWork(device.Work{Kind: "kernel", Name: string([]byte(name)), Start: int64(10 * i), End: int64(10*i + 5)})
 	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := trace.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := closeAndRead(t, rec, buf)
 	var got []string
 	for _, e := range p.Events {
 		if e.Kind == trace.EvSlice {
@@ -132,11 +112,7 @@ func TestObserverNames(t *testing.T) {
 // high numbers; each stream's work gets its track and ends its flow, the
 // first stream to work being the last made.
 func TestObserverTracesEveryStream(t *testing.T) {
-	var buf bytes.Buffer
-	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, buf := newJSON(t)
 	d, _ := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "dev")})
 	const n = 300
 	streams := make([]device.Stream, n)
@@ -155,13 +131,7 @@ func TestObserverTracesEveryStream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := trace.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := closeAndRead(t, rec, buf)
 	ends := map[uint64]bool{}
 	for _, e := range p.Events {
 		if e.Kind == trace.EvFlowEnd {
@@ -181,11 +151,7 @@ func TestObserverTracesEveryStream(t *testing.T) {
 // TestObserverClose: Close closes every stream's track: the work recorded
 // before is in the trace, and work after it is a misuse of the recorder.
 func TestObserverClose(t *testing.T) {
-	var buf bytes.Buffer
-	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, buf := newJSON(t)
 	obs := devtrace.New(rec, "dev")
 	d, _ := device.NewSim(device.SimOptions{Observer: obs})
 	s0, s1 := d.NewStream(), d.NewStream()
@@ -202,7 +168,7 @@ func TestObserverClose(t *testing.T) {
 	if err := rec.Close(); !errors.Is(err, trace.ErrMisuse) {
 		t.Fatalf("work after the observer's Close: recorder Close = %v, want ErrMisuse", err)
 	}
-	p, err := trace.Read(&buf)
+	p, err := trace.Read(buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,11 +186,7 @@ func TestObserverClose(t *testing.T) {
 // TestObserverStreamReleased: a released stream's track is closed (work on
 // it after is a misuse of the recorder); the others record on.
 func TestObserverStreamReleased(t *testing.T) {
-	var buf bytes.Buffer
-	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, buf := newJSON(t)
 	d, _ := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "dev")})
 	s0, s1 := d.NewStream(), d.NewStream()
 	for _, s := range []device.Stream{s0, s1} {
@@ -239,7 +201,7 @@ func TestObserverStreamReleased(t *testing.T) {
 	if err := rec.Close(); err != nil {
 		t.Fatalf("work on the stream not released: %v", err)
 	}
-	p, err := trace.Read(&buf)
+	p, err := trace.Read(buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,11 +219,7 @@ func TestObserverStreamReleased(t *testing.T) {
 // executable's device tracks (and their buffers) are ready before its
 // first traced run; they used to be made by that run.
 func TestObserverTracksStreamsAtCreation(t *testing.T) {
-	var buf bytes.Buffer
-	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, buf := newJSON(t)
 	rec.SetEnabled(false)
 	sim, err := device.NewSim(device.SimOptions{Observer: devtrace.New(rec, "sim")})
 	if err != nil {
@@ -281,13 +239,7 @@ func TestObserverTracksStreamsAtCreation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := trace.Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := closeAndRead(t, rec, buf)
 	m, ok := p.TrackIndex("marker")
 	if !ok {
 		t.Fatal("no marker track")
@@ -297,4 +249,28 @@ func TestObserverTracksStreamsAtCreation(t *testing.T) {
 			t.Errorf("track %q: index %d (found %v), want one registered before the marker's %d", name, i, ok, m)
 		}
 	}
+}
+
+// newJSON returns a recorder writing a Chrome JSON trace into the buffer.
+func newJSON(t *testing.T) (*trace.Recorder, *bytes.Buffer) {
+	t.Helper()
+	var buf bytes.Buffer
+	rec, err := trace.New(&buf, trace.Options{Format: trace.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, &buf
+}
+
+// closeAndRead closes rec and reads back the trace it wrote into buf.
+func closeAndRead(t *testing.T, rec *trace.Recorder, buf *bytes.Buffer) *trace.Parsed {
+	t.Helper()
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := trace.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
