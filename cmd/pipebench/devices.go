@@ -46,6 +46,27 @@ func (f *forwardObserver) OnWork(w device.Work) {
 	}
 }
 
+// OnNewStream implements device.NewStreamObserver for the observer of the
+// moment, if it is one: a traced variant's streams are made at its
+// Compile, while its observer is set.
+func (f *forwardObserver) OnNewStream(id int) {
+	if o := f.to.Load(); o != nil {
+		if n, ok := (*o).(device.NewStreamObserver); ok {
+			n.OnNewStream(id)
+		}
+	}
+}
+
+// OnStreamReleased implements device.StreamObserver for the observer of
+// the moment, if it is one.
+func (f *forwardObserver) OnStreamReleased(id int) {
+	if o := f.to.Load(); o != nil {
+		if r, ok := (*o).(device.StreamObserver); ok {
+			r.OnStreamReleased(id)
+		}
+	}
+}
+
 // device returns the device of profile p; a new profile closes the
 // previous one's.
 func (dp *devicePool) device(p swai.Profile) (*swai.Device, error) {
