@@ -108,7 +108,7 @@ func TestMLTreeChecks(t *testing.T) {
 			delete(a, "classlabels_int64s")
 			a["classlabels_strings"] = &onnx.Attribute{Name: "classlabels_strings", Type: onnx.AttrStrings, Strings: [][]byte{[]byte("a"), []byte("b")}}
 		}},
-		{"one class", "TreeEnsembleClassifier", "classlabels_int64s", func(a map[string]*onnx.Attribute) { a["classlabels_int64s"] = ints("classlabels_int64s", 3) }},
+		{"no classes", "TreeEnsembleClassifier", "classlabels_int64s", func(a map[string]*onnx.Attribute) { a["classlabels_int64s"] = ints("classlabels_int64s") }},
 		{"post_transform", "TreeEnsembleClassifier", "post_transform", func(a map[string]*onnx.Attribute) {
 			a["post_transform"] = &onnx.Attribute{Name: "post_transform", Type: onnx.AttrString, S: []byte("TANH")}
 		}},

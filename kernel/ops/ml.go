@@ -31,7 +31,7 @@ package ops
 //     float32. From version 3 base_values, nodes_values, nodes_hitrates
 //     and target_weights may be given as 1-D tensors (_as_tensor), of
 //     float64 for float64 X and float32 otherwise.
-//   - TreeEnsembleClassifier(X) → Y, Z (classlabels_int64s, 2 or more,
+//   - TreeEnsembleClassifier(X) → Y, Z (classlabels_int64s, 1 or more,
 //     required; post_transform NONE): X of float32, float64, int64 or
 //     int32 (integers compared as float32); the trees as above, with
 //     class_ids, class_nodeids, class_treeids, class_weights and the
@@ -51,7 +51,10 @@ package ops
 //     class 1 has no score and there are no base values or one, Z holds
 //     [1−p, p] (binary case, non-negative weights), [−p, p] (binary case
 //     otherwise, or no base values), the logistic of both with LOGISTIC,
-//     probit(p) and 0 with PROBIT, or p and 0 otherwise.
+//     probit(p) and 0 with PROBIT, or p and 0 otherwise. One class
+//     (scikit-learn's trees fit on one label) is scored as one target of
+//     TreeEnsembleRegressor, Z [N, 1], and Y is 1 for a positive score,
+//     else 0, whatever the label, as in onnxruntime.
 //     classlabels_strings is refused: pipert has no string tensors.
 //   - LinearClassifier(X) → Y, Z (coefficients, intercepts required;
 //     multi_class read and unused; post_transform NONE): X is [C] (one

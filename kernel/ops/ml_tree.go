@@ -179,8 +179,8 @@ func parseMLTrees(attrs kernel.Attrs, classifier bool, op, tgt string) (*mlTrees
 		if m.labels, err = attrs.Ints("classlabels_int64s", nil); err != nil {
 			return nil, err
 		}
-		if len(m.labels) < 2 {
-			return nil, fmt.Errorf("attribute \"classlabels_int64s\" has %d labels, want 2 or more", len(m.labels))
+		if len(m.labels) < 1 {
+			return nil, fmt.Errorf("attribute \"classlabels_int64s\" has no labels, want 1 or more")
 		}
 		m.n = len(m.labels)
 	} else {
@@ -554,7 +554,7 @@ func mlRunTrees[T mlFloat](m *mlTrees, sc []T, x *kernel.Tensor, z []float32, la
 	for r := range rows {
 		zr := z[r*int64(n) : (r+1)*int64(n)]
 		if n == 1 {
-			// One target (the regressor only): the leaves' single values.
+			// One target, or one class: the leaves' single values.
 			var s T
 			h := false
 			for _, root := range m.roots {
@@ -594,6 +594,9 @@ func mlRunTrees[T mlFloat](m *mlTrees, sc []T, x *kernel.Tensor, z []float32, la
 				zr[0] = mlProbit(float32(s))
 			} else {
 				zr[0] = float32(s)
+			}
+			if m.classifier {
+				label[r] = mlOneClassLabel(s)
 			}
 			continue
 		}
@@ -661,6 +664,18 @@ func mlRunTrees[T mlFloat](m *mlTrees, sc []T, x *kernel.Tensor, z []float32, la
 		copy(zr, out)
 	}
 	return nil
+}
+
+// mlOneClassLabel is the label of a one-class classifier's row of score s,
+// as onnxruntime gives it: 1 when s is positive, else 0, whatever the
+// class's label (the specification leaves the case open). Its score is
+// written as a regressor's: raw, or through PROBIT, the other post
+// transforms left out.
+func mlOneClassLabel[T mlFloat](s T) int64 {
+	if s > 0 {
+		return 1
+	}
+	return 0
 }
 
 // mlClassify finishes a classifier's row: the scores sc (has: whether a

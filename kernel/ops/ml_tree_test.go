@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -72,4 +73,46 @@ func TestMLTreeNoAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("Compute allocates %v times a run", n)
 	}
+}
+
+// TestMLTreeOneClass: a classifier of one class (scikit-learn's trees fit
+// on one label, as onnxmltools converts them) gives one score column, its
+// leaves' sum and base value, raw whatever the post transform but PROBIT,
+// and the label 1 for a positive score, 0 otherwise, whatever the class's
+// label, as onnxruntime 1.30 computes it.
+func TestMLTreeOneClass(t *testing.T) {
+	oneClass := func(post string, base []float64) kernel.Attrs {
+		a := mlStump(0)
+		for _, k := range []string{"n_targets", "target_ids", "target_nodeids", "target_treeids", "target_weights"} {
+			delete(a, k)
+		}
+		a["class_ids"], a["class_nodeids"], a["class_treeids"], a["class_weights"] = []int64{0, 0}, []int64{1, 2}, []int64{0, 0}, []float64{-1, 2}
+		a["classlabels_int64s"], a["post_transform"] = []int64{7}, post
+		if base != nil {
+			a["base_values"] = base
+		}
+		return a
+	}
+	x := f32(shp(3, 2), 0, 0, 0, 1, 0, 0.5)
+	for _, c := range []struct {
+		post  string
+		base  []float64
+		wantZ []float32
+	}{
+		{"LOGISTIC", []float64{0.25}, []float32{-0.75, 2.25, -0.75}},
+		{"NONE", nil, []float32{-1, 2, -1}},
+		{"SOFTMAX", nil, []float32{-1, 2, -1}},
+	} {
+		out, err := runOp("TreeEnsembleClassifier", oneClass(c.post, c.base), x)
+		if err != nil {
+			t.Fatalf("%s: %v", c.post, err)
+		}
+		y, z := kernel.Int64s(out[0].Data()), kernel.Float32s(out[1].Data())
+		if !out[1].Shape.Equal(shp(3, 1)) || !slices.Equal(y, []int64{0, 1, 0}) || !slices.Equal(z, c.wantZ) {
+			t.Errorf("%s: Y = %v, Z %v = %v; want [0 1 0], [3 1] %v", c.post, y, out[1].Shape, z, c.wantZ)
+		}
+	}
+	a := oneClass("NONE", nil)
+	a["classlabels_int64s"] = []int64{}
+	wantErr(t, "TreeEnsembleClassifier", a, []*kernel.Tensor{x}, "no labels")
 }
