@@ -287,3 +287,35 @@ func TestInputOfAnyRank(t *testing.T) {
 		t.Errorf("with its shape given: %v", err)
 	}
 }
+
+// TestQLinearSoftmaxOpsetRequired: com.microsoft QLinearSoftmax's
+// attribute "opset" is its own and required (onnxruntime refuses the node
+// without it); the model's opset, which every node's attributes carry
+// under that name, does not stand in for a missing one.
+func TestQLinearSoftmaxOpsetRequired(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		attrs []*Attribute
+		ok    bool
+	}{
+		{"without opset", nil, false},
+		{"opset 13", []*Attribute{{Name: "opset", Type: AttrInt, I: 13}}, true},
+	} {
+		m := model([]*Node{{Name: "sm", OpType: "QLinearSoftmax", Domain: MSDomain, Inputs: []string{"x", "xs", "xz", "ys", "yz"}, Outputs: []string{"y"}, Attrs: c.attrs}},
+			[]*ValueInfo{vi("x", Int8, 2, 4)}, []*ValueInfo{{Name: "y"}})
+		m.Opsets[MSDomain] = 1
+		m.Graph.Initializers = []*Tensor{
+			{Name: "xs", DataType: Float, Floats: []float32{0.5}},
+			{Name: "xz", DataType: Int8, Raw: []byte{0}},
+			{Name: "ys", DataType: Float, Floats: []float32{1.0 / 256}},
+			{Name: "yz", DataType: Int8, Raw: []byte{0x80}},
+		}
+		_, err := Import(m, Options{})
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case !c.ok && (!errors.Is(err, ErrImport) || !strings.Contains(err.Error(), `"opset"`) || !strings.Contains(err.Error(), "QLinearSoftmax")):
+			t.Errorf("%s: %v, want ErrImport naming the node and the attribute", c.name, err)
+		}
+	}
+}

@@ -1172,6 +1172,11 @@ func (im *importer) attrs(n *Node) (kernel.Attrs, error) {
 		// The ops of ai.onnx.ml follow the domain's version.
 		a[kernel.OpsetAttr] = im.mlOpset
 	}
+	if n.Domain == MSDomain && n.OpType == "QLinearSoftmax" && n.Attr(kernel.OpsetAttr) == nil {
+		// Its "opset" is an attribute of its own, which the schema
+		// requires: the model's opset does not stand in for it.
+		return nil, fmt.Errorf("%w: attribute %q is required", ErrImport, kernel.OpsetAttr)
+	}
 	if n.Domain == MSDomain && n.OpType == "GridSample" {
 		// com.microsoft's GridSample is the default domain's at opset 16,
 		// whatever the model's default-domain opset.
