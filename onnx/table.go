@@ -258,7 +258,7 @@ var table = map[string]OpInfo{
 	"BlackmanWindow":               {Pipert: "BlackmanWindow", MinOpset: 17, MaxOpset: MaxOpset},
 	"MelWeightMatrix":              {Pipert: "MelWeightMatrix", MinOpset: 17, MaxOpset: MaxOpset},
 	"DFT":                          {Pipert: "DFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "axis as attribute before 20, as input from 20; onesided of a real signal only (a complex one has no one-sided spectrum); inverse with onesided (IRFFT, at every opset), to dft_length 2(m−1) or 2m−1 for m bins"},
-	"STFT":                         {Pipert: "STFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "real and complex signals (onnxruntime 1.30 gives wrong values for complex ones, checked against a float64 DFT)"},
+	"STFT":                         {Pipert: "STFT", MinOpset: 17, MaxOpset: MaxOpset, Note: "real and complex signals (onnxruntime 1.30 gives wrong values for complex ones, checked against a float64 DFT); a signal [batch, length] of rank 2, as PyTorch's exporter writes it, is real, as onnxruntime takes it"},
 	"DynamicQuantizeLinear":        {Pipert: "DynamicQuantizeLinear", MinOpset: 11, MaxOpset: MaxOpset, Note: "NaN as onnxruntime on x86 (MLAS's AVX min and max): a NaN that is the last of its eight lanes' elements makes the scale NaN, one a later element of its lane replaces or among the elements after the last eight is skipped; a range with a NaN or an infinity gives zero point 255 (the NaN zero point clamped as onnxruntime clamps it) and 0 where x / scale is NaN"},
 	"MatMulInteger":                {Pipert: "MatMulInteger", MinOpset: 10, MaxOpset: MaxOpset},
 	"QLinearMatMul":                {Pipert: "QLinearMatMul", MinOpset: 10, MaxOpset: MaxOpset},

@@ -44,7 +44,8 @@ import (
 //     2·m − 1, the lengths whose spectra have m bins, are implemented
 //     (onnxruntime and the ONNX reference differ on the others).
 //   - STFT(signal, frame_step[, window[, frame_length]]) (onesided 1): the
-//     DFT of each frame of signal [B, L, 1|2], frames starting every
+//     DFT of each frame of signal [B, L, 1|2] ([B, L] is real, as
+//     onnxruntime takes it), frames starting every
 //     frame_step samples, each frame_length long (default: the window's
 //     length) and multiplied by the window; output [B, frames, bins, 2].
 //     frame_step and frame_length are value dependencies.
@@ -590,6 +591,20 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 	return newKernel(s, k), nil
 }
 
+// stftComponents returns the components of each sample of STFT's signal
+// x: [batch, length, 1] is real, [batch, length, 2] complex, and
+// [batch, length], which PyTorch's exporter writes for torch.stft, real,
+// as onnxruntime takes it.
+func stftComponents(x *kernel.Tensor) (int64, error) {
+	switch {
+	case x.Shape.Rank() == 2:
+		return 1, nil
+	case x.Shape.Rank() == 3 && (x.Shape[2] == 1 || x.Shape[2] == 2):
+		return x.Shape[2], nil
+	}
+	return 0, fmt.Errorf("signal %v: want [batch, length], or [batch, length, 1 or 2]", x.Shape)
+}
+
 func newSTFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := attrs.Check("onesided"); err != nil {
 		return nil, wrapAttr(err)
@@ -602,8 +617,8 @@ func newSTFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 	// output bins.
 	geometry := func(in []*kernel.Tensor) (step, length, frames, bins int64, err error) {
 		x := in[0]
-		if x.Shape.Rank() != 3 || (x.Shape[2] != 1 && x.Shape[2] != 2) {
-			return 0, 0, 0, 0, fmt.Errorf("signal %v: want [batch, length, 1 or 2]", x.Shape)
+		if _, err := stftComponents(x); err != nil {
+			return 0, 0, 0, 0, err
 		}
 		if step, err = valueInt(in[1], "frame_step"); err != nil {
 			return 0, 0, 0, 0, err
@@ -669,7 +684,11 @@ func newSTFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if len(a.In) > 2 && a.In[2].NumElements() > 0 {
 			win = a.In[2]
 		}
-		comp, l := x.Shape[2], x.Shape[1]
+		comp, err := stftComponents(x)
+		if err != nil {
+			return err
+		}
+		l := x.Shape[1]
 		if int64(cap(xs)) < 2*length {
 			xs = make([]float64, 2*length)
 		}

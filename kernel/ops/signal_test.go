@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pipert/pipert/kernel"
@@ -165,5 +166,35 @@ func TestDFTFactorsAsComputed(t *testing.T) {
 				t.Fatalf("n %d, %d points, %d bins, inverse %v: element %d is %v, want %v", n, m, bins, inverse, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestSTFTRank2Signal: a signal of rank 2, [batch, length] (PyTorch's
+// exporter writes torch.stft so, and onnxruntime runs it), is a real
+// signal: its STFT is the same, bit for bit, as that of [batch, length, 1]
+// of the same samples, windowed or not. A signal of rank 1 or 4 is still
+// refused.
+func TestSTFTRank2Signal(t *testing.T) {
+	samples := []float64{1, -2, 0.5, 3, 0.25, -0.75, 2, 0, 1.5, -1, 4, 0.125, -3, 2.5, 0.75, 1}
+	step := kernel.FromInt64([]int64{3})
+	for _, windowed := range []bool{false, true} {
+		rest := []*kernel.Tensor{step, kernel.New(kernel.Float32, 0), kernel.FromInt64([]int64{4})}
+		if windowed {
+			rest = []*kernel.Tensor{step, f32(shp(4), 0.5, 1, 0.25, 0.75)}
+		}
+		want, err := runOp("STFT", nil, append([]*kernel.Tensor{f32(shp(2, 8, 1), samples...)}, rest...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := runOp("STFT", nil, append([]*kernel.Tensor{f32(shp(2, 8), samples...)}, rest...)...)
+		if err != nil {
+			t.Fatalf("windowed %v: [2, 8]: %v", windowed, err)
+		}
+		if !got[0].Shape.Equal(want[0].Shape) || !slices.Equal(got[0].Data(), want[0].Data()) {
+			t.Errorf("windowed %v: [2, 8] gives %v %v, [2, 8, 1] %v %v", windowed, got[0].Shape, kernel.Float32s(got[0].Data()), want[0].Shape, kernel.Float32s(want[0].Data()))
+		}
+	}
+	for _, s := range [][]int64{{16}, {1, 2, 8, 1}} {
+		wantErr(t, "STFT", nil, []*kernel.Tensor{f32(s, samples...), step, kernel.New(kernel.Float32, 0), kernel.FromInt64([]int64{4})}, "want [batch, length]")
 	}
 }
