@@ -318,7 +318,19 @@ func (e *engine) handler(w int) func(int32) error {
 		} else if e.r.tiling.how == plan.Whole {
 			ph = phaseSetup
 		}
-		end, err := e.run1(w, int(pos), ph, rs, t)
+		first, last := int(pos), int(pos)
+		if pos&segmentBit != 0 {
+			first = int(pos &^ segmentBit)
+			last = e.r.segmentLast(first)
+		}
+		var end int64
+		for p := first; p <= last && err == nil; p++ {
+			if end, err = e.run1(w, p, ph, rs, t); end != 0 {
+				t = end
+			} else {
+				t = clock.Now()
+			}
+		}
 		k.carried = end
 		if n := len(k.spans); end != 0 && n > 0 && end-k.spans[n-1].Start >= int64(longTurn) {
 			e.queue[w].LongTurn()
@@ -772,7 +784,8 @@ func (e *engine) feedNodes(rs *runState) {
 	if e.feed != nil {
 		acquire = func(pos int) error { return r.Acquire(rs.ctx, pos, e.feed.Await) }
 	}
-	for pos := range e.a.prog.nodes {
+	n := len(e.a.prog.nodes)
+	for pos := 0; pos < n; pos++ {
 		if rs.stopped() {
 			return
 		}
@@ -784,8 +797,38 @@ func (e *engine) feedNodes(rs *runState) {
 			rs.fail(err)
 			return
 		}
+		if last, ok := r.predictedRest(pos); ok && e.pipe != nil && n < segmentBit && r.tiling.how != plan.MultiStream {
+			// The rest of a segment predicted to replay goes on as one
+			// task (segmentTask): its kernels are passed by or, if the
+			// replay falls back, run one after another on each goroutine.
+			// Not with the tiling ring (MultiStream): a fallback's
+			// Resize would wait for launches of kernels of its own task.
+			for p := pos + 1; p <= last; p++ {
+				if rs.stopped() {
+					return
+				}
+				if err := e.prepare0(p, rs); err != nil {
+					rs.fail(err)
+					return
+				}
+			}
+			if err := e.push(segmentTask(pos+1), phaseAll); err != nil {
+				rs.fail(err)
+				return
+			}
+			pos = last
+		}
 	}
 }
+
+// segmentBit marks a task that stands for a run of kernels: from its
+// position to the last of that position's segment (KernelRunner
+// predictedRest). A graph of as many nodes hands every node on alone.
+const segmentBit = 1 << 30
+
+// segmentTask is the task of the kernels from pos to the end of its
+// segment.
+func segmentTask(pos int) int { return pos | segmentBit }
 
 // drainResolve is the faithful baseline after node pos was handed on, if
 // it is compute-dependent and the policy Drain: drain everything, then

@@ -68,3 +68,30 @@ func RunnerPools() int {
 	defer poolsMu.Unlock()
 	return len(pools)
 }
+
+// StageTasks returns the tasks pushed so far to a's first stage goroutine
+// (0 without one).
+func StageTasks(a *SuperKernelActor) uint64 {
+	if a.eng == nil || a.eng.pipe == nil {
+		return 0
+	}
+	return a.eng.pipe.Queue(1).Stats().Pushed
+}
+
+// ReplayTasks returns the tasks a run of a hands to its stage goroutines
+// when every captured sequence is predicted to replay: one a kernel
+// outside them, and for each sequence one for its first kernel and one
+// for the rest (sequences of one kernel: one); and whether a has such
+// a sequence of two kernels or more.
+func ReplayTasks(a *SuperKernelActor) (tasks int, long bool) {
+	c := a.r.capture
+	for pos := 0; pos < len(a.r.prog.nodes); pos++ {
+		tasks++
+		if s := c.seg[pos]; s >= 0 && c.segs[s].first == pos && c.segs[s].valid && c.segs[s].last > pos {
+			tasks++
+			pos = c.segs[s].last
+			long = true
+		}
+	}
+	return tasks, long
+}

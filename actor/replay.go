@@ -33,7 +33,11 @@ import (
 //  2. Prediction. Goroutine 0, at a segment's first kernel, notes whether
 //     the segment has a valid capture (predicted) and, if so, skips the
 //     prepare cost of its kernels and acquires every awaited input the
-//     segment reads.
+//     segment reads. It then hands the rest of a predicted segment on to
+//     the stage goroutines as one task (engine.segmentTask), unless the
+//     tiling goes through the ring (MultiStream): a task a kernel is a
+//     hand-over at every stage boundary, about a microsecond each on 2
+//     cores, which held the host to the device's replay rate.
 //  3. Decision. The goroutine running InferShape, at a predicted
 //     segment's first kernel (every kernel before it inferred), compares
 //     the key with the shapes of this run. Equal: the segment is replayed
@@ -46,7 +50,9 @@ import (
 //     kernel, submits the whole segment to the device at once
 //     (device.Replayer), then gives every tensor of the segment its
 //     planned buffer and runs each kernel's Compute on real data; the
-//     segment's other kernels are then passed by. A segment the plan
+//     segment's other kernels are then passed by (the stages of a
+//     segment task run each of its kernels in turn: passed by, or, when
+//     the decision fell back, in full). A segment the plan
 //     cannot hold (real data after a capture on virtual data) launches
 //     kernel by kernel instead, exactly as the pipeline would: its nodes
 //     keep the shapes and tilings of the captured run, which are this
@@ -268,6 +274,24 @@ func (r *KernelRunner) restore(pos int) {
 func (c *capture) fallback(why string) {
 	c.stats.Fallbacks++
 	c.stats.Reason = why
+}
+
+// predictedRest returns the last position of node pos's segment when pos
+// is the first of a segment of two or more kernels that goroutine 0
+// predicted to replay in this run (step 2); the engine then hands the
+// rest of the segment on as one task.
+func (r *KernelRunner) predictedRest(pos int) (last int, ok bool) {
+	c := r.capture
+	if c == nil || c.seg[pos] < 0 {
+		return 0, false
+	}
+	sg := &c.segs[c.seg[pos]]
+	return sg.last, pos == sg.first && sg.predicted && sg.last > pos
+}
+
+// segmentLast returns the last position of node pos's segment.
+func (r *KernelRunner) segmentLast(pos int) int {
+	return r.capture.segs[r.capture.seg[pos]].last
 }
 
 // replaying reports whether node pos belongs to a segment replayed in

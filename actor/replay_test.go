@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
@@ -114,5 +115,43 @@ func TestReplayMatchesKBK(t *testing.T) {
 			}
 			done()
 		}
+	}
+}
+
+// TestReplayedSequenceIsOneTask: in a graph with kernels that read values,
+// a captured sequence predicted to replay goes to the stage goroutines as
+// two tasks, its first kernel and the rest, instead of one a kernel: each
+// task is a hand-over on every stage boundary, and one a kernel held the
+// host to about the device's replay rate.
+func TestReplayedSequenceIsOneTask(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	checked := 0
+	for i := 0; i < 40 && checked < 3; i++ {
+		g, _ := graphtest.Random(rng, graphtest.Options{Nodes: 8 + rng.IntN(16), Cols: 1 + rng.Int64N(4), ValueDeps: true})
+		in := graphtest.Refill(rng, g, 2)
+		want := kbkRuns(t, g, [][]*kernel.Tensor{in})[0]
+		a, _, done := newActor(t, g, plan.Config{Mode: plan.Replay}, ops.Builtins())
+		for run := 0; run < 4; run++ {
+			before := actor.StageTasks(a)
+			got, st, err := a.Run(context.Background(), in)
+			if err == nil {
+				err = sameOutputs(want, got)
+			}
+			if err != nil {
+				t.Fatalf("graph %d run %d: %v", i, run, err)
+			}
+			tasks, long := actor.ReplayTasks(a)
+			if run < 3 || st.Replay.Dynamic == 0 || st.Replay.Replays == 0 || !long {
+				continue // sized, captured, then replayed from run 2 on
+			}
+			if n := actor.StageTasks(a) - before; n != uint64(tasks) {
+				t.Errorf("graph %d run %d: %d tasks to the stage goroutines, want %d (%d kernels, replay %+v)", i, run, n, tasks, a.Kernels(), st.Replay)
+			}
+			checked++
+		}
+		done()
+	}
+	if checked == 0 {
+		t.Fatal("no graph with a replayed sequence of two kernels or more next to dynamic kernels: the test checks nothing")
 	}
 }
