@@ -785,6 +785,12 @@ func (e *engine) feedNodes(rs *runState) {
 		acquire = func(pos int) error { return r.Acquire(rs.ctx, pos, e.feed.Await) }
 	}
 	n := len(e.a.prog.nodes)
+	// The rest of a segment predicted to replay goes on as one task
+	// (segmentTask): its kernels are passed by or, if the replay falls
+	// back, run one after another on each goroutine. Not with the tiling
+	// ring (MultiStream): a fallback's Resize would wait for launches of
+	// kernels of its own task.
+	segTasks := r.capture != nil && e.pipe != nil && n < segmentBit && r.tiling.how != plan.MultiStream
 	for pos := 0; pos < n; pos++ {
 		if rs.stopped() {
 			return
@@ -797,12 +803,10 @@ func (e *engine) feedNodes(rs *runState) {
 			rs.fail(err)
 			return
 		}
-		if last, ok := r.predictedRest(pos); ok && e.pipe != nil && n < segmentBit && r.tiling.how != plan.MultiStream {
-			// The rest of a segment predicted to replay goes on as one
-			// task (segmentTask): its kernels are passed by or, if the
-			// replay falls back, run one after another on each goroutine.
-			// Not with the tiling ring (MultiStream): a fallback's
-			// Resize would wait for launches of kernels of its own task.
+		if !segTasks {
+			continue
+		}
+		if last, ok := r.predictedRest(pos); ok {
 			for p := pos + 1; p <= last; p++ {
 				if rs.stopped() {
 					return
