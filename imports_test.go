@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	"device/mt3000":           {"device", "device/host"},
 	"kernel":                  {"device"},
 	"kernel/ops":              {"kernel", "device"},
-	"subgraph":                {"kernel"},
+	"subgraph":                {"kernel", "internal/minheap"},
 	"control":                 {"subgraph", "kernel", "device", "internal/hostmem"},
 	"onnx":                    {"control", "subgraph", "kernel", "kernel/ops", "internal/minheap", "internal/hostmem"},
 	"plan":                    {"control", "subgraph", "kernel", "kernel/ops", "device", "device/host", "trace"},

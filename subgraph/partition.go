@@ -1,11 +1,11 @@
 package subgraph
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/pipert/pipert/internal/minheap"
 	"github.com/pipert/pipert/kernel"
 )
 
@@ -208,21 +208,21 @@ func fromGroups(c *Checked, pl []Placement, preds [][]int, group func(int) int) 
 			}
 		}
 	}
-	ready := &intHeap{}
+	var ready minheap.Heap[index]
 	for r := range nr {
 		if indeg[r] == 0 {
-			heap.Push(ready, r)
+			ready.Push(index(r))
 		}
 	}
 	rank := make([]int, nr) // region -> part index
 	done := 0
 	for ready.Len() > 0 {
-		r := heap.Pop(ready).(int)
+		r := int(ready.Pop())
 		rank[r] = done
 		done++
 		for _, s := range rsucc[r] {
 			if indeg[s]--; indeg[s] == 0 {
-				heap.Push(ready, s)
+				ready.Push(index(s))
 			}
 		}
 	}

@@ -1,13 +1,13 @@
 package subgraph
 
 import (
-	"container/heap"
 	"fmt"
 	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/pipert/pipert/internal/minheap"
 	"github.com/pipert/pipert/kernel"
 )
 
@@ -209,14 +209,23 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 			c.Producer[o] = i
 		}
 	}
+	// prod lists the producer of every node's every input, node by node
+	// (-1: a graph input or constant), so that order and infer probe no map.
+	nin := 0
+	for _, n := range g.Nodes {
+		nin += len(n.Inputs)
+	}
+	prod := make([]int32, 0, nin)
 	for _, n := range g.Nodes {
 		for _, in := range n.Inputs {
-			if _, ok := c.Producer[in]; !ok {
+			p, ok := c.Producer[in]
+			if !ok {
 				return fail(n.Name, n.Op, ErrDangling, "input %q is produced by no node, input or constant", in)
 			}
+			prod = append(prod, int32(p))
 		}
 	}
-	order, err := c.order()
+	order, err := c.order(prod)
 	if err != nil {
 		return nil, err
 	}
@@ -255,32 +264,48 @@ func newKernel(reg kernel.Resolver, n *Node) (k kernel.Kernel, err error) {
 	return k, err
 }
 
-// order is Kahn's algorithm taking the lowest-index ready node first.
-func (c *Checked) order() ([]int, error) {
+// order is Kahn's algorithm taking the lowest-index ready node first;
+// prod lists the producer of each node's each input (see Validate).
+func (c *Checked) order(prod []int32) ([]int, error) {
 	g := c.Graph
-	indeg := make([]int, len(g.Nodes))
-	users := make([][]int, len(g.Nodes))
-	for i, n := range g.Nodes {
-		for _, in := range n.Inputs {
-			if p := c.Producer[in]; p >= 0 {
-				indeg[i]++
-				users[p] = append(users[p], i)
-			}
+	n := len(g.Nodes)
+	indeg := make([]int32, n)
+	// The users of node p are users[at[p]:at[p+1]], in index order.
+	at := make([]int32, n+1)
+	for _, p := range prod {
+		if p >= 0 {
+			at[p+1]++
 		}
 	}
-	ready := &intHeap{}
+	for p := range n {
+		at[p+1] += at[p]
+	}
+	users := make([]int32, at[n])
+	fill := slices.Clone(at[:n])
+	k := 0
+	for i, nd := range g.Nodes {
+		for range nd.Inputs {
+			if p := prod[k]; p >= 0 {
+				indeg[i]++
+				users[fill[p]] = int32(i)
+				fill[p]++
+			}
+			k++
+		}
+	}
+	var ready minheap.Heap[index]
 	for i, d := range indeg {
 		if d == 0 {
-			heap.Push(ready, i)
+			ready.Push(index(i))
 		}
 	}
-	order := make([]int, 0, len(g.Nodes))
+	order := make([]int, 0, n)
 	for ready.Len() > 0 {
-		i := heap.Pop(ready).(int)
-		order = append(order, i)
-		for _, u := range users[i] {
+		i := ready.Pop()
+		order = append(order, int(i))
+		for _, u := range users[at[i]:at[i+1]] {
 			if indeg[u]--; indeg[u] == 0 {
-				heap.Push(ready, u)
+				ready.Push(index(u))
 			}
 		}
 	}
@@ -316,16 +341,29 @@ func (c *Checked) order() ([]int, error) {
 		names = append(names, g.Nodes[path[j]].Name)
 	}
 	names = append(names, names[0])
-	n := g.Nodes[path[len(path)-1]]
-	return nil, &Error{Graph: g.Name, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: %s", ErrCycle, strings.Join(names, " -> "))}
+	last := g.Nodes[path[len(path)-1]]
+	return nil, &Error{Graph: g.Name, Node: last.Name, Op: last.Op, Err: fmt.Errorf("%w: %s", ErrCycle, strings.Join(names, " -> "))}
 }
 
 // infer propagates static shapes in execution order.
 func (c *Checked) infer() error {
 	g := c.Graph
+	nout, maxIn := 0, 0
+	for _, n := range g.Nodes {
+		nout += len(n.Outputs)
+		maxIn = max(maxIn, len(n.Inputs))
+	}
+	// The nodes' output tensors, taken in turn (Meta keeps them); the
+	// inputs' scratch, which InferShape does not keep.
+	outs, tensors := make([]*kernel.Tensor, nout), make([]kernel.Tensor, nout)
+	for j := range outs {
+		outs[j] = &tensors[j]
+	}
+	scratch := make([]*kernel.Tensor, maxIn)
 	for _, i := range c.Order {
 		n, k := g.Nodes[i], c.Kernels[i]
-		in := make([]*kernel.Tensor, len(n.Inputs))
+		in := scratch[:len(n.Inputs)]
+		clear(in)
 		known := true
 		for j, name := range n.Inputs {
 			m, ok := c.Meta[name]
@@ -346,8 +384,9 @@ func (c *Checked) infer() error {
 		if !known {
 			continue
 		}
-		out, err := inferOutputs(k, in, len(n.Outputs))
-		if err != nil {
+		out := outs[:len(n.Outputs):len(n.Outputs)]
+		outs = outs[len(n.Outputs):]
+		if err := inferInto(k, in, out); err != nil {
 			return &Error{Graph: g.Name, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: %w", ErrInferShape, err)}
 		}
 		if deps.Compute {
@@ -363,34 +402,44 @@ func (c *Checked) infer() error {
 // inferOutputs runs k's InferShape (see safeInfer) on in into nOut fresh
 // output tensors and returns them.
 func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Tensor, error) {
-	if _, ok := k.(kernel.Trusted); !ok {
-		_, _, _, deps, err := contract(k)
-		if err != nil {
-			return nil, err
-		}
-		in = ownInputs(in, deps.Value)
-	}
 	out := make([]*kernel.Tensor, nOut)
 	for j := range out {
 		out[j] = &kernel.Tensor{}
 	}
-	if err := safeInfer(k, in, out); err != nil {
+	if err := inferInto(k, in, out); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// inferInto runs k's InferShape (see safeInfer) on in into out, fresh
+// output tensors, and checks its answer. A kernel that is not
+// kernel.Trusted reads copies of in.
+func inferInto(k kernel.Kernel, in, out []*kernel.Tensor) error {
+	if _, ok := k.(kernel.Trusted); !ok {
+		_, _, _, deps, err := contract(k)
+		if err != nil {
+			return err
+		}
+		in = ownInputs(in, deps.Value)
+	}
+	if err := safeInfer(k, in, out); err != nil {
+		return err
 	}
 	for j, t := range out {
 		if t == nil {
-			return nil, fmt.Errorf("InferShape left output %d nil", j)
+			return fmt.Errorf("InferShape left output %d nil", j)
 		}
 		for _, d := range t.Shape {
 			if d < kernel.Dynamic {
-				return nil, fmt.Errorf("InferShape gave output %d the negative dimension %d", j, d)
+				return fmt.Errorf("InferShape gave output %d the negative dimension %d", j, d)
 			}
 		}
 		if tooLarge(t.Shape, t.DType) {
-			return nil, fmt.Errorf("InferShape gave output %d the shape %v of %v, whose size overflows", j, t.Shape, t.DType)
+			return fmt.Errorf("InferShape gave output %d the shape %v of %v, whose size overflows", j, t.Shape, t.DType)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // ownInputs returns copies of in for a kernel not kernel.Trusted to read,
@@ -449,18 +498,11 @@ func safeInfer(k kernel.Kernel, in, out []*kernel.Tensor) (err error) {
 	return k.InferShape(in, out)
 }
 
-type intHeap []int
+// index is a node's or region's index in a ready heap, least first.
+type index int32
 
-func (h intHeap) Len() int           { return len(h) }
-func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *intHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
+// Less orders indices.
+func (i index) Less(j index) bool { return i < j }
 
 // tooLarge reports whether a tensor of shape s (its dynamic dimensions
 // aside) has more than 2^62 elements, or, of dtype dt (0: not known yet),

@@ -2,6 +2,8 @@ package subgraph_test
 
 import (
 	"errors"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -286,5 +288,60 @@ func TestBuilderNilNode(t *testing.T) {
 	var se *subgraph.Error
 	if !errors.As(err, &se) || se.Node != "#0" || !errors.Is(err, subgraph.ErrBadNode) {
 		t.Errorf("Validate gave %v, want a bad node #0", err)
+	}
+}
+
+// TestOrderMatchesPlainKahn checks Validate's order on random graphs, their
+// nodes shuffled and some inputs read twice, against Kahn's algorithm
+// written plainly: of the nodes whose producers are all placed, the lowest
+// index next.
+func TestOrderMatchesPlainKahn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 300 {
+		n := 1 + rng.IntN(40)
+		g := &subgraph.Graph{Name: "g", Inputs: []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{3}}}}
+		for i := range n {
+			a, b := "x", "x"
+			if i > 0 && rng.IntN(4) > 0 {
+				a = "t" + strconv.Itoa(rng.IntN(i))
+			}
+			if i > 0 && rng.IntN(3) > 0 {
+				b = "t" + strconv.Itoa(rng.IntN(i))
+			}
+			if rng.IntN(5) == 0 {
+				b = a // the same producer twice
+			}
+			g.Nodes = append(g.Nodes, &subgraph.Node{Name: "n" + strconv.Itoa(i), Op: "Add", Inputs: []string{a, b}, Outputs: []string{"t" + strconv.Itoa(i)}})
+		}
+		rng.Shuffle(len(g.Nodes), func(i, j int) { g.Nodes[i], g.Nodes[j] = g.Nodes[j], g.Nodes[i] })
+		g.Outputs = []string{g.Nodes[rng.IntN(n)].Outputs[0]}
+		c, err := subgraph.Validate(g, reg())
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		producer := map[string]int{}
+		for i, nd := range g.Nodes {
+			producer[nd.Outputs[0]] = i
+		}
+		placed := make([]bool, n)
+		var want []int
+		for len(want) < n {
+			for i, nd := range g.Nodes {
+				ready := !placed[i]
+				for _, in := range nd.Inputs {
+					if p, ok := producer[in]; ok && !placed[p] {
+						ready = false
+					}
+				}
+				if ready {
+					placed[i] = true
+					want = append(want, i)
+					break
+				}
+			}
+		}
+		if !slices.Equal(c.Order, want) {
+			t.Fatalf("trial %d: order %v, want %v", trial, c.Order, want)
+		}
 	}
 }
