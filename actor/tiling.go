@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/pipert/pipert/device"
-	"github.com/pipert/pipert/internal/clock"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/plan"
 )
@@ -336,73 +335,4 @@ func (e *engine) feedWhole(rs *runState) {
 		}
 		first = last + 1
 	}
-}
-
-// issue is goroutine 0's part of node pos in phase ph: the awaited
-// inputs it reads (acquire, nil when the run awaits none), the replay
-// prediction, then step.
-func (e *engine) issue(pos, ph int, acquire func(pos int) error, rs *runState) error {
-	if acquire != nil {
-		if err := e.waited0(rs, func() error { return acquire(pos) }); err != nil {
-			return err
-		}
-	}
-	if e.r.capture != nil {
-		e.wk[0].carried = 0 // predict may wait for awaited inputs
-		if err := e.r.predict(pos, acquire); err != nil {
-			return err
-		}
-	}
-	return e.step(pos, ph, rs)
-}
-
-// step runs goroutine 0's steps of node pos in phase ph and hands the node
-// on to the other goroutines.
-func (e *engine) step(pos, ph int, rs *runState) error {
-	if err := e.run0(pos, ph, rs); err != nil {
-		return err
-	}
-	if e.pipe != nil {
-		return e.push(pos, ph)
-	}
-	return nil
-}
-
-// run0 runs goroutine 0's steps of node pos in phase ph.
-func (e *engine) run0(pos, ph int, rs *runState) error {
-	if len(e.steps[0]) == 0 {
-		return nil
-	}
-	t := e.wk[0].carried
-	if t == 0 {
-		t = clock.Now()
-	}
-	end, err := e.run1(0, pos, ph, rs, t)
-	e.wk[0].carried = end
-	return err
-}
-
-// prepare0 is goroutine 0's part of node pos of a segment predicted to
-// replay, after its first: the replay prediction, then run0; the node is
-// handed on with the rest of its segment.
-func (e *engine) prepare0(pos int, rs *runState) error {
-	if err := e.r.predict(pos, nil); err != nil {
-		return err
-	}
-	return e.run0(pos, phaseAll, rs)
-}
-
-// push hands task (a position, or a segmentTask) on to the other
-// goroutines; an execute-phase task is the bitwise complement of the
-// position.
-func (e *engine) push(task, ph int) error {
-	t := int32(task)
-	if ph == phaseExecute {
-		t = ^t
-	}
-	yielded, err := e.pipe.PushYield(t)
-	if yielded {
-		e.wk[0].carried = 0
-	}
-	return err
 }
