@@ -1120,6 +1120,7 @@ func (e *engine) account(rs *runState, st *plan.Stats) {
 	st.HostWork = plan.HostWork(st.Procs, lists...)
 	for _, c := range e.r.cs {
 		st.Cache.Add(c.CacheStats)
+		st.Synthetic += c.burnt
 	}
 	if p := e.r.plan; p != nil {
 		st.Plan = p.stats

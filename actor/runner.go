@@ -238,7 +238,7 @@ type KernelRunner struct {
 	// plan's (zero: none): a launch that fails leaves it for release.
 	// seenReal and fallbacks belong to the memory plan (see planOn).
 	_  linePad
-	cs [kernel.StageLaunch]stageCounts
+	cs [kernel.StageLaunch + 1]stageCounts
 
 	// The goroutine running InferShape's.
 	_           linePad
@@ -272,7 +272,10 @@ type linePad [64]byte
 // counts share.
 type stageCounts struct {
 	plan.CacheStats
-	_ linePad
+	// burnt is the wall time of the stage's synthetic costs in this run
+	// (see burn).
+	burnt time.Duration
+	_     linePad
 }
 
 // Need is one thing a kernel's InferShape waits for.
@@ -900,7 +903,7 @@ func (r *KernelRunner) Prepare(pos int) {
 		return // a replay is predicted: Infer pays it if there is none
 	}
 	if nd := &r.prog.nodes[pos]; nd.guard.tok() < 0 && !r.setupOn {
-		r.burn(nd.costs.Prepare)
+		r.burn(kernel.StagePrepare, nd.costs.Prepare)
 	}
 }
 
@@ -1120,7 +1123,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			return nil
 		}
 		if r.capture.noPrep[pos] && !r.setupOn {
-			r.burn(nd.costs.Prepare) // predicted a replay, fell back
+			r.burn(kernel.StageInfer, nd.costs.Prepare) // predicted a replay, fell back
 		}
 	}
 	r.refreshViews(pos)
@@ -1156,7 +1159,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		}
 	}
 	if (r.setupOn || nd.guard.tok() >= 0) && !(r.setupOn && same) {
-		r.burn(nd.costs.Prepare)
+		r.burn(kernel.StageInfer, nd.costs.Prepare)
 	}
 	if r.inferOn && reuse {
 		if same {
@@ -1221,7 +1224,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 		r.iok[pos] = true
 		r.noteInputs(pos)
 	}
-	r.burn(nd.costs.Infer)
+	r.burn(kernel.StageInfer, nd.costs.Infer)
 	return nil
 }
 
@@ -1256,7 +1259,7 @@ func (r *KernelRunner) tile(pos int, tl *kernel.Tiling) error {
 		if err := r.resize(pos, tl); err != nil {
 			return err
 		}
-		r.burn(nd.costs.Resize)
+		r.burn(kernel.StageResize, nd.costs.Resize)
 		return nil
 	}
 	if local && r.rok != nil {
@@ -1264,7 +1267,7 @@ func (r *KernelRunner) tile(pos int, tl *kernel.Tiling) error {
 			// The key the local cache would be asked for is the one
 			// it answered last, with the tiling the node still has.
 			r.cs[kernel.StageResize].LocalHits++
-			r.burn(nd.costs.Resize - nd.costs.Tiling)
+			r.burn(kernel.StageResize, nd.costs.Resize-nd.costs.Tiling)
 			return nil
 		}
 		r.rok[pos] = false
@@ -1276,7 +1279,7 @@ func (r *KernelRunner) tile(pos int, tl *kernel.Tiling) error {
 			tl.Data, tl.Workspace = d, ws
 			r.cs[kernel.StageResize].LocalHits++
 			r.keepTiling(pos)
-			r.burn(nd.costs.Resize - nd.costs.Tiling)
+			r.burn(kernel.StageResize, nd.costs.Resize-nd.costs.Tiling)
 			return nil
 		}
 		r.cs[kernel.StageResize].LocalMisses++
@@ -1298,16 +1301,16 @@ func (r *KernelRunner) tile(pos int, tl *kernel.Tiling) error {
 		tl.Data, tl.Workspace = d, ws
 		if computed {
 			r.cs[kernel.StageResize].GlobalMisses++
-			r.burn(nd.costs.Resize)
+			r.burn(kernel.StageResize, nd.costs.Resize)
 		} else {
 			r.cs[kernel.StageResize].GlobalHits++
-			r.burn(nd.costs.Resize - nd.costs.Tiling)
+			r.burn(kernel.StageResize, nd.costs.Resize-nd.costs.Tiling)
 		}
 	} else {
 		if err := r.resize(pos, tl); err != nil {
 			return err
 		}
-		r.burn(nd.costs.Resize)
+		r.burn(kernel.StageResize, nd.costs.Resize)
 	}
 	if local {
 		r.local[pos].Put(h, r.rkey, tl.Data, tl.Workspace)
@@ -1528,9 +1531,9 @@ func (r *KernelRunner) launch(pos int) (err error) {
 		return err
 	}
 	if allPlanned {
-		r.burn(nd.costs.Launch - nd.costs.Alloc)
+		r.burn(kernel.StageLaunch, nd.costs.Launch-nd.costs.Alloc)
 	} else {
-		r.burn(nd.costs.Launch)
+		r.burn(kernel.StageLaunch, nd.costs.Launch)
 	}
 	return nil
 }
@@ -1633,8 +1636,17 @@ type Launcher interface {
 }
 
 // burn burns synthetic host cost d, stopping early when the run's context
-// ends.
-func (r *KernelRunner) burn(d time.Duration) { spin.ForUntil(d, r.done) }
+// ends, in stage s (the stage whose goroutine runs it: a Prepare cost paid
+// in Infer is Infer's), and adds the wall time it took to the stage's
+// burnt time.
+func (r *KernelRunner) burn(s kernel.Stage, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := clock.Now()
+	spin.ForUntil(d, r.done)
+	r.cs[s].burnt += time.Duration(clock.Now() - t)
+}
 
 // compute runs node pos's Compute and, unless its kernel is
 // kernel.Trusted, checks that it left its outputs' tensors, shapes and

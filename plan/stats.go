@@ -33,6 +33,13 @@ type Stats struct {
 	// Prepare, Infer, Resize and Launch are the host busy time of each
 	// stage, summed over kernels (a CPU kernel's launch is its computation).
 	Prepare, Infer, Resize, Launch time.Duration
+	// Synthetic is the part of those stages' busy time that their
+	// synthetic host costs (Config.Costs, Config.HostCost) took as they
+	// burnt, measured around each burn: the burn is a calibrated amount
+	// of CPU work, whose wall time drifts from the cost it stands for as
+	// the machine's speed does. The stages' busy time less Synthetic is
+	// pipert's own host work. Zero when the costs are.
+	Synthetic time.Duration
 	// Wait is the host time blocked on value and compute barriers.
 	Wait time.Duration
 	// Busiest is the host work of the busiest goroutine.

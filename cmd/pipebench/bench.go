@@ -31,7 +31,7 @@ import (
 // each addition of fields bumps one, and README's "The JSON documents"
 // says what each minor added.
 const (
-	reportMinor = 5
+	reportMinor = 6
 	moeMinor    = 1
 	soakMinor   = 1
 	deviceMinor = 0
@@ -141,6 +141,14 @@ type result struct {
 	Caches          string  `json:"caches"`
 	HostNsPerKernel float64 `json:"host_ns_per_kernel"`
 	Steps           int     `json:"steps,omitempty"`
+	// SyntheticNsPerKernel is the time the synthetic host costs took per
+	// kernel as they burnt (pipert.Stats.Synthetic), and
+	// OwnHostNsPerKernel the stages' busy time less it, per kernel (the
+	// median of each repetition's): pipert's own host work. Both absent
+	// without synthetic costs and for hetero rows, whose stages hold their
+	// CPU kernels' computation.
+	SyntheticNsPerKernel *float64 `json:"synthetic_ns_per_kernel,omitempty"`
+	OwnHostNsPerKernel   *float64 `json:"own_host_ns_per_kernel,omitempty"`
 	// Cache counts one repetition's host-cache lookups; Plan describes
 	// the memory plan (arena, its lower bound, the sum of what it places).
 	Cache *pipert.CacheStats `json:"cache,omitempty"`
@@ -337,6 +345,7 @@ func (s *sample) add(st pipert.Stats) {
 	s.Infer += st.Infer
 	s.Resize += st.Resize
 	s.Launch += st.Launch
+	s.Synthetic += st.Synthetic
 	s.Wait += st.Wait
 	s.Busiest += st.Busiest
 	s.HostWork += st.HostWork
@@ -807,6 +816,13 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 		r.Tiling = &ts
 	}
 	r.HostNsPerKernel = float64(r.StageBusyNs.Prepare+r.StageBusyNs.Infer+r.StageBusyNs.Resize+r.StageBusyNs.Launch) / float64(max(r.Kernels, 1))
+	if syn := med(func(s sample) time.Duration { return s.Synthetic }); syn > 0 && !v.hetero && r.Kernels > 0 {
+		// A hetero row's stages hold its CPU kernels' computation too.
+		n := float64(r.Kernels)
+		ns := float64(syn) / n
+		own := medFloat(runs, func(s sample) float64 { return float64(s.HostBusy()-s.Synthetic) / n })
+		r.SyntheticNsPerKernel, r.OwnHostNsPerKernel = &ns, &own
+	}
 	if v.caches.Any() {
 		c := runs[len(runs)/2].Cache
 		r.Cache = &c
@@ -863,7 +879,7 @@ func modeledBound(device time.Duration, c pipert.Costs, kernels, procs int) time
 
 func writeTable(w io.Writer, rep *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tcaches\ttiling copy\tkernels\tmakespan\tper kernel\thost/kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
+	fmt.Fprintf(tw, "scenario\tmode\tbarrier\tcaches\ttiling copy\tkernels\tmakespan\tper kernel\thost/kernel\town/kernel\tdevice util\tbound\tefficiency\tspeedup vs kbk\toverhead/kernel\tpeak MiB\t\n")
 	for _, r := range rep.Results {
 		policy := r.Barrier
 		if policy == "" {
@@ -875,15 +891,18 @@ func writeTable(w io.Writer, rep *report) {
 			caches = "-"
 		}
 		// A run of no kernel (a graph folded whole) has no per-kernel figure.
-		perKernel, host, over := "-", "-", "-"
+		perKernel, host, own, over := "-", "-", "-", "-"
 		if r.Kernels > 0 {
 			perKernel = (time.Duration(r.MakespanNs) / time.Duration(r.Kernels)).Round(10 * time.Nanosecond).String()
 			host = time.Duration(r.HostNsPerKernel).Round(10 * time.Nanosecond).String()
 			over = time.Duration(r.OverheadNs).Round(10 * time.Nanosecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%v\t%s\t%s\t%.2f\t%v\t%.2f\t%.2f\t%s\t%.1f\t\n",
+		if r.OwnHostNsPerKernel != nil {
+			own = time.Duration(*r.OwnHostNsPerKernel).Round(10 * time.Nanosecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%v\t%s\t%s\t%s\t%.2f\t%v\t%.2f\t%.2f\t%s\t%.1f\t\n",
 			r.Scenario, mode, policy, caches, r.TilingCopy, r.Kernels,
-			time.Duration(r.MakespanNs).Round(time.Microsecond), perKernel, host,
+			time.Duration(r.MakespanNs).Round(time.Microsecond), perKernel, host, own,
 			r.DeviceUtil, time.Duration(r.BoundNs).Round(time.Microsecond), r.Efficiency, r.SpeedupVsKBK,
 			over, float64(r.PeakBytes)/(1<<20))
 	}
@@ -895,6 +914,7 @@ func writeTable(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
 		dev, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
 	fmt.Fprintf(w, "bound = max(device work, busiest goroutine, host work / GOMAXPROCS); overhead/kernel = (makespan - bound of the modeled work alone) / kernels\n")
+	fmt.Fprintf(w, "own/kernel = host/kernel - the synthetic host costs as they burnt (timed around each burn), per kernel: pipert's own host work\n")
 	writeSimCost(w, rep)
 	for _, r := range rep.Results {
 		if r.Mode != "hetero" || r.Schedule != "concurrent" || r.Virtual != "" {

@@ -248,6 +248,21 @@ func TestJSONSchema(t *testing.T) {
 		if e := r["efficiency"].(float64); e <= 0 {
 			t.Errorf("%v %v: efficiency %v", r["scenario"], r["mode"], e)
 		}
+		// Own host work: the stages less their synthetic costs as burnt,
+		// for the rows that burn some (a replay of a whole graph burns
+		// none) and are not hetero.
+		syn, hasSyn := r["synthetic_ns_per_kernel"].(float64)
+		own, hasOwn := r["own_host_ns_per_kernel"].(float64)
+		want := r["mode"] != "hetero" && r["scenario"] != "zerocost" && r["kernels"].(float64) > 0
+		if r["mode"] == "replay" && !hasSyn {
+			want = false
+		}
+		switch {
+		case hasSyn != want || hasOwn != want:
+			t.Errorf("%v %v: synthetic_ns_per_kernel %v, own_host_ns_per_kernel %v, want them %v", r["scenario"], r["mode"], r["synthetic_ns_per_kernel"], r["own_host_ns_per_kernel"], want)
+		case want && (syn <= 0 || syn > r["host_ns_per_kernel"].(float64) || own < 0):
+			t.Errorf("%v %v: synthetic %v and own %v ns a kernel of %v host", r["scenario"], r["mode"], syn, own, r["host_ns_per_kernel"])
+		}
 	}
 	for _, s := range []string{"smallops", "decode", "dynshape"} {
 		if !scen[s] {

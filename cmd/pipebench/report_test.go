@@ -118,8 +118,8 @@ func TestTableOfNoKernel(t *testing.T) {
 		}
 	}
 	f := strings.Fields(row)
-	if len(f) < 14 || f[7] != "-" || f[8] != "-" || f[13] != "-" {
-		t.Fatalf("row %q: want - for per kernel, host/kernel and overhead/kernel", row)
+	if len(f) < 15 || f[7] != "-" || f[8] != "-" || f[9] != "-" || f[14] != "-" {
+		t.Fatalf("row %q: want - for per kernel, host/kernel, own/kernel and overhead/kernel", row)
 	}
 }
 
