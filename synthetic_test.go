@@ -2,6 +2,7 @@ package pipert_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,9 +14,19 @@ import (
 // host costs took as they burnt, is zero without costs and, with them, a
 // part of the stages' busy time, in every mode: each burn is timed inside
 // the stage interval that holds it, a Prepare paid in Infer included
-// (SetupReuse).
+// (SetupReuse). Stats.Compute, the kernels' computation on real data, is
+// another part, disjoint from it, and zero on virtual tensors.
 func TestSyntheticIsInsideTheStages(t *testing.T) {
-	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32(make([]float32, 16), 4, 4)}
+	for _, real := range []bool{true, false} {
+		in := map[string]*kernel.Tensor{"x": kernel.FromFloat32(make([]float32, 16), 4, 4)}
+		if !real {
+			in["x"] = &kernel.Tensor{DType: kernel.Float32, Shape: kernel.Shape{4, 4}} // virtual: no data
+		}
+		syntheticInsideStages(t, in, real)
+	}
+}
+
+func syntheticInsideStages(t *testing.T, in map[string]*kernel.Tensor, real bool) {
 	costs := pipert.Costs{Prepare: 2 * time.Microsecond, Infer: 3 * time.Microsecond, Resize: 4 * time.Microsecond, Launch: 5 * time.Microsecond}
 	for _, m := range everyMode() {
 		for _, c := range []struct {
@@ -27,7 +38,7 @@ func TestSyntheticIsInsideTheStages(t *testing.T) {
 			{"costs", costs, nil},
 			{"costs/setup reuse", costs, []pipert.Option{pipert.WithCaches(pipert.Caches{Kinds: pipert.SetupReuse})}},
 		} {
-			t.Run(m.name+"/"+c.name, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%s/real=%v", m.name, c.name, real), func(t *testing.T) {
 				opts := append(append([]pipert.Option{pipert.WithCosts(c.costs)}, m.opts...), c.more...)
 				exe, err := pipert.Compile(addChain(40), opts...)
 				if err != nil {
@@ -45,8 +56,12 @@ func TestSyntheticIsInsideTheStages(t *testing.T) {
 						t.Fatalf("run %d: Synthetic %v without costs", run, st.Synthetic)
 					case c.costs != (pipert.Costs{}) && m.name != "replay" && st.Synthetic <= 0:
 						t.Fatalf("run %d: Synthetic %v with costs", run, st.Synthetic)
-					case st.Synthetic > st.HostBusy():
-						t.Fatalf("run %d: Synthetic %v beyond the stages' %v", run, st.Synthetic, st.HostBusy())
+					case st.Synthetic+st.Compute > st.HostBusy():
+						t.Fatalf("run %d: Synthetic %v and Compute %v beyond the stages' %v", run, st.Synthetic, st.Compute, st.HostBusy())
+					case !real && st.Compute != 0, st.Compute < 0:
+						t.Fatalf("run %d: Compute %v, real data %v", run, st.Compute, real)
+					case real && m.name != "hetero" && st.Compute <= 0:
+						t.Fatalf("run %d: Compute %v on real data", run, st.Compute)
 					}
 				}
 			})

@@ -1121,6 +1121,7 @@ func (e *engine) account(rs *runState, st *plan.Stats) {
 	for _, c := range e.r.cs {
 		st.Cache.Add(c.CacheStats)
 		st.Synthetic += c.burnt
+		st.Compute += c.computed
 	}
 	if p := e.r.plan; p != nil {
 		st.Plan = p.stats

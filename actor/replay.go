@@ -420,9 +420,11 @@ func (r *KernelRunner) replay1(pos int) (err error) {
 		ws, _ = r.plannedWS(pos, n, real)
 	}
 	if real {
+		t0 := clock.Now()
 		if err := r.compute(pos, ws); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)
 		}
+		r.cs[kernel.StageLaunch].computed += time.Duration(clock.Now() - t0)
 	}
 	return r.freeDead(pos)
 }

@@ -273,9 +273,10 @@ type linePad [64]byte
 type stageCounts struct {
 	plan.CacheStats
 	// burnt is the wall time of the stage's synthetic costs in this run
-	// (see burn).
-	burnt time.Duration
-	_     linePad
+	// (see burn); computed, Launch's only, that of its kernels' Compute
+	// on real data.
+	burnt, computed time.Duration
+	_               linePad
 }
 
 // Need is one thing a kernel's InferShape waits for.
@@ -1508,6 +1509,7 @@ func (r *KernelRunner) launch(pos int) (err error) {
 				return r.stageErr(pos, kernel.StageLaunch, err)
 			}
 			k.Computed = device.Interval{Start: t0, End: clock.Now()}
+			r.cs[kernel.StageLaunch].computed += time.Duration(k.Computed.End - k.Computed.Start)
 		}
 		if err := r.stream.Launch(k); err != nil {
 			return r.stageErr(pos, kernel.StageLaunch, err)

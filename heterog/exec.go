@@ -802,7 +802,7 @@ func (e *Executable) runSerial(ctx context.Context, inputs map[string]*kernel.Te
 	e.outs[0] = outs
 	st.Activations, st.Kernels = 1, as.Kernels
 	st.Prepare, st.Infer, st.Resize, st.Launch = as.Prepare, as.Infer, as.Resize, as.Launch
-	st.Synthetic = as.Synthetic
+	st.Synthetic, st.Compute = as.Synthetic, as.Compute
 	st.Wait, st.Busiest, st.HostWork = as.Wait, as.Busiest, as.HostWork
 	st.DeviceWork = as.DeviceWork
 	st.Cache, st.Replay, st.Tiling, st.Plan = as.Cache, as.Replay, as.Tiling, as.Plan
@@ -852,6 +852,7 @@ func (e *Executable) runConcurrent(ctx context.Context, inputs map[string]*kerne
 		st.Resize += as.Resize
 		st.Launch += as.Launch
 		st.Synthetic += as.Synthetic
+		st.Compute += as.Compute
 		st.Wait += as.Wait
 		st.Cache.Add(as.Cache)
 		// Replays, tiling copies and memory plans: summed over the

@@ -37,9 +37,14 @@ type Stats struct {
 	// synthetic host costs (Config.Costs, Config.HostCost) took as they
 	// burnt, measured around each burn: the burn is a calibrated amount
 	// of CPU work, whose wall time drifts from the cost it stands for as
-	// the machine's speed does. The stages' busy time less Synthetic is
-	// pipert's own host work. Zero when the costs are.
+	// the machine's speed does. The stages' busy time less Synthetic and
+	// Compute is pipert's own host work. Zero when the costs are.
 	Synthetic time.Duration
+	// Compute is the part of Launch's busy time that kernels took to
+	// compute their results on real data (Kernel.Compute, in the
+	// launching goroutine; a heterogeneous run's kernels computed on the
+	// host CPU device are CPUBusy). Zero on virtual tensors.
+	Compute time.Duration
 	// Wait is the host time blocked on value and compute barriers.
 	Wait time.Duration
 	// Busiest is the host work of the busiest goroutine.

@@ -143,10 +143,11 @@ type result struct {
 	Steps           int     `json:"steps,omitempty"`
 	// SyntheticNsPerKernel is the time the synthetic host costs took per
 	// kernel as they burnt (pipert.Stats.Synthetic), and
-	// OwnHostNsPerKernel the stages' busy time less it, per kernel (the
-	// median of each repetition's): pipert's own host work. Both absent
-	// without synthetic costs and for hetero rows, whose stages hold their
-	// CPU kernels' computation.
+	// OwnHostNsPerKernel the stages' busy time less it and less the
+	// kernels' computation on real data (pipert.Stats.Compute), per
+	// kernel (the median of each repetition's): pipert's own host work.
+	// Both absent without synthetic costs and for hetero rows, whose
+	// stages hold their CPU kernels' computation.
 	SyntheticNsPerKernel *float64 `json:"synthetic_ns_per_kernel,omitempty"`
 	OwnHostNsPerKernel   *float64 `json:"own_host_ns_per_kernel,omitempty"`
 	// Cache counts one repetition's host-cache lookups; Plan describes
@@ -346,6 +347,7 @@ func (s *sample) add(st pipert.Stats) {
 	s.Resize += st.Resize
 	s.Launch += st.Launch
 	s.Synthetic += st.Synthetic
+	s.Compute += st.Compute
 	s.Wait += st.Wait
 	s.Busiest += st.Busiest
 	s.HostWork += st.HostWork
@@ -820,7 +822,7 @@ func summarize(scenario string, v variant, runs []sample, procs int, costs piper
 		// A hetero row's stages hold its CPU kernels' computation too.
 		n := float64(r.Kernels)
 		ns := float64(syn) / n
-		own := medFloat(runs, func(s sample) float64 { return float64(s.HostBusy()-s.Synthetic) / n })
+		own := medFloat(runs, func(s sample) float64 { return float64(s.HostBusy()-s.Synthetic-s.Compute) / n })
 		r.SyntheticNsPerKernel, r.OwnHostNsPerKernel = &ns, &own
 	}
 	if v.caches.Any() {
@@ -914,7 +916,7 @@ func writeTable(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
 		dev, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
 	fmt.Fprintf(w, "bound = max(device work, busiest goroutine, host work / GOMAXPROCS); overhead/kernel = (makespan - bound of the modeled work alone) / kernels\n")
-	fmt.Fprintf(w, "own/kernel = host/kernel - the synthetic host costs as they burnt (timed around each burn), per kernel: pipert's own host work\n")
+	fmt.Fprintf(w, "own/kernel = host/kernel - the synthetic host costs as they burnt (timed around each burn) - the kernels' computation on real data, per kernel: pipert's own host work\n")
 	writeSimCost(w, rep)
 	for _, r := range rep.Results {
 		if r.Mode != "hetero" || r.Schedule != "concurrent" || r.Virtual != "" {
