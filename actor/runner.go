@@ -221,7 +221,9 @@ type KernelRunner struct {
 	// cores: async 1 000 → 700 ns a kernel, pipeline 1 260 → 990 once
 	// these and the engine's were apart).
 	//
-	// cs holds this run's cache counts by the stage that counts them.
+	// cs holds this run's cache counts, and the time its synthetic costs
+	// and its kernels' computations took, by the stage that counts them
+	// (indexed by kernel.Stage).
 	//
 	// The kernel contract's checks keep the shapes (and, before Compute,
 	// the buffers) a stage must leave as they were: inferShapes, resizeIn
