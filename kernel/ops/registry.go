@@ -112,9 +112,7 @@ func (r *Registry) Register(op string, f kernel.Factory) error {
 // New implements kernel.Resolver. A factory's panic, or a factory that
 // returns neither a kernel nor an error, is an error naming the op.
 func (r *Registry) New(op string, attrs kernel.Attrs) (k kernel.Kernel, err error) {
-	r.mu.RLock()
-	f, ok := r.m[op]
-	r.mu.RUnlock()
+	f, ok := r.factory(op)
 	if !ok {
 		return nil, fmt.Errorf("op %q: %w", op, kernel.ErrUnknownOp)
 	}
@@ -135,10 +133,22 @@ func (r *Registry) New(op string, attrs kernel.Attrs) (k kernel.Kernel, err erro
 
 // Has implements kernel.Resolver.
 func (r *Registry) Has(op string) bool {
+	_, ok := r.factory(op)
+	return ok
+}
+
+// factory returns op's factory. Builtins' registry is never written once
+// made (readOnly is set before it is published), so its lookups, one or
+// two a node of every Compile, take no lock.
+func (r *Registry) factory(op string) (kernel.Factory, bool) {
+	if r.readOnly {
+		f, ok := r.m[op]
+		return f, ok
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	_, ok := r.m[op]
-	return ok
+	f, ok := r.m[op]
+	return f, ok
 }
 
 // Ops lists the registered op names in order.
