@@ -132,21 +132,21 @@ func newProgram(c *subgraph.Checked, costs func(i int) (plan.Costs, error), spli
 		tensors += len(n.Outputs)
 	}
 	p.slots, l.lastUse = make([]slotInfo, 0, tensors), make([]int, 0, tensors)
-	scope := make(map[string]int, tensors)
+	sc := newScope(c, len(g.Inputs)+len(g.Consts))
 	for _, in := range g.Inputs {
 		s := l.add(in.Name, -1)
 		p.slots[s].isInput, p.slots[s].input = true, int32(len(p.inputs))
 		p.inputs = append(p.inputs, s)
-		scope[in.Name] = s
+		sc.named[in.Name] = s
 	}
 	for _, k := range g.Consts {
-		scope[k.Name] = l.addConst(k.Name, k.Tensor)
+		sc.named[k.Name] = l.addConst(k.Name, k.Tensor)
 	}
-	if err := l.graph(c, scope, costs, unguarded, ""); err != nil {
+	if err := l.graph(sc, costs, unguarded, ""); err != nil {
 		return nil, err
 	}
 	for _, o := range g.Outputs {
-		s := scope[o]
+		s := sc.tensor(o)
 		p.slots[s].isOutput = true
 		p.outputs = append(p.outputs, s)
 	}
@@ -353,10 +353,48 @@ func (l *lowering) addConst(name string, t *kernel.Tensor) int {
 	return s
 }
 
-// graph lowers c's nodes in execution order, naming tensors through scope
+// scope names the slots of one graph's tensors while it is lowered: its
+// inputs and constants (a branch's: its captures) by name, each node's
+// outputs from the slot of the node's first output, since a node's
+// outputs are added in a row. The nodes' inputs are resolved through the
+// Checked's sources (subgraph.Checked.Source), not by name: a map of every
+// tensor of a large graph costs a cache miss a tensor.
+type scope struct {
+	c     *subgraph.Checked
+	named map[string]int
+	first []int32 // by node index: the slot of its first output
+}
+
+func newScope(c *subgraph.Checked, named int) *scope {
+	return &scope{c: c, named: make(map[string]int, named), first: make([]int32, len(c.Graph.Nodes))}
+}
+
+// input returns the slot of input j of node i, lowered after its producer.
+func (sc *scope) input(i, j int) (int, error) {
+	p, out, err := sc.c.Source(i, j)
+	if err != nil {
+		return 0, err
+	}
+	if p < 0 {
+		return sc.named[sc.c.Graph.Nodes[i].Inputs[j]], nil
+	}
+	return int(sc.first[p]) + out, nil
+}
+
+// tensor returns the slot of tensor name, once its producer is lowered.
+func (sc *scope) tensor(name string) int {
+	p, ok := sc.c.Producer[name]
+	if !ok || p < 0 {
+		return sc.named[name]
+	}
+	return int(sc.first[p]) + slices.Index(sc.c.Graph.Nodes[p].Outputs, name)
+}
+
+// graph lowers sc's nodes in execution order, naming tensors through sc
 // (which it extends with their outputs) and nodes with prefix; g guards
 // every node.
-func (l *lowering) graph(c *subgraph.Checked, scope map[string]int, costs func(i int) (plan.Costs, error), g guard, prefix string) error {
+func (l *lowering) graph(sc *scope, costs func(i int) (plan.Costs, error), g guard, prefix string) error {
+	c := sc.c
 	for _, i := range c.Order {
 		n, k := c.Graph.Nodes[i], c.Kernels[i]
 		cs, err := costs(i)
@@ -364,20 +402,23 @@ func (l *lowering) graph(c *subgraph.Checked, scope map[string]int, costs func(i
 			return err
 		}
 		if b, ok := k.(Brancher); ok && l.splice != nil {
-			if err := l.branch(n, b, scope, cs, g, prefix); err != nil {
+			if err := l.branch(sc, i, b, cs, g, prefix); err != nil {
 				return err
 			}
 			continue
 		}
 		in := l.in[:0] // node copies them
-		for _, name := range n.Inputs {
-			in = append(in, scope[name])
+		for j := range n.Inputs {
+			s, err := sc.input(i, j)
+			if err != nil {
+				return fmt.Errorf("actor: node %q (op %s): %w", prefix+n.Name, n.Op, err)
+			}
+			in = append(in, s)
 		}
 		out := l.out[:0]
+		sc.first[i] = int32(len(l.p.slots))
 		for _, name := range n.Outputs {
-			s := l.add(prefix+name, len(l.p.nodes))
-			out = append(out, s)
-			scope[name] = s
+			out = append(out, l.add(prefix+name, len(l.p.nodes)))
 		}
 		l.in, l.out = in, out
 		kd, err := c.Deps(i)
@@ -391,20 +432,26 @@ func (l *lowering) graph(c *subgraph.Checked, scope map[string]int, costs func(i
 	return nil
 }
 
-// branch splices If node n (kernel b) under guard g: its condition, both
-// branches and the merge (see Brancher).
-func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs plan.Costs, g guard, prefix string) error {
+// branch splices If node i of sc (kernel b) under guard g: its condition,
+// both branches and the merge (see Brancher).
+func (l *lowering) branch(sc *scope, i int, b Brancher, cs plan.Costs, g guard, prefix string) error {
+	n := sc.c.Graph.Nodes[i]
 	name := prefix + n.Name
+	in := make([]int, len(n.Inputs)) // the condition, then the captures
+	for j := range in {
+		s, err := sc.input(i, j)
+		if err != nil {
+			return fmt.Errorf("actor: node %q (op %s): %w", name, n.Op, err)
+		}
+		in[j] = s
+	}
 	then, els, res := b.Branches()
 	choice := l.add(name+"/choice", len(l.p.nodes))
 	cond := &ifCond{b: b}
-	if err := l.node(name, n.Op, cond, cond.Deps(), nil, cs, []int{scope[n.Inputs[0]]}, []int{choice}, g); err != nil {
+	if err := l.node(name, n.Op, cond, cond.Deps(), nil, cs, in[:1], []int{choice}, g); err != nil {
 		return err
 	}
-	caps := make([]int, len(n.Inputs)-1)
-	for j, in := range n.Inputs[1:] {
-		caps[j] = scope[in]
-	}
+	caps := in[1:]
 	merge := []int{choice}
 	for bi, bg := range [2]*subgraph.Graph{then, els} {
 		c, err := checkBranch(n, bg, res)
@@ -412,28 +459,28 @@ func (l *lowering) branch(n *subgraph.Node, b Brancher, scope map[string]int, cs
 			return err
 		}
 		sub := name + [2]string{"/then/", "/else/"}[bi]
-		inner := make(map[string]int, len(bg.Inputs)+len(bg.Consts)+len(bg.Nodes))
+		inner := newScope(c, len(bg.Inputs)+len(bg.Consts))
 		for j, in := range bg.Inputs {
-			inner[in.Name] = caps[j]
+			inner.named[in.Name] = caps[j]
 		}
 		for _, k := range bg.Consts {
-			inner[k.Name] = l.addConst(sub+k.Name, k.Tensor)
+			inner.named[k.Name] = l.addConst(sub+k.Name, k.Tensor)
 		}
 		costs := func(i int) (plan.Costs, error) {
 			bn := c.Graph.Nodes[i]
 			return l.splice(plan.Node{Name: sub + bn.Name, Op: bn.Op})
 		}
-		if err := l.graph(c, inner, costs, guardOn(int32(choice), byte(1-bi)), sub); err != nil {
+		if err := l.graph(inner, costs, guardOn(int32(choice), byte(1-bi)), sub); err != nil {
 			return err
 		}
 		for _, o := range bg.Outputs {
-			merge = append(merge, inner[o])
+			merge = append(merge, inner.tensor(o))
 		}
 	}
 	out := make([]int, len(n.Outputs))
+	sc.first[i] = int32(len(l.p.slots))
 	for j, o := range n.Outputs {
 		out[j] = l.add(prefix+o, len(l.p.nodes))
-		scope[o] = out[j]
 	}
 	m := &ifMerge{n: len(out)}
 	return l.node(name+"/merge", "If.merge", m, m.Deps(), nil, plan.Costs{}, merge, out, g)

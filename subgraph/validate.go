@@ -31,6 +31,47 @@ type Checked struct {
 	// deps holds each node's kernel's Deps as Validate read and checked
 	// it, by node index (nil: a Checked made otherwise; see Deps).
 	deps []kernel.Deps
+	// src holds the source of every node's every input, node by node:
+	// node i's are src[srcAt[i]:srcAt[i+1]] (nil: a Checked made
+	// otherwise; see Source).
+	src   []source
+	srcAt []int32
+}
+
+// source is the node producing a tensor (-1: a graph input or constant)
+// and the tensor's position among the node's outputs.
+type source struct{ node, output int32 }
+
+// Source returns the node producing input j of node i and the input's
+// position among that node's outputs; a graph input or constant gives
+// node -1 and output -1. For Validate's result it reads a table Validate
+// filled as it resolved the names, so that a caller walking every input
+// of a large graph probes no map; for a Checked made otherwise it looks
+// the name up in Producer. An input that names no tensor, or i or j out
+// of range, is an error wrapping ErrBadNode.
+func (c *Checked) Source(i, j int) (node, output int, err error) {
+	if c == nil || c.Graph == nil || i < 0 || i >= len(c.Graph.Nodes) || c.Graph.Nodes[i] == nil || j < 0 || j >= len(c.Graph.Nodes[i].Inputs) {
+		return -1, -1, fmt.Errorf("%w: no input %d of node %d", ErrBadNode, j, i)
+	}
+	if c.src != nil && i+1 < len(c.srcAt) {
+		s := c.src[int(c.srcAt[i])+j]
+		return int(s.node), int(s.output), nil
+	}
+	name := c.Graph.Nodes[i].Inputs[j]
+	p, ok := c.Producer[name]
+	switch {
+	case !ok:
+		return -1, -1, fmt.Errorf("%w: input %q of node %d is produced by no node, input or constant", ErrBadNode, name, i)
+	case p < 0:
+		return -1, -1, nil
+	case p >= len(c.Graph.Nodes) || c.Graph.Nodes[p] == nil:
+		return -1, -1, fmt.Errorf("%w: input %q of node %d: its producer %d is no node", ErrBadNode, name, i, p)
+	}
+	out := slices.Index(c.Graph.Nodes[p].Outputs, name)
+	if out < 0 {
+		return -1, -1, fmt.Errorf("%w: input %q of node %d: node %d does not output it", ErrBadNode, name, i, p)
+	}
+	return p, out, nil
 }
 
 // Deps returns the Deps of node i's kernel. For Validate's result it is
@@ -209,23 +250,27 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 			c.Producer[o] = i
 		}
 	}
-	// prod lists the producer of every node's every input, node by node
-	// (-1: a graph input or constant), so that order and infer probe no map.
-	nin := 0
-	for _, n := range g.Nodes {
-		nin += len(n.Inputs)
+	// The source of every node's every input, node by node, so that order,
+	// infer and the callers of Source probe no map.
+	c.srcAt = make([]int32, len(g.Nodes)+1)
+	for i, n := range g.Nodes {
+		c.srcAt[i+1] = c.srcAt[i] + int32(len(n.Inputs))
 	}
-	prod := make([]int32, 0, nin)
+	c.src = make([]source, 0, c.srcAt[len(g.Nodes)])
 	for _, n := range g.Nodes {
 		for _, in := range n.Inputs {
 			p, ok := c.Producer[in]
 			if !ok {
 				return fail(n.Name, n.Op, ErrDangling, "input %q is produced by no node, input or constant", in)
 			}
-			prod = append(prod, int32(p))
+			s := source{node: -1, output: -1}
+			if p >= 0 {
+				s = source{node: int32(p), output: int32(outputIndex(g.Nodes[p], in))}
+			}
+			c.src = append(c.src, s)
 		}
 	}
-	order, err := c.order(prod)
+	order, err := c.order()
 	if err != nil {
 		return nil, err
 	}
@@ -264,17 +309,25 @@ func newKernel(reg kernel.Resolver, n *Node) (k kernel.Kernel, err error) {
 	return k, err
 }
 
-// order is Kahn's algorithm taking the lowest-index ready node first;
-// prod lists the producer of each node's each input (see Validate).
-func (c *Checked) order(prod []int32) ([]int, error) {
+// outputIndex is the position of tensor name among n's outputs.
+func outputIndex(n *Node, name string) int {
+	if len(n.Outputs) == 1 {
+		return 0 // the producer Validate found: it outputs name
+	}
+	return slices.Index(n.Outputs, name)
+}
+
+// order is Kahn's algorithm taking the lowest-index ready node first, over
+// the inputs' sources (src).
+func (c *Checked) order() ([]int, error) {
 	g := c.Graph
 	n := len(g.Nodes)
 	indeg := make([]int32, n)
 	// The users of node p are users[at[p]:at[p+1]], in index order.
 	at := make([]int32, n+1)
-	for _, p := range prod {
-		if p >= 0 {
-			at[p+1]++
+	for _, s := range c.src {
+		if s.node >= 0 {
+			at[s.node+1]++
 		}
 	}
 	for p := range n {
@@ -285,7 +338,7 @@ func (c *Checked) order(prod []int32) ([]int, error) {
 	k := 0
 	for i, nd := range g.Nodes {
 		for range nd.Inputs {
-			if p := prod[k]; p >= 0 {
+			if p := c.src[k].node; p >= 0 {
 				indeg[i]++
 				users[fill[p]] = int32(i)
 				fill[p]++
@@ -355,9 +408,15 @@ func (c *Checked) infer() error {
 	}
 	// The nodes' output tensors, taken in turn (Meta keeps them); the
 	// inputs' scratch, which InferShape does not keep.
-	outs, tensors := make([]*kernel.Tensor, nout), make([]kernel.Tensor, nout)
-	for j := range outs {
-		outs[j] = &tensors[j]
+	all, tensors := make([]*kernel.Tensor, nout), make([]kernel.Tensor, nout)
+	for j := range all {
+		all[j] = &tensors[j]
+	}
+	outs := all
+	// Node i's outputs, once known, are all[outAt[i]:]; -1: not known.
+	outAt := make([]int32, len(g.Nodes))
+	for i := range outAt {
+		outAt[i] = -1
 	}
 	scratch := make([]*kernel.Tensor, maxIn)
 	for _, i := range c.Order {
@@ -366,8 +425,15 @@ func (c *Checked) infer() error {
 		clear(in)
 		known := true
 		for j, name := range n.Inputs {
-			m, ok := c.Meta[name]
-			if !ok {
+			var m *kernel.Tensor
+			if s := c.src[int(c.srcAt[i])+j]; s.node >= 0 {
+				if at := outAt[s.node]; at >= 0 {
+					m = all[int(at)+int(s.output)]
+				}
+			} else {
+				m = c.Meta[name]
+			}
+			if m == nil {
 				known = false
 				break
 			}
@@ -385,6 +451,7 @@ func (c *Checked) infer() error {
 			continue
 		}
 		out := outs[:len(n.Outputs):len(n.Outputs)]
+		at := len(all) - len(outs)
 		outs = outs[len(n.Outputs):]
 		if err := inferInto(k, in, out); err != nil {
 			return &Error{Graph: g.Name, Node: n.Name, Op: n.Op, Err: fmt.Errorf("%w: %w", ErrInferShape, err)}
@@ -392,6 +459,7 @@ func (c *Checked) infer() error {
 		if deps.Compute {
 			continue // only an upper bound is known
 		}
+		outAt[i] = int32(at)
 		for j, name := range n.Outputs {
 			c.Meta[name] = out[j]
 		}

@@ -343,5 +343,57 @@ func TestOrderMatchesPlainKahn(t *testing.T) {
 		if !slices.Equal(c.Order, want) {
 			t.Fatalf("trial %d: order %v, want %v", trial, c.Order, want)
 		}
+		checkSources(t, c)
+	}
+}
+
+// checkSources compares c's Source of every input with the name's
+// producer and its position among the producer's outputs, for c and for
+// a Checked made by hand from the same graph (no table: Source looks the
+// names up).
+func checkSources(t *testing.T, c *subgraph.Checked) {
+	t.Helper()
+	byHand := &subgraph.Checked{Graph: c.Graph, Order: c.Order, Kernels: c.Kernels, Producer: c.Producer, Meta: c.Meta}
+	for i, n := range c.Graph.Nodes {
+		for j, name := range n.Inputs {
+			wantNode, wantOut := c.Producer[name], -1
+			if wantNode >= 0 {
+				wantOut = slices.Index(c.Graph.Nodes[wantNode].Outputs, name)
+			}
+			for _, cc := range []*subgraph.Checked{c, byHand} {
+				node, out, err := cc.Source(i, j)
+				if err != nil || node != wantNode || out != wantOut {
+					t.Fatalf("node %d input %d (%q): Source %d, %d, %v; want %d, %d", i, j, name, node, out, err, wantNode, wantOut)
+				}
+			}
+		}
+	}
+	for _, ij := range [][2]int{{-1, 0}, {len(c.Graph.Nodes), 0}, {0, -1}, {0, len(c.Graph.Nodes[0].Inputs)}} {
+		if _, _, err := c.Source(ij[0], ij[1]); !errors.Is(err, subgraph.ErrBadNode) {
+			t.Fatalf("Source(%d, %d): %v, want ErrBadNode", ij[0], ij[1], err)
+		}
+	}
+}
+
+// TestSourceOfMultiOutputNodes: Source gives the output position of an
+// input produced by a node of several outputs.
+func TestSourceOfMultiOutputNodes(t *testing.T) {
+	g := &subgraph.Graph{
+		Name:   "g",
+		Inputs: []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{4, 6}}},
+		Nodes: []*subgraph.Node{
+			{Name: "split", Op: "Split", Attrs: kernel.Attrs{"axis": int64(1), "num_outputs": int64(3)}, Inputs: []string{"x"}, Outputs: []string{"a", "b", "c"}},
+			{Name: "add", Op: "Add", Inputs: []string{"c", "a"}, Outputs: []string{"y"}},
+			{Name: "mul", Op: "Mul", Inputs: []string{"b", "b"}, Outputs: []string{"z"}},
+		},
+		Outputs: []string{"y", "z"},
+	}
+	c, err := subgraph.Validate(g, reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSources(t, c)
+	if node, out, _ := c.Source(1, 0); node != 0 || out != 2 {
+		t.Fatalf("Source(1, 0) = %d, %d; want 0, 2", node, out)
 	}
 }
