@@ -157,8 +157,9 @@ var (
 	// output or an input. (The same sentinel as subgraph's.)
 	ErrBadOutput = subgraph.ErrBadOutput
 	// ErrInvalid: a nil context or graph, a method of a nil or zero Executable or
-	// Pending (one Compile or Submit did not make), or a workspace that is
-	// not memory of the executable's device (device.Owner).
+	// Pending (one Compile or Submit did not make), a Carry from a nil or
+	// zero Pending, or a workspace that is not memory of the executable's
+	// device (device.Owner).
 	ErrInvalid = errors.New("invalid argument")
 	// ErrPanic: user code panicked — a kernel's method, an op factory, a
 	// registry, a placement policy, a host-cost hook, a device of the

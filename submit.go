@@ -211,9 +211,9 @@ func (e *Executable) submitInputs(inputs map[string]*kernel.Tensor, carries []Ca
 	for _, c := range carries {
 		switch {
 		case c.From == nil:
-			return nil, fmt.Errorf("pipert: submit: %w: carry to input %q: no step to carry from", ErrBadInput, c.Input)
+			return nil, fmt.Errorf("pipert: submit: %w: carry to input %q: no step to carry from", ErrInvalid, c.Input)
 		case c.From.e == nil:
-			return nil, fmt.Errorf("pipert: submit: %w: carry to input %q: the step was not made by Submit", ErrBadInput, c.Input)
+			return nil, fmt.Errorf("pipert: submit: %w: carry to input %q: the step was not made by Submit", ErrInvalid, c.Input)
 		case c.From.e != e:
 			return nil, fmt.Errorf("pipert: submit: %w: carry to input %q: the step is another executable's", ErrBadInput, c.Input)
 		case !e.hasInput(c.Input):

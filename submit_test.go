@@ -194,18 +194,20 @@ func TestSubmitMisuse(t *testing.T) {
 		in   map[string]*kernel.Tensor
 		cs   []pipert.Carry
 		want string
+		is   error
 	}{
-		{nil, nil, `missing input "x"`},
-		{map[string]*kernel.Tensor{"x": x, "y": x}, nil, `unknown input "y"`},
-		{nil, []pipert.Carry{{Output: "relu_0:0", Input: "x"}}, "no step to carry from"},
-		{nil, []pipert.Carry{{From: q, Output: "relu_0:0", Input: "x"}}, "another executable's"},
-		{nil, []pipert.Carry{{From: p0, Output: "nope", Input: "x"}}, `unknown output "nope"`},
-		{nil, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "y"}}, `unknown input "y"`},
-		{in, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "x"}}, "both given and carried"},
-		{nil, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "x"}, {From: p0, Output: "relu_0:0", Input: "x"}}, "carried twice"},
+		{nil, nil, `missing input "x"`, pipert.ErrBadInput},
+		{map[string]*kernel.Tensor{"x": x, "y": x}, nil, `unknown input "y"`, pipert.ErrBadInput},
+		{nil, []pipert.Carry{{Output: "relu_0:0", Input: "x"}}, "no step to carry from", pipert.ErrInvalid},
+		{nil, []pipert.Carry{{From: &pipert.Pending{}, Output: "relu_0:0", Input: "x"}}, "not made by Submit", pipert.ErrInvalid},
+		{nil, []pipert.Carry{{From: q, Output: "relu_0:0", Input: "x"}}, "another executable's", pipert.ErrBadInput},
+		{nil, []pipert.Carry{{From: p0, Output: "nope", Input: "x"}}, `unknown output "nope"`, pipert.ErrBadInput},
+		{nil, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "y"}}, `unknown input "y"`, pipert.ErrBadInput},
+		{in, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "x"}}, "both given and carried", pipert.ErrBadInput},
+		{nil, []pipert.Carry{{From: p0, Output: "relu_0:0", Input: "x"}, {From: p0, Output: "relu_0:0", Input: "x"}}, "carried twice", pipert.ErrBadInput},
 	} {
-		if _, err := exe.Submit(ctx, c.in, c.cs...); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Submit(%v, %v): %v, want %q", c.in, c.cs, err, c.want)
+		if _, err := exe.Submit(ctx, c.in, c.cs...); err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, c.is) {
+			t.Errorf("Submit(%v, %v): %v, want %q wrapping %v", c.in, c.cs, err, c.want, c.is)
 		}
 	}
 	//lint:ignore SA1012 a nil context is the misuse tested
