@@ -76,7 +76,8 @@ type Options struct {
 	// 4 KiB for each counter track. The writer makes a chunk for each
 	// slice track and one spare ahead, as tracks are registered, while it
 	// has nothing to write; a counter track records into a 4 KiB chunk of
-	// its own, made with it, first.
+	// its own, made with it, first. The spares may take at most 4 GiB:
+	// SpareChunks * ChunkBytes beyond that is refused.
 	SpareChunks int
 	// NoBlock makes a track that finds every chunk in use drop its events
 	// (counted in Stats.Dropped) instead of waiting for the writer. Dropped
@@ -105,6 +106,9 @@ const (
 	minChunkBytes      = 1 << 10
 	maxChunkBytes      = 1 << 30
 	defaultSpareChunks = 4
+	// maxSpareBytes bounds SpareChunks * ChunkBytes: the spares of the
+	// largest chunks at the default count.
+	maxSpareBytes = defaultSpareChunks * maxChunkBytes
 )
 
 // ErrOptions is matched by the errors of New and Create given invalid
@@ -133,6 +137,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.SpareChunks < 0 {
 		return o, fmt.Errorf("%w: negative spare chunk count %d", ErrOptions, o.SpareChunks)
+	}
+	if o.SpareChunks > maxSpareBytes/o.ChunkBytes {
+		return o, fmt.Errorf("%w: %d spare chunks of %d bytes: more than %d bytes", ErrOptions, o.SpareChunks, o.ChunkBytes, maxSpareBytes)
 	}
 	return o, nil
 }

@@ -502,7 +502,7 @@ func TestOrphanFlows(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	for _, o := range []Options{{Format: 9}, {ChunkBytes: 100}, {ChunkBytes: -1}, {ChunkBytes: 1<<30 + 1}, {ChunkBytes: math.MaxInt}, {SpareChunks: -1}} {
+	for _, o := range []Options{{Format: 9}, {ChunkBytes: 100}, {ChunkBytes: -1}, {ChunkBytes: 1<<30 + 1}, {ChunkBytes: math.MaxInt}, {SpareChunks: -1}, {SpareChunks: 1 << 40}, {SpareChunks: math.MaxInt}, {ChunkBytes: 1 << 30, SpareChunks: 5}, {ChunkBytes: 1 << 10, SpareChunks: 4<<20 + 1}} {
 		if _, err := New(io.Discard, o); !errors.Is(err, ErrOptions) {
 			t.Errorf("New(%+v) = %v, want ErrOptions", o, err)
 		}
