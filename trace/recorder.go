@@ -396,7 +396,7 @@ func (r *Recorder) Stats() Stats {
 // Track's writer must have stopped before Close; later calls on its tracks
 // are no-ops. Close is idempotent: a later call, or one made while the
 // first is at work, returns once the first has returned, with its error.
-func (r *Recorder) Close() error {
+func (r *Recorder) Close() (err error) {
 	if r == nil {
 		return nil
 	}
@@ -411,6 +411,30 @@ func (r *Recorder) Close() error {
 	tracks := r.tracks
 	r.mu.Unlock()
 
+	finished := false
+	defer func() {
+		if !finished {
+			// The writer called runtime.Goexit on this goroutine: the
+			// calls waiting for this one return its error.
+			err = r.count.goexited()
+		}
+		r.mu.Lock()
+		if r.misuse != nil {
+			err = errors.Join(r.misuse, err)
+		}
+		r.closeErr = err
+		r.mu.Unlock()
+		close(r.closeEnd)
+	}()
+	err = r.finish(tracks)
+	finished = true
+	return err
+}
+
+// finish is Close's work once recording has stopped: it hands the tracks'
+// last chunks to the writer, waits for it to drain, writes the trailer,
+// flushes, and closes the spill and the file.
+func (r *Recorder) finish(tracks []*Track) error {
 	for _, t := range tracks {
 		if c := t.cur; c != nil {
 			t.cur = nil
@@ -426,12 +450,14 @@ func (r *Recorder) Close() error {
 
 	err := r.werr
 	if r.spill != nil {
+		defer func() {
+			name := r.spill.Name()
+			r.spill.Close()
+			os.Remove(name)
+		}()
 		if err == nil {
 			err = r.unspill()
 		}
-		name := r.spill.Name()
-		r.spill.Close()
-		os.Remove(name)
 	}
 	if err == nil {
 		if err = r.enc.finish(); err != nil {
@@ -446,27 +472,39 @@ func (r *Recorder) Close() error {
 			err = fmt.Errorf("trace: %w", cerr)
 		}
 	}
-	r.mu.Lock()
-	if r.misuse != nil {
-		err = errors.Join(r.misuse, err)
-	}
-	r.closeErr = err
-	r.mu.Unlock()
-	close(r.closeEnd)
 	return err
 }
 
 // run is the writer goroutine: it encodes handed-over chunks in order and
 // returns them to the pool. After an error it keeps draining without
-// encoding, so that tracks never wait on a dead writer.
+// encoding, so that tracks never wait on a dead writer. A writer that
+// calls runtime.Goexit ends the goroutine: the batch's chunks go back to
+// the pool, the error is sticky, and a new writer goroutine goes on
+// draining.
 func (r *Recorder) run() {
-	defer close(r.done)
-	for {
-		batch := r.x.take()
-		if batch == nil {
+	var batch []*chunk
+	ended := false
+	defer func() {
+		if ended {
+			close(r.done)
 			return
 		}
+		if r.werr == nil {
+			r.werr = fmt.Errorf("trace: write: %w", r.count.goexited())
+		}
 		for _, c := range batch {
+			r.x.release(c)
+		}
+		go r.run()
+	}()
+	for {
+		batch = r.x.take()
+		if batch == nil {
+			ended = true
+			return
+		}
+		for len(batch) > 0 {
+			c := batch[0]
 			if r.werr == nil && r.spill != nil {
 				if err := spillChunk(r.spill, c); err != nil {
 					r.werr = fmt.Errorf("trace: spill: %w", err)
@@ -479,6 +517,7 @@ func (r *Recorder) run() {
 			r.events.Add(uint64(c.n + c.packed))
 			r.chunks.Add(1)
 			r.x.release(c)
+			batch = batch[1:]
 		}
 	}
 }
@@ -526,9 +565,10 @@ func (r *Recorder) nameOf(n Name) string {
 	return r.names[n]
 }
 
-// ErrWriter is the error of a writer given to New that panicked: the
-// panic is recovered, the writer is not called again, and Close returns
-// an error wrapping ErrWriter with the panic's value.
+// ErrWriter is the error of a writer given to New that panicked or called
+// runtime.Goexit: the panic is recovered (Goexit ends only the goroutine
+// that called the writer), the writer is not called again, and Close
+// returns an error wrapping ErrWriter with the panic's value.
 var ErrWriter = errors.New("trace: the writer panicked")
 
 // countingWriter counts the bytes written through it, and turns a panic
@@ -543,15 +583,35 @@ func (c *countingWriter) Write(p []byte) (n int, err error) {
 	if c.panicked != nil {
 		return 0, c.panicked
 	}
+	returned := false
 	defer func() {
+		if returned {
+			return
+		}
 		if v := recover(); v != nil {
 			c.panicked = fmt.Errorf("%w: %v", ErrWriter, v)
 			n, err = 0, c.panicked
+			return
 		}
+		// runtime.Goexit: the goroutine ends; the writer is called no more.
+		c.panicked = errWriterGoexit
 	}()
 	n, err = c.w.Write(p)
+	returned = true
 	c.n.Add(uint64(max(n, 0)))
 	return n, err
+}
+
+// errWriterGoexit is the error of a writer that called runtime.Goexit.
+var errWriterGoexit = fmt.Errorf("%w: runtime.Goexit", ErrWriter)
+
+// goexited returns the error of a writer that ended its goroutine by
+// runtime.Goexit, called on that goroutine's way out.
+func (c *countingWriter) goexited() error {
+	if c.panicked != nil {
+		return c.panicked
+	}
+	return errWriterGoexit
 }
 
 // encoder turns chunks of records into one output format. Its methods are

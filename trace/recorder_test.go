@@ -7,9 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -639,4 +641,80 @@ func TestNewOfNilWriter(t *testing.T) {
 	if r, err := New(nil, Options{}); !errors.Is(err, ErrOptions) || r != nil {
 		t.Errorf("New(nil): %v, %v; want ErrOptions", r, err)
 	}
+}
+
+// TestGoexitWriter: a writer that calls runtime.Goexit (as testing's
+// FailNow does), in the writer goroutine or in Close, ends only the
+// goroutine that called it: every Close, that one's if it returns and
+// every later one, returns an error wrapping ErrWriter, the recording
+// goroutines never wait for a writer that is gone, and the writer is
+// called no more.
+func TestGoexitWriter(t *testing.T) {
+	for _, c := range []struct {
+		events int
+		spill  bool
+	}{{10, false}, {200_000, false}, {200_000, true}} { // written by Close, by the writer goroutine, by Close from the spill
+		events := c.events
+		w := &goexitWriter{}
+		dir := t.TempDir()
+		r, err := New(w, Options{ChunkBytes: 1 << 10, SpareChunks: 1, Defer: c.spill, SpillDir: dir})
+		if err != nil {
+			t.Fatalf("%d events: New: %v", events, err)
+		}
+		s := r.Track("s", SliceTrack, Host)
+		n := r.Intern("n")
+		for i := range events {
+			s.Slice(int64(i), 1, n)
+		}
+		closed := make(chan error, 2)
+		for range 2 {
+			go func() {
+				ok := false
+				defer func() {
+					if !ok {
+						closed <- nil
+					}
+				}()
+				err := r.Close()
+				ok = true
+				closed <- err
+			}()
+		}
+		returned := 0
+		for range 2 {
+			select {
+			case err := <-closed:
+				if err == nil {
+					continue // the goroutine that met the Goexit
+				}
+				returned++
+				if !errors.Is(err, ErrWriter) || !strings.Contains(err.Error(), "Goexit") {
+					t.Errorf("%d events: Close = %v, want an error wrapping ErrWriter naming Goexit", events, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%d events: Close waits for a Close whose writer called runtime.Goexit", events)
+			}
+		}
+		if returned == 0 {
+			t.Errorf("%d events: no Close returned", events)
+		}
+		if err := r.Close(); !errors.Is(err, ErrWriter) {
+			t.Errorf("%d events: Close again = %v, want ErrWriter", events, err)
+		}
+		if w.calls != 1 {
+			t.Errorf("%d events: the writer was called %d times after its Goexit, want never", events, w.calls-1)
+		}
+		if left, err := os.ReadDir(dir); err != nil || len(left) > 0 {
+			t.Errorf("%d events: spill directory holds %d files after Close (%v), want none", events, len(left), err)
+		}
+	}
+}
+
+// goexitWriter calls runtime.Goexit at every write.
+type goexitWriter struct{ calls int }
+
+func (w *goexitWriter) Write(p []byte) (int, error) {
+	w.calls++
+	runtime.Goexit()
+	return len(p), nil
 }
