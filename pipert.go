@@ -734,9 +734,9 @@ func (e *Executable) quiesce() (unlock func()) {
 // after Close. A smaller buffer, or one whose contents (Data) are shorter
 // than its size, is an error wrapping ErrShortWorkspace; a buffer of
 // another device, or one freed, when the device tells (device.Owner), one
-// wrapping ErrInvalid; on a heterogeneous executable, one wrapping
-// errors.ErrUnsupported. Like WorkspaceSize, it waits for the calls in
-// flight and the submitted steps to end.
+// wrapping ErrInvalid; on a heterogeneous executable, or one without the
+// memory plan, one wrapping errors.ErrUnsupported. Like WorkspaceSize, it
+// waits for the calls in flight and the submitted steps to end.
 func (e *Executable) UseWorkspace(buf device.Buffer) error {
 	if err := e.usable("UseWorkspace"); err != nil {
 		return err

@@ -130,8 +130,9 @@ func TestZeroValuesAreErrors(t *testing.T) {
 }
 
 // TestClosedHeterogeneousWorkspace: WorkspaceSize and UseWorkspace of a
-// heterogeneous executable are unsupported (errors.ErrUnsupported), and
-// after Close, of any executable, they fail with ErrClosed.
+// heterogeneous executable are unsupported (errors.ErrUnsupported), as is
+// UseWorkspace of an executable without the memory plan, and after Close,
+// of any executable, they fail with ErrClosed.
 func TestClosedHeterogeneousWorkspace(t *testing.T) {
 	for _, het := range []bool{false, true} {
 		var opts []pipert.Option
@@ -155,6 +156,8 @@ func TestClosedHeterogeneousWorkspace(t *testing.T) {
 			if err := exe.UseWorkspace(buf); !errors.Is(err, errors.ErrUnsupported) {
 				t.Errorf("heterogeneous UseWorkspace: %v, want errors.ErrUnsupported", err)
 			}
+		} else if err := exe.UseWorkspace(buf); !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "memory plan") {
+			t.Errorf("UseWorkspace without the memory plan: %v, want errors.ErrUnsupported naming the memory plan", err)
 		}
 		exe.Close()
 		if _, err := exe.WorkspaceSize(); !errors.Is(err, pipert.ErrClosed) {

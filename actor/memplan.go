@@ -400,7 +400,8 @@ func (a *SuperKernelActor) WorkspaceSize() (int64, error) {
 
 // UseWorkspace makes buf, a buffer of the actor's device of at least
 // WorkspaceSize bytes owned by the caller, the arena of the actor's memory
-// plan (plan.MemoryPlan must be on): runs place every intermediate tensor
+// plan (plan.MemoryPlan must be on; without it, the error wraps
+// errors.ErrUnsupported): runs place every intermediate tensor
 // and workspace in it and call no allocator for them. The caller keeps
 // buf alive until Close (or the next UseWorkspace) and frees it after;
 // a run whose tensors outgrow it falls back to the allocator and then
@@ -412,7 +413,7 @@ func (a *SuperKernelActor) UseWorkspace(buf device.Buffer) error {
 		return ErrClosed
 	}
 	if !a.r.planOn {
-		return fmt.Errorf("actor: UseWorkspace needs the memory plan (plan.MemoryPlan)")
+		return fmt.Errorf("actor: UseWorkspace needs the memory plan (plan.MemoryPlan): %w", errors.ErrUnsupported)
 	}
 	mp, err := a.r.dryPlan()
 	if err != nil {
