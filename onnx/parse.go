@@ -34,8 +34,12 @@ func Parse(b []byte) (*Model, error) {
 // Read reads a whole model from r (see Parse). The buffer it reads into is
 // its own, so it also moves each tensor's raw data, by a few bytes over
 // headers already decoded, to an address its element size divides:
-// Tensor.Kernel then aliases the data instead of copying it.
+// Tensor.Kernel then aliases the data instead of copying it. A nil r is
+// an error wrapping ErrFormat.
 func Read(r io.Reader) (*Model, error) {
+	if r == nil {
+		return nil, fmt.Errorf("onnx: read: %w: nil reader", ErrFormat)
+	}
 	var b []byte
 	var err error
 	if l, ok := r.(interface{ Len() int }); ok {

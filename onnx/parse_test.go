@@ -307,3 +307,14 @@ func TestOpsetImportedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestNilReaderIsAnError: Read and ImportReader given a nil reader fail
+// with ErrFormat, as for a model with no bytes, instead of panicking.
+func TestNilReaderIsAnError(t *testing.T) {
+	if _, err := Read(nil); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "nil reader") {
+		t.Errorf("Read(nil): %v, want ErrFormat naming the nil reader", err)
+	}
+	if _, err := ImportReader(nil, Options{}); !errors.Is(err, ErrFormat) {
+		t.Errorf("ImportReader(nil): %v, want ErrFormat", err)
+	}
+}
