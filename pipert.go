@@ -75,7 +75,8 @@ const (
 	PerTensor = plan.PerTensor
 )
 
-// ParseBarrierPolicy returns the policy called s ("drain", "per-tensor").
+// ParseBarrierPolicy returns the policy called s ("drain", "per-tensor");
+// another name is an error wrapping ErrConfig.
 func ParseBarrierPolicy(s string) (BarrierPolicy, error) { return plan.ParseBarrierPolicy(s) }
 
 // Costs are synthetic host costs per stage; see plan.Costs.
@@ -955,5 +956,6 @@ func LoadONNX(path string, opts ...ImportOption) (*subgraph.Graph, error) {
 // Modes lists the execution modes, KBK first.
 func Modes() []Mode { return plan.Modes() }
 
-// ParseMode returns the mode called s ("kbk", "async", "pipeline", "replay").
+// ParseMode returns the mode called s ("kbk", "async", "pipeline",
+// "replay"); another name is an error wrapping ErrConfig.
 func ParseMode(s string) (Mode, error) { return plan.ParseMode(s) }

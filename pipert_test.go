@@ -2,6 +2,7 @@ package pipert_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -70,8 +71,11 @@ func TestCompileRejectsBadGraphsAndOptions(t *testing.T) {
 	if _, err := pipert.Compile(graph(), pipert.WithMode(42)); err == nil {
 		t.Fatal("invalid mode accepted")
 	}
-	if _, err := pipert.ParseMode("warp"); err == nil {
-		t.Fatal("unknown mode name parsed")
+	if _, err := pipert.ParseMode("warp"); !errors.Is(err, pipert.ErrConfig) {
+		t.Fatalf("unknown mode name: %v, want ErrConfig", err)
+	}
+	if _, err := pipert.ParseBarrierPolicy("sometimes"); !errors.Is(err, pipert.ErrConfig) {
+		t.Fatalf("unknown barrier policy name: %v, want ErrConfig", err)
 	}
 }
 

@@ -90,7 +90,8 @@ func (k CacheKinds) String() string {
 
 // ParseCaches parses a comma-separated list of local, global, infer,
 // setup, plan and runners, "none" (or the empty string) for NoCaches, or
-// "default" for DefaultCaches. It parses what CacheKinds.String writes.
+// "default" for DefaultCaches. It parses what CacheKinds.String writes; an
+// unknown name is an error wrapping ErrConfig.
 func ParseCaches(s string) (CacheKinds, error) {
 	s = strings.TrimSpace(s)
 	switch s {
@@ -110,7 +111,7 @@ func ParseCaches(s string) (CacheKinds, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("plan: unknown cache %q (have local, global, infer, setup, plan, runners, or none or default alone)", f)
+			return 0, fmt.Errorf("plan: %w: unknown cache %q (have local, global, infer, setup, plan, runners, or none or default alone)", ErrConfig, f)
 		}
 	}
 	return k, nil

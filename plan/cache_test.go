@@ -34,8 +34,8 @@ func TestParseCaches(t *testing.T) {
 		t.Errorf(`ParseCaches("default") = %v, %v`, got, err)
 	}
 	for _, bad := range []string{"tiling", "local,none", "local,,global", "default,local"} {
-		if _, err := ParseCaches(bad); err == nil {
-			t.Errorf("ParseCaches(%q): no error", bad)
+		if _, err := ParseCaches(bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("ParseCaches(%q): %v, want ErrConfig", bad, err)
 		}
 	}
 }
@@ -120,7 +120,7 @@ func TestTilingCopyConfig(t *testing.T) {
 			t.Errorf("%v: parsed %v, %v", tc, got, err)
 		}
 	}
-	if _, err := ParseTilingCopy("later"); err == nil {
-		t.Error(`"later" parsed`)
+	if _, err := ParseTilingCopy("later"); !errors.Is(err, ErrConfig) {
+		t.Errorf("ParseTilingCopy(later): %v, want ErrConfig", err)
 	}
 }

@@ -43,14 +43,15 @@ func (m Mode) String() string {
 // Valid reports whether m is one of the modes.
 func (m Mode) Valid() bool { return m >= KBK && m <= lastMode }
 
-// ParseMode returns the mode named s ("kbk", "async", "pipeline", "replay").
+// ParseMode returns the mode named s ("kbk", "async", "pipeline", "replay");
+// another name is an error wrapping ErrConfig.
 func ParseMode(s string) (Mode, error) {
 	for m := KBK; m <= lastMode; m++ {
 		if modeNames[m] == s {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("plan: unknown mode %q (have kbk, async, pipeline, replay)", s)
+	return 0, fmt.Errorf("plan: %w: unknown mode %q (have kbk, async, pipeline, replay)", ErrConfig, s)
 }
 
 // Modes lists every mode, KBK first.
@@ -94,14 +95,15 @@ func (p BarrierPolicy) String() string {
 // Valid reports whether p is one of the policies.
 func (p BarrierPolicy) Valid() bool { return p >= Drain && p <= lastBarrier }
 
-// ParseBarrierPolicy returns the policy named s ("drain", "per-tensor").
+// ParseBarrierPolicy returns the policy named s ("drain", "per-tensor");
+// another name is an error wrapping ErrConfig.
 func ParseBarrierPolicy(s string) (BarrierPolicy, error) {
 	for p := Drain; p <= lastBarrier; p++ {
 		if barrierNames[p] == s {
 			return p, nil
 		}
 	}
-	return 0, fmt.Errorf("plan: unknown barrier policy %q (have drain, per-tensor)", s)
+	return 0, fmt.Errorf("plan: %w: unknown barrier policy %q (have drain, per-tensor)", ErrConfig, s)
 }
 
 // Plan is a mode as data, what the runtime's one engine reads: which

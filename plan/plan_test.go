@@ -56,11 +56,11 @@ func TestParse(t *testing.T) {
 			t.Errorf("ParseBarrierPolicy(%q) = %v, %v", p, got, err)
 		}
 	}
-	if _, err := ParseMode("hetero"); err == nil {
-		t.Error("hetero parsed as a mode")
+	if _, err := ParseMode("hetero"); !errors.Is(err, ErrConfig) {
+		t.Errorf("ParseMode(hetero): %v, want ErrConfig", err)
 	}
-	if _, err := ParseBarrierPolicy("x"); err == nil {
-		t.Error("x parsed as a policy")
+	if _, err := ParseBarrierPolicy("x"); !errors.Is(err, ErrConfig) {
+		t.Errorf("ParseBarrierPolicy(x): %v, want ErrConfig", err)
 	}
 }
 

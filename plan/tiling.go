@@ -63,14 +63,14 @@ func (t TilingCopy) String() string {
 func (t TilingCopy) Valid() bool { return t >= WithKernel && t <= lastTilingCopy }
 
 // ParseTilingCopy returns the strategy named s ("with-kernel",
-// "multi-stream", "whole").
+// "multi-stream", "whole"); another name is an error wrapping ErrConfig.
 func ParseTilingCopy(s string) (TilingCopy, error) {
 	for t := WithKernel; t <= lastTilingCopy; t++ {
 		if tilingCopyNames[t] == s {
 			return t, nil
 		}
 	}
-	return 0, fmt.Errorf("plan: unknown tiling copy %q (have with-kernel, multi-stream, whole)", s)
+	return 0, fmt.Errorf("plan: %w: unknown tiling copy %q (have with-kernel, multi-stream, whole)", ErrConfig, s)
 }
 
 // TilingStats count a run's tiling data on its way to the device: the
