@@ -230,3 +230,67 @@ func TestGoexitInResizeSparesAnotherExecutable(t *testing.T) {
 		t.Errorf("the other executable's run: %v", err)
 	}
 }
+
+// allocGoexitDev is a simulator whose Alloc calls runtime.Goexit on its
+// first call once armed.
+type allocGoexitDev struct {
+	*device.Sim
+	armed atomic.Bool
+}
+
+func (d *allocGoexitDev) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	if d.armed.CompareAndSwap(true, false) {
+		runtime.Goexit()
+	}
+	return d.Sim.Alloc(size, materialize)
+}
+
+// TestGoexitOutsideKernelSteps: a device that calls runtime.Goexit while
+// a submitted run uploads its inputs, before any kernel's step, fails the
+// run with an error matching ErrGoexit that names no kernel's step (it
+// named the first node, at a stage "Stage(0)").
+func TestGoexitOutsideKernelSteps(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6, 7, -8}, 2, 4)}
+	for _, m := range everyMode()[:6] {
+		t.Run(m.name, func(t *testing.T) {
+			sim, err := device.NewSim(device.SimOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &allocGoexitDev{Sim: sim}
+			b := subgraph.NewBuilder("g")
+			h := b.Input("x", kernel.Float32, 2, 4)
+			for range 3 {
+				h = b.Op("ReLU", h)
+			}
+			b.Output(h)
+			exe, err := pipert.Compile(b.Graph(), append(m.opts, pipert.WithDevice(d))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer exe.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for run := range 2 {
+				d.armed.Store(run == 1)
+				p, err := exe.Submit(ctx, in)
+				if err == nil {
+					_, err = p.Wait()
+				}
+				if run == 0 {
+					if err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if !errors.Is(err, kernel.ErrGoexit) {
+					t.Fatalf("the run whose upload called Goexit: %v, want ErrGoexit", err)
+				}
+				var ke *kernel.Error
+				if errors.As(err, &ke) && (ke.Stage < kernel.StagePrepare || ke.Stage > kernel.StageLaunch) {
+					t.Fatalf("the run whose upload called Goexit: %v names stage %v", err, ke.Stage)
+				}
+			}
+		})
+	}
+}

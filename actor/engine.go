@@ -172,7 +172,8 @@ type worker struct {
 	wait  time.Duration
 	spans []plan.Span
 	// pos and stage are the node and step the goroutine runs (for the
-	// error of user code that ends the goroutine: runtime.Goexit).
+	// error of user code that ends the goroutine: runtime.Goexit); stage
+	// 0 when it runs none (a run's start and end on goroutine 0).
 	pos   int
 	stage kernel.Stage
 	_     [64]byte
@@ -181,6 +182,7 @@ type worker struct {
 // reset starts a run: the goroutine parked since the last one.
 func (k *worker) reset() {
 	k.carried, k.busy, k.wait, k.spans = 0, [kernel.StageLaunch + 1]time.Duration{}, 0, k.spans[:0]
+	k.stage = 0 // no step yet (see goexited)
 }
 
 func newEngine(a *SuperKernelActor) (*engine, error) {
@@ -345,6 +347,11 @@ func (e *engine) handler(w int) func(int32) error {
 // it names the node and step the goroutine ran.
 func (e *engine) goexited(w int) error {
 	k := &e.wk[w]
+	if k.stage == 0 {
+		// The caller's device, uploading the inputs or fetching the
+		// outputs: no kernel's step was running.
+		return fmt.Errorf("actor: outside a kernel's step: %w (%w)", kernel.ErrGoexit, kernel.ErrPanic)
+	}
 	return e.r.stageErr(k.pos, k.stage, fmt.Errorf("%w (%w)", kernel.ErrGoexit, kernel.ErrPanic))
 }
 
@@ -616,6 +623,7 @@ func (e *engine) run(ctx context.Context, inputs, into []*kernel.Tensor, start i
 	r.tiling.begin()
 	r.done = ctx.Done() // the caller's: rs.ctx would make a channel a run
 	e.start(rs, inputs, flow)
+	e.wk[0].stage = 0 // what follows runs no kernel's step but through resolve
 	var qerr error
 	if e.pipe != nil {
 		qerr = e.pipe.Wait()
