@@ -40,9 +40,11 @@ import (
 //     one-sided spectrum of m bins, whose Hermitian completion to
 //     dft_length (default 2·(m − 1)) it inverts into a real signal
 //     [… , dft_length, …, 1] (ONNX spelled IRFFT out for opsets 17 and
-//     20 alike in onnx/onnx#7574); only dft_length 2·(m − 1) and
-//     2·m − 1, the lengths whose spectra have m bins, are implemented
-//     (onnxruntime and the ONNX reference differ on the others).
+//     20 alike in onnx/onnx#7574). As numpy's irfft, which ONNX's
+//     reference calls, the inverse of length n reads the first n/2 + 1
+//     bins, the spectrum truncated or zero-padded to them, at any n
+//     (onnxruntime agrees for n = 2·(m − 1), for odd n ≥ 2·m − 1 and
+//     for m = 1, and departs from the specification at most others).
 //   - STFT(signal, frame_step[, window[, frame_length]]) (onesided 1): the
 //     DFT of each frame of signal [B, L, 1|2] ([B, L] is real, as
 //     onnxruntime takes it), frames starting every
@@ -495,9 +497,6 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 			if x.Shape[r-1] != 2 {
 				return 0, 0, 0, 0, fmt.Errorf("inverse onesided DFT of input %v: want a complex input [… , 2]", x.Shape)
 			}
-			if n != 2*(m-1) && n != 2*m-1 {
-				return 0, 0, 0, 0, fmt.Errorf("inverse onesided DFT of %d bins to dft_length %d: only %d and %d are implemented", m, n, 2*(m-1), 2*m-1)
-			}
 		case onesided:
 			if x.Shape[r-1] != 1 {
 				return 0, 0, 0, 0, fmt.Errorf("onesided DFT of input %v: want a real input [… , 1] (a complex signal has no one-sided spectrum)", x.Shape)
@@ -535,10 +534,11 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 		comp := x.Shape[r-1]
 		outer := x.Shape[:axis].NumElements()
 		inner := x.Shape[axis+1 : r-1].NumElements()
-		// IRFFT reads the m bins and completes them to n points.
-		pts := m
+		// IRFFT reads the first n/2 + 1 of the m bins (zero beyond m)
+		// and completes them to n points.
+		pts, read := m, m
 		if irfft {
-			pts = n
+			pts, read = n, min(m, n/2+1)
 		}
 		if int64(cap(xs)) < 2*pts {
 			xs = make([]float64, 2*pts)
@@ -550,7 +550,7 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 		xb, ob := x.Data(), o.Data()
 		for p := range outer {
 			for q := range inner {
-				for t := range m {
+				for t := range read {
 					i := ((p*m+t)*inner + q) * comp
 					xs[2*t], xs[2*t+1] = loadF(x.DType, xb, i), 0
 					if comp == 2 {
@@ -568,10 +568,11 @@ func newDFT(attrs kernel.Attrs) (kernel.Kernel, error) {
 					}
 					continue
 				}
-				// Points m… are the conjugates of bins n − k (n ≤ 2m − 1
-				// keeps those below m); the real part of the inverse
+				// Bins read… n/2 are zero; points n/2 + 1… are the
+				// conjugates of bins n − t; the real part of the inverse
 				// ignores the imaginary parts of bin 0 and, n even, n/2.
-				for t := m; t < n; t++ {
+				clear(xs[2*read : 2*(n/2+1)])
+				for t := n/2 + 1; t < n; t++ {
 					xs[2*t], xs[2*t+1] = xs[2*(n-t)], -xs[2*(n-t)+1]
 				}
 				if err := dftInto(a, &tw, ys, xs, n, n, true); err != nil {

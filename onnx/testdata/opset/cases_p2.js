@@ -50,6 +50,18 @@ dft('20_axis_neg3', 20, [3, 4, 2], {}, undefined, -3);
 dft('20_len_pad_axis0', 20, [3, 2, 2], {}, 5, 0);
 dft('20_f64_onesided', 20, [1, 8, 1], { onesided: 1 }, undefined, undefined, d);
 dft('20_size1_onesided', 20, [2, 1, 1], { onesided: 1 });
+// IRFFT at the lengths where onnxruntime follows the specification (numpy's
+// irfft): one bin to any length (dft_length 1 among them), odd lengths past
+// 2·m − 1 (zero-padded), and opset 17's form with its axis attribute, as
+// onnx2tf writes irfft. (At the other lengths kernel/ops'
+// TestDFTIrfftLengths checks the specification's values.)
+dft('17_irfft', 17, [2, 4, 3, 2], { inverse: 1, onesided: 1, axis: 1 });
+dft('17_irfft_len1', 17, [2, 1, 2], { inverse: 1, onesided: 1 }, 1);
+dft('17_irfft_one_bin_len4', 17, [2, 1, 2], { inverse: 1, onesided: 1 }, 4);
+dft('17_irfft_odd_pad', 17, [2, 3, 2], { inverse: 1, onesided: 1 }, 9);
+dft('20_irfft_len1', 20, [1, 2], { inverse: 1, onesided: 1 }, 1, 0);
+dft('20_irfft_one_bin_len3', 20, [3, 1, 2], { inverse: 1, onesided: 1 }, 3, -2);
+dft('20_irfft_odd_pad_axis0', 20, [2, 3, 2], { inverse: 1, onesided: 1 }, 7, 0);
 
 // STFT: signal [batch, len, 1 or 2], frame_step, window, frame_length.
 const stft = (name, opset, sig, step, win, flen, attrs = {}, dt = f) => {
