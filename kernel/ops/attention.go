@@ -42,7 +42,10 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 // keys. Y is Σ p·v, 3-D [batch, q_seq, q_heads·v_head_size] for 3-D
 // inputs. qk_matmul_output ([batch, q_heads, q_seq, total_seq]) holds,
 // by qk_matmul_output_mode, the scaled scores (0), the softcapped scores
-// (1), the scores plus bias (2) or the probabilities (3).
+// (1), the scores plus bias (2: −∞ where a bool mask, the causal mask or
+// a shorter mask's padding masks, as ONNX's text and its reference give;
+// onnxruntime 1.30 writes the lowest float32 there) or the
+// probabilities (3).
 //
 // Q, K, V, the caches and a float mask share one dtype: float32, float16,
 // bfloat16 or float64. Scores, softmax and each output's sum are
@@ -54,8 +57,7 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 // fully masked row. Refused: integer masks, masks of rank 1 or, before
 // opset 24, with a shorter last dimension, a non-positive
 // scale, a negative softcap, qk_matmul_output_mode 2 with
-// is_causal or nonpad_kv_seqlen (onnxruntime writes the lowest float32,
-// not −∞, where those mask), and left_window_size and right_window_size
+// nonpad_kv_seqlen, and left_window_size and right_window_size
 // (opset 25) other than −1.
 //
 // Workspace: none (a row of scores the kernel keeps).
@@ -95,9 +97,6 @@ func newAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	if mode < 0 || mode > 3 {
 		return nil, fail("qk_matmul_output_mode %d, want 0, 1, 2 or 3", mode)
-	}
-	if mode == 2 && causal {
-		return nil, fail("qk_matmul_output_mode 2 with is_causal is not implemented")
 	}
 	scale, err := attrs.Float("scale", 0)
 	if err != nil {

@@ -111,7 +111,6 @@ func TestAttentionErrors(t *testing.T) {
 	wantErr(t, "Attention", nil, []*kernel.Tensor{f32(shp(1, 3, 2, 2)), k, v}, "do not divide")
 	wantErr(t, "Attention", nil, qkv(absent, f32(shp(1, 2, 1, 2))), "together")
 	wantErr(t, "Attention", nil, qkv(absent, f32(shp(1, 2, 1, 2)), f32(shp(1, 2, 1, 3))), "past_value")
-	wantErr(t, "Attention", at(23, "qk_matmul_output_mode", int64(2), "is_causal", int64(1)), qkv(), "mode 2 with is_causal")
 	wantErr(t, "Attention", at(24, "qk_matmul_output_mode", int64(2)), qkv(absent, absent, absent, i64(shp(1), 3)), "mode 2 with nonpad_kv_seqlen")
 	wantErr(t, "Attention", at(23, "qk_matmul_output_mode", int64(4)), qkv(), "qk_matmul_output_mode 4")
 	wantErr(t, "Attention", at(23, "softmax_precision", int64(7)), qkv(), "softmax_precision 7: want a float type")
