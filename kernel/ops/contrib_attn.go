@@ -77,7 +77,9 @@ type gqa struct {
 // T], of query's dtype) at [b, n, s, j]. The probabilities are the softmax
 // of the scores seen; with smooth_softmax 1, or head_sink ([num_heads],
 // not with smooth_softmax) giving head n's logit (0 for smooth_softmax),
-// the softmax of the scores and that logit, whose share is dropped. output
+// the softmax of the scores and that logit, whose share is dropped; a row
+// whose every score is −∞ or at most the lowest float32 (a mask) has zero
+// probabilities, as onnxruntime gives it. output
 // [batch, S, num_heads·H] is Σ p·v. Scores, softmax and sums are evaluated
 // in float64 and output rounded once to query's dtype: results agree with
 // onnxruntime's float32 evaluation to float32 rounding (float16 to its
@@ -561,7 +563,11 @@ func (g *gqa) run(in, out []*kernel.Tensor, d gqaDims) error {
 				if sinkb != nil {
 					sinkV = loadF(dt, sinkb, n)
 				}
-				gqaSoftmax(row, useSink, sinkV)
+				if gqaMasked(row) {
+					clear(row) // zero probabilities, as onnxruntime gives
+				} else {
+					gqaSoftmax(row, useSink, sinkV)
+				}
 				at := (b*d.s+s)*d.n*d.h + n*d.h
 				for i := range d.h {
 					var acc float64
@@ -600,4 +606,16 @@ func gqaSoftmax(z []float64, sink bool, logit float64) {
 	for i := range z {
 		z[i] /= sum
 	}
+}
+
+// gqaMasked reports whether every score of GroupQueryAttention's row z
+// is masked: −∞ or, in float32 where onnxruntime adds the bias, at most
+// the lowest float32, the value exporters write for a masked key.
+func gqaMasked(z []float64) bool {
+	for _, v := range z {
+		if !(float32(v) <= -math.MaxFloat32) {
+			return false
+		}
+	}
+	return true
 }

@@ -18,8 +18,9 @@ const rotary = (dt, n, d) => {
 // gqa adds a GroupQueryAttention case: batch B, new tokens S, N query and
 // Nkv key/value heads of size H, past of P tokens (0: none), lens the
 // seqlens_k values, total the total_sequence_length; rot the rotary caches'
-// positions (0: none); pos, bias and sink optional inputs.
-const gqa = (name, { B, S, N, Nkv, H, P = 0, lens, total, dt = f, attrs = {}, packed = false, rot = 0, pos, bias, sink }) => {
+// positions (0: none); pos, bias (its shape; biasData its values, random
+// when absent) and sink optional inputs.
+const gqa = (name, { B, S, N, Nkv, H, P = 0, lens, total, dt = f, attrs = {}, packed = false, rot = 0, pos, bias, biasData, sink }) => {
   const ins = [], names = [];
   if (packed) {
     ins.push(['query', dt, [B, S, (N + 2 * Nkv) * H]]);
@@ -43,7 +44,7 @@ const gqa = (name, { B, S, N, Nkv, H, P = 0, lens, total, dt = f, attrs = {}, pa
     names.push('position_ids');
   } else names.push('');
   if (bias) {
-    ins.push(['attention_bias', dt, bias]);
+    ins.push(['attention_bias', dt, bias, biasData]);
     names.push('attention_bias');
   } else names.push('');
   if (sink) {
@@ -65,6 +66,16 @@ gqa('smooth_softmax', { B: 2, S: 1, N: 3, Nkv: 1, H: 8, P: 3, lens: [3, 0], tota
 gqa('sink_bias', { B: 1, S: 3, N: 2, Nkv: 1, H: 8, lens: [2], total: 3, bias: [1, 2, 3, 3], sink: [0.5, -1] });
 gqa('after_past_context', { B: 1, S: 3, N: 2, Nkv: 1, H: 8, P: 6, lens: [6], total: 7 });
 gqa('float16_rotary_token', { B: 2, S: 1, N: 2, Nkv: 1, H: 16, P: 2, lens: [2, 1], total: 3, dt: h, rot: 4, attrs: { do_rotary: 1 } });
+// Rows whose every key is masked by attention_bias (−∞, or the lowest
+// float32 exporters write for it): onnxruntime gives them zero
+// probabilities, so a zero output, with or without a head sink; the other
+// rows are softmaxes as usual.
+const I = -Infinity, L = -3.4028234663852886e38;
+const masked = [0.1, 0.2, 0.3, I, I, I, 0.5, -0.5, 1, 0, 0, 0, L, L, 0.2, L, I, L];
+gqa('masked_rows_prompt', { B: 1, S: 3, N: 2, Nkv: 1, H: 8, lens: [2], total: 3, bias: [1, 2, 3, 3], biasData: masked });
+gqa('masked_rows_prompt_sink', { B: 1, S: 3, N: 2, Nkv: 1, H: 8, lens: [2], total: 3, bias: [1, 2, 3, 3], biasData: masked, sink: [0.5, -1] });
+gqa('masked_rows_token', { B: 2, S: 1, N: 2, Nkv: 1, H: 8, P: 3, lens: [3, 1], total: 4, bias: [2, 2, 1, 4],
+  biasData: [I, I, I, I, 1, 2, 3, 4, 0, 0, I, I, L, I, 0, 0] });
 gqa('float16_prompt_packed', { B: 2, S: 3, N: 2, Nkv: 1, H: 8, lens: [2, 1], total: 3, dt: h, packed: true });
 
 module.exports = cases;
