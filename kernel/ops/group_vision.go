@@ -288,9 +288,11 @@ func (k *nms) outputShapes(a *kernel.Args) ([]kernel.Shape, error) {
 // may also be volumetric, [N, C, D, H, W] with grid [N, Do, Ho, Wo, 3]
 // (x, y then z): "linear" is then trilinear, over the eight neighbours;
 // "cubic" takes 4-D input only, as in onnxruntime. Other ranks are
-// refused. "cubic" with "border" clamps the pixels only, not the point
-// (before opset 20 both, as ONNX's reference implementation does). An X
-// with an empty spatial axis is refused: there is no pixel to sample.
+// refused. "cubic" ("bicubic" before opset 20) with "border" clamps the
+// pixels only, not the point, at every opset, as onnxruntime and PyTorch
+// do (ONNX's reference implementation clamps the point too: results
+// differ for points between the last pixel and the border). An X with an
+// empty spatial axis is refused: there is no pixel to sample.
 func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 	opset, err := attrs.Opset(17)
 	if err != nil {
@@ -328,10 +330,10 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if pad != "zeros" && pad != "border" && pad != "reflection" {
 		return nil, fmt.Errorf("ops: GridSample: padding_mode %q, want zeros, border or reflection", pad)
 	}
-	// From opset 20, as onnxruntime (and PyTorch) do it, cubic border
-	// padding clamps each of the sixteen pixels, not the point: a point
-	// outside the image still weighs the edge pixels and those next to it.
-	tapBorder := opset >= 20 && mode == "cubic"
+	// As onnxruntime (and PyTorch) do it, cubic border padding clamps
+	// each of the sixteen pixels, not the point: a point outside the
+	// image still weighs the edge pixels and those next to it.
+	tapBorder := mode == "cubic"
 	k := &simple{flops: 16}
 	k.inferF = func(in, out []*kernel.Tensor) error {
 		x, g := in[0], in[1]
@@ -427,7 +429,12 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 					if pt[d] < lo[d] || pt[d] > hi[d] {
 						switch pad {
 						case "border":
-							if !tapBorder {
+							if tapBorder {
+								// Two pixels out, or further, every
+								// pixel clamps to the edge: the point
+								// stops there, an infinite one too.
+								pt[d] = max(-2, min(float64(size[d]+1), pt[d]))
+							} else {
 								pt[d] = max(0, min(float64(size[d]-1), pt[d]))
 							}
 						case "reflection":
@@ -440,7 +447,7 @@ func newGridSample(attrs kernel.Attrs) (kernel.Kernel, error) {
 				if !finitePt {
 					// Converting a non-finite point to a pixel index
 					// differs between architectures. Border padding
-					// has clamped an infinite one; under zeros padding
+					// has stopped an infinite one; under zeros padding
 					// it is out of the image (0); a NaN one, or an
 					// infinite one reflected, samples NaN.
 					v := math.NaN()

@@ -39,7 +39,9 @@ func gridFootprint(mode, pad string, align bool, gx, gy float64, h, w int64) pix
 		if pt[d] < lo[d] || pt[d] > hi[d] {
 			switch pad {
 			case "border":
-				pt[d] = max(0, min(l-1, pt[d]))
+				if mode != "bicubic" { // bicubic clamps its pixels, below
+					pt[d] = max(0, min(l-1, pt[d]))
+				}
 			case "reflection":
 				pt[d] = reflect(pt[d], lo[d], hi[d])
 			}

@@ -46,6 +46,7 @@ const msgrid = (name, attrs, x = [1, 2, 3, 4], g = [1, 2, 3, 2]) => cases.push({
 msgrid('default', {});
 msgrid('nearest_border_align', { mode: 'nearest', padding_mode: 'border', align_corners: 1 });
 msgrid('bicubic_reflection', { mode: 'bicubic', padding_mode: 'reflection' }, [2, 1, 4, 5], [2, 3, 2, 2]);
+msgrid('bicubic_border', { mode: 'bicubic', padding_mode: 'border' }, [1, 2, 3, 4], [1, 4, 5, 2]);
 msgrid('bilinear_zeros_align', { mode: 'bilinear', padding_mode: 'zeros', align_corners: 1 });
 
 module.exports = cases;

@@ -14,9 +14,8 @@
 // complex STFT (onnxruntime misreads a complex signal), Unique of NaN
 // (onnxruntime merges every value with a NaN), integer fmod and Range of
 // 64-bit values beyond 2^53 (onnxruntime goes through double), GridSample
-// at non-finite points, opset 16 bicubic border with a point within a
-// pixel of the edge (pipert clamps the point, see its doc), floats out of
-// an integer type's range in Cast and integer Shrink (pipert saturates).
+// at non-finite points, floats out of an integer type's range in Cast and
+// integer Shrink (pipert saturates).
 const f = 'float32', d = 'float64', h = 'float16', i64 = 'int64', i32 = 'int32', b = 'bool';
 const K = (name, dtype, shape, data) => [name, dtype, shape, data, true];
 const cases = [];
@@ -129,13 +128,18 @@ const gridPts = (n) => Array.from({ length: n }, (_, i) => [-1.7, -1, -0.6, 0, 0
 for (const opset of [16, 20]) {
   const modes = opset === 16 ? ['bilinear', 'nearest', 'bicubic'] : ['linear', 'nearest', 'cubic'];
   for (const mode of modes) for (const pm of ['zeros', 'border', 'reflection']) for (const ac of [0, 1]) {
-    // Opset 16 bicubic border clamps the point (see GridSample's doc).
-    if (opset === 16 && mode === 'bicubic' && pm === 'border' && ac === 1) continue;
     gs(`${opset}_${mode}_${pm}_ac${ac}`, opset, [1, 2, 3, 4], [1, 3, 5, 2], { mode, padding_mode: pm, align_corners: ac }, gridPts(30));
   }
 }
 for (const mode of ['linear', 'nearest']) for (const pm of ['zeros', 'border', 'reflection']) for (const ac of [0, 1]) {
   gs(`20_5d_${mode}_${pm}_ac${ac}`, 20, [1, 2, 3, 2, 4], [1, 2, 2, 3, 3], { mode, padding_mode: pm, align_corners: ac }, gridPts(36));
+}
+// Bicubic border before opset 20 clamps each pixel, not the point, as at
+// 20 (pipert clamped the point, as ONNX's reference does): points just
+// outside the image, within two pixels of it, and far out.
+const nearEdge = [-1, -1, 1, 1, -1.5, 0.3, 1.2, -1.7, 0, 0, 0.999, -0.999, 0.1, 0.5, 0.25, -0.1, 3.5, 2.1, -0.5, 0.5, 1, -1, 0.3333, 0.6667, 1.1, 0.9, -1.05, -1.1, 1.3, 1.01];
+for (const opset of [16, 19]) for (const ac of [0, 1]) {
+  gs(`${opset}_bicubic_border_edge_ac${ac}`, opset, [1, 2, 3, 4], [1, 3, 5, 2], { mode: 'bicubic', padding_mode: 'border', align_corners: ac }, nearEdge);
 }
 gs('16_size1', 16, [1, 1, 1, 1], [1, 2, 2, 2], { mode: 'bilinear', padding_mode: 'reflection', align_corners: 0 }, [0.3, -0.9, 1.5, 2, -3, 0, 0.1, 0.9]);
 gs('16_size1_ac', 16, [1, 1, 1, 3], [1, 1, 3, 2], { mode: 'bicubic', padding_mode: 'reflection', align_corners: 1 }, [0.3, -0.9, 1.5, 2, -3, 0]);
