@@ -193,7 +193,9 @@ func parseFunction(b []byte) (*Function, error) {
 	}
 }
 
-// opset reads an OperatorSetIdProto field into opsets.
+// opset reads an OperatorSetIdProto field of a model's opset_import into
+// opsets. A domain listed twice follows its last entry, as onnxruntime
+// loads such a model ("ai.onnx" and "" being one domain).
 func (d *decoder) opset(typ protowire.Type, opsets map[string]int64) error {
 	v, err := d.bytes(typ)
 	if err != nil {
@@ -203,11 +205,13 @@ func (d *decoder) opset(typ protowire.Type, opsets map[string]int64) error {
 	if err != nil {
 		return err
 	}
-	return addOpset(opsets, domain, version)
+	opsets[domain] = version
+	return nil
 }
 
-// addOpset records the version of domain, refusing a domain imported
-// twice at different versions (which one the nodes follow is unknown).
+// addOpset records the version of domain in a function's imports,
+// refusing a domain imported twice at different versions (which one the
+// nodes follow is unknown).
 func addOpset(opsets map[string]int64, domain string, version int64) error {
 	if old, ok := opsets[domain]; ok && old != version {
 		name := domain

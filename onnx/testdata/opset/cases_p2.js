@@ -666,4 +666,14 @@ one('rms_f64', 23, 'RMSNormalization', {}, [['x', d, [2, 4]], ['s', d, [4]]], [[
 one('unique_f64_axis', 11, 'Unique', { axis: 0 }, [['x', d, [3, 2], [1, 2, 0, 1, 1, 2]]], [['y', d], ['idx', i64], ['inv', i64], ['cnt', i64]]);
 one('bitwiseand_bool_like_u8', 18, 'BitwiseXor', {}, [['a', 'uint8', []], ['b', 'uint8', [4]]], [['c', 'uint8']]);
 
+// A model whose opset_import lists the default domain twice: onnxruntime
+// follows the last entry ("ai.onnx" naming the default domain too).
+// Softmax tells the versions apart: over axis 1 alone from 13, over the
+// axes from 1 on, flattened, before.
+const dupSoftmax = (name, opset, domains) => cases.push({ name: `p2_opset_dup_${name}`, opset, domains, op: 'Softmax', attrs: { axis: 1 },
+  inputs: [['x', f, [2, 3, 4]]], outputs: [['y', f]] });
+dupSoftmax('13_then_11', 13, { '': 11 });
+dupSoftmax('11_then_13', 11, { '': 13 });
+dupSoftmax('13_then_alias_11', 13, { 'ai.onnx': 11 });
+
 module.exports = cases;
