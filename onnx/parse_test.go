@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
