@@ -3,6 +3,7 @@ package pipert_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -15,6 +16,9 @@ import (
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
 )
+
+// partNamed matches a heterogeneous error's naming of a part.
+var partNamed = regexp.MustCompile(`part \d+`)
 
 // errEnded stands for a run whose goroutine ended without returning.
 var errEnded = errors.New("the goroutine ended")
@@ -100,6 +104,9 @@ func TestGoexitInKernel(t *testing.T) {
 							var ke *kernel.Error
 							if !errors.As(err, &ke) || ke.Node != "bad" || ke.Stage != f.stage {
 								t.Fatalf("the failed run: %v, want it to name node bad, stage %v", err, f.stage)
+							}
+							if n := len(partNamed.FindAllString(err.Error(), -1)); m.name == "hetero" && n != 1 {
+								t.Fatalf("the failed run: %v names its part %d times, want once", err, n)
 							}
 						}
 					case <-time.After(15 * time.Second):

@@ -121,13 +121,15 @@ func (s *scheduler) exec(i int) {
 	returned := false
 	defer func() { s.done <- i }()
 	defer func() {
+		// The caller of run names the failed task (a part, by name and
+		// placement): the error does not.
 		if p := recover(); p != nil {
-			s.errs[i] = fmt.Errorf("heterog: part %d: %w: %v\n\n%s", i, kernel.ErrPanic, p, debug.Stack())
+			s.errs[i] = fmt.Errorf("heterog: %w: %v\n\n%s", kernel.ErrPanic, p, debug.Stack())
 		} else if !returned && s.errs[i] == nil {
-			s.errs[i] = fmt.Errorf("heterog: part %d: %w (%w)", i, kernel.ErrGoexit, kernel.ErrPanic)
+			s.errs[i] = fmt.Errorf("heterog: %w (%w)", kernel.ErrGoexit, kernel.ErrPanic)
 			if s.goexited != nil {
 				if err := s.goexited(i); err != nil {
-					s.errs[i] = fmt.Errorf("heterog: part %d: %w", i, err)
+					s.errs[i] = err
 				}
 			}
 		}
