@@ -53,7 +53,8 @@ func (c *Checked) Source(i, j int) (node, output int, err error) {
 	if c == nil || c.Graph == nil || i < 0 || i >= len(c.Graph.Nodes) || c.Graph.Nodes[i] == nil || j < 0 || j >= len(c.Graph.Nodes[i].Inputs) {
 		return -1, -1, fmt.Errorf("%w: no input %d of node %d", ErrBadNode, j, i)
 	}
-	if c.src != nil && i+1 < len(c.srcAt) {
+	if c.src != nil && i+1 < len(c.srcAt) && int(c.srcAt[i])+j < int(c.srcAt[i+1]) {
+		// (A node given more inputs since Validate reads them by name.)
 		s := c.src[int(c.srcAt[i])+j]
 		return int(s.node), int(s.output), nil
 	}

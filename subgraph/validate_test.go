@@ -397,3 +397,19 @@ func TestSourceOfMultiOutputNodes(t *testing.T) {
 		t.Fatalf("Source(1, 0) = %d, %d; want 0, 2", node, out)
 	}
 }
+
+// TestSourceAfterTheGraphGrew: a node given an input after Validate has
+// its new input looked up by name, not read past its row of the table.
+func TestSourceAfterTheGraphGrew(t *testing.T) {
+	c, err := subgraph.Validate(chain().Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(c.Graph.Nodes) - 1
+	n := c.Graph.Nodes[last]
+	n.Inputs = append(n.Inputs, "x")
+	node, out, err := c.Source(last, len(n.Inputs)-1)
+	if err != nil || node != -1 || out != -1 {
+		t.Fatalf("Source of the added input: %d, %d, %v; want the graph input (-1, -1)", node, out, err)
+	}
+}
