@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -323,6 +324,104 @@ func TestRandomHeterogeneousTracesValidate(t *testing.T) {
 				if err := validated(t, rec, path); err != nil {
 					t.Errorf("seed %d %v/%v: %v", 500+seed, m, bp, err)
 				}
+			}
+		}
+	}
+}
+
+// signalKernel is Neg that closes its channel at its first Compute.
+type signalKernel struct {
+	kernel.Kernel
+	once *sync.Once
+	mid  chan struct{}
+}
+
+func (k signalKernel) Compute(a *kernel.Args) error {
+	k.once.Do(func() { close(k.mid) })
+	return k.Kernel.Compute(a)
+}
+
+// TestRecorderClosedUnderRuns: in every mode, plain and submitted, the
+// recorder may be closed while a traced run goes on (its kernels record
+// on the runner's, stages' and device's tracks all the while): no data
+// race (-race), Close returns nil once the run has stopped recording, the
+// run's outputs are right, the trace reads back, and the executable then
+// runs, untraced, and closes.
+func TestRecorderClosedUnderRuns(t *testing.T) {
+	var mid chan struct{}
+	var once *sync.Once
+	reg := ops.NewRegistry()
+	if err := reg.Register("Signal", func(a kernel.Attrs) (kernel.Kernel, error) {
+		k, err := ops.Builtins().New("Neg", a)
+		return signalKernel{Kernel: k, once: once, mid: mid}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := subgraph.NewBuilder("g")
+	y := b.Op("Neg", b.Input("x", kernel.Float32, 4))
+	y = b.Op("Signal", y)
+	b.Last().Placement = subgraph.OnCPU
+	for range 1500 {
+		y = b.Op("Neg", y)
+	}
+	b.Output(y)
+	g := b.Graph()
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4}, 4)}
+	for _, m := range everyMode() {
+		for _, submit := range []bool{false, true} {
+			mid, once = make(chan struct{}), new(sync.Once)
+			path, rec, dev := tracedDevice(t)
+			exe, err := pipert.Compile(g, append(m.opts, pipert.WithRegistry(reg), pipert.WithDevice(dev), pipert.WithTrace(rec, "g"))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func() ([]float32, error) {
+				if !submit {
+					res, err := exe.Run(context.Background(), in)
+					if err != nil {
+						return nil, err
+					}
+					return kernel.Float32s(res.Outputs[y].Data()), nil
+				}
+				p, err := exe.Submit(context.Background(), in)
+				if err != nil {
+					return nil, err
+				}
+				res, err := p.Wait()
+				if err != nil {
+					return nil, err
+				}
+				return kernel.Float32s(res.Outputs[y].Data()), nil
+			}
+			type answer struct {
+				got []float32
+				err error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				got, err := run()
+				done <- answer{got, err}
+			}()
+			<-mid
+			if err := rec.Close(); err != nil {
+				t.Errorf("%s, submit %v: Close under a run: %v", m.name, submit, err)
+			}
+			for i := range 2 {
+				a := answer{}
+				if i == 0 {
+					a = <-done
+				} else {
+					a.got, a.err = run()
+				}
+				if a.err != nil || !slices.Equal(a.got, []float32{1, -2, 3, -4}) {
+					t.Errorf("%s, submit %v: run %d = %v, %v; want [1 -2 3 -4]", m.name, submit, i, a.got, a.err)
+				}
+			}
+			if err := exe.Close(); err != nil {
+				t.Errorf("%s, submit %v: Close: %v", m.name, submit, err)
+			}
+			if _, err := trace.ReadFile(path); err != nil {
+				t.Errorf("%s, submit %v: the trace cut by Close: %v", m.name, submit, err)
 			}
 		}
 	}

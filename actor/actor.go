@@ -372,6 +372,9 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 	a.mem.ResetPeak()
 	pprof.SetGoroutineLabels(a.labels)
 	defer pprof.SetGoroutineLabels(ctx)
+	if a.tr.hold() {
+		defer a.tr.release() // deferred: a kernel's Goexit ends the run here
+	}
 	start := clock.Now()
 	a.tr.runBegin(start, dev0)
 	outs, err := eng.run(ctx, inputs, into, start, &st)

@@ -146,13 +146,21 @@ func newTracer(rec *trace.Recorder, name string, p plan.Plan, prog *program, cac
 
 func (t *tracer) on() bool { return t != nil && t.rec.Enabled() }
 
+// hold holds the recorder for a run (trace.Recorder.Hold), so that the
+// recorder may be closed while it goes on; release ends the hold.
+func (t *tracer) hold() bool { return t != nil && t.rec.Hold() }
+
+func (t *tracer) release() { t.rec.Release() }
+
 // close closes every track when the actor closes: a closed actor holds
 // none of the recorder's memory (an executable compiled and closed in a
-// loop would hold a chunk per track each).
+// loop would hold a chunk per track each). A closed recorder has taken
+// them already.
 func (t *tracer) close() {
-	if t == nil {
+	if !t.hold() {
 		return
 	}
+	defer t.release()
 	for _, tr := range t.worker {
 		tr.Close()
 	}

@@ -575,7 +575,10 @@ func (e *Executable) finished(k int, outs []*kernel.Tensor, st plan.Stats, xfer 
 	pr := &e.parts[k]
 	t1 := clock.Now()
 	e.outs[k], e.stats[k], e.xfer[k], e.span[k] = outs, st, xfer, plan.Span{Start: t0, End: t1}
-	if pr.track.Enabled() {
+	if rec := e.cfg.Trace; pr.track.Enabled() && rec.Hold() {
+		// Held: the recorder may be closed while a part goes on (one a
+		// cancelled run left running).
+		defer rec.Release()
 		// The flows of the part's outputs begin at its activation: a
 		// part fed tensor by tensor publishes some outputs before its
 		// last input arrives, and their consumers may finish before it.
@@ -606,6 +609,10 @@ func (e *Executable) finished(k int, outs []*kernel.Tensor, st plan.Stats, xfer 
 // a part can be the producer of one such edge and the consumer of
 // another, and its track's timestamps must not go backwards.
 func (e *Executable) abandon() {
+	if !e.cfg.Trace.Hold() {
+		return // closed: the trace is written
+	}
+	defer e.cfg.Trace.Release()
 	now := clock.Now()
 	for ei, ed := range e.part.Edges {
 		if e.done[ei] && !e.begun[ei] {
@@ -948,11 +955,17 @@ func (e *Executable) closeActors() error {
 	if e.single != nil {
 		errs = append(errs, e.single.Close())
 	}
+	held := e.cfg.Trace.Hold() // a closed recorder has taken the tracks' chunks
 	for k := range e.parts {
 		if a := e.parts[k].act; a != nil {
 			errs = append(errs, a.Close())
 		}
-		e.parts[k].track.Close() // the recorder keeps no chunk for it
+		if held {
+			e.parts[k].track.Close() // the recorder keeps no chunk for it
+		}
+	}
+	if held {
+		e.cfg.Trace.Release()
 	}
 	return errors.Join(errs...)
 }

@@ -247,3 +247,56 @@ func (w gatedWriter) Write([]byte) (int, error) {
 	<-w.gate
 	return 0, w.err
 }
+
+// TestHoldDelaysClose: Close waits for every span Hold opened to be
+// released, recording nothing meanwhile, and reads the tracks only then;
+// a Hold once Close has begun reports false; holds nest; a nil
+// Recorder's Hold reports false.
+func TestHoldDelaysClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		r, err := New(&buf, Options{Format: JSON})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := r.Intern("kept")
+		tr := r.Track("t", SliceTrack, Host)
+		if !r.Hold() || !r.Hold() {
+			t.Fatal("Hold on an open Recorder reported false")
+		}
+		tr.Slice(1, 1, n)
+		closed := make(chan error, 1)
+		go func() { closed <- r.Close() }()
+		synctest.Wait()
+		select {
+		case err := <-closed:
+			t.Fatalf("Close returned (%v) with two holds open", err)
+		default:
+		}
+		if r.Enabled() {
+			t.Error("recording goes on while Close waits")
+		}
+		tr.Slice(2, 1, r.Intern("dropped")) // held: Close reads no track yet
+		if r.Hold() {
+			t.Error("Hold after Close began reported true")
+		}
+		r.Release()
+		synctest.Wait()
+		select {
+		case <-closed:
+			t.Fatal("Close returned with a hold open")
+		default:
+		}
+		r.Release()
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		if s := buf.String(); !strings.Contains(s, `"kept"`) || strings.Contains(s, `"dropped"`) {
+			t.Errorf("trace %s: want the event before Close and not the one after", s)
+		}
+	})
+	var nilRec *Recorder
+	if nilRec.Hold() {
+		t.Error("a nil Recorder's Hold reported true")
+	}
+}

@@ -198,15 +198,24 @@ type Stats struct {
 //
 // A nil *Recorder is valid and records nothing; so is a disabled one. Its
 // methods are safe for concurrent use, except Close, which must come after
-// every Track's writer has stopped.
+// every Track's writer has stopped or, if it records inside Hold and
+// Release, whenever it likes: Close then stops recording and waits for the
+// holds to be released before it reads the tracks.
 type Recorder struct {
 	enabled atomic.Bool
-	opts    Options
-	x       *exchange
-	enc     encoder
-	out     *bufio.Writer
-	count   *countingWriter
-	file    *os.File // closed by Close when Create opened it
+	// holds counts the spans of recording open (Hold), plus closingBit once
+	// Close has begun; drained is closed, once, by whoever takes it to
+	// exactly closingBit.
+	holds       atomic.Int64
+	drained     chan struct{}
+	drainedOnce sync.Once
+
+	opts  Options
+	x     *exchange
+	enc   encoder
+	out   *bufio.Writer
+	count *countingWriter
+	file  *os.File // closed by Close when Create opened it
 
 	mu       sync.Mutex
 	misuse   error    // the first misuse of the API, reported by Close
@@ -248,6 +257,7 @@ func New(w io.Writer, opts Options) (*Recorder, error) {
 		groups:   []string{"", "host", "device"},
 		done:     make(chan struct{}),
 		closeEnd: make(chan struct{}),
+		drained:  make(chan struct{}),
 	}
 	r.out = bufio.NewWriterSize(r.count, 256<<10)
 	switch opts.Format {
@@ -293,6 +303,38 @@ func Create(path string, opts Options) (*Recorder, error) {
 	}
 	r.file = f
 	return r, nil
+}
+
+// closingBit marks Recorder.holds once Close has begun.
+const closingBit = 1 << 62
+
+// Hold opens a span in which the caller records on tracks of r — a run of
+// an executable — and reports whether r is open. A Close made while spans
+// are open stops recording at once and waits for each to be released
+// before it reads the tracks, so a runtime that holds r for every run
+// (pipert's executables do, and for their Close) may have it closed
+// under running work. Once Close has begun, Hold records nothing and
+// reports false; the caller must then leave r's tracks alone (their
+// chunks belong to Close). Every Hold that reported true takes one
+// Release. Holds nest and cost two atomic operations; a nil Recorder's
+// Hold reports false.
+func (r *Recorder) Hold() bool {
+	if r == nil {
+		return false
+	}
+	if r.holds.Add(1)&closingBit != 0 {
+		r.Release()
+		return false
+	}
+	return true
+}
+
+// Release closes a span Hold opened. Close called inside a span (from a
+// kernel of a held run) waits for that span: for ever.
+func (r *Recorder) Release() {
+	if r.holds.Add(-1) == closingBit {
+		r.drainedOnce.Do(func() { close(r.drained) })
+	}
 }
 
 // Enabled reports whether r records events. It is the cheap check to make
@@ -390,11 +432,12 @@ func (r *Recorder) Stats() Stats {
 	}
 }
 
-// Close stops recording, hands every track's last chunk to the writer, waits
-// for it to drain, writes the format's trailer, flushes, and closes the file
-// if Create opened it. It returns the first error met while writing. Every
-// Track's writer must have stopped before Close; later calls on its tracks
-// are no-ops. Close is idempotent: a later call, or one made while the
+// Close stops recording, waits for the spans Hold opened to be released,
+// hands every track's last chunk to the writer, waits for it to drain,
+// writes the format's trailer, flushes, and closes the file if Create
+// opened it. It returns the first error met while writing. Every Track's
+// writer must have stopped before Close, or record inside a Hold; later
+// calls on its tracks are no-ops. Close is idempotent: a later call, or one made while the
 // first is at work, returns once the first has returned, with its error.
 func (r *Recorder) Close() (err error) {
 	if r == nil {
@@ -410,6 +453,10 @@ func (r *Recorder) Close() (err error) {
 	r.enabled.Store(false)
 	tracks := r.tracks
 	r.mu.Unlock()
+	// Recording is off: a span still open ends without recording more.
+	if r.holds.Add(closingBit) != closingBit {
+		<-r.drained
+	}
 
 	finished := false
 	defer func() {

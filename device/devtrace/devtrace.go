@@ -86,9 +86,10 @@ func (o *Observer) Close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	cs := o.chunks.Load()
-	if cs == nil {
-		return
+	if cs == nil || !o.rec.Hold() {
+		return // a closed recorder has taken the tracks' chunks
 	}
+	defer o.rec.Release()
 	for _, c := range *cs {
 		for i := range c {
 			if st := c[i].Load(); st != nil {
@@ -102,9 +103,10 @@ func (o *Observer) Close() {
 // is closed (trace.Track.Close), so that a long-lived device's observer
 // keeps no recorder memory for the streams of closed executables.
 func (o *Observer) OnStreamReleased(id int) {
-	if id < 0 {
-		return
+	if id < 0 || !o.rec.Hold() {
+		return // a closed recorder has taken the tracks' chunks
 	}
+	defer o.rec.Release()
 	if cs := o.chunks.Load(); cs != nil && id/chunkSize < len(*cs) {
 		if st := (*cs)[id/chunkSize][id%chunkSize].Load(); st != nil {
 			st.t.Close()
