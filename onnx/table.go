@@ -36,8 +36,10 @@ type OpInfo struct {
 // CausalConvWithState and LinearAttention and gave Range float16, bfloat16
 // and stash_type, which pipert follows from 27 on (Range's float16 is
 // refused before 27, where no version took it): every range that reached
-// 26 reaches 27.
-const MaxOpset = 27
+// 26 reaches 27. Opset 28 (ONNX 1.23) added SwiGLU and widened Celu from
+// float32 to every float type, which pipert's Celu takes at every opset:
+// every range that reached 27 reaches 28.
+const MaxOpset = 28
 
 // MSDomain is the domain of onnxruntime's contrib ops ("Microsoft contrib
 // ops"), which optimized transformer models (Hugging Face Optimum, the
@@ -203,6 +205,7 @@ var table = map[string]OpInfo{
 	"CumProd":                      {Pipert: "CumProd", MinOpset: 26, MaxOpset: MaxOpset},
 	"BitCast":                      {Pipert: "BitCast", MinOpset: 26, MaxOpset: MaxOpset, Note: "between dtypes of one size among pipert's (no complex, float 8, float 4, int 4 or int 2 types)"},
 	"CausalConvWithState":          {Pipert: "CausalConvWithState", MinOpset: 27, MaxOpset: MaxOpset, Note: "float32, float16 and bfloat16; bias and past_state optional; activation none, silu or swish; evaluated in float64, each output rounded once (ONNX's reference rounds a float16 or bfloat16 convolution before its SiLU: an ulp apart)"},
+	"SwiGLU":                       {Pipert: "SwiGLU", MinOpset: 28, MaxOpset: MaxOpset, Note: "A and B of one shape (no broadcasting); evaluated in float64, rounded once"},
 	"LinearAttention":              {Pipert: "LinearAttention", MinOpset: 27, MaxOpset: MaxOpset, Note: "every update_rule (linear, gated, delta, gated_delta), grouped-query heads, decay per head or per key dimension, beta per head or shared, past_state of its own float type; float32, float16 and bfloat16, the recurrence evaluated in float64 (the state too, token to token) and each output rounded once (ONNX's reference keeps a float32 state); chunk_size unused"},
 	"GatherElements":               {Pipert: "GatherElements", MinOpset: 11, MaxOpset: MaxOpset},
 	"DepthToSpace":                 {Pipert: "DepthToSpace", MinOpset: 7, MaxOpset: MaxOpset},

@@ -58,7 +58,6 @@ type mathOp struct {
 	ints   bool // Neg, Abs, Sign: the signed integers too
 	uints  bool // Abs, Sign: the unsigned integers too
 	noBF16 bool // Shrink: not bfloat16, which ONNX's Shrink does not take
-	f32    bool // Celu: float32 only, Celu-12's T
 	flops  float64
 	// Ops with parameters: their attribute names and defaults, and the
 	// function of x and the two parameters.
@@ -104,7 +103,7 @@ var mathOps = []mathOp{
 		}
 		return x
 	}},
-	{name: "Celu", flops: 4, f32: true, params: [2]param{{"alpha", 1}}, fp: func(x, a, _ float64) float64 {
+	{name: "Celu", flops: 4, params: [2]param{{"alpha", 1}}, fp: func(x, a, _ float64) float64 {
 		return math.Max(0, x) + math.Min(0, a*math.Expm1(x/a))
 	}},
 	{name: "Selu", flops: 4, params: [2]param{{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
@@ -219,9 +218,6 @@ func newMath(m mathOp, attrs kernel.Attrs) (kernel.Kernel, error) {
 }
 
 func (k *mathOp) takes(dt kernel.DType) bool {
-	if k.f32 {
-		return dt == kernel.Float32
-	}
 	switch dt {
 	case kernel.Float32, kernel.Float16, kernel.Float64:
 		return true

@@ -48,7 +48,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 		// new in ONNX opset 26
 		"CumProd", "BitCast",
 		// new in ONNX opset 27
-		"CausalConvWithState", "LinearAttention",
+		"CausalConvWithState", "LinearAttention", "SwiGLU",
 		// Col2Im and the random generators
 		"Col2Im", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
 		// onnxruntime's contrib ops

@@ -19,7 +19,7 @@ type builtin struct {
 // builtinGroups lists every op of the package, one list per family; each
 // family's list lives beside its ops. An op name appears once across all
 // lists (TestBuiltinNamesAreUnique).
-var builtinGroups = [...][]builtin{coreOps, elemOps, spatialOps, seqOps, visionOps, signalOps, quantOps, lossOps, opset18Ops, opset23Ops, attentionOps, vision18Ops, lpOps, opset26Ops, opset27Ops, col2imOps, randomOps, contribOps, mlOps, experimentalOps}
+var builtinGroups = [...][]builtin{coreOps, elemOps, spatialOps, seqOps, visionOps, signalOps, quantOps, lossOps, opset18Ops, opset23Ops, attentionOps, vision18Ops, lpOps, opset26Ops, opset27Ops, opset28Ops, col2imOps, randomOps, contribOps, mlOps, experimentalOps}
 
 // opset18Ops are ONNX's ops of opsets 18 to 21 with no earlier form.
 var opset18Ops = append(bitwiseOps, builtin{"GroupNormalization", newGroupNorm})

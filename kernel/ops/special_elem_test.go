@@ -87,8 +87,9 @@ var unaryCases = []unaryCase{
 		}
 		return x
 	}},
-	// Celu: max(0, x) + min(0, alpha·(exp(x/alpha) − 1)), alpha 1.
-	{op: "Celu", ref: func(x float64) float64 { return ieeeMax(0, x) + ieeeMin(0, math.Expm1(x)) }, dts: []kernel.DType{kernel.Float32}},
+	// Celu: max(0, x) + min(0, alpha·(exp(x/alpha) − 1)), alpha 1; every
+	// float type, as Celu-28 (pipert takes it at every opset).
+	{op: "Celu", ref: func(x float64) float64 { return ieeeMax(0, x) + ieeeMin(0, math.Expm1(x)) }},
 	{op: "Selu", ref: func(x float64) float64 {
 		const alpha, gamma = 1.67326319217681884765625, 1.05070102214813232421875
 		// gamma·(alpha·e^x − alpha) at or below 0, which is +0 at ±0.
