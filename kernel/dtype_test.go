@@ -23,6 +23,16 @@ func TestNewDTypes(t *testing.T) {
 		{kernel.Uint8, "uint8", 1, true, false, true},
 		{kernel.Int8, "int8", 1, true, false, false},
 		{kernel.Bool, "bool", 1, false, false, false},
+		{kernel.Float8E4M3FN, "float8e4m3fn", 1, false, true, false},
+		{kernel.Float8E4M3FNUZ, "float8e4m3fnuz", 1, false, true, false},
+		{kernel.Float8E5M2, "float8e5m2", 1, false, true, false},
+		{kernel.Float8E5M2FNUZ, "float8e5m2fnuz", 1, false, true, false},
+		{kernel.Float8E8M0, "float8e8m0", 1, false, true, false},
+		{kernel.Int4, "int4", 1, true, false, false},
+		{kernel.Uint4, "uint4", 1, true, false, true},
+		{kernel.Int2, "int2", 1, true, false, false},
+		{kernel.Uint2, "uint2", 1, true, false, true},
+		{kernel.Float4E2M1, "float4e2m1", 1, false, true, false},
 	} {
 		if c.d.String() != c.name || c.d.Size() != c.size || !c.d.Valid() {
 			t.Errorf("%v: name %q size %d", c.d, c.d.String(), c.d.Size())
@@ -35,15 +45,16 @@ func TestNewDTypes(t *testing.T) {
 		}
 	}
 	// The values of the first eight types are part of the contract.
-	if kernel.Float32 != 1 || kernel.Uint8 != 8 || kernel.Int16 != 9 || kernel.BFloat16 != 13 {
+	if kernel.Float32 != 1 || kernel.Uint8 != 8 || kernel.Int16 != 9 || kernel.BFloat16 != 13 ||
+		kernel.Float8E4M3FN != 14 || kernel.Float4E2M1 != 23 {
 		t.Error("dtype values moved")
 	}
 	all := kernel.DTypes()
-	if len(all) != 13 || all[0] != kernel.Float32 || all[12] != kernel.BFloat16 {
+	if len(all) != 23 || all[0] != kernel.Float32 || all[12] != kernel.BFloat16 || all[22] != kernel.Float4E2M1 {
 		t.Errorf("DTypes() = %v", all)
 	}
-	if kernel.DType(14).Valid() {
-		t.Error("DType(14) is valid")
+	if kernel.DType(24).Valid() {
+		t.Error("DType(24) is valid")
 	}
 }
 

@@ -16,7 +16,11 @@ import (
 //
 // Contents are little-endian, row-major, dense: Host and Buf.Data hold
 // exactly Bytes() bytes. Float16 elements are IEEE 754 binary16 bit patterns,
-// BFloat16 elements the upper halves of binary32 bit patterns.
+// BFloat16 elements the upper halves of binary32 bit patterns. The float 8
+// types are a byte each, their codes; the sub-byte types (Int4, Uint4,
+// Int2, Uint2, Float4E2M1) a byte each too, unpacked: Int4 and Int2
+// sign-extended, Uint4 and Uint2 zero-extended, Float4E2M1 its code in the
+// low 4 bits.
 type Tensor struct {
 	Shape Shape
 	DType DType
@@ -214,14 +218,14 @@ func (t *Tensor) IntValues() ([]int64, error) {
 			out[i] = int64(x)
 		}
 		return out, nil
-	case Int8:
+	case Int8, Int4, Int2: // the sub-byte types are held sign-extended, a byte each
 		v := Int8s(d)
 		out := make([]int64, len(v))
 		for i, x := range v {
 			out[i] = int64(x)
 		}
 		return out, nil
-	case Uint8:
+	case Uint8, Uint4, Uint2:
 		out := make([]int64, len(d))
 		for i, x := range d {
 			out[i] = int64(x)
