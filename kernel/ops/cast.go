@@ -11,8 +11,8 @@ import (
 
 // Cast converts elements to the dtype of attribute "to" (a kernel.DType or
 // its name), between every pair of pipert's dtypes: float32, float16,
-// bfloat16, float64, int8, int16, int32, int64, uint8, uint16, uint32,
-// uint64 and bool.
+// bfloat16, float64, the float 8 types, float4e2m1, int8, int16, int32,
+// int64, uint8, uint16, uint32, uint64, int4, uint4, int2, uint2 and bool.
 //
 //   - float to float rounds to nearest even, once (float64 to float16 and
 //     to bfloat16 too); a NaN stays NaN.
@@ -25,12 +25,16 @@ import (
 //     bfloat16 round through float32, as onnxruntime does.
 //   - to bool: nonzero (NaN included) is true; from bool: false 0, true 1.
 //     A bool element is a byte; any nonzero byte reads as true.
+//   - to the float 8 types and float4e2m1: kernel.F64ToF8 (integers
+//     through float32), saturating unless saturate is 0; to float8e8m0:
+//     kernel.F32ToE8M0 of the value as a float32, rounded by round_mode.
+//   - float to int4, uint4, int2 and uint2 rounds to nearest even and
+//     keeps the low bits, as ONNX's 4-bit page says (NaN gives 0).
 //
-// From opset 19 the attribute saturate (0 or 1, default 1) is accepted:
-// it concerns the conversions to float 8 types only, which pipert does not
-// have, so it changes nothing. From opset 24 so is round_mode (up, the
-// default, down or nearest): it concerns the conversions to float8e8m0
-// only.
+// From opset 19 the attribute saturate (0 or 1, default 1) is accepted: it
+// concerns the conversions to float 8 types only. From opset 24 so is
+// round_mode (up, the default, down or nearest): it concerns the
+// conversions to float8e8m0 only.
 //
 // Tiling (words):
 //
@@ -38,10 +42,24 @@ import (
 //
 // Workspace: none. Cost: one operation per element; bytes of input and
 // output.
-type cast struct{ to kernel.DType }
+type cast struct {
+	to   kernel.DType
+	mode castMode
+}
+
+// castMode is how a Cast rounds to the float 8 types: its saturate and
+// round_mode.
+type castMode struct {
+	saturate bool
+	round    kernel.E8M0Rounding
+}
+
+// defaultCast is Cast's default: saturate, round up.
+var defaultCast = castMode{saturate: true, round: kernel.RoundUp}
 
 func newCast(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := checkSaturate(attrs, "to"); err != nil {
+	mode, err := castAttrs(attrs, "to")
+	if err != nil {
 		return nil, err
 	}
 	if _, ok := attrs["to"]; !ok {
@@ -51,41 +69,43 @@ func newCast(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, wrapAttr(err)
 	}
-	return newKernel(sig{op: "Cast", minIn: 1, maxIn: 1, nOut: 1}, &cast{to: to}), nil
+	return newKernel(sig{op: "Cast", minIn: 1, maxIn: 1, nOut: 1}, &cast{to: to, mode: mode}), nil
 }
 
-// checkSaturate checks the attributes of a Cast or CastLike: those of
-// known; from opset 19 saturate, a flag; from opset 24 round_mode, up,
-// down or nearest. Neither has an effect on pipert's dtypes.
-func checkSaturate(attrs kernel.Attrs, known ...string) error {
+// castAttrs checks the attributes of a Cast or CastLike, those of known
+// and, from opset 19, saturate, a flag, and from opset 24 round_mode, up,
+// down or nearest, and returns the last two.
+func castAttrs(attrs kernel.Attrs, known ...string) (castMode, error) {
 	opset, err := attrs.Opset(17)
 	if err != nil {
-		return wrapAttr(err)
+		return castMode{}, wrapAttr(err)
 	}
 	if opset < 19 {
 		if err := attrs.Check(known...); err != nil {
-			return wrapAttr(err)
+			return castMode{}, wrapAttr(err)
 		}
-		return nil
+		return defaultCast, nil
 	}
 	known = append(known, "saturate")
 	if opset >= 24 {
 		known = append(known, "round_mode")
 	}
 	if err := attrs.Check(known...); err != nil {
-		return wrapAttr(err)
+		return castMode{}, wrapAttr(err)
 	}
-	if _, err := flagAttr(attrs, "saturate", true); err != nil {
-		return wrapAttr(err)
-	}
-	mode, err := attrs.String("round_mode", "up")
+	sat, err := flagAttr(attrs, "saturate", true)
 	if err != nil {
-		return wrapAttr(err)
+		return castMode{}, wrapAttr(err)
 	}
-	if mode != "up" && mode != "down" && mode != "nearest" {
-		return fmt.Errorf("ops: attribute \"round_mode\" is %q, want up, down or nearest", mode)
+	name, err := attrs.String("round_mode", "up")
+	if err != nil {
+		return castMode{}, wrapAttr(err)
 	}
-	return nil
+	round := map[string]kernel.E8M0Rounding{"up": kernel.RoundUp, "down": kernel.RoundDown, "nearest": kernel.RoundNearest}[name]
+	if round == 0 {
+		return castMode{}, fmt.Errorf("ops: attribute \"round_mode\" is %q, want up, down or nearest", name)
+	}
+	return castMode{saturate: sat, round: round}, nil
 }
 
 func (k *cast) infer(in, out []*kernel.Tensor) error {
@@ -126,36 +146,41 @@ func (k *cast) compute(a *kernel.Args) error {
 	}
 	u64 := isU64(x.DType)
 	for i := range n {
-		switch x.DType {
-		case kernel.Float32:
-			storeFloat(ob, k.to, i, float64(kernel.Float32s(xb)[i]))
-		case kernel.Float16:
-			storeFloat(ob, k.to, i, float64(kernel.F16ToF32(kernel.Uint16s(xb)[i])))
-		case kernel.BFloat16:
-			storeFloat(ob, k.to, i, float64(kernel.BF16ToF32(kernel.Uint16s(xb)[i])))
-		case kernel.Float64:
-			storeFloat(ob, k.to, i, kernel.Float64s(xb)[i])
-		case kernel.Bool:
+		switch {
+		case x.DType == kernel.Bool:
 			var v int64
 			if xb[i] != 0 {
 				v = 1
 			}
-			storeInt(ob, k.to, i, v, false)
+			k.mode.storeInt(ob, k.to, i, v, false)
+		case x.DType.IsFloat():
+			k.mode.storeFloat(ob, k.to, i, loadF(x.DType, xb, i))
+		case x.DType.IsInt():
+			k.mode.storeInt(ob, k.to, i, loadI(x.DType, xb, i), u64)
 		default:
-			if !x.DType.IsInt() {
-				return fmt.Errorf("cannot cast from %v", x.DType)
-			}
-			storeInt(ob, k.to, i, loadI(x.DType, xb, i), u64)
+			return fmt.Errorf("cannot cast from %v", x.DType)
 		}
 	}
 	return nil
 }
 
+// storeFloat stores float value v as element i of dtype dt as Cast does
+// by default (castMode.storeFloat).
+func storeFloat(b []byte, dt kernel.DType, i int64, v float64) { defaultCast.storeFloat(b, dt, i, v) }
+
 // storeFloat stores float value v as element i of dtype dt. To float32,
-// float16 and bfloat16 it rounds once to nearest even; to integers it
-// truncates toward zero and saturates (NaN gives 0).
-func storeFloat(b []byte, dt kernel.DType, i int64, v float64) {
+// float16 and bfloat16 it rounds once to nearest even, to the float 8 and
+// float 4 types as m says; to the sub-byte integers it rounds to nearest
+// even and wraps, to the other integers it truncates toward zero and
+// saturates (NaN gives 0 to every integer).
+func (m castMode) storeFloat(b []byte, dt kernel.DType, i int64, v float64) {
 	switch dt {
+	case kernel.Float8E8M0:
+		b[i] = kernel.F32ToE8M0(float32(v), m.saturate, m.round)
+	case kernel.Float8E4M3FN, kernel.Float8E4M3FNUZ, kernel.Float8E5M2, kernel.Float8E5M2FNUZ, kernel.Float4E2M1:
+		b[i] = kernel.F64ToF8(dt, v, m.saturate)
+	case kernel.Int4, kernel.Uint4, kernel.Int2, kernel.Uint2:
+		storeI(dt, b, i, saturate(math.RoundToEven(v), math.MinInt64, math.MaxInt64))
 	case kernel.Float32:
 		kernel.Float32s(b)[i] = float32(v)
 	case kernel.Float16:
@@ -205,11 +230,12 @@ func saturateU64(f float64) uint64 {
 }
 
 // storeInt stores integer value v as element i of dtype dt: to floats it
-// rounds to nearest even (to float16 and bfloat16 through float32, as
-// onnxruntime does), to integers it wraps (two's complement; the low bits
-// are kept), to bool it tests nonzero. u64 says v is the bit pattern of a
-// uint64, whose value is above math.MaxInt64 when v is negative.
-func storeInt(b []byte, dt kernel.DType, i int64, v int64, u64 bool) {
+// rounds to nearest even (to float16, bfloat16 and the float 8 and float 4
+// types through float32, as onnxruntime does; those as m says), to
+// integers it wraps (two's complement; the low bits are kept), to bool it
+// tests nonzero. u64 says v is the bit pattern of a uint64, whose value is
+// above math.MaxInt64 when v is negative.
+func (m castMode) storeInt(b []byte, dt kernel.DType, i int64, v int64, u64 bool) {
 	var f32 float32
 	if dt.IsFloat() {
 		if u64 {
@@ -232,6 +258,10 @@ func storeInt(b []byte, dt kernel.DType, i int64, v int64, u64 bool) {
 			kernel.Float64s(b)[i] = float64(v)
 		}
 	default:
+		if dt.IsFloat() {
+			m.storeFloat(b, dt, i, float64(f32))
+			return
+		}
 		storeI(dt, b, i, v) // wraps; bool tests nonzero
 	}
 }

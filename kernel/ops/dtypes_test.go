@@ -65,21 +65,48 @@ func dtValues(dt kernel.DType, vs ...float64) *kernel.Tensor {
 			// float32 bits is exact.
 			kernel.Uint16s(t.Host)[i] = uint16(math.Float32bits(float32(v)) >> 16)
 		default:
-			panic("dtValues: no case for " + dt.String())
+			switch {
+			case dt.IsFloat():
+				t.Host[i] = kernel.F64ToF8(dt, v, true)
+			case dt.IsInt():
+				t.Host[i] = byte(int8(v))
+			default:
+				panic("dtValues: no case for " + dt.String())
+			}
 		}
 	}
 	return t
 }
 
+// holds reports whether dtype dt holds v exactly.
+func holds(dt kernel.DType, v float64) bool {
+	switch {
+	case dt.IsFloat8() || dt == kernel.Float4E2M1:
+		return float64(kernel.F8ToF32(dt, kernel.F64ToF8(dt, v, true))) == v
+	case dt.IsInt():
+		lo, hi := dt.IntRange()
+		return float64(lo) <= v && v <= float64(hi)
+	}
+	return true
+}
+
 // TestCastEveryPair: Cast between every pair of pipert's dtypes, on values
-// every dtype holds exactly, gives those values (bool: nonzero is 1).
+// both dtypes hold exactly, gives those values (bool: nonzero is 1).
 func TestCastEveryPair(t *testing.T) {
 	vs := []float64{0, 1, 2, 7, 100}
 	for _, from := range kernel.DTypes() {
 		for _, to := range kernel.DTypes() {
-			src := vs
+			var src []float64
+			for _, v := range vs {
+				if holds(from, v) && holds(to, v) {
+					src = append(src, v)
+				}
+			}
 			if from == kernel.Bool {
 				src = []float64{0, 1, 1, 0, 1}
+				if to == kernel.Float8E8M0 {
+					src = []float64{1, 1}
+				}
 			}
 			want := src
 			if to == kernel.Bool {
@@ -110,10 +137,21 @@ func TestDTypesEitherComputeOrRefuse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("NonZero %v: %v", dt, err)
 		}
-		if dt != kernel.Bool { // bool 2 reads as 1: still nonzero
+		if dt != kernel.Bool && dt != kernel.Float8E8M0 { // bool 2 reads as 1: still nonzero; float8e8m0 has no 0
 			if fmt.Sprint(kernel.Int64s(got.Host)[:2]) != "[1 3]" {
 				t.Errorf("NonZero %v: %v", dt, kernel.Int64s(got.Host))
 			}
+		}
+	}
+	// −0 of the float 8 and 4 types is zero; float8e8m0's code 0 is 2^−127.
+	for _, c := range []struct {
+		dt   kernel.DType
+		code byte
+		want bool
+	}{{kernel.Float8E4M3FN, 0x80, false}, {kernel.Float8E5M2FNUZ, 0x80, true}, {kernel.Float4E2M1, 0x8, false},
+		{kernel.Float8E8M0, 0, true}, {kernel.Int4, 0, false}} {
+		if got := nonzeroAt([]byte{c.code}, c.dt, 0); got != c.want {
+			t.Errorf("NonZero: %v code %#x nonzero %v, want %v", c.dt, c.code, got, c.want)
 		}
 	}
 	for _, op := range []string{"LayerNorm"} {

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 
@@ -1683,24 +1684,31 @@ func oneHotMatch(dt kernel.DType, b []byte, i, j, d int64) bool {
 }
 
 // castLike runs a Cast to the dtype of input 1, built when that dtype is
-// first seen.
+// first seen, with CastLike's saturate and round_mode.
 type castLike struct {
+	attrs kernel.Attrs
 	casts map[kernel.DType]kernel.Kernel
 	til   kernel.Tiling
 }
 
 func newCastLike(attrs kernel.Attrs) (kernel.Kernel, error) {
-	if err := checkSaturate(attrs); err != nil {
+	if _, err := castAttrs(attrs); err != nil {
 		return nil, err
 	}
-	return newKernel(sig{op: "CastLike", minIn: 2, maxIn: 2, nOut: 1}, &castLike{casts: map[kernel.DType]kernel.Kernel{}}), nil
+	k := &castLike{attrs: maps.Clone(attrs), casts: map[kernel.DType]kernel.Kernel{}}
+	return newKernel(sig{op: "CastLike", minIn: 2, maxIn: 2, nOut: 1}, k), nil
 }
 
 func (k *castLike) cast(dt kernel.DType) (kernel.Kernel, error) {
 	if c := k.casts[dt]; c != nil {
 		return c, nil
 	}
-	c, err := newCast(kernel.Attrs{"to": dt})
+	attrs := maps.Clone(k.attrs)
+	if attrs == nil {
+		attrs = kernel.Attrs{}
+	}
+	attrs["to"] = dt
+	c, err := newCast(attrs)
 	if err != nil {
 		return nil, err
 	}

@@ -121,6 +121,9 @@ func nonzeroAt(b []byte, dt kernel.DType, i int64) bool {
 	case kernel.Float64:
 		return kernel.Float64s(b)[i] != 0
 	}
+	if dt.IsFloat() {
+		return loadF(dt, b, i) != 0 // the float 8 and 4 types: −0 is zero, float8e8m0 has no zero
+	}
 	return b[i] != 0 // the one-byte dtypes
 }
 

@@ -31,6 +31,9 @@ func loadF(dt kernel.DType, b []byte, i int64) float64 {
 	case kernel.Uint64:
 		return float64(kernel.Uint64s(b)[i])
 	}
+	if dt.IsFloat8() || dt == kernel.Float4E2M1 {
+		return float64(kernel.F8ToF32(dt, b[i]))
+	}
 	return float64(loadI(dt, b, i))
 }
 
@@ -52,13 +55,23 @@ func loadI(dt kernel.DType, b []byte, i int64) int64 {
 		return int64(kernel.Uint16s(b)[i])
 	case kernel.Uint32:
 		return int64(kernel.Uint32s(b)[i])
-	case kernel.Float32, kernel.Float16, kernel.Float64, kernel.BFloat16:
+	case kernel.Int4:
+		return int64(int8(b[i]<<4) >> 4)
+	case kernel.Uint4:
+		return int64(b[i] & 0xf)
+	case kernel.Int2:
+		return int64(int8(b[i]<<6) >> 6)
+	case kernel.Uint2:
+		return int64(b[i] & 3)
+	}
+	if dt.IsFloat() {
 		return int64(loadF(dt, b, i))
 	}
 	return 0
 }
 
-// storeF stores v as element i of b, rounding once to dtype dt. Integer
+// storeF stores v as element i of b, rounding once to dtype dt (the float
+// 8 and float 4 types saturating, as ONNX's Cast by default). Integer
 // dtypes take v truncated toward zero, clamped to int64's range (uint64:
 // its own), then wrapped to the dtype: a value computed in float64 that
 // rounded up to 2^63 (or 2^64) is the largest int64 (uint64), not a wrapped
@@ -75,6 +88,9 @@ func storeF(dt kernel.DType, b []byte, i int64, v float64) {
 		kernel.Uint16s(b)[i] = f64ToBF16(v)
 	case kernel.Uint64:
 		kernel.Uint64s(b)[i] = f64ToU64(v)
+	case kernel.Float8E4M3FN, kernel.Float8E4M3FNUZ, kernel.Float8E5M2, kernel.Float8E5M2FNUZ, kernel.Float8E8M0,
+		kernel.Float4E2M1:
+		b[i] = kernel.F64ToF8(dt, v, true)
 	default:
 		switch {
 		case v >= 0x1p63:
@@ -103,7 +119,7 @@ func f64ToU64(v float64) uint64 {
 }
 
 // storeI stores v as element i of b, wrapping to dtype dt (a uint64 takes
-// v's bit pattern).
+// v's bit pattern; the sub-byte integers keep v's low bits, extended).
 func storeI(dt kernel.DType, b []byte, i int64, v int64) {
 	switch dt {
 	case kernel.Int64, kernel.Uint64:
@@ -114,6 +130,14 @@ func storeI(dt kernel.DType, b []byte, i int64, v int64) {
 		b[i] = byte(v)
 	case kernel.Int16, kernel.Uint16:
 		kernel.Int16s(b)[i] = int16(v)
+	case kernel.Int4:
+		b[i] = byte(int8(v<<4) >> 4)
+	case kernel.Uint4:
+		b[i] = byte(v & 0xf)
+	case kernel.Int2:
+		b[i] = byte(int8(v<<6) >> 6)
+	case kernel.Uint2:
+		b[i] = byte(v & 3)
 	case kernel.Bool:
 		if v != 0 {
 			b[i] = 1
