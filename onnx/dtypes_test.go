@@ -19,6 +19,10 @@ func TestNewDataTypes(t *testing.T) {
 	}{
 		{onnx.Uint16, 4, kernel.Uint16}, {onnx.Int16, 5, kernel.Int16}, {onnx.Uint32, 12, kernel.Uint32},
 		{onnx.Uint64, 13, kernel.Uint64}, {onnx.BFloat16, 16, kernel.BFloat16},
+		{onnx.Float8E4M3FN, 17, kernel.Float8E4M3FN}, {onnx.Float8E4M3FNUZ, 18, kernel.Float8E4M3FNUZ},
+		{onnx.Float8E5M2, 19, kernel.Float8E5M2}, {onnx.Float8E5M2FNUZ, 20, kernel.Float8E5M2FNUZ},
+		{onnx.Uint4, 21, kernel.Uint4}, {onnx.Int4, 22, kernel.Int4}, {onnx.Float4E2M1, 23, kernel.Float4E2M1},
+		{onnx.Float8E8M0, 24, kernel.Float8E8M0}, {onnx.Uint2, 25, kernel.Uint2}, {onnx.Int2, 26, kernel.Int2},
 	} {
 		if int32(c.d) != c.code {
 			t.Errorf("%v has code %d, want %d", c.d, int32(c.d), c.code)
@@ -27,7 +31,7 @@ func TestNewDataTypes(t *testing.T) {
 			t.Errorf("%v maps to %v, %v; want %v", c.d, dt, ok, c.want)
 		}
 	}
-	for _, d := range []onnx.DataType{onnx.String, onnx.Complex64, onnx.Complex128, 17} {
+	for _, d := range []onnx.DataType{onnx.String, onnx.Complex64, onnx.Complex128, 27} {
 		if dt, ok := d.DType(); ok {
 			t.Errorf("%v maps to %v", d, dt)
 		}

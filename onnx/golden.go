@@ -218,6 +218,10 @@ func storeGolden(t *kernel.Tensor, i int, x float64) {
 		kernel.Uint16s(t.Host)[i] = kernel.F32ToF16(float32(x))
 	case kernel.BFloat16:
 		kernel.Uint16s(t.Host)[i] = kernel.F32ToBF16(float32(x))
+	default:
+		if t.DType.IsFloat() { // the float 8 and float 4 types
+			t.Host[i] = kernel.F64ToF8(t.DType, x, true)
+		}
 	}
 }
 
@@ -341,8 +345,11 @@ func elemF(t *kernel.Tensor, i int64) float64 {
 		return float64(kernel.Uint32s(b)[i])
 	case kernel.Uint16:
 		return float64(kernel.Uint16s(b)[i])
-	case kernel.Int8:
+	case kernel.Int8, kernel.Int4, kernel.Int2: // the sub-byte types sign-extended
 		return float64(int8(b[i]))
+	}
+	if t.DType.IsFloat() {
+		return float64(kernel.F8ToF32(t.DType, b[i]))
 	}
 	return float64(b[i])
 }

@@ -808,9 +808,8 @@ func (im *importer) node(n *Node) error {
 	if err != nil {
 		return err
 	}
-	if n.OpType == "QuantizeLinear" && (std || n.Domain == MSDomain) && len(n.Inputs) > 2 && im.root().narrow[n.Inputs[2]] {
-		// Its output dtype is the zero point's, which pipert widened.
-		return fmt.Errorf("%w: QuantizeLinear to a 4-bit integer type (y_zero_point %q is INT4 or UINT4; pipert reads 4-bit constants as 8-bit ones)", ErrUnsupported, n.Inputs[2])
+	if n.OpType == "QuantizeLinear" && n.Domain == MSDomain && len(n.Inputs) > 2 && im.root().narrow[n.Inputs[2]] {
+		return fmt.Errorf("%w: com.microsoft QuantizeLinear to a 4-bit integer type (y_zero_point %q is INT4 or UINT4)", ErrUnsupported, n.Inputs[2])
 	}
 	op := n.OpType
 	if !std {

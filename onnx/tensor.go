@@ -18,8 +18,8 @@ var ErrUnsupported = errors.New("onnx: unsupported")
 
 // DType maps an ONNX data type onto pipert's, or reports false: FLOAT,
 // FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16,
-// UINT32, UINT64 and BOOL have a pipert dtype; STRING, the complex types
-// and the 8-, 4- and 2-bit float and integer types have none.
+// UINT32, UINT64, BOOL, the float 8 types, FLOAT4E2M1, INT4, UINT4, INT2 and
+// UINT2 have a pipert dtype; STRING and the complex types have none.
 func (d DataType) DType() (kernel.DType, bool) {
 	switch d {
 	case Float:
@@ -49,20 +49,29 @@ func (d DataType) DType() (kernel.DType, bool) {
 	case BFloat16:
 		return kernel.BFloat16, true
 	}
+	if dt, ok := lowDTypes[d]; ok {
+		return dt, true
+	}
 	return 0, false
 }
 
+// lowDTypes are the ONNX data types of pipert's float 8, float 4 and
+// sub-byte integer dtypes.
+var lowDTypes = map[DataType]kernel.DType{Float8E4M3FN: kernel.Float8E4M3FN, Float8E4M3FNUZ: kernel.Float8E4M3FNUZ,
+	Float8E5M2: kernel.Float8E5M2, Float8E5M2FNUZ: kernel.Float8E5M2FNUZ, Float8E8M0: kernel.Float8E8M0,
+	Int4: kernel.Int4, Uint4: kernel.Uint4, Int2: kernel.Int2, Uint2: kernel.Uint2, Float4E2M1: kernel.Float4E2M1}
+
 // Kernel converts t to a pipert tensor with real contents. Raw data is
 // aliased when it is aligned for its element type, copied otherwise. An
-// INT4 or UINT4 tensor (two elements a byte, the first in the low 4 bits,
-// in raw_data or one packed byte an int32_data entry) is widened to INT8
-// or UINT8: the ops that take 4-bit integers (DequantizeLinear, the
-// reshaping ops, Cast from them) compute the same on the wider type.
-// Without raw data the values come from the typed field the ONNX proto
-// keeps them in: float_data (float), double_data (double), int64_data
-// (int64), uint64_data (uint32 and uint64), and int32_data for the
-// others: int32, int16, int8, uint16, uint8 and bool values, and the bit
-// patterns of float16 and bfloat16.
+// INT4, UINT4, FLOAT4E2M1, INT2 or UINT2 tensor (packed: two or four
+// elements a byte, the first in the low bits, in raw_data or one packed
+// byte an int32_data entry) is unpacked to one element a byte (kernel.Int4
+// and kernel.Int2 sign-extended). Without raw data the values come from
+// the typed field the ONNX proto keeps them in: float_data (float),
+// double_data (double), int64_data (int64), uint64_data (uint32 and
+// uint64), and int32_data for the others: int32, int16, int8, uint16,
+// uint8 and bool values, and the bit patterns of float16, bfloat16 and the
+// float 8 types.
 func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: a tensor is missing", ErrImport)
@@ -75,17 +84,16 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 	if t.Segment {
 		return nil, fmt.Errorf("%w: %s is segmented", ErrUnsupported, what)
 	}
-	four := t.DataType == Int4 || t.DataType == Uint4
 	dt, ok := t.DataType.DType()
-	if !ok && !four {
+	if !ok {
 		return nil, fmt.Errorf("%w: %s has dtype %v", ErrUnsupported, what, t.DataType)
 	}
 	n, err := t.count(what)
 	if err != nil {
 		return nil, err
 	}
-	if four {
-		return t.unpack4(what, int64(n))
+	if dt.IsSubByte() {
+		return t.unpack(what, dt, int64(n))
 	}
 	size := uint64(dt.Size())
 	out := &kernel.Tensor{DType: dt, Shape: kernel.Shape(append([]int64{}, t.Dims...))}
@@ -164,7 +172,8 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 		for i, v := range t.Uint64s {
 			binary.LittleEndian.PutUint64(b[8*i:], v)
 		}
-	case kernel.Int8, kernel.Uint8, kernel.Bool:
+	case kernel.Int8, kernel.Uint8, kernel.Bool, kernel.Float8E4M3FN, kernel.Float8E4M3FNUZ, kernel.Float8E5M2,
+		kernel.Float8E5M2FNUZ, kernel.Float8E8M0:
 		if err := count(len(t.Int32s)); err != nil {
 			return nil, err
 		}
@@ -178,9 +187,9 @@ func (t *Tensor) Kernel() (*kernel.Tensor, error) {
 	return out, nil
 }
 
-// unpack4 is Kernel for an INT4 or UINT4 tensor of n elements: one byte
-// an element, sign-extended for INT4.
-func (t *Tensor) unpack4(what string, n int64) (*kernel.Tensor, error) {
+// unpack is Kernel for a tensor of n elements of sub-byte dtype dt: one
+// byte an element, sign-extended for INT4 and INT2.
+func (t *Tensor) unpack(what string, dt kernel.DType, n int64) (*kernel.Tensor, error) {
 	packed := t.Raw
 	if packed == nil {
 		packed = make([]byte, len(t.Int32s))
@@ -188,18 +197,17 @@ func (t *Tensor) unpack4(what string, n int64) (*kernel.Tensor, error) {
 			packed[i] = byte(v)
 		}
 	}
-	if int64(len(packed)) != (n+1)/2 {
-		return nil, fmt.Errorf("%w: %s: %d bytes of 4-bit data for %d elements", ErrFormat, what, len(packed), n)
-	}
-	dt := kernel.Uint8
-	if t.DataType == Int4 {
-		dt = kernel.Int8
+	w := int64(dt.Bits())
+	per := 8 / w
+	if int64(len(packed)) != (n+per-1)/per {
+		return nil, fmt.Errorf("%w: %s: %d bytes of %d-bit data for %d elements", ErrFormat, what, len(packed), w, n)
 	}
 	out := &kernel.Tensor{DType: dt, Shape: kernel.Shape(append([]int64{}, t.Dims...)), Host: make([]byte, n)}
-	for i := range out.Host {
-		v := packed[i/2] >> (4 * (i % 2)) & 0xf
-		if dt == kernel.Int8 && v >= 8 {
-			v |= 0xf0 // sign-extended
+	signed := dt == kernel.Int4 || dt == kernel.Int2
+	for i := range int64(len(out.Host)) {
+		v := packed[i/per] >> (w * (i % per)) & (1<<w - 1)
+		if signed && v >= 1<<(w-1) {
+			v |= 0xff << w // sign-extended
 		}
 		out.Host[i] = v
 	}

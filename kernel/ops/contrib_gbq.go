@@ -99,7 +99,7 @@ func (k *gatherBlockQuantized) check(in []*kernel.Tensor) (gbqGeometry, kernel.S
 	var geo gbqGeometry
 	data, indices, scales, zp := in[0], in[1], in[2], optional(in, 3)
 	if k.unpacked {
-		if err := dtypeIn(data, "data", kernel.Int8, kernel.Uint8); err != nil {
+		if err := dtypeIn(data, "data", kernel.Int4, kernel.Uint4, kernel.Int8, kernel.Uint8); err != nil {
 			return geo, nil, err
 		}
 	} else if err := dtypeIn(data, "data", kernel.Uint8); err != nil {

@@ -739,7 +739,7 @@ func (k *msQuantize) check(in []*kernel.Tensor) error {
 		}
 		return nil
 	}
-	if err := dtypeIn(x, "x", kernel.Uint8, kernel.Int8, kernel.Uint16, kernel.Int16, kernel.Int32); err != nil {
+	if err := dtypeIn(x, "x", kernel.Uint8, kernel.Int8, kernel.Uint16, kernel.Int16, kernel.Int32, kernel.Uint4, kernel.Int4); err != nil {
 		return err
 	}
 	return dtypeIn(scale, "x_scale", kernel.Float32, kernel.Float16)

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pipert/pipert/kernel"
 )
@@ -173,7 +174,8 @@ func newQuantize(quantize bool) kernel.Factory {
 			return nil, wrapAttr(err)
 		}
 		// saturate only concerns float8 outputs.
-		if _, err := flagAttr(attrs, "saturate", true); err != nil {
+		saturate, err := flagAttr(attrs, "saturate", true)
+		if err != nil {
 			return nil, wrapAttr(err)
 		}
 		block, err := attrs.Int("block_size", 0)
@@ -262,7 +264,7 @@ func newQuantize(quantize bool) kernel.Factory {
 				setShape(out[0], x.Shape, dt)
 				return nil
 			}
-			if err := dtypeIn(x, "x", kernel.Int8, kernel.Uint8, kernel.Int16, kernel.Uint16, kernel.Int32); err != nil {
+			if err := dtypeIn(x, "x", dequantTypes...); err != nil {
 				return err
 			}
 			if zp != nil {
@@ -291,13 +293,22 @@ func newQuantize(quantize bool) kernel.Factory {
 				s := loadF(scale.DType, sb, j)
 				var z float64
 				if zp != nil {
-					z = float64(loadI(zp.DType, zp.Data(), j))
+					z = loadF(zp.DType, zp.Data(), j)
 				}
 				if quantize {
 					v := loadF(x.DType, xb, i) / s
 					if x.DType != kernel.Float64 {
 						// The division rounds in float32, as the reference's.
 						v = float64(float32(loadF(x.DType, xb, i)) / float32(s))
+					}
+					if o.DType.IsFloat() {
+						// A float 8 output ignores its zero point (ONNX
+						// requires it 0); float4e2m1 adds it.
+						if o.DType == kernel.Float4E2M1 {
+							v += z
+						}
+						ob[i] = kernel.F64ToF8(o.DType, v, saturate)
+						continue
 					}
 					q := math.RoundToEven(v) + z
 					if q != q {
@@ -308,7 +319,7 @@ func newQuantize(quantize bool) kernel.Factory {
 					// One product rounded to float64 and then to the
 					// scale's dtype rounds as once: float64 has more than
 					// twice float32's bits. A float64 scale keeps them.
-					storeF(o.DType, ob, i, (float64(loadI(x.DType, xb, i))-z)*s)
+					storeF(o.DType, ob, i, (loadF(x.DType, xb, i)-z)*s)
 				}
 			}
 			return nil
@@ -328,13 +339,18 @@ func zeroPoint(in []*kernel.Tensor) *kernel.Tensor {
 }
 
 // quantTypes are the quantized dtypes QuantizeLinear outputs.
-var quantTypes = []kernel.DType{kernel.Uint8, kernel.Int8, kernel.Uint16, kernel.Int16}
+var quantTypes = []kernel.DType{kernel.Uint8, kernel.Int8, kernel.Uint16, kernel.Int16, kernel.Uint4, kernel.Int4,
+	kernel.Uint2, kernel.Int2, kernel.Float8E4M3FN, kernel.Float8E4M3FNUZ, kernel.Float8E5M2, kernel.Float8E5M2FNUZ,
+	kernel.Float4E2M1}
+
+// dequantTypes are the dtypes DequantizeLinear takes: the quantized ones
+// and int32.
+var dequantTypes = append(slices.Clip(quantTypes), kernel.Int32)
 
 // quantOutputDType reads QuantizeLinear's output_dtype (opset 21), a
-// TensorProto data type: 0 (absent), uint8, int8, uint16 or int16 (pipert
-// has none of ONNX's other quantized types).
+// TensorProto data type: 0 (absent) or one of quantTypes'.
 func quantOutputDType(attrs kernel.Attrs, op string) (kernel.DType, error) {
-	const want = "want uint8 (2), int8 (3), uint16 (4) or int16 (5)"
+	const want = "want uint8 (2), int8 (3), uint16 (4), int16 (5), a float 8 type (17 to 20), uint4 (21), int4 (22), float4e2m1 (23), uint2 (25) or int2 (26)"
 	v, ok := attrs["output_dtype"]
 	if !ok {
 		return 0, nil
@@ -349,22 +365,11 @@ func quantOutputDType(attrs kernel.Attrs, op string) (kernel.DType, error) {
 	if err != nil {
 		return 0, wrapAttr(err)
 	}
-	switch i {
-	case 0:
+	if i == 0 {
 		return 0, nil
-	case 2:
-		return kernel.Uint8, nil
-	case 3:
-		return kernel.Int8, nil
-	case 4:
-		return kernel.Uint16, nil
-	case 5:
-		return kernel.Int16, nil
 	}
-	names := map[int64]string{17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
-		21: "uint4", 22: "int4", 23: "float4e2m1", 25: "uint2", 26: "int2"}
-	if n, ok := names[i]; ok {
-		return 0, fmt.Errorf("ops: %s: output_dtype %s (%d): pipert has no %s; %s", op, n, i, n, want)
+	if dt, ok := onnxCodes[i]; ok && slices.Contains(quantTypes, dt) {
+		return dt, nil
 	}
 	return 0, fmt.Errorf("ops: %s: output_dtype %d is not a quantized type: %s", op, i, want)
 }
@@ -380,7 +385,9 @@ type onnxType struct {
 // onnxCodes are the TensorProto codes of pipert's dtypes.
 var onnxCodes = map[int64]kernel.DType{1: kernel.Float32, 2: kernel.Uint8, 3: kernel.Int8, 4: kernel.Uint16,
 	5: kernel.Int16, 6: kernel.Int32, 7: kernel.Int64, 9: kernel.Bool, 10: kernel.Float16, 11: kernel.Float64,
-	12: kernel.Uint32, 13: kernel.Uint64, 16: kernel.BFloat16}
+	12: kernel.Uint32, 13: kernel.Uint64, 16: kernel.BFloat16, 17: kernel.Float8E4M3FN, 18: kernel.Float8E4M3FNUZ,
+	19: kernel.Float8E5M2, 20: kernel.Float8E5M2FNUZ, 21: kernel.Uint4, 22: kernel.Int4, 23: kernel.Float4E2M1,
+	24: kernel.Float8E8M0, 25: kernel.Uint2, 26: kernel.Int2}
 
 // onnxTypeAttr reads attribute name as an onnxType; absent, it is 0.
 func onnxTypeAttr(attrs kernel.Attrs, name string) (onnxType, error) {
