@@ -3,6 +3,7 @@ package trace_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"log"
 
 	"github.com/pipert/pipert/trace"
@@ -82,4 +83,39 @@ func ExampleValidate() {
 
 	// Output:
 	// trace: 3 problem(s): timestamp goes backwards on track "launch" at 150 ns: End at 150 after an event at 170; partial overlap on track "launch" at 120 ns: "kernel" [120, 170] overlaps "kernel" [100, 150] without nesting; dangling flow at 100 ns: flow 9 has no terminating end
+}
+
+// A worker records inside Hold and Release, so that the Recorder may be
+// closed while it works: Close waits for the worker's span to end, and a
+// span begun after Close records nothing.
+func ExampleRecorder_Hold() {
+	r, err := trace.New(io.Discard, trace.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	track := r.Track("worker", trace.SliceTrack, trace.Host)
+	step := r.Intern("step")
+	held := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := int64(0); ; i++ {
+			if !r.Hold() {
+				return // closed: the tracks are Close's now
+			}
+			track.Slice(i, 1, step) // recorded only while r is enabled
+			if i == 0 {
+				close(held)
+			}
+			r.Release()
+		}
+	}()
+	<-held
+	if err := r.Close(); err != nil { // under the worker
+		log.Fatal(err)
+	}
+	<-done
+	fmt.Println("closed under a worker; Hold now:", r.Hold())
+	// Output:
+	// closed under a worker; Hold now: false
 }
