@@ -30,14 +30,21 @@ func ReadFile(path string) (*Parsed, error) {
 	return p, nil
 }
 
-// Read reads a whole trace from r; see ReadFile.
+// Read reads a whole trace from r; see ReadFile. A nil r is an error
+// wrapping ErrMisuse.
 func Read(r io.Reader) (*Parsed, error) {
+	if r == nil {
+		return nil, errNilReader
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	return Parse(data)
 }
+
+// errNilReader is the error of Read and Scan given no reader.
+var errNilReader = fmt.Errorf("%w: nil reader", ErrMisuse)
 
 // Parse parses a trace held in memory; see ReadFile.
 func Parse(data []byte) (*Parsed, error) {

@@ -163,7 +163,8 @@ const (
 // kind for its track, or one naming a Name this Recorder never interned.
 // The misused call records nothing (a misused Track returns nil; the
 // event with a foreign Name is written under the name "unknown name N")
-// and the rest of the trace is written.
+// and the rest of the trace is written. Read and Scan given a nil reader
+// return an error wrapping it too.
 var ErrMisuse = errors.New("trace: misuse")
 
 // misused records the first misuse of the API, for Close.

@@ -39,8 +39,11 @@ type Handler interface {
 //
 // On an error — a truncated file, bytes that are not a trace — the tracks
 // and events before it have been handed over; the error says where the
-// reading stopped.
+// reading stopped. A nil r is an error wrapping ErrMisuse.
 func Scan(r io.Reader, h Handler) (Format, error) {
+	if r == nil {
+		return 0, errNilReader
+	}
 	br := bufio.NewReaderSize(r, 256<<10)
 	// As Parse: JSON if the first byte that is not white space opens an
 	// object or an array, else Perfetto (whose first byte may well be a

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"io"
 	"reflect"
 	"runtime"
@@ -124,6 +125,18 @@ func TestScanBadInput(t *testing.T) {
 		if _, err := Scan(strings.NewReader(s), &c); err == nil {
 			t.Errorf("Scan(%q) succeeded", s)
 		}
+	}
+}
+
+// TestNilReaderIsMisuse: Read and Scan given a nil reader fail with
+// ErrMisuse instead of panicking.
+func TestNilReaderIsMisuse(t *testing.T) {
+	if _, err := Read(nil); !errors.Is(err, ErrMisuse) || !strings.Contains(err.Error(), "nil reader") {
+		t.Errorf("Read(nil): %v, want ErrMisuse naming the nil reader", err)
+	}
+	var c collector
+	if _, err := Scan(nil, &c); !errors.Is(err, ErrMisuse) || !strings.Contains(err.Error(), "nil reader") {
+		t.Errorf("Scan(nil): %v, want ErrMisuse naming the nil reader", err)
 	}
 }
 
