@@ -2,8 +2,10 @@ package kernel_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/kernel"
 )
 
@@ -88,6 +90,27 @@ func TestNewIntValues(t *testing.T) {
 	bf := kernel.New(kernel.BFloat16, 1)
 	if _, err := bf.IntValues(); err == nil {
 		t.Error("bfloat16 read as integers")
+	}
+}
+
+// TestIntValuesOfContentsOffShape: contents shorter or longer than the
+// shape says are an error, not fewer or more values than elements (nor,
+// for a short device buffer, a panic).
+func TestIntValuesOfContentsOffShape(t *testing.T) {
+	for _, c := range []*kernel.Tensor{
+		{DType: kernel.Int64, Shape: kernel.Shape{4}, Host: make([]byte, 8)},
+		{DType: kernel.Int64, Shape: kernel.Shape{1}, Host: make([]byte, 16)},
+		{DType: kernel.Int32, Shape: kernel.Shape{1}, Host: make([]byte, 3)},
+		{DType: kernel.Uint8, Shape: kernel.Shape{2, 2}, Host: make([]byte, 0)},
+		{DType: kernel.Int64, Shape: kernel.Shape{2}, Buf: device.Buffer{Size: 8, Data: make([]byte, 8)}},
+	} {
+		if v, err := c.IntValues(); err == nil || !strings.Contains(err.Error(), "bytes of data for") {
+			t.Errorf("%v holding %d bytes: IntValues = %v, %v; want an error", c, len(c.Host)+len(c.Buf.Data), v, err)
+		}
+	}
+	long := &kernel.Tensor{DType: kernel.Int64, Shape: kernel.Shape{1}, Buf: device.Buffer{Size: 16, Data: make([]byte, 16)}}
+	if v, err := long.IntValues(); err != nil || len(v) != 1 {
+		t.Errorf("a device buffer beyond the shape: IntValues = %v, %v; want its first element", v, err)
 	}
 }
 

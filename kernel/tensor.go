@@ -102,6 +102,19 @@ func (t *Tensor) Data() []byte {
 	return t.Host
 }
 
+// contentBytes is the length of the contents Data returns, without
+// slicing them: Buf.Data's beyond Bytes counts as Bytes. It is -1 for a
+// virtual tensor.
+func (t *Tensor) contentBytes() int64 {
+	switch {
+	case t.Buf.Data != nil:
+		return min(int64(len(t.Buf.Data)), t.Bytes())
+	case t.Host != nil:
+		return int64(len(t.Host))
+	}
+	return -1
+}
+
 // Meta returns a copy of t without contents or buffer.
 func (t *Tensor) Meta() *Tensor { return &Tensor{Shape: t.Shape.Clone(), DType: t.DType} }
 
@@ -201,9 +214,12 @@ func Uint64s(b []byte) []uint64 {
 
 // IntValues reads an integer tensor's contents (any integer dtype) as int64s,
 // the form shape and index operands take. It fails for other dtypes, for
-// virtual tensors, and for a uint64 value above math.MaxInt64, which has
-// no int64 form.
+// virtual tensors, for contents whose length is not the shape's (Bytes),
+// and for a uint64 value above math.MaxInt64, which has no int64 form.
 func (t *Tensor) IntValues() ([]int64, error) {
+	if have := t.contentBytes(); have >= 0 && have != t.Bytes() {
+		return nil, fmt.Errorf("tensor %v: %d bytes of data for %d elements", t, have, t.NumElements())
+	}
 	d := t.Data()
 	if d == nil && t.NumElements() != 0 {
 		return nil, fmt.Errorf("values of virtual tensor %v are not available", t)
