@@ -92,7 +92,10 @@ func loadExternal(m *Model, dir string) error {
 			}
 			n, ok = l, true
 		}
-		if !ok || n > fl.size-off {
+		if !ok {
+			return fmt.Errorf("%w: tensor %q: external data of %v %v has no size in bytes (give its length)", ErrFormat, t.Name, t.DataType, t.Dims)
+		}
+		if n > fl.size-off {
 			return fmt.Errorf("%w: tensor %q: external data of %d bytes from offset %d in a file of %d bytes", ErrFormat, t.Name, n, off, fl.size)
 		}
 		data, err := hostmem.Make(n)

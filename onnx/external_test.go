@@ -62,6 +62,23 @@ func TestExternalData(t *testing.T) {
 			t.Errorf("%s: %v, want ErrFormat", tc.name, err)
 		}
 	}
+	// A shape whose size overflows, or a dtype of no fixed size, is named
+	// as such, not as a range of 0 bytes.
+	for _, tc := range []struct {
+		dt   DataType
+		dims []int64
+	}{
+		{Float, []int64{1 << 31, 1 << 31}},
+		{Float, []int64{1 << 62, 4}},
+		{Float, []int64{-1}},
+		{String, []int64{1}},
+	} {
+		m := &Model{Graph: &Graph{Initializers: []*Tensor{{Name: "w", DataType: tc.dt, Dims: tc.dims, External: true, ExternalLocation: true,
+			ExternalData: map[string]string{"location": "w.bin"}}}}}
+		if err := loadExternal(m, dir); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "no size in bytes") {
+			t.Errorf("%v %v: %v, want ErrFormat saying it has no size", tc.dt, tc.dims, err)
+		}
+	}
 	for _, ext := range []map[string]string{
 		{"location": "w.bin", "offset": "8", "length": "8"},
 		{"location": "w.bin", "offset": "4"}, // the tensor's size: 2 float32
