@@ -18,7 +18,7 @@ const module = "github.com/pipert/pipert"
 var allowed = map[string][]string{
 	"trace":                   {},
 	"trace/analysis":          {"trace"},
-	"queues":                  {},
+	"queues":                  {"internal/hostmem"},
 	"cache":                   {},
 	"sync/ready":              {},
 	"internal/clock":          {},

@@ -2,7 +2,12 @@ package queues
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"time"
+	"unsafe"
+
+	"github.com/pipert/pipert/internal/hostmem"
 )
 
 const (
@@ -75,10 +80,24 @@ func buildConfig(opts []Option) config {
 	return c
 }
 
-// checkCapacity reports a capacity outside [0, MaxCapacity].
-func checkCapacity(capacity int) error {
+// checkCapacity reports a capacity outside [0, MaxCapacity], or rings
+// of that capacity for rings queues of T that the host has not the memory
+// for (hostmem.Check): Go ends the process on an allocation it cannot
+// make, so a ring of a large capacity of a large T is refused before it is
+// made.
+func checkCapacity[T any](capacity, rings int) error {
 	if capacity < 0 || capacity > MaxCapacity {
 		return fmt.Errorf("%w: %d outside [0, %d]", ErrCapacity, capacity, MaxCapacity)
+	}
+	if capacity == 0 {
+		capacity = DefaultCapacity
+	}
+	hi, bytes := bits.Mul64(ringSize(capacity)*uint64(rings), uint64(unsafe.Sizeof(slot[T]{})))
+	if hi != 0 || bytes > math.MaxInt64 {
+		return fmt.Errorf("%w: %d: rings of more than 2^63 bytes: %w", ErrCapacity, capacity, hostmem.ErrTooLarge)
+	}
+	if err := hostmem.Check(int64(bytes)); err != nil {
+		return fmt.Errorf("%w: %d: rings of %d bytes: %w", ErrCapacity, capacity, bytes, err)
 	}
 	return nil
 }

@@ -85,12 +85,13 @@ type Pipeline[T any] struct {
 // NewPipeline returns a running pipeline of len(handlers) stages: stage s is
 // served by handlers[s-1] through a queue of the given capacity named
 // names[s-1] (the stage's String if names is short or the name empty). No
-// stage, a nil handler or a capacity outside [0, MaxCapacity] is an error.
+// stage, a nil handler or a capacity outside [0, MaxCapacity] or whose
+// rings the host has not the memory for is an error.
 func NewPipeline[T any](names []string, handlers []func(T) error, capacity int, opts ...Option) (*Pipeline[T], error) {
 	if len(handlers) == 0 {
 		return nil, fmt.Errorf("queues: NewPipeline: no stages")
 	}
-	if err := checkCapacity(capacity); err != nil {
+	if err := checkCapacity[T](capacity, len(handlers)); err != nil {
 		return nil, err
 	}
 	cfg := buildConfig(opts)

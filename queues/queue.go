@@ -15,7 +15,8 @@ var (
 	// ErrTicket is returned by WaitTicket for a ticket no push has returned.
 	ErrTicket = errors.New("queues: ticket not issued")
 	// ErrCapacity is returned by New and NewPipeline for a capacity outside
-	// [0, MaxCapacity].
+	// [0, MaxCapacity], or one whose rings need more memory than the host
+	// has available.
 	ErrCapacity = errors.New("queues: capacity out of range")
 	// ErrPanic is the cause of a task error when the handler panicked.
 	ErrPanic = errors.New("queues: handler panicked")
@@ -166,12 +167,13 @@ type Queue[T any] struct {
 // tasks claimed and not yet handled (DefaultCapacity if 0; the ring itself
 // is the next power of two, at least 2), and starts its worker, which calls
 // handler for each task. A nil handler, or a capacity outside
-// [0, MaxCapacity], is an error.
+// [0, MaxCapacity] or whose ring the host has not the memory for, is an
+// error.
 func New[T any](name string, capacity int, handler func(T) error, opts ...Option) (*Queue[T], error) {
 	if handler == nil {
 		return nil, fmt.Errorf("queues: New: nil handler for %s", name)
 	}
-	if err := checkCapacity(capacity); err != nil {
+	if err := checkCapacity[T](capacity, 1); err != nil {
 		return nil, err
 	}
 	return newQueue(name, capacity, handler, nil, buildConfig(opts), new(errCell)), nil

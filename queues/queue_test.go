@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/pipert/pipert/internal/hostmem"
 )
 
 var errBoom = errors.New("boom")
@@ -576,6 +578,15 @@ func TestInvalidArguments(t *testing.T) {
 		if _, err := NewPipeline(nil, []func(int) error{func(int) error { return nil }}, c); !errors.Is(err, ErrCapacity) {
 			t.Errorf("pipeline capacity %d: %v, want ErrCapacity", c, err)
 		}
+	}
+	// Rings the host has not the memory for (a petabyte here) are refused
+	// before they are made: Go would end the process.
+	type big [1 << 20]byte
+	if _, err := New("x", MaxCapacity, func(big) error { return nil }); !errors.Is(err, ErrCapacity) || !errors.Is(err, hostmem.ErrTooLarge) {
+		t.Errorf("a ring of %d tasks of 1 MiB: %v, want ErrCapacity and hostmem.ErrTooLarge", MaxCapacity, err)
+	}
+	if _, err := NewPipeline(nil, []func(big) error{func(big) error { return nil }}, MaxCapacity); !errors.Is(err, ErrCapacity) || !errors.Is(err, hostmem.ErrTooLarge) {
+		t.Errorf("a pipeline of rings of %d tasks of 1 MiB: %v, want ErrCapacity and hostmem.ErrTooLarge", MaxCapacity, err)
 	}
 	if _, err := NewPipeline[int](nil, nil, 1); err == nil {
 		t.Error("pipeline of no stages accepted")
