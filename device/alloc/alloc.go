@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -66,6 +67,16 @@ type span struct {
 // Align is the granularity of Reference allocations.
 const Align = 256
 
+// roundUp returns size rounded up to a multiple of align, a power of two,
+// and false when that multiple is beyond math.MaxInt64: a size no address
+// space holds.
+func roundUp(size, align int64) (int64, bool) {
+	if size > math.MaxInt64-(align-1) {
+		return 0, false
+	}
+	return (size + align - 1) &^ (align - 1), true
+}
+
 // NewReference returns a Reference allocator over capacity bytes. A
 // capacity of zero or less gives one without any: every Alloc fails with
 // ErrOutOfMemory.
@@ -92,7 +103,10 @@ func (r *Reference) Alloc(size int64) (uint64, error) {
 	if size > r.capacity {
 		return 0, fmt.Errorf("%w: %d bytes requested, capacity %d", ErrOutOfMemory, size, r.capacity)
 	}
-	rs := (size + Align - 1) / Align * Align
+	rs, ok := roundUp(size, Align)
+	if !ok {
+		return 0, fmt.Errorf("%w: %d bytes requested, %d of %d reserved", ErrOutOfMemory, size, r.stats.Reserved, r.capacity)
+	}
 	for i, s := range r.free {
 		if s.size < rs {
 			continue

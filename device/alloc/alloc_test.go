@@ -41,6 +41,40 @@ func TestBadSizes(t *testing.T) {
 	}
 }
 
+// TestSizesRoundingPastTheLargestCapacity: with a capacity of
+// math.MaxInt64, a size below it whose rounding up to the allocator's
+// granularity passes it is out of memory, changes nothing, and leaves the
+// space whole (it wrapped to a small or negative size and gave a block
+// that the next one overlapped).
+func TestSizesRoundingPastTheLargestCapacity(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		a     Allocator
+		grain int64 // the largest rounding of a request
+	}{
+		{"reference", NewReference(math.MaxInt64), Align},
+		{"caching", NewCaching(math.MaxInt64), largeRound},
+	} {
+		name, a := c.name, c.a
+		for _, size := range []int64{math.MaxInt64 - 10, math.MaxInt64 - c.grain + 2} {
+			before := a.Stats()
+			if addr, err := a.Alloc(size); !errors.Is(err, ErrOutOfMemory) {
+				t.Errorf("%s: Alloc(%d) = %#x, %v; want ErrOutOfMemory", name, size, addr, err)
+			}
+			if after := a.Stats(); after != before {
+				t.Errorf("%s: Alloc(%d) changed stats %+v -> %+v", name, size, before, after)
+			}
+		}
+		addr, err := a.Alloc(1 << 20)
+		if err != nil || addr != Base {
+			t.Fatalf("%s: first block after the refusals = %#x, %v; want %#x", name, addr, err, uint64(Base))
+		}
+		if err := a.Free(addr); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestNoCapacity: a Reference or Caching allocator made with a capacity of
 // zero or less has no bytes: every Alloc fails with ErrOutOfMemory (a bad
 // size still with ErrBadSize), nothing panics; NewMultilevel refuses such

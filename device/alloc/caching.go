@@ -108,7 +108,10 @@ func (c *Caching) Alloc(size int64) (uint64, error) {
 	if size > c.capacity {
 		return 0, fmt.Errorf("%w: %d bytes requested, capacity %d", ErrOutOfMemory, size, c.capacity)
 	}
-	rs := (size + cachingRound - 1) &^ (cachingRound - 1)
+	rs, ok := roundUp(size, cachingRound)
+	if !ok {
+		return 0, fmt.Errorf("%w: %d bytes requested, capacity %d", ErrOutOfMemory, size, c.capacity)
+	}
 	pool := uint8(0)
 	if rs > smallRequest {
 		pool = 1
@@ -246,7 +249,10 @@ func (c *Caching) grow(rs int64, pool uint8) (int32, error) {
 	case rs < minLargeSegment:
 		size = largeSegment
 	default:
-		size = (rs + largeRound - 1) &^ (largeRound - 1)
+		var ok bool
+		if size, ok = roundUp(rs, largeRound); !ok {
+			return -1, fmt.Errorf("%w: a segment for %d bytes, capacity %d", ErrOutOfMemory, rs, c.capacity)
+		}
 	}
 	base, err := c.space.Alloc(size)
 	if err != nil && c.releaseCached() {
