@@ -440,8 +440,13 @@ func TestPolicies(t *testing.T) {
 	if _, err := heterog.MeasureThreshold(heterog.Target{}); err == nil {
 		t.Fatal("threshold of a target without devices")
 	}
-	if _, err := (heterog.Size{Elements: -1}).Place(c, tg); err == nil || !strings.Contains(err.Error(), "Elements -1") {
-		t.Fatalf("size policy with a negative threshold: %v, want an error naming it", err)
+	if _, err := (heterog.Size{Elements: -1}).Place(c, tg); !errors.Is(err, plan.ErrConfig) || !strings.Contains(err.Error(), "Elements -1") {
+		t.Fatalf("size policy with a negative threshold: %v, want an ErrConfig error naming it", err)
+	}
+	for _, p := range []subgraph.Placement{subgraph.Unplaced, 99} {
+		if _, err := heterog.Fixed(p).Place(c, tg); !errors.Is(err, plan.ErrConfig) || !strings.Contains(err.Error(), p.String()) {
+			t.Fatalf("fixed placement %v: %v, want an ErrConfig error naming it", p, err)
+		}
 	}
 }
 

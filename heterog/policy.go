@@ -49,7 +49,8 @@ func (labels) Place(c *subgraph.Checked, _ Target) ([]subgraph.Placement, error)
 
 func (labels) String() string { return "labels" }
 
-// Fixed places every node on p, whatever its label.
+// Fixed places every node on p, whatever its label. A p that is neither
+// OnCPU nor OnDevice is an error wrapping plan.ErrConfig.
 func Fixed(p subgraph.Placement) Policy { return fixed(p) }
 
 type fixed subgraph.Placement
@@ -57,7 +58,7 @@ type fixed subgraph.Placement
 func (f fixed) Place(c *subgraph.Checked, _ Target) ([]subgraph.Placement, error) {
 	p := subgraph.Placement(f)
 	if p != subgraph.OnCPU && p != subgraph.OnDevice {
-		return nil, fmt.Errorf("heterog: fixed placement %v is neither cpu nor device", p)
+		return nil, fmt.Errorf("heterog: %w: fixed placement %v is neither cpu nor device", plan.ErrConfig, p)
 	}
 	out := make([]subgraph.Placement, len(c.Graph.Nodes))
 	for i := range out {
@@ -119,7 +120,8 @@ func (p Capability) String() string { return "capability" }
 // Nodes without static shapes are placed by Fallback.
 type Size struct {
 	// Elements is the threshold; 0 means measured at start-up
-	// (MeasureThreshold for the target).
+	// (MeasureThreshold for the target). A negative one is an error
+	// wrapping plan.ErrConfig.
 	Elements int64
 	Fallback Policy // nil means Labels
 }
@@ -132,7 +134,7 @@ func (p Size) Place(c *subgraph.Checked, t Target) ([]subgraph.Placement, error)
 	}
 	limit := p.Elements
 	if limit < 0 {
-		return nil, fmt.Errorf("heterog: Size: Elements %d: want 0 (measured) or a positive threshold", limit)
+		return nil, fmt.Errorf("heterog: %w: Size: Elements %d: want 0 (measured) or a positive threshold", plan.ErrConfig, limit)
 	}
 	if limit == 0 {
 		if limit, err = MeasureThreshold(t); err != nil {
