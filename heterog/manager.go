@@ -70,10 +70,13 @@ type groupKey struct {
 // NewManager returns a manager of cpu and accel; nil means a new host device
 // with the default profile, and a new simulated accelerator with the
 // default profile. Negative group costs are an error naming the field.
+// Nil options are ignored.
 func NewManager(cpu *host.Device, accel device.Device, opts ...ManagerOption) (*Manager, error) {
 	m := &Manager{groups: make(map[groupKey]*Group)}
 	for _, o := range opts {
-		o(m)
+		if o != nil {
+			o(m)
+		}
 	}
 	if m.costs.Create < 0 {
 		return nil, fmt.Errorf("heterog: manager: GroupCosts.Create must not be negative, got %v", m.costs.Create)

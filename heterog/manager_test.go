@@ -26,7 +26,7 @@ func TestGroupCosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := heterog.NewManager(chip.CPU(), dsp, heterog.WithGroupCosts(heterog.GroupCosts{Create: p.GroupCreate, Cached: p.GroupExec}))
+	m, err := heterog.NewManager(chip.CPU(), dsp, nil, heterog.WithGroupCosts(heterog.GroupCosts{Create: p.GroupCreate, Cached: p.GroupExec}), nil) // nil options are ignored
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,9 @@ type config struct {
 func buildConfig(opts []Option) config {
 	var o Options
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	c := config{spin: o.Spin, spinFor: o.SpinFor}
 	switch {

@@ -86,7 +86,8 @@ type Pipeline[T any] struct {
 // served by handlers[s-1] through a queue of the given capacity named
 // names[s-1] (the stage's String if names is short or the name empty). No
 // stage, a nil handler or a capacity outside [0, MaxCapacity] or whose
-// rings the host has not the memory for is an error.
+// rings the host has not the memory for is an error. Nil options are
+// ignored.
 func NewPipeline[T any](names []string, handlers []func(T) error, capacity int, opts ...Option) (*Pipeline[T], error) {
 	if len(handlers) == 0 {
 		return nil, fmt.Errorf("queues: NewPipeline: no stages")

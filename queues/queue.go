@@ -168,7 +168,7 @@ type Queue[T any] struct {
 // is the next power of two, at least 2), and starts its worker, which calls
 // handler for each task. A nil handler, or a capacity outside
 // [0, MaxCapacity] or whose ring the host has not the memory for, is an
-// error.
+// error. Nil options are ignored.
 func New[T any](name string, capacity int, handler func(T) error, opts ...Option) (*Queue[T], error) {
 	if handler == nil {
 		return nil, fmt.Errorf("queues: New: nil handler for %s", name)

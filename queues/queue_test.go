@@ -588,6 +588,17 @@ func TestInvalidArguments(t *testing.T) {
 	if _, err := NewPipeline(nil, []func(big) error{func(big) error { return nil }}, MaxCapacity); !errors.Is(err, ErrCapacity) || !errors.Is(err, hostmem.ErrTooLarge) {
 		t.Errorf("a pipeline of rings of %d tasks of 1 MiB: %v, want ErrCapacity and hostmem.ErrTooLarge", MaxCapacity, err)
 	}
+	// Nil options are ignored.
+	q, err := New("x", 1, func(int) error { return nil }, nil, WithSpin(1), nil)
+	if err != nil {
+		t.Fatalf("nil options: %v, want them ignored", err)
+	}
+	q.Close()
+	p, err := NewPipeline(nil, []func(int) error{func(int) error { return nil }}, 1, nil)
+	if err != nil {
+		t.Fatalf("pipeline of nil options: %v, want them ignored", err)
+	}
+	p.Close()
 	if _, err := NewPipeline[int](nil, nil, 1); err == nil {
 		t.Error("pipeline of no stages accepted")
 	}

@@ -258,11 +258,13 @@ const probeLimit = 8
 const granule = 256
 
 // NewMultilevel returns a Multilevel allocator over capacity bytes, which
-// must be a multiple of the page size.
+// must be a multiple of the page size. Nil options are ignored.
 func NewMultilevel(capacity int64, opts ...MultilevelOption) (*Multilevel, error) {
 	var o MultilevelOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	if err := o.validate(capacity); err != nil {
 		return nil, err

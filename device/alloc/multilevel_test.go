@@ -47,7 +47,8 @@ func TestMultilevelOptions(t *testing.T) {
 		{1 << 30, []MultilevelOption{WithSegmentSize(3 << 20)}, false},
 		{1 << 30, []MultilevelOption{WithPageSize(2 << 20)}, true}, // segment defaults to the page
 		{1 << 30, []MultilevelOption{WithSegmentEntries(-1)}, false},
-		{1 << 44, []MultilevelOption{WithPageSize(4 << 10)}, false}, // 2^32 pages
+		{1 << 44, []MultilevelOption{WithPageSize(4 << 10)}, false},          // 2^32 pages
+		{1 << 30, []MultilevelOption{nil, WithPageSize(4 << 10), nil}, true}, // nil options are ignored
 	} {
 		m, err := NewMultilevel(tc.capacity, tc.opts...)
 		if (err == nil) != tc.ok {

@@ -97,7 +97,7 @@ type Device struct {
 
 // New returns a card of profile p: it validates p, calibrates the host
 // (unless WithCalibration), and builds the allocator, the command queue and
-// the D2D table. It starts no thread.
+// the D2D table. It starts no thread. Nil options are ignored.
 func New(p Profile, opts ...Option) (*Device, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -105,7 +105,9 @@ func New(p Profile, opts ...Option) (*Device, error) {
 	p.D2D.Engines = slices.Clone(p.D2D.Engines)
 	var o options
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	var cal Calibration
 	if o.cal != nil {

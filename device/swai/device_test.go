@@ -114,6 +114,9 @@ func TestNewErrors(t *testing.T) {
 	if _, err := New(Default(), WithCalibration(Calibration{})); err == nil {
 		t.Error("zero calibration accepted")
 	}
+	if _, err := New(Default(), nil, WithCalibration(testCal), nil); err != nil {
+		t.Errorf("nil options: %v, want them ignored", err)
+	}
 }
 
 func TestNewCalibrates(t *testing.T) {
