@@ -334,6 +334,23 @@ func TestZeroLRUHoldsNothing(t *testing.T) {
 	}
 }
 
+// TestZeroGlobalHoldsNothing: the zero Global, as the zero LRU, keeps
+// nothing: every Fill computes, Get misses, and nothing panics.
+func TestZeroGlobalHoldsNothing(t *testing.T) {
+	var g cache.Global
+	for range 2 {
+		data, _, computed, err := g.Fill("op", 1, []byte("k"), nil, func(dst []byte) (cache.Value, error) {
+			return cache.Value{Data: append(dst, 'v')}, nil
+		})
+		if err != nil || !computed || string(data) != "v" {
+			t.Fatalf("Fill on the zero Global: %q, computed %v, %v", data, computed, err)
+		}
+	}
+	if _, _, ok := g.Get("op", 1, []byte("k"), nil); ok || g.Slots() != 0 {
+		t.Fatalf("the zero Global found an entry (slots %d)", g.Slots())
+	}
+}
+
 // TestRemoveResetForget: Remove drops one entry and keeps the others in
 // their order, Reset drops all, Keys lists them most recent first, and a
 // global Op's Forget drops its entry of a key.

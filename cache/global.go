@@ -14,6 +14,9 @@ import (
 // different goroutines here, so the cache is one per process (Shared) and
 // takes a lock per op; concurrent misses on the same key compute the value
 // once (Fill).
+//
+// The zero Global has no slots: it holds nothing, and every Fill computes
+// (NewGlobal makes one that does hold entries).
 type Global struct {
 	slots int
 	mu    sync.RWMutex
@@ -90,6 +93,9 @@ func (g *Global) Op(op string) *Op {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.ops == nil { // the zero Global
+		g.ops = make(map[string]*Op)
+	}
 	if o = g.ops[op]; o == nil {
 		o = &Op{g: g, name: op, lru: LRU{size: g.slots}}
 		g.ops[op] = o
