@@ -248,7 +248,8 @@ func fromGroups(c *Checked, pl []Placement, preds [][]int, group func(int) int) 
 // parts acyclic: a producer part and its consumer of that placement
 // become one unless a path leads from the one to the other through a
 // third part. The result has fewer, larger parts, and invariants 1–4 hold
-// for it; c is the graph p partitions.
+// for it; c is the graph p partitions. A nil p, c or merge, or a p of
+// another graph, is an error wrapping ErrPartition.
 //
 // It suits parts that hand their tensors over one by one (heterog's
 // per-tensor barrier: a part starts before all its inputs exist and
@@ -259,8 +260,8 @@ func fromGroups(c *Checked, pl []Placement, preds [][]int, group func(int) int) 
 // parts. Edges are taken in the order of their consumer part, so each
 // part joins the earliest producer it can.
 func (p *Partitioning) Merged(c *Checked, merge func(Placement) bool) (*Partitioning, error) {
-	if c == nil || c.Graph == nil || merge == nil || len(p.Of) != len(c.Graph.Nodes) {
-		return nil, &Error{Err: fmt.Errorf("%w: nil graph or merge function, or a partitioning of another graph", ErrPartition)}
+	if p == nil || c == nil || c.Graph == nil || merge == nil || len(p.Of) != len(c.Graph.Nodes) {
+		return nil, &Error{Err: fmt.Errorf("%w: nil partitioning, graph or merge function, or a partitioning of another graph", ErrPartition)}
 	}
 	np := len(p.Parts)
 	succ := make([][]int, np) // part -> consumer parts, distinct

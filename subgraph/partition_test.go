@@ -673,6 +673,11 @@ func TestMergedRejectsMisuse(t *testing.T) {
 		"nil graph":     func() error { _, err := p.Merged(nil, onCPU); return err },
 		"nil merge":     func() error { _, err := p.Merged(c, nil); return err },
 		"another graph": func() error { _, err := p.Merged(oc, onCPU); return err },
+		"nil partitioning": func() error {
+			var np *subgraph.Partitioning
+			_, err := np.Merged(c, onCPU)
+			return err
+		},
 	} {
 		if err := f(); !errors.Is(err, subgraph.ErrPartition) {
 			t.Errorf("%s: %v, want ErrPartition", name, err)
