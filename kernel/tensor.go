@@ -84,18 +84,32 @@ func FromInt32(v []int32, shape ...int64) *Tensor {
 	return t
 }
 
-// NumElements is the number of elements.
-func (t *Tensor) NumElements() int64 { return t.Shape.NumElements() }
+// NumElements is the number of elements; 0 for a nil Tensor.
+func (t *Tensor) NumElements() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.Shape.NumElements()
+}
 
-// Bytes is the size of the contents in bytes.
-func (t *Tensor) Bytes() int64 { return t.Shape.NumElements() * int64(t.DType.Size()) }
+// Bytes is the size of the contents in bytes; 0 for a nil Tensor.
+func (t *Tensor) Bytes() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.Shape.NumElements() * int64(t.DType.Size())
+}
 
-// IsVirtual reports whether t has no contents on the host or the device.
-func (t *Tensor) IsVirtual() bool { return t.Host == nil && t.Buf.Data == nil }
+// IsVirtual reports whether t has no contents on the host or the device
+// (a nil Tensor has none).
+func (t *Tensor) IsVirtual() bool { return t == nil || t.Host == nil && t.Buf.Data == nil }
 
 // Data returns the contents the kernels compute on: the device copy when
-// there is one, else the host copy; nil for a virtual tensor.
+// there is one, else the host copy; nil for a virtual or nil tensor.
 func (t *Tensor) Data() []byte {
+	if t == nil {
+		return nil
+	}
 	if t.Buf.Data != nil {
 		return t.Buf.Data[:t.Bytes()]
 	}
@@ -115,8 +129,13 @@ func (t *Tensor) contentBytes() int64 {
 	return -1
 }
 
-// Meta returns a copy of t without contents or buffer.
-func (t *Tensor) Meta() *Tensor { return &Tensor{Shape: t.Shape.Clone(), DType: t.DType} }
+// Meta returns a copy of t without contents or buffer; nil for a nil t.
+func (t *Tensor) Meta() *Tensor {
+	if t == nil {
+		return nil
+	}
+	return &Tensor{Shape: t.Shape.Clone(), DType: t.DType}
+}
 
 func (t *Tensor) String() string {
 	if t == nil {
@@ -217,6 +236,9 @@ func Uint64s(b []byte) []uint64 {
 // virtual tensors, for contents whose length is not the shape's (Bytes),
 // and for a uint64 value above math.MaxInt64, which has no int64 form.
 func (t *Tensor) IntValues() ([]int64, error) {
+	if t == nil {
+		return nil, fmt.Errorf("values of a nil tensor are not available")
+	}
 	if have := t.contentBytes(); have >= 0 && have != t.Bytes() {
 		return nil, fmt.Errorf("tensor %v: %d bytes of data for %d elements", t, have, t.NumElements())
 	}

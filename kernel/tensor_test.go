@@ -24,3 +24,15 @@ func TestNewPanicsOnSizesThatDoNotFit(t *testing.T) {
 		t.Errorf("New(Float64, 2, 3) holds %d bytes, want 48", got)
 	}
 }
+
+// TestNilTensor: a nil *Tensor's methods answer as for an empty virtual
+// tensor, or fail, and never panic.
+func TestNilTensor(t *testing.T) {
+	var n *kernel.Tensor
+	if n.NumElements() != 0 || n.Bytes() != 0 || !n.IsVirtual() || n.Data() != nil || n.Meta() != nil || n.String() != "<nil>" {
+		t.Errorf("nil tensor: %d elements, %d bytes, virtual %v, data %v, meta %v, %q", n.NumElements(), n.Bytes(), n.IsVirtual(), n.Data(), n.Meta(), n.String())
+	}
+	if v, err := n.IntValues(); err == nil {
+		t.Errorf("nil tensor's IntValues = %v, want an error", v)
+	}
+}
