@@ -131,9 +131,14 @@ type Edge struct {
 // contents) or of a graph input of any shape (Value.AnyShape): such a
 // tensor becomes an input of any shape of the parts that read it.
 // Partition fails with ErrPartition only for a nil graph or placement,
-// or a Checked that Validate did not make (its kernels or order not one
-// a node).
-func Partition(c *Checked, place func(node int) Placement, chains func(Placement) bool) (*Partitioning, error) {
+// a Checked that Validate did not make (its kernels or order not one a
+// node), or a panic in place, chains or a kernel run to fold shapes.
+func Partition(c *Checked, place func(node int) Placement, chains func(Placement) bool) (p *Partitioning, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, &Error{Err: fmt.Errorf("%w: a panic in a placement function or a kernel folded: %v", ErrPartition, r)}
+		}
+	}()
 	if c == nil || c.Graph == nil || place == nil {
 		return nil, &Error{Err: fmt.Errorf("%w: nil graph or placement function", ErrPartition)}
 	}

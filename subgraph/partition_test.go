@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pipert/pipert/internal/graphtest"
@@ -717,5 +718,28 @@ func TestHandMadeChecked(t *testing.T) {
 	}
 	if d, err := c.Deps(0); err != nil || d.Compute {
 		t.Errorf("Deps(0) = %+v, %v", d, err)
+	}
+}
+
+// TestPartitionRecoversCallbacks: a place or chains function that panics
+// makes Partition fail with ErrPartition, naming the panic.
+func TestPartitionRecoversCallbacks(t *testing.T) {
+	c, err := subgraph.Validate(chain().Graph(), reg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := func(int) subgraph.Placement { return subgraph.OnDevice }
+	for name, f := range map[string]func() (*subgraph.Partitioning, error){
+		"place": func() (*subgraph.Partitioning, error) {
+			return subgraph.Partition(c, func(int) subgraph.Placement { panic("no place") }, nil)
+		},
+		"chains": func() (*subgraph.Partitioning, error) {
+			return subgraph.Partition(c, dev, func(subgraph.Placement) bool { panic("no place") })
+		},
+	} {
+		p, err := f()
+		if p != nil || !errors.Is(err, subgraph.ErrPartition) || !strings.Contains(err.Error(), "no place") {
+			t.Errorf("%s panics: Partition = %v, %v; want ErrPartition naming the panic", name, p, err)
+		}
 	}
 }
