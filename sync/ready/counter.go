@@ -55,7 +55,8 @@ func (c *Counter) Store(v uint64) {
 }
 
 // WaitAtLeast returns nil once the counter is at least v, or ctx.Err() if
-// ctx ends first. A satisfied wait returns at once and allocates nothing.
+// ctx ends first. A satisfied wait returns at once and allocates nothing;
+// one that must wait with a nil ctx is an error.
 func (c *Counter) WaitAtLeast(ctx context.Context, v uint64) error {
 	if v == 0 {
 		return nil

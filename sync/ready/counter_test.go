@@ -166,3 +166,33 @@ func TestAdvanceYield(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCounterNilContext: a wait with a nil context that must wait is an
+// error, not a panic; a satisfied one returns nil.
+func TestCounterNilContext(t *testing.T) {
+	var c Counter
+	//lint:ignore SA1012 a nil context is the misuse under test
+	if err := c.WaitAtLeast(nil, 1); err == nil { //nolint:staticcheck
+		t.Error("WaitAtLeast(nil, 1) on 0 = nil, want an error")
+	}
+	c.Advance(1)
+	//lint:ignore SA1012 a nil context is the misuse under test
+	if err := c.WaitAtLeast(nil, 1); err != nil { //nolint:staticcheck
+		t.Errorf("WaitAtLeast(nil, 1) on 1 = %v, want nil", err)
+	}
+}
+
+// TestFlagNilContext: Flag.Wait with a nil context is an error on an
+// unset flag and nil on a set one.
+func TestFlagNilContext(t *testing.T) {
+	var f Flag
+	//lint:ignore SA1012 a nil context is the misuse under test
+	if err := f.Wait(nil); err == nil { //nolint:staticcheck
+		t.Error("Wait(nil) on an unset flag = nil, want an error")
+	}
+	f.Set()
+	//lint:ignore SA1012 a nil context is the misuse under test
+	if err := f.Wait(nil); err != nil { //nolint:staticcheck
+		t.Errorf("Wait(nil) on a set flag = %v, want nil", err)
+	}
+}

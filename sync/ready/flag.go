@@ -33,7 +33,8 @@ func (f *Flag) IsSet() bool {
 }
 
 // Wait returns nil once the flag is set, or ctx.Err() if ctx ends first.
-// On a set flag it returns at once and allocates nothing.
+// On a set flag it returns at once and allocates nothing; on an unset one a
+// nil ctx is an error.
 func (f *Flag) Wait(ctx context.Context) error {
 	return f.waiters.wait(ctx, &f.v, 1)
 }

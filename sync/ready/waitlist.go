@@ -2,6 +2,7 @@ package ready
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -40,8 +41,12 @@ type waitList struct {
 }
 
 // wait returns nil once v.Load() >= target, or ctx.Err() if ctx ends first.
-// target must be positive. It yield-spins, then parks.
+// target must be positive. It yield-spins, then parks. A wait that must
+// wait with a nil ctx is an error.
 func (w *waitList) wait(ctx context.Context, v *atomic.Uint64, target uint64) error {
+	if ctx == nil && v.Load() < target {
+		return errors.New("ready: a wait with a nil context")
+	}
 	for i := 1; ; i++ {
 		if v.Load() >= target { // load-acquire: pairs with the setter's store-release
 			return nil
