@@ -193,7 +193,7 @@ func newQuantize(quantize bool) kernel.Factory {
 		}
 		// at returns the scale index of element i of x.
 		at := func(x, scale *kernel.Tensor) (func(i int64) int64, error) {
-			if scale.NumElements() == 1 && scale.Shape.Rank() <= 1 {
+			if perTensor(scale) {
 				if block != 0 {
 					return nil, fmt.Errorf("block_size %d with a per-tensor scale %v: want 0", block, scale.Shape)
 				}
@@ -228,7 +228,7 @@ func newQuantize(quantize bool) kernel.Factory {
 			if _, err := at(x, scale); err != nil {
 				return err
 			}
-			if zp != nil && !zp.Shape.Equal(scale.Shape) {
+			if zp != nil && !zp.Shape.Equal(scale.Shape) && (!perTensor(zp) || !perTensor(scale)) {
 				return fmt.Errorf("zero point %v and scale %v differ in shape", zp.Shape, scale.Shape)
 			}
 			if quantize {
@@ -327,6 +327,14 @@ func newQuantize(quantize bool) kernel.Factory {
 		return newKernel(sig{op: op, minIn: 2, maxIn: 3, nOut: 1}, k), nil
 	}
 }
+
+// perTensor reports whether a scale or zero point of QuantizeLinear or
+// DequantizeLinear is per-tensor: one element, a scalar or of shape [1]. A
+// per-tensor zero point goes with a per-tensor scale of either shape, as
+// in ONNX's reference implementation and onnxruntime (the operator text
+// asks for equal shapes; its node tests pair a scalar scale with a [1]
+// zero point).
+func perTensor(t *kernel.Tensor) bool { return t.NumElements() == 1 && t.Shape.Rank() <= 1 }
 
 // zeroPoint returns the zero point of QuantizeLinear or DequantizeLinear
 // (input 2), nil when absent. A zero point of no elements (per axis, along

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -606,5 +607,60 @@ func TestQuantizeNaN(t *testing.T) {
 		zp := tensor(c.dt, shp(), 3)
 		q := mustRun(t, "QuantizeLinear", formAttrs(21), x, f32(shp(), 0.5), zp)
 		checkValues(t, fmt.Sprintf("QuantizeLinear to %v", c.dt), q, shp(4), c.want)
+	}
+}
+
+// TestQuantizePerTensorShapes: a per-tensor scale and zero point may be a
+// scalar and a [1] in either order, as in onnxruntime and ONNX's
+// reference implementation; a one-element zero point of rank 2 is refused,
+// as onnxruntime refuses it. The values are onnxruntime 1.30's for x
+// −3, 0, 1.5, 7, scale 2 and zero point 1 (at the opsets whose
+// QuantizeLinear lists the dtype: 21 for the 4-bit integers, 25 for the
+// 2-bit ones).
+func TestQuantizePerTensorShapes(t *testing.T) {
+	x := f32(shp(4), -3, 0, 1.5, 7)
+	zeroPt := func(dt kernel.DType, shape []int64) *kernel.Tensor {
+		z := kernel.New(dt, shape...)
+		z.Host[0] = 1
+		return z
+	}
+	for _, c := range []struct {
+		dt     kernel.DType
+		opsets []int64
+		want   []byte
+	}{
+		{kernel.Int8, formInts(13, 19, 21, 25), []byte{0xff, 1, 2, 5}},
+		{kernel.Uint8, formInts(13, 19, 21, 25), []byte{0, 1, 2, 5}},
+		{kernel.Int4, formInts(21, 25), []byte{0xff, 1, 2, 5}},
+		{kernel.Uint4, formInts(21, 25), []byte{0, 1, 2, 5}},
+		{kernel.Int2, formInts(25), []byte{0xff, 1, 1, 1}},
+		{kernel.Uint2, formInts(25), []byte{0, 1, 2, 3}},
+	} {
+		for _, shapes := range [][2][]int64{{shp(), shp(1)}, {shp(1), shp()}, {shp(1), shp(1)}} {
+			scale, zp := f32(shapes[0], 2), zeroPt(c.dt, shapes[1])
+			for _, opset := range c.opsets {
+				y, err := hostRun(t, "QuantizeLinear", formAttrs(opset), x, scale, zp)
+				if err != nil {
+					t.Fatalf("QuantizeLinear-%d to %v, scale %v, zero point %v: %v", opset, c.dt, scale.Shape, zp.Shape, err)
+				}
+				if string(y.Host) != string(c.want) {
+					t.Errorf("QuantizeLinear-%d to %v, scale %v, zero point %v: % x, want % x", opset, c.dt, scale.Shape, zp.Shape, y.Host, c.want)
+				}
+				d, err := hostRun(t, "DequantizeLinear", formAttrs(opset), y, scale, zp)
+				if err != nil {
+					t.Fatalf("DequantizeLinear-%d of %v, scale %v, zero point %v: %v", opset, c.dt, scale.Shape, zp.Shape, err)
+				}
+				want := make([]float64, len(c.want))
+				for i, q := range y.Host {
+					want[i] = 2 * float64(loadI(c.dt, []byte{q}, 0)-1)
+				}
+				if got := values(d); !slices.Equal(got, want) {
+					t.Errorf("DequantizeLinear-%d of %v, scale %v, zero point %v: %v, want %v", opset, c.dt, scale.Shape, zp.Shape, got, want)
+				}
+			}
+		}
+		for _, shapes := range [][2][]int64{{shp(), shp(1, 1)}, {shp(1), shp(1, 1)}} {
+			wantErr(t, "QuantizeLinear", formAttrs(21), []*kernel.Tensor{x, f32(shapes[0], 2), zeroPt(c.dt, shapes[1])}, "differ in shape")
+		}
 	}
 }
