@@ -26,7 +26,9 @@ import (
 //   - to bool: nonzero (NaN included) is true; from bool: false 0, true 1.
 //     A bool element is a byte; any nonzero byte reads as true.
 //   - to the float 8 types and float4e2m1: kernel.F64ToF8 (integers
-//     through float32), saturating unless saturate is 0; to float8e8m0:
+//     through float32), saturating unless saturate is 0 (float4e2m1, which
+//     has no NaN or infinity, always saturates and takes a NaN to −0, as
+//     ONNX's node tests do); to float8e8m0:
 //     kernel.F32ToE8M0 of the value as a float32, rounded by round_mode.
 //   - float to int4, uint4, int2 and uint2 rounds to nearest even and
 //     keeps the low bits, as ONNX's 4-bit page says (NaN gives 0).
