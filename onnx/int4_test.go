@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/onnx"
 )
@@ -77,5 +78,42 @@ func TestFixedShapeOverflow(t *testing.T) {
 	}
 	if _, err := onnx.Import(m, onnx.Options{Shapes: map[string][]int64{"x": {0, 1 << 40}}}); err != nil {
 		t.Errorf("shape [0, 2^40]: %v", err)
+	}
+}
+
+// TestLowPrecisionAtEveryOpset: where a later version only widened an op's
+// types, the importer takes the widest at every opset of its range (see
+// MaxOpset): QuantizeLinear-10 to int4 and back with DequantizeLinear-10,
+// and Cast-13 to float8e4m3fn and back, import and compute as at the
+// opsets that list those types.
+func TestLowPrecisionAtEveryOpset(t *testing.T) {
+	x := map[string]*kernel.Tensor{"x": f32Tensor([]int64{4}, []float32{-3, 0, 1.5, 7})}
+	for _, tc := range []struct {
+		name string
+		m    *onnx.Model
+		want []float32
+	}{
+		{"QuantizeLinear-10 to int4", legacyModel(10, []*onnx.Node{
+			{Name: "q", OpType: "QuantizeLinear", Inputs: []string{"x", "s", "z"}, Outputs: []string{"q"}},
+			{Name: "d", OpType: "DequantizeLinear", Inputs: []string{"q", "s", "z"}, Outputs: []string{"y"}},
+		}, map[string][]int64{"x": {4}}, []*onnx.Tensor{initF32("s", nil, []float32{2}), {Name: "z", DataType: onnx.Int4, Raw: []byte{1}}}, "y"),
+			[]float32{-4, 0, 2, 8}}, // q −1, 1, 2, 5, as onnxruntime computes at opset 21
+		{"Cast-13 to float8e4m3fn", legacyModel(13, []*onnx.Node{
+			{Name: "c", OpType: "Cast", Inputs: []string{"x"}, Outputs: []string{"c"}, Attrs: []*onnx.Attribute{attrI("to", int64(onnx.Float8E4M3FN))}},
+			{Name: "b", OpType: "Cast", Inputs: []string{"c"}, Outputs: []string{"y"}, Attrs: []*onnx.Attribute{attrI("to", int64(onnx.Float))}},
+		}, map[string][]int64{"x": {4}}, nil, "y"),
+			[]float32{-3, 0, 1.5, 7}},
+	} {
+		g, err := onnx.Import(tc.m, onnx.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		res, err := runIn(g, x, pipert.KBK)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := kernel.Float32s(res.Outputs["y"].Host); !equal32(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -25,12 +25,15 @@ type OpInfo struct {
 // op's range in the table ends there unless a later version of the op
 // changed what it does in a way pipert does not follow (then the range
 // ends before that version); versions that only admitted new element
-// types (float8, int4 and the like, which pipert does not have, or
-// bfloat16 and the 16- to 64-bit integers, which it has) keep the range
-// going, since a model of those opsets over pipert's types means what it
-// meant before. An op takes the element types its ONNX type constraints
-// list, among pipert's (kernel.DTypes); where a version widened the list,
-// pipert takes the widest at every opset of the range. Opset 26 (ONNX
+// types (bfloat16, the 16- to 64-bit integers, and the float 8, float 4
+// and 4- and 2-bit types of opsets 19 to 25, with the attributes that
+// concern those types only, such as Cast's saturate) keep the range going,
+// since a model of those opsets over the types it had means what it meant
+// before. An op takes the element types its ONNX type constraints list,
+// among pipert's (kernel.DTypes); where a version widened the list,
+// pipert takes the widest at every opset of the range: Cast-13 converts to
+// float8e4m3fn, QuantizeLinear-10 to int4 (with their defaults, saturate
+// 1), where onnxruntime refuses the model. Opset 26 (ONNX
 // 1.21) added CumProd and BitCast and changed no existing op: every range
 // that reached 25 reaches 26. Opset 27 (ONNX 1.22) added
 // CausalConvWithState and LinearAttention and gave Range float16, bfloat16
@@ -107,7 +110,7 @@ var table = map[string]OpInfo{
 	"Concat":                       {Pipert: "Concat", MinOpset: 7, MaxOpset: MaxOpset},
 	"Slice":                        {Pipert: "Slice", MinOpset: 7, MaxOpset: MaxOpset},
 	"Gather":                       {Pipert: "Gather", MinOpset: 7, MaxOpset: MaxOpset},
-	"Cast":                         {Pipert: "Cast", MinOpset: 7, MaxOpset: MaxOpset, Note: "the `to` enum becomes a pipert dtype; saturate from 19 (float 8 only: no effect); round_mode from 24 (float8e8m0 only: no effect); a float out of an integer type's range saturates to its limits and a NaN becomes 0 (ONNX leaves both undefined; onnxruntime gives the x86 conversion's result)"},
+	"Cast":                         {Pipert: "Cast", MinOpset: 7, MaxOpset: MaxOpset, Note: "the `to` enum becomes a pipert dtype, the float 8, float 4 and 4- and 2-bit types at every opset; saturate from 19 (to the float 8 types; float4e2m1 always saturates and takes a NaN to −0, as ONNX's node tests do); round_mode from 24 (to float8e8m0); a float into a 4- or 2-bit integer rounds to nearest even and wraps, as ONNX's 4-bit page says; a float out of another integer type's range saturates to its limits and a NaN becomes 0 (ONNX leaves both undefined; onnxruntime gives the x86 conversion's result)"},
 	"Shape":                        {Pipert: "Shape", MinOpset: 7, MaxOpset: MaxOpset},
 	"Reshape":                      {Pipert: "Reshape", MinOpset: 7, MaxOpset: MaxOpset},
 	"Sigmoid":                      {Pipert: "Sigmoid", MinOpset: 6, MaxOpset: MaxOpset},
@@ -223,11 +226,11 @@ var table = map[string]OpInfo{
 	"ScatterElements":              {Pipert: "ScatterElements", MinOpset: 11, MaxOpset: MaxOpset, Note: "reduction max and min from 18"},
 	"Scatter":                      {Pipert: "Scatter", MinOpset: 9, MaxOpset: 10},
 	"OneHot":                       {Pipert: "OneHot", MinOpset: 9, MaxOpset: MaxOpset, Note: "a float index selects a position only when equal to it (a fractional one selects none), as in onnxruntime and ONNX's reference"},
-	"CastLike":                     {Pipert: "CastLike", MinOpset: 15, MaxOpset: MaxOpset, Note: "saturate from 19 (float 8 only: no effect); round_mode from 24 (float8e8m0 only: no effect); a float out of an integer type's range saturates to its limits and a NaN becomes 0 (ONNX leaves both undefined; onnxruntime gives the x86 conversion's result)"},
+	"CastLike":                     {Pipert: "CastLike", MinOpset: 15, MaxOpset: MaxOpset, Note: "the float 8, float 4 and 4- and 2-bit types at every opset; saturate from 19 (to the float 8 types; float4e2m1 always saturates and takes a NaN to −0, as ONNX's node tests do); round_mode from 24 (to float8e8m0); a float into a 4- or 2-bit integer rounds to nearest even and wraps, as ONNX's 4-bit page says; a float out of another integer type's range saturates to its limits and a NaN becomes 0 (ONNX leaves both undefined; onnxruntime gives the x86 conversion's result)"},
 	"Einsum":                       {Pipert: "Einsum", MinOpset: 12, MaxOpset: MaxOpset, Note: "an index of size 1 in one operand broadcasts against the others, as in onnxruntime and numpy"},
 	"Hardmax":                      {Pipert: "Hardmax", MinOpset: 7, MaxOpset: MaxOpset, Note: "the first NaN of a row is its maximum (onnxruntime skips NaN, and marks nothing in a row of NaN only)"},
-	"QuantizeLinear":               {Pipert: "QuantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "to uint8, int8, uint16 and int16 (a 4-bit y_zero_point is refused); saturate accepted (float8 only); blocked quantization and output_dtype from 21; precision from 23: 0, y_scale's dtype, or float32 for float16 and bfloat16 (their division rounds in float32, as in onnxruntime); a NaN quotient gives the type's minimum, as onnxruntime's clamp does"},
-	"DequantizeLinear":             {Pipert: "DequantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "int8, uint8, int16, uint16 and int32, and int4 and uint4 constants (read as int8 and uint8); blocked quantization from 21; output_dtype from 23: 0 or x_scale's dtype"},
+	"QuantizeLinear":               {Pipert: "QuantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "to uint8, int8, uint16, int16, uint4, int4, uint2, int2, the float 8 types but float8e8m0, and float4e2m1, at every opset (a float 8 output ignores its zero point, float4e2m1 adds it); a per-tensor y_scale and y_zero_point may be a scalar and a [1], as in onnxruntime; saturate from 19 (float 8 outputs); blocked quantization and output_dtype from 21; precision from 23: 0, y_scale's dtype, or float32 for float16 and bfloat16 (their division rounds in float32, as in onnxruntime); a NaN quotient gives an integer type's minimum, as onnxruntime's clamp does"},
+	"DequantizeLinear":             {Pipert: "DequantizeLinear", MinOpset: 10, MaxOpset: MaxOpset, Note: "int8, uint8, int16, uint16, int32, uint4, int4, uint2, int2, the float 8 types but float8e8m0, and float4e2m1, at every opset; a per-tensor x_scale and x_zero_point may be a scalar and a [1], as in onnxruntime; blocked quantization from 21; output_dtype from 23: 0 or x_scale's dtype"},
 	"GatherND":                     {Pipert: "GatherND", MinOpset: 11, MaxOpset: MaxOpset, Note: "indices whose last dimension is 0 gather whole slices, as in onnxruntime"},
 	"EyeLike":                      {Pipert: "EyeLike", MinOpset: 9, MaxOpset: MaxOpset},
 	"LRN":                          {Pipert: "LRN", MinOpset: 7, MaxOpset: MaxOpset},
