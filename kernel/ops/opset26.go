@@ -42,11 +42,14 @@ func newCumProd(attrs kernel.Attrs) (kernel.Kernel, error) {
 // bitcast is BitCast(input) (to): the output has input's shape and dtype
 // to (a kernel.DType or its name, required), and each element's bytes
 // unchanged, read as dtype to, little-endian as every tensor's contents.
-// The two dtypes must have the same size: float32, int32 and uint32;
-// float16, bfloat16, int16 and uint16; float64, int64 and uint64; int8,
-// uint8 and bool. A bool made from a byte other than 0 and 1 keeps that
-// byte, which every op reads as true. (ONNX's BitCast also takes complex,
-// float 8, float 4, int 4 and int 2 types, which pipert does not have.)
+// The two dtypes must have the same width (kernel.DType.Bits): float32,
+// int32 and uint32; float16, bfloat16, int16 and uint16; float64, int64
+// and uint64; int8, uint8, bool and the float 8 types; int4, uint4 and
+// float4e2m1; int2 and uint2. The sub-byte types, one element a byte,
+// keep the low bits of each, sign-extended into int4 and int2. A bool
+// made from a byte other than 0 and 1 keeps that byte, which every op
+// reads as true. (ONNX's BitCast also takes the complex types, which
+// pipert does not have.)
 //
 // Tiling (words):
 //
@@ -72,15 +75,15 @@ func newBitCast(attrs kernel.Attrs) (kernel.Kernel, error) {
 
 func (k *bitcast) infer(in, out []*kernel.Tensor) error {
 	x := in[0]
-	if x.DType.Size() != k.to.Size() {
-		return fmt.Errorf("cannot bitcast %v (%d bits) to %v (%d bits): the sizes must be equal", x.DType, 8*x.DType.Size(), k.to, 8*k.to.Size())
+	if x.DType.Bits() != k.to.Bits() {
+		return fmt.Errorf("cannot bitcast %v (%d bits) to %v (%d bits): the widths must be equal", x.DType, x.DType.Bits(), k.to, k.to.Bits())
 	}
 	setShape(out[0], x.Shape, k.to)
 	return nil
 }
 
 func (k *bitcast) resize(in, out []*kernel.Tensor, e *encoder) (int64, error) {
-	if !in[0].Shape.Equal(out[0].Shape) || out[0].DType != k.to || in[0].DType.Size() != k.to.Size() {
+	if !in[0].Shape.Equal(out[0].Shape) || out[0].DType != k.to || in[0].DType.Bits() != k.to.Bits() {
 		return 0, fmt.Errorf("output %v does not hold data %v bitcast to %v", out[0], in[0], k.to)
 	}
 	e.grow(splitWords)
@@ -101,6 +104,18 @@ func (k *bitcast) compute(a *kernel.Args) error {
 	if err := readSplit(&d, o.NumElements()); err != nil {
 		return err
 	}
-	copy(o.Data(), x.Data()[:x.Bytes()])
+	if !k.to.IsSubByte() {
+		copy(o.Data(), x.Data()[:x.Bytes()])
+		return nil
+	}
+	xb, ob := x.Data(), o.Data()
+	mask := byte(1)<<k.to.Bits() - 1
+	for i := range o.NumElements() {
+		if k.to == kernel.Float4E2M1 {
+			ob[i] = xb[i] & mask // a code, not a value to convert
+			continue
+		}
+		storeI(k.to, ob, i, int64(xb[i]&mask))
+	}
 	return nil
 }

@@ -178,6 +178,35 @@ func TestBitCast(t *testing.T) {
 	checkValues(t, "bool to uint8", run("uint8", tensor(kernel.Bool, shp(3), 1, 0, 1)), shp(3), []float64{1, 0, 1})
 	checkValues(t, "int8 to uint8", run("uint8", intsT(kernel.Int8, shp(2), int8(-1), -128)), shp(2), []float64{255, 128})
 
+	// The low-precision types: the float 8 types are bytes; the sub-byte
+	// ones keep their low bits, sign-extended into int4 and int2.
+	lp := func(dt kernel.DType, codes ...byte) *kernel.Tensor {
+		x := kernel.New(dt, int64(len(codes)))
+		copy(x.Host, codes)
+		return x
+	}
+	for _, c := range []struct {
+		from kernel.DType
+		in   []byte
+		to   kernel.DType
+		want []byte
+	}{
+		{kernel.Uint8, []byte{0x00, 0x7f, 0x80, 0xff}, kernel.Float8E4M3FN, []byte{0x00, 0x7f, 0x80, 0xff}},
+		{kernel.Float8E5M2, []byte{0x7c, 0xfe}, kernel.Float8E8M0, []byte{0x7c, 0xfe}},
+		{kernel.Float8E8M0, []byte{0xff, 0x00}, kernel.Int8, []byte{0xff, 0x00}},
+		{kernel.Int4, []byte{0xf8, 0xff, 0x07}, kernel.Uint4, []byte{0x08, 0x0f, 0x07}},
+		{kernel.Uint4, []byte{0x08, 0x0f, 0x07}, kernel.Int4, []byte{0xf8, 0xff, 0x07}},
+		{kernel.Int4, []byte{0xf9, 0x01}, kernel.Float4E2M1, []byte{0x09, 0x01}},
+		{kernel.Float4E2M1, []byte{0x0f, 0x08}, kernel.Int4, []byte{0xff, 0xf8}},
+		{kernel.Int2, []byte{0xfe, 0xff, 0x01}, kernel.Uint2, []byte{0x02, 0x03, 0x01}},
+		{kernel.Uint2, []byte{0x02, 0x03}, kernel.Int2, []byte{0xfe, 0xff}},
+	} {
+		got := mustRun(t, "BitCast", kernel.Attrs{"to": c.to}, lp(c.from, c.in...))
+		if got.DType != c.to || !slices.Equal(got.Data(), c.want) {
+			t.Errorf("%v % x to %v: %v % x, want % x", c.from, c.in, c.to, got.DType, got.Data(), c.want)
+		}
+	}
+
 	// The shape is kept, a scalar's too; the dtype of the input itself is
 	// the identity.
 	checkValues(t, "2-D", run("int16", tensor(kernel.Uint16, shp(2, 2), 1, 2, 65535, 32768)), shp(2, 2), []float64{1, 2, -1, -32768})
@@ -189,7 +218,11 @@ func TestBitCast(t *testing.T) {
 func TestBitCastRefuses(t *testing.T) {
 	x := f32(shp(2), 1, 2)
 	wantErr(t, "BitCast", kernel.Attrs{"to": "int64"}, []*kernel.Tensor{x}, "cannot bitcast float32 (32 bits) to int64 (64 bits)")
-	wantErr(t, "BitCast", kernel.Attrs{"to": "float16"}, []*kernel.Tensor{x}, "sizes must be equal")
+	wantErr(t, "BitCast", kernel.Attrs{"to": "float16"}, []*kernel.Tensor{x}, "widths must be equal")
+	// One byte an element, but 4 and 2 bits wide.
+	wantErr(t, "BitCast", kernel.Attrs{"to": "int4"}, []*kernel.Tensor{tensor(kernel.Uint8, shp(1))}, "uint8 (8 bits) to int4 (4 bits)")
+	wantErr(t, "BitCast", kernel.Attrs{"to": "uint8"}, []*kernel.Tensor{kernel.New(kernel.Float4E2M1, 1)}, "float4e2m1 (4 bits) to uint8 (8 bits)")
+	wantErr(t, "BitCast", kernel.Attrs{"to": "uint4"}, []*kernel.Tensor{kernel.New(kernel.Int2, 1)}, "int2 (2 bits) to uint4 (4 bits)")
 	wantErr(t, "BitCast", kernel.Attrs{"to": "int8"}, []*kernel.Tensor{tensor(kernel.Bool, shp(1)), tensor(kernel.Bool, shp(1))}, "want 1 input")
 	wantErr(t, "BitCast", kernel.Attrs{"to": "bool"}, []*kernel.Tensor{tensor(kernel.Int16, shp(1))}, "int16 (16 bits) to bool (8 bits)")
 	wantErr(t, "BitCast", nil, nil, `"to" is required`)
