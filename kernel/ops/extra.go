@@ -131,9 +131,12 @@ func newHardmax(attrs kernel.Attrs) (kernel.Kernel, error) {
 }
 
 func newQuantize(quantize bool) kernel.Factory {
-	op := "DequantizeLinear"
+	// The scale is of pipert's wide float types, or for QuantizeLinear
+	// int32 (ONNX's y_scale is x's type at opsets 19 to 22, and may be
+	// int32 from 23); ONNX's float8e8m0 scales (opset 24) are refused.
+	op, scaleName, scaleTypes := "DequantizeLinear", "x_scale", onnxFloats
 	if quantize {
-		op = "QuantizeLinear"
+		op, scaleName, scaleTypes = "QuantizeLinear", "y_scale", append(slices.Clip(onnxFloats), kernel.Int32)
 	}
 	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
 		opset, err := attrs.Opset(17)
@@ -226,6 +229,9 @@ func newQuantize(quantize bool) kernel.Factory {
 			x, scale := in[0], in[1]
 			zp := zeroPoint(in)
 			if _, err := at(x, scale); err != nil {
+				return err
+			}
+			if err := dtypeIn(scale, scaleName, scaleTypes...); err != nil {
 				return err
 			}
 			if zp != nil && !zp.Shape.Equal(scale.Shape) && (!perTensor(zp) || !perTensor(scale)) {
@@ -532,6 +538,9 @@ func newEyeLike(attrs kernel.Attrs) (kernel.Kernel, error) {
 		d := dt
 		if d == 0 {
 			d = in[0].DType
+		}
+		if err := checkHasZero(d, "the output"); err != nil {
+			return err
 		}
 		setShape(out[0], in[0].Shape, d)
 		return nil

@@ -187,6 +187,9 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if training && opset < 12 {
 			return fmt.Errorf("input training_mode is true at opset %d: training mode is from opset 12", opset)
 		}
+		if dt := in[0].DType; training && lowPrecision(dt) && (!dt.IsFloat8() || dt == kernel.Float8E8M0) {
+			return fmt.Errorf("input data has dtype %v, which training mode does not scale (of the low-precision dtypes it takes the float 8 types but float8e8m0)", dt)
+		}
 		setShape(out[0], in[0].Shape, in[0].DType)
 		if opset < 10 {
 			setShape(out[1], in[0].Shape, in[0].DType)
@@ -1387,6 +1390,9 @@ func newTrilu(attrs kernel.Attrs) (kernel.Kernel, error) {
 		if _, err := diag(in); err != nil {
 			return err
 		}
+		if err := checkHasZero(in[0].DType, "input input"); err != nil {
+			return err
+		}
 		setShape(out[0], in[0].Shape, in[0].DType)
 		return nil
 	}
@@ -1443,6 +1449,9 @@ func newScatter(op string) kernel.Factory {
 			}
 			if err := checkSameDType(up, "updates", x, "data"); err != nil {
 				return err
+			}
+			if red != "none" && lowPrecision(x.DType) {
+				return fmt.Errorf("input data has dtype %v, which reduction %s does not take: only none moves the low-precision dtypes", x.DType, red)
 			}
 			if op == "ScatterND" {
 				q := ix.Shape.Rank()

@@ -149,6 +149,21 @@ func storeI(dt kernel.DType, b []byte, i int64, v int64) {
 	}
 }
 
+// lowPrecision reports whether dt is one of the float 8, float 4 and 4-
+// and 2-bit integer dtypes, which ONNX's ops take to move, cast and
+// (de)quantize only.
+func lowPrecision(dt kernel.DType) bool { return dt.IsFloat8() || dt.IsSubByte() }
+
+// checkHasZero refuses float8e8m0, which has no zero (its code 0 is
+// 2^−127), as dtype dt of name, the output of an op that writes zeros or
+// the input whose dtype it has.
+func checkHasZero(dt kernel.DType, name string) error {
+	if dt == kernel.Float8E8M0 {
+		return fmt.Errorf("%s has dtype %v, which has no zero", name, dt)
+	}
+	return nil
+}
+
 // isU64 reports whether dt is uint64, the one integer dtype whose values
 // int64 does not hold.
 func isU64(dt kernel.DType) bool { return dt == kernel.Uint64 }
