@@ -5,6 +5,19 @@
 // and compute dependencies), and the Resolver and Factory through which a
 // registry (kernel/ops) builds kernels from op names and attributes.
 //
+// # Element types
+//
+// DType names an element type: float32, float16, bfloat16, float64, the
+// signed and unsigned integers of 8 to 64 bits, bool (a byte, 0 or 1), and
+// ONNX's low-precision types — the float 8 types (Float8E4M3FN,
+// Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0), Float4E2M1,
+// Int4, Uint4, Int2 and Uint2. Every tensor is little-endian and holds
+// whole bytes: a low-precision element is one byte (DType.Size is 1), a
+// 4- or 2-bit one in the low bits (Int4 and Int2 sign-extended), and
+// DType.Bits gives the width ONNX packs it to. float16, bfloat16 and the
+// float 8 and float 4 types are storage types, converted by F16ToF32,
+// BF16ToF32, F8ToF32 and their inverses.
+//
 // Dependency rule: kernel imports only device (the buffers of a kernel's
 // operands and workspace, and the cost a kernel's launch is modeled by) and
 // the standard library. Op implementations live in kernel/ops.

@@ -9,10 +9,12 @@ import (
 type DType uint8
 
 // The supported element types. Float16, BFloat16 and the float 8 and
-// float 4 types are storage types: kernels load them into float32, compute,
-// and round back to nearest even on store. Bool elements are one byte, 0 or 1. The integer types are two's
-// complement (Int8 to Int64) or unsigned (Uint8 to Uint64). New types are
-// appended: the values of the existing ones never change.
+// float 4 types are storage types: kernels load them into float32,
+// compute, and round back to nearest even on store (kernel/ops computes
+// with the float 8 and float 4 types only where ONNX lists them). Bool
+// elements are one byte, 0 or 1. The integer types are two's complement
+// (Int8 to Int64, Int4, Int2) or unsigned (Uint8 to Uint64, Uint4, Uint2).
+// New types are appended: the values of the existing ones never change.
 const (
 	Float32 DType = iota + 1
 	Float16
