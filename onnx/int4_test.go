@@ -117,3 +117,77 @@ func TestLowPrecisionAtEveryOpset(t *testing.T) {
 		}
 	}
 }
+
+// TestLowPrecisionControlFlow: a runtime If's branches and a Loop's
+// carried value of each low-precision type carry its codes bit for bit,
+// in KBK and Pipeline mode: the taken branch gives x or a constant of
+// zeros, and two Loop iterations of Identity give x.
+func TestLowPrecisionControlFlow(t *testing.T) {
+	vi := func(name string, dt onnx.DataType, dims ...int64) *onnx.ValueInfo {
+		v := &onnx.ValueInfo{Name: name, DataType: dt, HasShape: true}
+		for _, d := range dims {
+			v.Dims = append(v.Dims, onnx.Dim{Value: d, Known: true})
+		}
+		return v
+	}
+	for odt := onnx.Float8E4M3FN; odt <= onnx.Int2; odt++ {
+		dt, ok := odt.DType()
+		if !ok {
+			t.Fatalf("%v: no dtype", odt)
+		}
+		zeros := &onnx.Tensor{Name: "z", DataType: odt, Dims: []int64{4}, Raw: make([]byte, (4*dt.Bits()+7)/8)}
+		branch := func(name string, nodes ...*onnx.Node) *onnx.Graph {
+			return &onnx.Graph{Name: name, Nodes: nodes, Outputs: []*onnx.ValueInfo{{Name: "o"}}}
+		}
+		then := branch("then", &onnx.Node{OpType: "Identity", Inputs: []string{"x"}, Outputs: []string{"o"}})
+		els := branch("else", &onnx.Node{OpType: "Identity", Inputs: []string{"z"}, Outputs: []string{"o"}})
+		body := &onnx.Graph{Name: "body",
+			Inputs: []*onnx.ValueInfo{vi("i", onnx.Int64), vi("ci", onnx.Bool), vi("v", odt, 4)},
+			Nodes: []*onnx.Node{
+				{OpType: "Identity", Inputs: []string{"v"}, Outputs: []string{"v2"}},
+				{OpType: "Identity", Inputs: []string{"ci"}, Outputs: []string{"co"}},
+			},
+			Outputs: []*onnx.ValueInfo{{Name: "co"}, {Name: "v2"}}}
+		m := legacyModel(25, []*onnx.Node{
+			{Name: "if", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"y"},
+				Attrs: []*onnx.Attribute{{Name: "then_branch", Type: onnx.AttrGraph, G: then}, {Name: "else_branch", Type: onnx.AttrGraph, G: els}}},
+			{Name: "loop", OpType: "Loop", Inputs: []string{"m", "", "x"}, Outputs: []string{"l"},
+				Attrs: []*onnx.Attribute{{Name: "body", Type: onnx.AttrGraph, G: body}}},
+		}, nil, []*onnx.Tensor{zeros, {Name: "m", DataType: onnx.Int64, Int64s: []int64{2}}}, "y", "l")
+		m.Graph.Inputs = []*onnx.ValueInfo{vi("x", odt, 4), vi("c", onnx.Bool)}
+		g, err := onnx.Import(m, onnx.Options{})
+		if err != nil {
+			t.Fatalf("%v: %v", dt, err)
+		}
+		codes := []byte{0x01, 0x00, 0xff, 0x02} // float 8: every byte is a code
+		switch {
+		case dt == kernel.Int4 || dt == kernel.Int2:
+			codes = []byte{1, 0, 0xff, 0xfe} // 1, 0, −1, −2, sign-extended
+		case dt.IsSubByte():
+			codes = []byte{1, 0, 3, 2}
+		}
+		x := kernel.New(dt, 4)
+		copy(x.Host, codes)
+		for _, cond := range []byte{1, 0} {
+			c := kernel.New(kernel.Bool)
+			c.Host[0] = cond
+			in := map[string]*kernel.Tensor{"x": x, "c": c}
+			want := make([]byte, 4)
+			if cond == 1 {
+				copy(want, x.Host)
+			}
+			for _, mode := range []pipert.Mode{pipert.KBK, pipert.Pipeline} {
+				res, err := runIn(g, in, mode)
+				if err != nil {
+					t.Fatalf("%v, cond %d, %v: %v", dt, cond, mode, err)
+				}
+				if y := res.Outputs["y"]; y.DType != dt || string(y.Host) != string(want) {
+					t.Errorf("%v, cond %d, %v: If gave %v % x, want % x", dt, cond, mode, y, y.Host, want)
+				}
+				if l := res.Outputs["l"]; l.DType != dt || string(l.Host) != string(x.Host) {
+					t.Errorf("%v, cond %d, %v: Loop gave %v % x, want % x", dt, cond, mode, l, l.Host, x.Host)
+				}
+			}
+		}
+	}
+}
