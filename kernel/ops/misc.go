@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pipert/pipert/device"
@@ -236,6 +237,12 @@ func (k *dropout) compute1(a *kernel.Args) error {
 	return nil
 }
 
+// nanInfTypes are the dtypes IsNaN and IsInf take: the float types and,
+// from ONNX's opset 20 (pipert: at every opset), the float 8 types but
+// float8e8m0. float8e5m2 alone has infinities.
+var nanInfTypes = append(slices.Clip(onnxFloats), kernel.Float8E4M3FN, kernel.Float8E4M3FNUZ, kernel.Float8E5M2,
+	kernel.Float8E5M2FNUZ)
+
 func newIsNaNInf(op string) kernel.Factory {
 	return func(attrs kernel.Attrs) (kernel.Kernel, error) {
 		known := []string{}
@@ -255,7 +262,7 @@ func newIsNaNInf(op string) kernel.Factory {
 		}
 		k := &simple{flops: 1}
 		k.inferF = func(in, out []*kernel.Tensor) error {
-			if err := dtypeIn(in[0], "X", onnxFloats...); err != nil {
+			if err := dtypeIn(in[0], "X", nanInfTypes...); err != nil {
 				return err
 			}
 			setShape(out[0], in[0].Shape, kernel.Bool)
