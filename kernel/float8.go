@@ -32,6 +32,29 @@ var minifloats = map[DType]minifloat{
 // keeps its sign; a float8e8m0 code c is 2^(c−127), 0xFF NaN. Other
 // dtypes give NaN.
 func F8ToF32(dt DType, c uint8) float32 {
+	if dt.Valid() {
+		if t := f8tables[dt]; t != nil {
+			return t[c]
+		}
+	}
+	return f8ToF32(dt, c)
+}
+
+// f8tables holds, for each float 8 type and float4e2m1, the float32 of
+// every code: element loops (ops' loadF) widen an element with one load.
+var f8tables = func() (ts [lastDType + 1]*[256]float32) {
+	for _, dt := range []DType{Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1} {
+		t := new([256]float32)
+		for c := range 256 {
+			t[c] = f8ToF32(dt, uint8(c))
+		}
+		ts[dt] = t
+	}
+	return ts
+}()
+
+// f8ToF32 is F8ToF32 worked out from the format.
+func f8ToF32(dt DType, c uint8) float32 {
 	if dt == Float8E8M0 {
 		if c == 0xff {
 			return float32(math.NaN())
