@@ -261,8 +261,10 @@ func TestHoldDelaysClose(t *testing.T) {
 		}
 		n := r.Intern("kept")
 		tr := r.Track("t", SliceTrack, Host)
-		if !r.Hold() || !r.Hold() {
-			t.Fatal("Hold on an open Recorder reported false")
+		for range 2 { // two holds: Close waits for both
+			if !r.Hold() {
+				t.Fatal("Hold on an open Recorder reported false")
+			}
 		}
 		tr.Slice(1, 1, n)
 		closed := make(chan error, 1)
