@@ -123,13 +123,7 @@ func TestLowPrecisionAtEveryOpset(t *testing.T) {
 // in KBK and Pipeline mode: the taken branch gives x or a constant of
 // zeros, and two Loop iterations of Identity give x.
 func TestLowPrecisionControlFlow(t *testing.T) {
-	vi := func(name string, dt onnx.DataType, dims ...int64) *onnx.ValueInfo {
-		v := &onnx.ValueInfo{Name: name, DataType: dt, HasShape: true}
-		for _, d := range dims {
-			v.Dims = append(v.Dims, onnx.Dim{Value: d, Known: true})
-		}
-		return v
-	}
+	vi := valueInfo
 	for odt := onnx.Float8E4M3FN; odt <= onnx.Int2; odt++ {
 		dt, ok := odt.DType()
 		if !ok {

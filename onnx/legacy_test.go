@@ -335,18 +335,21 @@ func equal32(a, b []float32) bool {
 	return true
 }
 
+// valueInfo declares a tensor of dtype dt and known dimensions.
+func valueInfo(name string, dt onnx.DataType, dims ...int64) *onnx.ValueInfo {
+	v := &onnx.ValueInfo{Name: name, DataType: dt, HasShape: true}
+	for _, d := range dims {
+		v.Dims = append(v.Dims, onnx.Dim{Value: d, Known: true})
+	}
+	return v
+}
+
 // TestLegacyLoopBody: the nodes of a Loop's body in a model of opset 6
 // are upgraded by the ranks the body declares for its inputs (their
 // dimensions unknown at import): PRelu's slope per channel applies along
 // dimension 1 and a broadcast B aligns at axis, as in the main graph.
 func TestLegacyLoopBody(t *testing.T) {
-	vi := func(name string, dt onnx.DataType, dims ...int64) *onnx.ValueInfo {
-		v := &onnx.ValueInfo{Name: name, DataType: dt, HasShape: true}
-		for _, d := range dims {
-			v.Dims = append(v.Dims, onnx.Dim{Value: d, Known: true})
-		}
-		return v
-	}
+	vi := valueInfo
 	body := &onnx.Graph{Name: "body",
 		Inputs: []*onnx.ValueInfo{vi("i", onnx.Int64), vi("ci", onnx.Bool), vi("v", onnx.Float, 1, 3, 3)},
 		Nodes: []*onnx.Node{
