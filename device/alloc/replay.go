@@ -43,6 +43,9 @@ var ErrTrace = errors.New("alloc: malformed trace")
 // a malformed op (wrapping ErrTrace) or an allocator error, reported with the
 // op's index; the stats then cover the ops before it.
 func Replay(a Allocator, trace []Op) (ReplayStats, error) {
+	if a == nil {
+		return ReplayStats{}, errors.New("alloc: replay on a nil allocator")
+	}
 	maxID, limit := -1, 2*len(trace)+1024
 	for i, op := range trace {
 		if op.ID < 0 || op.ID >= limit {
@@ -153,6 +156,11 @@ func MeasureAll(points []Point, n int) ([]time.Duration, error) {
 	n = max(n, 1)
 	wrap := func(p Point, err error) error {
 		return fmt.Errorf("alloc: measure %d-byte pairs: %w", p.Size, err)
+	}
+	for _, p := range points {
+		if p.A == nil {
+			return nil, wrap(p, errors.New("nil allocator"))
+		}
 	}
 	runtime.GC()
 	batch := make([]int, len(points))

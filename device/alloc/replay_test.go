@@ -335,3 +335,17 @@ func ExampleMeasureAll() {
 	fmt.Println(len(d), flatness > 0)
 	// Output: 2 true
 }
+
+// TestNilAllocatorIsAnError: Replay, Measure and MeasureAll of a nil
+// allocator fail instead of panicking.
+func TestNilAllocatorIsAnError(t *testing.T) {
+	if _, err := Replay(nil, []Op{{ID: 0, Size: 64}}); err == nil {
+		t.Error("Replay(nil) = nil error")
+	}
+	if _, err := Measure(nil, 64, 1); err == nil {
+		t.Error("Measure(nil) = nil error")
+	}
+	if _, err := MeasureAll([]Point{{A: nil, Size: 64}}, 1); err == nil {
+		t.Error("MeasureAll of a nil allocator = nil error")
+	}
+}
