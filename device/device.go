@@ -132,7 +132,12 @@ func (b Buffer) IsZero() bool { return b.Addr == 0 }
 func (b Buffer) Materialized() bool { return b.Data != nil }
 
 // Device is an accelerator (or the host CPU seen as one). Its methods are safe
-// for concurrent use.
+// for concurrent use. They return in bounded time: the methods without a
+// context (Alloc, Free, a Stream's Launch, copies, Record and WaitEvent)
+// enqueue or fail, and those with one return when it ends. A runtime
+// cannot take back a call that blocks: pipert's single-actor modes wait
+// for it, past their run's context (a heterogeneous run abandons the part
+// that made it).
 type Device interface {
 	// Name identifies the device in errors and traces.
 	Name() string
