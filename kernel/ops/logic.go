@@ -104,11 +104,17 @@ func (k *logic) infer(in, out []*kernel.Tensor) error {
 	case "Sum", "Mean":
 		want = onnxFloats
 	}
+	nameOf := func(i int) string {
+		if k.op == "Where" {
+			return [...]string{"X", "Y"}[i] // data is in[1:]
+		}
+		return fmt.Sprint(i)
+	}
 	for i, t := range data {
-		if err := dtypeIn(t, fmt.Sprint(i), want...); err != nil {
+		if err := dtypeIn(t, nameOf(i), want...); err != nil {
 			return err
 		}
-		if err := checkSameDType(t, fmt.Sprint(i), data[0], "0"); err != nil {
+		if err := checkSameDType(t, nameOf(i), data[0], nameOf(0)); err != nil {
 			return err
 		}
 	}
