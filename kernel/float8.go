@@ -43,7 +43,10 @@ func F8ToF32(dt DType, c uint8) float32 {
 // f8tables holds, for each float 8 type and float4e2m1, the float32 of
 // every code: element loops (ops' loadF) widen an element with one load.
 var f8tables = func() (ts [lastDType + 1]*[256]float32) {
-	for _, dt := range []DType{Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1} {
+	for dt := Float32; dt <= lastDType; dt++ {
+		if !dt.IsFloat8() && dt != Float4E2M1 {
+			continue
+		}
 		t := new([256]float32)
 		for c := range 256 {
 			t[c] = f8ToF32(dt, uint8(c))
