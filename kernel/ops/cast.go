@@ -103,8 +103,15 @@ func castAttrs(attrs kernel.Attrs, known ...string) (castMode, error) {
 	if err != nil {
 		return castMode{}, wrapAttr(err)
 	}
-	round := map[string]kernel.E8M0Rounding{"up": kernel.RoundUp, "down": kernel.RoundDown, "nearest": kernel.RoundNearest}[name]
-	if round == 0 {
+	var round kernel.E8M0Rounding
+	switch name {
+	case "up":
+		round = kernel.RoundUp
+	case "down":
+		round = kernel.RoundDown
+	case "nearest":
+		round = kernel.RoundNearest
+	default:
 		return castMode{}, fmt.Errorf("ops: attribute \"round_mode\" is %q, want up, down or nearest", name)
 	}
 	return castMode{saturate: sat, round: round}, nil
