@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/control"
 	"github.com/pipert/pipert/heterog"
+	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
@@ -233,16 +234,39 @@ func TestLoopBodyDrawsByRun(t *testing.T) {
 	}
 }
 
+// stepKernel is Add that passes its run's deadline (the current one of
+// deadline) each time it computes.
+type stepKernel struct {
+	kernel.Kernel
+	deadline *atomic.Pointer[graphtest.Deadline]
+}
+
+func (k stepKernel) Compute(a *kernel.Args) error {
+	k.deadline.Load().Pass()
+	return k.Kernel.Compute(a)
+}
+
 // TestEndlessLoopStopsAtTheDeadline: a Loop with no trip limit whose body
 // never makes its condition false runs until the run's context ends, then
 // Run returns the context's error naming the Loop, in every mode, and the
-// executable then runs a loop that ends.
+// executable then runs a loop that ends. The deadline passes once the body
+// has run (with a timer, a host descheduled before the Loop began saw it
+// pass first, and the run ended before the Loop).
 func TestEndlessLoopStopsAtTheDeadline(t *testing.T) {
+	var deadline atomic.Pointer[graphtest.Deadline]
+	deadline.Store(new(graphtest.Deadline))
+	reg := ops.NewRegistry()
+	if err := reg.Register("Step", func(a kernel.Attrs) (kernel.Kernel, error) {
+		k, err := ops.Builtins().New("Add", a)
+		return stepKernel{k, &deadline}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	body := subgraph.NewBuilder("forever")
 	body.Input("i", kernel.Int64)
 	c := body.Input("c", kernel.Bool)
 	s := body.Input("s", kernel.Float32, 1)
-	body.Output(body.Op("Identity", c), body.Op("Add", s, body.Const("one", kernel.FromFloat32([]float32{1}, 1))))
+	body.Output(body.Op("Identity", c), body.Op("Step", s, body.Const("one", kernel.FromFloat32([]float32{1}, 1))))
 	b := subgraph.NewBuilder("endless")
 	m := b.Input("M", kernel.Int64, kernel.Dynamic) // empty: no trip limit
 	x := b.Input("x", kernel.Float32, 1)
@@ -254,13 +278,13 @@ func TestEndlessLoopStopsAtTheDeadline(t *testing.T) {
 	endless := map[string]*kernel.Tensor{"M": kernel.FromInt64([]int64{}, 0), "x": kernel.FromFloat32([]float32{0}, 1)}
 	settings := everySetting(heterog.Size{Elements: 4096})
 	for name, opts := range settings {
-		exe, err := pipert.Compile(g, append(opts, pipert.WithRegistry(control.Resolver{Base: ops.Builtins()}))...)
+		exe, err := pipert.Compile(g, append(opts, pipert.WithRegistry(control.Resolver{Base: reg}))...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		ctx := new(graphtest.Deadline)
+		deadline.Store(ctx)
 		_, err = exe.Run(ctx, endless)
-		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, control.ErrLoop) || !strings.Contains(err.Error(), `"loop"`) {
 			t.Errorf("%s: endless loop: %v, want the deadline's error naming the Loop", name, err)
 		}

@@ -11,6 +11,9 @@
 // and, with Options.ValueDeps, value dependencies.
 // Inputs hold few distinct values, so Unique finds duplicates and NonZero
 // zeros. The same source gives the same graph.
+//
+// Deadline is a run's context whose deadline passes when the test says,
+// for tests that need a run to be inside a given kernel when it does.
 package graphtest
 
 import (

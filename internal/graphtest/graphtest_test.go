@@ -1,6 +1,8 @@
 package graphtest_test
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -62,5 +64,28 @@ func TestRandomGraphsAreValid(t *testing.T) {
 		if !ops[true][op] {
 			t.Errorf("no %s in 100 graphs", op)
 		}
+	}
+}
+
+// TestDeadlinePassesOnPass: a Deadline is not done until Pass, then done
+// with context.DeadlineExceeded, as a context derived from it is.
+func TestDeadlinePassesOnPass(t *testing.T) {
+	var d graphtest.Deadline
+	child, cancel := context.WithCancel(&d)
+	defer cancel()
+	if err := d.Err(); err != nil {
+		t.Fatalf("Err before Pass: %v", err)
+	}
+	select {
+	case <-d.Done():
+		t.Fatal("done before Pass")
+	default:
+	}
+	d.Pass()
+	d.Pass()
+	<-d.Done()
+	<-child.Done()
+	if !errors.Is(d.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.DeadlineExceeded) {
+		t.Fatalf("after Pass: %v, child %v; want context.DeadlineExceeded", d.Err(), child.Err())
 	}
 }
