@@ -13,6 +13,7 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/internal/graphtest"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
@@ -37,8 +38,10 @@ type fault struct {
 	// costIn misbehaves after ReLU's Cost.
 	cost   func() device.Cost
 	costIn func(in, out []*kernel.Tensor)
-	// blocks: the fault waits for its run's context to end; the run has a
-	// deadline of 50 ms, and its error must say the deadline passed.
+	// blocks: the fault waits for its run's context to end; the run's
+	// deadline passes once the fault waits (with a timer, a host slow to
+	// reach the fault saw it pass first, and the run ended elsewhere), and
+	// its error must say the deadline passed.
 	blocks bool
 	// broken: the kernel breaks its contract; the error must match
 	// kernel.ErrBadAnswer.
@@ -117,8 +120,9 @@ var errThousandth = errors.New("the thousandth call fails")
 // badCase numbers the cases that run with the global tiling cache on.
 var badCase int64
 
-// blockCtx is the context a blocking kernel waits on: the test's run.
-var blockCtx atomic.Pointer[context.Context]
+// blockCtx is the context of the test's run, whose deadline a blocking
+// kernel passes once it is about to wait.
+var blockCtx atomic.Pointer[graphtest.Deadline]
 
 func faults() []*fault {
 	return []*fault{
@@ -166,7 +170,8 @@ func faults() []*fault {
 			in[0], out[0] = nil, nil
 		}},
 		{name: "blocks until cancelled", stage: kernel.StageInfer, nth: 1, blocks: true, do: func(in, out []*kernel.Tensor) error {
-			ctx := *blockCtx.Load()
+			ctx := blockCtx.Load()
+			ctx.Pass()
 			<-ctx.Done()
 			return ctx.Err()
 		}},
@@ -175,6 +180,7 @@ func faults() []*fault {
 			if a.Ctx == nil {
 				return errors.New("Compute without its run's context")
 			}
+			blockCtx.Load().Pass()
 			<-a.Ctx.Done()
 			return a.Err()
 		}},
@@ -323,10 +329,10 @@ func TestBadKernelsBecomeErrors(t *testing.T) {
 					for i := int64(0); i < f.nth && runErr == nil; i++ {
 						ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 						if f.blocks {
-							cancel()
-							ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+							d := new(graphtest.Deadline)
+							blockCtx.Store(d)
+							ctx = d
 						}
-						blockCtx.Store(&ctx)
 						_, runErr = exe.Run(ctx, in)
 						cancel()
 					}
