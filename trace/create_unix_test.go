@@ -21,7 +21,8 @@ func TestCreateNamedPipe(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	defer func(d time.Duration) { readerWait = d }(readerWait)
+	wait := readerWait
+	defer func() { readerWait = wait }()
 	readerWait = 300 * time.Millisecond
 	if r, err := Create(path, Options{}); err == nil || !strings.Contains(err.Error(), "no reader") {
 		if r != nil {
@@ -29,7 +30,10 @@ func TestCreateNamedPipe(t *testing.T) {
 		}
 		t.Fatalf("Create without a reader: %v, want an error naming the missing reader", err)
 	}
-	// A reader that comes after Create began.
+	// A reader that comes after Create began, waiting as long as it does
+	// by default: the reader's goroutine may be descheduled past its
+	// 100 ms, which must not count as no reader.
+	readerWait = wait
 	opened := make(chan *os.File)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
