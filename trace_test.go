@@ -238,8 +238,7 @@ func TestCancelledPartsTraceValidates(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		exe.Close()
-		time.Sleep(time.Second) // the part Close leaves running ends
+		exe.Close() // waits for the part the cancelled run left running
 		if err := validated(t, rec, path); err != nil {
 			t.Errorf("then run %v: %v", thenRun, err)
 		}
