@@ -75,6 +75,9 @@ var (
 	// ErrDeviceLost: the device is gone; every call fails until it is
 	// reset.
 	ErrDeviceLost = errors.New("device: device lost")
+	// ErrNoDevice: a wrapper of a device (fault.New, host.Map) was given
+	// none; every call of the wrapper fails with it.
+	ErrNoDevice = errors.New("device: no device")
 )
 
 // Epocher is a device that can be reset (after a sticky fault), which

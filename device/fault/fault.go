@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/internal/none"
 )
 
 // Kind is a kind of device call.
@@ -70,6 +71,11 @@ const (
 	Lost
 )
 
+// ErrBadRule: a Rule out of range (a Kind or an Effect that is none of
+// the package's, a Prob outside [0, 1], a negative Nth or Stream, an Op
+// on a call that is not a Launch).
+var ErrBadRule = errors.New("fault: bad rule")
+
 // Rule picks device calls and says what goes wrong at them.
 type Rule struct {
 	Kind Kind
@@ -93,13 +99,42 @@ type ruleState struct {
 	seen int64
 }
 
+// check returns an error wrapping ErrBadRule if r is out of range.
+func (r Rule) check() error {
+	var what string
+	switch {
+	case r.Kind < Alloc || r.Kind > Sync:
+		what = fmt.Sprintf("kind %v", r.Kind)
+	case r.Effect > Lost:
+		what = fmt.Sprintf("effect %d", r.Effect)
+	case !(r.Prob >= 0 && r.Prob <= 1):
+		what = fmt.Sprintf("probability %v", r.Prob)
+	case r.Nth < 0:
+		what = fmt.Sprintf("call number %d", r.Nth)
+	case r.Stream < 0:
+		what = fmt.Sprintf("stream %d", r.Stream)
+	case r.Op != "" && r.Kind != Launch:
+		what = fmt.Sprintf("op %q on a %v", r.Op, r.Kind)
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrBadRule, what)
+}
+
 // Device is a device with faults injected by rules. It is safe for
 // concurrent use, as the device it wraps.
+//
+// A Device of no device (New of a nil one) fails every call that can fail
+// with an error wrapping device.ErrNoDevice (a Free, as the buffer is not
+// one of its own); its Name is "<nil>", its Profile and Stats are zero. A
+// Device given a rule out of range fails every call but Free with an
+// error wrapping ErrBadRule until SetRules gives it valid rules.
 type Device struct {
 	inner device.Device
 
 	mu       sync.Mutex
 	rules    []ruleState
+	badRules error // the rules given were out of range
 	rng      *rand.Rand
 	pending  bool  // an asynchronous fault not reported yet
 	sticky   error // every call fails with it until Reset
@@ -114,24 +149,37 @@ var _ device.Device = (*Device)(nil)
 var _ device.Epocher = (*Device)(nil)
 var _ device.HostAllocator = (*Device)(nil)
 
-// New wraps inner with rules; seed drives the probabilistic ones.
+// New wraps inner with rules; seed drives the probabilistic ones. A nil
+// inner device or a rule out of range is no error here but one of every
+// call of the Device (see Device).
 func New(inner device.Device, seed uint64, rules ...Rule) *Device {
+	if inner == nil {
+		inner = none.Device{}
+	}
 	d := &Device{inner: inner, rng: rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909)), live: map[uint64]device.Buffer{}}
 	d.SetRules(rules...)
 	return d
 }
 
-// SetRules replaces the rules; their call counts start from zero.
-func (d *Device) SetRules(rules ...Rule) {
+// SetRules replaces the rules; their call counts start from zero. A rule
+// out of range is an error wrapping ErrBadRule, naming the rule, and every
+// call of d but Free fails with it until valid rules are set.
+func (d *Device) SetRules(rules ...Rule) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.rules = d.rules[:0]
-	for _, r := range rules {
+	d.rules, d.badRules = d.rules[:0], nil
+	for i, r := range rules {
+		if err := r.check(); err != nil {
+			d.rules = d.rules[:0]
+			d.badRules = fmt.Errorf("device %s: rule %d: %w", d.inner.Name(), i, err)
+			return d.badRules
+		}
 		if r.Effect == 0 {
 			r.Effect = Fail
 		}
 		d.rules = append(d.rules, ruleState{Rule: r})
 	}
+	return nil
 }
 
 // Injected is the number of faults injected so far.
@@ -196,6 +244,9 @@ func (d *Device) check(k Kind, stream int, op string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.calls[k]++
+	if d.badRules != nil {
+		return d.badRules
+	}
 	if d.sticky != nil {
 		return d.sticky
 	}

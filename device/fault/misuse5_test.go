@@ -1,0 +1,91 @@
+package fault_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/fault"
+)
+
+// TestNoDeviceFailsEveryCall: a Device of a nil device answers Name,
+// Profile and Stats and fails every other call with device.ErrNoDevice,
+// instead of panicking.
+func TestNoDeviceFailsEveryCall(t *testing.T) {
+	ctx := context.Background()
+	d := fault.New(nil, 1)
+	_ = d.Name()
+	if d.Profile() != (device.Profile{}) || d.Stats() != (device.Stats{}) {
+		t.Errorf("Profile %+v, Stats %+v of no device", d.Profile(), d.Stats())
+	}
+	if _, err := d.Alloc(8, true); !errors.Is(err, device.ErrNoDevice) {
+		t.Errorf("Alloc: %v", err)
+	}
+	if err := d.Free(device.Buffer{Addr: 1, Size: 8}); err == nil {
+		t.Errorf("Free: %v", err)
+	}
+	if _, _, err := d.MallocHost(8); !errors.Is(err, device.ErrNoDevice) {
+		t.Errorf("MallocHost: %v", err)
+	}
+	s, e := d.NewStream(), d.NewEvent()
+	buf := device.Buffer{Addr: 1, Size: 8}
+	for name, err := range map[string]error{
+		"Launch":      s.Launch(device.Kernel{Name: "k"}),
+		"CopyH2D":     s.CopyH2D(buf, make([]byte, 8)),
+		"CopyD2H":     s.CopyD2H(ctx, make([]byte, 8), buf),
+		"CopyD2D":     s.CopyD2D(buf, buf),
+		"Synchronize": s.Synchronize(ctx),
+		"event Sync":  e.Synchronize(ctx),
+	} {
+		if !errors.Is(err, device.ErrNoDevice) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	s.Record(e)
+	s.WaitEvent(e)
+	_, _, _ = s.Query(), s.Stats(), e.Query()
+	d.ReleaseStream(s)
+	if err := d.Reset(); err != nil {
+		t.Errorf("Reset: %v", err)
+	}
+}
+
+// TestBadRulesAreErrors: a rule out of range is an ErrBadRule error of
+// SetRules and of every call but Free until valid rules are set, from New
+// as from SetRules.
+func TestBadRulesAreErrors(t *testing.T) {
+	for _, r := range []fault.Rule{
+		{Kind: 0, Nth: 1},
+		{Kind: 99, Nth: 1},
+		{Kind: fault.Launch, Effect: 99, Nth: 1},
+		{Kind: fault.Launch, Prob: 1.5},
+		{Kind: fault.Launch, Prob: -0.1},
+		{Kind: fault.Launch, Prob: math.NaN()},
+		{Kind: fault.Launch, Nth: -1},
+		{Kind: fault.Launch, Stream: -1, Nth: 1},
+		{Kind: fault.Alloc, Op: "MatMul", Nth: 1},
+	} {
+		d := fault.New(sim(t), 1, fault.Rule{Kind: fault.Sync, Nth: 5}, r)
+		b, err := d.Alloc(8, false)
+		if !errors.Is(err, fault.ErrBadRule) {
+			t.Errorf("%+v: Alloc after New: %v", r, err)
+		}
+		if err := d.SetRules(); err != nil {
+			t.Fatalf("SetRules(): %v", err)
+		}
+		if b, err = d.Alloc(8, false); err != nil {
+			t.Fatalf("%+v: Alloc after valid rules: %v", r, err)
+		}
+		if err := d.SetRules(r); !errors.Is(err, fault.ErrBadRule) {
+			t.Errorf("%+v: SetRules: %v", r, err)
+		}
+		if err := d.NewStream().Launch(device.Kernel{Name: "MatMul"}); !errors.Is(err, fault.ErrBadRule) {
+			t.Errorf("%+v: Launch after SetRules: %v", r, err)
+		}
+		if err := d.Free(b); err != nil {
+			t.Errorf("%+v: Free under bad rules: %v", r, err)
+		}
+	}
+}
