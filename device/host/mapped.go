@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/internal/none"
 )
 
 // Mapper is implemented by devices and streams whose buffers the host CPU
@@ -20,6 +21,10 @@ type Mapper interface {
 // directly, as the MT-3000's CPU does the DDR of its DSP clusters. It is the
 // wrapped device in every other respect. Its methods are safe for concurrent
 // use.
+//
+// A Mapped of no device (Map of a nil one, or the zero Mapped) fails every
+// call that can fail with an error wrapping device.ErrNoDevice; its Name
+// is "<nil>", its Profile and Stats are zero.
 type Mapped struct {
 	device.Device
 
@@ -29,14 +34,35 @@ type Mapped struct {
 	live []device.Buffer
 }
 
-// Map returns d with host-mapped memory.
+// Map returns d with host-mapped memory (no device for a nil d: see
+// Mapped).
 func Map(d device.Device) *Mapped {
 	return &Mapped{Device: d}
 }
 
+// inner is the wrapped device, none.Device for none.
+func (m *Mapped) inner() device.Device {
+	if m.Device == nil {
+		return none.Device{}
+	}
+	return m.Device
+}
+
+// Name implements device.Device.
+func (m *Mapped) Name() string { return m.inner().Name() }
+
+// Profile implements device.Device.
+func (m *Mapped) Profile() device.Profile { return m.inner().Profile() }
+
+// Stats implements device.Device.
+func (m *Mapped) Stats() device.Stats { return m.inner().Stats() }
+
+// NewEvent implements device.Device.
+func (m *Mapped) NewEvent() device.Event { return m.inner().NewEvent() }
+
 // Alloc implements device.Device; the buffer is host-mapped until freed.
 func (m *Mapped) Alloc(size int64, materialize bool) (device.Buffer, error) {
-	b, err := m.Device.Alloc(size, materialize)
+	b, err := m.inner().Alloc(size, materialize)
 	if err != nil {
 		return b, err
 	}
@@ -58,7 +84,7 @@ func (m *Mapped) Free(b device.Buffer) error {
 		m.live = slices.Delete(m.live, i, i+1)
 	}
 	m.mu.Unlock()
-	if err := m.Device.Free(b); err != nil {
+	if err := m.inner().Free(b); err != nil {
 		if ok { // not freed: still live
 			m.mu.Lock()
 			j, _ := m.find(b.Addr)
@@ -98,14 +124,14 @@ func (m *Mapped) HostMapped(b device.Buffer) bool {
 
 // NewStream implements device.Device. The stream is a Mapper.
 func (m *Mapped) NewStream() device.Stream {
-	return &mappedStream{Stream: m.Device.NewStream(), m: m}
+	return &mappedStream{Stream: m.inner().NewStream(), m: m}
 }
 
 // ReleaseStream implements device.StreamReleaser: the wrapped device's
 // stream is released.
 func (m *Mapped) ReleaseStream(s device.Stream) {
 	if ms, ok := s.(*mappedStream); ok && ms.m == m {
-		device.ReleaseStreams(m.Device, ms.Stream)
+		device.ReleaseStreams(m.inner(), ms.Stream)
 	}
 }
 
