@@ -29,21 +29,39 @@ type Flags struct {
 	c        []ready.Counter
 	setter   []int
 	watchdog time.Duration
+	err      error // the setter function panicked
 }
 
 // NewFlags makes n flags named name on rank owner (none for a negative n);
 // setter(i) is the rank that sets flag i (nil: unknown, -1). watchdog
 // bounds a wait in wall time (0 or less: no bound).
+//
+// A panic of setter is recovered: the setters from that flag on are
+// unknown, and every Set and Wait of the flags fails with an ErrConfig
+// error carrying the panic.
 func NewFlags(name string, owner, n int, setter func(i int) int, watchdog time.Duration) *Flags {
 	n = max(n, 0)
 	f := &Flags{name: name, owner: owner, c: make([]ready.Counter, n), setter: make([]int, n), watchdog: watchdog}
 	for i := range f.setter {
 		f.setter[i] = -1
-		if setter != nil {
-			f.setter[i] = setter(i)
-		}
+	}
+	if setter != nil {
+		f.setters(setter)
 	}
 	return f
+}
+
+// setters fills f.setter from setter, recovering its panic into f.err.
+func (f *Flags) setters(setter func(i int) int) {
+	i := 0
+	defer func() {
+		if p := recover(); p != nil {
+			f.err = fmt.Errorf("%w: %s on rank %d: setter(%d) panicked: %v", ErrConfig, f.name, f.owner, i, p)
+		}
+	}()
+	for ; i < len(f.setter); i++ {
+		f.setter[i] = setter(i)
+	}
 }
 
 // Len is the number of flags.
@@ -54,6 +72,9 @@ func (f *Flags) Len() int { return len(f.c) }
 // of range, or a count of math.MaxUint64 (which has no stored form), is
 // an ErrConfig error.
 func (f *Flags) Set(i int, count uint64) error {
+	if f.err != nil {
+		return f.err
+	}
 	if i < 0 || i >= len(f.c) {
 		return fmt.Errorf("%w: %s[%d] set: rank %d has %d flags", ErrConfig, f.name, i, f.owner, len(f.c))
 	}
@@ -69,6 +90,9 @@ func (f *Flags) Set(i int, count uint64) error {
 // and the rank that should have set it once the watchdog expires. A flag
 // i out of range is an ErrConfig error.
 func (f *Flags) Wait(ctx context.Context, i int, waiter string) (uint64, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
 	if i < 0 || i >= len(f.c) {
 		return 0, fmt.Errorf("%w: %s[%d] waited on by %s: rank %d has %d flags", ErrConfig, f.name, i, waiter, f.owner, len(f.c))
 	}
