@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 )
@@ -212,15 +211,12 @@ func (t *Tensor) checkValue() error {
 	if !t.DType.Valid() {
 		return fmt.Errorf("tensor of invalid dtype %v", t.DType)
 	}
-	n := int64(t.DType.Size())
-	for _, d := range t.Shape {
-		if d < 0 {
-			return fmt.Errorf("tensor of shape %v: a dimension is negative", t.Shape)
-		}
-		if d > 0 && n > math.MaxInt64/d {
-			return fmt.Errorf("tensor of shape %v: more bytes than an int64 counts", t.Shape)
-		}
-		n *= d
+	n, ok := t.Shape.product(int64(t.DType.Size()))
+	switch {
+	case n < 0:
+		return fmt.Errorf("tensor of shape %v: a dimension is negative", t.Shape)
+	case !ok:
+		return fmt.Errorf("tensor of shape %v: more bytes than an int64 counts", t.Shape)
 	}
 	if data := t.Data(); data == nil || int64(len(data)) != n {
 		return fmt.Errorf("tensor %v holds %d bytes, want %d", t, len(t.Data()), n)

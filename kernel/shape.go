@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -18,19 +20,39 @@ const Dynamic int64 = -1
 func (s Shape) Rank() int { return len(s) }
 
 // NumElements is the product of the dimensions (1 for a scalar). It returns
-// -1 if a dimension is Dynamic. A product beyond int64 wraps: Validate, the
-// runtime and the ONNX importer refuse such shapes (checked products)
-// before a kernel sees them, so a caller of NumElements on shapes of its
-// own making checks them first.
+// -1 if a dimension is Dynamic. A product beyond int64 is math.MaxInt64
+// (saturated), a count no allocation meets: Validate, the runtime and the
+// ONNX importer refuse such shapes before a kernel sees them, and
+// Broadcast refuses to make one.
 func (s Shape) NumElements() int64 {
-	n := int64(1)
+	n, _ := s.product(1)
+	return n
+}
+
+// product is size times the product of s's dimensions: -1 if a dimension
+// is negative, 0 if one is 0, and math.MaxInt64 and false if it is beyond
+// int64.
+func (s Shape) product(size int64) (int64, bool) {
+	n := size
 	for _, d := range s {
 		if d < 0 {
-			return -1
+			return -1, true
 		}
-		n *= d
+		if d == 0 {
+			n = 0
+		}
 	}
-	return n
+	if n == 0 {
+		return 0, true
+	}
+	for _, d := range s {
+		hi, lo := bits.Mul64(uint64(n), uint64(d))
+		if hi != 0 || lo > math.MaxInt64 {
+			return math.MaxInt64, false
+		}
+		n = int64(lo)
+	}
+	return n, true
 }
 
 // Known reports whether no dimension is Dynamic.
@@ -95,7 +117,8 @@ func (s Shape) String() string {
 // Broadcast returns the numpy broadcast of a and b: shapes are aligned on
 // their last dimension, and each pair of dimensions must be equal or one of
 // them 1. A zero-size dimension broadcasts with 1 to 0. A negative (or
-// Dynamic) dimension is an error.
+// Dynamic) dimension is an error, and so is a broadcast of more elements
+// than an int64 counts.
 func Broadcast(a, b Shape) (Shape, error) {
 	if !a.Known() || !b.Known() {
 		return nil, fmt.Errorf("shapes %v and %v: a dimension is negative or dynamic", a, b)
@@ -120,6 +143,9 @@ func Broadcast(a, b Shape) (Shape, error) {
 		default:
 			return nil, fmt.Errorf("shapes %v and %v do not broadcast (dimension %d: %d vs %d)", a, b, i, da, db)
 		}
+	}
+	if _, ok := out.product(1); !ok {
+		return nil, fmt.Errorf("shapes %v and %v broadcast to %v, more elements than an int64 counts", a, b, out)
 	}
 	return out, nil
 }

@@ -92,12 +92,15 @@ func (t *Tensor) NumElements() int64 {
 	return t.Shape.NumElements()
 }
 
-// Bytes is the size of the contents in bytes; 0 for a nil Tensor.
+// Bytes is the size of the contents in bytes; 0 for a nil Tensor, -1 for
+// a shape with a Dynamic dimension, math.MaxInt64 (saturated, as
+// NumElements) for a size beyond int64.
 func (t *Tensor) Bytes() int64 {
 	if t == nil {
 		return 0
 	}
-	return t.Shape.NumElements() * int64(t.DType.Size())
+	n, _ := t.Shape.product(int64(t.DType.Size()))
+	return n
 }
 
 // IsVirtual reports whether t has no contents on the host or the device
