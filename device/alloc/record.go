@@ -1,5 +1,7 @@
 package alloc
 
+import "fmt"
+
 // Recording wraps an Allocator and records every successful Alloc and Free
 // as an allocation trace for Replay, with dense IDs reused after free. It
 // is how a real workload's allocation pattern is captured: run the workload
@@ -14,13 +16,18 @@ type Recording struct {
 	next int
 }
 
-// NewRecording records the calls made to a.
+// NewRecording records the calls made to a. A Recording of a nil a is an
+// allocator of no memory: its Alloc fails with ErrOutOfMemory, its Free
+// with ErrForeign, and its Stats are zero.
 func NewRecording(a Allocator) *Recording {
 	return &Recording{a: a, live: make(map[uint64]int)}
 }
 
 // Alloc implements Allocator.
 func (r *Recording) Alloc(size int64) (uint64, error) {
+	if r.a == nil {
+		return 0, fmt.Errorf("alloc: recording of no allocator: %d bytes: %w", size, ErrOutOfMemory)
+	}
 	addr, err := r.a.Alloc(size)
 	if err != nil {
 		return 0, err
@@ -38,6 +45,9 @@ func (r *Recording) Alloc(size int64) (uint64, error) {
 
 // Free implements Allocator.
 func (r *Recording) Free(addr uint64) error {
+	if r.a == nil {
+		return fmt.Errorf("alloc: recording of no allocator: free %#x: %w", addr, ErrForeign)
+	}
 	if err := r.a.Free(addr); err != nil {
 		return err
 	}
@@ -49,7 +59,12 @@ func (r *Recording) Free(addr uint64) error {
 }
 
 // Stats implements Allocator.
-func (r *Recording) Stats() Stats { return r.a.Stats() }
+func (r *Recording) Stats() Stats {
+	if r.a == nil {
+		return Stats{}
+	}
+	return r.a.Stats()
+}
 
 // Trace returns the operations recorded so far.
 func (r *Recording) Trace() []Op { return r.ops }
