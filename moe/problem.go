@@ -96,8 +96,14 @@ var Full = Problem{Ranks: 8, Experts: 256, TopK: 8, Hidden: 7168, Tokens: 256}
 // Small is a size at which real data runs quickly.
 var Small = Problem{Ranks: 8, Experts: 32, TopK: 4, Hidden: 64, Tokens: 24}
 
-// ExpertsPerRank is the experts each rank holds.
-func (p Problem) ExpertsPerRank() int { return p.Experts / p.Ranks }
+// ExpertsPerRank is the experts each rank holds: 0 for a problem of no
+// ranks (which Check rejects).
+func (p Problem) ExpertsPerRank() int {
+	if p.Ranks <= 0 {
+		return 0
+	}
+	return p.Experts / p.Ranks
+}
 
 // Check rejects a problem the fabric f cannot hold.
 func (p Problem) Check(f fabric.Config) error {
