@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"device":                  {"device/alloc", "device/internal/account", "internal/clock", "internal/hostmem", "internal/spin"},
 	"device/devtrace":         {"device", "trace"},
 	"device/devicetest":       {"device", "internal/clock"},
-	"device/fault":            {"device", "device/internal/none"},
+	"device/fault":            {"device", "device/alloc", "device/internal/none"},
 	"device/fabric":           {"device", "internal/minheap", "sync/ready"},
 	"device/swai":             {"device", "device/alloc", "device/mt3000", "internal/clock", "internal/hostmem"},
 	"device/host":             {"device", "device/alloc", "device/internal/account", "device/internal/none", "internal/clock", "internal/spin"},

@@ -150,7 +150,9 @@ type Device interface {
 	// buffer host-visible contents (zeroed). Errors wrap ErrOutOfMemory.
 	Alloc(size int64, materialize bool) (Buffer, error)
 	// Free releases b. Freeing is stream-ordered: work already launched that
-	// uses b is unaffected.
+	// uses b is unaffected. Freeing a buffer that is not one of the
+	// device's live ones (another device's, a part of one, freed) is an
+	// error wrapping alloc.ErrDoubleFree or alloc.ErrForeign.
 	Free(b Buffer) error
 	// NewStream creates an in-order queue of device work.
 	NewStream() Stream

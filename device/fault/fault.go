@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/alloc"
 	"github.com/pipert/pipert/device/internal/none"
 )
 
@@ -333,7 +334,7 @@ func (d *Device) Free(b device.Buffer) error {
 	d.check0(Free)
 	d.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("device %s: free %#x: not allocated (since the last Reset)", d.inner.Name(), b.Addr)
+		return fmt.Errorf("device %s: free %#x: not allocated (since the last Reset): %w", d.inner.Name(), b.Addr, alloc.ErrForeign)
 	}
 	if err := d.inner.Free(b); err != nil {
 		// Refused (a part of the buffer, say): the buffer is still

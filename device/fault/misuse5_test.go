@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/alloc"
 	"github.com/pipert/pipert/device/fault"
 )
 
@@ -86,6 +87,24 @@ func TestBadRulesAreErrors(t *testing.T) {
 		}
 		if err := d.Free(b); err != nil {
 			t.Errorf("%+v: Free under bad rules: %v", r, err)
+		}
+	}
+}
+
+// TestFreeOfNoBufferOfTheDevice: Free of a buffer the Device did not
+// allocate, or already freed, is an alloc.ErrForeign error.
+func TestFreeOfNoBufferOfTheDevice(t *testing.T) {
+	d := fault.New(sim(t), 1)
+	b, err := d.Alloc(64, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Free(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []device.Buffer{b, {Addr: 12345, Size: 8}} {
+		if err := d.Free(b); !errors.Is(err, alloc.ErrForeign) {
+			t.Errorf("Free(%+v) = %v, want alloc.ErrForeign", b, err)
 		}
 	}
 }

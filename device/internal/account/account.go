@@ -98,11 +98,14 @@ func (m *Memory) Check(addr uint64, size int64) error {
 
 // ErrWrongSize is the error of Free of a live block with another size
 // than Alloc reserved: a part of a buffer, or one whose Size was changed.
-var ErrWrongSize = errors.New("size is not the block's")
+// It wraps alloc.ErrForeign, as an allocator's Free of an address inside
+// a block does.
+var ErrWrongSize = fmt.Errorf("size is not the block's: %w", alloc.ErrForeign)
 
 // ErrForeign is the error of Free or Check of an address outside the
-// device's window: a buffer of another device.
-var ErrForeign = errors.New("not an address of this device")
+// device's window: a buffer of another device. It wraps
+// alloc.ErrForeign, so that a caller tells it from outside.
+var ErrForeign = fmt.Errorf("not an address of this device: %w", alloc.ErrForeign)
 
 // ErrNotLive is the error of Check of a range in no allocated block: a
 // buffer used after its Free, or past the end of its block.
