@@ -331,9 +331,21 @@ func (r *Recorder) Hold() bool {
 }
 
 // Release closes a span Hold opened. Close called inside a span (from a
-// kernel of a held run) waits for that span: for ever.
+// kernel of a held run) waits for that span: for ever. A Release with no
+// span open (more Releases than Holds that reported true) does nothing
+// but make Close return an error wrapping ErrMisuse; a nil Recorder's
+// does nothing.
 func (r *Recorder) Release() {
-	if r.holds.Add(-1) == closingBit {
+	if r == nil {
+		return
+	}
+	switch n := r.holds.Add(-1); {
+	case n < 0 || n == closingBit-1: // no span was open: undo
+		if r.holds.Add(1) == closingBit {
+			r.drainedOnce.Do(func() { close(r.drained) })
+		}
+		r.misused("Release with no span open")
+	case n == closingBit:
 		r.drainedOnce.Do(func() { close(r.drained) })
 	}
 }
