@@ -139,7 +139,8 @@ type Plan struct {
 	Replay bool
 }
 
-// PlanOf returns the stage plan of mode m under barrier policy b.
+// PlanOf returns the stage plan of mode m under barrier policy b; an
+// invalid m or b is an error wrapping ErrConfig.
 func PlanOf(m Mode, b BarrierPolicy) (Plan, error) {
 	p := Plan{Mode: m, Barrier: b}
 	switch m {
@@ -150,10 +151,10 @@ func PlanOf(m Mode, b BarrierPolicy) (Plan, error) {
 		p.Worker[kernel.StageInfer], p.Worker[kernel.StageResize], p.Worker[kernel.StageLaunch] = 1, 2, 3
 		p.Replay = m == Replay
 	default:
-		return Plan{}, fmt.Errorf("plan: invalid mode %d", uint8(m))
+		return Plan{}, fmt.Errorf("plan: %w: invalid mode %d", ErrConfig, uint8(m))
 	}
 	if !b.Valid() {
-		return Plan{}, fmt.Errorf("plan: invalid barrier policy %d", uint8(b))
+		return Plan{}, fmt.Errorf("plan: %w: invalid barrier policy %d", ErrConfig, uint8(b))
 	}
 	return p, nil
 }
@@ -164,18 +165,19 @@ func (p Plan) Workers() int { return int(p.Worker[kernel.StageLaunch]) + 1 }
 
 // Validate reports a plan the engine cannot run: prepare not on the
 // calling goroutine, a stage on an earlier goroutine than the one before
-// it, a goroutine skipped, or an invalid barrier policy.
+// it, a goroutine skipped, or an invalid barrier policy: an error
+// wrapping ErrConfig.
 func (p Plan) Validate() error {
 	if p.Worker[kernel.StagePrepare] != 0 {
-		return fmt.Errorf("plan: prepare runs on goroutine %d, want 0 (the caller)", p.Worker[kernel.StagePrepare])
+		return fmt.Errorf("plan: %w: prepare runs on goroutine %d, want 0 (the caller)", ErrConfig, p.Worker[kernel.StagePrepare])
 	}
 	for s := kernel.StageInfer; s <= kernel.StageLaunch; s++ {
 		if d := int(p.Worker[s]) - int(p.Worker[s-1]); d < 0 || d > 1 {
-			return fmt.Errorf("plan: %v on goroutine %d after %v on goroutine %d", s, p.Worker[s], s-1, p.Worker[s-1])
+			return fmt.Errorf("plan: %w: %v on goroutine %d after %v on goroutine %d", ErrConfig, s, p.Worker[s], s-1, p.Worker[s-1])
 		}
 	}
 	if !p.Barrier.Valid() {
-		return fmt.Errorf("plan: invalid barrier policy %d", uint8(p.Barrier))
+		return fmt.Errorf("plan: %w: invalid barrier policy %d", ErrConfig, uint8(p.Barrier))
 	}
 	return nil
 }
