@@ -69,14 +69,14 @@ func TestBadRulesAreErrors(t *testing.T) {
 		{Kind: fault.Alloc, Op: "MatMul", Nth: 1},
 	} {
 		d := fault.New(sim(t), 1, fault.Rule{Kind: fault.Sync, Nth: 5}, r)
-		b, err := d.Alloc(8, false)
-		if !errors.Is(err, fault.ErrBadRule) {
+		if _, err := d.Alloc(8, false); !errors.Is(err, fault.ErrBadRule) {
 			t.Errorf("%+v: Alloc after New: %v", r, err)
 		}
 		if err := d.SetRules(); err != nil {
 			t.Fatalf("SetRules(): %v", err)
 		}
-		if b, err = d.Alloc(8, false); err != nil {
+		b, err := d.Alloc(8, false)
+		if err != nil {
 			t.Fatalf("%+v: Alloc after valid rules: %v", r, err)
 		}
 		if err := d.SetRules(r); !errors.Is(err, fault.ErrBadRule) {
