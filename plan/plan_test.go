@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -138,6 +139,32 @@ func TestHostWorkAgainstNaive(t *testing.T) {
 		}
 		if got, want := HostWork(procs, lists...), hostWorkNaive(procs, lists); int64(got) != want {
 			t.Fatalf("procs %d, %v: HostWork %d, want %d", procs, lists, got, want)
+		}
+	}
+}
+
+// TestHostWorkOfBrokenLists: lists that break HostWork's precondition
+// (inverted spans, spans out of order or overlapping) give a figure
+// between 0 and procs times the time from the earliest instant any span
+// names to the latest; an inverted span alone gives 0.
+func TestHostWorkOfBrokenLists(t *testing.T) {
+	if got := HostWork(1, []Span{{Start: 10, End: 5}}); got != 0 {
+		t.Errorf("an inverted span: %v, want 0", got)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		procs := 1 + r.IntN(4)
+		lists := make([][]Span, 1+r.IntN(5))
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for i := range lists {
+			for range 1 + r.IntN(6) {
+				a, b := int64(r.IntN(40)), int64(r.IntN(40))
+				lists[i] = append(lists[i], Span{a, b})
+				lo, hi = min(lo, a, b), max(hi, a, b)
+			}
+		}
+		if got := int64(HostWork(procs, lists...)); got < 0 || got > int64(procs)*(hi-lo) {
+			t.Fatalf("procs %d, %v: HostWork %d, want it in [0, %d]", procs, lists, got, int64(procs)*(hi-lo))
 		}
 	}
 }

@@ -208,7 +208,10 @@ type Span struct{ Start, End int64 }
 // HostWork returns the host work of goroutines whose work intervals are
 // lists (one list per goroutine, each sorted and non-overlapping), counting
 // at any instant at most procs goroutines at work: ∫ min(active(t), procs)
-// dt. It is at most procs times the time the intervals cover.
+// dt. It is at most procs times the time the intervals cover. Lists that
+// break the precondition (an inverted span, spans out of order) give a
+// figure between 0 and that bound, never a negative one: a span that ends
+// before it starts is empty, and time never runs back.
 func HostWork(procs int, lists ...[]Span) time.Duration {
 	procs = max(procs, 1)
 	// A sweep over the span boundaries, the next one found by a linear
@@ -231,14 +234,14 @@ func HostWork(procs int, lists ...[]Span) time.Duration {
 			}
 		}
 		c := cs[m]
-		if active > 0 {
+		if active > 0 && c.t > last {
 			total += int64(min(active, procs)) * (c.t - last)
 		}
-		last = c.t
+		last = max(last, c.t)
 		l := lists[c.list]
 		if c.start {
 			active++
-			cs[m] = cursor{list: c.list, i: c.i, t: l[c.i].End}
+			cs[m] = cursor{list: c.list, i: c.i, t: max(l[c.i].End, l[c.i].Start)}
 		} else {
 			active--
 			if c.i+1 < len(l) {
