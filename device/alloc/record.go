@@ -43,15 +43,20 @@ func (r *Recording) Alloc(size int64) (uint64, error) {
 	return addr, nil
 }
 
-// Free implements Allocator.
+// Free implements Allocator. An address the Recording did not hand out
+// (one allocated on the wrapped allocator directly, or not at all) is
+// refused with ErrForeign and left allocated: the trace could not name it.
 func (r *Recording) Free(addr uint64) error {
 	if r.a == nil {
 		return fmt.Errorf("alloc: recording of no allocator: free %#x: %w", addr, ErrForeign)
 	}
+	id, ok := r.live[addr]
+	if !ok {
+		return fmt.Errorf("alloc: recording: free %#x: not allocated through the recording: %w", addr, ErrForeign)
+	}
 	if err := r.a.Free(addr); err != nil {
 		return err
 	}
-	id := r.live[addr]
 	delete(r.live, addr)
 	r.free = append(r.free, id)
 	r.ops = append(r.ops, Op{ID: id})
