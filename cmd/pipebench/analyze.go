@@ -55,12 +55,14 @@ type actorSummary struct {
 }
 
 // stepRun is what the composition of submitted steps needs of one run:
-// its measured start, and, predicted in its own mode alone, the run's
-// makespan, the time until its host launched its last kernel, and the
-// time its device needs (device work and the download of its outputs),
-// each from the run's start.
+// its measured start; predicted in its own mode alone, the run's makespan
+// (alone) and the time until its host launched its last kernel (host),
+// each from the run's start (its inputs' upload included); the device's
+// time for its kernels when they follow another step's
+// (analysis.Prediction.DeviceSpan); and the time from its last kernel's
+// end to the run's (after: the download of its outputs, as measured).
 type stepRun struct {
-	start, alone, host, dev int64
+	start, alone, host, dev, after int64
 }
 
 // partRun is what the processor-sharing model needs of one run of a part
@@ -166,12 +168,14 @@ const overlapLane = " (lane 2)"
 // exe (its runs on both lanes, in order of start, steps to a repetition):
 // Executable.Submit returns once a step's host launched its last kernel,
 // and the next Submit starts then, but no sooner than the step before
-// the last ended (pipebench waits for it, and its lane is needed again);
-// the device runs the steps in order, so a step ends no sooner than its
-// device work after the step before ended. Each step's own figures are
-// its prediction alone (stepRun); the first step starts at its measured
-// start. The median over the repetitions; 0 when the runs do not make
-// whole repetitions.
+// the last ended (pipebench waits for it, and its lane is needed again).
+// The device runs the steps in order: a step's kernels end no sooner than
+// alone, nor than its device span (analysis.Prediction.DeviceSpan) after
+// the step before's kernels ended; then its outputs come back (as long as
+// they took in the trace). Each step's own figures are its prediction
+// alone (stepRun); the first step starts at its measured start. The
+// median over the repetitions; 0 when the runs do not make whole
+// repetitions.
 func overlapPrediction(sums []actorSummary, exe string, steps int) int64 {
 	var runs []stepRun
 	for _, s := range sums {
@@ -196,10 +200,11 @@ func composeSteps(rep []stepRun) int64 {
 	start := rep[0].start
 	at := start                 // the next Submit's earliest start
 	end, before := start, start // the last step's end, and the one's before it
+	kernels := start            // the last step's kernels' end
 	for _, r := range rep {
 		s := max(at, before)
-		e := max(s+r.alone, end+r.dev)
-		at, before, end = s+r.host, end, e
+		kernels = max(s+r.alone-r.after, kernels+r.dev)
+		at, before, end = s+r.host, end, kernels+r.after
 	}
 	return end - start
 }
@@ -285,7 +290,8 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 	if lane {
 		fmt.Fprintf(w, "+ the second lane of submitted steps (Executable.Submit): it shares the device with the first, and\n"+
 			"  its runs overlap the first lane's and wait for their device work, so a run alone is predicted\n"+
-			"  shorter than measured; the overlap row's predicted_ns composes the steps of both lanes\n")
+			"  shorter than measured; the overlap row's predicted_ns composes the steps of both lanes (whose\n"+
+			"  launch latencies and device rates are those of the steps run one after another, when traced)\n")
 	}
 	for _, s := range sums {
 		total := s.path.Total()

@@ -310,12 +310,24 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// The medians of each actor's latencies first, as the streaming
+	// analysis's passes find them, so that the lanes of submitted steps
+	// can take their twin's (laneLatencies).
+	medians := map[string]int64{}
+	for _, n := range names {
+		if a := actors[n]; len(a.runs) > 0 {
+			if _, err := summarizeActorRef(p, a, cores, meta, async, medians, false); err != nil {
+				return nil, fmt.Errorf("actor %q: %w", a.name, err)
+			}
+		}
+	}
+	laneLatencies(medians)
 	for _, n := range names {
 		a := actors[n]
 		if len(a.runs) == 0 {
 			continue
 		}
-		sm, err := summarizeActorRef(p, a, cores, meta, async)
+		sm, err := summarizeActorRef(p, a, cores, meta, async, medians, true)
 		if err != nil {
 			return nil, fmt.Errorf("actor %q: %w", a.name, err)
 		}
@@ -328,7 +340,10 @@ func analyzeTraceRef(p *trace.Parsed, cores int) ([]actorSummary, error) {
 	return out, nil
 }
 
-func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMeta, async map[string]bool) (actorSummary, error) {
+// summarizeActorRef summarizes actor a. It records the medians of its
+// latencies in medians (keyed as the streaming analysis keys them, only
+// those it has samples of), or, with use, predicts with those found there.
+func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMeta, async map[string]bool, medians map[string]int64, use bool) (actorSummary, error) {
 	if meta.procs > 0 {
 		cores = meta.procs
 	}
@@ -340,6 +355,9 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	}
 	slices.SortFunc(ks, func(x, y *kernelTrace) int { return int(x.flow - y.flow) })
 	inRun := map[*kernelTrace]bool{}
+	for i := range a.runs {
+		a.runs[i].kernels = nil // a second call finds them again
+	}
 	for _, k := range ks {
 		// A kernel's prepare places it in a run; one without (a replay's
 		// kernel, or one whose replay fell back after its prepare) its
@@ -430,6 +448,19 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	}
 	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin, Step: meta.step, QueueCapacity: meta.queueCap,
 		ReplayFirst: med(first), ReplayNext: med(next), DeviceGap: med(gaps)}
+	keys := []string{"", replayFirstKey, replayNextKey, deviceGapKey}
+	fields := []*int64{&mc.LaunchLatency, &mc.ReplayFirst, &mc.ReplayNext, &mc.DeviceGap}
+	for i, n := range [][]int64{lat, first, next, gaps} {
+		if use {
+			*fields[i] = medians[a.name+keys[i]]
+		} else if len(n) > 0 {
+			medians[a.name+keys[i]] = *fields[i]
+		}
+	}
+	if !use {
+		return sm, nil
+	}
+	sm.latency = mc.LaunchLatency
 	// Device and host busy intervals, for utilisation and bubbles.
 	busy := map[int][]analysis.Interval{}
 	for _, s := range p.Slices() {
@@ -494,7 +525,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			}
 			if m.Name == a.mode.Name {
 				before, after := max(first-r.start, 0), max(r.end-last, 0)
-				sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceBusy + after})
+				sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceSpan, after: after})
 				for i, v := range termsRef(r.kernels, mc, pr) {
 					terms[i] = append(terms[i], v)
 				}

@@ -966,7 +966,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 				a.acc.terms[i] = append(a.acc.terms[i], v)
 			}
 			before, after := max(first-r.start, 0), max(r.end-last, 0)
-			sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceBusy + after})
+			sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceSpan, after: after})
 		}
 	}
 	cp, err := analysis.CriticalPath(cost, a.mode, mc)
@@ -1296,6 +1296,65 @@ func (s *medianSelect) next() bool {
 	return false
 }
 
+// laneLatencies gives both lanes of an executable whose steps are
+// submitted ("+overlap" in its name; the second lane's ends in overlapLane)
+// the latencies, device gap and replay rates of its twin that runs the
+// same steps one after another (the name without "+overlap"), when the
+// trace holds it: a lane's kernel, or a replay's submission, handed to the
+// device while it still runs the other lane's step waits for it, and the
+// lane's own samples cannot tell that wait from the latency. Without the
+// twin, each lane gets the smaller of the lanes' medians (the waits only
+// add). latency is keyed as the latency passes key it (an actor's name,
+// then its other medians' keys).
+func laneLatencies(latency map[string]int64) {
+	exes := map[string]bool{}
+	for n := range latency {
+		name, _, _ := strings.Cut(n, "\x00")
+		if exe := strings.TrimSuffix(name, overlapLane); overlapTwin(exe) != exe {
+			exes[exe] = true
+		}
+	}
+	for exe := range exes {
+		twin := overlapTwin(exe)
+		for _, key := range []string{"", replayFirstKey, replayNextKey, deviceGapKey} {
+			v, ok := latency[twin+key]
+			if !ok {
+				v1, ok1 := latency[exe+key]
+				v2, ok2 := latency[exe+overlapLane+key]
+				switch {
+				case ok1 && ok2:
+					v, ok = min(v1, v2), true
+				case ok1:
+					v, ok = v1, true
+				case ok2:
+					v, ok = v2, true
+				}
+			}
+			if ok {
+				latency[exe+key], latency[exe+overlapLane+key] = v, v
+			}
+		}
+	}
+}
+
+// overlapTwin returns the name of the executable that runs the steps of
+// exe one after another: exe without its "+overlap" (bench's
+// variant.String); exe itself when it has none.
+func overlapTwin(exe string) string {
+	const tag = "+overlap"
+	for i := 0; ; {
+		j := strings.Index(exe[i:], tag)
+		if j < 0 {
+			return exe
+		}
+		end := i + j + len(tag)
+		if end == len(exe) || exe[end] == '+' {
+			return exe[:i+j] + exe[end:]
+		}
+		i = end
+	}
+}
+
 // analyzeScan analyses a trace that scan hands to a handler, as often as
 // asked: the latency passes, then the analysis. It returns the summaries,
 // the warnings (what the trace lacks or breaks, and the reading error of a
@@ -1335,6 +1394,7 @@ func analyzeScan(scan func(trace.Handler) error, cores int) ([]actorSummary, []s
 			latency[n] = max(s.value, 0)
 		}
 	}
+	laneLatencies(latency)
 	z := pass(streamPass{cores: cores, latency: latency, meta: meta, async: async})
 	sums, err := z.summaries()
 	if err != nil {

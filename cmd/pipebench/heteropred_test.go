@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -61,11 +62,52 @@ func TestOverlapPrediction(t *testing.T) {
 	if got := composeSteps([]stepRun{dev, dev, dev}); got != 140 {
 		t.Errorf("device-bound: %d, want 140", got)
 	}
+	// The same steps with 5 of outputs to download after their kernels
+	// (in alone, not in the device span): a step's download overlaps the
+	// next step's kernels, so the kernels end at 50, 95 and 140 as before
+	// and the steps at 55, 100 and 145 (the third starts at 55).
+	dev.alone, dev.after = 55, 5
+	if got := composeSteps([]stepRun{dev, dev, dev}); got != 145 {
+		t.Errorf("device-bound with downloads: %d, want 145", got)
+	}
 	if got := overlapPrediction(sums, "sc pipeline/per-tensor+overlap", 4); got != 0 {
 		t.Errorf("runs that make no whole repetitions: %d, want 0", got)
 	}
 	if got := overlapPrediction(sums, "no such exe", 3); got != 0 {
 		t.Errorf("no runs: %d, want 0", got)
+	}
+}
+
+// TestLaneLatencies: the lanes of submitted steps take the latencies of
+// their twin run one step after another when the trace has it, else the
+// smaller of their own.
+func TestLaneLatencies(t *testing.T) {
+	const exe, lone = "sc replay/per-tensor+plan+overlap", "sc kbk+overlap+tiling=host"
+	got := map[string]int64{
+		exe: 500, exe + overlapLane: 400, "sc replay/per-tensor+plan": -4,
+		exe + replayFirstKey: 800, exe + overlapLane + replayFirstKey: 900, "sc replay/per-tensor+plan" + replayFirstKey: 3,
+		exe + replayNextKey: 2, // the twin has none, lane 2 none either
+		lone:                70, lone + overlapLane: 60, lone + deviceGapKey: 9,
+		"sc kbk+overlapped": 5, // not a lane of submitted steps
+	}
+	laneLatencies(got)
+	want := map[string]int64{
+		exe: -4, exe + overlapLane: -4, "sc replay/per-tensor+plan": -4,
+		exe + replayFirstKey: 3, exe + overlapLane + replayFirstKey: 3, "sc replay/per-tensor+plan" + replayFirstKey: 3,
+		exe + replayNextKey: 2, exe + overlapLane + replayNextKey: 2,
+		lone: 60, lone + overlapLane: 60, lone + deviceGapKey: 9, lone + overlapLane + deviceGapKey: 9,
+		"sc kbk+overlapped": 5,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+	for in, out := range map[string]string{
+		"sc kbk+overlap": "sc kbk", "sc kbk+overlap+tiling=host": "sc kbk+tiling=host",
+		"sc kbk+overlapped+overlap": "sc kbk+overlapped", "sc kbk": "sc kbk",
+	} {
+		if got := overlapTwin(in); got != out {
+			t.Errorf("overlapTwin(%q) = %q, want %q", in, got, out)
+		}
 	}
 }
 

@@ -201,6 +201,12 @@ type Prediction struct {
 	// HostWork is the total host work (stages, hand-offs and barrier
 	// costs), DeviceBusy the total device time.
 	HostWork, DeviceBusy int64
+	// DeviceSpan is the device's time for the kernels when it never waits
+	// for the host and they follow other work on it (as the kernels of a
+	// step submitted while the step before still runs): DeviceBusy plus
+	// Machine.DeviceGap before each kernel that is not replayed, the first
+	// included. Replayed kernels follow each other with no gap.
+	DeviceSpan int64
 	// Busiest is the total work of the busiest worker.
 	Busiest int64
 	// HostEnd is when the host is done with the kernels: the end of the
@@ -261,6 +267,10 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 			pr.BarrierCost += b.Cost
 		}
 		pr.DeviceBusy += k.Device
+		pr.DeviceSpan += k.Device
+		if !k.Replayed {
+			pr.DeviceSpan += mc.DeviceGap
+		}
 	}
 	if total := costSum(ks, mc, nm); total >= maxNs {
 		return pr, fmt.Errorf("analysis: the kernels' costs and the machine's add up to %g ns, past %g (they would overflow int64 nanoseconds)", total, maxNs)

@@ -21,21 +21,21 @@ func TestPredictByHand(t *testing.T) {
 		// One worker: host ends at 10 and 20; device 11–16 and 21–26.
 		// Core bound: 20/2 + 1 + 5 = 16. The host is done at 20.
 		{"kbk", two, KBK, Machine{LaunchLatency: 1, Cores: 2},
-			Prediction{Makespan: 26, FlowShop: 26, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 20, HostEnd: 20}},
+			Prediction{Makespan: 26, FlowShop: 26, CoreBound: 16, HostWork: 20, DeviceBusy: 10, DeviceSpan: 10, Busiest: 20, HostEnd: 20}},
 		// Worker A (6 a kernel) ends at 6, 12; B (4) at 10, 16; device
 		// 11–16, 17–22.
 		{"async", two, Async, Machine{LaunchLatency: 1, Cores: 2},
-			Prediction{Makespan: 22, FlowShop: 22, CoreBound: 16, HostWork: 20, DeviceBusy: 10, Busiest: 12, HostEnd: 16}},
+			Prediction{Makespan: 22, FlowShop: 22, CoreBound: 16, HostWork: 20, DeviceBusy: 10, DeviceSpan: 10, Busiest: 12, HostEnd: 16}},
 		// Kernel 0 ends its stages at 1, 3, 6, 10; kernel 1 at 2, 5, 9, 14;
 		// device 11–16, 16–21.
 		// Four workers on two cores: with two kernels no more than two
 		// operations ever run at once, so sharing the cores slows none:
 		// Shared is the flow shop.
 		{"pipeline", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2},
-			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 16, Shared: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8, HostEnd: 14}},
+			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 16, Shared: 21, HostWork: 20, DeviceBusy: 10, DeviceSpan: 10, Busiest: 8, HostEnd: 14}},
 		// No core count: no core bound.
 		{"pipeline, cores unset", two, Pipeline, Machine{LaunchLatency: 1},
-			Prediction{Makespan: 21, FlowShop: 21, HostWork: 20, DeviceBusy: 10, Busiest: 8, HostEnd: 14}},
+			Prediction{Makespan: 21, FlowShop: 21, HostWork: 20, DeviceBusy: 10, DeviceSpan: 10, Busiest: 8, HostEnd: 14}},
 		// A long device is the bottleneck: it starts when the first launch
 		// ends, at 10, and never idles: 10 + 5*10. Core bound: 50/2 + 0 + 10.
 		// Shared: kernel 0's operations run at 0–1, 1–3, 3–6 and 6–10 (at
@@ -45,7 +45,7 @@ func TestPredictByHand(t *testing.T) {
 		// (2 and 4), infer of 2, 3 and 4 (1, 3 and 2), resize of 1, 2 and
 		// 3 (2, 2 and 1).
 		{"device-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, Shared: 60, HostWork: 50, DeviceBusy: 50, Busiest: 20, HostEnd: 28, HostGap: 17}},
+			Prediction{Makespan: 60, FlowShop: 60, CoreBound: 35, Shared: 60, HostWork: 50, DeviceBusy: 50, DeviceSpan: 50, Busiest: 20, HostEnd: 28, HostGap: 17}},
 		// Ten kernels of 10 ns host work on four workers and two cores: the
 		// launch worker ends at 10 + 4*9 = 46, the device at 47; the two
 		// cores need 100/2 = 50, + 0 + 1. Shared: the event simulation's
@@ -54,7 +54,7 @@ func TestPredictByHand(t *testing.T) {
 		// simulation in unit time steps): the launch worker falls behind
 		// while the others hold the cores and ends on its own.
 		{"core-bound", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 1}, 10), Pipeline, Machine{Cores: 2},
-			Prediction{Makespan: 54, FlowShop: 47, CoreBound: 51, Shared: 54, HostWork: 100, DeviceBusy: 10, Busiest: 40, HostEnd: 53, HostGap: 62}},
+			Prediction{Makespan: 54, FlowShop: 47, CoreBound: 51, Shared: 54, HostWork: 100, DeviceBusy: 10, DeviceSpan: 10, Busiest: 40, HostEnd: 53, HostGap: 62}},
 		// A custom mode: prepare+infer on worker 7, resize+launch on 3.
 		// Worker 7: 3, 6; worker 3: 10, 17; device (latency 2): 12–17, 19–24.
 		// Shared on one core: worker 7 runs kernel 0 at 0–3; at 3 worker
@@ -62,7 +62,7 @@ func TestPredictByHand(t *testing.T) {
 		// worker's goes first (3–10), then worker 7's (10–13, after
 		// waiting 7) and worker 3's kernel 1 (13–20); device 12–17, 22–27.
 		{"custom", two, Mode{Name: "two-two", Worker: [NumStages]int{7, 7, 3, 3}}, Machine{LaunchLatency: 2, Cores: 1},
-			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, Shared: 27, HostWork: 20, DeviceBusy: 10, Busiest: 14, HostEnd: 20, HostGap: 7}},
+			Prediction{Makespan: 27, FlowShop: 24, CoreBound: 27, Shared: 27, HostWork: 20, DeviceBusy: 10, DeviceSpan: 10, Busiest: 14, HostEnd: 20, HostGap: 7}},
 		{"empty", nil, Pipeline, Machine{LaunchLatency: 3, Cores: 2}, Prediction{}},
 		// The device takes each kernel 3 into its launch of 4 (latency
 		// -3): kernel 0's host 0–5, device 2–5; kernel 1's host 5–10,
@@ -70,7 +70,7 @@ func TestPredictByHand(t *testing.T) {
 		// when its launch begins (1–3 and 6–8), and the run ends with the
 		// host at 10.
 		{"negative latency", repeat(Kernel{Prepare: 1, Launch: 4, Device: 3}, 2), KBK, Machine{LaunchLatency: -3},
-			Prediction{Makespan: 10, FlowShop: 10, HostWork: 10, DeviceBusy: 6, Busiest: 10, HostEnd: 10}},
+			Prediction{Makespan: 10, FlowShop: 10, HostWork: 10, DeviceBusy: 6, DeviceSpan: 6, Busiest: 10, HostEnd: 10}},
 		// Async, latency -3: kernel 0's launch at 1–5, its device at 2–3;
 		// kernel 1's barrier needs kernel 0 completed, its launch returned
 		// at 5 (not its device end at 3): kernel 1 at 5–6 and 6–7 (its
@@ -79,7 +79,7 @@ func TestPredictByHand(t *testing.T) {
 			{Prepare: 1, Launch: 4, Device: 1},
 			{Prepare: 1, Launch: 1, Device: 1, Barrier: Barrier{On: true, At: Infer, Producer: 0}},
 		}, Async, Machine{LaunchLatency: -3},
-			Prediction{Makespan: 7, FlowShop: 7, HostWork: 7, DeviceBusy: 2, Busiest: 5, HostEnd: 7, BarrierWait: 4}},
+			Prediction{Makespan: 7, FlowShop: 7, HostWork: 7, DeviceBusy: 2, DeviceSpan: 2, Busiest: 5, HostEnd: 7, BarrierWait: 4}},
 		// Drain after a replay: kernels 0 and 1 are one submission (its
 		// launch at 0–10, their devices 1–2 and 2–3); kernel 2's barrier
 		// waits for kernel 1 to complete, its submission's launch returned
@@ -90,17 +90,17 @@ func TestPredictByHand(t *testing.T) {
 			{Device: 1, Replayed: true, Submission: 1},
 			{Prepare: 1, Launch: 1, Device: 1, Barrier: Barrier{On: true, At: Infer, Producer: -1}},
 		}, Mode{Name: "async", Worker: Async.Worker, Drain: true}, Machine{ReplayFirst: 1, ReplayNext: 1},
-			Prediction{Makespan: 13, FlowShop: 13, HostWork: 12, DeviceBusy: 3, Busiest: 11, HostEnd: 12, BarrierWait: 10}},
+			Prediction{Makespan: 13, FlowShop: 13, HostWork: 12, DeviceBusy: 3, DeviceSpan: 3, Busiest: 11, HostEnd: 12, BarrierWait: 10}},
 		// A step of 1 before each kernel on the first worker (KBK: its only
 		// one): host 0–3 and 3–6, device 3–4 and 6–7.
 		{"step", repeat(Kernel{Prepare: 1, Launch: 1, Device: 1}, 2), KBK, Machine{Step: 1},
-			Prediction{Makespan: 7, FlowShop: 7, HostWork: 6, DeviceBusy: 2, Busiest: 6, HostEnd: 6, Steps: 2}},
+			Prediction{Makespan: 7, FlowShop: 7, HostWork: 6, DeviceBusy: 2, DeviceSpan: 2, Busiest: 6, HostEnd: 6, Steps: 2}},
 		{"latency before the launch", repeat(Kernel{Prepare: 1, Launch: 4, Device: 2}, 2), KBK, Machine{LaunchLatency: -10, Cores: 1},
-			Prediction{Makespan: 10, FlowShop: 10, CoreBound: 10, HostWork: 10, DeviceBusy: 4, Busiest: 10, HostEnd: 10}},
+			Prediction{Makespan: 10, FlowShop: 10, CoreBound: 10, HostWork: 10, DeviceBusy: 4, DeviceSpan: 4, Busiest: 10, HostEnd: 10}},
 		// The device-bound case with a gap of 2 between queued kernels:
 		// 10 + 5×10 + 4×2.
 		{"device gap", repeat(Kernel{Prepare: 1, Infer: 2, Resize: 3, Launch: 4, Device: 10}, 5), Pipeline, Machine{DeviceGap: 2},
-			Prediction{Makespan: 68, FlowShop: 68, HostWork: 50, DeviceBusy: 50, Busiest: 20, HostEnd: 26}},
+			Prediction{Makespan: 68, FlowShop: 68, HostWork: 50, DeviceBusy: 50, DeviceSpan: 60, Busiest: 20, HostEnd: 26}},
 		// A replay submits three kernels from the launch worker at 0 (no
 		// hand-offs: 5 a boundary is not charged); the device takes them
 		// no earlier than 2, 6 and 10 after that, whatever the latency:
@@ -110,7 +110,7 @@ func TestPredictByHand(t *testing.T) {
 			{Device: 3, Replayed: true, Submission: 1},
 			{Device: 1, Replayed: true, Submission: 2},
 		}, Pipeline, Machine{LaunchLatency: 100, Handoff: 5, ReplayFirst: 2, ReplayNext: 4},
-			Prediction{Makespan: 11, FlowShop: 11, HostWork: 10, DeviceBusy: 7, Busiest: 10, HostEnd: 10}},
+			Prediction{Makespan: 11, FlowShop: 11, HostWork: 10, DeviceBusy: 7, DeviceSpan: 7, Busiest: 10, HostEnd: 10}},
 		// A kernel launched on its own after a submission is charged its
 		// hand-offs (3 × 5): its infer and resize (5 each) overlap the
 		// submission, the launch worker takes it at 10 and ends at 35,
@@ -119,7 +119,7 @@ func TestPredictByHand(t *testing.T) {
 			{Launch: 10, Device: 3, Replayed: true},
 			{Launch: 20, Device: 1},
 		}, Pipeline, Machine{LaunchLatency: 1, Handoff: 5, ReplayFirst: 2},
-			Prediction{Makespan: 37, FlowShop: 37, HostWork: 45, DeviceBusy: 4, Busiest: 35, Handoff: 15, HostEnd: 35}},
+			Prediction{Makespan: 37, FlowShop: 37, HostWork: 45, DeviceBusy: 4, DeviceSpan: 4, Busiest: 35, Handoff: 15, HostEnd: 35}},
 	}
 	for _, c := range cases {
 		got, err := Predict(c.ks, c.mode, c.mc)
@@ -138,6 +138,27 @@ func repeat(k Kernel, n int) []Kernel {
 		ks[i] = k
 	}
 	return ks
+}
+
+// TestDeviceSpan: the device's time for kernels that follow other work
+// on it: each launched kernel waits the device gap after the one before
+// (the first after whatever ran before it), a replay's kernels none.
+func TestDeviceSpan(t *testing.T) {
+	ks := []Kernel{
+		{Launch: 1, Device: 1},
+		{Launch: 5, Device: 2, Replayed: true},
+		{Device: 3, Replayed: true, Submission: 1},
+		{Launch: 1, Device: 4},
+	}
+	for _, gap := range []int64{0, 3} {
+		pr, err := Predict(ks, Pipeline, Machine{DeviceGap: gap, Cores: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 10 + 2*gap; pr.DeviceSpan != want || pr.DeviceBusy != 10 {
+			t.Errorf("gap %d: span %d and busy %d, want %d and 10", gap, pr.DeviceSpan, pr.DeviceBusy, want)
+		}
+	}
 }
 
 func TestPredictErrors(t *testing.T) {
@@ -301,43 +322,43 @@ func TestPredictTerms(t *testing.T) {
 		// A ends at 6, 12; B at 12, 18; device 13–18, 19–24.
 		// Core bound: (20 + 4) / 2 + 1 + 5 = 18.
 		{"handoff", two, Async, Machine{LaunchLatency: 1, Cores: 2, Handoff: 2},
-			Prediction{Makespan: 24, FlowShop: 24, CoreBound: 18, HostWork: 24, DeviceBusy: 10, Busiest: 12, Handoff: 4, HostEnd: 18}},
+			Prediction{Makespan: 24, FlowShop: 24, CoreBound: 18, HostWork: 24, DeviceBusy: 10, DeviceSpan: 10, Busiest: 12, Handoff: 4, HostEnd: 18}},
 		// Spin 1 a kernel on three of four workers (all but the launch
 		// worker, the busiest), two kernels: 6 more CPU. The operations
 		// take 2, 3, 4 and 4; never more than two at once: kernel 0 ends
 		// them at 2, 5, 9, 13, kernel 1 at 4, 8, 13, 17; device 14–19,
 		// 19–24. Core bound: 26 / 2 + 1 + 5 = 19.
 		{"spin", two, Pipeline, Machine{LaunchLatency: 1, Cores: 2, Spin: 1},
-			Prediction{Makespan: 24, FlowShop: 21, CoreBound: 19, Shared: 24, HostWork: 20, DeviceBusy: 10, Busiest: 8, Spin: 6, HostEnd: 17}},
+			Prediction{Makespan: 24, FlowShop: 21, CoreBound: 19, Shared: 24, HostWork: 20, DeviceBusy: 10, DeviceSpan: 10, Busiest: 8, Spin: 6, HostEnd: 17}},
 		// Spin costs nothing when every worker has a core.
 		{"spin, enough cores", two, Pipeline, Machine{LaunchLatency: 1, Cores: 4, Spin: 1},
-			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 11, HostWork: 20, DeviceBusy: 10, Busiest: 8, HostEnd: 14}},
+			Prediction{Makespan: 21, FlowShop: 21, CoreBound: 11, HostWork: 20, DeviceBusy: 10, DeviceSpan: 10, Busiest: 8, HostEnd: 14}},
 		// Per-tensor: kernel 2 waits for kernel 0's completion at 11 (it
 		// was ready at 2), stages its value until 13, infers until 14;
 		// the device is busy with kernel 1 until 21: 21–22.
 		{"per-tensor barrier", chain, KBK, Machine{},
-			Prediction{Makespan: 22, FlowShop: 22, HostWork: 5, DeviceBusy: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 9, HostEnd: 14}},
+			Prediction{Makespan: 22, FlowShop: 22, HostWork: 5, DeviceBusy: 21, DeviceSpan: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 9, HostEnd: 14}},
 		// Drain: kernel 2 waits for the device to be idle, at 21: it
 		// stages until 23, infers until 24, runs 24–25.
 		{"drain barrier", chain, drain, Machine{},
-			Prediction{Makespan: 25, FlowShop: 25, HostWork: 5, DeviceBusy: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 19, HostEnd: 24}},
+			Prediction{Makespan: 25, FlowShop: 25, HostWork: 5, DeviceBusy: 21, DeviceSpan: 21, Busiest: 5, BarrierCost: 2, BarrierWait: 19, HostEnd: 24}},
 		// A barrier whose producer was done costs only its staging: kernel
 		// 1's infer ends at 1 + 2 + 1 = 4, the device is busy until 11.
 		{"barrier without a wait", loose, KBK, Machine{},
-			Prediction{Makespan: 12, FlowShop: 12, HostWork: 4, DeviceBusy: 11, Busiest: 4, BarrierCost: 2, HostEnd: 4}},
+			Prediction{Makespan: 12, FlowShop: 12, HostWork: 4, DeviceBusy: 11, DeviceSpan: 11, Busiest: 4, BarrierCost: 2, HostEnd: 4}},
 		// In a pipeline the barrier holds the infer worker only: kernel 1
 		// waits there for kernel 0's completion at 11, stages until 13,
 		// infers until 14, is launched at 14 (hand-offs free), runs 14–15.
 		{"pipeline per-tensor barrier", []Kernel{chain[0], {Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: 0, Cost: 2}}}, Pipeline, Machine{},
-			Prediction{Makespan: 15, FlowShop: 15, HostWork: 4, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11, HostEnd: 14}},
+			Prediction{Makespan: 15, FlowShop: 15, HostWork: 4, DeviceBusy: 11, DeviceSpan: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11, HostEnd: 14}},
 		// The runner's drain before a Prepare: kernel 1's prepare waits
 		// for the idle device at 11, stages until 13, prepares until 14;
 		// infer 14–15, launched at 15, runs 15–16. (At Infer it would have
 		// prepared at 0–1 and run 14–15.)
 		{"pipeline drain before prepare", []Kernel{chain[0], {Prepare: 1, Infer: 1, Device: 1, Barrier: Barrier{On: true, At: Prepare, Producer: -1, Cost: 2}}}, pipelineDrain, Machine{},
-			Prediction{Makespan: 16, FlowShop: 16, HostWork: 5, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11, HostEnd: 15}},
+			Prediction{Makespan: 16, FlowShop: 16, HostWork: 5, DeviceBusy: 11, DeviceSpan: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 11, HostEnd: 15}},
 		{"pipeline drain before infer", []Kernel{chain[0], {Prepare: 1, Infer: 1, Device: 1, Barrier: Barrier{On: true, Producer: -1, Cost: 2}}}, pipelineDrain, Machine{},
-			Prediction{Makespan: 15, FlowShop: 15, HostWork: 5, DeviceBusy: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 10, HostEnd: 14}},
+			Prediction{Makespan: 15, FlowShop: 15, HostWork: 5, DeviceBusy: 11, DeviceSpan: 11, Busiest: 3, BarrierCost: 2, BarrierWait: 10, HostEnd: 14}},
 	}
 	for _, c := range cases {
 		got, err := Predict(c.ks, c.mode, c.mc)
