@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -61,8 +62,11 @@ type actorSummary struct {
 // time for its kernels when they follow another step's
 // (analysis.Prediction.DeviceSpan); and the time from its last kernel's
 // end to the run's (after: the download of its outputs, as measured).
+// end and launched are the run's measured end and its last launch's
+// (math.MinInt64: none), for the hand-back (overlapPrediction).
 type stepRun struct {
 	start, alone, host, dev, after int64
+	end, launched                  int64
 }
 
 // partRun is what the processor-sharing model needs of one run of a part
@@ -173,9 +177,13 @@ const overlapLane = " (lane 2)"
 // alone, nor than its device span (analysis.Prediction.DeviceSpan) after
 // the step before's kernels ended; then its outputs come back (as long as
 // they took in the trace). Each step's own figures are its prediction
-// alone (stepRun); the first step starts at its measured start. The
-// median over the repetitions; 0 when the runs do not make whole
-// repetitions.
+// alone (stepRun); the first step starts at its measured start. Between
+// a step's last launch and the next Submit's start the runtime hands the
+// submitter back its goroutine (waking it, on this kind of machine, when
+// it parked): the model charges the median of that time as measured in
+// the trace, over the steps whose next Submit waited for their host (its
+// lane was free by then). The median over the repetitions; 0 when the
+// runs do not make whole repetitions.
 func overlapPrediction(sums []actorSummary, exe string, steps int) int64 {
 	var runs []stepRun
 	for _, s := range sums {
@@ -187,16 +195,27 @@ func overlapPrediction(sums []actorSummary, exe string, steps int) int64 {
 		return 0
 	}
 	slices.SortFunc(runs, func(a, b stepRun) int { return cmp.Compare(a.start, b.start) })
+	var back []int64
+	for rep := range slices.Chunk(runs, steps) {
+		for j := 1; j < len(rep); j++ {
+			prev := rep[j-1]
+			if prev.launched == math.MinInt64 || j >= 2 && rep[j-2].end > prev.launched || rep[j].start < prev.launched {
+				continue // no launch, or the lane held the next Submit back
+			}
+			back = append(back, rep[j].start-prev.launched)
+		}
+	}
+	handback := median(back)
 	var spans []int64
 	for rep := range slices.Chunk(runs, steps) {
-		spans = append(spans, composeSteps(rep))
+		spans = append(spans, composeSteps(rep, handback))
 	}
 	return median(spans)
 }
 
-// composeSteps is the makespan of consecutive submitted steps (see
-// overlapPrediction).
-func composeSteps(rep []stepRun) int64 {
+// composeSteps is the makespan of consecutive submitted steps, each next
+// Submit starting handback after its host is done (see overlapPrediction).
+func composeSteps(rep []stepRun, handback int64) int64 {
 	start := rep[0].start
 	at := start                 // the next Submit's earliest start
 	end, before := start, start // the last step's end, and the one's before it
@@ -204,7 +223,7 @@ func composeSteps(rep []stepRun) int64 {
 	for _, r := range rep {
 		s := max(at, before)
 		kernels = max(s+r.alone-r.after, kernels+r.dev)
-		at, before, end = s+r.host, end, kernels+r.after
+		at, before, end = s+r.host+handback, end, kernels+r.after
 	}
 	return end - start
 }

@@ -481,6 +481,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		}
 		cost := make([]analysis.Kernel, len(r.kernels))
 		first, last := r.kernels[0].begin, int64(math.MinInt64)
+		launched := int64(math.MinInt64)
 		for i, k := range r.kernels {
 			cost[i] = k.cost
 			if cost[i].Replayed = k.hasLaunch && !k.staged; cost[i].Replayed && i > 0 && cost[i-1].Replayed {
@@ -499,6 +500,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			}
 			if k.hasLaunch {
 				last = max(last, k.launched)
+				launched = max(launched, k.launched)
 			}
 		}
 		if last == math.MinInt64 {
@@ -525,7 +527,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 			}
 			if m.Name == a.mode.Name {
 				before, after := max(first-r.start, 0), max(r.end-last, 0)
-				sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceSpan, after: after})
+				sm.steps = append(sm.steps, stepRun{start: r.start, end: r.end, launched: launched, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceSpan, after: after})
 				for i, v := range termsRef(r.kernels, mc, pr) {
 					terms[i] = append(terms[i], v)
 				}

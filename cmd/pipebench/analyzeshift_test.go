@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -54,7 +55,12 @@ func TestAnalysisShiftInvariant(t *testing.T) {
 				got[i].parts[j].start -= shift
 			}
 			for j := range got[i].steps {
-				got[i].steps[j].start -= shift
+				st := &got[i].steps[j]
+				st.start -= shift
+				st.end -= shift
+				if st.launched != math.MinInt64 {
+					st.launched -= shift
+				}
 			}
 			if !reflect.DeepEqual(got[i], want[i]) {
 				t.Errorf("shift %d: actor %s:\n shifted %+v\n original %+v", shift, want[i].name, got[i], want[i])

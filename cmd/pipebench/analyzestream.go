@@ -918,6 +918,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	a.acc.measured = append(a.acc.measured, r.end-r.start)
 	cost := make([]analysis.Kernel, len(ks))
 	first, last := ks[0].begin, int64(math.MinInt64) // times may be negative: no zero floor
+	launched := int64(math.MinInt64)                 // the last launch's end
 	for i, k := range ks {
 		cost[i] = k.cost
 		if cost[i].Replayed = k.replayed(); cost[i].Replayed && i > 0 && cost[i-1].Replayed {
@@ -936,6 +937,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		}
 		if k.hasLaunch {
 			last = max(last, k.launched)
+			launched = max(launched, k.launched)
 		}
 	}
 	if last == math.MinInt64 { // no kernel reached the device nor launched
@@ -966,7 +968,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 				a.acc.terms[i] = append(a.acc.terms[i], v)
 			}
 			before, after := max(first-r.start, 0), max(r.end-last, 0)
-			sm.steps = append(sm.steps, stepRun{start: r.start, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceSpan, after: after})
+			sm.steps = append(sm.steps, stepRun{start: r.start, end: r.end, launched: launched, alone: pr.Makespan + fixed, host: before + pr.HostEnd, dev: pr.DeviceSpan, after: after})
 		}
 	}
 	cp, err := analysis.CriticalPath(cost, a.mode, mc)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"maps"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,16 +34,18 @@ func TestHeteroPrediction(t *testing.T) {
 }
 
 // TestOverlapPrediction: submitted steps, composed by hand. Each step
-// alone takes 50 from its start, its host 30 of them, its device 20:
-// the second Submit starts at 30, once the first launched its kernels,
-// and ends at 80; the third at 60 and ends at 110. With 45 of device
-// work a step, the device is the limit: the steps end at 50, 95 and
-// 140, and the third starts only at 50, once the first ended.
+// alone takes 50 from its start, its host 30 of them, its device 20. The
+// trace shows each next Submit 1 after the step before launched its last
+// kernel (the hand-back): the second starts at 31 and ends at 81; the
+// third at 62 and ends at 112. With 45 of device work a step, the device
+// is the limit: the steps end at 50, 95 and 140, and the third starts
+// only at 50, once the first ended.
 func TestOverlapPrediction(t *testing.T) {
 	steps := func(name string, start int64, n int, r stepRun) actorSummary {
 		s := actorSummary{name: name}
 		for i := range n {
 			r.start = start + int64(i)*1000
+			r.launched, r.end = r.start+r.host, r.start+r.alone
 			s.steps = append(s.steps, r)
 		}
 		return s
@@ -55,11 +59,22 @@ func TestOverlapPrediction(t *testing.T) {
 		steps("sc pipeline/per-tensor+overlap", 62, 2, host),
 		steps("sc pipeline/per-tensor", 0, 6, stepRun{alone: 1e6}),
 	}
-	if got := overlapPrediction(sums, "sc pipeline/per-tensor+overlap", 3); got != 110 {
-		t.Errorf("host-bound: %d, want 110", got)
+	if got := overlapPrediction(sums, "sc pipeline/per-tensor+overlap", 3); got != 112 {
+		t.Errorf("host-bound: %d, want 112", got)
+	}
+	// Runs with no launch give no hand-back.
+	noLaunch := slices.Clone(sums[:3])
+	for i := range noLaunch {
+		noLaunch[i].steps = slices.Clone(noLaunch[i].steps)
+		for j := range noLaunch[i].steps {
+			noLaunch[i].steps[j].launched = math.MinInt64
+		}
+	}
+	if got := overlapPrediction(noLaunch, "sc pipeline/per-tensor+overlap", 3); got != 110 {
+		t.Errorf("host-bound, no launches: %d, want 110", got)
 	}
 	dev := stepRun{alone: 50, host: 10, dev: 45}
-	if got := composeSteps([]stepRun{dev, dev, dev}); got != 140 {
+	if got := composeSteps([]stepRun{dev, dev, dev}, 0); got != 140 {
 		t.Errorf("device-bound: %d, want 140", got)
 	}
 	// The same steps with 5 of outputs to download after their kernels
@@ -67,7 +82,7 @@ func TestOverlapPrediction(t *testing.T) {
 	// next step's kernels, so the kernels end at 50, 95 and 140 as before
 	// and the steps at 55, 100 and 145 (the third starts at 55).
 	dev.alone, dev.after = 55, 5
-	if got := composeSteps([]stepRun{dev, dev, dev}); got != 145 {
+	if got := composeSteps([]stepRun{dev, dev, dev}, 0); got != 145 {
 		t.Errorf("device-bound with downloads: %d, want 145", got)
 	}
 	if got := overlapPrediction(sums, "sc pipeline/per-tensor+overlap", 4); got != 0 {
