@@ -448,13 +448,12 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	}
 	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin, Step: meta.step, QueueCapacity: meta.queueCap,
 		ReplayFirst: med(first), ReplayNext: med(next), DeviceGap: med(gaps)}
-	keys := []string{"", replayFirstKey, replayNextKey, deviceGapKey}
-	fields := []*int64{&mc.LaunchLatency, &mc.ReplayFirst, &mc.ReplayNext, &mc.DeviceGap}
-	for i, n := range [][]int64{lat, first, next, gaps} {
+	fields := [len(latencyKeys)]*int64{&mc.LaunchLatency, &mc.ReplayFirst, &mc.ReplayNext, &mc.DeviceGap}
+	for i, n := range [len(latencyKeys)][]int64{lat, first, next, gaps} {
 		if use {
-			*fields[i] = medians[a.name+keys[i]]
+			*fields[i] = medians[a.name+latencyKeys[i]]
 		} else if len(n) > 0 {
-			medians[a.name+keys[i]] = *fields[i]
+			medians[a.name+latencyKeys[i]] = *fields[i]
 		}
 	}
 	if !use {

@@ -839,6 +839,10 @@ const (
 	deviceGapKey   = "\x00device-gap"
 )
 
+// latencyKeys are the keys, after an actor's name, of all its medians
+// among the latencies: its launch latency first, then the device's rates.
+var latencyKeys = [...]string{"", replayFirstKey, replayNextKey, deviceGapKey}
+
 // sample adds v to the median selected under key, in a latency pass.
 func (z *streamAnalyzer) sample(key string, v int64) {
 	if z.pass.latency != nil {
@@ -1318,7 +1322,7 @@ func laneLatencies(latency map[string]int64) {
 	}
 	for exe := range exes {
 		twin := overlapTwin(exe)
-		for _, key := range []string{"", replayFirstKey, replayNextKey, deviceGapKey} {
+		for _, key := range latencyKeys {
 			v, ok := latency[twin+key]
 			if !ok {
 				v1, ok1 := latency[exe+key]
