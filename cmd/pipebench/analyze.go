@@ -42,6 +42,7 @@ type actorSummary struct {
 	idleBy    map[string]int64
 	path      analysis.Path
 	latency   int64
+	wake      int64 // its workers' wake-up (analysis.Machine.Wake)
 	unmatched int
 	shared    bool // no device of its own: see streamAnalyzer.sharedDevice
 	// parts are its runs as a part of a heterogeneous executable would
@@ -347,6 +348,9 @@ func writeAnalysis(w io.Writer, sums []actorSummary) {
 			for _, k := range keys {
 				fmt.Fprintf(w, " %s %.0f%%", k, 100*float64(s.idleBy[k])/float64(max(all, 1)))
 			}
+		}
+		if s.wake > 0 {
+			fmt.Fprintf(w, "; idle workers wake in %v", time.Duration(s.wake).Round(10*time.Nanosecond))
 		}
 		if s.unmatched > 0 {
 			fmt.Fprintf(w, " (%d kernels without a device slice)", s.unmatched)

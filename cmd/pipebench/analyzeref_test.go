@@ -446,10 +446,11 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 		slices.Sort(lat)
 		sm.latency = lat[len(lat)/2] // may be negative, unlike the device's rates
 	}
+	wakes := wakesRef(p, a, cores)
 	mc := analysis.Machine{LaunchLatency: sm.latency, Cores: cores, Handoff: meta.handoff, Spin: meta.spin, Step: meta.step, QueueCapacity: meta.queueCap,
-		ReplayFirst: med(first), ReplayNext: med(next), DeviceGap: med(gaps)}
-	fields := [len(latencyKeys)]*int64{&mc.LaunchLatency, &mc.ReplayFirst, &mc.ReplayNext, &mc.DeviceGap}
-	for i, n := range [len(latencyKeys)][]int64{lat, first, next, gaps} {
+		ReplayFirst: med(first), ReplayNext: med(next), DeviceGap: med(gaps), Wake: med(wakes)}
+	fields := [len(latencyKeys)]*int64{&mc.LaunchLatency, &mc.ReplayFirst, &mc.ReplayNext, &mc.DeviceGap, &mc.Wake}
+	for i, n := range [len(latencyKeys)][]int64{lat, first, next, gaps, wakes} {
 		if use {
 			*fields[i] = medians[a.name+latencyKeys[i]]
 		} else if len(n) > 0 {
@@ -459,7 +460,7 @@ func summarizeActorRef(p *trace.Parsed, a *actorTrace, cores int, meta *traceMet
 	if !use {
 		return sm, nil
 	}
-	sm.latency = mc.LaunchLatency
+	sm.latency, sm.wake = mc.LaunchLatency, mc.Wake
 	// Device and host busy intervals, for utilisation and bubbles.
 	busy := map[int][]analysis.Interval{}
 	for _, s := range p.Slices() {
@@ -640,9 +641,89 @@ func termsRef(ks []*kernelTrace, mc analysis.Machine, pr analysis.Prediction) te
 			prevDev, devSeen = k.devEnd, true
 		}
 	}
-	t[termHostGaps] -= pr.HostGap + pr.Steps
+	t[termHostGaps] -= pr.HostGap + pr.Steps + pr.Wake
 	t[termBarriers] -= pr.BarrierWait + pr.BarrierCost
 	return t
+}
+
+// wakesRef is wakeSamples' reference, over the actor's runs: in each, for
+// each kernel not replayed, each operation (a track's slices of the
+// kernel) after the kernel's first, on the worker after the one of the
+// operation before, whose track had ended its operation of
+// the kernel before (or had none) by the end of the kernel's operation
+// before, and that its barrier did not hold, the time between the two
+// when fewer than cores of the actor's other host tracks had a slice of
+// the run in between. A replay's submission holds its track until its
+// launch ends.
+func wakesRef(p *trace.Parsed, a *actorTrace, cores int) []int64 {
+	// The worker of each stage, numbered in stage order: a track's
+	// operation and the one before it cross one boundary only when their
+	// first stages' workers are consecutive.
+	var worker [analysis.NumStages]int
+	for s := 1; s < analysis.NumStages; s++ {
+		worker[s] = worker[s-1]
+		if a.mode.Worker[s] != a.mode.Worker[s-1] {
+			worker[s]++
+		}
+	}
+	busy := map[int][]analysis.Interval{}
+	for _, s := range p.Slices() {
+		if slices.Contains(a.host, s.Track) && s.Name != "run" && s.Name != "barrier" {
+			busy[s.Track] = append(busy[s.Track], analysis.Interval{Start: s.Start, End: s.End})
+		}
+	}
+	var wakes []int64
+	for _, r := range a.runs {
+		inRun := map[int][]analysis.Interval{}
+		for tr, ivs := range busy {
+			for _, iv := range ivs {
+				if iv.Start >= r.start && iv.Start < r.end {
+					inRun[tr] = append(inRun[tr], iv)
+				}
+			}
+		}
+		others := func(skip int, from, to int64) int {
+			n := 0
+			for tr, ivs := range inRun {
+				if tr == skip {
+					continue
+				}
+				for _, iv := range ivs {
+					if iv.Start < to && iv.End > from {
+						n++
+						break
+					}
+				}
+			}
+			return n
+		}
+		last := map[int]int64{}
+		for _, k := range r.kernels {
+			if k.hasLaunch && !k.staged {
+				for tr, o := range k.ops { // the submission's launch, on its first kernel
+					if e, ok := last[tr]; !ok || o.end > e {
+						last[tr] = o.end
+					}
+				}
+				continue
+			}
+			tracks := slices.Collect(maps.Keys(k.ops))
+			slices.SortFunc(tracks, func(a, b int) int { return cmp.Compare(k.ops[a].first, k.ops[b].first) })
+			for j, tr := range tracks {
+				o := k.ops[tr]
+				holds := j+1 < len(tracks) && k.ops[tracks[j+1]].first > k.barAt || j+1 == len(tracks)
+				held := k.hasBar && o.first <= k.barAt && holds
+				if j > 0 && !held && worker[o.first-1] == worker[k.ops[tracks[j-1]].first-1]+1 {
+					h := k.ops[tracks[j-1]].end
+					if e, ok := last[tr]; (!ok || e < h) && o.start >= h && others(tr, h, o.start) < cores {
+						wakes = append(wakes, o.start-h)
+					}
+				}
+				last[tr] = o.end
+			}
+		}
+	}
+	return wakes
 }
 
 // barrierRef is barrierOf's reference: the producer is the last kernel

@@ -247,10 +247,12 @@ type sKernel struct {
 	hasBar    bool
 	barAt     analysis.Stage // Infer or Prepare
 	dev       string         // the device of its device slice (deviceName)
-	// spans are its host stages' first start and last end, by stage.
-	spans [analysis.NumStages]span
-	run   *sRun
-	actor *sActor
+	// spans are its host stages' first start and last end, by stage,
+	// and tracks the tracks they were seen on.
+	spans  [analysis.NumStages]span
+	tracks [analysis.NumStages]*sTrack
+	run    *sRun
+	actor  *sActor
 }
 
 // streamAnalyzer is a trace.Handler that analyses a trace as it is read.
@@ -531,6 +533,7 @@ func (z *streamAnalyzer) kernelSlice(a *sActor, t *sTrack, s sSlice, k *sKernel,
 			sp.end = s.end
 		}
 		sp.ok = true
+		k.tracks[st-1] = t
 	}
 	switch st {
 	case analysis.Prepare:
@@ -837,11 +840,15 @@ const (
 	replayFirstKey = "\x00replay-first"
 	replayNextKey  = "\x00replay-next"
 	deviceGapKey   = "\x00device-gap"
+	// wakeKey: its workers' wake-up time (analysis.Machine.Wake, see
+	// wakeSamples).
+	wakeKey = "\x00wake"
 )
 
 // latencyKeys are the keys, after an actor's name, of all its medians
-// among the latencies: its launch latency first, then the device's rates.
-var latencyKeys = [...]string{"", replayFirstKey, replayNextKey, deviceGapKey}
+// among the latencies: its launch latency first, then the device's rates,
+// then its workers' wake-up.
+var latencyKeys = [...]string{"", replayFirstKey, replayNextKey, deviceGapKey, wakeKey}
 
 // sample adds v to the median selected under key, in a latency pass.
 func (z *streamAnalyzer) sample(key string, v int64) {
@@ -888,6 +895,13 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		}
 	}
 	slices.SortFunc(ks, func(x, y *sKernel) int { return int(x.flow - y.flow) })
+	if z.pass.latency == nil {
+		cores := z.pass.cores
+		if m := z.pass.meta; m != nil && m.procs > 0 {
+			cores = m.procs
+		}
+		wakeSamples(ks, a.mode, a.host, r.busy, cores, func(v int64) { z.sample(a.name+wakeKey, v) })
+	}
 	for _, k := range ks {
 		z.release(a, k, true)
 	}
@@ -912,7 +926,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	cores := z.pass.cores
 	mc := analysis.Machine{LaunchLatency: z.pass.latency[a.name], Cores: cores,
 		ReplayFirst: z.pass.latency[a.name+replayFirstKey], ReplayNext: z.pass.latency[a.name+replayNextKey],
-		DeviceGap: z.pass.latency[a.name+deviceGapKey]}
+		DeviceGap: z.pass.latency[a.name+deviceGapKey], Wake: z.pass.latency[a.name+wakeKey]}
 	if m := z.pass.meta; m != nil {
 		if m.procs > 0 {
 			mc.Cores, cores = m.procs, m.procs
@@ -1107,7 +1121,7 @@ func (z *streamAnalyzer) summaries() ([]actorSummary, error) {
 		}
 		sm.name, sm.mode, sm.runs = a.name, a.mode.Name, a.acc.runs
 		sm.shared = a.stream == nil && a.devByFlow
-		sm.latency = z.pass.latency[a.name]
+		sm.latency, sm.wake = z.pass.latency[a.name], z.pass.latency[a.name+wakeKey]
 		sm.measured = median(a.acc.measured)
 		// Each run's idle time lies within its span; their median is one
 		// run's, as the measured makespan is (a mean would let one long

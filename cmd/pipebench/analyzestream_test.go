@@ -238,6 +238,49 @@ func TestAnalyzeReplayedRun(t *testing.T) {
 	}
 }
 
+// TestAnalyzeWake reads an async run of three kernels whose launches each
+// begin after their worker, idle, was handed the kernel: 2, 2 and 3 µs
+// after their prepare ended, the runner busy meanwhile. On two cores a
+// core was free at each hand-off: the workers' wake-up is the median,
+// 2 µs. The prediction, by hand, from the first host slice: prepares at
+// 0–2, 2–7 and 7–12; launches, each to an idle worker, at 4–6, 9–11 and
+// 14–15; devices right after (latency 0) at 6–7, 11–12 and 15–16; plus
+// the run's 1 µs before its first slice and 1 µs after its last: 18 µs
+// (16 without the wake-ups). On one core the runner's work took the core
+// at the first two hand-offs: only the last one, 3 µs, is a wake-up.
+func TestAnalyzeWake(t *testing.T) {
+	const body = `[
+{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"x runner"}},
+{"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"x launch"}},
+{"ph":"M","pid":1,"tid":3,"name":"thread_name","args":{"name":"x stream 0"}},
+{"ph":"M","pid":1,"tid":4,"name":"thread_name","args":{"name":"pipebench machine"}},
+{"ph":"i","pid":1,"tid":4,"ts":0,"name":"gomaxprocs CORES"},
+{"ph":"i","pid":1,"tid":4,"ts":0,"name":"calibration handoff=0 spin=0 trace=0"},
+{"ph":"i","pid":1,"tid":1,"ts":0,"name":"plan async/per-tensor 0001"},
+{"ph":"B","pid":1,"tid":1,"ts":0,"name":"run"},
+{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"Add prepare"},{"ph":"s","pid":1,"tid":1,"ts":1,"id":1},
+{"ph":"X","pid":1,"tid":1,"ts":3,"dur":5,"name":"Mul prepare"},{"ph":"s","pid":1,"tid":1,"ts":3,"id":2},
+{"ph":"X","pid":1,"tid":1,"ts":8,"dur":5,"name":"Sub prepare"},{"ph":"s","pid":1,"tid":1,"ts":8,"id":3},
+{"ph":"E","pid":1,"tid":1,"ts":19},
+{"ph":"X","pid":1,"tid":2,"ts":5,"dur":2,"name":"Add"},{"ph":"t","pid":1,"tid":2,"ts":5,"id":1},
+{"ph":"X","pid":1,"tid":2,"ts":10,"dur":2,"name":"Mul"},{"ph":"t","pid":1,"tid":2,"ts":10,"id":2},
+{"ph":"X","pid":1,"tid":2,"ts":16,"dur":1,"name":"Sub"},{"ph":"t","pid":1,"tid":2,"ts":16,"id":3},
+{"ph":"X","pid":1,"tid":3,"ts":7,"dur":1,"name":"Add"},{"ph":"f","pid":1,"tid":3,"ts":7,"id":1},
+{"ph":"X","pid":1,"tid":3,"ts":12,"dur":1,"name":"Mul"},{"ph":"f","pid":1,"tid":3,"ts":12,"id":2},
+{"ph":"X","pid":1,"tid":3,"ts":17,"dur":1,"name":"Sub"},{"ph":"f","pid":1,"tid":3,"ts":17,"id":3}
+]`
+	s := analyzeOne(t, strings.Replace(body, "CORES", "2", 1))
+	if s.mode != "async" || s.kernels != 3 || s.latency != 0 || s.wake != 2000 {
+		t.Errorf("two cores: summary %+v: want async, 3 kernels, latency 0, wake-up 2 µs", s)
+	}
+	if got := s.predicted["async"]; got != 18000 {
+		t.Errorf("two cores: predicted %d ns, want 18000", got)
+	}
+	if s := analyzeOne(t, strings.Replace(body, "CORES", "1", 1)); s.wake != 3000 {
+		t.Errorf("one core: wake-up %d ns, want 3 µs", s.wake)
+	}
+}
+
 // analyzeOne analyses the JSON trace body, which must give one actor and
 // no warnings, checks the streaming analysis against the in-memory
 // reference on it, and returns the actor's summary.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/pipert/pipert/trace/analysis"
 )
@@ -18,8 +20,8 @@ const (
 	// begun, plus time between the stages of one operation outside any
 	// slice: descheduling, wake-ups, garbage collection, the runtime's
 	// own steps. The model counts the runner's calibrated step per kernel
-	// (Prediction.Steps) and the waits for a core of its shared simulation
-	// (Prediction.HostGap).
+	// (Prediction.Steps), its workers' wake-ups (Prediction.Wake) and the
+	// waits for a core of its shared simulation (Prediction.HostGap).
 	termHostGaps = iota
 	// termDeviceStarts: the device start of each kernel not replayed
 	// minus the model's earliest, max(launch end + launch latency (no
@@ -146,7 +148,7 @@ func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr an
 			prevDev, hasPrevDev = k.devEnd, true
 		}
 	}
-	t[termHostGaps] -= pr.HostGap + pr.Steps
+	t[termHostGaps] -= pr.HostGap + pr.Steps + pr.Wake
 	t[termBarriers] -= pr.BarrierWait + pr.BarrierCost
 	return t
 }
@@ -164,4 +166,119 @@ func (u unexplainedTerm) String() string {
 		sign, v = "-", -v
 	}
 	return fmt.Sprintf("%s %s%v", u.Term, sign, us(v))
+}
+
+// wakeSamples measures the wake-up time of a run's workers
+// (analysis.Machine.Wake): for each kernel not replayed, ks in order, and
+// each of its operations handed over from the worker just before, which
+// was idle then (its operation of the kernel before, or of the replay's
+// submission before, had ended), the time
+// from the end of the operation before to this one's start, given to
+// emit. (A kernel with no slice on a worker between two crosses several
+// boundaries at once: its time is no single wake-up's.) Only
+// hand-offs while a core was free count: fewer than cores of the actor's
+// other host tracks were busy at any time in between (with every core
+// taken, the wait is the shared flow shop's, Prediction.HostGap). An
+// operation its kernel's barrier held, which started when the barrier
+// ended, says nothing of the wake-up and is left out. host are the actor's
+// host tracks, busy their busy intervals in the run.
+func wakeSamples(ks []*sKernel, m analysis.Mode, host []*sTrack, busy map[*sTrack][]analysis.Interval, cores int, emit func(int64)) {
+	var mach [analysis.NumStages]int
+	nm := 0
+	for s := range analysis.NumStages {
+		if s == 0 || m.Worker[s] != m.Worker[s-1] {
+			nm++
+		}
+		mach[s] = nm - 1
+	}
+	if nm < 2 {
+		return
+	}
+	hosts := make([]hostReach, len(host))
+	for i, t := range host {
+		hosts[i] = newHostReach(t, busy[t])
+	}
+	prevEnd := make([]int64, nm)
+	hasPrev := make([]bool, nm)
+	for _, k := range ks {
+		if k.replayed() {
+			// A submission: its launch holds the last worker, no hand-off.
+			for s := range analysis.NumStages {
+				if sp := k.spans[s]; sp.ok {
+					w := mach[s]
+					if !hasPrev[w] || sp.end > prevEnd[w] {
+						prevEnd[w], hasPrev[w] = sp.end, true
+					}
+				}
+			}
+			continue
+		}
+		var start, end [analysis.NumStages]int64
+		var track [analysis.NumStages]*sTrack
+		var seen [analysis.NumStages]bool
+		for s := range analysis.NumStages {
+			sp := k.spans[s]
+			if !sp.ok {
+				continue
+			}
+			w := mach[s]
+			if !seen[w] || sp.start < start[w] {
+				start[w], track[w] = sp.start, k.tracks[s]
+			}
+			if !seen[w] || sp.end > end[w] {
+				end[w] = sp.end
+			}
+			seen[w] = true
+		}
+		before := -1
+		for w := range nm {
+			if !seen[w] {
+				continue
+			}
+			held := k.hasBar && mach[k.barAt-1] == w
+			if before == w-1 && before >= 0 && !held && track[w] != track[before] && (!hasPrev[w] || prevEnd[w] < end[before]) {
+				if h := end[before]; start[w] >= h && othersBusy(hosts, track[w], h, start[w]) < cores {
+					emit(start[w] - h)
+				}
+			}
+			prevEnd[w], hasPrev[w] = end[w], true
+			before = w
+		}
+	}
+}
+
+// hostReach is a host track's busy intervals in a run, by start, with
+// the latest end of each and all before it.
+type hostReach struct {
+	t      *sTrack
+	start  []int64
+	maxEnd []int64
+}
+
+func newHostReach(t *sTrack, ivs []analysis.Interval) hostReach {
+	v := slices.Clone(ivs)
+	slices.SortFunc(v, func(a, b analysis.Interval) int { return cmp.Compare(a.Start, b.Start) })
+	h := hostReach{t: t, start: make([]int64, len(v)), maxEnd: make([]int64, len(v))}
+	for i, iv := range v {
+		h.start[i], h.maxEnd[i] = iv.Start, iv.End
+		if i > 0 {
+			h.maxEnd[i] = max(iv.End, h.maxEnd[i-1])
+		}
+	}
+	return h
+}
+
+// othersBusy counts the host tracks but skip that were busy at some time
+// in (from, to).
+func othersBusy(hosts []hostReach, skip *sTrack, from, to int64) int {
+	n := 0
+	for _, h := range hosts {
+		if h.t == skip {
+			continue
+		}
+		if i, _ := slices.BinarySearch(h.start, to); i > 0 && h.maxEnd[i-1] > from {
+			n++
+		}
+	}
+	return n
 }

@@ -6,7 +6,7 @@ type Path struct {
 	Stage   [NumStages]int64 // host stage work on the path, by Stage-1
 	Device  int64            // device execution on the path
 	Latency int64            // launch latencies (replays' device rate, the device's gaps) on the path
-	Handoff int64            // hand-offs between workers on the path (Machine.Handoff)
+	Handoff int64            // hand-offs between workers on the path (Machine.Handoff, and Machine.Wake to idle workers)
 	Step    int64            // the first worker's steps on the path (Machine.Step)
 	Barrier int64            // barriers' host work on the path (Barrier.Cost)
 }
@@ -91,6 +91,11 @@ func CriticalPath(ks []Kernel, m Mode, mc Machine) (Path, error) {
 				path[w] = path[w-1]
 			}
 			start := max(prevK, prevW, 0)
+			if prevK < prevW && wakes(w, k, mc) {
+				// Handed to an idle worker: it wakes first.
+				start = prevW + mc.Wake
+				path[w].Handoff += mc.Wake
+			}
 			if b := k.Barrier; b.On && w == bw {
 				switch {
 				case m.Drain && i > 0 && complete > start:

@@ -95,14 +95,14 @@ func pathIsFlowShop(t *testing.T, trial int, ks []Kernel, m Mode, mc Machine) {
 	}
 }
 
-// TestCriticalPathCountsEveryTerm: with hand-offs, steps, the device's gap,
+// TestCriticalPathCountsEveryTerm: with hand-offs, wake-ups, steps, the device's gap,
 // barriers of both policies and replays, the path still adds up to the
 // flow-shop makespan Predict gives, and no part of it is negative.
 func TestCriticalPathCountsEveryTerm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := 0; trial < 2000; trial++ {
 		ks := randomKernels(rng, 1+rng.IntN(30))
-		mc := Machine{LaunchLatency: rng.Int64N(20) - 10, Handoff: rng.Int64N(6), Step: rng.Int64N(6), DeviceGap: rng.Int64N(4)}
+		mc := Machine{LaunchLatency: rng.Int64N(20) - 10, Handoff: rng.Int64N(6), Step: rng.Int64N(6), DeviceGap: rng.Int64N(4), Wake: rng.Int64N(5)}
 		if trial%2 == 1 {
 			replays(rng, ks)
 			mc.ReplayFirst, mc.ReplayNext = rng.Int64N(10), rng.Int64N(5)

@@ -44,12 +44,16 @@
 // takes no core, and one whose next queue holds Machine.QueueCapacity
 // kernels waits for room. Predict returns the largest of the three.
 //
-// Four terms of the runtime itself join the stage costs, each measured,
+// Five terms of the runtime itself join the stage costs, each measured,
 // none fitted to the run predicted:
 //
 //   - hand-offs: Machine.Handoff per kernel at each boundary between two
-//     workers (queue push, pop and wake-up), charged to the receiving
-//     worker;
+//     workers (queue push and pop), charged to the receiving worker;
+//   - wake-ups: a worker that was idle when a kernel was handed to it
+//     (done with the kernel before earlier) starts the kernel's operation
+//     Machine.Wake after the hand-off, the time a waiting worker takes to
+//     be scheduled again; wall time, not CPU, measured from the trace
+//     like the launch latency;
 //   - spinning: Machine.Spin per kernel for each worker but one, the CPU a
 //     waiting worker burns before it parks; it counts in CPU (besides
 //     HostWork) only when the workers outnumber the cores;

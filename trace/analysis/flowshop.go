@@ -150,6 +150,16 @@ type Machine struct {
 	// workers (the queue push and pop, the wake-up of a parked worker),
 	// charged to the receiving worker. Zero: hand-offs are free.
 	Handoff int64
+	// Wake is the time from the end of a kernel's operation on one worker
+	// to the start of its next operation on the next worker when that
+	// worker was idle, waiting for work: a waiting worker yields its core
+	// between looks at its queue (or has parked) and has to be scheduled
+	// again before it takes the kernel. It is wall time, not CPU: the
+	// worker starts its operation Wake after the hand-off instead of at
+	// once. A worker still busy with the kernel before takes the next one
+	// as soon as it is done, and pays none. Zero: an idle worker starts
+	// at once.
+	Wake int64
 	// Step is the host time the first worker spends per kernel outside
 	// the kernel's stages (taking the next node, the run's bookkeeping),
 	// charged to it for every kernel not replayed. Zero: none.
@@ -222,6 +232,10 @@ type Prediction struct {
 	// BarrierWait the time the flow shop that gives Makespan spends
 	// waiting at barriers beyond the worker's own readiness.
 	Handoff, Steps, Spin, BarrierCost, BarrierWait int64
+	// Wake is the wake-up time (Machine.Wake) the flow shop that gives
+	// Makespan charged: Machine.Wake for each operation whose worker was
+	// idle when its kernel was handed to it.
+	Wake int64
 	// HostGap is the time, summed over the operations, that operations
 	// ready to run waited for a core in the shared flow shop, when it
 	// gives Makespan; zero otherwise (the flow shop gives each worker a
@@ -238,7 +252,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 	if err != nil {
 		return pr, err
 	}
-	if mc.Cores < 0 || mc.Handoff < 0 || mc.Step < 0 || mc.Spin < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 || mc.QueueCapacity < 0 {
+	if mc.Cores < 0 || mc.Handoff < 0 || mc.Step < 0 || mc.Spin < 0 || mc.Wake < 0 || mc.ReplayFirst < 0 || mc.ReplayNext < 0 || mc.DeviceGap < 0 || mc.QueueCapacity < 0 {
 		return pr, fmt.Errorf("analysis: invalid machine %+v", mc)
 	}
 	work := make([]int64, nm)
@@ -286,7 +300,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 		pr.Busiest = max(pr.Busiest, w)
 	}
 	fs := flowShop(ks, m, mach, nm, mc, 1)
-	pr.FlowShop, pr.BarrierWait = int64(math.Round(fs.makespan)), int64(math.Round(fs.wait))
+	pr.FlowShop, pr.BarrierWait, pr.Wake = int64(math.Round(fs.makespan)), int64(math.Round(fs.wait)), int64(math.Round(fs.wake))
 	pr.HostEnd = int64(math.Round(fs.hostEnd))
 	if mc.Cores > 0 && len(ks) > 0 {
 		cores := int64(mc.Cores)
@@ -308,7 +322,7 @@ func Predict(ks []Kernel, m Mode, mc Machine) (Prediction, error) {
 			pr.Shared = int64(math.Round(sh.makespan))
 			pr.HostEnd = max(pr.HostEnd, int64(math.Round(sh.hostEnd)))
 			if pr.Shared > pr.FlowShop {
-				pr.BarrierWait = int64(math.Round(sh.wait))
+				pr.BarrierWait, pr.Wake = int64(math.Round(sh.wait)), int64(math.Round(sh.wake))
 			}
 			if pr.Shared >= pr.FlowShop && pr.Shared >= pr.CoreBound {
 				pr.HostGap = int64(math.Round(sh.gap))
@@ -324,6 +338,7 @@ type flowShopRun struct {
 	hostEnd  float64 // C[n-1][last]: the last kernel's last host operation ended
 	wait     float64 // time barriers held their worker beyond its readiness
 	gap      float64 // time operations ready waited for a core (shared only)
+	wake     float64 // Machine.Wake charged to operations of idle workers
 }
 
 // flowShop runs the recurrence with every host cost multiplied by scale.
@@ -331,7 +346,9 @@ type flowShopRun struct {
 // start of its kernel's operation on the worker of its stage (infer or
 // prepare) until its producer has completed (per-tensor) or every earlier
 // kernel has (drain: the queues below are empty and the device idle),
-// then adds its cost. A kernel completes when its launch has returned (a
+// then adds its cost. An operation handed to a worker that was idle (done
+// with the kernel before it earlier) starts Machine.Wake after the
+// hand-off. A kernel completes when its launch has returned (a
 // replayed one's: its submission's) and its device execution ended (a
 // device may end a kernel before the launch call returns: a negative
 // launch latency).
@@ -363,6 +380,10 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 		var prev float64 // C[i][w-1]
 		for w := range nm {
 			start := max(done[w], prev)
+			if wakes(w, k, mc) && (i == 0 || done[w] < prev) {
+				start = prev + float64(mc.Wake)
+				r.wake += float64(mc.Wake)
+			}
 			if b := k.Barrier; b.On && w == bw {
 				rel := start
 				switch {
@@ -391,6 +412,11 @@ func flowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, scal
 	return r
 }
 
+// wakes reports whether kernel k may wait for worker w to wake up:
+// Machine.Wake is set, w receives it from another worker, and k crosses
+// the workers (a replayed kernel does not: its submission's).
+func wakes(w int, k Kernel, mc Machine) bool { return mc.Wake > 0 && w > 0 && !k.Replayed }
+
 // latency is k's launch latency: LaunchLatency, but no earlier than its
 // launch stage began.
 func (mc Machine) latency(k Kernel) int64 { return max(mc.LaunchLatency, -k.Launch) }
@@ -415,7 +441,7 @@ func (mc Machine) deviceEnd(k Kernel, i int, prev, launched, sub float64) float6
 // prediction's times are at most about this, so that below maxNs none of
 // its int64 sums overflows.
 func costSum(ks []Kernel, mc Machine, nm int) float64 {
-	per := float64(mc.Handoff)*float64(nm) + float64(mc.Step) + float64(mc.Spin)*float64(nm) +
+	per := (float64(mc.Handoff)+float64(mc.Wake))*float64(nm) + float64(mc.Step) + float64(mc.Spin)*float64(nm) +
 		float64(mc.ReplayFirst) + float64(mc.ReplayNext) + float64(mc.DeviceGap) + math.Abs(float64(mc.LaunchLatency))
 	total := per * float64(len(ks))
 	for _, k := range ks {

@@ -323,6 +323,24 @@ func TestPredictTerms(t *testing.T) {
 		// Core bound: (20 + 4) / 2 + 1 + 5 = 18.
 		{"handoff", two, Async, Machine{LaunchLatency: 1, Cores: 2, Handoff: 2},
 			Prediction{Makespan: 24, FlowShop: 24, CoreBound: 18, HostWork: 24, DeviceBusy: 10, DeviceSpan: 10, Busiest: 12, Handoff: 4, HostEnd: 18}},
+		// Wake 3, async, two kernels of prepare 2 and launch 2: the
+		// launch worker is idle when kernel 0 reaches it at 2 and starts
+		// it at 5 (to 7); kernel 1 reaches it at 4, while it is busy, and
+		// starts at 7 without a wake-up (to 9).
+		{"wake, busy receiver", repeat(Kernel{Prepare: 2, Launch: 2}, 2), Async, Machine{Wake: 3},
+			Prediction{Makespan: 9, FlowShop: 9, HostWork: 8, Busiest: 4, Wake: 3, HostEnd: 9}},
+		// Prepare 5 and launch 1, wake 2: the launch worker is idle at both
+		// hand-offs (5 and 10): 7–8 and 12–13.
+		{"wake, idle receiver", repeat(Kernel{Prepare: 5, Launch: 1}, 2), Async, Machine{Wake: 2},
+			Prediction{Makespan: 13, FlowShop: 13, HostWork: 12, Busiest: 10, Wake: 4, HostEnd: 13}},
+		// Two cores for four workers, pipeline, wake 1, two kernels of 1
+		// a stage: kernel 0 runs 0–1, 2–3, 4–5, 6–7 (each worker idle at
+		// its hand-off); kernel 1 runs 1–2, then 3–4, 5–6 and 7–8, each
+		// worker still busy with kernel 0 when kernel 1 reached it. The
+		// shared simulation gives the same: never more than two
+		// operations at once.
+		{"wake, pipeline", repeat(Kernel{Prepare: 1, Infer: 1, Resize: 1, Launch: 1}, 2), Pipeline, Machine{Cores: 2, Wake: 1},
+			Prediction{Makespan: 8, FlowShop: 8, CoreBound: 4, Shared: 8, HostWork: 8, Busiest: 2, Wake: 3, HostEnd: 8}},
 		// Spin 1 a kernel on three of four workers (all but the launch
 		// worker, the busiest), two kernels: 6 more CPU. The operations
 		// take 2, 3, 4 and 4; never more than two at once: kernel 0 ends

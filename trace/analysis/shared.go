@@ -10,8 +10,9 @@ import "math"
 // waiting for its next operation (for the worker before it, or at a
 // barrier) takes no core, beyond its spin (Machine.Spin a kernel, added to
 // every worker's operations but the busiest's), and a worker whose next
-// queue is full (Machine.QueueCapacity) waits too. The device, barriers,
-// hand-offs and replays follow flowShop's recurrence.
+// queue is full (Machine.QueueCapacity) waits too. A worker idle when a
+// kernel is handed to it takes it Machine.Wake later. The device,
+// barriers, hand-offs and replays follow flowShop's recurrence.
 func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine, busiest int) flowShopRun {
 	spin := 0.0
 	if nm > mc.Cores {
@@ -34,6 +35,32 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 	since := make([]float64, nm) // when its operation in progress became ready
 	running := make([]bool, nm)  // its operation holds a core
 	var sub float64
+	var ended []float64 // when worker w ended kernel i's operation, at i*nm+w
+	if mc.Wake > 0 {
+		ended = make([]float64, n*nm)
+	}
+	lastEnd := make([]float64, nm) // when each worker ended its last operation
+	// awake is when worker w may take its next kernel, i, handed over
+	// (the worker before is done with it): at once when w was still busy
+	// with the kernel before at the hand-off, Machine.Wake after it when w
+	// was idle.
+	awake := func(w, i int) (at float64, idle bool) {
+		if !wakes(w, ks[i], mc) {
+			return 0, false
+		}
+		handed := ended[i*nm+w-1]
+		if next[w] > 0 && lastEnd[w] >= handed {
+			return 0, false
+		}
+		return handed + float64(mc.Wake), true
+	}
+	end := func(w int, t float64) {
+		if ended != nil {
+			ended[next[w]*nm+w] = t
+		}
+		lastEnd[w] = t
+		next[w]++
+	}
 	work := func(i, w int) float64 {
 		k := ks[i]
 		var p float64
@@ -101,6 +128,10 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				if busy[w] || i >= n || w > 0 && next[w-1] <= i {
 					continue
 				}
+				at, idle := awake(w, i)
+				if idle && at > t {
+					continue
+				}
 				if c := mc.QueueCapacity; c > 0 && w < nm-1 {
 					taken := next[w+1] // kernels the next worker has taken
 					if busy[w+1] || waiting[w+1] {
@@ -128,6 +159,9 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 					}
 				}
 				busy[w], rem[w], since[w] = true, work(i, w), t
+				if idle {
+					r.wake += float64(mc.Wake)
+				}
 				progress = true // a kernel taken may make room for the worker before
 				if w == nm-1 && ks[i].Replayed {
 					// Its device start follows the submission's, not the
@@ -136,7 +170,7 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				}
 				if rem[w] <= 0 {
 					busy[w] = false
-					next[w]++
+					end(w, t)
 					if w == nm-1 {
 						r.hostEnd = t
 						finish(i, t)
@@ -144,7 +178,8 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				}
 			}
 		}
-		// The next event: an operation ends, or a barrier releases.
+		// The next event: an operation ends, a barrier releases, or a
+		// worker wakes.
 		// A core runs an operation to its end (Go does not preempt a
 		// goroutine for about 10 ms); a free core takes the operation
 		// ready the longest, the later worker's on a tie (the goroutine a
@@ -177,6 +212,10 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 				if rel, ok := release(next[w]); ok && rel > t {
 					dt = min(dt, rel-t)
 				}
+			} else if i := next[w]; !busy[w] && i < n && w > 0 && next[w-1] > i {
+				if at, idle := awake(w, i); idle && at > t {
+					dt = min(dt, at-t)
+				}
 			}
 		}
 		if math.IsInf(dt, 1) {
@@ -191,7 +230,7 @@ func sharedFlowShop(ks []Kernel, m Mode, mach [NumStages]int, nm int, mc Machine
 			if rem[w] <= 1e-9*max(1, t) {
 				busy[w], running[w] = false, false
 				i := next[w]
-				next[w]++
+				end(w, t)
 				if w == nm-1 {
 					r.hostEnd = t
 					finish(i, t)

@@ -48,7 +48,7 @@ func TestSharedFlowShopWithEveryCore(t *testing.T) {
 		}
 		m := modes[rng.IntN(len(modes))]
 		m.Drain = rng.IntN(2) == 0
-		mc := Machine{LaunchLatency: rng.Int64N(20) - 10, Handoff: rng.Int64N(3), Step: rng.Int64N(3), Spin: rng.Int64N(3), ReplayFirst: rng.Int64N(5), ReplayNext: rng.Int64N(3), DeviceGap: rng.Int64N(3)}
+		mc := Machine{LaunchLatency: rng.Int64N(20) - 10, Handoff: rng.Int64N(3), Step: rng.Int64N(3), Spin: rng.Int64N(3), Wake: rng.Int64N(4), ReplayFirst: rng.Int64N(5), ReplayNext: rng.Int64N(3), DeviceGap: rng.Int64N(3)}
 		mach, nm, err := m.machines()
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +89,8 @@ func TestSharedFlowShopBounds(t *testing.T) {
 // barriers or replays and whole-number costs: it advances time a unit at a
 // time, gives each core's operation a unit of work, and between units
 // starts the operations that can start (the worker before done with the
-// kernel, room in the next queue) and hands the free cores to the ready
+// kernel, and Machine.Wake past that if the worker was idle then; room in
+// the next queue) and hands the free cores to the ready
 // operations, the one ready the longest first, the later worker's on a tie.
 func steppedShare(ks []Kernel, mach [NumStages]int, nm int, mc Machine) (makespan, gap int64) {
 	n := len(ks)
@@ -100,8 +101,14 @@ func steppedShare(ks []Kernel, mach [NumStages]int, nm int, mc Machine) (makespa
 	onCore := make([]bool, nm)
 	var dev, t int64
 	launched := 0
+	ended := make([][]int64, n) // by kernel, when each worker ended it
+	for i := range ended {
+		ended[i] = make([]int64, nm)
+	}
+	lastEnd := make([]int64, nm)
 	done := func(w int) {
 		i := next[w]
+		ended[i][w], lastEnd[w] = t, t
 		next[w]++
 		if w == nm-1 {
 			dev = max(dev, t+mc.LaunchLatency) + ks[i].Device
@@ -115,6 +122,11 @@ func steppedShare(ks []Kernel, mach [NumStages]int, nm int, mc Machine) (makespa
 				i := next[w]
 				if ready[w] || i >= n || w > 0 && next[w-1] <= i {
 					continue
+				}
+				if w > 0 && mc.Wake > 0 {
+					if h := ended[i][w-1]; (next[w] == 0 || lastEnd[w] < h) && t < h+mc.Wake {
+						continue
+					}
 				}
 				if c := mc.QueueCapacity; c > 0 && w < nm-1 {
 					taken := next[w+1]
@@ -183,7 +195,7 @@ func TestSharedFlowShopMatchesTimeSteps(t *testing.T) {
 		for i := range ks {
 			ks[i] = Kernel{Prepare: rng.Int64N(6), Infer: rng.Int64N(6), Resize: rng.Int64N(6), Launch: rng.Int64N(6), Device: rng.Int64N(8)}
 		}
-		mc := Machine{Cores: 1 + rng.IntN(3), LaunchLatency: rng.Int64N(3), QueueCapacity: rng.IntN(3)}
+		mc := Machine{Cores: 1 + rng.IntN(3), LaunchLatency: rng.Int64N(3), QueueCapacity: rng.IntN(3), Wake: rng.Int64N(3)}
 		got := sharedFlowShop(ks, Pipeline, mach, nm, mc, 0)
 		if want, gap := steppedShare(ks, mach, nm, mc); got.makespan != float64(want) || got.gap != float64(gap) {
 			t.Fatalf("trial %d, %+v: event simulation %g (gaps %g), time steps %d (gaps %d)", trial, mc, got.makespan, got.gap, want, gap)
