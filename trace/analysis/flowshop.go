@@ -147,8 +147,9 @@ type Machine struct {
 	// Cores is the number of host cores; zero means as many as workers.
 	Cores int
 	// Handoff is the host time a kernel costs at each boundary between two
-	// workers (the queue push and pop, the wake-up of a parked worker),
-	// charged to the receiving worker. Zero: hand-offs are free.
+	// workers (the queue push and pop), charged to the receiving worker;
+	// the wait for an idle receiver to take the kernel is Wake's. Zero:
+	// hand-offs are free.
 	Handoff int64
 	// Wake is the time from the end of a kernel's operation on one worker
 	// to the start of its next operation on the next worker when that
