@@ -63,20 +63,24 @@ func abs64(x int64) int64 {
 	return x
 }
 
+// workersOf numbers the workers of mode m in stage order: each stage's
+// worker, and how many there are.
+func workersOf(m analysis.Mode) (mach [analysis.NumStages]int, n int) {
+	for s := range analysis.NumStages {
+		if s == 0 || m.Worker[s] != m.Worker[s-1] {
+			n++
+		}
+		mach[s] = n - 1
+	}
+	return mach, n
+}
+
 // unexplainedTerms measures a run's terms: ks are its kernels in order
 // (each with the slices seen of its stages), m its mode, mc the machine
 // its prediction took, pr the prediction of its mode.
 func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr analysis.Prediction) terms {
 	var t terms
-	// The workers in stage order, and each stage's.
-	var mach [analysis.NumStages]int
-	nm := 0
-	for s := range analysis.NumStages {
-		if s == 0 || m.Worker[s] != m.Worker[s-1] {
-			nm++
-		}
-		mach[s] = nm - 1
-	}
+	mach, nm := workersOf(m)
 	prevEnd := make([]int64, nm) // the end of each worker's operation of the kernel before
 	hasPrev := make([]bool, nm)
 	var prevDev int64
@@ -183,14 +187,7 @@ func (u unexplainedTerm) String() string {
 // ended, says nothing of the wake-up and is left out. host are the actor's
 // host tracks, busy their busy intervals in the run.
 func wakeSamples(ks []*sKernel, m analysis.Mode, host []*sTrack, busy map[*sTrack][]analysis.Interval, cores int, emit func(int64)) {
-	var mach [analysis.NumStages]int
-	nm := 0
-	for s := range analysis.NumStages {
-		if s == 0 || m.Worker[s] != m.Worker[s-1] {
-			nm++
-		}
-		mach[s] = nm - 1
-	}
+	mach, nm := workersOf(m)
 	if nm < 2 {
 		return
 	}
