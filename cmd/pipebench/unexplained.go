@@ -75,6 +75,37 @@ func workersOf(m analysis.Mode) (mach [analysis.NumStages]int, n int) {
 	return mach, n
 }
 
+// operation is a kernel's operation on one worker: the extent of its
+// stages' slices there (seen: any), their work and the track of the first.
+type operation struct {
+	start, end, covered int64
+	track               *sTrack
+	seen                bool
+}
+
+// operations returns k's operation on each worker, mach giving each
+// stage's (workersOf).
+func (k *sKernel) operations(mach [analysis.NumStages]int) [analysis.NumStages]operation {
+	var ops [analysis.NumStages]operation
+	cost := [analysis.NumStages]int64{k.cost.Prepare, k.cost.Infer, k.cost.Resize, k.cost.Launch}
+	for s := range analysis.NumStages {
+		sp := k.spans[s]
+		if !sp.ok {
+			continue
+		}
+		o := &ops[mach[s]]
+		if !o.seen || sp.start < o.start {
+			o.start, o.track = sp.start, k.tracks[s]
+		}
+		if !o.seen || sp.end > o.end {
+			o.end = sp.end
+		}
+		o.covered += cost[s]
+		o.seen = true
+	}
+	return ops
+}
+
 // unexplainedTerms measures a run's terms: ks are its kernels in order
 // (each with the slices seen of its stages), m its mode, mc the machine
 // its prediction took, pr the prediction of its mode.
@@ -96,30 +127,14 @@ func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr an
 			clear(hasPrev) // a submission takes the workers' turn
 			continue
 		}
-		var start, end, covered [analysis.NumStages]int64
-		var seen [analysis.NumStages]bool
-		cost := [analysis.NumStages]int64{k.cost.Prepare, k.cost.Infer, k.cost.Resize, k.cost.Launch}
-		for s := range analysis.NumStages {
-			sp := k.spans[s]
-			if !sp.ok {
-				continue
-			}
-			w := mach[s]
-			if !seen[w] || sp.start < start[w] {
-				start[w] = sp.start
-			}
-			if !seen[w] || sp.end > end[w] {
-				end[w] = sp.end
-			}
-			covered[w] += cost[s]
-			seen[w] = true
-		}
+		ops := k.operations(mach)
 		before := -1 // the kernel's worker before w with slices
 		for w := range nm {
-			if !seen[w] {
+			o := ops[w]
+			if !o.seen {
 				continue
 			}
-			t[termHostGaps] += max(end[w]-start[w]-covered[w], 0)
+			t[termHostGaps] += max(o.end-o.start-o.covered, 0)
 			ready, known := int64(0), false
 			at := func(v int64) { // no max with the zero value: times may be negative
 				if !known || v > ready {
@@ -127,7 +142,7 @@ func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr an
 				}
 			}
 			if before >= 0 {
-				at(end[before])
+				at(ops[before].end)
 			}
 			if hasPrev[w] {
 				at(prevEnd[w])
@@ -136,9 +151,9 @@ func unexplainedTerms(ks []*sKernel, m analysis.Mode, mc analysis.Machine, pr an
 				at(k.barEnd)
 			}
 			if known && (i > 0 || before >= 0) {
-				t[termHostGaps] += max(start[w]-ready, 0)
+				t[termHostGaps] += max(o.start-ready, 0)
 			}
-			prevEnd[w], hasPrev[w] = end[w], true
+			prevEnd[w], hasPrev[w] = o.end, true
 			before = w
 		}
 		if k.hasDev && k.hasLaunch {
@@ -210,35 +225,20 @@ func wakeSamples(ks []*sKernel, m analysis.Mode, host []*sTrack, busy map[*sTrac
 			}
 			continue
 		}
-		var start, end [analysis.NumStages]int64
-		var track [analysis.NumStages]*sTrack
-		var seen [analysis.NumStages]bool
-		for s := range analysis.NumStages {
-			sp := k.spans[s]
-			if !sp.ok {
-				continue
-			}
-			w := mach[s]
-			if !seen[w] || sp.start < start[w] {
-				start[w], track[w] = sp.start, k.tracks[s]
-			}
-			if !seen[w] || sp.end > end[w] {
-				end[w] = sp.end
-			}
-			seen[w] = true
-		}
+		ops := k.operations(mach)
 		before := -1
 		for w := range nm {
-			if !seen[w] {
+			o := ops[w]
+			if !o.seen {
 				continue
 			}
 			held := k.hasBar && mach[k.barAt-1] == w
-			if before == w-1 && before >= 0 && !held && track[w] != track[before] && (!hasPrev[w] || prevEnd[w] < end[before]) {
-				if h := end[before]; start[w] >= h && othersBusy(hosts, track[w], h, start[w]) < cores {
-					emit(start[w] - h)
+			if before == w-1 && before >= 0 && !held && o.track != ops[before].track && (!hasPrev[w] || prevEnd[w] < ops[before].end) {
+				if h := ops[before].end; o.start >= h && othersBusy(hosts, o.track, h, o.start) < cores {
+					emit(o.start - h)
 				}
 			}
-			prevEnd[w], hasPrev[w] = end[w], true
+			prevEnd[w], hasPrev[w] = o.end, true
 			before = w
 		}
 	}
