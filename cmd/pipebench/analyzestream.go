@@ -885,6 +885,15 @@ func untrace(k *analysis.Kernel, tr int64) {
 	}
 }
 
+// cores is the number of cores the runs had: the trace's GOMAXPROCS, or
+// the pass's when the trace does not record it.
+func (z *streamAnalyzer) cores() int {
+	if m := z.pass.meta; m != nil && m.procs > 0 {
+		return m.procs
+	}
+	return z.pass.cores
+}
+
 // finish analyses a complete run and releases its kernels.
 func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	a.acc.runs++
@@ -896,11 +905,7 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 	}
 	slices.SortFunc(ks, func(x, y *sKernel) int { return int(x.flow - y.flow) })
 	if z.pass.latency == nil {
-		cores := z.pass.cores
-		if m := z.pass.meta; m != nil && m.procs > 0 {
-			cores = m.procs
-		}
-		wakeSamples(ks, a.mode, a.host, r.busy, cores, func(v int64) { z.sample(a.name+wakeKey, v) })
+		wakeSamples(ks, a.mode, a.host, r.busy, z.cores(), func(v int64) { z.sample(a.name+wakeKey, v) })
 	}
 	for _, k := range ks {
 		z.release(a, k, true)
@@ -923,14 +928,11 @@ func (z *streamAnalyzer) finish(a *sActor, r *sRun) {
 		return
 	}
 	sm := &a.summary
-	cores := z.pass.cores
+	cores := z.cores()
 	mc := analysis.Machine{LaunchLatency: z.pass.latency[a.name], Cores: cores,
 		ReplayFirst: z.pass.latency[a.name+replayFirstKey], ReplayNext: z.pass.latency[a.name+replayNextKey],
 		DeviceGap: z.pass.latency[a.name+deviceGapKey], Wake: z.pass.latency[a.name+wakeKey]}
 	if m := z.pass.meta; m != nil {
-		if m.procs > 0 {
-			mc.Cores, cores = m.procs, m.procs
-		}
 		mc.Handoff, mc.Spin, mc.Step, mc.QueueCapacity = m.handoff, m.spin, m.step, m.queueCap
 	}
 	a.acc.measured = append(a.acc.measured, r.end-r.start)

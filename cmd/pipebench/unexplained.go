@@ -191,11 +191,10 @@ func (u unexplainedTerm) String() string {
 // (analysis.Machine.Wake): for each kernel not replayed, ks in order, and
 // each of its operations handed over from the worker just before, which
 // was idle then (its operation of the kernel before, or of the replay's
-// submission before, had ended), the time
-// from the end of the operation before to this one's start, given to
-// emit. (A kernel with no slice on a worker between two crosses several
-// boundaries at once: its time is no single wake-up's.) Only
-// hand-offs while a core was free count: fewer than cores of the actor's
+// submission before, had ended), the time from the end of the operation
+// before to this one's start, given to emit. (A kernel with no slice on a
+// worker between two crosses several boundaries at once: its time is no
+// single wake-up's.) Only hand-offs while a core was free count: fewer than cores of the actor's
 // other host tracks were busy at any time in between (with every core
 // taken, the wait is the shared flow shop's, Prediction.HostGap). An
 // operation its kernel's barrier held, which started when the barrier
@@ -213,19 +212,16 @@ func wakeSamples(ks []*sKernel, m analysis.Mode, host []*sTrack, busy map[*sTrac
 	prevEnd := make([]int64, nm)
 	hasPrev := make([]bool, nm)
 	for _, k := range ks {
+		ops := k.operations(mach)
 		if k.replayed() {
 			// A submission: its launch holds the last worker, no hand-off.
-			for s := range analysis.NumStages {
-				if sp := k.spans[s]; sp.ok {
-					w := mach[s]
-					if !hasPrev[w] || sp.end > prevEnd[w] {
-						prevEnd[w], hasPrev[w] = sp.end, true
-					}
+			for w, o := range ops[:nm] {
+				if o.seen && (!hasPrev[w] || o.end > prevEnd[w]) {
+					prevEnd[w], hasPrev[w] = o.end, true
 				}
 			}
 			continue
 		}
-		ops := k.operations(mach)
 		before := -1
 		for w := range nm {
 			o := ops[w]
@@ -233,7 +229,7 @@ func wakeSamples(ks []*sKernel, m analysis.Mode, host []*sTrack, busy map[*sTrac
 				continue
 			}
 			held := k.hasBar && mach[k.barAt-1] == w
-			if before == w-1 && before >= 0 && !held && o.track != ops[before].track && (!hasPrev[w] || prevEnd[w] < ops[before].end) {
+			if w > 0 && before == w-1 && !held && o.track != ops[before].track && (!hasPrev[w] || prevEnd[w] < ops[before].end) {
 				if h := ops[before].end; o.start >= h && othersBusy(hosts, o.track, h, o.start) < cores {
 					emit(o.start - h)
 				}
