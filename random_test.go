@@ -107,11 +107,16 @@ func randomGraph(seed uint64, runs int) (*subgraph.Graph, []map[string]*kernel.T
 // and policy, heterogeneous, host caches, queue capacities 1 and 64,
 // tiling copies — and in another valid node order, on a device shared
 // with another executable running at the same time: every output of every
-// run is KBK's, bit for bit.
+// run is KBK's, bit for bit. Under the race detector, which makes each
+// graph some tenfold slower, the first 120 (.ci/run runs all 500 without
+// it too).
 func TestRandomGraphsInEveryConfiguration(t *testing.T) {
 	n := 500
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		n = 60
+	case raceEnabled:
+		n = 120
 	}
 	ctx := context.Background()
 	configs := configurations()
