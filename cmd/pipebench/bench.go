@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -31,7 +32,7 @@ import (
 // each addition of fields bumps one, and README's "The JSON documents"
 // says what each minor added.
 const (
-	reportMinor = 6
+	reportMinor = 7
 	moeMinor    = 1
 	soakMinor   = 1
 	deviceMinor = 0
@@ -77,6 +78,42 @@ type machine struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	NumCPU     int    `json:"num_cpu"`
 	Go         string `json:"go"`
+	// RoundTrip and RoundTripEnd are a cache line's round trip between
+	// two cores (roundTrip), measured before the first run and after the
+	// last, in ns; absent when it could not be measured (GOMAXPROCS 1)
+	// and in the documents of other commands.
+	RoundTrip    float64 `json:"core_round_trip_ns,omitempty"`
+	RoundTripEnd float64 `json:"core_round_trip_end_ns,omitempty"`
+}
+
+// probePass and probePasses size each measurement of the cores' round
+// trip: the median of nine passes of 4 ms.
+const probePass, probePasses = 4 * time.Millisecond, 9
+
+// roundTrips says m's round trips for the table's footer: "", or "; a
+// cache line between two cores and back 251 ns (after the runs 240)".
+func (m machine) roundTrips() string {
+	if m.RoundTrip == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; a cache line between two cores and back %.0f ns", m.RoundTrip)
+	if m.RoundTripEnd != 0 {
+		s += fmt.Sprintf(" (after the runs %.0f)", m.RoundTripEnd)
+	}
+	return s
+}
+
+// probe fills m's round trip before the runs (end false) or after them.
+func (m *machine) probe(end bool) {
+	ns, ok := roundTrip(probePass, probePasses)
+	if !ok {
+		return
+	}
+	if end {
+		m.RoundTripEnd = math.Round(ns)
+	} else {
+		m.RoundTrip = math.Round(ns)
+	}
 }
 
 // result is one scenario in one variant: medians over the repetitions.
@@ -516,6 +553,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 	}
 	procs := runtime.GOMAXPROCS(0)
 	rep := &report{SchemaVersion: 1, SchemaMinor: reportMinor, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()}, Device: cfg.devices.name}
+	rep.Machine.probe(false)
 	defer cfg.devices.close()
 	defer func() {
 		if err != nil && len(rep.Results) > 0 {
@@ -728,6 +766,7 @@ func bench(ctx context.Context, cfg *config, log zerolog.Logger, stderr io.Write
 		}
 		closeLive()
 	}
+	rep.Machine.probe(true)
 	if err := traced.finish(rec.Close()); err != nil {
 		return nil, fmt.Errorf("trace %s: %w", cfg.tracePath, err)
 	}
@@ -913,8 +952,8 @@ func writeTable(w io.Writer, rep *report) {
 	for _, sc := range slices.Sorted(maps.Keys(rep.platforms)) {
 		dev += fmt.Sprintf(" (%s: %s)", sc, rep.platforms[sc])
 	}
-	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s; medians of %d interleaved repetitions\n",
-		dev, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, repsOf(rep))
+	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s%s; medians of %d interleaved repetitions\n",
+		dev, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, rep.Machine.roundTrips(), repsOf(rep))
 	fmt.Fprintf(w, "bound = max(device work, busiest goroutine, host work / GOMAXPROCS); overhead/kernel = (makespan - bound of the modeled work alone) / kernels\n")
 	fmt.Fprintf(w, "own/kernel = host/kernel - the synthetic host costs as they burnt (timed around each burn) - the kernels' computation on real data, per kernel: pipert's own host work\n")
 	writeSimCost(w, rep)

@@ -214,6 +214,13 @@ func TestJSONSchema(t *testing.T) {
 			t.Errorf("machine lacks %q", k)
 		}
 	}
+	// The round trips are absent when a core was taken away for a
+	// second (a loaded machine); present, they are times.
+	for _, k := range []string{"core_round_trip_ns", "core_round_trip_end_ns"} {
+		if v, ok := doc.Machine[k]; ok && v.(float64) <= 0 {
+			t.Errorf("machine %s %v", k, v)
+		}
+	}
 	scen := map[string]bool{}
 	for _, r := range doc.Results {
 		scen[r["scenario"].(string)] = true
