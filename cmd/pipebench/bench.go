@@ -87,7 +87,8 @@ type machine struct {
 }
 
 // probePass and probePasses size each measurement of the cores' round
-// trip: the median of nine passes of 4 ms.
+// trip: the median of nine passes of 4 ms, after one of 16 ms not
+// counted (about 60 ms in all).
 const probePass, probePasses = 4 * time.Millisecond, 9
 
 // roundTrips says m's round trips for the table's footer: "", or "; a

@@ -10,8 +10,8 @@ import (
 // roundTrip measures how long a cache line takes to go from one core to
 // another and back: two goroutines, each locked to an OS thread, pass a
 // counter back and forth by spinning on it for a pass of about d, and
-// the median over passes of the time a round trip took is returned, in
-// ns. A performance engineer reads it beside the makespans: hand-offs
+// the median over passes (after a first of 4d, not counted) of the time
+// a round trip took is returned, in ns. A performance engineer reads it beside the makespans: hand-offs
 // between stage goroutines cost a few of these, so it tells a machine (or
 // a virtual machine's moment) whose cores talk slowly from a slower
 // pipert. It is about 200–300 ns between two vCPUs of a virtual machine,
@@ -29,6 +29,13 @@ func roundTrip(d time.Duration, passes int) (ns float64, ok bool) {
 	// the two sides spin on; the probe allocates nothing, so none starts
 	// once this one is done.
 	runtime.GC()
+	// A first pass, not counted, gives the operating system time to put
+	// the two threads on two cores: a thread new to the process starts
+	// on its parent's core, and while the two share one a round trip
+	// costs a time slice.
+	if _, ok := roundTripPass(4 * d); !ok {
+		return 0, false
+	}
 	var per []float64
 	for range passes {
 		ns, ok := roundTripPass(d)
