@@ -47,8 +47,10 @@ func roundTrip(d time.Duration, passes int) (ns float64, ok bool) {
 		if !p.turn.CompareAndSwap(turnEchoStarting, 0) {
 			return // the measuring side gave up waiting for it
 		}
-		for i := int64(1); p.echo(i); i += 2 {
-			p.turn.Store(i + 1)
+		// The echo takes its turn by compare-and-swap: the measuring
+		// side may have ended the probe (turnStop) since the echo saw
+		// its turn, and a store would overwrite that and spin for ever.
+		for i := int64(1); p.echo(i) && p.turn.CompareAndSwap(i, i+1); i += 2 {
 		}
 	}()
 	runtime.LockOSThread()
