@@ -61,10 +61,12 @@ func (f *filter) OutputShapes(a *kernel.Args) ([]kernel.Shape, error) {
 }
 
 // TestBadOutputShapesBecomeErrors: a compute-dependent kernel whose
-// OutputShapes answers a shape larger than its bound, one whose byte
-// count wraps int64 to zero or to a negative number, a negative dimension
-// or the wrong number of shapes makes Run fail, in every mode and in
-// control.Eval, with an error naming the node, op and stage; the same
+// OutputShapes answers a shape larger than its bound, one of another rank
+// than InferShape's, one whose byte count wraps int64 to zero or to a
+// negative number, a negative dimension or the wrong number of shapes
+// makes Run fail, in every mode (the kernel on the device or, in a
+// heterogeneous run, on the CPU) and in control.Eval, with an error
+// matching kernel.ErrBadAnswer naming the node, op and stage; the same
 // executable then runs correctly.
 func TestBadOutputShapesBecomeErrors(t *testing.T) {
 	answer := new(atomic.Pointer[[]kernel.Shape])
@@ -72,13 +74,18 @@ func TestBadOutputShapesBecomeErrors(t *testing.T) {
 	if err := reg.Register("Filter", func(kernel.Attrs) (kernel.Kernel, error) { return &filter{answer: answer}, nil }); err != nil {
 		t.Fatal(err)
 	}
-	b := subgraph.NewBuilder("filter")
-	f := b.Op("Filter", b.Input("x", kernel.Float32, 4))
-	b.Output(b.Op("Add", f, f))
-	g := b.Graph()
+	graph := func(p subgraph.Placement) *subgraph.Graph {
+		b := subgraph.NewBuilder("filter")
+		f := b.Op("Filter", b.Input("x", kernel.Float32, 4))
+		b.Last().Placement = p
+		b.Output(b.Op("Add", f, f))
+		return b.Graph()
+	}
+	g := graph(subgraph.OnDevice)
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, 3, -4}, 4)}
 	bad := map[string][]kernel.Shape{
 		"beyond the bound":         {{100}},
+		"another rank":             {{1, 1}},
 		"bytes wrapping to zero":   {{1 << 62}},
 		"bytes wrapping negative":  {{1 << 61}},
 		"a negative dimension":     {{-2}},
@@ -86,9 +93,14 @@ func TestBadOutputShapesBecomeErrors(t *testing.T) {
 	}
 	isFilterErr := func(err error) bool {
 		var ke *kernel.Error
-		return errors.As(err, &ke) && ke.Node == "filter_0" && ke.Op == "Filter" && ke.Stage == kernel.StageLaunch
+		return errors.As(err, &ke) && ke.Node == "filter_0" && ke.Op == "Filter" && ke.Stage == kernel.StageLaunch && errors.Is(err, kernel.ErrBadAnswer)
 	}
-	for _, m := range everyMode() {
+	modes := append(everyMode(), modeCase{"hetero/filter on the CPU", []pipert.Option{pipert.WithHeterogeneous(nil)}})
+	for _, m := range modes {
+		g := g
+		if m.name == "hetero/filter on the CPU" {
+			g = graph(subgraph.OnCPU)
+		}
 		exe, err := pipert.Compile(g, append(m.opts, pipert.WithRegistry(reg))...)
 		if err != nil {
 			t.Fatalf("%s: %v", m.name, err)
@@ -96,7 +108,7 @@ func TestBadOutputShapesBecomeErrors(t *testing.T) {
 		for name, shapes := range bad {
 			answer.Store(&shapes)
 			if _, err := exe.Run(context.Background(), in); !isFilterErr(err) {
-				t.Errorf("%s: OutputShapes %s: %v, want an error naming node filter_0, op Filter, stage launch", m.name, name, err)
+				t.Errorf("%s: OutputShapes %s: %v, want an ErrBadAnswer naming node filter_0, op Filter, stage launch", m.name, name, err)
 			}
 			answer.Store(nil)
 			res, err := exe.Run(context.Background(), in)
@@ -114,7 +126,7 @@ func TestBadOutputShapesBecomeErrors(t *testing.T) {
 	for name, shapes := range bad {
 		answer.Store(&shapes)
 		if _, _, err := control.Eval(g, []*kernel.Tensor{in["x"]}, reg); !isFilterErr(err) {
-			t.Errorf("control.Eval: OutputShapes %s: %v, want an error naming node filter_0, op Filter, stage launch", name, err)
+			t.Errorf("control.Eval: OutputShapes %s: %v, want an ErrBadAnswer naming node filter_0, op Filter, stage launch", name, err)
 		}
 	}
 }

@@ -980,8 +980,11 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 		if !ok {
 			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", i, sh))
 		}
+		if len(sh) != len(t.Shape) {
+			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes: output %d shape %v is not of rank %d, InferShape's", i, sh, len(t.Shape)))
+		}
 		if n > 0 && n > t.Buf.Size {
-			return r.stageErr(pos, kernel.StageLaunch, fmt.Errorf("real output shape %v exceeds the %d bytes allocated", sh, t.Buf.Size))
+			return r.stageErr(pos, kernel.StageLaunch, badAnswer("OutputShapes: output %d shape %v exceeds the %d bytes allocated for InferShape's bound", i, sh, t.Buf.Size))
 		}
 		t.Shape = append(t.Shape[:0], sh...)
 	}

@@ -168,10 +168,10 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf
 	}
 	for j, t := range out {
 		if t == nil || !t.DType.Valid() || !t.Shape.Known() {
-			return nil, cost, fail(fmt.Errorf("output %d is not a valid tensor: %v", j, t))
+			return nil, cost, fail(fmt.Errorf("%w: output %d is not a valid tensor: %v", kernel.ErrBadAnswer, j, t))
 		}
 		if _, ok := bytesOf(t.Shape, t.DType); !ok {
-			return nil, cost, fail(fmt.Errorf("output %d shape %v has too many elements", j, t.Shape))
+			return nil, cost, fail(fmt.Errorf("%w: output %d shape %v has too many elements", kernel.ErrBadAnswer, j, t.Shape))
 		}
 	}
 	stage = kernel.StageResize
@@ -179,7 +179,10 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf
 	if err := k.Resize(in, out, &a.Tiling); err != nil {
 		return nil, cost, fail(err)
 	}
-	if a.Tiling.Workspace < 0 || a.Tiling.Workspace > 1<<34 {
+	if a.Tiling.Workspace < 0 {
+		return nil, cost, fail(fmt.Errorf("%w: workspace of %d bytes", kernel.ErrBadAnswer, a.Tiling.Workspace))
+	}
+	if a.Tiling.Workspace > 1<<34 {
 		return nil, cost, fail(fmt.Errorf("workspace of %d bytes", a.Tiling.Workspace))
 	}
 	stage = kernel.StageLaunch
@@ -210,15 +213,17 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf
 			return nil, cost, fail(err)
 		}
 		if len(shapes) != len(out) {
-			return nil, cost, fail(fmt.Errorf("OutputShapes returned %d shapes for %d outputs", len(shapes), len(out)))
+			return nil, cost, fail(fmt.Errorf("%w: OutputShapes returned %d shapes for %d outputs", kernel.ErrBadAnswer, len(shapes), len(out)))
 		}
 		for j, sh := range shapes {
 			n, ok := bytesOf(sh, out[j].DType)
-			if !ok {
-				return nil, cost, fail(fmt.Errorf("OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", j, sh))
-			}
-			if n > int64(len(out[j].Host)) {
-				return nil, cost, fail(fmt.Errorf("real output shape %v exceeds the %d bytes allocated", sh, len(out[j].Host)))
+			switch {
+			case !ok:
+				return nil, cost, fail(fmt.Errorf("%w: OutputShapes: output %d shape %v has a negative dimension or more bytes than an int64 counts", kernel.ErrBadAnswer, j, sh))
+			case len(sh) != len(out[j].Shape):
+				return nil, cost, fail(fmt.Errorf("%w: OutputShapes: output %d shape %v is not of rank %d, InferShape's", kernel.ErrBadAnswer, j, sh, len(out[j].Shape)))
+			case n > int64(len(out[j].Host)):
+				return nil, cost, fail(fmt.Errorf("%w: OutputShapes: output %d shape %v exceeds the %d bytes allocated for InferShape's bound", kernel.ErrBadAnswer, j, sh, len(out[j].Host)))
 			}
 			out[j].Shape = sh.Clone()
 			out[j].Host = out[j].Host[:n]

@@ -148,7 +148,10 @@ func Compile(g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error
 // error wraps ctx.Err().
 func CompileContext(ctx context.Context, g *subgraph.Graph, cfg plan.Config, m *Manager) (*Executable, error) {
 	if ctx == nil {
-		return nil, errors.New("heterog: compile: nil context")
+		return nil, fmt.Errorf("heterog: compile: %w: nil context", ErrInvalid)
+	}
+	if m != nil && !m.made() {
+		return nil, fmt.Errorf("heterog: compile: %w: manager not made by NewManager", ErrInvalid)
 	}
 	if cfg.Placement == nil {
 		cfg.Placement = Labels()
@@ -686,12 +689,28 @@ func (e *Executable) compileSerial(ctx context.Context, c *subgraph.Checked) err
 	return nil
 }
 
-// Placement returns each node's placement, by node index.
-func (e *Executable) Placement() []subgraph.Placement { return slices.Clone(e.place) }
+// Placement returns each node's placement, by node index (nil for a nil
+// or zero Executable).
+func (e *Executable) Placement() []subgraph.Placement {
+	if !e.made() {
+		return nil
+	}
+	return slices.Clone(e.place)
+}
 
 // Partitioning returns a copy of the parts of a Concurrent executable
-// (nil for Serial): changing it changes nothing the executable runs.
-func (e *Executable) Partitioning() *subgraph.Partitioning { return e.part.Clone() }
+// (nil for Serial, and for a nil or zero Executable): changing it changes
+// nothing the executable runs.
+func (e *Executable) Partitioning() *subgraph.Partitioning {
+	if !e.made() {
+		return nil
+	}
+	return e.part.Clone()
+}
+
+// made reports whether e was made by Compile: the methods of a nil or
+// zero Executable run nothing.
+func (e *Executable) made() bool { return e != nil && e.ended != nil }
 
 // Result is the outcome of one run.
 type Result struct {
@@ -705,6 +724,11 @@ type Result struct {
 
 // ErrClosed is the cause of Run's failure after Close.
 var ErrClosed = errors.New("heterog: executable closed")
+
+// ErrInvalid is the cause of a failure on an invalid argument: a nil
+// context, a Run of a nil or zero Executable (one not made by Compile),
+// a zero Manager (not made by NewManager).
+var ErrInvalid = errors.New("heterog: invalid argument")
 
 // Run executes the graph once. Every declared graph input must be given, by
 // name; a tensor with Host data runs on real data, a virtual one on shapes.
@@ -726,13 +750,16 @@ func (e *Executable) RunNumbered(ctx context.Context, inputs map[string]*kernel.
 }
 
 func (e *Executable) run(ctx context.Context, inputs map[string]*kernel.Tensor, run uint64) (*Result, error) {
+	if !e.made() {
+		return nil, fmt.Errorf("heterog: run: %w: executable not made by Compile", ErrInvalid)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, ErrClosed
 	}
 	if ctx == nil {
-		return nil, errors.New("heterog: run: nil context")
+		return nil, fmt.Errorf("heterog: run: %w: nil context", ErrInvalid)
 	}
 	for _, v := range e.g.Inputs {
 		if inputs[v.Name] == nil {
@@ -918,9 +945,9 @@ func (e *Executable) output(at source, inputs map[string]*kernel.Tensor) *kernel
 }
 
 // Close releases the actors' device memory. The worker groups stay with the
-// manager. Closing twice, or a nil Executable, is a no-op.
+// manager. Closing twice, or a nil or zero Executable, is a no-op.
 func (e *Executable) Close() error {
-	if e == nil {
+	if !e.made() {
 		return nil
 	}
 	e.mu.Lock()
@@ -947,8 +974,21 @@ func (e *Executable) Close() error {
 // Ended returns a channel closed once Close has closed every part: when
 // Close returns, unless a cancelled run left parts running (they ignore
 // their cancellation); then when the last of them returned. Until then
-// those parts may still use the devices.
-func (e *Executable) Ended() <-chan struct{} { return e.ended }
+// those parts may still use the devices. A nil or zero Executable's is
+// closed: it runs nothing.
+func (e *Executable) Ended() <-chan struct{} {
+	if !e.made() {
+		return closedChan
+	}
+	return e.ended
+}
+
+// closedChan is the Ended channel of an Executable Compile did not make.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 func (e *Executable) closeActors() error {
 	var errs []error

@@ -555,6 +555,49 @@ func (shortPolicy) Place(c *subgraph.Checked, _ heterog.Target) ([]subgraph.Plac
 	return []subgraph.Placement{subgraph.OnDevice}, nil
 }
 
+// TestNilAndZeroValues: the methods of a nil or zero Executable and of a
+// nil or zero Manager never panic: a Run is an error matching ErrInvalid,
+// Close and Release do nothing, the accessors give zero values, Ended is
+// closed; Compile with a zero Manager is ErrInvalid.
+func TestNilAndZeroValues(t *testing.T) {
+	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1}, 1)}
+	for name, e := range map[string]*heterog.Executable{"nil": nil, "zero": {}} {
+		if _, err := e.Run(context.Background(), in); !errors.Is(err, heterog.ErrInvalid) {
+			t.Errorf("%s Executable: Run: %v, want ErrInvalid", name, err)
+		}
+		if _, err := e.RunNumbered(context.Background(), in, 3); !errors.Is(err, heterog.ErrInvalid) {
+			t.Errorf("%s Executable: RunNumbered: %v, want ErrInvalid", name, err)
+		}
+		if e.Placement() != nil || e.Partitioning() != nil {
+			t.Errorf("%s Executable: placement %v, partitioning %v", name, e.Placement(), e.Partitioning())
+		}
+		if err := e.Close(); err != nil {
+			t.Errorf("%s Executable: Close: %v", name, err)
+		}
+		select {
+		case <-e.Ended():
+		default:
+			t.Errorf("%s Executable: Ended is open", name)
+		}
+	}
+	for name, m := range map[string]*heterog.Manager{"nil": nil, "zero": {}} {
+		if m.CPU() != nil || m.Accelerator() != nil || m.GroupsCreated() != 0 || m.GroupStats() != (heterog.GroupStats{}) {
+			t.Errorf("%s Manager: accessors %v %v %d %+v", name, m.CPU(), m.Accelerator(), m.GroupsCreated(), m.GroupStats())
+		}
+		if _, err := m.Group(m.Accelerator(), 1); !errors.Is(err, heterog.ErrInvalid) {
+			t.Errorf("%s Manager: Group: %v, want ErrInvalid", name, err)
+		}
+		if err := m.Release(); err != nil {
+			t.Errorf("%s Manager: Release: %v", name, err)
+		}
+	}
+	b := subgraph.NewBuilder("z")
+	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 1)))
+	if _, err := heterog.Compile(b.Graph(), plan.Config{}, &heterog.Manager{}); !errors.Is(err, heterog.ErrInvalid) {
+		t.Errorf("Compile with a zero Manager: %v, want ErrInvalid", err)
+	}
+}
+
 // TestMisuseOfTheAPI: a built-in policy whose Fallback places the wrong
 // number of nodes is ErrConfig, not a panic; Run with a nil context, a
 // missing or an unknown input is an error (the inputs' matching
@@ -588,8 +631,8 @@ func TestMisuseOfTheAPI(t *testing.T) {
 	defer exe.Close()
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1, -2, 3, -4, 5, -6}, 2, 3)}
 	var nilCtx context.Context
-	if _, err := exe.Run(nilCtx, in); err == nil {
-		t.Error("Run with a nil context gave no error")
+	if _, err := exe.Run(nilCtx, in); !errors.Is(err, heterog.ErrInvalid) {
+		t.Errorf("Run with a nil context: %v, want ErrInvalid", err)
 	}
 	for name, bad := range map[string]map[string]*kernel.Tensor{
 		"missing": {},

@@ -113,18 +113,35 @@ var devices = sync.OnceValue(func() *Manager {
 // simulated accelerator, created on first use and never again.
 func Devices() *Manager { return devices() }
 
-// CPU is the host CPU device.
-func (m *Manager) CPU() *host.Device { return m.cpu }
+// CPU is the host CPU device (nil for a nil or zero Manager).
+func (m *Manager) CPU() *host.Device {
+	if m == nil {
+		return nil
+	}
+	return m.cpu
+}
 
-// Accelerator is the accelerator device.
-func (m *Manager) Accelerator() device.Device { return m.accel }
+// Accelerator is the accelerator device (nil for a nil or zero Manager).
+func (m *Manager) Accelerator() device.Device {
+	if m == nil {
+		return nil
+	}
+	return m.accel
+}
+
+// made reports whether m was made by NewManager (or is Devices'): a nil
+// or zero Manager has no devices and hands out no groups.
+func (m *Manager) made() bool { return m != nil && m.accel != nil }
 
 // Group returns the worker group of size workers for dev, creating it on the
 // first request for that pair. With GroupCosts it then waits for the
 // modeled cost of the creation or of the cached group.
 func (m *Manager) Group(dev device.Device, size int) (*Group, error) {
+	if !m.made() {
+		return nil, fmt.Errorf("heterog: worker group: %w: manager not made by NewManager", ErrInvalid)
+	}
 	if dev == nil || size <= 0 {
-		return nil, fmt.Errorf("heterog: worker group of %d workers for device %v", size, dev)
+		return nil, fmt.Errorf("heterog: %w: worker group of %d workers for device %v", ErrInvalid, size, dev)
 	}
 	g, cost, err := m.group(dev, size)
 	if err != nil {
@@ -160,6 +177,9 @@ func (m *Manager) group(dev device.Device, size int) (*Group, time.Duration, err
 
 // GroupStats returns the manager's worker-group figures.
 func (m *Manager) GroupStats() GroupStats {
+	if m == nil {
+		return GroupStats{}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return GroupStats{Created: m.created, Reused: m.reused, Modeled: m.modeled}
@@ -168,6 +188,9 @@ func (m *Manager) GroupStats() GroupStats {
 // GroupsCreated is the number of worker groups created over the manager's
 // life: repeated runs and compilations of same-shaped graphs add none.
 func (m *Manager) GroupsCreated() int64 {
+	if m == nil {
+		return 0
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.created
@@ -175,8 +198,11 @@ func (m *Manager) GroupsCreated() int64 {
 
 // Release stops every cached worker group and waits for its workers to
 // exit. Executables holding a released group fail their next run; groups
-// requested later are created anew.
+// requested later are created anew. A nil or zero Manager holds none.
 func (m *Manager) Release() error {
+	if m == nil {
+		return nil
+	}
 	m.mu.Lock()
 	groups := m.groups
 	m.groups = make(map[groupKey]*Group)

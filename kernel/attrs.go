@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,6 +21,14 @@ import (
 // opset's semantics, such as ReduceMax of bool at 20.
 type Attrs map[string]any
 
+// ErrBadAttr is the cause of the Attrs getters' errors: an attribute of
+// the wrong type (a string where an integer belongs), a dtype of no name,
+// an opset below 1. Its text is just "attribute", so that such errors
+// read `attribute "axis": want an integer, have string`. Check's error
+// for an attribute the op does not know is not one: a later ONNX opset
+// may define it.
+var ErrBadAttr = errors.New("attribute")
+
 // OpsetAttr is the attribute holding the ONNX opset a node follows.
 const OpsetAttr = "opset"
 
@@ -28,7 +37,7 @@ const OpsetAttr = "opset"
 func (a Attrs) Opset(def int64) (int64, error) {
 	v, err := a.Int(OpsetAttr, def)
 	if err == nil && v < 1 {
-		return 0, fmt.Errorf("attribute %q: opset %d, want at least 1", OpsetAttr, v)
+		return 0, fmt.Errorf("%w %q: opset %d, want at least 1", ErrBadAttr, OpsetAttr, v)
 	}
 	return v, err
 }
@@ -47,7 +56,7 @@ func (a Attrs) Int(name string, def int64) (int64, error) {
 	case int32:
 		return int64(x), nil
 	}
-	return 0, fmt.Errorf("attribute %q: want an integer, have %T", name, v)
+	return 0, fmt.Errorf("%w %q: want an integer, have %T", ErrBadAttr, name, v)
 }
 
 // Float returns attribute name as float64, or def if it is absent.
@@ -66,7 +75,7 @@ func (a Attrs) Float(name string, def float64) (float64, error) {
 	case int:
 		return float64(x), nil
 	}
-	return 0, fmt.Errorf("attribute %q: want a number, have %T", name, v)
+	return 0, fmt.Errorf("%w %q: want a number, have %T", ErrBadAttr, name, v)
 }
 
 // Ints returns attribute name as []int64, or def if it is absent.
@@ -85,7 +94,7 @@ func (a Attrs) Ints(name string, def []int64) ([]int64, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("attribute %q: want a list of integers, have %T", name, v)
+	return nil, fmt.Errorf("%w %q: want a list of integers, have %T", ErrBadAttr, name, v)
 }
 
 // Floats returns attribute name as []float64, or def if it is absent.
@@ -104,7 +113,7 @@ func (a Attrs) Floats(name string, def []float64) ([]float64, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("attribute %q: want a list of numbers, have %T", name, v)
+	return nil, fmt.Errorf("%w %q: want a list of numbers, have %T", ErrBadAttr, name, v)
 }
 
 // Strings returns attribute name as []string, or def if it is absent.
@@ -116,7 +125,7 @@ func (a Attrs) Strings(name string, def []string) ([]string, error) {
 	if x, ok := v.([]string); ok {
 		return x, nil
 	}
-	return nil, fmt.Errorf("attribute %q: want a list of strings, have %T", name, v)
+	return nil, fmt.Errorf("%w %q: want a list of strings, have %T", ErrBadAttr, name, v)
 }
 
 // Tensor returns attribute name as a tensor, or def if it is absent.
@@ -127,10 +136,10 @@ func (a Attrs) Tensor(name string, def *Tensor) (*Tensor, error) {
 	}
 	x, ok := v.(*Tensor)
 	if !ok || x == nil {
-		return nil, fmt.Errorf("attribute %q: want a tensor, have %T", name, v)
+		return nil, fmt.Errorf("%w %q: want a tensor, have %T", ErrBadAttr, name, v)
 	}
 	if err := x.checkValue(); err != nil {
-		return nil, fmt.Errorf("attribute %q: %w", name, err)
+		return nil, fmt.Errorf("%w %q: %w", ErrBadAttr, name, err)
 	}
 	return x, nil
 }
@@ -144,7 +153,7 @@ func (a Attrs) String(name string, def string) (string, error) {
 	if s, ok := v.(string); ok {
 		return s, nil
 	}
-	return "", fmt.Errorf("attribute %q: want a string, have %T", name, v)
+	return "", fmt.Errorf("%w %q: want a string, have %T", ErrBadAttr, name, v)
 }
 
 // Bool returns attribute name as a bool, or def if it is absent.
@@ -156,7 +165,7 @@ func (a Attrs) Bool(name string, def bool) (bool, error) {
 	if b, ok := v.(bool); ok {
 		return b, nil
 	}
-	return false, fmt.Errorf("attribute %q: want a bool, have %T", name, v)
+	return false, fmt.Errorf("%w %q: want a bool, have %T", ErrBadAttr, name, v)
 }
 
 // DType returns attribute name as a DType (a DType value or its name).
@@ -171,9 +180,13 @@ func (a Attrs) DType(name string, def DType) (DType, error) {
 			return x, nil
 		}
 	case string:
-		return ParseDType(x)
+		d, err := ParseDType(x)
+		if err != nil {
+			return 0, fmt.Errorf("%w %q: %w", ErrBadAttr, name, err)
+		}
+		return d, nil
 	}
-	return 0, fmt.Errorf("attribute %q: want a dtype, have %v", name, v)
+	return 0, fmt.Errorf("%w %q: want a dtype, have %v", ErrBadAttr, name, v)
 }
 
 // Check reports the first attribute whose name is not in known. OpsetAttr

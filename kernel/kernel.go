@@ -129,7 +129,8 @@ type Stateful interface {
 // ComputeDependent is implemented by kernels with Deps().Compute set.
 type ComputeDependent interface {
 	// OutputShapes returns the real output shapes after the kernel ran with
-	// args a. It may read the outputs' device contents.
+	// args a: of InferShape's ranks, each within the bytes of InferShape's
+	// bound. It may read the outputs' device contents.
 	OutputShapes(a *Args) ([]Shape, error)
 }
 
@@ -266,7 +267,8 @@ var ErrNotImplemented = errors.New("not implemented")
 // an invalid dtype or a negative (or overflowing) shape, or changing an
 // input's; a later stage changing the outputs InferShape made, or
 // replacing an output's buffer; a negative workspace; OutputShapes
-// giving another number of shapes than outputs, or a negative one. The
+// giving another number of shapes than outputs, a negative one, one of
+// another rank than InferShape's or of more bytes than its bound. The
 // error names the node, op and stage (a *Error).
 var ErrBadAnswer = errors.New("kernel broke its contract")
 

@@ -164,6 +164,36 @@ func TestAttrs(t *testing.T) {
 	}
 }
 
+// TestAttrsErrorsMatchErrBadAttr: every refusal of the getters matches
+// ErrBadAttr and names the attribute; Check's of an unknown one does not.
+func TestAttrsErrorsMatchErrBadAttr(t *testing.T) {
+	a := kernel.Attrs{"s": "x", "i": int64(1), "to": "no-such-type", "opset": int64(0), "d": kernel.DType(200)}
+	for name, err := range map[string]error{
+		"Int":           second(a.Int("s", 0)),
+		"Float":         second(a.Float("s", 0)),
+		"Ints":          second(a.Ints("s", nil)),
+		"Floats":        second(a.Floats("s", nil)),
+		"Strings":       second(a.Strings("i", nil)),
+		"Tensor":        second(a.Tensor("i", nil)),
+		"String":        second(a.String("i", "")),
+		"Bool":          second(a.Bool("s", false)),
+		"DType":         second(a.DType("i", 0)),
+		"DType name":    second(a.DType("to", 0)),
+		"DType invalid": second(a.DType("d", 0)),
+		"Opset":         second(a.Opset(1)),
+	} {
+		if !errors.Is(err, kernel.ErrBadAttr) || !strings.Contains(err.Error(), `attribute "`) {
+			t.Errorf("%s: %v, want an error matching ErrBadAttr naming the attribute", name, err)
+		}
+	}
+	if err := a.Check("i"); err == nil || errors.Is(err, kernel.ErrBadAttr) {
+		t.Errorf("Check of unknown attributes: %v, want an error not matching ErrBadAttr", err)
+	}
+}
+
+// second returns its second argument.
+func second[T any](_ T, err error) error { return err }
+
 func TestTensorViewsAndValues(t *testing.T) {
 	x := kernel.FromInt64([]int64{3, -1, 4}, 3)
 	v, err := x.IntValues()

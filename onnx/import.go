@@ -860,6 +860,9 @@ func (im *importer) node(n *Node) error {
 	}
 	k, err := im.res.New(info.Pipert, attrs)
 	if err != nil {
+		if errors.Is(err, kernel.ErrBadAttr) {
+			return fmt.Errorf("%w: %w", ErrImport, err) // the model's fault
+		}
 		return fmt.Errorf("%w: %w", ErrUnsupported, err)
 	}
 	_, _, nOut := k.Arity()

@@ -27,7 +27,7 @@ func unusedLabels(g *Graph) *Graph {
 	for i, n := range g.Nodes {
 		ints, ok := stringLabelled[n.OpType]
 		a := n.Attr("classlabels_strings")
-		if !ok || n.Domain != MLDomain || a == nil || len(n.Outputs) == 0 || used[n.Outputs[0]] || n.Attr(ints) != nil {
+		if !ok || n.Domain != MLDomain || a == nil || a.Type != AttrStrings || len(n.Outputs) == 0 || used[n.Outputs[0]] || n.Attr(ints) != nil {
 			continue
 		}
 		if out == nil {

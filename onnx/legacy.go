@@ -129,9 +129,11 @@ func (im *importer) upgrade(n *Node) (*Node, error) {
 			c.Attrs = append(c.Attrs, &Attribute{Name: "axis", Type: AttrInt, I: 1})
 		}
 	case op == "Pad" && v < 2:
-		if a := c.Attr("paddings"); a != nil {
+		var pads []int64
+		var ok bool
+		if pads, ok, err = intsAttr(&c, "paddings"); ok {
 			c.drop("paddings")
-			c.Attrs = append(c.Attrs, &Attribute{Name: "pads", Type: AttrInts, Ints: a.Ints})
+			c.Attrs = append(c.Attrs, &Attribute{Name: "pads", Type: AttrInts, Ints: pads})
 		}
 	case op == "Split" && v < 2:
 		err = im.upgradeSplit(&c)
@@ -168,8 +170,9 @@ func (n *Node) drop(name string) {
 	n.Attrs = slices.DeleteFunc(n.Attrs, func(a *Attribute) bool { return a.Name == name })
 }
 
-// legacyInt returns n's int attribute name, def when absent.
-func legacyInt(n *Node, name string, def int64) (int64, error) {
+// intAttr returns n's int attribute name, def when absent. An attribute
+// of another type is an error: the import reads no value as 0.
+func intAttr(n *Node, name string, def int64) (int64, error) {
 	a := n.Attr(name)
 	if a == nil {
 		return def, nil
@@ -178,6 +181,19 @@ func legacyInt(n *Node, name string, def int64) (int64, error) {
 		return 0, fmt.Errorf("%w: attribute %q of %s is %v, want an int", ErrImport, name, n.OpType, a.Type)
 	}
 	return a.I, nil
+}
+
+// intsAttr returns n's ints attribute name and whether it is present. An
+// attribute of another type is an error.
+func intsAttr(n *Node, name string) ([]int64, bool, error) {
+	a := n.Attr(name)
+	if a == nil {
+		return nil, false, nil
+	}
+	if a.Type != AttrInts {
+		return nil, false, fmt.Errorf("%w: attribute %q of %s is %v, want ints", ErrImport, name, n.OpType, a.Type)
+	}
+	return a.Ints, true, nil
 }
 
 // rankOf returns the rank of the tensor the node input name refers to,
@@ -209,12 +225,12 @@ func (im *importer) shapeOf(name string) kernel.Shape {
 // upgradeBroadcast rewrites a binary op of attributes broadcast and axis
 // into numpy broadcasting.
 func (im *importer) upgradeBroadcast(n *Node) error {
-	bc, err := legacyInt(n, "broadcast", 0)
+	bc, err := intAttr(n, "broadcast", 0)
 	if err != nil {
 		return err
 	}
 	axisAttr := n.Attr("axis")
-	axis, err := legacyInt(n, "axis", 0)
+	axis, err := intAttr(n, "axis", 0)
 	if err != nil {
 		return err
 	}
@@ -295,12 +311,15 @@ func (im *importer) upgradePRelu(n *Node) error {
 
 // upgradeReshape makes Reshape's shape attribute its input.
 func (im *importer) upgradeReshape(n *Node) error {
-	a := n.Attr("shape")
-	if a == nil {
+	shape, ok, err := intsAttr(n, "shape")
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return fmt.Errorf("%w: Reshape of opset %d without attribute shape", ErrImport, im.legacy)
 	}
 	n.drop("shape")
-	name, err := im.constInts(nodeBase(n)+"/shape", a.Ints...)
+	name, err := im.constInts(nodeBase(n)+"/shape", shape...)
 	if err != nil {
 		return err
 	}

@@ -157,13 +157,13 @@ func (im *importer) sequenceNode(n *Node) error {
 			return im.aliasAs(n.Outputs[0], o.elems[0])
 		}
 	case "SequenceEmpty":
-		dt := kernel.Float32
-		if a := n.Attr("dtype"); a != nil {
-			d, ok := DataType(a.I).DType()
-			if !ok {
-				return fmt.Errorf("%w: SequenceEmpty of %v", ErrUnsupported, DataType(a.I))
-			}
-			dt = d
+		code, err := intAttr(n, "dtype", int64(Float))
+		if err != nil {
+			return err
+		}
+		dt, ok := DataType(code).DType()
+		if !ok {
+			return fmt.Errorf("%w: SequenceEmpty of %v", ErrUnsupported, DataType(code))
 		}
 		return im.defineSeq(n.Outputs[0], &seqValue{dtype: dt})
 	case "SequenceConstruct":
@@ -382,14 +382,18 @@ func (im *importer) concatFromSequence(n *Node) error {
 	if len(s.elems) == 0 {
 		return fmt.Errorf("%w: ConcatFromSequence of an empty sequence", ErrImport)
 	}
-	a := n.Attr("axis")
-	if a == nil {
+	if n.Attr("axis") == nil {
 		return fmt.Errorf("%w: ConcatFromSequence needs an axis", ErrImport)
 	}
-	axis, newAxis := a.I, false
-	if na := n.Attr("new_axis"); na != nil {
-		newAxis = na.I != 0
+	axis, err := intAttr(n, "axis", 0)
+	if err != nil {
+		return err
 	}
+	na, err := intAttr(n, "new_axis", 0)
+	if err != nil {
+		return err
+	}
+	newAxis := na != 0
 	inputs := s.elems
 	if newAxis {
 		// A negative axis counts from the stacked rank, as Unsqueeze's and
@@ -431,9 +435,9 @@ func (im *importer) splitToSequence(n *Node) error {
 	if err != nil {
 		return err
 	}
-	axis := int64(0)
-	if a := n.Attr("axis"); a != nil {
-		axis = a.I
+	axis, err := intAttr(n, "axis", 0)
+	if err != nil {
+		return err
 	}
 	// A tensor whose rank is known only at run time is split along its
 	// axis as Split counts it, by sizes the split gives.
@@ -452,10 +456,11 @@ func (im *importer) splitToSequence(n *Node) error {
 		}
 		dim = m.Shape[axis]
 	}
-	keep := true
-	if a := n.Attr("keepdims"); a != nil {
-		keep = a.I != 0
+	kd, err := intAttr(n, "keepdims", 1)
+	if err != nil {
+		return err
 	}
+	keep := kd != 0
 	sizes, runSplit, squeeze, err := im.splitSizes(n, dim, axis, keep)
 	if err != nil {
 		return err

@@ -18,18 +18,18 @@ func (im *importer) shapeDims(n *Node, x *kernel.Tensor, out string) {
 		return
 	}
 	r := int64(len(x.Shape))
-	bound := func(name string, def int64) int64 {
-		a := n.Attr(name)
-		if a == nil {
-			return def
-		}
-		v := a.I
+	bound := func(name string, def int64) (int64, error) {
+		v, err := intAttr(n, name, def)
 		if v < 0 {
 			v += r
 		}
-		return min(max(v, 0), r)
+		return min(max(v, 0), r), err
 	}
-	start, end := bound("start", 0), bound("end", r)
+	start, err := bound("start", 0)
+	end, err2 := bound("end", r)
+	if err != nil || err2 != nil {
+		return // the Shape kernel reports the mistyped attribute
+	}
 	dims := kernel.Shape{}
 	if start < end {
 		dims = x.Shape[start:end].Clone()
@@ -53,7 +53,7 @@ func (im *importer) gatherDims(n *Node, inputs []string) (bool, error) {
 	if dims == nil || idx == nil || idx.Host == nil || len(idx.Shape) > 1 {
 		return false, nil
 	}
-	if a := n.Attr("axis"); a != nil && a.I != 0 && a.I != -1 {
+	if a, err := intAttr(n, "axis", 0); err != nil || a != 0 && a != -1 {
 		return false, nil
 	}
 	vs, err := idx.IntValues()

@@ -499,6 +499,9 @@ func inferInto(k kernel.Kernel, in, out []*kernel.Tensor) error {
 		if t == nil {
 			return fmt.Errorf("InferShape left output %d nil", j)
 		}
+		if !t.DType.Valid() {
+			return fmt.Errorf("InferShape gave output %d the invalid dtype %v", j, t.DType)
+		}
 		for _, d := range t.Shape {
 			if d < kernel.Dynamic {
 				return fmt.Errorf("InferShape gave output %d the negative dimension %d", j, d)

@@ -413,3 +413,52 @@ func TestSourceAfterTheGraphGrew(t *testing.T) {
 		t.Fatalf("Source of the added input: %d, %d, %v; want the graph input (-1, -1)", node, out, err)
 	}
 }
+
+// badInfer is ReLU whose InferShape gives the answer answer sets.
+type badInfer struct {
+	kernel.Kernel
+	answer func(out []*kernel.Tensor)
+}
+
+func (k badInfer) InferShape(in, out []*kernel.Tensor) error {
+	k.answer(out)
+	return nil
+}
+
+// TestBadInferShapeAnswersNameTheirNode: a kernel whose static InferShape
+// gives an output an invalid dtype, a negative dimension or a shape whose
+// size overflows, or leaves it nil, fails validation with an error naming
+// that node (not a consumer that reads the output) and matching
+// ErrInferShape, whether or not a node reads the output.
+func TestBadInferShapeAnswersNameTheirNode(t *testing.T) {
+	for name, answer := range map[string]func(out []*kernel.Tensor){
+		"invalid dtype":      func(out []*kernel.Tensor) { out[0].DType, out[0].Shape = kernel.DType(200), kernel.Shape{2} },
+		"zero dtype":         func(out []*kernel.Tensor) { out[0].DType, out[0].Shape = 0, kernel.Shape{2} },
+		"negative dimension": func(out []*kernel.Tensor) { out[0].DType, out[0].Shape = kernel.Float32, kernel.Shape{-3} },
+		"overflowing size": func(out []*kernel.Tensor) {
+			out[0].DType, out[0].Shape = kernel.Float32, kernel.Shape{1 << 40, 1 << 40}
+		},
+		"nil output": func(out []*kernel.Tensor) { out[0] = nil },
+	} {
+		r := ops.NewRegistry()
+		if err := r.Register("Bad", func(a kernel.Attrs) (kernel.Kernel, error) {
+			relu, err := ops.Builtins().New("ReLU", nil)
+			return badInfer{relu, answer}, err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, consumed := range []bool{false, true} {
+			b := subgraph.NewBuilder("g")
+			y := b.Op("Bad", b.Input("x", kernel.Float32, 2))
+			if consumed {
+				y = b.Op("ReLU", y)
+			}
+			b.Output(y)
+			_, err := subgraph.Validate(b.Graph(), r)
+			var se *subgraph.Error
+			if !errors.Is(err, subgraph.ErrInferShape) || !errors.As(err, &se) || se.Node != "bad_0" {
+				t.Errorf("%s (read by a node: %v): %v, want an ErrInferShape naming bad_0", name, consumed, err)
+			}
+		}
+	}
+}
