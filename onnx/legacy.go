@@ -170,32 +170,6 @@ func (n *Node) drop(name string) {
 	n.Attrs = slices.DeleteFunc(n.Attrs, func(a *Attribute) bool { return a.Name == name })
 }
 
-// intAttr returns n's int attribute name, def when absent. An attribute
-// of another type is an error: the import reads no value as 0.
-func intAttr(n *Node, name string, def int64) (int64, error) {
-	a := n.Attr(name)
-	if a == nil {
-		return def, nil
-	}
-	if a.Type != AttrInt {
-		return 0, fmt.Errorf("%w: attribute %q of %s is %v, want an int", ErrImport, name, n.OpType, a.Type)
-	}
-	return a.I, nil
-}
-
-// intsAttr returns n's ints attribute name and whether it is present. An
-// attribute of another type is an error.
-func intsAttr(n *Node, name string) ([]int64, bool, error) {
-	a := n.Attr(name)
-	if a == nil {
-		return nil, false, nil
-	}
-	if a.Type != AttrInts {
-		return nil, false, fmt.Errorf("%w: attribute %q of %s is %v, want ints", ErrImport, name, n.OpType, a.Type)
-	}
-	return a.Ints, true, nil
-}
-
 // rankOf returns the rank of the tensor the node input name refers to,
 // or -1 when the import does not know it.
 func (im *importer) rankOf(name string) (int, error) {

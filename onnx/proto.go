@@ -66,6 +66,32 @@ func (n *Node) Attr(name string) *Attribute {
 	return nil
 }
 
+// intAttr returns n's int attribute name, def when absent. An attribute
+// of another type is an error: the import reads no value as 0.
+func intAttr(n *Node, name string, def int64) (int64, error) {
+	a := n.Attr(name)
+	if a == nil {
+		return def, nil
+	}
+	if a.Type != AttrInt {
+		return 0, fmt.Errorf("%w: attribute %q of %s is %v, want an int", ErrImport, name, n.OpType, a.Type)
+	}
+	return a.I, nil
+}
+
+// intsAttr returns n's ints attribute name and whether it is present. An
+// attribute of another type is an error.
+func intsAttr(n *Node, name string) ([]int64, bool, error) {
+	a := n.Attr(name)
+	if a == nil {
+		return nil, false, nil
+	}
+	if a.Type != AttrInts {
+		return nil, false, fmt.Errorf("%w: attribute %q of %s is %v, want ints", ErrImport, name, n.OpType, a.Type)
+	}
+	return a.Ints, true, nil
+}
+
 // AttrType is an ONNX AttributeProto.AttributeType.
 type AttrType int32
 
