@@ -76,7 +76,8 @@ var (
 	// reset.
 	ErrDeviceLost = errors.New("device: device lost")
 	// ErrNoDevice: a wrapper of a device (fault.New, host.Map) was given
-	// none; every call of the wrapper fails with it.
+	// none, or a Sim was not made by NewSim (a nil or zero one); every
+	// call of the wrapper or Sim that can fail fails with it.
 	ErrNoDevice = errors.New("device: no device")
 )
 

@@ -120,7 +120,9 @@ type SimOptions struct {
 	Copies CopyModel
 }
 
-// Sim is a simulated device (see the package doc for its time model).
+// Sim is a simulated device (see the package doc for its time model),
+// made by NewSim. A nil or zero Sim is no device: its calls that can fail
+// fail with ErrNoDevice.
 type Sim struct {
 	prof Profile
 	obs  Observer
@@ -183,26 +185,58 @@ func NewSim(o SimOptions) (*Sim, error) {
 	return d, nil
 }
 
+// made reports whether d was made by NewSim. A nil or zero Sim is no
+// device: its calls that can fail fail with ErrNoDevice (its streams'
+// too), the others do nothing.
+func (d *Sim) made() bool { return d != nil && d.mem != nil }
+
+// noDevice is the error of call on a Sim NewSim did not make.
+func noDevice(call string) error { return fmt.Errorf("device: %s: %w", call, ErrNoDevice) }
+
 // Name implements Device.
-func (d *Sim) Name() string { return d.prof.Name }
+func (d *Sim) Name() string {
+	if d == nil {
+		return "<nil>"
+	}
+	return d.prof.Name
+}
 
 // Profile implements Device.
-func (d *Sim) Profile() Profile { return d.prof }
+func (d *Sim) Profile() Profile {
+	if d == nil {
+		return Profile{}
+	}
+	return d.prof
+}
 
 // Alloc implements Device.
 func (d *Sim) Alloc(size int64, materialize bool) (Buffer, error) {
+	if !d.made() {
+		return Buffer{}, noDevice("alloc")
+	}
 	return allocIn(d.mem, d.who, size, materialize)
 }
 
 // Free implements Device. Freeing is stream-ordered: work already launched
 // keeps the contents it computed on.
-func (d *Sim) Free(b Buffer) error { return freeIn(d.mem, d.who, b) }
+func (d *Sim) Free(b Buffer) error {
+	if !d.made() {
+		if b.IsZero() {
+			return nil
+		}
+		return noDevice("free")
+	}
+	return freeIn(d.mem, d.who, b)
+}
 
 // Owns implements Owner.
-func (d *Sim) Owns(b Buffer) bool { return d.mem.Check(b.Addr, b.Size) == nil }
+func (d *Sim) Owns(b Buffer) bool { return d.made() && d.mem.Check(b.Addr, b.Size) == nil }
 
 // NewStream implements Device.
 func (d *Sim) NewStream() Stream {
+	if !d.made() {
+		return &simStream{dev: d}
+	}
 	s := &simStream{dev: d, id: int(d.nstreams.Add(1) - 1)}
 	if o, ok := d.obs.(NewStreamObserver); ok {
 		o.OnNewStream(s.id)
@@ -213,6 +247,9 @@ func (d *Sim) NewStream() Stream {
 // ReleaseStream implements StreamReleaser: an Observer that is a
 // StreamObserver is told.
 func (d *Sim) ReleaseStream(s Stream) {
+	if !d.made() {
+		return
+	}
 	if ss, ok := s.(*simStream); ok && ss.dev == d {
 		if o, ok := d.obs.(StreamObserver); ok {
 			o.OnStreamReleased(ss.id)
@@ -224,7 +261,12 @@ func (d *Sim) ReleaseStream(s Stream) {
 func (d *Sim) NewEvent() Event { return new(ClockEvent) }
 
 // Stats implements Device.
-func (d *Sim) Stats() Stats { return snapshot(d.mem, &d.act) }
+func (d *Sim) Stats() Stats {
+	if !d.made() {
+		return Stats{}
+	}
+	return snapshot(d.mem, &d.act)
+}
 
 // allocIn allocates from m for a device named name (in errors).
 func allocIn(m *account.Memory, name string, size int64, materialize bool) (Buffer, error) {
@@ -313,6 +355,9 @@ func (s *simStream) enqueue(earliest int64, dur time.Duration, eng *engines) (st
 }
 
 func (s *simStream) Launch(k Kernel) error {
+	if !s.dev.made() {
+		return noDevice("launch")
+	}
 	p := &s.dev.prof
 	dur, err := p.launchTime(k.Cost)
 	if err != nil {
@@ -354,6 +399,9 @@ func (s *simStream) Launch(k Kernel) error {
 // costs nothing beyond its own instructions: the launch path is the
 // device's.
 func (s *simStream) Replay(ks []Kernel) error {
+	if !s.dev.made() {
+		return noDevice("replay")
+	}
 	for i := range ks {
 		if err := s.dev.prof.CheckCost(ks[i].Cost); err != nil {
 			return &ReplayError{Kernel: i, Err: fmt.Errorf("%s: replay of %s (kernel %d of %d): %w", s.dev.who, ks[i].Name, i, len(ks), err)}
@@ -393,6 +441,9 @@ func (s *simStream) copyWork(kind string, l Link, host []byte, n int64) int64 {
 // allocated memory of this device (another device's, freed, or past the
 // end of its block) as an error wrapping ErrBadCopy.
 func (d *Sim) unusable(op string, bufs ...Buffer) error {
+	if !d.made() {
+		return noDevice(op)
+	}
 	for _, b := range bufs {
 		if b.IsZero() {
 			continue

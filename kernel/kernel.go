@@ -32,9 +32,9 @@ type Deps struct {
 
 // OutputsReal reports whether a kernel's outputs will have real contents:
 // when it reads only shapes, or when every input has contents. The runtime
-// materializes output buffers exactly then.
+// materializes output buffers exactly then. A nil k reads its inputs.
 func OutputsReal(k Kernel, in []*Tensor) bool {
-	if k.Deps().ShapeOnly {
+	if k != nil && k.Deps().ShapeOnly {
 		return true
 	}
 	for _, t := range in {
@@ -175,8 +175,12 @@ func (a *Args) Err() error {
 }
 
 // Real reports whether every input has contents, so that the kernel computes
-// real results. Outputs of a kernel with a virtual input are virtual.
+// real results. Outputs of a kernel with a virtual input are virtual. A
+// nil Args has no inputs.
 func (a *Args) Real() bool {
+	if a == nil {
+		return true
+	}
 	for _, t := range a.In {
 		if t.Data() == nil && t.NumElements() != 0 {
 			return false

@@ -51,3 +51,15 @@ func TestSizesBeyondInt64Saturate(t *testing.T) {
 		}
 	}
 }
+
+// TestNilArgsAndKernel: a nil Args has no inputs, so its run is real, and
+// OutputsReal of a nil kernel reads its inputs; neither panics.
+func TestNilArgsAndKernel(t *testing.T) {
+	var a *kernel.Args
+	if !a.Real() || a.Err() != nil {
+		t.Errorf("nil Args: Real %v, Err %v", a.Real(), a.Err())
+	}
+	if !kernel.OutputsReal(nil, nil) || kernel.OutputsReal(nil, []*kernel.Tensor{kernel.Virtual(kernel.Float32, 2)}) {
+		t.Error("OutputsReal of a nil kernel does not follow its inputs")
+	}
+}

@@ -319,3 +319,10 @@ func TestQLinearSoftmaxOpsetRequired(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeGoldenOfNoReader: DecodeGolden of a nil reader is an error.
+func TestDecodeGoldenOfNoReader(t *testing.T) {
+	if _, err := DecodeGolden(nil); err == nil {
+		t.Error("DecodeGolden(nil) gave no error")
+	}
+}

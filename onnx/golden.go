@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -77,6 +78,9 @@ func ReadGolden(path string) (*Golden, error) {
 
 // DecodeGolden reads a golden file's JSON from r.
 func DecodeGolden(r io.Reader) (*Golden, error) {
+	if r == nil {
+		return nil, errors.New("onnx: golden: nil reader")
+	}
 	var j goldenJSON
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&j); err != nil {

@@ -236,12 +236,15 @@ func isNilPointer(v any) bool {
 }
 
 // Checked reports whether c came from Check.
-func (c *Config) Checked() bool { return c.checked }
+func (c *Config) Checked() bool { return c != nil && c.checked }
 
 // CostOf returns the synthetic host costs of a node: HostCost's, or the
 // default that HostCost documents. The result of a HostCost is checked: a
 // negative cost, or a HostCost that panics, is an error naming the node.
 func (c *Config) CostOf(n Node) (cs Costs, err error) {
+	if c == nil {
+		return Costs{}, fmt.Errorf("plan: cost of %q: %w: nil Config", n.Name, ErrConfig)
+	}
 	if c.HostCost == nil {
 		if n.OnCPU {
 			return Costs{Prepare: c.Costs.Prepare, Infer: c.Costs.Infer}, nil

@@ -34,3 +34,15 @@ func TestPlanErrorsAreErrConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestNilConfig: CostOf of a nil Config is an ErrConfig error naming the
+// node, and a nil Config is not Checked.
+func TestNilConfig(t *testing.T) {
+	var c *plan.Config
+	if _, err := c.CostOf(plan.Node{Name: "n"}); !errors.Is(err, plan.ErrConfig) {
+		t.Errorf("CostOf of a nil Config: %v, want ErrConfig", err)
+	}
+	if c.Checked() {
+		t.Error("a nil Config is Checked")
+	}
+}

@@ -12,7 +12,8 @@ import (
 // "relu_0"), with outputs "<node>:<i>", n the first that makes names no
 // input, constant, node or tensor given to the Builder so far has. A
 // Builder does not check anything else; Build validates the whole graph
-// at once.
+// at once. The zero Builder builds a graph of no name; a nil Builder
+// builds nothing, and its Graph is empty.
 type Builder struct {
 	g      Graph
 	counts map[string]int
@@ -28,8 +29,22 @@ func NewBuilder(name string) *Builder {
 	return &Builder{g: Graph{Name: name}, counts: make(map[string]int), taken: make(map[string]bool)}
 }
 
+// ready makes a zero Builder's maps; it reports false for a nil Builder.
+func (b *Builder) ready() bool {
+	if b == nil {
+		return false
+	}
+	if b.taken == nil {
+		b.counts, b.taken = make(map[string]int), make(map[string]bool)
+	}
+	return true
+}
+
 // Input declares a graph input and returns its name.
 func (b *Builder) Input(name string, dt kernel.DType, shape ...int64) string {
+	if !b.ready() {
+		return name
+	}
 	b.g.Inputs = append(b.g.Inputs, Value{Name: name, DType: dt, Shape: kernel.Shape(shape).Clone()})
 	b.taken[name] = true
 	return name
@@ -37,6 +52,9 @@ func (b *Builder) Input(name string, dt kernel.DType, shape ...int64) string {
 
 // Const adds a constant tensor and returns its name.
 func (b *Builder) Const(name string, t *kernel.Tensor) string {
+	if !b.ready() {
+		return name
+	}
 	b.g.Consts = append(b.g.Consts, Const{Name: name, Tensor: t})
 	b.taken[name] = true
 	return name
@@ -49,7 +67,11 @@ func (b *Builder) Op(op string, inputs ...string) string {
 
 // OpAttrs is Op with attributes.
 func (b *Builder) OpAttrs(op string, attrs kernel.Attrs, inputs ...string) string {
-	return b.Node(&Node{Op: op, Attrs: attrs, Inputs: inputs}, 1)[0]
+	out := b.Node(&Node{Op: op, Attrs: attrs, Inputs: inputs}, 1)
+	if len(out) == 0 {
+		return "" // a nil Builder's
+	}
+	return out[0]
 }
 
 // Node adds n. Empty Name and Outputs are generated (nOut outputs, none
@@ -57,6 +79,9 @@ func (b *Builder) OpAttrs(op string, attrs kernel.Attrs, inputs ...string) strin
 // node's output names. A nil n is added as it is, for validation to
 // report, and has no outputs.
 func (b *Builder) Node(n *Node, nOut int) []string {
+	if !b.ready() {
+		return nil
+	}
 	if n == nil {
 		b.g.Nodes = append(b.g.Nodes, nil)
 		return nil
@@ -100,17 +125,27 @@ func (b *Builder) anyTaken(name string, nOut int) bool {
 // Last returns the most recently added node, to set its placement or
 // attributes; nil if there is none.
 func (b *Builder) Last() *Node {
-	if len(b.g.Nodes) == 0 {
+	if b == nil || len(b.g.Nodes) == 0 {
 		return nil
 	}
 	return b.g.Nodes[len(b.g.Nodes)-1]
 }
 
 // Output marks tensors as graph outputs.
-func (b *Builder) Output(names ...string) { b.g.Outputs = append(b.g.Outputs, names...) }
+func (b *Builder) Output(names ...string) {
+	if b != nil {
+		b.g.Outputs = append(b.g.Outputs, names...)
+	}
+}
 
 // Graph returns the graph built so far, unvalidated.
-func (b *Builder) Graph() *Graph { g := b.g; return &g }
+func (b *Builder) Graph() *Graph {
+	if b == nil {
+		return &Graph{}
+	}
+	g := b.g
+	return &g
+}
 
 // Build validates the graph against reg and returns it.
 func (b *Builder) Build(reg kernel.Resolver) (*Graph, error) {

@@ -131,3 +131,30 @@ func TestCloneSharesNothing(t *testing.T) {
 		t.Fatal("a nil graph cloned to non-nil")
 	}
 }
+
+// TestNilAndZeroBuilders: the zero Builder builds as NewBuilder("") does;
+// a nil Builder builds nothing and never panics, its Graph empty; a nil
+// *Error prints "<nil>".
+func TestNilAndZeroBuilders(t *testing.T) {
+	var zero subgraph.Builder
+	x := zero.Input("x", kernel.Float32, 2)
+	zero.Output(zero.Op("ReLU", x))
+	if _, err := zero.Build(ops.Builtins()); err != nil {
+		t.Errorf("zero Builder: %v", err)
+	}
+	var b *subgraph.Builder
+	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 2)))
+	if b.Last() != nil || b.Node(&subgraph.Node{Op: "ReLU"}, 1) != nil {
+		t.Error("a nil Builder built a node")
+	}
+	if g := b.Graph(); g == nil || len(g.Nodes)+len(g.Inputs)+len(g.Outputs) != 0 {
+		t.Errorf("a nil Builder's graph: %+v", g)
+	}
+	if _, err := b.Build(ops.Builtins()); err == nil {
+		t.Error("a nil Builder's empty graph validated")
+	}
+	var e *subgraph.Error
+	if e.Error() != "<nil>" || e.Unwrap() != nil {
+		t.Errorf("nil *Error: %q, %v", e.Error(), e.Unwrap())
+	}
+}

@@ -179,6 +179,8 @@ type Error struct {
 
 func (e *Error) Error() string {
 	switch {
+	case e == nil:
+		return "<nil>"
 	case e.Node == "":
 		return fmt.Sprintf("subgraph: graph %q: %v", e.Graph, e.Err)
 	case e.Op == "":
@@ -187,7 +189,12 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("subgraph: graph %q: node %q (%s): %v", e.Graph, e.Node, e.Op, e.Err)
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Causes of validation errors, for errors.Is.
 var (

@@ -482,9 +482,13 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 }
 
 // inferInto runs k's InferShape (see safeInfer) on in into out, fresh
-// output tensors, and checks its answer. A kernel that is not
-// kernel.Trusted reads copies of in.
+// output tensors, and checks its answer: a broken contract (an output
+// left nil or replaced, of an invalid dtype, a negative or overflowing
+// shape; an input changed) is an error wrapping kernel.ErrBadAnswer, as
+// the runtime's checks of the same answer at run time are. A kernel that
+// is not kernel.Trusted reads copies of in.
 func inferInto(k kernel.Kernel, in, out []*kernel.Tensor) error {
+	given := in
 	if _, ok := k.(kernel.Trusted); !ok {
 		_, _, _, deps, err := contract(k)
 		if err != nil {
@@ -492,23 +496,32 @@ func inferInto(k kernel.Kernel, in, out []*kernel.Tensor) error {
 		}
 		in = ownInputs(in, deps.Value)
 	}
+	var buf [4]*kernel.Tensor
+	made := append(buf[:0], out...)
 	if err := safeInfer(k, in, out); err != nil {
 		return err
 	}
 	for j, t := range out {
-		if t == nil {
-			return fmt.Errorf("InferShape left output %d nil", j)
-		}
-		if !t.DType.Valid() {
-			return fmt.Errorf("InferShape gave output %d the invalid dtype %v", j, t.DType)
+		switch {
+		case t == nil:
+			return fmt.Errorf("%w: InferShape left output %d nil", kernel.ErrBadAnswer, j)
+		case t != made[j]:
+			return fmt.Errorf("%w: InferShape replaced output %d", kernel.ErrBadAnswer, j)
+		case !t.DType.Valid():
+			return fmt.Errorf("%w: InferShape gave output %d the invalid dtype %v", kernel.ErrBadAnswer, j, t.DType)
 		}
 		for _, d := range t.Shape {
 			if d < kernel.Dynamic {
-				return fmt.Errorf("InferShape gave output %d the negative dimension %d", j, d)
+				return fmt.Errorf("%w: InferShape gave output %d the negative dimension %d", kernel.ErrBadAnswer, j, d)
 			}
 		}
 		if tooLarge(t.Shape, t.DType) {
-			return fmt.Errorf("InferShape gave output %d the shape %v of %v, whose size overflows", j, t.Shape, t.DType)
+			return fmt.Errorf("%w: InferShape gave output %d the shape %v of %v, whose size overflows", kernel.ErrBadAnswer, j, t.Shape, t.DType)
+		}
+	}
+	for j, t := range in {
+		if g := given[j]; t != g && g != nil && (t == nil || t.DType != g.DType || !t.Shape.Equal(g.Shape)) {
+			return fmt.Errorf("%w: InferShape changed input %d", kernel.ErrBadAnswer, j)
 		}
 	}
 	return nil

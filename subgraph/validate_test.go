@@ -456,8 +456,8 @@ func TestBadInferShapeAnswersNameTheirNode(t *testing.T) {
 			b.Output(y)
 			_, err := subgraph.Validate(b.Graph(), r)
 			var se *subgraph.Error
-			if !errors.Is(err, subgraph.ErrInferShape) || !errors.As(err, &se) || se.Node != "bad_0" {
-				t.Errorf("%s (read by a node: %v): %v, want an ErrInferShape naming bad_0", name, consumed, err)
+			if !errors.Is(err, subgraph.ErrInferShape) || !errors.Is(err, kernel.ErrBadAnswer) || !errors.As(err, &se) || se.Node != "bad_0" {
+				t.Errorf("%s (read by a node: %v): %v, want an ErrInferShape and ErrBadAnswer naming bad_0", name, consumed, err)
 			}
 		}
 	}
