@@ -71,3 +71,51 @@ func TestMistypedAttributesAreErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownAttributesOfResolvedOps: an attribute that an op the import
+// resolves itself (Identity, If, Loop, the sequence and optional ops) does
+// not take is an ErrUnsupported error naming it, as a kernel's refusal
+// of an unknown attribute is; one a local function does not declare, on
+// a call of it, an ErrImport.
+func TestUnknownAttributesOfResolvedOps(t *testing.T) {
+	x := vi("x", Float, 2, 3)
+	zz := &Attribute{Name: "zz_unknown", Type: AttrInt, I: 1}
+	branch := func(out string) *Graph {
+		return &Graph{Name: "b", Nodes: []*Node{{OpType: "Identity", Inputs: []string{"x"}, Outputs: []string{out}}}, Outputs: []*ValueInfo{{Name: out}}}
+	}
+	for name, m := range map[string]*Model{
+		"Identity": model([]*Node{{Name: "n", OpType: "Identity", Inputs: []string{"x"}, Outputs: []string{"y"}, Attrs: []*Attribute{zz}}},
+			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}),
+		"If": model([]*Node{{Name: "n", OpType: "If", Inputs: []string{"c"}, Outputs: []string{"y"}, Attrs: []*Attribute{
+			{Name: "then_branch", Type: AttrGraph, G: branch("t")}, {Name: "else_branch", Type: AttrGraph, G: branch("e")}, zz}}},
+			[]*ValueInfo{x, vi("c", Bool)}, []*ValueInfo{{Name: "y"}}),
+		"SequenceConstruct": model([]*Node{
+			{Name: "n", OpType: "SequenceConstruct", Inputs: []string{"x"}, Outputs: []string{"s"}, Attrs: []*Attribute{zz}},
+			{Name: "c", OpType: "ConcatFromSequence", Inputs: []string{"s"}, Outputs: []string{"y"}, Attrs: []*Attribute{{Name: "axis", Type: AttrInt, I: 0}}}},
+			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}),
+		"ConcatFromSequence": model([]*Node{
+			{Name: "s", OpType: "SequenceConstruct", Inputs: []string{"x"}, Outputs: []string{"s"}},
+			{Name: "n", OpType: "ConcatFromSequence", Inputs: []string{"s"}, Outputs: []string{"y"}, Attrs: []*Attribute{{Name: "axis", Type: AttrInt, I: 0}, zz}}},
+			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}}),
+	} {
+		_, err := Import(m, Options{})
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `"zz_unknown"`) || !strings.Contains(err.Error(), `"n"`) {
+			t.Errorf("%s with an unknown attribute: %v, want an ErrUnsupported naming node n and the attribute", name, err)
+		}
+	}
+	f := &Function{Name: "F", Domain: "local", Inputs: []string{"a"}, Outputs: []string{"b"}, Attrs: []string{"alpha"},
+		Nodes: []*Node{{OpType: "Relu", Inputs: []string{"a"}, Outputs: []string{"b"}}}, Opsets: map[string]int64{"": 13}}
+	call := func(a *Attribute) *Model {
+		m := model([]*Node{{Name: "n", OpType: "F", Domain: "local", Inputs: []string{"x"}, Outputs: []string{"y"}, Attrs: []*Attribute{a}}},
+			[]*ValueInfo{x}, []*ValueInfo{{Name: "y"}})
+		m.Opsets["local"] = 1
+		m.Functions = []*Function{f}
+		return m
+	}
+	if _, err := Import(call(&Attribute{Name: "alpha", Type: AttrFloat, F: 1}), Options{}); err != nil {
+		t.Errorf("a call with a declared attribute: %v", err)
+	}
+	if _, err := Import(call(zz), Options{}); !errors.Is(err, ErrImport) || !strings.Contains(err.Error(), `"zz_unknown"`) {
+		t.Errorf("a call with an undeclared attribute: %v, want an ErrImport naming it", err)
+	}
+}

@@ -784,6 +784,35 @@ func (im *importer) body(gp *Graph, rename map[string]string) error {
 	return nil
 }
 
+// resolvedAttrs are the attributes of the default-domain ops the import
+// resolves itself rather than hands to a kernel, which checks its own.
+var resolvedAttrs = map[string][]string{
+	"If": {"then_branch", "else_branch"}, "Loop": {"body"}, "Identity": nil,
+	"Scan":          {"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions", "scan_output_axes", "scan_output_directions", "directions"},
+	"SequenceEmpty": {"dtype"}, "SequenceConstruct": nil, "SequenceInsert": nil, "SequenceErase": nil, "SequenceAt": nil,
+	"SequenceLength": nil, "ConcatFromSequence": {"axis", "new_axis"}, "SplitToSequence": {"axis", "keepdims"},
+	"SequenceMap": {"body"}, "Optional": {"type"}, "OptionalHasElement": nil, "OptionalGetElement": nil,
+}
+
+// knownAttrs reports an attribute of n, an op of the default domain, that
+// the import resolves n without reading: an ErrUnsupported naming it, as
+// a kernel's refusal of an attribute it does not know is.
+func knownAttrs(n *Node) error {
+	known, ok := resolvedAttrs[n.OpType]
+	if !ok {
+		return nil
+	}
+	for _, a := range n.Attrs {
+		if a != nil && !slices.Contains(known, a.Name) {
+			if len(known) == 0 {
+				return fmt.Errorf("%w: unknown attribute %q (%s takes none)", ErrUnsupported, a.Name, n.OpType)
+			}
+			return fmt.Errorf("%w: unknown attribute %q (known: %s)", ErrUnsupported, a.Name, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
 // node imports one ONNX node.
 func (im *importer) node(n *Node) error {
 	if f := im.function(n); f != nil {
@@ -802,11 +831,19 @@ func (im *importer) node(n *Node) error {
 		if _, err := im.lookup(n); err != nil {
 			return err
 		}
+		if err := knownAttrs(n); err != nil {
+			return err
+		}
 		return im.sequenceNode(n)
 	}
 	info, err := im.lookup(n)
 	if err != nil {
 		return err
+	}
+	if std {
+		if err := knownAttrs(n); err != nil {
+			return err
+		}
 	}
 	if n.OpType == "QuantizeLinear" && n.Domain == MSDomain && len(n.Inputs) > 2 && im.root().narrow[n.Inputs[2]] {
 		return fmt.Errorf("%w: com.microsoft QuantizeLinear to a 4-bit integer type (y_zero_point %q is INT4 or UINT4)", ErrUnsupported, n.Inputs[2])
@@ -1694,6 +1731,11 @@ func (im *importer) call(n *Node, f *Function) error {
 		// Each function calling the next twice doubles the nodes a
 		// call stands for: a small file could ask for billions.
 		return fmt.Errorf("%w: function calls stand for more than %d nodes (function %s)", ErrImport, maxInlined, f.Name)
+	}
+	for _, a := range n.Attrs {
+		if a != nil && !slices.Contains(f.Attrs, a.Name) && !slices.ContainsFunc(f.AttrDefaults, func(d *Attribute) bool { return d != nil && d.Name == a.Name }) {
+			return fmt.Errorf("%w: call of function %s with attribute %q, which it does not declare", ErrImport, f.Name, a.Name)
+		}
 	}
 	if len(n.Inputs) > len(f.Inputs) || len(n.Outputs) > len(f.Outputs) {
 		return fmt.Errorf("%w: call of function %s with %d inputs and %d outputs, it has %d and %d",
