@@ -344,6 +344,22 @@ func TestInferShapeReusesOutputShape(t *testing.T) {
 
 type nopKernel struct{ kernel.Kernel }
 
+// TestNilRegistry: a nil Registry is empty: New fails with
+// kernel.ErrUnknownOp, Has is false, Ops is empty, and Register fails;
+// none panics.
+func TestNilRegistry(t *testing.T) {
+	var r *Registry
+	if _, err := r.New("Add", nil); !errors.Is(err, kernel.ErrUnknownOp) {
+		t.Errorf("New: %v, want ErrUnknownOp", err)
+	}
+	if r.Has("Add") || len(r.Ops()) != 0 {
+		t.Error("a nil Registry has ops")
+	}
+	if err := r.Register("X", func(kernel.Attrs) (kernel.Kernel, error) { return nopKernel{}, nil }); err == nil {
+		t.Error("Register on a nil Registry gave no error")
+	}
+}
+
 func TestRegistry(t *testing.T) {
 	var r Registry
 	bad := errors.New("bad attrs")

@@ -50,8 +50,8 @@ var coreOps = []builtin{
 }
 
 // Registry maps op names to kernel factories: it implements
-// kernel.Resolver. The zero Registry is empty and ready to use; it is safe
-// for concurrent use. Builtins is the registry of pipert's own ops;
+// kernel.Resolver. The zero Registry is empty and ready to use, a nil one
+// empty and closed to Register; it is safe for concurrent use. Builtins is the registry of pipert's own ops;
 // NewRegistry makes one to extend with ops of your own.
 type Registry struct {
 	mu       sync.RWMutex
@@ -93,6 +93,9 @@ var builtinRegistry = sync.OnceValue(func() *Registry {
 func (r *Registry) Register(op string, f kernel.Factory) error {
 	if strings.TrimSpace(op) != op || op == "" || f == nil {
 		return fmt.Errorf("ops: register %q: empty op name, a name with surrounding spaces, or nil factory", op)
+	}
+	if r == nil {
+		return fmt.Errorf("ops: register %q: nil Registry", op)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -141,6 +144,9 @@ func (r *Registry) Has(op string) bool {
 // made (readOnly is set before it is published), so its lookups, one or
 // two a node of every Compile, take no lock.
 func (r *Registry) factory(op string) (kernel.Factory, bool) {
+	if r == nil {
+		return nil, false
+	}
 	if r.readOnly {
 		f, ok := r.m[op]
 		return f, ok
@@ -153,6 +159,9 @@ func (r *Registry) factory(op string) (kernel.Factory, bool) {
 
 // Ops lists the registered op names in order.
 func (r *Registry) Ops() []string {
+	if r == nil {
+		return nil
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]string, 0, len(r.m))
