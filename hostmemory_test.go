@@ -82,3 +82,51 @@ func TestHostMemoryIsAnError(t *testing.T) {
 		t.Errorf("control.Eval of a 4 TiB tensor: %v, want device.ErrHostMemory naming the node", err)
 	}
 }
+
+// TestSizesTheValuesCannotHaveAreOperandErrors: values that ask a
+// built-in op for a tensor of more bytes than an int64 counts
+// (ConstantOfShape of 2^40 × 2^40, Expand to it) fail the run with an
+// error matching subgraph.ErrInferShape (the operands' fault), not
+// kernel.ErrBadAnswer (a kernel's), naming the node, in every mode and in
+// the host evaluator; the executable then runs a small shape correctly.
+func TestSizesTheValuesCannotHaveAreOperandErrors(t *testing.T) {
+	huge := map[string]*kernel.Tensor{"s": kernel.FromInt64([]int64{1 << 40, 1 << 40}, 2)}
+	small := map[string]*kernel.Tensor{"s": kernel.FromInt64([]int64{2, 3}, 2)}
+	expand := func(cpu bool) *subgraph.Graph {
+		b := subgraph.NewBuilder("expand")
+		y := b.Op("Expand", b.Const("one", kernel.FromFloat32([]float32{1}, 1)), b.Input("s", kernel.Int64, 2))
+		if cpu {
+			b.Last().Placement = subgraph.OnCPU
+		}
+		b.Output(b.Op("Neg", y))
+		return b.Graph()
+	}
+	graphs := map[string]func(bool) *subgraph.Graph{"ConstantOfShape": fillGraph, "Expand": expand}
+	check := func(what string, err error, node string) {
+		var ke *kernel.Error
+		if !errors.Is(err, subgraph.ErrInferShape) || errors.Is(err, kernel.ErrBadAnswer) || !errors.As(err, &ke) || ke.Node != node {
+			t.Errorf("%s: %v, want an ErrInferShape (not ErrBadAnswer) naming node %s", what, err, node)
+		}
+	}
+	for op, graph := range graphs {
+		node := map[string]string{"ConstantOfShape": "constantofshape_0", "Expand": "expand_0"}[op]
+		for _, m := range append(everyMode(), modeCase{"hetero-cpu", []pipert.Option{pipert.WithHeterogeneous(nil)}}) {
+			exe, err := pipert.Compile(graph(m.name == "hetero-cpu"), m.opts...)
+			if err != nil {
+				t.Fatalf("%s %s: %v", op, m.name, err)
+			}
+			_, err = exe.Run(context.Background(), huge)
+			check(op+" "+m.name, err, node)
+			if res, err := exe.Run(context.Background(), small); err != nil {
+				t.Errorf("%s %s: run after the refused one: %v", op, m.name, err)
+			} else if y := res.Outputs["neg_0:0"]; !slices.Equal(y.Shape, kernel.Shape{2, 3}) {
+				t.Errorf("%s %s: run after the refused one gave %v", op, m.name, y)
+			}
+			if err := exe.Close(); err != nil {
+				t.Errorf("%s %s: Close: %v", op, m.name, err)
+			}
+		}
+		_, _, err := control.Eval(graph(false), []*kernel.Tensor{huge["s"]}, ops.Builtins())
+		check(op+" control.Eval", err, node)
+	}
+}

@@ -1221,6 +1221,11 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 			return r.stageErr(pos, kernel.StageInfer, badAnswer("output %d has invalid dtype %v", i, t.DType))
 		}
 		if _, ok := bytesOf(t.Shape, t.DType); !ok {
+			if !nd.checked {
+				// A built-in kernel's operands (a value input's
+				// huge sizes) ask for it: they are at fault.
+				return r.stageErr(pos, kernel.StageInfer, fmt.Errorf("%w: output %d shape %v has a negative dimension or more bytes than an int64 counts", subgraph.ErrInferShape, i, t.Shape))
+			}
 			return r.stageErr(pos, kernel.StageInfer, badAnswer("output %d shape %v has a negative dimension or more bytes than an int64 counts", i, t.Shape))
 		}
 	}

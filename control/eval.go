@@ -171,7 +171,11 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf
 			return nil, cost, fail(fmt.Errorf("%w: output %d is not a valid tensor: %v", kernel.ErrBadAnswer, j, t))
 		}
 		if _, ok := bytesOf(t.Shape, t.DType); !ok {
-			return nil, cost, fail(fmt.Errorf("%w: output %d shape %v has too many elements", kernel.ErrBadAnswer, j, t.Shape))
+			blame := kernel.ErrBadAnswer
+			if _, trusted := k.(kernel.Trusted); trusted {
+				blame = subgraph.ErrInferShape // its operands ask for the shape
+			}
+			return nil, cost, fail(fmt.Errorf("%w: output %d shape %v has a negative dimension or too many elements", blame, j, t.Shape))
 		}
 	}
 	stage = kernel.StageResize

@@ -485,11 +485,20 @@ func inferOutputs(k kernel.Kernel, in []*kernel.Tensor, nOut int) ([]*kernel.Ten
 // output tensors, and checks its answer: a broken contract (an output
 // left nil or replaced, of an invalid dtype, a negative or overflowing
 // shape; an input changed) is an error wrapping kernel.ErrBadAnswer, as
-// the runtime's checks of the same answer at run time are. A kernel that
-// is not kernel.Trusted reads copies of in.
+// the runtime's checks of the same answer at run time are; but a
+// kernel.Trusted kernel's negative or overflowing shape is its operands'
+// doing (a constant's huge sizes), and wraps no sentinel. A kernel that
+// is not Trusted reads copies of in.
 func inferInto(k kernel.Kernel, in, out []*kernel.Tensor) error {
 	given := in
-	if _, ok := k.(kernel.Trusted); !ok {
+	_, trusted := k.(kernel.Trusted)
+	sizeErr := func(format string, a ...any) error {
+		if trusted {
+			return fmt.Errorf(format, a...)
+		}
+		return fmt.Errorf("%w: "+format, append([]any{kernel.ErrBadAnswer}, a...)...)
+	}
+	if !trusted {
 		_, _, _, deps, err := contract(k)
 		if err != nil {
 			return err
@@ -512,11 +521,11 @@ func inferInto(k kernel.Kernel, in, out []*kernel.Tensor) error {
 		}
 		for _, d := range t.Shape {
 			if d < kernel.Dynamic {
-				return fmt.Errorf("%w: InferShape gave output %d the negative dimension %d", kernel.ErrBadAnswer, j, d)
+				return sizeErr("InferShape gave output %d the negative dimension %d", j, d)
 			}
 		}
 		if tooLarge(t.Shape, t.DType) {
-			return fmt.Errorf("%w: InferShape gave output %d the shape %v of %v, whose size overflows", kernel.ErrBadAnswer, j, t.Shape, t.DType)
+			return sizeErr("InferShape gave output %d the shape %v of %v, whose size overflows", j, t.Shape, t.DType)
 		}
 	}
 	for j, t := range in {

@@ -462,3 +462,17 @@ func TestBadInferShapeAnswersNameTheirNode(t *testing.T) {
 		}
 	}
 }
+
+// TestSizesConstantsCannotHaveAreOperandErrors: a constant that asks a
+// built-in op for a tensor of more bytes than an int64 counts fails
+// validation naming the node with ErrInferShape, not kernel.ErrBadAnswer:
+// the operands are at fault, not the kernel.
+func TestSizesConstantsCannotHaveAreOperandErrors(t *testing.T) {
+	b := subgraph.NewBuilder("g")
+	b.Output(b.Op("ConstantOfShape", b.Const("s", kernel.FromInt64([]int64{1 << 40, 1 << 40}, 2))))
+	_, err := subgraph.Validate(b.Graph(), ops.Builtins())
+	var se *subgraph.Error
+	if !errors.Is(err, subgraph.ErrInferShape) || errors.Is(err, kernel.ErrBadAnswer) || !errors.As(err, &se) || se.Node != "constantofshape_0" {
+		t.Errorf("Validate: %v, want an ErrInferShape (not ErrBadAnswer) naming constantofshape_0", err)
+	}
+}
