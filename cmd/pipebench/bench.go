@@ -80,8 +80,9 @@ type machine struct {
 	Go         string `json:"go"`
 	// RoundTrip and RoundTripEnd are a cache line's round trip between
 	// two cores (roundTrip), measured before the first run and after the
-	// last, in ns; absent when it could not be measured (GOMAXPROCS 1)
-	// and in the documents of other commands.
+	// last, in ns; each absent when it could not be measured (GOMAXPROCS
+	// 1, a machine too loaded, or the probe's two threads kept on one
+	// core) and in the documents of other commands.
 	RoundTrip    float64 `json:"core_round_trip_ns,omitempty"`
 	RoundTripEnd float64 `json:"core_round_trip_end_ns,omitempty"`
 }
@@ -91,29 +92,41 @@ type machine struct {
 // counted (about 60 ms in all).
 const probePass, probePasses = 4 * time.Millisecond, 9
 
-// roundTrips says m's round trips for the table's footer: "", or "; a
-// cache line between two cores and back 251 ns (after the runs 240)".
-func (m machine) roundTrips() string {
-	if m.RoundTrip == 0 {
-		return ""
+// RoundTrips says m's round trips for the table's footer and the report
+// page: "" when neither was measured, else "; a cache line between two
+// cores and back 251 ns (after the runs 240)", or whichever of the two
+// was measured ("… 240 ns after the runs" for the second alone).
+func (m machine) RoundTrips() string {
+	const line = "; a cache line between two cores and back"
+	switch {
+	case m.RoundTrip != 0 && m.RoundTripEnd != 0:
+		return fmt.Sprintf("%s %.0f ns (after the runs %.0f)", line, m.RoundTrip, m.RoundTripEnd)
+	case m.RoundTrip != 0:
+		return fmt.Sprintf("%s %.0f ns", line, m.RoundTrip)
+	case m.RoundTripEnd != 0:
+		return fmt.Sprintf("%s %.0f ns after the runs", line, m.RoundTripEnd)
 	}
-	s := fmt.Sprintf("; a cache line between two cores and back %.0f ns", m.RoundTrip)
-	if m.RoundTripEnd != 0 {
-		s += fmt.Sprintf(" (after the runs %.0f)", m.RoundTripEnd)
-	}
-	return s
+	return ""
 }
+
+// probeTries is how many times probe measures before it gives up: a
+// probe whose two threads were kept on one core gives no figure, and the
+// next one's threads are new.
+const probeTries = 3
 
 // probe fills m's round trip before the runs (end false) or after them.
 func (m *machine) probe(end bool) {
-	ns, ok := roundTrip(probePass, probePasses)
-	if !ok {
+	for range probeTries {
+		ns, ok := roundTrip(probePass, probePasses)
+		if !ok {
+			continue
+		}
+		if end {
+			m.RoundTripEnd = math.Round(ns)
+		} else {
+			m.RoundTrip = math.Round(ns)
+		}
 		return
-	}
-	if end {
-		m.RoundTripEnd = math.Round(ns)
-	} else {
-		m.RoundTrip = math.Round(ns)
 	}
 }
 
@@ -954,7 +967,7 @@ func writeTable(w io.Writer, rep *report) {
 		dev += fmt.Sprintf(" (%s: %s)", sc, rep.platforms[sc])
 	}
 	fmt.Fprintf(w, "device %s; GOMAXPROCS=%d NumCPU=%d %s%s; medians of %d interleaved repetitions\n",
-		dev, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, rep.Machine.roundTrips(), repsOf(rep))
+		dev, rep.Machine.GOMAXPROCS, rep.Machine.NumCPU, rep.Machine.Go, rep.Machine.RoundTrips(), repsOf(rep))
 	fmt.Fprintf(w, "bound = max(device work, busiest goroutine, host work / GOMAXPROCS); overhead/kernel = (makespan - bound of the modeled work alone) / kernels\n")
 	fmt.Fprintf(w, "own/kernel = host/kernel - the synthetic host costs as they burnt (timed around each burn) - the kernels' computation on real data, per kernel: pipert's own host work\n")
 	writeSimCost(w, rep)

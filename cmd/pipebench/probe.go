@@ -28,7 +28,10 @@ import (
 // spin at once) or when a counted pass took more than four times d: the
 // two sides did not have two cores to themselves (a loaded machine), and
 // the figure would say more about the load than about the cores. The
-// probe then ends within about 12d.
+// probe then ends within about 12d. It is false too when the median
+// passes maxRoundTrip: the operating system kept the two threads on one
+// core for the whole probe, and each round trip cost a switch between
+// them.
 func roundTrip(d time.Duration, passes int) (ns float64, ok bool) {
 	if runtime.GOMAXPROCS(0) < 2 || d <= 0 || passes <= 0 {
 		return 0, false
@@ -74,8 +77,17 @@ func roundTrip(d time.Duration, passes int) (ns float64, ok bool) {
 		per = append(per, ns)
 	}
 	slices.Sort(per)
-	return per[len(per)/2], true
+	if med := per[len(per)/2]; med <= float64(maxRoundTrip) {
+		return med, true
+	}
+	return 0, false
 }
+
+// maxRoundTrip is the longest round trip roundTrip reports: a cache
+// line's takes well under a microsecond between any two cores, even of
+// two sockets or two vCPUs; tens of microseconds are two threads
+// switching on one core (pipebench read 27 and 40 µs so).
+const maxRoundTrip = 10 * time.Microsecond
 
 // The values of probe.turn besides the round trips' counts.
 const (

@@ -32,7 +32,26 @@ func TestRoundTrip(t *testing.T) {
 	}
 	var m machine
 	m.probe(false)
-	if m.RoundTrip != 0 || m.roundTrips() != "" {
-		t.Fatalf("machine on 1 processor: %+v, %q", m, m.roundTrips())
+	if m.RoundTrip != 0 || m.RoundTrips() != "" {
+		t.Fatalf("machine on 1 processor: %+v, %q", m, m.RoundTrips())
+	}
+}
+
+// TestRoundTripsText: the footer says whichever round trips were
+// measured, the one after the runs alone included, and nothing when
+// neither was.
+func TestRoundTripsText(t *testing.T) {
+	for _, c := range []struct {
+		m    machine
+		want string
+	}{
+		{machine{}, ""},
+		{machine{RoundTrip: 251}, "; a cache line between two cores and back 251 ns"},
+		{machine{RoundTrip: 251, RoundTripEnd: 240}, "; a cache line between two cores and back 251 ns (after the runs 240)"},
+		{machine{RoundTripEnd: 240}, "; a cache line between two cores and back 240 ns after the runs"},
+	} {
+		if got := c.m.RoundTrips(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.m, got, c.want)
+		}
 	}
 }

@@ -289,7 +289,7 @@ figcaption { font-size: 0.9em; color: #444; }
 <p>{{.Dir}}, generated {{.Generated}}. Efficiency is the bound (the largest of the device's busy time, the busiest goroutine's host work and the host work over GOMAXPROCS) over the makespan; the prediction is the flow-shop model of trace/analysis.</p>
 {{with .Run}}
 <h2 id="run">Run</h2>
-<p>Device {{.Device}}; GOMAXPROCS {{.Machine.GOMAXPROCS}}, {{.Machine.NumCPU}} CPUs, {{.Machine.Go}}{{if .Machine.RoundTrip}}; a cache line between two cores and back {{printf "%.0f" .Machine.RoundTrip}} ns{{if .Machine.RoundTripEnd}} (after the runs {{printf "%.0f" .Machine.RoundTripEnd}}){{end}}{{end}}.</p>
+<p>Device {{.Device}}; GOMAXPROCS {{.Machine.GOMAXPROCS}}, {{.Machine.NumCPU}} CPUs, {{.Machine.Go}}{{.Machine.RoundTrips}}.</p>
 {{if .Incomplete}}<p id="run-incomplete">Incomplete: the run stopped early ({{.Incomplete}}); the table holds the variants measured before.</p>
 {{end}}<table id="run-table">
 <tr><th class="l">scenario</th><th class="l">mode</th><th class="l">barrier</th><th>kernels</th><th>makespan</th><th>bound</th><th>efficiency</th><th>speedup vs kbk</th><th>device util</th></tr>
