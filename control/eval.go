@@ -167,7 +167,7 @@ func run1(k kernel.Kernel, name string, in []*kernel.Tensor, nOut int, run runOf
 		return nil, cost, fail(err)
 	}
 	for j, t := range out {
-		if t == nil || !t.DType.Valid() || !t.Shape.Known() {
+		if t == nil || !t.DType.Valid() {
 			return nil, cost, fail(fmt.Errorf("%w: output %d is not a valid tensor: %v", kernel.ErrBadAnswer, j, t))
 		}
 		if _, ok := bytesOf(t.Shape, t.DType); !ok {
