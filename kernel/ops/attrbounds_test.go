@@ -21,10 +21,33 @@ func TestAttributesOutOfBounds(t *testing.T) {
 		{"MaxUnpool", kernel.Attrs{"kernel_shape": []int64{2, 2}, "strides": []int64{1 << 62, 1}}, "strides"},
 		{"DepthToSpace", kernel.Attrs{"blocksize": int64(1 << 32)}, "blocksize"},
 		{"SpaceToDepth", kernel.Attrs{"blocksize": int64(1 << 62)}, "blocksize"},
+		// Values outside the ranges ONNX gives.
+		{"LayerNormalization", kernel.Attrs{"stash_type": int64(99)}, "stash_type"},
+		{"LayerNormalization", kernel.Attrs{"stash_type": int64(7)}, "stash_type"},
+		{"GroupNormalization", kernel.Attrs{"num_groups": int64(1), "stash_type": int64(99)}, "stash_type"},
 	} {
 		_, err := Builtins().New(c.op, c.attrs)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: %v, want an error naming %s", c.op, c.attrs, err, c.want)
+		}
+	}
+	// The ends of those ranges are valid.
+	for _, c := range []struct {
+		op    string
+		attrs kernel.Attrs
+	}{
+		{"LayerNormalization", kernel.Attrs{"stash_type": int64(1)}},
+		{"LayerNormalization", kernel.Attrs{"stash_type": int64(10)}},
+		{"LayerNormalization", kernel.Attrs{"stash_type": int64(11)}},
+		{"LayerNormalization", kernel.Attrs{"stash_type": int64(16)}},
+		{"TopK", kernel.Attrs{"sorted": int64(0)}},
+		{"TopK", kernel.Attrs{"sorted": int64(1)}},
+		{"TopK", kernel.Attrs{"sorted": int64(2)}},
+		{"Dropout", kernel.Attrs{"ratio": 0.0, kernel.OpsetAttr: int64(10)}},
+		{"Dropout", kernel.Attrs{"ratio": 1.0, kernel.OpsetAttr: int64(10)}},
+	} {
+		if _, err := Builtins().New(c.op, c.attrs); err != nil {
+			t.Errorf("%s %v: %v", c.op, c.attrs, err)
 		}
 	}
 }

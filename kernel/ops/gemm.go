@@ -236,6 +236,11 @@ func newTopK(attrs kernel.Attrs) (kernel.Kernel, error) {
 		return nil, wrapAttr(err)
 	}
 	k.largest = l != 0
+	// sorted 0 lets the op give the k elements in any order: sorted is
+	// as good, so its type is checked and its value not followed.
+	if _, err := attrs.Int("sorted", 1); err != nil {
+		return nil, wrapAttr(err)
+	}
 	s := sig{op: "TopK", minIn: 2, maxIn: 2, nOut: 2, deps: kernel.Deps{Value: []int{1}}}
 	if !k.input {
 		if k.k, err = attrs.Int("k", -1); err != nil {

@@ -93,8 +93,10 @@ func (k *simple) compute(a *kernel.Args) error {
 //   - InstanceNormalization(x, scale, B) (epsilon): per (n, c) over the
 //     spatial elements.
 //   - LayerNormalization(X, Scale[, B]) (axis −1, epsilon 1e-5,
-//     stash_type): normalised over the axes from axis on; outputs Y, Mean
-//     and InvStdDev (the two last of the normalised shape with 1s). Below
+//     stash_type a float type, whichever computing float64 statistics as
+//     onnxruntime does): normalised over the axes from axis on; outputs
+//     Y, Mean and InvStdDev (float32, the two last of the normalised
+//     shape with 1s). Below
 //     opset 17 (onnxruntime's contrib form) Scale, B and Y are of a float
 //     type of their own, Y of Scale's.
 //   - TfIdfVectorizer: n-gram counts of int32 and int64 rows (tfidf.go).
@@ -173,6 +175,16 @@ func newDropout(attrs kernel.Attrs) (kernel.Kernel, error) {
 	}
 	opset, err := attrs.Opset(12)
 	if err != nil {
+		return nil, wrapAttr(err)
+	}
+	// ratio (before opset 12; an input since) and is_test (before opset
+	// 7) change nothing in inference, which is all those opsets run, but
+	// their types are checked (not ratio's range: onnxruntime reads no
+	// ratio there either).
+	if _, err := attrs.Float("ratio", 0.5); err != nil {
+		return nil, wrapAttr(err)
+	}
+	if _, err := attrs.Int("is_test", 0); err != nil {
 		return nil, wrapAttr(err)
 	}
 	k := &dropout{opset: opset}
@@ -1082,6 +1094,11 @@ func axisEpsilon(attrs kernel.Attrs) (axis int64, eps float64, err error) {
 func newLayerNormalization(attrs kernel.Attrs) (kernel.Kernel, error) {
 	axis, eps, err := axisEpsilon(attrs)
 	if err != nil {
+		return nil, err
+	}
+	// Every stash_type computes float64 statistics, a float64 X
+	// included, as onnxruntime's kernel does; the attribute is checked.
+	if err := floatTypeAttr(attrs, "LayerNormalization", "stash_type"); err != nil {
 		return nil, err
 	}
 	opset, err := attrs.Opset(17)

@@ -36,10 +36,31 @@ func mlLabelList(attrs kernel.Attrs, what string, opset int64) ([]float64, []int
 	if _, ok := attrs[what+"_strings"]; ok {
 		return nil, nil, 0, notImplemented("attribute %q: string %s are not implemented (pipert has no string tensors)", what+"_strings", what)
 	}
-	var given []string
-	for _, s := range []string{"_int64s", "_floats", "_tensor"} {
-		if _, ok := attrs[what+s]; ok {
-			given = append(given, what+s)
+	// Each one given is read, so that one of the wrong type is named even
+	// beside another.
+	var (
+		given []string
+		fl    []float64
+		in    []int64
+		t     *kernel.Tensor
+	)
+	for _, s := range [...]string{"_int64s", "_floats", "_tensor"} {
+		name := what + s
+		if _, ok := attrs[name]; !ok {
+			continue
+		}
+		given = append(given, name)
+		var err error
+		switch s {
+		case "_int64s":
+			in, err = attrs.Ints(name, nil)
+		case "_floats":
+			fl, err = attrs.Floats(name, nil)
+		default:
+			t, err = attrs.Tensor(name, nil)
+		}
+		if err != nil {
+			return nil, nil, 0, err
 		}
 	}
 	if len(given) != 1 {
@@ -47,18 +68,12 @@ func mlLabelList(attrs kernel.Attrs, what string, opset int64) ([]float64, []int
 	}
 	switch given[0] {
 	case what + "_int64s":
-		v, err := attrs.Ints(given[0], nil)
-		return nil, v, kernel.Int64, err
+		return nil, in, kernel.Int64, nil
 	case what + "_floats":
-		v, err := attrs.Floats(given[0], nil)
-		return v, nil, kernel.Float32, err
+		return fl, nil, kernel.Float32, nil
 	}
 	if opset < 4 {
 		return nil, nil, 0, fmt.Errorf("attribute %q is from version 4 of ai.onnx.ml (the node's is %d)", given[0], opset)
-	}
-	t, err := attrs.Tensor(given[0], nil)
-	if err != nil {
-		return nil, nil, 0, err
 	}
 	fl, in, err := mlTensorValues(t, given[0])
 	return fl, in, t.DType, err
@@ -163,7 +178,20 @@ func parseMLLabelEncoder(attrs kernel.Attrs) (*mlLabelEncoder, error) {
 			m.vals[i] = float64(float32(v))
 		}
 	}
-	// The value of a missing key.
+	// The value of a missing key: default_tensor (version 4), else
+	// default_int64 or default_float by the values' dtype. All are read,
+	// whichever is used.
+	defI, err := attrs.Int("default_int64", -1)
+	if err != nil {
+		return nil, err
+	}
+	defF, err := attrs.Float("default_float", math.Copysign(0, -1))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := attrs.String("default_string", ""); err != nil {
+		return nil, err
+	}
 	m.defF, m.defI = math.Copysign(0, -1), -1
 	if t, err := attrs.Tensor("default_tensor", nil); err != nil {
 		return nil, err
@@ -185,19 +213,10 @@ func parseMLLabelEncoder(attrs kernel.Attrs) (*mlLabelEncoder, error) {
 		}
 		return m, nil
 	}
-	if m.defI, err = attrs.Int("default_int64", -1); err != nil {
-		return nil, err
-	}
+	m.defI = defI
 	if vdt == kernel.Float32 {
 		// (For float64 values onnxruntime reads no default_float: −0.)
-		d, err := attrs.Float("default_float", math.Copysign(0, -1))
-		if err != nil {
-			return nil, err
-		}
-		m.defF = float64(float32(d))
-	}
-	if _, err := attrs.String("default_string", ""); err != nil {
-		return nil, err
+		m.defF = float64(float32(defF))
 	}
 	return m, nil
 }

@@ -62,11 +62,8 @@ func newSlice(attrs kernel.Attrs) (kernel.Kernel, error) {
 		s := sig{op: "Slice", minIn: 3, maxIn: 5, nOut: 1, deps: kernel.Deps{Value: []int{1, 2, 3, 4}}}
 		return newKernel(s, k), nil
 	}
-	for _, name := range [...]string{"starts", "ends"} {
-		if _, ok := attrs[name]; !ok {
-			return nil, fmt.Errorf("ops: attribute %q is required when slicing by attributes", name)
-		}
-	}
+	// The attributes given are read before the required ones are looked
+	// for, so that one of the wrong type is named whichever is missing.
 	var err error
 	if k.starts, err = attrs.Ints("starts", nil); err != nil {
 		return nil, wrapAttr(err)
@@ -81,6 +78,11 @@ func newSlice(attrs kernel.Attrs) (kernel.Kernel, error) {
 	_, k.hasSteps = attrs["steps"]
 	if k.steps, err = attrs.Ints("steps", nil); err != nil {
 		return nil, wrapAttr(err)
+	}
+	for _, name := range [...]string{"starts", "ends"} {
+		if _, ok := attrs[name]; !ok {
+			return nil, fmt.Errorf("ops: attribute %q is required when slicing by attributes", name)
+		}
 	}
 	return newKernel(sig{op: "Slice", minIn: 1, maxIn: 1, nOut: 1}, k), nil
 }
