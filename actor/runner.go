@@ -892,7 +892,12 @@ type PanicError struct {
 	Stack []byte
 }
 
-func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.Value, e.Stack) }
+func (e *PanicError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("panic: %v\n\n%s", e.Value, e.Stack)
+}
 
 // Is reports whether target is kernel.ErrPanic, which every PanicError
 // matches.

@@ -165,3 +165,12 @@ func TestRunnerRecoversAndEndFrees(t *testing.T) {
 		t.Fatalf("%d bytes accounted, %d on the device after End", mem.InUse(), dev.Stats().MemInUse)
 	}
 }
+
+// TestNilPanicError: a nil *PanicError prints "<nil>" and still matches
+// kernel.ErrPanic; neither panics.
+func TestNilPanicError(t *testing.T) {
+	var e *PanicError
+	if e.Error() != "<nil>" || !e.Is(kernel.ErrPanic) {
+		t.Errorf("nil PanicError: %q", e.Error())
+	}
+}

@@ -325,10 +325,23 @@ type ReplayError struct {
 	Err    error
 }
 
-func (e *ReplayError) Error() string { return e.Err.Error() }
+func (e *ReplayError) Error() string {
+	switch {
+	case e == nil:
+		return "<nil>"
+	case e.Err == nil:
+		return fmt.Sprintf("device: replay of kernel %d failed", e.Kernel)
+	}
+	return e.Err.Error()
+}
 
 // Unwrap returns Err.
-func (e *ReplayError) Unwrap() error { return e.Err }
+func (e *ReplayError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // KernelTime is the modeled duration of a kernel of cost c: KernelFixed plus
 // the roofline max(FLOPs / PeakFLOPS, Bytes / MemBandwidth). A cost Check

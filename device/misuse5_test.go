@@ -75,3 +75,16 @@ func TestSimNotMadeByNewSim(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayErrorWithoutCause: a nil *ReplayError prints "<nil>", and one
+// without an Err names its kernel; neither panics.
+func TestReplayErrorWithoutCause(t *testing.T) {
+	var nilErr *device.ReplayError
+	if nilErr.Error() != "<nil>" || nilErr.Unwrap() != nil {
+		t.Errorf("nil ReplayError: %q", nilErr.Error())
+	}
+	e := &device.ReplayError{Kernel: 3}
+	if e.Error() != "device: replay of kernel 3 failed" || e.Unwrap() != nil {
+		t.Errorf("ReplayError without Err: %q", e.Error())
+	}
+}

@@ -558,7 +558,8 @@ func (shortPolicy) Place(c *subgraph.Checked, _ heterog.Target) ([]subgraph.Plac
 // TestNilAndZeroValues: the methods of a nil or zero Executable and of a
 // nil or zero Manager never panic: a Run is an error matching ErrInvalid,
 // Close and Release do nothing, the accessors give zero values, Ended is
-// closed; Compile with a zero Manager is ErrInvalid.
+// closed; Compile with a zero Manager is ErrInvalid; a nil Group has no
+// device and no workers.
 func TestNilAndZeroValues(t *testing.T) {
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{1}, 1)}
 	for name, e := range map[string]*heterog.Executable{"nil": nil, "zero": {}} {
@@ -590,6 +591,10 @@ func TestNilAndZeroValues(t *testing.T) {
 		if err := m.Release(); err != nil {
 			t.Errorf("%s Manager: Release: %v", name, err)
 		}
+	}
+	var g *heterog.Group
+	if g.Device() != nil || g.Size() != 0 {
+		t.Errorf("nil Group: %v, %d", g.Device(), g.Size())
 	}
 	b := subgraph.NewBuilder("z")
 	b.Output(b.Op("ReLU", b.Input("x", kernel.Float32, 1)))

@@ -226,11 +226,22 @@ type Group struct {
 	pool *ants.PoolWithFuncGeneric[*activation]
 }
 
-// Device is the device the group's workers run parts for.
-func (g *Group) Device() device.Device { return g.dev }
+// Device is the device the group's workers run parts for (nil for a nil
+// Group).
+func (g *Group) Device() device.Device {
+	if g == nil {
+		return nil
+	}
+	return g.dev
+}
 
-// Size is the number of workers.
-func (g *Group) Size() int { return g.size }
+// Size is the number of workers (0 for a nil Group).
+func (g *Group) Size() int {
+	if g == nil {
+		return 0
+	}
+	return g.size
+}
 
 // backstop is the worker groups' panic handler. Every task recovers its
 // own panics and reports them as the part's error (scheduler.exec); a

@@ -320,9 +320,18 @@ func TestQLinearSoftmaxOpsetRequired(t *testing.T) {
 	}
 }
 
-// TestDecodeGoldenOfNoReader: DecodeGolden of a nil reader is an error.
+// TestDecodeGoldenOfNoReader: DecodeGolden of a nil reader is an error;
+// Attr of a nil Node, or past a nil attribute, never panics.
 func TestDecodeGoldenOfNoReader(t *testing.T) {
 	if _, err := DecodeGolden(nil); err == nil {
 		t.Error("DecodeGolden(nil) gave no error")
+	}
+	var n *Node
+	if n.Attr("axis") != nil {
+		t.Error("a nil Node has an attribute")
+	}
+	n = &Node{Attrs: []*Attribute{nil, {Name: "axis", Type: AttrInt, I: 1}}}
+	if a := n.Attr("axis"); a == nil || a.I != 1 {
+		t.Errorf("Attr past a nil attribute: %v", a)
 	}
 }

@@ -56,10 +56,14 @@ type Node struct {
 	Overload string
 }
 
-// Attr returns the attribute called name, or nil.
+// Attr returns the attribute called name, or nil (for a nil Node too; nil
+// entries of Attrs are passed over).
 func (n *Node) Attr(name string) *Attribute {
+	if n == nil {
+		return nil
+	}
 	for _, a := range n.Attrs {
-		if a.Name == name {
+		if a != nil && a.Name == name {
 			return a
 		}
 	}

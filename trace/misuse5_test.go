@@ -26,3 +26,12 @@ func TestReleaseWithoutHold(t *testing.T) {
 		t.Errorf("Close = %v, want ErrMisuse", err)
 	}
 }
+
+// TestNilValidationError: a nil *ValidationError prints "<nil>" and has
+// no problem; neither panics.
+func TestNilValidationError(t *testing.T) {
+	var e *ValidationError
+	if e.Error() != "<nil>" || e.Has(ProblemKind(0)) {
+		t.Errorf("nil ValidationError: %q", e.Error())
+	}
+}

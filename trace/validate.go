@@ -66,6 +66,9 @@ type ValidationError struct {
 }
 
 func (e *ValidationError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	const show = 8
 	var b strings.Builder
 	fmt.Fprintf(&b, "trace: %d problem(s): ", len(e.Problems))
@@ -84,6 +87,9 @@ func (e *ValidationError) Error() string {
 
 // Has reports whether the error lists a problem of kind k.
 func (e *ValidationError) Has(k ProblemKind) bool {
+	if e == nil {
+		return false
+	}
 	for _, p := range e.Problems {
 		if p.Kind == k {
 			return true
