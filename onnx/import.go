@@ -794,10 +794,10 @@ var resolvedAttrs = map[string][]string{
 	"SequenceMap": {"body"}, "Optional": {"type"}, "OptionalHasElement": nil, "OptionalGetElement": nil,
 }
 
-// knownAttrs reports an attribute of n, an op of the default domain, that
+// unknownAttr reports an attribute of n, an op of the default domain, that
 // the import resolves n without reading: an ErrUnsupported naming it, as
 // a kernel's refusal of an attribute it does not know is.
-func knownAttrs(n *Node) error {
+func unknownAttr(n *Node) error {
 	known, ok := resolvedAttrs[n.OpType]
 	if !ok {
 		return nil
@@ -831,7 +831,7 @@ func (im *importer) node(n *Node) error {
 		if _, err := im.lookup(n); err != nil {
 			return err
 		}
-		if err := knownAttrs(n); err != nil {
+		if err := unknownAttr(n); err != nil {
 			return err
 		}
 		return im.sequenceNode(n)
@@ -841,7 +841,7 @@ func (im *importer) node(n *Node) error {
 		return err
 	}
 	if std {
-		if err := knownAttrs(n); err != nil {
+		if err := unknownAttr(n); err != nil {
 			return err
 		}
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // requiredAttrs gives the attributes an op cannot be made without, so that
-// TestAttributesOfTheWrongType can tell a mistyped attribute's error from a
-// missing one's: the smallest valid values, one tree leaf for the tree
+// TestRegistryHoldsEveryOp can make every op and TestAttributesOfTheWrongType
+// can tell a mistyped attribute's error from a missing one's: the smallest valid values, one tree leaf for the tree
 // ensembles.
 var requiredAttrs = map[string]kernel.Attrs{
 	// ONNX ops
@@ -52,6 +52,7 @@ var requiredAttrs = map[string]kernel.Attrs{
 	"QAttention":                      {"num_heads": int64(1)},
 	"QLinearAveragePool":              {"kernel_shape": []int64{1}},
 	"QLinearConcat":                   {"axis": int64(0)},
+	"QLinearSoftmax":                  {kernel.OpsetAttr: int64(13)}, // the opset is required
 	// ai.onnx.ml
 	"FeatureVectorizer": {"inputdimensions": []int64{1}},
 	"Imputer":           {"imputed_value_floats": []float64{0}},

@@ -75,45 +75,7 @@ func TestRegistryHoldsEveryOp(t *testing.T) {
 	if !slices.Equal(r.Ops(), want) {
 		t.Fatalf("NewRegistry holds %v", r.Ops())
 	}
-	required := map[string]kernel.Attrs{"Cast": {"to": "float32"}, "Concat": {"axis": 0},
-		"AveragePool": {"kernel_shape": []int64{1}}, "MaxPool": {"kernel_shape": []int64{1}}, "LSTM": {"hidden_size": 1}, "GRU": {"hidden_size": 1}, "RNN": {"hidden_size": 1},
-		"DepthToSpace": {"blocksize": 2}, "Einsum": {"equation": "ij->ji"}, "LRN": {"size": 3}, "Split": {"num_outputs": 2}, "SpaceToDepth": {"blocksize": 2}, "MaxUnpool": {"kernel_shape": []int64{2}}, "BitShift": {"direction": "LEFT"}, "GroupNormalization": {"num_groups": 1}, "BitCast": {"to": "int32"}}
-	required["LpPool"], required["MaxRoiPool"] = kernel.Attrs{"kernel_shape": []int64{1}}, kernel.Attrs{"pooled_shape": []int64{1, 1}}
-	required["RandomNormal"], required["RandomUniform"] = kernel.Attrs{"shape": []int64{1}}, kernel.Attrs{"shape": []int64{1}}
-	required["MatMulNBits"] = kernel.Attrs{"K": int64(16), "N": int64(1), "block_size": int64(16)}
-	required["QLinearAveragePool"] = kernel.Attrs{"kernel_shape": []int64{1}}
-	required["QLinearConcat"] = kernel.Attrs{"axis": int64(0)}
-	required["DynamicQuantizeLSTM"] = kernel.Attrs{"hidden_size": int64(1)}
-	required["QLinearSoftmax"] = kernel.Attrs{"opset": int64(13)}
-	required["GroupQueryAttention"] = kernel.Attrs{"num_heads": int64(1), "kv_num_heads": int64(1)}
-	required["MSAttention"], required["MultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}, kernel.Attrs{"num_heads": int64(1)}
-	required["DecoderMaskedMultiHeadAttention"] = kernel.Attrs{"num_heads": int64(1)}
-	required["QAttention"] = kernel.Attrs{"num_heads": int64(1)}
-	required["LinearAttention"] = kernel.Attrs{"q_num_heads": int64(1), "kv_num_heads": int64(1)}
-	required["FusedGemm"], required["NhwcMaxPool"] = kernel.Attrs{"activation": "Relu"}, kernel.Attrs{"kernel_shape": []int64{1}}
-	leaf := kernel.Attrs{"nodes_treeids": []int64{0}, "nodes_nodeids": []int64{0}, "nodes_featureids": []int64{0},
-		"nodes_modes": []string{"LEAF"}, "nodes_values": []float64{0}, "nodes_truenodeids": []int64{0}, "nodes_falsenodeids": []int64{0}}
-	required["TreeEnsembleRegressor"] = kernel.Attrs{"n_targets": int64(1), "target_ids": []int64{0}, "target_nodeids": []int64{0}, "target_treeids": []int64{0}, "target_weights": []float64{1}}
-	required["TreeEnsembleClassifier"] = kernel.Attrs{"classlabels_int64s": []int64{0, 1}, "class_ids": []int64{1}, "class_nodeids": []int64{0}, "class_treeids": []int64{0}, "class_weights": []float64{1}}
-	for k, v := range leaf {
-		required["TreeEnsembleRegressor"][k], required["TreeEnsembleClassifier"][k] = v, v
-	}
-	required["TreeEnsemble"] = kernel.Attrs{"n_targets": int64(1), "tree_roots": []int64{0}, "nodes_modes": tensor(kernel.Uint8, shp(1), 0),
-		"nodes_featureids": []int64{0}, "nodes_splits": f32(shp(1), 0), "nodes_truenodeids": []int64{0}, "nodes_trueleafs": []int64{1},
-		"nodes_falsenodeids": []int64{0}, "nodes_falseleafs": []int64{1}, "leaf_targetids": []int64{0}, "leaf_weights": f32(shp(1), 1)}
-	required["TfIdfVectorizer"] = kernel.Attrs{"mode": "TF", "min_gram_length": int64(1), "max_gram_length": int64(1), "max_skip_count": int64(0),
-		"ngram_counts": []int64{0}, "ngram_indexes": []int64{0}, "pool_int64s": []int64{7}}
-	required["ImageScaler"], required["Crop"] = kernel.Attrs{"bias": []float64{0}}, kernel.Attrs{"border": []int64{0, 0, 0, 0}}
-	required["ScaledTanh"], required["ParametricSoftplus"] = kernel.Attrs{"alpha": 1.0, "beta": 1.0}, kernel.Attrs{"alpha": 1.0, "beta": 1.0}
-	required["LinearClassifier"] = kernel.Attrs{"coefficients": []float64{1}, "intercepts": []float64{0}}
-	required["LinearRegressor"] = kernel.Attrs{"coefficients": []float64{1}}
-	required["Scaler"] = kernel.Attrs{"scale": []float64{1}, "offset": []float64{0}}
-	required["Imputer"] = kernel.Attrs{"imputed_value_floats": []float64{0}}
-	required["OneHotEncoder"] = kernel.Attrs{"cats_int64s": []int64{0}}
-	required["FeatureVectorizer"] = kernel.Attrs{"inputdimensions": []int64{1}}
-	required["LabelEncoder"] = kernel.Attrs{"keys_int64s": []int64{1}, "values_int64s": []int64{2}}
-	required["SVMRegressor"] = kernel.Attrs{"coefficients": []float64{1}, "rho": []float64{0}, "kernel_params": []float64{1, 0, 3}}
-	required["SVMClassifier"] = kernel.Attrs{"coefficients": []float64{1, 1}, "rho": []float64{0}, "kernel_params": []float64{1, 0, 3}, "classlabels_ints": []int64{0, 1}}
+	required := requiredAttrs // the attributes each op cannot be made without
 	// (Upsample's default opset takes scales as an input.)
 	for _, op := range want {
 		k, err := Builtins().New(op, required[op])
