@@ -1,12 +1,15 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // TestAppendMicros checks the integer formatting against math/big.
@@ -96,6 +99,40 @@ func TestAppendFloat(t *testing.T) {
 	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		if s := string(appendFloat(nil, v)); s != "null" {
 			t.Errorf("appendFloat(%v) = %s, want null", v, s)
+		}
+	}
+}
+
+// TestOneByteTags: the tags pbEncoder.event writes as single bytes are the
+// tags protowire writes (a field number of 16 or more would need two), and
+// the values it writes as single bytes are varints of one byte.
+func TestOneByteTags(t *testing.T) {
+	for _, c := range []struct {
+		tag byte
+		num protowire.Number
+		typ protowire.Type
+	}{
+		{tagEventType, fEventType, protowire.VarintType},
+		{tagEventNameIID, fEventNameIID, protowire.VarintType},
+		{tagEventTrackUUID, fEventTrackUUID, protowire.VarintType},
+		{tagPacketTimestamp, fPacketTimestamp, protowire.VarintType},
+		{tagPacketSequenceID, fPacketSequenceID, protowire.VarintType},
+		{tagPacketSequenceFlags, fPacketSequenceFlags, protowire.VarintType},
+		{tagPacketTrackEvent, fPacketTrackEvent, protowire.BytesType},
+		{tagTracePacket, fTracePacket, protowire.BytesType},
+	} {
+		if want := protowire.AppendTag(nil, c.num, c.typ); len(want) != 1 || want[0] != c.tag {
+			t.Errorf("field %d: tag %#x, protowire writes %x", c.num, c.tag, want)
+		}
+	}
+	for _, v := range []uint64{sequenceID, seqIncrementalStateCleared | seqNeedsIncrementalState} {
+		if n := protowire.SizeVarint(v); n != 1 {
+			t.Errorf("%d takes %d bytes as a varint, want 1", v, n)
+		}
+	}
+	for v := range uint64(300) {
+		if got, want := appendSmall(nil, v), protowire.AppendVarint(nil, v); !bytes.Equal(got, want) {
+			t.Errorf("appendSmall(%d) = %x, want %x", v, got, want)
 		}
 	}
 }
