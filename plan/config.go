@@ -213,18 +213,26 @@ func registryHas(reg kernel.Resolver, op string) (has bool, err error) {
 	return reg.Has(op), nil
 }
 
-// profileOf validates the profile of d, a device of the caller's; a panic
-// in its Profile is an error wrapping kernel.ErrPanic.
+// profileOf validates the name and profile of d, a device of the
+// caller's; a panic in its Name or Profile is an error wrapping
+// kernel.ErrPanic that names the method.
 func profileOf(d device.Device) (err error) {
+	method := "Name"
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("its Profile method: %w: %v", kernel.ErrPanic, p)
+			err = fmt.Errorf("its %s method: %w: %v", method, kernel.ErrPanic, p)
 		}
 	}()
 	if d.Name() == "" {
 		return errors.New("has an empty Name")
 	}
+	method = "Profile"
 	p := d.Profile()
+	if p == (device.Profile{}) {
+		// A device of nothing: the zero value of a device type, or a
+		// wrapper (fault.New, host.Map) of a nil one.
+		return fmt.Errorf("%q has a zero Profile: %w", d.Name(), device.ErrNoDevice)
+	}
 	return p.Validate()
 }
 

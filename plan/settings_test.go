@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert/device"
+	"github.com/pipert/pipert/device/fault"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
@@ -47,6 +48,51 @@ func TestCheckRecoversRegistryPanic(t *testing.T) {
 		t.Errorf("Check gave %v, want an ErrConfig error matching kernel.ErrPanic", err)
 	}
 }
+
+// panicNameDevice is a device of the caller's whose Name, or Profile,
+// panics.
+type panicNameDevice struct {
+	device.Device
+	inProfile bool
+}
+
+func (d panicNameDevice) Name() string {
+	if d.inProfile {
+		return "dev"
+	}
+	panic("name bug")
+}
+
+func (d panicNameDevice) Profile() device.Profile { panic("profile bug") }
+
+// TestCheckRecoversDevicePanic: a panic in the device's Name or Profile is
+// an ErrConfig error matching kernel.ErrPanic that names the method.
+func TestCheckRecoversDevicePanic(t *testing.T) {
+	for method, d := range map[string]panicNameDevice{"Name": {}, "Profile": {inProfile: true}} {
+		_, err := Config{Device: d}.Check()
+		if !errors.Is(err, kernel.ErrPanic) || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "its "+method+" method") {
+			t.Errorf("%s panics: Check gave %v, want an ErrConfig error matching kernel.ErrPanic naming the method", method, err)
+		}
+	}
+}
+
+// TestCheckRefusesNoDevice: a device of nothing (the zero value of a
+// device type, a wrapper of a nil device) is an ErrConfig error matching
+// device.ErrNoDevice, not one about its zero profile's first field.
+func TestCheckRefusesNoDevice(t *testing.T) {
+	for name, d := range map[string]device.Device{"zero fault.Device": &fault.Device{}, "fault.New(nil)": fault.New(nil, 1), "zero Profile": zeroProfile{}} {
+		_, err := Config{Device: d}.Check()
+		if !errors.Is(err, device.ErrNoDevice) || !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: Check gave %v, want an ErrConfig error matching device.ErrNoDevice", name, err)
+		}
+	}
+}
+
+// zeroProfile is a device of the caller's with a name and a zero profile.
+type zeroProfile struct{ device.Device }
+
+func (zeroProfile) Name() string            { return "z" }
+func (zeroProfile) Profile() device.Profile { return device.Profile{} }
 
 // fixedPlacer places every node on the device.
 type fixedPlacer struct{}

@@ -125,9 +125,10 @@ func (r Rule) check() error {
 // Device is a device with faults injected by rules. It is safe for
 // concurrent use, as the device it wraps.
 //
-// A Device of no device (New of a nil one) fails every call that can fail
-// with an error wrapping device.ErrNoDevice (a Free, as the buffer is not
-// one of its own); its Name is "<nil>", its Profile and Stats are zero. A
+// A Device of no device (New of a nil one, or the zero Device) fails every
+// call that can fail with an error wrapping device.ErrNoDevice (a Free, as
+// the buffer is not one of its own); its Name is "<nil>", its Profile and
+// Stats are zero. A
 // Device given a rule out of range fails every call but Free with an
 // error wrapping ErrBadRule until SetRules gives it valid rules.
 type Device struct {
@@ -157,9 +158,20 @@ func New(inner device.Device, seed uint64, rules ...Rule) *Device {
 	if inner == nil {
 		inner = none.Device{}
 	}
-	d := &Device{inner: inner, rng: rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909)), live: map[uint64]device.Buffer{}}
+	d := &Device{inner: inner, rng: newRand(seed), live: map[uint64]device.Buffer{}}
 	d.SetRules(rules...)
 	return d
+}
+
+// newRand is the source of the probabilistic rules of a Device of seed.
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909)) }
+
+// dev is the device d wraps: none for the zero Device.
+func (d *Device) dev() device.Device {
+	if d.inner == nil {
+		return none.Device{}
+	}
+	return d.inner
 }
 
 // SetRules replaces the rules; their call counts start from zero. A rule
@@ -168,11 +180,14 @@ func New(inner device.Device, seed uint64, rules ...Rule) *Device {
 func (d *Device) SetRules(rules ...Rule) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.rng == nil { // the zero Device: as New's with seed 0
+		d.rng = newRand(0)
+	}
 	d.rules, d.badRules = d.rules[:0], nil
 	for i, r := range rules {
 		if err := r.check(); err != nil {
 			d.rules = d.rules[:0]
-			d.badRules = fmt.Errorf("device %s: rule %d: %w", d.inner.Name(), i, err)
+			d.badRules = fmt.Errorf("device %s: rule %d: %w", d.dev().Name(), i, err)
 			return d.badRules
 		}
 		if r.Effect == 0 {
@@ -234,7 +249,7 @@ func (d *Device) Reset() error {
 	d.mu.Unlock()
 	var errs []error
 	for _, b := range live {
-		errs = append(errs, d.inner.Free(b))
+		errs = append(errs, d.dev().Free(b))
 	}
 	return errors.Join(errs...)
 }
@@ -253,7 +268,7 @@ func (d *Device) check(k Kind, stream int, op string) error {
 	}
 	if d.pending && (k == Sync || k == CopyD2H) {
 		d.pending = false
-		d.sticky = fmt.Errorf("device %s: an earlier kernel faulted: %w", d.inner.Name(), device.ErrKernelFault)
+		d.sticky = fmt.Errorf("device %s: an earlier kernel faulted: %w", d.dev().Name(), device.ErrKernelFault)
 		return d.sticky
 	}
 	for i := range d.rules {
@@ -269,7 +284,7 @@ func (d *Device) check(k Kind, stream int, op string) error {
 		d.injected++
 		switch r.Effect {
 		case Lost:
-			d.sticky = fmt.Errorf("device %s: %w (at %v)", d.inner.Name(), device.ErrDeviceLost, k)
+			d.sticky = fmt.Errorf("device %s: %w (at %v)", d.dev().Name(), device.ErrDeviceLost, k)
 			return d.sticky
 		case Async:
 			d.pending = true
@@ -277,13 +292,13 @@ func (d *Device) check(k Kind, stream int, op string) error {
 		}
 		switch k {
 		case Alloc:
-			return fmt.Errorf("device %s: injected: %w", d.inner.Name(), device.ErrOutOfMemory)
+			return fmt.Errorf("device %s: injected: %w", d.dev().Name(), device.ErrOutOfMemory)
 		case Launch:
-			return fmt.Errorf("device %s: injected: launch of %s: %w", d.inner.Name(), op, device.ErrLaunchFailed)
+			return fmt.Errorf("device %s: injected: launch of %s: %w", d.dev().Name(), op, device.ErrLaunchFailed)
 		case CopyH2D, CopyD2H, CopyD2D:
-			return fmt.Errorf("device %s: injected: %v: %w", d.inner.Name(), k, device.ErrCopyFailed)
+			return fmt.Errorf("device %s: injected: %v: %w", d.dev().Name(), k, device.ErrCopyFailed)
 		case Sync:
-			d.sticky = fmt.Errorf("device %s: a kernel faulted: %w", d.inner.Name(), device.ErrKernelFault)
+			d.sticky = fmt.Errorf("device %s: a kernel faulted: %w", d.dev().Name(), device.ErrKernelFault)
 			return d.sticky
 		}
 	}
@@ -291,20 +306,20 @@ func (d *Device) check(k Kind, stream int, op string) error {
 }
 
 // Name implements device.Device.
-func (d *Device) Name() string { return d.inner.Name() }
+func (d *Device) Name() string { return d.dev().Name() }
 
 // Profile implements device.Device.
-func (d *Device) Profile() device.Profile { return d.inner.Profile() }
+func (d *Device) Profile() device.Profile { return d.dev().Profile() }
 
 // Stats implements device.Device.
-func (d *Device) Stats() device.Stats { return d.inner.Stats() }
+func (d *Device) Stats() device.Stats { return d.dev().Stats() }
 
 // Alloc implements device.Device.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 	if err := d.check(Alloc, 0, ""); err != nil {
 		return device.Buffer{}, err
 	}
-	b, err := d.inner.Alloc(size, materialize)
+	b, err := d.dev().Alloc(size, materialize)
 	if err != nil {
 		return b, err
 	}
@@ -317,7 +332,7 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 // Owns implements device.Owner: the wrapped device's answer, or true when
 // it cannot tell.
 func (d *Device) Owns(b device.Buffer) bool {
-	o, ok := d.inner.(device.Owner)
+	o, ok := d.dev().(device.Owner)
 	return !ok || o.Owns(b)
 }
 
@@ -334,9 +349,9 @@ func (d *Device) Free(b device.Buffer) error {
 	d.check0(Free)
 	d.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("device %s: free %#x: not allocated (since the last Reset): %w", d.inner.Name(), b.Addr, alloc.ErrForeign)
+		return fmt.Errorf("device %s: free %#x: not allocated (since the last Reset): %w", d.dev().Name(), b.Addr, alloc.ErrForeign)
 	}
-	if err := d.inner.Free(b); err != nil {
+	if err := d.dev().Free(b); err != nil {
 		// Refused (a part of the buffer, say): the buffer is still
 		// allocated, to be freed, unless a Reset freed it meanwhile.
 		d.mu.Lock()
@@ -366,7 +381,7 @@ func (d *Device) check0(k Kind) {
 		if r.Nth > 0 && r.seen == r.Nth || r.Nth == 0 && r.Prob > 0 && d.rng.Float64() < r.Prob {
 			d.injected++
 			if r.Effect == Lost {
-				d.sticky = fmt.Errorf("device %s: %w (at %v)", d.inner.Name(), device.ErrDeviceLost, k)
+				d.sticky = fmt.Errorf("device %s: %w (at %v)", d.dev().Name(), device.ErrDeviceLost, k)
 			} else {
 				d.pending = true
 			}
@@ -380,7 +395,7 @@ func (d *Device) NewStream() device.Stream {
 	d.streams++
 	n := d.streams
 	d.mu.Unlock()
-	s := &stream{d: d, inner: d.inner.NewStream(), n: n}
+	s := &stream{d: d, inner: d.dev().NewStream(), n: n}
 	if _, ok := s.inner.(device.Replayer); ok {
 		return &replayStream{s}
 	}
@@ -392,9 +407,9 @@ func (d *Device) NewStream() device.Stream {
 func (d *Device) ReleaseStream(s device.Stream) {
 	switch fs := s.(type) {
 	case *stream:
-		device.ReleaseStreams(d.inner, fs.inner)
+		device.ReleaseStreams(d.dev(), fs.inner)
 	case *replayStream:
-		device.ReleaseStreams(d.inner, fs.inner)
+		device.ReleaseStreams(d.dev(), fs.inner)
 	}
 }
 
@@ -402,24 +417,24 @@ func (d *Device) ReleaseStream(s device.Stream) {
 // (device.HostAllocator); no rule applies to it. An inner device without
 // it: an error wrapping errors.ErrUnsupported.
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
-	ha, ok := d.inner.(device.HostAllocator)
+	ha, ok := d.dev().(device.HostAllocator)
 	if !ok {
-		return nil, 0, fmt.Errorf("fault: device %s: pinned host memory: %w", d.inner.Name(), errors.ErrUnsupported)
+		return nil, 0, fmt.Errorf("fault: device %s: pinned host memory: %w", d.dev().Name(), errors.ErrUnsupported)
 	}
 	return ha.MallocHost(size)
 }
 
 // FreeHost forwards to the inner device (see MallocHost).
 func (d *Device) FreeHost(b []byte) error {
-	ha, ok := d.inner.(device.HostAllocator)
+	ha, ok := d.dev().(device.HostAllocator)
 	if !ok {
-		return fmt.Errorf("fault: device %s: pinned host memory: %w", d.inner.Name(), errors.ErrUnsupported)
+		return fmt.Errorf("fault: device %s: pinned host memory: %w", d.dev().Name(), errors.ErrUnsupported)
 	}
 	return ha.FreeHost(b)
 }
 
 // NewEvent implements device.Device.
-func (d *Device) NewEvent() device.Event { return &event{d: d, inner: d.inner.NewEvent()} }
+func (d *Device) NewEvent() device.Event { return &event{d: d, inner: d.dev().NewEvent()} }
 
 // stream is a stream of a faulty device.
 type stream struct {

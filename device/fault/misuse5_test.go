@@ -11,13 +11,27 @@ import (
 	"github.com/pipert/pipert/device/fault"
 )
 
-// TestNoDeviceFailsEveryCall: a Device of a nil device answers Name,
-// Profile and Stats and fails every other call with device.ErrNoDevice,
-// instead of panicking.
+// TestNoDeviceFailsEveryCall: a Device of a nil device, and the zero
+// Device, answer Name, Profile and Stats and fail every other call with
+// device.ErrNoDevice, instead of panicking; so do they with a
+// probabilistic rule to draw for (one that never fires).
 func TestNoDeviceFailsEveryCall(t *testing.T) {
+	for name, d := range map[string]*fault.Device{"New(nil)": fault.New(nil, 1), "zero": {}} {
+		t.Run(name, func(t *testing.T) { noDevice(t, d) })
+		t.Run(name+"/rules", func(t *testing.T) {
+			if err := d.SetRules(fault.Rule{Kind: fault.Alloc, Prob: 1e-300}); err != nil {
+				t.Fatal(err)
+			}
+			noDevice(t, d)
+		})
+	}
+}
+
+func noDevice(t *testing.T, d *fault.Device) {
 	ctx := context.Background()
-	d := fault.New(nil, 1)
-	_ = d.Name()
+	if d.Name() == "" {
+		t.Error("no name: a Config's check would not say the device is none")
+	}
 	if d.Profile() != (device.Profile{}) || d.Stats() != (device.Stats{}) {
 		t.Errorf("Profile %+v, Stats %+v of no device", d.Profile(), d.Stats())
 	}
