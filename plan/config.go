@@ -64,7 +64,8 @@ type Config struct {
 	Registry kernel.Resolver
 	// Trace, when set, records every run's host stages on tracks named
 	// after TraceName (default: the graph's name). Give the device a
-	// devtrace observer on the same recorder to see the device side.
+	// devtrace observer on the same recorder to see the device side. A
+	// Recorder not made by trace.New or trace.Create is refused.
 	Trace     *trace.Recorder
 	TraceName string
 	// Caches are the host caches that skip a kernel's host work when its
@@ -197,6 +198,9 @@ func (c Config) Check() (Config, error) {
 		c.Device = d
 	} else if err := profileOf(c.Device); err != nil {
 		return bad("Device: %w", err)
+	}
+	if c.Trace != nil && !c.Trace.Made() {
+		return bad("Trace: %w: a Recorder not made by trace.New or trace.Create records nothing", trace.ErrMisuse)
 	}
 	c.checked = true
 	return c, nil

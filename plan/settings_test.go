@@ -10,6 +10,7 @@ import (
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/subgraph"
+	"github.com/pipert/pipert/trace"
 )
 
 // TestCheckRefusesNilPointerSettings: a Device or Registry that is an
@@ -93,6 +94,16 @@ type zeroProfile struct{ device.Device }
 
 func (zeroProfile) Name() string            { return "z" }
 func (zeroProfile) Profile() device.Profile { return device.Profile{} }
+
+// TestCheckRefusesZeroRecorder: a Recorder not made by trace.New or
+// trace.Create records nothing: an ErrConfig error naming Trace and
+// matching trace.ErrMisuse, not a panic or an untraced run.
+func TestCheckRefusesZeroRecorder(t *testing.T) {
+	_, err := Config{Trace: &trace.Recorder{}}.Check()
+	if !errors.Is(err, ErrConfig) || !errors.Is(err, trace.ErrMisuse) || !strings.Contains(err.Error(), "Trace") {
+		t.Errorf("Check gave %v, want an ErrConfig error naming Trace and matching trace.ErrMisuse", err)
+	}
+}
 
 // fixedPlacer places every node on the device.
 type fixedPlacer struct{}

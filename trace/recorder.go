@@ -197,7 +197,9 @@ type Stats struct {
 // encodes chunks in the order it receives them and returns them to a bounded
 // pool; a track that finds the pool empty waits (or drops, with NoBlock).
 //
-// A nil *Recorder is valid and records nothing; so is a disabled one. Its
+// A nil *Recorder is valid and records nothing; so is a disabled one. The
+// zero Recorder (not made by New or Create) records nothing either, and
+// its Close is an error wrapping ErrMisuse (see Made). Its
 // methods are safe for concurrent use, except Close, which must come after
 // every Track's writer has stopped or, if it records inside Hold and
 // Release, whenever it likes: Close then stops recording and waits for the
@@ -320,7 +322,7 @@ const closingBit = 1 << 62
 // Release. Holds nest and cost two atomic operations; a nil Recorder's
 // Hold reports false.
 func (r *Recorder) Hold() bool {
-	if r == nil {
+	if !r.Made() {
 		return false
 	}
 	if r.holds.Add(1)&closingBit != 0 {
@@ -336,7 +338,7 @@ func (r *Recorder) Hold() bool {
 // but make Close return an error wrapping ErrMisuse; a nil Recorder's
 // does nothing.
 func (r *Recorder) Release() {
-	if r == nil {
+	if !r.Made() {
 		return
 	}
 	switch n := r.holds.Add(-1); {
@@ -350,6 +352,12 @@ func (r *Recorder) Release() {
 	}
 }
 
+// Made reports whether r was made by New or Create. The zero Recorder
+// (new(Recorder), a Recorder{} literal) was not: it records nothing, as a
+// nil one, and its Close is an error; a configuration that takes a
+// Recorder refuses it (plan.Config.Check).
+func (r *Recorder) Made() bool { return r != nil && r.x != nil }
+
 // Enabled reports whether r records events. It is the cheap check to make
 // before computing anything only a trace needs.
 func (r *Recorder) Enabled() bool { return r != nil && r.enabled.Load() }
@@ -358,7 +366,7 @@ func (r *Recorder) Enabled() bool { return r != nil && r.enabled.Load() }
 // slice is open: a slice whose end is not recorded stays open in the trace.
 // It has no effect on a nil or closed Recorder.
 func (r *Recorder) SetEnabled(on bool) {
-	if r == nil {
+	if !r.Made() {
 		return
 	}
 	r.mu.Lock()
@@ -371,9 +379,9 @@ func (r *Recorder) SetEnabled(on bool) {
 // Intern returns the Name of s, adding s to the name table the first time.
 // Intern names once, up front (an op type, a stage), and record events with
 // the Name: each name is written to a Perfetto trace once. It returns 0 on a
-// nil Recorder.
+// nil or zero Recorder.
 func (r *Recorder) Intern(s string) Name {
-	if r == nil {
+	if !r.Made() {
 		return 0
 	}
 	r.mu.Lock()
@@ -388,9 +396,9 @@ func (r *Recorder) Intern(s string) Name {
 }
 
 // Group registers a new group of tracks (a process in the viewer) and returns
-// it. It returns 0 on a nil Recorder.
+// it. It returns 0 on a nil or zero Recorder.
 func (r *Recorder) Group(name string) Group {
-	if r == nil {
+	if !r.Made() {
 		return 0
 	}
 	r.mu.Lock()
@@ -401,11 +409,11 @@ func (r *Recorder) Group(name string) Group {
 
 // Track registers a track named name of the given kind in group g and returns
 // the handle its writer records through. Tracks may be registered at any
-// time before Close. It returns nil on a nil Recorder; a nil *Track records
-// nothing. An invalid kind or group is a misuse: Track returns nil and
-// Close an error wrapping ErrMisuse.
+// time before Close. It returns nil on a nil or zero Recorder; a nil
+// *Track records nothing. An invalid kind or group is a misuse: Track
+// returns nil and Close an error wrapping ErrMisuse.
 func (r *Recorder) Track(name string, kind TrackKind, g Group) *Track {
-	if r == nil {
+	if !r.Made() {
 		return nil
 	}
 	if kind != SliceTrack && kind != CounterTrack {
@@ -433,7 +441,7 @@ func (r *Recorder) Track(name string, kind TrackKind, g Group) *Track {
 // has encoded so far (with Options.Defer: spilled); Bytes what reached the
 // output (with Defer: at Close).
 func (r *Recorder) Stats() Stats {
-	if r == nil {
+	if !r.Made() {
 		return Stats{}
 	}
 	return Stats{
@@ -453,8 +461,11 @@ func (r *Recorder) Stats() Stats {
 // calls on its tracks are no-ops. Close is idempotent: a later call, or one made while the
 // first is at work, returns once the first has returned, with its error.
 func (r *Recorder) Close() (err error) {
-	if r == nil {
+	switch {
+	case r == nil:
 		return nil
+	case !r.Made():
+		return fmt.Errorf("%w: Close of a Recorder not made by New or Create", ErrMisuse)
 	}
 	r.mu.Lock()
 	if r.closed {

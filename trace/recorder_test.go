@@ -295,6 +295,34 @@ func TestNestingMatchesReference(t *testing.T) {
 	})
 }
 
+// TestZeroRecorder: the zero Recorder, not made by New or Create, records
+// nothing, as a nil one, and says so: Made is false, and its Close is an
+// error wrapping ErrMisuse.
+func TestZeroRecorder(t *testing.T) {
+	r := new(Recorder)
+	if r.Made() || (*Recorder)(nil).Made() {
+		t.Fatal("a zero or nil Recorder reports Made")
+	}
+	r.SetEnabled(true)
+	if r.Enabled() || r.Hold() || r.Intern("x") != 0 || r.Group("g") != 0 || r.Track("t", SliceTrack, Host) != nil || r.Stats() != (Stats{}) {
+		t.Fatal("zero Recorder is not inert")
+	}
+	r.Release()
+	if err := r.Close(); !errors.Is(err, ErrMisuse) {
+		t.Fatalf("Close of a zero Recorder: %v, want an error wrapping ErrMisuse", err)
+	}
+	made, err := New(io.Discard, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !made.Made() {
+		t.Error("a Recorder of New does not report Made")
+	}
+	if err := made.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestNilAndDisabled(t *testing.T) {
 	var r *Recorder
 	if r.Enabled() || r.Intern("x") != 0 || r.Group("g") != 0 || r.Track("t", SliceTrack, Host) != nil {
