@@ -601,6 +601,10 @@ func TestNilAndZeroValues(t *testing.T) {
 	if _, err := heterog.Compile(b.Graph(), plan.Config{}, &heterog.Manager{}); !errors.Is(err, heterog.ErrInvalid) {
 		t.Errorf("Compile with a zero Manager: %v, want ErrInvalid", err)
 	}
+	if m, err := heterog.NewManager(&host.Device{}, nil); !errors.Is(err, heterog.ErrInvalid) || !errors.Is(err, device.ErrNoDevice) {
+		m.Release()
+		t.Errorf("NewManager of a zero host.Device: %v, want ErrInvalid and device.ErrNoDevice", err)
+	}
 }
 
 // TestMisuseOfTheAPI: a built-in policy whose Fallback places the wrong

@@ -69,8 +69,9 @@ type groupKey struct {
 
 // NewManager returns a manager of cpu and accel; nil means a new host device
 // with the default profile, and a new simulated accelerator with the
-// default profile. Negative group costs are an error naming the field.
-// Nil options are ignored.
+// default profile. Negative group costs are an error naming the field; a
+// cpu not made by host.New (the zero host.Device) is an error matching
+// ErrInvalid and device.ErrNoDevice. Nil options are ignored.
 func NewManager(cpu *host.Device, accel device.Device, opts ...ManagerOption) (*Manager, error) {
 	m := &Manager{groups: make(map[groupKey]*Group)}
 	for _, o := range opts {
@@ -89,6 +90,10 @@ func NewManager(cpu *host.Device, accel device.Device, opts ...ManagerOption) (*
 		if cpu, err = host.New(host.Options{}); err != nil {
 			return nil, fmt.Errorf("heterog: %w", err)
 		}
+	} else if cpu.Profile() == (device.Profile{}) {
+		// The zero host.Device: its runs would fail at their first
+		// allocation on the CPU.
+		return nil, fmt.Errorf("heterog: manager: %w: the CPU device was not made by host.New (its Profile is zero): %w", ErrInvalid, device.ErrNoDevice)
 	}
 	if accel == nil {
 		sim, err := device.NewSim(device.SimOptions{})
