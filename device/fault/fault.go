@@ -128,9 +128,9 @@ func (r Rule) check() error {
 // A Device of no device (New of a nil one, or the zero Device) fails every
 // call that can fail with an error wrapping device.ErrNoDevice (a Free, as
 // the buffer is not one of its own); its Name is "<nil>", its Profile and
-// Stats are zero. A
-// Device given a rule out of range fails every call but Free with an
-// error wrapping ErrBadRule until SetRules gives it valid rules.
+// Stats are zero. A Device given a rule out of range fails every call but
+// Free with an error wrapping ErrBadRule until SetRules gives it valid
+// rules.
 type Device struct {
 	inner device.Device
 
@@ -155,9 +155,8 @@ var _ device.HostAllocator = (*Device)(nil)
 // inner device or a rule out of range is no error here but one of every
 // call of the Device (see Device).
 func New(inner device.Device, seed uint64, rules ...Rule) *Device {
-	if inner == nil {
-		inner = none.Device{}
-	}
+	// A nil inner is kept: dev stands none.Device in for it, as for the
+	// zero Device.
 	d := &Device{inner: inner, rng: newRand(seed), live: map[uint64]device.Buffer{}}
 	d.SetRules(rules...)
 	return d
@@ -166,7 +165,8 @@ func New(inner device.Device, seed uint64, rules ...Rule) *Device {
 // newRand is the source of the probabilistic rules of a Device of seed.
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909)) }
 
-// dev is the device d wraps: none for the zero Device.
+// dev is the device d wraps: none.Device for a nil one (New's or the zero
+// Device's).
 func (d *Device) dev() device.Device {
 	if d.inner == nil {
 		return none.Device{}
