@@ -41,7 +41,8 @@ type Options struct {
 // SuperKernelActor runs one validated graph on one device stream, in the
 // graph's execution order, with the stage plan of its Config. Runs are
 // serialised: Run may be called from any goroutine, one run at a time;
-// Close ends the actor.
+// Close ends the actor. New makes one: the zero SuperKernelActor runs
+// nothing (its runs and Lane fail with ErrMisuse, its Close does nothing).
 type SuperKernelActor struct {
 	prog *program
 	cfg  plan.Config
@@ -126,6 +127,9 @@ func NewContext(ctx context.Context, c *subgraph.Checked, cfg plan.Config, opt O
 // lanes, as Submit's lanes share them. The constants are uploaded again,
 // for the lane; ctx bounds that as in NewContext.
 func (a *SuperKernelActor) Lane(ctx context.Context, name string, mem *Memory) (*SuperKernelActor, error) {
+	if a.prog == nil {
+		return nil, errUnmade("Lane")
+	}
 	if ctx == nil {
 		return nil, errors.New("actor: nil context")
 	}
@@ -193,7 +197,12 @@ func (a *SuperKernelActor) Plan() plan.Plan { return a.plan }
 func (a *SuperKernelActor) Mode() plan.Mode { return a.plan.Mode }
 
 // Kernels is the number of kernels one run launches.
-func (a *SuperKernelActor) Kernels() int { return len(a.prog.nodes) }
+func (a *SuperKernelActor) Kernels() int {
+	if a.prog == nil {
+		return 0
+	}
+	return len(a.prog.nodes)
+}
 
 // Memory is the actor's device memory accounting.
 func (a *SuperKernelActor) Memory() *Memory { return a.mem }
@@ -204,7 +213,7 @@ func (a *SuperKernelActor) Close() (err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	defer devicePanic(&err)
-	if a.closed {
+	if a.closed || a.prog == nil { // closed, or the zero actor: nothing to close
 		return nil
 	}
 	a.closed = true
@@ -222,6 +231,17 @@ func (a *SuperKernelActor) Close() (err error) {
 
 // ErrClosed is the cause of Run's failure after Close.
 var ErrClosed = errors.New("actor: closed")
+
+// ErrMisuse is matched by the errors of a method called on a value this
+// package did not make: the zero SuperKernelActor (New makes one), the
+// zero KernelRunner (an actor makes its own) and the zero Runners
+// (NewRunners makes one).
+var ErrMisuse = errors.New("actor: misuse")
+
+// errUnmade is the error of method m of a zero value.
+func errUnmade(m string) error {
+	return fmt.Errorf("actor: %s of a zero value, not made by this package: %w", m, ErrMisuse)
+}
 
 // Run executes the graph once with inputs in the order of the graph's
 // declared inputs. Inputs with Host data run on real data; virtual inputs
@@ -300,6 +320,9 @@ func (a *SuperKernelActor) RunInto(ctx context.Context, inputs, outs []*kernel.T
 
 // checkOutsInto checks RunInto's outs: one tensor per graph output.
 func (a *SuperKernelActor) checkOutsInto(outs []*kernel.Tensor) error {
+	if a.prog == nil {
+		return errUnmade("RunInto")
+	}
 	if len(outs) != len(a.prog.outputs) {
 		return fmt.Errorf("actor: graph %q has %d outputs, RunInto got %d", a.prog.name, len(a.prog.outputs), len(outs))
 	}
@@ -328,6 +351,9 @@ func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *
 	}()
 	if a.closed {
 		return nil, plan.Stats{}, ErrClosed
+	}
+	if a.prog == nil {
+		return nil, plan.Stats{}, errUnmade("Run")
 	}
 	a.goexit.Store(nil)
 	var seq uint64

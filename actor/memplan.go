@@ -391,6 +391,9 @@ func (a *SuperKernelActor) WorkspaceSize() (int64, error) {
 	if a.closed {
 		return 0, ErrClosed
 	}
+	if a.prog == nil {
+		return 0, errUnmade("WorkspaceSize")
+	}
 	mp, err := a.r.dryPlan()
 	if err != nil {
 		return 0, err
@@ -411,6 +414,9 @@ func (a *SuperKernelActor) UseWorkspace(buf device.Buffer) error {
 	defer a.mu.Unlock()
 	if a.closed {
 		return ErrClosed
+	}
+	if a.prog == nil {
+		return errUnmade("UseWorkspace")
 	}
 	if !a.r.planOn {
 		return fmt.Errorf("actor: UseWorkspace needs the memory plan (plan.MemoryPlan): %w", errors.ErrUnsupported)

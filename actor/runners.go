@@ -94,7 +94,9 @@ func dropPool(k poolKey) {
 }
 
 // NewRunners returns the resolver an executable of the checked Config c
-// builds its kernels with.
+// builds its kernels with. Runners of no resolver (the zero Runners, or
+// those of a Config without Registry) have no op: New fails with
+// ErrMisuse.
 func NewRunners(c plan.Config) *Runners {
 	r := &Runners{base: c.Registry, create: c.Costs.Create}
 	if c.Caches.Kinds.Has(plan.Runners) {
@@ -105,6 +107,9 @@ func NewRunners(c plan.Config) *Runners {
 
 // New implements kernel.Resolver.
 func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
+	if r.base == nil {
+		return nil, fmt.Errorf("actor: a %s kernel from Runners of no resolver (the zero Runners, or a Config without Registry): %w", op, ErrMisuse)
+	}
 	key, ok := runnerKey(op, attrs)
 	if ok && r.pool != nil {
 		if k, hit := r.pool.Get(key); hit {
@@ -145,7 +150,7 @@ func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
 func (r *Runners) Within(ctx context.Context) { r.ctx = ctx }
 
 // Has implements kernel.Resolver.
-func (r *Runners) Has(op string) bool { return r.base.Has(op) }
+func (r *Runners) Has(op string) bool { return r.base != nil && r.base.Has(op) }
 
 // Release gives every pooled kernel handed out back to the pool; the
 // executable that used them must not run again.
