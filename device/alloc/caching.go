@@ -83,7 +83,7 @@ type cseg struct {
 
 // NewCaching returns a Caching allocator over capacity bytes. A capacity
 // of zero or less gives one without any: every Alloc fails with
-// ErrOutOfMemory.
+// ErrOutOfMemory, as it does on the zero Caching.
 func NewCaching(capacity int64) *Caching {
 	capacity = max(capacity, 0)
 	return &Caching{
@@ -223,6 +223,9 @@ func (c *Caching) notABlock(addr uint64) error {
 // segments plus the address space not reserved; its largest piece is the
 // largest free block or the largest unreserved range.
 func (c *Caching) Stats() Stats {
+	if c.space == nil { // the zero Caching: nothing ever held
+		return c.stats
+	}
 	st := c.stats
 	free := c.capacity - (c.stats.Reserved - c.cachedFree)
 	var largest int64

@@ -50,7 +50,8 @@ type Options struct {
 
 // Device is the host CPU as a device.Device. Its methods are safe for
 // concurrent use; several streams may run kernels at once on different
-// goroutines (and cores).
+// goroutines (and cores). New makes one: the zero Device is no device,
+// whose Alloc and Free fail with device.ErrNoDevice.
 type Device struct {
 	prof device.Profile
 	obs  device.Observer
@@ -84,6 +85,9 @@ func (d *Device) Profile() device.Profile { return d.prof }
 // Alloc implements device.Device: an address from the allocator and, when
 // materialize is set, zeroed Go memory.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	if d.mem == nil {
+		return device.Buffer{}, fmt.Errorf("host: Alloc of the zero Device, not made by New: %w", device.ErrNoDevice)
+	}
 	addr, n, data, err := d.mem.Alloc(size, materialize)
 	if err != nil {
 		if errors.Is(err, alloc.ErrOutOfMemory) {
@@ -95,13 +99,18 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 }
 
 // Owns implements device.Owner.
-func (d *Device) Owns(b device.Buffer) bool { return d.mem.Check(b.Addr, b.Size) == nil }
+func (d *Device) Owns(b device.Buffer) bool {
+	return d.mem != nil && d.mem.Check(b.Addr, b.Size) == nil
+}
 
 // Free implements device.Device. Host work is synchronous, so the memory is
 // free for reuse at once.
 func (d *Device) Free(b device.Buffer) error {
 	if b.IsZero() {
 		return nil
+	}
+	if d.mem == nil {
+		return fmt.Errorf("host: Free of the zero Device, not made by New: %w", device.ErrNoDevice)
 	}
 	if err := d.mem.Free(b.Addr, b.Size, b.Data); err != nil {
 		return fmt.Errorf("host %s: %w", d.prof.Name, err)
@@ -136,6 +145,9 @@ func (d *Device) NewEvent() device.Event { return new(device.ClockEvent) }
 // Stats implements device.Device. KernelNs is the CPU time of the kernels,
 // summed over streams; BusyNs is the union of their intervals.
 func (d *Device) Stats() device.Stats {
+	if d.mem == nil { // the zero Device
+		return device.Stats{}
+	}
 	var c account.Counts
 	d.mem.Snapshot(&c)
 	d.act.Snapshot(&c)

@@ -55,7 +55,8 @@ import (
 // queues behind it.
 //
 // Ring is safe for concurrent use (one mutex, held for a few arithmetic
-// operations); Issue does not allocate.
+// operations); Issue does not allocate. The zero Ring is a command path
+// of one slot that costs nothing (NewRing makes a profile's).
 type Ring struct {
 	cpu, write   time.Duration // O_cpu, O_cmd-tran: host side
 	fetch, parse time.Duration // ring-entry read (two levels), O_command
@@ -122,6 +123,9 @@ func (r *Ring) Issue(now int64) (hostReady, earliestStart int64) {
 func (r *Ring) IssueKernel(now, notBefore int64, args, dur time.Duration) (hostReady, start int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.slots == nil { // the zero Ring
+		r.slots = released(1)
+	}
 	slot := r.n % len(r.slots)
 	free := r.slots[slot]
 	ptr := 0

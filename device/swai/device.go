@@ -69,7 +69,9 @@ func WithoutHostCost() Option { return func(o *options) { o.noHostCost = true } 
 //
 // The methods are safe for concurrent use; pageable Memcpy calls run one at
 // a time. Allocate through Device, not through the embedded Sim, whose
-// allocator Device instruments. Close stops the copy threads.
+// allocator Device instruments. Close stops the copy threads. New makes
+// one: the zero Device is no card, and its calls fail with
+// device.ErrNoDevice.
 type Device struct {
 	*device.Sim
 	prof     Profile
@@ -151,10 +153,15 @@ func New(p Profile, opts ...Option) (*Device, error) {
 	}, nil
 }
 
+// errNoCard is the error of SDAA call op on the zero Device.
+func errNoCard(op string) error {
+	return fmt.Errorf("swai: %s of the zero Device, not made by New: %w", op, device.ErrNoDevice)
+}
+
 // Close stops the copy threads. Later calls of the SDAA API return
 // ErrClosed; closing twice is a no-op.
 func (d *Device) Close() error {
-	if d.closed.Swap(true) {
+	if d.closed.Swap(true) || d.copies == nil { // closed, or the zero Device
 		return nil
 	}
 	d.copies.close()
@@ -191,6 +198,9 @@ func (d *Device) ChooseD2D(size int64) (Engine, time.Duration) { return d.d2d.Ch
 // allocator's measured time, plus FirstTouch on the device's first
 // allocation), spent as host work unless WithoutHostCost.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	if d.model == nil {
+		return device.Buffer{}, errNoCard("Alloc")
+	}
 	b, t, err := d.alloc(size, CPEMemory, materialize, false)
 	if err == nil && t > 0 && d.hostCost {
 		device.SpendHost(t)
@@ -240,6 +250,9 @@ func (d *Device) alloc(size int64, kind Kind, materialize, direct bool) (device.
 // returns the block and the call's modeled duration, MallocTime with the
 // allocator's measured time. Free the block with Free.
 func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer, time.Duration, error) {
+	if d.model == nil {
+		return device.Buffer{}, 0, errNoCard("Malloc")
+	}
 	start := clock.Now()
 	if d.closed.Load() {
 		return device.Buffer{}, 0, ErrClosed
@@ -265,6 +278,9 @@ func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer,
 // alloc.ErrBadSize error; one beyond the host's available memory is a
 // device.ErrHostMemory error.
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
+	if d.model == nil {
+		return nil, 0, errNoCard("MallocHost")
+	}
 	start := clock.Now()
 	if d.closed.Load() {
 		return nil, 0, ErrClosed
@@ -284,6 +300,9 @@ func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 // FreeHost is sdaaFreeHost: b, which MallocHost returned, is pageable
 // memory again for the card's copies.
 func (d *Device) FreeHost(b []byte) error {
+	if d.model == nil {
+		return errNoCard("FreeHost")
+	}
 	if !d.model.unpin(b) {
 		return fmt.Errorf("swai %s: free host: %d bytes at %p were not returned by MallocHost", d.prof.Name, len(b), unsafe.SliceData(b))
 	}
@@ -296,6 +315,9 @@ func (d *Device) FreeHost(b []byte) error {
 // every copy call, it returns ctx's error at once, copying nothing, when ctx
 // is already done.
 func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, path Path) (time.Duration, error) {
+	if d.model == nil {
+		return 0, errNoCard("MemcpyH2D")
+	}
 	start := clock.Now()
 	if d.closed.Load() {
 		return 0, ErrClosed
@@ -324,6 +346,9 @@ func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, p
 // into dst by path and returns the modeled duration. src must be
 // materialized unless dst is empty.
 func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, path Path) (time.Duration, error) {
+	if d.model == nil {
+		return 0, errNoCard("MemcpyD2H")
+	}
 	start := clock.Now()
 	if d.closed.Load() {
 		return 0, ErrClosed
@@ -351,6 +376,9 @@ func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, p
 // dst (really, when both are materialized) with the engine the adaptive
 // algorithm chooses, and returns that engine and the modeled duration.
 func (d *Device) MemcpyD2D(ctx context.Context, dst, src device.Buffer) (Engine, time.Duration, error) {
+	if d.model == nil {
+		return 0, 0, errNoCard("MemcpyD2D")
+	}
 	start := clock.Now()
 	if d.closed.Load() {
 		return 0, 0, ErrClosed

@@ -145,6 +145,9 @@ func (m dmaModel) schedule(jobs []dmaJob, ready func(k int) (float64, bool)) flo
 // split cuts size bytes into n near-equal pieces (the first ones larger),
 // calling f(index, offset, length) for each.
 func split(size int64, n int, f func(i int, off, length int64)) {
+	if n <= 0 {
+		return // no part to split into (a zero profile's channels)
+	}
 	q, r := size/int64(n), size%int64(n)
 	var off int64
 	for i := range n {
@@ -158,4 +161,9 @@ func split(size int64, n int, f func(i int, off, length int64)) {
 }
 
 // ceilDiv is ⌈a / b⌉ for a ≥ 0, b > 0.
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+func ceilDiv(a, b int64) int64 {
+	if b <= 0 {
+		return 0 // a size of an invalid profile (Validate refuses it): nothing to count
+	}
+	return (a + b - 1) / b
+}
