@@ -76,7 +76,8 @@ func (s Stage) String() string {
 //
 // Push, PushT, TryPush and the waits are safe for concurrent use; handlers
 // must not call Close or wait for their own task. Pipelines are made by
-// NewPipeline; the zero Pipeline is not usable.
+// NewPipeline; the zero Pipeline has no stage and runs nothing (pushes
+// fail with an error matching ErrClosed).
 type Pipeline[T any] struct {
 	stages []*Queue[T]
 	errc   errCell
@@ -129,19 +130,39 @@ func (p *Pipeline[T]) valid(s Stage) bool { return s >= 1 && int(s) <= len(p.sta
 
 // Push appends v to the first stage, blocking while its queue is full. It
 // returns the first error of any stage, or an ErrClosed error after Close.
-func (p *Pipeline[T]) Push(v T) error { return p.stages[0].Push(v) }
+func (p *Pipeline[T]) Push(v T) error {
+	if len(p.stages) == 0 {
+		return errZero
+	}
+	return p.stages[0].Push(v)
+}
 
 // PushT is Push returning the task's ticket, valid in every stage (see
 // WaitTicket).
-func (p *Pipeline[T]) PushT(v T) (uint64, error) { return p.stages[0].PushT(v) }
+func (p *Pipeline[T]) PushT(v T) (uint64, error) {
+	if len(p.stages) == 0 {
+		return 0, errZero
+	}
+	return p.stages[0].PushT(v)
+}
 
 // PushYield is Push that also reports whether the caller yielded its
 // processor or parked in it (see Queue.PushYield).
-func (p *Pipeline[T]) PushYield(v T) (yielded bool, err error) { return p.stages[0].PushYield(v) }
+func (p *Pipeline[T]) PushYield(v T) (yielded bool, err error) {
+	if len(p.stages) == 0 {
+		return false, errZero
+	}
+	return p.stages[0].PushYield(v)
+}
 
 // TryPush is Push that never blocks; it reports false with a nil error when
 // the first queue is full.
-func (p *Pipeline[T]) TryPush(v T) (bool, error) { return p.stages[0].TryPush(v) }
+func (p *Pipeline[T]) TryPush(v T) (bool, error) {
+	if len(p.stages) == 0 {
+		return false, errZero
+	}
+	return p.stages[0].TryPush(v)
+}
 
 // Wait blocks until every task pushed before the call has passed every
 // stage (or been discarded after an error) and returns the first error.

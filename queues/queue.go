@@ -20,6 +20,9 @@ var (
 	ErrCapacity = errors.New("queues: capacity out of range")
 	// ErrPanic is the cause of a task error when the handler panicked.
 	ErrPanic = errors.New("queues: handler panicked")
+
+	// errZero is the pushes' error on the zero Queue or Pipeline.
+	errZero = fmt.Errorf("queues: the zero value, not made by New or NewPipeline: %w", ErrClosed)
 )
 
 // closedBit is set in Queue.tail by Close. A producer's claim is a CAS from a
@@ -43,7 +46,9 @@ type slot[T any] struct {
 // served by one worker goroutine, which calls the handler for each task in
 // the order the pushes were linearized (their tickets), so in push order per
 // producer. Tasks are stored by value in the ring: pushing and handling
-// allocate nothing. Queues are made by New; the zero Queue is not usable.
+// allocate nothing. Queues are made by New; the zero Queue has no worker
+// and runs nothing: it behaves as a closed Queue (pushes fail with an
+// error matching ErrClosed).
 //
 // # Ring protocol (bounded sequence-number ring)
 //
@@ -288,6 +293,9 @@ func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, yielded bool, err error) 
 	pos := q.tail.Load() // relaxed would do: the CAS below validates it
 	for {
 		if pos&closedBit != 0 {
+			if q.closedErr == nil { // the zero Queue, closed
+				return 0, 0, false, errZero
+			}
 			return 0, 0, false, q.closedErr
 		}
 		// load-acquire: pairs with the worker's store-release of handled.
@@ -301,6 +309,9 @@ func (q *Queue[T]) claim(v *T) (ticket, fullAt uint64, yielded bool, err error) 
 			continue
 		}
 		if pos-h >= q.limit {
+			if q.limit == 0 {
+				return 0, 0, false, errZero
+			}
 			return 0, pos, false, nil // limit tasks in flight: full
 		}
 		s := &q.slots[pos&q.mask]
@@ -633,6 +644,10 @@ func (q *Queue[T]) Len() int {
 // and safe to call concurrently; producers blocked on a full ring return an
 // ErrClosed error. The handler must not call Close.
 func (q *Queue[T]) Close() error {
+	if q.exited == nil { // the zero Queue: no worker
+		q.tail.Or(closedBit)
+		return nil
+	}
 	q.tail.Or(closedBit) // no claim succeeds after this
 	q.closed.Store(true) // store: must precede wakeWorker's load (see awaitTask)
 	_ = q.wakeWorker()
@@ -672,6 +687,9 @@ type errCell struct {
 
 // load returns the first error or nil. load-acquire: pairs with set's CAS.
 func (c *errCell) load() error {
+	if c == nil { // the zero Queue's
+		return nil
+	}
 	if p := c.p.Load(); p != nil {
 		return *p
 	}
