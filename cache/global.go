@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"errors"
 	"sync"
 
 	"go.uber.org/atomic"
@@ -26,7 +27,9 @@ type Global struct {
 }
 
 // Op is one op's entries of a global cache. A caller that looks the same
-// op up often keeps its Op (Global.Op) and skips finding it by name.
+// op up often keeps its Op (Global.Op) and skips finding it by name. The
+// zero Op, of no cache, holds nothing and counts nothing: every Fill
+// computes.
 type Op struct {
 	g    *Global
 	name string
@@ -118,9 +121,11 @@ func (o *Op) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok bo
 	o.mu.Lock()
 	data, workspace, ok = o.lru.Get(h, key, dst)
 	o.mu.Unlock()
-	if ok {
+	switch {
+	case o.g == nil: // the zero Op
+	case ok:
 		o.g.hits.Inc()
-	} else {
+	default:
 		o.g.misses.Inc()
 	}
 	return data, workspace, ok
@@ -142,8 +147,12 @@ func (o *Op) Forget(h uint64, key []byte) {
 // the error of the caller that ran it; the callers that waited for it run
 // their own compute instead, so that each error names its own caller. So
 // do they when the compute panicked or called runtime.Goexit, which end
-// only the goroutine of the caller that ran it.
+// only the goroutine of the caller that ran it. A nil compute is an
+// error.
 func (o *Op) Fill(h uint64, key, dst []byte, compute func(dst []byte) (Value, error)) (data []byte, workspace int64, computed bool, err error) {
+	if compute == nil {
+		return dst, 0, false, errors.New("cache: Fill of a nil compute")
+	}
 	if data, workspace, ok := o.Get(h, key, dst); ok {
 		return data, workspace, false, nil
 	}
@@ -173,7 +182,9 @@ func (o *Op) Fill(h uint64, key, dst []byte, compute func(dst []byte) (Value, er
 	if err != nil {
 		return dst, 0, true, err
 	}
-	o.g.computed.Inc()
+	if o.g != nil {
+		o.g.computed.Inc()
+	}
 	o.mu.Lock()
 	o.lru.Put(h, key, val.Data, val.Workspace)
 	o.mu.Unlock()

@@ -48,7 +48,7 @@ var ErrBranch = errors.New("control: If branch")
 
 // Resolver resolves "If", "Loop" and "Scan" itself and every other op through
 // Base; the branches' and bodies' nodes are resolved through the Resolver
-// too, so they nest.
+// too, so they nest. A nil Base (the zero Resolver) has no other op.
 type Resolver struct {
 	Base kernel.Resolver
 }
@@ -63,16 +63,20 @@ func (r Resolver) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
 	case "Scan":
 		return NewScan(attrs, r)
 	}
+	if r.Base == nil {
+		return nil, fmt.Errorf("control: %q: %w", op, kernel.ErrUnknownOp)
+	}
 	return r.Base.New(op, attrs)
 }
 
 // Has implements kernel.Resolver.
 func (r Resolver) Has(op string) bool {
-	return op == "If" || op == "Loop" || op == "Scan" || r.Base.Has(op)
+	return op == "If" || op == "Loop" || op == "Scan" || r.Base != nil && r.Base.Has(op)
 }
 
 // If is the kernel of an If node. Like every kernel it serves one node,
-// called by one goroutine at a time.
+// called by one goroutine at a time. NewIf makes one: the zero If has no
+// branches, and its InferShape fails with ErrBranch.
 type If struct {
 	branch [2]*subgraph.Graph // then, else
 	bodies [2]*body           // the branches, validated on their first real run
@@ -149,6 +153,9 @@ func (k *If) Branches() (then, els *subgraph.Graph, res kernel.Resolver) {
 // Choose reads the condition's host value: true takes the then branch. The
 // condition is a single bool (or 8-bit integer) element.
 func (k *If) Choose(cond *kernel.Tensor) (bool, error) {
+	if cond == nil {
+		return false, errors.New("If: a nil condition")
+	}
 	if cond.Host == nil {
 		return false, fmt.Errorf("If: the condition %v has no value (a runtime If needs real data)", cond)
 	}
@@ -175,6 +182,12 @@ func (k *If) Deps() kernel.Deps {
 // InferShape implements kernel.Kernel: it reads the condition, picks the
 // branch and runs it (real data) or infers its shapes (virtual data).
 func (k *If) InferShape(in, out []*kernel.Tensor) error {
+	if k.branch[0] == nil {
+		return fmt.Errorf("%w: the zero If, not made by NewIf, has none", ErrBranch)
+	}
+	if err := checkArity("If", k, in, out); err != nil {
+		return err
+	}
 	c, err := k.Choose(in[0])
 	if err != nil {
 		return err
@@ -221,8 +234,7 @@ func (k *If) SetContext(ctx context.Context) { k.cur.ctx = ctx }
 
 // Resize implements kernel.Kernel: an If has no tiling of its own.
 func (k *If) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
-	t.Data, t.Workspace = t.Data[:0], 0
-	return nil
+	return noTiling(t)
 }
 
 // Cost implements kernel.Kernel: the chosen branch's work.
@@ -238,6 +250,9 @@ func (k *If) Trusted() {}
 // handOver copies outputs computed on the host (by InferShape) into the
 // node's outputs.
 func handOver(op string, outs []*kernel.Tensor, a *kernel.Args) error {
+	if a == nil {
+		return fmt.Errorf("%s: Compute of nil Args", op)
+	}
 	if len(outs) != len(a.Out) {
 		return fmt.Errorf("%s: %d outputs computed for %d node outputs", op, len(outs), len(a.Out))
 	}
@@ -247,6 +262,35 @@ func handOver(op string, outs []*kernel.Tensor, a *kernel.Args) error {
 			return fmt.Errorf("%s: output %d (%v) does not fit node output %v", op, i, o, a.Out[i])
 		}
 		copy(dst, o.Host)
+	}
+	return nil
+}
+
+// noTiling is the Resize of a control-flow kernel: no tiling, no
+// workspace (a nil t has nothing to clear).
+func noTiling(t *kernel.Tiling) error {
+	if t != nil {
+		t.Data, t.Workspace = t.Data[:0], 0
+	}
+	return nil
+}
+
+// checkArity refuses a call of k's InferShape with operands other than
+// its Arity's (the runtime never makes one; a direct caller may).
+func checkArity(op string, k kernel.Kernel, in, out []*kernel.Tensor) error {
+	minIn, maxIn, nOut := k.Arity()
+	if len(in) < minIn || len(in) > maxIn || len(out) != nOut {
+		return fmt.Errorf("%s: %d inputs and %d outputs, want %d to %d and %d", op, len(in), len(out), minIn, maxIn, nOut)
+	}
+	for i, t := range in {
+		if t == nil {
+			return fmt.Errorf("%s: input %d is nil", op, i)
+		}
+	}
+	for i, t := range out {
+		if t == nil {
+			return fmt.Errorf("%s: output %d is nil", op, i)
+		}
 	}
 	return nil
 }

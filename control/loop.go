@@ -51,7 +51,8 @@ var ErrLoop = errors.New("control: Loop")
 // is known only on real data: on virtual data a Loop fails. Its modeled
 // device work is the sum of its iterations'. A Loop stops between
 // iterations once the run's context ended (kernel.Interruptible): a loop
-// with no trip limit may never end by itself.
+// with no trip limit may never end by itself. NewLoop makes one: the zero
+// Loop has no body, and its InferShape fails with ErrLoop.
 type Loop struct {
 	body    *subgraph.Graph
 	res     kernel.Resolver
@@ -167,6 +168,12 @@ func (k *Loop) Deps() kernel.Deps {
 
 // InferShape implements kernel.Kernel: it runs the loop.
 func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
+	if k.body == nil {
+		return fmt.Errorf("%w: the zero Loop, not made by NewLoop, has no body", ErrLoop)
+	}
+	if err := checkArity("Loop", k, in, out); err != nil {
+		return err
+	}
 	for i, t := range in {
 		if t.Host == nil && t.NumElements() != 0 {
 			return fmt.Errorf("Loop: input %d (%v) has no value (a Loop runs on real data)", i, t)
@@ -291,8 +298,7 @@ func (k *Loop) scanMeta(in []*kernel.Tensor, j int) (kernel.DType, kernel.Shape)
 
 // Resize implements kernel.Kernel: a Loop has no tiling of its own.
 func (k *Loop) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
-	t.Data, t.Workspace = t.Data[:0], 0
-	return nil
+	return noTiling(t)
 }
 
 // Cost implements kernel.Kernel: the iterations' work.

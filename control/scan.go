@@ -50,7 +50,8 @@ var ErrScan = errors.New("control: Scan")
 // (of no step too) stops early and its scan outputs end in zeros.
 //
 // Like Loop, every input is a value dependency and InferShape runs the
-// iterations on the host (Eval), on real data only.
+// iterations on the host (Eval), on real data only. NewScan makes one:
+// the zero Scan has no body, and its InferShape fails with ErrScan.
 type Scan struct {
 	body             *subgraph.Graph
 	res              kernel.Resolver
@@ -138,6 +139,9 @@ func (k *Scan) Op() string { return "Scan" }
 
 // Arity implements kernel.Kernel.
 func (k *Scan) Arity() (minIn, maxIn, nOut int) {
+	if k.body == nil {
+		return 0, 0, 0 // the zero Scan: InferShape fails
+	}
 	n := k.states + k.scans + k.nIn
 	if k.lens {
 		n++
@@ -181,6 +185,12 @@ func sliceAt(t *kernel.Tensor, a int, i int64) *kernel.Tensor {
 
 // InferShape implements kernel.Kernel: it runs the scan.
 func (k *Scan) InferShape(in, out []*kernel.Tensor) error {
+	if k.body == nil {
+		return fmt.Errorf("%w: the zero Scan, not made by NewScan, has no body", ErrScan)
+	}
+	if err := checkArity("Scan", k, in, out); err != nil {
+		return err
+	}
 	for i, t := range in {
 		if t.Host == nil && t.NumElements() != 0 {
 			return fmt.Errorf("Scan: input %d (%v) has no value (a Scan runs on real data)", i, t)
@@ -431,8 +441,7 @@ func stack(ss []*kernel.Tensor, axis int64, reverse bool) (*kernel.Tensor, error
 
 // Resize implements kernel.Kernel: a Scan has no tiling of its own.
 func (k *Scan) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
-	t.Data, t.Workspace = t.Data[:0], 0
-	return nil
+	return noTiling(t)
 }
 
 // Cost implements kernel.Kernel: the iterations' work.

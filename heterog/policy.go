@@ -80,6 +80,9 @@ func fallback(p Policy) Policy {
 // fallback that gives another count is an error wrapping plan.ErrConfig,
 // as a top-level policy's is.
 func placeBy(p Policy, c *subgraph.Checked, t Target) ([]subgraph.Placement, error) {
+	if c == nil || c.Graph == nil {
+		return nil, fmt.Errorf("heterog: %w: placing a nil graph", ErrInvalid)
+	}
 	out, err := fallback(p).Place(c, t)
 	if err != nil {
 		return nil, err

@@ -698,7 +698,8 @@ type encoder interface {
 // flows, or a counter. It has a single writer: one goroutine (or a group of
 // goroutines serialised by a lock of their own, as a device stream's
 // launches are) records to it at a time, with timestamps that do not go
-// backwards. All methods of a nil *Track are no-ops.
+// backwards. All methods of a nil *Track, and of the zero Track (one not
+// made by Recorder.Track), are no-ops.
 //
 // Timestamps are int64 nanoseconds on the caller's monotonic clock; they may
 // lie in the future (a device's modeled start and end). A Slice must be
@@ -715,46 +716,50 @@ type Track struct {
 }
 
 // Enabled reports whether events recorded on t are kept.
-func (t *Track) Enabled() bool { return t != nil && t.r.enabled.Load() }
+func (t *Track) Enabled() bool { return t.on() }
+
+// on is Enabled: t was made by a Recorder (not nil, not the zero Track)
+// whose events are kept.
+func (t *Track) on() bool { return t != nil && t.r != nil && t.r.enabled.Load() }
 
 // Begin opens a slice named name at ts. Pair it with End.
 func (t *Track) Begin(ts int64, name Name) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvBegin, name, ts, 0)
 	}
 }
 
 // End closes the innermost open slice of t at ts.
 func (t *Track) End(ts int64) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvEnd, 0, ts, 0)
 	}
 }
 
 // Slice records a complete slice named name from ts to ts+dur.
 func (t *Track) Slice(ts, dur int64, name Name) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvSlice, name, ts, uint64(dur))
 	}
 }
 
 // Instant records a point event named name at ts.
 func (t *Track) Instant(ts int64, name Name) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvInstant, name, ts, 0)
 	}
 }
 
 // Counter records the integer value v of counter track t at ts.
 func (t *Track) Counter(ts int64, v int64) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvCounter, 0, ts, uint64(v))
 	}
 }
 
 // CounterFloat records the floating-point value v of counter track t at ts.
 func (t *Track) CounterFloat(ts int64, v float64) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvCounterFloat, 0, ts, floatBits(v))
 	}
 }
@@ -763,21 +768,21 @@ func (t *Track) CounterFloat(ts int64, v float64) {
 // Flow ids are global to the trace: the slices of one kernel on the stage
 // and device tracks share one.
 func (t *Track) FlowBegin(id uint64) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvFlowBegin, 0, 0, id)
 	}
 }
 
 // FlowStep marks the slice just recorded on t as a step of flow id.
 func (t *Track) FlowStep(id uint64) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvFlowStep, 0, 0, id)
 	}
 }
 
 // FlowEnd terminates flow id at the slice just recorded on t.
 func (t *Track) FlowEnd(id uint64) {
-	if t != nil && t.r.enabled.Load() {
+	if t.on() {
 		t.put(EvFlowEnd, 0, 0, id)
 	}
 }
@@ -788,7 +793,7 @@ func (t *Track) FlowEnd(id uint64) {
 // that is not a flow event, or a counter track, is a misuse (ErrMisuse):
 // nothing is recorded.
 func (t *Track) SliceFlow(ts, dur int64, name Name, kind EventKind, id uint64) {
-	if t == nil || !t.r.enabled.Load() {
+	if !t.on() {
 		return
 	}
 	// The common case, kept free of calls so that it spills nothing.
@@ -835,7 +840,7 @@ func (t *Track) sliceFlowSlow(ts, dur int64, name Name, kind EventKind, id uint6
 // Flush hands t's partly filled chunk to the writer now rather than when it
 // fills. Call it from t's writer, for instance at the end of a run.
 func (t *Track) Flush() {
-	if t == nil || !t.r.enabled.Load() || t.cur == nil || t.cur.n == 0 {
+	if !t.on() || t.cur == nil || t.cur.n == 0 {
 		return
 	}
 	t.r.x.put(t.cur)
@@ -849,7 +854,7 @@ func (t *Track) Flush() {
 // stays in the trace. An event recorded on t after Close is a misuse;
 // closing twice, or a nil Track, does nothing.
 func (t *Track) Close() {
-	if t == nil || t.done {
+	if t == nil || t.r == nil || t.done {
 		return
 	}
 	t.done = true

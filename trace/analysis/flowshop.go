@@ -108,8 +108,14 @@ var (
 	Pipeline = Mode{Name: "pipeline", Worker: [NumStages]int{0, 1, 2, 3}}
 )
 
-// WorkerOf returns the worker of stage s.
-func (m Mode) WorkerOf(s Stage) int { return m.Worker[s-1] }
+// WorkerOf returns the worker of stage s, or -1 for a Stage that is none
+// of the NumStages.
+func (m Mode) WorkerOf(s Stage) int {
+	if s < 1 || int(s) > NumStages {
+		return -1
+	}
+	return m.Worker[s-1]
+}
 
 // machines returns, for each stage, the index of its machine in the flow
 // shop (its worker's position in stage order), and the number of machines.
