@@ -37,13 +37,18 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 // offset for query i, offset being past_seq with a cache,
 // nonpad_kv_seqlen[b] − q_seq with nonpad_kv_seqlen, 0 otherwise; with
 // nonpad_kv_seqlen (int64 [batch], each in [0, kv_seq], not with a
-// cache), −∞ where j ≥ nonpad_kv_seqlen[b]. A query row whose every
+// cache), −∞ where j ≥ nonpad_kv_seqlen[b]; with left_window_size or
+// right_window_size (opset 25, −1 by default: that side unbounded), −∞
+// where j < p − left_window_size or j > p + right_window_size for the
+// query's position p = i + offset, the offset of is_causal whether or not
+// is_causal is set. A query row whose every
 // bias is −∞ has zero probabilities; others take the softmax over the
 // keys. Y is Σ p·v, 3-D [batch, q_seq, q_heads·v_head_size] for 3-D
 // inputs. qk_matmul_output ([batch, q_heads, q_seq, total_seq]) holds,
 // by qk_matmul_output_mode, the scaled scores (0), the softcapped scores
-// (1), the scores plus bias (2: −∞ where a bool mask, the causal mask or
-// a shorter mask's padding masks, as ONNX's text and its reference give;
+// (1), the scores plus bias (2: −∞ where a bool mask, the causal mask, a
+// shorter mask's padding, nonpad_kv_seqlen or the window masks, as ONNX's
+// text and its reference give;
 // onnxruntime 1.30 writes the lowest float32 there) or the
 // probabilities (3).
 //
@@ -56,9 +61,7 @@ var attentionOps = []builtin{{"Attention", newAttention}}
 // ulp of pipert's), and its float64 kernel gives NaN, not zero, for a
 // fully masked row. Refused: integer masks, masks of rank 1 or, before
 // opset 24, with a shorter last dimension, a non-positive
-// scale, a negative softcap, qk_matmul_output_mode 2 with
-// nonpad_kv_seqlen, and left_window_size and right_window_size
-// (opset 25) other than −1.
+// scale, a negative softcap, and window sizes below −1.
 //
 // Workspace: none (a row of scores the kernel keeps).
 func newAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
@@ -118,19 +121,23 @@ func newAttention(attrs kernel.Attrs) (kernel.Kernel, error) {
 	if err := floatTypeAttr(attrs, "Attention", "softmax_precision"); err != nil {
 		return nil, err
 	}
-	for _, name := range [...]string{"left_window_size", "right_window_size"} {
-		if w, err := attrs.Int(name, -1); err != nil {
+	var window [2]int64 // left, right; −1: that side unbounded
+	for i, name := range [...]string{"left_window_size", "right_window_size"} {
+		w, err := attrs.Int(name, -1)
+		if err != nil {
 			return nil, wrapAttr(err)
-		} else if w != -1 {
-			return nil, fail("%s %d: sliding windows are not implemented (only -1)", name, w)
 		}
+		if w < -1 {
+			return nil, fail("%s %d: want -1 (unbounded) or a size of 0 or more", name, w)
+		}
+		window[i] = w
 	}
 	maxIn := 6
 	if opset >= 24 {
 		maxIn = 7
 	}
 	k := &attention{opset: opset, causal: causal, qHeads: heads[0], kvHeads: heads[1], mode: mode,
-		scale: scale, softcap: softcap}
+		scale: scale, softcap: softcap, left: window[0], right: window[1]}
 	k.inferF = k.inferAttention
 	k.computeF = k.computeAttention
 	return newKernel(sig{op: "Attention", minIn: 3, maxIn: maxIn, nOut: 4}, k), nil
@@ -143,8 +150,11 @@ type attention struct {
 	opset                 int64
 	causal                bool
 	qHeads, kvHeads, mode int64
-	scale, softcap        float64
-	z                     []float64 // one query row's scores plus bias
+	// left and right bound the keys a query at position p sees to
+	// [p − left, p + right] (opset 25's sliding window; −1: unbounded).
+	left, right    int64
+	scale, softcap float64
+	z              []float64 // one query row's scores plus bias
 }
 
 // attnDims are the sizes of one Attention call.
@@ -258,9 +268,6 @@ func (k *attention) dims(in []*kernel.Tensor) (attnDims, error) {
 		}
 		if err := dtypeIn(n, "nonpad_kv_seqlen", kernel.Int64); err != nil {
 			return d, err
-		}
-		if k.mode == 2 {
-			return d, notImplemented("qk_matmul_output_mode 2 with nonpad_kv_seqlen is not implemented")
 		}
 		if !n.Shape.Equal(kernel.Shape{d.batch}) {
 			return d, fmt.Errorf("input nonpad_kv_seqlen %v: want [batch] = [%d]", n.Shape, d.batch)
@@ -431,6 +438,9 @@ func (k *attention) computeAttention(a *kernel.Args) error {
 						bias += negInf
 					}
 					if nonpad != nil && j >= nonpad[b] {
+						bias += negInf
+					}
+					if p := i + offset; k.left >= 0 && j < p-k.left || k.right >= 0 && j > p+k.right {
 						bias += negInf
 					}
 					masked = masked && bias == negInf

@@ -63,6 +63,75 @@ func TestAttentionValues(t *testing.T) {
 	checkValues(t, "nonpad", out[0], shp(2, 1, 1, 1), []float64{4, 0})
 }
 
+// TestAttentionWindow checks opset 25's sliding window on equal scores
+// (Q zero), where the probabilities are uniform over the keys each query
+// sees and mode 2 is 0 there and −∞ elsewhere: the example of ONNX's
+// text (4 queries, 6 keys, left 2, right 1), the window with is_causal,
+// with nonpad_kv_seqlen's and with a past cache's offsets, and
+// nonpad_kv_seqlen alone in mode 2.
+func TestAttentionWindow(t *testing.T) {
+	inf := math.Inf(-1)
+	// sees lists, by query row, the keys it sees (first, last).
+	check := func(name string, attrs kernel.Attrs, in []*kernel.Tensor, rows, total int, sees [][2]int) {
+		t.Helper()
+		attrs[kernel.OpsetAttr] = int64(25)
+		out := make([][]*kernel.Tensor, 4)
+		for _, mode := range []int64{2, 3} {
+			attrs["qk_matmul_output_mode"] = mode
+			o, err := runOp("Attention", attrs, in...)
+			if err != nil {
+				t.Fatalf("%s, mode %d: %v", name, mode, err)
+			}
+			out[mode] = o
+		}
+		biased, probs := values(out[2][3]), values(out[3][3])
+		if len(biased) != rows*total || len(probs) != rows*total {
+			t.Fatalf("%s: qk_matmul_output of %d and %d values, want %d", name, len(biased), len(probs), rows*total)
+		}
+		for r := range rows {
+			lo, hi := sees[r][0], sees[r][1]
+			for j := range total {
+				wantB, wantP := inf, 0.0
+				if j >= lo && j <= hi {
+					wantB, wantP = 0, 1/float64(hi-lo+1)
+				}
+				if got := biased[r*total+j]; got != wantB {
+					t.Errorf("%s: row %d key %d: scores plus bias %g, want %g", name, r, j, got, wantB)
+				}
+				if got := probs[r*total+j]; math.Abs(got-wantP) > 1e-7 {
+					t.Errorf("%s: row %d key %d: probability %g, want %g", name, r, j, got, wantP)
+				}
+			}
+		}
+	}
+	absent := f32(shp(0))
+	zeros := func(s ...int64) *kernel.Tensor { return f32(s) }
+	// ONNX's example: q0 sees k0–k1, q1 k0–k2, q2 k0–k3, q3 k1–k4.
+	check("example", kernel.Attrs{"left_window_size": int64(2), "right_window_size": int64(1)},
+		[]*kernel.Tensor{zeros(1, 1, 4, 1), zeros(1, 1, 6, 1), zeros(1, 1, 6, 1)}, 4, 6, [][2]int{{0, 1}, {0, 2}, {0, 3}, {1, 4}})
+	// With is_causal the causal bound wins over right 1.
+	check("causal", kernel.Attrs{"left_window_size": int64(2), "right_window_size": int64(1), "is_causal": int64(1)},
+		[]*kernel.Tensor{zeros(1, 1, 4, 1), zeros(1, 1, 6, 1), zeros(1, 1, 6, 1)}, 4, 6, [][2]int{{0, 0}, {0, 1}, {0, 2}, {1, 3}})
+	// nonpad_kv_seqlen 6 and 4 with 2 queries: offsets 4 and 2; causal,
+	// left 1: batch 0 rows see 3–4 and 4–5, batch 1 rows 1–2 and 2–3.
+	check("nonpad", kernel.Attrs{"left_window_size": int64(1), "is_causal": int64(1)},
+		[]*kernel.Tensor{zeros(2, 1, 2, 1), zeros(2, 1, 6, 1), zeros(2, 1, 6, 1), absent, absent, absent, i64(shp(2), 6, 4)},
+		4, 6, [][2]int{{3, 4}, {4, 5}, {1, 2}, {2, 3}})
+	// nonpad_kv_seqlen alone: mode 2 is −∞ past each batch's length.
+	check("nonpad alone", kernel.Attrs{},
+		[]*kernel.Tensor{zeros(2, 1, 1, 1), zeros(2, 1, 3, 1), zeros(2, 1, 3, 1), absent, absent, absent, i64(shp(2), 2, 3)},
+		2, 3, [][2]int{{0, 1}, {0, 2}})
+	// A past cache of 3 keys and one new: the query is at position 3;
+	// left 1, right unbounded: keys 2–3.
+	check("past", kernel.Attrs{"left_window_size": int64(1)},
+		[]*kernel.Tensor{zeros(1, 1, 1, 1), zeros(1, 1, 1, 1), zeros(1, 1, 1, 1), absent, zeros(1, 1, 3, 1), zeros(1, 1, 3, 1)},
+		1, 4, [][2]int{{2, 3}})
+	// left 0 and right 0: each query sees its own position only; a query
+	// whose window holds no key (position 2 of 2 keys) is all −∞ and zero.
+	check("point", kernel.Attrs{"left_window_size": int64(0), "right_window_size": int64(0)},
+		[]*kernel.Tensor{zeros(1, 1, 3, 1), zeros(1, 1, 2, 1), zeros(1, 1, 2, 1)}, 3, 2, [][2]int{{0, 0}, {1, 1}, {1, 0}})
+}
+
 // TestAttentionSoftmaxPrecision: every float softmax_precision gives the
 // outputs of the default, as onnxruntime's kernel (which reads none).
 func TestAttentionSoftmaxPrecision(t *testing.T) {
@@ -111,14 +180,14 @@ func TestAttentionErrors(t *testing.T) {
 	wantErr(t, "Attention", nil, []*kernel.Tensor{f32(shp(1, 3, 2, 2)), k, v}, "do not divide")
 	wantErr(t, "Attention", nil, qkv(absent, f32(shp(1, 2, 1, 2))), "together")
 	wantErr(t, "Attention", nil, qkv(absent, f32(shp(1, 2, 1, 2)), f32(shp(1, 2, 1, 3))), "past_value")
-	wantErr(t, "Attention", at(24, "qk_matmul_output_mode", int64(2)), qkv(absent, absent, absent, i64(shp(1), 3)), "mode 2 with nonpad_kv_seqlen")
 	wantErr(t, "Attention", at(23, "qk_matmul_output_mode", int64(4)), qkv(), "qk_matmul_output_mode 4")
 	wantErr(t, "Attention", at(23, "softmax_precision", int64(7)), qkv(), "softmax_precision 7: want a float type")
 	wantErr(t, "Attention", at(23, "scale", 0.0), qkv(), "scale 0")
 	wantErr(t, "Attention", at(23, "softcap", -1.0), qkv(), "softcap -1")
 	wantErr(t, "Attention", at(23, "is_causal", int64(2)), qkv(), "is_causal")
 	wantErr(t, "Attention", at(23, "left_window_size", int64(1)), qkv(), "left_window_size")
-	wantErr(t, "Attention", at(25, "left_window_size", int64(1)), qkv(), "sliding windows")
+	wantErr(t, "Attention", at(25, "left_window_size", int64(-2)), qkv(), "left_window_size -2", "want -1")
+	wantErr(t, "Attention", at(25, "right_window_size", int64(-3)), qkv(), "right_window_size -3")
 	wantErr(t, "Attention", at(25, "q_num_heads", int64(2)), qkv(), "must not be given with 4-D")
 	wantErr(t, "Attention", at(23, "q_num_heads", int64(4)), qkv(), "differ from the heads")
 	wantErr(t, "Attention", at(23), qkv(absent, absent, absent, i64(shp(1), 3)), "7 inputs")
