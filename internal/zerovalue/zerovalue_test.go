@@ -1,6 +1,6 @@
 // Package zerovalue_test calls the methods of the zero value of every
-// exported type of the module: misuse is an error or nothing, never a
-// panic or a wait without end.
+// exported type of the module, and of a nil pointer of the types that take
+// one: misuse is an error or nothing, never a panic or a wait without end.
 package zerovalue_test
 
 import (
@@ -172,36 +172,14 @@ var zeroValues = []any{
 // nothing, is misuse, and misuse is an error or nothing, never a panic
 // or a wait without end.
 func TestZeroValues(t *testing.T) {
-	ctxType := reflect.TypeFor[context.Context]()
 	for _, z := range zeroValues {
 		v := reflect.ValueOf(z)
 		name := v.Type().Elem().String()
 		for i := range v.NumMethod() {
-			m, mt := v.Method(i), v.Type().Method(i)
-			args := make([]reflect.Value, m.Type().NumIn())
-			for j := range args {
-				if at := m.Type().In(j); at == ctxType {
-					args[j] = reflect.ValueOf(context.Background())
-				} else {
-					args[j] = reflect.Zero(at)
-				}
-			}
-			done := make(chan any, 1)
-			go func() {
-				defer func() { done <- recover() }()
-				if m.Type().IsVariadic() {
-					m.CallSlice(args)
-				} else {
-					m.Call(args)
-				}
-			}()
-			select {
-			case p := <-done:
-				if p != nil {
-					t.Errorf("(*%s).%s of the zero value, zero arguments: panic: %v", name, mt.Name, p)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("(*%s).%s of the zero value, zero arguments: no return in 10s", name, mt.Name)
+			if p, ok := call(v.Method(i)); !ok {
+				t.Fatalf("(*%s).%s of the zero value, zero arguments: no return in 10s", name, v.Type().Method(i).Name)
+			} else if p != nil {
+				t.Errorf("(*%s).%s of the zero value, zero arguments: panic: %v", name, v.Type().Method(i).Name, p)
 			}
 		}
 	}
@@ -316,5 +294,82 @@ func TestZeroValueErrors(t *testing.T) {
 		if !errors.Is(c.err, c.want) {
 			t.Errorf("%s of the zero value: %v, want an error matching %v", c.call, c.err, c.want)
 		}
+	}
+}
+
+// nilSafe lists the types whose methods take a nil pointer (a handle an
+// integrator may hold before making it, or after a failed constructor):
+// each method returns an error or nothing.
+var nilSafe = []any{
+	(*pipert.Executable)(nil),
+	(*pipert.Pending)(nil),
+	(*heterog.Executable)(nil),
+	(*heterog.Group)(nil),
+	(*heterog.Manager)(nil),
+	(*trace.Recorder)(nil),
+	(*trace.Track)(nil),
+	(*trace.Parsed)(nil),
+	(*trace.ValidationError)(nil),
+	(*subgraph.Builder)(nil),
+	(*subgraph.Checked)(nil),
+	(*subgraph.Graph)(nil),
+	(*subgraph.Partitioning)(nil),
+	(*subgraph.Error)(nil),
+	(*kernel.Tensor)(nil),
+	(*kernel.Args)(nil),
+	(*kernel.Error)(nil),
+	(*device.Sim)(nil),
+	(*device.ReplayError)(nil),
+	(*ops.Registry)(nil),
+	(*actor.PanicError)(nil),
+	(*onnx.Node)(nil),
+	(*onnx.Tensor)(nil),
+	(*moe.Input)(nil),
+}
+
+// TestNilReceivers calls every exported method of a nil pointer of each
+// type of nilSafe, with zero arguments, as TestZeroValues calls the zero
+// values'.
+func TestNilReceivers(t *testing.T) {
+	for _, z := range nilSafe {
+		v := reflect.ValueOf(z)
+		name := v.Type().Elem().String()
+		for i := range v.NumMethod() {
+			if p, ok := call(v.Method(i)); !ok {
+				t.Fatalf("(*%s)(nil).%s, zero arguments: no return in 10s", name, v.Type().Method(i).Name)
+			} else if p != nil {
+				t.Errorf("(*%s)(nil).%s, zero arguments: panic: %v", name, v.Type().Method(i).Name, p)
+			}
+		}
+	}
+}
+
+// call calls m with the zero value of each argument (context.Background()
+// for a context) and returns what it panicked with, or false when it had
+// not returned after 10 s.
+func call(m reflect.Value) (panicked any, returned bool) {
+	ctxType := reflect.TypeFor[context.Context]()
+	args := make([]reflect.Value, m.Type().NumIn())
+	for j := range args {
+		if at := m.Type().In(j); at == ctxType {
+			args[j] = reflect.ValueOf(context.Background())
+		} else {
+			args[j] = reflect.Zero(at)
+		}
+	}
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		if m.Type().IsVariadic() {
+			m.CallSlice(args)
+		} else {
+			m.Call(args)
+		}
+	}()
+	select {
+	case p := <-done:
+		return p, true
+	case <-time.After(10 * time.Second):
+		return nil, false
 	}
 }
