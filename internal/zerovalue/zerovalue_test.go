@@ -6,6 +6,7 @@ package zerovalue_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -171,19 +172,7 @@ var zeroValues = []any{
 // context): a value its constructor did not make, with arguments of
 // nothing, is misuse, and misuse is an error or nothing, never a panic
 // or a wait without end.
-func TestZeroValues(t *testing.T) {
-	for _, z := range zeroValues {
-		v := reflect.ValueOf(z)
-		name := v.Type().Elem().String()
-		for i := range v.NumMethod() {
-			if p, ok := call(v.Method(i)); !ok {
-				t.Fatalf("(*%s).%s of the zero value, zero arguments: no return in 10s", name, v.Type().Method(i).Name)
-			} else if p != nil {
-				t.Errorf("(*%s).%s of the zero value, zero arguments: panic: %v", name, v.Type().Method(i).Name, p)
-			}
-		}
-	}
-}
+func TestZeroValues(t *testing.T) { callAll(t, zeroValues, "(*%s).%s of the zero value") }
 
 // TestZeroValuesListed holds zeroValues to the source: every exported
 // type declaring an exported method, in every package outside internal,
@@ -330,15 +319,21 @@ var nilSafe = []any{
 // TestNilReceivers calls every exported method of a nil pointer of each
 // type of nilSafe, with zero arguments, as TestZeroValues calls the zero
 // values'.
-func TestNilReceivers(t *testing.T) {
-	for _, z := range nilSafe {
+func TestNilReceivers(t *testing.T) { callAll(t, nilSafe, "(*%s)(nil).%s") }
+
+// callAll calls every exported method of each of values (pointers) with
+// call, and fails on a panic or a call that does not return; what names a
+// call from its type's and method's names.
+func callAll(t *testing.T, values []any, what string) {
+	t.Helper()
+	for _, z := range values {
 		v := reflect.ValueOf(z)
-		name := v.Type().Elem().String()
 		for i := range v.NumMethod() {
+			name := fmt.Sprintf(what, v.Type().Elem(), v.Type().Method(i).Name)
 			if p, ok := call(v.Method(i)); !ok {
-				t.Fatalf("(*%s)(nil).%s, zero arguments: no return in 10s", name, v.Type().Method(i).Name)
+				t.Fatalf("%s, zero arguments: no return in 10s", name)
 			} else if p != nil {
-				t.Errorf("(*%s)(nil).%s, zero arguments: panic: %v", name, v.Type().Method(i).Name, p)
+				t.Errorf("%s, zero arguments: panic: %v", name, p)
 			}
 		}
 	}
