@@ -128,41 +128,30 @@ func (p *Pipeline[T]) Stages() int { return len(p.stages) }
 
 func (p *Pipeline[T]) valid(s Stage) bool { return s >= 1 && int(s) <= len(p.stages) }
 
+// first is the first stage's queue; the zero Pipeline's is the zero
+// Queue, whose pushes fail as a closed queue's.
+func (p *Pipeline[T]) first() *Queue[T] {
+	if len(p.stages) == 0 {
+		return new(Queue[T])
+	}
+	return p.stages[0]
+}
+
 // Push appends v to the first stage, blocking while its queue is full. It
 // returns the first error of any stage, or an ErrClosed error after Close.
-func (p *Pipeline[T]) Push(v T) error {
-	if len(p.stages) == 0 {
-		return errZero
-	}
-	return p.stages[0].Push(v)
-}
+func (p *Pipeline[T]) Push(v T) error { return p.first().Push(v) }
 
 // PushT is Push returning the task's ticket, valid in every stage (see
 // WaitTicket).
-func (p *Pipeline[T]) PushT(v T) (uint64, error) {
-	if len(p.stages) == 0 {
-		return 0, errZero
-	}
-	return p.stages[0].PushT(v)
-}
+func (p *Pipeline[T]) PushT(v T) (uint64, error) { return p.first().PushT(v) }
 
 // PushYield is Push that also reports whether the caller yielded its
 // processor or parked in it (see Queue.PushYield).
-func (p *Pipeline[T]) PushYield(v T) (yielded bool, err error) {
-	if len(p.stages) == 0 {
-		return false, errZero
-	}
-	return p.stages[0].PushYield(v)
-}
+func (p *Pipeline[T]) PushYield(v T) (yielded bool, err error) { return p.first().PushYield(v) }
 
 // TryPush is Push that never blocks; it reports false with a nil error when
 // the first queue is full.
-func (p *Pipeline[T]) TryPush(v T) (bool, error) {
-	if len(p.stages) == 0 {
-		return false, errZero
-	}
-	return p.stages[0].TryPush(v)
-}
+func (p *Pipeline[T]) TryPush(v T) (bool, error) { return p.first().TryPush(v) }
 
 // Wait blocks until every task pushed before the call has passed every
 // stage (or been discarded after an error) and returns the first error.

@@ -644,11 +644,10 @@ func (q *Queue[T]) Len() int {
 // and safe to call concurrently; producers blocked on a full ring return an
 // ErrClosed error. The handler must not call Close.
 func (q *Queue[T]) Close() error {
-	if q.exited == nil { // the zero Queue: no worker
-		q.tail.Or(closedBit)
+	q.tail.Or(closedBit) // no claim succeeds after this
+	if q.exited == nil { // the zero Queue: no worker to stop
 		return nil
 	}
-	q.tail.Or(closedBit) // no claim succeeds after this
 	q.closed.Store(true) // store: must precede wakeWorker's load (see awaitTask)
 	_ = q.wakeWorker()
 	<-q.exited
