@@ -178,7 +178,9 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		c.Producer[k.Name] = -1
 		c.Meta[k.Name] = k.Tensor
 	}
-	names := make(map[string]bool, len(g.Nodes))
+	// One map operation a name and a tensor: an assignment that leaves the
+	// map's length as it was found the name already there.
+	names := make(map[string]struct{}, len(g.Nodes))
 	c.Kernels = make([]kernel.Kernel, len(g.Nodes))
 	c.deps = make([]kernel.Deps, len(g.Nodes))
 	for i, n := range g.Nodes {
@@ -188,7 +190,7 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		if n.Name == "" {
 			return fail(fmt.Sprintf("#%d", i), n.Op, ErrBadNode, "node with empty name")
 		}
-		if names[n.Name] {
+		if names[n.Name] = struct{}{}; len(names) != i+1 {
 			return fail(n.Name, n.Op, ErrDuplicate, "node name used twice")
 		}
 		if n.Placement > OnCPU {
@@ -197,7 +199,6 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		if _, err := n.Attrs.Opset(1); err != nil {
 			return fail(n.Name, n.Op, ErrBadNode, "%w", err)
 		}
-		names[n.Name] = true
 		has, err := registryHas(reg, n.Op)
 		if err != nil {
 			return fail(n.Name, n.Op, ErrBadNode, "%w", err)
@@ -241,14 +242,10 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 			if o == "" {
 				return fail(n.Name, n.Op, ErrBadNode, "empty output name")
 			}
-			if p, dup := c.Producer[o]; dup {
-				by := "a graph input or constant"
-				if p >= 0 {
-					by = fmt.Sprintf("node %q", g.Nodes[p].Name)
-				}
-				return fail(n.Name, n.Op, ErrDuplicate, "output %q is also produced by %s", o, by)
+			had := len(c.Producer)
+			if c.Producer[o] = i; len(c.Producer) == had {
+				return fail(n.Name, n.Op, ErrDuplicate, "output %q is also produced by %s", o, g.producedBy(o))
 			}
-			c.Producer[o] = i
 		}
 	}
 	// The source of every node's every input, node by node, so that order,
@@ -293,6 +290,27 @@ func Validate(g *Graph, reg kernel.Resolver) (*Checked, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// producedBy names the first producer of tensor name in g: a graph input
+// or constant, or the first node that outputs it; for an error.
+func (g *Graph) producedBy(name string) string {
+	for _, in := range g.Inputs {
+		if in.Name == name {
+			return "a graph input or constant"
+		}
+	}
+	for _, k := range g.Consts {
+		if k.Name == name {
+			return "a graph input or constant"
+		}
+	}
+	for _, n := range g.Nodes {
+		if n != nil && slices.Contains(n.Outputs, name) {
+			return fmt.Sprintf("node %q", n.Name)
+		}
+	}
+	return "another producer"
 }
 
 // newKernel builds n's kernel with reg, turning a panic of the resolver or

@@ -84,7 +84,11 @@ func TestValidationErrorsNameTheNode(t *testing.T) {
 		{"duplicate tensor", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
 			node("a", "ReLU", []string{"x"}, "t"),
 			node("b", "ReLU", []string{"x"}, "t"),
-		}, Outputs: []string{"t"}}, subgraph.ErrDuplicate, "b", `"t"`},
+		}, Outputs: []string{"t"}}, subgraph.ErrDuplicate, "b", `"t" is also produced by node "a"`},
+		{"tensor output twice by one node", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
+			node("a", "ReLU", []string{"x"}, "u"),
+			{Name: "b", Op: "Split", Inputs: []string{"u"}, Outputs: []string{"t", "t"}, Attrs: kernel.Attrs{"num_outputs": int64(2)}},
+		}, Outputs: []string{"t"}}, subgraph.ErrDuplicate, "b", `"t" is also produced by node "b"`},
 		{"output shadows input", &subgraph.Graph{Inputs: []subgraph.Value{x}, Nodes: []*subgraph.Node{
 			node("a", "ReLU", []string{"x"}, "x"),
 		}, Outputs: []string{"x"}}, subgraph.ErrDuplicate, "a", "graph input"},
