@@ -13,6 +13,7 @@ import (
 	"github.com/pipert/pipert/device"
 	devfault "github.com/pipert/pipert/device/fault"
 	"github.com/pipert/pipert/internal/graphtest"
+	"github.com/pipert/pipert/internal/race"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/subgraph"
 )
@@ -115,7 +116,7 @@ func TestRandomGraphsInEveryConfiguration(t *testing.T) {
 	switch {
 	case testing.Short():
 		n = 60
-	case raceEnabled:
+	case race.Enabled:
 		n = 120
 	}
 	ctx := context.Background()

@@ -14,6 +14,7 @@ import (
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/devtrace"
 	devfault "github.com/pipert/pipert/device/fault"
+	"github.com/pipert/pipert/internal/race"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/plan"
@@ -295,7 +296,7 @@ func TestFailedKernelTraceValidates(t *testing.T) {
 // begin at its activation, before any consumer of them ends.
 func TestRandomHeterogeneousTracesValidate(t *testing.T) {
 	seeds := 16
-	if raceEnabled {
+	if race.Enabled {
 		seeds = 6
 	}
 	for seed := range uint64(seeds) {

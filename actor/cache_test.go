@@ -12,6 +12,7 @@ import (
 	"github.com/pipert/pipert/actor"
 	"github.com/pipert/pipert/control"
 	"github.com/pipert/pipert/internal/graphtest"
+	"github.com/pipert/pipert/internal/race"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/plan"
@@ -47,7 +48,7 @@ func TestCachesMatchKBKAcrossShapeChanges(t *testing.T) {
 		{Mode: plan.Pipeline, Barrier: plan.PerTensor, QueueCapacity: 1},
 	}
 	n := 30
-	if testing.Short() {
+	if testing.Short() || race.Enabled { // .ci/run runs the 30 without the race detector
 		n = 8
 	}
 	for _, collide := range []bool{false, true} {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pipert/pipert"
 	"github.com/pipert/pipert/control"
+	"github.com/pipert/pipert/internal/race"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/kernel/ops"
 	"github.com/pipert/pipert/onnx"
@@ -44,7 +45,7 @@ func TestFixturesHostileInputs(t *testing.T) {
 	switch {
 	case testing.Short():
 		trials = 1
-	case raceEnabled:
+	case race.Enabled:
 		// Hostile values can ask a Loop for millions of iterations before
 		// its deadline; under the race detector each of them takes several
 		// times the memory.

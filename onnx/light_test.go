@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pipert/pipert"
+	"github.com/pipert/pipert/internal/race"
 	"github.com/pipert/pipert/kernel"
 	"github.com/pipert/pipert/onnx"
 )
@@ -54,7 +55,7 @@ func TestLightModels(t *testing.T) {
 			case *longLight:
 			case name == "vgg19":
 				t.Skip("VGG-19 computes for 40 s: run with -long")
-			case raceEnabled && !lightUnderRace[name]:
+			case race.Enabled && !lightUnderRace[name]:
 				t.Skip("minutes of convolutions under -race: run without it or with -long")
 			}
 			t.Parallel()

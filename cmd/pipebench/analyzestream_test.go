@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipert/pipert/internal/race"
 	"github.com/pipert/pipert/trace"
 	"github.com/pipert/pipert/trace/analysis"
 )
@@ -65,7 +66,7 @@ func checkStreamingEqualsReference(t *testing.T, path string) {
 // hetero (its parts on shared devices) as JSON.
 func TestStreamingEqualsInMemory(t *testing.T) {
 	runs := [][]string{{".pftrace"}, {".json"}}
-	if raceEnabled {
+	if race.Enabled {
 		runs = [][]string{{".pftrace", "-scenario", "smallops,decode", "-mode", "kbk,async,pipeline,replay"}, {".json", "-scenario", "hetero", "-mode", "hetero"}}
 	}
 	for _, run := range runs {

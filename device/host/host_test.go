@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/pipert/pipert/internal/clock"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/pipert/pipert/device"
 	"github.com/pipert/pipert/device/host"
+	"github.com/pipert/pipert/internal/clock"
 )
 
 // recorder is an Observer that keeps every piece of work.

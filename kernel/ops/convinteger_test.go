@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pipert/pipert/internal/race"
 	"github.com/pipert/pipert/kernel"
 )
 
@@ -49,6 +50,9 @@ func TestConvIntegerMatchesDirect(t *testing.T) {
 		}
 		xv, wv := randInts(r, xdt, numel(x)), randInts(r, wdt, numel(w))
 		xz, wz := randInts(r, xdt, 1)[0], randInts(r, wdt, 1)[0]
+		if race.Enabled && (big && c >= 152 || !big && c%4 != 0) {
+			continue // a quarter (one big case of each group count) under the race detector; .ci/run runs all without it
+		}
 		attrs := kernel.Attrs{"kernel_shape": ks, "strides": st, "dilations": dl, "pads": pads, "group": group}
 		got := mustRun(t, "ConvInteger", attrs, tensor(xdt, x, xv...), tensor(wdt, w, wv...), tensor(xdt, shp(), xz), tensor(wdt, shp(), wz))
 		want, shape := directConvInteger(x, w, xv, wv, xz, wz, ks, st, dl, pads, group)

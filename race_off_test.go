@@ -1,5 +1,0 @@
-//go:build !race
-
-package pipert_test
-
-const raceEnabled = false
