@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/minheap":        {},
 	"internal/leaktest":       {},
 	"internal/lines":          {},
+	"internal/race":           {},
 	"internal/hostmem":        {},
 	"internal/graphtest":      {"subgraph", "kernel"},
 	"device/alloc":            {},
