@@ -2,6 +2,8 @@ package subgraph_test
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,6 +131,38 @@ func TestCloneSharesNothing(t *testing.T) {
 	}
 	if (*subgraph.Graph)(nil).Clone() != nil {
 		t.Fatal("a nil graph cloned to non-nil")
+	}
+}
+
+// TestCloneNodesApart: a clone equals its original (nil and empty name
+// lists kept as they were, nil nodes too), and its nodes' name lists are
+// apart from each other: appending to one node's inputs or outputs, or
+// changing a node, leaves the others as they were.
+func TestCloneNodesApart(t *testing.T) {
+	g := &subgraph.Graph{Name: "g", Nodes: []*subgraph.Node{
+		{Name: "a", Op: "ReLU", Inputs: []string{"x"}, Outputs: []string{"t"}},
+		nil,
+		{Name: "b", Op: "Add", Inputs: []string{"t", "x"}, Outputs: []string{"u"}},
+		{Name: "c", Op: "Const", Inputs: []string{}, Outputs: nil},
+		{Name: "d", Op: "ReLU", Inputs: nil, Outputs: []string{"v"}},
+	}}
+	c := g.Clone()
+	if !reflect.DeepEqual(c, g) {
+		t.Fatalf("clone %+v differs from its original", c)
+	}
+	if c.Nodes[3].Inputs == nil || c.Nodes[3].Outputs != nil || c.Nodes[4].Inputs != nil {
+		t.Fatal("the clone changed a nil list into an empty one or back")
+	}
+	c.Nodes[0].Inputs = append(c.Nodes[0].Inputs, "y")
+	c.Nodes[0].Outputs = append(c.Nodes[0].Outputs, "w")
+	c.Nodes[2].Inputs = append(c.Nodes[2].Inputs, "z")
+	c.Nodes[0].Name = "changed"
+	if c.Nodes[2].Name != "b" || !slices.Equal(c.Nodes[2].Inputs, []string{"t", "x", "z"}) || !slices.Equal(c.Nodes[2].Outputs, []string{"u"}) ||
+		!slices.Equal(c.Nodes[0].Outputs, []string{"t", "w"}) || !slices.Equal(c.Nodes[4].Outputs, []string{"v"}) {
+		t.Fatalf("appending to one node's lists reached another: %+v %+v %+v", c.Nodes[0], c.Nodes[2], c.Nodes[4])
+	}
+	if g.Nodes[0].Name != "a" || len(g.Nodes[0].Inputs) != 1 || len(g.Nodes[2].Inputs) != 2 {
+		t.Fatal("changing the clone changed the original")
 	}
 }
 

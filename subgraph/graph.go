@@ -111,12 +111,33 @@ func (g *Graph) clone(done map[*Graph]*Graph) *Graph {
 	if g.Nodes != nil {
 		c.Nodes = make([]*Node, len(g.Nodes))
 	}
+	// The nodes, and their inputs' and outputs' names, in two arrays
+	// rather than three objects a node: a large graph's clone is most of
+	// what its Compile allocates.
+	count, names := 0, 0
+	for _, n := range g.Nodes {
+		if n != nil {
+			count++
+			names += len(n.Inputs) + len(n.Outputs)
+		}
+	}
+	nodes, strs := make([]Node, count), make([]string, 0, names)
+	cloneNames := func(s []string) []string {
+		if s == nil {
+			return nil
+		}
+		at := len(strs)
+		strs = append(strs, s...)
+		return strs[at:len(strs):len(strs)] // an append to one does not reach the next
+	}
 	for i, n := range g.Nodes {
 		if n == nil {
 			continue
 		}
-		m := *n
-		m.Inputs, m.Outputs = slices.Clone(n.Inputs), slices.Clone(n.Outputs)
+		m := &nodes[0]
+		nodes = nodes[1:]
+		*m = *n
+		m.Inputs, m.Outputs = cloneNames(n.Inputs), cloneNames(n.Outputs)
 		if n.Attrs != nil {
 			m.Attrs = make(kernel.Attrs, len(n.Attrs))
 			for k, v := range n.Attrs {
@@ -151,7 +172,7 @@ func (g *Graph) clone(done map[*Graph]*Graph) *Graph {
 				m.Attrs[k] = v
 			}
 		}
-		c.Nodes[i] = &m
+		c.Nodes[i] = m
 	}
 	return c
 }
