@@ -141,9 +141,9 @@ func TestLongCostEndsWithItsRun(t *testing.T) {
 
 // TestGraphChangedAfterCompile: an executable keeps its own copy of the
 // graph: changing the caller's graph after Compile (an op, an attribute,
-// a tensor attribute's contents, an edge, an output, an input's shape, a
-// constant passed to the outputs) changes none of its runs, in every
-// mode.
+// a tensor attribute's contents, an edge, a node's name and output, an
+// output, an input's shape, a constant passed to the outputs) changes none
+// of its runs, in every mode.
 func TestGraphChangedAfterCompile(t *testing.T) {
 	in := map[string]*kernel.Tensor{"x": kernel.FromFloat32([]float32{-1, 2, -3, 4}, 4)}
 	for _, o := range []pipert.Option{pipert.WithMode(pipert.KBK), pipert.WithMode(pipert.Async), pipert.WithMode(pipert.Pipeline), pipert.WithMode(pipert.Replay), pipert.WithHeterogeneous(nil)} {
@@ -164,8 +164,11 @@ func TestGraphChangedAfterCompile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		relu, softmax := g.Nodes[1], g.Nodes[3]
+		relu, add, softmax := g.Nodes[1], g.Nodes[2], g.Nodes[3]
 		relu.Op = "Neg"
+		// Nodes without attributes: their names and lists too.
+		relu.Name, relu.Inputs[0], relu.Outputs[0] = "renamed", sevens, "elsewhere"
+		add.Inputs[0], add.Inputs[1] = sevens, sevens
 		softmax.Attrs["axis"] = int64(5)
 		softmax.Inputs[0] = "x"
 		g.Outputs[0] = "x"

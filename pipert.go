@@ -327,7 +327,15 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 	if g == nil {
 		return nil, fmt.Errorf("pipert: compile: %w: nil graph", ErrInvalid)
 	}
-	g = g.Clone() // the caller may change its graph after: the executable keeps its own
+	// The caller may change its graph after: the executable keeps its own
+	// copy. A heterogeneous one keeps the whole graph; any other keeps its
+	// declarations and kernels, which see only the nodes' attributes, so
+	// it copies no more than those (compileCopy).
+	if c.Placement != nil {
+		g = g.Clone()
+	} else {
+		g = compileCopy(g)
+	}
 	// The same for the Config's lists, which WithConfig shares with the caller.
 	c.Carried, c.Virtual = slices.Clone(c.Carried), slices.Clone(c.Virtual)
 	c, err := c.Check()
@@ -409,6 +417,25 @@ func CompileContext(ctx context.Context, g *subgraph.Graph, opts ...Option) (*Ex
 	decl := &subgraph.Graph{Name: g.Name, Inputs: g.Inputs, Consts: g.Consts, Outputs: g.Outputs}
 	e := &Executable{g: decl, cfg: c, act: act, runners: runners, smu: make(turn, 1)}
 	return e, nil
+}
+
+// compileCopy is what Compile of a homogeneous graph works on: g's
+// declarations (inputs, constants, outputs) copied, which the executable
+// keeps, and its nodes g's own but for those with attributes, copied, since
+// a kernel may keep its attributes. The executable keeps no node, nor any
+// of a node's lists: it reads them only while it compiles.
+func compileCopy(g *subgraph.Graph) *subgraph.Graph {
+	c := (&subgraph.Graph{Name: g.Name, Inputs: g.Inputs, Consts: g.Consts, Outputs: g.Outputs}).Clone()
+	if g.Nodes != nil {
+		c.Nodes = make([]*subgraph.Node, len(g.Nodes))
+	}
+	for i, n := range g.Nodes {
+		if n != nil && n.Attrs != nil {
+			n = n.Clone()
+		}
+		c.Nodes[i] = n
+	}
+	return c
 }
 
 // Config is the checked configuration the executable runs with, a copy:

@@ -166,6 +166,35 @@ func TestCloneNodesApart(t *testing.T) {
 	}
 }
 
+// TestNodeClone: a node's clone equals it and shares nothing with it: its
+// lists, and its attributes' slices, tensors and subgraphs, a subgraph two
+// attributes hold copied once; a nil node clones to nil.
+func TestNodeClone(t *testing.T) {
+	body := &subgraph.Graph{Name: "body", Inputs: []subgraph.Value{{Name: "x", DType: kernel.Float32, Shape: kernel.Shape{2}}}, Outputs: []string{"x"}}
+	n := &subgraph.Node{Name: "n", Op: "If", Inputs: []string{"c"}, Outputs: []string{"y"}, Placement: subgraph.OnCPU, Attrs: kernel.Attrs{
+		"ints": []int64{1, 2}, "t": kernel.FromFloat32([]float32{1, 2}, 2), "then": body, "else": body, "k": int64(3),
+	}}
+	c := n.Clone()
+	if !reflect.DeepEqual(c, n) {
+		t.Fatalf("clone %+v differs from its original %+v", c, n)
+	}
+	if c.Attrs["then"].(*subgraph.Graph) != c.Attrs["else"].(*subgraph.Graph) {
+		t.Error("a subgraph two attributes hold was copied twice")
+	}
+	c.Inputs[0], c.Outputs[0] = "changed", "changed"
+	c.Attrs["ints"].([]int64)[0] = 9
+	c.Attrs["t"].(*kernel.Tensor).Host[0] = 0xff
+	c.Attrs["then"].(*subgraph.Graph).Outputs[0] = "changed"
+	c.Attrs["k"] = int64(4)
+	if n.Inputs[0] != "c" || n.Outputs[0] != "y" || n.Attrs["ints"].([]int64)[0] != 1 || n.Attrs["t"].(*kernel.Tensor).Host[0] != 0 ||
+		body.Outputs[0] != "x" || n.Attrs["k"] != int64(3) {
+		t.Errorf("changing the clone changed the original: %+v", n)
+	}
+	if (*subgraph.Node)(nil).Clone() != nil {
+		t.Error("a nil node cloned to a node")
+	}
+}
+
 // TestNilAndZeroBuilders: the zero Builder builds as NewBuilder("") does;
 // a nil Builder builds nothing and never panics, its Graph empty; a nil
 // *Error prints "<nil>".

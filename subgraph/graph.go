@@ -138,41 +138,62 @@ func (g *Graph) clone(done map[*Graph]*Graph) *Graph {
 		nodes = nodes[1:]
 		*m = *n
 		m.Inputs, m.Outputs = cloneNames(n.Inputs), cloneNames(n.Outputs)
-		if n.Attrs != nil {
-			m.Attrs = make(kernel.Attrs, len(n.Attrs))
-			for k, v := range n.Attrs {
-				switch x := v.(type) {
-				case []int64:
-					v = slices.Clone(x)
-				case []float64:
-					v = slices.Clone(x)
-				case []string:
-					v = slices.Clone(x)
-				case []int:
-					v = slices.Clone(x)
-				case []float32:
-					v = slices.Clone(x)
-				case *kernel.Tensor:
-					v = cloneTensor(x)
-				case []*kernel.Tensor:
-					ts := make([]*kernel.Tensor, len(x))
-					for i, t := range x {
-						ts[i] = cloneTensor(t)
-					}
-					v = ts
-				case *Graph:
-					v = x.clone(done)
-				case []*Graph:
-					gs := make([]*Graph, len(x))
-					for i, sg := range x {
-						gs[i] = sg.clone(done)
-					}
-					v = gs
-				}
-				m.Attrs[k] = v
-			}
-		}
+		m.Attrs = cloneAttrs(n.Attrs, done)
 		c.Nodes[i] = m
+	}
+	return c
+}
+
+// Clone returns a copy of n that shares nothing a caller may change with
+// it: its inputs' and outputs' names and its attributes (slices, tensors
+// and subgraphs of control flow copied too, a subgraph several of its
+// attributes hold copied once). A nil n clones to nil.
+func (n *Node) Clone() *Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	c.Inputs, c.Outputs = slices.Clone(n.Inputs), slices.Clone(n.Outputs)
+	c.Attrs = cloneAttrs(n.Attrs, map[*Graph]*Graph{})
+	return &c
+}
+
+// cloneAttrs copies a for clone and Node.Clone (nil stays nil).
+func cloneAttrs(a kernel.Attrs, done map[*Graph]*Graph) kernel.Attrs {
+	if a == nil {
+		return nil
+	}
+	c := make(kernel.Attrs, len(a))
+	for k, v := range a {
+		switch x := v.(type) {
+		case []int64:
+			v = slices.Clone(x)
+		case []float64:
+			v = slices.Clone(x)
+		case []string:
+			v = slices.Clone(x)
+		case []int:
+			v = slices.Clone(x)
+		case []float32:
+			v = slices.Clone(x)
+		case *kernel.Tensor:
+			v = cloneTensor(x)
+		case []*kernel.Tensor:
+			ts := make([]*kernel.Tensor, len(x))
+			for i, t := range x {
+				ts[i] = cloneTensor(t)
+			}
+			v = ts
+		case *Graph:
+			v = x.clone(done)
+		case []*Graph:
+			gs := make([]*Graph, len(x))
+			for i, sg := range x {
+				gs[i] = sg.clone(done)
+			}
+			v = gs
+		}
+		c[k] = v
 	}
 	return c
 }
