@@ -52,7 +52,7 @@ func TestStdoutWriteErrorsFail(t *testing.T) {
 		{"scenarios"},
 		{"scenarios", "-dump", "decode"},
 		{"report", dir},
-		{"moe", "-quick", "-hidden", "8", "-tokens", "6", "-variants", "sorted"},
+		{"moe", "-quick", "-ranks", "2", "-fabric-ranks", "2", "-experts", "4", "-topk", "2", "-hidden", "8", "-tokens", "6", "-variants", "sorted"},
 		{"device", "-quick", "-figures", "launch"},
 		{"soak", "-runs", "10", "-duration", "300ms", "-every", "100ms", "-executables", "1"},
 		{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1", "-mode", "kbk", "-reps", "1", "-o", filepath.Join(dir, "sweep"), "-q"},
