@@ -34,7 +34,7 @@ import (
 const (
 	reportMinor = 7
 	moeMinor    = 1
-	soakMinor   = 1
+	soakMinor   = 2
 	deviceMinor = 0
 )
 

@@ -54,7 +54,7 @@ func TestStdoutWriteErrorsFail(t *testing.T) {
 		{"report", dir},
 		{"moe", "-quick", "-ranks", "2", "-fabric-ranks", "2", "-experts", "4", "-topk", "2", "-hidden", "8", "-tokens", "6", "-variants", "sorted"},
 		{"device", "-quick", "-figures", "launch"},
-		{"soak", "-runs", "10", "-duration", "300ms", "-every", "100ms", "-executables", "1"},
+		{"soak", "-runs", "10", "-cancels", "2", "-duration", "300ms", "-every", "100ms", "-executables", "1"},
 		{"sweep", "-scenario", "decode", "-quick", "-vary", "layers=1", "-mode", "kbk", "-reps", "1", "-o", filepath.Join(dir, "sweep"), "-q"},
 	} {
 		for _, ok := range []int{0, 10} { // the first write fails, or after a part

@@ -43,6 +43,7 @@ type soakReport struct {
 	GoroutineFinalDelta    int64           `json:"goroutine_final_delta"`
 	RunsPerSecond          []float64       `json:"runs_per_second"`
 	Fairness               float64         `json:"fairness"`
+	Cancels                int             `json:"cancels"`
 	CancelMedianNs         int64           `json:"cancel_median_ns"`
 	CancelMaxNs            int64           `json:"cancel_max_ns"`
 	CancelLimitNs          int64           `json:"cancel_limit_ns"`
@@ -73,6 +74,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		quick    = fs.Bool("quick", false, "CI-sized: 1 000 runs per mode, a 20 s load phase sampled every 2 s (under 60 s)")
 		scenario = fs.String("scenario", "zerocost", "the scenario whose graph every executable runs (its benchmark size, no synthetic host cost)")
 		runs     = fs.Int("runs", 10_000, fmt.Sprintf("consecutive runs per mode, %d to %d", minSoakRuns, maxSoakRuns))
+		cancels  = fs.Int("cancels", 20, fmt.Sprintf("runs per mode cancelled at a random point, 1 to %d", maxSoakCancels))
 		duration = fs.Duration("duration", 2*time.Minute, fmt.Sprintf("length of the load phase, at most %v", maxSoakDuration))
 		every    = fs.Duration("every", 5*time.Second, fmt.Sprintf("sampling period of the load phase, at least %v; -duration/-every samples are taken, %d to %d", minSoakEvery, minSoakSamples, maxSoakSamples))
 		execs    = fs.Int("executables", 8, fmt.Sprintf("executables running at once in the load phase, 1 to %d", maxSoakExecutables))
@@ -101,7 +103,8 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// Every bound is checked before anything runs (with -quick's values):
 	// a soak must not fail after its first phases, nor exhaust memory.
-	if err := checkSoakFlags(*runs, *execs, *duration, *every); err != nil {
+	o := soakOptions{runs: *runs, cancels: *cancels, execs: *execs, duration: *duration, every: *every}
+	if err := o.check(); err != nil {
 		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
 		return usageFailed(stderr, "pipebench soak")
 	}
@@ -132,7 +135,8 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		loadModes = []pipert.Mode{m}
 	}
-	rep, err := soak(ctx, w, *runs, *duration, *every, *execs, loadModes, stderr)
+	o.modes = loadModes
+	rep, err := soak(ctx, w, o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: soak: %v\n", err)
 		if rep == nil {
@@ -197,6 +201,7 @@ func (r *soakReport) failed() []string {
 const (
 	minSoakRuns        = 10 // the first tenth is the warm-up
 	maxSoakRuns        = 1_000_000
+	maxSoakCancels     = 100_000
 	maxSoakExecutables = 1_000
 	maxSoakDuration    = 24 * time.Hour
 	minSoakEvery       = 10 * time.Millisecond
@@ -204,12 +209,24 @@ const (
 	maxSoakSamples     = 100_000
 )
 
-// checkSoakFlags checks soak's flags against their bounds: the error, a
-// usage error, names the flag and its range.
-func checkSoakFlags(runs, execs int, duration, every time.Duration) error {
+// soakOptions are pipebench soak's settings: runs consecutive runs per
+// mode, cancels cancelled runs per mode, then execs executables at once
+// in modes for duration, sampled every every.
+type soakOptions struct {
+	runs, cancels, execs int
+	duration, every      time.Duration
+	modes                []pipert.Mode
+}
+
+// check checks o against the flags' bounds: the error, a usage error,
+// names the flag and its range.
+func (o soakOptions) check() error {
+	runs, execs, duration, every := o.runs, o.execs, o.duration, o.every
 	switch {
 	case runs < minSoakRuns || runs > maxSoakRuns:
 		return fmt.Errorf("%w: -runs %d outside [%d, %d]", errUsage, runs, minSoakRuns, maxSoakRuns)
+	case o.cancels < 1 || o.cancels > maxSoakCancels:
+		return fmt.Errorf("%w: -cancels %d outside [1, %d]", errUsage, o.cancels, maxSoakCancels)
 	case execs < 1 || execs > maxSoakExecutables:
 		return fmt.Errorf("%w: -executables %d outside [1, %d]", errUsage, execs, maxSoakExecutables)
 	case duration <= 0 || duration > maxSoakDuration:
@@ -232,7 +249,8 @@ func checkSoakFlags(runs, execs int, duration, every time.Duration) error {
 // period, the last at most duration after the start.
 func soakSamples(duration, every time.Duration) int64 { return int64(duration / every) }
 
-func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every time.Duration, execs int, modes []pipert.Mode, progress io.Writer) (*soakReport, error) {
+func soak(ctx context.Context, w *scenarios.Workload, o soakOptions, progress io.Writer) (*soakReport, error) {
+	runs, duration, every, execs, modes := o.runs, o.duration, o.every, o.execs, o.modes
 	procs := runtime.GOMAXPROCS(0)
 	rep := &soakReport{SchemaVersion: 1, SchemaMinor: soakMinor, Machine: machine{GOMAXPROCS: procs, NumCPU: runtime.NumCPU(), Go: runtime.Version()},
 		Executables: execs, Held: map[string]bool{}}
@@ -262,7 +280,7 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 			P999Ns: lat[min(len(lat)-1, len(lat)*999/1000)], MaxNs: lat[len(lat)-1]})
 	}
 	// Cancellations at random points.
-	if err := soakCancel(ctx, w, rep); err != nil {
+	if err := soakCancel(ctx, w, o.cancels, rep); err != nil {
 		return rep, err
 	}
 	// The load phase.
@@ -412,10 +430,10 @@ func soak(ctx context.Context, w *scenarios.Workload, runs int, duration, every 
 	return rep, nil
 }
 
-// soakCancel cancels runs of every mode at random points and measures the
-// time from the cancel to Run's return; the limit is 10 ms plus one
+// soakCancel cancels n runs of every mode at random points and measures
+// the time from the cancel to Run's return; the limit is 10 ms plus one
 // kernel's modeled time (the run's mean kernel and the launch latency).
-func soakCancel(ctx context.Context, w *scenarios.Workload, rep *soakReport) error {
+func soakCancel(ctx context.Context, w *scenarios.Workload, n int, rep *soakReport) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var (
 		delays []int64
@@ -435,7 +453,7 @@ func soakCancel(ctx context.Context, w *scenarios.Workload, rep *soakReport) err
 		// One kernel's modeled time: the run's mean, plus the launch path.
 		kernel := res.Stats.DeviceWork/time.Duration(max(res.Stats.Kernels, 1)) + exe.Device().Profile().LaunchLatency
 		limit = max(limit, int64(10*time.Millisecond+kernel))
-		for range 20 {
+		for range n {
 			cctx, cancel := context.WithCancel(ctx)
 			at := time.Duration(rng.Int64N(int64(span) + 1))
 			var cancelled time.Time
@@ -458,7 +476,7 @@ func soakCancel(ctx context.Context, w *scenarios.Workload, rep *soakReport) err
 	if err := ctx.Err(); err != nil {
 		return err // cancelled runs of the soak's own context measured nothing
 	}
-	rep.CancelLimitNs = limit
+	rep.Cancels, rep.CancelLimitNs = n, limit
 	if len(delays) > 0 {
 		slices.Sort(delays)
 		rep.CancelMedianNs, rep.CancelMaxNs = delays[len(delays)/2], delays[len(delays)-1]
@@ -474,7 +492,7 @@ func writeSoak(out io.Writer, rep *soakReport) {
 			float64(m.P999Ns)/float64(m.MedianNs), time.Duration(m.MaxNs).Round(time.Microsecond), float64(m.MaxNs)/float64(m.MedianNs))
 	}
 	if rep.CancelLimitNs > 0 {
-		fmt.Fprintf(out, "  cancellation: median %v, max %v after the cancel (limit %v)\n", time.Duration(rep.CancelMedianNs).Round(time.Microsecond),
+		fmt.Fprintf(out, "  cancellation (%d runs a mode): median %v, max %v after the cancel (limit %v)\n", rep.Cancels, time.Duration(rep.CancelMedianNs).Round(time.Microsecond),
 			time.Duration(rep.CancelMaxNs).Round(time.Microsecond), time.Duration(rep.CancelLimitNs))
 	}
 	if rep.Samples > 0 {

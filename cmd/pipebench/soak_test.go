@@ -17,7 +17,7 @@ var long = flag.Bool("long", false, "TestLongSoak: the full soak (10 000 runs pe
 // print, not this test's to assert).
 func TestSoakWritesItsReport(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "soak.json")
-	code, stdout, stderr := runArgs(t, "soak", "-quick", "-runs", "20", "-duration", "1500ms", "-every", "300ms", "-executables", "3", "-json", path)
+	code, stdout, stderr := runArgs(t, "soak", "-quick", "-runs", "20", "-cancels", "3", "-duration", "1500ms", "-every", "300ms", "-executables", "3", "-json", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -36,6 +36,12 @@ func TestSoakWritesItsReport(t *testing.T) {
 	// before took: 1500ms / 300ms, as many as the flags say.
 	if n, _ := doc["samples"].(float64); n != 5 {
 		t.Errorf("%v samples, want 5 (-duration / -every)", doc["samples"])
+	}
+	if n, _ := doc["cancels"].(float64); n != 3 {
+		t.Errorf("cancels %v, want 3 (-cancels)", doc["cancels"])
+	}
+	if !strings.Contains(stdout, "cancellation (3 runs a mode)") {
+		t.Errorf("stdout does not give the cancellations' count: %q", stdout)
 	}
 	for _, k := range []string{"heap_slope_bytes_per_min", "device_slope_bytes_per_min", "goroutine_slope_per_min", "fairness",
 		"modes", "cancel_max_ns", "runs_per_second", "held"} {
@@ -95,6 +101,8 @@ func TestSoakFlagsOutOfRange(t *testing.T) {
 		{[]string{"-executables", "0"}, "-executables 0 outside [1, 1000]"},
 		{[]string{"-runs", "9"}, "-runs 9 outside [10, 1000000]"},
 		{[]string{"-runs", "1000001"}, "-runs 1000001 outside [10, 1000000]"},
+		{[]string{"-cancels", "0"}, "-cancels 0 outside [1, 100000]"},
+		{[]string{"-cancels", "100001"}, "-cancels 100001 outside [1, 100000]"},
 		{[]string{"-duration", "0s"}, "-duration 0s outside (0, 24h0m0s]"},
 		{[]string{"-duration", "25h"}, "-duration 25h0m0s outside (0, 24h0m0s]"},
 		{[]string{"-every", "-1s"}, "-every -1s: want at least 10ms"},
@@ -135,7 +143,7 @@ func TestSoakInterruptedKeepsFinishedPhases(t *testing.T) {
 	defer cancel()
 	errb := &cancelOn{text: "executables at once", cancel: cancel}
 	var out strings.Builder
-	code := run(ctx, []string{"soak", "-quick", "-runs", "20", "-duration", "3s", "-every", "1s", "-executables", "2", "-json", path}, &out, errb)
+	code := run(ctx, []string{"soak", "-quick", "-runs", "20", "-cancels", "3", "-duration", "3s", "-every", "1s", "-executables", "2", "-json", path}, &out, errb)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, errb.String())
 	}
