@@ -68,6 +68,9 @@ type SuperKernelActor struct {
 // caller that recovers from the Goexit (a goroutine pool's worker) reads
 // it to say what ended the run.
 func (a *SuperKernelActor) Goexited() error {
+	if a == nil {
+		return nil
+	}
 	if p := a.goexit.Load(); p != nil {
 		return *p
 	}
@@ -127,7 +130,7 @@ func NewContext(ctx context.Context, c *subgraph.Checked, cfg plan.Config, opt O
 // lanes, as Submit's lanes share them. The constants are uploaded again,
 // for the lane; ctx bounds that as in NewContext.
 func (a *SuperKernelActor) Lane(ctx context.Context, name string, mem *Memory) (*SuperKernelActor, error) {
-	if a.prog == nil {
+	if a == nil || a.prog == nil {
 		return nil, errUnmade("Lane")
 	}
 	if ctx == nil {
@@ -190,26 +193,39 @@ func (a *SuperKernelActor) setUp(name string) (err error) {
 	return nil
 }
 
-// Plan is the actor's stage plan.
-func (a *SuperKernelActor) Plan() plan.Plan { return a.plan }
+// Plan is the actor's stage plan (the zero Plan of a nil actor).
+func (a *SuperKernelActor) Plan() plan.Plan {
+	if a == nil {
+		return plan.Plan{}
+	}
+	return a.plan
+}
 
-// Mode reports the actor's execution mode.
-func (a *SuperKernelActor) Mode() plan.Mode { return a.plan.Mode }
+// Mode reports the actor's execution mode (zero for a nil actor).
+func (a *SuperKernelActor) Mode() plan.Mode { return a.Plan().Mode }
 
 // Kernels is the number of kernels one run launches.
 func (a *SuperKernelActor) Kernels() int {
-	if a.prog == nil {
+	if a == nil || a.prog == nil {
 		return 0
 	}
 	return len(a.prog.nodes)
 }
 
-// Memory is the actor's device memory accounting.
-func (a *SuperKernelActor) Memory() *Memory { return a.mem }
+// Memory is the actor's device memory accounting (nil for a nil actor).
+func (a *SuperKernelActor) Memory() *Memory {
+	if a == nil {
+		return nil
+	}
+	return a.mem
+}
 
 // Close stops the stage workers and frees the constants. Closing twice is a
 // no-op. A panic of the device's code is the error.
 func (a *SuperKernelActor) Close() (err error) {
+	if a == nil {
+		return nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	defer devicePanic(&err)
@@ -233,14 +249,14 @@ func (a *SuperKernelActor) Close() (err error) {
 var ErrClosed = errors.New("actor: closed")
 
 // ErrMisuse is matched by the errors of a method called on a value this
-// package did not make: the zero SuperKernelActor (New makes one), the
-// zero KernelRunner (an actor makes its own) and the zero Runners
+// package did not make: a nil or zero SuperKernelActor (New makes one),
+// the zero KernelRunner (an actor makes its own) and the zero Runners
 // (NewRunners makes one).
 var ErrMisuse = errors.New("actor: misuse")
 
-// errUnmade is the error of method m of a zero value.
+// errUnmade is the error of method m of a nil or zero value.
 func errUnmade(m string) error {
-	return fmt.Errorf("actor: %s of a zero value, not made by this package: %w", m, ErrMisuse)
+	return fmt.Errorf("actor: %s of a nil or zero value, not made by this package: %w", m, ErrMisuse)
 }
 
 // Run executes the graph once with inputs in the order of the graph's
@@ -320,7 +336,7 @@ func (a *SuperKernelActor) RunInto(ctx context.Context, inputs, outs []*kernel.T
 
 // checkOutsInto checks RunInto's outs: one tensor per graph output.
 func (a *SuperKernelActor) checkOutsInto(outs []*kernel.Tensor) error {
-	if a.prog == nil {
+	if a == nil || a.prog == nil {
 		return errUnmade("RunInto")
 	}
 	if len(outs) != len(a.prog.outputs) {
@@ -335,6 +351,9 @@ func (a *SuperKernelActor) checkOutsInto(outs []*kernel.Tensor) error {
 }
 
 func (a *SuperKernelActor) run(ctx context.Context, inputs []*kernel.Tensor, f *Feed, into []*kernel.Tensor) (_ []*kernel.Tensor, _ plan.Stats, err error) {
+	if a == nil {
+		return nil, plan.Stats{}, errUnmade("Run")
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// The engine recovers the device's panics in a run; those of the

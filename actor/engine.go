@@ -1145,7 +1145,7 @@ func (e *engine) account(rs *runState, st *plan.Stats) {
 // an executable that combines several actors' work (package heterog). The
 // slices are the engine's: read them before the next run.
 func (a *SuperKernelActor) Spans() [][]plan.Span {
-	if a.eng == nil {
+	if a == nil || a.eng == nil {
 		return nil
 	}
 	return a.eng.lists[:a.eng.workers]

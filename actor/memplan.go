@@ -386,6 +386,9 @@ var ErrShortWorkspace = errors.New("workspace buffer too small")
 // node counts its upper bound; a node that fails on the shapes following
 // from that bound is an error wrapping ErrDynamicWorkspace naming both.
 func (a *SuperKernelActor) WorkspaceSize() (int64, error) {
+	if a == nil {
+		return 0, errUnmade("WorkspaceSize")
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -410,6 +413,9 @@ func (a *SuperKernelActor) WorkspaceSize() (int64, error) {
 // a run whose tensors outgrow it falls back to the allocator and then
 // plans an arena of the actor's own.
 func (a *SuperKernelActor) UseWorkspace(buf device.Buffer) error {
+	if a == nil {
+		return errUnmade("UseWorkspace")
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {

@@ -251,8 +251,8 @@ func TestZeroValuesListed(t *testing.T) {
 	}
 }
 
-// TestZeroValueErrors holds the zero values whose calls are errors to the
-// sentinels they match.
+// TestZeroValueErrors holds the zero values (and nil handles) whose calls
+// are errors to the sentinels they match.
 func TestZeroValueErrors(t *testing.T) {
 	ctx := context.Background()
 	second := func(_ any, err error) error { return err }
@@ -264,6 +264,11 @@ func TestZeroValueErrors(t *testing.T) {
 		{"SuperKernelActor.Run", func() error { _, _, err := new(actor.SuperKernelActor).Run(ctx, nil); return err }(), actor.ErrMisuse},
 		{"SuperKernelActor.RunInto", second(new(actor.SuperKernelActor).RunInto(ctx, nil, nil)), actor.ErrMisuse},
 		{"SuperKernelActor.Lane", second(new(actor.SuperKernelActor).Lane(ctx, "l", nil)), actor.ErrMisuse},
+		{"nil SuperKernelActor.Run", func() error { _, _, err := (*actor.SuperKernelActor)(nil).Run(ctx, nil); return err }(), actor.ErrMisuse},
+		{"nil SuperKernelActor.RunInto", second((*actor.SuperKernelActor)(nil).RunInto(ctx, nil, nil)), actor.ErrMisuse},
+		{"nil SuperKernelActor.Lane", second((*actor.SuperKernelActor)(nil).Lane(ctx, "l", nil)), actor.ErrMisuse},
+		{"nil SuperKernelActor.WorkspaceSize", second((*actor.SuperKernelActor)(nil).WorkspaceSize()), actor.ErrMisuse},
+		{"nil SuperKernelActor.UseWorkspace", (*actor.SuperKernelActor)(nil).UseWorkspace(device.Buffer{}), actor.ErrMisuse},
 		{"KernelRunner.Begin", new(actor.KernelRunner).Begin(nil, 0), actor.ErrMisuse},
 		{"KernelRunner.Infer", new(actor.KernelRunner).Infer(0), actor.ErrMisuse},
 		{"KernelRunner.Launch", new(actor.KernelRunner).Launch(0), actor.ErrMisuse},
@@ -313,6 +318,7 @@ var nilSafe = []any{
 	(*device.ReplayError)(nil),
 	(*ops.Registry)(nil),
 	(*actor.PanicError)(nil),
+	(*actor.SuperKernelActor)(nil),
 	(*onnx.Node)(nil),
 	(*onnx.Tensor)(nil),
 	(*moe.Input)(nil),
