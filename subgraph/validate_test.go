@@ -193,7 +193,8 @@ func TestValueDependencyOnConstantInfers(t *testing.T) {
 }
 
 // FuzzValidate checks that no graph, however malformed, makes Validate
-// panic. The first byte picks the graph input's declaration (static,
+// panic, and that of a graph it takes, every input's Source is its
+// producer's (checkSources). The first byte picks the graph input's declaration (static,
 // dynamic, scalar, empty, int64, any shape), the next four are an int64
 // constant "c" (a shape, an index or a count for the ops that read one);
 // then every three bytes are a node: its op (and, past 127, an axis
@@ -256,7 +257,11 @@ func FuzzValidate(f *testing.F) {
 			tensors++
 		}
 		g.Outputs = []string{"t1"}
-		subgraph.Validate(g, reg()) // must not panic
+		// Must not panic; a graph it takes has every input's source
+		// right.
+		if c, err := subgraph.Validate(g, reg()); err == nil && len(g.Nodes) > 0 {
+			checkSources(t, c)
+		}
 	})
 }
 
