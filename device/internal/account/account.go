@@ -129,13 +129,14 @@ func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int6
 		}
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	addr, err = m.alloc.Alloc(size)
 	if err != nil {
+		m.mu.Unlock()
 		return 0, 0, nil, err
 	}
 	if addr >= windowSize {
 		_ = m.alloc.Free(addr) // the block was just allocated
+		m.mu.Unlock()
 		return 0, 0, nil, fmt.Errorf("allocator address %#x beyond the %d-bit window of a device", addr, windowBits)
 	}
 	addr += m.base
@@ -144,27 +145,46 @@ func (m *Memory) Alloc(size int64, materialize bool) (addr uint64, reserved int6
 	m.inUse += size
 	m.peak = max(m.peak, m.inUse)
 	m.nAlloc++
+	var reused []byte
 	if materialize {
-		data = m.backing(size)
+		reused = m.reuse(size)
+	}
+	m.mu.Unlock()
+	if materialize {
+		// Zeroing or making the backing, a page fault a 4 KiB page, is
+		// the caller's own work: done under the lock, it made the other
+		// goroutines allocating on the device (a heterogeneous run's
+		// parts) wait, and park.
+		data = backing(reused, size)
 	}
 	return addr, size, data, nil
 }
 
-// backing returns zeroed host memory for a materialized buffer, reusing
-// a released backing of the same size class that is large enough. Called
-// with m.mu held.
-func (m *Memory) backing(size int64) []byte {
+// reuse takes a released backing of size's class large enough for size
+// from the pool, or returns nil. Called with m.mu held.
+func (m *Memory) reuse(size int64) []byte {
 	c := sizeClass(size)
 	if n := len(m.pool[c]); n > 0 && int64(cap(m.pool[c][n-1])) >= size {
 		b := m.pool[c][n-1][:size]
+		m.pool[c][n-1] = nil
 		m.pool[c] = m.pool[c][:n-1]
-		clear(b)
 		return b
+	}
+	return nil
+}
+
+// backing returns zeroed host memory of size bytes for a materialized
+// buffer: reused (from reuse, which gave it to the caller alone) zeroed,
+// or made.
+func backing(reused []byte, size int64) []byte {
+	if reused != nil {
+		clear(reused)
+		return reused
 	}
 	if size > exactFrom {
 		return make([]byte, size) // a power of two could double it
 	}
-	return make([]byte, size, int64(1)<<c)
+	return make([]byte, size, int64(1)<<sizeClass(size))
 }
 
 // exactFrom is the size above which a backing is made to its exact size,

@@ -2,7 +2,10 @@ package account
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/pipert/pipert/device/alloc"
@@ -115,5 +118,63 @@ func TestHostBacking(t *testing.T) {
 	}
 	if _, _, big, err := m.Alloc(size+1, true); err != nil || int64(len(big)) != size+1 || &big[0] == &data[0] {
 		t.Fatalf("Alloc(%d) after a free of %d: %d bytes, reused %v, %v", size+1, size, len(big), len(big) > 0 && &big[0] == &data[0], err)
+	}
+}
+
+// TestConcurrentBackings: goroutines allocating and freeing materialized
+// buffers at once each get zeroed backing of their own (a backing is
+// reused once freed, and zeroed outside the lock): each fills its
+// buffer with its mark and finds it intact before the free.
+func TestConcurrentBackings(t *testing.T) {
+	m := NewMemory(alloc.NewReference(1 << 30))
+	const workers, rounds = 4, 300
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 3))
+			mark := byte(w + 1)
+			for range rounds {
+				size := rng.Int64N(16<<10) + 1
+				addr, n, data, err := m.Alloc(size, true)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if int64(len(data)) != size {
+					errs <- fmt.Errorf("Alloc(%d): %d bytes of backing", size, len(data))
+					return
+				}
+				for i, b := range data {
+					if b != 0 {
+						errs <- fmt.Errorf("Alloc(%d): byte %d of the backing is %d, want 0", size, i, b)
+						return
+					}
+					data[i] = mark
+				}
+				runtime.Gosched()
+				for i, b := range data {
+					if b != mark {
+						errs <- fmt.Errorf("worker %d: byte %d of its buffer became %d: shared with another", w, i, b)
+						return
+					}
+				}
+				if err := m.Free(addr, n, data); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var c Counts
+	if m.Snapshot(&c); c.MemInUse != 0 || c.Allocs != workers*rounds || c.Frees != workers*rounds {
+		t.Errorf("after the frees: %d bytes in use, %d allocations, %d frees; want 0, %d, %d", c.MemInUse, c.Allocs, c.Frees, workers*rounds, workers*rounds)
 	}
 }
