@@ -76,7 +76,8 @@ func (r Resolver) Has(op string) bool {
 
 // If is the kernel of an If node. Like every kernel it serves one node,
 // called by one goroutine at a time. NewIf makes one: the zero If has no
-// branches, and its InferShape fails with ErrBranch.
+// branches, and its InferShape fails with ErrBranch; a nil *If (NewIf's on
+// an error) answers as the zero If.
 type If struct {
 	branch [2]*subgraph.Graph // then, else
 	bodies [2]*body           // the branches, validated on their first real run
@@ -141,12 +142,20 @@ func (k *If) Op() string { return "If" }
 
 // Arity implements kernel.Kernel: the condition, every capture the
 // branches declare, and the branches' outputs.
-func (k *If) Arity() (minIn, maxIn, nOut int) { return 1 + k.nIn, 1 + k.nIn, k.nOut }
+func (k *If) Arity() (minIn, maxIn, nOut int) {
+	if k == nil {
+		return 1, 1, 0
+	}
+	return 1 + k.nIn, 1 + k.nIn, k.nOut
+}
 
 // Branches returns the then and else branches and the resolver of their
 // ops. The runtime's queued modes lower an If into its condition, both
 // branches' nodes and a merge of their outputs, in one execution order.
 func (k *If) Branches() (then, els *subgraph.Graph, res kernel.Resolver) {
+	if k == nil {
+		return nil, nil, nil
+	}
 	return k.branch[0], k.branch[1], k.res
 }
 
@@ -172,7 +181,8 @@ func (k *If) Choose(cond *kernel.Tensor) (bool, error) {
 // Deps implements kernel.Kernel: every input is read by InferShape, which
 // computes the outputs (volatile).
 func (k *If) Deps() kernel.Deps {
-	v := make([]int, 1+k.nIn)
+	n, _, _ := k.Arity()
+	v := make([]int, n)
 	for i := range v {
 		v[i] = i
 	}
@@ -182,7 +192,7 @@ func (k *If) Deps() kernel.Deps {
 // InferShape implements kernel.Kernel: it reads the condition, picks the
 // branch and runs it (real data) or infers its shapes (virtual data).
 func (k *If) InferShape(in, out []*kernel.Tensor) error {
-	if k.branch[0] == nil {
+	if k == nil || k.branch[0] == nil {
 		return fmt.Errorf("%w: the zero If, not made by NewIf, has none", ErrBranch)
 	}
 	if err := checkArity("If", k, in, out); err != nil {
@@ -226,11 +236,19 @@ func (k *If) InferShape(in, out []*kernel.Tensor) error {
 
 // SetRun implements kernel.RunNumbered: the branch's kernels see run as
 // their Args.Run.
-func (k *If) SetRun(run uint64) { k.cur.no = run }
+func (k *If) SetRun(run uint64) {
+	if k != nil {
+		k.cur.no = run
+	}
+}
 
 // SetContext implements kernel.Interruptible: a branch stops between its
 // nodes once ctx ended, and its loops between their iterations.
-func (k *If) SetContext(ctx context.Context) { k.cur.ctx = ctx }
+func (k *If) SetContext(ctx context.Context) {
+	if k != nil {
+		k.cur.ctx = ctx
+	}
+}
 
 // Resize implements kernel.Kernel: an If has no tiling of its own.
 func (k *If) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
@@ -238,11 +256,21 @@ func (k *If) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 }
 
 // Cost implements kernel.Kernel: the chosen branch's work.
-func (k *If) Cost(in, out []*kernel.Tensor) device.Cost { return k.cost }
+func (k *If) Cost(in, out []*kernel.Tensor) device.Cost {
+	if k == nil {
+		return device.Cost{}
+	}
+	return k.cost
+}
 
 // Compute implements kernel.Kernel: it hands over the outputs InferShape
 // computed.
-func (k *If) Compute(a *kernel.Args) error { return handOver("If", k.outs, a) }
+func (k *If) Compute(a *kernel.Args) error {
+	if k == nil {
+		return handOver("If", nil, a)
+	}
+	return handOver("If", k.outs, a)
+}
 
 // Trusted implements kernel.Trusted.
 func (k *If) Trusted() {}

@@ -52,7 +52,8 @@ var ErrLoop = errors.New("control: Loop")
 // device work is the sum of its iterations'. A Loop stops between
 // iterations once the run's context ended (kernel.Interruptible): a loop
 // with no trip limit may never end by itself. NewLoop makes one: the zero
-// Loop has no body, and its InferShape fails with ErrLoop.
+// Loop has no body, and its InferShape fails with ErrLoop; a nil *Loop
+// (NewLoop's on an error) answers as the zero Loop.
 type Loop struct {
 	body    *subgraph.Graph
 	res     kernel.Resolver
@@ -152,6 +153,9 @@ func (k *Loop) Op() string { return "Loop" }
 // Arity implements kernel.Kernel: M, cond, the carried values and the
 // captures; the carried values and the scan outputs.
 func (k *Loop) Arity() (minIn, maxIn, nOut int) {
+	if k == nil {
+		return 2, 2, 0
+	}
 	n := 2 + k.carried + k.nIn
 	return n, n, k.nOut
 }
@@ -159,7 +163,8 @@ func (k *Loop) Arity() (minIn, maxIn, nOut int) {
 // Deps implements kernel.Kernel: every input is read by InferShape, which
 // computes the outputs (volatile).
 func (k *Loop) Deps() kernel.Deps {
-	v := make([]int, 2+k.carried+k.nIn)
+	n, _, _ := k.Arity()
+	v := make([]int, n)
 	for i := range v {
 		v[i] = i
 	}
@@ -168,7 +173,7 @@ func (k *Loop) Deps() kernel.Deps {
 
 // InferShape implements kernel.Kernel: it runs the loop.
 func (k *Loop) InferShape(in, out []*kernel.Tensor) error {
-	if k.body == nil {
+	if k == nil || k.body == nil {
 		return fmt.Errorf("%w: the zero Loop, not made by NewLoop, has no body", ErrLoop)
 	}
 	if err := checkArity("Loop", k, in, out); err != nil {
@@ -302,23 +307,41 @@ func (k *Loop) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 }
 
 // Cost implements kernel.Kernel: the iterations' work.
-func (k *Loop) Cost(in, out []*kernel.Tensor) device.Cost { return k.cost }
+func (k *Loop) Cost(in, out []*kernel.Tensor) device.Cost {
+	if k == nil {
+		return device.Cost{}
+	}
+	return k.cost
+}
 
 // Compute implements kernel.Kernel: it hands over the outputs InferShape
 // computed.
-func (k *Loop) Compute(a *kernel.Args) error { return handOver("Loop", k.outs, a) }
+func (k *Loop) Compute(a *kernel.Args) error {
+	if k == nil {
+		return handOver("Loop", nil, a)
+	}
+	return handOver("Loop", k.outs, a)
+}
 
 // Trusted implements kernel.Trusted.
 func (k *Loop) Trusted() {}
 
 // SetRun implements kernel.RunNumbered: the body's kernels see run as
 // their Args.Run.
-func (k *Loop) SetRun(run uint64) { k.cur.no = run }
+func (k *Loop) SetRun(run uint64) {
+	if k != nil {
+		k.cur.no = run
+	}
+}
 
 // SetContext implements kernel.Interruptible: the loop stops between
 // iterations once ctx ended (an ONNX Loop may have no trip limit and run
 // until its body's condition is false, which it may never be).
-func (k *Loop) SetContext(ctx context.Context) { k.cur.ctx = ctx }
+func (k *Loop) SetContext(ctx context.Context) {
+	if k != nil {
+		k.cur.ctx = ctx
+	}
+}
 
 // scanCheckEvery is how many bytes of scan outputs a Loop keeps between
 // two looks at the host's available memory, with hostCheck (variables for

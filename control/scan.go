@@ -51,7 +51,8 @@ var ErrScan = errors.New("control: Scan")
 //
 // Like Loop, every input is a value dependency and InferShape runs the
 // iterations on the host (Eval), on real data only. NewScan makes one:
-// the zero Scan has no body, and its InferShape fails with ErrScan.
+// the zero Scan has no body, and its InferShape fails with ErrScan; a nil
+// *Scan (NewScan's on an error) answers as the zero Scan.
 type Scan struct {
 	body             *subgraph.Graph
 	res              kernel.Resolver
@@ -139,7 +140,7 @@ func (k *Scan) Op() string { return "Scan" }
 
 // Arity implements kernel.Kernel.
 func (k *Scan) Arity() (minIn, maxIn, nOut int) {
-	if k.body == nil {
+	if k == nil || k.body == nil {
 		return 0, 0, 0 // the zero Scan: InferShape fails
 	}
 	n := k.states + k.scans + k.nIn
@@ -185,7 +186,7 @@ func sliceAt(t *kernel.Tensor, a int, i int64) *kernel.Tensor {
 
 // InferShape implements kernel.Kernel: it runs the scan.
 func (k *Scan) InferShape(in, out []*kernel.Tensor) error {
-	if k.body == nil {
+	if k == nil || k.body == nil {
 		return fmt.Errorf("%w: the zero Scan, not made by NewScan, has no body", ErrScan)
 	}
 	if err := checkArity("Scan", k, in, out); err != nil {
@@ -445,19 +446,37 @@ func (k *Scan) Resize(in, out []*kernel.Tensor, t *kernel.Tiling) error {
 }
 
 // Cost implements kernel.Kernel: the iterations' work.
-func (k *Scan) Cost(in, out []*kernel.Tensor) device.Cost { return k.cost }
+func (k *Scan) Cost(in, out []*kernel.Tensor) device.Cost {
+	if k == nil {
+		return device.Cost{}
+	}
+	return k.cost
+}
 
 // Compute implements kernel.Kernel: it hands over the outputs InferShape
 // computed.
-func (k *Scan) Compute(a *kernel.Args) error { return handOver("Scan", k.outs, a) }
+func (k *Scan) Compute(a *kernel.Args) error {
+	if k == nil {
+		return handOver("Scan", nil, a)
+	}
+	return handOver("Scan", k.outs, a)
+}
 
 // Trusted implements kernel.Trusted.
 func (k *Scan) Trusted() {}
 
 // SetRun implements kernel.RunNumbered: the body's kernels see run as
 // their Args.Run.
-func (k *Scan) SetRun(run uint64) { k.cur.no = run }
+func (k *Scan) SetRun(run uint64) {
+	if k != nil {
+		k.cur.no = run
+	}
+}
 
 // SetContext implements kernel.Interruptible: the scan stops between
 // iterations once ctx ended.
-func (k *Scan) SetContext(ctx context.Context) { k.cur.ctx = ctx }
+func (k *Scan) SetContext(ctx context.Context) {
+	if k != nil {
+		k.cur.ctx = ctx
+	}
+}

@@ -77,7 +77,8 @@ func (s Stage) String() string {
 // Push, PushT, TryPush and the waits are safe for concurrent use; handlers
 // must not call Close or wait for their own task. Pipelines are made by
 // NewPipeline; the zero Pipeline has no stage and runs nothing (pushes
-// fail with an error matching ErrClosed).
+// fail with an error matching ErrClosed). A nil *Pipeline (NewPipeline's
+// on an error) behaves as the zero Pipeline.
 type Pipeline[T any] struct {
 	stages []*Queue[T]
 	errc   errCell
@@ -124,15 +125,20 @@ func NewPipeline[T any](names []string, handlers []func(T) error, capacity int, 
 }
 
 // Stages is the number of stages.
-func (p *Pipeline[T]) Stages() int { return len(p.stages) }
+func (p *Pipeline[T]) Stages() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.stages)
+}
 
-func (p *Pipeline[T]) valid(s Stage) bool { return s >= 1 && int(s) <= len(p.stages) }
+func (p *Pipeline[T]) valid(s Stage) bool { return s >= 1 && int(s) <= p.Stages() }
 
 // first is the first stage's queue; the zero Pipeline's is the zero
 // Queue, whose pushes fail as a closed queue's.
 func (p *Pipeline[T]) first() *Queue[T] {
-	if len(p.stages) == 0 {
-		return new(Queue[T])
+	if p == nil || len(p.stages) == 0 {
+		return nil // a nil Queue: the zero Queue's answers
 	}
 	return p.stages[0]
 }
@@ -156,6 +162,9 @@ func (p *Pipeline[T]) TryPush(v T) (bool, error) { return p.first().TryPush(v) }
 // Wait blocks until every task pushed before the call has passed every
 // stage (or been discarded after an error) and returns the first error.
 func (p *Pipeline[T]) Wait() error {
+	if p == nil {
+		return nil
+	}
 	for _, q := range p.stages {
 		q.waitHandled(q.tail.Load() &^ closedBit)
 	}
@@ -193,7 +202,12 @@ func (p *Pipeline[T]) WaitTicket(s Stage, t uint64) error {
 }
 
 // Err returns the first error of any stage, or nil.
-func (p *Pipeline[T]) Err() error { return p.errc.load() }
+func (p *Pipeline[T]) Err() error {
+	if p == nil {
+		return nil
+	}
+	return p.errc.load()
+}
 
 // Len returns the approximate number of tasks queued or running in stage s,
 // 0 for an invalid stage.
@@ -206,6 +220,9 @@ func (p *Pipeline[T]) Len(s Stage) int {
 
 // Stats returns the counters of the stages, the first first.
 func (p *Pipeline[T]) Stats() []Stats {
+	if p == nil {
+		return nil
+	}
 	out := make([]Stats, len(p.stages))
 	for i, q := range p.stages {
 		out[i] = q.Stats()
@@ -218,6 +235,9 @@ func (p *Pipeline[T]) Stats() []Stats {
 // discarded by) all stages; then no worker is left. It returns the first
 // error and is idempotent. Handlers must not call it.
 func (p *Pipeline[T]) Close() error {
+	if p == nil {
+		return nil
+	}
 	for _, q := range p.stages {
 		q.Close()
 	}

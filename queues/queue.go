@@ -21,8 +21,8 @@ var (
 	// ErrPanic is the cause of a task error when the handler panicked.
 	ErrPanic = errors.New("queues: handler panicked")
 
-	// errZero is the pushes' error on the zero Queue or Pipeline.
-	errZero = fmt.Errorf("queues: the zero value, not made by New or NewPipeline: %w", ErrClosed)
+	// errZero is the pushes' error on a nil or zero Queue or Pipeline.
+	errZero = fmt.Errorf("queues: a nil or zero value, not made by New or NewPipeline: %w", ErrClosed)
 )
 
 // closedBit is set in Queue.tail by Close. A producer's claim is a CAS from a
@@ -48,7 +48,8 @@ type slot[T any] struct {
 // producer. Tasks are stored by value in the ring: pushing and handling
 // allocate nothing. Queues are made by New; the zero Queue has no worker
 // and runs nothing: it behaves as a closed Queue (pushes fail with an
-// error matching ErrClosed).
+// error matching ErrClosed). A nil *Queue (New's on an error) behaves as
+// the zero Queue.
 //
 // # Ring protocol (bounded sequence-number ring)
 //
@@ -218,7 +219,12 @@ func newQueue[T any](name string, capacity int, handler func(T) error, next *Que
 }
 
 // Name returns the name given to New.
-func (q *Queue[T]) Name() string { return q.name }
+func (q *Queue[T]) Name() string {
+	if q == nil {
+		return ""
+	}
+	return q.name
+}
 
 // Push appends v, blocking while the ring is full (yield-spinning, then
 // parked until the worker has drained half of it). It returns the first task
@@ -233,6 +239,9 @@ func (q *Queue[T]) Push(v T) error {
 // 1, 2, 3, … in the order the pushes were linearized, which is the order the
 // worker handles them.
 func (q *Queue[T]) PushT(v T) (ticket uint64, err error) {
+	if q == nil {
+		return 0, errZero
+	}
 	ticket, _, err = q.push(&v)
 	return ticket, err
 }
@@ -242,6 +251,9 @@ func (q *Queue[T]) PushT(v T) (ticket uint64, err error) {
 // worker), so that a caller timing its own work knows whether a clock
 // reading taken before the push still stands for the moment after it.
 func (q *Queue[T]) PushYield(v T) (yielded bool, err error) {
+	if q == nil {
+		return false, errZero
+	}
 	_, yielded, err = q.push(&v)
 	return yielded, err
 }
@@ -278,6 +290,9 @@ func (q *Queue[T]) push(v *T) (ticket uint64, yielded bool, err error) {
 // false with a nil error when the ring is full, and false with the sticky
 // task error or an ErrClosed error like Push.
 func (q *Queue[T]) TryPush(v T) (bool, error) {
+	if q == nil {
+		return false, errZero
+	}
 	ticket, _, _, err := q.claim(&v)
 	return ticket != 0, err
 }
@@ -473,7 +488,11 @@ func (q *Queue[T]) call(v T) (err error) {
 // be waiting, runnable, for a processor, which Go's scheduler does not take
 // from a goroutine that never blocks. Short tasks never ask: a yield costs
 // more than they do, and a worker running them waits often enough.
-func (q *Queue[T]) LongTurn() { q.long = q.crowded }
+func (q *Queue[T]) LongTurn() {
+	if q != nil {
+		q.long = q.crowded
+	}
+}
 
 // yieldToNext yields the processor when the next stage made no progress
 // since the previous check and has two tasks or more waiting (see
@@ -497,7 +516,7 @@ func (q *Queue[T]) yieldToNext() {
 // can take the clock reading that ended its previous call as the start of
 // this one when it reports false: nothing but the queue's own work came
 // between.
-func (q *Queue[T]) Yielded() bool { return q.yielded }
+func (q *Queue[T]) Yielded() bool { return q == nil || q.yielded }
 
 // awaitTask waits until the task at position head is published (true) or the
 // queue is closed and every claimed position was handled (false). Executed
@@ -558,6 +577,9 @@ func (q *Queue[T]) drained(head uint64) bool {
 // returns the first task error, if any. It does not stop the queue. After an
 // error the remaining tasks are discarded, not run, so Wait still returns.
 func (q *Queue[T]) Wait() error {
+	if q == nil {
+		return nil
+	}
 	q.waitHandled(q.tail.Load() &^ closedBit)
 	return q.Err()
 }
@@ -568,6 +590,9 @@ func (q *Queue[T]) Wait() error {
 // Ticket 0 is always done; a ticket not yet issued returns an error wrapping
 // ErrTicket rather than block.
 func (q *Queue[T]) WaitTicket(t uint64) error {
+	if q == nil {
+		q = new(Queue[T]) // the zero Queue's answer: ticket 0 done, others not issued
+	}
 	if issued := q.tail.Load() &^ closedBit; t > issued {
 		return fmt.Errorf("queues: %s: wait for ticket %d: %w (last issued %d)", q.name, t, ErrTicket, issued)
 	}
@@ -629,11 +654,19 @@ func (q *Queue[T]) awaitHandled(target uint64, parks *atomic.Uint64) {
 
 // Err returns the first task error, or nil. For a stage of a Pipeline it is
 // the first error of any stage.
-func (q *Queue[T]) Err() error { return q.errc.load() }
+func (q *Queue[T]) Err() error {
+	if q == nil {
+		return nil
+	}
+	return q.errc.load()
+}
 
 // Len returns the number of tasks pushed and not yet handled, including the
 // one being handled. It is a snapshot for counters, stale on return.
 func (q *Queue[T]) Len() int {
+	if q == nil {
+		return 0
+	}
 	h := q.handled.Load() // first: tail only grows, so the difference is >= 0
 	return int(q.tail.Load()&^closedBit - h)
 }
@@ -644,6 +677,9 @@ func (q *Queue[T]) Len() int {
 // and safe to call concurrently; producers blocked on a full ring return an
 // ErrClosed error. The handler must not call Close.
 func (q *Queue[T]) Close() error {
+	if q == nil {
+		return nil
+	}
 	q.tail.Or(closedBit) // no claim succeeds after this
 	if q.exited == nil { // the zero Queue: no worker to stop
 		return nil
@@ -666,6 +702,9 @@ type Stats struct {
 
 // Stats returns a snapshot of the queue's counters.
 func (q *Queue[T]) Stats() Stats {
+	if q == nil {
+		return Stats{}
+	}
 	s := Stats{
 		Handled:     q.handled.Load(),
 		WorkerParks: q.workerParks.Load(),

@@ -210,6 +210,10 @@ func (o *MultilevelOptions) validate(capacity int64) error {
 //
 // The steady state allocates nothing on the Go heap: all structures are
 // sized at construction except the slab descriptors, which are recycled.
+//
+// NewMultilevel makes one. The zero Multilevel has no memory: its
+// allocations fail with ErrOutOfMemory and its frees with ErrForeign; a
+// nil *Multilevel (NewMultilevel's on an error) answers as the zero one.
 // The bookkeeping costs 16 bytes per page plus one bit per page for the
 // edges and for every run class: about 9.5 MiB for 32 GiB of 64 KiB pages.
 type Multilevel struct {
@@ -332,7 +336,12 @@ func sizeClasses(limit int64) []uint32 {
 }
 
 // PageSize returns the level-1 page size.
-func (m *Multilevel) PageSize() int64 { return m.pageSize }
+func (m *Multilevel) PageSize() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.pageSize
+}
 
 // Alloc implements Allocator; it allocates MPE memory.
 func (m *Multilevel) Alloc(size int64) (uint64, error) { return m.AllocKind(size, MPE) }
@@ -342,6 +351,9 @@ func (m *Multilevel) Alloc(size int64) (uint64, error) { return m.AllocKind(size
 // full); a failed call leaves every block as it was, though it may have
 // released cached empty slabs.
 func (m *Multilevel) AllocKind(size int64, kind Kind) (uint64, error) {
+	if m == nil {
+		m = new(Multilevel) // the zero Multilevel's answer
+	}
 	if size <= 0 {
 		return 0, fmt.Errorf("%w: %d", ErrBadSize, size)
 	}
@@ -378,6 +390,9 @@ func (m *Multilevel) AllocKind(size int64, kind Kind) (uint64, error) {
 
 // Free implements Allocator.
 func (m *Multilevel) Free(addr uint64) error {
+	if m == nil {
+		m = new(Multilevel)
+	}
 	if addr < Base || addr-Base >= uint64(m.capacity) {
 		return fmt.Errorf("%w: %#x is outside [%#x, %#x)", ErrForeign, addr, Base, Base+uint64(m.capacity))
 	}
@@ -413,6 +428,9 @@ func (m *Multilevel) Free(addr uint64) error {
 // free objects inside slabs count as reserved. It costs a scan of the runs
 // in the highest non-empty class.
 func (m *Multilevel) Stats() Stats {
+	if m == nil {
+		return Stats{}
+	}
 	st := m.stats
 	if m.nfree > 0 {
 		h := 63 - bits.LeadingZeros64(m.runMask)
@@ -434,6 +452,9 @@ type SegmentTableStats struct {
 
 // SegmentTable reports the CPE segment table's state.
 func (m *Multilevel) SegmentTable() SegmentTableStats {
+	if m == nil {
+		return SegmentTableStats{}
+	}
 	return SegmentTableStats{
 		Entries: len(m.seg.entries),
 		Live:    len(m.seg.entries) - len(m.seg.free),

@@ -17,7 +17,9 @@ const HeapAlign = 128
 // naming both ranks.
 //
 // Alloc is safe for concurrent use by the ranks; the bytes are the ranks'
-// to synchronize (with Flags).
+// to synchronize (with Flags). NewHeap makes one: the zero Heap has no
+// rank (its Alloc and Translate fail with ErrConfig), and a nil *Heap
+// (NewHeap's on an error) answers as the zero Heap.
 type Heap struct {
 	ranks int
 	size  int64
@@ -72,12 +74,20 @@ func NewHeap(ranks int, size int64, materialize bool) (*Heap, error) {
 }
 
 // Ranks is the number of ranks.
-func (h *Heap) Ranks() int { return h.ranks }
+func (h *Heap) Ranks() int {
+	if h == nil {
+		return 0
+	}
+	return h.ranks
+}
 
 // Alloc carves rank's next object, name of size bytes. The first rank to
 // make its i-th allocation fixes its offset; every other rank's i-th must
 // agree, or the error (ErrAsymmetric) names both ranks.
 func (h *Heap) Alloc(rank int, name string, size int64) (Ptr, error) {
+	if h == nil {
+		h = new(Heap) // the zero Heap's answer
+	}
 	if rank < 0 || rank >= h.ranks {
 		return Ptr{}, fmt.Errorf("%w: heap alloc %q on rank %d of %d", ErrConfig, name, rank, h.ranks)
 	}
@@ -114,6 +124,9 @@ func (h *Heap) Alloc(rank int, name string, size int64) (Ptr, error) {
 // A rank outside [0, Ranks()) is an ErrConfig error naming the rank and
 // the range.
 func (h *Heap) Translate(p Ptr, rank int) (Ptr, error) {
+	if h == nil {
+		h = new(Heap) // the zero Heap's answer
+	}
 	if rank < 0 || rank >= h.ranks {
 		return Ptr{}, fmt.Errorf("%w: heap translate to rank %d, want 0 to %d", ErrConfig, rank, h.ranks-1)
 	}
@@ -123,7 +136,7 @@ func (h *Heap) Translate(p Ptr, rank int) (Ptr, error) {
 // Bytes returns p's contents (nil on a virtual heap, and for a Ptr
 // outside the heap).
 func (h *Heap) Bytes(p Ptr) []byte {
-	if h.mem == nil || p.Rank < 0 || p.Rank >= len(h.mem) || p.Off < 0 || p.Size < 0 || p.Off > int64(len(h.mem[p.Rank]))-p.Size {
+	if h == nil || h.mem == nil || p.Rank < 0 || p.Rank >= len(h.mem) || p.Off < 0 || p.Size < 0 || p.Off > int64(len(h.mem[p.Rank]))-p.Size {
 		return nil
 	}
 	return h.mem[p.Rank][p.Off : p.Off+p.Size : p.Off+p.Size]
@@ -150,6 +163,9 @@ func (h *Heap) Int32s(p Ptr) []int32 {
 
 // Used is the bytes carved so far (the same on every rank).
 func (h *Heap) Used() int64 {
+	if h == nil {
+		return 0
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.top

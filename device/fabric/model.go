@@ -52,7 +52,9 @@ type Item struct {
 // programs give the same figures bit for bit.
 //
 // Build it with Flag and Add, then Run (again after changing a setting:
-// each Run starts from the programs alone).
+// each Run starts from the programs alone). NewModel makes one: the zero
+// Model has no rank (Add fails with ErrConfig, Run runs nothing), and a
+// nil *Model (NewModel's on an error) answers as the zero Model.
 type Model struct {
 	cfg Config
 	// LaunchLatency is the delay from a kernel's issue on the host to its
@@ -94,11 +96,19 @@ func NewModel(cfg Config) (*Model, error) {
 }
 
 // Config returns the model's fabric.
-func (m *Model) Config() Config { return m.cfg }
+func (m *Model) Config() Config {
+	if m == nil {
+		return Config{}
+	}
+	return m.cfg
+}
 
 // Flag declares a flag on rank owner that rank setter will set; a rank
 // outside the fabric fails Run.
 func (m *Model) Flag(name string, owner, setter int) FlagID {
+	if m == nil {
+		m = new(Model) // the zero Model's answer
+	}
 	m.flags = append(m.flags, mflag{name: name, owner: owner, setter: setter})
 	return FlagID(len(m.flags))
 }
@@ -115,6 +125,9 @@ const maxTotal = int64(1) << 62
 
 // Add appends k to rank's program.
 func (m *Model) Add(rank int, k Kernel) error {
+	if m == nil {
+		m = new(Model) // the zero Model's answer
+	}
 	if err := m.cfg.CheckRank(rank); err != nil {
 		return fmt.Errorf("fabric: kernel %s: %w", k.Name, err)
 	}
@@ -260,6 +273,9 @@ type rankState struct {
 // Run runs the programs and returns the figures, or an ErrWatchdog error
 // for a wait on a flag that is never set or set too late.
 func (m *Model) Run() (Result, error) {
+	if m == nil {
+		m = new(Model) // the zero Model's answer
+	}
 	for i := range m.flags {
 		f := &m.flags[i]
 		f.set, f.at, f.setBy, f.waiters = false, 0, Where{}, nil

@@ -51,7 +51,8 @@ type Options struct {
 // Device is the host CPU as a device.Device. Its methods are safe for
 // concurrent use; several streams may run kernels at once on different
 // goroutines (and cores). New makes one: the zero Device is no device,
-// whose Alloc and Free fail with device.ErrNoDevice.
+// whose Alloc and Free fail with device.ErrNoDevice; a nil *Device (New's
+// on an error) answers as the zero Device.
 type Device struct {
 	prof device.Profile
 	obs  device.Observer
@@ -77,16 +78,26 @@ func New(o Options) (*Device, error) {
 }
 
 // Name implements device.Device.
-func (d *Device) Name() string { return d.prof.Name }
+func (d *Device) Name() string {
+	if d == nil {
+		return ""
+	}
+	return d.prof.Name
+}
 
 // Profile implements device.Device.
-func (d *Device) Profile() device.Profile { return d.prof }
+func (d *Device) Profile() device.Profile {
+	if d == nil {
+		return device.Profile{}
+	}
+	return d.prof
+}
 
 // Alloc implements device.Device: an address from the allocator and, when
 // materialize is set, zeroed Go memory.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
-	if d.mem == nil {
-		return device.Buffer{}, fmt.Errorf("host: Alloc of the zero Device, not made by New: %w", device.ErrNoDevice)
+	if d == nil || d.mem == nil {
+		return device.Buffer{}, fmt.Errorf("host: Alloc of a nil or zero Device, not made by New: %w", device.ErrNoDevice)
 	}
 	addr, n, data, err := d.mem.Alloc(size, materialize)
 	if err != nil {
@@ -100,7 +111,7 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 
 // Owns implements device.Owner.
 func (d *Device) Owns(b device.Buffer) bool {
-	return d.mem != nil && d.mem.Check(b.Addr, b.Size) == nil
+	return d != nil && d.mem != nil && d.mem.Check(b.Addr, b.Size) == nil
 }
 
 // Free implements device.Device. Host work is synchronous, so the memory is
@@ -109,8 +120,8 @@ func (d *Device) Free(b device.Buffer) error {
 	if b.IsZero() {
 		return nil
 	}
-	if d.mem == nil {
-		return fmt.Errorf("host: Free of the zero Device, not made by New: %w", device.ErrNoDevice)
+	if d == nil || d.mem == nil {
+		return fmt.Errorf("host: Free of a nil or zero Device, not made by New: %w", device.ErrNoDevice)
 	}
 	if err := d.mem.Free(b.Addr, b.Size, b.Data); err != nil {
 		return fmt.Errorf("host %s: %w", d.prof.Name, err)
@@ -120,6 +131,9 @@ func (d *Device) Free(b device.Buffer) error {
 
 // NewStream implements device.Device.
 func (d *Device) NewStream() device.Stream {
+	if d == nil {
+		d = new(Device) // the zero Device's stream: its work fails
+	}
 	s := &stream{dev: d, id: int(d.nstreams.Add(1) - 1)}
 	if o, ok := d.obs.(device.NewStreamObserver); ok {
 		o.OnNewStream(s.id)
@@ -145,7 +159,7 @@ func (d *Device) NewEvent() device.Event { return new(device.ClockEvent) }
 // Stats implements device.Device. KernelNs is the CPU time of the kernels,
 // summed over streams; BusyNs is the union of their intervals.
 func (d *Device) Stats() device.Stats {
-	if d.mem == nil { // the zero Device
+	if d == nil || d.mem == nil { // a nil or zero Device
 		return device.Stats{}
 	}
 	var c account.Counts

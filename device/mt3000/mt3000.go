@@ -66,10 +66,20 @@ func New(p Profile, o Options) (*Chip, error) {
 }
 
 // Profile is the chip's profile.
-func (c *Chip) Profile() Profile { return c.prof }
+func (c *Chip) Profile() Profile {
+	if c == nil {
+		return Profile{}
+	}
+	return c.prof
+}
 
 // Clusters is the number of DSP clusters.
-func (c *Chip) Clusters() int { return len(c.clusters) }
+func (c *Chip) Clusters() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.clusters)
+}
 
 // ErrNoCluster: a cluster index outside [0, Clusters()).
 var ErrNoCluster = errors.New("mt3000: no such cluster")
@@ -78,18 +88,24 @@ var ErrNoCluster = errors.New("mt3000: no such cluster")
 // ErrNoCluster error): its memory is host-mapped, as the MT-3000's CPU
 // reads and writes every cluster's DDR (section 3.3).
 func (c *Chip) Cluster(i int) (*host.Mapped, error) {
-	if i < 0 || i >= len(c.clusters) {
-		return nil, fmt.Errorf("%w: cluster %d of %d", ErrNoCluster, i, len(c.clusters))
+	if n := c.Clusters(); i < 0 || i >= n {
+		return nil, fmt.Errorf("%w: cluster %d of %d", ErrNoCluster, i, n)
 	}
 	return c.clusters[i], nil
 }
 
 // CPU returns the general-purpose cores as a host device.
-func (c *Chip) CPU() *host.Device { return c.cpu }
+func (c *Chip) CPU() *host.Device {
+	if c == nil {
+		return nil
+	}
+	return c.cpu
+}
 
 // Cluster is one DSP cluster: a device.Sim of Profile.Cluster whose
 // kernels take Profile.KernelTime. Its methods are safe for concurrent
-// use.
+// use. The zero Cluster, and a nil *Cluster (NewCluster's on an error),
+// are no device: their calls answer as a nil *device.Sim's.
 type Cluster struct {
 	*device.Sim
 	prof Profile
@@ -117,13 +133,49 @@ func NewCluster(p Profile, i int, obs device.Observer) (*Cluster, error) {
 // NewStream implements device.Device: a stream of the Sim whose kernels
 // take the cluster's tiled time.
 func (c *Cluster) NewStream() device.Stream {
+	if c == nil {
+		c = new(Cluster)
+	}
 	return &stream{Stream: c.Sim.NewStream(), c: c}
 }
+
+// sim is c's simulator, nil for a nil or zero Cluster. A nil *Cluster
+// cannot reach the embedded Sim's methods through promotion, so Cluster
+// declares each.
+func (c *Cluster) sim() *device.Sim {
+	if c == nil {
+		return nil
+	}
+	return c.Sim
+}
+
+// Name implements device.Device.
+func (c *Cluster) Name() string { return c.sim().Name() }
+
+// Profile implements device.Device: the cluster's device profile.
+func (c *Cluster) Profile() device.Profile { return c.sim().Profile() }
+
+// Alloc implements device.Device.
+func (c *Cluster) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	return c.sim().Alloc(size, materialize)
+}
+
+// Free implements device.Device.
+func (c *Cluster) Free(b device.Buffer) error { return c.sim().Free(b) }
+
+// Owns implements device.Owner.
+func (c *Cluster) Owns(b device.Buffer) bool { return c.sim().Owns(b) }
+
+// NewEvent implements device.Device.
+func (c *Cluster) NewEvent() device.Event { return c.sim().NewEvent() }
+
+// Stats implements device.Device.
+func (c *Cluster) Stats() device.Stats { return c.sim().Stats() }
 
 // ReleaseStream implements device.StreamReleaser: the Sim's stream under
 // the cluster's is released.
 func (c *Cluster) ReleaseStream(s device.Stream) {
-	if cs, ok := s.(*stream); ok && cs.c == c {
+	if cs, ok := s.(*stream); ok && c != nil && cs.c == c {
 		c.Sim.ReleaseStream(cs.Stream)
 	}
 }

@@ -71,7 +71,8 @@ func WithoutHostCost() Option { return func(o *options) { o.noHostCost = true } 
 // a time. Allocate through Device, not through the embedded Sim, whose
 // allocator Device instruments. Close stops the copy threads. New makes
 // one: the zero Device is no card, and its calls fail with
-// device.ErrNoDevice.
+// device.ErrNoDevice; a nil *Device (New's on an error) answers as the
+// zero Device.
 type Device struct {
 	*device.Sim
 	prof     Profile
@@ -153,15 +154,53 @@ func New(p Profile, opts ...Option) (*Device, error) {
 	}, nil
 }
 
-// errNoCard is the error of SDAA call op on the zero Device.
+// errNoCard is the error of SDAA call op on a nil or zero Device.
 func errNoCard(op string) error {
-	return fmt.Errorf("swai: %s of the zero Device, not made by New: %w", op, device.ErrNoDevice)
+	return fmt.Errorf("swai: %s of a nil or zero Device, not made by New: %w", op, device.ErrNoDevice)
 }
+
+// card reports whether d is a card New made (not nil, not the zero Device).
+func (d *Device) card() bool { return d != nil && d.model != nil }
+
+// sim is d's simulator: nil for a nil or zero Device, whose device.Device
+// calls then answer as a nil *device.Sim's (no device). A nil *Device
+// cannot reach the embedded Sim's methods through promotion, so Device
+// declares each.
+func (d *Device) sim() *device.Sim {
+	if d == nil {
+		return nil
+	}
+	return d.Sim
+}
+
+// Name implements device.Device.
+func (d *Device) Name() string { return d.sim().Name() }
+
+// Profile implements device.Device: the card's device profile.
+func (d *Device) Profile() device.Profile { return d.sim().Profile() }
+
+// Free implements device.Device.
+func (d *Device) Free(b device.Buffer) error { return d.sim().Free(b) }
+
+// Owns implements device.Owner.
+func (d *Device) Owns(b device.Buffer) bool { return d.sim().Owns(b) }
+
+// NewStream implements device.Device.
+func (d *Device) NewStream() device.Stream { return d.sim().NewStream() }
+
+// ReleaseStream implements device.StreamReleaser.
+func (d *Device) ReleaseStream(s device.Stream) { d.sim().ReleaseStream(s) }
+
+// NewEvent implements device.Device.
+func (d *Device) NewEvent() device.Event { return d.sim().NewEvent() }
+
+// Stats implements device.Device.
+func (d *Device) Stats() device.Stats { return d.sim().Stats() }
 
 // Close stops the copy threads. Later calls of the SDAA API return
 // ErrClosed; closing twice is a no-op.
 func (d *Device) Close() error {
-	if d.closed.Swap(true) || d.copies == nil { // closed, or the zero Device
+	if d == nil || d.closed.Swap(true) || d.copies == nil { // nil, closed, or the zero Device
 		return nil
 	}
 	d.copies.close()
@@ -170,26 +209,49 @@ func (d *Device) Close() error {
 
 // Config returns the card's profile.
 func (d *Device) Config() Profile {
+	if d == nil {
+		return Profile{}
+	}
 	p := d.prof
 	p.D2D.Engines = slices.Clone(p.D2D.Engines)
 	return p
 }
 
 // Calibration returns what the card measured on the host at start-up.
-func (d *Device) Calibration() Calibration { return d.cal }
+func (d *Device) Calibration() Calibration {
+	if d == nil {
+		return Calibration{}
+	}
+	return d.cal
+}
 
 // Threads is N_t, the number of MTMC copy threads (0 without MTMC).
-func (d *Device) Threads() int { return d.threads }
+func (d *Device) Threads() int {
+	if d == nil {
+		return 0
+	}
+	return d.threads
+}
 
 // Queue is the command queue kernel launches go through.
-func (d *Device) Queue() *Ring { return d.ring }
+func (d *Device) Queue() *Ring {
+	if d == nil {
+		return nil
+	}
+	return d.ring
+}
 
 // D2D returns the card's engine table for device-to-device copies.
-func (d *Device) D2D() D2DTable { return d.d2d }
+func (d *Device) D2D() D2DTable {
+	if d == nil {
+		return D2DTable{}
+	}
+	return d.d2d
+}
 
 // ChooseD2D returns the engine the adaptive algorithm uses for a copy of
 // size bytes and its modeled duration.
-func (d *Device) ChooseD2D(size int64) (Engine, time.Duration) { return d.d2d.Choose(size) }
+func (d *Device) ChooseD2D(size int64) (Engine, time.Duration) { return d.D2D().Choose(size) }
 
 // Alloc implements device.Device: an allocation of CPE memory through the
 // framework's caching layer. A block of the same rounded size freed
@@ -198,7 +260,7 @@ func (d *Device) ChooseD2D(size int64) (Engine, time.Duration) { return d.d2d.Ch
 // allocator's measured time, plus FirstTouch on the device's first
 // allocation), spent as host work unless WithoutHostCost.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
-	if d.model == nil {
+	if !d.card() {
 		return device.Buffer{}, errNoCard("Alloc")
 	}
 	b, t, err := d.alloc(size, CPEMemory, materialize, false)
@@ -211,6 +273,9 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 // CacheMisses reports how many Alloc calls missed the caching layer and
 // their modeled sdaaMalloc time in all.
 func (d *Device) CacheMisses() (n int64, modeled time.Duration) {
+	if d == nil {
+		return 0, 0
+	}
 	d.heapMu.Lock()
 	defer d.heapMu.Unlock()
 	return d.misses, d.missTime
@@ -250,7 +315,7 @@ func (d *Device) alloc(size int64, kind Kind, materialize, direct bool) (device.
 // returns the block and the call's modeled duration, MallocTime with the
 // allocator's measured time. Free the block with Free.
 func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer, time.Duration, error) {
-	if d.model == nil {
+	if !d.card() {
 		return device.Buffer{}, 0, errNoCard("Malloc")
 	}
 	start := clock.Now()
@@ -278,7 +343,7 @@ func (d *Device) Malloc(size int64, kind Kind, materialize bool) (device.Buffer,
 // alloc.ErrBadSize error; one beyond the host's available memory is a
 // device.ErrHostMemory error.
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
-	if d.model == nil {
+	if !d.card() {
 		return nil, 0, errNoCard("MallocHost")
 	}
 	start := clock.Now()
@@ -300,7 +365,7 @@ func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 // FreeHost is sdaaFreeHost: b, which MallocHost returned, is pageable
 // memory again for the card's copies.
 func (d *Device) FreeHost(b []byte) error {
-	if d.model == nil {
+	if !d.card() {
 		return errNoCard("FreeHost")
 	}
 	if !d.model.unpin(b) {
@@ -315,7 +380,7 @@ func (d *Device) FreeHost(b []byte) error {
 // every copy call, it returns ctx's error at once, copying nothing, when ctx
 // is already done.
 func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, path Path) (time.Duration, error) {
-	if d.model == nil {
+	if !d.card() {
 		return 0, errNoCard("MemcpyH2D")
 	}
 	start := clock.Now()
@@ -346,7 +411,7 @@ func (d *Device) MemcpyH2D(ctx context.Context, dst device.Buffer, src []byte, p
 // into dst by path and returns the modeled duration. src must be
 // materialized unless dst is empty.
 func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, path Path) (time.Duration, error) {
-	if d.model == nil {
+	if !d.card() {
 		return 0, errNoCard("MemcpyD2H")
 	}
 	start := clock.Now()
@@ -376,7 +441,7 @@ func (d *Device) MemcpyD2H(ctx context.Context, dst []byte, src device.Buffer, p
 // dst (really, when both are materialized) with the engine the adaptive
 // algorithm chooses, and returns that engine and the modeled duration.
 func (d *Device) MemcpyD2D(ctx context.Context, dst, src device.Buffer) (Engine, time.Duration, error) {
-	if d.model == nil {
+	if !d.card() {
 		return 0, 0, errNoCard("MemcpyD2D")
 	}
 	start := clock.Now()
