@@ -12,7 +12,8 @@ import (
 // it has: bytes in use and their high-water mark. Actors allocate and free
 // through it; a heterogeneous executable gives every actor on one device
 // the same Memory, so that its peak is the executable's. It is safe for
-// concurrent use; the zero value is ready.
+// concurrent use; the zero value is ready, and a nil *Memory accounts
+// nothing (its queries answer 0).
 type Memory struct {
 	inUse, peak atomic.Int64
 }
@@ -73,11 +74,25 @@ func (m *Memory) forget(b device.Buffer) {
 }
 
 // InUse is the bytes allocated now.
-func (m *Memory) InUse() int64 { return m.inUse.Load() }
+func (m *Memory) InUse() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.inUse.Load()
+}
 
 // Peak is the high-water mark of InUse since the last ResetPeak.
-func (m *Memory) Peak() int64 { return m.peak.Load() }
+func (m *Memory) Peak() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.peak.Load()
+}
 
 // ResetPeak restarts the high-water mark at the bytes in use now; a run
 // calls it when it starts.
-func (m *Memory) ResetPeak() { m.peak.Store(m.inUse.Load()) }
+func (m *Memory) ResetPeak() {
+	if m != nil {
+		m.peak.Store(m.inUse.Load())
+	}
+}

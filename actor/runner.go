@@ -29,9 +29,10 @@ import (
 // decides to wait: the engine (the goroutine shell around it) decides which
 // goroutine runs each step, as the stage plan says, and performs the waits
 // that Needs names before it calls Resolve and Stage. Tests drive it step
-// by step. An actor makes its own KernelRunner; the zero KernelRunner
-// runs nothing: its steps return errors matching ErrMisuse, Prepare does
-// nothing and its queries report no needs, no event and no resolved node.
+// by step. An actor makes its own KernelRunner; the zero KernelRunner,
+// and a nil *KernelRunner, run nothing: their steps return errors matching
+// ErrMisuse, Prepare does nothing and their queries report no needs, no
+// event and no resolved node.
 //
 // # Protocol
 //
@@ -615,7 +616,7 @@ func (r *KernelRunner) forgetDevice() {
 // (in the order of the graph's declared inputs, already checked). flow is
 // the trace flow id of the first kernel (0: not traced).
 func (r *KernelRunner) Begin(inputs []*kernel.Tensor, flow uint64) error {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("Begin")
 	}
 	for s := range r.tensors {
@@ -669,7 +670,7 @@ func (r *KernelRunner) feedable() {
 // it). It runs on goroutine 0, before Prepare(pos); the node's launch then
 // waits for the upload on the device.
 func (r *KernelRunner) Acquire(ctx context.Context, pos int, await func(ctx context.Context, input int) (*kernel.Tensor, error)) error {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("Acquire")
 	}
 	nd := &r.prog.nodes[pos]
@@ -713,7 +714,7 @@ func (r *KernelRunner) acquire(ctx context.Context, s int, await func(ctx contex
 // passed through), after every node was fed, on goroutine 0; the stream
 // waits for them before the outputs are copied.
 func (r *KernelRunner) AcquireRest(ctx context.Context, await func(ctx context.Context, input int) (*kernel.Tensor, error)) error {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("AcquireRest")
 	}
 	for _, s := range r.prog.inputs {
@@ -759,7 +760,7 @@ func (r *KernelRunner) checkInput(i int, t *kernel.Tensor) error {
 // Outputs copies the graph outputs to new host tensors, after every kernel
 // launched; an output have holds already is taken from there.
 func (r *KernelRunner) Outputs(ctx context.Context, have []*kernel.Tensor) ([]*kernel.Tensor, error) {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return nil, errUnmade("Outputs")
 	}
 	outs := make([]*kernel.Tensor, len(r.prog.outputs))
@@ -790,7 +791,7 @@ func (r *KernelRunner) Outputs(ctx context.Context, have []*kernel.Tensor) ([]*k
 // (RunInto), after every kernel launched: all of them, or, when one does
 // not fit, none (ErrShortOutput).
 func (r *KernelRunner) OutputsInto(ctx context.Context, dst []*kernel.Tensor) error {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("OutputsInto")
 	}
 	for i, s := range r.prog.outputs {
@@ -833,7 +834,7 @@ func (r *KernelRunner) OutputsInto(ctx context.Context, dst []*kernel.Tensor) er
 // a launch that failed half way and the buffers the run's launches kept
 // for reuse (spare). It is safe to call whatever state a failed run left.
 func (r *KernelRunner) End() error {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("End")
 	}
 	var first error
@@ -927,7 +928,7 @@ func (e *PanicError) Is(target error) bool { return target == kernel.ErrPanic }
 // lowered, so the step is the node's synthetic prepare cost. A node of a
 // spliced branch pays it in Infer, once it is known to run.
 func (r *KernelRunner) Prepare(pos int) {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return
 	}
 	if r.capture != nil && r.capture.noPrep[pos] {
@@ -955,7 +956,7 @@ func (r *KernelRunner) taken(pos int) bool {
 // dependent producers of its inputs not yet resolved, and value-dependency
 // inputs with no host copy yet. An empty result means InferShape may run.
 func (r *KernelRunner) Needs(pos int, out []Need) []Need {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return out
 	}
 	if !r.taken(pos) {
@@ -979,7 +980,7 @@ func (r *KernelRunner) Needs(pos int, out []Need) []Need {
 // Resolve sets the real output shapes of compute-dependent node pos, after
 // it completed on the device (the caller has waited for that).
 func (r *KernelRunner) Resolve(pos int) (err error) {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("Resolve")
 	}
 	defer r.recovered(pos, kernel.StageLaunch, &err)
@@ -1030,7 +1031,7 @@ func (r *KernelRunner) Resolve(pos int) (err error) {
 // stream s, after its producer completed (the caller has waited for that
 // or made s wait for it).
 func (r *KernelRunner) Stage(ctx context.Context, pos, j int, s device.Stream) error {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("Stage")
 	}
 	slot := r.prog.nodes[pos].in()[j]
@@ -1144,7 +1145,7 @@ func (r *KernelRunner) viewBuffers(pos int) {
 // a spliced branch not taken is marked skipped instead: its outputs are
 // empty, and Resize and Launch pass it by.
 func (r *KernelRunner) Infer(pos int) (err error) {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("Infer")
 	}
 	defer r.recovered(pos, kernel.StageInfer, &err)
@@ -1283,7 +1284,7 @@ func (r *KernelRunner) Infer(pos int) (err error) {
 // else from the global one, else by running the kernel's Resize (and then
 // both caches keep it).
 func (r *KernelRunner) Resize(pos int) (err error) {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("Resize")
 	}
 	if r.skip[pos] || r.replaying(pos) {
@@ -1466,7 +1467,7 @@ func (r *KernelRunner) resize(pos int, tl *kernel.Tiling) error {
 // stream, records the node's event if someone waits on it, and frees what
 // dies here.
 func (r *KernelRunner) Launch(pos int) error {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return errUnmade("Launch")
 	}
 	if r.replaying(pos) {
@@ -1633,7 +1634,7 @@ func (r *KernelRunner) published(ctx context.Context, out int, s device.Stream) 
 
 // Event is node pos's completion event (nil unless someone waits on it).
 func (r *KernelRunner) Event(pos int) device.Event {
-	if r.prog == nil {
+	if r == nil || r.prog == nil {
 		return nil
 	}
 	if i := r.evAt[pos]; i > 0 {
@@ -1650,11 +1651,13 @@ func (r *KernelRunner) addEvent(pos int, ev device.Event) {
 }
 
 // Compute reports whether node pos is compute-dependent.
-func (r *KernelRunner) Compute(pos int) bool { return r.prog != nil && r.prog.nodes[pos].compute }
+func (r *KernelRunner) Compute(pos int) bool {
+	return r != nil && r.prog != nil && r.prog.nodes[pos].compute
+}
 
 // Resolved reports whether node pos's real output shapes are set in this
 // run (a compute-dependent node's, by its first consumer's Resolve).
-func (r *KernelRunner) Resolved(pos int) bool { return r.prog != nil && r.resolved[pos] }
+func (r *KernelRunner) Resolved(pos int) bool { return r != nil && r.prog != nil && r.resolved[pos] }
 
 // elements is the element count of shape sh, false if a dimension is
 // negative or the count overflows an int64.

@@ -94,7 +94,7 @@ func dropPool(k poolKey) {
 }
 
 // NewRunners returns the resolver an executable of the checked Config c
-// builds its kernels with. Runners of no resolver (the zero Runners, or
+// builds its kernels with. Runners of no resolver (nil or zero Runners, or
 // those of a Config without Registry) have no op: New fails with
 // ErrMisuse.
 func NewRunners(c plan.Config) *Runners {
@@ -107,8 +107,8 @@ func NewRunners(c plan.Config) *Runners {
 
 // New implements kernel.Resolver.
 func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
-	if r.base == nil {
-		return nil, fmt.Errorf("actor: a %s kernel from Runners of no resolver (the zero Runners, or a Config without Registry): %w", op, ErrMisuse)
+	if r == nil || r.base == nil {
+		return nil, fmt.Errorf("actor: a %s kernel from Runners of no resolver (nil or zero Runners, or a Config without Registry): %w", op, ErrMisuse)
 	}
 	key, ok := runnerKey(op, attrs)
 	if ok && r.pool != nil {
@@ -147,14 +147,21 @@ func (r *Runners) New(op string, attrs kernel.Attrs) (kernel.Kernel, error) {
 // ctx's, once ctx ends; call it with the compilation's context before the
 // compilation, and with context.Background() after it (later kernels burn
 // their cost whole).
-func (r *Runners) Within(ctx context.Context) { r.ctx = ctx }
+func (r *Runners) Within(ctx context.Context) {
+	if r != nil {
+		r.ctx = ctx
+	}
+}
 
 // Has implements kernel.Resolver.
-func (r *Runners) Has(op string) bool { return r.base != nil && r.base.Has(op) }
+func (r *Runners) Has(op string) bool { return r != nil && r.base != nil && r.base.Has(op) }
 
 // Release gives every pooled kernel handed out back to the pool; the
 // executable that used them must not run again.
 func (r *Runners) Release() {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	taken := r.taken
 	r.taken = nil
@@ -169,6 +176,9 @@ func (r *Runners) Release() {
 
 // Counts returns the kernels taken from the pool and those built.
 func (r *Runners) Counts() (hits, misses int) {
+	if r == nil {
+		return 0, 0
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.hits, r.misses

@@ -39,8 +39,8 @@ type slot struct {
 // LRU is a cache of a fixed number of slots with least-recently-used
 // eviction, for one goroutine at a time. Its slots' buffers are reused:
 // once every slot has held keys and values as long as the ones it sees,
-// Get and Put allocate nothing. The zero LRU has no slots: it holds
-// nothing (NewLRU makes one that does).
+// Get and Put allocate nothing. The zero LRU, and a nil *LRU, have no
+// slots: they hold nothing (NewLRU makes one that does).
 type LRU struct {
 	// slots[:n] hold entries, most recently used first; slots grows as
 	// entries come, up to size (so that an LRU of many slots costs only
@@ -59,15 +59,28 @@ func NewLRU(n int) *LRU {
 }
 
 // Slots is the number of slots.
-func (c *LRU) Slots() int { return c.size }
+func (c *LRU) Slots() int {
+	if c == nil {
+		return 0
+	}
+	return c.size
+}
 
 // Len is the number of entries held.
-func (c *LRU) Len() int { return c.n }
+func (c *LRU) Len() int {
+	if c == nil {
+		return 0
+	}
+	return c.n
+}
 
 // Get looks key up. On a hit it appends the value's data to dst[:0] and
 // returns it with the workspace size, and the entry becomes the most
 // recently used.
 func (c *LRU) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok bool) {
+	if c == nil {
+		return dst, 0, false
+	}
 	for i := 0; i < c.n; i++ {
 		s := &c.slots[i]
 		if s.h != h || !bytes.Equal(s.key, key) {
@@ -83,7 +96,7 @@ func (c *LRU) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok b
 // Put stores a copy of key and data as the most recently used entry,
 // replacing the entry of an equal key or else the least recently used one.
 func (c *LRU) Put(h uint64, key, data []byte, workspace int64) {
-	if c.size == 0 {
+	if c.Slots() == 0 {
 		return
 	}
 	i := 0
@@ -111,7 +124,7 @@ func (c *LRU) Put(h uint64, key, data []byte, workspace int64) {
 
 // Remove drops the entry of key, if any; the others keep their order.
 func (c *LRU) Remove(h uint64, key []byte) {
-	for i := 0; i < c.n; i++ {
+	for i := 0; i < c.Len(); i++ {
 		if c.slots[i].h == h && bytes.Equal(c.slots[i].key, key) {
 			s := c.slots[i] // its buffers, kept for reuse
 			copy(c.slots[i:c.n-1], c.slots[i+1:c.n])
@@ -123,12 +136,16 @@ func (c *LRU) Remove(h uint64, key []byte) {
 }
 
 // Reset drops every entry (the slots keep their buffers for reuse).
-func (c *LRU) Reset() { c.n = 0 }
+func (c *LRU) Reset() {
+	if c != nil {
+		c.n = 0
+	}
+}
 
 // Keys calls f with each entry's hash and key, most recently used first;
 // f must not keep key.
 func (c *LRU) Keys(f func(h uint64, key []byte)) {
-	for i := 0; i < c.n; i++ {
+	for i := 0; i < c.Len(); i++ {
 		f(c.slots[i].h, c.slots[i].key)
 	}
 }

@@ -488,3 +488,38 @@ func TestGlobalWaitersOutliveAComputeThatDoesNotReturn(t *testing.T) {
 		})
 	}
 }
+
+// TestNilCaches: nil caches hold nothing, and a nil Global's Fill
+// computes every time.
+func TestNilCaches(t *testing.T) {
+	var g *cache.Global
+	calls := 0
+	compute := func(dst []byte) (cache.Value, error) {
+		calls++
+		return cache.Value{Data: append(dst[:0], 7), Workspace: 3}, nil
+	}
+	for range 2 {
+		data, ws, computed, err := g.Fill("Add", 1, []byte("k"), nil, compute)
+		if err != nil || !computed || ws != 3 || len(data) != 1 || data[0] != 7 {
+			t.Fatalf("nil Global: Fill = %v, %d, %v, %v", data, ws, computed, err)
+		}
+	}
+	if calls != 2 {
+		t.Errorf("nil Global: %d computes for 2 Fills, want 2", calls)
+	}
+	if _, _, ok := g.Get("Add", 1, []byte("k"), nil); ok {
+		t.Error("nil Global: a hit")
+	}
+	var c *cache.LRU
+	c.Put(1, []byte("k"), []byte{1}, 0)
+	if _, _, ok := c.Get(1, []byte("k"), nil); ok || c.Len() != 0 {
+		t.Errorf("nil LRU: hit %v, Len %d", ok, c.Len())
+	}
+	var p *cache.Pool[int]
+	if p.Put("k", 1) {
+		t.Error("nil Pool: Put kept a value")
+	}
+	if _, ok := p.Get("k"); ok {
+		t.Error("nil Pool: Get found a value")
+	}
+}

@@ -16,8 +16,8 @@ import (
 // takes a lock per op; concurrent misses on the same key compute the value
 // once (Fill).
 //
-// The zero Global has no slots: it holds nothing, and every Fill computes
-// (NewGlobal makes one that does hold entries).
+// The zero Global, and a nil *Global, have no slots: they hold nothing,
+// and every Fill computes (NewGlobal makes one that does hold entries).
 type Global struct {
 	slots int
 	mu    sync.RWMutex
@@ -28,8 +28,8 @@ type Global struct {
 
 // Op is one op's entries of a global cache. A caller that looks the same
 // op up often keeps its Op (Global.Op) and skips finding it by name. The
-// zero Op, of no cache, holds nothing and counts nothing: every Fill
-// computes.
+// zero Op, of no cache, and a nil *Op (a nil Global's) hold nothing and
+// count nothing: every Fill computes.
 type Op struct {
 	g    *Global
 	name string
@@ -84,10 +84,18 @@ func Shared(slots int) *Global {
 }
 
 // Slots is the number of entries per op.
-func (g *Global) Slots() int { return g.slots }
+func (g *Global) Slots() int {
+	if g == nil {
+		return 0
+	}
+	return g.slots
+}
 
 // Op returns op's entries, made on first use.
 func (g *Global) Op(op string) *Op {
+	if g == nil {
+		return nil // a nil Op holds nothing
+	}
 	g.mu.RLock()
 	o := g.ops[op]
 	g.mu.RUnlock()
@@ -118,6 +126,9 @@ func (g *Global) Fill(op string, h uint64, key, dst []byte, compute func(dst []b
 
 // Get looks key up in o's entries, as LRU.Get does.
 func (o *Op) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok bool) {
+	if o == nil {
+		return dst, 0, false
+	}
 	o.mu.Lock()
 	data, workspace, ok = o.lru.Get(h, key, dst)
 	o.mu.Unlock()
@@ -134,6 +145,9 @@ func (o *Op) Get(h uint64, key, dst []byte) (data []byte, workspace int64, ok bo
 // Forget drops the entry of key from o's entries, if any: a value found
 // wrong (a kernel whose run failed after its tiling was stored).
 func (o *Op) Forget(h uint64, key []byte) {
+	if o == nil {
+		return
+	}
 	o.mu.Lock()
 	o.lru.Remove(h, key)
 	o.mu.Unlock()
@@ -152,6 +166,9 @@ func (o *Op) Forget(h uint64, key []byte) {
 func (o *Op) Fill(h uint64, key, dst []byte, compute func(dst []byte) (Value, error)) (data []byte, workspace int64, computed bool, err error) {
 	if compute == nil {
 		return dst, 0, false, errors.New("cache: Fill of a nil compute")
+	}
+	if o == nil {
+		return computeOwn(dst, compute) // a nil Op keeps nothing
 	}
 	if data, workspace, ok := o.Get(h, key, dst); ok {
 		return data, workspace, false, nil
@@ -221,5 +238,8 @@ type Stats struct {
 
 // Stats returns the cache's counts.
 func (g *Global) Stats() Stats {
+	if g == nil {
+		return Stats{}
+	}
 	return Stats{Hits: g.hits.Load(), Misses: g.misses.Load(), Computed: g.computed.Load()}
 }

@@ -5,7 +5,8 @@ import "sync"
 // Pool keeps idle values per key, at most Slots each: ATB's Runner Pool,
 // where a value is a kernel (a Runner) and a key its op and attributes. A
 // value is in the pool only while no one uses it: Get takes it out, Put
-// gives it back. Its methods are safe for concurrent use.
+// gives it back. Its methods are safe for concurrent use. A nil *Pool
+// keeps nothing.
 type Pool[T any] struct {
 	slots int
 	mu    sync.Mutex
@@ -18,10 +19,18 @@ func NewPool[T any](slots int) *Pool[T] {
 }
 
 // Slots is the number of values kept per key.
-func (p *Pool[T]) Slots() int { return p.slots }
+func (p *Pool[T]) Slots() int {
+	if p == nil {
+		return 0
+	}
+	return p.slots
+}
 
 // Get takes an idle value of key out of the pool.
 func (p *Pool[T]) Get(key string) (v T, ok bool) {
+	if p == nil {
+		return v, false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	vs := p.idle[key]
@@ -38,6 +47,9 @@ func (p *Pool[T]) Get(key string) (v T, ok bool) {
 // Put gives v back under key; it reports false, dropping v, when key's
 // slots are full.
 func (p *Pool[T]) Put(key string, v T) bool {
+	if p == nil {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	vs := p.idle[key]
@@ -50,6 +62,9 @@ func (p *Pool[T]) Put(key string, v T) bool {
 
 // Len is the number of idle values of key.
 func (p *Pool[T]) Len(key string) int {
+	if p == nil {
+		return 0
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.idle[key])

@@ -288,9 +288,15 @@ type Profile struct {
 	ReplayFixed, ReplayNode time.Duration
 }
 
+// errNilProfile is the error of CheckCost and Validate of a nil *Profile.
+var errNilProfile = errors.New("device: a nil profile")
+
 // ReplayTime is the launch cost of replaying n captured kernels:
 // ReplayFixed + n × ReplayNode.
 func (p *Profile) ReplayTime(n int) time.Duration {
+	if p == nil {
+		return 0
+	}
 	return p.ReplayFixed + time.Duration(n)*p.ReplayNode
 }
 
@@ -348,6 +354,9 @@ func (e *ReplayError) Unwrap() error {
 // refuses counts as nothing beyond KernelFixed; the roofline is at most
 // maxKernelSeconds.
 func (p *Profile) KernelTime(c Cost) time.Duration {
+	if p == nil {
+		return 0
+	}
 	t := p.roofline(c)
 	if c.Check() != nil || !(t > 0) {
 		t = 0
@@ -378,6 +387,9 @@ const maxKernelSeconds = 86400
 // long, a cancelled run's successors waiting on it). Devices refuse to
 // launch such a kernel.
 func (p *Profile) CheckCost(c Cost) error {
+	if p == nil {
+		return errNilProfile
+	}
 	_, err := p.launchTime(c)
 	return err
 }
@@ -453,6 +465,9 @@ func inRange(d time.Duration) bool { return d >= 0 && d <= MaxProfileDuration }
 // in [MinRate, +Inf), the latencies and fixed costs in [0,
 // MaxProfileDuration], the engine counts in [0, MaxEngines].
 func (p *Profile) Validate() error {
+	if p == nil {
+		return errNilProfile
+	}
 	if p.MemoryBytes <= 0 || p.MemoryBytes > MaxMemoryBytes {
 		return fmt.Errorf("device: profile %q: MemoryBytes %d outside [1, %d]", p.Name, p.MemoryBytes, int64(MaxMemoryBytes))
 	}

@@ -527,7 +527,7 @@ func (s *simStream) Stats() StreamStats {
 // ClockEvent is an Event whose completion is a time on the host's monotonic
 // clock: the events of Sim and of the host CPU device, which may be recorded
 // by a stream of either and waited for by any stream. The zero value is an
-// event never recorded.
+// event never recorded, and so is a nil *ClockEvent (which Mark leaves so).
 type ClockEvent struct {
 	// at is the modeled completion time; 0 means never recorded. Written by
 	// the recording stream's owner (store-release), read by anyone
@@ -536,16 +536,25 @@ type ClockEvent struct {
 }
 
 // Mark records the event as completing at clock time t (at least 1).
-func (e *ClockEvent) Mark(t int64) { e.at.Store(max(t, 1)) }
+func (e *ClockEvent) Mark(t int64) {
+	if e != nil {
+		e.at.Store(max(t, 1))
+	}
+}
 
 // Synchronize implements Event.
-func (e *ClockEvent) Synchronize(ctx context.Context) error { return clock.WaitUntil(ctx, e.at.Load()) }
+func (e *ClockEvent) Synchronize(ctx context.Context) error { return clock.WaitUntil(ctx, e.At()) }
 
 // Query implements Event.
-func (e *ClockEvent) Query() bool { return clock.Now() >= e.at.Load() }
+func (e *ClockEvent) Query() bool { return clock.Now() >= e.At() }
 
 // At implements Event.
-func (e *ClockEvent) At() int64 { return e.at.Load() }
+func (e *ClockEvent) At() int64 {
+	if e == nil {
+		return 0
+	}
+	return e.at.Load()
+}
 
 // marker is an event a stream can record: its completion is a clock time.
 type marker interface{ Mark(t int64) }

@@ -39,6 +39,9 @@ type Case struct {
 
 // InputShapes returns the case's input shapes, for Options.Shapes.
 func (c *Case) InputShapes() map[string][]int64 {
+	if c == nil {
+		return nil
+	}
 	m := make(map[string][]int64, len(c.Inputs))
 	for name, t := range c.Inputs {
 		m[name] = t.Shape.Clone()
@@ -253,6 +256,9 @@ func (c *Case) Compare(got map[string]*kernel.Tensor, tol float64) (float64, err
 // whose rounding differs between runtimes (float16: rtol about 1e-3 a
 // rounding). The error names the element furthest beyond its tolerance.
 func (c *Case) CompareRel(got map[string]*kernel.Tensor, atol, rtol float64) (float64, error) {
+	if c == nil {
+		return 0, errors.New("onnx: compare with a nil Case")
+	}
 	names := make([]string, 0, len(c.Outputs))
 	for name := range c.Outputs {
 		names = append(names, name)

@@ -277,6 +277,9 @@ func (c *Config) CostOf(n Node) (cs Costs, err error) {
 
 // Plan returns the stage plan of c's mode and barrier policy.
 func (c *Config) Plan() Plan {
+	if c == nil {
+		return Plan{}
+	}
 	p, _ := PlanOf(c.Mode, c.Barrier) // both checked
 	return p
 }

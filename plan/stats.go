@@ -118,6 +118,9 @@ type ReplayStats struct {
 // Add adds o's counts and launch path to s (as of consecutive runs); o's
 // Reason wins when it has one.
 func (s *ReplayStats) Add(o ReplayStats) {
+	if s == nil {
+		return
+	}
 	s.Replays += o.Replays
 	s.Kernels += o.Kernels
 	s.Dynamic += o.Dynamic
@@ -142,6 +145,9 @@ type PlanStats struct {
 // Add adds o's bytes and counts to s (as of the parts of a heterogeneous
 // run, each with its own plan).
 func (s *PlanStats) Add(o PlanStats) {
+	if s == nil {
+		return
+	}
 	s.ArenaBytes += o.ArenaBytes
 	s.PeakLiveBytes += o.PeakLiveBytes
 	s.SumBytes += o.SumBytes
@@ -152,6 +158,9 @@ func (s *PlanStats) Add(o PlanStats) {
 
 // Add adds o's counts to s.
 func (s *CacheStats) Add(o CacheStats) {
+	if s == nil {
+		return
+	}
 	s.LocalHits += o.LocalHits
 	s.LocalMisses += o.LocalMisses
 	s.GlobalHits += o.GlobalHits
@@ -177,17 +186,25 @@ type PartStats struct {
 }
 
 // HostBusy is the host work of all stages, summed over goroutines.
-func (s *Stats) HostBusy() time.Duration { return s.Prepare + s.Infer + s.Resize + s.Launch }
+func (s *Stats) HostBusy() time.Duration {
+	if s == nil {
+		return 0
+	}
+	return s.Prepare + s.Infer + s.Resize + s.Launch
+}
 
 // Bound is the makespan no schedule can beat: max(DeviceWork, Busiest,
 // HostWork / Procs, Replay.Launch). It never exceeds Makespan.
 func (s *Stats) Bound() time.Duration {
+	if s == nil {
+		return 0
+	}
 	return max(s.DeviceWork, s.Busiest, s.HostWork/time.Duration(max(s.Procs, 1)), s.Replay.Launch)
 }
 
 // Efficiency is Bound / Makespan, in [0, 1].
 func (s *Stats) Efficiency() float64 {
-	if s.Makespan <= 0 {
+	if s == nil || s.Makespan <= 0 {
 		return 0
 	}
 	return float64(s.Bound()) / float64(s.Makespan)
@@ -195,7 +212,7 @@ func (s *Stats) Efficiency() float64 {
 
 // DeviceUtil is DeviceBusy / Makespan.
 func (s *Stats) DeviceUtil() float64 {
-	if s.Makespan <= 0 {
+	if s == nil || s.Makespan <= 0 {
 		return 0
 	}
 	return float64(s.DeviceBusy) / float64(s.Makespan)

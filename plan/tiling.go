@@ -83,6 +83,9 @@ type TilingStats struct {
 
 // Add adds o to s.
 func (s *TilingStats) Add(o TilingStats) {
+	if s == nil {
+		return
+	}
 	s.Bytes += o.Bytes
 	s.Copies += o.Copies
 	s.Stalls += o.Stalls

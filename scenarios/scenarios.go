@@ -78,6 +78,9 @@ type Workload struct {
 
 // InputsOf returns the inputs of consecutive run i.
 func (w *Workload) InputsOf(i int) map[string]*kernel.Tensor {
+	if w == nil {
+		return nil
+	}
 	if w.Step != nil {
 		return w.Step(i)
 	}

@@ -16,7 +16,9 @@ var (
 	ErrBadSize     = errors.New("alloc: size must be positive")
 )
 
-// Allocator manages one device address space.
+// Allocator manages one device address space. The package's allocators
+// made by their constructors have memory; their zero values, and nil
+// pointers of them, have none: Alloc fails with ErrOutOfMemory.
 type Allocator interface {
 	// Alloc reserves at least size bytes and returns the start address.
 	// Errors wrap ErrOutOfMemory or ErrBadSize.
@@ -97,6 +99,9 @@ func NewReference(capacity int64) *Reference {
 
 // Alloc implements Allocator.
 func (r *Reference) Alloc(size int64) (uint64, error) {
+	if r == nil {
+		r = new(Reference) // the zero Reference's answer: no memory
+	}
 	if size <= 0 {
 		return 0, fmt.Errorf("%w: %d", ErrBadSize, size)
 	}
@@ -131,6 +136,9 @@ func (r *Reference) Alloc(size int64) (uint64, error) {
 
 // Free implements Allocator.
 func (r *Reference) Free(addr uint64) error {
+	if r == nil {
+		r = new(Reference)
+	}
 	rs, ok := r.live[addr]
 	if !ok {
 		if r.isFree(addr) {
@@ -175,6 +183,9 @@ func (r *Reference) search(addr uint64) int {
 
 // Stats implements Allocator.
 func (r *Reference) Stats() Stats {
+	if r == nil {
+		return Stats{}
+	}
 	st := r.stats
 	var total, largest int64
 	for _, s := range r.free {

@@ -98,10 +98,18 @@ func NewCaching(capacity int64) *Caching {
 
 // Segments returns the number of segments obtained from the address space
 // so far: the device allocations the cache could not avoid.
-func (c *Caching) Segments() int { return c.segAllocs }
+func (c *Caching) Segments() int {
+	if c == nil {
+		return 0
+	}
+	return c.segAllocs
+}
 
 // Alloc implements Allocator.
 func (c *Caching) Alloc(size int64) (uint64, error) {
+	if c == nil {
+		c = new(Caching) // the zero Caching's answer: no memory
+	}
 	if size <= 0 {
 		return 0, fmt.Errorf("%w: %d", ErrBadSize, size)
 	}
@@ -152,6 +160,9 @@ func (c *Caching) Alloc(size int64) (uint64, error) {
 
 // Free implements Allocator.
 func (c *Caching) Free(addr uint64) error {
+	if c == nil {
+		c = new(Caching)
+	}
 	b, ok := c.byAddr[addr]
 	if !ok {
 		return c.notABlock(addr)
@@ -223,6 +234,9 @@ func (c *Caching) notABlock(addr uint64) error {
 // segments plus the address space not reserved; its largest piece is the
 // largest free block or the largest unreserved range.
 func (c *Caching) Stats() Stats {
+	if c == nil {
+		return Stats{}
+	}
 	if c.space == nil { // the zero Caching: nothing ever held
 		return c.stats
 	}

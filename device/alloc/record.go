@@ -25,7 +25,7 @@ func NewRecording(a Allocator) *Recording {
 
 // Alloc implements Allocator.
 func (r *Recording) Alloc(size int64) (uint64, error) {
-	if r.a == nil {
+	if r == nil || r.a == nil {
 		return 0, fmt.Errorf("alloc: recording of no allocator: %d bytes: %w", size, ErrOutOfMemory)
 	}
 	addr, err := r.a.Alloc(size)
@@ -47,7 +47,7 @@ func (r *Recording) Alloc(size int64) (uint64, error) {
 // (one allocated on the wrapped allocator directly, or not at all) is
 // refused with ErrForeign and left allocated: the trace could not name it.
 func (r *Recording) Free(addr uint64) error {
-	if r.a == nil {
+	if r == nil || r.a == nil {
 		return fmt.Errorf("alloc: recording of no allocator: free %#x: %w", addr, ErrForeign)
 	}
 	id, ok := r.live[addr]
@@ -65,11 +65,16 @@ func (r *Recording) Free(addr uint64) error {
 
 // Stats implements Allocator.
 func (r *Recording) Stats() Stats {
-	if r.a == nil {
+	if r == nil || r.a == nil {
 		return Stats{}
 	}
 	return r.a.Stats()
 }
 
 // Trace returns the operations recorded so far.
-func (r *Recording) Trace() []Op { return r.ops }
+func (r *Recording) Trace() []Op {
+	if r == nil {
+		return nil
+	}
+	return r.ops
+}

@@ -84,6 +84,9 @@ type Config struct {
 
 // Check fills the defaults and rejects settings out of range.
 func (c *Config) Check() error {
+	if c == nil {
+		return fmt.Errorf("%w: a nil Config", ErrConfig)
+	}
 	if c.Ranks == 0 {
 		c.Ranks = DefaultRanks
 	}

@@ -22,7 +22,8 @@ import (
 // barrier uses: a flag is a counter that goes from 0 to count + 1 once.
 //
 // Set and Wait are safe for concurrent use. A Flags serves one round; make
-// a new one for the next.
+// a new one for the next. The zero Flags, and a nil *Flags, have no flag:
+// Set and Wait fail with ErrConfig.
 type Flags struct {
 	name     string
 	owner    int
@@ -65,13 +66,21 @@ func (f *Flags) setters(setter func(i int) int) {
 }
 
 // Len is the number of flags.
-func (f *Flags) Len() int { return len(f.c) }
+func (f *Flags) Len() int {
+	if f == nil {
+		return 0
+	}
+	return len(f.c)
+}
 
 // Set publishes flag i with count: store-release, after the caller's
 // writes. Setting a set flag again keeps the larger value. A flag i out
 // of range, or a count of math.MaxUint64 (which has no stored form), is
 // an ErrConfig error.
 func (f *Flags) Set(i int, count uint64) error {
+	if f == nil {
+		f = new(Flags) // the zero Flags' answer
+	}
 	if f.err != nil {
 		return f.err
 	}
@@ -90,6 +99,9 @@ func (f *Flags) Set(i int, count uint64) error {
 // and the rank that should have set it once the watchdog expires. A flag
 // i out of range is an ErrConfig error.
 func (f *Flags) Wait(ctx context.Context, i int, waiter string) (uint64, error) {
+	if f == nil {
+		f = new(Flags)
+	}
 	if f.err != nil {
 		return 0, f.err
 	}
@@ -116,4 +128,4 @@ func (f *Flags) Wait(ctx context.Context, i int, waiter string) (uint64, error) 
 }
 
 // IsSet reports whether flag i is set; a flag out of range is not.
-func (f *Flags) IsSet(i int) bool { return i >= 0 && i < len(f.c) && f.c[i].Load() > 0 }
+func (f *Flags) IsSet(i int) bool { return i >= 0 && i < f.Len() && f.c[i].Load() > 0 }

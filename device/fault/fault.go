@@ -128,7 +128,8 @@ func (r Rule) check() error {
 // A Device of no device (New of a nil one, or the zero Device) fails every
 // call that can fail with an error wrapping device.ErrNoDevice (a Free, as
 // the buffer is not one of its own); its Name is "<nil>", its Profile and
-// Stats are zero. A Device given a rule out of range fails every call but
+// Stats are zero. A nil *Device answers as the zero Device, but for
+// SetRules, an error wrapping device.ErrNoDevice. A Device given a rule out of range fails every call but
 // Free with an error wrapping ErrBadRule until SetRules gives it valid
 // rules.
 type Device struct {
@@ -178,6 +179,9 @@ func (d *Device) dev() device.Device {
 // out of range is an error wrapping ErrBadRule, naming the rule, and every
 // call of d but Free fails with it until valid rules are set.
 func (d *Device) SetRules(rules ...Rule) error {
+	if d == nil {
+		return fmt.Errorf("fault: SetRules of a nil Device: %w", device.ErrNoDevice)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rng == nil { // the zero Device: as New's with seed 0
@@ -200,6 +204,9 @@ func (d *Device) SetRules(rules ...Rule) error {
 
 // Injected is the number of faults injected so far.
 func (d *Device) Injected() int64 {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.injected
@@ -207,6 +214,9 @@ func (d *Device) Injected() int64 {
 
 // Calls is the number of calls of kind k made so far.
 func (d *Device) Calls(k Kind) int64 {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if k < Alloc || k > Sync {
@@ -222,6 +232,9 @@ func (d *Device) Calls(k Kind) int64 {
 // that recovers a device after a failed run resets it whatever Faulted
 // says.
 func (d *Device) Faulted() error {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.sticky
@@ -229,6 +242,9 @@ func (d *Device) Faulted() error {
 
 // Epoch implements device.Epocher: it counts the Resets.
 func (d *Device) Epoch() uint64 {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.epoch
@@ -241,6 +257,9 @@ func (d *Device) Epoch() uint64 {
 // read memory a later allocation reuses (a data race of the caller's);
 // reset between runs.
 func (d *Device) Reset() error {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	d.mu.Lock()
 	live := d.live
 	d.live = map[uint64]device.Buffer{}
@@ -306,16 +325,34 @@ func (d *Device) check(k Kind, stream int, op string) error {
 }
 
 // Name implements device.Device.
-func (d *Device) Name() string { return d.dev().Name() }
+func (d *Device) Name() string {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
+	return d.dev().Name()
+}
 
 // Profile implements device.Device.
-func (d *Device) Profile() device.Profile { return d.dev().Profile() }
+func (d *Device) Profile() device.Profile {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
+	return d.dev().Profile()
+}
 
 // Stats implements device.Device.
-func (d *Device) Stats() device.Stats { return d.dev().Stats() }
+func (d *Device) Stats() device.Stats {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
+	return d.dev().Stats()
+}
 
 // Alloc implements device.Device.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	if err := d.check(Alloc, 0, ""); err != nil {
 		return device.Buffer{}, err
 	}
@@ -332,6 +369,9 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 // Owns implements device.Owner: the wrapped device's answer, or true when
 // it cannot tell.
 func (d *Device) Owns(b device.Buffer) bool {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	o, ok := d.dev().(device.Owner)
 	return !ok || o.Owns(b)
 }
@@ -339,6 +379,9 @@ func (d *Device) Owns(b device.Buffer) bool {
 // Free implements device.Device. It never fails for a fault; a buffer
 // Reset already freed is not freed again.
 func (d *Device) Free(b device.Buffer) error {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	if b.IsZero() {
 		return nil
 	}
@@ -391,6 +434,9 @@ func (d *Device) check0(k Kind) {
 
 // NewStream implements device.Device.
 func (d *Device) NewStream() device.Stream {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	d.mu.Lock()
 	d.streams++
 	n := d.streams
@@ -405,6 +451,9 @@ func (d *Device) NewStream() device.Stream {
 // ReleaseStream implements device.StreamReleaser: it releases the inner
 // device's stream.
 func (d *Device) ReleaseStream(s device.Stream) {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	switch fs := s.(type) {
 	case *stream:
 		device.ReleaseStreams(d.dev(), fs.inner)
@@ -417,6 +466,9 @@ func (d *Device) ReleaseStream(s device.Stream) {
 // (device.HostAllocator); no rule applies to it. An inner device without
 // it: an error wrapping errors.ErrUnsupported.
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	ha, ok := d.dev().(device.HostAllocator)
 	if !ok {
 		return nil, 0, fmt.Errorf("fault: device %s: pinned host memory: %w", d.dev().Name(), errors.ErrUnsupported)
@@ -426,6 +478,9 @@ func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 
 // FreeHost forwards to the inner device (see MallocHost).
 func (d *Device) FreeHost(b []byte) error {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
 	ha, ok := d.dev().(device.HostAllocator)
 	if !ok {
 		return fmt.Errorf("fault: device %s: pinned host memory: %w", d.dev().Name(), errors.ErrUnsupported)
@@ -434,7 +489,12 @@ func (d *Device) FreeHost(b []byte) error {
 }
 
 // NewEvent implements device.Device.
-func (d *Device) NewEvent() device.Event { return &event{d: d, inner: d.dev().NewEvent()} }
+func (d *Device) NewEvent() device.Event {
+	if d == nil {
+		d = new(Device) // the zero Device's answer
+	}
+	return &event{d: d, inner: d.dev().NewEvent()}
+}
 
 // stream is a stream of a faulty device.
 type stream struct {

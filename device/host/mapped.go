@@ -24,7 +24,8 @@ type Mapper interface {
 //
 // A Mapped of no device (Map of a nil one, or the zero Mapped) fails every
 // call that can fail with an error wrapping device.ErrNoDevice; its Name
-// is "<nil>", its Profile and Stats are zero.
+// is "<nil>", its Profile and Stats are zero. A nil *Mapped answers as
+// the zero Mapped.
 type Mapped struct {
 	device.Device
 
@@ -42,7 +43,7 @@ func Map(d device.Device) *Mapped {
 
 // inner is the wrapped device, none.Device for none.
 func (m *Mapped) inner() device.Device {
-	if m.Device == nil {
+	if m == nil || m.Device == nil {
 		return none.Device{}
 	}
 	return m.Device
@@ -62,6 +63,9 @@ func (m *Mapped) NewEvent() device.Event { return m.inner().NewEvent() }
 
 // Alloc implements device.Device; the buffer is host-mapped until freed.
 func (m *Mapped) Alloc(size int64, materialize bool) (device.Buffer, error) {
+	if m == nil {
+		m = new(Mapped) // the zero Mapped's answer
+	}
 	b, err := m.inner().Alloc(size, materialize)
 	if err != nil {
 		return b, err
@@ -78,6 +82,9 @@ func (m *Mapped) Alloc(size int64, materialize bool) (device.Buffer, error) {
 // again (to a concurrent Alloc, of another size), the list holds only the
 // new buffer there.
 func (m *Mapped) Free(b device.Buffer) error {
+	if m == nil {
+		m = new(Mapped)
+	}
 	m.mu.Lock()
 	i, ok := m.find(b.Addr)
 	if ok {
@@ -106,7 +113,7 @@ func (m *Mapped) find(addr uint64) (int, bool) {
 // device — one Alloc returned, or a part of one (a tensor a memory plan
 // placed in its arena).
 func (m *Mapped) HostMapped(b device.Buffer) bool {
-	if b.IsZero() {
+	if m == nil || b.IsZero() {
 		return false
 	}
 	m.mu.Lock()
@@ -124,6 +131,9 @@ func (m *Mapped) HostMapped(b device.Buffer) bool {
 
 // NewStream implements device.Device. The stream is a Mapper.
 func (m *Mapped) NewStream() device.Stream {
+	if m == nil {
+		m = new(Mapped)
+	}
 	return &mappedStream{Stream: m.inner().NewStream(), m: m}
 }
 

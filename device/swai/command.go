@@ -56,7 +56,8 @@ import (
 //
 // Ring is safe for concurrent use (one mutex, held for a few arithmetic
 // operations); Issue does not allocate. The zero Ring is a command path
-// of one slot that costs nothing (NewRing makes a profile's).
+// of one slot that costs nothing (NewRing makes a profile's); a nil *Ring
+// answers as a fresh zero Ring.
 type Ring struct {
 	cpu, write   time.Duration // O_cpu, O_cmd-tran: host side
 	fetch, parse time.Duration // ring-entry read (two levels), O_command
@@ -112,6 +113,9 @@ func released(n int) []int64 {
 // can start at the earliest (earliestStart). A serial dispatcher is held
 // as for an empty kernel started then (IssueKernel tells it the kernel).
 func (r *Ring) Issue(now int64) (hostReady, earliestStart int64) {
+	if r == nil {
+		r = new(Ring) // the zero Ring's answer
+	}
 	return r.IssueKernel(now, math.MinInt64, 0, r.empty)
 }
 
@@ -121,6 +125,9 @@ func (r *Ring) Issue(now int64) (hostReady, earliestStart int64) {
 // returns when the call returns and when the kernel starts; a serial
 // dispatcher is held until the kernel's end.
 func (r *Ring) IssueKernel(now, notBefore int64, args, dur time.Duration) (hostReady, start int64) {
+	if r == nil {
+		r = new(Ring) // the zero Ring's answer
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.slots == nil { // the zero Ring
@@ -169,6 +176,9 @@ func (r *Ring) IssueKernel(now, notBefore int64, args, dur time.Duration) (hostR
 
 // Waits reports how many launches so far had to wait for a free slot.
 func (r *Ring) Waits() int64 {
+	if r == nil {
+		return 0
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.waits

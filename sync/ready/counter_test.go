@@ -196,3 +196,28 @@ func TestFlagNilContext(t *testing.T) {
 		t.Errorf("Wait(nil) on a set flag = %v, want nil", err)
 	}
 }
+
+// TestNilCounterAndFlag: a nil Counter is 0 for ever and a nil Flag unset
+// for ever; a wait on either that could never end is an error at once,
+// whatever the context.
+func TestNilCounterAndFlag(t *testing.T) {
+	var c *Counter
+	if v := c.Advance(3); v != 0 || c.Load() != 0 {
+		t.Errorf("nil Counter: Advance(3) = %d, Load %d; want 0, 0", v, c.Load())
+	}
+	c.Store(5)
+	if err := c.WaitAtLeast(context.Background(), 0); err != nil {
+		t.Errorf("nil Counter: WaitAtLeast(0) = %v, want nil", err)
+	}
+	if err := c.WaitAtLeast(context.Background(), 1); err == nil {
+		t.Error("nil Counter: WaitAtLeast(1) returned nil")
+	}
+	var f *Flag
+	f.Set()
+	if f.IsSet() {
+		t.Error("nil Flag: set")
+	}
+	if err := f.Wait(context.Background()); err == nil {
+		t.Error("nil Flag: Wait returned nil")
+	}
+}
