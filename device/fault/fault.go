@@ -166,10 +166,19 @@ func New(inner device.Device, seed uint64, rules ...Rule) *Device {
 // newRand is the source of the probabilistic rules of a Device of seed.
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909)) }
 
+// orZero is d, or for a nil d a zero Device, whose answers a nil *Device
+// gives (see Device).
+func (d *Device) orZero() *Device {
+	if d == nil {
+		return new(Device)
+	}
+	return d
+}
+
 // dev is the device d wraps: none.Device for a nil one (New's or the zero
-// Device's).
+// Device's) and for a nil d.
 func (d *Device) dev() device.Device {
-	if d.inner == nil {
+	if d == nil || d.inner == nil {
 		return none.Device{}
 	}
 	return d.inner
@@ -204,9 +213,7 @@ func (d *Device) SetRules(rules ...Rule) error {
 
 // Injected is the number of faults injected so far.
 func (d *Device) Injected() int64 {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.injected
@@ -214,9 +221,7 @@ func (d *Device) Injected() int64 {
 
 // Calls is the number of calls of kind k made so far.
 func (d *Device) Calls(k Kind) int64 {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if k < Alloc || k > Sync {
@@ -232,9 +237,7 @@ func (d *Device) Calls(k Kind) int64 {
 // that recovers a device after a failed run resets it whatever Faulted
 // says.
 func (d *Device) Faulted() error {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.sticky
@@ -242,9 +245,7 @@ func (d *Device) Faulted() error {
 
 // Epoch implements device.Epocher: it counts the Resets.
 func (d *Device) Epoch() uint64 {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.epoch
@@ -257,9 +258,7 @@ func (d *Device) Epoch() uint64 {
 // read memory a later allocation reuses (a data race of the caller's);
 // reset between runs.
 func (d *Device) Reset() error {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	d.mu.Lock()
 	live := d.live
 	d.live = map[uint64]device.Buffer{}
@@ -325,34 +324,17 @@ func (d *Device) check(k Kind, stream int, op string) error {
 }
 
 // Name implements device.Device.
-func (d *Device) Name() string {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
-	return d.dev().Name()
-}
+func (d *Device) Name() string { return d.dev().Name() }
 
 // Profile implements device.Device.
-func (d *Device) Profile() device.Profile {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
-	return d.dev().Profile()
-}
+func (d *Device) Profile() device.Profile { return d.dev().Profile() }
 
 // Stats implements device.Device.
-func (d *Device) Stats() device.Stats {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
-	return d.dev().Stats()
-}
+func (d *Device) Stats() device.Stats { return d.dev().Stats() }
 
 // Alloc implements device.Device.
 func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	if err := d.check(Alloc, 0, ""); err != nil {
 		return device.Buffer{}, err
 	}
@@ -369,9 +351,6 @@ func (d *Device) Alloc(size int64, materialize bool) (device.Buffer, error) {
 // Owns implements device.Owner: the wrapped device's answer, or true when
 // it cannot tell.
 func (d *Device) Owns(b device.Buffer) bool {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
 	o, ok := d.dev().(device.Owner)
 	return !ok || o.Owns(b)
 }
@@ -379,9 +358,7 @@ func (d *Device) Owns(b device.Buffer) bool {
 // Free implements device.Device. It never fails for a fault; a buffer
 // Reset already freed is not freed again.
 func (d *Device) Free(b device.Buffer) error {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	if b.IsZero() {
 		return nil
 	}
@@ -434,9 +411,7 @@ func (d *Device) check0(k Kind) {
 
 // NewStream implements device.Device.
 func (d *Device) NewStream() device.Stream {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	d.mu.Lock()
 	d.streams++
 	n := d.streams
@@ -451,9 +426,6 @@ func (d *Device) NewStream() device.Stream {
 // ReleaseStream implements device.StreamReleaser: it releases the inner
 // device's stream.
 func (d *Device) ReleaseStream(s device.Stream) {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
 	switch fs := s.(type) {
 	case *stream:
 		device.ReleaseStreams(d.dev(), fs.inner)
@@ -466,9 +438,6 @@ func (d *Device) ReleaseStream(s device.Stream) {
 // (device.HostAllocator); no rule applies to it. An inner device without
 // it: an error wrapping errors.ErrUnsupported.
 func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
 	ha, ok := d.dev().(device.HostAllocator)
 	if !ok {
 		return nil, 0, fmt.Errorf("fault: device %s: pinned host memory: %w", d.dev().Name(), errors.ErrUnsupported)
@@ -478,9 +447,6 @@ func (d *Device) MallocHost(size int64) ([]byte, time.Duration, error) {
 
 // FreeHost forwards to the inner device (see MallocHost).
 func (d *Device) FreeHost(b []byte) error {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
 	ha, ok := d.dev().(device.HostAllocator)
 	if !ok {
 		return fmt.Errorf("fault: device %s: pinned host memory: %w", d.dev().Name(), errors.ErrUnsupported)
@@ -490,9 +456,7 @@ func (d *Device) FreeHost(b []byte) error {
 
 // NewEvent implements device.Device.
 func (d *Device) NewEvent() device.Event {
-	if d == nil {
-		d = new(Device) // the zero Device's answer
-	}
+	d = d.orZero()
 	return &event{d: d, inner: d.dev().NewEvent()}
 }
 
